@@ -1,0 +1,213 @@
+package core
+
+import (
+	"slices"
+
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
+
+// Op is one operation of a batch for Apply, named after the method it calls, with
+// that method's arguments. Fields an operation does not use are ignored.
+type Op struct {
+	Op      string // append, rewind, branch, switch, label, clearLabel, checkout, edit, regenerate, summarize, deleteBranch
+	Message Message
+	Node    string // rewind, label, clearLabel, checkout, edit, regenerate
+	From    string // branch
+	Name    string // branch (optional)
+	Branch  string // switch, summarize, deleteBranch
+	Label   string
+	Summary string
+	ModelID string
+	At      int64 // the time to record; used only when HasAt
+	HasAt   bool
+}
+
+// Apply runs ops in order as one atomic change: if any fails, the tree is left
+// exactly as it was and the error names the failing op's index. It returns one
+// result per op: the new id (append, edit, regenerate), the preserved branch
+// (rewind, "" for a no-op), the branch name (branch, checkout), or "". Ops without
+// a time use nowMs.
+func (t *Tree) Apply(ops []Op, nowMs int64) ([]string, error) {
+	if t.journal != nil {
+		return nil, newError(CodeConflict, "Apply cannot be nested")
+	}
+	j := &journal{}
+	t.journal = j
+	defer func() {
+		t.journal = nil
+		if r := recover(); r != nil {
+			j.rollback()
+			panic(r)
+		}
+	}()
+	results := make([]string, len(ops))
+	for i, op := range ops {
+		at := nowMs
+		if op.HasAt {
+			at = op.At
+		}
+		res, err := t.apply(op, at)
+		if err != nil {
+			j.rollback()
+			e, _ := err.(*Error)
+			if e == nil {
+				e = newError(CodeInvalidInput, err.Error())
+			}
+			return nil, &Error{Code: e.Code, Message: "op " + itoa(i) + " (" + op.Op + "): " + e.Message}
+		}
+		results[i] = res
+	}
+	return results, nil
+}
+
+func (t *Tree) apply(op Op, at int64) (string, error) {
+	switch op.Op {
+	case "append":
+		return t.Append(op.Message, at)
+	case "rewind":
+		return t.Rewind(op.Node, at)
+	case "branch":
+		return t.Branch(op.From, op.Name, at)
+	case "switch":
+		return "", t.SwitchBranch(op.Branch)
+	case "label":
+		return "", t.Label(op.Node, op.Label)
+	case "clearLabel":
+		return "", t.ClearLabel(op.Node)
+	case "checkout":
+		return t.Checkout(op.Node, at)
+	case "edit":
+		return t.Edit(op.Node, op.Message, at)
+	case "regenerate":
+		return t.Regenerate(op.Node, op.Message, at)
+	case "summarize":
+		return "", t.SummarizeBranch(op.Branch, op.Summary, op.ModelID, at)
+	case "deleteBranch":
+		return "", t.DeleteBranch(op.Branch)
+	}
+	return "", newError(CodeInvalidInput, "unknown op "+quote(op.Op))
+}
+
+// opFields lists, per op, the fields it requires and allows (beyond "op" and "at").
+var opFields = map[string]struct{ required, optional []string }{
+	"append":       {[]string{"message"}, nil},
+	"rewind":       {[]string{"node"}, nil},
+	"branch":       {[]string{"from"}, []string{"name"}},
+	"switch":       {[]string{"branch"}, nil},
+	"label":        {[]string{"node", "label"}, nil},
+	"clearLabel":   {[]string{"node"}, nil},
+	"checkout":     {[]string{"node"}, nil},
+	"edit":         {[]string{"node", "message"}, nil},
+	"regenerate":   {[]string{"node", "message"}, nil},
+	"summarize":    {[]string{"branch", "summary"}, []string{"modelId"}},
+	"deleteBranch": {[]string{"branch"}, nil},
+}
+
+// ParseOps reads a JSON array of operations as the JS API's apply and the
+// worker's /ops route take them: {"op":"append","message":{…},"at":123}, with the
+// methods' argument names. Every problem is CodeInvalidInput naming the op's index
+// and field.
+func ParseOps(data []byte) ([]Op, error) {
+	d := rawjson.NewDecoder(data)
+	var ops []Op
+	err := d.Array(func() error {
+		i := len(ops)
+		op, err := parseOp(d, i)
+		if err != nil {
+			return err
+		}
+		ops = append(ops, op)
+		return nil
+	})
+	if err == nil {
+		err = d.End()
+	}
+	if err != nil {
+		if e, ok := err.(*Error); ok {
+			return nil, e
+		}
+		return nil, newError(CodeInvalidInput, "ops must be a JSON array of objects: "+err.Error())
+	}
+	return ops, nil
+}
+
+func parseOp(d *rawjson.Decoder, i int) (Op, error) {
+	var op Op
+	where := "op " + itoa(i)
+	seen := map[string]bool{}
+	bad := func(msg string) error { return newError(CodeInvalidInput, where+": "+msg) }
+	err := d.Object(func(key string) error {
+		if seen[key] {
+			return bad("duplicate field " + quote(key))
+		}
+		seen[key] = true
+		var err error
+		str := func(dst *string) {
+			if *dst, err = d.String(); err != nil {
+				err = bad(quote(key) + " must be a string")
+			}
+		}
+		switch key {
+		case "op":
+			str(&op.Op)
+		case "message":
+			var raw []byte
+			if raw, err = d.Raw(); err != nil {
+				return bad("message is not valid JSON: " + err.Error())
+			}
+			op.Message, err = ParseMessage(raw)
+			if err != nil {
+				return bad(err.(*Error).Message)
+			}
+		case "node":
+			str(&op.Node)
+		case "from":
+			str(&op.From)
+		case "name":
+			str(&op.Name)
+		case "branch":
+			str(&op.Branch)
+		case "label":
+			str(&op.Label)
+		case "summary":
+			str(&op.Summary)
+		case "modelId":
+			if d.Null() {
+				return nil
+			}
+			str(&op.ModelID)
+		case "at":
+			if d.Null() {
+				return nil
+			}
+			if op.At, err = d.Int64(); err != nil {
+				return bad(`"at" must be an integer number of milliseconds`)
+			}
+			op.HasAt = true
+		default:
+			return bad("unknown field " + quote(key))
+		}
+		return err
+	})
+	if err != nil {
+		if _, ok := err.(*Error); ok {
+			return op, err
+		}
+		return op, bad(err.Error())
+	}
+	spec, ok := opFields[op.Op]
+	if !ok {
+		return op, bad("unknown op " + quote(op.Op))
+	}
+	for _, f := range spec.required {
+		if !seen[f] {
+			return op, bad(quote(op.Op) + " needs " + quote(f))
+		}
+	}
+	for key := range seen {
+		if key != "op" && key != "at" && !slices.Contains(spec.required, key) && !slices.Contains(spec.optional, key) {
+			return op, bad(quote(op.Op) + " takes no field " + quote(key))
+		}
+	}
+	return op, nil
+}

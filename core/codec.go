@@ -1,0 +1,435 @@
+package core
+
+import (
+	"slices"
+
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
+
+// FormatVersion is the version of the .tree.json format this package writes.
+// Unmarshal refuses files of a newer version.
+const FormatVersion = 1
+
+// Marshal writes the tree as canonical .tree.json: one compact line, the keys of
+// tree structures in a fixed order, maps sorted by key, absent optional values
+// omitted and messages exactly as they came in. Unmarshal of the result gives a
+// tree whose Marshal is the same bytes.
+func (t *Tree) Marshal() []byte {
+	size := 128 + 64*len(t.branches)
+	for _, n := range t.nodes {
+		size += 96 + 2*len(n.id) + len(n.parent) + len(n.msg) + len(n.label) + 20*len(n.children)
+	}
+	buf := make([]byte, 0, size)
+	buf = append(buf, `{"format":"sessiontree","version":`...)
+	buf = rawjson.AppendInt(buf, FormatVersion)
+	if t.root != "" {
+		buf = append(buf, `,"root":`...)
+		buf = rawjson.AppendString(buf, t.root)
+	}
+	buf = append(buf, `,"active_branch":`...)
+	buf = rawjson.AppendString(buf, t.active)
+	buf = append(buf, `,"branches":{`...)
+	for i, name := range t.branchNames() {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = rawjson.AppendString(buf, name)
+		buf = append(buf, ':')
+		buf = t.branches[name].appendJSON(buf)
+	}
+	buf = append(buf, `},"nodes":{`...)
+	for i, k := range t.sortedKeys() {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = rawjson.AppendString(buf, k)
+		buf = append(buf, ':')
+		buf = t.nodes[k].appendJSON(buf)
+	}
+	return append(buf, "}}"...)
+}
+
+func (b *branch) appendJSON(buf []byte) []byte {
+	buf = append(buf, `{"name":`...)
+	buf = rawjson.AppendString(buf, b.name)
+	if b.leaf != "" {
+		buf = append(buf, `,"leaf":`...)
+		buf = rawjson.AppendString(buf, b.leaf)
+	}
+	if s := b.summary; s != nil {
+		buf = append(buf, `,"summary":{"summary":`...)
+		buf = rawjson.AppendString(buf, s.Summary)
+		buf = append(buf, `,"node_id":`...)
+		buf = rawjson.AppendString(buf, s.NodeID)
+		buf = append(buf, `,"branch":`...)
+		buf = rawjson.AppendString(buf, s.Branch)
+		if s.ModelID != "" {
+			buf = append(buf, `,"model_id":`...)
+			buf = rawjson.AppendString(buf, s.ModelID)
+		}
+		buf = append(buf, `,"created_at_ms":`...)
+		buf = rawjson.AppendInt(buf, s.CreatedAtMs)
+		buf = append(buf, '}')
+	}
+	buf = append(buf, `,"created_at_ms":`...)
+	buf = rawjson.AppendInt(buf, b.created)
+	if b.used != 0 {
+		buf = append(buf, `,"used":`...)
+		buf = rawjson.AppendInt(buf, b.used)
+	}
+	return append(buf, '}')
+}
+
+func (n *node) appendJSON(buf []byte) []byte {
+	buf = append(buf, `{"id":`...)
+	buf = rawjson.AppendString(buf, n.id)
+	if n.parent != "" {
+		buf = append(buf, `,"parent":`...)
+		buf = rawjson.AppendString(buf, n.parent)
+	}
+	buf = append(buf, `,"children":`...)
+	buf = rawjson.AppendStrings(buf, n.children)
+	buf = append(buf, `,"message":`...)
+	buf = append(buf, n.msg...)
+	if n.label != "" {
+		buf = append(buf, `,"label":`...)
+		buf = rawjson.AppendString(buf, n.label)
+	}
+	buf = append(buf, `,"created_at_ms":`...)
+	buf = rawjson.AppendInt(buf, n.created)
+	return append(buf, '}')
+}
+
+// Unmarshal reads a .tree.json file. It is strict about syntax and types
+// (CodeCorrupt, naming the field and byte offset), refuses newer versions
+// (CodeUnsupportedVersion), and keeps structural problems — dangling links,
+// cycles, duplicate ids — for Validate to report and Repair to fix. data is
+// copied; the caller may reuse it.
+func Unmarshal(data []byte, opts ...Option) (*Tree, error) {
+	data = slices.Clone(data)
+	t := empty(opts)
+	l := loader{t: t, d: rawjson.NewDecoder(data)}
+	if err := l.top(); err != nil {
+		return nil, err
+	}
+	if err := l.d.End(); err != nil {
+		return nil, l.syntax(err)
+	}
+	l.link()
+	return t, nil
+}
+
+// loader holds the state of one Unmarshal.
+type loader struct {
+	t        *Tree
+	d        *rawjson.Decoder
+	children map[*node][]string // as written in the file
+	seen     map[string]bool    // top-level keys
+}
+
+func (l *loader) corrupt(where, msg string) error {
+	return newError(CodeCorrupt, where+": "+msg+" (at byte "+itoa(l.d.Pos())+")")
+}
+
+func (l *loader) syntax(err error) error {
+	if e, ok := err.(*Error); ok {
+		return e
+	}
+	return newError(CodeCorrupt, "not a valid .tree.json file: "+err.Error())
+}
+
+func (l *loader) top() error {
+	if l.d.Peek() != '{' {
+		return newError(CodeCorrupt, "not a .tree.json file: the top level is not a JSON object")
+	}
+	l.seen = make(map[string]bool)
+	err := l.d.Object(func(key string) error {
+		if l.seen[key] {
+			return l.corrupt(key, "duplicate top-level field")
+		}
+		l.seen[key] = true
+		switch key {
+		case "format":
+			s, err := l.d.String()
+			if err != nil || s != "sessiontree" {
+				return l.corrupt("format", `expected "sessiontree"`)
+			}
+		case "version":
+			v, err := l.d.Int64()
+			if err != nil || v < 1 {
+				return l.corrupt("version", "expected a positive integer")
+			}
+			if v > FormatVersion {
+				return newError(CodeUnsupportedVersion, "this file is format version "+itoa(int(v))+
+					"; this build reads versions up to "+itoa(FormatVersion)+", upgrade sessiontree to read it")
+			}
+		case "root":
+			id, err := l.id("root")
+			if err != nil {
+				return err
+			}
+			l.t.root = id
+		case "active_branch":
+			name, err := l.name("active_branch")
+			if err != nil {
+				return err
+			}
+			l.t.active = name
+		case "branches":
+			return l.branches()
+		case "nodes":
+			return l.nodes()
+		default:
+			return l.corrupt(key, "unknown top-level field")
+		}
+		return nil
+	})
+	if err != nil {
+		return l.syntax(err)
+	}
+	for _, k := range []string{"format", "version", "active_branch", "branches", "nodes"} {
+		if !l.seen[k] {
+			return newError(CodeCorrupt, "not a .tree.json file: the field "+quote(k)+" is missing")
+		}
+	}
+	return nil
+}
+
+// id reads a string that must be a valid id.
+func (l *loader) id(where string) (string, error) {
+	s, err := l.d.String()
+	if err != nil {
+		return "", l.corrupt(where, "expected a string id")
+	}
+	if err := checkName("id", s); err != nil {
+		return "", l.corrupt(where, err.(*Error).Message)
+	}
+	return s, nil
+}
+
+func (l *loader) name(where string) (string, error) {
+	s, err := l.d.String()
+	if err != nil {
+		return "", l.corrupt(where, "expected a string branch name")
+	}
+	if err := checkName("branch name", s); err != nil {
+		return "", l.corrupt(where, err.(*Error).Message)
+	}
+	return s, nil
+}
+
+// text reads a non-empty, valid UTF-8 string (labels, summaries).
+func (l *loader) text(where string) (string, error) {
+	s, err := l.d.String()
+	if err != nil || s == "" {
+		return "", l.corrupt(where, "expected a non-empty string")
+	}
+	return s, nil
+}
+
+func (l *loader) branches() error {
+	return l.d.Object(func(key string) error {
+		where := "branches." + key
+		if err := checkName("branch name", key); err != nil {
+			return l.corrupt("branches", err.(*Error).Message)
+		}
+		if l.t.branches[key] != nil {
+			return l.corrupt(where, "duplicate branch name")
+		}
+		b := &branch{}
+		fields := map[string]bool{}
+		err := l.d.Object(func(f string) error {
+			if fields[f] {
+				return l.corrupt(where+"."+f, "duplicate field")
+			}
+			fields[f] = true
+			var err error
+			switch f {
+			case "name":
+				b.name, err = l.name(where + ".name")
+			case "leaf":
+				b.leaf, err = l.id(where + ".leaf")
+			case "summary":
+				b.summary, err = l.summary(where + ".summary")
+			case "created_at_ms":
+				b.created, err = l.int(where + ".created_at_ms")
+			case "used":
+				b.used, err = l.int(where + ".used")
+			default:
+				err = l.corrupt(where+"."+f, "unknown field")
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if !fields["name"] || !fields["created_at_ms"] {
+			return l.corrupt(where, `a branch needs "name" and "created_at_ms"`)
+		}
+		l.t.branches[key] = b
+		l.t.names.add(key)
+		l.t.clock = max(l.t.clock, b.used)
+		return nil
+	})
+}
+
+func (l *loader) summary(where string) (*Summary, error) {
+	s := &Summary{}
+	fields := map[string]bool{}
+	err := l.d.Object(func(f string) error {
+		if fields[f] {
+			return l.corrupt(where+"."+f, "duplicate field")
+		}
+		fields[f] = true
+		var err error
+		switch f {
+		case "summary":
+			s.Summary, err = l.text(where + ".summary")
+		case "node_id":
+			s.NodeID, err = l.id(where + ".node_id")
+		case "branch":
+			s.Branch, err = l.name(where + ".branch")
+		case "model_id":
+			s.ModelID, err = l.text(where + ".model_id")
+		case "created_at_ms":
+			s.CreatedAtMs, err = l.int(where + ".created_at_ms")
+		default:
+			err = l.corrupt(where+"."+f, "unknown field")
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !fields["summary"] || !fields["node_id"] || !fields["branch"] || !fields["created_at_ms"] {
+		return nil, l.corrupt(where, `a summary needs "summary", "node_id", "branch" and "created_at_ms"`)
+	}
+	return s, nil
+}
+
+func (l *loader) int(where string) (int64, error) {
+	v, err := l.d.Int64()
+	if err != nil {
+		return 0, l.corrupt(where, "expected an integer (milliseconds)")
+	}
+	return v, nil
+}
+
+func (l *loader) nodes() error {
+	l.children = make(map[*node][]string)
+	return l.d.Object(func(key string) error {
+		where := "nodes." + key
+		if err := checkName("node key", key); err != nil {
+			return l.corrupt("nodes", err.(*Error).Message)
+		}
+		n := &node{}
+		var has [6]bool // id, parent, children, message, label, created_at_ms
+		err := l.d.Object(func(f string) error {
+			var err error
+			var slot int
+			switch f {
+			case "id":
+				slot = 0
+				n.id, err = l.id(where + ".id")
+			case "parent":
+				slot = 1
+				n.parent, err = l.id(where + ".parent")
+			case "children":
+				slot = 2
+				err = l.childList(where, n)
+			case "message":
+				slot = 3
+				n.msg, err = l.message(where)
+			case "label":
+				slot = 4
+				n.label, err = l.text(where + ".label")
+			case "created_at_ms":
+				slot = 5
+				n.created, err = l.int(where + ".created_at_ms")
+			default:
+				return l.corrupt(where+"."+f, "unknown field")
+			}
+			if has[slot] {
+				return l.corrupt(where+"."+f, "duplicate field")
+			}
+			has[slot] = true
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if !has[0] || !has[2] || !has[3] || !has[5] {
+			return l.corrupt(where, `a node needs "id", "children", "message" and "created_at_ms"`)
+		}
+		if l.t.nodes[key] != nil {
+			l.t.dups = append(l.t.dups, n)
+			return nil
+		}
+		l.t.nodes[key] = n
+		return nil
+	})
+}
+
+func (l *loader) childList(where string, n *node) error {
+	var list []string
+	err := l.d.Array(func() error {
+		id, err := l.id(where + ".children")
+		list = append(list, id)
+		return err
+	})
+	l.children[n] = list
+	return err
+}
+
+func (l *loader) message(where string) (Message, error) {
+	raw, err := l.d.Raw()
+	if err != nil {
+		return nil, l.corrupt(where+".message", err.Error())
+	}
+	if raw[0] != '{' {
+		return nil, l.corrupt(where+".message", "a message must be a JSON object")
+	}
+	if _, ok := rawjson.LookupString(raw, "role"); !ok {
+		return nil, l.corrupt(where+".message", `a message must have a string "role"`)
+	}
+	return Message(raw), nil
+}
+
+// link shares each id string with its node, so a loaded tree holds one copy of
+// every id, and derives the list of roots.
+func (l *loader) link() {
+	t := l.t
+	canon := func(id string) string {
+		if n := t.nodes[id]; n != nil && n.id == id {
+			return n.id
+		}
+		return id
+	}
+	for k, n := range t.nodes {
+		if n.id == k {
+			n.id = k
+		}
+		n.parent = canon(n.parent)
+		list := l.children[n]
+		for i, c := range list {
+			list[i] = canon(c)
+		}
+		n.children = list
+		if n.parent == "" {
+			t.roots = append(t.roots, k)
+		}
+	}
+	for _, d := range t.dups {
+		d.children = l.children[d]
+	}
+	slices.SortFunc(t.roots, t.byAge)
+	t.root = canon(t.root)
+	t.active = canonBranch(t, t.active)
+}
+
+func canonBranch(t *Tree, name string) string {
+	if b := t.branches[name]; b != nil {
+		return b.name
+	}
+	return name
+}

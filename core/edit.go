@@ -1,0 +1,259 @@
+package core
+
+// Append adds msg as a child of the active branch's leaf (a new root when the
+// branch has no leaf), moves the leaf to it and returns the new node's id.
+func (t *Tree) Append(msg Message, atMs int64) (string, error) {
+	b, err := t.activeBranch()
+	if err != nil {
+		return "", err
+	}
+	if _, err := ParseMessage(msg); err != nil {
+		return "", err
+	}
+	if b.leaf != "" && t.nodes[b.leaf] == nil {
+		return "", newError(CodeCorrupt, "branch "+quote(b.name)+" has leaf "+quote(b.leaf)+", which is not a node")
+	}
+	id, err := t.freshID()
+	if err != nil {
+		return "", err
+	}
+	t.addNode(&node{id: id, parent: b.leaf, msg: msg, created: atMs})
+	t.setLeaf(b, id)
+	t.touch(b)
+	return id, nil
+}
+
+func (t *Tree) activeBranch() (*branch, error) {
+	b := t.branches[t.active]
+	if b == nil {
+		return nil, newError(CodeCorrupt, "the active branch "+quote(t.active)+" does not exist")
+	}
+	return b, nil
+}
+
+// Rewind moves the active branch's leaf back (or anywhere) to nodeID. Nothing is
+// deleted: the old leaf is kept under a fresh "branch-N", whose name is returned.
+// Rewinding to the current leaf, or on a leafless branch, is a no-op returning "".
+// The next Append forks at nodeID.
+func (t *Tree) Rewind(nodeID string, atMs int64) (string, error) {
+	if t.nodes[nodeID] == nil {
+		return "", errNodeNotFound(nodeID)
+	}
+	b, err := t.activeBranch()
+	if err != nil {
+		return "", err
+	}
+	return t.moveLeaf(b, nodeID, atMs), nil
+}
+
+// moveLeaf points b at leaf, keeping b's old leaf (and the summary written for it)
+// under a fresh branch. It returns that branch's name, or "" when nothing moved.
+func (t *Tree) moveLeaf(b *branch, leaf string, atMs int64) string {
+	if b.leaf == "" || b.leaf == leaf {
+		return ""
+	}
+	kept := &branch{name: t.names.next(), leaf: b.leaf, created: atMs, used: b.used}
+	t.addBranch(kept)
+	if s := b.summary; s != nil {
+		moved := *s
+		moved.Branch = kept.name
+		t.setSummary(kept, &moved)
+		t.setSummary(b, nil)
+	}
+	t.setLeaf(b, leaf)
+	t.touch(b)
+	return kept.name
+}
+
+// Branch forks at fromNode: a new branch named name (or a fresh "branch-N" when
+// name is "") whose leaf is fromNode becomes active. An explicit name that is
+// taken fails with CodeBranchExists.
+func (t *Tree) Branch(fromNode, name string, atMs int64) (string, error) {
+	if t.nodes[fromNode] == nil {
+		return "", errNodeNotFound(fromNode)
+	}
+	if name == "" {
+		name = t.names.next()
+	} else if err := checkName("branch name", name); err != nil {
+		return "", err
+	} else if t.branches[name] != nil {
+		return "", newError(CodeBranchExists, "a branch named "+quote(name)+" already exists")
+	}
+	b := &branch{name: name, leaf: fromNode, created: atMs}
+	t.addBranch(b)
+	t.setActive(name)
+	t.touch(b)
+	return name, nil
+}
+
+// SwitchBranch makes the branch called name active. There is no fallback: an
+// unknown name fails with CodeBranchNotFound.
+func (t *Tree) SwitchBranch(name string) error {
+	b := t.branches[name]
+	if b == nil {
+		return errBranchNotFound(name)
+	}
+	t.setActive(name)
+	t.touch(b)
+	return nil
+}
+
+// DeleteBranch removes the name of a branch; its nodes stay (see Prune). The
+// main branch and the active branch cannot be deleted.
+func (t *Tree) DeleteBranch(name string) error {
+	b := t.branches[name]
+	if b == nil {
+		return errBranchNotFound(name)
+	}
+	if name == MainBranch {
+		return newError(CodeInvalidInput, "the main branch cannot be deleted")
+	}
+	if name == t.active {
+		return newError(CodeConflict, "branch "+quote(name)+" is active; switch to another branch before deleting it")
+	}
+	t.removeBranch(b)
+	return nil
+}
+
+// maxLabel bounds a label's length in bytes.
+const maxLabel = 4096
+
+// Label sets the label of node id. An empty label fails; use ClearLabel.
+func (t *Tree) Label(id, label string) error {
+	n := t.nodes[id]
+	if n == nil {
+		return errNodeNotFound(id)
+	}
+	if label == "" {
+		return newError(CodeInvalidInput, "label must be a non-empty string; use ClearLabel to remove one")
+	}
+	if len(label) > maxLabel {
+		return newError(CodeTooLarge, "label for "+quote(id)+" is longer than 4096 bytes")
+	}
+	if !validUTF8(label) {
+		return newError(CodeInvalidInput, "label for "+quote(id)+" is not valid UTF-8")
+	}
+	t.setLabel(n, label)
+	return nil
+}
+
+// ClearLabel removes the label of node id, if it has one.
+func (t *Tree) ClearLabel(id string) error {
+	n := t.nodes[id]
+	if n == nil {
+		return errNodeNotFound(id)
+	}
+	t.setLabel(n, "")
+	return nil
+}
+
+// Edit adds msg as a new sibling of node id (same parent), on a fresh branch of
+// its own that becomes active, and returns the new node's id. The edited node and
+// everything after it stay where they were.
+func (t *Tree) Edit(id string, msg Message, atMs int64) (string, error) {
+	n := t.nodes[id]
+	if n == nil {
+		return "", errNodeNotFound(id)
+	}
+	if _, err := ParseMessage(msg); err != nil {
+		return "", err
+	}
+	if n.parent != "" && t.nodes[n.parent] == nil {
+		return "", newError(CodeCorrupt, "node "+quote(id)+" has parent "+quote(n.parent)+", which is not a node")
+	}
+	newID, err := t.freshID()
+	if err != nil {
+		return "", err
+	}
+	t.addNode(&node{id: newID, parent: n.parent, msg: msg, created: atMs})
+	b := &branch{name: t.names.next(), leaf: newID, created: atMs}
+	t.addBranch(b)
+	t.setActive(b.name)
+	t.touch(b)
+	return newID, nil
+}
+
+// Regenerate adds msg as an alternative to the reply id: a new sibling on a fresh
+// branch of its own, active. It is Edit under the name a chat client uses for
+// replies.
+func (t *Tree) Regenerate(id string, msg Message, atMs int64) (string, error) {
+	return t.Edit(id, msg, atMs)
+}
+
+// Checkout makes node id visible on the active path: it switches to the most
+// recently used branch whose path contains id; failing that, it moves the active
+// branch to the newest leaf below id, keeping the old leaf under a fresh branch as
+// Rewind does. It returns the name of the active branch.
+func (t *Tree) Checkout(id string, atMs int64) (string, error) {
+	if t.nodes[id] == nil {
+		return "", errNodeNotFound(id)
+	}
+	var best *branch
+	for _, b := range t.branches {
+		if !t.pathContains(b.leaf, id) {
+			continue
+		}
+		if best == nil || b.used > best.used ||
+			(b.used == best.used && (b.name == t.active || (best.name != t.active && b.name < best.name))) {
+			best = b
+		}
+	}
+	if best != nil {
+		t.setActive(best.name)
+		t.touch(best)
+		return best.name, nil
+	}
+	b, err := t.activeBranch()
+	if err != nil {
+		return "", err
+	}
+	leaf := t.newestLeafBelow(id)
+	if b.leaf == "" {
+		t.setLeaf(b, leaf)
+		t.touch(b)
+	} else {
+		t.moveLeaf(b, leaf, atMs)
+	}
+	return b.name, nil
+}
+
+// pathContains reports whether id lies on the path from leaf to its root. A
+// broken path (dangling or cyclic) counts as not containing it.
+func (t *Tree) pathContains(leaf, id string) bool {
+	for steps := 0; leaf != "" && steps <= len(t.nodes); steps++ {
+		if leaf == id {
+			return true
+		}
+		n := t.nodes[leaf]
+		if n == nil {
+			return false
+		}
+		leaf = n.parent
+	}
+	return false
+}
+
+// newestLeafBelow returns the childless node with the greatest (created, id) in
+// the subtree of id, walking iteratively and visiting each node at most once.
+func (t *Tree) newestLeafBelow(id string) string {
+	best, bestN := id, t.nodes[id]
+	stack := []string{id}
+	seen := map[string]bool{id: true}
+	for len(stack) > 0 {
+		cur := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		n := t.nodes[cur]
+		live := 0
+		for _, c := range n.children {
+			if t.nodes[c] != nil && !seen[c] {
+				seen[c] = true
+				stack = append(stack, c)
+				live++
+			}
+		}
+		if live == 0 && cur != id && (bestN == nil || best == id || before(bestN.created, best, n.created, cur)) {
+			best, bestN = cur, n
+		}
+	}
+	return best
+}

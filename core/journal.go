@@ -1,0 +1,113 @@
+package core
+
+import "slices"
+
+// journal records how to undo each mutation made during Apply, so that a failing
+// batch leaves the tree exactly as it was without copying it. Every change to a
+// Tree goes through the primitives in this file.
+type journal struct {
+	undo []func()
+}
+
+func (t *Tree) record(undo func()) {
+	if t.journal != nil {
+		t.journal.undo = append(t.journal.undo, undo)
+	}
+}
+
+// rollback undoes everything recorded, newest first.
+func (j *journal) rollback() {
+	for i := len(j.undo) - 1; i >= 0; i-- {
+		j.undo[i]()
+	}
+	j.undo = nil
+}
+
+// addNode stores n under n.id and links it under its parent (or the roots).
+func (t *Tree) addNode(n *node) {
+	t.nodes[n.id] = n
+	list := t.siblingList(n.parent)
+	if list != nil {
+		t.insertOrdered(list, n.id, n.created)
+	}
+	oldRoot := t.root
+	if t.root == "" {
+		t.root = n.id
+	}
+	t.record(func() {
+		delete(t.nodes, n.id)
+		if list := t.siblingList(n.parent); list != nil {
+			if i := slices.Index(*list, n.id); i >= 0 {
+				*list = slices.Delete(*list, i, i+1)
+			}
+		}
+		t.root = oldRoot
+	})
+}
+
+// removeNode deletes a node that has no children left.
+func (t *Tree) removeNode(id string) {
+	n := t.nodes[id]
+	delete(t.nodes, id)
+	if list := t.siblingList(n.parent); list != nil {
+		if i := slices.Index(*list, id); i >= 0 {
+			*list = slices.Delete(*list, i, i+1)
+		}
+	}
+	if t.root == id {
+		t.root = ""
+		if len(t.roots) > 0 {
+			t.root = t.roots[0]
+		}
+	}
+}
+
+func (t *Tree) setLeaf(b *branch, leaf string) {
+	old := b.leaf
+	b.leaf = leaf
+	t.record(func() { b.leaf = old })
+}
+
+func (t *Tree) addBranch(b *branch) {
+	t.branches[b.name] = b
+	t.names.add(b.name)
+	t.record(func() {
+		delete(t.branches, b.name)
+		t.names.remove(b.name)
+	})
+}
+
+func (t *Tree) removeBranch(b *branch) {
+	delete(t.branches, b.name)
+	t.names.remove(b.name)
+	t.record(func() {
+		t.branches[b.name] = b
+		t.names.add(b.name)
+	})
+}
+
+func (t *Tree) setActive(name string) {
+	old := t.active
+	t.active = name
+	t.record(func() { t.active = old })
+}
+
+// touch marks b as the most recently used branch.
+func (t *Tree) touch(b *branch) {
+	oldUsed, oldClock := b.used, t.clock
+	t.clock++
+	b.used = t.clock
+	t.record(func() { b.used, t.clock = oldUsed, oldClock })
+}
+
+func (t *Tree) setLabel(n *node, label string) {
+	old := n.label
+	n.label = label
+	t.record(func() { n.label = old })
+}
+
+func (t *Tree) setSummary(b *branch, s *Summary) {
+	old := b.summary
+	b.summary = s
+	t.record(func() { b.summary = old })
+}

@@ -1,0 +1,127 @@
+package core
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
+
+// Message is one chat message: a JSON object with a string "role", held as its
+// exact compact bytes. Every field, known or unknown, is kept as it came in.
+type Message []byte
+
+// ParseMessage validates b as a message (a JSON object with a string "role") and
+// returns it compacted. It fails with CodeInvalidInput.
+func ParseMessage(b []byte) (Message, error) {
+	c, err := rawjson.Compact(nil, b)
+	if err != nil {
+		return nil, newError(CodeInvalidInput, "message is not valid JSON: "+err.Error())
+	}
+	if len(c) == 0 || c[0] != '{' {
+		return nil, newError(CodeInvalidInput, "message must be a JSON object")
+	}
+	if _, ok := rawjson.LookupString(c, "role"); !ok {
+		return nil, newError(CodeInvalidInput, `message must have a string "role"`)
+	}
+	return Message(c), nil
+}
+
+// Role is the message's role.
+func (m Message) Role() string {
+	r, _ := rawjson.LookupString(m, "role")
+	return r
+}
+
+// Text renders the message's readable content on one line: the content string or
+// its text parts, "[type]" for parts without text, and "[tool_call name(args)]"
+// for each tool call. Newlines are written as the two characters `\n`.
+func (m Message) Text() string {
+	var pieces []string
+	if raw, ok := rawjson.Lookup(m, "content"); ok {
+		pieces = appendContent(pieces, raw)
+	}
+	if raw, ok := rawjson.Lookup(m, "tool_calls"); ok && len(raw) > 0 && raw[0] == '[' {
+		d := rawjson.NewDecoder(raw)
+		_ = d.Array(func() error {
+			call, err := d.Raw()
+			if err != nil {
+				return err
+			}
+			pieces = append(pieces, toolCallText(call))
+			return nil
+		})
+	}
+	return strings.ReplaceAll(strings.Join(pieces, " "), "\n", `\n`)
+}
+
+func appendContent(pieces []string, raw []byte) []string {
+	switch raw[0] {
+	case '"':
+		return append(pieces, rawjson.Unquote(raw))
+	case '[':
+		d := rawjson.NewDecoder(raw)
+		_ = d.Array(func() error {
+			part, err := d.Raw()
+			if err != nil {
+				return err
+			}
+			if part[0] == '"' {
+				pieces = append(pieces, rawjson.Unquote(part))
+				return nil
+			}
+			if part[0] != '{' {
+				return nil
+			}
+			if text, ok := rawjson.LookupString(part, "text"); ok {
+				pieces = append(pieces, text)
+			} else if typ, ok := rawjson.LookupString(part, "type"); ok {
+				pieces = append(pieces, "["+typ+"]")
+			} else {
+				pieces = append(pieces, "[part]")
+			}
+			return nil
+		})
+	}
+	return pieces
+}
+
+func toolCallText(call []byte) string {
+	if len(call) == 0 || call[0] != '{' {
+		return "[tool_call]"
+	}
+	fn, ok := rawjson.Lookup(call, "function")
+	if !ok || fn[0] != '{' {
+		fn = call
+	}
+	name, _ := rawjson.LookupString(fn, "name")
+	args, _ := rawjson.LookupString(fn, "arguments")
+	if args == "" {
+		if raw, ok := rawjson.Lookup(fn, "arguments"); ok {
+			args = string(raw)
+		}
+	}
+	return "[tool_call " + name + "(" + args + ")]"
+}
+
+// checkID validates an id or branch name: non-empty, at most 256 bytes, valid
+// UTF-8 and free of control characters.
+func checkName(what, s string) error {
+	if s == "" {
+		return newError(CodeInvalidInput, what+" must be a non-empty string")
+	}
+	if len(s) > 256 {
+		return newError(CodeInvalidInput, what+" "+quote(s)+" is longer than 256 bytes")
+	}
+	if !utf8.ValidString(s) {
+		return newError(CodeInvalidInput, what+" "+quote(s)+" is not valid UTF-8")
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return newError(CodeInvalidInput, what+" "+quote(s)+" contains a control character")
+		}
+	}
+	return nil
+}
+
+func validUTF8(s string) bool { return utf8.ValidString(s) }

@@ -1,0 +1,102 @@
+package core
+
+import (
+	"crypto/rand"
+	mrand "math/rand/v2"
+	"strconv"
+)
+
+// freshNames hands out the smallest free "branch-N" (N ≥ 1) without scanning the
+// branches: it keeps the taken numbers and a low-water mark below which every
+// number is taken.
+type freshNames struct {
+	taken map[uint64]struct{}
+	low   uint64
+}
+
+const freshPrefix = "branch-"
+
+// freshNumber parses a canonical "branch-N" name.
+func freshNumber(name string) (uint64, bool) {
+	if len(name) <= len(freshPrefix) || name[:len(freshPrefix)] != freshPrefix {
+		return 0, false
+	}
+	digits := name[len(freshPrefix):]
+	if digits[0] == '0' {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(digits, 10, 64)
+	return n, err == nil
+}
+
+func (f *freshNames) add(name string) {
+	if n, ok := freshNumber(name); ok {
+		if f.taken == nil {
+			f.taken = make(map[uint64]struct{})
+		}
+		f.taken[n] = struct{}{}
+	}
+}
+
+func (f *freshNames) remove(name string) {
+	if n, ok := freshNumber(name); ok {
+		delete(f.taken, n)
+		if n < f.low {
+			f.low = n
+		}
+	}
+}
+
+// next returns the smallest untaken name; it does not take it.
+func (f *freshNames) next() string {
+	for {
+		if _, ok := f.taken[f.low]; !ok {
+			return freshPrefix + strconv.FormatUint(f.low, 10)
+		}
+		f.low++
+	}
+}
+
+func (f freshNames) clone() freshNames {
+	c := freshNames{low: f.low, taken: make(map[uint64]struct{}, len(f.taken))}
+	for n := range f.taken {
+		c.taken[n] = struct{}{}
+	}
+	return c
+}
+
+// randomIDs returns a source of 16-character ids with 80 random bits, so copies of
+// a tree edited apart (two tabs, a device and the edge) never mint the same id.
+func randomIDs() func() string {
+	var seed [32]byte
+	_, _ = rand.Read(seed[:])
+	src := mrand.NewChaCha8(seed)
+	const alphabet = "0123456789abcdefghjkmnpqrstvwxyz" // Crockford base32
+	return func() string {
+		a, b := src.Uint64(), src.Uint64()
+		var out [16]byte
+		for i := range 12 {
+			out[i] = alphabet[a&31]
+			a >>= 5
+		}
+		for i := 12; i < 16; i++ {
+			out[i] = alphabet[b&31]
+			b >>= 5
+		}
+		return string(out[:])
+	}
+}
+
+// freshID returns a new node id not yet in use.
+func (t *Tree) freshID() (string, error) {
+	for range 1000 {
+		id := t.newID()
+		if checkName("id", id) != nil {
+			return "", newError(CodeInvalidInput, "the id source returned an invalid id "+quote(id))
+		}
+		if _, used := t.nodes[id]; !used {
+			return id, nil
+		}
+	}
+	return "", newError(CodeConflict, "the id source keeps returning ids already in use")
+}

@@ -1,0 +1,275 @@
+// Package core is the conversation tree: every message of a chat is a node with
+// a parent, the user can rewind to any earlier message and continue (a fork),
+// every line of work stays addressable under a branch name, and the active branch
+// projects to the plain message list a model consumes.
+//
+// Nothing here does I/O or keeps globals; every operation that records a time
+// takes it as an argument. No operation recurses over the tree, loops forever or
+// panics, whatever the input; projections of a corrupt tree fail with CodeCorrupt.
+package core
+
+import "slices"
+
+// MainBranch is the branch every tree starts with.
+const MainBranch = "main"
+
+// Tree is a conversation tree. The zero value is not usable; call New, FromLinear
+// or Unmarshal. A Tree is not safe for concurrent use.
+type Tree struct {
+	root     string
+	active   string
+	nodes    map[string]*node
+	roots    []string // parentless nodes, ordered like children
+	branches map[string]*branch
+	names    freshNames
+	clock    int64 // last value given to branch.used
+	newID    func() string
+	dups     []*node // later nodes of duplicate keys in a loaded file, for Validate
+	journal  *journal
+}
+
+// node is the stored form of a Node. key is its map key; id is what the file said
+// (they differ only in a corrupt file).
+type node struct {
+	id       string
+	parent   string
+	children []string
+	msg      Message
+	label    string
+	created  int64
+}
+
+type branch struct {
+	name    string
+	leaf    string
+	summary *Summary
+	created int64
+	used    int64 // logical clock of the last time this branch was active
+}
+
+// Node is a read-only view of one message in the tree.
+type Node struct {
+	ID          string
+	Parent      string   // "" for a root
+	Children    []string // ordered by (CreatedAtMs, ID)
+	Message     Message
+	Label       string // "" when unlabelled
+	CreatedAtMs int64
+}
+
+// Branch is a read-only view of a named line of work.
+type Branch struct {
+	Name        string
+	Leaf        string   // "" for a branch with no messages yet
+	Summary     *Summary // nil when not summarized
+	CreatedAtMs int64
+}
+
+// Summary condenses a branch as of one of its nodes.
+type Summary struct {
+	Summary     string
+	NodeID      string // the node the summary is as of, normally the branch's leaf
+	Branch      string
+	ModelID     string // "" for a caller-written summary
+	CreatedAtMs int64
+}
+
+// Option configures a Tree made by New, FromLinear or Unmarshal.
+type Option func(*Tree)
+
+// WithIDSource makes the tree take new node ids from next, for deterministic
+// tests. Ids it returns that are already in use are skipped.
+func WithIDSource(next func() string) Option {
+	return func(t *Tree) { t.newID = next }
+}
+
+// New returns an empty tree: no nodes, one leafless branch MainBranch, active.
+func New(opts ...Option) *Tree {
+	t := empty(opts)
+	t.addBranch(&branch{name: MainBranch})
+	t.active = MainBranch
+	return t
+}
+
+func empty(opts []Option) *Tree {
+	t := &Tree{
+		nodes:    make(map[string]*node),
+		branches: make(map[string]*branch),
+		names:    freshNames{low: 1},
+	}
+	for _, o := range opts {
+		o(t)
+	}
+	if t.newID == nil {
+		t.newID = randomIDs()
+	}
+	return t
+}
+
+// FromLinear builds the single-path tree of msgs, each stamped atMs, with
+// MainBranch's leaf at the last message. Zero messages give New().
+func FromLinear(msgs []Message, atMs int64, opts ...Option) (*Tree, error) {
+	t := New(opts...)
+	t.branches[MainBranch].created = atMs
+	for i, m := range msgs {
+		if _, err := t.Append(m, atMs); err != nil {
+			return nil, newError(CodeInvalidInput, "message "+itoa(i)+": "+err.(*Error).Message)
+		}
+	}
+	return t, nil
+}
+
+// Root is the id of the tree's first node, or "" for an empty tree.
+func (t *Tree) Root() string { return t.root }
+
+// ActiveBranch is the name of the branch that appends go to.
+func (t *Tree) ActiveBranch() string { return t.active }
+
+// Len is the number of nodes.
+func (t *Tree) Len() int { return len(t.nodes) }
+
+// Node returns the node with id, or false.
+func (t *Tree) Node(id string) (Node, bool) {
+	n := t.nodes[id]
+	if n == nil {
+		return Node{}, false
+	}
+	return Node{ID: id, Parent: n.parent, Children: slices.Clone(n.children), Message: n.msg,
+		Label: n.label, CreatedAtMs: n.created}, true
+}
+
+// Branches lists every branch, ordered by name.
+func (t *Tree) Branches() []Branch {
+	out := make([]Branch, 0, len(t.branches))
+	for _, name := range t.branchNames() {
+		out = append(out, t.branches[name].view())
+	}
+	return out
+}
+
+// LookupBranch returns the branch called name, or false.
+func (t *Tree) LookupBranch(name string) (Branch, bool) {
+	b := t.branches[name]
+	if b == nil {
+		return Branch{}, false
+	}
+	return b.view(), true
+}
+
+func (b *branch) view() Branch {
+	v := Branch{Name: b.name, Leaf: b.leaf, CreatedAtMs: b.created}
+	if b.summary != nil {
+		s := *b.summary
+		v.Summary = &s
+	}
+	return v
+}
+
+// HasBranches reports whether the tree has more than its main branch, i.e. is no
+// longer the plain linear session.
+func (t *Tree) HasBranches() bool { return len(t.branches) > 1 }
+
+func (t *Tree) branchNames() []string {
+	names := make([]string, 0, len(t.branches))
+	for name := range t.branches {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Clone returns an independent copy of the tree. Messages are immutable and shared.
+func (t *Tree) Clone() *Tree {
+	c := &Tree{root: t.root, active: t.active, clock: t.clock, newID: t.newID,
+		nodes:    make(map[string]*node, len(t.nodes)),
+		branches: make(map[string]*branch, len(t.branches)),
+		roots:    slices.Clone(t.roots),
+		names:    t.names.clone(),
+	}
+	for k, n := range t.nodes {
+		cn := *n
+		cn.children = slices.Clone(n.children)
+		c.nodes[k] = &cn
+	}
+	for k, b := range t.branches {
+		cb := *b
+		if b.summary != nil {
+			s := *b.summary
+			cb.summary = &s
+		}
+		c.branches[k] = &cb
+	}
+	for _, d := range t.dups {
+		cd := *d
+		c.dups = append(c.dups, &cd)
+	}
+	return c
+}
+
+// before orders siblings by (created, id).
+func before(aCreated int64, aID string, bCreated int64, bID string) bool {
+	if aCreated != bCreated {
+		return aCreated < bCreated
+	}
+	return aID < bID
+}
+
+// byAge compares node ids by (created, id), the order of children.
+func (t *Tree) byAge(a, b string) int {
+	na, nb := t.nodes[a], t.nodes[b]
+	switch {
+	case a == b:
+		return 0
+	case before(na.created, a, nb.created, b):
+		return -1
+	}
+	return 1
+}
+
+// siblingList returns the ordered list that holds children of parent: the
+// parent's children, or the roots for "".
+func (t *Tree) siblingList(parent string) *[]string {
+	if parent == "" {
+		return &t.roots
+	}
+	if p := t.nodes[parent]; p != nil {
+		return &p.children
+	}
+	return nil
+}
+
+// insertOrdered puts id into list at its (created, id) position.
+func (t *Tree) insertOrdered(list *[]string, id string, created int64) {
+	l := *list
+	i := len(l)
+	for i > 0 {
+		prev := t.nodes[l[i-1]]
+		if prev == nil || before(prev.created, l[i-1], created, id) {
+			break
+		}
+		i--
+	}
+	*list = slices.Insert(l, i, id)
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var buf [20]byte
+	i := len(buf)
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	for n > 0 {
+		i--
+		buf[i] = byte('0' + n%10)
+		n /= 10
+	}
+	if neg {
+		i--
+		buf[i] = '-'
+	}
+	return string(buf[i:])
+}

@@ -1,0 +1,144 @@
+package core
+
+import "slices"
+
+// Problem kinds reported by Validate.
+const (
+	ProblemDuplicateID    = "duplicate_id"      // two nodes share an id
+	ProblemIDMismatch     = "id_mismatch"       // a node's id differs from its key
+	ProblemDanglingParent = "dangling_parent"   // a parent that is not a node
+	ProblemCycle          = "cycle"             // parent links that loop
+	ProblemChildren       = "children_mismatch" // children lists that disagree with parents
+	ProblemDanglingLeaf   = "dangling_leaf"     // a branch leaf that is not a node
+	ProblemBranchName     = "branch_name_mismatch"
+	ProblemMissingMain    = "missing_main" // no branch called "main"
+	ProblemUnknownActive  = "unknown_active_branch"
+	ProblemBadSummary     = "bad_summary" // a summary pointing off its branch
+	ProblemBadRoot        = "bad_root"    // root is not the first parentless node
+)
+
+// Problem is one structural fault found by Validate.
+type Problem struct {
+	Kind    string
+	Node    string // the node at fault, if any
+	Branch  string // the branch at fault, if any
+	Message string // a sentence naming what and where
+}
+
+// Validate lists every structural problem of the tree, in a deterministic order.
+// A tree built only through this package's operations has none; a loaded file may.
+func (t *Tree) Validate() []Problem {
+	var out []Problem
+	add := func(kind, node, branch, msg string) {
+		out = append(out, Problem{Kind: kind, Node: node, Branch: branch, Message: msg})
+	}
+	for _, d := range t.dups {
+		add(ProblemDuplicateID, d.id, "", "node id "+quote(d.id)+" appears more than once")
+	}
+	keys := t.sortedKeys()
+	for _, k := range keys {
+		n := t.nodes[k]
+		if n.id != k {
+			add(ProblemIDMismatch, k, "", "node stored under "+quote(k)+" says its id is "+quote(n.id))
+		}
+		if n.parent != "" && t.nodes[n.parent] == nil {
+			add(ProblemDanglingParent, k, "", "node "+quote(k)+" has parent "+quote(n.parent)+", which is not a node")
+		}
+	}
+	for _, k := range t.cycleEntries(keys) {
+		add(ProblemCycle, k, "", "the parent links through node "+quote(k)+" form a cycle")
+	}
+	want := t.expectedChildren(keys)
+	if !slices.Equal(t.roots, want[""]) {
+		add(ProblemChildren, "", "", "the list of root nodes disagrees with the nodes' parents")
+	}
+	for _, k := range keys {
+		if !slices.Equal(t.nodes[k].children, want[k]) {
+			add(ProblemChildren, k, "", "children of node "+quote(k)+" disagree with the nodes' parents")
+		}
+	}
+	wantRoot := ""
+	if len(want[""]) > 0 {
+		wantRoot = want[""][0]
+	}
+	if t.root != wantRoot && (t.nodes[t.root] == nil || t.nodes[t.root].parent != "") {
+		add(ProblemBadRoot, t.root, "", "root "+quote(t.root)+" is not a parentless node")
+	}
+	if t.branches[MainBranch] == nil {
+		add(ProblemMissingMain, "", MainBranch, `there is no branch named "main"`)
+	}
+	if t.branches[t.active] == nil {
+		add(ProblemUnknownActive, "", t.active, "the active branch "+quote(t.active)+" does not exist")
+	}
+	for _, name := range t.branchNames() {
+		b := t.branches[name]
+		if b.name != name {
+			add(ProblemBranchName, "", name, "branch stored under "+quote(name)+" says its name is "+quote(b.name))
+		}
+		if b.leaf != "" && t.nodes[b.leaf] == nil {
+			add(ProblemDanglingLeaf, b.leaf, name, "branch "+quote(name)+" has leaf "+quote(b.leaf)+", which is not a node")
+		}
+		if s := b.summary; s != nil && (s.Branch != name || !t.pathContains(b.leaf, s.NodeID)) {
+			add(ProblemBadSummary, s.NodeID, name, "the summary of branch "+quote(name)+" is not as of a node on that branch")
+		}
+	}
+	return out
+}
+
+func (t *Tree) sortedKeys() []string {
+	keys := make([]string, 0, len(t.nodes))
+	for k := range t.nodes {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// expectedChildren derives every children list (and the roots, under "") from
+// the parent links, ordered by (created, id).
+func (t *Tree) expectedChildren(keys []string) map[string][]string {
+	want := make(map[string][]string)
+	for _, k := range keys {
+		p := t.nodes[k].parent
+		if p == "" || t.nodes[p] != nil {
+			want[p] = append(want[p], k)
+		}
+	}
+	for p, list := range want {
+		slices.SortFunc(list, t.byAge)
+		want[p] = list
+	}
+	return want
+}
+
+// cycleEntries returns, for each parent-link cycle, its smallest node key. It
+// colours nodes as it walks up from each one, so every node is visited once.
+func (t *Tree) cycleEntries(keys []string) []string {
+	const (
+		unvisited = iota
+		onWalk
+		done
+	)
+	state := make(map[string]uint8, len(t.nodes))
+	var cycles []string
+	var walk []string
+	for _, k := range keys {
+		walk = walk[:0]
+		id := k
+		for id != "" && t.nodes[id] != nil && state[id] == unvisited {
+			state[id] = onWalk
+			walk = append(walk, id)
+			id = t.nodes[id].parent
+		}
+		if id != "" && state[id] == onWalk {
+			// The walk closed on itself: the cycle is the part from id onwards.
+			i := slices.Index(walk, id)
+			cycles = append(cycles, slices.Min(walk[i:]))
+		}
+		for _, w := range walk {
+			state[w] = done
+		}
+	}
+	slices.Sort(cycles)
+	return cycles
+}

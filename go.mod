@@ -1,0 +1,3 @@
+module github.com/sessiontree/sessiontree
+
+go 1.26
