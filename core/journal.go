@@ -9,6 +9,28 @@ type journal struct {
 	undo []func()
 }
 
+// changes remembers what changed since the last TakeChanges, for callers that
+// persist a tree incrementally (one row per node and branch).
+type changes struct {
+	nodes    map[string]struct{}
+	branches map[string]struct{}
+	meta     bool // root or active branch
+}
+
+func (c *changes) node(id string) {
+	if c.nodes == nil {
+		c.nodes = make(map[string]struct{})
+	}
+	c.nodes[id] = struct{}{}
+}
+
+func (c *changes) branch(name string) {
+	if c.branches == nil {
+		c.branches = make(map[string]struct{})
+	}
+	c.branches[name] = struct{}{}
+}
+
 func (t *Tree) record(undo func()) {
 	if t.journal != nil {
 		t.journal.undo = append(t.journal.undo, undo)
@@ -26,6 +48,9 @@ func (j *journal) rollback() {
 // addNode stores n under n.id and links it under its parent (or the roots).
 func (t *Tree) addNode(n *node) {
 	t.nodes[n.id] = n
+	t.changed.node(n.id)
+	t.changed.node(n.parent)
+	t.changed.meta = true
 	list := t.siblingList(n.parent)
 	if list != nil {
 		t.insertOrdered(list, n.id, n.created)
@@ -49,6 +74,9 @@ func (t *Tree) addNode(n *node) {
 func (t *Tree) removeNode(id string) {
 	n := t.nodes[id]
 	delete(t.nodes, id)
+	t.changed.node(id)
+	t.changed.node(n.parent)
+	t.changed.meta = true
 	if list := t.siblingList(n.parent); list != nil {
 		if i := slices.Index(*list, id); i >= 0 {
 			*list = slices.Delete(*list, i, i+1)
@@ -65,12 +93,14 @@ func (t *Tree) removeNode(id string) {
 func (t *Tree) setLeaf(b *branch, leaf string) {
 	old := b.leaf
 	b.leaf = leaf
+	t.changed.branch(b.name)
 	t.record(func() { b.leaf = old })
 }
 
 func (t *Tree) addBranch(b *branch) {
 	t.branches[b.name] = b
 	t.names.add(b.name)
+	t.changed.branch(b.name)
 	t.record(func() {
 		delete(t.branches, b.name)
 		t.names.remove(b.name)
@@ -80,6 +110,7 @@ func (t *Tree) addBranch(b *branch) {
 func (t *Tree) removeBranch(b *branch) {
 	delete(t.branches, b.name)
 	t.names.remove(b.name)
+	t.changed.branch(b.name)
 	t.record(func() {
 		t.branches[b.name] = b
 		t.names.add(b.name)
@@ -89,6 +120,7 @@ func (t *Tree) removeBranch(b *branch) {
 func (t *Tree) setActive(name string) {
 	old := t.active
 	t.active = name
+	t.changed.meta = true
 	t.record(func() { t.active = old })
 }
 
@@ -97,17 +129,20 @@ func (t *Tree) touch(b *branch) {
 	oldUsed, oldClock := b.used, t.clock
 	t.clock++
 	b.used = t.clock
+	t.changed.branch(b.name)
 	t.record(func() { b.used, t.clock = oldUsed, oldClock })
 }
 
 func (t *Tree) setLabel(n *node, label string) {
 	old := n.label
 	n.label = label
+	t.changed.node(n.id)
 	t.record(func() { n.label = old })
 }
 
 func (t *Tree) setSummary(b *branch, s *Summary) {
 	old := b.summary
 	b.summary = s
+	t.changed.branch(b.name)
 	t.record(func() { b.summary = old })
 }

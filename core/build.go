@@ -1,0 +1,89 @@
+package core
+
+import "slices"
+
+// InsertNode adds a node with a given id under parent ("" for a new root), as an
+// importer or a merge needs: ids and times are kept as they were. The id must be
+// new (CodeConflict) and the parent must exist (CodeNotFound). No branch moves.
+func (t *Tree) InsertNode(id, parent string, msg Message, label string, atMs int64) error {
+	if err := checkName("id", id); err != nil {
+		return err
+	}
+	if t.nodes[id] != nil {
+		return newError(CodeConflict, "a node with id "+quote(id)+" already exists")
+	}
+	if parent != "" && t.nodes[parent] == nil {
+		return newError(CodeNotFound, "parent "+quote(parent)+" of node "+quote(id)+" is not a node")
+	}
+	if _, err := ParseMessage(msg); err != nil {
+		return err
+	}
+	if label != "" && !validUTF8(label) {
+		return newError(CodeInvalidInput, "label for "+quote(id)+" is not valid UTF-8")
+	}
+	t.addNode(&node{id: id, parent: parent, msg: msg, label: label, created: atMs})
+	return nil
+}
+
+// SetBranch points the branch called name at leaf ("" for leafless), creating it
+// (stamped atMs) if needed. Unlike Rewind it keeps nothing: it is for importers
+// and merges that rebuild branches as they were.
+func (t *Tree) SetBranch(name, leaf string, atMs int64) error {
+	if err := checkName("branch name", name); err != nil {
+		return err
+	}
+	if leaf != "" && t.nodes[leaf] == nil {
+		return errNodeNotFound(leaf)
+	}
+	if b := t.branches[name]; b != nil {
+		t.setLeaf(b, leaf)
+		return nil
+	}
+	t.addBranch(&branch{name: name, leaf: leaf, created: atMs})
+	return nil
+}
+
+// Changes lists what changed since the last TakeChanges: for storage that keeps
+// one row per node and per branch and writes only what an operation touched.
+type Changes struct {
+	Nodes    []string // added, relabelled, removed, or whose children changed
+	Branches []string // created, moved, summarized, used or deleted
+	Meta     bool     // the root or the active branch may have changed
+}
+
+// TakeChanges returns the changes since the previous call and forgets them. Ids
+// and names are sorted; a listed node or branch that no longer exists was removed.
+func (t *Tree) TakeChanges() Changes {
+	c := Changes{Meta: t.changed.meta}
+	for id := range t.changed.nodes {
+		if id != "" {
+			c.Nodes = append(c.Nodes, id)
+		}
+	}
+	for name := range t.changed.branches {
+		c.Branches = append(c.Branches, name)
+	}
+	slices.Sort(c.Nodes)
+	slices.Sort(c.Branches)
+	t.changed = changes{}
+	return c
+}
+
+// NodeJSON returns node id as it is written in .tree.json (the value under its
+// key in "nodes"), or false.
+func (t *Tree) NodeJSON(id string) ([]byte, bool) {
+	n := t.nodes[id]
+	if n == nil {
+		return nil, false
+	}
+	return n.appendJSON(nil), true
+}
+
+// BranchJSON returns branch name as it is written in .tree.json, or false.
+func (t *Tree) BranchJSON(name string) ([]byte, bool) {
+	b := t.branches[name]
+	if b == nil {
+		return nil, false
+	}
+	return b.appendJSON(nil), true
+}
