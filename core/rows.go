@@ -1,0 +1,79 @@
+package core
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
+
+// Fragment is one member of the "branches" or "nodes" object of a .tree.json:
+// its key and its canonical JSON value, as BranchJSON and NodeJSON return it.
+// Storage that keeps one row per node and per branch stores fragments.
+type Fragment struct {
+	Key  string
+	JSON []byte
+}
+
+// Rows splits the tree into the fragments of its branches and of its nodes,
+// each list ordered by key: the rows of a freshly stored tree.
+func (t *Tree) Rows() (branches, nodes []Fragment) {
+	branches = make([]Fragment, 0, len(t.branches))
+	for _, name := range t.branchNames() {
+		branches = append(branches, Fragment{Key: name, JSON: t.branches[name].appendJSON(nil)})
+	}
+	nodes = make([]Fragment, 0, len(t.nodes))
+	for _, id := range t.sortedKeys() {
+		nodes = append(nodes, Fragment{Key: id, JSON: t.nodes[id].appendJSON(nil)})
+	}
+	return branches, nodes
+}
+
+// JoinRows writes the .tree.json of a tree kept as rows: its root ("" for none),
+// its active branch and the fragments of its branches and nodes, in any order.
+// For the rows of a tree, the result is that tree's Marshal, byte for byte;
+// Unmarshal reads it back, and reports fragments that are not valid JSON as
+// CodeCorrupt.
+func JoinRows(root, active string, branches, nodes []Fragment) []byte {
+	byKey := func(a, b Fragment) int { return strings.Compare(a.Key, b.Key) }
+	if !slices.IsSortedFunc(branches, byKey) {
+		branches = slices.SortedFunc(slices.Values(branches), byKey)
+	}
+	if !slices.IsSortedFunc(nodes, byKey) {
+		nodes = slices.SortedFunc(slices.Values(nodes), byKey)
+	}
+	size := 128
+	for _, f := range branches {
+		size += len(f.Key) + len(f.JSON) + 8
+	}
+	for _, f := range nodes {
+		size += len(f.Key) + len(f.JSON) + 8
+	}
+	buf := make([]byte, 0, size)
+	buf = append(buf, `{"format":"sessiontree","version":`...)
+	buf = rawjson.AppendInt(buf, FormatVersion)
+	if root != "" {
+		buf = append(buf, `,"root":`...)
+		buf = rawjson.AppendString(buf, root)
+	}
+	buf = append(buf, `,"active_branch":`...)
+	buf = rawjson.AppendString(buf, active)
+	buf = append(buf, `,"branches":`...)
+	buf = appendFragments(buf, branches)
+	buf = append(buf, `,"nodes":`...)
+	buf = appendFragments(buf, nodes)
+	return append(buf, '}')
+}
+
+func appendFragments(buf []byte, list []Fragment) []byte {
+	buf = append(buf, '{')
+	for i, f := range list {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = rawjson.AppendString(buf, f.Key)
+		buf = append(buf, ':')
+		buf = append(buf, f.JSON...)
+	}
+	return append(buf, '}')
+}
