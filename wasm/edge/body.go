@@ -1,0 +1,145 @@
+package edge
+
+import (
+	"bytes"
+	"net/http"
+	"strconv"
+
+	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
+
+func errInput(msg string) *apiError {
+	return errf(http.StatusBadRequest, string(core.CodeInvalidInput), msg)
+}
+
+// checkJSON reports a body that is not one valid JSON object.
+func checkJSON(body []byte, shape string) *apiError {
+	if _, err := rawjson.Compact(nil, body); err != nil {
+		return errBadJSON("the body", err)
+	}
+	if body[0] != '{' {
+		return errInput("the body must be a JSON object: " + shape)
+	}
+	return nil
+}
+
+func (h *Handler) messageTooLarge(where string, n int) *apiError {
+	return errTooLarge(where + " is " + itoa(n) + " bytes; one message may have at most " +
+		itoa(h.limits.Message))
+}
+
+// treeFromBody reads the body of POST /v1/trees: empty (or {}) for a new tree,
+// {"messages":[…]} for a linear one, or a .tree.json file.
+func (h *Handler) treeFromBody(body []byte, now int64) (*core.Tree, *apiError) {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return core.New(), nil
+	}
+	const shape = `{"messages":[…]}, a .tree.json file, or nothing`
+	if ae := checkJSON(body, shape); ae != nil {
+		return nil, ae
+	}
+	if _, ok := rawjson.Lookup(body, "format"); ok {
+		return h.treeFromFile(body)
+	}
+	raw, ok := rawjson.Lookup(body, "messages")
+	if !ok {
+		if _, err := rawjson.Compact(nil, body); err == nil && len(bytes.TrimSpace(body[1:len(body)-1])) == 0 {
+			return core.New(), nil
+		}
+		return nil, errInput("the body must be " + shape)
+	}
+	var msgs []core.Message
+	d := rawjson.NewDecoder(raw)
+	if d.Peek() != '[' {
+		return nil, errInput(`"messages" must be an array of message objects`)
+	}
+	err := d.Array(func() error {
+		v, err := d.Raw()
+		if err != nil {
+			return err
+		}
+		i := len(msgs)
+		if len(v) > h.limits.Message {
+			return h.messageTooLarge("message "+itoa(i), len(v))
+		}
+		if len(msgs) >= h.limits.Nodes {
+			return errTooLarge("a tree may be created with at most " + itoa(h.limits.Nodes) + " messages")
+		}
+		m, err := core.ParseMessage(v)
+		if err != nil {
+			return errInput("message " + itoa(i) + ": " + err.(*core.Error).Message)
+		}
+		msgs = append(msgs, m)
+		return nil
+	})
+	if err != nil {
+		return nil, fromCore(err)
+	}
+	t, err := core.FromLinear(msgs, now)
+	if err != nil {
+		return nil, fromCore(err)
+	}
+	return t, nil
+}
+
+// treeFromFile reads an uploaded .tree.json. A file with structural problems
+// is refused with the first of them: the worker stores only sound trees.
+func (h *Handler) treeFromFile(body []byte) (*core.Tree, *apiError) {
+	t, err := core.Unmarshal(body)
+	if err != nil {
+		return nil, fromCore(err)
+	}
+	if t.Len() > h.limits.Nodes {
+		return nil, errTooLarge("the tree has " + itoa(t.Len()) + " nodes; the limit is " + itoa(h.limits.Nodes))
+	}
+	if probs := t.Validate(); len(probs) > 0 {
+		msg := probs[0].Message
+		if len(probs) > 1 {
+			msg += " (and " + itoa(len(probs)-1) + " more problems; repair the file first)"
+		}
+		return nil, errf(http.StatusBadRequest, string(core.CodeCorrupt), msg)
+	}
+	_, nodes := t.Rows()
+	for _, f := range nodes {
+		if n, _ := t.Node(f.Key); len(n.Message) > h.limits.Message {
+			return nil, h.messageTooLarge("the message of node "+quote(f.Key), len(n.Message))
+		}
+	}
+	return t, nil
+}
+
+// opsFromBody reads {"ops":[…]} within the op and message limits.
+func (h *Handler) opsFromBody(body []byte) ([]core.Op, *apiError) {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return nil, errInput(`the body must be {"ops":[…]}`)
+	}
+	if ae := checkJSON(body, `{"ops":[…]}`); ae != nil {
+		return nil, ae
+	}
+	raw, ok := rawjson.Lookup(body, "ops")
+	if !ok || raw[0] != '[' {
+		return nil, errInput(`the body must be {"ops":[…]} with an array of operations`)
+	}
+	n := 0
+	d := rawjson.NewDecoder(raw)
+	d.Array(func() error { n++; return d.Skip() })
+	if n > h.limits.Ops {
+		return nil, errTooLarge(strconv.Itoa(n) + " ops in one request; the limit is " + itoa(h.limits.Ops))
+	}
+	if n == 0 {
+		return nil, errInput(`"ops" is empty: send at least one operation`)
+	}
+	ops, err := core.ParseOps(raw)
+	if err != nil {
+		return nil, fromCore(err)
+	}
+	for i, op := range ops {
+		if len(op.Message) > h.limits.Message {
+			return nil, h.messageTooLarge("the message of op "+itoa(i), len(op.Message))
+		}
+	}
+	return ops, nil
+}

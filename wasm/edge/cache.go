@@ -1,0 +1,76 @@
+package edge
+
+import (
+	"sync"
+
+	"github.com/sessiontree/sessiontree/core"
+)
+
+// treeCache keeps loaded trees between requests, keyed by tree id. An entry is
+// only a copy: every request checks it against the stored version before it
+// trusts it, so several isolates (each with its own cache) stay correct.
+type treeCache struct {
+	mu      sync.Mutex
+	max     int
+	clock   int64
+	entries map[string]*entry
+}
+
+// entry is one cached tree. Its mutex is held for the whole of a request that
+// uses the tree, so requests to one tree within an isolate run one at a time.
+type entry struct {
+	mu   sync.Mutex
+	id   string
+	tree *core.Tree // nil until loaded, and after a failed write
+	meta Meta
+	used int64
+}
+
+func newTreeCache(max int) *treeCache {
+	return &treeCache{max: max, entries: map[string]*entry{}}
+}
+
+// acquire returns the locked entry of tree id, making one if needed.
+func (c *treeCache) acquire(id string) *entry {
+	c.mu.Lock()
+	e := c.entries[id]
+	if e == nil {
+		e = &entry{id: id}
+		c.entries[id] = e
+		c.evict()
+	}
+	c.clock++
+	e.used = c.clock
+	c.mu.Unlock()
+	e.mu.Lock()
+	return e
+}
+
+// release unlocks e.
+func (c *treeCache) release(e *entry) { e.mu.Unlock() }
+
+// drop forgets tree id.
+func (c *treeCache) drop(id string) {
+	c.mu.Lock()
+	delete(c.entries, id)
+	c.mu.Unlock()
+}
+
+// evict removes the least recently used idle entries while there are too many.
+func (c *treeCache) evict() {
+	for len(c.entries) > c.max {
+		var oldest *entry
+		for _, e := range c.entries {
+			if e.mu.TryLock() {
+				e.mu.Unlock()
+				if oldest == nil || e.used < oldest.used {
+					oldest = e
+				}
+			}
+		}
+		if oldest == nil {
+			return
+		}
+		delete(c.entries, oldest.id)
+	}
+}

@@ -1,0 +1,224 @@
+package edge
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Limits bound what one request may carry; anything over is 413 too_large.
+type Limits struct {
+	Body    int64 // bytes of a request body
+	Message int   // bytes of one message
+	Ops     int   // operations in one /ops request
+	Nodes   int   // nodes of a tree created in one request
+}
+
+// DefaultLimits are the limits of SPEC §6: 8 MiB bodies, 1 MiB messages,
+// 1,000 ops per request (and 100,000 nodes per created tree).
+var DefaultLimits = Limits{Body: 8 << 20, Message: 1 << 20, Ops: 1000, Nodes: 100_000}
+
+// Config is what a Handler needs.
+type Config struct {
+	Store      Store
+	SigningKey []byte       // HMAC key of the bearer tokens; empty refuses every request
+	Limits     Limits       // zero means DefaultLimits
+	Now        func() int64 // milliseconds since the epoch; nil means the clock
+	CacheTrees int          // trees kept loaded; 0 means 64
+}
+
+// Handler serves the HTTP API of SPEC §6. It is safe for concurrent use.
+type Handler struct {
+	store  Store
+	key    []byte
+	limits Limits
+	now    func() int64
+	cache  *treeCache
+}
+
+// New returns a Handler for cfg.
+func New(cfg Config) *Handler {
+	h := &Handler{store: cfg.Store, key: cfg.SigningKey, limits: cfg.Limits, now: cfg.Now}
+	if h.limits == (Limits{}) {
+		h.limits = DefaultLimits
+	}
+	if h.now == nil {
+		h.now = func() int64 { return time.Now().UnixMilli() }
+	}
+	n := cfg.CacheTrees
+	if n <= 0 {
+		n = 64
+	}
+	h.cache = newTreeCache(n)
+	return h
+}
+
+// request is one call, authenticated.
+type request struct {
+	ctx    context.Context
+	tenant string
+	w      http.ResponseWriter
+	r      *http.Request
+}
+
+// ServeHTTP routes r. Every failure is a JSON error; a panic below becomes a
+// 500, never a dropped connection.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if p := recover(); p != nil {
+			writeError(w, errf(http.StatusInternalServerError, CodeInternal, "internal error"))
+		}
+	}()
+	if e := h.serve(w, r); e != nil {
+		writeError(w, e)
+	}
+}
+
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request) *apiError {
+	path := r.URL.Path
+	if path == "/" || path == "/healthz" {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			return methodNotAllowed(w, "GET")
+		}
+		writeJSON(w, http.StatusOK, []byte(`{"service":"sessiontree","api":"/v1/trees"}`+"\n"))
+		return nil
+	}
+	rest, ok := strings.CutPrefix(path, "/v1/trees")
+	if !ok || (rest != "" && rest[0] != '/') {
+		return errf(http.StatusNotFound, "not_found", "no route "+quote(path)+"; the API is under /v1/trees")
+	}
+	parts := strings.Split(strings.Trim(rest, "/"), "/")
+	if rest == "" || rest == "/" {
+		parts = nil
+	}
+	var allow string
+	var run func(*request) *apiError
+	switch {
+	case len(parts) == 0:
+		allow = "GET, POST"
+		switch r.Method {
+		case http.MethodGet:
+			run = h.list
+		case http.MethodPost:
+			run = h.create
+		}
+	case len(parts) == 1:
+		allow = "GET, DELETE"
+		switch r.Method {
+		case http.MethodGet:
+			run = func(q *request) *apiError { return h.get(q, parts[0]) }
+		case http.MethodDelete:
+			run = func(q *request) *apiError { return h.delete(q, parts[0]) }
+		}
+	case len(parts) == 2:
+		id := parts[0]
+		switch parts[1] {
+		case "ops":
+			allow = "POST"
+			if r.Method == http.MethodPost {
+				run = func(q *request) *apiError { return h.ops(q, id) }
+			}
+		case "merge":
+			allow = "POST"
+			if r.Method == http.MethodPost {
+				run = func(q *request) *apiError { return h.merge(q, id) }
+			}
+		case "projection":
+			allow = "GET"
+			if r.Method == http.MethodGet {
+				run = func(q *request) *apiError { return h.projection(q, id) }
+			}
+		case "export":
+			allow = "GET"
+			if r.Method == http.MethodGet {
+				run = func(q *request) *apiError { return h.export(q, id) }
+			}
+		}
+	}
+	if allow == "" {
+		return errf(http.StatusNotFound, "not_found", "no route "+quote(path))
+	}
+	if run == nil {
+		return methodNotAllowed(w, allow)
+	}
+	tenant, e := h.authenticate(r)
+	if e != nil {
+		return e
+	}
+	if len(parts) > 0 && !validTreeID(parts[0]) {
+		return errTreeNotFound(parts[0])
+	}
+	return run(&request{ctx: r.Context(), tenant: tenant, w: w, r: r})
+}
+
+func methodNotAllowed(w http.ResponseWriter, allow string) *apiError {
+	w.Header().Set("Allow", allow)
+	return errf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "this route allows "+allow)
+}
+
+func (h *Handler) authenticate(r *http.Request) (string, *apiError) {
+	if len(h.key) == 0 {
+		return "", errf(http.StatusInternalServerError, CodeInternal,
+			"the worker has no signing key: set the secret SESSIONTREE_SIGNING_KEY")
+	}
+	tok, err := bearer(r.Header.Get("Authorization"))
+	if err == nil {
+		var tenant string
+		tenant, err = VerifyToken(h.key, tok, h.now()/1000)
+		if err == nil {
+			return tenant, nil
+		}
+	}
+	r.Body.Close()
+	return "", errf(http.StatusUnauthorized, CodeUnauthorized, err.Error())
+}
+
+// readBody reads the request body within the body limit.
+func (h *Handler) readBody(q *request) ([]byte, *apiError) {
+	max := h.limits.Body
+	if q.r.ContentLength > max {
+		return nil, errTooLarge("the body is " + strconv.FormatInt(q.r.ContentLength, 10) +
+			" bytes; the limit is " + strconv.FormatInt(max, 10))
+	}
+	b, err := io.ReadAll(io.LimitReader(q.r.Body, max+1))
+	if err != nil {
+		return nil, errf(http.StatusBadRequest, "invalid_input", "reading the body: "+err.Error())
+	}
+	if int64(len(b)) > max {
+		return nil, errTooLarge("the body is over the limit of " + strconv.FormatInt(max, 10) + " bytes")
+	}
+	return b, nil
+}
+
+// newTreeID returns 16 random bytes in hex.
+func newTreeID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// newETag returns a fresh quoted ETag for version v.
+func newETag(v int64) string {
+	var b [6]byte
+	rand.Read(b[:])
+	return `"` + strconv.FormatInt(v, 10) + "-" + hex.EncodeToString(b[:]) + `"`
+}
+
+func validTreeID(id string) bool {
+	if len(id) != 32 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

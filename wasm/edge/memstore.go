@@ -1,0 +1,139 @@
+package edge
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/sessiontree/sessiontree/core"
+)
+
+// MemStore is a Store in memory, for tests and local runs. It counts the rows
+// it writes, so tests can check that an append writes only what it touches.
+type MemStore struct {
+	mu        sync.Mutex
+	trees     map[string]*memTree
+	RowWrites int // node and branch rows put or deleted, in total
+}
+
+type memTree struct {
+	meta     Meta
+	nodes    map[string][]byte
+	branches map[string][]byte
+}
+
+// NewMemStore returns an empty MemStore.
+func NewMemStore() *MemStore { return &MemStore{trees: map[string]*memTree{}} }
+
+func (s *MemStore) get(tenant, id string) (*memTree, error) {
+	t := s.trees[id]
+	if t == nil || t.meta.Tenant != tenant {
+		return nil, ErrNoTree
+	}
+	return t, nil
+}
+
+// Meta implements Store.
+func (s *MemStore) Meta(_ context.Context, tenant, id string) (Meta, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, err := s.get(tenant, id)
+	if err != nil {
+		return Meta{}, err
+	}
+	return t.meta, nil
+}
+
+// Load implements Store.
+func (s *MemStore) Load(_ context.Context, tenant, id string) (Meta, []core.Fragment, []core.Fragment, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, err := s.get(tenant, id)
+	if err != nil {
+		return Meta{}, nil, nil, err
+	}
+	return t.meta, fragments(t.nodes), fragments(t.branches), nil
+}
+
+func fragments(m map[string][]byte) []core.Fragment {
+	out := make([]core.Fragment, 0, len(m))
+	for k, v := range m {
+		out = append(out, core.Fragment{Key: k, JSON: v})
+	}
+	slices.SortFunc(out, func(a, b core.Fragment) int { return strings.Compare(a.Key, b.Key) })
+	return out
+}
+
+// Create implements Store.
+func (s *MemStore) Create(_ context.Context, w Write) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.trees[w.Meta.ID] != nil {
+		return ErrStale
+	}
+	t := &memTree{nodes: map[string][]byte{}, branches: map[string][]byte{}}
+	s.trees[w.Meta.ID] = t
+	s.apply(t, w)
+	return nil
+}
+
+// Commit implements Store.
+func (s *MemStore) Commit(_ context.Context, prev int64, w Write) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.trees[w.Meta.ID]
+	if t == nil || t.meta.Tenant != w.Meta.Tenant || t.meta.Version != prev {
+		return ErrStale
+	}
+	s.apply(t, w)
+	return nil
+}
+
+func (s *MemStore) apply(t *memTree, w Write) {
+	t.meta = w.Meta
+	for _, f := range w.PutNodes {
+		t.nodes[f.Key] = slices.Clone(f.JSON)
+	}
+	for _, id := range w.DelNodes {
+		delete(t.nodes, id)
+	}
+	for _, f := range w.PutBranches {
+		t.branches[f.Key] = slices.Clone(f.JSON)
+	}
+	for _, name := range w.DelBranches {
+		delete(t.branches, name)
+	}
+	s.RowWrites += len(w.PutNodes) + len(w.DelNodes) + len(w.PutBranches) + len(w.DelBranches)
+}
+
+// List implements Store.
+func (s *MemStore) List(_ context.Context, tenant string) ([]Meta, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Meta
+	for _, t := range s.trees {
+		if t.meta.Tenant == tenant {
+			out = append(out, t.meta)
+		}
+	}
+	slices.SortFunc(out, func(a, b Meta) int {
+		if a.CreatedMs != b.CreatedMs {
+			return cmp.Compare(a.CreatedMs, b.CreatedMs)
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out, nil
+}
+
+// Delete implements Store.
+func (s *MemStore) Delete(_ context.Context, tenant, id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := s.get(tenant, id); err != nil {
+		return err
+	}
+	delete(s.trees, id)
+	return nil
+}

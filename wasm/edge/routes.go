@@ -1,0 +1,337 @@
+package edge
+
+import (
+	"errors"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
+
+// maxAttempts bounds the retries of a write that keeps losing races.
+const maxAttempts = 24
+
+func storeError(id string, err error) *apiError {
+	if errors.Is(err, ErrNoTree) {
+		return errTreeNotFound(id)
+	}
+	return errf(http.StatusInternalServerError, CodeInternal, "storage: "+err.Error())
+}
+
+// ensure makes e hold the stored state of tree id for q's tenant. With
+// validate, a cached copy is checked against the stored version first.
+// It reports whether e was read from storage (or checked) just now.
+func (h *Handler) ensure(q *request, e *entry, validate bool) (bool, *apiError) {
+	if e.tree != nil && e.meta.Tenant != q.tenant {
+		return false, errTreeNotFound(e.id)
+	}
+	if e.tree != nil && !validate {
+		return false, nil
+	}
+	if e.tree != nil {
+		m, err := h.store.Meta(q.ctx, q.tenant, e.id)
+		if err != nil {
+			return false, storeError(e.id, err)
+		}
+		if m.ETag == e.meta.ETag {
+			return true, nil
+		}
+	}
+	e.tree = nil
+	m, nodes, branches, err := h.store.Load(q.ctx, q.tenant, e.id)
+	if err != nil {
+		return false, storeError(e.id, err)
+	}
+	t, err := core.Unmarshal(core.JoinRows(m.Root, m.Active, branches, nodes))
+	if err != nil {
+		return false, errf(http.StatusInternalServerError, string(core.CodeCorrupt),
+			"the stored tree "+quote(e.id)+" cannot be read: "+err.Error())
+	}
+	t.TakeChanges()
+	e.tree, e.meta = t, m
+	return true, nil
+}
+
+// read runs fn on the current state of tree id.
+func (h *Handler) read(q *request, id string, fn func(*core.Tree, Meta) *apiError) *apiError {
+	e := h.cache.acquire(id)
+	defer h.cache.release(e)
+	if _, ae := h.ensure(q, e, true); ae != nil {
+		return ae
+	}
+	return fn(e.tree, e.meta)
+}
+
+func (h *Handler) list(q *request) *apiError {
+	metas, err := h.store.List(q.ctx, q.tenant)
+	if err != nil {
+		return storeError("", err)
+	}
+	buf := []byte(`{"trees":[`)
+	for i, m := range metas {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, `{"id":`...)
+		buf = rawjson.AppendString(buf, m.ID)
+		buf = append(buf, `,"etag":`...)
+		buf = rawjson.AppendString(buf, m.ETag)
+		buf = append(buf, `,"version":`...)
+		buf = rawjson.AppendInt(buf, m.Version)
+		buf = append(buf, `,"created_at_ms":`...)
+		buf = rawjson.AppendInt(buf, m.CreatedMs)
+		buf = append(buf, `,"updated_at_ms":`...)
+		buf = rawjson.AppendInt(buf, m.UpdatedMs)
+		buf = append(buf, '}')
+	}
+	buf = append(buf, "]}\n"...)
+	writeJSON(q.w, http.StatusOK, buf)
+	return nil
+}
+
+func (h *Handler) create(q *request) *apiError {
+	body, ae := h.readBody(q)
+	if ae != nil {
+		return ae
+	}
+	now := h.now()
+	t, ae := h.treeFromBody(body, now)
+	if ae != nil {
+		return ae
+	}
+	branches, nodes := t.Rows()
+	t.TakeChanges()
+	m := Meta{ID: newTreeID(), Tenant: q.tenant, Version: 1, ETag: newETag(1),
+		Root: t.Root(), Active: t.ActiveBranch(), CreatedMs: now, UpdatedMs: now}
+	if err := h.store.Create(q.ctx, Write{Meta: m, PutNodes: nodes, PutBranches: branches}); err != nil {
+		return storeError(m.ID, err)
+	}
+	e := h.cache.acquire(m.ID)
+	e.tree, e.meta = t, m
+	h.cache.release(e)
+	q.w.Header().Set("ETag", m.ETag)
+	q.w.Header().Set("Location", "/v1/trees/"+m.ID)
+	buf := append([]byte(`{"id":`), rawjson.AppendString(nil, m.ID)...)
+	buf = append(buf, `,"etag":`...)
+	buf = rawjson.AppendString(buf, m.ETag)
+	buf = append(buf, `,"nodes":`...)
+	buf = rawjson.AppendInt(buf, int64(t.Len()))
+	buf = append(buf, "}\n"...)
+	writeJSON(q.w, http.StatusCreated, buf)
+	return nil
+}
+
+func (h *Handler) get(q *request, id string) *apiError {
+	return h.read(q, id, func(t *core.Tree, m Meta) *apiError {
+		q.w.Header().Set("ETag", m.ETag)
+		if inm := q.r.Header.Get("If-None-Match"); inm != "" && etagListHas(inm, m.ETag) {
+			q.w.WriteHeader(http.StatusNotModified)
+			return nil
+		}
+		writeJSON(q.w, http.StatusOK, append(t.Marshal(), '\n'))
+		return nil
+	})
+}
+
+func (h *Handler) delete(q *request, id string) *apiError {
+	e := h.cache.acquire(id)
+	defer h.cache.release(e)
+	if err := h.store.Delete(q.ctx, q.tenant, id); err != nil {
+		return storeError(id, err)
+	}
+	e.tree = nil
+	h.cache.drop(id)
+	q.w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (h *Handler) projection(q *request, id string) *apiError {
+	return h.read(q, id, func(t *core.Tree, m Meta) *apiError {
+		branch := q.r.URL.Query().Get("branch")
+		if branch == "" {
+			branch = t.ActiveBranch()
+		}
+		msgs, err := t.LinearProjectionOf(branch)
+		if err != nil {
+			return fromCore(err)
+		}
+		buf := []byte(`{"branch":`)
+		buf = rawjson.AppendString(buf, branch)
+		buf = append(buf, `,"messages":[`...)
+		for i, msg := range msgs {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = append(buf, msg...)
+		}
+		buf = append(buf, "]}\n"...)
+		q.w.Header().Set("ETag", m.ETag)
+		writeJSON(q.w, http.StatusOK, buf)
+		return nil
+	})
+}
+
+// ops applies a batch of operations atomically. The cached tree is used
+// without a read first; the write is conditional on the stored version, and a
+// write that lost a race (or an op that failed on a copy not checked this
+// request) is retried on a fresh copy.
+func (h *Handler) ops(q *request, id string) *apiError {
+	body, ae := h.readBody(q)
+	if ae != nil {
+		return ae
+	}
+	ops, ae := h.opsFromBody(body)
+	if ae != nil {
+		return ae
+	}
+	ifMatch := q.r.Header.Get("If-Match")
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		if attempt > 1 {
+			time.Sleep(time.Duration(rand.IntN(2+attempt*attempt)) * time.Millisecond)
+		}
+		results, m, ae, retry := h.tryOps(q, id, ops, ifMatch)
+		if retry {
+			continue
+		}
+		if ae != nil {
+			return ae
+		}
+		buf := []byte(`{"results":[`)
+		for i, r := range results {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			if r == "" {
+				buf = append(buf, "null"...)
+			} else {
+				buf = rawjson.AppendString(buf, r)
+			}
+		}
+		buf = append(buf, `],"etag":`...)
+		buf = rawjson.AppendString(buf, m.ETag)
+		buf = append(buf, "}\n"...)
+		q.w.Header().Set("ETag", m.ETag)
+		writeJSON(q.w, http.StatusOK, buf)
+		return nil
+	}
+	return errf(http.StatusServiceUnavailable, string(core.CodeConflict),
+		"the tree "+quote(id)+" kept changing under this write; nothing was applied, try again")
+}
+
+func (h *Handler) tryOps(q *request, id string, ops []core.Op, ifMatch string) ([]string, Meta, *apiError, bool) {
+	e := h.cache.acquire(id)
+	defer h.cache.release(e)
+	fresh, ae := h.ensure(q, e, ifMatch != "" && e.tree != nil)
+	if ae != nil {
+		return nil, Meta{}, ae, false
+	}
+	if ifMatch != "" && !etagListHas(ifMatch, e.meta.ETag) {
+		return nil, Meta{}, errf(http.StatusPreconditionFailed, CodePreconditionFail,
+			"If-Match "+ifMatch+" does not match the tree's ETag "+e.meta.ETag), false
+	}
+	e.tree.TakeChanges()
+	results, err := e.tree.Apply(ops, h.now())
+	if err != nil {
+		if !fresh {
+			e.tree = nil // the copy may be stale: check before blaming the ops
+			return nil, Meta{}, nil, true
+		}
+		return nil, Meta{}, fromCore(err), false
+	}
+	w := h.writeOf(e.tree, e.meta)
+	if err := h.store.Commit(q.ctx, e.meta.Version, w); err != nil {
+		e.tree = nil
+		if errors.Is(err, ErrStale) {
+			return nil, Meta{}, nil, true
+		}
+		return nil, Meta{}, storeError(id, err), false
+	}
+	e.meta = w.Meta
+	return results, w.Meta, nil, false
+}
+
+// writeOf is the Write of what changed in t since the last TakeChanges.
+func (h *Handler) writeOf(t *core.Tree, prev Meta) Write {
+	ch := t.TakeChanges()
+	m := prev
+	m.Version++
+	m.ETag = newETag(m.Version)
+	m.Root, m.Active = t.Root(), t.ActiveBranch()
+	m.UpdatedMs = h.now()
+	w := Write{Meta: m}
+	for _, id := range ch.Nodes {
+		if id == "" {
+			continue // the parent of a root
+		}
+		if b, ok := t.NodeJSON(id); ok {
+			w.PutNodes = append(w.PutNodes, core.Fragment{Key: id, JSON: b})
+		} else {
+			w.DelNodes = append(w.DelNodes, id)
+		}
+	}
+	for _, name := range ch.Branches {
+		if b, ok := t.BranchJSON(name); ok {
+			w.PutBranches = append(w.PutBranches, core.Fragment{Key: name, JSON: b})
+		} else {
+			w.DelBranches = append(w.DelBranches, name)
+		}
+	}
+	return w
+}
+
+// exportFormats are the names of SPEC §7 that this worker does not export yet.
+var exportFormats = []string{"chatgpt", "openwebui", "librechat", "claudecode", "pi", "codex", "openai", "markdown"}
+
+func (h *Handler) export(q *request, id string) *apiError {
+	format := q.r.URL.Query().Get("format")
+	switch {
+	case format == "" || format == "sessiontree":
+	case contains(exportFormats, format):
+		return errf(http.StatusNotImplemented, CodeNotImplemented,
+			"export to "+quote(format)+" is not built into this worker yet; format=sessiontree is")
+	default:
+		return errf(http.StatusBadRequest, string(core.CodeInvalidInput), "unknown format "+quote(format)+
+			"; formats: sessiontree, "+strings.Join(exportFormats, ", "))
+	}
+	return h.read(q, id, func(t *core.Tree, m Meta) *apiError {
+		q.w.Header().Set("ETag", m.ETag)
+		q.w.Header().Set("Content-Disposition", `attachment; filename="`+id+`.tree.json"`)
+		writeJSON(q.w, http.StatusOK, append(t.Marshal(), '\n'))
+		return nil
+	})
+}
+
+func (h *Handler) merge(q *request, id string) *apiError {
+	if _, ae := h.readBody(q); ae != nil {
+		return ae
+	}
+	return h.read(q, id, func(*core.Tree, Meta) *apiError {
+		return errf(http.StatusNotImplemented, CodeNotImplemented,
+			"merge is not available yet: the core package has no Merge")
+	})
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// etagListHas reports whether an If-Match / If-None-Match header value names
+// etag ("*" names any).
+func etagListHas(header, etag string) bool {
+	for _, part := range strings.Split(header, ",") {
+		part = strings.TrimPrefix(strings.TrimSpace(part), "W/")
+		if part == "*" || part == etag {
+			return true
+		}
+	}
+	return false
+}
+

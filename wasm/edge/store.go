@@ -1,0 +1,57 @@
+package edge
+
+import (
+	"context"
+	"errors"
+
+	"github.com/sessiontree/sessiontree/core"
+)
+
+// ErrNoTree is returned by a Store for a tree that does not exist or belongs
+// to another tenant: the two cases are one to the caller.
+var ErrNoTree = errors.New("no such tree")
+
+// ErrStale is returned by Store.Commit when the tree's stored version is not
+// the one the write was based on: another writer got there first.
+var ErrStale = errors.New("the tree changed since it was read")
+
+// Meta is the row of one tree: who owns it, its version and ETag (both change
+// on every write), its root and active branch.
+type Meta struct {
+	ID        string
+	Tenant    string
+	Version   int64
+	ETag      string // a quoted string, as sent in the ETag header
+	Root      string
+	Active    string
+	CreatedMs int64
+	UpdatedMs int64
+}
+
+// Write is one atomic change of a stored tree: its new meta row, the node and
+// branch rows to put, and those to delete.
+type Write struct {
+	Meta        Meta
+	PutNodes    []core.Fragment
+	DelNodes    []string
+	PutBranches []core.Fragment
+	DelBranches []string
+}
+
+// Store keeps trees as rows: one per tree, one per node, one per branch.
+// Every method is scoped to a tenant: another tenant's tree is ErrNoTree.
+type Store interface {
+	// Meta reads the row of tree id.
+	Meta(ctx context.Context, tenant, id string) (Meta, error)
+	// Load reads tree id whole, meta and rows from one consistent snapshot.
+	Load(ctx context.Context, tenant, id string) (Meta, []core.Fragment, []core.Fragment, error)
+	// Create stores a new tree; w.Meta.ID is new.
+	Create(ctx context.Context, w Write) error
+	// Commit applies w atomically if the stored version is still prev, and
+	// fails with ErrStale (writing nothing) otherwise.
+	Commit(ctx context.Context, prev int64, w Write) error
+	// List returns the rows of tenant's trees, oldest first.
+	List(ctx context.Context, tenant string) ([]Meta, error)
+	// Delete removes tree id and its rows.
+	Delete(ctx context.Context, tenant, id string) error
+}
