@@ -334,4 +334,3 @@ func etagListHas(header, etag string) bool {
 	}
 	return false
 }
-
