@@ -1,0 +1,195 @@
+// Package claudecode imports and exports Claude Code session transcripts
+// (JSONL, one record a line, linked by uuid and parentUuid).
+//
+// A line with a "message" becomes a node whose message is that message (role,
+// content, …) plus "claudecode": the line with "message" replaced by 0, so the
+// line is kept whole without holding its content twice. A line with a uuid but
+// no message (a system line such as compact_boundary) becomes a node with role
+// "system" and its "content". Lines without a uuid (summaries, file history
+// snapshots) are kept with the node before them under "claudecode_after".
+//
+// Roots: a compact_boundary line has parentUuid null and points back with
+// logicalParentUuid; it stays a root (the tree is a forest) so the active
+// branch projects what the model saw after compaction, and the pre-compaction
+// history stays whole under its own branch. Sidechain (subagent) lines are
+// nodes like any other; a sidechain root is a root. Assistant lines that share
+// message.id (one per content block) stay one node each, in their chain.
+// main ends at the last non-sidechain line.
+package claudecode
+
+import (
+	"bytes"
+	"io"
+
+	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/formats/internal/convert"
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
+
+// Keys of the node's message that hold the line and the lines kept with it.
+const (
+	Key       = "claudecode"
+	AfterKey  = "claudecode_after"
+	BeforeKey = "claudecode_before"
+)
+
+// Import reads a session transcript held in memory.
+func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error) {
+	return ImportReader(bytes.NewReader(data), opts...)
+}
+
+// ImportReader reads a session transcript line by line: memory grows with
+// the tree, not with the file.
+func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report, error) {
+	s := convert.NewSession("claudecode", AfterKey, BeforeKey, opts)
+	rep := s.B.Report
+	var ext []byte
+	active := ""
+	var notes convert.Counted
+	msgIDs := make(map[string]bool)
+	err := convert.EachLine(r, rep, func(n int, obj []byte) {
+		ms, _ := convert.Members(obj)
+		typ := convert.Str(ms, "type")
+		if typ == convert.ExtKey {
+			ext = obj
+			return
+		}
+		id := convert.Str(ms, "uuid")
+		if id == "" {
+			notes.Add("lines without uuid (" + typ + ") kept with the node before them")
+			s.Fold(obj, "", "")
+			return
+		}
+		msg, label, at, err := derive(obj)
+		if err != nil {
+			rep.Problemf(n, id, err.Error()+": kept with the node before it")
+			s.Fold(obj, id, convert.Str(ms, "parentUuid"))
+			return
+		}
+		if convert.Str(ms, "subtype") == "compact_boundary" {
+			notes.Add("compact_boundary lines kept as roots (logicalParentUuid stays in the line)")
+		}
+		if m, ok := convert.Get(ms, "message"); ok {
+			if mid, ok := rawjson.LookupString(m, "id"); ok {
+				if msgIDs[mid] {
+					notes.Add("assistant lines sharing a message.id kept as consecutive nodes")
+				}
+				msgIDs[mid] = true
+			}
+		}
+		s.Node(n, id, convert.Str(ms, "parentUuid"), msg, label, at)
+		if v, _ := convert.Get(ms, "isSidechain"); string(v) != "true" {
+			active = id
+		}
+	})
+	if err != nil {
+		return nil, *rep, err
+	}
+	if rep.Records == 0 {
+		return nil, *rep, convert.Invalid("claudecode: no line to read")
+	}
+	notes.Flush(rep)
+	t, rep2 := s.Finish(active, ext)
+	return t, *rep2, nil
+}
+
+// derive turns a line into a node's message, label and time.
+func derive(line []byte) (core.Message, string, int64, error) {
+	ms, err := convert.Members(line)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	base := convert.Without(ms, convert.ExtKey)
+	var at int64
+	if ts := convert.Str(base, "timestamp"); ts != "" {
+		at, _ = convert.ParseISO(ts)
+	}
+	var msg core.Message
+	if m, ok := convert.Get(base, "message"); ok && len(m) > 0 && m[0] == '{' {
+		if _, ok := rawjson.LookupString(m, "role"); !ok {
+			return nil, "", 0, convert.Invalid("message has no string role")
+		}
+		rec := convert.NewObject(nil).Members(convert.Set(base, "message", convert.Placeholder)).Bytes()
+		msg = convert.AppendMember(m, Key, rec)
+	} else {
+		text := convert.Str(base, "content")
+		msg = convert.Wrap("system", text, Key, convert.NewObject(nil).Members(base).Bytes())
+	}
+	label := ""
+	if e, ok := convert.ReadNodeExt(ms); ok {
+		e.Apply(&msg, &label, &at)
+	}
+	return msg, label, at, nil
+}
+
+// Export writes t as a transcript: every root's nodes in preorder, the active
+// path last (so its leaf is the last line, where Claude Code resumes), the
+// kept lines in place, and a final {"type":"sessiontree",…} line with the
+// branches.
+func Export(t *core.Tree) ([]byte, error) {
+	if err := convert.Corrupt(t); err != nil {
+		return nil, err
+	}
+	var out []byte
+	for _, g := range convert.Groups(t, convert.ActiveSet(t)) {
+		for _, n := range g.Nodes {
+			msg, before, after := convert.Attachments(n.Message, BeforeKey, AfterKey)
+			for _, l := range before {
+				out = append(append(out, l...), '\n')
+			}
+			line := record(n, msg)
+			out = append(out, convert.Faithful(line, n, func(r []byte) (core.Message, string, int64, error) {
+				m, l, a, err := derive(r)
+				if err == nil {
+					if rm, _ := convert.Members(r); !hasExtMessage(rm) {
+						m = convert.Reattach(m, BeforeKey, before, AfterKey, after)
+					}
+				}
+				return m, l, a, err
+			})...)
+			out = append(out, '\n')
+			for _, l := range after {
+				out = append(append(out, l...), '\n')
+			}
+		}
+	}
+	ext := convert.TreeExt(t)
+	out = append(out, `{"type":"sessiontree",`...)
+	out = append(out, ext[1:]...)
+	return append(out, '\n'), nil
+}
+
+func hasExtMessage(ms []convert.Member) bool {
+	e, ok := convert.ReadNodeExt(ms)
+	return ok && e.Message != nil
+}
+
+// record is the line written for n: its own line when it came from Claude
+// Code and still fits the tree, else a user or assistant line made from it.
+func record(n core.Node, msg core.Message) []byte {
+	if rec, ok := rawjson.Lookup(msg, Key); ok {
+		ms, err := convert.Members(rec)
+		parent := convert.Str(ms, "parentUuid")
+		if err == nil && convert.Str(ms, "uuid") == n.ID && (n.Parent == "" || parent == n.Parent) {
+			m, has := convert.Get(ms, "message")
+			if has && bytes.Equal(m, convert.Placeholder) {
+				return convert.Unfold(rec, convert.WithoutKey(msg, Key))
+			}
+			if !has {
+				return rec
+			}
+		}
+	}
+	typ := "user"
+	if n.Message.Role() == "assistant" {
+		typ = "assistant"
+	}
+	o := convert.NewObject(nil)
+	if n.Parent != "" {
+		o.String("parentUuid", n.Parent)
+	} else {
+		o.Raw("parentUuid", []byte("null"))
+	}
+	return o.Raw("isSidechain", []byte("false")).String("type", typ).String("uuid", n.ID).
+		String("timestamp", convert.FormatISO(n.CreatedAtMs)).Raw("message", msg).Bytes()
+}

@@ -1,0 +1,253 @@
+package convert
+
+import (
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/sessiontree/sessiontree/core"
+)
+
+// Builder grows an imported tree record by record. Records may name a parent
+// that comes later in the file (they wait for it), a parent that never comes
+// (they become roots, reported), or an id already used (renamed, reported):
+// nothing is dropped.
+type Builder struct {
+	Tree   *core.Tree
+	Report *Report
+	ids    []string // inserted, in insertion order
+	known  map[string]bool
+	// waiting holds records whose parent has not been inserted yet, by parent.
+	waiting map[string][]*waiting
+	queue   []*waiting // every waiting record, in arrival order
+}
+
+type waiting struct {
+	line              int
+	id, parent, label string
+	msg               core.Message
+	at                int64
+	done              bool
+}
+
+// NewBuilder starts an empty tree (core.New with opts) for format.
+func NewBuilder(format string, opts []core.Option) *Builder {
+	return &Builder{
+		Tree:    core.New(opts...),
+		Report:  &Report{Format: format},
+		known:   make(map[string]bool),
+		waiting: make(map[string][]*waiting),
+	}
+}
+
+// Has reports whether a record with id was added (inserted or waiting).
+func (b *Builder) Has(id string) bool { return b.known[id] }
+
+// Inserted reports whether id is a node of the tree already.
+func (b *Builder) Inserted(id string) bool {
+	_, ok := b.Tree.Node(id)
+	return ok
+}
+
+// IDs lists the inserted nodes in insertion order.
+func (b *Builder) IDs() []string { return b.ids }
+
+// Add adds a record as node id under parent ("" for a root) and returns the id
+// it was given: id itself, or a renamed id when id is taken or not a legal id.
+func (b *Builder) Add(line int, id, parent string, msg core.Message, label string, at int64) string {
+	if !legalID(id) {
+		fresh := "line-" + strconv.Itoa(line)
+		if line == 0 {
+			fresh = "record-" + strconv.Itoa(len(b.known)+1)
+		}
+		fresh = b.unused(fresh)
+		if id == "" {
+			b.Report.Problemf(line, "", "record has no id: kept as "+strconv.Quote(fresh))
+		} else {
+			b.Report.Problemf(line, "", "id "+strconv.Quote(id)+" is not a legal node id: kept as "+strconv.Quote(fresh))
+		}
+		id = fresh
+	} else if b.known[id] {
+		fresh := b.unused(id + "~2")
+		b.Report.Problemf(line, id, "duplicate id: this record kept as "+strconv.Quote(fresh))
+		id = fresh
+	}
+	if parent == id {
+		b.Report.Problemf(line, id, "record is its own parent: kept as a root")
+		parent = ""
+	}
+	b.known[id] = true
+	if parent != "" && !b.Inserted(parent) {
+		w := &waiting{line: line, id: id, parent: parent, msg: msg, label: label, at: at}
+		b.waiting[parent] = append(b.waiting[parent], w)
+		b.queue = append(b.queue, w)
+		return id
+	}
+	b.insert(line, id, parent, msg, label, at)
+	b.release(id)
+	return id
+}
+
+func (b *Builder) unused(id string) string {
+	for n := 2; b.known[id]; n++ {
+		base := id
+		if i := lastTilde(id); i >= 0 {
+			base = id[:i]
+		}
+		id = base + "~" + strconv.Itoa(n)
+	}
+	return id
+}
+
+func lastTilde(s string) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == '~' {
+			return i
+		}
+	}
+	return -1
+}
+
+func legalID(id string) bool {
+	if id == "" || len(id) > 256 {
+		return false
+	}
+	if !utf8.ValidString(id) {
+		return false
+	}
+	for _, r := range id {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return false
+		}
+	}
+	return true
+}
+
+func (b *Builder) insert(line int, id, parent string, msg core.Message, label string, at int64) {
+	if err := b.Tree.InsertNode(id, parent, msg, label, at); err != nil {
+		// Only a label that is not UTF-8 can get here: keep the node without it.
+		b.Report.Problemf(line, id, err.Error()+": label dropped")
+		if err := b.Tree.InsertNode(id, parent, msg, "", at); err != nil {
+			b.Report.Problemf(line, id, err.Error())
+			return
+		}
+	}
+	b.ids = append(b.ids, id)
+}
+
+// release inserts every record waiting (transitively) for id.
+func (b *Builder) release(id string) {
+	if len(b.waiting) == 0 {
+		return
+	}
+	stack := []string{id}
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		ws := b.waiting[p]
+		delete(b.waiting, p)
+		for _, w := range ws {
+			if w.done {
+				continue
+			}
+			w.done = true
+			b.insert(w.line, w.id, p, w.msg, w.label, w.at)
+			stack = append(stack, w.id)
+		}
+	}
+}
+
+// Flush makes roots of the records whose parent never came (or that wait for
+// each other in a cycle), reporting each one.
+func (b *Builder) Flush() {
+	for _, w := range b.queue {
+		if w.done {
+			continue
+		}
+		w.done = true
+		if b.known[w.parent] {
+			b.Report.Problemf(w.line, w.id, "parent "+strconv.Quote(w.parent)+" is in a cycle: kept as a root")
+		} else {
+			b.Report.Problemf(w.line, w.id, "parent "+strconv.Quote(w.parent)+" is not in the file: kept as a root")
+		}
+		b.insert(w.line, w.id, "", w.msg, w.label, w.at)
+		b.release(w.id)
+	}
+	b.queue = nil
+	b.waiting = map[string][]*waiting{}
+}
+
+// Finish flushes waiting records and names the branches. With ext (the
+// tree-level "sessiontree" extension a previous export wrote) the branches are
+// restored as they were; otherwise main ends at active (or, when active is ""
+// or not a node, at the last leaf added), named branches are kept, and every
+// other leaf gets a branch "branch-N" so no line of work is left unnamed.
+func (b *Builder) Finish(active string, named []NamedLeaf, ext []byte) (*core.Tree, *Report) {
+	b.Flush()
+	t := b.Tree
+	if ext != nil && b.applyTreeExt(ext) {
+		b.count()
+		return t, b.Report
+	}
+	if active != "" && !b.Inserted(active) {
+		b.Report.Problemf(0, active, "the active leaf is not a node: main ends at the last leaf instead")
+		active = ""
+	}
+	leaves := b.leaves()
+	if active == "" && len(leaves) > 0 {
+		active = leaves[len(leaves)-1]
+	}
+	if active != "" {
+		_ = t.SetBranch(core.MainBranch, active, 0)
+	}
+	for _, nl := range named {
+		if !b.Inserted(nl.Leaf) {
+			continue
+		}
+		if _, taken := t.LookupBranch(nl.Name); taken || !legalID(nl.Name) {
+			continue
+		}
+		n, _ := t.Node(nl.Leaf)
+		_ = t.SetBranch(nl.Name, nl.Leaf, n.CreatedAtMs)
+	}
+	covered := make(map[string]bool)
+	for _, br := range t.Branches() {
+		covered[br.Leaf] = true
+	}
+	k := 1
+	for _, leaf := range leaves {
+		if covered[leaf] {
+			continue
+		}
+		name := ""
+		for {
+			name = "branch-" + strconv.Itoa(k)
+			k++
+			if _, taken := t.LookupBranch(name); !taken {
+				break
+			}
+		}
+		n, _ := t.Node(leaf)
+		_ = t.SetBranch(name, leaf, n.CreatedAtMs)
+	}
+	b.count()
+	return t, b.Report
+}
+
+// NamedLeaf asks Finish for a branch called Name ending at Leaf.
+type NamedLeaf struct{ Name, Leaf string }
+
+func (b *Builder) count() {
+	s := b.Tree.Stats()
+	b.Report.Nodes, b.Report.Roots, b.Report.Branches = s.Nodes, s.Roots, s.Branches
+}
+
+// leaves lists the childless nodes in insertion order.
+func (b *Builder) leaves() []string {
+	var out []string
+	for _, id := range b.ids {
+		if n, ok := b.Tree.Node(id); ok && len(n.Children) == 0 {
+			out = append(out, id)
+		}
+	}
+	return out
+}

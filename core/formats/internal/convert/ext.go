@@ -1,0 +1,176 @@
+package convert
+
+import (
+	"bytes"
+	"strconv"
+
+	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
+
+// ExtKey is the member an export adds, to a record or to the file, for what the
+// format has no field for; an import reads it back. Tools that do not know it
+// ignore it.
+const ExtKey = "sessiontree"
+
+// NodeExt is what a record's "sessiontree" member carries: the parts of a node
+// that the record's own fields do not reproduce.
+type NodeExt struct {
+	Message  core.Message // the node's message, when deriving it from the record gives another
+	Label    string
+	HasLabel bool
+	At       int64
+	HasAt    bool
+}
+
+// ReadNodeExt reads the "sessiontree" member of a record's members, if any.
+func ReadNodeExt(ms []Member) (NodeExt, bool) {
+	raw, ok := Get(ms, ExtKey)
+	if !ok {
+		return NodeExt{}, false
+	}
+	var e NodeExt
+	inner, err := Members(raw)
+	if err != nil {
+		return NodeExt{}, false
+	}
+	if m, ok := Get(inner, "message"); ok {
+		if msg, err := core.ParseMessage(m); err == nil {
+			e.Message = msg
+		}
+	}
+	if l, ok := Get(inner, "label"); ok && len(l) > 0 && l[0] == '"' {
+		e.Label, e.HasLabel = rawjson.Unquote(l), true
+	}
+	if a, ok := Get(inner, "created_at_ms"); ok {
+		if n, err := strconv.ParseInt(string(a), 10, 64); err == nil {
+			e.At, e.HasAt = n, true
+		}
+	}
+	return e, true
+}
+
+// Apply overrides what e carries.
+func (e NodeExt) Apply(msg *core.Message, label *string, at *int64) {
+	if e.Message != nil {
+		*msg = e.Message
+	}
+	if e.HasLabel {
+		*label = e.Label
+	}
+	if e.HasAt {
+		*at = e.At
+	}
+}
+
+// Derive turns a format's record into a node's message, label and time.
+type Derive func(rec []byte) (msg core.Message, label string, at int64, err error)
+
+// Faithful returns rec, with a "sessiontree" member added when derive(rec) does
+// not give back n exactly: the message, label or time that differ. So an
+// import of an export gives every node back as it was.
+func Faithful(rec []byte, n core.Node, derive Derive) []byte {
+	msg, label, at, err := derive(rec)
+	sameMsg := err == nil && bytes.Equal(msg, n.Message)
+	sameLabel := err == nil && label == n.Label
+	sameAt := err == nil && at == n.CreatedAtMs
+	if sameMsg && sameLabel && sameAt {
+		return rec
+	}
+	o := NewObject(nil)
+	if !sameMsg {
+		o.Raw("message", n.Message)
+	}
+	if !sameLabel {
+		o.String("label", n.Label)
+	}
+	if !sameAt {
+		o.Int("created_at_ms", n.CreatedAtMs)
+	}
+	ms, err := Members(rec)
+	if err != nil {
+		return rec
+	}
+	return NewObject(nil).Members(Without(ms, ExtKey)).Raw(ExtKey, o.Bytes()).Bytes()
+}
+
+// TreeExt writes the tree-level extension: the active branch and every branch
+// as .tree.json writes it, so an import restores names, leaves and summaries.
+func TreeExt(t *core.Tree) []byte {
+	buf := []byte(`{"active_branch":`)
+	buf = rawjson.AppendString(buf, t.ActiveBranch())
+	buf = append(buf, `,"branches":[`...)
+	for i, b := range t.Branches() {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		j, _ := t.BranchJSON(b.Name)
+		buf = append(buf, j...)
+	}
+	return append(buf, "]}"...)
+}
+
+// applyTreeExt restores the branches a TreeExt describes. It reports and
+// returns false when ext cannot be read, so Finish names branches itself.
+func (b *Builder) applyTreeExt(ext []byte) bool {
+	t := b.Tree
+	ms, err := Members(ext)
+	if err != nil {
+		b.Report.Problemf(0, "", "the sessiontree extension is not an object: branches named from the file instead")
+		return false
+	}
+	list, _ := Get(ms, "branches")
+	brs, err := Elements(list)
+	if err != nil {
+		b.Report.Problemf(0, "", "the sessiontree extension has no branch list: branches named from the file instead")
+		return false
+	}
+	for _, raw := range brs {
+		bm, err := Members(raw)
+		if err != nil {
+			continue
+		}
+		name, leaf := Str(bm, "name"), Str(bm, "leaf")
+		created, _ := strconv.ParseInt(string(mustGet(bm, "created_at_ms")), 10, 64)
+		if leaf != "" && !b.Inserted(leaf) {
+			b.Report.Problemf(0, leaf, "leaf of branch "+strconv.Quote(name)+" is not a node: branch kept leafless")
+			leaf = ""
+		}
+		if err := t.SetBranch(name, leaf, created); err != nil {
+			b.Report.Problemf(0, "", "branch "+strconv.Quote(name)+": "+err.Error())
+			continue
+		}
+		sraw, ok := Get(bm, "summary")
+		if !ok {
+			continue
+		}
+		sm, err := Members(sraw)
+		if err != nil {
+			continue
+		}
+		at, _ := strconv.ParseInt(string(mustGet(sm, "created_at_ms")), 10, 64)
+		asOf := Str(sm, "node_id")
+		if !b.Inserted(asOf) {
+			asOf = leaf
+		}
+		if asOf == "" {
+			continue
+		}
+		_ = t.SetBranch(name, asOf, created)
+		if err := t.SummarizeBranch(name, Str(sm, "summary"), Str(sm, "model_id"), at); err != nil {
+			b.Report.Problemf(0, "", "summary of branch "+strconv.Quote(name)+": "+err.Error())
+		}
+		_ = t.SetBranch(name, leaf, created)
+	}
+	if active := Str(ms, "active_branch"); active != "" && active != t.ActiveBranch() {
+		if err := t.SwitchBranch(active); err != nil {
+			b.Report.Problemf(0, "", "active branch "+strconv.Quote(active)+" is not in the file")
+		}
+	}
+	return true
+}
+
+func mustGet(ms []Member, key string) []byte {
+	v, _ := Get(ms, key)
+	return v
+}

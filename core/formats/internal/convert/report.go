@@ -1,0 +1,83 @@
+// Package convert holds what every interchange format shares: the import
+// Report, a tree builder that tolerates out-of-order and dangling records, the
+// "sessiontree" extension fields that let a format carry what it has no field
+// for, JSON object editing, JSONL line reading and timestamp conversion.
+package convert
+
+import "strconv"
+
+// Report is what an import found: counts, what the format could not carry, and
+// every record it could not read, each with its line number or id.
+type Report struct {
+	Format   string
+	Records  int // records read: lines of a JSONL file, mapping entries, messages
+	Nodes    int // nodes in the tree
+	Roots    int // parentless nodes
+	Branches int // branches in the tree
+	// NotCarried lists what the format has no place for and how it was handled
+	// (folded into a neighbour, dropped with a note, …), one sentence each.
+	NotCarried []string
+	// Problems lists every record that could not be read as it was written.
+	Problems []Problem
+}
+
+// Problem is one record an import could not read as written: a malformed or
+// torn line, a dangling parent, a duplicate id. What was kept is in Message.
+type Problem struct {
+	Line    int    // 1-based line of a JSONL file; 0 when not line-based
+	ID      string // the record's id, when it has one
+	Message string
+}
+
+// String renders p as "line N: …" or "id X: …".
+func (p Problem) String() string {
+	switch {
+	case p.Line > 0 && p.ID != "":
+		return "line " + strconv.Itoa(p.Line) + " (" + p.ID + "): " + p.Message
+	case p.Line > 0:
+		return "line " + strconv.Itoa(p.Line) + ": " + p.Message
+	case p.ID != "":
+		return "id " + strconv.Quote(p.ID) + ": " + p.Message
+	}
+	return p.Message
+}
+
+// Problemf records a problem.
+func (r *Report) Problemf(line int, id, msg string) {
+	r.Problems = append(r.Problems, Problem{Line: line, ID: id, Message: msg})
+}
+
+// Note records something the format could not carry, once per distinct text.
+func (r *Report) Note(msg string) {
+	for _, s := range r.NotCarried {
+		if s == msg {
+			return
+		}
+	}
+	r.NotCarried = append(r.NotCarried, msg)
+}
+
+// Counted records a count-bearing note: "N <what>" once the import is done.
+type Counted struct {
+	n    map[string]int
+	keys []string
+}
+
+// Add counts one occurrence of what.
+func (c *Counted) Add(what string) {
+	if c.n == nil {
+		c.n = make(map[string]int)
+	}
+	if c.n[what] == 0 {
+		c.keys = append(c.keys, what)
+	}
+	c.n[what]++
+}
+
+// Flush writes every count into r as a note "N <what>".
+func (c *Counted) Flush(r *Report) {
+	for _, k := range c.keys {
+		r.Note(strconv.Itoa(c.n[k]) + " " + k)
+	}
+	c.n, c.keys = nil, nil
+}

@@ -1,0 +1,50 @@
+package convert
+
+import (
+	"strings"
+
+	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
+
+// Wrap builds the message of a record that has no chat-message shape of its
+// own: {"role":role,"content":text,key:rec}. The record is kept whole under key
+// so an export gives it back.
+func Wrap(role, text, key string, rec []byte) core.Message {
+	return core.Message(NewObject(nil).String("role", role).String("content", text).Raw(key, rec).Bytes())
+}
+
+// ContentText renders a message's content as plain text with real newlines:
+// a string, or the text of its text parts joined by newlines, "[type]" for
+// other parts.
+func ContentText(msg []byte) string {
+	c, ok := rawjson.Lookup(msg, "content")
+	if !ok {
+		return ""
+	}
+	return PartsText(c)
+}
+
+// PartsText renders a content value: a string, or an array of parts.
+func PartsText(c []byte) string {
+	if len(c) > 0 && c[0] == '"' {
+		return rawjson.Unquote(c)
+	}
+	parts, err := Elements(c)
+	if err != nil {
+		return ""
+	}
+	var out []string
+	for _, p := range parts {
+		if len(p) > 0 && p[0] == '"' {
+			out = append(out, rawjson.Unquote(p))
+			continue
+		}
+		if s, ok := rawjson.LookupString(p, "text"); ok {
+			out = append(out, s)
+		} else if typ, ok := rawjson.LookupString(p, "type"); ok {
+			out = append(out, "["+typ+"]")
+		}
+	}
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,205 @@
+// Package librechat imports and exports LibreChat conversation exports:
+// {"conversationId",…,"messages":[…]} where the messages are either flat
+// (linked by parentMessageId) or nested (each with its "children"); a
+// parentMessageId of null or 00000000-0000-0000-0000-000000000000 marks a root,
+// and a conversation may have several roots, which stay several roots.
+//
+// A message becomes {"role":"user"|"assistant","content":text,"librechat":rec}
+// where rec is the message without "children". The conversation's other
+// fields are kept under "librechat_conversation" on its first node. LibreChat
+// has no "current message": main ends at the last message of the file, and
+// every other leaf gets a branch. Export writes the flat form.
+package librechat
+
+import (
+	"bytes"
+	"strconv"
+
+	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/formats/internal/convert"
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
+
+// Key holds the original message; ConversationKey the conversation's fields.
+const (
+	Key             = "librechat"
+	ConversationKey = "librechat_conversation"
+	// NoParent is LibreChat's parentMessageId of a root.
+	NoParent = "00000000-0000-0000-0000-000000000000"
+)
+
+// Import reads a LibreChat export, flat or nested.
+func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error) {
+	data = bytes.TrimSpace(data)
+	if !rawjson.Valid(data) || data[0] != '{' {
+		return nil, convert.Report{}, convert.Invalid("librechat: expected one JSON object")
+	}
+	top, _ := convert.Members(data)
+	msgs, ok := convert.Get(top, "messages")
+	list, err := convert.Elements(msgs)
+	if !ok || err != nil {
+		return nil, convert.Report{}, convert.Invalid("librechat: no \"messages\" array")
+	}
+	ext, _ := convert.Get(top, convert.ExtKey)
+	header := convert.NewObject(nil).Members(convert.Set(convert.Without(top, "messages", convert.ExtKey), "recursive", []byte("false"))).Bytes()
+	b := convert.NewBuilder("librechat", opts)
+	type item struct {
+		raw    []byte
+		parent string // the enclosing message when nested
+	}
+	// Depth first over the nesting, with an explicit stack, in document order.
+	stack := make([]item, 0, len(list))
+	for i := len(list) - 1; i >= 0; i-- {
+		stack = append(stack, item{raw: list[i]})
+	}
+	first, last := true, ""
+	nested := 0
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		b.Report.Records++
+		ms, err := convert.Members(it.raw)
+		if err != nil {
+			b.Report.Problemf(0, "", "message "+strconv.Itoa(b.Report.Records)+" is not an object: skipped")
+			continue
+		}
+		if kids, ok := convert.Get(ms, "children"); ok {
+			if ks, err := convert.Elements(kids); err == nil {
+				id := convert.Str(ms, "messageId")
+				for i := len(ks) - 1; i >= 0; i-- {
+					stack = append(stack, item{raw: ks[i], parent: id})
+					nested++
+				}
+			}
+		}
+		rec := convert.NewObject(nil).Members(convert.Without(ms, "children")).Bytes()
+		msg, label, at, err := derive(rec)
+		if err != nil {
+			b.Report.Problemf(0, convert.Str(ms, "messageId"), err.Error()+": skipped")
+			continue
+		}
+		if first {
+			if x, _ := convert.ReadNodeExt(ms); x.Message == nil {
+				msg = convert.AppendMember(msg, ConversationKey, header)
+			}
+			first = false
+		}
+		parent := it.parent
+		if parent == "" {
+			parent = parentOf(ms)
+		}
+		last = b.Add(0, convert.Str(ms, "messageId"), parent, msg, label, at)
+	}
+	if nested > 0 {
+		b.Report.Note("nested (recursive) export read; export writes the flat form")
+	}
+	// main: the last message of the file, down its newest children to a leaf.
+	for last != "" {
+		n, _ := b.Tree.Node(last)
+		if len(n.Children) == 0 {
+			break
+		}
+		last = n.Children[len(n.Children)-1]
+	}
+	t, rep := b.Finish(last, nil, ext)
+	return t, *rep, nil
+}
+
+func parentOf(ms []convert.Member) string {
+	p := convert.Str(ms, "parentMessageId")
+	if p == NoParent {
+		return ""
+	}
+	return p
+}
+
+func derive(rec []byte) (core.Message, string, int64, error) {
+	ms, err := convert.Members(rec)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	base := convert.Without(ms, convert.ExtKey)
+	role := "assistant"
+	if v, _ := convert.Get(base, "isCreatedByUser"); string(v) == "true" {
+		role = "user"
+	} else if _, ok := convert.Get(base, "isCreatedByUser"); !ok {
+		if _, ok := convert.Get(base, "text"); !ok {
+			return nil, "", 0, convert.Invalid("message has neither isCreatedByUser nor text")
+		}
+	}
+	var at int64
+	if s := convert.Str(base, "createdAt"); s != "" {
+		at, _ = convert.ParseISO(s)
+	}
+	msg := convert.Wrap(role, convert.Str(base, "text"), Key, convert.NewObject(nil).Members(base).Bytes())
+	label := ""
+	if e, ok := convert.ReadNodeExt(ms); ok {
+		e.Apply(&msg, &label, &at)
+	}
+	return msg, label, at, nil
+}
+
+// Export writes t as a flat LibreChat export (recursive false, branches true).
+func Export(t *core.Tree) ([]byte, error) {
+	if err := convert.Corrupt(t); err != nil {
+		return nil, err
+	}
+	convs := convert.Conversations(t, ConversationKey)
+	header := convs[0].Header
+	if header == nil {
+		header = []byte(`{"title":"","branches":true,"recursive":false}`)
+	}
+	var nodes []core.Node
+	for _, c := range convs {
+		nodes = append(nodes, c.Nodes...)
+	}
+	out := []byte{'['}
+	for i, n := range nodes {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, record(n, header, i == 0)...)
+	}
+	out = append(out, ']')
+	hm, _ := convert.Members(header)
+	return convert.NewObject(nil).Members(hm).Raw("messages", out).Raw(convert.ExtKey, convert.TreeExt(t)).Bytes(), nil
+}
+
+func record(n core.Node, header []byte, first bool) []byte {
+	rec, ok := rawjson.Lookup(n.Message, Key)
+	if ok {
+		ms, err := convert.Members(rec)
+		if err != nil || convert.Str(ms, "messageId") != n.ID || (n.Parent != "" && parentOf(ms) != n.Parent) {
+			ok = false
+		}
+	}
+	if !ok {
+		role := n.Message.Role()
+		o := convert.NewObject(nil).String("messageId", n.ID)
+		if n.Parent != "" {
+			o.String("parentMessageId", n.Parent)
+		} else {
+			o.String("parentMessageId", NoParent)
+		}
+		sender := "assistant"
+		if role == "user" {
+			sender = "user"
+		}
+		rec = o.String("sender", sender).String("text", convert.ContentText(n.Message)).
+			Raw("isCreatedByUser", []byte(strconv.FormatBool(role == "user"))).
+			String("createdAt", convert.FormatISO(n.CreatedAtMs)).Bytes()
+	}
+	d := derive
+	if first {
+		d = func(r []byte) (core.Message, string, int64, error) {
+			m, l, a, err := derive(r)
+			if rm, _ := convert.Members(r); err == nil {
+				if x, _ := convert.ReadNodeExt(rm); x.Message == nil {
+					m = convert.AppendMember(m, ConversationKey, header)
+				}
+			}
+			return m, l, a, err
+		}
+	}
+	return convert.Faithful(rec, n, d)
+}

@@ -1,0 +1,228 @@
+// Package openwebui imports and exports Open WebUI chat exports: an array of
+// chats (or one chat), each with chat.history.messages (a map of messages
+// linked by parentId and childrenIds) and chat.history.currentId.
+//
+// An Open WebUI message already is a chat message ({"role","content",…}): the
+// node's message is the entry without id, parentId and childrenIds, which the
+// tree carries. The chat's other fields are kept under "openwebui_chat" in the
+// message of the chat's first node. Several chats become several roots; the
+// first chat's currentId is main, every other one's a branch named after its id.
+package openwebui
+
+import (
+	"bytes"
+	"strconv"
+
+	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/formats/internal/convert"
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
+
+// ChatKey holds a chat's other fields on its first node.
+const ChatKey = "openwebui_chat"
+
+// Import reads an Open WebUI export.
+func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error) {
+	data = bytes.TrimSpace(data)
+	if !rawjson.Valid(data) {
+		return nil, convert.Report{}, convert.Invalid("openwebui: not valid JSON")
+	}
+	var chats [][]byte
+	switch data[0] {
+	case '[':
+		chats, _ = convert.Elements(data)
+	case '{':
+		chats = [][]byte{data}
+	default:
+		return nil, convert.Report{}, convert.Invalid("openwebui: expected an array of chats or one chat")
+	}
+	b := convert.NewBuilder("openwebui", opts)
+	var active string
+	var named []convert.NamedLeaf
+	var ext []byte
+	for ci, c := range chats {
+		top, err := convert.Members(c)
+		if err != nil {
+			b.Report.Problemf(0, "", "chat "+strconv.Itoa(ci)+" is not an object: skipped")
+			continue
+		}
+		if ci == 0 {
+			ext, _ = convert.Get(top, convert.ExtKey)
+			top = convert.Without(top, convert.ExtKey)
+		}
+		// The chat body is under "chat", or the object itself.
+		body, nested := convert.Get(top, "chat")
+		if !nested {
+			body = c
+		}
+		bm, err := convert.Members(body)
+		if err != nil {
+			b.Report.Problemf(0, "", "chat "+strconv.Itoa(ci)+" has no chat object: skipped")
+			continue
+		}
+		hist, _ := convert.Get(bm, "history")
+		hm, err := convert.Members(hist)
+		msgsRaw, _ := convert.Get(hm, "messages")
+		entries, err2 := convert.Members(msgsRaw)
+		if err != nil || err2 != nil {
+			b.Report.Problemf(0, "", "chat "+strconv.Itoa(ci)+" has no history.messages: skipped")
+			continue
+		}
+		// The header: everything but the history and the linear copy of it.
+		chatHdr := convert.NewObject(nil).Members(convert.Without(bm, "history", "messages")).Bytes()
+		var header []byte
+		if nested {
+			header = convert.NewObject(nil).Members(convert.Set(top, "chat", chatHdr)).Bytes()
+		} else {
+			header = convert.NewObject(nil).Raw("chat", chatHdr).Bytes()
+		}
+		first := true
+		for _, e := range entries {
+			b.Report.Records++
+			msg, label, at, err := derive(e.Value)
+			if err != nil {
+				b.Report.Problemf(0, e.Key, err.Error()+": skipped")
+				continue
+			}
+			em, _ := convert.Members(e.Value)
+			if first {
+				if x, _ := convert.ReadNodeExt(em); x.Message == nil {
+					msg = convert.AppendMember(msg, ChatKey, header)
+				}
+				first = false
+			}
+			b.Add(0, e.Key, convert.Str(em, "parentId"), msg, label, at)
+		}
+		cur := convert.Str(hm, "currentId")
+		if ci == 0 {
+			active = cur
+		} else if cur != "" {
+			name := convert.Str(top, "id")
+			if name == "" {
+				name = "chat-" + strconv.Itoa(ci+1)
+			}
+			named = append(named, convert.NamedLeaf{Name: name, Leaf: cur})
+		}
+	}
+	if len(b.IDs()) == 0 && b.Report.Records == 0 {
+		return nil, *b.Report, convert.Invalid("openwebui: no chat with history.messages")
+	}
+	t, rep := b.Finish(active, named, ext)
+	return t, *rep, nil
+}
+
+var structural = []string{"id", "parentId", "childrenIds", convert.ExtKey}
+
+func derive(rec []byte) (core.Message, string, int64, error) {
+	ms, err := convert.Members(rec)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	msg, err := core.ParseMessage(convert.NewObject(nil).Members(convert.Without(ms, structural...)).Bytes())
+	if err != nil {
+		return nil, "", 0, convert.Invalid("message has no string role")
+	}
+	var at int64
+	if ts, ok := convert.Get(ms, "timestamp"); ok {
+		at, _ = convert.ParseSeconds(ts)
+		if n, err := strconv.ParseInt(string(ts), 10, 64); err == nil && n > 1e11 {
+			at = n // already milliseconds
+		}
+	}
+	label := ""
+	if e, ok := convert.ReadNodeExt(ms); ok {
+		e.Apply(&msg, &label, &at)
+	}
+	return msg, label, at, nil
+}
+
+// Export writes t as an array of Open WebUI chats.
+func Export(t *core.Tree) ([]byte, error) {
+	if err := convert.Corrupt(t); err != nil {
+		return nil, err
+	}
+	out := []byte{'['}
+	for ci, c := range convert.Conversations(t, ChatKey) {
+		if ci > 0 {
+			out = append(out, ',')
+		}
+		header := c.Header
+		if header == nil {
+			header = []byte(`{"title":"","chat":{"title":""}}`)
+		}
+		top, _ := convert.Members(header)
+		chatHdr, _ := convert.Get(top, "chat")
+		cm, _ := convert.Members(chatHdr)
+		kids := make(map[string][]string)
+		for _, n := range c.Nodes {
+			kids[n.Parent] = append(kids[n.Parent], n.ID)
+		}
+		entries := convert.NewObject(nil)
+		byID := make(map[string][]byte)
+		for i, n := range c.Nodes {
+			rec := record(n, kids[n.ID], header, i == 0)
+			entries.Raw(n.ID, rec)
+			byID[n.ID] = rec
+		}
+		hist := convert.NewObject(nil).Raw("messages", entries.Bytes())
+		if c.Current != "" {
+			hist.String("currentId", c.Current)
+		} else {
+			hist.Raw("currentId", []byte("null"))
+		}
+		linear := []byte{'['}
+		for i, id := range convert.PathIn(t, c.Current) {
+			if i > 0 {
+				linear = append(linear, ',')
+			}
+			linear = append(linear, byID[id]...)
+		}
+		linear = append(linear, ']')
+		chat := convert.NewObject(nil).Members(cm).Raw("messages", linear).Raw("history", hist.Bytes()).Bytes()
+		o := convert.NewObject(out).Members(convert.Set(top, "chat", chat))
+		if ci == 0 {
+			o.Raw(convert.ExtKey, convert.TreeExt(t))
+		}
+		out = o.Bytes()
+	}
+	return append(out, ']'), nil
+}
+
+func record(n core.Node, children []string, header []byte, first bool) []byte {
+	o := convert.NewObject(nil).String("id", n.ID)
+	if n.Parent != "" {
+		o.String("parentId", n.Parent)
+	} else {
+		o.Raw("parentId", []byte("null"))
+	}
+	if children == nil {
+		children = []string{}
+	}
+	o.Raw("childrenIds", rawjson.AppendStrings(nil, children))
+	msg := n.Message
+	if first {
+		msg = convert.WithoutKey(msg, ChatKey)
+	}
+	ms, _ := convert.Members(msg)
+	ms = convert.Without(ms, structural...)
+	if _, ok := convert.Get(ms, "timestamp"); !ok {
+		ms = append(ms, convert.Member{Key: "timestamp", Value: rawjson.AppendInt(nil, n.CreatedAtMs/1000)})
+	}
+	rec := o.Members(ms).Bytes()
+	d := derive
+	if first {
+		d = func(r []byte) (core.Message, string, int64, error) {
+			m, l, a, err := derive(r)
+			if rm, _ := convert.Members(r); err == nil && !hasExtMessage(rm) {
+				m = convert.AppendMember(m, ChatKey, header)
+			}
+			return m, l, a, err
+		}
+	}
+	return convert.Faithful(rec, n, d)
+}
+
+func hasExtMessage(ms []convert.Member) bool {
+	e, ok := convert.ReadNodeExt(ms)
+	return ok && e.Message != nil
+}
