@@ -11,6 +11,7 @@ TOOLS := $(CURDIR)/.tools
 export PATH := $(TOOLS)/bin:$(TOOLS)/node_modules/.bin:$(PATH)
 
 .PHONY: help tools test vet test-core fuzz bench bench-core demo
+.PHONY: build test-wasm test-js bench-js
 
 help:
 	@echo "make test    install what the tests need, then run every test"
@@ -22,7 +23,7 @@ tools:
 	@$(TOOLS)/install.sh
 
 ## test: everything, from a clean clone
-test: tools vet test-core
+test: tools vet test-core test-wasm test-js
 
 vet:
 	@echo "== go vet, gofmt"
@@ -44,11 +45,42 @@ fuzz:
 	done
 
 ## bench: benchmarks with ratio tables (numbers go in the README)
-bench: bench-core
+bench: bench-core bench-js
 
 bench-core:
 	@echo "== core benchmarks (native)"
 	@$(GO) test -run '^$$' -bench . -benchmem -count=1 ./core/ | $(GO) run ./core/internal/benchtable
+
+## build: the browser module js/sessiontree.wasm and wasm_exec.js beside it (only when stale)
+WASM_SRC  := $(shell find core wasm/module -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod
+WASM_EXEC := $(shell $(GO) env GOROOT)/lib/wasm/wasm_exec.js
+build: js/sessiontree.wasm js/wasm_exec.js
+
+js/sessiontree.wasm: $(WASM_SRC)
+	@echo "== build js/sessiontree.wasm"
+	@GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o $@ ./wasm/module
+
+js/wasm_exec.js: $(WASM_EXEC)
+	@cp $< $@
+
+## test-wasm: the bridge's tests and the core's own suite, GOOS=js in headless Chromium
+# wasmbrowsertest v0.11.0 prints "unknown IPAddressSpace" lines with this Chromium: noise.
+test-wasm:
+	@echo "== wasm/module and core: go test (GOOS=js GOARCH=wasm, headless Chromium)"
+	@GOOS=js GOARCH=wasm $(GO) test -count=1 ./wasm/module/ ./core/... 2>&1 | (grep -v 'unknown IPAddressSpace' || true)
+
+## test-js: the JS API's tests in Node and in headless Chromium, and tsc on the .d.ts
+test-js: build
+	@echo "== js: node --test"
+	@node --test js/test/*.test.js
+	@echo "== js: the same tests in headless Chromium"
+	@node js/test/browser.mjs js/test/*.test.js
+	@echo "== js: tsc --noEmit on sessiontree.d.ts"
+	@tsc --noEmit -p js/test/tsconfig.json
+
+## bench-js: the JS API against a plain-JS peer, in Node and headless Chromium
+bench-js: build
+	@node js/bench/run.mjs
 
 ## demo: the demo page (web/)
 demo:

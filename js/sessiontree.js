@@ -1,0 +1,513 @@
+// sessiontree: the conversation tree of SPEC §5, compiled from Go to WebAssembly.
+// This module is a thin, typed boundary: arguments are checked here with precise
+// sentences, every tree lives in Go behind a handle, and each method is one call
+// into the module (a WebAssembly export, not a js.FuncOf). See sessiontree.d.ts.
+import "./wasm_exec.js"; // defines globalThis.Go
+
+/** The error every failure throws: `.code` is one of SPEC §4's codes. */
+export class SessionTreeError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.name = "SessionTreeError";
+    this.code = code;
+  }
+}
+
+const fail = (message) => { throw new SessionTreeError("invalid_input", message); };
+
+// ---- the module -------------------------------------------------------------
+
+let wasm = null; // { exports, memory, methods: Map(name → number) }
+let loading = null;
+const isNode = typeof process !== "undefined" && !!process.versions?.node;
+
+/**
+ * Loads and starts the WebAssembly module, once. With no argument it finds
+ * sessiontree.wasm next to this file; otherwise it takes a URL, the bytes, or a
+ * compiled WebAssembly.Module. A second call is a no-op.
+ */
+export function init(source) {
+  if (wasm) return Promise.resolve();
+  if (!loading) {
+    loading = start(source).catch((e) => {
+      loading = null;
+      throw e;
+    });
+  }
+  return loading;
+}
+
+async function start(source) {
+  const go = new globalThis.Go();
+  const instance = await instantiate(source ?? new URL("./sessiontree.wasm", import.meta.url), go.importObject);
+  go.run(instance); // runs main until it waits for calls; never resolves
+  const exports = instance.exports;
+  if (typeof exports.st_call !== "function") {
+    throw new SessionTreeError("invalid_input", "init: this WebAssembly module is not sessiontree's (no st_call export)");
+  }
+  const w = { exports, memory: exports.mem, u8: new Uint8Array(exports.mem.buffer), cap: 0, ptr: 0, methods: new Map() };
+  wasm = w;
+  const names = invoke(0, 0, 0, NO_ARGS).split("\n");
+  names.forEach((name, i) => w.methods.set(name, i));
+  for (const key of Object.keys(M)) {
+    if (!w.methods.has(key)) {
+      wasm = null;
+      throw new SessionTreeError("invalid_input", `init: the module lacks the method "${key}"; rebuild it with make build`);
+    }
+    M[key] = w.methods.get(key);
+  }
+}
+
+async function instantiate(source, imports) {
+  if (source instanceof WebAssembly.Module) return WebAssembly.instantiate(source, imports);
+  if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) {
+    return (await WebAssembly.instantiate(source, imports)).instance;
+  }
+  if (typeof Response !== "undefined" && source instanceof Response) {
+    return (await instantiateResponse(source, imports)).instance;
+  }
+  if (typeof source === "string" || source instanceof URL) {
+    const url = source instanceof URL ? source : new URL(source, isNode ? `file://${process.cwd()}/` : globalThis.location?.href);
+    if (isNode && url.protocol === "file:") {
+      const { readFile } = await import("node:fs/promises");
+      return (await WebAssembly.instantiate(await readFile(url), imports)).instance;
+    }
+    const res = await fetch(url);
+    if (!res.ok) throw new SessionTreeError("not_found", `init: fetching ${url} failed with HTTP ${res.status}`);
+    return (await instantiateResponse(res, imports)).instance;
+  }
+  throw new SessionTreeError("invalid_input", "init: the source must be a URL, a string, bytes, a Response or a WebAssembly.Module");
+}
+
+async function instantiateResponse(res, imports) {
+  if (WebAssembly.instantiateStreaming && res.headers.get("content-type")?.startsWith("application/wasm")) {
+    return WebAssembly.instantiateStreaming(res, imports);
+  }
+  return WebAssembly.instantiate(await res.arrayBuffer(), imports);
+}
+
+function need() {
+  if (!wasm) {
+    throw new SessionTreeError("invalid_input", "sessiontree is not initialized: call `await init()` once before using SessionTree");
+  }
+  return wasm;
+}
+
+// Method numbers, filled in by init from the module's own table.
+const M = {
+  new: 0, fromLinear: 0, load: 0, free: 0, clone: 0, save: 0, append: 0, rewind: 0, branch: 0,
+  switchBranch: 0, label: 0, clearLabel: 0, checkout: 0, edit: 0, regenerate: 0, deleteBranch: 0,
+  apply: 0, node: 0, children: 0, siblings: 0, branches: 0, activeBranch: 0, hasBranches: 0,
+  pathOf: 0, messages: 0, summarizeBranch: 0, summaryInput: 0, summarizeBranchAsOf: 0,
+  stubSummary: 0, renderBranchText: 0, spliceForLinearExport: 0, validate: 0, repair: 0,
+  prune: 0, search: 0, stats: 0,
+};
+
+const NO_ARGS = [];
+const encoder = new TextEncoder();
+const decoder = new TextDecoder("utf-8", { fatal: false });
+const BIG = 1 << 20;
+const MAX_INPUT = 1 << 30;
+
+function view(w) {
+  return w.u8.byteLength ? w.u8 : (w.u8 = new Uint8Array(w.memory.buffer));
+}
+
+// invoke writes args (strings or Uint8Arrays) as [u32 length][bytes]… into the
+// module's input buffer, makes the call and returns the result as a string, or
+// throws the SessionTreeError it carries.
+function invoke(method, handle, at, args) {
+  const w = wasm;
+  let size = 0;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    size += 4 + (typeof a === "string" ? (a.length > BIG ? 0 : 3 * a.length) : a.length);
+  }
+  // Big strings are encoded exactly first, so the buffer is not 3× their size.
+  if (size > BIG) {
+    args = args.map((a) => (typeof a === "string" && a.length > BIG ? encoder.encode(a) : a));
+    size = args.reduce((n, a) => n + 4 + (typeof a === "string" ? 3 * a.length : a.length), 0);
+  }
+  if (size > MAX_INPUT) throw new SessionTreeError("too_large", `the input is ${size} bytes; the limit is ${MAX_INPUT}`);
+  if (size > w.cap) {
+    w.ptr = w.exports.st_reserve(size);
+    w.cap = size;
+  }
+  let u8 = view(w);
+  let off = w.ptr;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    let n;
+    if (typeof a === "string") {
+      n = a.length === 0 ? 0 : encoder.encodeInto(a, u8.subarray(off + 4, off + 4 + 3 * a.length)).written;
+    } else {
+      u8.set(a, off + 4);
+      n = a.length;
+    }
+    u8[off] = n; u8[off + 1] = n >>> 8; u8[off + 2] = n >>> 16; u8[off + 3] = n >>> 24;
+    off += 4 + n;
+  }
+  const r = w.exports.st_call(method, handle, off - w.ptr, at);
+  if (size > BIG) w.cap = 0; // the module released its big buffer
+  if (r === 0) return "";
+  const len = r < 0 ? -r - 1 : r;
+  const p = w.exports.st_out();
+  u8 = view(w);
+  const text = decoder.decode(u8.subarray(p, p + len));
+  if (r < 0) {
+    const e = JSON.parse(text);
+    throw new SessionTreeError(e.code, e.message);
+  }
+  return text;
+}
+
+// ---- argument checks ----------------------------------------------------------
+
+function str(name, v) {
+  if (typeof v !== "string" || v === "") fail(`"${name}" must be a non-empty string`);
+  if (!v.isWellFormed()) fail(`"${name}" contains a lone surrogate (an unpaired UTF-16 code unit); it cannot be stored as UTF-8`);
+  return v;
+}
+
+function optStr(name, v) {
+  if (v === undefined || v === null) return "";
+  return str(name, v);
+}
+
+function time(v) {
+  if (v === undefined || v === null) return Date.now();
+  if (!Number.isSafeInteger(v)) fail(`"atMs" must be an integer number of milliseconds, got ${String(v)}`);
+  return v;
+}
+
+// JSON.stringify writes a lone surrogate as a \udXXX escape; any such escape it
+// writes is unpaired (it writes pairs as characters). Count backslashes so that
+// an escaped backslash followed by "ud800" is not taken for one.
+const LONE = /(?<!\\)(?:\\\\)*\\u[dD][89a-fA-F]/;
+
+function json(name, v) {
+  let text;
+  try {
+    text = JSON.stringify(v);
+  } catch (e) {
+    fail(`${name} cannot be written as JSON: ${e.message}`);
+  }
+  if (text === undefined) fail(`${name} cannot be written as JSON`);
+  if (text.includes("\\u") && LONE.test(text)) {
+    fail(`${name} contains a lone surrogate (an unpaired UTF-16 code unit) in a string`);
+  }
+  return text;
+}
+
+function message(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) fail(`"message" must be an object with a string "role"`);
+  if (typeof v.role !== "string") fail(`"message" must have a string "role"`);
+  return json("the message", v);
+}
+
+function deepFreeze(root) {
+  const stack = [root];
+  while (stack.length) {
+    const o = stack.pop();
+    Object.freeze(o);
+    for (const k in o) {
+      const v = o[k];
+      if (typeof v === "object" && v !== null && !Object.isFrozen(v)) stack.push(v);
+    }
+  }
+  return root;
+}
+
+function lines(text) {
+  return text === "" ? [] : text.split("\n");
+}
+
+// ---- trees ------------------------------------------------------------------
+
+const freed = new FinalizationRegistry((handle) => {
+  if (wasm) {
+    try { invoke(M.free, handle, 0, NO_ARGS); } catch { /* the module stays usable */ }
+  }
+});
+const dispose = Symbol.dispose ?? Symbol.for("Symbol.dispose");
+const VOID_OPS = new Set(["switch", "label", "clearLabel", "summarize", "deleteBranch"]);
+let adopt = 0;
+
+/** A conversation tree held in the WebAssembly module. See sessiontree.d.ts. */
+export class SessionTree {
+  #h;
+  // Messages are immutable in the tree, so each is parsed once and handed out
+  // frozen: node id → the JSON text (not parsed yet) or the frozen object.
+  #msgs = new Map();
+
+  constructor() {
+    need();
+    const h = adopt || Number(invoke(M.new, 0, 0, NO_ARGS));
+    adopt = 0;
+    this.#h = h;
+    freed.register(this, h, this);
+  }
+
+  static #adopt(handleText) {
+    adopt = Number(handleText);
+    return new SessionTree();
+  }
+
+  /** The single-path tree of msgs, each stamped atMs. */
+  static fromLinear(messages, atMs) {
+    need();
+    if (!Array.isArray(messages)) fail(`"messages" must be an array of message objects`);
+    const at = time(atMs);
+    return SessionTree.#adopt(invoke(M.fromLinear, 0, at, [json("the messages", messages)]));
+  }
+
+  /** Loads a .tree.json file, as text or UTF-8 bytes. */
+  static load(file) {
+    need();
+    let arg = file;
+    if (file instanceof ArrayBuffer) arg = new Uint8Array(file);
+    else if (ArrayBuffer.isView(file)) arg = new Uint8Array(file.buffer, file.byteOffset, file.byteLength);
+    else if (typeof file !== "string") fail(`"json" must be a string or bytes holding a .tree.json file`);
+    else if (!file.isWellFormed()) fail(`"json" contains a lone surrogate (an unpaired UTF-16 code unit)`);
+    return SessionTree.#adopt(invoke(M.load, 0, 0, [arg]));
+  }
+
+  #call(method, at, args) {
+    need();
+    if (this.#h === 0) {
+      throw new SessionTreeError("invalid_input", "this SessionTree was freed; make or load a new one");
+    }
+    return invoke(method, this.#h, at, args);
+  }
+
+  append(message_, atMs) {
+    const text = message(message_);
+    const id = this.#call(M.append, time(atMs), [text]);
+    this.#msgs.set(id, text);
+    return id;
+  }
+
+  rewind(node, atMs) {
+    return this.#call(M.rewind, time(atMs), [str("node", node)]) || null;
+  }
+
+  branch(from, name, atMs) {
+    return this.#call(M.branch, time(atMs), [str("from", from), optStr("name", name)]);
+  }
+
+  switchBranch(branch) {
+    this.#call(M.switchBranch, 0, [str("branch", branch)]);
+  }
+
+  label(node, label) {
+    this.#call(M.label, 0, [str("node", node), str("label", label)]);
+  }
+
+  clearLabel(node) {
+    this.#call(M.clearLabel, 0, [str("node", node)]);
+  }
+
+  checkout(node, atMs) {
+    return this.#call(M.checkout, time(atMs), [str("node", node)]);
+  }
+
+  edit(node, message_, atMs) {
+    return this.#sibling(M.edit, node, message_, atMs);
+  }
+
+  regenerate(node, message_, atMs) {
+    return this.#sibling(M.regenerate, node, message_, atMs);
+  }
+
+  #sibling(method, node, message_, atMs) {
+    const text = message(message_);
+    const id = this.#call(method, time(atMs), [str("node", node), text]);
+    this.#msgs.set(id, text);
+    return id;
+  }
+
+  deleteBranch(branch) {
+    this.#call(M.deleteBranch, 0, [str("branch", branch)]);
+  }
+
+  apply(ops, atMs) {
+    if (!Array.isArray(ops)) fail(`"ops" must be an array of operation objects`);
+    const at = time(atMs);
+    const results = JSON.parse(this.#call(M.apply, at, [json("the ops", ops)]));
+    for (let i = 0; i < results.length; i++) {
+      const op = ops[i]?.op;
+      if (VOID_OPS.has(op)) results[i] = undefined;
+      else if (op === "rewind" && results[i] === "") results[i] = null;
+    }
+    return results;
+  }
+
+  linearProjection() {
+    return this.#messagesOf(lines(this.#call(M.pathOf, 0, NO_ARGS)));
+  }
+
+  linearProjectionOf(branch) {
+    return this.#messagesOf(lines(this.#call(M.pathOf, 0, [str("branch", branch)])));
+  }
+
+  #messagesOf(ids) {
+    const cache = this.#msgs;
+    const out = new Array(ids.length);
+    let missing = null;
+    for (let i = 0; i < ids.length; i++) {
+      let m = cache.get(ids[i]);
+      if (m === undefined) {
+        (missing ??= []).push(i);
+        continue;
+      }
+      if (typeof m === "string") {
+        m = deepFreeze(JSON.parse(m));
+        cache.set(ids[i], m);
+      }
+      out[i] = m;
+    }
+    if (missing) {
+      const got = JSON.parse(this.#call(M.messages, 0, [missing.map((i) => ids[i]).join("\n")]));
+      for (let k = 0; k < missing.length; k++) {
+        const m = deepFreeze(got[k]);
+        cache.set(ids[missing[k]], m);
+        out[missing[k]] = m;
+      }
+    }
+    return out;
+  }
+
+  activePath() {
+    return lines(this.#call(M.pathOf, 0, NO_ARGS));
+  }
+
+  pathOf(branch) {
+    return lines(this.#call(M.pathOf, 0, [str("branch", branch)]));
+  }
+
+  node(id) {
+    const text = this.#call(M.node, 0, [str("node", id)]);
+    return text === "" ? null : JSON.parse(text);
+  }
+
+  children(id) {
+    return JSON.parse(this.#call(M.children, 0, [str("node", id)]));
+  }
+
+  siblings(id) {
+    return JSON.parse(this.#call(M.siblings, 0, [str("node", id)]));
+  }
+
+  branches() {
+    return JSON.parse(this.#call(M.branches, 0, NO_ARGS));
+  }
+
+  get activeBranch() {
+    return this.#call(M.activeBranch, 0, NO_ARGS);
+  }
+
+  hasBranches() {
+    return this.#call(M.hasBranches, 0, NO_ARGS) === "1";
+  }
+
+  summarizeBranch(branch, summary, modelId, atMs) {
+    this.#call(M.summarizeBranch, time(atMs), [str("branch", branch), str("summary", summary), optStr("modelId", modelId)]);
+  }
+
+  async summarizeBranchWith(branch, summarizer, atMs, options) {
+    str("branch", branch);
+    if (typeof summarizer !== "function") fail(`"summarizer" must be a function (text) => Promise<string>`);
+    if (atMs !== undefined && atMs !== null) time(atMs);
+    const timeoutMs = options?.timeoutMs ?? 30000;
+    if (!(typeof timeoutMs === "number" && timeoutMs >= 0)) fail(`"timeoutMs" must be a number of milliseconds ≥ 0`);
+    const input = JSON.parse(this.#call(M.summaryInput, 0, [branch]));
+    let summary = input.stub.summary;
+    let modelId = "";
+    if (input.text !== "") {
+      const controller = new AbortController();
+      let timer;
+      try {
+        const answer = await Promise.race([
+          Promise.resolve().then(() => summarizer(input.text, { branch, signal: controller.signal })),
+          new Promise((_, reject) => {
+            timer = setTimeout(() => reject(new Error("the summarizer timed out")), timeoutMs);
+          }),
+        ]);
+        const text = typeof answer === "string" ? answer : answer?.summary;
+        const model = typeof answer === "string" ? options?.modelId : answer?.modelId;
+        if (typeof text === "string" && text !== "" && text.isWellFormed() &&
+            (model === undefined || model === null || (typeof model === "string" && model.isWellFormed()))) {
+          summary = text;
+          modelId = model ?? "";
+        }
+      } catch {
+        // A failed or slow summarizer is what the stub is for (SPEC §3).
+      } finally {
+        clearTimeout(timer);
+        controller.abort();
+      }
+    }
+    const at = time(atMs);
+    this.#call(M.summarizeBranchAsOf, at, [branch, input.stub.nodeId, summary, modelId]);
+    return { summary, nodeId: input.stub.nodeId, branch, modelId: modelId || null, createdAtMs: at };
+  }
+
+  stubSummary(branch) {
+    return JSON.parse(this.#call(M.stubSummary, 0, [str("branch", branch)]));
+  }
+
+  renderBranchText(branch) {
+    return this.#call(M.renderBranchText, 0, [str("branch", branch)]);
+  }
+
+  spliceForLinearExport() {
+    return JSON.parse(this.#call(M.spliceForLinearExport, 0, NO_ARGS));
+  }
+
+  validate() {
+    return JSON.parse(this.#call(M.validate, 0, NO_ARGS));
+  }
+
+  repair() {
+    const changes = JSON.parse(this.#call(M.repair, 0, NO_ARGS));
+    this.#msgs.clear(); // repair may give a node a new id
+    return changes;
+  }
+
+  prune() {
+    const removed = JSON.parse(this.#call(M.prune, 0, NO_ARGS));
+    for (const id of removed) this.#msgs.delete(id);
+    return removed;
+  }
+
+  search(query, limit) {
+    if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 0)) fail(`"limit" must be an integer ≥ 0`);
+    return JSON.parse(this.#call(M.search, 0, [str("query", query), String(limit ?? 0)]));
+  }
+
+  stats() {
+    return JSON.parse(this.#call(M.stats, 0, NO_ARGS));
+  }
+
+  clone() {
+    const c = SessionTree.#adopt(this.#call(M.clone, 0, NO_ARGS));
+    for (const [k, v] of this.#msgs) c.#msgs.set(k, v);
+    return c;
+  }
+
+  save() {
+    return this.#call(M.save, 0, NO_ARGS);
+  }
+
+  free() {
+    if (this.#h === 0) return;
+    freed.unregister(this);
+    if (wasm) invoke(M.free, this.#h, 0, NO_ARGS);
+    this.#h = 0;
+    this.#msgs.clear();
+  }
+
+  [dispose]() {
+    this.free();
+  }
+}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
+
+// Each edit takes its arguments in the JS method's order and returns what the
+// core method returns, as text.
+
+func appendMessage(r *request) ([]byte, error) {
+	msg, err := r.message(0)
+	if err != nil {
+		return nil, err
+	}
+	id, err := r.tree.Append(msg, r.at)
+	return []byte(id), err
+}
+
+func rewind(r *request) ([]byte, error) {
+	id, err := r.str(0, "node")
+	if err != nil {
+		return nil, err
+	}
+	name, err := r.tree.Rewind(id, r.at)
+	return []byte(name), err
+}
+
+func branch(r *request) ([]byte, error) {
+	from, err := r.str(0, "from")
+	if err != nil {
+		return nil, err
+	}
+	name, err := r.str(1, "name")
+	if err != nil {
+		return nil, err
+	}
+	name, err = r.tree.Branch(from, name, r.at)
+	return []byte(name), err
+}
+
+func switchBranch(r *request) ([]byte, error) {
+	name, err := r.str(0, "branch")
+	if err != nil {
+		return nil, err
+	}
+	return nil, r.tree.SwitchBranch(name)
+}
+
+func label(r *request) ([]byte, error) {
+	id, err := r.str(0, "node")
+	if err != nil {
+		return nil, err
+	}
+	text, err := r.str(1, "label")
+	if err != nil {
+		return nil, err
+	}
+	return nil, r.tree.Label(id, text)
+}
+
+func clearLabel(r *request) ([]byte, error) {
+	id, err := r.str(0, "node")
+	if err != nil {
+		return nil, err
+	}
+	return nil, r.tree.ClearLabel(id)
+}
+
+func checkout(r *request) ([]byte, error) {
+	id, err := r.str(0, "node")
+	if err != nil {
+		return nil, err
+	}
+	name, err := r.tree.Checkout(id, r.at)
+	return []byte(name), err
+}
+
+func edit(r *request) ([]byte, error) {
+	return sibling(r, (*core.Tree).Edit)
+}
+
+func regenerate(r *request) ([]byte, error) {
+	return sibling(r, (*core.Tree).Regenerate)
+}
+
+func sibling(r *request, op func(*core.Tree, string, core.Message, int64) (string, error)) ([]byte, error) {
+	id, err := r.str(0, "node")
+	if err != nil {
+		return nil, err
+	}
+	msg, err := r.message(1)
+	if err != nil {
+		return nil, err
+	}
+	newID, err := op(r.tree, id, msg, r.at)
+	return []byte(newID), err
+}
+
+func deleteBranch(r *request) ([]byte, error) {
+	name, err := r.str(0, "branch")
+	if err != nil {
+		return nil, err
+	}
+	return nil, r.tree.DeleteBranch(name)
+}
+
+// apply runs argument 0, a JSON array of ops (core.ParseOps), atomically and
+// returns the JSON array of per-op results.
+func apply(r *request) ([]byte, error) {
+	b, err := r.arg(0, "ops")
+	if err != nil {
+		return nil, err
+	}
+	ops, err := core.ParseOps(append([]byte(nil), b...)) // messages keep these bytes
+	if err != nil {
+		return nil, err
+	}
+	results, err := r.tree.Apply(ops, r.at)
+	if err != nil {
+		return nil, err
+	}
+	return rawjson.AppendStrings(nil, results), nil
+}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"strconv"
+
+	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
+
+func handleResult(t *core.Tree) []byte {
+	return strconv.AppendUint(nil, uint64(keep(t)), 10)
+}
+
+// newTree makes an empty tree.
+func newTree(*request) ([]byte, error) { return handleResult(core.New()), nil }
+
+// fromLinear builds a tree from argument 0, a JSON array of messages.
+func fromLinear(r *request) ([]byte, error) {
+	b, err := r.arg(0, "messages")
+	if err != nil {
+		return nil, err
+	}
+	data := append([]byte(nil), b...) // the messages keep these bytes
+	d := rawjson.NewDecoder(data)
+	var msgs []core.Message
+	err = d.Array(func() error {
+		raw, err := d.Raw()
+		if err != nil {
+			return err
+		}
+		msgs = append(msgs, core.Message(raw))
+		return nil
+	})
+	if err == nil {
+		err = d.End()
+	}
+	if err != nil {
+		return nil, invalid("messages must be a JSON array of message objects: " + err.Error())
+	}
+	t, err := core.FromLinear(msgs, r.at)
+	if err != nil {
+		return nil, err
+	}
+	return handleResult(t), nil
+}
+
+// load reads argument 0, a .tree.json file (Unmarshal copies it).
+func load(r *request) ([]byte, error) {
+	b, err := r.arg(0, "json")
+	if err != nil {
+		return nil, err
+	}
+	t, err := core.Unmarshal(b)
+	if err != nil {
+		return nil, err
+	}
+	return handleResult(t), nil
+}
+
+// free forgets the tree behind the handle; freeing twice is harmless.
+func free(r *request) ([]byte, error) {
+	delete(trees, r.handle)
+	return nil, nil
+}
+
+func clone(r *request) ([]byte, error) { return handleResult(r.tree.Clone()), nil }
+
+func save(r *request) ([]byte, error) { return r.tree.Marshal(), nil }

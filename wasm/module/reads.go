@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+
+	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
+
+// nodeOf returns the node as JSON, or nothing at all when there is none (JS: null).
+func nodeOf(r *request) ([]byte, error) {
+	id, err := r.str(0, "node")
+	if err != nil {
+		return nil, err
+	}
+	n, ok := r.tree.Node(id)
+	if !ok {
+		return nil, nil
+	}
+	return appendNode(nil, n), nil
+}
+
+func children(r *request) ([]byte, error) {
+	id, err := r.str(0, "node")
+	if err != nil {
+		return nil, err
+	}
+	ids, err := r.tree.Children(id)
+	return rawjson.AppendStrings(nil, ids), err
+}
+
+func siblings(r *request) ([]byte, error) {
+	id, err := r.str(0, "node")
+	if err != nil {
+		return nil, err
+	}
+	ids, i, err := r.tree.Siblings(id)
+	if err != nil {
+		return nil, err
+	}
+	b := append([]byte(`{"siblings":`), rawjson.AppendStrings(nil, ids)...)
+	b = append(b, `,"index":`...)
+	b = rawjson.AppendInt(b, int64(i))
+	return append(b, '}'), nil
+}
+
+func branches(r *request) ([]byte, error) {
+	b := []byte{'['}
+	for i, br := range r.tree.Branches() {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendBranch(b, br)
+	}
+	return append(b, ']'), nil
+}
+
+func activeBranch(r *request) ([]byte, error) { return []byte(r.tree.ActiveBranch()), nil }
+
+func hasBranches(r *request) ([]byte, error) {
+	if r.tree.HasBranches() {
+		return []byte{'1'}, nil
+	}
+	return []byte{'0'}, nil
+}
+
+// pathOf returns the ids of argument 0's branch (the active one when there is
+// no argument), one per line. JS pairs them with the messages it caches, so a
+// projection moves ids, not message JSON.
+func pathOf(r *request) ([]byte, error) {
+	var ids []string
+	var err error
+	if len(r.args) == 0 {
+		ids, err = r.tree.ActivePath()
+	} else {
+		ids, err = r.tree.PathOf(string(r.args[0]))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return appendLines(nil, ids), nil
+}
+
+// messagesOf returns the messages of the ids in argument 0 (one per line) as a
+// JSON array: what the JS message cache lacks.
+func messagesOf(r *request) ([]byte, error) {
+	list, err := r.arg(0, "ids")
+	if err != nil {
+		return nil, err
+	}
+	b := []byte{'['}
+	for i := 0; len(list) > 0; i++ {
+		line := list
+		if j := bytes.IndexByte(list, '\n'); j >= 0 {
+			line, list = list[:j], list[j+1:]
+		} else {
+			list = nil
+		}
+		n, ok := r.tree.Node(string(line))
+		if !ok {
+			return nil, &core.Error{Code: core.CodeNotFound, Message: "no node with id " + string(rawjson.AppendString(nil, string(line)))}
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, n.Message...)
+	}
+	return append(b, ']'), nil
+}
