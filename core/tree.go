@@ -38,6 +38,7 @@ type node struct {
 	msg      Message
 	label    string
 	created  int64
+	mark     uint8 // scratch for walks that visit each node once; always 0 between calls
 }
 
 type branch struct {

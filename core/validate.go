@@ -48,20 +48,25 @@ func (t *Tree) Validate() []Problem {
 	for _, k := range t.cycleEntries(keys) {
 		add(ProblemCycle, k, "", "the parent links through node "+quote(k)+" form a cycle")
 	}
-	want := t.expectedChildren(keys)
-	if !slices.Equal(t.roots, want[""]) {
+	if !t.childrenAgree(t.roots, "") {
 		add(ProblemChildren, "", "", "the list of root nodes disagrees with the nodes' parents")
 	}
+	parented := 0
+	listed := 0
 	for _, k := range keys {
-		if !slices.Equal(t.nodes[k].children, want[k]) {
+		n := t.nodes[k]
+		if n.parent != "" && t.nodes[n.parent] != nil {
+			parented++
+		}
+		listed += len(n.children)
+		if !t.childrenAgree(n.children, k) {
 			add(ProblemChildren, k, "", "children of node "+quote(k)+" disagree with the nodes' parents")
 		}
 	}
-	wantRoot := ""
-	if len(want[""]) > 0 {
-		wantRoot = want[""][0]
+	if listed != parented {
+		add(ProblemChildren, "", "", "some nodes are missing from their parent's children")
 	}
-	if t.root != wantRoot && (t.nodes[t.root] == nil || t.nodes[t.root].parent != "") {
+	if r := t.nodes[t.root]; (t.root != "" || len(t.roots) > 0) && (r == nil || r.parent != "") {
 		add(ProblemBadRoot, t.root, "", "root "+quote(t.root)+" is not a parentless node")
 	}
 	if t.branches[MainBranch] == nil {
@@ -94,6 +99,19 @@ func (t *Tree) sortedKeys() []string {
 	return keys
 }
 
+// childrenAgree reports whether list holds only nodes whose parent is parent,
+// each once, in (created, id) order. Together with a count of parented nodes it
+// proves every children list exact without building them anew.
+func (t *Tree) childrenAgree(list []string, parent string) bool {
+	for i, c := range list {
+		n := t.nodes[c]
+		if n == nil || n.parent != parent || (i > 0 && t.byAge(list[i-1], c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
 // expectedChildren derives every children list (and the roots, under "") from
 // the parent links, ordered by (created, id).
 func (t *Tree) expectedChildren(keys []string) map[string][]string {
@@ -119,24 +137,30 @@ func (t *Tree) cycleEntries(keys []string) []string {
 		onWalk
 		done
 	)
-	state := make(map[string]uint8, len(t.nodes))
+	defer func() {
+		for _, n := range t.nodes {
+			n.mark = unvisited
+		}
+	}()
 	var cycles []string
 	var walk []string
 	for _, k := range keys {
 		walk = walk[:0]
 		id := k
-		for id != "" && t.nodes[id] != nil && state[id] == unvisited {
-			state[id] = onWalk
+		for n := t.nodes[id]; n != nil && n.mark == unvisited; n = t.nodes[id] {
+			n.mark = onWalk
 			walk = append(walk, id)
-			id = t.nodes[id].parent
+			if id = n.parent; id == "" {
+				break
+			}
 		}
-		if id != "" && state[id] == onWalk {
+		if n := t.nodes[id]; id != "" && n != nil && n.mark == onWalk {
 			// The walk closed on itself: the cycle is the part from id onwards.
 			i := slices.Index(walk, id)
 			cycles = append(cycles, slices.Min(walk[i:]))
 		}
 		for _, w := range walk {
-			state[w] = done
+			t.nodes[w].mark = done
 		}
 	}
 	slices.Sort(cycles)

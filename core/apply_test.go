@@ -1,0 +1,89 @@
+package core
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestApplyRunsABatchAndReturnsOneResultPerOp(t *testing.T) {
+	tr := New(counterIDs())
+	ops, err := ParseOps([]byte(`[
+		{"op":"append","message":{"role":"user","content":"q"},"at":1},
+		{"op":"append","message":{"role":"assistant","content":"a"}},
+		{"op":"rewind","node":"n1","at":3},
+		{"op":"branch","from":"n1","name":"idea"},
+		{"op":"switch","branch":"main"},
+		{"op":"label","node":"n1","label":"start"},
+		{"op":"clearLabel","node":"n1"},
+		{"op":"checkout","node":"n2"},
+		{"op":"edit","node":"n1","message":{"role":"user","content":"q2"}},
+		{"op":"regenerate","node":"n2","message":{"role":"assistant","content":"a2"}},
+		{"op":"summarize","branch":"idea","summary":"s","modelId":"m"},
+		{"op":"switch","branch":"main"},
+		{"op":"deleteBranch","branch":"idea"}
+	]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := tr.Apply(ops, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"n1", "n2", "branch-1", "idea", "", "", "", "branch-1", "n3", "n4", "", "", ""}
+	if strings.Join(res, ",") != strings.Join(want, ",") {
+		t.Fatalf("results %q\nwant    %q", res, want)
+	}
+	if n, _ := tr.Node("n2"); n.CreatedAtMs != 100 {
+		t.Fatalf("an op without at should use now: %d", n.CreatedAtMs)
+	}
+}
+
+func TestApplyOfAFailingBatchChangesNothing(t *testing.T) {
+	tr, ids := chain(t, "q", "a")
+	tr.Label(ids[0], "keep")
+	before := tr.Marshal()
+	ops := []Op{
+		{Op: "append", Message: msg("user", "x")},
+		{Op: "rewind", Node: ids[0]},
+		{Op: "branch", From: ids[0], Name: "new"},
+		{Op: "label", Node: ids[0], Label: "changed"},
+		{Op: "summarize", Branch: "new", Summary: "s"},
+		{Op: "edit", Node: ids[1], Message: msg("assistant", "e")},
+		{Op: "switch", Branch: "does-not-exist"},
+	}
+	_, err := tr.Apply(ops, 5)
+	wantCode(t, err, CodeBranchNotFound)
+	if !strings.Contains(err.Error(), "op 6 (switch)") {
+		t.Fatalf("error should name the op: %v", err)
+	}
+	if after := tr.Marshal(); !bytes.Equal(before, after) {
+		t.Fatalf("failed batch changed the tree:\n%s\n%s", before, after)
+	}
+	// The tree keeps working, and fresh names are unaffected by the rollback.
+	if name, _ := tr.Rewind(ids[0], 6); name != "branch-1" {
+		t.Fatalf("fresh name after rollback %q", name)
+	}
+}
+
+func TestParseOpsNamesTheOpAndFieldAtFault(t *testing.T) {
+	for in, want := range map[string]string{
+		`{}`:                                    "array",
+		`[1]`:                                   "op 0",
+		`[{"op":"fly"}]`:                        `unknown op "fly"`,
+		`[{"op":"append"}]`:                     `needs "message"`,
+		`[{"op":"append","message":{}}]`:        `"role"`,
+		`[{"op":"rewind","node":1}]`:            `"node" must be a string`,
+		`[{"op":"rewind","node":"a","x":1}]`:    `unknown field "x"`,
+		`[{"op":"rewind","node":"a","at":1.5}]`: `"at"`,
+		`[{"op":"switch","branch":"a","node":"b"}]`:   `takes no field "node"`,
+		`[{"op":"switch","branch":"a","branch":"b"}]`: "duplicate",
+		`[{"op":"switch","branch":"a"}] x`:            "after",
+	} {
+		_, err := ParseOps([]byte(in))
+		wantCode(t, err, CodeInvalidInput)
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %q should mention %q", in, err, want)
+		}
+	}
+}

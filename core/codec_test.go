@@ -1,0 +1,129 @@
+package core
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestSaveLoadSaveIsByteForByte(t *testing.T) {
+	tr, ids := chain(t, "q", "a", "q2")
+	tr.Rewind(ids[1], 10)
+	mustAppend(t, tr, Message(`{"role":"user","content":"é 😀 \u2028 \"quoted\"","n":1.50e+3,"z":null,"a":[]}`), 11)
+	tr.Label(ids[0], "start ✓")
+	tr.Branch(ids[0], "__proto__", 12)
+	tr.SummarizeBranch("branch-1", "the first try", "m-1", 13)
+	tr.SummarizeBranch("__proto__", "proto line", "", 14)
+	b := tr.Marshal()
+	back, err := Unmarshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b2 := back.Marshal(); !bytes.Equal(b, b2) {
+		t.Fatalf("not byte-stable:\n%s\n%s", b, b2)
+	}
+	if back.ActiveBranch() != "__proto__" || back.Root() != ids[0] {
+		t.Fatal("active branch or root lost")
+	}
+}
+
+func TestCanonicalJSONHasTheHeaderFixedKeyOrderAndOmitsAbsentValues(t *testing.T) {
+	tr, ids := chain(t, "q")
+	_ = ids
+	got := string(tr.Marshal())
+	want := `{"format":"sessiontree","version":1,"root":"n1","active_branch":"main","branches":{` +
+		`"main":{"name":"main","leaf":"n1","created_at_ms":0,"used":1}},"nodes":{` +
+		`"n1":{"id":"n1","children":[],"message":{"role":"user","content":"q"},"created_at_ms":1}}}`
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	if strings.Contains(string(New().Marshal()), `"root"`) {
+		t.Fatal("an empty tree wrote a root")
+	}
+}
+
+func TestMessagesKeepEveryFieldKeyOrderNumberTextAndUnicode(t *testing.T) {
+	in := `{"z":1,"role":"user","content":"\u00e9t\u00e9 😀","big":123456789012345678901234567890,"f":1.000,"nested":{"b":[true,false,null],"a":{}}}`
+	tr, err := FromLinear([]Message{Message(in)}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Unmarshal(tr.Marshal())
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, _ := back.LinearProjection()
+	if string(msgs[0]) != in {
+		t.Fatalf("got %s", msgs[0])
+	}
+}
+
+func TestMessagesAreCompactedWhenTheyComeIn(t *testing.T) {
+	m, err := ParseMessage([]byte(" {\n \"role\" : \"user\", \"content\": \"a  b\" }\n"))
+	if err != nil || string(m) != `{"role":"user","content":"a  b"}` {
+		t.Fatalf("%s %v", m, err)
+	}
+}
+
+func TestLoaderRejectsANewerVersionClearly(t *testing.T) {
+	_, err := Unmarshal([]byte(`{"format":"sessiontree","version":2,"active_branch":"main","branches":{},"nodes":{}}`))
+	wantCode(t, err, CodeUnsupportedVersion)
+	if !strings.Contains(err.Error(), "version 2") {
+		t.Fatalf("error should name the version: %v", err)
+	}
+}
+
+func TestLoaderIsStrictAboutSyntaxTypesAndUnknownFields(t *testing.T) {
+	good := string(New().Marshal())
+	for name, in := range map[string]string{
+		"empty":             ``,
+		"not json":          `hello`,
+		"array":             `[]`,
+		"trailing":          good + `x`,
+		"wrong format":      strings.Replace(good, `"sessiontree"`, `"other"`, 1),
+		"missing nodes":     strings.Replace(good, `,"nodes":{}`, ``, 1),
+		"unknown top field": strings.Replace(good, `"nodes":{}`, `"nodes":{},"extra":1`, 1),
+		"duplicate field":   strings.Replace(good, `"nodes":{}`, `"nodes":{},"nodes":{}`, 1),
+		"bad branch field":  strings.Replace(good, `"name":"main"`, `"name":"main","x":1`, 1),
+		"bad time":          strings.Replace(good, `"created_at_ms":0`, `"created_at_ms":1.5`, 1),
+		"empty id":          `{"format":"sessiontree","version":1,"active_branch":"main","branches":{},"nodes":{"":{"id":"","children":[],"message":{"role":"u"},"created_at_ms":1}}}`,
+		"control in name":   `{"format":"sessiontree","version":1,"active_branch":"ma\u0001in","branches":{},"nodes":{}}`,
+		"zero version":      strings.Replace(good, `"version":1`, `"version":0`, 1),
+	} {
+		if _, err := Unmarshal([]byte(in)); err == nil {
+			t.Errorf("%s: loaded", name)
+		} else {
+			wantCode(t, err, CodeCorrupt)
+		}
+	}
+}
+
+func TestUnmarshalCopiesItsInput(t *testing.T) {
+	tr, _ := chain(t, "hello")
+	b := tr.Marshal()
+	back, err := Unmarshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range b {
+		b[i] = ' '
+	}
+	msgs, _ := back.LinearProjection()
+	if string(msgs[0]) != `{"role":"user","content":"hello"}` {
+		t.Fatalf("message changed with the caller's buffer: %s", msgs[0])
+	}
+}
+
+func TestCloneIsIndependent(t *testing.T) {
+	tr, ids := chain(t, "q", "a")
+	c := tr.Clone()
+	c.Rewind(ids[0], 5)
+	c.Label(ids[0], "x")
+	mustAppend(t, c, msg("user", "z"), 6)
+	if tr.Len() != 2 || tr.HasBranches() {
+		t.Fatal("clone shares state")
+	}
+	if n, _ := tr.Node(ids[0]); n.Label != "" || len(n.Children) != 1 {
+		t.Fatalf("clone shares nodes: %+v", n)
+	}
+}

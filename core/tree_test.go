@@ -1,0 +1,440 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Tests named after the behavioural sentences of the seed and of SPEC §3.
+
+func TestNewIsEmptyWithOneLeaflessActiveMainBranch(t *testing.T) {
+	tr := New()
+	if tr.Root() != "" || tr.Len() != 0 {
+		t.Fatalf("root %q, %d nodes", tr.Root(), tr.Len())
+	}
+	bs := tr.Branches()
+	if len(bs) != 1 || bs[0].Name != MainBranch || bs[0].Leaf != "" || tr.ActiveBranch() != MainBranch {
+		t.Fatalf("branches %+v active %q", bs, tr.ActiveBranch())
+	}
+	msgs, err := tr.LinearProjection()
+	if err != nil || len(msgs) != 0 {
+		t.Fatalf("projection of a new tree: %v %v", msgs, err)
+	}
+}
+
+func TestFromLinearProjectsByteForByteTheMessages(t *testing.T) {
+	in := []Message{
+		Message(`{"role":"system","content":"be brief","x-unknown":[1.50,1e3,"é😀"]}`),
+		Message(`{"role":"user","content":[{"type":"text","text":"hi"}],"name":"bob"}`),
+		Message(`{"content":"yo","role":"assistant","tool_calls":[{"id":"c1","function":{"name":"f","arguments":"{}"}}]}`),
+	}
+	tr, err := FromLinear(in, 42)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := tr.LinearProjection()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != len(in) {
+		t.Fatalf("got %d messages", len(out))
+	}
+	for i := range in {
+		if string(out[i]) != string(in[i]) {
+			t.Errorf("message %d: got %s want %s", i, out[i], in[i])
+		}
+	}
+	for _, id := range mustPath(t, tr, MainBranch) {
+		if n, _ := tr.Node(id); n.CreatedAtMs != 42 {
+			t.Errorf("node %s stamped %d, want 42", id, n.CreatedAtMs)
+		}
+	}
+	if tr.HasBranches() {
+		t.Error("a linear tree has no branches")
+	}
+}
+
+func TestFromLinearOfZeroMessagesIsNew(t *testing.T) {
+	tr, err := FromLinear(nil, 5)
+	if err != nil || tr.Len() != 0 || len(tr.Branches()) != 1 {
+		t.Fatalf("%v %d", err, tr.Len())
+	}
+}
+
+func TestFromLinearRejectsAMessageWithoutRole(t *testing.T) {
+	_, err := FromLinear([]Message{Message(`{"content":"x"}`)}, 1)
+	wantCode(t, err, CodeInvalidInput)
+}
+
+func TestAppendChainsToTheActiveLeafAndSetsRootOnlyOnce(t *testing.T) {
+	tr, ids := chain(t, "a", "b", "c")
+	if tr.Root() != ids[0] {
+		t.Fatalf("root %q want %q", tr.Root(), ids[0])
+	}
+	n, _ := tr.Node(ids[2])
+	if n.Parent != ids[1] {
+		t.Fatalf("parent %q want %q", n.Parent, ids[1])
+	}
+	b, _ := tr.LookupBranch(MainBranch)
+	if b.Leaf != ids[2] {
+		t.Fatalf("leaf %q", b.Leaf)
+	}
+}
+
+func TestAppendRejectsAMessageThatIsNotAnObjectWithAStringRole(t *testing.T) {
+	tr := New()
+	for _, bad := range []string{`[]`, `"x"`, `{"role":1}`, `{"content":"x"}`, `{"role":"u"`, ``, `{"role":"\ud800"}`, "{\"role\":\"\xff\"}"} {
+		_, err := tr.Append(Message(bad), 1)
+		wantCode(t, err, CodeInvalidInput)
+	}
+	if tr.Len() != 0 {
+		t.Fatal("a rejected append added a node")
+	}
+}
+
+func TestRewindIsLosslessTheOldLeafIsKeptUnderAFreshBranch(t *testing.T) {
+	tr, ids := chain(t, "a", "b", "c")
+	name, err := tr.Rewind(ids[0], 10)
+	if err != nil || name != "branch-1" {
+		t.Fatalf("Rewind: %q %v", name, err)
+	}
+	if got := mustPath(t, tr, "branch-1"); !slices.Equal(got, ids) {
+		t.Fatalf("preserved path %v want %v", got, ids)
+	}
+	if got := mustPath(t, tr, MainBranch); !slices.Equal(got, ids[:1]) {
+		t.Fatalf("main path %v", got)
+	}
+	if tr.Len() != 3 {
+		t.Fatal("rewind deleted a node")
+	}
+}
+
+func TestRewindThenAppendForksASiblingAtTheRewindPoint(t *testing.T) {
+	tr, ids := chain(t, "a", "b")
+	if _, err := tr.Rewind(ids[0], 3); err != nil {
+		t.Fatal(err)
+	}
+	c := mustAppend(t, tr, msg("assistant", "b2"), 4)
+	kids, _ := tr.Children(ids[0])
+	if !slices.Equal(kids, []string{ids[1], c}) {
+		t.Fatalf("children %v", kids)
+	}
+}
+
+func TestRewindToTheCurrentLeafOrOnALeaflessBranchIsANoOp(t *testing.T) {
+	tr, ids := chain(t, "a")
+	if name, err := tr.Rewind(ids[0], 2); err != nil || name != "" {
+		t.Fatalf("rewind to leaf: %q %v", name, err)
+	}
+	if err := tr.SetBranch("empty", "", 3); err != nil {
+		t.Fatal(err)
+	}
+	tr.SwitchBranch("empty")
+	if name, err := tr.Rewind(ids[0], 4); err != nil || name != "" {
+		t.Fatalf("rewind on a leafless branch: %q %v", name, err)
+	}
+	if b, _ := tr.LookupBranch("empty"); b.Leaf != "" || len(tr.Branches()) != 2 {
+		t.Fatalf("a no-op rewind changed branches: %+v", tr.Branches())
+	}
+}
+
+func TestRewindToAnUnknownNodeIsAnErrorNotANoOp(t *testing.T) {
+	tr, _ := chain(t, "a")
+	_, err := tr.Rewind("nope", 1)
+	wantCode(t, err, CodeNotFound)
+	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), `"nope"`) {
+		t.Fatalf("error should be ErrNotFound naming the id: %v", err)
+	}
+}
+
+func TestFreshNamesAreTheSmallestFreeBranchN(t *testing.T) {
+	tr, ids := chain(t, "a", "b", "c")
+	n1, _ := tr.Rewind(ids[1], 1) // branch-1 keeps c
+	n2, _ := tr.Rewind(ids[0], 2) // branch-2 keeps b
+	if n1 != "branch-1" || n2 != "branch-2" {
+		t.Fatalf("%s %s", n1, n2)
+	}
+	if err := tr.DeleteBranch("branch-1"); err != nil {
+		t.Fatal(err)
+	}
+	if name, _ := tr.Branch(ids[2], "", 3); name != "branch-1" {
+		t.Fatalf("fresh name after delete: %s", name)
+	}
+	if name, _ := tr.Branch(ids[2], "", 4); name != "branch-3" {
+		t.Fatalf("next fresh name: %s", name)
+	}
+	// Names that merely look like fresh names do not confuse the allocator.
+	for _, odd := range []string{"branch-04", "branch-", "branch-x", "branch-99999999999999999999999"} {
+		if _, err := tr.Branch(ids[0], odd, 5); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if name, _ := tr.Branch(ids[2], "", 6); name != "branch-4" {
+		t.Fatalf("fresh name: %s", name)
+	}
+}
+
+func TestBranchForksAtANodeAndSwitchesToIt(t *testing.T) {
+	tr, ids := chain(t, "a", "b")
+	name, err := tr.Branch(ids[0], "idea", 3)
+	if err != nil || name != "idea" || tr.ActiveBranch() != "idea" {
+		t.Fatalf("%q %v active %q", name, err, tr.ActiveBranch())
+	}
+	id := mustAppend(t, tr, msg("assistant", "alt"), 4)
+	if got := mustPath(t, tr, "idea"); !slices.Equal(got, []string{ids[0], id}) {
+		t.Fatalf("idea path %v", got)
+	}
+	if got := mustPath(t, tr, MainBranch); !slices.Equal(got, ids) {
+		t.Fatalf("main moved: %v", got)
+	}
+}
+
+func TestBranchWithATakenExplicitNameFailsWithBranchExists(t *testing.T) {
+	tr, ids := chain(t, "a")
+	_, err := tr.Branch(ids[0], MainBranch, 1)
+	wantCode(t, err, CodeBranchExists)
+	_, err = tr.Branch("missing", "x", 1)
+	wantCode(t, err, CodeNotFound)
+	_, err = tr.Branch(ids[0], "bad\nname", 1)
+	wantCode(t, err, CodeInvalidInput)
+}
+
+func TestAnyLegalStringIsABranchName(t *testing.T) {
+	tr, ids := chain(t, "a")
+	for _, name := range []string{"__proto__", "constructor", "toString", "🌳 ветка", "a/b", strings.Repeat("x", 256)} {
+		if _, err := tr.Branch(ids[0], name, 1); err != nil {
+			t.Fatalf("%q: %v", name, err)
+		}
+		if err := tr.SwitchBranch(name); err != nil || tr.ActiveBranch() != name {
+			t.Fatalf("switch %q: %v", name, err)
+		}
+	}
+	_, err := tr.Branch(ids[0], strings.Repeat("x", 257), 1)
+	wantCode(t, err, CodeInvalidInput)
+	_, err = tr.Branch(ids[0], "\x00", 1)
+	wantCode(t, err, CodeInvalidInput)
+}
+
+func TestSwitchBranchToAnUnknownNameFailsWithNoFallback(t *testing.T) {
+	tr, _ := chain(t, "a")
+	err := tr.SwitchBranch("nope")
+	wantCode(t, err, CodeBranchNotFound)
+	if tr.ActiveBranch() != MainBranch {
+		t.Fatal("active branch changed")
+	}
+}
+
+func TestLabelPersistsOnTheNodeAndClearLabelRemovesIt(t *testing.T) {
+	tr, ids := chain(t, "a")
+	if err := tr.Label(ids[0], "start"); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Unmarshal(tr.Marshal())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := back.Node(ids[0]); n.Label != "start" {
+		t.Fatalf("label after round trip %q", n.Label)
+	}
+	if err := tr.ClearLabel(ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := tr.Node(ids[0]); n.Label != "" {
+		t.Fatal("label not cleared")
+	}
+	wantCode(t, tr.Label(ids[0], ""), CodeInvalidInput)
+	wantCode(t, tr.Label("nope", "x"), CodeNotFound)
+	wantCode(t, tr.ClearLabel("nope"), CodeNotFound)
+}
+
+func TestLinearProjectionOfAnyNamedBranch(t *testing.T) {
+	tr, ids := chain(t, "a", "b")
+	tr.Rewind(ids[0], 3)
+	mustAppend(t, tr, msg("assistant", "b2"), 4)
+	main, _ := tr.LinearProjectionOf(MainBranch)
+	old, _ := tr.LinearProjectionOf("branch-1")
+	if got := contents(t, main); !slices.Equal(got, []string{"a", "b2"}) {
+		t.Fatalf("main %v", got)
+	}
+	if got := contents(t, old); !slices.Equal(got, []string{"a", "b"}) {
+		t.Fatalf("branch-1 %v", got)
+	}
+	_, err := tr.LinearProjectionOf("nope")
+	wantCode(t, err, CodeBranchNotFound)
+}
+
+func TestActivePathIsTheIDTwinOfTheProjection(t *testing.T) {
+	tr, ids := chain(t, "a", "b", "c")
+	p, err := tr.ActivePath()
+	if err != nil || !slices.Equal(p, ids) {
+		t.Fatalf("%v %v", p, err)
+	}
+}
+
+func TestHasBranchesOnlyOnceTheTreeHasForked(t *testing.T) {
+	tr, ids := chain(t, "a", "b")
+	if tr.HasBranches() {
+		t.Fatal("linear tree has branches")
+	}
+	tr.Rewind(ids[0], 3)
+	if !tr.HasBranches() {
+		t.Fatal("rewound tree has no branches")
+	}
+}
+
+func TestSummarizeBranchRecordsTheLeafAndModel(t *testing.T) {
+	tr, ids := chain(t, "a", "b")
+	if err := tr.SummarizeBranch(MainBranch, "greeting", "m-1", 9); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := tr.LookupBranch(MainBranch)
+	want := Summary{Summary: "greeting", NodeID: ids[1], Branch: MainBranch, ModelID: "m-1", CreatedAtMs: 9}
+	if b.Summary == nil || *b.Summary != want {
+		t.Fatalf("%+v", b.Summary)
+	}
+	wantCode(t, tr.SummarizeBranch("nope", "s", "", 1), CodeBranchNotFound)
+	wantCode(t, New().SummarizeBranch(MainBranch, "s", "", 1), CodeEmptyBranch)
+	wantCode(t, tr.SummarizeBranch(MainBranch, "", "", 1), CodeInvalidInput)
+}
+
+func TestRenderBranchTextWritesOneTurnPerLine(t *testing.T) {
+	tr := New(counterIDs())
+	mustAppend(t, tr, Message(`{"role":"user","content":"line one\nline two"}`), 1)
+	mustAppend(t, tr, Message(`{"role":"assistant","content":[{"type":"text","text":"see"},{"type":"image_url","image_url":{"url":"x"}}],"tool_calls":[{"id":"1","type":"function","function":{"name":"search","arguments":"{\"q\":\"go\"}"}}]}`), 2)
+	mustAppend(t, tr, Message(`{"role":"tool","tool_call_id":"1","content":"ok"}`), 3)
+	got, err := tr.RenderBranchText(MainBranch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "user: line one\\nline two\n" +
+		"assistant: see [image_url] [tool_call search({\"q\":\"go\"})]\n" +
+		"tool: ok"
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestStubSummariesCountTurnsWithTheRightPlural(t *testing.T) {
+	tr, ids := chain(t, "a", "b")
+	tr.Branch(ids[0], "one", 1)
+	tr.SwitchBranch(MainBranch)
+	s1, _ := tr.StubSummary("one")
+	s2, _ := tr.StubSummary(MainBranch)
+	if s1.Summary != "[1 turn, unsummarized]" || s2.Summary != "[2 turns, unsummarized]" {
+		t.Fatalf("%q %q", s1.Summary, s2.Summary)
+	}
+}
+
+type fakeSummarizer struct {
+	text, summary, model string
+	err                  error
+	hang                 bool
+	panics               bool
+}
+
+func (f *fakeSummarizer) Summarize(ctx context.Context, text string) (string, string, error) {
+	f.text = text
+	if f.panics {
+		panic("boom")
+	}
+	if f.hang {
+		<-ctx.Done()
+		time.Sleep(10 * time.Millisecond)
+		return "late", "m", nil
+	}
+	return f.summary, f.model, f.err
+}
+
+func TestSummarizeBranchWithUsesTheSummarizersAnswer(t *testing.T) {
+	tr, _ := chain(t, "a", "b")
+	f := &fakeSummarizer{summary: "short", model: "small-1"}
+	if err := tr.SummarizeBranchWith(context.Background(), MainBranch, f, 5); err != nil {
+		t.Fatal(err)
+	}
+	if f.text != "user: a\nassistant: b" {
+		t.Fatalf("summarizer saw %q", f.text)
+	}
+	b, _ := tr.LookupBranch(MainBranch)
+	if b.Summary.Summary != "short" || b.Summary.ModelID != "small-1" {
+		t.Fatalf("%+v", b.Summary)
+	}
+}
+
+func TestSummarizeBranchWithFallsBackToTheStubOnErrorTimeoutOrPanic(t *testing.T) {
+	for name, f := range map[string]*fakeSummarizer{
+		"error": {err: errors.New("provider down"), model: "m"},
+		"empty": {summary: "", model: "m"},
+		"hang":  {hang: true},
+		"panic": {panics: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			tr, _ := chain(t, "a", "b", "c")
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+			defer cancel()
+			if err := tr.SummarizeBranchWith(ctx, MainBranch, f, 5); err != nil {
+				t.Fatal(err)
+			}
+			b, _ := tr.LookupBranch(MainBranch)
+			if b.Summary.Summary != "[3 turns, unsummarized]" || b.Summary.ModelID != "" {
+				t.Fatalf("%+v", b.Summary)
+			}
+		})
+	}
+}
+
+func TestSummarizeBranchWithFailsOnlyForAMissingOrEmptyBranch(t *testing.T) {
+	f := &fakeSummarizer{summary: "x"}
+	wantCode(t, New().SummarizeBranchWith(context.Background(), "nope", f, 1), CodeBranchNotFound)
+	wantCode(t, New().SummarizeBranchWith(context.Background(), MainBranch, f, 1), CodeEmptyBranch)
+}
+
+func TestSpliceForLinearExportListsOffPathSummariesInNameOrder(t *testing.T) {
+	tr, ids := chain(t, "a", "b", "c")
+	tr.Branch(ids[1], "zeta", 4)
+	tr.Branch(ids[0], "alpha", 5)
+	tr.SummarizeBranch("zeta", "about b", "m", 6)
+	tr.SwitchBranch(MainBranch)
+	sp, err := tr.SpliceForLinearExport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := contents(t, sp.Messages); !slices.Equal(got, []string{"a", "b", "c"}) {
+		t.Fatalf("messages %v", got)
+	}
+	if len(sp.Summaries) != 2 || sp.Summaries[0].Branch != "alpha" || sp.Summaries[1].Branch != "zeta" {
+		t.Fatalf("%+v", sp.Summaries)
+	}
+	if sp.Summaries[0].Summary != "[1 turn, unsummarized]" || sp.Summaries[1].Summary != "about b" {
+		t.Fatalf("%+v", sp.Summaries)
+	}
+	if tr.Len() != 3 || len(tr.Branches()) != 3 {
+		t.Fatal("splice mutated the tree")
+	}
+}
+
+func TestSpliceGivesACorruptOffPathBranchTheUnreadableStubNeverACount(t *testing.T) {
+	file := `{"format":"sessiontree","version":1,"root":"a","active_branch":"main","branches":{` +
+		`"main":{"name":"main","leaf":"a","created_at_ms":0},` +
+		`"x":{"name":"x","leaf":"c","created_at_ms":0}},"nodes":{` +
+		`"a":{"id":"a","children":[],"message":{"role":"user"},"created_at_ms":1},` +
+		`"c":{"id":"c","parent":"gone","children":[],"message":{"role":"user"},"created_at_ms":1}}}`
+	tr, err := Unmarshal([]byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := tr.SpliceForLinearExport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sp.Summaries) != 1 || sp.Summaries[0].Summary != "[unsummarized: unreadable branch]" {
+		t.Fatalf("%+v", sp.Summaries)
+	}
+	// The active branch, in contrast, fails closed.
+	tr.SwitchBranch("x")
+	_, err = tr.SpliceForLinearExport()
+	wantCode(t, err, CodeCorrupt)
+}

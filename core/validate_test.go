@@ -1,0 +1,223 @@
+package core
+
+import (
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func loadCorpus(t *testing.T, name string) ([]byte, error) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "corrupt", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasSuffix(name, ".gz") {
+		r, err := gzip.NewReader(strings.NewReader(string(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return io.ReadAll(r)
+	}
+	return b, nil
+}
+
+// messageSet lists every message text in the tree, for "nothing is lost".
+func messageSet(tr *Tree) []string {
+	var out []string
+	for _, id := range tr.orderedIDs() {
+		out = append(out, string(tr.nodes[id].msg))
+	}
+	for _, d := range tr.dups {
+		out = append(out, string(d.msg))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func TestCorruptCorpusLoadsOrFailsCleanlyAndRepairLosesNoMessage(t *testing.T) {
+	cases := map[string]struct {
+		loads bool
+		kinds []string // problems Validate must report
+	}{
+		"cycle.tree.json":                  {true, []string{ProblemCycle}},
+		"dangling-parent.tree.json":        {true, []string{ProblemDanglingParent}},
+		"dangling-leaf.tree.json":          {true, []string{ProblemDanglingLeaf}},
+		"duplicate-id.tree.json":           {true, []string{ProblemDuplicateID}},
+		"id-mismatch.tree.json":            {true, []string{ProblemIDMismatch}},
+		"children-disagree.tree.json":      {true, []string{ProblemChildren}},
+		"unknown-active.tree.json":         {true, []string{ProblemUnknownActive, ProblemMissingMain, ProblemBadSummary}},
+		"bad-root.tree.json":               {true, []string{ProblemBadRoot}},
+		"deep-chain-dangling.tree.json.gz": {true, []string{ProblemDanglingParent}},
+		"invalid-utf8.tree.json":           {false, nil},
+		"truncated.tree.json":              {false, nil},
+		"newer-version.tree.json":          {false, nil},
+		"message-not-object.tree.json":     {false, nil},
+		"time-not-integer.tree.json":       {false, nil},
+	}
+	entries, _ := os.ReadDir(filepath.Join("testdata", "corrupt"))
+	if len(entries) != len(cases) {
+		t.Fatalf("corpus has %d files, test knows %d", len(entries), len(cases))
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			b, _ := loadCorpus(t, name)
+			tr, err := Unmarshal(b)
+			if !c.loads {
+				if err == nil {
+					t.Fatal("loaded")
+				}
+				if e, ok := err.(*Error); !ok || (e.Code != CodeCorrupt && e.Code != CodeUnsupportedVersion) {
+					t.Fatalf("unclean failure %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			problems := tr.Validate()
+			for _, k := range c.kinds {
+				if !slices.ContainsFunc(problems, func(p Problem) bool { return p.Kind == k }) {
+					t.Errorf("Validate missed %s: %+v", k, problems)
+				}
+			}
+			// Projections fail closed on whatever is broken; none panics.
+			for _, b := range tr.Branches() {
+				if msgs, err := tr.LinearProjectionOf(b.Name); err == nil && len(msgs) > 0 {
+					continue
+				} else if err != nil {
+					wantCode(t, err, CodeCorrupt)
+				}
+			}
+			before := messageSet(tr)
+			changes := tr.Repair()
+			if len(changes) == 0 {
+				t.Fatal("Repair reported no change")
+			}
+			if left := tr.Validate(); len(left) != 0 {
+				t.Fatalf("after Repair: %+v", left)
+			}
+			if after := messageSet(tr); !slices.Equal(before, after) {
+				t.Fatalf("Repair lost messages: %d → %d", len(before), len(after))
+			}
+			for _, b := range tr.Branches() {
+				if _, err := tr.PathOf(b.Name); err != nil {
+					t.Fatalf("branch %s still broken: %v", b.Name, err)
+				}
+			}
+			back, err := Unmarshal(tr.Marshal())
+			if err != nil || len(back.Validate()) != 0 {
+				t.Fatalf("repaired tree does not round-trip: %v", err)
+			}
+		})
+	}
+}
+
+func TestProjectionsFailClosedNamingWhatAndWhere(t *testing.T) {
+	b, _ := loadCorpus(t, "cycle.tree.json")
+	tr, _ := Unmarshal(b)
+	_, err := tr.LinearProjection()
+	wantCode(t, err, CodeCorrupt)
+	if !strings.Contains(err.Error(), "cycle") || !strings.Contains(err.Error(), `"main"`) {
+		t.Fatalf("error should say cycle and name the branch: %v", err)
+	}
+	b, _ = loadCorpus(t, "dangling-parent.tree.json")
+	tr, _ = Unmarshal(b)
+	_, err = tr.ActivePath()
+	if err == nil || !strings.Contains(err.Error(), `"ghost"`) {
+		t.Fatalf("error should name the missing parent: %v", err)
+	}
+}
+
+func TestDuplicateIDsAreBothKeptByRepair(t *testing.T) {
+	b, _ := loadCorpus(t, "duplicate-id.tree.json")
+	tr, _ := Unmarshal(b)
+	tr.Repair()
+	if tr.Len() != 3 {
+		t.Fatalf("%d nodes after repair, want 3 (both b's kept)", tr.Len())
+	}
+	kids, _ := tr.Children("a")
+	if len(kids) != 2 {
+		t.Fatalf("children of a: %v", kids)
+	}
+}
+
+func TestAMillionDeepChainNeverRecurses(t *testing.T) {
+	n := 1_000_000
+	if testing.Short() || strings.HasPrefix(os.Getenv("GOARCH"), "wasm") || isWasm {
+		n = 100_000
+	}
+	var sb strings.Builder
+	sb.WriteString(`{"format":"sessiontree","version":1,"root":"0","active_branch":"main","branches":{"main":{"name":"main","leaf":"` + strconv.Itoa(n-1) + `","created_at_ms":0}},"nodes":{`)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		id := strconv.Itoa(i)
+		sb.WriteString(`"` + id + `":{"id":"` + id + `"`)
+		if i > 0 {
+			sb.WriteString(`,"parent":"` + strconv.Itoa(i-1) + `"`)
+		}
+		sb.WriteString(`,"children":[`)
+		if i < n-1 {
+			sb.WriteString(`"` + strconv.Itoa(i+1) + `"`)
+		}
+		sb.WriteString(`],"message":{"role":"user"},"created_at_ms":` + id + `}`)
+	}
+	sb.WriteString(`}}`)
+	tr, err := Unmarshal([]byte(sb.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := tr.ActivePath(); err != nil || len(p) != n {
+		t.Fatalf("path %d %v", len(p), err)
+	}
+	if len(tr.Validate()) != 0 || tr.Stats().Depth != n {
+		t.Fatalf("validate %v depth %d", tr.Validate(), tr.Stats().Depth)
+	}
+	if _, err := tr.Checkout("0", 1); err != nil {
+		t.Fatal(err)
+	}
+	// Close the chain into a cycle: every walk must stop with an error.
+	tr.nodes["0"].parent = strconv.Itoa(n - 1)
+	if _, err := tr.ActivePath(); err == nil {
+		t.Fatal("cycle not detected")
+	}
+	if len(tr.Validate()) == 0 {
+		t.Fatal("Validate missed the cycle")
+	}
+	tr.Repair()
+	if len(tr.Validate()) != 0 {
+		t.Fatal("Repair did not fix the cycle")
+	}
+}
+
+func TestAHundredMegabyteMessageIsKeptWhole(t *testing.T) {
+	size := 100 << 20
+	if testing.Short() || isWasm {
+		size = 8 << 20
+	}
+	big := make([]byte, 0, size+64)
+	big = append(big, `{"role":"user","content":"`...)
+	for len(big) < size {
+		big = append(big, "abcdefghij"...)
+	}
+	big = append(big, `"}`...)
+	tr := New()
+	if _, err := tr.Append(Message(big), 1); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Unmarshal(tr.Marshal())
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, _ := back.LinearProjection()
+	if len(msgs[0]) != len(big) {
+		t.Fatalf("message is %d bytes, want %d", len(msgs[0]), len(big))
+	}
+}
