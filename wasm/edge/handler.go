@@ -71,7 +71,11 @@ type request struct {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		if p := recover(); p != nil {
-			writeError(w, errf(http.StatusInternalServerError, CodeInternal, "internal error"))
+			msg := "internal error"
+			if err, ok := p.(error); ok {
+				msg += ": " + err.Error()
+			}
+			writeError(w, errf(http.StatusInternalServerError, CodeInternal, msg))
 		}
 	}()
 	if e := h.serve(w, r); e != nil {
@@ -174,7 +178,6 @@ func (h *Handler) authenticate(r *http.Request) (string, *apiError) {
 			return tenant, nil
 		}
 	}
-	r.Body.Close()
 	return "", errf(http.StatusUnauthorized, CodeUnauthorized, err.Error())
 }
 
@@ -184,6 +187,9 @@ func (h *Handler) readBody(q *request) ([]byte, *apiError) {
 	if q.r.ContentLength > max {
 		return nil, errTooLarge("the body is " + strconv.FormatInt(q.r.ContentLength, 10) +
 			" bytes; the limit is " + strconv.FormatInt(max, 10))
+	}
+	if q.r.Body == nil {
+		return nil, nil // the Workers runtime gives no body for a request without one
 	}
 	b, err := io.ReadAll(io.LimitReader(q.r.Body, max+1))
 	if err != nil {

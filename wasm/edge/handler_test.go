@@ -128,6 +128,31 @@ func TestEveryRouteWorksForItsTenant(t *testing.T) {
 	wantError(t, c.do("DELETE", "/v1/trees/"+id, ""), 404, "not_found")
 }
 
+func TestRequestsWithoutABodyObjectAreServed(t *testing.T) {
+	h := newTestHandler(NewMemStore())
+	c := newClient(t, h, "alice")
+	for _, method := range []string{"GET", "POST"} {
+		req := httptest.NewRequest(method, "/v1/trees", nil)
+		req.Body = nil
+		if method == "GET" {
+			req.Header.Set("Authorization", "Bearer "+c.token)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if want := map[string]int{"GET": 200, "POST": 401}[method]; w.Code != want {
+			t.Fatalf("%s without a body: %d %s", method, w.Code, w.Body)
+		}
+	}
+	req := httptest.NewRequest("POST", "/v1/trees", nil)
+	req.Body = nil
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	if w.Code != 201 {
+		t.Fatalf("POST /v1/trees without a body: %d %s", w.Code, w.Body)
+	}
+}
+
 func TestCreateTakesATreeFile(t *testing.T) {
 	c := newClient(t, newTestHandler(NewMemStore()), "alice")
 	src := c.create(`{"messages":[{"role":"user","content":"a"}]}`)
