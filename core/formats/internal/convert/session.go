@@ -156,3 +156,20 @@ func Unfold(rec []byte, message []byte) []byte {
 	}
 	return NewObject(nil).Members(Set(ms, "message", message)).Bytes()
 }
+
+// Alias makes the line id (recorded elsewhere, such as a label entry that
+// became a node label) transparent: its children hang on its parent.
+func (s *Session) Alias(id, parent string) {
+	if id != "" {
+		s.alias[id] = s.Resolve(parent)
+	}
+}
+
+// Unfold2 is Unfold for a record whose member key held the message.
+func Unfold2(rec []byte, key string, message []byte) []byte {
+	ms, err := Members(rec)
+	if err != nil {
+		return rec
+	}
+	return NewObject(nil).Members(Set(ms, key, message)).Bytes()
+}

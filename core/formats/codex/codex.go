@@ -1,0 +1,235 @@
+// Package codex imports and exports Codex CLI rollout files (JSONL lines
+// {"timestamp","type","payload"}). A rollout is linear; a thread_rolled_back
+// event undoes the last num_turns user turns, so on import the next message
+// forks from before them and the undone turns stay in the tree on a branch.
+//
+// Nodes: response_item messages ({"role","content":[…]} plus "codex": the line
+// with its payload replaced by 0), function and custom tool calls (assistant
+// messages with tool_calls) and their outputs (tool messages), and
+// user_message/agent_message events that no response_item repeats. Other lines
+// (session_meta, turn_context, reasoning, duplicated events, markers) are kept
+// with the node before them under "codex_after" (before the first node:
+// "codex_before"). Export is linear: SpliceForLinearExport's active path, then
+// one developer message per other branch's summary.
+package codex
+
+import (
+	"bytes"
+	"io"
+	"strconv"
+
+	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/formats/internal/convert"
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
+
+// Keys of the node's message that hold the line and the lines kept with it.
+const (
+	Key       = "codex"
+	AfterKey  = "codex_after"
+	BeforeKey = "codex_before"
+)
+
+// Import reads a rollout held in memory.
+func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error) {
+	return ImportReader(bytes.NewReader(data), opts...)
+}
+
+type step struct{ id, role string }
+
+// ImportReader reads a rollout line by line.
+func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report, error) {
+	s := convert.NewSession("codex", AfterKey, BeforeKey, opts)
+	rep := s.B.Report
+	var path []step
+	var notes convert.Counted
+	type event struct {
+		line       int
+		obj        []byte
+		role, text string
+	}
+	var pending *event
+	add := func(n int, msg core.Message, at int64) {
+		parent := ""
+		if len(path) > 0 {
+			parent = path[len(path)-1].id
+		}
+		id := "line-" + strconv.Itoa(n)
+		s.Node(n, id, parent, msg, "", at)
+		path = append(path, step{id, msg.Role()})
+	}
+	flushEvent := func() {
+		if pending != nil {
+			add(pending.line, convert.Wrap(pending.role, pending.text, Key, pending.obj), timeOf(pending.obj))
+			pending = nil
+		}
+	}
+	err := convert.EachLine(r, rep, func(n int, obj []byte) {
+		ms, _ := convert.Members(obj)
+		typ := convert.Str(ms, "type")
+		payload, _ := convert.Get(ms, "payload")
+		ptype, _ := rawjson.LookupString(payload, "type")
+		if pending != nil {
+			role, _ := rawjson.LookupString(payload, "role")
+			if typ == "response_item" && ptype == "message" && role == pending.role && convert.ContentText(payload) == pending.text {
+				notes.Add("events repeated by a response_item kept with the node before them")
+				s.Fold(pending.obj, "", "")
+				pending = nil
+			} else {
+				flushEvent()
+			}
+		}
+		switch {
+		case typ == "event_msg" && (ptype == "user_message" || ptype == "agent_message"):
+			role := "user"
+			if ptype == "agent_message" {
+				role = "assistant"
+			}
+			text, _ := rawjson.LookupString(payload, "message")
+			pending = &event{n, obj, role, text}
+			return
+		case typ == "event_msg" && ptype == "thread_rolled_back":
+			s.Fold(obj, "", "")
+			turns, _ := strconv.Atoi(string(mustLookup(payload, "num_turns")))
+			path = rollBack(path, turns)
+			notes.Add("thread_rolled_back markers: the undone turns kept on a branch")
+			return
+		case typ == "response_item":
+			if msg, ok := derivePayload(obj, ms, payload, ptype); ok {
+				add(n, msg, timeOf(obj))
+				return
+			}
+		}
+		s.Fold(obj, "", "")
+	})
+	if err != nil {
+		return nil, *rep, err
+	}
+	flushEvent()
+	if rep.Records == 0 {
+		return nil, *rep, convert.Invalid("codex: no line to read")
+	}
+	notes.Flush(rep)
+	active := ""
+	if len(path) > 0 {
+		active = path[len(path)-1].id
+	}
+	t, rep2 := s.Finish(active, nil)
+	return t, *rep2, nil
+}
+
+func mustLookup(obj []byte, key string) []byte {
+	v, _ := rawjson.Lookup(obj, key)
+	return v
+}
+
+// rollBack drops the last turns user turns from path.
+func rollBack(path []step, turns int) []step {
+	for i := len(path) - 1; i >= 0 && turns > 0; i-- {
+		if path[i].role == "user" {
+			turns--
+			if turns == 0 {
+				return path[:i]
+			}
+		}
+	}
+	if turns > 0 {
+		return path[:0]
+	}
+	return path
+}
+
+func timeOf(obj []byte) int64 {
+	ts, _ := rawjson.LookupString(obj, "timestamp")
+	at, _ := convert.ParseISO(ts)
+	return at
+}
+
+// derivePayload makes a message of a response_item that is one.
+func derivePayload(obj []byte, ms []convert.Member, payload []byte, ptype string) (core.Message, bool) {
+	rec := func() []byte {
+		return convert.NewObject(nil).Members(convert.Set(ms, "payload", convert.Placeholder)).Bytes()
+	}
+	switch ptype {
+	case "message":
+		if _, ok := rawjson.LookupString(payload, "role"); !ok {
+			return nil, false
+		}
+		return convert.AppendMember(payload, Key, rec()), true
+	case "function_call", "custom_tool_call":
+		name, _ := rawjson.LookupString(payload, "name")
+		args, ok := rawjson.LookupString(payload, "arguments")
+		if !ok {
+			args, _ = rawjson.LookupString(payload, "input")
+		}
+		callID, _ := rawjson.LookupString(payload, "call_id")
+		fn := convert.NewObject(nil).String("name", name).String("arguments", args).Bytes()
+		call := convert.NewObject(nil).String("id", callID).String("type", "function").Raw("function", fn).Bytes()
+		return core.Message(convert.NewObject(nil).String("role", "assistant").String("content", "").
+			Raw("tool_calls", append(append([]byte{'['}, call...), ']')).Raw(Key, obj).Bytes()), true
+	case "function_call_output", "custom_tool_call_output":
+		callID, _ := rawjson.LookupString(payload, "call_id")
+		out, _ := rawjson.Lookup(payload, "output")
+		return core.Message(convert.NewObject(nil).String("role", "tool").String("tool_call_id", callID).
+			String("content", convert.PartsText(out)).Raw(Key, obj).Bytes()), true
+	}
+	return nil, false
+}
+
+// Export writes the active path as a rollout, then one developer message per
+// other branch with its summary (or stub).
+func Export(t *core.Tree) ([]byte, error) {
+	sp, err := t.SpliceForLinearExport()
+	if err != nil {
+		return nil, err
+	}
+	ids, _ := t.ActivePath()
+	var out []byte
+	lastTS := convert.FormatISO(0)
+	for i, m := range sp.Messages {
+		var at int64
+		id := ""
+		if i < len(ids) {
+			n, _ := t.Node(ids[i])
+			at, id = n.CreatedAtMs, n.ID
+		}
+		msg, before, after := convert.Attachments(m, BeforeKey, AfterKey)
+		if i == 0 && len(before) == 0 {
+			out = line(out, convert.FormatISO(at), "session_meta", convert.NewObject(nil).String("id", id).String("timestamp", convert.FormatISO(at)).Bytes())
+		}
+		for _, l := range before {
+			out = append(append(out, l...), '\n')
+		}
+		lastTS = convert.FormatISO(at)
+		if rec, ok := rawjson.Lookup(msg, Key); ok && len(rec) > 0 && rec[0] == '{' {
+			if p, _ := rawjson.Lookup(rec, "payload"); bytes.Equal(p, convert.Placeholder) {
+				out = append(append(out, convert.Unfold2(rec, "payload", convert.WithoutKey(msg, Key))...), '\n')
+			} else {
+				out = append(append(out, rec...), '\n')
+			}
+		} else {
+			role := msg.Role()
+			part := "input_text"
+			if role == "assistant" {
+				part = "output_text"
+			}
+			content := convert.NewObject(nil).String("type", part).String("text", convert.ContentText(msg)).Bytes()
+			payload := convert.NewObject(nil).String("type", "message").String("role", role).Raw("content", append(append([]byte{'['}, content...), ']')).Bytes()
+			out = line(out, lastTS, "response_item", payload)
+		}
+		for _, l := range after {
+			out = append(append(out, l...), '\n')
+		}
+	}
+	for _, s := range sp.Summaries {
+		text := "Summary of branch " + strconv.Quote(s.Branch) + ": " + s.Summary
+		content := convert.NewObject(nil).String("type", "input_text").String("text", text).Bytes()
+		payload := convert.NewObject(nil).String("type", "message").String("role", "developer").Raw("content", append(append([]byte{'['}, content...), ']')).Bytes()
+		out = line(out, lastTS, "response_item", payload)
+	}
+	return out, nil
+}
+
+func line(out []byte, ts, typ string, payload []byte) []byte {
+	return append(convert.NewObject(out).String("timestamp", ts).String("type", typ).Raw("payload", payload).Bytes(), '\n')
+}

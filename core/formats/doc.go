@@ -1,0 +1,42 @@
+// Package formats imports and exports the chat formats other tools write:
+// chatgpt (conversations.json), openwebui, librechat, claudecode (session
+// JSONL), pi (session JSONL v3), codex (rollout JSONL), openai (a messages
+// array) and markdown (export only). "auto" detects the format by content.
+//
+// Decisions, the same for every format:
+//
+//   - A node's message is a chat message ({"role","content",…}) that keeps the
+//     format's original record whole: when the record is a message already
+//     (Open WebUI, the "message" of a Claude Code, pi or Codex line) it is the
+//     message, and the rest of the line is kept under the format's name with
+//     "message" replaced by 0 (so content is held once); otherwise the message is
+//     {"role","content":text,"<format>":record}. Export writes the record back.
+//   - Records that are not messages are never dropped: the ChatGPT null-message
+//     root and the conversation's fields go under "<format>_conversation" on the
+//     conversation's first node; JSONL lines that are not messages (file
+//     snapshots, session headers, model changes, reasoning, duplicated events)
+//     are kept with the node before them under "<format>_after" (before the
+//     first node: "<format>_before") and written back in place. So a projection
+//     holds only real messages.
+//   - Several roots stay several roots: the tree is a forest. LibreChat's
+//     several roots, a Claude Code compact_boundary (parentUuid null, with
+//     logicalParentUuid kept in its line) and sidechain roots, several
+//     conversations of one file, a record whose parent is not in the file (a
+//     fragment) — each is a root. The active branch then projects what the model
+//     saw (after a compaction: the boundary, the summary and what followed), and
+//     the pre-compaction history stays whole on its own branch.
+//   - Branches: main ends at the format's current leaf (current_node, currentId,
+//     the last line of a JSONL session, the last LibreChat message); every other
+//     leaf gets a branch "branch-N" (other conversations of a file: a branch
+//     named after their id), so no line of work is unnamed.
+//   - What a format has no field for (branch names, summaries, labels, a time or
+//     message the record does not reproduce) goes under a "sessiontree" member:
+//     of the file (or a final {"type":"sessiontree"} JSONL line) for branches,
+//     of a record for a node. So import(export(t)) gives t back for chatgpt,
+//     openwebui, librechat, claudecode and pi. codex, openai and markdown are
+//     linear: they carry the active path (codex and markdown add the other
+//     branches' summaries).
+//   - Every import returns a Report: counts, what the format could not carry,
+//     and every record it could not read (malformed or torn lines, dangling
+//     parents, duplicate ids), with its line number or id; the rest is kept.
+package formats

@@ -1,0 +1,182 @@
+package formats
+
+import (
+	"bytes"
+	"io"
+
+	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/formats/chatgpt"
+	"github.com/sessiontree/sessiontree/core/formats/claudecode"
+	"github.com/sessiontree/sessiontree/core/formats/codex"
+	"github.com/sessiontree/sessiontree/core/formats/internal/convert"
+	"github.com/sessiontree/sessiontree/core/formats/librechat"
+	"github.com/sessiontree/sessiontree/core/formats/markdown"
+	"github.com/sessiontree/sessiontree/core/formats/openai"
+	"github.com/sessiontree/sessiontree/core/formats/openwebui"
+	"github.com/sessiontree/sessiontree/core/formats/pi"
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
+
+// Report is what an import found: counts, what the format could not carry,
+// and every record it could not read with its line number or id.
+type Report = convert.Report
+
+// Problem is one record an import could not read as written.
+type Problem = convert.Problem
+
+// Format names, as every API spells them.
+const (
+	ChatGPT    = "chatgpt"
+	OpenWebUI  = "openwebui"
+	LibreChat  = "librechat"
+	ClaudeCode = "claudecode"
+	Pi         = "pi"
+	Codex      = "codex"
+	OpenAI     = "openai"
+	Markdown   = "markdown"
+	Auto       = "auto"
+)
+
+// Names lists the formats in the order of the specification.
+var Names = []string{ChatGPT, OpenWebUI, LibreChat, ClaudeCode, Pi, Codex, OpenAI, Markdown}
+
+type importer func([]byte, ...core.Option) (*core.Tree, convert.Report, error)
+
+var importers = map[string]importer{
+	ChatGPT: chatgpt.Import, OpenWebUI: openwebui.Import, LibreChat: librechat.Import,
+	ClaudeCode: claudecode.Import, Pi: pi.Import, Codex: codex.Import, OpenAI: openai.Import,
+}
+
+var exporters = map[string]func(*core.Tree) ([]byte, error){
+	ChatGPT: chatgpt.Export, OpenWebUI: openwebui.Export, LibreChat: librechat.Export,
+	ClaudeCode: claudecode.Export, Pi: pi.Export, Codex: codex.Export, OpenAI: openai.Export,
+	Markdown: markdown.Export,
+}
+
+// Import reads data in format ("auto" detects it). Failures are *core.Error:
+// invalid_input for an unknown format or a file that cannot be read at all.
+// A file read in part gives a tree and a Report listing what was not read.
+func Import(format string, data []byte, opts ...core.Option) (*core.Tree, Report, error) {
+	if format == Auto || format == "" {
+		format = Detect(data)
+		if format == "" {
+			return nil, Report{}, convert.Invalid("cannot tell the format of the input: name it (" + joined() + ")")
+		}
+	}
+	imp := importers[format]
+	if imp == nil {
+		if format == Markdown {
+			return nil, Report{}, convert.Invalid("markdown can be exported but not imported")
+		}
+		return nil, Report{}, convert.Invalid("unknown format " + quote(format) + ": one of " + joined())
+	}
+	t, rep, err := imp(data, opts...)
+	rep.Format = format
+	return t, rep, err
+}
+
+// ImportReader reads a JSONL format (claudecode, pi, codex) line by line from
+// r, holding the tree but not the file; other formats are read whole.
+func ImportReader(format string, r io.Reader, opts ...core.Option) (*core.Tree, Report, error) {
+	switch format {
+	case ClaudeCode:
+		return claudecode.ImportReader(r, opts...)
+	case Pi:
+		return pi.ImportReader(r, opts...)
+	case Codex:
+		return codex.ImportReader(r, opts...)
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, Report{}, convert.Invalid("reading the input: " + err.Error())
+	}
+	return Import(format, data, opts...)
+}
+
+// Export writes t in format.
+func Export(t *core.Tree, format string) ([]byte, error) {
+	exp := exporters[format]
+	if exp == nil {
+		return nil, convert.Invalid("unknown export format " + quote(format) + ": one of " + joined())
+	}
+	return exp(t)
+}
+
+func joined() string {
+	s := ""
+	for i, n := range Names {
+		if i > 0 {
+			s += ", "
+		}
+		s += n
+	}
+	return s
+}
+
+func quote(s string) string { return string(rawjson.AppendString(nil, s)) }
+
+// Detect names the format of data by its content, or "" when it cannot tell.
+func Detect(data []byte) string {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return ""
+	}
+	first := data
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		first = bytes.TrimSpace(data[:i])
+	}
+	// JSONL: judged by the first line when it is an object of its own.
+	if first[0] == '{' && rawjson.Valid(first) && (len(first) < len(data) || !hasAny(first, "mapping", "history", "messages", "chat")) {
+		typ, _ := rawjson.LookupString(first, "type")
+		_, hasPayload := rawjson.Lookup(first, "payload")
+		switch {
+		case typ == "session" || (typ == "message" && has(first, "parentId")):
+			return Pi
+		case hasPayload || typ == "session_meta" || typ == "response_item" || typ == "event_msg":
+			return Codex
+		case has(first, "uuid") || has(first, "parentUuid") || has(first, "sessionId") || typ == "summary" || typ == "file-history-snapshot":
+			return ClaudeCode
+		}
+	}
+	if !rawjson.Valid(data) {
+		return ""
+	}
+	item := data
+	if data[0] == '[' {
+		list, _ := convert.Elements(data)
+		if len(list) == 0 {
+			return OpenAI
+		}
+		item = list[0]
+	}
+	switch {
+	case has(item, "mapping"):
+		return ChatGPT
+	case has(item, "chat") || has(item, "history"):
+		return OpenWebUI
+	case has(item, "role") && data[0] == '[':
+		return OpenAI
+	}
+	if msgs, ok := rawjson.Lookup(item, "messages"); ok {
+		list, _ := convert.Elements(msgs)
+		if len(list) > 0 && (has(list[0], "messageId") || has(list[0], "parentMessageId")) || has(item, "conversationId") {
+			return LibreChat
+		}
+		return OpenAI
+	}
+	return ""
+}
+
+func has(obj []byte, key string) bool {
+	_, ok := rawjson.Lookup(obj, key)
+	return ok
+}
+
+func hasAny(obj []byte, keys ...string) bool {
+	for _, k := range keys {
+		if has(obj, k) {
+			return true
+		}
+	}
+	return false
+}

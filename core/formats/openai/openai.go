@@ -1,0 +1,96 @@
+// Package openai imports and exports an OpenAI chat "messages" array: a JSON
+// array of messages (or {"messages":[…]}), linear. Import keeps each message
+// exactly; export writes the active branch's projection, without the members
+// other importers add to keep their original records (chatgpt, claudecode, …).
+package openai
+
+import (
+	"bytes"
+	"strconv"
+
+	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/formats/internal/convert"
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
+
+// Import reads a messages array into a single-path tree. Elements that are not
+// messages are reported by index and skipped.
+func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error) {
+	rep := convert.Report{Format: "openai"}
+	data = bytes.TrimSpace(data)
+	if !rawjson.Valid(data) {
+		return nil, rep, convert.Invalid("openai: not valid JSON")
+	}
+	if len(data) > 0 && data[0] == '{' {
+		m, ok := rawjson.Lookup(data, "messages")
+		if !ok {
+			return nil, rep, convert.Invalid("openai: an object without a \"messages\" array")
+		}
+		data = m
+	}
+	list, err := convert.Elements(data)
+	if err != nil {
+		return nil, rep, convert.Invalid("openai: expected an array of messages")
+	}
+	msgs := make([]core.Message, 0, len(list))
+	for i, raw := range list {
+		rep.Records++
+		m, err := core.ParseMessage(raw)
+		if err != nil {
+			rep.Problemf(0, "", "message "+strconv.Itoa(i)+": "+err.Error()+": skipped")
+			continue
+		}
+		msgs = append(msgs, m)
+	}
+	t, err := core.FromLinear(msgs, 0, opts...)
+	if err != nil {
+		return nil, rep, err
+	}
+	rep.Note("no ids, times, branches or labels: ids are generated, times are 0")
+	s := t.Stats()
+	rep.Nodes, rep.Roots, rep.Branches = s.Nodes, s.Roots, s.Branches
+	return t, rep, nil
+}
+
+// Private lists the members importers add to a message to keep a format's
+// original record; Export leaves them out.
+var Private = []string{
+	"chatgpt", "chatgpt_conversation", "openwebui_chat", "librechat", "librechat_conversation",
+	"claudecode", "claudecode_after", "claudecode_before", "pi", "pi_after", "pi_before",
+	"codex", "codex_after", "codex_before",
+}
+
+// Export writes the active branch's projection as a JSON array.
+func Export(t *core.Tree) ([]byte, error) {
+	msgs, err := t.LinearProjection()
+	if err != nil {
+		return nil, err
+	}
+	out := []byte{'['}
+	for i, m := range msgs {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, Plain(m)...)
+	}
+	return append(out, ']'), nil
+}
+
+// Plain returns m without the Private members.
+func Plain(m core.Message) []byte {
+	has := false
+	for _, k := range Private {
+		if _, ok := rawjson.Lookup(m, k); ok {
+			has = true
+			break
+		}
+	}
+	if !has {
+		return m
+	}
+	ms, err := convert.Members(m)
+	if err != nil {
+		return m
+	}
+	return convert.NewObject(nil).Members(convert.Without(ms, Private...)).Bytes()
+}
