@@ -13,13 +13,20 @@ type Group struct {
 
 // Groups walks every root of t (in order) iteratively and returns each root's
 // nodes in preorder, visiting children in order except that the child on
-// onPath (if any) comes last, so the path's leaf is the last node written.
+// onPath (if any) comes last, so the path's leaf is the last node of its root.
 func Groups(t *core.Tree, onPath map[string]bool) []Group {
 	if t.Root() == "" {
 		return nil
 	}
-	roots, _, _ := t.Siblings(t.Root())
-	roots = lastOnPath(roots, onPath)
+	// t's root first, so that it is the first root an import inserts, and
+	// so t's root again; the others in their order.
+	all, _, _ := t.Siblings(t.Root())
+	roots := []string{t.Root()}
+	for _, r := range all {
+		if r != t.Root() {
+			roots = append(roots, r)
+		}
+	}
 	var out []Group
 	for _, r := range roots {
 		g := Group{Root: r}

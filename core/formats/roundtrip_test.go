@@ -1,0 +1,124 @@
+package formats_test
+
+import (
+	"math/rand/v2"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/formats"
+)
+
+// randomTree grows a tree with the core's public operations: appends, rewinds,
+// named branches, edits, labels and summaries.
+func randomTree(seed uint64) *core.Tree {
+	r := rand.New(rand.NewPCG(seed, 7))
+	n := 0
+	t := core.New(core.WithIDSource(func() string { n++; return "n" + strconv.Itoa(n) }))
+	at := int64(1700000000000)
+	var ids []string
+	roles := []string{"user", "assistant", "system", "tool"}
+	for i := 0; i < 5+r.IntN(40); i++ {
+		at += int64(r.IntN(5000))
+		msg := core.Message(`{"role":"` + roles[r.IntN(4)] + `","content":"m` + strconv.Itoa(i) + ` ünï \"q\"","x":[1.50,{"k":null}]}`)
+		switch k := r.IntN(10); {
+		case k < 5 || len(ids) == 0:
+			id, _ := t.Append(msg, at)
+			ids = append(ids, id)
+		case k < 7:
+			_, _ = t.Rewind(ids[r.IntN(len(ids))], at)
+		case k < 8:
+			id, _ := t.Edit(ids[r.IntN(len(ids))], msg, at)
+			ids = append(ids, id)
+		case k < 9:
+			_ = t.Label(ids[r.IntN(len(ids))], "label "+strconv.Itoa(i))
+		default:
+			bs := t.Branches()
+			b := bs[r.IntN(len(bs))]
+			if b.Leaf != "" {
+				_ = t.SummarizeBranch(b.Name, "summary "+strconv.Itoa(i), "model-x", at)
+			}
+		}
+	}
+	return t
+}
+
+var used = regexp.MustCompile(`,"used":\d+|"main":\{"name":"main",[^}]*?"created_at_ms":\d+`)
+
+// same compares trees by their .tree.json, without what import cannot set:
+// the branches' logical "used" clock and main's creation time.
+func same(a, b *core.Tree) bool {
+	return used.ReplaceAllString(string(a.Marshal()), "") == used.ReplaceAllString(string(b.Marshal()), "")
+}
+
+func TestImportOfExportGivesTheTreeBack(t *testing.T) {
+	for _, format := range []string{"chatgpt", "openwebui", "librechat", "claudecode", "pi"} {
+		for seed := uint64(1); seed <= 60; seed++ {
+			tr := randomTree(seed)
+			out, err := formats.Export(tr, format)
+			if err != nil {
+				t.Fatalf("%s seed %d: export: %v", format, seed, err)
+			}
+			back, rep, err := formats.Import(format, out)
+			if err != nil {
+				t.Fatalf("%s seed %d: import: %v", format, seed, err)
+			}
+			if !same(tr, back) {
+				t.Fatalf("%s seed %d: import(export(t)) != t\n%s\n%s\nproblems %v", format, seed, tr.Marshal(), back.Marshal(), rep.Problems)
+			}
+			if d := formats.Detect(out); d != format {
+				t.Fatalf("%s seed %d: export detected as %q", format, seed, d)
+			}
+		}
+	}
+}
+
+func TestImportedFilesSurviveAnExportRoundTrip(t *testing.T) {
+	files := map[string]string{
+		"chatgpt/chatgpt-tree.json": "chatgpt", "chatgpt/chatgpt-export.json": "chatgpt", "chatgpt/chatgpt-citations.json": "chatgpt",
+		"librechat/librechat-tree.json": "librechat", "librechat/librechat-opts-nonr-branches.json": "librechat",
+		"openwebui/openwebui-export.json": "openwebui", "claudecode/dag_compact_after_rewind.jsonl": "claudecode",
+		"claudecode/sidechain_integrated.jsonl": "claudecode",
+	}
+	for file, format := range files {
+		tr, _ := mustImport(t, format, shared(t, file))
+		out, err := formats.Export(tr, format)
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		back, _ := mustImport(t, format, out)
+		if !same(tr, back) {
+			t.Fatalf("%s: import(export(import(f))) != import(f)", file)
+		}
+	}
+}
+
+func TestLinearExportsCarryTheActivePath(t *testing.T) {
+	tr := randomTree(3)
+	want, _ := tr.LinearProjection()
+	for _, format := range []string{"openai", "codex"} {
+		out, err := formats.Export(tr, format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, _, err := formats.Import(format, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := back.LinearProjection()
+		sp, _ := tr.SpliceForLinearExport()
+		extra := 0
+		if format == "codex" {
+			extra = len(sp.Summaries)
+		}
+		if len(got) != len(want)+extra {
+			t.Fatalf("%s: %d messages back, want %d + %d summaries", format, len(got), len(want), extra)
+		}
+		for i := range want {
+			if got[i].Text() != want[i].Text() || got[i].Role() != want[i].Role() {
+				t.Fatalf("%s: message %d is %s, want %s", format, i, got[i], want[i])
+			}
+		}
+	}
+}
