@@ -16,6 +16,9 @@ import (
 // shared is ../shared/testdata beside the repository.
 func shared(t testing.TB, rel string) []byte {
 	t.Helper()
+	if runtime.GOOS == "js" {
+		t.Skip("no file system under GOOS=js (wasmbrowsertest)")
+	}
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..")
 	data, err := os.ReadFile(filepath.Join(root, "..", "shared", "testdata", rel))
@@ -267,6 +270,9 @@ func TestCodexRolloutsAreLinearAndTheMalformedLineIsReported(t *testing.T) {
 }
 
 func fixture(t testing.TB, name string) []byte {
+	if runtime.GOOS == "js" {
+		t.Skip("no file system under GOOS=js (wasmbrowsertest)")
+	}
 	data, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
