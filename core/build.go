@@ -51,9 +51,15 @@ type Changes struct {
 	Meta     bool     // the root or the active branch may have changed
 }
 
-// TakeChanges returns the changes since the previous call and forgets them. Ids
-// and names are sorted; a listed node or branch that no longer exists was removed.
+// TakeChanges returns the changes since the previous call and forgets them; the
+// first call starts the recording and returns nothing. Trees do not record until
+// then, so a tree that is never persisted row by row pays nothing. Ids and names
+// are sorted; a listed node or branch that no longer exists was removed.
 func (t *Tree) TakeChanges() Changes {
+	if t.changed == nil {
+		t.changed = &changes{}
+		return Changes{}
+	}
 	c := Changes{Meta: t.changed.meta}
 	for id := range t.changed.nodes {
 		if id != "" {
@@ -65,7 +71,7 @@ func (t *Tree) TakeChanges() Changes {
 	}
 	slices.Sort(c.Nodes)
 	slices.Sort(c.Branches)
-	t.changed = changes{}
+	*t.changed = changes{}
 	return c
 }
 

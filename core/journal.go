@@ -18,6 +18,9 @@ type changes struct {
 }
 
 func (c *changes) node(id string) {
+	if c == nil {
+		return
+	}
 	if c.nodes == nil {
 		c.nodes = make(map[string]struct{})
 	}
@@ -25,10 +28,19 @@ func (c *changes) node(id string) {
 }
 
 func (c *changes) branch(name string) {
+	if c == nil {
+		return
+	}
 	if c.branches == nil {
 		c.branches = make(map[string]struct{})
 	}
 	c.branches[name] = struct{}{}
+}
+
+func (c *changes) setMeta() {
+	if c != nil {
+		c.meta = true
+	}
 }
 
 func (t *Tree) record(undo func()) {
@@ -50,7 +62,7 @@ func (t *Tree) addNode(n *node) {
 	t.nodes[n.id] = n
 	t.changed.node(n.id)
 	t.changed.node(n.parent)
-	t.changed.meta = true
+	t.changed.setMeta()
 	list := t.siblingList(n.parent)
 	if list != nil {
 		t.insertOrdered(list, n.id, n.created)
@@ -76,7 +88,7 @@ func (t *Tree) removeNode(id string) {
 	delete(t.nodes, id)
 	t.changed.node(id)
 	t.changed.node(n.parent)
-	t.changed.meta = true
+	t.changed.setMeta()
 	if list := t.siblingList(n.parent); list != nil {
 		if i := slices.Index(*list, id); i >= 0 {
 			*list = slices.Delete(*list, i, i+1)
@@ -120,7 +132,7 @@ func (t *Tree) removeBranch(b *branch) {
 func (t *Tree) setActive(name string) {
 	old := t.active
 	t.active = name
-	t.changed.meta = true
+	t.changed.setMeta()
 	t.record(func() { t.active = old })
 }
 

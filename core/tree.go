@@ -26,7 +26,7 @@ type Tree struct {
 	newID    func() string
 	dups     []*node // later nodes of duplicate keys in a loaded file, for Validate
 	journal  *journal
-	changed  changes
+	changed  *changes // nil unless TrackChanges was called
 }
 
 // node is the stored form of a Node. key is its map key; id is what the file said
