@@ -1,8 +1,7 @@
 package core
 
 import (
-	"crypto/rand"
-	mrand "math/rand/v2"
+	"math/rand/v2"
 	"strconv"
 )
 
@@ -68,9 +67,14 @@ func (f freshNames) clone() freshNames {
 // randomIDs returns a source of 16-character ids with 80 random bits, so copies of
 // a tree edited apart (two tabs, a device and the edge) never mint the same id.
 func randomIDs() func() string {
+	// The runtime seeds math/rand/v2's global source from the system's entropy
+	// (crypto.getRandomValues in a browser); crypto/rand would pull math/big and
+	// fmt into the wasm module.
 	var seed [32]byte
-	_, _ = rand.Read(seed[:])
-	src := mrand.NewChaCha8(seed)
+	for i := range seed {
+		seed[i] = byte(rand.Uint32())
+	}
+	src := rand.NewChaCha8(seed)
 	const alphabet = "0123456789abcdefghjkmnpqrstvwxyz" // Crockford base32
 	return func() string {
 		a, b := src.Uint64(), src.Uint64()
