@@ -39,7 +39,17 @@ export function init(source) {
 
 async function start(source) {
   const go = new globalThis.Go();
-  const instance = await instantiate(source ?? new URL("./sessiontree.wasm", import.meta.url), go.importObject);
+  // The Go runtime's own timers (its background sweeper and scavenger) must not
+  // keep a Node process alive: unref them where timers have unref.
+  const imports = go.importObject;
+  const schedule = imports.gojs?.["runtime.scheduleTimeoutEvent"];
+  if (schedule) {
+    imports.gojs["runtime.scheduleTimeoutEvent"] = (sp) => {
+      schedule(sp);
+      go._scheduledTimeouts?.get(go._nextCallbackTimeoutID - 1)?.unref?.();
+    };
+  }
+  const instance = await instantiate(source ?? new URL("./sessiontree.wasm", import.meta.url), imports);
   go.run(instance); // runs main until it waits for calls; never resolves
   const exports = instance.exports;
   if (typeof exports.st_call !== "function") {
@@ -107,6 +117,7 @@ const NO_ARGS = [];
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: false });
 const BIG = 1 << 20;
+const BIG_INPUT = 4 << 20; // wasm/module/buffers.go bigInput
 const MAX_INPUT = 1 << 30;
 
 function view(w) {
@@ -118,15 +129,24 @@ function view(w) {
 // throws the SessionTreeError it carries.
 function invoke(method, handle, at, args) {
   const w = wasm;
+  // Room for each argument: its 4-byte length and at most 3 UTF-8 bytes per
+  // UTF-16 unit. Big strings are encoded exactly first instead, so the buffer
+  // is not 3× their size.
   let size = 0;
+  let big = false;
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
-    size += 4 + (typeof a === "string" ? (a.length > BIG ? 0 : 3 * a.length) : a.length);
+    if (typeof a === "string") {
+      size += 4 + 3 * a.length;
+      big ||= a.length > BIG;
+    } else {
+      size += 4 + a.length;
+    }
   }
-  // Big strings are encoded exactly first, so the buffer is not 3× their size.
-  if (size > BIG) {
+  if (big) {
     args = args.map((a) => (typeof a === "string" && a.length > BIG ? encoder.encode(a) : a));
-    size = args.reduce((n, a) => n + 4 + (typeof a === "string" ? 3 * a.length : a.length), 0);
+    size = 0;
+    for (const a of args) size += 4 + (typeof a === "string" ? 3 * a.length : a.length);
   }
   if (size > MAX_INPUT) throw new SessionTreeError("too_large", `the input is ${size} bytes; the limit is ${MAX_INPUT}`);
   if (size > w.cap) {
@@ -148,7 +168,7 @@ function invoke(method, handle, at, args) {
     off += 4 + n;
   }
   const r = w.exports.st_call(method, handle, off - w.ptr, at);
-  if (size > BIG) w.cap = 0; // the module released its big buffer
+  if (w.cap > BIG_INPUT) w.cap = 0; // the module released its big buffer (releaseBig)
   if (r === 0) return "";
   const len = r < 0 ? -r - 1 : r;
   const p = w.exports.st_out();

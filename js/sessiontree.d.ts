@@ -1,0 +1,211 @@
+// sessiontree — a conversation tree for LLM chat clients (SPEC §5), compiled from
+// Go to WebAssembly. Hand-written declarations: this file is the API reference.
+
+/** Any JSON object with a string `role`; every other field is kept exactly. */
+export interface Message {
+  role: string;
+  content?: unknown;
+  [field: string]: unknown;
+}
+
+/** The stable codes of SPEC §4. */
+export type ErrorCode =
+  | "not_found" | "branch_not_found" | "branch_exists" | "empty_branch" | "invalid_input"
+  | "corrupt" | "unsupported_version" | "too_large" | "conflict";
+
+/** What every failure throws. The message names the id or branch at fault. */
+export class SessionTreeError extends Error {
+  readonly name: "SessionTreeError";
+  /** The machine-readable kind of failure. */
+  readonly code: ErrorCode;
+}
+
+/** One message of the tree. A fresh object on every call. */
+export interface TreeNode {
+  id: string;
+  /** null for a root. */
+  parent: string | null;
+  /** Ordered by (createdAtMs, id). */
+  children: string[];
+  message: Message;
+  label: string | null;
+  createdAtMs: number;
+}
+
+/** A branch summary, as of one node of the branch (normally its leaf). */
+export interface Summary {
+  summary: string;
+  nodeId: string;
+  branch: string;
+  /** null for a summary the caller wrote or a stub. */
+  modelId: string | null;
+  createdAtMs: number;
+}
+
+/** A named line of work. */
+export interface Branch {
+  name: string;
+  /** null for a branch with no messages yet. */
+  leaf: string | null;
+  summary: Summary | null;
+  createdAtMs: number;
+}
+
+/** A structural fault found by validate(), or a fix made by repair(). */
+export interface Problem {
+  /** duplicate_id, id_mismatch, dangling_parent, cycle, children_mismatch, dangling_leaf, … */
+  kind: string;
+  node: string | null;
+  branch: string | null;
+  message: string;
+}
+
+/** One node whose text matched search(). */
+export interface Hit { nodeId: string; role: string; snippet: string; }
+
+/** What stats() counts. */
+export interface Stats { nodes: number; branches: number; roots: number; leaves: number; depth: number; messageBytes: number; }
+
+/**
+ * One operation of apply(), named after the method it calls, with that method's
+ * argument names. `at` is the time to record (default: apply's atMs, then Date.now()).
+ */
+export type Op =
+  | { op: "append"; message: Message; at?: number }
+  | { op: "rewind"; node: string; at?: number }
+  | { op: "branch"; from: string; name?: string; at?: number }
+  | { op: "switch"; branch: string }
+  | { op: "label"; node: string; label: string }
+  | { op: "clearLabel"; node: string }
+  | { op: "checkout"; node: string; at?: number }
+  | { op: "edit"; node: string; message: Message; at?: number }
+  | { op: "regenerate"; node: string; message: Message; at?: number }
+  | { op: "summarize"; branch: string; summary: string; modelId?: string; at?: number }
+  | { op: "deleteBranch"; branch: string };
+
+/**
+ * A summarizer for summarizeBranchWith: typically a small-model call. It gets the
+ * branch as text (renderBranchText) and an AbortSignal that fires on timeout, and
+ * returns the summary, or `{ summary, modelId }`.
+ */
+export type Summarizer = (
+  text: string,
+  context: { branch: string; signal: AbortSignal },
+) => Promise<string | { summary: string; modelId?: string }> | string | { summary: string; modelId?: string };
+
+/** Options of summarizeBranchWith. */
+export interface SummarizeOptions {
+  /** How long to wait for the summarizer before using the stub. Default 30000. */
+  timeoutMs?: number;
+  /** The model id to record when the summarizer returns a plain string. */
+  modelId?: string;
+}
+
+/** What a strictly linear export can carry: the active messages and every other branch's summary or stub. */
+export interface Splice { messages: Message[]; summaries: Summary[]; }
+
+/**
+ * Loads and starts the WebAssembly module; call once before anything else (a
+ * second call is a no-op). With no argument it finds `sessiontree.wasm` next to
+ * this module (fetch in browsers and workers, the file system in Node); it also
+ * takes a URL, the module's bytes, a fetch Response, or a compiled
+ * WebAssembly.Module (Cloudflare Workers: the package's `workerd` entry passes it).
+ */
+export function init(source?: string | URL | ArrayBuffer | ArrayBufferView | Response | WebAssembly.Module): Promise<void>;
+
+/**
+ * A conversation tree, held in the WebAssembly module. Every method is one call
+ * into the module. Times (`atMs`) are integer milliseconds and default to
+ * Date.now(). Failures throw SessionTreeError. Release it with free() or `using`.
+ */
+export class SessionTree implements Disposable {
+  /** An empty tree: one leafless branch "main", active. */
+  constructor();
+  /** The single-path tree of messages, each stamped atMs. Zero messages give an empty tree. */
+  static fromLinear(messages: Message[], atMs?: number): SessionTree;
+  /** Loads a .tree.json file, as text or UTF-8 bytes (bytes are faster for big files). */
+  static load(json: string | ArrayBuffer | ArrayBufferView): SessionTree;
+
+  /** Adds message after the active branch's leaf and returns the new node's id. The message is copied. */
+  append(message: Message, atMs?: number): string;
+  /** Moves the active branch back to node; the old leaf is kept under a fresh "branch-N", whose name is returned (null for a no-op). */
+  rewind(node: string, atMs?: number): string | null;
+  /** Forks at node `from`: a new branch (named `name`, or a fresh "branch-N") becomes active. Returns its name. */
+  branch(from: string, name?: string, atMs?: number): string;
+  /** Makes the branch active. */
+  switchBranch(branch: string): void;
+  /** Sets a node's label (non-empty, ≤ 4096 bytes). */
+  label(node: string, label: string): void;
+  /** Removes a node's label, if any. */
+  clearLabel(node: string): void;
+  /** Makes node visible on the active path (see SPEC §3) and returns the active branch's name. */
+  checkout(node: string, atMs?: number): string;
+  /** Adds message as a new sibling of node on a fresh active branch; returns the new id. */
+  edit(node: string, message: Message, atMs?: number): string;
+  /** Adds an alternative reply to node (a sibling on a fresh active branch); returns the new id. */
+  regenerate(node: string, message: Message, atMs?: number): string;
+  /** Removes a branch name; its nodes stay (see prune). Not main, not the active branch. */
+  deleteBranch(branch: string): void;
+  /**
+   * Runs ops in one call, all or nothing. Returns one result per op: the new id
+   * (append, edit, regenerate), the kept branch or null (rewind), the branch name
+   * (branch, checkout), undefined otherwise.
+   */
+  apply(ops: Op[], atMs?: number): (string | null | undefined)[];
+
+  /** The active branch's messages, root first. Messages are frozen and shared between calls. */
+  linearProjection(): readonly Readonly<Message>[];
+  /** A branch's messages, root first (frozen). Fails closed (corrupt) on a broken path. */
+  linearProjectionOf(branch: string): readonly Readonly<Message>[];
+  /** The active branch's node ids, root first. */
+  activePath(): string[];
+  /** A branch's node ids, root first. */
+  pathOf(branch: string): string[];
+  /** The node with id, or null. */
+  node(id: string): TreeNode | null;
+  /** A node's children, ordered by (createdAtMs, id). */
+  children(id: string): string[];
+  /** The node's siblings (itself included) and its index: the data of a 〈2/3〉 switcher. */
+  siblings(id: string): { siblings: string[]; index: number };
+  /** Every branch, by name. */
+  branches(): Branch[];
+  /** The name of the branch appends go to. */
+  readonly activeBranch: string;
+  /** Whether the tree has more than its main branch. */
+  hasBranches(): boolean;
+
+  /** Attaches a summary to a branch as of its leaf; modelId omitted for one the caller wrote. */
+  summarizeBranch(branch: string, summary: string, modelId?: string, atMs?: number): void;
+  /**
+   * Summarizes a branch with an async summarizer without blocking the module: a
+   * rejection, a timeout, or an empty answer falls back to the stub
+   * ("[N turns, unsummarized]"). Rejects with `conflict` if the branch moved
+   * while the summarizer ran (nothing is attached). Resolves to what was attached.
+   */
+  summarizeBranchWith(branch: string, summarizer: Summarizer, atMs?: number, options?: SummarizeOptions): Promise<Summary>;
+  /** The deterministic stub summary of a branch. */
+  stubSummary(branch: string): Summary;
+  /** The branch as text, one turn per line ("role: text"): a summarizer's input. */
+  renderBranchText(branch: string): string;
+  /** The active messages and, for every other branch in name order, its summary or stub. */
+  spliceForLinearExport(): Splice;
+
+  /** Every structural problem (none for a tree built by these methods). */
+  validate(): Problem[];
+  /** Fixes every problem without dropping a message; one entry per change. */
+  repair(): Problem[];
+  /** Deletes nodes on no branch's path and returns their ids. Refuses a tree with problems (repair first). */
+  prune(): string[];
+  /** Nodes whose text contains query (any case), on every branch; limit 0 or omitted: all. */
+  search(query: string, limit?: number): Hit[];
+  /** Counts of nodes, branches, roots, leaves, depth and message bytes. */
+  stats(): Stats;
+  /** An independent copy. */
+  clone(): SessionTree;
+  /** The canonical .tree.json text; load(save()) saves the same bytes. */
+  save(): string;
+  /** Releases the tree in the module. Later calls throw. Calling it twice is harmless. */
+  free(): void;
+  /** free(), for `using t = new SessionTree()`. */
+  [Symbol.dispose](): void;
+}

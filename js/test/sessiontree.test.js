@@ -1,0 +1,352 @@
+// The JS API of SPEC §5. This one file runs under `node --test` and, unchanged,
+// in headless Chromium (browser.mjs); see harness.js.
+import { test, assert, isNode } from "./harness.js";
+import { init, SessionTree, SessionTreeError } from "../sessiontree.js";
+
+// Before init, on purpose: the first call must say what is missing.
+let beforeInit;
+try { new SessionTree(); } catch (e) { beforeInit = e; }
+await init();
+
+const user = (content) => ({ role: "user", content });
+const bot = (content) => ({ role: "assistant", content });
+
+test("a call before init throws a sentence saying so", () => {
+  assert.ok(beforeInit instanceof SessionTreeError, "not a SessionTreeError");
+  assert.ok(/not initialized.*init\(\)/.test(beforeInit.message), beforeInit.message);
+});
+
+test("a second init is a no-op", async () => {
+  await init();
+  await init(new Uint8Array([1, 2, 3])); // ignored: already initialized
+  assert.equal(new SessionTree().activeBranch, "main");
+});
+
+test("the SPEC §5 walkthrough works as written", async () => {
+  const t = new SessionTree();
+  const id = t.append({ role: "user", content: "hi" });
+  assert.equal(t.rewind(id), null, "rewinding to the leaf is a no-op");
+  assert.equal(t.branch(id, "idea"), "idea");
+  t.switchBranch("main");
+  t.label(id, "start");
+  assert.equal(t.node(id).label, "start");
+  t.clearLabel(id);
+  assert.equal(t.node(id).label, null);
+  assert.deepEqual(t.linearProjection(), [{ role: "user", content: "hi" }]);
+  assert.deepEqual(t.linearProjectionOf("idea"), [{ role: "user", content: "hi" }]);
+  assert.deepEqual(t.activePath(), [id]);
+  assert.deepEqual(t.pathOf("idea"), [id]);
+  const n = t.node(id);
+  assert.deepEqual(Object.keys(n), ["id", "parent", "children", "message", "label", "createdAtMs"]);
+  assert.equal(n.parent, null);
+  assert.ok(Number.isSafeInteger(n.createdAtMs));
+  assert.deepEqual(t.branches().map((b) => b.name), ["idea", "main"]);
+  assert.deepEqual(Object.keys(t.branches()[0]), ["name", "leaf", "summary", "createdAtMs"]);
+  assert.equal(t.activeBranch, "main");
+  assert.equal(t.hasBranches(), true);
+  t.summarizeBranch("idea", "text", "model-x", 5);
+  assert.deepEqual(t.branches()[0].summary, { summary: "text", nodeId: id, branch: "idea", modelId: "model-x", createdAtMs: 5 });
+  const s = await t.summarizeBranchWith("idea", async (text) => `about: ${text}`);
+  assert.equal(s.summary, "about: user: hi");
+  assert.equal(t.renderBranchText("idea"), "user: hi");
+  const splice = t.spliceForLinearExport();
+  assert.deepEqual(splice.messages, [{ role: "user", content: "hi" }]);
+  assert.equal(splice.summaries[0].summary, "about: user: hi");
+  const r = t.append(bot("hello"));
+  assert.deepEqual(t.children(id), [r]);
+  assert.deepEqual(t.siblings(r), { siblings: [r], index: 0 });
+  const r2 = t.regenerate(r, bot("hello again"), 10);
+  assert.deepEqual(t.siblings(r2).siblings.length, 2);
+  const e = t.edit(id, user("hi, edited"));
+  assert.deepEqual(t.linearProjection(), [user("hi, edited")]);
+  assert.equal(t.checkout(r), "main");
+  assert.deepEqual(t.activePath(), [id, r]);
+  const res = t.apply([{ op: "append", message: bot("batched") }, { op: "rewind", node: id }]);
+  assert.equal(res.length, 2);
+  assert.equal(typeof res[0], "string");
+  assert.ok(/^branch-\d+$/.test(res[1]));
+  const saved = t.save();
+  assert.equal(typeof saved, "string");
+  assert.equal(SessionTree.load(saved).save(), saved);
+  assert.ok(e);
+  t.free();
+});
+
+test("every other method answers: deleteBranch, prune, validate, repair, search, stats, stubSummary, clone, fromLinear", () => {
+  const t = SessionTree.fromLinear([user("a"), bot("b")], 7);
+  const [a, b] = t.activePath();
+  assert.equal(t.node(b).createdAtMs, 7);
+  t.branch(a, "side");
+  t.switchBranch("main");
+  t.deleteBranch("side");
+  assert.deepEqual(t.branches().map((x) => x.name), ["main"]);
+  t.rewind(a);
+  t.append(user("c"));
+  t.deleteBranch("branch-1");
+  assert.deepEqual(t.prune(), [b]);
+  assert.deepEqual(t.validate(), []);
+  assert.deepEqual(t.repair(), []);
+  assert.deepEqual(t.search("C").map((h) => h.role), ["user"]);
+  assert.equal(t.search("a", 1).length, 1);
+  assert.deepEqual(t.stats().nodes, 2);
+  assert.equal(t.stubSummary("main").summary, "[2 turns, unsummarized]");
+  const c = t.clone();
+  c.append(bot("only in the clone"));
+  assert.equal(t.activePath().length, 2);
+  assert.equal(c.activePath().length, 3);
+  assert.deepEqual(c.linearProjection()[0], user("a"));
+  assert.deepEqual(SessionTree.fromLinear([]).activePath(), [], "zero messages give an empty tree");
+});
+
+test("every error code of SPEC §4 reaches JS with .code and a message naming the culprit", () => {
+  const t = new SessionTree();
+  assert.throws(() => t.rewind("ghost"), "not_found", /ghost/);
+  assert.throws(() => t.switchBranch("nowhere"), "branch_not_found", /nowhere/);
+  assert.throws(() => t.summarizeBranch("main", "s"), "empty_branch", /main/);
+  const a = t.append(user("x"));
+  t.branch(a, "dup");
+  assert.throws(() => t.branch(a, "dup"), "branch_exists", /dup/);
+  assert.throws(() => t.deleteBranch("dup"), "conflict", /dup/);
+  assert.throws(() => t.label(a, "x".repeat(5000)), "too_large", new RegExp(a));
+  assert.throws(() => t.append({ content: "no role" }), "invalid_input", /role/);
+  assert.throws(() => SessionTree.load("{}"), "corrupt");
+  assert.throws(() => SessionTree.load('{"format":"sessiontree","version":2}'), "unsupported_version", /version 2/);
+  // A file whose branch points at a missing node: projections fail closed.
+  const broken = t.save().replace(`"leaf":"${a}"`, '"leaf":"gone"');
+  const bad = SessionTree.load(broken);
+  assert.throws(() => bad.linearProjectionOf("dup"), "corrupt", /gone/);
+  assert.equal(bad.validate()[0].kind, "dangling_leaf");
+  assert.ok(bad.repair().length > 0);
+  assert.deepEqual(bad.validate(), []);
+  const e = assert.throws(() => t.apply([{ op: "append", message: user("ok") }, { op: "rewind", node: "nope" }]), "not_found", /op 1/);
+  assert.ok(e instanceof SessionTreeError && e instanceof Error);
+  assert.deepEqual(t.activePath(), [a], "apply is all or nothing");
+});
+
+test("arguments are checked with precise sentences, never coerced", () => {
+  const t = new SessionTree();
+  assert.throws(() => t.switchBranch(""), "invalid_input", /"branch" must be a non-empty string/);
+  assert.throws(() => t.switchBranch(42), "invalid_input", /"branch"/);
+  assert.throws(() => t.append("hi"), "invalid_input", /"message" must be an object/);
+  assert.throws(() => t.append([]), "invalid_input", /"message"/);
+  assert.throws(() => t.append(user("x"), 1.5), "invalid_input", /"atMs"/);
+  assert.throws(() => t.append(user("x"), "now"), "invalid_input", /"atMs"/);
+  const cyclic = user("x"); cyclic.self = cyclic;
+  assert.throws(() => t.append(cyclic), "invalid_input", /JSON/);
+  assert.throws(() => t.append({ role: "user", n: 10n }), "invalid_input", /JSON/);
+  assert.throws(() => t.apply("nope"), "invalid_input", /"ops"/);
+  assert.throws(() => t.apply([{ op: "fly" }]), "invalid_input", /fly/);
+  assert.throws(() => t.search("x", -1), "invalid_input", /"limit"/);
+  assert.throws(() => SessionTree.load(42), "invalid_input", /"json"/);
+  assert.throws(() => SessionTree.fromLinear("x"), "invalid_input", /"messages"/);
+});
+
+test("branch names like __proto__ and constructor are ordinary names everywhere", async () => {
+  const t = new SessionTree();
+  const a = t.append(user("root"));
+  const names = ["__proto__", "constructor", "toString", "hasOwnProperty", "🌿 idea", "prototype"];
+  for (const name of names) {
+    assert.equal(t.branch(a, name), name);
+    t.append(user(`on ${name}`));
+    t.summarizeBranch(name, `summary of ${name}`);
+  }
+  t.switchBranch("__proto__");
+  assert.equal(t.activeBranch, "__proto__");
+  assert.deepEqual(t.linearProjectionOf("constructor")[1], user("on constructor"));
+  assert.deepEqual(t.branches().map((b) => b.name).sort(), [...names, "main"].sort());
+  t.apply([{ op: "switch", branch: "toString" }, { op: "summarize", branch: "constructor", summary: "s", modelId: "m" }]);
+  assert.equal(t.activeBranch, "toString");
+  await t.summarizeBranchWith("__proto__", async () => "ok");
+  const again = SessionTree.load(t.save());
+  assert.equal(again.save(), t.save());
+  assert.equal(({}).polluted, undefined);
+  assert.equal(Object.prototype.toString.call({}), "[object Object]");
+  const msg = JSON.parse('{"role":"user","__proto__":{"polluted":1},"constructor":"c"}');
+  const id = t.append(msg);
+  assert.deepEqual(Object.keys(t.node(id).message), ["role", "__proto__", "constructor"]);
+  assert.equal(({}).polluted, undefined);
+  assert.equal(t.linearProjection().at(-1).__proto__.polluted, 1, "an own __proto__ key survives as data");
+});
+
+test("unicode and emoji survive; a lone surrogate is rejected clearly", () => {
+  const t = new SessionTree();
+  const text = "héllo 😀👍🏽 你好 \u{10FFFF} \u2028 \\ud800 \" \n";
+  const id = t.append(user(text));
+  assert.equal(t.node(id).message.content, text);
+  assert.equal(SessionTree.load(t.save()).linearProjection()[0].content, text);
+  assert.throws(() => t.append(user("bad \ud800 here")), "invalid_input", /lone surrogate/);
+  assert.throws(() => t.append(user("bad \udc00")), "invalid_input", /lone surrogate/);
+  assert.throws(() => t.branch(id, "x\ud800"), "invalid_input", /lone surrogate/);
+  assert.throws(() => t.label(id, "\udfff"), "invalid_input", /lone surrogate/);
+  assert.throws(() => t.apply([{ op: "branch", from: id, name: "\ud800" }]), "invalid_input", /lone surrogate/);
+  assert.throws(() => SessionTree.load("\ud800"), "invalid_input", /lone surrogate/);
+  assert.equal(t.activePath().length, 1);
+});
+
+test("numbers in files keep their exact text through load and save", () => {
+  const t = new SessionTree();
+  t.append({ role: "user", n: 1 });
+  const exact = t.save().replace('"n":1', '"n":1.50e+0,"big":123456789012345678901234567890');
+  assert.equal(SessionTree.load(exact).save(), exact);
+  assert.equal(SessionTree.load(new TextEncoder().encode(exact)).save(), exact, "bytes load too");
+});
+
+test("objects returned to the caller cannot change the tree", () => {
+  const t = new SessionTree();
+  const m = user("original");
+  const id = t.append(m);
+  m.content = "mutated after append";
+  const n = t.node(id);
+  n.message.content = "mutated node";
+  n.children.push("x");
+  t.branches()[0].name = "hacked";
+  const p = t.linearProjection();
+  assert.ok(Object.isFrozen(p[0]), "projected messages are frozen");
+  try { p[0].content = "x"; } catch { /* strict mode throws */ }
+  p.push(user("extra"));
+  assert.deepEqual(t.linearProjection(), [user("original")]);
+  assert.deepEqual(t.node(id).children, []);
+  assert.equal(t.branches()[0].name, "main");
+  assert.equal(JSON.parse(t.save()).nodes[id].message.content, "original");
+});
+
+test("the async summarizer: success, rejection, hang and a moved branch", async () => {
+  const t = new SessionTree();
+  const a = t.append(user("one"));
+  t.append(bot("two"));
+  t.rewind(a); // main ← a; branch-1 keeps [one, two]
+  let seen;
+  const ok = await t.summarizeBranchWith("branch-1", async (text, { branch, signal }) => {
+    seen = { text, branch, aborted: signal.aborted };
+    return { summary: "short", modelId: "small-model" };
+  }, 42);
+  assert.deepEqual(seen, { text: "user: one\nassistant: two", branch: "branch-1", aborted: false });
+  assert.equal(ok.modelId, "small-model");
+  assert.deepEqual(t.branches()[0].summary, { summary: "short", nodeId: ok.nodeId, branch: "branch-1", modelId: "small-model", createdAtMs: 42 });
+
+  const rejected = await t.summarizeBranchWith("branch-1", async () => { throw new Error("model down"); });
+  assert.equal(rejected.summary, "[2 turns, unsummarized]");
+  assert.equal(rejected.modelId, null);
+
+  const thrown = await t.summarizeBranchWith("branch-1", () => { throw new Error("sync throw"); });
+  assert.equal(thrown.summary, "[2 turns, unsummarized]");
+
+  let aborted = false;
+  const hung = t.summarizeBranchWith("branch-1", (text, { signal }) => new Promise(() => {
+    signal.addEventListener("abort", () => { aborted = true; });
+  }), undefined, { timeoutMs: 30 });
+  // The Go side is not blocked while the summarizer hangs.
+  t.append(user("meanwhile"));
+  assert.equal(t.activePath().length, 2);
+  const h = await hung;
+  assert.equal(h.summary, "[2 turns, unsummarized]");
+  assert.ok(aborted, "the summarizer's signal aborts on timeout");
+
+  const empty = await t.summarizeBranchWith("branch-1", async () => "");
+  assert.equal(empty.summary, "[2 turns, unsummarized]");
+
+  // The branch moves while the model runs: nothing is attached.
+  const moved = t.summarizeBranchWith("main", async () => { t.append(user("moved")); return "stale"; });
+  await assert.rejects(moved, "conflict", /main/);
+  await assert.rejects(t.summarizeBranchWith("nope", async () => "x"), "branch_not_found", /nope/);
+  await assert.rejects(new SessionTree().summarizeBranchWith("main", async () => "x"), "empty_branch");
+  await assert.rejects(t.summarizeBranchWith("main", "not a function"), "invalid_input", /summarizer/);
+});
+
+test("a 100k-message tree: build, project, save, load without a stack overflow", () => {
+  const msgs = Array.from({ length: 100000 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `m${i}` }));
+  const t = SessionTree.fromLinear(msgs, 1);
+  const path = t.activePath();
+  assert.equal(path.length, 100000);
+  const p = t.linearProjection();
+  assert.equal(p.length, 100000);
+  assert.deepEqual(p[99999], msgs[99999]);
+  t.rewind(path[50000]);
+  t.append(user("fork"));
+  assert.equal(t.linearProjection().length, 50002);
+  const saved = t.save();
+  const u = SessionTree.load(saved);
+  assert.equal(u.save(), saved);
+  assert.equal(u.linearProjectionOf("branch-1").length, 100000);
+  assert.equal(u.stats().depth, 100000);
+  assert.equal(u.renderBranchText("main").split("\n").length, 50002);
+  assert.equal(u.validate().length, 0);
+  t.free();
+  u.free();
+});
+
+test("big and small inputs alternate without touching the module's memory", () => {
+  const big = SessionTree.fromLinear(Array.from({ length: 30000 }, (_, i) => user(`message ${i} ${"x".repeat(100)}`)), 1);
+  const text = big.save(); // several MB: the big-input path
+  const t = new SessionTree();
+  for (let i = 0; i < 5; i++) {
+    const u = SessionTree.load(text);
+    t.append(user(`small ${i}`));
+    assert.equal(u.save(), text);
+    u.free();
+    t.append(user("😀".repeat(200000))); // a big string argument that is not a file
+  }
+  assert.equal(t.activePath().length, 10);
+  assert.equal(t.linearProjection()[8].content, "small 4");
+  big.free();
+});
+
+test("1,000 bad inputs in a row, then normal use", () => {
+  const t = new SessionTree();
+  const a = t.append(user("keep"));
+  const junk = [undefined, null, "", 0, -1, NaN, {}, [], "\ud800", "x".repeat(300), "\u0000", () => 1, Symbol("s"),
+    { role: 1 }, { role: "user", content: 10n }, "{", "[{]", '{"format":"sessiontree","version":1}', new Uint8Array([0xff, 0xfe])];
+  const calls = [
+    (x) => t.append(x), (x) => t.rewind(x), (x) => t.branch(x, x), (x) => t.switchBranch(x), (x) => t.label(a, x),
+    (x) => t.clearLabel(x), (x) => t.checkout(x), (x) => t.edit(x, x), (x) => t.regenerate(a, x), (x) => t.deleteBranch(x),
+    (x) => t.apply(x), (x) => t.apply([x]), (x) => t.apply([{ op: "append", message: x }]), (x) => t.linearProjectionOf(x),
+    (x) => t.pathOf(x), (x) => t.children(x), (x) => t.siblings(x), (x) => t.summarizeBranch(x, x), (x) => t.renderBranchText(x),
+    (x) => t.stubSummary(x), (x) => t.search(x, x), (x) => SessionTree.load(x), (x) => SessionTree.fromLinear(x),
+    (x) => SessionTree.fromLinear([x]), (x) => t.append(user("x"), x), (x) => t.label(x, "l"),
+  ];
+  let n = 0;
+  for (let i = 0; n < 1000; i++) {
+    const x = junk[i % junk.length];
+    const f = calls[(i * 7) % calls.length];
+    try {
+      f(x);
+    } catch (e) {
+      assert.ok(e instanceof SessionTreeError, `call ${i} threw ${e}`);
+      n++;
+    }
+  }
+  assert.equal(t.node(a).message.content, "keep");
+  const b = t.append(user("still works"));
+  assert.deepEqual(t.linearProjection().map((m) => m.content).slice(-1), ["still works"]);
+  assert.equal(t.node(b).parent !== undefined, true);
+  assert.equal(SessionTree.load(t.save()).save(), t.save());
+});
+
+test("free() and Symbol.dispose release the tree; a freed tree says so", () => {
+  const t = new SessionTree();
+  t.append(user("x"));
+  t.free();
+  t.free(); // twice is harmless
+  assert.throws(() => t.activePath(), "invalid_input", /freed/);
+  let inner;
+  {
+    const d = new SessionTree();
+    inner = d;
+    d[Symbol.dispose ?? Symbol.for("Symbol.dispose")]();
+  }
+  assert.throws(() => inner.save(), "invalid_input", /freed/);
+});
+
+test("init takes bytes or a WebAssembly.Module in a fresh Node process", { skip: !isNode }, async () => {
+  if (!isNode) return;
+  const { execFileSync } = await import("node:child_process");
+  const mod = new URL("../sessiontree.js", import.meta.url).href;
+  const wasm = new URL("../sessiontree.wasm", import.meta.url);
+  for (const how of ["bytes", "module", "url"]) {
+    const src = `import fs from "node:fs"; import { init, SessionTree } from ${JSON.stringify(mod)};
+      const w = new URL(${JSON.stringify(wasm.href)}); const b = fs.readFileSync(w);
+      await init(${JSON.stringify(how)} === "bytes" ? b : ${JSON.stringify(how)} === "module" ? new WebAssembly.Module(b) : w);
+      const t = new SessionTree(); t.append({ role: "user", content: "ok" }); console.log(t.linearProjection()[0].content);`;
+    assert.equal(execFileSync(process.execPath, ["--input-type=module", "-e", src]).toString().trim(), "ok", how);
+  }
+});

@@ -1,0 +1,40 @@
+// Type-checks the declarations as a user would write against them (tsc --noEmit).
+import { init, SessionTree, SessionTreeError, type Branch, type Op, type Summary, type TreeNode } from "../sessiontree.js";
+
+export async function usage(): Promise<string> {
+  await init();
+  await init(new URL("../sessiontree.wasm", import.meta.url));
+  using t = new SessionTree();
+  const id: string = t.append({ role: "user", content: "hi" });
+  const kept: string | null = t.rewind(id, Date.now());
+  const name: string = t.branch(id, "idea");
+  t.switchBranch("main");
+  t.label(id, "start");
+  t.clearLabel(id);
+  const msgs = t.linearProjectionOf(name);
+  const role: string = msgs[0].role;
+  const path: string[] = t.pathOf("idea");
+  const node: TreeNode | null = t.node(id);
+  const branches: Branch[] = t.branches();
+  const active: string = t.activeBranch;
+  const has: boolean = t.hasBranches();
+  t.summarizeBranch("idea", "text", "model-x");
+  const s: Summary = await t.summarizeBranchWith("idea", async (text, { signal }) => (signal.aborted ? "" : text.slice(0, 10)), undefined, { timeoutMs: 5000 });
+  const splice = t.spliceForLinearExport();
+  const sib: { siblings: string[]; index: number } = t.siblings(id);
+  const ops: Op[] = [{ op: "append", message: { role: "user", content: "x" } }, { op: "rewind", node: id }];
+  const results = t.apply(ops);
+  const copy = SessionTree.load(t.save());
+  const fromBytes = SessionTree.load(new TextEncoder().encode(copy.save()));
+  const linear = SessionTree.fromLinear([{ role: "user", content: "a" }], 1);
+  try {
+    t.switchBranch("nope");
+  } catch (e) {
+    if (e instanceof SessionTreeError && e.code === "branch_not_found") return e.message;
+  }
+  return [kept, role, path.length, node?.createdAtMs, branches.length, active, has, s.modelId, splice.messages.length,
+    sib.index, results.length, fromBytes.stats().nodes, linear.children(id).length, t.validate().length,
+    t.search("x", 1).length, t.stubSummary("idea").summary, t.renderBranchText("idea"), t.checkout(id),
+    t.edit(id, { role: "user" }), t.regenerate(id, { role: "assistant" }), t.clone().prune().length,
+    t.repair().length].join();
+}
