@@ -1,6 +1,7 @@
 package core
 
 import (
+	"bytes"
 	"slices"
 
 	"github.com/sessiontree/sessiontree/core/rawjson"
@@ -121,10 +122,9 @@ func Unmarshal(data []byte, opts ...Option) (*Tree, error) {
 
 // loader holds the state of one Unmarshal.
 type loader struct {
-	t        *Tree
-	d        *rawjson.Decoder
-	children map[*node][]string // as written in the file
-	seen     map[string]bool    // top-level keys
+	t    *Tree
+	d    *rawjson.Decoder
+	seen map[string]bool // top-level keys
 }
 
 func (l *loader) corrupt(where, msg string) error {
@@ -196,13 +196,25 @@ func (l *loader) top() error {
 }
 
 // id reads a string that must be a valid id.
-func (l *loader) id(where string) (string, error) {
-	s, err := l.d.String()
-	if err != nil {
-		return "", l.corrupt(where, "expected a string id")
+func (l *loader) id(where string) (string, error) { return l.nodeID(where, "") }
+
+// nodeID reads an id found at nodes.<key>.<field>; the location is only spelled
+// out on error, keeping the hot path free of allocations.
+func (l *loader) nodeID(key, field string) (string, error) {
+	s, err := l.d.StringView()
+	if err == nil {
+		err = checkName("id", s)
 	}
-	if err := checkName("id", s); err != nil {
-		return "", l.corrupt(where, err.(*Error).Message)
+	if err != nil {
+		where := key
+		if field != "" {
+			where = "nodes." + key + "." + field
+		}
+		msg := "expected a string id"
+		if e, ok := err.(*Error); ok {
+			msg = e.Message
+		}
+		return "", l.corrupt(where, msg)
 	}
 	return s, nil
 }
@@ -316,114 +328,108 @@ func (l *loader) int(where string) (int64, error) {
 }
 
 func (l *loader) nodes() error {
-	l.children = make(map[*node][]string)
-	return l.d.Object(func(key string) error {
-		where := "nodes." + key
+	// Size the map once: every node object has exactly one "children" member.
+	if n := bytes.Count(l.d.Rest(), []byte(`"children":`)); n > 0 {
+		l.t.nodes = make(map[string]*node, n)
+	}
+	return l.d.Members(func(rawKey []byte) error {
+		key := rawjson.KeyView(rawKey)
 		if err := checkName("node key", key); err != nil {
 			return l.corrupt("nodes", err.(*Error).Message)
 		}
-		n := &node{}
-		var has [6]bool // id, parent, children, message, label, created_at_ms
-		err := l.d.Object(func(f string) error {
-			var err error
-			var slot int
-			switch f {
-			case "id":
-				slot = 0
-				n.id, err = l.id(where + ".id")
-			case "parent":
-				slot = 1
-				n.parent, err = l.id(where + ".parent")
-			case "children":
-				slot = 2
-				err = l.childList(where, n)
-			case "message":
-				slot = 3
-				n.msg, err = l.message(where)
-			case "label":
-				slot = 4
-				n.label, err = l.text(where + ".label")
-			case "created_at_ms":
-				slot = 5
-				n.created, err = l.int(where + ".created_at_ms")
-			default:
-				return l.corrupt(where+"."+f, "unknown field")
-			}
-			if has[slot] {
-				return l.corrupt(where+"."+f, "duplicate field")
-			}
-			has[slot] = true
-			return err
-		})
+		n, err := l.node(key)
 		if err != nil {
 			return err
-		}
-		if !has[0] || !has[2] || !has[3] || !has[5] {
-			return l.corrupt(where, `a node needs "id", "children", "message" and "created_at_ms"`)
 		}
 		if l.t.nodes[key] != nil {
 			l.t.dups = append(l.t.dups, n)
 			return nil
 		}
 		l.t.nodes[key] = n
+		if n.parent == "" {
+			l.t.roots = append(l.t.roots, key)
+		}
 		return nil
 	})
 }
 
-func (l *loader) childList(where string, n *node) error {
-	var list []string
-	err := l.d.Array(func() error {
-		id, err := l.id(where + ".children")
-		list = append(list, id)
+// node reads one node object; where it has the same id as its key, the two
+// share one string.
+func (l *loader) node(key string) (*node, error) {
+	n := &node{}
+	var has [6]bool // id, parent, children, message, label, created_at_ms
+	err := l.d.Members(func(f []byte) error {
+		var err error
+		var slot int
+		switch string(f) {
+		case "id":
+			slot = 0
+			n.id, err = l.nodeID(key, "id")
+			if n.id == key {
+				n.id = key
+			}
+		case "parent":
+			slot = 1
+			n.parent, err = l.nodeID(key, "parent")
+		case "children":
+			slot = 2
+			err = l.d.Array(func() error {
+				id, err := l.nodeID(key, "children")
+				n.children = append(n.children, id)
+				return err
+			})
+		case "message":
+			slot = 3
+			n.msg, err = l.message(key)
+		case "label":
+			slot = 4
+			n.label, err = l.text("nodes." + key + ".label")
+		case "created_at_ms":
+			slot = 5
+			n.created, err = l.d.Int64()
+			if err != nil {
+				err = l.corrupt("nodes."+key+".created_at_ms", "expected an integer (milliseconds)")
+			}
+		default:
+			return l.corrupt("nodes."+key+"."+string(f), "unknown field")
+		}
+		if has[slot] {
+			return l.corrupt("nodes."+key+"."+string(f), "duplicate field")
+		}
+		has[slot] = true
 		return err
 	})
-	l.children[n] = list
-	return err
+	if err != nil {
+		return nil, err
+	}
+	if !has[0] || !has[2] || !has[3] || !has[5] {
+		return nil, l.corrupt("nodes."+key, `a node needs "id", "children", "message" and "created_at_ms"`)
+	}
+	return n, nil
 }
 
-func (l *loader) message(where string) (Message, error) {
+func (l *loader) message(key string) (Message, error) {
 	raw, err := l.d.Raw()
 	if err != nil {
-		return nil, l.corrupt(where+".message", err.Error())
+		return nil, l.corrupt("nodes."+key+".message", err.Error())
 	}
 	if raw[0] != '{' {
-		return nil, l.corrupt(where+".message", "a message must be a JSON object")
+		return nil, l.corrupt("nodes."+key+".message", "a message must be a JSON object")
 	}
-	if _, ok := rawjson.LookupString(raw, "role"); !ok {
-		return nil, l.corrupt(where+".message", `a message must have a string "role"`)
+	if role, ok := rawjson.Lookup(raw, "role"); !ok || role[0] != '"' {
+		return nil, l.corrupt("nodes."+key+".message", `a message must have a string "role"`)
 	}
 	return Message(raw), nil
 }
 
-// link shares each id string with its node, so a loaded tree holds one copy of
-// every id, and derives the list of roots.
+// link orders the roots and names the active branch and root with the strings
+// the tree already holds.
 func (l *loader) link() {
 	t := l.t
-	canon := func(id string) string {
-		if n := t.nodes[id]; n != nil && n.id == id {
-			return n.id
-		}
-		return id
-	}
-	for k, n := range t.nodes {
-		if n.id == k {
-			n.id = k
-		}
-		n.parent = canon(n.parent)
-		list := l.children[n]
-		for i, c := range list {
-			list[i] = canon(c)
-		}
-		n.children = list
-		if n.parent == "" {
-			t.roots = append(t.roots, k)
-		}
-	}
-	for _, d := range t.dups {
-		d.children = l.children[d]
-	}
 	slices.SortFunc(t.roots, t.byAge)
-	t.root = canon(t.root)
+	if n := t.nodes[t.root]; n != nil && n.id == t.root {
+		t.root = n.id
+	}
 	t.active = canonBranch(t, t.active)
 }
 

@@ -113,6 +113,16 @@ func checkName(what, s string) error {
 	if len(s) > 256 {
 		return newError(CodeInvalidInput, what+" "+quote(s)+" is longer than 256 bytes")
 	}
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return nil
+	}
 	if !utf8.ValidString(s) {
 		return newError(CodeInvalidInput, what+" "+quote(s)+" is not valid UTF-8")
 	}

@@ -136,9 +136,28 @@ func (d *Decoder) Int64() (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	n, perr := strconv.ParseInt(string(d.data[d.pos:end]), 10, 64)
-	if perr != nil {
-		return 0, errAt(d.pos, "expected an integer that fits in 64 bits")
+	digits := d.data[d.pos:end]
+	neg := digits[0] == '-'
+	if neg {
+		digits = digits[1:]
+	}
+	if len(digits) > 18 {
+		n, perr := strconv.ParseInt(string(d.data[d.pos:end]), 10, 64)
+		if perr != nil {
+			return 0, errAt(d.pos, "expected an integer that fits in 64 bits")
+		}
+		d.pos = end
+		return n, nil
+	}
+	var n int64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, errAt(d.pos, "expected an integer")
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
 	}
 	d.pos = end
 	return n, nil
