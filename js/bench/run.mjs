@@ -1,0 +1,118 @@
+// make bench-js: sessiontree against the plain-JS peer in Node and in headless
+// Chromium (same run), plus the module's gzipped size and time to ready against
+// a bare Go WebAssembly program. Prints tables; asserts nothing.
+import http from "node:http";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import zlib from "node:zlib";
+import { execFileSync } from "node:child_process";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import { init, SessionTree } from "../sessiontree.js";
+import { PlainTree } from "./peer.js";
+import { runWorkloads } from "./workloads.js";
+
+const js = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const repo = path.dirname(js);
+const reps = Number(process.env.BENCH_REPS ?? 5);
+
+function table(title, rows) {
+  console.log(`\n${title}`);
+  console.log("| workload | kind | sessiontree ms | plain JS ms | ratio | target |");
+  console.log("|---|---|---:|---:|---:|---:|");
+  let logSum = 0;
+  for (const r of rows) {
+    const ratio = r.ours / r.peer;
+    logSum += Math.log(ratio);
+    console.log(`| ${r.name} | ${r.kind} | ${r.ours.toFixed(1)} | ${r.peer.toFixed(1)} | ${ratio.toFixed(2)}× | ≤ ${r.kind === "bulk" ? "1.5" : "3"}× |`);
+  }
+  console.log(`| geometric mean | | | | ${Math.exp(logSum / rows.length).toFixed(2)}× | |`);
+}
+
+// 1. Node.
+await init();
+table(`Node ${process.version} (best of ${reps})`, runWorkloads(SessionTree, PlainTree, reps));
+
+// 2. The bare Go program, built now with the same flags as the module.
+const tmp = await fs.mkdtemp(path.join(os.tmpdir(), "st-bench-"));
+const bare = path.join(tmp, "bare.wasm");
+execFileSync("go", ["build", "-trimpath", "-ldflags=-s -w", "-o", bare, "./js/bench/bare"],
+  { cwd: repo, env: { ...process.env, GOOS: "js", GOARCH: "wasm" } });
+const gz = async (f) => zlib.gzipSync(await fs.readFile(f), { level: 9 }).length;
+const sizes = { st: await gz(path.join(js, "sessiontree.wasm")), bare: await gz(bare) };
+
+// 3. Chromium: the same workloads, then time to ready in fresh pages.
+const types = { ".js": "text/javascript", ".wasm": "application/wasm" };
+const pages = {
+  "/bench": `<!doctype html><script type="module">
+    import { init, SessionTree } from "/sessiontree.js";
+    import { PlainTree } from "/bench/peer.js";
+    import { runWorkloads } from "/bench/workloads.js";
+    await init();
+    window.__rows = runWorkloads(SessionTree, PlainTree, ${reps});
+  </script>`,
+  "/ready-st": `<!doctype html><script type="module">
+    import { init } from "/sessiontree.js";
+    const t0 = performance.now();
+    await init(new URL("/sessiontree.wasm?" + Math.random(), location.href));
+    window.__ms = performance.now() - t0;
+  </script>`,
+  "/ready-bare": `<!doctype html><script src="/wasm_exec.js"></script><script type="module">
+    const t0 = performance.now();
+    const go = new Go();
+    const { instance } = await WebAssembly.instantiateStreaming(fetch("/bare.wasm?" + Math.random()), go.importObject);
+    go.run(instance);
+    if (!globalThis.bareReady) throw new Error("bare program not ready");
+    window.__ms = performance.now() - t0;
+  </script>`,
+};
+const server = http.createServer(async (req, res) => {
+  const p = new URL(req.url, "http://x").pathname;
+  if (pages[p]) return res.writeHead(200, { "content-type": "text/html" }).end(pages[p]);
+  const file = p === "/bare.wasm" ? bare : path.join(js, path.normalize(p));
+  if (!file.startsWith(js) && file !== bare) return res.writeHead(403).end();
+  let body;
+  try {
+    body = await fs.readFile(file);
+  } catch {
+    return res.writeHead(404).end();
+  }
+  res.writeHead(200, { "content-type": types[path.extname(file)] ?? "application/octet-stream", "cache-control": "no-store" }).end(body);
+});
+await new Promise((r) => server.listen(0, "127.0.0.1", r));
+const base = `http://127.0.0.1:${server.address().port}`;
+const { chromium } = createRequire(path.join(repo, ".tools", "package.json"))("playwright-core");
+const userDataDir = await fs.mkdtemp(path.join(tmp, "chromium-"));
+const browser = await chromium.launchPersistentContext(userDataDir, {
+  executablePath: "/usr/bin/chromium", headless: true,
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+});
+try {
+  const page = await browser.newPage();
+  page.on("pageerror", (e) => console.error("page error:", e));
+  await page.goto(`${base}/bench`);
+  const rows = await (await page.waitForFunction(() => window.__rows, null, { timeout: 600000, polling: 500 })).jsonValue();
+  table(`Chromium ${browser.browser()?.version() ?? ""} (best of ${reps})`, rows);
+  await page.close();
+
+  const ready = { st: [], bare: [] };
+  for (let i = 0; i < 7; i++) {
+    for (const which of ["bare", "st"]) {
+      const p = await browser.newPage();
+      await p.goto(`${base}/ready-${which}`);
+      ready[which].push(await (await p.waitForFunction(() => window.__ms, null, { timeout: 60000 })).jsonValue());
+      await p.close();
+    }
+  }
+  const median = (a) => a.sort((x, y) => x - y)[a.length >> 1];
+  console.log("\nModule size and time to ready (fetch + compile + instantiate + run), Chromium, median of 7");
+  console.log("| | sessiontree | bare Go (syscall/js only) | ratio | target |");
+  console.log("|---|---:|---:|---:|---:|");
+  console.log(`| gzip -9 size | ${(sizes.st / 1024).toFixed(0)} KiB | ${(sizes.bare / 1024).toFixed(0)} KiB | ${(sizes.st / sizes.bare).toFixed(2)}× | ≤ 1.3× |`);
+  console.log(`| time to ready | ${median(ready.st).toFixed(1)} ms | ${median(ready.bare).toFixed(1)} ms | ${(median(ready.st) / median(ready.bare)).toFixed(2)}× | ≤ 1.3× |`);
+} finally {
+  await browser.close();
+  server.close();
+  await fs.rm(tmp, { recursive: true, force: true });
+}

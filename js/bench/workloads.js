@@ -1,0 +1,60 @@
+// The benchmark workloads of issue 3, run on sessiontree and on the plain-JS
+// peer in the same run. Works in Node and in a browser page.
+const msg = (i) => ({ role: i % 2 ? "assistant" : "user", content: `message number ${i}: the quick brown fox jumps over the lazy dog` });
+const linear = (n) => Array.from({ length: n }, (_, i) => msg(i));
+
+function time(fn) {
+  const t0 = performance.now();
+  fn();
+  return performance.now() - t0;
+}
+
+// Each workload: setup (untimed) returns state; run(state) is timed.
+const workloads = [
+  {
+    name: "10k appends, one call each", kind: "single",
+    setup: (T) => ({ t: new T(), msgs: linear(10000) }),
+    run: ({ t, msgs }) => { for (let i = 0; i < msgs.length; i++) t.append(msgs[i], i); },
+  },
+  {
+    name: "10k appends in one apply", kind: "bulk",
+    setup: (T) => ({ t: new T(), ops: linear(10000).map((message, i) => ({ op: "append", message, at: i })) }),
+    run: ({ t, ops }) => { t.apply(ops); },
+  },
+  {
+    name: "regenerate (rewind+append) 1k× at depth 1k", kind: "single",
+    setup: (T) => {
+      const t = T.fromLinear(linear(1000), 1);
+      const path = t.pathOf("main");
+      return { t, at: path[998], msgs: linear(1000) };
+    },
+    run: ({ t, at, msgs }) => { for (let i = 0; i < 1000; i++) { t.rewind(at, i); t.append(msgs[i], i); } },
+  },
+  {
+    name: "projection of a 10k path ×50", kind: "bulk",
+    setup: (T) => ({ t: T.fromLinear(linear(10000), 1) }),
+    run: ({ t }) => { let n = 0; for (let i = 0; i < 50; i++) n += t.linearProjection().length; if (n !== 500000) throw new Error("bad projection"); },
+  },
+  {
+    name: "save + load of a 100k-node tree", kind: "bulk",
+    setup: (T) => ({ T, t: T.fromLinear(linear(100000), 1) }),
+    run: ({ T, t }) => { const u = T.load(t.save()); u.free(); },
+  },
+];
+
+/** Runs every workload reps times on both and returns the best time of each. */
+export function runWorkloads(SessionTree, PlainTree, reps = 5) {
+  const rows = [];
+  for (const w of workloads) {
+    let ours = Infinity, peer = Infinity;
+    for (let r = 0; r < reps; r++) {
+      const s1 = w.setup(SessionTree);
+      ours = Math.min(ours, time(() => w.run(s1)));
+      s1.t.free();
+      const s2 = w.setup(PlainTree);
+      peer = Math.min(peer, time(() => w.run(s2)));
+    }
+    rows.push({ name: w.name, kind: w.kind, ours, peer });
+  }
+  return rows;
+}
