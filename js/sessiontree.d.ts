@@ -93,6 +93,17 @@ export type Summarizer = (
   context: { branch: string; signal: AbortSignal },
 ) => Promise<string | { summary: string; modelId?: string }> | string | { summary: string; modelId?: string };
 
+/** What SessionTree.import read and what the format could not carry. */
+export interface ImportReport {
+  format: string;
+  records: number;
+  nodes: number;
+  roots: number;
+  branches: number;
+  notCarried: string[];
+  problems: { line: number; id: string | null; message: string }[];
+}
+
 /** Options of summarizeBranchWith. */
 export interface SummarizeOptions {
   /** How long to wait for the summarizer before using the stub. Default 30000. */
@@ -125,6 +136,15 @@ export class SessionTree implements Disposable {
   static fromLinear(messages: Message[], atMs?: number): SessionTree;
   /** Loads a .tree.json file, as text or UTF-8 bytes (bytes are faster for big files). */
   static load(json: string | ArrayBuffer | ArrayBufferView): SessionTree;
+
+  /**
+   * Imports another tool's chat export (SPEC §7): format is chatgpt, openwebui,
+   * librechat, claudecode, pi, codex, openai, or auto (detect; the default). The
+   * report says what was read and everything the format could not carry.
+   */
+  static import(text: string | ArrayBuffer | ArrayBufferView, format?: string): { tree: SessionTree; report: ImportReport };
+  /** The tree in another format (SPEC §7, markdown included), as text. */
+  export(format: string): string;
 
   /** Adds message after the active branch's leaf and returns the new node's id. The message is copied. */
   append(message: Message, atMs?: number): string;

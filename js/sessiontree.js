@@ -110,7 +110,7 @@ const M = {
   apply: 0, node: 0, children: 0, siblings: 0, branches: 0, activeBranch: 0, hasBranches: 0,
   pathOf: 0, messages: 0, summarizeBranch: 0, summaryInput: 0, summarizeBranchAsOf: 0,
   stubSummary: 0, renderBranchText: 0, spliceForLinearExport: 0, validate: 0, repair: 0,
-  prune: 0, search: 0, stats: 0,
+  prune: 0, search: 0, stats: 0, import: 0, export: 0,
 };
 
 const NO_ARGS = [];
@@ -290,6 +290,22 @@ export class SessionTree {
     else if (typeof file !== "string") fail(`"json" must be a string or bytes holding a .tree.json file`);
     else if (!file.isWellFormed()) fail(`"json" contains a lone surrogate (an unpaired UTF-16 code unit)`);
     return SessionTree.#adopt(invoke(M.load, 0, 0, [arg]));
+  }
+
+  /** Imports a chat export (SPEC §7) as a tree, with a report of what the format could not carry. */
+  static import(text, format = "auto") {
+    need();
+    const arg = typeof text === "string" ? (text.isWellFormed() ? text : fail(`"text" contains a lone surrogate`))
+      : text instanceof ArrayBuffer ? new Uint8Array(text)
+      : ArrayBuffer.isView(text) ? new Uint8Array(text.buffer, text.byteOffset, text.byteLength)
+      : fail(`"text" must be a string or bytes`);
+    const { handle, report } = JSON.parse(invoke(M.import, 0, 0, [str("format", format), arg]));
+    return { tree: SessionTree.#adopt(String(handle)), report };
+  }
+
+  /** The tree in another format (SPEC §7), as text. */
+  export(format) {
+    return this.#call(M.export, 0, [str("format", format)]);
   }
 
   #call(method, at, args) {

@@ -322,6 +322,19 @@ test("1,000 bad inputs in a row, then normal use", () => {
   assert.equal(SessionTree.load(t.save()).save(), t.save());
 });
 
+test("import and export through core/formats keep the tree", () => {
+  const t = SessionTree.fromLinear([user("hello"), bot("hi there")], 1);
+  const text = t.export("openai");
+  const { tree, report } = SessionTree.import(text, "openai");
+  assert.equal(report.format, "openai");
+  assert.equal(report.nodes, 2);
+  assert.deepEqual(tree.linearProjection().map((m) => m.content), ["hello", "hi there"]);
+  assert.equal(SessionTree.import(new TextEncoder().encode(text)).tree.activePath().length, 2);
+  assert.ok(t.export("markdown").includes("hi there"));
+  assert.throws(() => SessionTree.import("not json at all", "chatgpt"), null);
+  assert.throws(() => t.export("nope"), "invalid_input", /nope/);
+});
+
 test("free() and Symbol.dispose release the tree; a freed tree says so", () => {
   const t = new SessionTree();
   t.append(user("x"));

@@ -26,6 +26,8 @@ export async function usage(): Promise<string> {
   const results = t.apply(ops);
   const copy = SessionTree.load(t.save());
   const fromBytes = SessionTree.load(new TextEncoder().encode(copy.save()));
+  const imported: { tree: SessionTree; report: { nodes: number } } = SessionTree.import(t.export("openai"), "openai");
+  const md: string = imported.tree.export("markdown");
   const linear = SessionTree.fromLinear([{ role: "user", content: "a" }], 1);
   try {
     t.switchBranch("nope");
@@ -36,5 +38,5 @@ export async function usage(): Promise<string> {
     sib.index, results.length, fromBytes.stats().nodes, linear.children(id).length, t.validate().length,
     t.search("x", 1).length, t.stubSummary("idea").summary, t.renderBranchText("idea"), t.checkout(id),
     t.edit(id, { role: "user" }), t.regenerate(id, { role: "assistant" }), t.clone().prune().length,
-    t.repair().length].join();
+    t.repair().length, md].join();
 }

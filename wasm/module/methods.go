@@ -50,6 +50,9 @@ func init() {
 		{"prune", true, prune},
 		{"search", true, search},
 		{"stats", true, stats},
+		// formats.go
+		{"import", false, importTree},
+		{"export", true, exportTree},
 	}
 }
 
