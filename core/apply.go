@@ -1,10 +1,6 @@
 package core
 
-import (
-	"slices"
-
-	"github.com/sessiontree/sessiontree/core/rawjson"
-)
+import "github.com/sessiontree/sessiontree/core/rawjson"
 
 // Op is one operation of a batch for Apply, named after the method it calls, with
 // that method's arguments. Fields an operation does not use are ignored.
@@ -20,6 +16,8 @@ type Op struct {
 	ModelID string
 	At      int64 // the time to record; used only when HasAt
 	HasAt   bool
+
+	parsed bool // Message was validated by ParseOps
 }
 
 // Apply runs ops in order as one atomic change: if any fails, the tree is left
@@ -63,6 +61,9 @@ func (t *Tree) Apply(ops []Op, nowMs int64) ([]string, error) {
 func (t *Tree) apply(op Op, at int64) (string, error) {
 	switch op.Op {
 	case "append":
+		if op.parsed {
+			return t.appendValid(op.Message, at)
+		}
 		return t.Append(op.Message, at)
 	case "rewind":
 		return t.Rewind(op.Node, at)
@@ -133,14 +134,14 @@ func ParseOps(data []byte) ([]Op, error) {
 
 func parseOp(d *rawjson.Decoder, i int) (Op, error) {
 	var op Op
-	where := "op " + itoa(i)
-	seen := map[string]bool{}
-	bad := func(msg string) error { return newError(CodeInvalidInput, where+": "+msg) }
+	var seen uint16
+	bad := func(msg string) error { return newError(CodeInvalidInput, "op "+itoa(i)+": "+msg) }
 	err := d.Object(func(key string) error {
-		if seen[key] {
+		bit := fieldBit(key)
+		if bit != 0 && seen&bit != 0 {
 			return bad("duplicate field " + quote(key))
 		}
-		seen[key] = true
+		seen |= bit
 		var err error
 		str := func(dst *string) {
 			if *dst, err = d.String(); err != nil {
@@ -159,6 +160,7 @@ func parseOp(d *rawjson.Decoder, i int) (Op, error) {
 			if err != nil {
 				return bad(err.(*Error).Message)
 			}
+			op.parsed = true
 		case "node":
 			str(&op.Node)
 		case "from":
@@ -199,15 +201,35 @@ func parseOp(d *rawjson.Decoder, i int) (Op, error) {
 	if !ok {
 		return op, bad("unknown op " + quote(op.Op))
 	}
+	allowed := fieldBit("op") | fieldBit("at")
 	for _, f := range spec.required {
-		if !seen[f] {
+		if seen&fieldBit(f) == 0 {
 			return op, bad(quote(op.Op) + " needs " + quote(f))
 		}
+		allowed |= fieldBit(f)
 	}
-	for key := range seen {
-		if key != "op" && key != "at" && !slices.Contains(spec.required, key) && !slices.Contains(spec.optional, key) {
-			return op, bad(quote(op.Op) + " takes no field " + quote(key))
+	for _, f := range spec.optional {
+		allowed |= fieldBit(f)
+	}
+	if extra := seen &^ allowed; extra != 0 {
+		for _, f := range opFieldNames {
+			if extra&fieldBit(f) != 0 {
+				return op, bad(quote(op.Op) + " takes no field " + quote(f))
+			}
 		}
 	}
 	return op, nil
+}
+
+// opFieldNames are the fields an op object may have, in bit order.
+var opFieldNames = [...]string{"op", "message", "node", "from", "name", "branch", "label", "summary", "modelId", "at"}
+
+// fieldBit is the bit of a known op field, or 0.
+func fieldBit(key string) uint16 {
+	for i, f := range opFieldNames {
+		if f == key {
+			return 1 << i
+		}
+	}
+	return 0
 }

@@ -15,7 +15,8 @@ func (t *Tree) InsertNode(id, parent string, msg Message, label string, atMs int
 	if parent != "" && t.nodes[parent] == nil {
 		return newError(CodeNotFound, "parent "+quote(parent)+" of node "+quote(id)+" is not a node")
 	}
-	if _, err := ParseMessage(msg); err != nil {
+	msg, err := ParseMessage(msg)
+	if err != nil {
 		return err
 	}
 	if label != "" && !validUTF8(label) {

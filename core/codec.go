@@ -426,6 +426,7 @@ func (l *loader) message(key string) (Message, error) {
 // the tree already holds.
 func (l *loader) link() {
 	t := l.t
+	t.linkUp()
 	slices.SortFunc(t.roots, t.byAge)
 	if n := t.nodes[t.root]; n != nil && n.id == t.root {
 		t.root = n.id

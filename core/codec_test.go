@@ -127,3 +127,19 @@ func TestCloneIsIndependent(t *testing.T) {
 		t.Fatalf("clone shares nodes: %+v", n)
 	}
 }
+
+func TestAppendEditAndInsertStoreTheCompactedMessage(t *testing.T) {
+	tr := New(counterIDs())
+	spaced := Message("{ \"role\" : \"user\" ,\n \"content\" : \"x  y\" }")
+	want := `{"role":"user","content":"x  y"}`
+	a := mustAppend(t, tr, spaced, 1)
+	e, _ := tr.Edit(a, spaced, 2)
+	if err := tr.InsertNode("i", "", spaced, "", 3); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{a, e, "i"} {
+		if n, _ := tr.Node(id); string(n.Message) != want {
+			t.Fatalf("%s stored %s", id, n.Message)
+		}
+	}
+}

@@ -3,11 +3,17 @@ package core
 // Append adds msg as a child of the active branch's leaf (a new root when the
 // branch has no leaf), moves the leaf to it and returns the new node's id.
 func (t *Tree) Append(msg Message, atMs int64) (string, error) {
-	b, err := t.activeBranch()
+	msg, err := ParseMessage(msg)
 	if err != nil {
 		return "", err
 	}
-	if _, err := ParseMessage(msg); err != nil {
+	return t.appendValid(msg, atMs)
+}
+
+// appendValid is Append of a message already checked by ParseMessage.
+func (t *Tree) appendValid(msg Message, atMs int64) (string, error) {
+	b, err := t.activeBranch()
+	if err != nil {
 		return "", err
 	}
 	if b.leaf != "" && t.nodes[b.leaf] == nil {
@@ -155,7 +161,8 @@ func (t *Tree) Edit(id string, msg Message, atMs int64) (string, error) {
 	if n == nil {
 		return "", errNodeNotFound(id)
 	}
-	if _, err := ParseMessage(msg); err != nil {
+	msg, err := ParseMessage(msg)
+	if err != nil {
 		return "", err
 	}
 	if n.parent != "" && t.nodes[n.parent] == nil {
@@ -220,15 +227,12 @@ func (t *Tree) Checkout(id string, atMs int64) (string, error) {
 // pathContains reports whether id lies on the path from leaf to its root. A
 // broken path (dangling or cyclic) counts as not containing it.
 func (t *Tree) pathContains(leaf, id string) bool {
-	for steps := 0; leaf != "" && steps <= len(t.nodes); steps++ {
+	n := t.nodes[leaf]
+	for steps := 0; n != nil && steps <= len(t.nodes); steps++ {
 		if leaf == id {
 			return true
 		}
-		n := t.nodes[leaf]
-		if n == nil {
-			return false
-		}
-		leaf = n.parent
+		leaf, n = n.parent, n.up
 	}
 	return false
 }

@@ -60,6 +60,9 @@ func (j *journal) rollback() {
 // addNode stores n under n.id and links it under its parent (or the roots).
 func (t *Tree) addNode(n *node) {
 	t.nodes[n.id] = n
+	if n.parent != "" {
+		n.up = t.nodes[n.parent]
+	}
 	t.changed.node(n.id)
 	t.changed.node(n.parent)
 	t.changed.setMeta()

@@ -19,39 +19,57 @@ func (t *Tree) PathOf(branch string) ([]string, error) {
 // ActivePath is PathOf the active branch.
 func (t *Tree) ActivePath() ([]string, error) { return t.PathOf(t.active) }
 
-// pathFrom walks parent pointers from leaf to a root. where names the walk's
+// pathFrom walks parent links from leaf to a root. where names the walk's
 // origin in error messages.
 func (t *Tree) pathFrom(leaf, where string) ([]string, error) {
 	var path []string
-	for id := leaf; id != ""; {
-		n := t.nodes[id]
-		if n == nil {
-			if id == leaf {
-				return nil, newError(CodeCorrupt, where+": leaf "+quote(id)+" is not a node")
-			}
-			return nil, newError(CodeCorrupt, where+": node "+quote(path[len(path)-1])+" has parent "+quote(id)+", which is not a node")
-		}
-		if len(path) >= len(t.nodes) {
-			return nil, newError(CodeCorrupt, where+": the parent links from "+quote(leaf)+" form a cycle through "+quote(id))
-		}
-		path = append(path, id)
-		id = n.parent
+	err := t.walkUp(leaf, where, func(id string, _ *node) { path = append(path, id) })
+	if err != nil {
+		return nil, err
 	}
 	slices.Reverse(path)
 	return path, nil
 }
 
+// walkUp calls visit for leaf and each of its ancestors, leaf first, following
+// the nodes' up pointers (no map lookup per step). A dangling leaf or parent, or
+// more steps than there are nodes (a cycle), is CodeCorrupt.
+func (t *Tree) walkUp(leaf, where string, visit func(id string, n *node)) error {
+	if leaf == "" {
+		return nil
+	}
+	n := t.nodes[leaf]
+	if n == nil {
+		return newError(CodeCorrupt, where+": leaf "+quote(leaf)+" is not a node")
+	}
+	id := leaf
+	for steps := 1; ; steps++ {
+		if steps > len(t.nodes) {
+			return newError(CodeCorrupt, where+": the parent links from "+quote(leaf)+" form a cycle through "+quote(id))
+		}
+		visit(id, n)
+		if n.parent == "" {
+			return nil
+		}
+		if n.up == nil {
+			return newError(CodeCorrupt, where+": node "+quote(id)+" has parent "+quote(n.parent)+", which is not a node")
+		}
+		id, n = n.parent, n.up
+	}
+}
+
 // LinearProjectionOf returns the messages of branch, root first: what a linear
 // consumer (a model, an exporter) sees. It fails closed like PathOf.
 func (t *Tree) LinearProjectionOf(branch string) ([]Message, error) {
-	path, err := t.PathOf(branch)
-	if err != nil {
+	b := t.branches[branch]
+	if b == nil {
+		return nil, errBranchNotFound(branch)
+	}
+	var msgs []Message
+	if err := t.walkUp(b.leaf, "branch "+quote(branch), func(_ string, n *node) { msgs = append(msgs, n.msg) }); err != nil {
 		return nil, err
 	}
-	msgs := make([]Message, len(path))
-	for i, id := range path {
-		msgs[i] = t.nodes[id].msg
-	}
+	slices.Reverse(msgs)
 	return msgs, nil
 }
 

@@ -99,6 +99,7 @@ func (t *Tree) Repair() []Problem {
 			did(ProblemBadSummary, b.leaf, name, "the summary of branch "+quote(name)+" is now as of its leaf "+quote(b.leaf))
 		}
 	}
+	t.linkUp()
 	if t.branches[MainBranch] == nil {
 		t.addBranch(&branch{name: MainBranch})
 		did(ProblemMissingMain, "", MainBranch, `added an empty branch "main"`)

@@ -38,6 +38,7 @@ type node struct {
 	msg      Message
 	label    string
 	created  int64
+	up       *node // the node called parent; nil for a root or a dangling parent
 	mark     uint8 // scratch for walks that visit each node once; always 0 between calls
 }
 
@@ -205,6 +206,7 @@ func (t *Tree) Clone() *Tree {
 		cd := *d
 		c.dups = append(c.dups, &cd)
 	}
+	c.linkUp()
 	return c
 }
 
@@ -214,6 +216,16 @@ func before(aCreated int64, aID string, bCreated int64, bID string) bool {
 		return aCreated < bCreated
 	}
 	return aID < bID
+}
+
+// linkUp sets every node's up pointer from its parent id.
+func (t *Tree) linkUp() {
+	for _, n := range t.nodes {
+		n.up = nil
+		if n.parent != "" {
+			n.up = t.nodes[n.parent]
+		}
+	}
 }
 
 // byAge compares node ids by (created, id), the order of children.
