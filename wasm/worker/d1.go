@@ -10,15 +10,19 @@ import (
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/rawjson"
 	"github.com/sessiontree/sessiontree/wasm/edge"
+	"github.com/syumai/workers/cloudflare"
 )
 
 // d1Store is edge.Store over a D1 database (schema: migrations/). Every write is
 // one D1 batch, which D1 runs as one transaction: all of it or none of it.
 // Rows travel in chunks of a JSON object {key: "fragment"} expanded by
 // json_each, so a write is a handful of statements however many rows it has.
-type d1Store struct {
-	db js.Value
-}
+//
+// The binding is looked up on every call: the runtime hands each request its
+// own env, and an object of one request may not be used by another.
+type d1Store struct{}
+
+func (s *d1Store) db() js.Value { return cloudflare.GetBinding("DB") }
 
 type stmt struct {
 	sql  string
@@ -54,11 +58,12 @@ const (
 // batch runs stmts as one D1 batch and returns its results.
 func (s *d1Store) batch(stmts []stmt) ([]js.Value, error) {
 	p, err := jsCall(func() js.Value {
+		db := s.db()
 		list := js.Global().Get("Array").New()
 		for _, st := range stmts {
-			list.Call("push", s.db.Call("prepare", st.sql).Call("bind", st.args...))
+			list.Call("push", db.Call("prepare", st.sql).Call("bind", st.args...))
 		}
-		return s.db.Call("batch", list)
+		return db.Call("batch", list)
 	})
 	if err != nil {
 		return nil, err

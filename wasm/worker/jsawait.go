@@ -5,7 +5,13 @@ package main
 import (
 	"errors"
 	"syscall/js"
+	"time"
 )
+
+// awaitLimit bounds a wait for the runtime: a request canceled meanwhile (its
+// client went away) never settles its promises, and the goroutine must not
+// hold a tree's lock for ever.
+const awaitLimit = 20 * time.Second
 
 // await blocks the calling goroutine until the JS promise p settles.
 func await(p js.Value) (js.Value, error) {
@@ -32,10 +38,17 @@ func await(p js.Value) (js.Value, error) {
 		return nil
 	})
 	p.Call("then", then, catch)
-	s := <-ch
-	then.Release()
-	catch.Release()
-	return s.v, s.err
+	timer := time.NewTimer(awaitLimit)
+	defer timer.Stop()
+	select {
+	case s := <-ch:
+		then.Release()
+		catch.Release()
+		return s.v, s.err
+	case <-timer.C:
+		// then and catch stay registered: the promise may still settle.
+		return js.Value{}, errors.New("no answer from the runtime in " + awaitLimit.String())
+	}
 }
 
 // jsCall calls fn, turning a thrown JS exception into an error.

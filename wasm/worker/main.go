@@ -32,11 +32,13 @@ type lazyHandler struct {
 func (l *lazyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	l.once.Do(func() {
 		l.h = edge.New(edge.Config{
-			Store:      &d1Store{db: cloudflare.GetBinding("DB")},
+			Store:      &d1Store{},
 			SigningKey: []byte(cloudflare.Getenv("SESSIONTREE_SIGNING_KEY")),
 		})
 	})
-	l.h.ServeHTTP(w, r)
+	bw := &bufferedWriter{ResponseWriter: w}
+	l.h.ServeHTTP(bw, r)
+	bw.finish()
 }
 
 func main() {

@@ -6,6 +6,15 @@
 // hands each request to the running instance, whose handler keeps loaded trees
 // in memory and checks them against D1's version on every request. If the Go
 // program ever exits, the next request starts a new one.
+//
+// Requests enter Go one at a time. workerd ties every I/O call to the request
+// that was running when it was made, and the Go runtime runs any ready
+// goroutine inside whatever callback it is given: with two requests inside Go
+// at once, one request's D1 call could be issued inside the other's callback,
+// and die with it. So a request waits until no other one is inside Go (whose
+// Response body is then complete, see rawbody.go). The wait is short (one
+// request's D1 round trips); concurrency across isolates is untouched, and the
+// stored version guards every write.
 import "../build/wasm_exec.js";
 import mod from "../build/app.wasm";
 
@@ -28,6 +37,21 @@ let started = null;
 
 function start() {
   const instanceGo = new Go();
+  // Go's runtime arms a timer whenever it goes idle and clears it when it
+  // wakes, often in a later request than the one that armed it; workerd
+  // refuses to touch another request's timer (and has dropped it anyway once
+  // that request ended), so clearing one must not throw into Go.
+  instanceGo.importObject.gojs["runtime.clearTimeoutEvent"] = (sp) => {
+    sp >>>= 0;
+    const id = instanceGo.mem.getInt32(sp + 8, true);
+    const timer = instanceGo._scheduledTimeouts.get(id);
+    instanceGo._scheduledTimeouts.delete(id);
+    try {
+      clearTimeout(timer);
+    } catch {
+      // the timer belonged to another request: it cannot fire here
+    }
+  };
   let ready;
   const readyPromise = new Promise((resolve) => (ready = resolve));
   const instance = new WebAssembly.Instance(mod, {
@@ -41,12 +65,49 @@ function start() {
   return readyPromise;
 }
 
+// A request that holds the instance longer than this is taken to be gone
+// (canceled requests never reach their finally); d1 calls time out sooner.
+const LEASE_MS = 30000;
+let busy = false;
+let busySince = 0;
+let wake = [];
+
+// enter returns when this request may run Go. It is woken by the request that
+// leaves (the compatibility date turns on handle_cross_request_promise_resolution,
+// so it then runs in its own request's context), and also polls: workerd
+// cancels a request that waits only on promises of other requests, so a timer
+// of its own stays pending meanwhile.
+async function enter() {
+  while (busy && Date.now() - busySince < LEASE_MS) {
+    let timer;
+    await Promise.race([
+      new Promise((resolve) => wake.push(resolve)),
+      new Promise((resolve) => (timer = setTimeout(resolve, 25))),
+    ]);
+    clearTimeout(timer);
+  }
+  busy = true;
+  busySince = Date.now();
+}
+
+function leave() {
+  busy = false;
+  const waiters = wake;
+  wake = [];
+  for (const w of waiters) w();
+}
+
 export default {
   async fetch(request, env, ctx) {
-    context.env = env;
-    context.ctx = ctx;
-    if (started === null || go.exited) started = start();
-    await started;
-    return context.binding.handleRequest(request);
+    await enter();
+    try {
+      context.env = env;
+      context.ctx = ctx;
+      if (started === null || go.exited) started = start();
+      await started;
+      return await context.binding.handleRequest(request);
+    } finally {
+      leave();
+    }
   },
 };

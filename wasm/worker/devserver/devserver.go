@@ -1,0 +1,183 @@
+//go:build !js
+
+// Package devserver starts and stops `wrangler dev` for the worker's HTTP test
+// suite and benchmark: on a free loopback port, with its own D1 state
+// directory, and always stopped with its whole process group.
+package devserver
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Server is one running `wrangler dev`.
+type Server struct {
+	URL     string // http://127.0.0.1:PORT
+	cmd     *exec.Cmd
+	log     *bytes.Buffer
+	logMu   *sync.Mutex
+	stopped bool
+}
+
+// Options says what to run.
+type Options struct {
+	Dir     string            // the directory of the wrangler config (wasm/worker)
+	Config  string            // the config file, relative to Dir ("" = wrangler.toml)
+	Persist string            // the D1 state directory (made and migrated if new)
+	Vars    map[string]string // --var NAME:value
+}
+
+// Wrangler is the wrangler binary: $WRANGLER, or the project-local one found
+// from Dir upwards.
+func wrangler(dir string) string {
+	if w := os.Getenv("WRANGLER"); w != "" {
+		return w
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		p := filepath.Join(d, ".tools", "node_modules", ".bin", "wrangler")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		if filepath.Dir(d) == d {
+			return "wrangler"
+		}
+	}
+}
+
+func command(o Options, args ...string) *exec.Cmd {
+	dir, _ := filepath.Abs(o.Dir)
+	if o.Config != "" {
+		args = append(args, "--config", o.Config)
+	}
+	cmd := exec.Command(wrangler(dir), args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "WRANGLER_SEND_METRICS=false", "CI=true", "NO_COLOR=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd
+}
+
+// Migrate applies the D1 migrations to the local state in o.Persist.
+func Migrate(o Options) error {
+	cmd := command(o, "d1", "migrations", "apply", "DB", "--local", "--persist-to", o.Persist)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("wrangler d1 migrations apply: %v\n%s", err, out)
+	}
+	return nil
+}
+
+// FreePort returns a loopback port that was free a moment ago.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Start migrates o.Persist and runs wrangler dev on a free loopback port,
+// returning once the worker answers.
+func Start(o Options) (*Server, error) {
+	if err := Migrate(o); err != nil {
+		return nil, err
+	}
+	var lastErr error
+	for try := 0; try < 3; try++ {
+		port, err := FreePort()
+		if err != nil {
+			return nil, err
+		}
+		inspector, err := FreePort()
+		if err != nil {
+			return nil, err
+		}
+		args := []string{"dev", "--ip", "127.0.0.1", "--port", fmt.Sprint(port),
+			"--persist-to", o.Persist, "--inspector-port", fmt.Sprint(inspector),
+			"--show-interactive-dev-session=false"}
+		for k, v := range o.Vars {
+			args = append(args, "--var", k+":"+v)
+		}
+		cmd := command(o, args...)
+		s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, log: &bytes.Buffer{}, logMu: &sync.Mutex{}}
+		cmd.Stdout = lockedWriter{s}
+		cmd.Stderr = lockedWriter{s}
+		if err := cmd.Start(); err != nil {
+			return nil, err
+		}
+		if lastErr = s.waitReady(90 * time.Second); lastErr == nil {
+			return s, nil
+		}
+		s.Stop()
+	}
+	return nil, lastErr
+}
+
+type lockedWriter struct{ s *Server }
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.s.logMu.Lock()
+	defer w.s.logMu.Unlock()
+	if w.s.log.Len() < 1<<20 {
+		w.s.log.Write(p)
+	}
+	return len(p), nil
+}
+
+// Log is what wrangler printed so far.
+func (s *Server) Log() string {
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	return s.log.String()
+}
+
+func (s *Server) waitReady(limit time.Duration) error {
+	exited := make(chan error, 1)
+	go func() { exited <- s.cmd.Wait() }()
+	deadline := time.Now().Add(limit)
+	c := &http.Client{Timeout: 5 * time.Second}
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-exited:
+			s.stopped = true
+			return fmt.Errorf("wrangler dev exited: %v\n%s", err, s.Log())
+		case <-time.After(300 * time.Millisecond):
+		}
+		resp, err := c.Get(s.URL + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				go func() { <-exited }()
+				return nil
+			}
+		}
+	}
+	return errors.New("wrangler dev did not answer in time:\n" + s.Log())
+}
+
+// Stop ends wrangler dev and everything it started (workerd), and waits a
+// moment for the port to be released.
+func (s *Server) Stop() {
+	if s == nil || s.cmd.Process == nil || s.stopped {
+		return
+	}
+	s.stopped = true
+	pgid := s.cmd.Process.Pid
+	syscall.Kill(-pgid, syscall.SIGTERM)
+	for i := 0; i < 50; i++ {
+		if syscall.Kill(-pgid, 0) != nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	syscall.Kill(-pgid, syscall.SIGKILL)
+}

@@ -1,0 +1,82 @@
+//go:build !js
+
+package httpsuite
+
+import (
+	"strings"
+	"testing"
+)
+
+// Bad input of every kind gets a 4xx JSON error (never a 5xx or a dropped
+// connection), changes nothing, and the worker keeps serving.
+func TestBadInputCorpusIsRefusedCleanly(t *testing.T) {
+	c := &client{t: t, token: token(t, "corpus")}
+	id, etag := c.create(`{"messages":[{"role":"user","content":"keep me"}]}`)
+	deep := strings.Repeat("[", 20000) + strings.Repeat("]", 20000)
+	creates := []string{
+		`null`, `[]`, `"x"`, `42`, `{`, `{"messages":{}}`, `{"messages":[1]}`, `{"messages":[{"content":"no role"}]}`,
+		`{"messages":[{"role":7}]}`, `{"messages":[{"role":"user","content":"\ud800"}]}`, "{\"messages\":[{\"role\":\"u\xff\"}]}",
+		`{"messages":[{"role":"user","x":` + deep + `}]}`, `{"format":"sessiontree"}`, `{"format":"other","version":1}`,
+		`{"format":"sessiontree","version":1,"active_branch":"main","branches":{},"nodes":{},"extra":1}`,
+		`{"format":"sessiontree","version":1,"active_branch":"main","branches":{"main":{"name":"main","created_at_ms":1}},"nodes":{"a":{"id":"a","parent":"b","children":[],"message":{"role":"user"},"created_at_ms":1},"b":{"id":"b","parent":"a","children":[],"message":{"role":"user"},"created_at_ms":1}}}`,
+		"\xef\xbb\xbf{}", "{}\x00", `{"messages":[]} {}`, `{"nope":1}`,
+	}
+	for _, body := range creates {
+		r := c.do("POST", "/v1/trees", body)
+		if r.status < 400 || r.status >= 500 {
+			t.Fatalf("create with %.80q: %d %.200s", body, r.status, r.body)
+		}
+		wantError(t, r, r.status, "")
+	}
+	ops := []string{
+		``, `null`, `{}`, `{"ops":null}`, `{"ops":{}}`, `{"ops":[]}`, `{"ops":[null]}`, `{"ops":[{}]}`, `{"ops":[{"op":7}]}`,
+		`{"ops":[{"op":"append"}]}`, `{"ops":[{"op":"append","message":"hi"}]}`, `{"ops":[{"op":"append","message":{"role":"u"},"at":"soon"}]}`,
+		`{"ops":[{"op":"append","message":{"role":"u"},"at":1.5}]}`, `{"ops":[{"op":"switch","branch":""}]}`,
+		`{"ops":[{"op":"branch","from":"nope"}]}`, `{"ops":[{"op":"label","node":"nope","label":""}]}`,
+		`{"ops":[{"op":"switch","branch":"a\u0000b"}]}`, `{"ops":[{"op":"deleteBranch","branch":"main"}]}`,
+		`{"ops":[{"op":"append","message":{"role":"u","x":` + deep + `}}]}`, `{"ops":[{"op":"append","message":{"role":"u"}}]`,
+	}
+	for _, body := range ops {
+		r := c.do("POST", "/v1/trees/"+id+"/ops", body)
+		if r.status < 400 || r.status >= 500 {
+			t.Fatalf("ops with %.80q: %d %.200s", body, r.status, r.body)
+		}
+		wantError(t, r, r.status, "")
+	}
+	for _, path := range []string{"/v1/trees/" + id + "/projection?branch=%00", "/v1/trees/%2e%2e", "/v1/trees/" + id + "/export?format=%ff"} {
+		if r := c.do("GET", path, ""); r.status < 400 || r.status >= 500 {
+			t.Fatalf("GET %s: %d %.200s", path, r.status, r.body)
+		}
+	}
+	r := c.do("GET", "/v1/trees/"+id, "")
+	if r.header.Get("ETag") != etag || len(c.projection(id)) != 1 {
+		t.Fatalf("bad input changed the tree: %s", r.body)
+	}
+	if list := c.do("GET", "/v1/trees", "").object(t)["trees"].([]any); len(list) != 1 {
+		t.Fatalf("bad input created trees: %v", list)
+	}
+}
+
+// Data is kept across a restart of wrangler dev (the D1 state directory).
+// This test runs last: it replaces the server.
+func TestDataSurvivesARestart(t *testing.T) {
+	c := &client{t: t, token: token(t, "restart")}
+	id, _ := c.create(`{"messages":[{"role":"user","content":"before the restart"}]}`)
+	r := c.do("POST", "/v1/trees/"+id+"/ops", appendBody("also before"))
+	before := c.do("GET", "/v1/trees/"+id, "")
+	server.Stop()
+	var err error
+	if server, err = startAgain(); err != nil {
+		t.Fatal(err)
+	}
+	after := c.do("GET", "/v1/trees/"+id, "")
+	if after.status != 200 || string(after.body) != string(before.body) || after.header.Get("ETag") != r.header.Get("ETag") {
+		t.Fatalf("after a restart: %d\n%s\nwant\n%s", after.status, after.body, before.body)
+	}
+	if r := c.do("POST", "/v1/trees/"+id+"/ops", appendBody("after")); r.status != 200 {
+		t.Fatalf("append after a restart: %d %s", r.status, r.body)
+	}
+	if msgs := c.projection(id); len(msgs) != 3 {
+		t.Fatalf("after a restart and an append: %v", msgs)
+	}
+}
