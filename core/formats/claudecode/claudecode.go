@@ -39,47 +39,62 @@ func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error
 }
 
 // ImportReader reads a session transcript line by line: memory grows with
-// the tree, not with the file.
+// the tree (one copy of each line), not with the file.
 func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report, error) {
 	s := convert.NewSession("claudecode", AfterKey, BeforeKey, opts)
 	rep := s.B.Report
 	var ext []byte
-	active := ""
 	var notes convert.Counted
 	msgIDs := make(map[string]bool)
 	err := convert.EachLine(r, rep, func(n int, obj []byte) {
-		ms, _ := convert.Members(obj)
-		typ := convert.Str(ms, "type")
-		if typ == convert.ExtKey {
-			ext = obj
+		f := scan(obj)
+		if string(f.typ) == `"`+convert.ExtKey+`"` {
+			ext = bytes.Clone(obj)
 			return
 		}
-		id := convert.Str(ms, "uuid")
-		if id == "" {
-			notes.Add("lines without uuid (" + typ + ") kept with the node before them")
+		if convert.View(f.uuid) == "" {
+			notes.Add("lines without uuid (" + convert.View(f.typ) + ") kept with the node before them")
 			s.Fold(obj, "", "")
 			return
 		}
-		msg, label, at, err := derive(obj)
-		if err != nil {
-			rep.Problemf(n, id, err.Error()+": kept with the node before it")
-			s.Fold(obj, id, convert.Str(ms, "parentUuid"))
-			return
-		}
-		if convert.Str(ms, "subtype") == "compact_boundary" {
-			notes.Add("compact_boundary lines kept as roots (logicalParentUuid stays in the line)")
-		}
-		if m, ok := convert.Get(ms, "message"); ok {
-			if mid, ok := rawjson.LookupString(m, "id"); ok {
-				if msgIDs[mid] {
-					notes.Add("assistant lines sharing a message.id kept as consecutive nodes")
-				}
-				msgIDs[mid] = true
+		var msg core.Message
+		var id, parent, label string
+		var at int64
+		if f.simple() {
+			// The common line: build the message straight into the session's
+			// scratch buffer; id and parent are views into it.
+			msg = convert.Folded(s.Scratch(), obj, f.message, Key)
+			id, parent = convert.View(convert.FoldedAt(msg, obj, f.message, Key, f.uuid)), convert.View(convert.FoldedAt(msg, obj, f.message, Key, f.parent))
+			at, _ = convert.ParseISO(convert.View(f.timestamp))
+		} else {
+			var err error
+			msg, label, at, err = derive(obj)
+			id, parent = unquote(f.uuid), unquote(f.parent)
+			if err != nil {
+				rep.Problemf(n, id, err.Error()+": kept with the node before it")
+				s.Fold(obj, id, parent)
+				return
 			}
 		}
-		s.Node(n, id, convert.Str(ms, "parentUuid"), msg, label, at)
-		if v, _ := convert.Get(ms, "isSidechain"); string(v) != "true" {
-			active = id
+		if string(f.subtype) == `"compact_boundary"` {
+			notes.Add("compact_boundary lines kept as roots (logicalParentUuid stays in the line)")
+		}
+		if f.msgID != nil {
+			var mid string
+			if f.simple() {
+				// A view into msg, which the session keeps: no copy.
+				mid = convert.View(convert.FoldedAt(msg, obj, f.message, Key, f.msgID))
+			} else {
+				mid = unquote(f.msgID)
+			}
+			if msgIDs[mid] {
+				notes.Add("assistant lines sharing a message.id kept as consecutive nodes")
+			}
+			msgIDs[mid] = true
+		}
+		s.Node(n, id, parent, msg, label, at)
+		if string(f.sidechain) != "true" {
+			s.Active()
 		}
 	})
 	if err != nil {
@@ -89,8 +104,85 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 		return nil, *rep, convert.Invalid("claudecode: no line to read")
 	}
 	notes.Flush(rep)
-	t, rep2 := s.Finish(active, ext)
+	t, rep2 := s.Finish("", ext)
 	return t, *rep2, nil
+}
+
+func unquote(lit []byte) string {
+	if len(lit) == 0 || lit[0] != '"' {
+		return ""
+	}
+	return rawjson.Unquote(lit)
+}
+
+// fields are the members of a line the import reads: raw values, slices of
+// the line (string members only when they are strings).
+type fields struct {
+	typ, uuid, parent, subtype, sidechain, timestamp []byte
+	message, msgID                                   []byte
+	ext, escapedKey, badMsg                          bool
+}
+
+func scan(obj []byte) fields {
+	var f fields
+	first := func(dst *[]byte, v []byte, _ bool) {
+		if *dst == nil {
+			*dst = v
+		}
+	}
+	convert.EachMember(obj, func(key, v []byte) bool {
+		switch string(key) {
+		case "type":
+			first(&f.typ, v, true)
+		case "uuid":
+			first(&f.uuid, v, true)
+		case "parentUuid":
+			first(&f.parent, v, true)
+		case "subtype":
+			first(&f.subtype, v, true)
+		case "isSidechain":
+			first(&f.sidechain, v, false)
+		case "timestamp":
+			first(&f.timestamp, v, true)
+		case convert.ExtKey:
+			f.ext = true
+		case "message":
+			if f.message != nil || f.badMsg {
+				break
+			}
+			if v[0] != '{' {
+				f.badMsg = true
+				break
+			}
+			f.message = v
+			if role, ok := rawjson.Lookup(v, "role"); !ok || role[0] != '"' {
+				f.badMsg = true
+			}
+			if id, ok := rawjson.Lookup(v, "id"); ok && id[0] == '"' {
+				f.msgID = id
+			}
+		default:
+			if bytes.IndexByte(key, '\\') >= 0 {
+				f.escapedKey = true
+			}
+		}
+		return true
+	})
+	// The first member of a name counts; one that is not a string is absent.
+	for _, p := range []*[]byte{&f.typ, &f.uuid, &f.parent, &f.subtype, &f.timestamp} {
+		if *p != nil && (*p)[0] != '"' {
+			*p = nil
+		}
+	}
+	return f
+}
+
+// simple reports whether the line can take the fast path: a message object
+// with a string role, no "sessiontree" member and no escaped key, so its
+// record is the line with the message replaced by 0, byte for byte what
+// derive builds.
+func (f *fields) simple() bool {
+	return f.message != nil && !f.badMsg && !f.ext && !f.escapedKey
 }
 
 // derive turns a line into a node's message, label and time.

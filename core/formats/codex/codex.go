@@ -55,8 +55,9 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 			parent = path[len(path)-1].id
 		}
 		id := "line-" + strconv.Itoa(n)
+		role := msg.Role()
 		s.Node(n, id, parent, msg, "", at)
-		path = append(path, step{id, msg.Role()})
+		path = append(path, step{id, role})
 	}
 	flushEvent := func() {
 		if pending != nil {
@@ -65,13 +66,30 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 		}
 	}
 	err := convert.EachLine(r, rep, func(n int, obj []byte) {
-		ms, _ := convert.Members(obj)
-		typ := convert.Str(ms, "type")
-		payload, _ := convert.Get(ms, "payload")
+		var typ, payload []byte
+		plain := true // no escaped key: the fast path may build the message
+		convert.EachMember(obj, func(key, v []byte) bool {
+			switch string(key) {
+			case "type":
+				if typ == nil && v[0] == '"' {
+					typ = v
+				}
+			case "payload":
+				if payload == nil {
+					payload = v
+				}
+			default:
+				if bytes.IndexByte(key, '\\') >= 0 {
+					plain = false
+				}
+			}
+			return true
+		})
+		styp := convert.View(typ)
 		ptype, _ := rawjson.LookupString(payload, "type")
 		if pending != nil {
 			role, _ := rawjson.LookupString(payload, "role")
-			if typ == "response_item" && ptype == "message" && role == pending.role && convert.ContentText(payload) == pending.text {
+			if styp == "response_item" && ptype == "message" && role == pending.role && convert.ContentText(payload) == pending.text {
 				notes.Add("events repeated by a response_item kept with the node before them")
 				s.Fold(pending.obj, "", "")
 				pending = nil
@@ -80,21 +98,27 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 			}
 		}
 		switch {
-		case typ == "event_msg" && (ptype == "user_message" || ptype == "agent_message"):
+		case styp == "event_msg" && (ptype == "user_message" || ptype == "agent_message"):
 			role := "user"
 			if ptype == "agent_message" {
 				role = "assistant"
 			}
 			text, _ := rawjson.LookupString(payload, "message")
-			pending = &event{n, obj, role, text}
+			pending = &event{n, bytes.Clone(obj), role, text}
 			return
-		case typ == "event_msg" && ptype == "thread_rolled_back":
+		case styp == "event_msg" && ptype == "thread_rolled_back":
 			s.Fold(obj, "", "")
 			turns, _ := strconv.Atoi(string(mustLookup(payload, "num_turns")))
 			path = rollBack(path, turns)
 			notes.Add("thread_rolled_back markers: the undone turns kept on a branch")
 			return
-		case typ == "response_item":
+		case styp == "response_item" && ptype == "message" && plain && payload[0] == '{':
+			if _, ok := rawjson.LookupString(payload, "role"); ok {
+				add(n, convert.Folded(s.Scratch(), obj, payload, Key), timeOf(obj))
+				return
+			}
+		case styp == "response_item":
+			ms, _ := convert.Members(obj)
 			if msg, ok := derivePayload(obj, ms, payload, ptype); ok {
 				add(n, msg, timeOf(obj))
 				return
@@ -140,8 +164,8 @@ func rollBack(path []step, turns int) []step {
 }
 
 func timeOf(obj []byte) int64 {
-	ts, _ := rawjson.LookupString(obj, "timestamp")
-	at, _ := convert.ParseISO(ts)
+	ts, _ := rawjson.Lookup(obj, "timestamp")
+	at, _ := convert.ParseISO(convert.View(ts))
 	return at
 }
 

@@ -39,17 +39,28 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 	s := convert.NewSession("pi", AfterKey, BeforeKey, opts)
 	rep := s.B.Report
 	var ext []byte
-	active := ""
 	var notes convert.Counted
 	type pendingSummary struct{ from, text string }
 	var summaries []pendingSummary
 	err := convert.EachLine(r, rep, func(n int, obj []byte) {
+		f := scan(obj)
+		typ := convert.View(f.typ)
+		if typ == "message" && f.simple() {
+			// The common entry: its message built straight into the session's
+			// scratch buffer; id and parent are views into it.
+			msg := convert.Folded(s.Scratch(), obj, f.message, Key)
+			at, _ := convert.ParseISO(convert.View(f.timestamp))
+			id := convert.View(convert.FoldedAt(msg, obj, f.message, Key, f.id))
+			parent := convert.View(convert.FoldedAt(msg, obj, f.message, Key, f.parent))
+			s.Node(n, id, parent, msg, "", at)
+			s.Active()
+			return
+		}
 		ms, _ := convert.Members(obj)
-		typ := convert.Str(ms, "type")
 		id, parent := convert.Str(ms, "id"), convert.Str(ms, "parentId")
 		switch typ {
 		case convert.ExtKey:
-			ext = obj
+			ext = bytes.Clone(obj)
 			return
 		case "label":
 			notes.Add("label entries became node labels (their own ids are not kept)")
@@ -64,9 +75,7 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 			s.Fold(obj, id, parent)
 			return
 		default:
-			{
-				notes.Add("entries of other types kept with the entry before them")
-			}
+			notes.Add("entries of other types kept with the entry before them")
 			s.Fold(obj, id, parent)
 			return
 		}
@@ -80,7 +89,7 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 			summaries = append(summaries, pendingSummary{convert.Str(ms, "fromId"), convert.Str(ms, "summary")})
 		}
 		s.Node(n, id, parent, msg, label, at)
-		active = id
+		s.Active()
 	})
 	if err != nil {
 		return nil, *rep, err
@@ -89,7 +98,7 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 		return nil, *rep, convert.Invalid("pi: no line to read")
 	}
 	notes.Flush(rep)
-	t, rep2 := s.Finish(active, ext)
+	t, rep2 := s.Finish("", ext)
 	if ext == nil {
 		for _, ps := range summaries {
 			for _, br := range t.Branches() {
@@ -101,6 +110,67 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 		}
 	}
 	return t, *rep2, nil
+}
+
+// fields are the members of an entry the fast path reads: raw values, slices
+// of the line (string members only when they are strings).
+type fields struct {
+	typ, id, parent, timestamp, message []byte
+	ext, escapedKey, badMsg             bool
+}
+
+func scan(obj []byte) fields {
+	var f fields
+	str := func(dst *[]byte, v []byte) {
+		if *dst == nil {
+			*dst = v
+		}
+	}
+	convert.EachMember(obj, func(key, v []byte) bool {
+		switch string(key) {
+		case "type":
+			str(&f.typ, v)
+		case "id":
+			str(&f.id, v)
+		case "parentId":
+			str(&f.parent, v)
+		case "timestamp":
+			str(&f.timestamp, v)
+		case convert.ExtKey:
+			f.ext = true
+		case "message":
+			if f.message != nil || f.badMsg {
+				break
+			}
+			if v[0] != '{' {
+				f.badMsg = true
+				break
+			}
+			f.message = v
+			if role, ok := rawjson.Lookup(v, "role"); !ok || role[0] != '"' {
+				f.badMsg = true
+			}
+		default:
+			if bytes.IndexByte(key, '\\') >= 0 {
+				f.escapedKey = true
+			}
+		}
+		return true
+	})
+	// The first member of a name counts; one that is not a string is absent.
+	for _, p := range []*[]byte{&f.typ, &f.id, &f.parent, &f.timestamp} {
+		if *p != nil && (*p)[0] != '"' {
+			*p = nil
+		}
+	}
+	return f
+}
+
+// simple reports whether an entry can take the fast path: a message object
+// with a string role, no "sessiontree" member and no escaped key, so derive
+// would build byte for byte what convert.Folded builds.
+func (f *fields) simple() bool {
+	return f.message != nil && !f.badMsg && !f.ext && !f.escapedKey
 }
 
 func derive(line []byte) (core.Message, string, int64, error) {

@@ -15,7 +15,9 @@ type Builder struct {
 	Tree   *core.Tree
 	Report *Report
 	ids    []string // inserted, in insertion order
-	known  map[string]bool
+	// state of every id added: known, inserted, and (once inserted) whether a
+	// node was inserted under it.
+	state map[string]uint8
 	// waiting holds records whose parent has not been inserted yet, by parent.
 	waiting map[string][]*waiting
 	queue   []*waiting // every waiting record, in arrival order
@@ -34,19 +36,22 @@ func NewBuilder(format string, opts []core.Option) *Builder {
 	return &Builder{
 		Tree:    core.New(opts...),
 		Report:  &Report{Format: format},
-		known:   make(map[string]bool),
+		state:   make(map[string]uint8),
 		waiting: make(map[string][]*waiting),
 	}
 }
 
 // Has reports whether a record with id was added (inserted or waiting).
-func (b *Builder) Has(id string) bool { return b.known[id] }
+func (b *Builder) Has(id string) bool { return b.state[id]&known != 0 }
 
 // Inserted reports whether id is a node of the tree already.
-func (b *Builder) Inserted(id string) bool {
-	_, ok := b.Tree.Node(id)
-	return ok
-}
+func (b *Builder) Inserted(id string) bool { return b.state[id]&inserted != 0 }
+
+const (
+	known uint8 = 1 << iota
+	inserted
+	parentOfSome
+)
 
 // IDs lists the inserted nodes in insertion order.
 func (b *Builder) IDs() []string { return b.ids }
@@ -57,7 +62,7 @@ func (b *Builder) Add(line int, id, parent string, msg core.Message, label strin
 	if !legalID(id) {
 		fresh := "line-" + strconv.Itoa(line)
 		if line == 0 {
-			fresh = "record-" + strconv.Itoa(len(b.known)+1)
+			fresh = "record-" + strconv.Itoa(len(b.state)+1)
 		}
 		fresh = b.unused(fresh)
 		if id == "" {
@@ -66,7 +71,7 @@ func (b *Builder) Add(line int, id, parent string, msg core.Message, label strin
 			b.Report.Problemf(line, "", "id "+strconv.Quote(id)+" is not a legal node id: kept as "+strconv.Quote(fresh))
 		}
 		id = fresh
-	} else if b.known[id] {
+	} else if b.Has(id) {
 		fresh := b.unused(id + "~2")
 		b.Report.Problemf(line, id, "duplicate id: this record kept as "+strconv.Quote(fresh))
 		id = fresh
@@ -75,7 +80,7 @@ func (b *Builder) Add(line int, id, parent string, msg core.Message, label strin
 		b.Report.Problemf(line, id, "record is its own parent: kept as a root")
 		parent = ""
 	}
-	b.known[id] = true
+	b.state[id] |= known
 	if parent != "" && !b.Inserted(parent) {
 		w := &waiting{line: line, id: id, parent: parent, msg: msg, label: label, at: at}
 		b.waiting[parent] = append(b.waiting[parent], w)
@@ -88,7 +93,7 @@ func (b *Builder) Add(line int, id, parent string, msg core.Message, label strin
 }
 
 func (b *Builder) unused(id string) string {
-	for n := 2; b.known[id]; n++ {
+	for n := 2; b.Has(id); n++ {
 		base := id
 		if i := lastTilde(id); i >= 0 {
 			base = id[:i]
@@ -131,6 +136,10 @@ func (b *Builder) insert(line int, id, parent string, msg core.Message, label st
 			return
 		}
 	}
+	b.state[id] |= inserted
+	if parent != "" {
+		b.state[parent] |= parentOfSome
+	}
 	b.ids = append(b.ids, id)
 }
 
@@ -164,7 +173,7 @@ func (b *Builder) Flush() {
 			continue
 		}
 		w.done = true
-		if b.known[w.parent] {
+		if b.Has(w.parent) {
 			b.Report.Problemf(w.line, w.id, "parent "+strconv.Quote(w.parent)+" is in a cycle: kept as a root")
 		} else {
 			b.Report.Problemf(w.line, w.id, "parent "+strconv.Quote(w.parent)+" is not in the file: kept as a root")
@@ -237,15 +246,19 @@ func (b *Builder) Finish(active string, named []NamedLeaf, ext []byte) (*core.Tr
 type NamedLeaf struct{ Name, Leaf string }
 
 func (b *Builder) count() {
-	s := b.Tree.Stats()
-	b.Report.Nodes, b.Report.Roots, b.Report.Branches = s.Nodes, s.Roots, s.Branches
+	t := b.Tree
+	b.Report.Nodes, b.Report.Roots, b.Report.Branches = t.Len(), 0, len(t.Branches())
+	if t.Root() != "" {
+		roots, _, _ := t.Siblings(t.Root())
+		b.Report.Roots = len(roots)
+	}
 }
 
 // leaves lists the childless nodes in insertion order.
 func (b *Builder) leaves() []string {
 	var out []string
 	for _, id := range b.ids {
-		if n, ok := b.Tree.Node(id); ok && len(n.Children) == 0 {
+		if b.state[id]&parentOfSome == 0 {
 			out = append(out, id)
 		}
 	}

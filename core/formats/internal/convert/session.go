@@ -2,6 +2,7 @@ package convert
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/rawjson"
@@ -12,14 +13,26 @@ import (
 // file snapshot, a model change) can be kept with the message before them,
 // under AfterKey, and lines before the first message under BeforeKey on the
 // first node: written back in place on export, never dropped.
+//
+// Memory: a held node's message and the lines kept with it may be borrowed
+// (built in Scratch, or a line EachLine lent); when the node is inserted its
+// message is copied once into the session's Arena, and an id or parent that
+// pointed into the borrowed message then points into the copy. So an import
+// keeps one copy of each message and makes little garbage per line.
 type Session struct {
 	B         *Builder
 	AfterKey  string
 	BeforeKey string
-	held      *heldNode
-	before    [][]byte
+	Arena     Arena
+	held      heldNode
+	hasHeld   bool
+	before    []byte // kept lines before the first node, each followed by ','
 	alias     map[string]string // folded line id → the node its children hang on
 	nodes     int
+	beforeN   int
+	active    string
+	scratch   [2][]byte
+	cur       int // scratch[cur] may hold the held node's message
 }
 
 type heldNode struct {
@@ -27,7 +40,8 @@ type heldNode struct {
 	id, parent, label string
 	msg               core.Message
 	at                int64
-	after             [][]byte
+	after             []byte // kept lines, each followed by ','
+	active            bool
 }
 
 // NewSession starts a session import.
@@ -37,6 +51,9 @@ func NewSession(format, afterKey, beforeKey string, opts []core.Option) *Session
 
 // Resolve follows folded lines up to the node a child of parent hangs on.
 func (s *Session) Resolve(parent string) string {
+	if len(s.alias) == 0 {
+		return parent
+	}
 	for i := 0; i < 1000; i++ {
 		p, ok := s.alias[parent]
 		if !ok {
@@ -47,32 +64,54 @@ func (s *Session) Resolve(parent string) string {
 	return parent
 }
 
-// Node adds a message line; it returns the id it was given once inserted.
+// Scratch returns an empty buffer to build the next node's message in; it
+// stays valid until the Node call after the one that takes the message.
+func (s *Session) Scratch() []byte { return s.scratch[s.cur^1][:0] }
+
+// Node adds a message line. msg is copied (into Scratch, unless it was built
+// there); id and parent may be views into msg (see View) or strings of their
+// own, never views into a line EachLine lent.
 func (s *Session) Node(line int, id, parent string, msg core.Message, label string, at int64) {
 	s.flush()
-	s.held = &heldNode{line: line, id: id, parent: s.Resolve(parent), msg: msg, label: label, at: at}
+	buf := s.scratch[s.cur^1]
+	if !inside(msg, buf[:cap(buf)]) {
+		nb := append(buf[:0], msg...)
+		id, parent = rebase(id, msg, nb), rebase(parent, msg, nb)
+		msg = nb
+	}
+	s.scratch[s.cur^1] = msg[:0]
+	s.cur ^= 1
+	s.held = heldNode{line: line, id: id, parent: s.Resolve(parent), msg: msg, label: label, at: at, after: s.held.after[:0]}
+	s.hasHeld = true
 }
 
-// Fold keeps a line that is not a message with the message before it. A line
-// with an id is made transparent: its children hang on its parent.
+// Active marks the node of the last Node call as the active leaf, the one main
+// ends at unless Finish is given another.
+func (s *Session) Active() { s.held.active = true }
+
+// Fold keeps a line that is not a message with the message before it (raw may
+// be a line EachLine lent: it is copied). A line with an id is made
+// transparent: its children hang on its parent.
 func (s *Session) Fold(raw []byte, id, parent string) {
 	if id != "" {
-		s.alias[id] = s.Resolve(parent)
+		s.alias[strings.Clone(id)] = strings.Clone(s.Resolve(parent))
 	}
-	if s.held == nil {
-		s.before = append(s.before, raw)
+	if !s.hasHeld {
+		s.before = append(append(s.before, raw...), ',')
+		s.beforeN++
 		return
 	}
-	s.held.after = append(s.held.after, raw)
+	s.held.after = append(append(s.held.after, raw...), ',')
 }
 
 // Label sets the label of node target (a label line).
 func (s *Session) Label(line int, target, label string) {
-	if s.held != nil && s.held.id == target {
-		s.held.label = label
+	if s.hasHeld && s.held.id == target {
+		s.held.label = strings.Clone(label)
 		return
 	}
 	s.flush()
+	label = strings.Clone(label)
 	if err := s.B.Tree.Label(target, label); err != nil {
 		if label == "" {
 			_ = s.B.Tree.ClearLabel(target)
@@ -83,28 +122,61 @@ func (s *Session) Label(line int, target, label string) {
 }
 
 func (s *Session) flush() {
-	h := s.held
-	if h == nil {
+	if !s.hasHeld {
 		return
 	}
-	s.held = nil
-	msg := h.msg
+	s.hasHeld = false
+	h := &s.held
+	src := h.msg
+	var before []byte
 	if s.nodes == 0 && len(s.before) > 0 {
-		msg = AppendMember(msg, s.BeforeKey, rawArray(s.before))
-		s.before = nil
+		before = s.before
+		s.before, s.beforeN = nil, 0
+	}
+	n := len(src)
+	if len(before) > 0 {
+		n += len(s.BeforeKey) + 5 + len(before)
 	}
 	if len(h.after) > 0 {
-		msg = AppendMember(msg, s.AfterKey, rawArray(h.after))
+		n += len(s.AfterKey) + 5 + len(h.after)
 	}
+	msg := s.Arena.Make(n)
+	if n == len(src) {
+		msg = append(msg, src...)
+	} else {
+		msg = append(msg, src[:len(src)-1]...)
+		for _, kv := range [2]struct {
+			key   string
+			lines []byte
+		}{{s.BeforeKey, before}, {s.AfterKey, h.after}} {
+			if len(kv.lines) == 0 {
+				continue
+			}
+			if len(msg) > 1 {
+				msg = append(msg, ',')
+			}
+			msg = append(append(append(msg, '"'), kv.key...), `":[`...)
+			msg = append(append(msg, kv.lines[:len(kv.lines)-1]...), ']')
+		}
+		msg = append(msg, '}')
+	}
+	id, parent := rebase(h.id, src, msg), rebase(h.parent, src, msg)
 	s.nodes++
-	s.B.Add(h.line, h.id, h.parent, msg, h.label, h.at)
+	id = s.B.Add(h.line, id, parent, msg, h.label, h.at)
+	if h.active {
+		s.active = id
+	}
 }
 
-// Finish inserts the last node and names the branches (see Builder.Finish).
+// Finish inserts the last node and names the branches (see Builder.Finish);
+// with active "" main ends at the node Active marked last.
 func (s *Session) Finish(active string, ext []byte) (*core.Tree, *Report) {
 	s.flush()
-	if len(s.before) > 0 {
-		s.B.Report.Problemf(0, "", strconv.Itoa(len(s.before))+" lines and no message to keep them with: not imported")
+	if s.beforeN > 0 {
+		s.B.Report.Problemf(0, "", strconv.Itoa(s.beforeN)+" lines and no message to keep them with: not imported")
+	}
+	if active == "" {
+		active = s.active
 	}
 	return s.B.Finish(active, nil, ext)
 }
@@ -161,7 +233,7 @@ func Unfold(rec []byte, message []byte) []byte {
 // became a node label) transparent: its children hang on its parent.
 func (s *Session) Alias(id, parent string) {
 	if id != "" {
-		s.alias[id] = s.Resolve(parent)
+		s.alias[strings.Clone(id)] = strings.Clone(s.Resolve(parent))
 	}
 }
 
