@@ -26,7 +26,7 @@ type Session struct {
 	Arena     Arena
 	held      heldNode
 	hasHeld   bool
-	before    []byte // kept lines before the first node, each followed by ','
+	before    []byte            // kept lines before the first node, each followed by ','
 	alias     map[string]string // folded line id → the node its children hang on
 	nodes     int
 	beforeN   int
