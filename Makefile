@@ -11,6 +11,7 @@ TOOLS := $(CURDIR)/.tools
 export PATH := $(TOOLS)/bin:$(TOOLS)/node_modules/.bin:$(PATH)
 
 .PHONY: help tools test vet test-core fuzz bench bench-core demo
+.PHONY: worker worker-build token test-worker bench-worker
 .PHONY: build test-wasm test-js bench-js
 
 help:
@@ -23,7 +24,7 @@ tools:
 	@$(TOOLS)/install.sh
 
 ## test: everything, from a clean clone
-test: tools vet test-core test-wasm test-js
+test: tools vet test-core test-worker test-wasm test-js
 
 vet:
 	@echo "== go vet, gofmt"
@@ -45,7 +46,7 @@ fuzz:
 	done
 
 ## bench: benchmarks with ratio tables (numbers go in the README)
-bench: bench-core bench-js bench-formats
+bench: bench-core bench-worker bench-js bench-formats
 
 bench-core:
 	@echo "== core benchmarks (native)"
@@ -93,3 +94,52 @@ bench-js: build
 demo:
 	@echo "The demo page (web/) is not built yet: once it exists, 'make demo' builds the"
 	@echo "wasm module and serves web/ on http://127.0.0.1:$(PORT)."
+
+## worker: the edge worker (wasm/worker) under wrangler dev, on 127.0.0.1:8787
+## (make worker PORT=9000 for another port); D1 data stays in wasm/worker/.wrangler
+WORKER_DIR   := wasm/worker
+WORKER_PORT  ?= 8787
+WORKER_LISTEN = $(if $(filter command line,$(origin PORT)),$(PORT),$(WORKER_PORT))
+WORKER_WASM  = GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags="-s -w"
+WRANGLER_ENV := WRANGLER_SEND_METRICS=false
+
+$(WORKER_DIR)/.dev.vars:
+	@umask 077; echo "SESSIONTREE_SIGNING_KEY=$$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')" >$@
+	@echo "made $@ with a random SESSIONTREE_SIGNING_KEY"
+
+worker-build: $(WORKER_DIR)/.dev.vars
+	@mkdir -p $(WORKER_DIR)/build
+	@$(WORKER_WASM) -o $(WORKER_DIR)/build/app.wasm ./$(WORKER_DIR)
+	@cp "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" $(WORKER_DIR)/glue/isolate.mjs $(WORKER_DIR)/build/
+
+worker: tools worker-build
+	@cd $(WORKER_DIR) && $(WRANGLER_ENV) wrangler d1 migrations apply DB --local </dev/null >/dev/null
+	@cd $(WORKER_DIR) && $(WRANGLER_ENV) exec wrangler dev --ip 127.0.0.1 --port $(WORKER_LISTEN) --show-interactive-dev-session=false
+
+## token: make token TENANT=alice prints a bearer token for alice (last line)
+token: $(WORKER_DIR)/.dev.vars
+	@if [ -z "$(TENANT)" ]; then echo "usage: make token TENANT=alice" >&2; exit 2; fi
+	@$(GO) run ./$(WORKER_DIR)/cmd/token -vars $(WORKER_DIR)/.dev.vars -tenant "$(TENANT)"
+
+## test-worker: native tests of the handler, then the HTTP suite against wrangler dev
+## (a free loopback port, a fresh D1 state dir; wrangler is stopped even on failure)
+test-worker: worker-build
+	@echo "== worker: go test ./wasm/edge (native)"
+	@$(GO) test -count=1 ./wasm/edge/
+	@echo "== worker: HTTP suite against wrangler dev"
+	@pids=$$(mktemp); trap 'while read -r p; do kill -- -$$p 2>/dev/null || true; done <"$$pids"; rm -f "$$pids"' EXIT; \
+	  SESSIONTREE_WORKER_PIDS=$$pids SESSIONTREE_WORKER_DIR=$(CURDIR)/$(WORKER_DIR) \
+	  $(GO) test -count=1 -timeout 6m ./$(WORKER_DIR)/httpsuite/
+
+## bench-worker: latency and load of the worker against a trivial Go worker and
+## the stock per-request runtime, all under wrangler dev on loopback (~2 minutes)
+bench-worker: tools worker-build
+	@echo "== worker benchmarks (wrangler dev on 127.0.0.1)"
+	@rm -rf $(WORKER_DIR)/build-stock $(WORKER_DIR)/build-trivial
+	@$(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o $(WORKER_DIR)/build-stock >/dev/null
+	@$(WORKER_WASM) -ldflags="-s -w -X main.runtimeMode=stock" -o $(WORKER_DIR)/build-stock/app.wasm ./$(WORKER_DIR)
+	@mkdir -p $(WORKER_DIR)/build-trivial
+	@$(WORKER_WASM) -o $(WORKER_DIR)/build-trivial/app.wasm ./$(WORKER_DIR)/trivial
+	@cp $(WORKER_DIR)/build/wasm_exec.js $(WORKER_DIR)/build/isolate.mjs $(WORKER_DIR)/build-trivial/
+	@pids=$$(mktemp); trap 'while read -r p; do kill -- -$$p 2>/dev/null || true; done <"$$pids"; rm -f "$$pids"' EXIT; \
+	  SESSIONTREE_WORKER_PIDS=$$pids $(GO) run ./$(WORKER_DIR)/cmd/bench -dir $(WORKER_DIR) -duration $(or $(WORKER_LOAD),20s)
