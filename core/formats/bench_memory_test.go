@@ -53,20 +53,17 @@ func genClaudeCodeLike(size int) []byte {
 }
 
 // heapSampler records the largest heap seen while it runs: the bytes in heap
-// objects (live and not yet collected) and the live heap the last GC marked.
+// objects, live and not yet collected.
 type heapSampler struct {
-	stop       chan struct{}
-	done       sync.WaitGroup
-	peakObj    uint64
-	peakMarked uint64
+	stop    chan struct{}
+	done    sync.WaitGroup
+	peakObj uint64
 }
 
-var sampleNames = []string{"/memory/classes/heap/objects:bytes", "/gc/heap/live:bytes"}
-
-func readHeap() (objects, marked uint64) {
-	s := []metrics.Sample{{Name: sampleNames[0]}, {Name: sampleNames[1]}}
+func readHeap() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	metrics.Read(s)
-	return s[0].Value.Uint64(), s[1].Value.Uint64()
+	return s[0].Value.Uint64()
 }
 
 func startSampler() *heapSampler {
@@ -77,9 +74,7 @@ func startSampler() *heapSampler {
 		tick := time.NewTicker(time.Millisecond)
 		defer tick.Stop()
 		for {
-			o, m := readHeap()
-			h.peakObj = max(h.peakObj, o)
-			h.peakMarked = max(h.peakMarked, m)
+			h.peakObj = max(h.peakObj, readHeap())
 			select {
 			case <-h.stop:
 				return
@@ -93,9 +88,7 @@ func startSampler() *heapSampler {
 func (h *heapSampler) finish() {
 	close(h.stop)
 	h.done.Wait()
-	o, m := readHeap()
-	h.peakObj = max(h.peakObj, o)
-	h.peakMarked = max(h.peakMarked, m)
+	h.peakObj = max(h.peakObj, readHeap())
 }
 
 func liveHeap() uint64 {
@@ -108,8 +101,7 @@ func liveHeap() uint64 {
 // benchMemory imports size bytes of a Claude Code transcript and reports, as
 // multiples of the input size, the heap the import adds: "live/input" after
 // the import (the tree), "peak/input" the most heap objects seen during it
-// (garbage not yet collected included, so it depends on GOGC) and
-// "peaklive/input" the largest live heap a GC marked during it. From a file
+// (garbage not yet collected included, so it depends on GOGC). From a file
 // (fromFile) the input is never held; as bytes the caller holds it, and that
 // is not counted (add 1 for the total).
 func benchMemory(b *testing.B, size int, fromFile bool) {
@@ -125,7 +117,7 @@ func benchMemory(b *testing.B, size int, fromFile bool) {
 		data = nil
 	}
 	b.SetBytes(int64(inputLen))
-	var live, peak, peakLive float64
+	var live, peak float64
 	for i := 0; i < b.N; i++ {
 		base := liveHeap()
 		h := startSampler()
@@ -150,12 +142,10 @@ func benchMemory(b *testing.B, size int, fromFile bool) {
 		in := float64(inputLen)
 		live = float64(after-min(after, base)) / in
 		peak = float64(h.peakObj-min(h.peakObj, base)) / in
-		peakLive = float64(h.peakMarked-min(h.peakMarked, base)) / in
 	}
 	runtime.KeepAlive(data)
 	b.ReportMetric(live, "live/input")
 	b.ReportMetric(peak, "peak/input")
-	b.ReportMetric(peakLive, "peaklive/input")
 }
 
 // BenchmarkImportClaudeCode100MB imports a generated 100 MB Claude Code

@@ -36,6 +36,10 @@ func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error
 		_, err := rawjson.ScanValue(data, 0)
 		return nil, convert.Report{}, convert.Invalid("chatgpt: not valid JSON: " + errText(err))
 	}
+	// One compact copy of the document (none when it is compact already), so
+	// every value below is a compact slice of it and is walked without being
+	// validated again; ids taken from it are cloned.
+	data, _ = rawjson.Compact(nil, data)
 	var convs [][]byte
 	switch {
 	case len(data) > 0 && data[0] == '[':
@@ -50,7 +54,7 @@ func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error
 	var named []convert.NamedLeaf
 	var ext []byte
 	for ci, c := range convs {
-		ms, err := convert.Members(c)
+		ms, err := convert.FastMembers(c)
 		if err != nil {
 			b.Report.Problemf(0, "", "conversation "+strconv.Itoa(ci)+" is not an object: skipped")
 			continue
@@ -91,36 +95,45 @@ func errText(err error) string {
 
 type entry struct {
 	id, parent string
-	rec        []byte // the entry without "children"
-	members    []convert.Member
+	msg        core.Message
+	label      string
+	at         int64
+	hasExt     bool
 }
 
 // importConversation adds one conversation's nodes and returns its
 // current_node.
 func importConversation(b *convert.Builder, ci int, ms []convert.Member) string {
 	mapping, _ := convert.Get(ms, "mapping")
-	entries, err := convert.Members(mapping)
+	entries, err := convert.FastMembers(mapping)
 	if err != nil {
 		b.Report.Problemf(0, "", "conversation "+strconv.Itoa(ci)+" has no mapping object: skipped")
 		return ""
 	}
-	// Parents named only in some entry's children list.
-	listed := make(map[string]string)
-	for _, e := range entries {
-		kids, _ := convert.Get(mustMembers(e.Value), "children")
-		list, _ := convert.Elements(kids)
-		for _, k := range list {
-			if len(k) > 0 && k[0] == '"' {
-				listed[rawjson.Unquote(k)] = e.Key
+	// Parents named only in some entry's children list, read when an entry
+	// has no parent field.
+	var listed map[string]string
+	listedParent := func(id string) string {
+		if listed == nil {
+			listed = make(map[string]string)
+			for _, e := range entries {
+				kids, _ := rawjson.Lookup(e.Value, "children")
+				list, _ := convert.Elements(kids)
+				for _, k := range list {
+					if len(k) > 0 && k[0] == '"' {
+						listed[rawjson.Unquote(k)] = strings.Clone(e.Key)
+					}
+				}
 			}
 		}
+		return listed[id]
 	}
 	var real []entry
 	scaffold := convert.NewObject(nil)
 	isScaffold := make(map[string]bool)
 	for _, e := range entries {
 		b.Report.Records++
-		em, err := convert.Members(e.Value)
+		em, err := convert.FastMembers(e.Value)
 		if err != nil {
 			b.Report.Problemf(0, e.Key, "mapping entry is not an object: kept in chatgpt_conversation")
 			scaffold.Raw(e.Key, e.Value)
@@ -134,7 +147,8 @@ func importConversation(b *convert.Builder, ci int, ms []convert.Member) string 
 			isScaffold[e.Key] = true
 			continue
 		}
-		if _, _, _, err := derive(rec); err != nil {
+		dmsg, dlabel, dat, err := derive(rec)
+		if err != nil {
 			b.Report.Problemf(0, e.Key, err.Error()+": kept in chatgpt_conversation")
 			scaffold.Raw(e.Key, rec)
 			isScaffold[e.Key] = true
@@ -142,21 +156,22 @@ func importConversation(b *convert.Builder, ci int, ms []convert.Member) string 
 		}
 		parent := convert.Str(em, "parent")
 		if parent == "" {
-			parent = listed[e.Key]
+			parent = listedParent(e.Key)
 			if parent != "" {
 				b.Report.Problemf(0, e.Key, "no parent field: parent "+strconv.Quote(parent)+" taken from its children list")
 			}
 		}
-		real = append(real, entry{id: e.Key, parent: parent, rec: rec, members: em})
+		_, hasExt := convert.Get(em, convert.ExtKey)
+		real = append(real, entry{id: strings.Clone(e.Key), parent: parent, msg: dmsg, label: dlabel, at: dat, hasExt: hasExt})
 	}
 	// A record under a null-message entry (or under nothing) is a root.
 	var header []byte
 	for i, e := range real {
-		msg, label, at, _ := derive(e.rec)
+		msg, label, at := e.msg, e.label, e.at
 		if i == 0 {
 			conv := convert.Without(ms, "mapping", "current_node", convert.ExtKey)
 			header = convert.NewObject(nil).Members(conv).Raw("mapping", scaffold.Bytes()).Bytes()
-			if _, has := convert.ReadNodeExt(e.members); !has {
+			if !e.hasExt {
 				msg = appendMember(msg, ConversationKey, header)
 			}
 		}
@@ -190,7 +205,7 @@ func appendMember(obj []byte, key string, v []byte) []byte {
 // derive turns an entry (without children) into a node's message, label and
 // time; a "sessiontree" member overrides them.
 func derive(rec []byte) (core.Message, string, int64, error) {
-	ms, err := convert.Members(rec)
+	ms, err := convert.FastMembers(rec)
 	if err != nil {
 		return nil, "", 0, err
 	}

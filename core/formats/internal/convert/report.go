@@ -4,7 +4,10 @@
 // for, JSON object editing, JSONL line reading and timestamp conversion.
 package convert
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Report is what an import found: counts, what the format could not carry, and
 // every record it could not read, each with its line number or id.
@@ -44,7 +47,7 @@ func (p Problem) String() string {
 
 // Problemf records a problem.
 func (r *Report) Problemf(line int, id, msg string) {
-	r.Problems = append(r.Problems, Problem{Line: line, ID: id, Message: msg})
+	r.Problems = append(r.Problems, Problem{Line: line, ID: strings.Clone(id), Message: msg})
 }
 
 // Note records something the format could not carry, once per distinct text.

@@ -181,3 +181,51 @@ func inside(b, buf []byte) bool {
 	q := uintptr(unsafe.Pointer(&buf[0]))
 	return p >= q && p+uintptr(len(b)) <= q+uintptr(len(buf))
 }
+
+// FastMembers is Members for an object already known to be valid and compact
+// (a slice of a document rawjson.Compact returned): values are not validated
+// again, and a key without escapes is a view of obj's bytes, so a caller that
+// keeps a key past obj's life clones it.
+func FastMembers(obj []byte) ([]Member, error) {
+	out := make([]Member, 0, 8)
+	ok := EachMember(obj, func(key, v []byte) bool {
+		k := ""
+		if bytes.IndexByte(key, '\\') >= 0 {
+			k = rawjson.Unquote(obj[Offset(obj, key)-1 : Offset(obj, key)+len(key)+1])
+		} else if len(key) > 0 {
+			k = unsafe.String(&key[0], len(key))
+		}
+		out = append(out, Member{k, v})
+		return true
+	})
+	if !ok {
+		return nil, Invalid("not a JSON object")
+	}
+	return out, nil
+}
+
+// eachElement calls fn with every element of arr, a valid JSON array, without
+// validating them again; it returns false when arr is not an array.
+func eachElement(arr []byte, fn func(v []byte)) bool {
+	i := skipWS(arr, 0)
+	if i >= len(arr) || arr[i] != '[' {
+		return false
+	}
+	i = skipWS(arr, i+1)
+	if i < len(arr) && arr[i] == ']' {
+		return true
+	}
+	for i < len(arr) {
+		end := SkipValue(arr, i)
+		if end < 0 {
+			return false
+		}
+		fn(arr[i:end])
+		i = skipWS(arr, end)
+		if i >= len(arr) || arr[i] != ',' {
+			return i < len(arr) && arr[i] == ']'
+		}
+		i = skipWS(arr, i+1)
+	}
+	return false
+}

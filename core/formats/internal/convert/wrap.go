@@ -11,7 +11,8 @@ import (
 // own: {"role":role,"content":text,key:rec}. The record is kept whole under key
 // so an export gives it back.
 func Wrap(role, text, key string, rec []byte) core.Message {
-	return core.Message(NewObject(nil).String("role", role).String("content", text).Raw(key, rec).Bytes())
+	buf := make([]byte, 0, len(role)+len(text)+len(key)+len(rec)+32)
+	return core.Message(NewObject(buf).String("role", role).String("content", text).Raw(key, rec).Bytes())
 }
 
 // ContentText renders a message's content as plain text with real newlines:
@@ -30,21 +31,17 @@ func PartsText(c []byte) string {
 	if len(c) > 0 && c[0] == '"' {
 		return rawjson.Unquote(c)
 	}
-	parts, err := Elements(c)
-	if err != nil {
-		return ""
-	}
 	var out []string
-	for _, p := range parts {
-		if len(p) > 0 && p[0] == '"' {
+	eachElement(c, func(p []byte) {
+		if p[0] == '"' {
 			out = append(out, rawjson.Unquote(p))
-			continue
+			return
 		}
 		if s, ok := rawjson.LookupString(p, "text"); ok {
 			out = append(out, s)
 		} else if typ, ok := rawjson.LookupString(p, "type"); ok {
 			out = append(out, "["+typ+"]")
 		}
-	}
+	})
 	return strings.Join(out, "\n")
 }
