@@ -114,6 +114,13 @@ func Start(o Options) (*Server, error) {
 		if err := cmd.Start(); err != nil {
 			return nil, err
 		}
+		// Let a caller that may be killed (make's trap) stop the group too.
+		if f := os.Getenv("SESSIONTREE_WORKER_PIDS"); f != "" {
+			if pf, err := os.OpenFile(f, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+				fmt.Fprintln(pf, cmd.Process.Pid)
+				pf.Close()
+			}
+		}
 		if lastErr = s.waitReady(90 * time.Second); lastErr == nil {
 			return s, nil
 		}

@@ -1,4 +1,5 @@
 // The worker's entry point: one Go instance per isolate, kept for every request.
+// make copies this file into build/ beside app.wasm and wasm_exec.js.
 //
 // The stock syumai/workers glue instantiates the Go module anew for each
 // request (a fresh runtime, an empty heap: several milliseconds, and every tree
@@ -15,8 +16,8 @@
 // Response body is then complete, see rawbody.go). The wait is short (one
 // request's D1 round trips); concurrency across isolates is untouched, and the
 // stored version guards every write.
-import "../build/wasm_exec.js";
-import mod from "../build/app.wasm";
+import "./wasm_exec.js";
+import mod from "./app.wasm";
 
 // syumai/workers reads globalThis.context when its packages initialise:
 // env (bindings, vars), ctx (the ExecutionContext) and binding (where Go puts

@@ -1,0 +1,230 @@
+//go:build !js
+
+// Command bench measures the edge worker under wrangler dev on loopback, in one
+// run, against a trivial Go worker built the same way and against the same
+// worker on the stock syumai/workers runtime (one Go instance per request):
+// p50/p99 latency of GET and of an append, requests per second with 32
+// clients for a fixed time, errors and lost writes, and the cost of an append
+// on a 10,000-node tree against a 100-node one. `make bench-worker` builds the
+// three workers and runs it. It talks to 127.0.0.1 only and stops by itself.
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sessiontree/sessiontree/wasm/edge"
+	"github.com/sessiontree/sessiontree/wasm/worker/devserver"
+)
+
+var client = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+
+type target struct {
+	url, token string
+}
+
+func (t target) do(method, path, body string) (int, []byte, error) {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, t.url+path, rd)
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+t.token)
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, err
+}
+
+func (t target) create(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"messages":[`)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"role":"user","content":"message %d of a long conversation, with some text in it"}`, i)
+	}
+	b.WriteString(`]}`)
+	code, body, err := t.do("POST", "/v1/trees", b.String())
+	if err != nil || code != 201 {
+		fail("create a %d-node tree: %d %v %.200s", n, code, err, body)
+	}
+	var v struct{ ID string }
+	json.Unmarshal(body, &v)
+	return v.ID
+}
+
+const appendBody = `{"ops":[{"op":"append","message":{"role":"user","content":"one more message"}}]}`
+
+// latencies runs n sequential requests and returns their durations, sorted.
+func latencies(n int, fn func() error) []time.Duration {
+	out := make([]time.Duration, 0, n)
+	for i := 0; i < n; i++ {
+		start := time.Now()
+		if err := fn(); err != nil {
+			fail("%v", err)
+		}
+		out = append(out, time.Since(start))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func pct(d []time.Duration, p float64) time.Duration { return d[int(float64(len(d)-1)*p)] }
+
+func ms(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64) }
+
+func expect(code int) func(int, []byte, error) error {
+	return func(got int, body []byte, err error) error {
+		if err != nil {
+			return err
+		}
+		if got != code {
+			return fmt.Errorf("status %d, want %d: %.200s", got, code, body)
+		}
+		return nil
+	}
+}
+
+// load runs clients in parallel for d (and at most 1e6 requests) and returns
+// requests per second and the number of failures.
+func load(clients int, d time.Duration, fn func() error) (float64, int64, int64) {
+	var ok, bad, total atomic.Int64
+	deadline := time.Now().Add(d)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := 0; i < clients; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(deadline) && total.Add(1) <= 1_000_000 {
+				if err := fn(); err != nil {
+					bad.Add(1)
+				} else {
+					ok.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return float64(ok.Load()+bad.Load()) / time.Since(start).Seconds(), ok.Load(), bad.Load()
+}
+
+func fail(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
+	for _, s := range servers {
+		s.Stop()
+	}
+	os.Exit(1)
+}
+
+var servers []*devserver.Server
+
+func start(dir, config, key string) *devserver.Server {
+	state, err := os.MkdirTemp("", "sessiontree-bench-")
+	if err != nil {
+		fail("%v", err)
+	}
+	s, err := devserver.Start(devserver.Options{Dir: dir, Config: config, Persist: state,
+		Vars: map[string]string{"SESSIONTREE_SIGNING_KEY": key}})
+	if err != nil {
+		fail("start %s: %v", config, err)
+	}
+	servers = append(servers, s)
+	return s
+}
+
+func main() {
+	dir := flag.String("dir", "wasm/worker", "the worker's directory")
+	dur := flag.Duration("duration", 20*time.Second, "how long each load test runs")
+	n := flag.Int("n", 300, "requests per latency measurement")
+	flag.Parse()
+	dir2, _ := filepath.Abs(*dir)
+	var raw [32]byte
+	rand.Read(raw[:])
+	key := hex.EncodeToString(raw[:])
+	tok, _ := edge.IssueToken([]byte(key), "bench", time.Now().Unix()+3600)
+	defer func() {
+		for _, s := range servers {
+			s.Stop()
+		}
+	}()
+
+	iso := target{start(dir2, "wrangler.toml", key).URL, tok}
+	stock := target{start(dir2, "wrangler.stock.toml", key).URL, tok}
+	triv := target{start(dir2, "wrangler.trivial.toml", key).URL, tok}
+
+	type row struct {
+		name     string
+		p50, p99 time.Duration
+	}
+	var rows []row
+	measure := func(name string, t target, method, path, body string, code int) []time.Duration {
+		t.do(method, path, body) // warm up: the first request starts Go
+		d := latencies(*n, func() error { return expect(code)(t.do(method, path, body)) })
+		rows = append(rows, row{name, pct(d, .5), pct(d, .99)})
+		return d
+	}
+	small := iso.create(100)
+	big := iso.create(10_000)
+	stockSmall := stock.create(100)
+	measure("trivial Go worker: GET", triv, "GET", "/", "", 200)
+	measure("trivial Go worker: POST", triv, "POST", "/", appendBody, 200)
+	measure("worker, per isolate: GET tree (100 nodes)", iso, "GET", "/v1/trees/"+small, "", 200)
+	a100 := measure("worker, per isolate: append (100-node tree)", iso, "POST", "/v1/trees/"+small+"/ops", appendBody, 200)
+	a10k := measure("worker, per isolate: append (10,000-node tree)", iso, "POST", "/v1/trees/"+big+"/ops", appendBody, 200)
+	measure("worker, stock runtime: GET tree (100 nodes)", stock, "GET", "/v1/trees/"+stockSmall, "", 200)
+	measure("worker, stock runtime: append (100-node tree)", stock, "POST", "/v1/trees/"+stockSmall+"/ops", appendBody, 200)
+
+	fmt.Printf("\nlatency, %d sequential requests each, wrangler dev on loopback\n", *n)
+	fmt.Printf("%-50s %9s %9s\n", "", "p50 ms", "p99 ms")
+	for _, r := range rows {
+		fmt.Printf("%-50s %9s %9s\n", r.name, ms(r.p50), ms(r.p99))
+	}
+	fmt.Printf("\nappend on a 10,000-node tree / on a 100-node tree (p50): %.2fx (target <= 1.5x)\n",
+		float64(pct(a10k, .5))/float64(pct(a100, .5)))
+	fmt.Printf("stock runtime / per-isolate runtime, append p50: %.2fx\n", float64(rows[6].p50)/float64(pct(a100, .5)))
+
+	// Load: 32 clients appending to one tree; then count what was stored.
+	loadTree := iso.create(0)
+	fmt.Printf("\nload: 32 clients for %v each, 127.0.0.1\n", *dur)
+	rps, ok, bad := load(32, *dur, func() error {
+		return expect(200)(iso.do("POST", "/v1/trees/"+loadTree+"/ops", appendBody))
+	})
+	code, body, err := iso.do("GET", "/v1/trees/"+loadTree+"/projection", "")
+	if err != nil || code != 200 {
+		fail("projection after the load: %d %v", code, err)
+	}
+	var p struct{ Messages []json.RawMessage }
+	json.Unmarshal(body, &p)
+	lost := ok - int64(len(p.Messages))
+	fmt.Printf("%-50s %9.0f req/s  errors %d  appends acknowledged %d  stored %d  lost %d\n",
+		"worker, per isolate: append, one shared tree", rps, bad, ok, len(p.Messages), lost)
+	rps, _, bad = load(32, *dur, func() error { return expect(200)(iso.do("GET", "/v1/trees/"+small, "")) })
+	fmt.Printf("%-50s %9.0f req/s  errors %d\n", "worker, per isolate: GET tree (100+ nodes)", rps, bad)
+	rps, _, bad = load(32, *dur, func() error { return expect(200)(triv.do("GET", "/", "")) })
+	fmt.Printf("%-50s %9.0f req/s  errors %d\n", "trivial Go worker: GET", rps, bad)
+	if bad != 0 || lost != 0 {
+		fail("errors or lost writes under load")
+	}
+}
