@@ -92,7 +92,9 @@ func latencies(n int, fn func() error) []time.Duration {
 
 func pct(d []time.Duration, p float64) time.Duration { return d[int(float64(len(d)-1)*p)] }
 
-func ms(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64) }
+func ms(d time.Duration) string {
+	return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64)
+}
 
 func expect(code int) func(int, []byte, error) error {
 	return func(got int, body []byte, err error) error {
