@@ -31,7 +31,9 @@ const ConversationKey = "chatgpt_conversation"
 
 // Import reads a conversations.json (an array of conversations, or one).
 func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error) {
-	data = bytes.TrimSpace(data)
+	// A copy of our own: messages may be slices of it, and the caller may
+	// reuse its buffer.
+	data = bytes.Clone(bytes.TrimSpace(data))
 	if !rawjson.Valid(data) {
 		_, err := rawjson.ScanValue(data, 0)
 		return nil, convert.Report{}, convert.Invalid("chatgpt: not valid JSON: " + errText(err))

@@ -30,7 +30,9 @@ const (
 
 // Import reads a LibreChat export, flat or nested.
 func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error) {
-	data = bytes.TrimSpace(data)
+	// A copy of our own: messages may be slices of it, and the caller may
+	// reuse its buffer.
+	data = bytes.Clone(bytes.TrimSpace(data))
 	if !rawjson.Valid(data) || data[0] != '{' {
 		return nil, convert.Report{}, convert.Invalid("librechat: expected one JSON object")
 	}

@@ -17,7 +17,9 @@ import (
 // messages are reported by index and skipped.
 func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error) {
 	rep := convert.Report{Format: "openai"}
-	data = bytes.TrimSpace(data)
+	// A copy of our own: messages may be slices of it, and the caller may
+	// reuse its buffer.
+	data = bytes.Clone(bytes.TrimSpace(data))
 	if !rawjson.Valid(data) {
 		return nil, rep, convert.Invalid("openai: not valid JSON")
 	}

@@ -23,7 +23,9 @@ const ChatKey = "openwebui_chat"
 
 // Import reads an Open WebUI export.
 func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error) {
-	data = bytes.TrimSpace(data)
+	// A copy of our own: messages may be slices of it, and the caller may
+	// reuse its buffer.
+	data = bytes.Clone(bytes.TrimSpace(data))
 	if !rawjson.Valid(data) {
 		return nil, convert.Report{}, convert.Invalid("openwebui: not valid JSON")
 	}

@@ -1,0 +1,119 @@
+package codex_test
+
+import (
+	"flag"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/formats/codex"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+func item(ts, role, text string) string {
+	part := "input_text"
+	if role == "assistant" {
+		part = "output_text"
+	}
+	return `{"timestamp":"2026-01-01T00:00:0` + ts + `.000Z","type":"response_item","payload":{"type":"message","role":"` + role + `","content":[{"type":"` + part + `","text":"` + text + `"}]}}` + "\n"
+}
+
+const meta = `{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"t1"}}` + "\n"
+
+const rollback = `{"timestamp":"2026-01-01T00:00:05.000Z","type":"event_msg","payload":{"type":"thread_rolled_back","num_turns":1}}` + "\n"
+
+func TestImport(t *testing.T) {
+	cases := []struct {
+		name  string
+		input string
+		check func(t *testing.T, tr *core.Tree, problems, notes string)
+	}{
+		{"thread_rolled_back forks the next message from before the undone turn and keeps it on a branch",
+			meta + item("1", "user", "one") + item("2", "assistant", "answer one") + item("3", "user", "undo me") + item("4", "assistant", "undone") + rollback + item("6", "user", "instead"),
+			func(t *testing.T, tr *core.Tree, _, notes string) {
+				path, _ := tr.ActivePath()
+				if strings.Join(path, ",") != "line-2,line-3,line-7" || len(tr.Branches()) != 2 || !strings.Contains(notes, "thread_rolled_back") {
+					t.Fatalf("path %v, branches %v, notes %s", path, tr.Branches(), notes)
+				}
+			}},
+		{"a torn last line is reported and the rest kept",
+			meta + item("1", "user", "one") + `{"timestamp":"2026-01-01T00:00:02.000Z","type":"resp`,
+			func(t *testing.T, tr *core.Tree, problems, _ string) {
+				if tr.Len() != 1 || !strings.Contains(problems, "line 3: torn last line") {
+					t.Fatalf("%d nodes, problems %s", tr.Len(), problems)
+				}
+			}},
+		{"a user_message event repeated by a response_item is one node",
+			meta + `{"timestamp":"2026-01-01T00:00:01.000Z","type":"event_msg","payload":{"type":"user_message","message":"one"}}` + "\n" + item("1", "user", "one"),
+			func(t *testing.T, tr *core.Tree, _, notes string) {
+				if tr.Len() != 1 || !strings.Contains(notes, "repeated by a response_item") {
+					t.Fatalf("%d nodes, notes %s", tr.Len(), notes)
+				}
+			}},
+		{"function calls and their outputs become assistant tool calls and tool messages",
+			meta + item("1", "user", "ls") + `{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"cmd\":\"ls\"}","call_id":"c1"}}` + "\n" +
+				`{"timestamp":"2026-01-01T00:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"a.txt"}}` + "\n",
+			func(t *testing.T, tr *core.Tree, _, _ string) {
+				call, _ := tr.Node("line-3")
+				out, _ := tr.Node("line-4")
+				if call.Message.Role() != "assistant" || out.Message.Role() != "tool" || !strings.Contains(out.Message.Text(), "a.txt") {
+					t.Fatalf("call %s, output %s", call.Message, out.Message)
+				}
+			}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tr, rep, err := codex.Import([]byte(c.input))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ps := tr.Validate(); len(ps) > 0 {
+				t.Fatalf("invalid tree: %v", ps)
+			}
+			var ps []string
+			for _, p := range rep.Problems {
+				ps = append(ps, p.String())
+			}
+			c.check(t, tr, strings.Join(ps, "; "), strings.Join(rep.NotCarried, "; "))
+		})
+	}
+}
+
+// The export of a rolled-back rollout is its active path then the other
+// branch as a developer message (testdata/rollback.golden.jsonl, read by eye).
+func TestExportGolden(t *testing.T) {
+	tr, _, err := codex.Import([]byte(meta + item("1", "user", "one") + item("2", "assistant", "answer one") + item("3", "user", "undo me") + item("4", "assistant", "undone") + rollback + item("6", "user", "instead")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range tr.Branches() {
+		if b.Name != core.MainBranch {
+			if err := tr.SummarizeBranch(b.Name, "asked to undo, then undone", "", 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	out, err := codex.Export(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "testdata/rollback.golden.jsonl", out)
+}
+
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Skipf("no golden file (GOOS=js has no file system, or run with -update): %v", err)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("%s differs (go test -update to rewrite, then read it):\n%s", path, got)
+	}
+}
