@@ -33,7 +33,6 @@ func roots(t *core.Tree) []string {
 	return r
 }
 
-
 func TestImport(t *testing.T) {
 	cases := []struct {
 		name  string

@@ -1,0 +1,130 @@
+package convert
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
+
+// ParseISO's fast path gives what time.Parse gives, and refuses what it refuses.
+func TestParseISOAgreesWithTimeParse(t *testing.T) {
+	for _, s := range []string{
+		"2025-07-01T10:00:00.000Z", "2025-07-01T10:00:00Z", "2024-02-29T23:59:59.999999999Z", "1969-12-31T23:59:59.5Z",
+		"0001-01-01T00:00:00Z", "2023-02-29T00:00:00Z", "2025-13-01T00:00:00Z", "2025-07-01T24:00:00Z", "2025-07-01T10:00:60Z",
+		"2025-07-01T10:00:00.Z", "2025-07-01T10:00:00.1234567890Z", "2025-07-01T10:00:00+02:00", "2025-07-01 10:00:00Z", "garbage",
+	} {
+		want, werr := time.Parse(time.RFC3339Nano, s)
+		got, ok := ParseISO(s)
+		if ok != (werr == nil) || (ok && got != want.UnixMilli()) {
+			t.Errorf("%s: got %d %v, time.Parse %d %v", s, got, ok, want.UnixMilli(), werr)
+		}
+	}
+}
+
+// EachMember hands out every member's key and raw value, strings with escaped
+// quotes and nested containers included.
+func TestEachMemberWalksEveryMember(t *testing.T) {
+	obj := []byte(`{"a":"x\"}","b\\":[1,{"c":"]"}],"d":-1.5e3,"e":null,"f":{}}`)
+	var got []string
+	if !EachMember(obj, func(k, v []byte) bool { got = append(got, string(k)+"="+string(v)); return true }) {
+		t.Fatal("walk failed")
+	}
+	want := `a="x\"}"|b\\=[1,{"c":"]"}]|d=-1.5e3|e=null|f={}`
+	if strings.Join(got, "|") != want {
+		t.Fatalf("got %s", strings.Join(got, "|"))
+	}
+	if EachMember([]byte(`{"a":"unterminated`), func(k, v []byte) bool { return true }) {
+		t.Fatal("an unterminated string walked")
+	}
+}
+
+// Folded builds what splitting the record into members and joining them
+// builds, and FoldedAt finds a record's values inside it.
+func TestFoldedMatchesTheGeneralBuild(t *testing.T) {
+	for _, line := range []string{
+		`{"uuid":"u1","message":{"role":"user","content":"hi"},"after":"z"}`,
+		`{"message":{"role":"user"},"uuid":"u1"}`,
+		`{"uuid":"u1","message":{}}`,
+	} {
+		obj := []byte(line)
+		ms, err := Members(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, _ := Get(ms, "message")
+		want := AppendMember(m, "k", NewObject(nil).Members(Set(ms, "message", Placeholder)).Bytes())
+		start := strings.Index(line, `"message":`) + len(`"message":`)
+		member := obj[start : start+len(m)]
+		got := Folded(nil, obj, member, "k")
+		if string(got) != string(want) {
+			t.Fatalf("Folded %s, want %s", got, want)
+		}
+		u := strings.Index(line, `"u1"`)
+		if v := FoldedAt(got, obj, member, "k", obj[u:u+4]); string(v) != `"u1"` {
+			t.Fatalf("FoldedAt found %s in %s", v, got)
+		}
+	}
+}
+
+// The arena never hands out overlapping slices, and a slice's capacity ends
+// where it does.
+func TestArenaSlicesDoNotOverlap(t *testing.T) {
+	var a Arena
+	x := a.Copy([]byte("abc"))
+	y := a.Copy([]byte("def"))
+	x = append(x, 'Z')
+	if string(y) != "def" || string(x) != "abcZ" {
+		t.Fatalf("x %s y %s", x, y)
+	}
+	big := a.Make(arenaChunk)
+	if cap(big) != arenaChunk {
+		t.Fatalf("cap %d", cap(big))
+	}
+}
+
+// A record whose parent comes later waits for it; one whose parent never
+// comes, or that is its own parent, or reuses an id, is reported and kept.
+func TestBuilderKeepsEveryRecord(t *testing.T) {
+	b := NewBuilder("test", nil)
+	msg := []byte(`{"role":"user"}`)
+	b.Add(1, "child", "parent", msg, "", 0)
+	b.Add(2, "parent", "", msg, "", 0)
+	b.Add(3, "lost", "nowhere", msg, "", 0)
+	b.Add(4, "self", "self", msg, "", 0)
+	b.Add(5, "parent", "", msg, "", 0)
+	tr, rep := b.Finish("", nil, nil)
+	var ps []string
+	for _, p := range rep.Problems {
+		ps = append(ps, p.String())
+	}
+	got := strings.Join(ps, "; ")
+	n, _ := tr.Node("child")
+	if tr.Len() != 5 || n.Parent != "parent" || !strings.Contains(got, `line 3 (lost): parent "nowhere" is not in the file`) ||
+		!strings.Contains(got, "line 4 (self): record is its own parent") || !strings.Contains(got, `line 5 (parent): duplicate id`) {
+		t.Fatalf("%d nodes, child under %q, problems %s", tr.Len(), n.Parent, got)
+	}
+	if rep.Nodes != 5 || rep.Roots != 4 || rep.Branches != 4 {
+		t.Fatalf("counts %+v", rep)
+	}
+}
+
+// EachLine lends compact objects with their numbers and reports the rest.
+func TestEachLineReportsTornAndMalformedLines(t *testing.T) {
+	var rep Report
+	var got []string
+	err := EachLine(strings.NewReader("{\"a\": 1}\n\n[1]\nnope\n{\"b\":2}\n{\"c\""), &rep, func(n int, obj []byte) {
+		got = append(got, string(rawjson.AppendInt(nil, int64(n)))+":"+string(obj))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ps []string
+	for _, p := range rep.Problems {
+		ps = append(ps, p.String())
+	}
+	if strings.Join(got, " ") != `1:{"a":1} 5:{"b":2}` || len(ps) != 3 || !strings.HasPrefix(ps[2], "line 6: torn last line") || rep.Records != 5 {
+		t.Fatalf("lines %v, problems %v, records %d", got, ps, rep.Records)
+	}
+}
