@@ -52,12 +52,12 @@ bench-core:
 	@echo "== core benchmarks (native)"
 	@$(GO) test -run '^$$' -bench . -benchmem -count=1 ./core/ | $(GO) run ./core/internal/benchtable
 
-## bench-formats: import throughput (MB/s) of each JSONL format and ChatGPT on ~20 MB inputs, natively and in wasm (headless Chromium)
+## bench-formats: import throughput (MB/s) of each JSONL format and ChatGPT on ~20 MB inputs, natively and in wasm (headless Chromium), and a 100 MB Claude Code import's memory (live/input, peak/input) natively
 bench-formats:
 	@echo "== formats: import benchmarks (native)"
 	@$(GO) test -run '^$$' -bench Import -benchtime 3x -count=1 ./core/formats/
 	@echo "== formats: import benchmarks (GOOS=js GOARCH=wasm, headless Chromium)"
-	@GOOS=js GOARCH=wasm $(GO) test -run '^$$' -bench Import -benchtime 1x -count=1 ./core/formats/ 2>&1 | (grep -v 'unknown IPAddressSpace' || true)
+	@GOOS=js GOARCH=wasm $(GO) test -run '^$$' -bench 'Import(ClaudeCode|Pi|Codex|ChatGPT)$$' -benchtime 1x -count=1 ./core/formats/ 2>&1 | (grep -v 'unknown IPAddressSpace' || true)
 
 ## build: the browser module js/sessiontree.wasm and wasm_exec.js beside it (only when stale)
 WASM_SRC  := $(shell find core wasm/module -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod
