@@ -46,8 +46,14 @@ func randomTree(seed uint64) *core.Tree {
 
 var used = regexp.MustCompile(`,"used":\d+|"main":\{"name":"main",[^}]*?"created_at_ms":\d+`)
 
-// same compares trees by their .tree.json, without what import cannot set:
-// the branches' logical "used" clock and main's creation time.
+// same compares trees by their .tree.json, ignoring exactly two fields that
+// no import can set: every branch's "used" (a logical clock the core advances
+// on each switch; core has no setter, and no format carries it) and main's
+// "created_at_ms" (core.New creates main stamped by the tree's clock before
+// any node exists, and SetBranch keeps an existing branch's stamp). Every
+// other field — ids, messages, labels, times, parents, children order, every
+// other branch with its leaf, stamp and summary, the active branch — must
+// come back equal.
 func same(a, b *core.Tree) bool {
 	return used.ReplaceAllString(string(a.Marshal()), "") == used.ReplaceAllString(string(b.Marshal()), "")
 }
