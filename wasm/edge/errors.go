@@ -74,8 +74,17 @@ func writeError(w http.ResponseWriter, e *apiError) {
 }
 
 func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	writeBody(w, status, body)
+}
+
+// writeBody writes body with its length, keeping a Content-Type already set
+// (JSON by default).
+func writeBody(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
+	if h.Get("Content-Type") == "" {
+		h.Set("Content-Type", "application/json; charset=utf-8")
+	}
 	h.Set("Content-Length", itoa(len(body)))
 	w.WriteHeader(status)
 	w.Write(body)

@@ -117,6 +117,12 @@ func TestEveryRouteWorksForItsTenant(t *testing.T) {
 		t.Fatalf("export: %d %s", r.status, r.body)
 	}
 	wantError(t, c.do("GET", "/v1/trees/"+id+"/export?format=nope", ""), 400, "invalid_input")
+	if r = c.do("GET", "/v1/trees/"+id+"/export?format=openai", ""); r.status != 200 || !strings.Contains(string(r.body), `"more"`) {
+		t.Fatalf("export to openai: %d %s", r.status, r.body)
+	}
+	if r = c.do("GET", "/v1/trees/"+id+"/export?format=markdown", ""); r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/markdown") {
+		t.Fatalf("export to markdown: %d %s %s", r.status, r.header.Get("Content-Type"), r.body)
+	}
 	r = c.do("GET", "/v1/trees", "")
 	if trees := r.json(t)["trees"].([]any); len(trees) != 1 || trees[0].(map[string]any)["id"] != id {
 		t.Fatalf("list: %s", r.body)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/formats"
 	"github.com/sessiontree/sessiontree/core/rawjson"
 )
 
@@ -282,24 +283,41 @@ func (h *Handler) writeOf(t *core.Tree, prev Meta) Write {
 	return w
 }
 
-// exportFormats are the names of SPEC §7 that this worker does not export yet.
-var exportFormats = []string{"chatgpt", "openwebui", "librechat", "claudecode", "pi", "codex", "openai", "markdown"}
+// contentTypes of the export formats that are not plain JSON.
+var contentTypes = map[string]string{
+	formats.Markdown:   "text/markdown; charset=utf-8",
+	formats.ClaudeCode: "application/x-ndjson; charset=utf-8",
+	formats.Pi:         "application/x-ndjson; charset=utf-8",
+	formats.Codex:      "application/x-ndjson; charset=utf-8",
+}
 
+// export writes the tree in a format of SPEC §7 (core/formats), or as its
+// own .tree.json for format=sessiontree (the default).
 func (h *Handler) export(q *request, id string) *apiError {
 	format := q.r.URL.Query().Get("format")
-	switch {
-	case format == "" || format == "sessiontree":
-	case contains(exportFormats, format):
-		return errf(http.StatusNotImplemented, CodeNotImplemented,
-			"export to "+quote(format)+" is not built into this worker yet; format=sessiontree is")
-	default:
+	if format != "" && format != "sessiontree" && !contains(formats.Names, format) {
 		return errf(http.StatusBadRequest, string(core.CodeInvalidInput), "unknown format "+quote(format)+
-			"; formats: sessiontree, "+strings.Join(exportFormats, ", "))
+			"; formats: sessiontree, "+strings.Join(formats.Names, ", "))
 	}
 	return h.read(q, id, func(t *core.Tree, m Meta) *apiError {
+		body, ext := append(t.Marshal(), '\n'), ".tree.json"
+		if format != "" && format != "sessiontree" {
+			var err error
+			if body, err = formats.Export(t, format); err != nil {
+				return fromCore(err)
+			}
+			ext = "." + format + ".json"
+			if ct := contentTypes[format]; ct != "" {
+				q.w.Header().Set("Content-Type", ct)
+				ext = "." + format + ".jsonl"
+				if format == formats.Markdown {
+					ext = ".md"
+				}
+			}
+		}
 		q.w.Header().Set("ETag", m.ETag)
-		q.w.Header().Set("Content-Disposition", `attachment; filename="`+id+`.tree.json"`)
-		writeJSON(q.w, http.StatusOK, append(t.Marshal(), '\n'))
+		q.w.Header().Set("Content-Disposition", `attachment; filename="`+id+ext+`"`)
+		writeBody(q.w, http.StatusOK, body)
 		return nil
 	})
 }

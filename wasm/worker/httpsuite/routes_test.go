@@ -56,6 +56,11 @@ func TestEveryRouteServesItsTenant(t *testing.T) {
 		t.Fatalf("export: %d %.300s", r.status, r.body)
 	}
 	wantError(t, c.do("GET", "/v1/trees/"+id+"/export?format=nope", ""), 400, "invalid_input")
+	for _, f := range []string{"openai", "markdown"} {
+		if r := c.do("GET", "/v1/trees/"+id+"/export?format="+f, ""); r.status != 200 || !strings.Contains(string(r.body), "hello") {
+			t.Fatalf("export to %s: %d %.300s", f, r.status, r.body)
+		}
+	}
 	r = c.do("POST", "/v1/trees/"+id+"/merge", string(r.body))
 	if r.status != 200 {
 		wantError(t, r, 501, "not_implemented")
