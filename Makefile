@@ -10,7 +10,7 @@ PORT  ?= 8080
 TOOLS := $(CURDIR)/.tools
 export PATH := $(TOOLS)/bin:$(TOOLS)/node_modules/.bin:$(PATH)
 
-.PHONY: help tools test vet test-core fuzz bench bench-core demo
+.PHONY: help tools test vet test-core fuzz bench bench-core demo web-dist test-web
 .PHONY: worker worker-build token test-worker bench-worker
 .PHONY: build test-wasm test-js bench-js
 
@@ -24,7 +24,7 @@ tools:
 	@$(TOOLS)/install.sh
 
 ## test: everything, from a clean clone
-test: tools vet test-core test-worker test-wasm test-js
+test: tools vet test-core test-worker test-wasm test-js test-web
 
 vet:
 	@echo "== go vet, gofmt"
@@ -90,10 +90,34 @@ test-js: build
 bench-js: build
 	@node js/bench/run.mjs
 
-## demo: the demo page (web/)
-demo:
-	@echo "The demo page (web/) is not built yet: once it exists, 'make demo' builds the"
-	@echo "wasm module and serves web/ on http://127.0.0.1:$(PORT)."
+## demo: build the page into web/dist (a folder any static host can serve) and serve it
+## on http://127.0.0.1:$(PORT) with application/wasm and gzip (web/serve)
+WEB_FILES    := $(wildcard web/*.html web/*.js web/*.css)
+D3_HIERARCHY := $(TOOLS)/node_modules/d3-hierarchy/dist/d3-hierarchy.min.mjs
+WEB_SERVE    := web/.bin/serve
+
+demo: web-dist $(WEB_SERVE)
+	@echo "== demo: Ctrl-C to stop"
+	@$(WEB_SERVE) -dir web/dist -addr 127.0.0.1:$(PORT)
+
+web-dist: build $(D3_HIERARCHY)
+	@rm -rf web/dist.tmp && mkdir -p web/dist.tmp/vendor
+	@cp $(WEB_FILES) js/sessiontree.js js/sessiontree.wasm js/wasm_exec.js web/dist.tmp/
+	@cp $(D3_HIERARCHY) web/dist.tmp/vendor/d3-hierarchy.mjs
+	@rm -rf web/dist && mv web/dist.tmp web/dist
+
+$(D3_HIERARCHY):
+	@$(TOOLS)/install.sh
+
+$(WEB_SERVE): $(wildcard web/serve/*.go) go.mod
+	@$(GO) build -o $@ ./web/serve
+
+## test-web: the static server's tests, then the demo page end to end in headless Chromium
+test-web: tools web-dist $(WEB_SERVE)
+	@echo "== web/serve: go test"
+	@$(GO) test -count=1 ./web/serve/
+	@echo "== web: end-to-end in headless Chromium"
+	@node web/test/e2e.mjs
 
 ## worker: the edge worker (wasm/worker) under wrangler dev, on 127.0.0.1:8787
 ## (make worker PORT=9000 for another port); D1 data stays in wasm/worker/.wrangler

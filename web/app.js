@@ -1,0 +1,808 @@
+// The demo chat client: conversations kept in IndexedDB, each a SessionTree from
+// the public JS API (./sessiontree.js), a chat view of the active branch with a
+// 〈2/3〉 switcher at every fork, per-message and per-branch actions, search, a
+// tree view, import and export. Everything the user sees is built with
+// textContent: message text never becomes markup.
+import { init, SessionTree } from "./sessiontree.js";
+import { Store, MemoryStore } from "./store.js";
+import { el, renderText, highlighted, openForm, toast, showError, clearError, describe } from "./dom.js";
+import {
+  DEMO_MODEL, loadSettings, saveSettings, usesEndpoint, messageText, demoReply, endpointReply, endpointSummarizer,
+} from "./assistant.js";
+import { TreeView } from "./treeview.js";
+
+const $ = (id) => document.getElementById(id);
+const CURRENT_KEY = "sessiontree-demo.current";
+const TREE_OPEN_KEY = "sessiontree-demo.tree-open";
+const SHOWN = 200; // messages of the active branch shown before "show earlier"
+const FORMATS = [
+  { value: "tree.json", label: ".tree.json", hint: "sessiontree's own file: every branch, label and summary", ext: ".tree.json" },
+  { value: "chatgpt", label: "ChatGPT", hint: "conversations.json (mapping, current_node)", ext: ".chatgpt.json" },
+  { value: "openwebui", label: "Open WebUI", hint: "chat JSON (history.messages)", ext: ".openwebui.json" },
+  { value: "librechat", label: "LibreChat", hint: "export JSON", ext: ".librechat.json" },
+  { value: "claudecode", label: "Claude Code", hint: "session JSONL", ext: ".claudecode.jsonl" },
+  { value: "pi", label: "pi", hint: "session JSONL v3", ext: ".pi.jsonl" },
+  { value: "codex", label: "Codex", hint: "rollout JSONL (active branch)", ext: ".codex.jsonl" },
+  { value: "openai", label: "OpenAI messages", hint: "the active branch as a messages array", ext: ".openai.json" },
+  { value: "markdown", label: "Markdown", hint: "readable; other branches as summaries", ext: ".md" },
+];
+const hasFormats = typeof SessionTree.import === "function" && typeof SessionTree.prototype.export === "function";
+
+const state = {
+  store: null,
+  convs: [], // metadata, newest first
+  cur: null, // { meta, tree: SessionTree | null, error: string | null, raw: string | null }
+  busy: null, // AbortController of the reply being fetched
+  shown: SHOWN,
+  settings: loadSettings(),
+  writes: Promise.resolve(),
+  pending: 0,
+  treeView: null,
+  treeSig: "",
+  treeOpen: localStorage.getItem(TREE_OPEN_KEY) === "1",
+  timings: {},
+  version: 0, // bumped by every change to the nodes or labels (the tree view's layout)
+};
+
+// The page's handle for people poking at it from the console (and the e2e test).
+window.sessiontreeDemo = {
+  get tree() { return state.cur?.tree ?? null; },
+  get treeView() { return state.treeView; },
+  timings: state.timings,
+  /** Resolves once every change made so far is in IndexedDB. */
+  saved: () => state.writes,
+};
+
+// ---- conversations and storage ----------------------------------------------------
+
+function newId() {
+  return `c${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+}
+
+function titleFrom(tree) {
+  // The conversation's first message ever (an edited first message stays a sibling of it).
+  const path = tree.activePath();
+  const first = path.length ? tree.node(tree.siblings(path[0]).siblings[0]) : null;
+  const text = first ? messageText(first.message).replace(/\s+/g, " ").trim() : "";
+  if (text === "") return "New chat";
+  return text.length > 48 ? text.slice(0, 47) + "\u2026" : text;
+}
+
+/** Saves the open conversation (after every change: the active branch too). */
+function persist() {
+  const cur = state.cur;
+  if (!cur?.tree) return;
+  cur.meta.updatedAt = Date.now();
+  if (cur.meta.autoTitle) cur.meta.title = titleFrom(cur.tree);
+  const json = cur.tree.save();
+  const meta = { ...cur.meta };
+  write(() => state.store.put(meta, json));
+  renderConversations();
+}
+
+function write(job) {
+  state.pending++;
+  renderSaveState();
+  state.writes = state.writes.then(job).then(
+    () => { state.pending--; renderSaveState(); },
+    (e) => {
+      state.pending--;
+      renderSaveState("failed");
+      showError(`Could not save to this browser's storage: ${describe(e)}. Export the conversation to keep a copy.`);
+    },
+  );
+  return state.writes;
+}
+
+function renderSaveState(failed) {
+  const s = $("save-state");
+  if (failed) s.textContent = "Not saved";
+  else if (state.store instanceof MemoryStore) s.textContent = "Not stored (no IndexedDB)";
+  else s.textContent = state.pending ? "Saving\u2026" : "Saved";
+  s.dataset.state = failed ? "failed" : state.pending ? "saving" : "saved";
+}
+
+async function openConversation(id) {
+  const meta = state.convs.find((c) => c.id === id);
+  if (!meta) return;
+  if (state.cur?.tree && state.cur.meta.id !== id) state.cur.tree.free();
+  state.cur = { meta, tree: null, error: null, raw: null };
+  state.shown = SHOWN;
+  state.treeSig = "";
+  localStorage.setItem(CURRENT_KEY, id);
+  let raw = null;
+  try {
+    raw = await state.store.tree(id);
+    if (raw === null) throw new Error("its saved tree is missing from storage");
+    state.cur.tree = SessionTree.load(raw);
+  } catch (e) {
+    state.cur.error = describe(e);
+    state.cur.raw = raw;
+  }
+  clearSearch();
+  renderAll();
+}
+
+async function createConversation(tree, title) {
+  const meta = { id: newId(), title: title ?? titleFrom(tree), autoTitle: title === undefined, createdAt: Date.now(), updatedAt: Date.now() };
+  await write(() => state.store.put(meta, tree.save()));
+  state.convs.unshift(meta);
+  if (state.cur?.tree) state.cur.tree.free();
+  state.cur = { meta, tree, error: null, raw: null };
+  state.shown = SHOWN;
+  state.treeSig = "";
+  localStorage.setItem(CURRENT_KEY, meta.id);
+  clearSearch();
+  renderAll();
+}
+
+async function deleteConversation(meta) {
+  const ok = await openForm({
+    title: `Delete \u201c${meta.title}\u201d?`,
+    fields: [{ type: "note", text: "The conversation and every branch of it are removed from this browser. Export it first to keep a copy." }],
+    ok: "Delete",
+    danger: true,
+  });
+  if (!ok) return;
+  await write(() => state.store.remove(meta.id));
+  state.convs = state.convs.filter((c) => c !== meta);
+  if (state.cur?.meta === meta) {
+    state.cur.tree?.free();
+    state.cur = null;
+    if (state.convs.length) await openConversation(state.convs[0].id);
+    else await createConversation(new SessionTree());
+  } else renderConversations();
+}
+
+async function renameConversation(meta) {
+  const v = await openForm({
+    title: "Rename conversation",
+    fields: [{ name: "title", label: "Title", value: meta.title }],
+    ok: "Rename",
+    check: (v) => (v.title.trim() === "" ? "The title cannot be empty." : null),
+  });
+  if (!v) return;
+  meta.title = v.title.trim();
+  meta.autoTitle = false;
+  const json = state.cur?.meta === meta && state.cur.tree ? state.cur.tree.save() : undefined;
+  write(() => state.store.put({ ...meta }, json));
+  renderAll();
+}
+
+// ---- tree operations ------------------------------------------------------------
+
+// Changes that only move the active branch: the tree view keeps its layout.
+const NAVIGATION = new Set(["checkout", "switch", "switchSibling", "treeCheckout", "searchCheckout"]);
+
+/** Runs one change on the open tree, then saves and redraws; a failure is shown, nothing else changes. */
+function change(name, fn) {
+  const t = state.cur?.tree;
+  if (!t) return undefined;
+  const t0 = performance.now();
+  let result;
+  try {
+    result = fn(t);
+  } catch (e) {
+    showError(`${name} failed: ${describe(e)}`);
+    return undefined;
+  }
+  if (!NAVIGATION.has(name)) state.version++;
+  persist();
+  renderAll();
+  state.timings[name] = performance.now() - t0;
+  return result;
+}
+
+async function reply(prior, commit) {
+  const controller = new AbortController();
+  state.busy = controller;
+  renderComposer();
+  renderChat();
+  try {
+    let message;
+    if (usesEndpoint(state.settings)) {
+      message = await endpointReply(state.settings, prior, controller.signal);
+    } else {
+      await new Promise((r) => setTimeout(r, 120)); // a beat, so the reply reads as one
+      message = demoReply(prior, prior.variant ?? 0);
+    }
+    state.busy = null;
+    clearError();
+    change("reply", (t) => commit(t, message));
+  } catch (e) {
+    state.busy = null;
+    showError(`No reply: ${describe(e)}. Your message is kept; use \u201cGet a reply\u201d to try again.`);
+    renderAll();
+  }
+}
+
+async function send(text) {
+  const t = state.cur?.tree;
+  if (!t || state.busy) return;
+  const id = change("send", (t) => t.append({ role: "user", content: text }));
+  if (id === undefined) return;
+  await reply([...t.linearProjection()], (t, m) => t.append(m));
+}
+
+async function replyTo(userId) {
+  const t = state.cur.tree;
+  const path = t.activePath();
+  await reply([...t.linearProjection()].slice(0, path.indexOf(userId) + 1), (t, m) => t.append(m));
+}
+
+async function regenerate(id) {
+  const t = state.cur.tree;
+  const path = t.activePath();
+  const prior = [...t.linearProjection()].slice(0, path.indexOf(id));
+  prior.variant = t.siblings(id).siblings.length;
+  await reply(prior, (t, m) => t.regenerate(id, m));
+}
+
+async function saveEdit(id, node, text) {
+  if (node.message.role === "user") {
+    const newId = change("edit", (t) => t.edit(id, { role: "user", content: text }));
+    if (newId !== undefined) await replyTo(newId);
+  } else {
+    change("edit", (t) => t.edit(id, { ...node.message, content: text }));
+  }
+}
+
+async function branchHere(id) {
+  const t = state.cur.tree;
+  const v = await openForm({
+    title: "Branch here",
+    fields: [
+      { type: "note", text: "A new branch starts at this message and becomes active; what you send next goes there." },
+      { name: "name", label: "Branch name", placeholder: "leave empty for branch-N" },
+    ],
+    ok: "Create branch",
+    check: (v) => (v.name.trim() !== "" && t.branches().some((b) => b.name === v.name.trim()) ? `There is already a branch named \u201c${v.name.trim()}\u201d.` : null),
+  });
+  if (!v) return;
+  const name = change("branch", (t) => t.branch(id, v.name.trim() || undefined));
+  if (name) toast(`On branch \u201c${name}\u201d`);
+}
+
+async function labelNode(id) {
+  const node = state.cur.tree.node(id);
+  const v = await openForm({
+    title: node.label ? "Change the label" : "Label this message",
+    fields: [{ name: "label", label: "Label (empty removes it)", value: node.label ?? "", placeholder: "e.g. good answer" }],
+    ok: "Save label",
+  });
+  if (!v) return;
+  const label = v.label.trim();
+  if (label === "") change("clearLabel", (t) => t.clearLabel(id));
+  else change("label", (t) => t.label(id, label));
+}
+
+function rewind(id) {
+  const kept = change("rewind", (t) => t.rewind(id));
+  if (kept) toast(`Rewound. The later messages are kept on \u201c${kept}\u201d.`);
+}
+
+function checkout(id, name = "checkout") {
+  return change(name, (t) => t.checkout(id));
+}
+
+async function summarize(branch) {
+  const t = state.cur.tree;
+  const s = state.settings;
+  try {
+    if (usesEndpoint(s)) {
+      toast(`Summarizing \u201c${branch}\u201d with ${s.model}\u2026`);
+      const got = await t.summarizeBranchWith(branch, endpointSummarizer(s), undefined, { timeoutMs: 30000, modelId: s.model });
+      if (got.modelId === null) showError(`${s.model} did not give a summary of \u201c${branch}\u201d (unreachable, failed or timed out); the stub summary was attached instead.`);
+    } else {
+      t.summarizeBranch(branch, t.stubSummary(branch).summary);
+      toast("Summarized with the stub (configure a model in Settings for real summaries).");
+    }
+  } catch (e) {
+    showError(`Summarize \u201c${branch}\u201d failed: ${describe(e)}`);
+    return;
+  }
+  persist();
+  renderAll();
+}
+
+function deleteBranchName(branch) {
+  change("deleteBranch", (t) => t.deleteBranch(branch));
+  toast(`Branch name \u201c${branch}\u201d deleted; its messages stay in the tree.`);
+}
+
+// ---- import and export ------------------------------------------------------------
+
+function looksLikeTreeFile(bytes) {
+  const head = new TextDecoder().decode(bytes.subarray(0, 64));
+  return /^\s*\{\s*"format"\s*:\s*"sessiontree"/.test(head);
+}
+
+async function importFile(file) {
+  const t0 = performance.now();
+  let tree;
+  let note = "";
+  try {
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    if (looksLikeTreeFile(bytes) || !hasFormats) {
+      tree = SessionTree.load(bytes);
+      const problems = tree.validate();
+      if (problems.length) {
+        const fixes = tree.repair();
+        note = ` It had ${problems.length} structural problem${problems.length === 1 ? "" : "s"}; repaired: ${fixes.slice(0, 3).map((p) => p.message).join("; ")}${fixes.length > 3 ? "; \u2026" : ""}.`;
+      }
+    } else {
+      const got = SessionTree.import(bytes, "auto");
+      tree = got.tree;
+      const r = got.report;
+      note = ` Read as ${r.format}: ${r.nodes} message${r.nodes === 1 ? "" : "s"}, ${r.branches} branch${r.branches === 1 ? "" : "es"}.`;
+      if (r.notCarried.length) note += ` Not carried: ${r.notCarried.join("; ")}.`;
+      if (r.problems.length) note += ` ${r.problems.length} problem${r.problems.length === 1 ? "" : "s"}: ${r.problems.slice(0, 2).map((p) => p.message).join("; ")}.`;
+    }
+  } catch (e) {
+    tree?.free();
+    showError(`Could not import \u201c${file.name}\u201d: ${describe(e)}. Nothing was changed.`);
+    return;
+  }
+  clearError();
+  const base = file.name.replace(/\.(tree\.json|jsonl|json|md)$/i, "");
+  await createConversation(tree, base || "Imported");
+  state.timings.import = performance.now() - t0;
+  toast(`Imported \u201c${file.name}\u201d.${note}`, note.includes("problem") ? "warn" : "info");
+}
+
+async function exportConversation() {
+  const cur = state.cur;
+  if (!cur?.tree) {
+    if (cur?.raw) download(`${slug(cur.meta.title)}.unreadable.tree.json`, cur.raw);
+    return;
+  }
+  const formats = hasFormats ? FORMATS : FORMATS.slice(0, 1);
+  const v = await openForm({
+    title: "Export conversation",
+    fields: [{ name: "format", type: "radio", label: "Format", value: "tree.json", options: formats }],
+    ok: "Download",
+  });
+  if (!v) return;
+  const f = FORMATS.find((x) => x.value === v.format);
+  let text;
+  try {
+    text = f.value === "tree.json" ? cur.tree.save() : cur.tree.export(f.value);
+  } catch (e) {
+    showError(`Export as ${f.label} failed: ${describe(e)}`);
+    return;
+  }
+  download(`${slug(cur.meta.title)}${f.ext}`, text);
+}
+
+function slug(title) {
+  return title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 40) || "conversation";
+}
+
+function download(name, text) {
+  const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
+  const a = el("a", { href: url, download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}
+
+// ---- rendering ------------------------------------------------------------------
+
+function renderAll() {
+  renderHeader();
+  renderConversations();
+  renderBranches();
+  renderChat();
+  renderComposer();
+  renderTree();
+}
+
+function renderHeader() {
+  $("conv-title").textContent = state.cur?.meta.title ?? "";
+  const s = state.settings;
+  const chip = $("assistant-chip");
+  chip.textContent = usesEndpoint(s) ? s.model : "Demo assistant \u00b7 offline";
+  chip.classList.toggle("demo", !usesEndpoint(s));
+  $("btn-tree").setAttribute("aria-pressed", String(state.treeOpen));
+  $("app").classList.toggle("tree-open", state.treeOpen);
+}
+
+function renderConversations() {
+  const list = $("conv-list");
+  list.replaceChildren(...state.convs.map((c) => el(
+    `li.conv${state.cur?.meta === c ? ".current" : ""}`,
+    { "data-id": c.id },
+    el("button.conv-open", { type: "button", onclick: () => openConversation(c.id), title: c.title },
+      el("span.conv-title", null, c.title),
+      el("span.conv-time", null, new Date(c.updatedAt).toLocaleString([], { dateStyle: "short", timeStyle: "short" }))),
+    el("button.icon.small", { type: "button", title: "Rename", "aria-label": `Rename ${c.title}`, onclick: () => renameConversation(c) }, "\u270e"),
+    el("button.icon.small", { type: "button", title: "Delete", "aria-label": `Delete ${c.title}`, onclick: () => deleteConversation(c) }, "\u00d7"),
+  )));
+}
+
+function renderBranches() {
+  const list = $("branch-list");
+  const t = state.cur?.tree;
+  if (!t) {
+    list.replaceChildren();
+    $("branch-count").textContent = "";
+    return;
+  }
+  const active = t.activeBranch;
+  const all = t.branches().sort((a, b) => (a.name === active ? -1 : b.name === active ? 1 : b.createdAtMs - a.createdAtMs));
+  $("branch-count").textContent = String(all.length);
+  const rows = all.slice(0, 150).map((b) => {
+    const leaf = b.leaf ? t.node(b.leaf) : null;
+    const preview = leaf ? messageText(leaf.message).replace(/\s+/g, " ").slice(0, 70) : "(empty)";
+    const isActive = b.name === active;
+    const canDelete = b.name !== "main" && !isActive;
+    return el(`li.branch${isActive ? ".active" : ""}`, { "data-branch": b.name },
+      el("button.branch-open", { type: "button", onclick: () => change("switch", (t) => t.switchBranch(b.name)), title: `Switch to ${b.name}` },
+        el("span.branch-name", null, b.name),
+        el("span.branch-preview", null, preview)),
+      b.summary ? el("p.branch-summary", null, b.summary.summary, el("small", null, b.summary.modelId ? ` \u2014 ${b.summary.modelId}` : " \u2014 stub")) : null,
+      el("div.branch-actions", null,
+        el("button.link", { type: "button", "data-action": "summarize", onclick: () => summarize(b.name) }, "Summarize"),
+        el("button.link", {
+          type: "button", "data-action": "delete-name", disabled: !canDelete,
+          title: canDelete ? "Remove the name; the messages stay" : b.name === "main" ? "main cannot be deleted" : "Switch away first",
+          onclick: () => deleteBranchName(b.name),
+        }, "Delete name")));
+  });
+  if (all.length > 150) rows.push(el("li.more", null, `\u2026 and ${all.length - 150} more: use search or the tree view`));
+  list.replaceChildren(...rows);
+}
+
+function roleName(m) {
+  if (m.role === "user") return "You";
+  if (m.role === "assistant") return m.model === DEMO_MODEL ? "Demo assistant \u00b7 offline" : m.model ? `Assistant \u00b7 ${m.model}` : "Assistant";
+  return m.role;
+}
+
+function renderChat() {
+  const box = $("messages");
+  const cur = state.cur;
+  if (!cur) {
+    box.replaceChildren();
+    return;
+  }
+  if (!cur.tree) {
+    box.replaceChildren(el("div.card.error-card", { role: "alert" },
+      el("h2", null, "This conversation could not be opened"),
+      el("p", null, cur.error ?? ""),
+      el("p", null, "Its saved data is kept exactly as it was. Download it to inspect or repair it elsewhere."),
+      cur.raw ? el("button.primary", { type: "button", onclick: () => download(`${slug(cur.meta.title)}.unreadable.tree.json`, cur.raw) }, "Download the saved file") : null));
+    return;
+  }
+  const t = cur.tree;
+  const path = t.activePath();
+  if (!path.length) {
+    box.replaceChildren(welcome());
+    return;
+  }
+  const leaf = path[path.length - 1];
+  const start = Math.max(0, path.length - state.shown);
+  const items = [];
+  if (start > 0) {
+    items.push(el("button.ghost.earlier", { type: "button", onclick: () => { state.shown += SHOWN; renderChat(); } }, `Show ${Math.min(SHOWN, start)} earlier messages (${start} hidden)`));
+  }
+  for (let i = start; i < path.length; i++) items.push(messageView(t, path[i], path[i] === leaf));
+  if (state.busy) items.push(el("div.msg.assistant.typing", null, el("div.msg-head", null, el("span.role", null, usesEndpoint(state.settings) ? state.settings.model : "Demo assistant \u00b7 offline")), el("div.dots", { "aria-label": "Writing a reply" }, el("span"), el("span"), el("span"))));
+  box.replaceChildren(...items);
+  box.scrollTop = box.scrollHeight;
+}
+
+function welcome() {
+  const ideas = ["Plan a weekend trip to Lisbon", "Explain branching in one paragraph?", "Write a haiku about trees"];
+  return el("div.card.welcome", null,
+    el("h2", null, "A chat that keeps every branch"),
+    el("p", null, "Every message is a node of a tree. Edit a message, regenerate a reply or rewind to any point: nothing is lost, and the 〈2/3〉 arrows bring back each alternative with its own continuation."),
+    el("p.muted", null, usesEndpoint(state.settings)
+      ? `Replies come from ${state.settings.model}.`
+      : "Replies come from the built-in demo assistant: offline and deterministic. Configure any OpenAI-compatible endpoint in Settings."),
+    el("div.ideas", null, ...ideas.map((s) => el("button.chip", { type: "button", onclick: () => { $("input").value = s; $("input").focus(); autosize(); } }, s))));
+}
+
+function messageView(t, id, isLeaf) {
+  const node = t.node(id);
+  const m = node.message;
+  const sib = t.siblings(id);
+  const busy = !!state.busy;
+  const act = (label, action, fn, title) => el("button.act", { type: "button", "data-action": action, disabled: busy, title: title ?? label, onclick: fn }, label);
+  const actions = [];
+  if (sib.siblings.length > 1) {
+    actions.push(el("span.switcher", { "aria-label": `Alternative ${sib.index + 1} of ${sib.siblings.length}` },
+      el("button.act", { type: "button", "data-action": "prev", disabled: busy || sib.index === 0, "aria-label": "Previous alternative", onclick: () => checkout(sib.siblings[sib.index - 1], "switchSibling") }, "\u2039"),
+      el("span.count", null, `${sib.index + 1}/${sib.siblings.length}`),
+      el("button.act", { type: "button", "data-action": "next", disabled: busy || sib.index === sib.siblings.length - 1, "aria-label": "Next alternative", onclick: () => checkout(sib.siblings[sib.index + 1], "switchSibling") }, "\u203a")));
+  }
+  const view = el(`article.msg.${m.role === "user" ? "user" : m.role === "assistant" ? "assistant" : "other"}`, { "data-id": id });
+  const body = el("div.msg-body", null, renderText(messageText(m)));
+  actions.push(act("Edit", "edit", () => editInPlace(view, body, id, node)));
+  if (m.role === "assistant") actions.push(act("Regenerate", "regenerate", () => regenerate(id)));
+  if (m.role === "user" && isLeaf && !busy) actions.push(act("Get a reply", "reply", () => replyTo(id)));
+  if (!isLeaf) actions.push(act("Rewind here", "rewind", () => rewind(id), "Continue from this message; the later ones stay on a branch"));
+  actions.push(act("Branch here", "branch", () => branchHere(id), "Start a named branch at this message"));
+  actions.push(act(node.label ? "Relabel" : "Label", "label", () => labelNode(id)));
+  view.append(
+    el("div.msg-head", null,
+      el("span.role", null, roleName(m)),
+      node.label ? el("span.label-chip", { title: "Label" }, node.label) : null,
+      el("time", { dateTime: new Date(node.createdAtMs).toISOString() }, new Date(node.createdAtMs).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }))),
+    body,
+    el("div.msg-actions", null, ...actions));
+  return view;
+}
+
+function editInPlace(view, body, id, node) {
+  if (view.querySelector(".editor")) return;
+  const area = el("textarea.editor", { value: messageText(node.message), rows: 3, "aria-label": "Edit the message" });
+  const isUser = node.message.role === "user";
+  const form = el("form.edit-form", null, area, el("div.edit-buttons", null,
+    el("button.ghost", { type: "button", onclick: () => { form.replaceWith(body); } }, "Cancel"),
+    el("button.primary", { type: "submit", "data-action": "save-edit" }, isUser ? "Save & send" : "Save as a new version")));
+  form.onsubmit = (e) => {
+    e.preventDefault();
+    const text = area.value.trim();
+    if (text === "") return;
+    saveEdit(id, node, text);
+  };
+  area.onkeydown = (e) => {
+    if (e.key === "Enter" && !e.shiftKey) {
+      e.preventDefault();
+      form.requestSubmit();
+    } else if (e.key === "Escape") form.replaceWith(body);
+  };
+  body.replaceWith(form);
+  area.focus();
+  area.style.height = `${Math.min(300, area.scrollHeight + 4)}px`;
+}
+
+function renderComposer() {
+  const busy = !!state.busy;
+  const ready = !!state.cur?.tree;
+  $("input").disabled = !ready;
+  $("input").placeholder = usesEndpoint(state.settings) ? `Message ${state.settings.model}\u2026` : "Message the demo assistant\u2026";
+  $("send").hidden = busy;
+  $("stop").hidden = !busy;
+  $("send").disabled = !ready;
+}
+
+function autosize() {
+  const a = $("input");
+  a.style.height = "auto";
+  a.style.height = `${Math.min(200, a.scrollHeight + 2)}px`;
+}
+
+// ---- the tree view ----------------------------------------------------------------
+
+function renderTree() {
+  if (!state.treeOpen) return;
+  const t = state.cur?.tree;
+  if (!state.treeView) state.treeView = new TreeView($("treepane"), { onPick: (id) => pickFromTree(id) });
+  const view = state.treeView;
+  if (!t) {
+    view.setFile({ nodes: {}, branches: {} }, []);
+    state.treeSig = "";
+    return;
+  }
+  const t0 = performance.now();
+  const branches = t.branches();
+  // The layout depends on the nodes, labels and where branches end; a checkout
+  // or switch changes none of them, so it only moves the highlight.
+  const sig = `${state.cur.meta.id}|${state.version}|${view.compact}|${branches.map((b) => `${b.name}\u0000${b.leaf}`).join("\u0001")}`;
+  if (sig !== state.treeSig) {
+    view.setFile(JSON.parse(t.save()), t.activePath());
+    state.treeSig = sig;
+    state.timings.treeLayout = performance.now() - t0;
+  } else {
+    view.setActive(t.activePath());
+  }
+}
+
+function pickFromTree(id) {
+  const t0 = performance.now();
+  checkout(id, "treeCheckout");
+  const view = state.cur?.tree ? $("messages").querySelector(`[data-id="${CSS.escape(id)}"]`) : null;
+  view?.scrollIntoView({ block: "center" });
+  view?.classList.add("flash");
+  state.timings.treeClick = performance.now() - t0;
+}
+
+// ---- search -------------------------------------------------------------------------
+
+let searchTimer = 0;
+
+function runSearch() {
+  const q = $("search").value.trim();
+  const box = $("search-results");
+  const t = state.cur?.tree;
+  if (q === "" || !t) {
+    box.replaceChildren();
+    box.hidden = true;
+    return;
+  }
+  const t0 = performance.now();
+  let hits;
+  try {
+    hits = t.search(q, 50);
+  } catch (e) {
+    showError(`Search failed: ${describe(e)}`);
+    return;
+  }
+  state.timings.search = performance.now() - t0;
+  box.hidden = false;
+  box.replaceChildren(
+    el("p.search-count", null, hits.length === 0 ? "No message matches, on any branch." : `${hits.length === 50 ? "50+" : hits.length} match${hits.length === 1 ? "" : "es"} across all branches`),
+    ...hits.map((h) => el("button.hit", {
+      type: "button", "data-node": h.nodeId,
+      onclick: () => {
+        const t1 = performance.now();
+        checkout(h.nodeId, "searchCheckout");
+        const v = $("messages").querySelector(`[data-id="${CSS.escape(h.nodeId)}"]`);
+        v?.scrollIntoView({ block: "center" });
+        v?.classList.add("flash");
+        state.timings.searchClick = performance.now() - t1;
+        if (window.matchMedia("(max-width: 860px)").matches) $("app").classList.remove("sidebar-open");
+      },
+    }, el("span.hit-role", null, h.role), el("span.hit-snippet", null, highlighted(h.snippet, q)))),
+  );
+}
+
+function clearSearch() {
+  $("search").value = "";
+  runSearch();
+}
+
+// ---- settings ---------------------------------------------------------------------
+
+async function openSettings() {
+  const s = state.settings;
+  const v = await openForm({
+    title: "Assistant",
+    fields: [
+      { name: "mode", type: "radio", label: "Replies come from", value: s.mode, options: [
+        { value: "demo", label: "The demo assistant", hint: "built in, offline, deterministic; summaries are stubs" },
+        { value: "endpoint", label: "An OpenAI-compatible endpoint", hint: "POST {URL}/chat/completions, also used to summarize branches" },
+      ] },
+      { name: "url", label: "Endpoint URL", type: "url", value: s.url, placeholder: "https://api.example.com/v1" },
+      { name: "key", label: "API key", type: "password", value: s.key, placeholder: "sent as a Bearer token; may be empty for local servers" },
+      { name: "model", label: "Model", value: s.model, placeholder: "e.g. gpt-4o-mini, llama3.1" },
+      { type: "note", text: "These settings stay in this browser (localStorage) and are sent nowhere but the endpoint." },
+    ],
+    ok: "Save",
+    check: (v) => {
+      if (v.mode !== "endpoint") return null;
+      try {
+        const u = new URL(v.url.trim());
+        if (!/^https?:$/.test(u.protocol)) return "The URL must start with http:// or https://.";
+      } catch {
+        return "Enter the endpoint's URL, e.g. https://api.example.com/v1.";
+      }
+      return v.model.trim() === "" ? "Enter the model's name." : null;
+    },
+  });
+  if (!v) return;
+  state.settings = { mode: v.mode, url: v.url.trim(), key: v.key.trim(), model: v.model.trim() };
+  saveSettings(state.settings);
+  renderAll();
+}
+
+// ---- start -------------------------------------------------------------------------------
+
+function wire() {
+  $("composer").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const text = $("input").value.trim();
+    if (text === "" || state.busy) return;
+    $("input").value = "";
+    autosize();
+    send(text);
+  });
+  $("input").addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      $("composer").requestSubmit();
+    }
+  });
+  $("input").addEventListener("input", autosize);
+  $("stop").onclick = () => state.busy?.abort();
+  $("btn-new").onclick = async () => {
+    await createConversation(new SessionTree());
+    $("app").classList.remove("sidebar-open");
+    $("input").focus();
+  };
+  $("btn-settings").onclick = openSettings;
+  $("assistant-chip").onclick = openSettings;
+  $("btn-export").onclick = exportConversation;
+  $("btn-import").onclick = () => $("file").click();
+  $("file").accept = hasFormats ? ".json,.jsonl,application/json" : ".json,application/json";
+  $("file").onchange = async () => {
+    const f = $("file").files[0];
+    $("file").value = "";
+    if (f) await importFile(f);
+  };
+  $("btn-tree").onclick = () => {
+    state.treeOpen = !state.treeOpen;
+    localStorage.setItem(TREE_OPEN_KEY, state.treeOpen ? "1" : "0");
+    renderHeader();
+    renderTree();
+  };
+  $("menu").onclick = () => $("app").classList.toggle("sidebar-open");
+  $("search").addEventListener("input", () => {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(runSearch, 120);
+  });
+  $("tree-fit").onclick = () => state.treeView?.fit();
+  $("tree-active").onclick = () => {
+    const v = state.treeView;
+    const box = v?.leaf ? v.boxOf.get(v.leaf) : null;
+    if (box) v.centerOn(box);
+  };
+  $("tree-in").onclick = () => state.treeView?.zoom(1.25);
+  $("tree-out").onclick = () => state.treeView?.zoom(0.8);
+  $("tree-compact").onchange = (e) => {
+    state.treeView?.setCompact(e.target.checked);
+    renderTree();
+  };
+  // Drag and drop a file anywhere on the page to import it.
+  let depth = 0;
+  const overlay = $("drop");
+  const hasFiles = (e) => [...(e.dataTransfer?.types ?? [])].includes("Files");
+  window.addEventListener("dragenter", (e) => {
+    if (!hasFiles(e)) return;
+    depth++;
+    overlay.hidden = false;
+  });
+  window.addEventListener("dragleave", () => {
+    if (--depth <= 0) {
+      depth = 0;
+      overlay.hidden = true;
+    }
+  });
+  window.addEventListener("dragover", (e) => {
+    if (hasFiles(e)) e.preventDefault();
+  });
+  window.addEventListener("drop", (e) => {
+    e.preventDefault();
+    depth = 0;
+    overlay.hidden = true;
+    const f = e.dataTransfer?.files?.[0];
+    if (f) importFile(f);
+  });
+}
+
+async function start() {
+  wire();
+  $("formats-note").textContent = hasFormats
+    ? "Import: .tree.json, ChatGPT, Open WebUI, LibreChat, Claude Code, pi, Codex, OpenAI messages (detected). Export: those and Markdown."
+    : "Import and export: .tree.json.";
+  try {
+    await init(new URL("./sessiontree.wasm", import.meta.url));
+  } catch (e) {
+    $("messages").replaceChildren(el("div.card.error-card", { role: "alert" }, el("h2", null, "The WebAssembly module did not start"), el("p", null, describe(e)), el("p", null, "Serve this folder over HTTP (make demo) rather than opening the file directly.")));
+    return;
+  }
+  try {
+    state.store = await Store.open();
+  } catch (e) {
+    state.store = new MemoryStore();
+    showError(`This browser's storage (IndexedDB) is not available: ${describe(e)}. Conversations will not survive a reload; export them to keep them.`);
+  }
+  try {
+    state.convs = await state.store.list();
+  } catch (e) {
+    showError(`Could not read the saved conversations: ${describe(e)}. They are left untouched.`);
+    state.convs = [];
+  }
+  renderSaveState();
+  const want = localStorage.getItem(CURRENT_KEY);
+  if (state.convs.some((c) => c.id === want)) await openConversation(want);
+  else if (state.convs.length) await openConversation(state.convs[0].id);
+  else await createConversation(new SessionTree());
+  document.body.dataset.ready = "1";
+  state.timings.interactive = performance.now();
+}
+
+start();

@@ -1,0 +1,150 @@
+// Small DOM helpers: elements built with textContent only (message text, names
+// and labels never become markup), a modal form, toasts and the error banner.
+
+/**
+ * el("button.primary", { onclick, title }, "text", child…): an element with
+ * classes, properties (attributes for data-*, aria-*, role, for), and children
+ * (strings become text nodes).
+ */
+export function el(spec, props, ...children) {
+  const [tag, ...classes] = spec.split(".");
+  const e = document.createElement(tag || "div");
+  if (classes.length) e.className = classes.join(" ");
+  if (props) {
+    for (const [k, v] of Object.entries(props)) {
+      if (v === undefined || v === null || v === false) continue;
+      if (k.startsWith("data-") || k.startsWith("aria-") || k === "role" || k === "for") e.setAttribute(k, v === true ? "" : String(v));
+      else e[k] = v;
+    }
+  }
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    e.append(typeof c === "string" ? document.createTextNode(c) : c);
+  }
+  return e;
+}
+
+/** Message text as paragraphs and ``` code blocks, as text nodes only. */
+export function renderText(text) {
+  const frag = document.createDocumentFragment();
+  const parts = text.split(/^```[^\n]*\n?/m);
+  parts.forEach((part, i) => {
+    if (i % 2 === 1) {
+      frag.append(el("pre", null, el("code", null, part.replace(/\n$/, ""))));
+    } else if (part.trim() !== "") {
+      for (const para of part.replace(/^\n+|\n+$/g, "").split(/\n{2,}/)) frag.append(el("p", null, para));
+    }
+  });
+  if (!frag.childNodes.length) frag.append(el("p.empty", null, "(no text)"));
+  return frag;
+}
+
+/** snippet with every case-insensitive occurrence of query wrapped in <mark>. */
+export function highlighted(snippet, query) {
+  const frag = document.createDocumentFragment();
+  const lower = snippet.toLowerCase();
+  const q = query.toLowerCase();
+  let i = 0;
+  while (q !== "") {
+    const j = lower.indexOf(q, i);
+    if (j < 0) break;
+    frag.append(snippet.slice(i, j), el("mark", null, snippet.slice(j, j + q.length)));
+    i = j + q.length;
+  }
+  frag.append(snippet.slice(i));
+  return frag;
+}
+
+const dialog = () => document.getElementById("dialog");
+
+/**
+ * Opens the modal with a title, fields and buttons. fields: [{ name, label,
+ * value, placeholder, type: "text"|"password"|"url"|"radio"|"note", options }].
+ * Resolves to the values ({ name: value }) when submitted with `ok`, or null
+ * when cancelled. check(values) may return an error sentence to keep it open.
+ */
+export function openForm({ title, fields, ok = "OK", danger = false, check }) {
+  const d = dialog();
+  d.replaceChildren();
+  const form = el("form.form", { method: "dialog" });
+  form.append(el("h2", null, title));
+  const inputs = {};
+  for (const f of fields) {
+    if (f.type === "note") {
+      form.append(el("p.note", null, f.text));
+      continue;
+    }
+    if (f.type === "radio") {
+      const box = el("fieldset.radios", null, el("legend", null, f.label));
+      for (const o of f.options) {
+        const input = el("input", { type: "radio", name: f.name, value: o.value, checked: o.value === f.value });
+        box.append(el("label.radio", null, input, el("span", null, o.label, o.hint ? el("small", null, o.hint) : null)));
+      }
+      form.append(box);
+      inputs[f.name] = () => form.querySelector(`input[name="${f.name}"]:checked`)?.value ?? f.value;
+      continue;
+    }
+    const id = `field-${f.name}`;
+    const input = el("input", { id, name: f.name, type: f.type ?? "text", value: f.value ?? "", placeholder: f.placeholder ?? "", autocomplete: "off", spellcheck: false });
+    form.append(el("label.field", { for: id }, f.label), input);
+    inputs[f.name] = () => input.value;
+  }
+  const error = el("p.form-error", { role: "alert", hidden: true });
+  const cancel = el("button.ghost", { type: "button" }, "Cancel");
+  const submit = el(danger ? "button.danger" : "button.primary", { type: "submit", value: "ok" }, ok);
+  form.append(error, el("div.form-buttons", null, cancel, submit));
+  d.append(form);
+  return new Promise((resolve) => {
+    const finish = (v) => {
+      d.close();
+      resolve(v);
+    };
+    cancel.onclick = () => finish(null);
+    d.oncancel = (e) => {
+      e.preventDefault();
+      finish(null);
+    };
+    form.onsubmit = (e) => {
+      e.preventDefault();
+      const values = Object.fromEntries(Object.entries(inputs).map(([k, get]) => [k, get()]));
+      const problem = check?.(values);
+      if (problem) {
+        error.textContent = problem;
+        error.hidden = false;
+        return;
+      }
+      finish(values);
+    };
+    d.showModal();
+    (form.querySelector("input:not([type=radio])") ?? submit).focus();
+    form.querySelector("input:not([type=radio])")?.select?.();
+  });
+}
+
+/** A short notice at the bottom of the page. */
+export function toast(text, kind = "info") {
+  const box = document.getElementById("toasts");
+  const t = el(`div.toast.${kind}`, { role: "status" }, text);
+  box.append(t);
+  setTimeout(() => t.classList.add("out"), 3800);
+  setTimeout(() => t.remove(), 4300);
+}
+
+/** The error banner above the chat: stays until dismissed or replaced. */
+export function showError(text) {
+  const b = document.getElementById("banner");
+  b.replaceChildren(el("span.banner-text", null, text), el("button.ghost.banner-close", { type: "button", "aria-label": "Dismiss", onclick: () => clearError() }, "\u00d7"));
+  b.hidden = false;
+}
+
+export function clearError() {
+  const b = document.getElementById("banner");
+  b.hidden = true;
+  b.replaceChildren();
+}
+
+/** The text of a SessionTreeError or any other error, for a message. */
+export function describe(e) {
+  if (e && typeof e === "object" && typeof e.code === "string") return `${e.message} (${e.code})`;
+  return e?.message ?? String(e);
+}

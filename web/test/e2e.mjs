@@ -1,0 +1,421 @@
+// The demo page end to end in headless Chromium: starts web/serve on a free
+// loopback port, plays a whole session as a user would, saves screenshots and
+// prints timings (measured, never asserted). Fails on any console error, page
+// error or dialog.   node web/test/e2e.mjs   (after make web-dist)
+import { spawn } from "node:child_process";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { createRequire } from "node:module";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import assert from "node:assert/strict";
+import { bigTree } from "./bigtree.mjs";
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const { chromium } = createRequire(path.join(repo, ".tools", "package.json"))("playwright-core");
+const shots = path.join(repo, "web/test/screenshots");
+const XSS = "<img src=x onerror=alert(1)>";
+
+let server;
+let browser;
+let userDataDir;
+const started = performance.now();
+const numbers = {};
+
+function startServer() {
+  server = spawn(path.join(repo, "web/.bin/serve"), ["-dir", path.join(repo, "web/dist"), "-addr", "127.0.0.1:0"], { stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("web/serve did not start within 10 s")), 10000);
+    let out = "";
+    server.stdout.on("data", (b) => {
+      out += b;
+      const m = out.match(/serving (http:\/\/\S+)/);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    server.on("exit", (code) => reject(new Error(`web/serve exited with ${code}`)));
+  });
+}
+
+function stopServer() {
+  if (server && server.exitCode === null) server.kill();
+}
+process.on("exit", stopServer);
+
+async function step(name, fn) {
+  const t0 = performance.now();
+  await fn();
+  console.log(`ok   ${name} (${Math.round(performance.now() - t0)} ms)`);
+}
+
+async function main() {
+  const base = await startServer();
+  await fs.mkdir(shots, { recursive: true });
+  userDataDir = await fs.mkdtemp(path.join(os.tmpdir(), "st-web-e2e-"));
+  browser = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+    viewport: { width: 1440, height: 900 },
+    acceptDownloads: true,
+  });
+  const page = browser.pages()[0] ?? (await browser.newPage());
+  page.setDefaultTimeout(15000);
+  const errors = [];
+  const dialogs = [];
+  let allowNetworkErrors = false;
+  page.on("console", (m) => {
+    if (m.type() !== "error") return;
+    if (allowNetworkErrors && /Failed to load resource|ERR_/.test(m.text())) return;
+    errors.push(`console: ${m.text()} (${m.location().url})`);
+  });
+  page.on("pageerror", (e) => errors.push(`page error: ${e.message}`));
+  page.on("dialog", (d) => {
+    dialogs.push(d.message());
+    d.dismiss().catch(() => {});
+  });
+
+  const ready = async () => {
+    await page.waitForSelector("body[data-ready='1']");
+    return page.evaluate(() => window.sessiontreeDemo.timings.interactive);
+  };
+  const msgs = page.locator("#messages article.msg");
+  const texts = () => msgs.locator(".msg-body").allTextContents();
+  const demo = (f, arg) => page.evaluate(f, arg);
+  const saved = () => page.evaluate(() => window.sessiontreeDemo.saved());
+  const act = async (index, action) => {
+    const m = msgs.nth(index);
+    await m.hover();
+    await m.locator(`[data-action="${action}"]`).click();
+  };
+  const send = async (text, expect) => {
+    await page.fill("#input", text);
+    await page.press("#input", "Enter");
+    await page.waitForFunction((n) => document.querySelectorAll("#messages article.msg").length === n && !document.querySelector(".typing"), expect);
+  };
+  const modal = async (values, button) => {
+    await page.waitForSelector("#dialog[open]");
+    for (const [name, value] of Object.entries(values)) await page.fill(`#dialog [name="${name}"]`, value);
+    await page.locator(`#dialog button[type=submit]`).click();
+    if (button !== "stay") await page.waitForSelector("#dialog:not([open])", { state: "attached" });
+  };
+
+  await step("the page starts (wasm, IndexedDB, an empty conversation)", async () => {
+    const t0 = Date.now();
+    await page.goto(base);
+    numbers.ttiFresh = await ready();
+    numbers.ttiFreshWall = Date.now() - t0;
+    await page.waitForSelector(".welcome");
+    assert.match(await page.textContent("#assistant-chip"), /Demo assistant/);
+  });
+
+  await step("chat: two turns with the demo assistant", async () => {
+    await send("Hello tree", 2);
+    await send("Tell me about forks?", 4);
+    const t = await texts();
+    assert.equal(t[0], "Hello tree");
+    assert.match(t[1], /you wrote \u201cHello tree\u201d/);
+    assert.match(await msgs.nth(1).locator(".role").textContent(), /Demo assistant · offline/);
+  });
+
+  await step("edit and resend: a new sibling with its own reply", async () => {
+    await act(0, "edit");
+    await page.fill("#messages .editor", "Hello edited tree");
+    await page.click('[data-action="save-edit"]');
+    await page.waitForFunction(() => document.querySelectorAll("#messages article.msg").length === 2 && !document.querySelector(".typing"));
+    assert.equal((await texts())[0], "Hello edited tree");
+    assert.equal(await msgs.nth(0).locator(".switcher .count").textContent(), "2/2");
+  });
+
+  await step("switch siblings back and forth: each brings back its own deeper branch", async () => {
+    await msgs.nth(0).locator('[data-action="prev"]').click();
+    await page.waitForFunction(() => document.querySelectorAll("#messages article.msg").length === 4);
+    let t = await texts();
+    assert.equal(t[0], "Hello tree");
+    assert.equal(t[2], "Tell me about forks?");
+    assert.equal(await msgs.nth(0).locator(".switcher .count").textContent(), "1/2");
+    await msgs.nth(0).locator('[data-action="next"]').click();
+    await page.waitForFunction(() => document.querySelectorAll("#messages article.msg").length === 2);
+    assert.equal((await texts())[0], "Hello edited tree");
+    await msgs.nth(0).locator('[data-action="prev"]').click();
+    await page.waitForFunction(() => document.querySelectorAll("#messages article.msg").length === 4);
+    t = await texts();
+    assert.equal(t[2], "Tell me about forks?");
+  });
+
+  await step("regenerate: a second reply, switchable", async () => {
+    const before = (await texts())[3];
+    await act(3, "regenerate");
+    await page.waitForFunction(() => document.querySelector("#messages article.msg:nth-child(4) .switcher .count")?.textContent === "2/2");
+    const after = (await texts())[3];
+    assert.notEqual(after, before);
+    assert.match(after, /reply variant 2/);
+    await msgs.nth(3).locator('[data-action="prev"]').click();
+    await page.waitForFunction((b) => document.querySelectorAll("#messages article.msg .msg-body")[3]?.textContent === b, before);
+  });
+
+  await step("rewind: the later messages are kept on a branch", async () => {
+    await act(1, "rewind");
+    await page.waitForFunction(() => document.querySelectorAll("#messages article.msg").length === 2);
+    await page.waitForSelector(".toast >> text=/kept on/");
+    await send("After rewind", 4);
+    const names = await page.locator("#branch-list .branch-name").allTextContents();
+    assert.ok(names.length >= 4, `branches: ${names}`);
+  });
+
+  await step("branch here, named", async () => {
+    await act(0, "branch");
+    await modal({ name: "idea" });
+    await page.waitForSelector('#branch-list li.active[data-branch="idea"]');
+    assert.equal(await msgs.count(), 1);
+    await send("On the idea branch", 3);
+  });
+
+  await step("label a message", async () => {
+    await act(0, "label");
+    await modal({ label: "start here" });
+    await page.waitForSelector("#messages article.msg .label-chip >> text=start here");
+  });
+
+  await step("summarize a branch: the stub without a model", async () => {
+    await page.click('#branch-list li[data-branch="main"] [data-action="summarize"]');
+    await page.waitForSelector('#branch-list li[data-branch="main"] .branch-summary');
+    assert.match(await page.textContent('#branch-list li[data-branch="main"] .branch-summary'), /unsummarized\]\s*— stub/);
+  });
+
+  await step("an OpenAI-compatible endpoint: reply, summary, then unreachable (message kept)", async () => {
+    let calls = 0;
+    await page.route("http://llm.test/**", (route) => {
+      calls++;
+      const body = JSON.parse(route.request().postData());
+      assert.equal(body.model, "mock-model");
+      assert.ok(body.messages.every((m) => !("model" in m)), "the tree's own fields are not sent");
+      const summary = body.messages[0].role === "system";
+      route.fulfill({ contentType: "application/json", headers: { "access-control-allow-origin": "*" }, body: JSON.stringify({ model: "mock-model", choices: [{ message: { role: "assistant", content: summary ? "Mocked summary of the branch" : "Mocked reply" } }] }) });
+    });
+    await page.click("#btn-settings");
+    await page.check('#dialog input[value="endpoint"]');
+    await modal({ url: "http://llm.test/v1", key: "sk-test", model: "mock-model" });
+    assert.match(await page.textContent("#assistant-chip"), /mock-model/);
+    await send("Hi model", 5);
+    assert.equal((await texts())[4], "Mocked reply");
+    assert.match(await msgs.nth(4).locator(".role").textContent(), /mock-model/);
+    await page.click('#branch-list li[data-branch="branch-1"] [data-action="summarize"]');
+    await page.waitForSelector('#branch-list li[data-branch="branch-1"] .branch-summary >> text=Mocked summary of the branch');
+    assert.equal(calls, 2);
+    await page.unroute("http://llm.test/**");
+    await page.route("http://llm.test/**", (route) => route.abort("connectionrefused"));
+    allowNetworkErrors = true;
+    await page.fill("#input", "Are you there?");
+    await page.press("#input", "Enter");
+    await page.waitForSelector("#banner:not([hidden]) >> text=/could not reach/");
+    allowNetworkErrors = false;
+    assert.equal((await texts()).at(-1), "Are you there?");
+    await page.waitForSelector('#messages article.msg:last-child [data-action="reply"]');
+    await page.unroute("http://llm.test/**");
+    await page.click("#btn-settings");
+    await page.check('#dialog input[value="demo"]');
+    await modal({});
+    await page.click("#banner .banner-close");
+    await msgs.last().locator('[data-action="reply"]').click();
+    await page.waitForFunction(() => document.querySelectorAll("#messages article.msg").length === 7 && !document.querySelector(".typing"));
+  });
+
+  await step("search across all branches, open a hit on another branch", async () => {
+    await page.fill("#search", "forks");
+    await page.waitForSelector("#search-results .hit");
+    await page.locator("#search-results .hit").first().click();
+    await page.waitForFunction(() => [...document.querySelectorAll("#messages .msg-body")].some((b) => b.textContent === "Tell me about forks?"));
+    await page.fill("#search", "");
+  });
+
+  await step("the XSS message is shown as text and never runs", async () => {
+    const n = await msgs.count();
+    await send(XSS, n + 2);
+    assert.equal((await texts())[n], XSS);
+    assert.equal(await page.locator("#messages img").count(), 0);
+    assert.match((await texts())[n + 1], /<img src=x onerror=alert\(1\)>/);
+    await page.waitForTimeout(200);
+    assert.deepEqual(dialogs, []);
+  });
+
+  await step("screenshots: chat and tree view; click a node in the tree", async () => {
+    await saved();
+    await page.screenshot({ path: path.join(shots, "chat.png") });
+    await page.click("#btn-tree");
+    await page.waitForFunction(() => window.sessiontreeDemo.treeView?.boxes.length > 0);
+    const target = await demo(() => {
+      const t = window.sessiontreeDemo.tree;
+      const path = t.activePath();
+      const other = t.branches().find((b) => b.leaf && !path.includes(b.leaf));
+      return other.leaf;
+    });
+    const p = await demo((id) => window.sessiontreeDemo.treeView.pointOf(id), target);
+    assert.ok(p, `the tree view has ${target}: ${await demo((id) => JSON.stringify([window.sessiontreeDemo.treeView.boxOf.size, window.sessiontreeDemo.tree.stats(), window.sessiontreeDemo.tree.node(id)]), target)}`);
+    await page.mouse.move(p.x, p.y);
+    await page.waitForTimeout(50);
+    await page.screenshot({ path: path.join(shots, "tree.png") });
+    await page.mouse.click(p.x, p.y);
+    await page.waitForFunction((id) => window.sessiontreeDemo.tree.activePath().at(-1) === id, target);
+    await page.mouse.move(5, 300);
+  });
+
+  let exported;
+  await step("export .tree.json (and Markdown)", async () => {
+    await page.click("#btn-export");
+    await page.waitForSelector("#dialog[open]");
+    const [dl] = await Promise.all([page.waitForEvent("download"), page.locator("#dialog button[type=submit]").click()]);
+    assert.match(dl.suggestedFilename(), /\.tree\.json$/);
+    exported = await fs.readFile(await dl.path(), "utf8");
+    const file = JSON.parse(exported);
+    assert.equal(file.format, "sessiontree");
+    assert.equal(Object.keys(file.nodes).length, await demo(() => window.sessiontreeDemo.tree.stats().nodes));
+    assert.ok(Object.values(file.nodes).some((n) => n.message.content === XSS));
+    await page.waitForSelector("#dialog:not([open])", { state: "attached" });
+    await page.click("#btn-export");
+    await page.waitForSelector("#dialog[open]");
+    if (await page.locator('#dialog input[value="markdown"]').count()) {
+      await page.check('#dialog input[value="markdown"]');
+      const [md] = await Promise.all([page.waitForEvent("download"), page.locator("#dialog button[type=submit]").click()]);
+      assert.match(md.suggestedFilename(), /\.md$/);
+      assert.match(await fs.readFile(await md.path(), "utf8"), /^# Conversation[\s\S]*## user/);
+    } else {
+      await page.keyboard.press("Escape");
+    }
+  });
+
+  await step("import: file picker and drag and drop, each a new conversation", async () => {
+    const count = await page.locator("#conv-list li").count();
+    await page.setInputFiles("#file", { name: "copy.tree.json", mimeType: "application/json", buffer: Buffer.from(exported) });
+    await page.waitForFunction((n) => document.querySelectorAll("#conv-list li").length === n + 1, count);
+    assert.equal(await page.textContent("#conv-title"), "copy");
+    assert.equal(await demo(() => window.sessiontreeDemo.tree.save()), exported);
+    const dt = await page.evaluateHandle((text) => {
+      const d = new DataTransfer();
+      d.items.add(new File([text], "dropped.tree.json", { type: "application/json" }));
+      return d;
+    }, exported);
+    await page.dispatchEvent("#messages", "dragenter", { dataTransfer: dt });
+    await page.waitForSelector("#drop:not([hidden])");
+    await page.dispatchEvent("#messages", "drop", { dataTransfer: dt });
+    await page.waitForFunction((n) => document.querySelectorAll("#conv-list li").length === n + 2, count);
+    assert.equal(await page.textContent("#conv-title"), "dropped");
+  });
+
+  await step("a corrupt import: a clear message, nothing lost", async () => {
+    const convs = await page.locator("#conv-list li").count();
+    const before = await demo(() => window.sessiontreeDemo.tree.save());
+    await page.setInputFiles("#file", { name: "broken.tree.json", mimeType: "application/json", buffer: Buffer.from(exported.slice(0, exported.length / 2)) });
+    await page.waitForSelector("#banner:not([hidden])");
+    const banner = await page.textContent("#banner");
+    assert.match(banner, /Could not import \u201cbroken\.tree\.json\u201d: .+\(corrupt\)\. Nothing was changed\./);
+    assert.equal(await page.locator("#conv-list li").count(), convs);
+    assert.equal(await demo(() => window.sessiontreeDemo.tree.save()), before);
+    await page.click("#banner .banner-close");
+  });
+
+  await step("reload: every conversation and the active branch come back", async () => {
+    await page.locator("#conv-list li").last().locator(".conv-open").click();
+    await page.waitForFunction(() => document.querySelector("#conv-title").textContent === "Hello tree");
+    const first = (await texts())[0];
+    const dir = first === "Hello tree" ? "next" : "prev";
+    await msgs.nth(0).locator(`[data-action="${dir}"]`).click(); // the other first message's branch
+    await page.waitForFunction((f) => document.querySelector("#messages .msg-body").textContent !== f, first);
+    await saved();
+    const snapshot = () => demo(() => ({
+      convs: [...document.querySelectorAll("#conv-list .conv-title")].map((e) => e.textContent),
+      title: document.querySelector("#conv-title").textContent,
+      active: window.sessiontreeDemo.tree.activeBranch,
+      path: window.sessiontreeDemo.tree.activePath(),
+      file: window.sessiontreeDemo.tree.save(),
+      texts: [...document.querySelectorAll("#messages .msg-body")].map((e) => e.textContent),
+    }));
+    const before = await snapshot();
+    await page.reload();
+    numbers.ttiReload = await ready();
+    const after = await snapshot();
+    assert.deepEqual(after, before);
+  });
+
+  const big = await bigTree(pathToFileURL(path.join(repo, "web/dist/sessiontree.js")).href, 10000);
+  await step("a 10,000-node import, then navigating it", async () => {
+    const t0 = Date.now();
+    await page.setInputFiles("#file", { name: "big.tree.json", mimeType: "application/json", buffer: Buffer.from(big.json) });
+    await page.waitForFunction(() => document.querySelector("#conv-title").textContent === "big" && window.sessiontreeDemo.treeView?.nodeCount === 10000);
+    numbers.import10k = Date.now() - t0;
+    numbers.layout10k = await demo(() => window.sessiontreeDemo.treeView.layoutMs);
+    numbers.boxes10k = await demo(() => window.sessiontreeDemo.treeView.boxes.length);
+    await page.waitForTimeout(100);
+    await page.screenshot({ path: path.join(shots, "tree-10k.png") });
+    const clicks = [];
+    for (const id of big.visit) {
+      const p = await demo((id) => window.sessiontreeDemo.treeView.pointOf(id), id);
+      assert.ok(p, `node ${id} is in the tree view`);
+      const c0 = Date.now();
+      await page.mouse.click(p.x, p.y);
+      await page.waitForFunction((id) => window.sessiontreeDemo.tree.activePath().includes(id) && document.querySelector(`#messages [data-id="${id}"]`), id);
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
+      clicks.push({ wall: Date.now() - c0, inPage: await demo(() => window.sessiontreeDemo.timings.treeClick) });
+    }
+    numbers.click10k = clicks;
+    await page.fill("#search", "needle-4985");
+    await page.waitForSelector("#search-results .hit");
+    numbers.search10k = await demo(() => window.sessiontreeDemo.timings.search);
+    const s0 = Date.now();
+    await page.locator("#search-results .hit").first().click();
+    await page.waitForFunction(() => [...document.querySelectorAll("#messages .msg-body")].some((b) => b.textContent.includes("needle-4985")));
+    numbers.searchOpen10k = Date.now() - s0;
+    await page.fill("#search", "");
+    // Pan and zoom: frames drawn while the view moves.
+    const canvas = await page.locator(".tree-canvas").boundingBox();
+    const f0 = Date.now();
+    await page.mouse.move(canvas.x + 200, canvas.y + 200);
+    for (let i = 0; i < 10; i++) await page.mouse.wheel(0, 120);
+    await page.click("#tree-fit");
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
+    numbers.zoomOut10k = Date.now() - f0;
+    await page.screenshot({ path: path.join(shots, "tree-10k-fit.png") });
+    await page.click("#tree-active");
+    await saved();
+    const r0 = Date.now();
+    await page.reload();
+    numbers.ttiReload10k = await ready();
+    numbers.ttiReload10kWall = Date.now() - r0;
+    assert.equal(await demo(() => window.sessiontreeDemo.tree.stats().nodes), 10000);
+  });
+
+  await step("narrow screen (phone width) screenshot", async () => {
+    await page.locator("#conv-list li").last().locator(".conv-open").click();
+    await page.click("#btn-tree");
+    await page.setViewportSize({ width: 390, height: 800 });
+    await page.waitForTimeout(100);
+    await page.screenshot({ path: path.join(shots, "phone.png") });
+    await page.setViewportSize({ width: 1440, height: 900 });
+  });
+
+  assert.deepEqual(dialogs, [], "no dialog fired");
+  assert.deepEqual(errors, [], "no console or page error");
+}
+
+let failed = false;
+try {
+  await main();
+} catch (e) {
+  failed = true;
+  console.error("FAIL", e);
+} finally {
+  await browser?.close().catch(() => {});
+  stopServer();
+  if (userDataDir) await fs.rm(userDataDir, { recursive: true, force: true });
+}
+const ms = (v) => (typeof v === "number" ? `${Math.round(v)} ms` : v);
+console.log(`# screenshots: ${shots}`);
+console.log(`# time to interactive (navigation start to ready, in page): fresh ${ms(numbers.ttiFresh)}, reload ${ms(numbers.ttiReload)}, reload with the 10k-node conversation open ${ms(numbers.ttiReload10k)}`);
+if (numbers.import10k) {
+  console.log(`# 10k nodes: import + layout + first draw ${ms(numbers.import10k)} (layout ${ms(numbers.layout10k)}, ${numbers.boxes10k} boxes); search ${ms(numbers.search10k)}, open a hit ${ms(numbers.searchOpen10k)}; zoom out + fit ${ms(numbers.zoomOut10k)}`);
+  console.log(`# 10k nodes: tree clicks (click to rendered, wall / in page): ${(numbers.click10k ?? []).map((c) => `${c.wall}/${Math.round(c.inPage)}`).join(", ")} ms`);
+}
+console.log(`# ${failed ? "FAILED" : "passed"} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+process.exit(failed ? 1 : 0);

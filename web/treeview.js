@@ -1,0 +1,379 @@
+// The tree view: every node of the conversation on a canvas, laid out by
+// d3-hierarchy. Linear runs (one child after another, no label, no branch
+// ending inside) are drawn as one box with a count, and only the boxes inside
+// the viewport are drawn, so 10,000 nodes pan and zoom smoothly.
+import { hierarchy, tree as tidyTree } from "./vendor/d3-hierarchy.mjs";
+import { messageText } from "./assistant.js";
+
+const W = 176; // box width
+const H = 42; // box height
+const GAP_X = 18;
+const GAP_Y = 40; // room for branch names under a box
+const MIN_K = 0.04;
+const MAX_K = 2.5;
+
+const ROLE = { user: "You", assistant: "AI", system: "System", tool: "Tool" };
+
+function snippetOf(message) {
+  const text = messageText(message).replace(/\s+/g, " ").trim();
+  return text === "" ? "(no text)" : text;
+}
+
+/** The boxes for a parsed .tree.json: runs of nodes, as a d3 hierarchy's data. */
+function buildBoxes(file, compact) {
+  const nodes = file.nodes ?? {};
+  const leafNames = new Map();
+  for (const b of Object.values(file.branches ?? {})) {
+    if (b.leaf) leafNames.set(b.leaf, [...(leafNames.get(b.leaf) ?? []), b.name]);
+  }
+  const top = { ids: [], children: [], top: true };
+  const boxOf = new Map();
+  const roots = Object.values(nodes)
+    .filter((n) => !n.parent || !nodes[n.parent])
+    .sort((a, b) => a.created_at_ms - b.created_at_ms || (a.id < b.id ? -1 : 1));
+  const seen = new Set();
+  const stack = [];
+  for (let i = roots.length - 1; i >= 0; i--) stack.push([roots[i].id, top]);
+  while (stack.length) {
+    const [id, parentBox] = stack.pop();
+    if (seen.has(id)) continue; // a cycle or a shared child: drawn once
+    seen.add(id);
+    const n = nodes[id];
+    if (!n) continue;
+    const last = parentBox.top ? null : nodes[parentBox.ids[parentBox.ids.length - 1]];
+    let box;
+    if (compact && last && last.children.length === 1 && !last.label && !leafNames.has(last.id) && !n.label) {
+      box = parentBox;
+      box.ids.push(id);
+    } else {
+      box = { ids: [id], children: [], parent: parentBox.top ? null : parentBox, role: n.message?.role ?? "?", text: snippetOf(n.message ?? {}), label: n.label ?? null };
+      parentBox.children.push(box);
+    }
+    boxOf.set(id, box);
+    const kids = n.children ?? [];
+    for (let i = kids.length - 1; i >= 0; i--) stack.push([kids[i], box]);
+  }
+  for (const [leaf, names] of leafNames) {
+    const box = boxOf.get(leaf);
+    if (box) box.names = (box.names ?? []).concat(names.sort());
+  }
+  return { top, boxOf, count: seen.size };
+}
+
+/** A canvas view of the whole tree. onPick(nodeId) is called for a clicked box (its deepest node). */
+export class TreeView {
+  constructor(root, { onPick }) {
+    this.root = root;
+    this.onPick = onPick;
+    this.canvas = root.querySelector("canvas");
+    this.tip = root.querySelector(".tree-tip");
+    this.info = root.querySelector(".tree-info");
+    this.ctx = this.canvas.getContext("2d");
+    this.boxes = [];
+    this.boxOf = new Map();
+    this.active = new Set();
+    this.leaf = null;
+    this.k = 1;
+    this.tx = 0;
+    this.ty = 0;
+    this.frame = 0;
+    this.compact = true;
+    this.placed = false;
+    this.#wire();
+    new ResizeObserver(() => this.#resize()).observe(this.canvas);
+  }
+
+  /** Lays the tree out again from a parsed .tree.json (after the structure changed). */
+  setFile(file, activePath) {
+    const t0 = performance.now();
+    const { top, boxOf, count } = buildBoxes(file, this.compact);
+    const root = hierarchy(top, (b) => (b.children.length ? b.children : null));
+    tidyTree().nodeSize([W + GAP_X, H + GAP_Y]).separation((a, b) => (a.parent === b.parent ? 1 : 1.2))(root);
+    const boxes = [];
+    root.each((d) => {
+      if (d.data.top) return;
+      d.data.x = d.x;
+      d.data.y = (d.depth - 1) * (H + GAP_Y);
+      boxes.push(d.data);
+    });
+    this.boxes = boxes;
+    this.boxOf = boxOf;
+    this.nodeCount = count;
+    this.layoutMs = performance.now() - t0;
+    this.setActive(activePath);
+    const branches = Object.keys(file.branches ?? {}).length;
+    this.info.textContent = `${count.toLocaleString("en")} messages \u00b7 ${boxes.length.toLocaleString("en")} boxes \u00b7 ${branches.toLocaleString("en")} branch${branches === 1 ? "" : "es"}`;
+  }
+
+  /** Highlights the active path (ids root first) and brings its leaf into view. */
+  setActive(activePath) {
+    this.active = new Set(activePath);
+    this.leaf = activePath.length ? activePath[activePath.length - 1] : null;
+    const box = this.leaf ? this.boxOf.get(this.leaf) : null;
+    if (box && (!this.placed || !this.#visible(box))) this.centerOn(box);
+    this.placed = true;
+    this.redraw();
+  }
+
+  /** Centers the view on a box (keeps the zoom unless it is too small to read). */
+  centerOn(box) {
+    const { width, height } = this.#size();
+    if (this.k < 0.5) this.k = 0.8;
+    this.tx = width / 2 - box.x * this.k;
+    this.ty = height / 2 - (box.y + H / 2) * this.k;
+    this.redraw();
+  }
+
+  /** The viewport point (client coordinates) of the box holding nodeId, brought into view first; null if absent. */
+  pointOf(nodeId) {
+    const box = this.boxOf.get(nodeId);
+    if (!box) return null;
+    if (!this.#visible(box)) this.centerOn(box);
+    this.#draw();
+    const r = this.canvas.getBoundingClientRect();
+    return { x: r.left + box.x * this.k + this.tx, y: r.top + (box.y + H / 2) * this.k + this.ty };
+  }
+
+  fit() {
+    if (!this.boxes.length) return;
+    let x0 = Infinity, x1 = -Infinity, y1 = 0;
+    for (const b of this.boxes) {
+      if (b.x < x0) x0 = b.x;
+      if (b.x > x1) x1 = b.x;
+      if (b.y > y1) y1 = b.y;
+    }
+    const { width, height } = this.#size();
+    const k = Math.max(MIN_K, Math.min(1.2, width / (x1 - x0 + W + 40), height / (y1 + H + GAP_Y + 40)));
+    this.k = k;
+    this.tx = width / 2 - ((x0 + x1) / 2) * k;
+    this.ty = 20 - 0 * k;
+    this.redraw();
+  }
+
+  zoom(factor, cx, cy) {
+    const { width, height } = this.#size();
+    cx ??= width / 2;
+    cy ??= height / 2;
+    const k = Math.max(MIN_K, Math.min(MAX_K, this.k * factor));
+    this.tx = cx - ((cx - this.tx) / this.k) * k;
+    this.ty = cy - ((cy - this.ty) / this.k) * k;
+    this.k = k;
+    this.redraw();
+  }
+
+  setCompact(on) {
+    this.compact = on;
+  }
+
+  redraw() {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.#draw();
+    });
+  }
+
+  #size() {
+    return { width: this.canvas.clientWidth || 1, height: this.canvas.clientHeight || 1 };
+  }
+
+  #resize() {
+    const dpr = window.devicePixelRatio || 1;
+    const { width, height } = this.#size();
+    this.canvas.width = Math.round(width * dpr);
+    this.canvas.height = Math.round(height * dpr);
+    this.#draw();
+  }
+
+  #visible(box) {
+    const { width, height } = this.#size();
+    const sx = box.x * this.k + this.tx;
+    const sy = box.y * this.k + this.ty;
+    return sx > 20 && sx < width - 20 && sy > 10 && sy + H * this.k < height - 10;
+  }
+
+  #hit(clientX, clientY) {
+    const r = this.canvas.getBoundingClientRect();
+    const x = (clientX - r.left - this.tx) / this.k;
+    const y = (clientY - r.top - this.ty) / this.k;
+    for (const b of this.boxes) {
+      if (x >= b.x - W / 2 && x <= b.x + W / 2 && y >= b.y && y <= b.y + H) return b;
+    }
+    return null;
+  }
+
+  #wire() {
+    const c = this.canvas;
+    let drag = null;
+    c.addEventListener("pointerdown", (e) => {
+      drag = { x: e.clientX, y: e.clientY, tx: this.tx, ty: this.ty, moved: false };
+      c.setPointerCapture(e.pointerId);
+    });
+    c.addEventListener("pointermove", (e) => {
+      if (drag) {
+        const dx = e.clientX - drag.x;
+        const dy = e.clientY - drag.y;
+        if (Math.abs(dx) + Math.abs(dy) > 4) drag.moved = true;
+        if (drag.moved) {
+          this.tx = drag.tx + dx;
+          this.ty = drag.ty + dy;
+          this.tip.hidden = true;
+          this.redraw();
+        }
+        return;
+      }
+      this.#hover(e);
+    });
+    c.addEventListener("pointerup", (e) => {
+      const d = drag;
+      drag = null;
+      if (d && !d.moved) {
+        const box = this.#hit(e.clientX, e.clientY);
+        if (box) this.onPick(box.ids[box.ids.length - 1]);
+      }
+    });
+    c.addEventListener("pointerleave", () => {
+      this.tip.hidden = true;
+      if (this.hovered) {
+        this.hovered = null;
+        this.redraw();
+      }
+    });
+    c.addEventListener("wheel", (e) => {
+      e.preventDefault();
+      const r = c.getBoundingClientRect();
+      if (e.ctrlKey || !e.shiftKey) this.zoom(Math.exp(-e.deltaY * 0.0015), e.clientX - r.left, e.clientY - r.top);
+      this.tip.hidden = true;
+    }, { passive: false });
+    c.addEventListener("keydown", (e) => {
+      const step = 60;
+      const moves = { ArrowLeft: [step, 0], ArrowRight: [-step, 0], ArrowUp: [0, step], ArrowDown: [0, -step] };
+      if (moves[e.key]) {
+        this.tx += moves[e.key][0];
+        this.ty += moves[e.key][1];
+        this.redraw();
+        e.preventDefault();
+      } else if (e.key === "+" || e.key === "=") this.zoom(1.25);
+      else if (e.key === "-") this.zoom(0.8);
+    });
+  }
+
+  #hover(e) {
+    const box = this.#hit(e.clientX, e.clientY);
+    if (box !== this.hovered) {
+      this.hovered = box;
+      this.redraw();
+    }
+    if (!box) {
+      this.tip.hidden = true;
+      this.canvas.style.cursor = "grab";
+      return;
+    }
+    this.canvas.style.cursor = "pointer";
+    const lines = [`${ROLE[box.role] ?? box.role}: ${box.text.length > 220 ? box.text.slice(0, 217) + "\u2026" : box.text}`];
+    if (box.ids.length > 1) lines.push(`${box.ids.length} messages in a row \u2014 click to open the last`);
+    if (box.label) lines.push(`label: ${box.label}`);
+    if (box.names) lines.push(`branch: ${box.names.join(", ")}`);
+    this.tip.textContent = lines.join("\n");
+    const r = this.root.getBoundingClientRect();
+    this.tip.style.left = `${Math.min(e.clientX - r.left + 14, r.width - 280)}px`;
+    this.tip.style.top = `${e.clientY - r.top + 14}px`;
+    this.tip.hidden = false;
+  }
+
+  #draw() {
+    const ctx = this.ctx;
+    const dpr = window.devicePixelRatio || 1;
+    const { width, height } = this.#size();
+    const css = getComputedStyle(this.root);
+    const color = (name) => css.getPropertyValue(name).trim();
+    const C = {
+      bg: color("--tree-bg"), edge: color("--tree-edge"), accent: color("--accent"), user: color("--tree-user"),
+      ai: color("--tree-ai"), text: color("--text"), muted: color("--muted"), border: color("--border"),
+      label: color("--label"), labelText: color("--label-text"), hover: color("--tree-hover"),
+    };
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.fillStyle = C.bg;
+    ctx.fillRect(0, 0, width, height);
+    if (!this.boxes.length) {
+      ctx.fillStyle = C.muted;
+      ctx.font = "14px system-ui, sans-serif";
+      ctx.textAlign = "center";
+      ctx.fillText("No messages yet", width / 2, height / 2);
+      return;
+    }
+    const k = this.k;
+    ctx.setTransform(dpr * k, 0, 0, dpr * k, dpr * this.tx, dpr * this.ty);
+    const x0 = -this.tx / k - W, x1 = (width - this.tx) / k + W;
+    const y0 = -this.ty / k - H - GAP_Y, y1 = (height - this.ty) / k + GAP_Y;
+    const shown = [];
+    for (const b of this.boxes) if (b.x >= x0 && b.x <= x1 && b.y >= y0 && b.y <= y1) shown.push(b);
+    // Edges: into every box on screen, and out of on-screen boxes into off-screen children.
+    const edges = (active) => {
+      ctx.beginPath();
+      const line = (p, c) => {
+        const py = p.y + H, mid = (py + c.y) / 2;
+        ctx.moveTo(p.x, py);
+        ctx.bezierCurveTo(p.x, mid, c.x, mid, c.x, c.y);
+      };
+      for (const b of shown) {
+        if (b.parent && this.active.has(b.ids[0]) === active) line(b.parent, b);
+        for (const c of b.children) {
+          if ((c.x < x0 || c.x > x1 || c.y > y1) && this.active.has(c.ids[0]) === active) line(b, c);
+        }
+      }
+      ctx.strokeStyle = active ? C.accent : C.edge;
+      ctx.lineWidth = active ? 2.5 : 1.2;
+      ctx.stroke();
+    };
+    edges(false);
+    edges(true);
+    const detail = k >= 0.42;
+    ctx.textBaseline = "middle";
+    for (const b of shown) {
+      const on = this.active.has(b.ids[0]);
+      const x = b.x - W / 2;
+      ctx.beginPath();
+      ctx.roundRect(x, b.y, W, H, 8);
+      ctx.fillStyle = b === this.hovered ? C.hover : b.role === "user" ? C.user : C.ai;
+      ctx.fill();
+      const isLeaf = this.leaf !== null && b.ids[b.ids.length - 1] === this.leaf;
+      ctx.lineWidth = isLeaf ? 3.5 : on ? 2 : 1;
+      ctx.strokeStyle = on ? C.accent : C.border;
+      ctx.stroke();
+      if (!detail) continue;
+      ctx.textAlign = "left";
+      ctx.font = "600 11px system-ui, sans-serif";
+      ctx.fillStyle = on ? C.accent : C.muted;
+      ctx.fillText(ROLE[b.role] ?? b.role, x + 9, b.y + 13);
+      if (b.ids.length > 1) {
+        ctx.textAlign = "right";
+        ctx.fillText(`\u00d7${b.ids.length}`, x + W - 9, b.y + 13);
+        ctx.textAlign = "left";
+      }
+      ctx.font = "12px system-ui, sans-serif";
+      ctx.fillStyle = C.text;
+      ctx.fillText(b.text.length > 26 ? b.text.slice(0, 25) + "\u2026" : b.text, x + 9, b.y + 29);
+      if (b.label) {
+        const t = b.label.length > 18 ? b.label.slice(0, 17) + "\u2026" : b.label;
+        ctx.font = "600 10px system-ui, sans-serif";
+        const w = ctx.measureText(t).width + 12;
+        ctx.beginPath();
+        ctx.roundRect(x + W - w - 6, b.y - 8, w, 16, 8);
+        ctx.fillStyle = C.label;
+        ctx.fill();
+        ctx.fillStyle = C.labelText;
+        ctx.fillText(t, x + W - w, b.y);
+      }
+      if (b.names) {
+        const t = b.names.length > 1 ? `${b.names[0]} +${b.names.length - 1}` : b.names[0];
+        const s = t.length > 24 ? t.slice(0, 23) + "\u2026" : t;
+        ctx.font = "600 11px system-ui, sans-serif";
+        ctx.fillStyle = on ? C.accent : C.muted;
+        ctx.textAlign = "center";
+        ctx.fillText(`\u2387 ${s}`, b.x, b.y + H + 12);
+      }
+    }
+    this.drawn = shown.length;
+  }
+}
