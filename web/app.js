@@ -14,7 +14,7 @@ import { TreeView } from "./treeview.js";
 const $ = (id) => document.getElementById(id);
 const CURRENT_KEY = "sessiontree-demo.current";
 const TREE_OPEN_KEY = "sessiontree-demo.tree-open";
-const SHOWN = 200; // messages of the active branch shown before "show earlier"
+const SHOWN = 100; // messages of the active branch shown before "show earlier"
 const FORMATS = [
   { value: "tree.json", label: ".tree.json", hint: "sessiontree's own file: every branch, label and summary", ext: ".tree.json" },
   { value: "chatgpt", label: "ChatGPT", hint: "conversations.json (mapping, current_node)", ext: ".chatgpt.json" },
@@ -41,6 +41,7 @@ const state = {
   treeSig: "",
   treeOpen: localStorage.getItem(TREE_OPEN_KEY) === "1",
   timings: {},
+  views: new Map(), // conversation id → (node id → { key, element }) of the chat view
   version: 0, // bumped by every change to the nodes or labels (the tree view's layout)
 };
 
@@ -50,7 +51,7 @@ window.sessiontreeDemo = {
   get treeView() { return state.treeView; },
   timings: state.timings,
   /** Resolves once every change made so far is in IndexedDB. */
-  saved: () => state.writes,
+  saved: () => flush(),
 };
 
 // ---- conversations and storage ----------------------------------------------------
@@ -68,16 +69,32 @@ function titleFrom(tree) {
   return text.length > 48 ? text.slice(0, 47) + "\u2026" : text;
 }
 
-/** Saves the open conversation (after every change: the active branch too). */
+/**
+ * Saves the open conversation after every change (the active branch too). The
+ * save runs in the next task, after the change is drawn; flush() runs it now.
+ */
 function persist() {
   const cur = state.cur;
   if (!cur?.tree) return;
   cur.meta.updatedAt = Date.now();
   if (cur.meta.autoTitle) cur.meta.title = titleFrom(cur.tree);
+  state.dirty = cur;
+  state.pending++;
+  renderSaveState();
+  state.flushTimer ||= setTimeout(flush, 0);
+}
+
+function flush() {
+  clearTimeout(state.flushTimer);
+  state.flushTimer = 0;
+  const cur = state.dirty;
+  if (!cur) return state.writes;
+  state.dirty = null;
+  state.pending--;
+  if (!cur.tree) return state.writes; // freed since: its last state was saved when it was left
   const json = cur.tree.save();
   const meta = { ...cur.meta };
-  write(() => state.store.put(meta, json));
-  renderConversations();
+  return write(() => state.store.put(meta, json));
 }
 
 function write(job) {
@@ -105,6 +122,7 @@ function renderSaveState(failed) {
 async function openConversation(id) {
   const meta = state.convs.find((c) => c.id === id);
   if (!meta) return;
+  flush();
   if (state.cur?.tree && state.cur.meta.id !== id) state.cur.tree.free();
   state.cur = { meta, tree: null, error: null, raw: null };
   state.shown = SHOWN;
@@ -127,6 +145,7 @@ async function createConversation(tree, title) {
   const meta = { id: newId(), title: title ?? titleFrom(tree), autoTitle: title === undefined, createdAt: Date.now(), updatedAt: Date.now() };
   await write(() => state.store.put(meta, tree.save()));
   state.convs.unshift(meta);
+  flush();
   if (state.cur?.tree) state.cur.tree.free();
   state.cur = { meta, tree, error: null, raw: null };
   state.shown = SHOWN;
@@ -144,6 +163,10 @@ async function deleteConversation(meta) {
     danger: true,
   });
   if (!ok) return;
+  if (state.dirty?.meta === meta) {
+    state.dirty = null;
+    state.pending--;
+  }
   await write(() => state.store.remove(meta.id));
   state.convs = state.convs.filter((c) => c !== meta);
   if (state.cur?.meta === meta) {
@@ -390,12 +413,12 @@ function download(name, text) {
 // ---- rendering ------------------------------------------------------------------
 
 function renderAll() {
-  renderHeader();
-  renderConversations();
-  renderBranches();
-  renderChat();
-  renderComposer();
-  renderTree();
+  const parts = { renderHeader, renderConversations, renderBranches, renderChat, renderComposer, renderTree };
+  for (const [name, render] of Object.entries(parts)) {
+    const t0 = performance.now();
+    render();
+    state.timings[name] = performance.now() - t0;
+  }
 }
 
 function renderHeader() {
@@ -414,7 +437,7 @@ function renderConversations() {
     `li.conv${state.cur?.meta === c ? ".current" : ""}`,
     { "data-id": c.id },
     el("button.conv-open", { type: "button", onclick: () => openConversation(c.id), title: c.title },
-      el("span.conv-title", null, c.title),
+      el("span.conv-name", null, c.title),
       el("span.conv-time", null, new Date(c.updatedAt).toLocaleString([], { dateStyle: "short", timeStyle: "short" }))),
     el("button.icon.small", { type: "button", title: "Rename", "aria-label": `Rename ${c.title}`, onclick: () => renameConversation(c) }, "\u270e"),
     el("button.icon.small", { type: "button", title: "Delete", "aria-label": `Delete ${c.title}`, onclick: () => deleteConversation(c) }, "\u00d7"),
@@ -487,7 +510,22 @@ function renderChat() {
   if (start > 0) {
     items.push(el("button.ghost.earlier", { type: "button", onclick: () => { state.shown += SHOWN; renderChat(); } }, `Show ${Math.min(SHOWN, start)} earlier messages (${start} hidden)`));
   }
-  for (let i = start; i < path.length; i++) items.push(messageView(t, path[i], path[i] === leaf));
+  // Messages never change, so a message's element is kept and reused while its
+  // label, its alternatives and its place (the leaf or not) stay the same.
+  const cache = state.views.get(cur.meta.id) ?? new Map();
+  const next = new Map();
+  for (let i = start; i < path.length; i++) {
+    const id = path[i];
+    const node = t.node(id);
+    const sib = t.siblings(id);
+    const key = `${node.label}\u0000${sib.siblings.length}\u0000${sib.index}\u0000${id === leaf}\u0000${!!state.busy}`;
+    let view = cache.get(id);
+    if (!view || view.key !== key || view.element.querySelector(".editor")) view = { key, element: messageView(id, node, sib, id === leaf) };
+    view.element.classList.remove("flash");
+    next.set(id, view);
+    items.push(view.element);
+  }
+  state.views = new Map([[cur.meta.id, next]]);
   if (state.busy) items.push(el("div.msg.assistant.typing", null, el("div.msg-head", null, el("span.role", null, usesEndpoint(state.settings) ? state.settings.model : "Demo assistant \u00b7 offline")), el("div.dots", { "aria-label": "Writing a reply" }, el("span"), el("span"), el("span"))));
   box.replaceChildren(...items);
   box.scrollTop = box.scrollHeight;
@@ -504,10 +542,8 @@ function welcome() {
     el("div.ideas", null, ...ideas.map((s) => el("button.chip", { type: "button", onclick: () => { $("input").value = s; $("input").focus(); autosize(); } }, s))));
 }
 
-function messageView(t, id, isLeaf) {
-  const node = t.node(id);
+function messageView(id, node, sib, isLeaf) {
   const m = node.message;
-  const sib = t.siblings(id);
   const busy = !!state.busy;
   const act = (label, action, fn, title) => el("button.act", { type: "button", "data-action": action, disabled: busy, title: title ?? label, onclick: fn }, label);
   const actions = [];
@@ -775,6 +811,11 @@ function wire() {
 
 async function start() {
   wire();
+  // Leaving the page: write what is pending now.
+  window.addEventListener("pagehide", () => flush());
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "hidden") flush();
+  });
   $("formats-note").textContent = hasFormats
     ? "Import: .tree.json, ChatGPT, Open WebUI, LibreChat, Claude Code, pi, Codex, OpenAI messages (detected). Export: those and Markdown."
     : "Import and export: .tree.json.";

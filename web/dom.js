@@ -126,8 +126,9 @@ export function toast(text, kind = "info") {
   const box = document.getElementById("toasts");
   const t = el(`div.toast.${kind}`, { role: "status" }, text);
   box.append(t);
-  setTimeout(() => t.classList.add("out"), 3800);
-  setTimeout(() => t.remove(), 4300);
+  while (box.children.length > 3) box.firstElementChild.remove();
+  setTimeout(() => t.classList.add("out"), 2800);
+  setTimeout(() => t.remove(), 3300);
 }
 
 /** The error banner above the chat: stays until dismissed or replaced. */

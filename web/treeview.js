@@ -9,7 +9,7 @@ const W = 176; // box width
 const H = 42; // box height
 const GAP_X = 18;
 const GAP_Y = 40; // room for branch names under a box
-const MIN_K = 0.04;
+const MIN_K = 0.002;
 const MAX_K = 2.5;
 
 const ROLE = { user: "You", assistant: "AI", system: "System", tool: "Tool" };
@@ -100,9 +100,11 @@ export class TreeView {
     this.boxOf = boxOf;
     this.nodeCount = count;
     this.layoutMs = performance.now() - t0;
+    this.placed = false; // a new layout: center on the active message again
     this.setActive(activePath);
     const branches = Object.keys(file.branches ?? {}).length;
-    this.info.textContent = `${count.toLocaleString("en")} messages \u00b7 ${boxes.length.toLocaleString("en")} boxes \u00b7 ${branches.toLocaleString("en")} branch${branches === 1 ? "" : "es"}`;
+    this.info.textContent = `${count.toLocaleString("en")} messages \u00b7 ${branches.toLocaleString("en")} branch${branches === 1 ? "" : "es"}`;
+    this.info.title = `${boxes.length.toLocaleString("en")} boxes: runs of messages without a fork, label or branch end are drawn as one box`;
   }
 
   /** Highlights the active path (ids root first) and brings its leaf into view. */
@@ -110,7 +112,10 @@ export class TreeView {
     this.active = new Set(activePath);
     this.leaf = activePath.length ? activePath[activePath.length - 1] : null;
     const box = this.leaf ? this.boxOf.get(this.leaf) : null;
-    if (box && (!this.placed || !this.#visible(box))) this.centerOn(box);
+    if (!this.placed) {
+      // A small tree is shown whole; a big one around the active message.
+      if (!this.fit(0.7) && box) this.centerOn(box);
+    } else if (box && !this.#visible(box)) this.centerOn(box);
     this.placed = true;
     this.redraw();
   }
@@ -134,8 +139,9 @@ export class TreeView {
     return { x: r.left + box.x * this.k + this.tx, y: r.top + (box.y + H / 2) * this.k + this.ty };
   }
 
-  fit() {
-    if (!this.boxes.length) return;
+  /** Zooms to show the whole tree; with minK, only if that zoom is at least minK (returns whether it did). */
+  fit(minK = MIN_K) {
+    if (!this.boxes.length) return false;
     let x0 = Infinity, x1 = -Infinity, y1 = 0;
     for (const b of this.boxes) {
       if (b.x < x0) x0 = b.x;
@@ -144,10 +150,12 @@ export class TreeView {
     }
     const { width, height } = this.#size();
     const k = Math.max(MIN_K, Math.min(1.2, width / (x1 - x0 + W + 40), height / (y1 + H + GAP_Y + 40)));
+    if (k < minK) return false;
     this.k = k;
     this.tx = width / 2 - ((x0 + x1) / 2) * k;
-    this.ty = 20 - 0 * k;
+    this.ty = Math.max(12, (height - (y1 + H) * k) / 2);
     this.redraw();
+    return true;
   }
 
   zoom(factor, cx, cy) {
@@ -189,7 +197,8 @@ export class TreeView {
     const { width, height } = this.#size();
     const sx = box.x * this.k + this.tx;
     const sy = box.y * this.k + this.ty;
-    return sx > 20 && sx < width - 20 && sy > 10 && sy + H * this.k < height - 10;
+    const half = (W / 2) * this.k;
+    return sx - half > 8 && sx + half < width - 8 && sy > 8 && sy + H * this.k < height - 8;
   }
 
   #hit(clientX, clientY) {
@@ -323,13 +332,25 @@ export class TreeView {
         }
       }
       ctx.strokeStyle = active ? C.accent : C.edge;
-      ctx.lineWidth = active ? 2.5 : 1.2;
+      ctx.lineWidth = (active ? 2.5 : 1.2) / Math.max(k, 0.25);
       ctx.stroke();
     };
     edges(false);
     edges(true);
     const detail = k >= 0.42;
     ctx.textBaseline = "middle";
+    if (k < 0.12) {
+      // Far out: boxes as plain marks at least 3 px wide, the active path in the accent color.
+      const w = Math.max(W, 3 / k), h = Math.max(H, 3 / k);
+      for (const on of [false, true]) {
+        ctx.beginPath();
+        for (const b of shown) if (this.active.has(b.ids[0]) === on) ctx.rect(b.x - w / 2, b.y, w, h);
+        ctx.fillStyle = on ? C.accent : C.edge;
+        ctx.fill();
+      }
+      this.drawn = shown.length;
+      return;
+    }
     for (const b of shown) {
       const on = this.active.has(b.ids[0]);
       const x = b.x - W / 2;

@@ -260,6 +260,11 @@ async function main() {
     await page.mouse.click(p.x, p.y);
     await page.waitForFunction((id) => window.sessiontreeDemo.tree.activePath().at(-1) === id, target);
     await page.mouse.move(5, 300);
+    // The README's picture: chat and tree side by side, no tooltip or notice.
+    await page.evaluate(() => document.querySelectorAll(".toast").forEach((t) => t.remove()));
+    await page.click("#tree-fit");
+    await page.waitForTimeout(50);
+    await page.screenshot({ path: path.join(shots, "showcase.png") });
   });
 
   let exported;
@@ -325,7 +330,7 @@ async function main() {
     await page.waitForFunction((f) => document.querySelector("#messages .msg-body").textContent !== f, first);
     await saved();
     const snapshot = () => demo(() => ({
-      convs: [...document.querySelectorAll("#conv-list .conv-title")].map((e) => e.textContent),
+      convs: [...document.querySelectorAll("#conv-list .conv-name")].map((e) => e.textContent),
       title: document.querySelector("#conv-title").textContent,
       active: window.sessiontreeDemo.tree.activeBranch,
       path: window.sessiontreeDemo.tree.activePath(),
@@ -390,7 +395,7 @@ async function main() {
     await page.locator("#conv-list li").last().locator(".conv-open").click();
     await page.click("#btn-tree");
     await page.setViewportSize({ width: 390, height: 800 });
-    await page.waitForTimeout(100);
+    await page.waitForTimeout(400); // the sidebar slides out of view
     await page.screenshot({ path: path.join(shots, "phone.png") });
     await page.setViewportSize({ width: 1440, height: 900 });
   });
