@@ -72,9 +72,9 @@ func (t *Tree) apply(op Op, at int64) (string, error) {
 	case "switch":
 		return "", t.SwitchBranch(op.Branch)
 	case "label":
-		return "", t.Label(op.Node, op.Label)
+		return "", t.LabelAt(op.Node, op.Label, at)
 	case "clearLabel":
-		return "", t.ClearLabel(op.Node)
+		return "", t.ClearLabelAt(op.Node, at)
 	case "checkout":
 		return t.Checkout(op.Node, at)
 	case "edit":
@@ -84,7 +84,7 @@ func (t *Tree) apply(op Op, at int64) (string, error) {
 	case "summarize":
 		return "", t.SummarizeBranch(op.Branch, op.Summary, op.ModelID, at)
 	case "deleteBranch":
-		return "", t.DeleteBranch(op.Branch)
+		return "", t.DeleteBranchAt(op.Branch, at)
 	}
 	return "", newError(CodeInvalidInput, "unknown op "+quote(op.Op))
 }

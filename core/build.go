@@ -28,7 +28,9 @@ func (t *Tree) InsertNode(id, parent string, msg Message, label string, atMs int
 
 // SetBranch points the branch called name at leaf ("" for leafless), creating it
 // (stamped atMs) if needed. Unlike Rewind it keeps nothing: it is for importers
-// and merges that rebuild branches as they were.
+// and merges that rebuild branches as they were. The move is dated as the file
+// leaves it out (the later of the branch's and the leaf's times), which no
+// import format carries.
 func (t *Tree) SetBranch(name, leaf string, atMs int64) error {
 	if err := checkName("branch name", name); err != nil {
 		return err
@@ -37,10 +39,12 @@ func (t *Tree) SetBranch(name, leaf string, atMs int64) error {
 		return errNodeNotFound(leaf)
 	}
 	if b := t.branches[name]; b != nil {
-		t.setLeaf(b, leaf)
+		t.setLeaf(b, leaf, t.movedDefault(&branch{leaf: leaf, created: b.created}))
 		return nil
 	}
-	t.addBranch(&branch{name: name, leaf: leaf, created: atMs})
+	b := &branch{name: name, leaf: leaf, created: atMs}
+	b.moved = t.movedDefault(b)
+	t.addBranch(b)
 	return nil
 }
 
@@ -86,11 +90,11 @@ func (t *Tree) NodeJSON(id string) ([]byte, bool) {
 	return n.appendJSON(nil), true
 }
 
-// BranchJSON returns branch name as it is written in .tree.json, or false.
+// BranchJSON returns branch name as it is written in .tree.json (for a deleted
+// name, its tombstone), or false.
 func (t *Tree) BranchJSON(name string) ([]byte, bool) {
-	b := t.branches[name]
-	if b == nil {
+	if _, dead := t.tombs[name]; t.branches[name] == nil && !dead {
 		return nil, false
 	}
-	return b.appendJSON(nil), true
+	return t.appendBranchJSON(nil, name), true
 }

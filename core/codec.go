@@ -30,13 +30,13 @@ func (t *Tree) Marshal() []byte {
 	buf = append(buf, `,"active_branch":`...)
 	buf = rawjson.AppendString(buf, t.active)
 	buf = append(buf, `,"branches":{`...)
-	for i, name := range t.branchNames() {
+	for i, name := range t.branchKeys() {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
 		buf = rawjson.AppendString(buf, name)
 		buf = append(buf, ':')
-		buf = t.branches[name].appendJSON(buf)
+		buf = t.appendBranchJSON(buf, name)
 	}
 	buf = append(buf, `},"nodes":{`...)
 	for i, k := range t.sortedKeys() {
@@ -50,7 +50,54 @@ func (t *Tree) Marshal() []byte {
 	return append(buf, "}}"...)
 }
 
-func (b *branch) appendJSON(buf []byte) []byte {
+// branchKeys lists the members of the file's "branches": every live branch and
+// every deleted name (a tombstone, see DeleteBranchAt), sorted.
+func (t *Tree) branchKeys() []string {
+	names := t.branchNames()
+	if len(t.tombs) == 0 {
+		return names
+	}
+	for name := range t.tombs {
+		if t.branches[name] == nil {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// movedDefault is the time of a branch's last move that the file leaves out:
+// the later of the branch's creation and its leaf's (an Append, a new branch).
+func (t *Tree) movedDefault(b *branch) int64 {
+	if n := t.nodes[b.leaf]; n != nil {
+		return max(b.created, n.created)
+	}
+	return b.created
+}
+
+// appendBranchJSON writes the value of "branches".name: the live branch, which
+// carries "deleted_at_ms" if the name was deleted before, or the tombstone
+// {"name","deleted_at_ms"} of a deleted name. Old files have neither field.
+func (t *Tree) appendBranchJSON(buf []byte, name string) []byte {
+	tomb, dead := t.tombs[name]
+	b := t.branches[name]
+	if b == nil {
+		buf = append(buf, `{"name":`...)
+		buf = rawjson.AppendString(buf, name)
+		buf = append(buf, `,"deleted_at_ms":`...)
+		buf = rawjson.AppendInt(buf, tomb)
+		return append(buf, '}')
+	}
+	buf = b.appendJSON(buf, t.movedDefault(b))
+	if dead {
+		buf = append(buf[:len(buf)-1], `,"deleted_at_ms":`...)
+		buf = rawjson.AppendInt(buf, tomb)
+		buf = append(buf, '}')
+	}
+	return buf
+}
+
+func (b *branch) appendJSON(buf []byte, movedDefault int64) []byte {
 	buf = append(buf, `{"name":`...)
 	buf = rawjson.AppendString(buf, b.name)
 	if b.leaf != "" {
@@ -74,6 +121,10 @@ func (b *branch) appendJSON(buf []byte) []byte {
 	}
 	buf = append(buf, `,"created_at_ms":`...)
 	buf = rawjson.AppendInt(buf, b.created)
+	if b.moved != movedDefault {
+		buf = append(buf, `,"moved_at_ms":`...)
+		buf = rawjson.AppendInt(buf, b.moved)
+	}
 	if b.used != 0 {
 		buf = append(buf, `,"used":`...)
 		buf = rawjson.AppendInt(buf, b.used)
@@ -95,6 +146,10 @@ func (n *node) appendJSON(buf []byte) []byte {
 	if n.label != "" {
 		buf = append(buf, `,"label":`...)
 		buf = rawjson.AppendString(buf, n.label)
+	}
+	if n.labelAt != 0 {
+		buf = append(buf, `,"label_at_ms":`...)
+		buf = rawjson.AppendInt(buf, n.labelAt)
 	}
 	buf = append(buf, `,"created_at_ms":`...)
 	buf = rawjson.AppendInt(buf, n.created)
@@ -122,9 +177,10 @@ func Unmarshal(data []byte, opts ...Option) (*Tree, error) {
 
 // loader holds the state of one Unmarshal.
 type loader struct {
-	t    *Tree
-	d    *rawjson.Decoder
-	seen map[string]bool // top-level keys
+	t     *Tree
+	d     *rawjson.Decoder
+	seen  map[string]bool // top-level keys
+	moved []*branch       // branches without "moved_at_ms", set in link
 }
 
 func (l *loader) corrupt(where, msg string) error {
@@ -267,6 +323,16 @@ func (l *loader) branches() error {
 				b.created, err = l.int(where + ".created_at_ms")
 			case "used":
 				b.used, err = l.int(where + ".used")
+			case "moved_at_ms":
+				b.moved, err = l.int(where + ".moved_at_ms")
+			case "deleted_at_ms":
+				var at int64
+				if at, err = l.int(where + ".deleted_at_ms"); err == nil {
+					if l.t.tombs == nil {
+						l.t.tombs = make(map[string]int64)
+					}
+					l.t.tombs[key] = at
+				}
 			default:
 				err = l.corrupt(where+"."+f, "unknown field")
 			}
@@ -275,8 +341,17 @@ func (l *loader) branches() error {
 		if err != nil {
 			return err
 		}
+		if fields["deleted_at_ms"] && len(fields) == 2 && fields["name"] {
+			if b.name != key {
+				return l.corrupt(where, "a deleted branch's name differs from its key")
+			}
+			return nil // the tombstone of a deleted name
+		}
 		if !fields["name"] || !fields["created_at_ms"] {
 			return l.corrupt(where, `a branch needs "name" and "created_at_ms"`)
+		}
+		if !fields["moved_at_ms"] {
+			l.moved = append(l.moved, b)
 		}
 		l.t.branches[key] = b
 		l.t.names.add(key)
@@ -357,7 +432,7 @@ func (l *loader) nodes() error {
 // share one string.
 func (l *loader) node(key string) (*node, error) {
 	n := &node{}
-	var has [6]bool // id, parent, children, message, label, created_at_ms
+	var has [7]bool // id, parent, children, message, label, created_at_ms, label_at_ms
 	err := l.d.Members(func(f []byte) error {
 		var err error
 		var slot int
@@ -389,6 +464,12 @@ func (l *loader) node(key string) (*node, error) {
 			n.created, err = l.d.Int64()
 			if err != nil {
 				err = l.corrupt("nodes."+key+".created_at_ms", "expected an integer (milliseconds)")
+			}
+		case "label_at_ms":
+			slot = 6
+			n.labelAt, err = l.d.Int64()
+			if err != nil {
+				err = l.corrupt("nodes."+key+".label_at_ms", "expected an integer (milliseconds)")
 			}
 		default:
 			return l.corrupt("nodes."+key+"."+string(f), "unknown field")
@@ -427,6 +508,9 @@ func (l *loader) message(key string) (Message, error) {
 func (l *loader) link() {
 	t := l.t
 	t.linkUp()
+	for _, b := range l.moved {
+		b.moved = t.movedDefault(b)
+	}
 	slices.SortFunc(t.roots, t.byAge)
 	if n := t.nodes[t.root]; n != nil && n.id == t.root {
 		t.root = n.id

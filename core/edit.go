@@ -24,7 +24,7 @@ func (t *Tree) appendValid(msg Message, atMs int64) (string, error) {
 		return "", err
 	}
 	t.addNode(&node{id: id, parent: b.leaf, msg: msg, created: atMs})
-	t.setLeaf(b, id)
+	t.setLeaf(b, id, atMs)
 	t.touch(b)
 	return id, nil
 }
@@ -58,7 +58,7 @@ func (t *Tree) moveLeaf(b *branch, leaf string, atMs int64) string {
 	if b.leaf == "" || b.leaf == leaf {
 		return ""
 	}
-	kept := &branch{name: t.names.next(), leaf: b.leaf, created: atMs, used: b.used}
+	kept := &branch{name: t.names.next(), leaf: b.leaf, created: atMs, moved: atMs, used: b.used}
 	t.addBranch(kept)
 	if s := b.summary; s != nil {
 		moved := *s
@@ -66,7 +66,7 @@ func (t *Tree) moveLeaf(b *branch, leaf string, atMs int64) string {
 		t.setSummary(kept, &moved)
 		t.setSummary(b, nil)
 	}
-	t.setLeaf(b, leaf)
+	t.setLeaf(b, leaf, atMs)
 	t.touch(b)
 	return kept.name
 }
@@ -85,7 +85,7 @@ func (t *Tree) Branch(fromNode, name string, atMs int64) (string, error) {
 	} else if t.branches[name] != nil {
 		return "", newError(CodeBranchExists, "a branch named "+quote(name)+" already exists")
 	}
-	b := &branch{name: name, leaf: fromNode, created: atMs}
+	b := &branch{name: name, leaf: fromNode, created: atMs, moved: atMs}
 	t.addBranch(b)
 	t.setActive(name)
 	t.touch(b)
@@ -105,8 +105,13 @@ func (t *Tree) SwitchBranch(name string) error {
 }
 
 // DeleteBranch removes the name of a branch; its nodes stay (see Prune). The
-// main branch and the active branch cannot be deleted.
-func (t *Tree) DeleteBranch(name string) error {
+// main branch and the active branch cannot be deleted. It is DeleteBranchAt
+// with no time of its own: the deletion counts as of the branch's last move.
+func (t *Tree) DeleteBranch(name string) error { return t.DeleteBranchAt(name, 0) }
+
+// DeleteBranchAt is DeleteBranch recording atMs as the time of the deletion, so
+// that Merge keeps the name deleted against copies whose branch is older.
+func (t *Tree) DeleteBranchAt(name string, atMs int64) error {
 	b := t.branches[name]
 	if b == nil {
 		return errBranchNotFound(name)
@@ -118,14 +123,20 @@ func (t *Tree) DeleteBranch(name string) error {
 		return newError(CodeConflict, "branch "+quote(name)+" is active; switch to another branch before deleting it")
 	}
 	t.removeBranch(b)
+	t.setTomb(name, max(atMs, b.moved))
 	return nil
 }
 
 // maxLabel bounds a label's length in bytes.
 const maxLabel = 4096
 
-// Label sets the label of node id. An empty label fails; use ClearLabel.
-func (t *Tree) Label(id, label string) error {
+// Label sets the label of node id. An empty label fails; use ClearLabel. It is
+// LabelAt with no time of its own.
+func (t *Tree) Label(id, label string) error { return t.LabelAt(id, label, 0) }
+
+// LabelAt is Label recording atMs as the time of the change, which Merge uses
+// to pick between labels two copies set apart.
+func (t *Tree) LabelAt(id, label string, atMs int64) error {
 	n := t.nodes[id]
 	if n == nil {
 		return errNodeNotFound(id)
@@ -139,17 +150,24 @@ func (t *Tree) Label(id, label string) error {
 	if !validUTF8(label) {
 		return newError(CodeInvalidInput, "label for "+quote(id)+" is not valid UTF-8")
 	}
-	t.setLabel(n, label)
+	t.setLabel(n, label, atMs)
 	return nil
 }
 
 // ClearLabel removes the label of node id, if it has one.
-func (t *Tree) ClearLabel(id string) error {
+func (t *Tree) ClearLabel(id string) error { return t.ClearLabelAt(id, 0) }
+
+// ClearLabelAt is ClearLabel recording atMs as the time of the change (see
+// LabelAt).
+func (t *Tree) ClearLabelAt(id string, atMs int64) error {
 	n := t.nodes[id]
 	if n == nil {
 		return errNodeNotFound(id)
 	}
-	t.setLabel(n, "")
+	if n.label == "" && n.labelAt >= atMs {
+		return nil
+	}
+	t.setLabel(n, "", atMs)
 	return nil
 }
 
@@ -173,7 +191,7 @@ func (t *Tree) Edit(id string, msg Message, atMs int64) (string, error) {
 		return "", err
 	}
 	t.addNode(&node{id: newID, parent: n.parent, msg: msg, created: atMs})
-	b := &branch{name: t.names.next(), leaf: newID, created: atMs}
+	b := &branch{name: t.names.next(), leaf: newID, created: atMs, moved: atMs}
 	t.addBranch(b)
 	t.setActive(b.name)
 	t.touch(b)
@@ -216,7 +234,7 @@ func (t *Tree) Checkout(id string, atMs int64) (string, error) {
 	}
 	leaf := t.newestLeafBelow(id)
 	if b.leaf == "" {
-		t.setLeaf(b, leaf)
+		t.setLeaf(b, leaf, atMs)
 		t.touch(b)
 	} else {
 		t.moveLeaf(b, leaf, atMs)

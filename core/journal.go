@@ -105,20 +105,29 @@ func (t *Tree) removeNode(id string) {
 	}
 }
 
-func (t *Tree) setLeaf(b *branch, leaf string) {
-	old := b.leaf
-	b.leaf = leaf
+// setLeaf points b at leaf, recording atMs as the time of the move (what Merge
+// compares when two copies moved the same branch).
+func (t *Tree) setLeaf(b *branch, leaf string, atMs int64) {
+	old, oldMoved := b.leaf, b.moved
+	b.leaf, b.moved = leaf, atMs
 	t.changed.branch(b.name)
-	t.record(func() { b.leaf = old })
+	t.record(func() { b.leaf, b.moved = old, oldMoved })
 }
 
+// addBranch adds b; a name deleted before is live again, so its deletion is
+// forgotten.
 func (t *Tree) addBranch(b *branch) {
 	t.branches[b.name] = b
 	t.names.add(b.name)
 	t.changed.branch(b.name)
+	tomb, had := t.tombs[b.name]
+	delete(t.tombs, b.name)
 	t.record(func() {
 		delete(t.branches, b.name)
 		t.names.remove(b.name)
+		if had {
+			t.tombs[b.name] = tomb
+		}
 	})
 }
 
@@ -148,11 +157,34 @@ func (t *Tree) touch(b *branch) {
 	t.record(func() { b.used, t.clock = oldUsed, oldClock })
 }
 
-func (t *Tree) setLabel(n *node, label string) {
-	old := n.label
-	n.label = label
+// setLabel sets or clears (label "") n's label as of atMs; the label's time
+// never goes back, so a later local change also wins a later Merge.
+func (t *Tree) setLabel(n *node, label string, atMs int64) {
+	old, oldAt := n.label, n.labelAt
+	n.label, n.labelAt = label, max(n.labelAt, atMs)
 	t.changed.node(n.id)
-	t.record(func() { n.label = old })
+	t.record(func() { n.label, n.labelAt = old, oldAt })
+}
+
+// setTomb records that the branch name was deleted at atMs (keeping the later
+// of two deletions), so that Merge does not bring it back from an older copy.
+func (t *Tree) setTomb(name string, atMs int64) {
+	old, had := t.tombs[name]
+	if had && old >= atMs {
+		return
+	}
+	if t.tombs == nil {
+		t.tombs = make(map[string]int64)
+	}
+	t.tombs[name] = atMs
+	t.changed.branch(name)
+	t.record(func() {
+		if had {
+			t.tombs[name] = old
+		} else {
+			delete(t.tombs, name)
+		}
+	})
 }
 
 func (t *Tree) setSummary(b *branch, s *Summary) {

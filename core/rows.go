@@ -18,9 +18,10 @@ type Fragment struct {
 // Rows splits the tree into the fragments of its branches and of its nodes,
 // each list ordered by key: the rows of a freshly stored tree.
 func (t *Tree) Rows() (branches, nodes []Fragment) {
-	branches = make([]Fragment, 0, len(t.branches))
-	for _, name := range t.branchNames() {
-		branches = append(branches, Fragment{Key: name, JSON: t.branches[name].appendJSON(nil)})
+	keys := t.branchKeys()
+	branches = make([]Fragment, 0, len(keys))
+	for _, name := range keys {
+		branches = append(branches, Fragment{Key: name, JSON: t.appendBranchJSON(nil, name)})
 	}
 	nodes = make([]Fragment, 0, len(t.nodes))
 	for _, id := range t.sortedKeys() {

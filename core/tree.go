@@ -21,6 +21,7 @@ type Tree struct {
 	nodes    map[string]*node
 	roots    []string // parentless nodes, ordered like children
 	branches map[string]*branch
+	tombs    map[string]int64 // deleted branch names → when (see DeleteBranchAt), for Merge
 	names    freshNames
 	clock    int64 // last value given to branch.used
 	newID    func() string
@@ -37,6 +38,7 @@ type node struct {
 	children []string
 	msg      Message
 	label    string
+	labelAt  int64 // when label was last set or cleared (LabelAt), for Merge; 0 if never timed
 	created  int64
 	up       *node // the node called parent; nil for a root or a dangling parent
 	mark     uint8 // scratch for walks that visit each node once; always 0 between calls
@@ -47,6 +49,7 @@ type branch struct {
 	leaf    string
 	summary *Summary
 	created int64
+	moved   int64 // when leaf was last set, for Merge (see movedDefault)
 	used    int64 // logical clock of the last time this branch was active
 }
 
@@ -188,6 +191,12 @@ func (t *Tree) Clone() *Tree {
 		branches: make(map[string]*branch, len(t.branches)),
 		roots:    slices.Clone(t.roots),
 		names:    t.names.clone(),
+	}
+	if t.tombs != nil {
+		c.tombs = make(map[string]int64, len(t.tombs))
+		for k, v := range t.tombs {
+			c.tombs[k] = v
+		}
 	}
 	for k, n := range t.nodes {
 		cn := *n

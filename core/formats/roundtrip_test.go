@@ -44,11 +44,12 @@ func randomTree(seed uint64) *core.Tree {
 	return t
 }
 
-var used = regexp.MustCompile(`,"used":\d+|"main":\{"name":"main",[^}]*?"created_at_ms":\d+`)
+var used = regexp.MustCompile(`,"used":\d+|,"moved_at_ms":\d+|"main":\{"name":"main",[^}]*?"created_at_ms":\d+`)
 
-// same compares trees by their .tree.json, ignoring exactly two fields that
+// same compares trees by their .tree.json, ignoring exactly three fields that
 // no import can set: every branch's "used" (a logical clock the core advances
-// on each switch; core has no setter, and no format carries it) and main's
+// on each switch; core has no setter, and no format carries it), "moved_at_ms"
+// (when a branch was last moved, kept for merges; no format carries it) and main's
 // "created_at_ms" (core.New creates main stamped by the tree's clock before
 // any node exists, and SetBranch keeps an existing branch's stamp). Every
 // other field — ids, messages, labels, times, parents, children order, every

@@ -68,6 +68,9 @@ func main() {
 		fmt.Printf("| projection per turn, 1k vs 100k turns deep | %s | %s | %s | %.2f× | linear in depth (≈ 1× per turn) |\n",
 			dur(a/1e3), dur(get("ProjectionDepth", "10k", "ns/op")/1e4), dur(c/1e5), (c/1e5)/(a/1e3))
 	}
+	if a, c := get("Merge", "10k", "ns/op"), get("Merge", "100k", "ns/op"); c > 0 {
+		fmt.Printf("| merge of two copies edited apart (~1k ops each) | – | %s | %s | %.1f× per 10× nodes | linear in nodes (≈ 10×) |\n", dur(a), dur(c), c/a)
+	}
 	for _, op := range []string{"Save", "Load"} {
 		a, b, c := get(op, "1k", "MB/s"), get(op, "10k", "MB/s"), get(op, "100k", "MB/s")
 		if a > 0 {

@@ -1,0 +1,624 @@
+package core
+
+import (
+	"bytes"
+	"cmp"
+	"hash/fnv"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Merge rules (SPEC §3 "Merge"). The result is a function of the two trees'
+// contents only, and that function is commutative, associative and idempotent,
+// so copies merged in any order and grouping save to the same bytes:
+//
+//   - Nodes are the union by id. Two nodes with one id and different content
+//     (parent, time or message) are a conflict: the one with the smaller
+//     (created, parent, message) keeps the id, the other is kept under
+//     id + "~" + a hash of its content, on a branch of its own.
+//   - A label is the one set (or cleared) last, by (label time, label).
+//   - A branch name holds the leaf moved last, by (move time, leaf id); a leaf
+//     the other copy moved it to is kept under name + "~" + that leaf, unless
+//     another branch already reaches it. Such conflict branches (a name ending
+//     in "~" + its own leaf) are dropped by any later merge once another branch
+//     reaches their leaf, so no grouping keeps one that another drops.
+//   - A deleted name stays deleted against copies whose branch was moved no
+//     later than the deletion; a later move brings it back.
+//   - A summary goes with the leaf it was written at: the branch (or conflict
+//     branch) holding a leaf gets the newest summary that a copy of its name
+//     wrote at that leaf.
+//   - Per-copy state: a branch's "used" clock is the larger of the two, and
+//     the active branch is the one whose copy used it last (largest used clock,
+//     then name), or the most recently used surviving branch.
+
+// MergeReport says what a merge changed in the tree merged into.
+type MergeReport struct {
+	NodesAdded       []string        // ids new to the tree, sorted
+	LabelsChanged    []string        // nodes whose label changed
+	BranchesAdded    []string        // names new to the tree (conflict branches included)
+	BranchesMoved    []string        // names whose leaf changed
+	BranchesDeleted  []string        // names the other copy had deleted
+	SummariesChanged []string        // branches whose summary changed
+	Conflicts        []MergeConflict // what was kept under a new id or name
+	ActiveBranch     string          // the active branch after the merge
+	ActiveChanged    bool            // whether that differs from before
+}
+
+// MergeConflict is one thing both copies changed apart that the merge kept
+// twice: a node id with two contents (Node, kept as KeptAs) or a branch both
+// moved (Branch; the losing leaf Node is kept on the branch KeptAs).
+type MergeConflict struct {
+	Kind    string // "node" or "branch"
+	Node    string
+	Branch  string
+	KeptAs  string
+	Message string
+}
+
+// Changed reports whether the merge changed anything.
+func (r MergeReport) Changed() bool {
+	return len(r.NodesAdded)+len(r.LabelsChanged)+len(r.BranchesAdded)+len(r.BranchesMoved)+
+		len(r.BranchesDeleted)+len(r.SummariesChanged)+len(r.Conflicts) > 0 || r.ActiveChanged
+}
+
+// Merge returns the merge of a and b, a new tree; neither is changed. Both must
+// be free of structural problems (see Validate; CodeCorrupt otherwise). The new
+// tree takes its id source from a.
+func Merge(a, b *Tree) (*Tree, error) {
+	r, _, err := merge(a, b)
+	return r, err
+}
+
+func merge(a, b *Tree) (*Tree, []MergeConflict, error) {
+	for _, t := range []*Tree{a, b} {
+		if err := t.mergeable(); err != nil {
+			return nil, nil, err
+		}
+	}
+	m := &merger{a: a, b: b, r: &Tree{
+		nodes:    make(map[string]*node, max(len(a.nodes), len(b.nodes))+len(b.nodes)/16),
+		branches: make(map[string]*branch, len(a.branches)+len(b.branches)/4),
+		names:    freshNames{low: 1},
+		newID:    a.newID,
+		clock:    max(a.clock, b.clock),
+	}}
+	m.tombs()
+	m.nodes()
+	m.branches()
+	m.normalize()
+	m.active()
+	return m.r, m.conflicts, nil
+}
+
+// Merge merges other into t (see the package function Merge for the rules) and
+// reports what changed in t. other is not changed. A merge is not an operation
+// of Apply and cannot run inside one.
+func (t *Tree) Merge(other *Tree) (MergeReport, error) {
+	if t.journal != nil {
+		return MergeReport{}, newError(CodeConflict, "Merge cannot run inside Apply")
+	}
+	r, conflicts, err := merge(t, other)
+	if err != nil {
+		return MergeReport{}, err
+	}
+	rep := t.diff(r)
+	rep.Conflicts = conflicts
+	changed := t.changed
+	*t = *r
+	t.changed = changed
+	if changed != nil {
+		for _, id := range rep.NodesAdded {
+			changed.node(id)
+		}
+		for _, id := range rep.touchedNodes {
+			changed.node(id)
+		}
+		for _, list := range [][]string{rep.BranchesAdded, rep.BranchesMoved, rep.BranchesDeleted, rep.touchedBranches} {
+			for _, name := range list {
+				changed.branch(name)
+			}
+		}
+		changed.setMeta()
+	}
+	return rep.MergeReport, nil
+}
+
+// mergeable checks, in one pass, what Merge relies on: no duplicate or
+// mismatched ids, every parent and leaf a node, a main branch. (A cycle of
+// parent links merges into the result as it was, for Validate to report; every
+// walk here is bounded.)
+func (t *Tree) mergeable() error {
+	bad := func(msg string) error {
+		return newError(CodeCorrupt, "cannot merge a tree with structural problems (Repair it first): "+msg)
+	}
+	if len(t.dups) > 0 {
+		return bad("node id " + quote(t.dups[0].id) + " appears more than once")
+	}
+	for k, n := range t.nodes {
+		if n.id != k {
+			return bad("node stored under " + quote(k) + " says its id is " + quote(n.id))
+		}
+		if n.parent != "" && n.up == nil {
+			return bad("node " + quote(k) + " has parent " + quote(n.parent) + ", which is not a node")
+		}
+	}
+	for name, b := range t.branches {
+		if b.name != name || (b.leaf != "" && t.nodes[b.leaf] == nil) {
+			return bad("branch " + quote(name) + " has leaf " + quote(b.leaf) + ", which is not a node")
+		}
+	}
+	if t.branches[MainBranch] == nil {
+		return bad(`there is no branch named "main"`)
+	}
+	return nil
+}
+
+// merger holds the state of one Merge.
+type merger struct {
+	a, b      *Tree
+	r         *Tree
+	generated []kept // losing leaves to keep on branches of their own
+	conflicts []MergeConflict
+}
+
+// kept is a leaf that lost its branch name (or its node's id) in the merge and
+// is to be kept on a conflict branch.
+type kept struct {
+	b      *branch
+	origin string // the branch it lost, "" for a node conflict
+}
+
+// sameContent reports whether two nodes with one id are the same message at the
+// same place and time (labels aside).
+func sameContent(x, y *node) bool {
+	return x.parent == y.parent && x.created == y.created && bytes.Equal(x.msg, y.msg)
+}
+
+// compareContent orders two contents of one id: the smaller keeps the id.
+func compareContent(x, y *node) int {
+	if c := cmp.Compare(x.created, y.created); c != 0 {
+		return c
+	}
+	if c := strings.Compare(x.parent, y.parent); c != 0 {
+		return c
+	}
+	return bytes.Compare(x.msg, y.msg)
+}
+
+// mergeLabel keeps on dst whichever of the two labels was set last.
+func mergeLabel(dst, src *node) {
+	if src.labelAt > dst.labelAt || (src.labelAt == dst.labelAt && src.label > dst.label) {
+		dst.label, dst.labelAt = src.label, src.labelAt
+	}
+}
+
+// conflictID is the id a node keeps when another node with different content
+// holds its id: derived from its content, so every merge names it alike.
+func conflictID(id string, n *node) string {
+	h := fnv.New64a()
+	h.Write([]byte(n.parent))
+	h.Write([]byte{0})
+	h.Write(strconv.AppendInt(nil, n.created, 10))
+	h.Write([]byte{0})
+	h.Write(n.msg)
+	return id + "~" + strconv.FormatUint(h.Sum64(), 36)
+}
+
+func copyNode(n *node) *node {
+	return &node{id: n.id, parent: n.parent, msg: n.msg, label: n.label, labelAt: n.labelAt, created: n.created}
+}
+
+// nodes builds the union of nodes, their children lists, roots and root.
+func (m *merger) nodes() {
+	r := m.r
+	for id, n := range m.a.nodes {
+		r.nodes[id] = copyNode(n)
+	}
+	type loser struct {
+		side int
+		n    *node
+	}
+	var losers []loser
+	for id, n := range m.b.nodes {
+		have := r.nodes[id]
+		switch {
+		case have == nil:
+			r.nodes[id] = copyNode(n)
+		case sameContent(have, n):
+			mergeLabel(have, n)
+		case compareContent(n, have) < 0:
+			losers = append(losers, loser{0, have})
+			r.nodes[id] = copyNode(n)
+		default:
+			losers = append(losers, loser{1, n})
+		}
+	}
+	slices.SortFunc(losers, func(x, y loser) int { return compareContent(x.n, y.n) })
+	for _, l := range losers {
+		n := copyNode(l.n)
+		id := conflictID(n.id, n)
+		for have := r.nodes[id]; have != nil && !sameContent(have, n); have = r.nodes[id] {
+			id = conflictID(id, n)
+		}
+		if have := r.nodes[id]; have != nil {
+			mergeLabel(have, n)
+		} else {
+			m.conflicts = append(m.conflicts, MergeConflict{Kind: "node", Node: n.id, KeptAs: id,
+				Message: "node " + quote(n.id) + " had different content in the two copies; one is kept as " + quote(id)})
+			n.id = id
+			r.nodes[id] = n
+		}
+		m.generated = append(m.generated, kept{b: &branch{name: "conflict~" + id, leaf: id, created: n.created, moved: n.created}})
+	}
+	for id, n := range r.nodes {
+		if n.parent == "" {
+			r.roots = append(r.roots, id)
+			continue
+		}
+		p := r.nodes[n.parent]
+		n.up = p
+		p.children = append(p.children, id)
+	}
+	for _, n := range r.nodes {
+		if len(n.children) > 1 {
+			slices.SortFunc(n.children, r.byAge)
+		}
+	}
+	slices.SortFunc(r.roots, r.byAge)
+	r.root = ""
+	for _, c := range []string{m.a.root, m.b.root} {
+		if n := r.nodes[c]; n != nil && n.parent == "" && (r.root == "" || r.byAge(c, r.root) < 0) {
+			r.root = c
+		}
+	}
+	if r.root == "" && len(r.roots) > 0 {
+		r.root = r.roots[0]
+	}
+}
+
+// tombs is the union of the deleted names, each at its later deletion.
+func (m *merger) tombs() {
+	for _, t := range []*Tree{m.a, m.b} {
+		for name, at := range t.tombs {
+			if name == MainBranch {
+				continue
+			}
+			if m.r.tombs == nil {
+				m.r.tombs = make(map[string]int64)
+			}
+			if old, ok := m.r.tombs[name]; !ok || at > old {
+				m.r.tombs[name] = at
+			}
+		}
+	}
+}
+
+// deleted reports whether a branch name at leaf, moved at moved, is deleted:
+// its name, or for a conflict branch the name it lost (see isConflictBranch),
+// was deleted since.
+func (m *merger) deleted(name, leaf string, moved int64) bool {
+	for {
+		if at, ok := m.r.tombs[name]; ok && name != MainBranch && moved <= at {
+			return true
+		}
+		origin, ok := conflictOrigin(name, leaf)
+		if !ok {
+			return false
+		}
+		name = origin
+	}
+}
+
+// side is one copy's version of a branch, its ids mapped into the result.
+type side struct {
+	b       *branch
+	leaf    string
+	summary *Summary
+}
+
+func (m *merger) side(b *branch) side {
+	s := side{b: b, leaf: b.leaf, summary: b.summary}
+	return s
+}
+
+// newerSummary orders summaries by (time, text, model, node).
+func newerSummary(x, y *Summary) bool {
+	if x.CreatedAtMs != y.CreatedAtMs {
+		return x.CreatedAtMs > y.CreatedAtMs
+	}
+	if x.Summary != y.Summary {
+		return x.Summary > y.Summary
+	}
+	if x.ModelID != y.ModelID {
+		return x.ModelID > y.ModelID
+	}
+	return x.NodeID > y.NodeID
+}
+
+// offerSummary gives b the summary s if s is as of a node on b's path and newer
+// than the one b has.
+func (m *merger) offerSummary(b *branch, s *Summary) {
+	if s == nil || !m.r.pathContains(b.leaf, s.NodeID) {
+		return
+	}
+	if b.summary != nil && !newerSummary(s, b.summary) {
+		return
+	}
+	c := *s
+	c.Branch = b.name
+	b.summary = &c
+}
+
+// branches resolves every branch name: the leaf moved last wins, the other
+// leaf is queued to be kept on a conflict branch.
+func (m *merger) branches() {
+	r := m.r
+	names := make([]string, 0, len(m.a.branches)+len(m.b.branches))
+	for name := range m.a.branches {
+		names = append(names, name)
+	}
+	for name := range m.b.branches {
+		if m.a.branches[name] == nil {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		var live []side
+		for _, t := range []*Tree{m.a, m.b} {
+			if b := t.branches[name]; b != nil && !m.deleted(name, b.leaf, b.moved) {
+				live = append(live, m.side(b))
+			}
+		}
+		if len(live) == 0 {
+			continue
+		}
+		w := live[0]
+		for _, s := range live[1:] {
+			if laterMove(s.b.moved, s.leaf, s.b.created, w.b.moved, w.leaf, w.b.created) {
+				w = s
+			}
+		}
+		nb := &branch{name: name, leaf: w.leaf, moved: w.b.moved, created: w.b.created}
+		for _, s := range live {
+			if s.b.moved == w.b.moved && s.leaf == w.leaf && s.b.created == w.b.created {
+				nb.used = max(nb.used, s.b.used)
+			}
+		}
+		r.branches[name] = nb
+		for _, s := range live {
+			if s.leaf == w.leaf {
+				m.offerSummary(nb, s.summary)
+			} else if s.leaf != "" {
+				g := &branch{name: name + "~" + s.leaf, leaf: s.leaf, created: s.b.created, moved: s.b.moved}
+				m.offerSummary(g, s.summary)
+				m.generated = append(m.generated, kept{origin: name, b: g})
+			}
+		}
+	}
+	slices.SortFunc(m.generated, func(x, y kept) int {
+		return cmp.Or(strings.Compare(x.b.name, y.b.name), cmp.Compare(x.b.moved, y.b.moved), cmp.Compare(x.b.created, y.b.created))
+	})
+	for _, g := range m.generated {
+		m.keep(g)
+	}
+	for name := range r.branches {
+		r.names.add(name)
+	}
+}
+
+// keep puts a losing leaf on its conflict branch, named for the leaf, unless
+// that name was deleted since. A name taken by a branch at another leaf gets
+// "~" + leaf once more.
+func (m *merger) keep(g kept) {
+	r := m.r
+	b := g.b
+	for {
+		if m.deleted(b.name, b.leaf, b.moved) {
+			return
+		}
+		have := r.branches[b.name]
+		if have == nil {
+			break
+		}
+		if have.leaf == b.leaf {
+			if laterMove(b.moved, b.leaf, b.created, have.moved, have.leaf, have.created) {
+				have.moved, have.created = b.moved, b.created
+			}
+			if b.summary != nil {
+				m.offerSummary(have, b.summary)
+			}
+			return
+		}
+		b.name += "~" + b.leaf
+	}
+	if s := b.summary; s != nil {
+		c := *s
+		c.Branch = b.name
+		b.summary = &c
+	}
+	r.branches[b.name] = b
+	if g.origin != "" {
+		m.conflicts = append(m.conflicts, MergeConflict{Kind: "branch", Node: b.leaf, Branch: g.origin, KeptAs: b.name,
+			Message: "both copies moved branch " + quote(g.origin) + "; its other leaf " + quote(b.leaf) + " is kept on " + quote(b.name)})
+	}
+}
+
+// laterMove orders the values of one branch name: by move time, then leaf id,
+// then creation time.
+func laterMove(moved int64, leaf string, created int64, moved2 int64, leaf2 string, created2 int64) bool {
+	if moved != moved2 {
+		return moved > moved2
+	}
+	if leaf != leaf2 {
+		return leaf > leaf2
+	}
+	return created > created2
+}
+
+// family is the name a branch and the conflict branches made from it share:
+// the name up to its first "~".
+func family(name string) string {
+	if i := strings.IndexByte(name, '~'); i > 0 {
+		return name[:i]
+	}
+	return name
+}
+
+// conflictOrigin returns the name a conflict branch at leaf was made from.
+func conflictOrigin(name, leaf string) (string, bool) {
+	if !isConflictBranch(&branch{name: name, leaf: leaf}) {
+		return "", false
+	}
+	return name[:len(name)-len(leaf)-1], true
+}
+
+// isConflictBranch reports whether b is named as a merge names the branch that
+// keeps a losing leaf: a name ending in "~" and its own leaf.
+func isConflictBranch(b *branch) bool {
+	return b.leaf != "" && len(b.name) > len(b.leaf)+1 && strings.HasSuffix(b.name, b.leaf) &&
+		b.name[len(b.name)-len(b.leaf)-1] == '~'
+}
+
+// normalize drops every conflict branch whose leaf another branch of its
+// family (see family) reaches: one whose path passes below it, a plain branch
+// at the same leaf, or a conflict branch at the same leaf with a smaller name.
+// Staying within the family keeps the rule independent of the order of
+// merges, and keeps a home for every summary of the family.
+func (m *merger) normalize() {
+	r := m.r
+	members := make(map[string][]*branch)
+	conflicted := make(map[string]bool)
+	for _, b := range r.branches {
+		f := family(b.name)
+		members[f] = append(members[f], b)
+		if isConflictBranch(b) {
+			conflicted[f] = true
+		}
+	}
+	var drop []string
+	for f := range conflicted {
+		below := make(map[*node]bool)
+		type owner struct {
+			plain    bool
+			conflict string
+		}
+		owners := make(map[string]owner)
+		for _, b := range members[f] {
+			n := r.nodes[b.leaf]
+			if n == nil {
+				continue
+			}
+			for p := n.up; p != nil && !below[p]; p = p.up {
+				below[p] = true
+			}
+			o := owners[b.leaf]
+			if !isConflictBranch(b) {
+				o.plain = true
+			} else if o.conflict == "" || b.name < o.conflict {
+				o.conflict = b.name
+			}
+			owners[b.leaf] = o
+		}
+		for _, b := range members[f] {
+			if !isConflictBranch(b) {
+				continue
+			}
+			if o := owners[b.leaf]; below[r.nodes[b.leaf]] || o.plain || o.conflict != b.name {
+				drop = append(drop, b.name)
+				// The branch that keeps this leaf keeps its summary too.
+				for _, other := range members[f] {
+					if other.leaf == b.leaf && other != b && (o.plain && !isConflictBranch(other) || !o.plain && other.name == o.conflict) {
+						m.offerSummary(other, b.summary)
+					}
+				}
+			}
+		}
+	}
+	for _, name := range drop {
+		delete(r.branches, name)
+		r.names.remove(name)
+	}
+	if len(drop) > 0 {
+		kept := m.conflicts[:0]
+		for _, c := range m.conflicts {
+			if c.Kind != "branch" || r.branches[c.KeptAs] != nil {
+				kept = append(kept, c)
+			}
+		}
+		m.conflicts = kept
+	}
+}
+
+// active makes the most recently used branch active: the largest used clock
+// (a copy's active branch holds its largest), then main, then the smallest
+// name. Each copy's clock counts its own switches; after a merge both go on
+// from the larger, so the copy that switched last wins the next merge.
+func (m *merger) active() {
+	r := m.r
+	best, bestUsed := "", int64(-1)
+	for name, b := range r.branches {
+		if b.used > bestUsed || (b.used == bestUsed && (name == MainBranch || (best != MainBranch && name < best))) {
+			best, bestUsed = name, b.used
+		}
+	}
+	r.active = best
+}
+
+// mergeDiff is a MergeReport with the rows a merge touched, for TakeChanges.
+type mergeDiff struct {
+	MergeReport
+	touchedNodes    []string
+	touchedBranches []string
+}
+
+// diff reports how r, the merge of t and another tree, differs from t.
+func (t *Tree) diff(r *Tree) mergeDiff {
+	var d mergeDiff
+	for id, n := range r.nodes {
+		old := t.nodes[id]
+		switch {
+		case old == nil:
+			d.NodesAdded = append(d.NodesAdded, id)
+		case old.label != n.label:
+			d.LabelsChanged = append(d.LabelsChanged, id)
+			d.touchedNodes = append(d.touchedNodes, id)
+		case old.labelAt != n.labelAt || !sameContent(old, n) || !slices.Equal(old.children, n.children):
+			d.touchedNodes = append(d.touchedNodes, id)
+		}
+	}
+	for name, b := range r.branches {
+		old := t.branches[name]
+		switch {
+		case old == nil:
+			d.BranchesAdded = append(d.BranchesAdded, name)
+			continue
+		case old.leaf != b.leaf:
+			d.BranchesMoved = append(d.BranchesMoved, name)
+		}
+		if (old.summary == nil) != (b.summary == nil) || (b.summary != nil && *old.summary != *b.summary) {
+			d.SummariesChanged = append(d.SummariesChanged, name)
+		}
+		if old.leaf != b.leaf || old.moved != b.moved || old.created != b.created || old.used != b.used ||
+			(old.summary == nil) != (b.summary == nil) || (b.summary != nil && *old.summary != *b.summary) {
+			d.touchedBranches = append(d.touchedBranches, name)
+		}
+	}
+	for name := range t.branches {
+		if r.branches[name] == nil {
+			d.BranchesDeleted = append(d.BranchesDeleted, name)
+		}
+	}
+	for name, at := range r.tombs {
+		if old, ok := t.tombs[name]; !ok || old != at {
+			d.touchedBranches = append(d.touchedBranches, name)
+		}
+	}
+	d.ActiveBranch = r.active
+	d.ActiveChanged = r.active != t.active
+	for _, l := range [][]string{d.NodesAdded, d.LabelsChanged, d.BranchesAdded, d.BranchesMoved, d.BranchesDeleted, d.SummariesChanged} {
+		slices.Sort(l)
+	}
+	return d
+}

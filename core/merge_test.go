@@ -1,0 +1,379 @@
+package core
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// prefixIDs is an id source p1, p2, … for one replica.
+func prefixIDs(p string) func() string {
+	n := 0
+	return func() string { n++; return p + strconv.Itoa(n) }
+}
+
+func mustMerge(t testing.TB, a, b *Tree) *Tree {
+	t.Helper()
+	m, err := Merge(a, b)
+	if err != nil {
+		t.Fatalf("Merge: %v", err)
+	}
+	return m
+}
+
+// replicas makes a random common tree and n copies of it, each edited apart by
+// steps random operations. With clash, the copies mint the same ids, so the
+// same id gets different content.
+func replicas(seed uint64, n, steps int, deletes, clash bool) []*Tree {
+	g := &opGen{r: rand.New(rand.NewPCG(seed, 11)), deletes: deletes}
+	base := New(WithIDSource(prefixIDs("base")))
+	for range 20 + g.r.IntN(20) {
+		base.Apply([]Op{g.op(base)}, 1)
+	}
+	out := make([]*Tree, n)
+	for i := range out {
+		c := base.Clone()
+		p := "r" + strconv.Itoa(i) + "-"
+		if clash {
+			p = "x"
+		}
+		c.newID = prefixIDs(p)
+		for range steps {
+			c.Apply([]Op{g.op(c)}, int64(g.r.IntN(1000)))
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// randomMerge merges trees in a random order and grouping.
+func randomMerge(t testing.TB, r *rand.Rand, trees []*Tree) *Tree {
+	t.Helper()
+	list := append([]*Tree(nil), trees...)
+	for len(list) > 1 {
+		i := r.IntN(len(list))
+		j := r.IntN(len(list) - 1)
+		if j >= i {
+			j++
+		}
+		m := mustMerge(t, list[i], list[j])
+		list[i] = m
+		list = append(list[:j], list[j+1:]...)
+	}
+	return list[0]
+}
+
+// hasContent reports whether m holds node n of another copy: under its id or,
+// when that id was taken by other content, under id~….
+func hasContent(m *Tree, id string, n *node) bool {
+	if got := m.nodes[id]; got != nil && sameContent(got, n) {
+		return true
+	}
+	for k, got := range m.nodes {
+		if strings.HasPrefix(k, id+"~") && sameContent(got, n) {
+			return true
+		}
+	}
+	return false
+}
+
+func checkMerged(t *testing.T, seed uint64, m *Tree, inputs []*Tree, deletes bool) {
+	t.Helper()
+	if p := m.Validate(); len(p) != 0 {
+		t.Fatalf("seed %d: merged tree has problems: %+v", seed, p)
+	}
+	for _, in := range inputs {
+		for id, n := range in.nodes {
+			if !hasContent(m, id, n) {
+				t.Fatalf("seed %d: node %s was lost", seed, id)
+			}
+		}
+	}
+	if !deletes {
+		if u := unreachable(m); len(u) > 0 {
+			t.Fatalf("seed %d: merge left nodes on no branch: %v", seed, u)
+		}
+	}
+	b := m.Marshal()
+	back, err := Unmarshal(b)
+	if err != nil || !bytes.Equal(back.Marshal(), b) {
+		t.Fatalf("seed %d: merged tree does not save/load byte-stably: %v", seed, err)
+	}
+}
+
+func runMergeProperty(t *testing.T, deletes bool) {
+	seeds := 60
+	if testing.Short() || isWasm {
+		seeds = 12
+	}
+	for s := range seeds {
+		seed := uint64(s) + 1
+		trees := replicas(seed, 3, 40, deletes, false)
+		r := rand.New(rand.NewPCG(seed, 5))
+		first := randomMerge(t, r, trees)
+		want := first.Marshal()
+		checkMerged(t, seed, first, trees, deletes)
+		for k := range 6 {
+			got := randomMerge(t, r, trees).Marshal()
+			if !bytes.Equal(got, want) {
+				t.Fatalf("seed %d: merge order %d gave other bytes:\n%s", seed, k, treeDiff(got, want))
+			}
+		}
+		if again := mustMerge(t, first, first).Marshal(); !bytes.Equal(again, want) {
+			t.Fatalf("seed %d: merge is not idempotent:\n%s", seed, treeDiff(again, want))
+		}
+		for _, in := range trees {
+			if got := mustMerge(t, first, in).Marshal(); !bytes.Equal(got, want) {
+				t.Fatalf("seed %d: merging a copy already merged changed the tree:\n%s", seed, treeDiff(got, want))
+			}
+		}
+	}
+}
+
+func TestPropertyMergeInAnyOrderAndGroupingGivesTheSameBytesAndLosesNoNode(t *testing.T) {
+	runMergeProperty(t, false)
+}
+
+func TestPropertyMergeWithBranchDeletionsGivesTheSameBytesAndLosesNoNode(t *testing.T) {
+	runMergeProperty(t, true)
+}
+
+// Copies never mint the same id (SPEC §2), but files can be made by hand: one
+// id with two contents is kept twice, commutatively and idempotently. (Which
+// content keeps the id decides parent links, so grouping can matter here.)
+func TestPropertyMergeOfCopiesThatMintedTheSameIDsKeepsBothContents(t *testing.T) {
+	for s := range 40 {
+		seed := uint64(s) + 1
+		trees := replicas(seed, 2, 40, false, true)
+		ab, ba := mustMerge(t, trees[0], trees[1]), mustMerge(t, trees[1], trees[0])
+		checkMerged(t, seed, ab, trees, false)
+		if !bytes.Equal(ab.Marshal(), ba.Marshal()) {
+			t.Fatalf("seed %d: Merge(a, b) != Merge(b, a):\n%s", seed, treeDiff(ab.Marshal(), ba.Marshal()))
+		}
+		if again := mustMerge(t, ab, ab); !bytes.Equal(again.Marshal(), ab.Marshal()) {
+			t.Fatalf("seed %d: not idempotent:\n%s", seed, treeDiff(again.Marshal(), ab.Marshal()))
+		}
+	}
+}
+
+// treeDiff lists the rows (branches, nodes, header) where two saves differ.
+func treeDiff(got, want []byte) string {
+	g, err1 := Unmarshal(got)
+	w, err2 := Unmarshal(want)
+	if err1 != nil || err2 != nil {
+		return string(got) + "\nwant\n" + string(want)
+	}
+	var out []string
+	if g.active != w.active || g.root != w.root {
+		out = append(out, "active/root: "+g.active+" "+g.root+" want "+w.active+" "+w.root)
+	}
+	gb, gn := g.Rows()
+	wb, wn := w.Rows()
+	rows := func(kind string, x, y []Fragment) {
+		m := map[string]string{}
+		for _, f := range y {
+			m[f.Key] = string(f.JSON)
+		}
+		for _, f := range x {
+			if m[f.Key] != string(f.JSON) {
+				out = append(out, kind+" got  "+string(f.JSON)+"\n     want "+m[f.Key])
+			}
+			delete(m, f.Key)
+		}
+		for k, v := range m {
+			out = append(out, kind+" missing "+k+": "+v)
+		}
+	}
+	rows("branch", gb, wb)
+	rows("node", gn, wn)
+	return strings.Join(out, "\n")
+}
+
+func TestMergeOfOneSideThatOnlyAppendedMovesTheBranchWithoutAConflict(t *testing.T) {
+	base, ids := chain(t, "q", "a")
+	other := base.Clone()
+	other.newID = prefixIDs("o")
+	mustAppend(t, other, msg("user", "more"), 10)
+	m := mustMerge(t, base, other)
+	if got := mustPath(t, m, MainBranch); len(got) != 3 || got[1] != ids[1] {
+		t.Fatalf("main = %v", got)
+	}
+	if len(m.Branches()) != 1 {
+		t.Fatalf("branches = %+v", m.Branches())
+	}
+}
+
+func TestMergeOfABranchBothMovedKeepsTheLaterMoveAndTheOtherLeafUnderAFreshName(t *testing.T) {
+	base, ids := chain(t, "q", "a")
+	a, b := base.Clone(), base.Clone()
+	a.newID, b.newID = prefixIDs("a"), prefixIDs("b")
+	la := mustAppend(t, a, msg("user", "from a"), 10)
+	lb := mustAppend(t, b, msg("user", "from b"), 20)
+	for _, m := range []*Tree{mustMerge(t, a, b), mustMerge(t, b, a)} {
+		main, _ := m.LookupBranch(MainBranch)
+		kept, ok := m.LookupBranch(MainBranch + "~" + la)
+		if main.Leaf != lb || !ok || kept.Leaf != la {
+			t.Fatalf("main=%+v kept=%+v", main, kept)
+		}
+		if p := mustPath(t, m, MainBranch+"~"+la); p[1] != ids[1] {
+			t.Fatalf("path %v", p)
+		}
+	}
+	var rep MergeReport
+	rep, err := a.Merge(b)
+	if err != nil || len(rep.Conflicts) != 1 || rep.Conflicts[0].KeptAs != MainBranch+"~"+la ||
+		len(rep.NodesAdded) != 1 || rep.NodesAdded[0] != lb || len(rep.BranchesMoved) != 1 {
+		t.Fatalf("report %+v %v", rep, err)
+	}
+}
+
+func TestMergeResolvesLabelsByTheirTimestamps(t *testing.T) {
+	base, ids := chain(t, "q")
+	a, b := base.Clone(), base.Clone()
+	if err := a.LabelAt(ids[0], "from a", 5); err != nil {
+		t.Fatal(err)
+	}
+	b.LabelAt(ids[0], "from b", 7)
+	if n, _ := mustMerge(t, a, b).Node(ids[0]); n.Label != "from b" {
+		t.Fatalf("label %q, want the later one", n.Label)
+	}
+	a.ClearLabelAt(ids[0], 9)
+	if n, _ := mustMerge(t, b, a).Node(ids[0]); n.Label != "" {
+		t.Fatalf("label %q, want the later clear", n.Label)
+	}
+}
+
+func TestMergeKeepsADeletedBranchDeletedUnlessTheOtherCopyMovedItLater(t *testing.T) {
+	base, ids := chain(t, "q", "a")
+	base.Branch(ids[0], "idea", 3)
+	base.SwitchBranch(MainBranch)
+	a, b := base.Clone(), base.Clone()
+	b.newID = prefixIDs("b")
+	if err := a.DeleteBranchAt("idea", 10); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := mustMerge(t, a, b).LookupBranch("idea"); ok {
+		t.Fatal("a deletion lost to an older copy of the branch")
+	}
+	b.SwitchBranch("idea")
+	mustAppend(t, b, msg("user", "later"), 20)
+	m := mustMerge(t, b, a)
+	if br, ok := m.LookupBranch("idea"); !ok || br.Leaf == ids[0] {
+		t.Fatalf("a move after the deletion did not bring the branch back: %+v", br)
+	}
+	if !strings.Contains(string(a.Marshal()), `"idea":{"name":"idea","deleted_at_ms":10}`) {
+		t.Fatalf("no tombstone in %s", a.Marshal())
+	}
+}
+
+func TestMergeKeepsTheNewestSummaryWrittenAtTheBranchsLeaf(t *testing.T) {
+	base, _ := chain(t, "q", "a")
+	a, b := base.Clone(), base.Clone()
+	a.SummarizeBranch(MainBranch, "old", "", 5)
+	b.SummarizeBranch(MainBranch, "new", "m", 8)
+	br, _ := mustMerge(t, a, b).LookupBranch(MainBranch)
+	if br.Summary == nil || br.Summary.Summary != "new" {
+		t.Fatalf("summary %+v", br.Summary)
+	}
+}
+
+func TestFilesWrittenBeforeMergeFieldsLoadAndMergeWithThemselvesUnchanged(t *testing.T) {
+	old := `{"format":"sessiontree","version":1,"root":"a","active_branch":"main","branches":{` +
+		`"main":{"name":"main","leaf":"b","created_at_ms":0,"used":2},"x":{"name":"x","leaf":"a","created_at_ms":5,"used":1}},"nodes":{` +
+		`"a":{"id":"a","children":["b"],"message":{"role":"user","content":"q"},"label":"l","created_at_ms":1},` +
+		`"b":{"id":"b","parent":"a","children":[],"message":{"role":"assistant","content":"r"},"created_at_ms":2}}}`
+	tr, err := Unmarshal([]byte(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(tr.Marshal()) != old {
+		t.Fatalf("old file does not round-trip:\n%s", tr.Marshal())
+	}
+	if got := string(mustMerge(t, tr, tr).Marshal()); got != old {
+		t.Fatalf("merge with itself changed it:\n%s", got)
+	}
+}
+
+func TestMergeOfTheSameIDWithDifferentContentKeepsBothOnBranches(t *testing.T) {
+	a, _ := chain(t, "q")
+	b, _ := chain(t, "other")
+	m := mustMerge(t, a, b)
+	if m.Len() != 2 || len(unreachable(m)) != 0 {
+		t.Fatalf("nodes %d, unreachable %v", m.Len(), unreachable(m))
+	}
+	rep, err := a.Merge(b)
+	if err != nil || len(rep.Conflicts) != 1 || rep.Conflicts[0].Kind != "node" {
+		t.Fatalf("%+v %v", rep, err)
+	}
+}
+
+func TestMergeRefusesATreeWithStructuralProblems(t *testing.T) {
+	bad, err := Unmarshal([]byte(`{"format":"sessiontree","version":1,"active_branch":"main","branches":{"main":{"name":"main","leaf":"x","created_at_ms":1}},"nodes":{}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Merge(New(), bad)
+	wantCode(t, err, CodeCorrupt)
+}
+
+// FuzzMerge: two random copies of a random tree merge into a valid tree that
+// keeps every node, the same whichever side merges.
+func FuzzMerge(f *testing.F) {
+	for _, s := range []uint64{1, 2, 3} {
+		f.Add(s, uint8(30), true)
+	}
+	f.Fuzz(func(t *testing.T, seed uint64, n uint8, deletes bool) {
+		g := &opGen{r: rand.New(rand.NewPCG(seed, 3)), deletes: deletes}
+		base := New(WithIDSource(prefixIDs("base")))
+		for range int(n) % 40 {
+			base.Apply([]Op{g.op(base)}, 1)
+		}
+		a, b := base.Clone(), base.Clone()
+		a.newID, b.newID = prefixIDs("a"), prefixIDs("b")
+		for range int(n) {
+			a.Apply([]Op{g.op(a)}, int64(g.r.IntN(1000)))
+			b.Apply([]Op{g.op(b)}, int64(g.r.IntN(1000)))
+		}
+		ab, ba := mustMerge(t, a, b), mustMerge(t, b, a)
+		checkMerged(t, seed, ab, []*Tree{a, b}, deletes)
+		if !bytes.Equal(ab.Marshal(), ba.Marshal()) {
+			t.Fatalf("not commutative:\n%s", treeDiff(ab.Marshal(), ba.Marshal()))
+		}
+	})
+}
+
+// BenchmarkMerge merges two 100k-node copies of one tree, each edited apart by
+// about 1k operations (appends, forks, rewinds, labels).
+func BenchmarkMerge(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(sizeName(n), func(b *testing.B) {
+			base, _ := benchTree(b, n)
+			copies := [2]*Tree{base.Clone(), base.Clone()}
+			for i, c := range copies {
+				r := rand.New(rand.NewPCG(uint64(i), 4))
+				vis := visible(b, c)
+				for k := range 1000 {
+					switch r.IntN(10) {
+					case 0:
+						c.Rewind(vis[r.IntN(len(vis))], int64(n+k))
+					case 1:
+						c.LabelAt(vis[r.IntN(len(vis))], "l", int64(n+k))
+					default:
+						if _, err := c.Append(msg("user", "edited apart"), int64(n+k)); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := Merge(copies[0], copies[1]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
