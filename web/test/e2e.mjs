@@ -344,6 +344,32 @@ async function main() {
     assert.deepEqual(after, before);
   });
 
+  await step("a stored conversation that fails to load: a clear message, its data kept, the rest works", async () => {
+    const broken = '{"format":"sessiontree","version":1,"nodes":{"x":';
+    const id = await page.evaluate(async (json) => {
+      const li = [...document.querySelectorAll("#conv-list li")].find((e) => e.querySelector(".conv-name").textContent === "copy");
+      const db = await new Promise((resolve, reject) => {
+        const r = indexedDB.open("sessiontree-demo");
+        r.onsuccess = () => resolve(r.result);
+        r.onerror = () => reject(r.error);
+      });
+      const tx = db.transaction("trees", "readwrite");
+      tx.objectStore("trees").put({ id: li.dataset.id, json });
+      await new Promise((resolve) => { tx.oncomplete = resolve; });
+      db.close();
+      return li.dataset.id;
+    }, broken);
+    await page.reload();
+    await ready();
+    await page.click(`#conv-list li[data-id="${id}"] .conv-open`);
+    await page.waitForSelector(".error-card >> text=could not be opened");
+    assert.match(await page.textContent(".error-card"), /corrupt/);
+    const [dl] = await Promise.all([page.waitForEvent("download"), page.click(".error-card button")]);
+    assert.equal(await fs.readFile(await dl.path(), "utf8"), broken);
+    await page.locator("#conv-list li").last().locator(".conv-open").click();
+    await page.waitForFunction(() => document.querySelector("#conv-title").textContent === "Hello tree" && document.querySelectorAll("#messages article.msg").length > 0);
+  });
+
   const big = await bigTree(pathToFileURL(path.join(repo, "web/dist/sessiontree.js")).href, 10000);
   await step("a 10,000-node import, then navigating it", async () => {
     const t0 = Date.now();
