@@ -466,7 +466,7 @@ function renderBranches() {
         el("span.branch-preview", null, preview)),
       b.summary ? el("p.branch-summary", null, b.summary.summary, el("small", null, b.summary.modelId ? ` \u2014 ${b.summary.modelId}` : " \u2014 stub")) : null,
       el("div.branch-actions", null,
-        el("button.link", { type: "button", "data-action": "summarize", onclick: () => summarize(b.name) }, "Summarize"),
+        el("button.link", { type: "button", "data-action": "summarize", disabled: !b.leaf, title: b.leaf ? "Attach a summary of this branch" : "The branch has no messages yet", onclick: () => summarize(b.name) }, "Summarize"),
         el("button.link", {
           type: "button", "data-action": "delete-name", disabled: !canDelete,
           title: canDelete ? "Remove the name; the messages stay" : b.name === "main" ? "main cannot be deleted" : "Switch away first",
@@ -535,7 +535,7 @@ function welcome() {
   const ideas = ["Plan a weekend trip to Lisbon", "Explain branching in one paragraph?", "Write a haiku about trees"];
   return el("div.card.welcome", null,
     el("h2", null, "A chat that keeps every branch"),
-    el("p", null, "Every message is a node of a tree. Edit a message, regenerate a reply or rewind to any point: nothing is lost, and the 〈2/3〉 arrows bring back each alternative with its own continuation."),
+    el("p", null, "Every message is a node of a tree. Edit a message, regenerate a reply or rewind to any point: nothing is lost, and the \u2039 2/3 \u203a arrows bring back each alternative with its own continuation."),
     el("p.muted", null, usesEndpoint(state.settings)
       ? `Replies come from ${state.settings.model}.`
       : "Replies come from the built-in demo assistant: offline and deterministic. Configure any OpenAI-compatible endpoint in Settings."),
