@@ -119,9 +119,16 @@ function renderSaveState(failed) {
   s.dataset.state = failed ? "failed" : state.pending ? "saving" : "saved";
 }
 
+/** Whether a reply is on its way (then the conversation stays open): tells the user so. */
+function waitingForReply() {
+  if (state.busy) toast("A reply is on its way: wait for it, or stop it first.", "warn");
+  return !!state.busy;
+}
+
 async function openConversation(id) {
   const meta = state.convs.find((c) => c.id === id);
-  if (!meta) return;
+  if (!meta || waitingForReply()) return;
+  $("app").classList.remove("sidebar-open");
   flush();
   if (state.cur?.tree && state.cur.meta.id !== id) state.cur.tree.free();
   state.cur = { meta, tree: null, error: null, raw: null };
@@ -142,6 +149,10 @@ async function openConversation(id) {
 }
 
 async function createConversation(tree, title) {
+  if (waitingForReply()) {
+    tree.free();
+    return;
+  }
   const meta = { id: newId(), title: title ?? titleFrom(tree), autoTitle: title === undefined, createdAt: Date.now(), updatedAt: Date.now() };
   await write(() => state.store.put(meta, tree.save()));
   state.convs.unshift(meta);
@@ -156,6 +167,7 @@ async function createConversation(tree, title) {
 }
 
 async function deleteConversation(meta) {
+  if (waitingForReply()) return;
   const ok = await openForm({
     title: `Delete \u201c${meta.title}\u201d?`,
     fields: [{ type: "note", text: "The conversation and every branch of it are removed from this browser. Export it first to keep a copy." }],
@@ -244,13 +256,19 @@ async function send(text) {
   if (!t || state.busy) return;
   const id = change("send", (t) => t.append({ role: "user", content: text }));
   if (id === undefined) return;
-  await reply([...t.linearProjection()], (t, m) => t.append(m));
+  await reply([...t.linearProjection()], (t, m) => appendAfter(t, id, m));
 }
 
 async function replyTo(userId) {
   const t = state.cur.tree;
   const path = t.activePath();
-  await reply([...t.linearProjection()].slice(0, path.indexOf(userId) + 1), (t, m) => t.append(m));
+  await reply([...t.linearProjection()].slice(0, path.indexOf(userId) + 1), (t, m) => appendAfter(t, userId, m));
+}
+
+/** Appends a reply after the user's message, even if the user moved to another branch while it was on its way. */
+function appendAfter(t, userId, message) {
+  if (t.activePath().at(-1) !== userId) t.checkout(userId);
+  return t.append(message);
 }
 
 async function regenerate(id) {
