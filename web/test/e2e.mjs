@@ -309,6 +309,19 @@ async function main() {
     assert.equal(await page.textContent("#conv-title"), "dropped");
   });
 
+  await step("import another tool's export (a pi session), format detected", async () => {
+    if (!(await page.textContent("#formats-note")).includes("pi")) {
+      console.log("     (skipped: this build of the JS API has no SessionTree.import)");
+      return;
+    }
+    const pi = await fs.readFile(path.join(repo, "core/formats/testdata/labels.pi.jsonl"));
+    await page.setInputFiles("#file", { name: "labels.pi.jsonl", mimeType: "application/jsonl", buffer: pi });
+    await page.waitForFunction(() => document.querySelector("#conv-title").textContent === "labels.pi");
+    await page.waitForSelector(".toast >> text=/Read as pi/");
+    assert.equal((await texts())[0], "hi");
+    assert.ok(await page.locator("#messages .switcher").count() > 0, "the pi session's fork shows a switcher");
+  });
+
   await step("a corrupt import: a clear message, nothing lost", async () => {
     const convs = await page.locator("#conv-list li").count();
     const before = await demo(() => window.sessiontreeDemo.tree.save());
