@@ -185,6 +185,19 @@ async function main() {
     assert.match(await page.textContent('#branch-list li[data-branch="main"] .branch-summary'), /unsummarized\]\s*— stub/);
   });
 
+  await step("branches: switch from the list, delete a name (its messages stay)", async () => {
+    await page.click('#branch-list li[data-branch="main"] .branch-open');
+    await page.waitForSelector('#branch-list li.active[data-branch="main"]');
+    assert.equal((await texts()).at(-2), "After rewind");
+    const nodes = await demo(() => window.sessiontreeDemo.tree.stats().nodes);
+    assert.equal(await page.locator('#branch-list li[data-branch="main"] [data-action="delete-name"]').isDisabled(), true);
+    await page.click('#branch-list li[data-branch="branch-2"] [data-action="delete-name"]');
+    await page.waitForSelector('#branch-list li[data-branch="branch-2"]', { state: "detached" });
+    assert.equal(await demo(() => window.sessiontreeDemo.tree.stats().nodes), nodes);
+    await page.click('#branch-list li[data-branch="idea"] .branch-open');
+    await page.waitForSelector('#branch-list li.active[data-branch="idea"]');
+  });
+
   await step("an OpenAI-compatible endpoint: reply, summary, then unreachable (message kept)", async () => {
     let calls = 0;
     await page.route("http://llm.test/**", (route) => {
