@@ -75,13 +75,49 @@ export type Op =
   | { op: "rewind"; node: string; at?: number }
   | { op: "branch"; from: string; name?: string; at?: number }
   | { op: "switch"; branch: string }
-  | { op: "label"; node: string; label: string }
-  | { op: "clearLabel"; node: string }
+  | { op: "label"; node: string; label: string; at?: number }
+  | { op: "clearLabel"; node: string; at?: number }
   | { op: "checkout"; node: string; at?: number }
   | { op: "edit"; node: string; message: Message; at?: number }
   | { op: "regenerate"; node: string; message: Message; at?: number }
   | { op: "summarize"; branch: string; summary: string; modelId?: string; at?: number }
-  | { op: "deleteBranch"; branch: string };
+  | { op: "deleteBranch"; branch: string; at?: number };
+
+/**
+ * What merge() changed in the tree merged into. Ids and names are sorted.
+ */
+export interface MergeReport {
+  /** Nodes new to this tree. */
+  nodesAdded: string[];
+  /** Nodes whose label changed (the label set or cleared last wins). */
+  labelsChanged: string[];
+  /** Branch names new to this tree, conflict branches included. */
+  branchesAdded: string[];
+  /** Branches whose leaf changed (the move made last wins). */
+  branchesMoved: string[];
+  /** Branch names the other copy deleted after their last move here. */
+  branchesDeleted: string[];
+  /** Branches whose summary changed. */
+  summariesChanged: string[];
+  /** What was kept twice: a branch both copies moved, or one node id with two contents. */
+  conflicts: MergeConflict[];
+  /** The active branch after the merge: the one used last in either copy. */
+  activeBranch: string;
+  activeChanged: boolean;
+  /** Whether anything changed. */
+  changed: boolean;
+}
+
+/** One thing both copies changed apart that merge() kept twice. */
+export interface MergeConflict {
+  /** "branch": both moved `branch`; its other leaf `node` is kept on the branch `keptAs` ("branch~leaf").
+   *  "node": the id `node` had two contents; the other is kept as the node `keptAs` ("id~hash"). */
+  kind: "branch" | "node";
+  node: string;
+  branch: string;
+  keptAs: string;
+  message: string;
+}
 
 /**
  * A summarizer for summarizeBranchWith: typically a small-model call. It gets the
@@ -154,18 +190,26 @@ export class SessionTree implements Disposable {
   branch(from: string, name?: string, atMs?: number): string;
   /** Makes the branch active. */
   switchBranch(branch: string): void;
-  /** Sets a node's label (non-empty, ≤ 4096 bytes). */
-  label(node: string, label: string): void;
-  /** Removes a node's label, if any. */
-  clearLabel(node: string): void;
+  /** Sets a node's label (non-empty, ≤ 4096 bytes), as of atMs (merge keeps the later label). */
+  label(node: string, label: string, atMs?: number): void;
+  /** Removes a node's label, if any, as of atMs (merge keeps the later of a label and a clear). */
+  clearLabel(node: string, atMs?: number): void;
   /** Makes node visible on the active path (see SPEC §3) and returns the active branch's name. */
   checkout(node: string, atMs?: number): string;
   /** Adds message as a new sibling of node on a fresh active branch; returns the new id. */
   edit(node: string, message: Message, atMs?: number): string;
   /** Adds an alternative reply to node (a sibling on a fresh active branch); returns the new id. */
   regenerate(node: string, message: Message, atMs?: number): string;
-  /** Removes a branch name; its nodes stay (see prune). Not main, not the active branch. */
-  deleteBranch(branch: string): void;
+  /** Removes a branch name; its nodes stay (see prune). Not main, not the active branch. A merge keeps the name deleted against copies that did not move the branch after atMs. */
+  deleteBranch(branch: string, atMs?: number): void;
+  /**
+   * Merges another copy of this conversation into this one (SPEC §3 "Merge"): the
+   * union of nodes; a branch both copies moved keeps the later move and the other
+   * leaf on "name~leaf"; labels, summaries and deletions by their times. Merging in
+   * any order gives the same save(). `other` is not changed. Throws `corrupt` for a
+   * tree with structural problems (repair() it first).
+   */
+  merge(other: SessionTree | string | Uint8Array | ArrayBuffer): MergeReport;
   /**
    * Runs ops in one call, all or nothing. Returns one result per op: the new id
    * (append, edit, regenerate), the kept branch or null (rewind), the branch name

@@ -110,7 +110,7 @@ const M = {
   apply: 0, node: 0, children: 0, siblings: 0, branches: 0, activeBranch: 0, hasBranches: 0,
   pathOf: 0, messages: 0, summarizeBranch: 0, summaryInput: 0, summarizeBranchAsOf: 0,
   stubSummary: 0, renderBranchText: 0, spliceForLinearExport: 0, validate: 0, repair: 0,
-  prune: 0, search: 0, stats: 0, import: 0, export: 0,
+  prune: 0, search: 0, stats: 0, import: 0, export: 0, merge: 0,
 };
 
 const NO_ARGS = [];
@@ -335,12 +335,12 @@ export class SessionTree {
     this.#call(M.switchBranch, 0, [str("branch", branch)]);
   }
 
-  label(node, label) {
-    this.#call(M.label, 0, [str("node", node), str("label", label)]);
+  label(node, label, atMs) {
+    this.#call(M.label, time(atMs), [str("node", node), str("label", label)]);
   }
 
-  clearLabel(node) {
-    this.#call(M.clearLabel, 0, [str("node", node)]);
+  clearLabel(node, atMs) {
+    this.#call(M.clearLabel, time(atMs), [str("node", node)]);
   }
 
   checkout(node, atMs) {
@@ -362,8 +362,27 @@ export class SessionTree {
     return id;
   }
 
-  deleteBranch(branch) {
-    this.#call(M.deleteBranch, 0, [str("branch", branch)]);
+  deleteBranch(branch, atMs) {
+    this.#call(M.deleteBranch, time(atMs), [str("branch", branch)]);
+  }
+
+  /** Merges another copy of this conversation (a SessionTree or its .tree.json) into this one. */
+  merge(other) {
+    let args;
+    if (other instanceof SessionTree) {
+      if (other.#h === 0) fail(`the other SessionTree was freed; merge a live tree or its saved JSON`);
+      args = ["handle", String(other.#h)];
+    } else if (typeof other === "string") {
+      if (!other.isWellFormed()) fail(`"other" contains a lone surrogate (an unpaired UTF-16 code unit)`);
+      args = ["json", other];
+    } else if (other instanceof ArrayBuffer || ArrayBuffer.isView(other)) {
+      args = ["json", other instanceof ArrayBuffer ? new Uint8Array(other) : new Uint8Array(other.buffer, other.byteOffset, other.byteLength)];
+    } else {
+      fail(`"other" must be a SessionTree or a .tree.json string or bytes`);
+    }
+    const report = JSON.parse(this.#call(M.merge, 0, args));
+    if (report.conflicts.some((c) => c.kind === "node")) this.#msgs.clear();
+    return report;
   }
 
   apply(ops, atMs) {

@@ -220,7 +220,7 @@ func TestErrorsAreJSONWithCodes(t *testing.T) {
 	wantError(t, c.do("POST", "/v1/trees/"+id+"/ops", `{"ops":[{"op":"append"`), 400, "invalid_input")
 	wantError(t, c.do("POST", "/v1/trees/"+id+"/ops", `{"ops":[{"op":"fly"}]}`), 400, "invalid_input")
 	wantError(t, c.do("POST", "/v1/trees/"+id+"/ops", `{"ops":[{"op":"rewind","node":"nope"}]}`), 404, "not_found")
-	wantError(t, c.do("POST", "/v1/trees/"+id+"/merge", `{}`), 501, CodeNotImplemented)
+	wantError(t, c.do("POST", "/v1/trees/"+id+"/merge", `{}`), 400, "corrupt")
 }
 
 func TestLimitsAnswer413TooLarge(t *testing.T) {

@@ -322,15 +322,7 @@ func (h *Handler) export(q *request, id string) *apiError {
 	})
 }
 
-func (h *Handler) merge(q *request, id string) *apiError {
-	if _, ae := h.readBody(q); ae != nil {
-		return ae
-	}
-	return h.read(q, id, func(*core.Tree, Meta) *apiError {
-		return errf(http.StatusNotImplemented, CodeNotImplemented,
-			"merge is not available yet: the core package has no Merge")
-	})
-}
+func (h *Handler) merge(q *request, id string) *apiError { return h.mergeTree(q, id) }
 
 func contains(list []string, s string) bool {
 	for _, x := range list {

@@ -56,7 +56,7 @@ func label(r *request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nil, r.tree.Label(id, text)
+	return nil, r.tree.LabelAt(id, text, r.at)
 }
 
 func clearLabel(r *request) ([]byte, error) {
@@ -64,7 +64,7 @@ func clearLabel(r *request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nil, r.tree.ClearLabel(id)
+	return nil, r.tree.ClearLabelAt(id, r.at)
 }
 
 func checkout(r *request) ([]byte, error) {
@@ -102,7 +102,7 @@ func deleteBranch(r *request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nil, r.tree.DeleteBranch(name)
+	return nil, r.tree.DeleteBranchAt(name, r.at)
 }
 
 // apply runs argument 0, a JSON array of ops (core.ParseOps), atomically and

@@ -53,6 +53,8 @@ func init() {
 		// formats.go
 		{"import", false, importTree},
 		{"export", true, exportTree},
+		// merge.go
+		{"merge", true, mergeTree},
 	}
 }
 

@@ -1,0 +1,13 @@
+// Type-checks merge() and sync() as a user would write them (tsc --noEmit).
+import { SessionTree, type MergeReport, type MergeConflict } from "../sessiontree.js";
+import { sync, type SyncResult } from "../sync.js";
+
+export async function mergeUsage(a: SessionTree, b: SessionTree): Promise<string[]> {
+  const report: MergeReport = a.merge(b);
+  a.merge(b.save());
+  const conflicts: MergeConflict[] = report.conflicts;
+  a.label(a.activePath()[0], "start", Date.now());
+  a.clearLabel(a.activePath()[0], 5);
+  const r: SyncResult = await sync(a, { url: "http://127.0.0.1:8787", token: "t", id: "x" });
+  return [...report.nodesAdded, ...conflicts.map((c) => c.keptAs), r.etag, String(r.pulled.changed)];
+}

@@ -1,0 +1,94 @@
+package edge
+
+import (
+	"errors"
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
+
+// mergeTree merges the .tree.json in the body into tree id (core.Merge), as
+// one atomic write with the rules of /ops: If-Match → 412 on mismatch, the
+// node limit → 413, and a write that lost a race is retried on a fresh copy.
+// The answer is {"etag","report"} with the report of what changed.
+func (h *Handler) mergeTree(q *request, id string) *apiError {
+	body, ae := h.readBody(q)
+	if ae != nil {
+		return ae
+	}
+	// A tree the caller cannot see is 404 whatever the body says.
+	if ae := h.read(q, id, func(*core.Tree, Meta) *apiError { return nil }); ae != nil {
+		return ae
+	}
+	if ae := checkJSON(body, "a .tree.json file"); ae != nil {
+		return ae
+	}
+	incoming, ae := h.treeFromFile(body)
+	if ae != nil {
+		return ae
+	}
+	ifMatch := q.r.Header.Get("If-Match")
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		if attempt > 1 {
+			time.Sleep(time.Duration(rand.IntN(2+attempt*attempt)) * time.Millisecond)
+		}
+		rep, m, ae, retry := h.tryMerge(q, id, incoming, ifMatch)
+		if retry {
+			continue
+		}
+		if ae != nil {
+			return ae
+		}
+		buf := []byte(`{"etag":`)
+		buf = rawjson.AppendString(buf, m.ETag)
+		buf = append(buf, `,"report":`...)
+		buf = rep.AppendJSON(buf)
+		buf = append(buf, "}\n"...)
+		q.w.Header().Set("ETag", m.ETag)
+		writeJSON(q.w, http.StatusOK, buf)
+		return nil
+	}
+	return errf(http.StatusServiceUnavailable, string(core.CodeConflict),
+		"the tree "+quote(id)+" kept changing under this merge; nothing was merged, try again")
+}
+
+func (h *Handler) tryMerge(q *request, id string, incoming *core.Tree, ifMatch string) (core.MergeReport, Meta, *apiError, bool) {
+	e := h.cache.acquire(id)
+	defer h.cache.release(e)
+	fresh, ae := h.ensure(q, e, ifMatch != "" && e.tree != nil)
+	if ae != nil {
+		return core.MergeReport{}, Meta{}, ae, false
+	}
+	if ifMatch != "" && !etagListHas(ifMatch, e.meta.ETag) {
+		return core.MergeReport{}, Meta{}, errf(http.StatusPreconditionFailed, CodePreconditionFail,
+			"If-Match "+ifMatch+" does not match the tree's ETag "+e.meta.ETag), false
+	}
+	e.tree.TakeChanges()
+	rep, err := e.tree.Merge(incoming)
+	if err != nil {
+		e.tree = nil
+		if !fresh {
+			return core.MergeReport{}, Meta{}, nil, true
+		}
+		return core.MergeReport{}, Meta{}, fromCore(err), false
+	}
+	if e.tree.Len() > h.limits.Nodes {
+		n := e.tree.Len()
+		e.tree = nil // the cached copy holds the merge: read it again
+		return core.MergeReport{}, Meta{}, errTooLarge("the merged tree would have " + itoa(n) +
+			" nodes; the limit is " + itoa(h.limits.Nodes)), false
+	}
+	w := h.writeOf(e.tree, e.meta)
+	if err := h.store.Commit(q.ctx, e.meta.Version, w); err != nil {
+		e.tree = nil
+		if errors.Is(err, ErrStale) {
+			return core.MergeReport{}, Meta{}, nil, true
+		}
+		return core.MergeReport{}, Meta{}, storeError(id, err), false
+	}
+	e.meta = w.Meta
+	return rep, w.Meta, nil, false
+}
