@@ -637,7 +637,7 @@ function renderTree() {
   if (!state.treeView) state.treeView = new TreeView($("treepane"), { onPick: (id) => pickFromTree(id) });
   const view = state.treeView;
   if (!t) {
-    view.setFile({ nodes: {}, branches: {} }, []);
+    view.setFile({ nodes: {} }, [], []);
     state.treeSig = "";
     return;
   }
@@ -647,7 +647,7 @@ function renderTree() {
   // or switch changes none of them, so it only moves the highlight.
   const sig = `${state.cur.meta.id}|${state.version}|${view.compact}|${branches.map((b) => `${b.name}\u0000${b.leaf}`).join("\u0001")}`;
   if (sig !== state.treeSig) {
-    view.setFile(JSON.parse(t.save()), t.activePath());
+    view.setFile(JSON.parse(t.save()), branches, t.activePath());
     state.treeSig = sig;
     state.timings.treeLayout = performance.now() - t0;
   } else {

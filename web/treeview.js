@@ -19,11 +19,11 @@ function snippetOf(message) {
   return text === "" ? "(no text)" : text;
 }
 
-/** The boxes for a parsed .tree.json: runs of nodes, as a d3 hierarchy's data. */
-function buildBoxes(file, compact) {
+/** The boxes for the nodes of a parsed .tree.json and the tree's branches(): runs of nodes, as a d3 hierarchy's data. */
+function buildBoxes(file, branches, compact) {
   const nodes = file.nodes ?? {};
   const leafNames = new Map();
-  for (const b of Object.values(file.branches ?? {})) {
+  for (const b of branches) {
     if (b.leaf) leafNames.set(b.leaf, [...(leafNames.get(b.leaf) ?? []), b.name]);
   }
   const top = { ids: [], children: [], top: true };
@@ -83,10 +83,13 @@ export class TreeView {
     new ResizeObserver(() => this.#resize()).observe(this.canvas);
   }
 
-  /** Lays the tree out again from a parsed .tree.json (after the structure changed). */
-  setFile(file, activePath) {
+  /**
+   * Lays the tree out again (after the structure changed): the nodes come from
+   * a parsed .tree.json (t.save()), the branch names and leaves from t.branches().
+   */
+  setFile(file, branchList, activePath) {
     const t0 = performance.now();
-    const { top, boxOf, count } = buildBoxes(file, this.compact);
+    const { top, boxOf, count } = buildBoxes(file, branchList, this.compact);
     const root = hierarchy(top, (b) => (b.children.length ? b.children : null));
     tidyTree().nodeSize([W + GAP_X, H + GAP_Y]).separation((a, b) => (a.parent === b.parent ? 1 : 1.2))(root);
     const boxes = [];
@@ -102,7 +105,7 @@ export class TreeView {
     this.layoutMs = performance.now() - t0;
     this.placed = false; // a new layout: center on the active message again
     this.setActive(activePath);
-    const branches = Object.keys(file.branches ?? {}).length;
+    const branches = branchList.length;
     this.info.textContent = `${count.toLocaleString("en")} messages \u00b7 ${branches.toLocaleString("en")} branch${branches === 1 ? "" : "es"}`;
     this.info.title = `${boxes.length.toLocaleString("en")} boxes: runs of messages without a fork, label or branch end are drawn as one box`;
   }

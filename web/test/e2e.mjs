@@ -193,6 +193,11 @@ async function main() {
     assert.equal(await page.locator('#branch-list li[data-branch="main"] [data-action="delete-name"]').isDisabled(), true);
     await page.click('#branch-list li[data-branch="branch-2"] [data-action="delete-name"]');
     await page.waitForSelector('#branch-list li[data-branch="branch-2"]', { state: "detached" });
+    await page.click("#btn-tree");
+    await page.waitForFunction(() => window.sessiontreeDemo.treeView?.boxes.length > 0);
+    assert.match(await page.textContent("#treepane .tree-info"), new RegExp(`${await page.textContent("#branch-count")} branches`));
+    assert.ok(!(await demo(() => window.sessiontreeDemo.treeView.boxes.some((b) => b.names?.includes("branch-2")))), "no box carries the deleted name");
+    await page.click("#btn-tree");
     assert.equal(await demo(() => window.sessiontreeDemo.tree.stats().nodes), nodes);
     await page.click('#branch-list li[data-branch="idea"] .branch-open');
     await page.waitForSelector('#branch-list li.active[data-branch="idea"]');
