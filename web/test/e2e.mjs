@@ -279,6 +279,8 @@ async function main() {
     await page.waitForFunction((id) => window.sessiontreeDemo.tree.activePath().at(-1) === id, target);
     await page.mouse.move(5, 300);
     // The README's picture: chat and tree side by side, no tooltip or notice.
+    await page.click('#branch-list li[data-branch="main"] .branch-open');
+    await page.waitForSelector('#branch-list li.active[data-branch="main"]');
     await page.evaluate(() => document.querySelectorAll(".toast").forEach((t) => t.remove()));
     await page.click("#tree-fit");
     await page.waitForTimeout(50);
