@@ -118,6 +118,8 @@ test-web: tools web-dist $(WEB_SERVE)
 	@$(GO) test -count=1 ./web/serve/
 	@echo "== web: end-to-end in headless Chromium"
 	@node web/test/e2e.mjs
+	@echo "== web: two tabs on one conversation stay in sync (merge), headless Chromium"
+	@node web/test/tabsync.mjs
 
 ## worker: the edge worker (wasm/worker) under wrangler dev, on 127.0.0.1:8787
 ## (make worker PORT=9000 for another port); D1 data stays in wasm/worker/.wrangler

@@ -10,6 +10,7 @@ import {
   DEMO_MODEL, loadSettings, saveSettings, usesEndpoint, messageText, demoReply, endpointReply, endpointSummarizer,
 } from "./assistant.js";
 import { TreeView } from "./treeview.js";
+import { syncTabs } from "./tabsync.js";
 
 const $ = (id) => document.getElementById(id);
 const CURRENT_KEY = "sessiontree-demo.current";
@@ -849,6 +850,11 @@ async function start() {
     state.store = new MemoryStore();
     showError(`This browser's storage (IndexedDB) is not available: ${describe(e)}. Conversations will not survive a reload; export them to keep them.`);
   }
+  // Other tabs on the same conversation: merge their changes in (tabsync.js).
+  state.store = syncTabs(state.store, {
+    current: () => (state.cur?.tree ? { id: state.cur.meta.id, tree: state.cur.tree } : null),
+    merged: () => { state.version++; persist(); renderAll(); },
+  });
   try {
     state.convs = await state.store.list();
   } catch (e) {
