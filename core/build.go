@@ -22,7 +22,7 @@ func (t *Tree) InsertNode(id, parent string, msg Message, label string, atMs int
 	if label != "" && !validUTF8(label) {
 		return newError(CodeInvalidInput, "label for "+quote(id)+" is not valid UTF-8")
 	}
-	t.addNode(&node{id: id, parent: parent, msg: msg, label: label, created: atMs})
+	t.addNode(&node{id: id, parent: parent, msg: msg, lab: newLabel(label, 0), created: atMs})
 	return nil
 }
 

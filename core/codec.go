@@ -18,7 +18,7 @@ const FormatVersion = 1
 func (t *Tree) Marshal() []byte {
 	size := 128 + 64*len(t.branches)
 	for _, n := range t.nodes {
-		size += 96 + 2*len(n.id) + len(n.parent) + len(n.msg) + len(n.label) + 20*len(n.children)
+		size += 96 + 2*len(n.id) + len(n.parent) + len(n.msg) + len(n.labelText()) + 20*len(n.children)
 	}
 	buf := make([]byte, 0, size)
 	buf = append(buf, `{"format":"sessiontree","version":`...)
@@ -143,13 +143,13 @@ func (n *node) appendJSON(buf []byte) []byte {
 	buf = rawjson.AppendStrings(buf, n.children)
 	buf = append(buf, `,"message":`...)
 	buf = append(buf, n.msg...)
-	if n.label != "" {
+	if n.labelText() != "" {
 		buf = append(buf, `,"label":`...)
-		buf = rawjson.AppendString(buf, n.label)
+		buf = rawjson.AppendString(buf, n.labelText())
 	}
-	if n.labelAt != 0 {
+	if n.labelTime() != 0 {
 		buf = append(buf, `,"label_at_ms":`...)
-		buf = rawjson.AppendInt(buf, n.labelAt)
+		buf = rawjson.AppendInt(buf, n.labelTime())
 	}
 	buf = append(buf, `,"created_at_ms":`...)
 	buf = rawjson.AppendInt(buf, n.created)
@@ -458,7 +458,9 @@ func (l *loader) node(key string) (*node, error) {
 			n.msg, err = l.message(key)
 		case "label":
 			slot = 4
-			n.label, err = l.text("nodes." + key + ".label")
+			var text string
+			text, err = l.text("nodes." + key + ".label")
+			n.lab = newLabel(text, n.labelTime())
 		case "created_at_ms":
 			slot = 5
 			n.created, err = l.d.Int64()
@@ -467,7 +469,9 @@ func (l *loader) node(key string) (*node, error) {
 			}
 		case "label_at_ms":
 			slot = 6
-			n.labelAt, err = l.d.Int64()
+			var at int64
+			at, err = l.d.Int64()
+			n.lab = newLabel(n.labelText(), at)
 			if err != nil {
 				err = l.corrupt("nodes."+key+".label_at_ms", "expected an integer (milliseconds)")
 			}

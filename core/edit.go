@@ -164,7 +164,7 @@ func (t *Tree) ClearLabelAt(id string, atMs int64) error {
 	if n == nil {
 		return errNodeNotFound(id)
 	}
-	if n.label == "" && n.labelAt >= atMs {
+	if n.labelText() == "" && n.labelTime() >= atMs {
 		return nil
 	}
 	t.setLabel(n, "", atMs)

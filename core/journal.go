@@ -43,10 +43,10 @@ func (c *changes) setMeta() {
 	}
 }
 
+// record keeps undo for rollback. Callers check t.journal first, so that no
+// closure is allocated outside Apply.
 func (t *Tree) record(undo func()) {
-	if t.journal != nil {
-		t.journal.undo = append(t.journal.undo, undo)
-	}
+	t.journal.undo = append(t.journal.undo, undo)
 }
 
 // rollback undoes everything recorded, newest first.
@@ -74,15 +74,17 @@ func (t *Tree) addNode(n *node) {
 	if t.root == "" {
 		t.root = n.id
 	}
-	t.record(func() {
-		delete(t.nodes, n.id)
-		if list := t.siblingList(n.parent); list != nil {
-			if i := slices.Index(*list, n.id); i >= 0 {
-				*list = slices.Delete(*list, i, i+1)
+	if t.journal != nil {
+		t.record(func() {
+			delete(t.nodes, n.id)
+			if list := t.siblingList(n.parent); list != nil {
+				if i := slices.Index(*list, n.id); i >= 0 {
+					*list = slices.Delete(*list, i, i+1)
+				}
 			}
-		}
-		t.root = oldRoot
-	})
+			t.root = oldRoot
+		})
+	}
 }
 
 // removeNode deletes a node that has no children left.
@@ -111,7 +113,9 @@ func (t *Tree) setLeaf(b *branch, leaf string, atMs int64) {
 	old, oldMoved := b.leaf, b.moved
 	b.leaf, b.moved = leaf, atMs
 	t.changed.branch(b.name)
-	t.record(func() { b.leaf, b.moved = old, oldMoved })
+	if t.journal != nil {
+		t.record(func() { b.leaf, b.moved = old, oldMoved })
+	}
 }
 
 // addBranch adds b; a name deleted before is live again, so its deletion is
@@ -122,30 +126,36 @@ func (t *Tree) addBranch(b *branch) {
 	t.changed.branch(b.name)
 	tomb, had := t.tombs[b.name]
 	delete(t.tombs, b.name)
-	t.record(func() {
-		delete(t.branches, b.name)
-		t.names.remove(b.name)
-		if had {
-			t.tombs[b.name] = tomb
-		}
-	})
+	if t.journal != nil {
+		t.record(func() {
+			delete(t.branches, b.name)
+			t.names.remove(b.name)
+			if had {
+				t.tombs[b.name] = tomb
+			}
+		})
+	}
 }
 
 func (t *Tree) removeBranch(b *branch) {
 	delete(t.branches, b.name)
 	t.names.remove(b.name)
 	t.changed.branch(b.name)
-	t.record(func() {
-		t.branches[b.name] = b
-		t.names.add(b.name)
-	})
+	if t.journal != nil {
+		t.record(func() {
+			t.branches[b.name] = b
+			t.names.add(b.name)
+		})
+	}
 }
 
 func (t *Tree) setActive(name string) {
 	old := t.active
 	t.active = name
 	t.changed.setMeta()
-	t.record(func() { t.active = old })
+	if t.journal != nil {
+		t.record(func() { t.active = old })
+	}
 }
 
 // touch marks b as the most recently used branch.
@@ -154,16 +164,20 @@ func (t *Tree) touch(b *branch) {
 	t.clock++
 	b.used = t.clock
 	t.changed.branch(b.name)
-	t.record(func() { b.used, t.clock = oldUsed, oldClock })
+	if t.journal != nil {
+		t.record(func() { b.used, t.clock = oldUsed, oldClock })
+	}
 }
 
 // setLabel sets or clears (label "") n's label as of atMs; the label's time
 // never goes back, so a later local change also wins a later Merge.
 func (t *Tree) setLabel(n *node, label string, atMs int64) {
-	old, oldAt := n.label, n.labelAt
-	n.label, n.labelAt = label, max(n.labelAt, atMs)
+	old := n.lab
+	n.lab = newLabel(label, max(n.labelTime(), atMs))
 	t.changed.node(n.id)
-	t.record(func() { n.label, n.labelAt = old, oldAt })
+	if t.journal != nil {
+		t.record(func() { n.lab = old })
+	}
 }
 
 // setTomb records that the branch name was deleted at atMs (keeping the later
@@ -178,18 +192,22 @@ func (t *Tree) setTomb(name string, atMs int64) {
 	}
 	t.tombs[name] = atMs
 	t.changed.branch(name)
-	t.record(func() {
-		if had {
-			t.tombs[name] = old
-		} else {
-			delete(t.tombs, name)
-		}
-	})
+	if t.journal != nil {
+		t.record(func() {
+			if had {
+				t.tombs[name] = old
+			} else {
+				delete(t.tombs, name)
+			}
+		})
+	}
 }
 
 func (t *Tree) setSummary(b *branch, s *Summary) {
 	old := b.summary
 	b.summary = s
 	t.changed.branch(b.name)
-	t.record(func() { b.summary = old })
+	if t.journal != nil {
+		t.record(func() { b.summary = old })
+	}
 }

@@ -188,8 +188,8 @@ func compareContent(x, y *node) int {
 
 // mergeLabel keeps on dst whichever of the two labels was set last.
 func mergeLabel(dst, src *node) {
-	if src.labelAt > dst.labelAt || (src.labelAt == dst.labelAt && src.label > dst.label) {
-		dst.label, dst.labelAt = src.label, src.labelAt
+	if src.labelTime() > dst.labelTime() || (src.labelTime() == dst.labelTime() && src.labelText() > dst.labelText()) {
+		dst.lab = src.lab
 	}
 }
 
@@ -206,7 +206,7 @@ func conflictID(id string, n *node) string {
 }
 
 func copyNode(n *node) *node {
-	return &node{id: n.id, parent: n.parent, msg: n.msg, label: n.label, labelAt: n.labelAt, created: n.created}
+	return &node{id: n.id, parent: n.parent, msg: n.msg, lab: n.lab, created: n.created}
 }
 
 // nodes builds the union of nodes, their children lists, roots and root.
@@ -581,10 +581,10 @@ func (t *Tree) diff(r *Tree) mergeDiff {
 		switch {
 		case old == nil:
 			d.NodesAdded = append(d.NodesAdded, id)
-		case old.label != n.label:
+		case old.labelText() != n.labelText():
 			d.LabelsChanged = append(d.LabelsChanged, id)
 			d.touchedNodes = append(d.touchedNodes, id)
-		case old.labelAt != n.labelAt || !sameContent(old, n) || !slices.Equal(old.children, n.children):
+		case old.labelTime() != n.labelTime() || !sameContent(old, n) || !slices.Equal(old.children, n.children):
 			d.touchedNodes = append(d.touchedNodes, id)
 		}
 	}

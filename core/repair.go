@@ -27,7 +27,7 @@ func (t *Tree) Repair() []Problem {
 	t.dups = nil
 	for _, d := range dups {
 		kept := t.nodes[d.id]
-		if kept != nil && kept.parent == d.parent && kept.label == d.label && kept.created == d.created && bytes.Equal(kept.msg, d.msg) {
+		if kept != nil && kept.parent == d.parent && kept.labelText() == d.labelText() && kept.created == d.created && bytes.Equal(kept.msg, d.msg) {
 			did(ProblemDuplicateID, d.id, "", "dropped an exact copy of node "+quote(d.id))
 			continue
 		}

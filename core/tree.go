@@ -37,8 +37,7 @@ type node struct {
 	parent   string
 	children []string
 	msg      Message
-	label    string
-	labelAt  int64 // when label was last set or cleared (LabelAt), for Merge; 0 if never timed
+	lab      *nodeLabel // nil when the node was never labelled
 	created  int64
 	up       *node // the node called parent; nil for a root or a dangling parent
 	mark     uint8 // scratch for walks that visit each node once; always 0 between calls
@@ -141,7 +140,7 @@ func (t *Tree) Node(id string) (Node, bool) {
 		return Node{}, false
 	}
 	return Node{ID: id, Parent: n.parent, Children: slices.Clone(n.children), Message: n.msg,
-		Label: n.label, CreatedAtMs: n.created}, true
+		Label: n.labelText(), CreatedAtMs: n.created}, true
 }
 
 // Branches lists every branch, ordered by name.
@@ -225,6 +224,35 @@ func before(aCreated int64, aID string, bCreated int64, bID string) bool {
 		return aCreated < bCreated
 	}
 	return aID < bID
+}
+
+// nodeLabel is a node's label and when it was last set or cleared (LabelAt), for
+// Merge. Few nodes have one, so it lives behind a pointer; it is never modified,
+// only replaced.
+type nodeLabel struct {
+	text string
+	at   int64 // 0 if never timed
+}
+
+func newLabel(text string, at int64) *nodeLabel {
+	if text == "" && at == 0 {
+		return nil
+	}
+	return &nodeLabel{text: text, at: at}
+}
+
+func (n *node) labelText() string {
+	if n.lab == nil {
+		return ""
+	}
+	return n.lab.text
+}
+
+func (n *node) labelTime() int64 {
+	if n.lab == nil {
+		return 0
+	}
+	return n.lab.at
 }
 
 // linkUp sets every node's up pointer from its parent id.
