@@ -175,7 +175,8 @@ export class SessionTree implements Disposable {
 
   /**
    * Imports another tool's chat export (SPEC §7): format is chatgpt, openwebui,
-   * librechat, claudecode, pi, codex, openai, or auto (detect; the default). The
+   * librechat, claudecode, pi, codex, openai, sessiontree (a .tree.json), or auto
+   * (detect; the default). The
    * report says what was read and everything the format could not carry.
    */
   static import(text: string | ArrayBuffer | ArrayBufferView, format?: string): { tree: SessionTree; report: ImportReport };

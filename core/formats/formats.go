@@ -125,6 +125,9 @@ func Detect(data []byte) string {
 	if i := bytes.IndexByte(data, '\n'); i >= 0 {
 		first = bytes.TrimSpace(data[:i])
 	}
+	if data[0] == '{' && bytes.HasPrefix(data, []byte(`{"format":"sessiontree"`)) {
+		return SessionTree
+	}
 	// JSONL: judged by the first line when it is an object of its own.
 	if first[0] == '{' && rawjson.Valid(first) && (len(first) < len(data) || !hasAny(first, "mapping", "history", "messages", "chat")) {
 		typ, _ := rawjson.LookupString(first, "type")
