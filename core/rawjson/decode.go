@@ -50,39 +50,19 @@ func (d *Decoder) Null() bool {
 // Object calls fn for each member of the object that is next, with the decoded
 // key; fn must consume the member's value. An error from fn stops the walk.
 func (d *Decoder) Object(fn func(key string) error) error {
-	if d.Peek() != '{' {
-		return errAt(d.pos, "expected an object")
-	}
-	d.pos++
-	if d.Peek() == '}' {
-		d.pos++
-		return nil
-	}
-	for {
-		if d.Peek() != '"' {
-			return errAt(d.pos, "expected a string key")
-		}
-		key, err := d.String()
-		if err != nil {
-			return err
-		}
-		if d.Peek() != ':' {
-			return errAt(d.pos, "expected ':' after an object key")
-		}
-		d.pos++
-		if err := fn(key); err != nil {
-			return err
-		}
-		switch d.Peek() {
-		case ',':
-			d.pos++
-		case '}':
-			d.pos++
-			return nil
-		default:
-			return errAt(d.pos, "expected ',' or '}' in an object")
+	return d.Members(func(key []byte) error { return fn(string(unescapeKey(key))) })
+}
+
+// unescapeKey decodes a key's raw bytes from Members.
+func unescapeKey(key []byte) []byte {
+	for _, c := range key {
+		if c == '\\' {
+			lit := make([]byte, 0, len(key)+2)
+			lit = append(append(append(lit, '"'), key...), '"')
+			return []byte(Unquote(lit))
 		}
 	}
+	return key
 }
 
 // Array calls fn for each element of the array that is next; fn must consume it.

@@ -70,13 +70,7 @@ func (d *Decoder) StringView() (string, error) {
 // KeyView returns an object key's bytes from Members as a string, sharing memory
 // with the input when the key has no escapes (see StringView).
 func KeyView(key []byte) string {
-	for _, c := range key {
-		if c == '\\' {
-			lit := make([]byte, 0, len(key)+2)
-			lit = append(append(append(lit, '"'), key...), '"')
-			return Unquote(lit)
-		}
-	}
+	key = unescapeKey(key)
 	if len(key) == 0 {
 		return ""
 	}
