@@ -110,7 +110,7 @@ const M = {
   apply: 0, node: 0, children: 0, siblings: 0, branches: 0, activeBranch: 0, hasBranches: 0,
   pathOf: 0, messages: 0, summarizeBranch: 0, summaryInput: 0, summarizeBranchAsOf: 0,
   stubSummary: 0, renderBranchText: 0, spliceForLinearExport: 0, validate: 0, repair: 0,
-  prune: 0, search: 0, stats: 0, import: 0, export: 0, merge: 0,
+  prune: 0, search: 0, stats: 0, import: 0, export: 0, merge: 0, project: 0,
 };
 
 const NO_ARGS = [];
@@ -124,10 +124,10 @@ function view(w) {
   return w.u8.byteLength ? w.u8 : (w.u8 = new Uint8Array(w.memory.buffer));
 }
 
-// invoke writes args (strings or Uint8Arrays) as [u32 length][bytes]… into the
-// module's input buffer, makes the call and returns the result as a string, or
-// throws the SessionTreeError it carries.
-function invoke(method, handle, at, args) {
+// send writes args (strings or Uint8Arrays) as [u32 length][bytes]… into the
+// module's input buffer and makes the call. It returns the result's length and
+// leaves its address in w.out, or throws the SessionTreeError it carries.
+function send(method, handle, at, args) {
   const w = wasm;
   // Room for each argument: its 4-byte length and at most 3 UTF-8 bytes per
   // UTF-16 unit. Big strings are encoded exactly first instead, so the buffer
@@ -158,27 +158,59 @@ function invoke(method, handle, at, args) {
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     let n;
-    if (typeof a === "string") {
-      n = a.length === 0 ? 0 : encoder.encodeInto(a, u8.subarray(off + 4, off + 4 + 3 * a.length)).written;
-    } else {
+    if (typeof a !== "string") {
       u8.set(a, off + 4);
       n = a.length;
+    } else if (a.length <= SHORT) {
+      n = writeShort(u8, off + 4, a);
+    } else {
+      n = encoder.encodeInto(a, u8.subarray(off + 4, off + 4 + 3 * a.length)).written;
     }
     u8[off] = n; u8[off + 1] = n >>> 8; u8[off + 2] = n >>> 16; u8[off + 3] = n >>> 24;
     off += 4 + n;
   }
   const r = w.exports.st_call(method, handle, off - w.ptr, at);
   if (w.cap > BIG_INPUT) w.cap = 0; // the module released its big buffer (releaseBig)
-  if (r === 0) return "";
+  if (r === 0) return 0;
   const len = r < 0 ? -r - 1 : r;
-  const p = w.exports.st_out();
-  u8 = view(w);
-  const text = decoder.decode(u8.subarray(p, p + len));
+  w.out = w.exports.st_out();
   if (r < 0) {
-    const e = JSON.parse(text);
+    const e = JSON.parse(decode(view(w), w.out, len));
     throw new SessionTreeError(e.code, e.message);
   }
-  return text;
+  return len;
+}
+
+// invoke is send returning the result as a string.
+function invoke(method, handle, at, args) {
+  const len = send(method, handle, at, args);
+  return len === 0 ? "" : decode(view(wasm), wasm.out, len);
+}
+
+// Ids, names and numbers are short: a loop writes and reads their UTF-8 faster
+// than TextEncoder and TextDecoder, which cost a call into the runtime each.
+const SHORT = 64;
+
+function writeShort(u8, off, s) {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x80) return encoder.encodeInto(s, u8.subarray(off, off + 3 * s.length)).written;
+    u8[off + i] = c;
+  }
+  return s.length;
+}
+
+function decode(u8, p, len) {
+  if (len <= SHORT) {
+    let s = "";
+    for (let i = p; i < p + len; i++) {
+      const c = u8[i];
+      if (c >= 0x80) return decoder.decode(u8.subarray(p, p + len));
+      s += String.fromCharCode(c);
+    }
+    return s;
+  }
+  return decoder.decode(u8.subarray(p, p + len));
 }
 
 // ---- argument checks ----------------------------------------------------------
@@ -257,8 +289,9 @@ let adopt = 0;
 export class SessionTree {
   #h;
   // Messages are immutable in the tree, so each is parsed once and handed out
-  // frozen: node id → the JSON text (not parsed yet) or the frozen object.
-  #msgs = new Map();
+  // frozen. The module numbers the messages this object holds (wasm/module
+  // slots.go): slot i → the JSON text (not parsed yet) or the frozen object.
+  #cache = [];
 
   constructor() {
     need();
@@ -319,7 +352,7 @@ export class SessionTree {
   append(message_, atMs) {
     const text = message(message_);
     const id = this.#call(M.append, time(atMs), [text]);
-    this.#msgs.set(id, text);
+    this.#cache.push(text); // the module made the next slot for it
     return id;
   }
 
@@ -358,7 +391,7 @@ export class SessionTree {
   #sibling(method, node, message_, atMs) {
     const text = message(message_);
     const id = this.#call(method, time(atMs), [str("node", node), text]);
-    this.#msgs.set(id, text);
+    this.#cache.push(text);
     return id;
   }
 
@@ -380,9 +413,9 @@ export class SessionTree {
     } else {
       fail(`"other" must be a SessionTree or a .tree.json string or bytes`);
     }
-    const report = JSON.parse(this.#call(M.merge, 0, args));
-    if (report.conflicts.some((c) => c.kind === "node")) this.#msgs.clear();
-    return report;
+    // The message cache stays right: it is keyed by message, and a merge never
+    // changes a stored message (a conflicting node keeps its own).
+    return JSON.parse(this.#call(M.merge, 0, args));
   }
 
   apply(ops, atMs) {
@@ -398,37 +431,44 @@ export class SessionTree {
   }
 
   linearProjection() {
-    return this.#messagesOf(lines(this.#call(M.pathOf, 0, NO_ARGS)));
+    return this.#project(NO_ARGS);
   }
 
   linearProjectionOf(branch) {
-    return this.#messagesOf(lines(this.#call(M.pathOf, 0, [str("branch", branch)])));
+    return this.#project([str("branch", branch)]);
   }
 
-  #messagesOf(ids) {
-    const cache = this.#msgs;
-    const out = new Array(ids.length);
-    let missing = null;
-    for (let i = 0; i < ids.length; i++) {
-      let m = cache.get(ids[i]);
-      if (m === undefined) {
-        (missing ??= []).push(i);
-        continue;
-      }
-      if (typeof m === "string") {
+  // #project reads the slots of a path (see wasm/module/project.go) and maps
+  // them to cached messages; the module sends the bytes of those not cached.
+  #project(args) {
+    need();
+    if (this.#h === 0) throw new SessionTreeError("invalid_input", "this SessionTree was freed; make or load a new one");
+    const w = wasm;
+    const len = send(M.project, this.#h, 0, args);
+    const u8 = view(w);
+    let p = w.out;
+    const end = p + len;
+    const n = u8[p] | (u8[p + 1] << 8) | (u8[p + 2] << 16) | (u8[p + 3] << 24);
+    p += 4;
+    const slots = (p & 3) === 0 ? new Uint32Array(u8.buffer, p, n) : new Uint32Array(u8.slice(p, p + 4 * n).buffer);
+    p += 4 * n;
+    const cache = this.#cache;
+    const out = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const s = slots[i];
+      let m = cache[s];
+      if (typeof m !== "object") {
+        if (m === undefined) { // new: its bytes follow, in slot order
+          const size = u8[p] | (u8[p + 1] << 8) | (u8[p + 2] << 16) | (u8[p + 3] << 24);
+          m = decoder.decode(u8.subarray(p + 4, p + 4 + size));
+          p += 4 + size;
+        }
         m = deepFreeze(JSON.parse(m));
-        cache.set(ids[i], m);
+        cache[s] = m;
       }
       out[i] = m;
     }
-    if (missing) {
-      const got = JSON.parse(this.#call(M.messages, 0, [missing.map((i) => ids[i]).join("\n")]));
-      for (let k = 0; k < missing.length; k++) {
-        const m = deepFreeze(got[k]);
-        cache.set(ids[missing[k]], m);
-        out[missing[k]] = m;
-      }
-    }
+    if (p !== end) throw new SessionTreeError("corrupt", "the module's projection did not match the message cache (a bug in sessiontree)");
     return out;
   }
 
@@ -524,14 +564,12 @@ export class SessionTree {
   }
 
   repair() {
-    const changes = JSON.parse(this.#call(M.repair, 0, NO_ARGS));
-    this.#msgs.clear(); // repair may give a node a new id
-    return changes;
+    return JSON.parse(this.#call(M.repair, 0, NO_ARGS)); // messages, and so slots, stay
   }
 
   prune() {
     const removed = JSON.parse(this.#call(M.prune, 0, NO_ARGS));
-    for (const id of removed) this.#msgs.delete(id);
+    this.#cache = []; // the module forgot every slot too
     return removed;
   }
 
@@ -546,7 +584,7 @@ export class SessionTree {
 
   clone() {
     const c = SessionTree.#adopt(this.#call(M.clone, 0, NO_ARGS));
-    for (const [k, v] of this.#msgs) c.#msgs.set(k, v);
+    c.#cache = this.#cache.slice(); // the module copied the slots
     return c;
   }
 
@@ -559,7 +597,7 @@ export class SessionTree {
     freed.unregister(this);
     if (wasm) invoke(M.free, this.#h, 0, NO_ARGS);
     this.#h = 0;
-    this.#msgs.clear();
+    this.#cache = [];
   }
 
   [dispose]() {

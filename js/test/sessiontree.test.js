@@ -335,6 +335,42 @@ test("import and export through core/formats keep the tree", () => {
   assert.throws(() => t.export("nope"), "invalid_input", /nope/);
 });
 
+test("a projection is the path's messages, whatever the message cache holds (append, apply, edit, clone, prune, load, repair)", () => {
+  // The reference: each node's own message, read by id without the cache.
+  const expect = (t, branch) => (branch ? t.pathOf(branch) : t.activePath()).map((id) => t.node(id).message);
+  const t = new SessionTree();
+  const a = t.append(user("a"), 1);
+  const b = t.append(bot("b"), 2);
+  assert.deepEqual(t.linearProjection(), expect(t));
+  t.apply([{ op: "append", message: user("c"), at: 3 }, { op: "append", message: { role: "tool", content: [{ type: "text", text: "d 😀" }] } }]);
+  assert.deepEqual(t.linearProjection(), expect(t), "messages that came through apply");
+  const first = t.linearProjection();
+  assert.ok(t.linearProjection()[0] === first[0], "a message is parsed once and shared");
+  const e = t.edit(b, bot("b2"), 5);
+  const edited = t.activeBranch;
+  assert.deepEqual(t.linearProjection(), [user("a"), bot("b2")]);
+  assert.deepEqual(t.activePath(), [a, e]);
+  assert.deepEqual(t.linearProjectionOf("main"), expect(t, "main"));
+  const c = t.clone();
+  c.append(user("only in the clone"), 6);
+  t.append(user("only in the original"), 6);
+  assert.deepEqual(c.linearProjection(), expect(c));
+  assert.deepEqual(t.linearProjection(), expect(t));
+  t.switchBranch("main");
+  t.deleteBranch(edited);
+  assert.equal(t.prune().length, 2, "the edit and the message after it are on no branch");
+  assert.deepEqual(t.linearProjection(), expect(t), "after prune");
+  t.append(user("after prune"), 7);
+  assert.deepEqual(t.linearProjection(), expect(t));
+  const u = SessionTree.load(t.save());
+  assert.deepEqual(u.linearProjection(), t.linearProjection(), "a loaded tree");
+  assert.deepEqual(u.repair(), []);
+  assert.deepEqual(u.linearProjection(), expect(u), "after repair");
+  assert.deepEqual(c.linearProjectionOf("main"), expect(c, "main"));
+  for (const x of [t, c, u]) x.free();
+  void a;
+});
+
 test("free() and Symbol.dispose release the tree; a freed tree says so", () => {
   const t = new SessionTree();
   t.append(user("x"));

@@ -15,6 +15,7 @@ type request struct {
 	at     int64
 	handle uint32
 	tree   *core.Tree // nil for methods that make a tree
+	slots  *slotTable // the tree's message slots; nil with tree
 }
 
 // method is one exported operation. It returns the result bytes.
@@ -27,9 +28,14 @@ type method struct {
 // call decodes a request, runs the method and returns its result, or an
 // encoded {code,message} error and false. It is the one place a panic stops:
 // whatever the input, the Go program keeps running.
+//
+// Calls never overlap (JavaScript waits for each), so every call reuses one
+// request and one argument list: a call allocates only what it keeps.
 func call(m, handle uint32, in []byte, at float64) (res []byte, ok bool) {
-	r := &request{handle: handle}
+	r := &current
+	*r = request{handle: handle, args: r.args[:0]}
 	defer func() {
+		clear(r.args) // drop the views of the input buffer
 		if p := recover(); p != nil {
 			res, ok = errorJSON(core.CodeCorrupt, "internal error in "+r.method+
 				" (a bug in sessiontree; the module keeps working): "+panicText(p)), false
@@ -45,16 +51,18 @@ func call(m, handle uint32, in []byte, at float64) (res []byte, ok bool) {
 		return errorJSON(core.CodeInvalidInput, "the time must be an integer number of milliseconds"), false
 	}
 	r.at = int64(at)
-	args, err := splitArgs(in)
+	args, err := splitArgs(r.args, in)
 	if err != nil {
 		return errorResult(err), false
 	}
 	r.args = args
 	if spec.needTree {
-		if r.tree = trees[handle]; r.tree == nil {
+		e := trees[handle]
+		if e == nil {
 			return errorJSON(core.CodeInvalidInput, "this SessionTree was freed (handle "+
 				strconv.FormatUint(uint64(handle), 10)+"); make or load a new one"), false
 		}
+		r.tree, r.slots = e.tree, &e.slots
 	}
 	out, err := spec.run(r)
 	if err != nil {
@@ -63,10 +71,12 @@ func call(m, handle uint32, in []byte, at float64) (res []byte, ok bool) {
 	return out, true
 }
 
-// splitArgs reads the arguments: each is a little-endian uint32 length and then
-// that many bytes.
-func splitArgs(in []byte) ([][]byte, error) {
-	var args [][]byte
+// current is the request of the call under way.
+var current request
+
+// splitArgs appends the arguments to args: each is a little-endian uint32
+// length and then that many bytes.
+func splitArgs(args [][]byte, in []byte) ([][]byte, error) {
 	for len(in) > 0 {
 		if len(in) < 4 {
 			return nil, invalid("truncated argument header")
@@ -96,14 +106,22 @@ func (r *request) str(i int, name string) (string, error) {
 	return string(b), err
 }
 
-// message returns argument i as a validated message that owns its bytes.
+// message returns argument i as a message that owns its bytes, not validated
+// yet: the tree's methods validate what they store.
 func (r *request) message(i int) (core.Message, error) {
 	b, err := r.arg(i, "message")
 	if err != nil {
 		return nil, err
 	}
-	return core.ParseMessage(append([]byte(nil), b...))
+	return core.Message(append([]byte(nil), b...)), nil
 }
+
+// sent gives msg, the argument of a call that stored it, a slot: JS holds its
+// text. The tree keeps an argument that is already compact as it is (JSON.stringify
+// writes compact JSON), so msg is then the stored message; if the tree stored a
+// compacted copy instead, the slot is never looked up, and a projection sends
+// that copy's bytes once, under a slot of its own.
+func (r *request) sent(msg core.Message) { r.slots.add(msg) }
 
 func invalid(msg string) error { return &core.Error{Code: core.CodeInvalidInput, Message: msg} }
 

@@ -14,7 +14,11 @@ func appendMessage(r *request) ([]byte, error) {
 		return nil, err
 	}
 	id, err := r.tree.Append(msg, r.at)
-	return []byte(id), err
+	if err != nil {
+		return nil, err
+	}
+	r.sent(msg)
+	return text(id), nil
 }
 
 func rewind(r *request) ([]byte, error) {
@@ -23,7 +27,7 @@ func rewind(r *request) ([]byte, error) {
 		return nil, err
 	}
 	name, err := r.tree.Rewind(id, r.at)
-	return []byte(name), err
+	return text(name), err
 }
 
 func branch(r *request) ([]byte, error) {
@@ -94,7 +98,11 @@ func sibling(r *request, op func(*core.Tree, string, core.Message, int64) (strin
 		return nil, err
 	}
 	newID, err := op(r.tree, id, msg, r.at)
-	return []byte(newID), err
+	if err != nil {
+		return nil, err
+	}
+	r.sent(msg)
+	return text(newID), nil
 }
 
 func deleteBranch(r *request) ([]byte, error) {

@@ -63,6 +63,11 @@ func free(r *request) ([]byte, error) {
 	return nil, nil
 }
 
-func clone(r *request) ([]byte, error) { return handleResult(r.tree.Clone()), nil }
+// clone copies the tree and its slots: the copy shares the messages, and JS
+// copies its cache with it.
+func clone(r *request) ([]byte, error) {
+	h := keepEntry(&entry{tree: r.tree.Clone(), slots: r.slots.clone()})
+	return strconv.AppendUint(nil, uint64(h), 10), nil
+}
 
 func save(r *request) ([]byte, error) { return r.tree.Marshal(), nil }

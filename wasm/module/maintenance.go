@@ -15,6 +15,8 @@ func prune(r *request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.slots.reset() // JS drops its cache too: removed messages are not kept
+
 	return rawjson.AppendStrings(nil, ids), nil
 }
 

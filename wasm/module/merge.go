@@ -21,10 +21,11 @@ func mergeTree(r *request) ([]byte, error) {
 	switch kind {
 	case "handle":
 		h, err := strconv.ParseUint(string(arg), 10, 32)
-		if err != nil || trees[uint32(h)] == nil {
+		e := trees[uint32(h)]
+		if err != nil || e == nil {
 			return nil, invalid("the other SessionTree was freed; merge a live tree or its saved JSON")
 		}
-		other = trees[uint32(h)]
+		other = e.tree
 	case "json":
 		if other, err = core.Unmarshal(arg); err != nil {
 			return nil, err

@@ -52,6 +52,8 @@ func init() {
 		{"stats", true, stats},
 		// formats.go
 		{"import", false, importTree},
+		// project.go
+		{"project", true, project},
 		{"export", true, exportTree},
 		// merge.go
 		{"merge", true, mergeTree},

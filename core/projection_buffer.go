@@ -1,0 +1,22 @@
+package core
+
+import "slices"
+
+// AppendProjectionOf appends the messages of branch, root first, to dst and
+// returns the extended slice: LinearProjectionOf into a buffer the caller
+// reuses, so that projecting a long path again and again allocates nothing
+// once dst has room. On error dst is returned unchanged (its length), with the
+// error LinearProjectionOf gives.
+func (t *Tree) AppendProjectionOf(dst []Message, branch string) ([]Message, error) {
+	b := t.branches[branch]
+	if b == nil {
+		return dst, errBranchNotFound(branch)
+	}
+	start := len(dst)
+	err := t.walkUp(b.leaf, "branch "+quote(branch), func(_ string, n *node) { dst = append(dst, n.msg) })
+	if err != nil {
+		return dst[:start], err
+	}
+	slices.Reverse(dst[start:])
+	return dst, nil
+}

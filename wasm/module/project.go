@@ -1,0 +1,45 @@
+package main
+
+import (
+	"encoding/binary"
+
+	"github.com/sessiontree/sessiontree/core"
+)
+
+// path is the reusable message buffer of project.
+var path []core.Message
+
+// project returns the messages of argument 0's branch (the active one when
+// there is no argument) as slots: a little-endian uint32 count, the slots, then
+// for each slot new to JS, in slot order, a uint32 length and the message.
+func project(r *request) ([]byte, error) {
+	branch := r.tree.ActiveBranch()
+	if len(r.args) > 0 {
+		branch = string(r.args[0])
+	}
+	msgs, err := r.tree.AppendProjectionOf(path[:0], branch)
+	path = msgs
+	defer clear(msgs) // the buffer must not keep a freed tree's messages alive
+	if err != nil {
+		return nil, err
+	}
+	s := r.slots
+	b := grow(4 + 4*len(msgs))
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(msgs)))
+	known := len(s.msgs)
+	for _, m := range msgs {
+		slot, ok := s.lookup(m)
+		if !ok {
+			slot = s.add(m)
+		}
+		b = binary.LittleEndian.AppendUint32(b, slot)
+	}
+	for _, m := range s.msgs[known:] {
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(m)))
+		b = append(b, m...)
+	}
+	if cap(b) > cap(scratch) {
+		scratch = nil // append moved it: the next grow makes an aligned one
+	}
+	return b, nil
+}

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"encoding/binary"
+	"testing"
+)
+
+// projection decodes a project result: the slots and the messages sent.
+func projection(t *testing.T, res string) (slots []uint32, sent []string) {
+	t.Helper()
+	b := []byte(res)
+	n := int(binary.LittleEndian.Uint32(b))
+	b = b[4:]
+	for range n {
+		slots = append(slots, binary.LittleEndian.Uint32(b))
+		b = b[4:]
+	}
+	for len(b) > 0 {
+		size := int(binary.LittleEndian.Uint32(b))
+		sent = append(sent, string(b[4:4+size]))
+		b = b[4+size:]
+	}
+	return slots, sent
+}
+
+func TestAProjectionSendsEachMessageItsSlotOnceAndOnlyUnseenBytes(t *testing.T) {
+	h := handleOf(t, must(t, "fromLinear", 0, `[{"role":"user","content":"a"},{"role":"assistant","content":"b"}]`))
+	slots, sent := projection(t, must(t, "project", h))
+	if len(slots) != 2 || slots[0] != 0 || slots[1] != 1 || len(sent) != 2 || sent[1] != `{"role":"assistant","content":"b"}` {
+		t.Fatalf("first projection: slots %v, sent %q", slots, sent)
+	}
+	must(t, "append", h, `{"role":"user","content":"c"}`) // JS holds it: slot 2
+	slots, sent = projection(t, must(t, "project", h))
+	if len(slots) != 3 || slots[2] != 2 || len(sent) != 0 {
+		t.Fatalf("after an append: slots %v, sent %q", slots, sent)
+	}
+	c := handleOf(t, must(t, "clone", h))
+	if slots, sent = projection(t, must(t, "project", c)); len(slots) != 3 || len(sent) != 0 {
+		t.Fatalf("a clone keeps the slots: %v, %q", slots, sent)
+	}
+	if _, ok := do(t, "project", h, "nope"); ok {
+		t.Fatal("an unknown branch must fail")
+	}
+	must(t, "prune", h) // forgets every slot
+	slots, sent = projection(t, must(t, "project", h))
+	if len(slots) != 3 || slots[0] != 0 || len(sent) != 3 {
+		t.Fatalf("after prune: slots %v, sent %q", slots, sent)
+	}
+}
