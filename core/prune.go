@@ -1,0 +1,28 @@
+package core
+
+// Prune deletes every node that lies on no branch's path, and returns their ids
+// in (created, id) order. It refuses a tree that Validate finds problems in, so
+// that a broken link never makes it delete messages: Repair first.
+func (t *Tree) Prune() ([]string, error) {
+	if problems := t.Validate(); len(problems) > 0 {
+		return nil, newError(CodeCorrupt, "the tree has "+itoa(len(problems))+" structural problems (first: "+problems[0].Message+"); repair it before pruning")
+	}
+	kept := make(map[string]bool, len(t.nodes))
+	for _, b := range t.branches {
+		for id := b.leaf; id != "" && !kept[id]; id = t.nodes[id].parent {
+			kept[id] = true
+		}
+	}
+	var removed []string
+	for _, id := range t.orderedIDs() {
+		if !kept[id] {
+			removed = append(removed, id)
+		}
+	}
+	// An unreachable node's whole subtree is unreachable, so the order of removal
+	// does not matter.
+	for _, id := range removed {
+		t.removeNode(id)
+	}
+	return removed, nil
+}
