@@ -311,7 +311,21 @@ export class SessionTree {
     need();
     if (!Array.isArray(messages)) fail(`"messages" must be an array of message objects`);
     const at = time(atMs);
-    return SessionTree.#adopt(invoke(M.fromLinear, 0, at, [json("the messages", messages)]));
+    // Each message's own JSON, joined as JSON.stringify(messages) would write
+    // the array: the new tree's message cache starts with them (slots 0…n-1).
+    const texts = new Array(messages.length);
+    try {
+      for (let i = 0; i < messages.length; i++) texts[i] = JSON.stringify(messages[i]) ?? "null";
+    } catch (e) {
+      fail(`the messages cannot be written as JSON: ${e.message}`);
+    }
+    const all = "[" + texts.join(",") + "]";
+    if (all.includes("\\u") && LONE.test(all)) fail(`the messages contains a lone surrogate (an unpaired UTF-16 code unit) in a string`);
+    const t = SessionTree.#adopt(invoke(M.fromLinear, 0, at, [all]));
+    // Parsed now, as a copy made on the way in: the caller's objects stay theirs.
+    for (let i = 0; i < texts.length; i++) texts[i] = deepFreeze(JSON.parse(texts[i]));
+    t.#cache = texts;
+    return t;
   }
 
   /** Loads a .tree.json file, as text or UTF-8 bytes. */

@@ -16,6 +16,7 @@ import { runWorkloads } from "./workloads.js";
 const js = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const repo = path.dirname(js);
 const reps = Number(process.env.BENCH_REPS ?? 5);
+const only = process.env.BENCH_ONLY ?? ""; // e.g. BENCH_ONLY=projection: the workloads whose name has it
 
 function table(title, rows) {
   console.log(`\n${title}`);
@@ -32,7 +33,7 @@ function table(title, rows) {
 
 // 1. Node.
 await init();
-table(`Node ${process.version} (best of ${reps})`, runWorkloads(SessionTree, PlainTree, reps));
+table(`Node ${process.version} (best of ${reps})`, runWorkloads(SessionTree, PlainTree, reps, only));
 
 // 2. The bare Go program, built now with the same flags as the module.
 const tmp = await fs.mkdtemp(path.join(os.tmpdir(), "st-bench-"));
@@ -50,7 +51,7 @@ const pages = {
     import { PlainTree } from "/bench/peer.js";
     import { runWorkloads } from "/bench/workloads.js";
     await init();
-    window.__rows = runWorkloads(SessionTree, PlainTree, ${reps});
+    window.__rows = runWorkloads(SessionTree, PlainTree, ${reps}, ${JSON.stringify(only)});
   </script>`,
   "/ready-st": `<!doctype html><script type="module">
     import { init } from "/sessiontree.js";

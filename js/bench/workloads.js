@@ -42,10 +42,14 @@ const workloads = [
   },
 ];
 
-/** Runs every workload reps times on both and returns the best time of each. */
-export function runWorkloads(SessionTree, PlainTree, reps = 5) {
+/**
+ * Runs every workload (or those whose name contains `only`) reps times on both
+ * and returns the best time of each.
+ */
+export function runWorkloads(SessionTree, PlainTree, reps = 5, only = "") {
   const rows = [];
   for (const w of workloads) {
+    if (only && !w.name.includes(only)) continue;
     let ours = Infinity, peer = Infinity;
     for (let r = 0; r < reps; r++) {
       const s1 = w.setup(SessionTree);

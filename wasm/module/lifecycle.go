@@ -41,7 +41,12 @@ func fromLinear(r *request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return handleResult(t), nil
+	// JS holds every message it sent: slots 0…n-1, in order (see sent).
+	e := &entry{tree: t}
+	for _, m := range msgs {
+		e.slots.add(m)
+	}
+	return strconv.AppendUint(nil, uint64(keepEntry(e)), 10), nil
 }
 
 // load reads argument 0, a .tree.json file (Unmarshal copies it).
