@@ -24,7 +24,12 @@ func projection(t *testing.T, res string) (slots []uint32, sent []string) {
 }
 
 func TestAProjectionSendsEachMessageItsSlotOnceAndOnlyUnseenBytes(t *testing.T) {
-	h := handleOf(t, must(t, "fromLinear", 0, `[{"role":"user","content":"a"},{"role":"assistant","content":"b"}]`))
+	lin := handleOf(t, must(t, "fromLinear", 0, `[{"role":"user","content":"a"},{"role":"assistant","content":"b"}]`))
+	if slots, sent := projection(t, must(t, "project", lin)); len(slots) != 2 || slots[1] != 1 || len(sent) != 0 {
+		t.Fatalf("fromLinear: JS holds what it sent, slots 0…n-1: %v, sent %q", slots, sent)
+	}
+	h := handleOf(t, must(t, "new", 0)) // apply makes no slots: the bytes cross once
+	must(t, "apply", h, `[{"op":"append","message":{"role":"user","content":"a"}},{"op":"append","message":{"role":"assistant","content":"b"}}]`)
 	slots, sent := projection(t, must(t, "project", h))
 	if len(slots) != 2 || slots[0] != 0 || slots[1] != 1 || len(sent) != 2 || sent[1] != `{"role":"assistant","content":"b"}` {
 		t.Fatalf("first projection: slots %v, sent %q", slots, sent)
