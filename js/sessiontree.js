@@ -110,7 +110,7 @@ const M = {
   apply: 0, node: 0, children: 0, siblings: 0, branches: 0, activeBranch: 0, hasBranches: 0,
   pathOf: 0, messages: 0, summarizeBranch: 0, summaryInput: 0, summarizeBranchAsOf: 0,
   stubSummary: 0, renderBranchText: 0, spliceForLinearExport: 0, validate: 0, repair: 0,
-  prune: 0, search: 0, stats: 0, import: 0, export: 0, merge: 0, project: 0,
+  prune: 0, search: 0, stats: 0, import: 0, export: 0, merge: 0, project: 0, applyOps: 0,
 };
 
 const NO_ARGS = [];
@@ -143,6 +143,22 @@ function send(method, handle, at, args) {
       size += 4 + a.length;
     }
   }
+  if (big && args.length === 1 && args[0].length + 4 <= MAX_INPUT) {
+    // One big string (a file to load): most of it is ASCII, so try to encode it
+    // straight into the module's memory with one byte per unit of room.
+    const a = args[0];
+    if (a.length + 4 > w.cap) {
+      w.ptr = w.exports.st_reserve(a.length + 4);
+      w.cap = a.length + 4;
+    }
+    const u8 = view(w);
+    const got = encoder.encodeInto(a, u8.subarray(w.ptr + 4, w.ptr + 4 + a.length));
+    if (got.read === a.length) {
+      const n = got.written;
+      u8[w.ptr] = n; u8[w.ptr + 1] = n >>> 8; u8[w.ptr + 2] = n >>> 16; u8[w.ptr + 3] = n >>> 24;
+      return finish(w, method, handle, 4 + n, at);
+    }
+  }
   if (big) {
     args = args.map((a) => (typeof a === "string" && a.length > BIG ? encoder.encode(a) : a));
     size = 0;
@@ -169,7 +185,12 @@ function send(method, handle, at, args) {
     u8[off] = n; u8[off + 1] = n >>> 8; u8[off + 2] = n >>> 16; u8[off + 3] = n >>> 24;
     off += 4 + n;
   }
-  const r = w.exports.st_call(method, handle, off - w.ptr, at);
+  return finish(w, method, handle, off - w.ptr, at);
+}
+
+// finish runs the call whose n argument bytes are in the input buffer.
+function finish(w, method, handle, n, at) {
+  const r = w.exports.st_call(method, handle, n, at);
   if (w.cap > BIG_INPUT) w.cap = 0; // the module released its big buffer (releaseBig)
   if (r === 0) return 0;
   const len = r < 0 ? -r - 1 : r;
@@ -255,6 +276,18 @@ function message(v) {
   if (typeof v !== "object" || v === null || Array.isArray(v)) fail(`"message" must be an object with a string "role"`);
   if (typeof v.role !== "string") fail(`"message" must have a string "role"`);
   return json("the message", v);
+}
+
+// plainAppend returns the message of {op:"append", message, at?} with a
+// message object and an integer or absent time, and nothing for any other op.
+function plainAppend(op) {
+  if (typeof op !== "object" || op === null || op.op !== "append") return undefined;
+  const m = op.message;
+  if (typeof m !== "object" || m === null || Array.isArray(m) || typeof op.toJSON === "function") return undefined;
+  const at = op.at;
+  const keys = Object.keys(op).length;
+  if (at === undefined) return keys === 2 || (keys === 3 && Object.hasOwn(op, "at")) ? m : undefined;
+  return keys === 3 && (at === null || Number.isSafeInteger(at)) ? m : undefined;
 }
 
 function deepFreeze(root) {
@@ -435,7 +468,23 @@ export class SessionTree {
   apply(ops, atMs) {
     if (!Array.isArray(ops)) fail(`"ops" must be an array of operation objects`);
     const at = time(atMs);
-    const results = JSON.parse(this.#call(M.apply, at, [json("the ops", ops)]));
+    // One argument per op (wasm/module/applyops.go): a plain append crosses as
+    // its message's JSON, kept for the cache; any other op as its JSON.
+    const args = new Array(ops.length);
+    let texts = null;
+    for (let i = 0; i < ops.length; i++) {
+      const op = ops[i];
+      const m = plainAppend(op);
+      if (m !== undefined) {
+        const text = json("the ops", m);
+        args[i] = op.at === undefined || op.at === null ? "a" + text : "A" + op.at + "\n" + text;
+        (texts ??= []).push(text);
+      } else {
+        args[i] = "J" + (json("the ops", op) ?? "null");
+      }
+    }
+    const results = JSON.parse(this.#call(M.applyOps, at, args));
+    if (texts) for (const text of texts) this.#cache.push(text); // the module made their slots
     for (let i = 0; i < results.length; i++) {
       const op = ops[i]?.op;
       if (VOID_OPS.has(op)) results[i] = undefined;

@@ -54,6 +54,8 @@ func init() {
 		{"import", false, importTree},
 		// project.go
 		{"project", true, project},
+		// applyops.go
+		{"applyOps", true, applyOps},
 		{"export", true, exportTree},
 		// merge.go
 		{"merge", true, mergeTree},
