@@ -86,7 +86,7 @@ func (t *Tree) appendBranchJSON(buf []byte, name string) []byte {
 		buf = rawjson.AppendString(buf, name)
 		buf = append(buf, `,"deleted_at_ms":`...)
 		buf = rawjson.AppendInt(buf, tomb)
-		return append(buf, '}')
+		return t.appendKeptSummaries(append(buf, '}'), name)
 	}
 	buf = b.appendJSON(buf, t.movedDefault(b))
 	if dead {
@@ -94,7 +94,47 @@ func (t *Tree) appendBranchJSON(buf []byte, name string) []byte {
 		buf = rawjson.AppendInt(buf, tomb)
 		buf = append(buf, '}')
 	}
-	return buf
+	return t.appendKeptSummaries(buf, name)
+}
+
+// appendKeptSummaries adds "kept_summaries" to the branch object that ends buf
+// when name is the home of its family's kept summaries (see shelfHome):
+// summaries written on the family that no branch shows now, which Merge keeps so
+// that merges in any order agree. Files written before have none.
+func (t *Tree) appendKeptSummaries(buf []byte, name string) []byte {
+	kept := t.shelf[family(name)]
+	if len(kept) == 0 || t.shelfHome(family(name)) != name {
+		return buf
+	}
+	buf = append(buf[:len(buf)-1], `,"kept_summaries":[`...)
+	for i := range kept {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendSummaryJSON(buf, &kept[i])
+	}
+	return append(buf, "]}"...)
+}
+
+// shelfHome is the member of "branches" that carries the kept summaries of a
+// branch family: the family's own name when it is a branch or a deleted name
+// (which it then stays for good), else the smallest name of the family.
+func (t *Tree) shelfHome(fam string) string {
+	if _, dead := t.tombs[fam]; dead || t.branches[fam] != nil {
+		return fam
+	}
+	home := ""
+	for name := range t.branches {
+		if family(name) == fam && (home == "" || name < home) {
+			home = name
+		}
+	}
+	for name := range t.tombs {
+		if family(name) == fam && (home == "" || name < home) {
+			home = name
+		}
+	}
+	return home
 }
 
 func (b *branch) appendJSON(buf []byte, movedDefault int64) []byte {
@@ -105,19 +145,8 @@ func (b *branch) appendJSON(buf []byte, movedDefault int64) []byte {
 		buf = rawjson.AppendString(buf, b.leaf)
 	}
 	if s := b.summary; s != nil {
-		buf = append(buf, `,"summary":{"summary":`...)
-		buf = rawjson.AppendString(buf, s.Summary)
-		buf = append(buf, `,"node_id":`...)
-		buf = rawjson.AppendString(buf, s.NodeID)
-		buf = append(buf, `,"branch":`...)
-		buf = rawjson.AppendString(buf, s.Branch)
-		if s.ModelID != "" {
-			buf = append(buf, `,"model_id":`...)
-			buf = rawjson.AppendString(buf, s.ModelID)
-		}
-		buf = append(buf, `,"created_at_ms":`...)
-		buf = rawjson.AppendInt(buf, s.CreatedAtMs)
-		buf = append(buf, '}')
+		buf = append(buf, `,"summary":`...)
+		buf = appendSummaryJSON(buf, s)
 	}
 	buf = append(buf, `,"created_at_ms":`...)
 	buf = rawjson.AppendInt(buf, b.created)
@@ -129,6 +158,22 @@ func (b *branch) appendJSON(buf []byte, movedDefault int64) []byte {
 		buf = append(buf, `,"used":`...)
 		buf = rawjson.AppendInt(buf, b.used)
 	}
+	return append(buf, '}')
+}
+
+func appendSummaryJSON(buf []byte, s *Summary) []byte {
+	buf = append(buf, `{"summary":`...)
+	buf = rawjson.AppendString(buf, s.Summary)
+	buf = append(buf, `,"node_id":`...)
+	buf = rawjson.AppendString(buf, s.NodeID)
+	buf = append(buf, `,"branch":`...)
+	buf = rawjson.AppendString(buf, s.Branch)
+	if s.ModelID != "" {
+		buf = append(buf, `,"model_id":`...)
+		buf = rawjson.AppendString(buf, s.ModelID)
+	}
+	buf = append(buf, `,"created_at_ms":`...)
+	buf = rawjson.AppendInt(buf, s.CreatedAtMs)
 	return append(buf, '}')
 }
 
@@ -325,6 +370,14 @@ func (l *loader) branches() error {
 				b.used, err = l.int(where + ".used")
 			case "moved_at_ms":
 				b.moved, err = l.int(where + ".moved_at_ms")
+			case "kept_summaries":
+				err = l.d.Array(func() error {
+					s, err := l.summary(where + ".kept_summaries")
+					if err == nil {
+						l.t.shelve(family(key), *s)
+					}
+					return err
+				})
 			case "deleted_at_ms":
 				var at int64
 				if at, err = l.int(where + ".deleted_at_ms"); err == nil {
@@ -341,7 +394,11 @@ func (l *loader) branches() error {
 		if err != nil {
 			return err
 		}
-		if fields["deleted_at_ms"] && len(fields) == 2 && fields["name"] {
+		other := len(fields)
+		if fields["kept_summaries"] {
+			other--
+		}
+		if fields["deleted_at_ms"] && other == 2 && fields["name"] {
 			if b.name != key {
 				return l.corrupt(where, "a deleted branch's name differs from its key")
 			}

@@ -25,12 +25,34 @@ import (
 //     reaches their leaf, so no grouping keeps one that another drops.
 //   - A deleted name stays deleted against copies whose branch was moved no
 //     later than the deletion; a later move brings it back.
-//   - A summary goes with the leaf it was written at: the branch (or conflict
-//     branch) holding a leaf gets the newest summary that a copy of its name
-//     wrote at that leaf.
+//   - Summaries form a state of their own, merged as a CRDT: a grow-only map
+//     from (branch family, node) to a last-writer-wins register holding the
+//     newest summary by (time, text, model) that any copy wrote as of that node
+//     on a branch of that family (see family). A merge joins the two copies'
+//     maps key by key (commutative, associative, idempotent), taking in both
+//     the summaries their branches show and the ones they keep. What a branch
+//     shows is then computed, not carried: the newest summary of its family as
+//     of a node on its path. It depends only on the joined map and the merged
+//     branches, never on what an earlier merge showed or dropped, so it is the
+//     same for every order and grouping whenever the branches are. Summaries
+//     no branch shows are kept ("kept_summaries" on the family's entry in
+//     "branches", see shelfHome) so that no merge forgets one that a branch
+//     of a later merge may show. (Before, a summary travelled with its branch
+//     and was lost when a dropped conflict branch was its only holder, so a
+//     branch that came back at that leaf showed it or not by merge order.)
 //   - Per-copy state: a branch's "used" clock is the larger of the two, and
 //     the active branch is the one whose copy used it last (largest used clock,
 //     then name), or the most recently used surviving branch.
+//
+// Known limits. A conflict branch dropped by normalize is forgotten, value and
+// all, not tombstoned: if a copy moved that conflict branch on (so it is an
+// ordinary branch there) and another copy still holds it at its leaf, which of
+// the two values wins its name depends on whether the drop happened first, so
+// copies that synced in between and edited conflict branches can merge to
+// different branch names by grouping (no node or summary is lost; see
+// TestStressMergeOfCopiesThatSyncedInBetweenGivesTheSameBytes). Copies that
+// minted the same id (SPEC §2 forbids it) merge commutatively and idempotently,
+// but which content keeps the id can depend on grouping.
 
 // MergeReport says what a merge changed in the tree merged into.
 type MergeReport struct {
@@ -87,6 +109,7 @@ func merge(a, b *Tree) (*Tree, []MergeConflict, error) {
 	m.nodes()
 	m.branches()
 	m.normalize()
+	m.summaries()
 	m.active()
 	return m.r, m.conflicts, nil
 }
@@ -310,44 +333,10 @@ func (m *merger) deleted(name, leaf string, moved int64) bool {
 	}
 }
 
-// side is one copy's version of a branch, its ids mapped into the result.
+// side is one copy's version of a branch.
 type side struct {
-	b       *branch
-	leaf    string
-	summary *Summary
-}
-
-func (m *merger) side(b *branch) side {
-	s := side{b: b, leaf: b.leaf, summary: b.summary}
-	return s
-}
-
-// newerSummary orders summaries by (time, text, model, node).
-func newerSummary(x, y *Summary) bool {
-	if x.CreatedAtMs != y.CreatedAtMs {
-		return x.CreatedAtMs > y.CreatedAtMs
-	}
-	if x.Summary != y.Summary {
-		return x.Summary > y.Summary
-	}
-	if x.ModelID != y.ModelID {
-		return x.ModelID > y.ModelID
-	}
-	return x.NodeID > y.NodeID
-}
-
-// offerSummary gives b the summary s if s is as of a node on b's path and newer
-// than the one b has.
-func (m *merger) offerSummary(b *branch, s *Summary) {
-	if s == nil || !m.r.pathContains(b.leaf, s.NodeID) {
-		return
-	}
-	if b.summary != nil && !newerSummary(s, b.summary) {
-		return
-	}
-	c := *s
-	c.Branch = b.name
-	b.summary = &c
+	b    *branch
+	leaf string
 }
 
 // branches resolves every branch name: the leaf moved last wins, the other
@@ -368,7 +357,7 @@ func (m *merger) branches() {
 		var live []side
 		for _, t := range []*Tree{m.a, m.b} {
 			if b := t.branches[name]; b != nil && !m.deleted(name, b.leaf, b.moved) {
-				live = append(live, m.side(b))
+				live = append(live, side{b: b, leaf: b.leaf})
 			}
 		}
 		if len(live) == 0 {
@@ -388,11 +377,8 @@ func (m *merger) branches() {
 		}
 		r.branches[name] = nb
 		for _, s := range live {
-			if s.leaf == w.leaf {
-				m.offerSummary(nb, s.summary)
-			} else if s.leaf != "" {
+			if s.leaf != w.leaf && s.leaf != "" {
 				g := &branch{name: name + "~" + s.leaf, leaf: s.leaf, created: s.b.created, moved: s.b.moved}
-				m.offerSummary(g, s.summary)
 				m.generated = append(m.generated, kept{origin: name, b: g})
 			}
 		}
@@ -426,17 +412,9 @@ func (m *merger) keep(g kept) {
 			if laterMove(b.moved, b.leaf, b.created, have.moved, have.leaf, have.created) {
 				have.moved, have.created = b.moved, b.created
 			}
-			if b.summary != nil {
-				m.offerSummary(have, b.summary)
-			}
 			return
 		}
 		b.name += "~" + b.leaf
-	}
-	if s := b.summary; s != nil {
-		c := *s
-		c.Branch = b.name
-		b.summary = &c
 	}
 	r.branches[b.name] = b
 	if g.origin != "" {
@@ -485,7 +463,7 @@ func isConflictBranch(b *branch) bool {
 // family (see family) reaches: one whose path passes below it, a plain branch
 // at the same leaf, or a conflict branch at the same leaf with a smaller name.
 // Staying within the family keeps the rule independent of the order of
-// merges, and keeps a home for every summary of the family.
+// merges. (Summaries are not carried by branches here: see summaries.)
 func (m *merger) normalize() {
 	r := m.r
 	members := make(map[string][]*branch)
@@ -527,12 +505,6 @@ func (m *merger) normalize() {
 			}
 			if o := owners[b.leaf]; below[r.nodes[b.leaf]] || o.plain || o.conflict != b.name {
 				drop = append(drop, b.name)
-				// The branch that keeps this leaf keeps its summary too.
-				for _, other := range members[f] {
-					if other.leaf == b.leaf && other != b && (o.plain && !isConflictBranch(other) || !o.plain && other.name == o.conflict) {
-						m.offerSummary(other, b.summary)
-					}
-				}
 			}
 		}
 	}
@@ -549,6 +521,132 @@ func (m *merger) normalize() {
 		}
 		m.conflicts = kept
 	}
+}
+
+// summaryKey identifies one register of the summary map: the branch family a
+// summary was written on and the node it is as of.
+type summaryKey struct{ family, node string }
+
+// newerSummary orders summaries of one key by (time, text, model).
+func newerSummary(x, y *Summary) bool {
+	if x.CreatedAtMs != y.CreatedAtMs {
+		return x.CreatedAtMs > y.CreatedAtMs
+	}
+	if x.Summary != y.Summary {
+		return x.Summary > y.Summary
+	}
+	if x.ModelID != y.ModelID {
+		return x.ModelID > y.ModelID
+	}
+	return x.NodeID > y.NodeID
+}
+
+// summaryStore is the summary map of one or more trees.
+type summaryStore map[summaryKey]*Summary
+
+// add joins s, written on family fam, into the store.
+func (st summaryStore) add(fam string, s *Summary) {
+	k := summaryKey{fam, s.NodeID}
+	if have := st[k]; have == nil || newerSummary(s, have) {
+		st[k] = s
+	}
+}
+
+// addTree joins in every summary t holds: those its branches show and those it
+// keeps. A summary as of a node t does not have (after Prune, or a bad pointer)
+// is left out: it can be shown nowhere and kept on no node.
+func (st summaryStore) addTree(t *Tree) {
+	for name, b := range t.branches {
+		if s := b.summary; s != nil && t.nodes[s.NodeID] != nil {
+			st.add(family(name), s)
+		}
+	}
+	for fam, kept := range t.shelf {
+		for i := range kept {
+			if t.nodes[kept[i].NodeID] != nil {
+				st.add(fam, &kept[i])
+			}
+		}
+	}
+}
+
+// summaries gives every merged branch the newest summary of its family as of a
+// node on its path, and keeps the rest of the summary map on the tree. Both
+// depend only on the union of the two copies' summaries and on the merged
+// branches, never on what earlier merges showed or dropped.
+func (m *merger) summaries() {
+	r := m.r
+	st := make(summaryStore)
+	st.addTree(m.a)
+	st.addTree(m.b)
+	if len(st) == 0 {
+		return
+	}
+	byFamily := make(map[string]map[string]*Summary)
+	for k, s := range st {
+		if byFamily[k.family] == nil {
+			byFamily[k.family] = make(map[string]*Summary)
+		}
+		byFamily[k.family][k.node] = s
+	}
+	shown := make(map[summaryKey]bool)
+	for name, b := range r.branches {
+		fam := family(name)
+		of := byFamily[fam]
+		var best *Summary
+		// Walk the path once, bounded (a cycle merges in as it was), and stop
+		// when every summary of the family has been seen.
+		found := 0
+		for n, steps := r.nodes[b.leaf], 0; n != nil && found < len(of) && steps <= len(r.nodes); n, steps = n.up, steps+1 {
+			if s := of[n.id]; s != nil {
+				found++
+				if best == nil || newerSummary(s, best) {
+					best = s
+				}
+			}
+		}
+		if best == nil {
+			continue
+		}
+		shown[summaryKey{fam, best.NodeID}] = true
+		c := *best
+		c.Branch = name
+		b.summary = &c
+	}
+	for k, s := range st {
+		if shown[k] {
+			continue
+		}
+		if r.shelf == nil {
+			r.shelf = make(map[string][]Summary)
+		}
+		c := *s
+		c.Branch = k.family
+		r.shelf[k.family] = append(r.shelf[k.family], c)
+	}
+	for _, kept := range r.shelf {
+		slices.SortFunc(kept, func(x, y Summary) int { return strings.Compare(x.NodeID, y.NodeID) })
+	}
+}
+
+// shelve keeps s, a summary of family fam that no branch shows (as a file
+// lists it under "kept_summaries"), joining it with one of the same node.
+func (t *Tree) shelve(fam string, s Summary) {
+	s.Branch = fam
+	if t.shelf == nil {
+		t.shelf = make(map[string][]Summary)
+	}
+	kept := t.shelf[fam]
+	i, ok := slices.BinarySearchFunc(kept, s.NodeID, func(x Summary, id string) int { return strings.Compare(x.NodeID, id) })
+	if ok {
+		if newerSummary(&s, &kept[i]) {
+			kept = slices.Clone(kept)
+			kept[i] = s
+		}
+	} else {
+		kept = slices.Insert(slices.Clone(kept), i, s)
+	}
+	t.shelf[fam] = kept
 }
 
 // active makes the most recently used branch active: the largest used clock
@@ -613,6 +711,19 @@ func (t *Tree) diff(r *Tree) mergeDiff {
 	for name, at := range r.tombs {
 		if old, ok := t.tombs[name]; !ok || old != at {
 			d.touchedBranches = append(d.touchedBranches, name)
+		}
+	}
+	// The entry that carries a family's kept summaries is rewritten when they
+	// change, and so is the one that carried them before.
+	for _, shelves := range [2]map[string][]Summary{t.shelf, r.shelf} {
+		for fam := range shelves {
+			if !slices.Equal(t.shelf[fam], r.shelf[fam]) || t.shelfHome(fam) != r.shelfHome(fam) {
+				for _, home := range []string{t.shelfHome(fam), r.shelfHome(fam)} {
+					if home != "" {
+						d.touchedBranches = append(d.touchedBranches, home)
+					}
+				}
+			}
 		}
 	}
 	d.ActiveBranch = r.active

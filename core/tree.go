@@ -21,7 +21,8 @@ type Tree struct {
 	nodes    map[string]*node
 	roots    []string // parentless nodes, ordered like children
 	branches map[string]*branch
-	tombs    map[string]int64 // deleted branch names → when (see DeleteBranchAt), for Merge
+	tombs    map[string]int64     // deleted branch names → when (see DeleteBranchAt), for Merge
+	shelf    map[string][]Summary // summaries no branch shows, by branch family, for Merge (see appendKeptSummaries)
 	names    freshNames
 	clock    int64 // last value given to branch.used
 	newID    func() string
@@ -195,6 +196,13 @@ func (t *Tree) Clone() *Tree {
 		c.tombs = make(map[string]int64, len(t.tombs))
 		for k, v := range t.tombs {
 			c.tombs[k] = v
+		}
+	}
+	if t.shelf != nil {
+		// Kept lists are never changed in place, only replaced.
+		c.shelf = make(map[string][]Summary, len(t.shelf))
+		for k, v := range t.shelf {
+			c.shelf[k] = v
 		}
 	}
 	for k, n := range t.nodes {
