@@ -29,14 +29,14 @@ func (t *Tree) Apply(ops []Op, nowMs int64) ([]string, error) {
 	if t.journal != nil {
 		return nil, newError(CodeConflict, "Apply cannot be nested")
 	}
-	j := &journal{}
-	t.journal = j
+	t.openJournal()
 	defer func() {
-		t.journal = nil
 		if r := recover(); r != nil {
-			j.rollback()
+			t.rollback()
+			t.closeJournal()
 			panic(r)
 		}
+		t.closeJournal()
 	}()
 	results := make([]string, len(ops))
 	for i, op := range ops {
@@ -46,7 +46,7 @@ func (t *Tree) Apply(ops []Op, nowMs int64) ([]string, error) {
 		}
 		res, err := t.apply(op, at)
 		if err != nil {
-			j.rollback()
+			t.rollback()
 			e, _ := err.(*Error)
 			if e == nil {
 				e = newError(CodeInvalidInput, err.Error())
@@ -107,7 +107,7 @@ var opFields = map[string]struct{ required, optional []string }{
 // ParseOps reads a JSON array of operations as the JS API's apply and the
 // worker's /ops route take them: {"op":"append","message":{…},"at":123}, with the
 // methods' argument names. Every problem is CodeInvalidInput naming the op's index
-// and field.
+// and field. The ops' messages point into data, which must not change afterwards.
 func ParseOps(data []byte) ([]Op, error) {
 	d := rawjson.NewDecoder(data)
 	var ops []Op
@@ -156,10 +156,11 @@ func parseOp(d *rawjson.Decoder, i int) (Op, error) {
 			if raw, err = d.Raw(); err != nil {
 				return bad("message is not valid JSON: " + err.Error())
 			}
-			op.Message, err = ParseMessage(raw)
-			if err != nil {
-				return bad(err.(*Error).Message)
+			// Raw validated and compacted it; only the shape is left to check.
+			if role, ok := rawjson.Lookup(raw, "role"); raw[0] != '{' || !ok || role[0] != '"' {
+				return bad(`message must be a JSON object with a string "role"`)
 			}
+			op.Message = Message(raw)
 			op.parsed = true
 		case "node":
 			str(&op.Node)

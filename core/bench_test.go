@@ -58,13 +58,12 @@ func undoEach(b *testing.B, tr *Tree, op func(i int) error) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		j := &journal{}
-		tr.journal = j
+		tr.openJournal()
 		if err := op(i); err != nil {
 			b.Fatal(err)
 		}
-		j.rollback()
-		tr.journal = nil
+		tr.rollback()
+		tr.closeJournal()
 	}
 }
 

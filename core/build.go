@@ -91,9 +91,9 @@ func (t *Tree) NodeJSON(id string) ([]byte, bool) {
 }
 
 // BranchJSON returns branch name as it is written in .tree.json (for a deleted
-// name, its tombstone), or false.
+// name, its tombstone; for a hidden conflict branch, its hidden record), or false.
 func (t *Tree) BranchJSON(name string) ([]byte, bool) {
-	if _, dead := t.tombs[name]; t.branches[name] == nil && !dead {
+	if _, dead := t.tombs[name]; t.branches[name] == nil && !dead && t.hidden[name] == nil {
 		return nil, false
 	}
 	return t.appendBranchJSON(nil, name), true

@@ -3,6 +3,7 @@ package core
 import (
 	"bytes"
 	"slices"
+	"strings"
 
 	"github.com/sessiontree/sessiontree/core/rawjson"
 )
@@ -39,22 +40,23 @@ func (t *Tree) Marshal() []byte {
 		buf = t.appendBranchJSON(buf, name)
 	}
 	buf = append(buf, `},"nodes":{`...)
-	for i, k := range t.sortedKeys() {
+	for i, kn := range t.sortedNodes() {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
-		buf = rawjson.AppendString(buf, k)
+		buf = rawjson.AppendString(buf, kn.key)
 		buf = append(buf, ':')
-		buf = t.nodes[k].appendJSON(buf)
+		buf = kn.n.appendJSON(buf)
 	}
 	return append(buf, "}}"...)
 }
 
-// branchKeys lists the members of the file's "branches": every live branch and
-// every deleted name (a tombstone, see DeleteBranchAt), sorted.
+// branchKeys lists the members of the file's "branches": every live branch,
+// every deleted name (a tombstone, see DeleteBranchAt) and every hidden
+// conflict branch (see hiddenRecord), sorted.
 func (t *Tree) branchKeys() []string {
 	names := t.branchNames()
-	if len(t.tombs) == 0 {
+	if len(t.tombs) == 0 && len(t.hidden) == 0 {
 		return names
 	}
 	for name := range t.tombs {
@@ -62,8 +64,24 @@ func (t *Tree) branchKeys() []string {
 			names = append(names, name)
 		}
 	}
+	for name := range t.hidden {
+		if _, dead := t.tombs[name]; !dead && t.branches[name] == nil {
+			names = append(names, name)
+		}
+	}
 	slices.Sort(names)
 	return names
+}
+
+// hiddenRecord returns the hidden conflict branch a file lists under name: one
+// Merge hides because another branch reaches its leaf, but remembers so that
+// its value keeps its name against older ones (written as the branch with
+// "hidden":true). A live branch of the same name masks it.
+func (t *Tree) hiddenRecord(name string) *branch {
+	if t.branches[name] != nil {
+		return nil
+	}
+	return t.hidden[name]
 }
 
 // movedDefault is the time of a branch's last move that the file leaves out:
@@ -81,6 +99,16 @@ func (t *Tree) movedDefault(b *branch) int64 {
 func (t *Tree) appendBranchJSON(buf []byte, name string) []byte {
 	tomb, dead := t.tombs[name]
 	b := t.branches[name]
+	if h := t.hiddenRecord(name); h != nil {
+		buf = h.appendJSON(buf, t.movedDefault(h))
+		buf = append(buf[:len(buf)-1], `,"hidden":true}`...)
+		if dead {
+			buf = append(buf[:len(buf)-1], `,"deleted_at_ms":`...)
+			buf = rawjson.AppendInt(buf, tomb)
+			buf = append(buf, '}')
+		}
+		return t.appendKeptSummaries(buf, name)
+	}
 	if b == nil {
 		buf = append(buf, `{"name":`...)
 		buf = rawjson.AppendString(buf, name)
@@ -135,6 +163,21 @@ func (t *Tree) shelfHome(fam string) string {
 		}
 	}
 	return home
+}
+
+type keyedNode struct {
+	key string
+	n   *node
+}
+
+// sortedNodes lists the nodes by key, with no map lookup after the sort.
+func (t *Tree) sortedNodes() []keyedNode {
+	list := make([]keyedNode, 0, len(t.nodes))
+	for k, n := range t.nodes {
+		list = append(list, keyedNode{k, n})
+	}
+	slices.SortFunc(list, func(a, b keyedNode) int { return strings.Compare(a.key, b.key) })
+	return list
 }
 
 func (b *branch) appendJSON(buf []byte, movedDefault int64) []byte {
@@ -378,6 +421,10 @@ func (l *loader) branches() error {
 					}
 					return err
 				})
+			case "hidden":
+				if v, e := l.d.Raw(); e != nil || string(v) != "true" {
+					err = l.corrupt(where+".hidden", "expected true")
+				}
 			case "deleted_at_ms":
 				var at int64
 				if at, err = l.int(where + ".deleted_at_ms"); err == nil {
@@ -409,6 +456,16 @@ func (l *loader) branches() error {
 		}
 		if !fields["moved_at_ms"] {
 			l.moved = append(l.moved, b)
+		}
+		if fields["hidden"] {
+			if b.name != key || b.leaf == "" || b.summary != nil {
+				return l.corrupt(where, "a hidden branch needs its own name and a leaf, and has no summary")
+			}
+			if l.t.hidden == nil {
+				l.t.hidden = make(map[string]*branch)
+			}
+			l.t.hidden[key] = b
+			return nil
 		}
 		l.t.branches[key] = b
 		l.t.names.add(key)

@@ -6,8 +6,36 @@ import "slices"
 // batch leaves the tree exactly as it was without copying it. Every change to a
 // Tree goes through the primitives in this file.
 type journal struct {
-	undo []func()
+	undo []undo
 }
+
+// undo is one recorded change: a plain value, so recording allocates nothing
+// beyond the journal's own slice.
+type undo struct {
+	kind   undoKind
+	n      *node
+	b      *branch
+	name   string // old root or active branch, or a tombstone's name
+	leaf   string
+	i1, i2 int64
+	lab    *nodeLabel
+	sum    *Summary
+	had    bool
+}
+
+type undoKind uint8
+
+const (
+	undoAddNode undoKind = iota
+	undoLeaf
+	undoAddBranch
+	undoRemoveBranch
+	undoActive
+	undoTouch
+	undoLabel
+	undoTomb
+	undoSummary
+)
 
 // changes remembers what changed since the last TakeChanges, for callers that
 // persist a tree incrementally (one row per node and branch).
@@ -43,18 +71,74 @@ func (c *changes) setMeta() {
 	}
 }
 
-// record keeps undo for rollback. Callers check t.journal first, so that no
-// closure is allocated outside Apply.
-func (t *Tree) record(undo func()) {
-	t.journal.undo = append(t.journal.undo, undo)
+// openJournal starts recording for Apply, reusing the last journal's memory.
+func (t *Tree) openJournal() {
+	j := t.spare
+	if j == nil || cap(j.undo) > 1<<16 {
+		j = &journal{}
+	}
+	t.spare = nil
+	j.undo = j.undo[:0]
+	t.journal = j
+}
+
+// closeJournal stops recording and keeps the journal for the next Apply.
+func (t *Tree) closeJournal() {
+	t.spare, t.journal = t.journal, nil
+}
+
+// record keeps u for rollback when a journal is open (inside Apply).
+func (t *Tree) record(u undo) {
+	if t.journal != nil {
+		t.journal.undo = append(t.journal.undo, u)
+	}
 }
 
 // rollback undoes everything recorded, newest first.
-func (j *journal) rollback() {
+func (t *Tree) rollback() {
+	j := t.journal
 	for i := len(j.undo) - 1; i >= 0; i-- {
-		j.undo[i]()
+		t.undoOne(&j.undo[i])
 	}
-	j.undo = nil
+	j.undo = j.undo[:0]
+}
+
+func (t *Tree) undoOne(u *undo) {
+	switch u.kind {
+	case undoAddNode:
+		delete(t.nodes, u.n.id)
+		if list := t.siblingList(u.n.parent); list != nil {
+			if i := slices.Index(*list, u.n.id); i >= 0 {
+				*list = slices.Delete(*list, i, i+1)
+			}
+		}
+		t.root = u.name
+	case undoLeaf:
+		u.b.leaf, u.b.moved = u.leaf, u.i1
+	case undoAddBranch:
+		delete(t.branches, u.b.name)
+		t.names.remove(u.b.name)
+		if u.had {
+			t.tombs[u.b.name] = u.i1
+		}
+	case undoRemoveBranch:
+		t.branches[u.b.name] = u.b
+		t.names.add(u.b.name)
+	case undoActive:
+		t.active = u.name
+	case undoTouch:
+		u.b.used, t.clock = u.i1, u.i2
+	case undoLabel:
+		u.n.lab = u.lab
+	case undoTomb:
+		if u.had {
+			t.tombs[u.name] = u.i1
+		} else {
+			delete(t.tombs, u.name)
+		}
+	case undoSummary:
+		u.b.summary = u.sum
+	}
 }
 
 // addNode stores n under n.id and links it under its parent (or the roots).
@@ -70,20 +154,9 @@ func (t *Tree) addNode(n *node) {
 	if list != nil {
 		t.insertOrdered(list, n.id, n.created)
 	}
-	oldRoot := t.root
+	t.record(undo{kind: undoAddNode, n: n, name: t.root})
 	if t.root == "" {
 		t.root = n.id
-	}
-	if t.journal != nil {
-		t.record(func() {
-			delete(t.nodes, n.id)
-			if list := t.siblingList(n.parent); list != nil {
-				if i := slices.Index(*list, n.id); i >= 0 {
-					*list = slices.Delete(*list, i, i+1)
-				}
-			}
-			t.root = oldRoot
-		})
 	}
 }
 
@@ -113,9 +186,7 @@ func (t *Tree) setLeaf(b *branch, leaf string, atMs int64) {
 	old, oldMoved := b.leaf, b.moved
 	b.leaf, b.moved = leaf, atMs
 	t.changed.branch(b.name)
-	if t.journal != nil {
-		t.record(func() { b.leaf, b.moved = old, oldMoved })
-	}
+	t.record(undo{kind: undoLeaf, b: b, leaf: old, i1: oldMoved})
 }
 
 // addBranch adds b; a name deleted before is live again, so its deletion is
@@ -126,36 +197,21 @@ func (t *Tree) addBranch(b *branch) {
 	t.changed.branch(b.name)
 	tomb, had := t.tombs[b.name]
 	delete(t.tombs, b.name)
-	if t.journal != nil {
-		t.record(func() {
-			delete(t.branches, b.name)
-			t.names.remove(b.name)
-			if had {
-				t.tombs[b.name] = tomb
-			}
-		})
-	}
+	t.record(undo{kind: undoAddBranch, b: b, had: had, i1: tomb})
 }
 
 func (t *Tree) removeBranch(b *branch) {
 	delete(t.branches, b.name)
 	t.names.remove(b.name)
 	t.changed.branch(b.name)
-	if t.journal != nil {
-		t.record(func() {
-			t.branches[b.name] = b
-			t.names.add(b.name)
-		})
-	}
+	t.record(undo{kind: undoRemoveBranch, b: b})
 }
 
 func (t *Tree) setActive(name string) {
 	old := t.active
 	t.active = name
 	t.changed.setMeta()
-	if t.journal != nil {
-		t.record(func() { t.active = old })
-	}
+	t.record(undo{kind: undoActive, name: old})
 }
 
 // touch marks b as the most recently used branch.
@@ -164,9 +220,7 @@ func (t *Tree) touch(b *branch) {
 	t.clock++
 	b.used = t.clock
 	t.changed.branch(b.name)
-	if t.journal != nil {
-		t.record(func() { b.used, t.clock = oldUsed, oldClock })
-	}
+	t.record(undo{kind: undoTouch, b: b, i1: oldUsed, i2: oldClock})
 }
 
 // setLabel sets or clears (label "") n's label as of atMs; the label's time
@@ -175,9 +229,7 @@ func (t *Tree) setLabel(n *node, label string, atMs int64) {
 	old := n.lab
 	n.lab = newLabel(label, max(n.labelTime(), atMs))
 	t.changed.node(n.id)
-	if t.journal != nil {
-		t.record(func() { n.lab = old })
-	}
+	t.record(undo{kind: undoLabel, n: n, lab: old})
 }
 
 // setTomb records that the branch name was deleted at atMs (keeping the later
@@ -192,22 +244,12 @@ func (t *Tree) setTomb(name string, atMs int64) {
 	}
 	t.tombs[name] = atMs
 	t.changed.branch(name)
-	if t.journal != nil {
-		t.record(func() {
-			if had {
-				t.tombs[name] = old
-			} else {
-				delete(t.tombs, name)
-			}
-		})
-	}
+	t.record(undo{kind: undoTomb, name: name, had: had, i1: old})
 }
 
 func (t *Tree) setSummary(b *branch, s *Summary) {
 	old := b.summary
 	b.summary = s
 	t.changed.branch(b.name)
-	if t.journal != nil {
-		t.record(func() { b.summary = old })
-	}
+	t.record(undo{kind: undoSummary, b: b, sum: old})
 }

@@ -8,7 +8,9 @@ import (
 )
 
 // Message is one chat message: a JSON object with a string "role", held as its
-// exact compact bytes. Every field, known or unknown, is kept as it came in.
+// exact compact bytes. Every field, known or unknown, is kept as it came in. A
+// tree keeps the bytes it is given without copying them: once handed to a Tree,
+// a Message must not be modified.
 type Message []byte
 
 // ParseMessage validates b as a message (a JSON object with a string "role") and
@@ -21,7 +23,7 @@ func ParseMessage(b []byte) (Message, error) {
 	if len(c) == 0 || c[0] != '{' {
 		return nil, newError(CodeInvalidInput, "message must be a JSON object")
 	}
-	if _, ok := rawjson.LookupString(c, "role"); !ok {
+	if role, ok := rawjson.Lookup(c, "role"); !ok || role[0] != '"' {
 		return nil, newError(CodeInvalidInput, `message must have a string "role"`)
 	}
 	return Message(c), nil

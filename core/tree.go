@@ -23,11 +23,13 @@ type Tree struct {
 	branches map[string]*branch
 	tombs    map[string]int64     // deleted branch names → when (see DeleteBranchAt), for Merge
 	shelf    map[string][]Summary // summaries no branch shows, by branch family, for Merge (see appendKeptSummaries)
+	hidden   map[string]*branch   // conflict branches a merge hides but remembers, for Merge (see normalize); a live branch of the same name masks one
 	names    freshNames
 	clock    int64 // last value given to branch.used
 	newID    func() string
-	dups     []*node // later nodes of duplicate keys in a loaded file, for Validate
-	journal  *journal
+	dups     []*node  // later nodes of duplicate keys in a loaded file, for Validate
+	journal  *journal // open during Apply
+	spare    *journal // the last journal, kept to reuse its memory
 	changed  *changes // nil unless TrackChanges was called
 }
 
@@ -217,6 +219,13 @@ func (t *Tree) Clone() *Tree {
 			cb.summary = &s
 		}
 		c.branches[k] = &cb
+	}
+	if t.hidden != nil {
+		// Hidden records are never changed in place, only replaced.
+		c.hidden = make(map[string]*branch, len(t.hidden))
+		for k, h := range t.hidden {
+			c.hidden[k] = h
+		}
 	}
 	for _, d := range t.dups {
 		cd := *d
