@@ -269,6 +269,8 @@ type loader struct {
 	d     *rawjson.Decoder
 	seen  map[string]bool // top-level keys
 	moved []*branch       // branches without "moved_at_ms", set in link
+	slab  []node          // nodes not yet handed out
+	kids  []string        // children lists, one after another
 }
 
 func (l *loader) corrupt(where, msg string) error {
@@ -517,9 +519,14 @@ func (l *loader) int(where string) (int64, error) {
 }
 
 func (l *loader) nodes() error {
-	// Size the map once: every node object has exactly one "children" member.
+	// Size the map once, and take the nodes and their children lists from two
+	// slabs instead of two allocations per node: every node object has exactly
+	// one "children" member, and a well-formed file lists each node once as a
+	// child. (A message containing the text only makes the slabs larger.)
 	if n := bytes.Count(l.d.Rest(), []byte(`"children":`)); n > 0 {
 		l.t.nodes = make(map[string]*node, n)
+		l.slab = make([]node, n)
+		l.kids = make([]string, 0, n)
 	}
 	return l.d.Members(func(rawKey []byte) error {
 		key := rawjson.KeyView(rawKey)
@@ -545,7 +552,12 @@ func (l *loader) nodes() error {
 // node reads one node object; where it has the same id as its key, the two
 // share one string.
 func (l *loader) node(key string) (*node, error) {
-	n := &node{}
+	var n *node
+	if len(l.slab) > 0 {
+		n, l.slab = &l.slab[0], l.slab[1:]
+	} else {
+		n = &node{}
+	}
 	var has [7]bool // id, parent, children, message, label, created_at_ms, label_at_ms
 	err := l.d.Members(func(f []byte) error {
 		var err error
@@ -562,11 +574,16 @@ func (l *loader) node(key string) (*node, error) {
 			n.parent, err = l.nodeID(key, "parent")
 		case "children":
 			slot = 2
+			start := len(l.kids)
 			err = l.d.Array(func() error {
 				id, err := l.nodeID(key, "children")
-				n.children = append(n.children, id)
+				l.kids = append(l.kids, id)
 				return err
 			})
+			if len(l.kids) > start {
+				// Capped, so a later append to this list copies it out of the slab.
+				n.children = l.kids[start:len(l.kids):len(l.kids)]
+			}
 		case "message":
 			slot = 3
 			n.msg, err = l.message(key)
