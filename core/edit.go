@@ -16,14 +16,17 @@ func (t *Tree) appendValid(msg Message, atMs int64) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if b.leaf != "" && t.nodes[b.leaf] == nil {
-		return "", newError(CodeCorrupt, "branch "+quote(b.name)+" has leaf "+quote(b.leaf)+", which is not a node")
+	var up *node
+	if b.leaf != "" {
+		if up = t.nodes[b.leaf]; up == nil {
+			return "", newError(CodeCorrupt, "branch "+quote(b.name)+" has leaf "+quote(b.leaf)+", which is not a node")
+		}
 	}
 	id, err := t.freshID()
 	if err != nil {
 		return "", err
 	}
-	t.addNode(&node{id: id, parent: b.leaf, msg: msg, created: atMs})
+	t.addNode(&node{id: id, parent: b.leaf, up: up, msg: msg, created: atMs})
 	t.setLeaf(b, id, atMs)
 	t.touch(b)
 	return id, nil

@@ -144,15 +144,17 @@ func (t *Tree) undoOne(u *undo) {
 // addNode stores n under n.id and links it under its parent (or the roots).
 func (t *Tree) addNode(n *node) {
 	t.nodes[n.id] = n
-	if n.parent != "" {
-		n.up = t.nodes[n.parent]
-	}
 	t.changed.node(n.id)
 	t.changed.node(n.parent)
 	t.changed.setMeta()
-	list := t.siblingList(n.parent)
-	if list != nil {
-		t.insertOrdered(list, n.id, n.created)
+	switch {
+	case n.parent == "":
+		t.insertOrdered(&t.roots, n.id, n.created)
+	case n.up != nil || t.nodes[n.parent] != nil:
+		if n.up == nil {
+			n.up = t.nodes[n.parent]
+		}
+		t.insertOrdered(&n.up.children, n.id, n.created)
 	}
 	t.record(undo{kind: undoAddNode, n: n, name: t.root})
 	if t.root == "" {
