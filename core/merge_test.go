@@ -246,18 +246,38 @@ func TestPropertyMergeOfCopiesThatSyncedInBetweenLosesNoNodeOrSummary(t *testing
 }
 
 // TestStressMergeOfCopiesThatSyncedInBetweenGivesTheSameBytes is the exact
-// property for copies that synced in between, run only when asked
-// (SESSIONTREE_MERGE_SYNCED=1, seeds from SESSIONTREE_MERGE_SEEDS). It fails
-// for about one seed in seven: when a conflict branch "name~leaf" that a copy
-// moved on meets a copy where it still holds its leaf, which name survives
-// depends on the grouping, because dropping a conflict branch whose leaf the
-// family reaches forgets that its value had won its name (see normalize).
+// property for copies that synced in between. It runs 150 seeds natively (about
+// 1.5 s); SESSIONTREE_MERGE_SEEDS runs more. Known to fail, of seeds 1…1000:
+// 517, 729, 973 (no deletions) and 448, 500, 710, 995 (with deletions), where a
+// forgotten conflict branch meets an older value of its name or a deletion
+// removes the value that pushed a leaf aside (see Merge's known limits).
 func TestStressMergeOfCopiesThatSyncedInBetweenGivesTheSameBytes(t *testing.T) {
-	if os.Getenv("SESSIONTREE_MERGE_SYNCED") == "" {
-		t.Skip("known limitation; set SESSIONTREE_MERGE_SYNCED=1 to run")
-	}
 	for _, deletes := range []bool{false, true} {
 		runMergeProperty(t, mergeSeeds(t, 150, 4), func(seed uint64) []*Tree { return syncedReplicas(seed, 4, 3, 12, deletes) }, deletes, true)
+	}
+}
+
+// A rewind in one copy merged with a copy that still has the old leaf shows no
+// conflict branch beside the rewind's own branch at that leaf.
+func TestMergeOfARewindWithAStaleCopyAddsNoConflictBranchBesideTheRewindsBranch(t *testing.T) {
+	base, ids := chain(t, "q", "a")
+	stale := base.Clone()
+	base.newID = prefixIDs("r")
+	kept, err := base.Rewind(ids[0], 30)
+	if err != nil || kept == "" {
+		t.Fatalf("rewind: %q %v", kept, err)
+	}
+	for _, m := range []*Tree{mustMerge(t, base, stale), mustMerge(t, stale, base)} {
+		var names []string
+		for _, b := range m.Branches() {
+			names = append(names, b.Name)
+		}
+		if len(names) != 2 || !slices.Contains(names, kept) {
+			t.Fatalf("branches %v, want main and %s", names, kept)
+		}
+		if main, _ := m.LookupBranch(MainBranch); main.Leaf != ids[0] {
+			t.Fatalf("main at %s, want the rewind's %s", main.Leaf, ids[0])
+		}
 	}
 }
 
