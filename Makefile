@@ -50,7 +50,7 @@ bench: bench-core bench-worker bench-js bench-formats
 
 bench-core:
 	@echo "== core benchmarks (native)"
-	@$(GO) test -run '^$$' -bench . -benchmem -count=1 ./core/ | $(GO) run ./core/internal/benchtable
+	@$(GO) test -run '^$$' -bench . -benchmem -count=3 ./core/ | $(GO) run ./core/internal/benchtable
 
 ## bench-formats: import throughput (MB/s) of each JSONL format and ChatGPT on ~20 MB inputs, natively and in wasm (headless Chromium), and a 100 MB Claude Code import's memory (live/input, peak/input) natively
 bench-formats:
