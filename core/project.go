@@ -13,46 +13,62 @@ func (t *Tree) PathOf(branch string) ([]string, error) {
 	if b == nil {
 		return nil, errBranchNotFound(branch)
 	}
-	return t.pathFrom(b.leaf, "branch "+quote(branch))
+	return t.pathFrom(b.leaf, branch)
 }
 
 // ActivePath is PathOf the active branch.
 func (t *Tree) ActivePath() ([]string, error) { return t.PathOf(t.active) }
 
-// pathFrom walks parent links from leaf to a root. where names the walk's
-// origin in error messages.
-func (t *Tree) pathFrom(leaf, where string) ([]string, error) {
-	var path []string
-	err := t.walkUp(leaf, where, func(id string, _ *node) { path = append(path, id) })
+// pathFrom walks parent links from leaf to a root, for branch (named in errors).
+func (t *Tree) pathFrom(leaf, branch string) ([]string, error) {
+	path := make([]string, t.depthOf(leaf))
+	i := len(path)
+	err := t.walkUp(leaf, branch, func(id string, _ *node) {
+		if i--; i >= 0 {
+			path[i] = id
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
-	slices.Reverse(path)
 	return path, nil
+}
+
+// depthOf counts the nodes from leaf up to its root, stopping early at a
+// dangling link or after as many steps as there are nodes; walkUp reports why.
+// Counting first lets a projection allocate once, exactly.
+func (t *Tree) depthOf(leaf string) int {
+	n := t.nodes[leaf]
+	depth := 0
+	for n != nil && depth <= len(t.nodes) {
+		depth++
+		n = n.up
+	}
+	return min(depth, len(t.nodes))
 }
 
 // walkUp calls visit for leaf and each of its ancestors, leaf first, following
 // the nodes' up pointers (no map lookup per step). A dangling leaf or parent, or
-// more steps than there are nodes (a cycle), is CodeCorrupt.
-func (t *Tree) walkUp(leaf, where string, visit func(id string, n *node)) error {
+// more steps than there are nodes (a cycle), is CodeCorrupt naming branch.
+func (t *Tree) walkUp(leaf, branch string, visit func(id string, n *node)) error {
 	if leaf == "" {
 		return nil
 	}
 	n := t.nodes[leaf]
 	if n == nil {
-		return newError(CodeCorrupt, where+": leaf "+quote(leaf)+" is not a node")
+		return newError(CodeCorrupt, "branch "+quote(branch)+": leaf "+quote(leaf)+" is not a node")
 	}
 	id := leaf
 	for steps := 1; ; steps++ {
 		if steps > len(t.nodes) {
-			return newError(CodeCorrupt, where+": the parent links from "+quote(leaf)+" form a cycle through "+quote(id))
+			return newError(CodeCorrupt, "branch "+quote(branch)+": the parent links from "+quote(leaf)+" form a cycle through "+quote(id))
 		}
 		visit(id, n)
 		if n.parent == "" {
 			return nil
 		}
 		if n.up == nil {
-			return newError(CodeCorrupt, where+": node "+quote(id)+" has parent "+quote(n.parent)+", which is not a node")
+			return newError(CodeCorrupt, "branch "+quote(branch)+": node "+quote(id)+" has parent "+quote(n.parent)+", which is not a node")
 		}
 		id, n = n.parent, n.up
 	}
@@ -65,11 +81,16 @@ func (t *Tree) LinearProjectionOf(branch string) ([]Message, error) {
 	if b == nil {
 		return nil, errBranchNotFound(branch)
 	}
-	var msgs []Message
-	if err := t.walkUp(b.leaf, "branch "+quote(branch), func(_ string, n *node) { msgs = append(msgs, n.msg) }); err != nil {
+	msgs := make([]Message, t.depthOf(b.leaf))
+	i := len(msgs)
+	err := t.walkUp(b.leaf, branch, func(_ string, n *node) {
+		if i--; i >= 0 {
+			msgs[i] = n.msg
+		}
+	})
+	if err != nil {
 		return nil, err
 	}
-	slices.Reverse(msgs)
 	return msgs, nil
 }
 

@@ -103,7 +103,7 @@ func (t *Tree) stubSummary(b *branch) Summary {
 	if t.nodes[b.leaf] != nil {
 		s.NodeID = b.leaf
 	}
-	path, err := t.pathFrom(b.leaf, "branch "+quote(b.name))
+	path, err := t.pathFrom(b.leaf, b.name)
 	switch {
 	case err != nil:
 		s.Summary = "[unsummarized: unreadable branch]"
