@@ -223,11 +223,7 @@ func derive(rec []byte) (core.Message, string, int64, error) {
 		at, _ = convert.ParseSeconds(ct)
 	}
 	msg := convert.Wrap(role, text(m), Key, convert.NewObject(nil).Members(base).Bytes())
-	label := ""
-	if e, ok := convert.ReadNodeExt(ms); ok {
-		e.Apply(&msg, &label, &at)
-	}
-	return msg, label, at, nil
+	return convert.WithNodeExt(ms, msg, at)
 }
 
 // text renders a ChatGPT message's content.
@@ -386,7 +382,7 @@ func record(n core.Node, header []byte, first bool) []byte {
 		d = func(r []byte) (core.Message, string, int64, error) {
 			msg, label, at, err := derive(r)
 			if err == nil {
-				if ms, _ := convert.Members(r); !hasExtMessage(ms) {
+				if ms, _ := convert.Members(r); !convert.HasExtMessage(ms) {
 					msg = appendMember(msg, ConversationKey, header)
 				}
 			}
@@ -394,11 +390,6 @@ func record(n core.Node, header []byte, first bool) []byte {
 		}
 	}
 	return convert.Faithful(rec, n, d)
-}
-
-func hasExtMessage(ms []convert.Member) bool {
-	e, ok := convert.ReadNodeExt(ms)
-	return ok && e.Message != nil
 }
 
 // parentMatches reports whether the entry's parent agrees with the tree: the

@@ -185,33 +185,12 @@ func (f *fields) simple() bool {
 	return f.message != nil && !f.badMsg && !f.ext && !f.escapedKey
 }
 
-// derive turns a line into a node's message, label and time.
+// derive turns a line into a node's message, label and time; a line without
+// a message object is a system node with the line's "content".
 func derive(line []byte) (core.Message, string, int64, error) {
-	ms, err := convert.Members(line)
-	if err != nil {
-		return nil, "", 0, err
-	}
-	base := convert.Without(ms, convert.ExtKey)
-	var at int64
-	if ts := convert.Str(base, "timestamp"); ts != "" {
-		at, _ = convert.ParseISO(ts)
-	}
-	var msg core.Message
-	if m, ok := convert.Get(base, "message"); ok && len(m) > 0 && m[0] == '{' {
-		if _, ok := rawjson.LookupString(m, "role"); !ok {
-			return nil, "", 0, convert.Invalid("message has no string role")
-		}
-		rec := convert.NewObject(nil).Members(convert.Set(base, "message", convert.Placeholder)).Bytes()
-		msg = convert.AppendMember(m, Key, rec)
-	} else {
-		text := convert.Str(base, "content")
-		msg = convert.Wrap("system", text, Key, convert.NewObject(nil).Members(base).Bytes())
-	}
-	label := ""
-	if e, ok := convert.ReadNodeExt(ms); ok {
-		e.Apply(&msg, &label, &at)
-	}
-	return msg, label, at, nil
+	return convert.DeriveLine(line, Key, func(base []convert.Member) (core.Message, error) {
+		return convert.Wrap("system", convert.Str(base, "content"), Key, convert.NewObject(nil).Members(base).Bytes()), nil
+	})
 }
 
 // Export writes t as a transcript: every root's nodes in preorder, the active
@@ -233,7 +212,7 @@ func Export(t *core.Tree) ([]byte, error) {
 			out = append(out, convert.Faithful(line, n, func(r []byte) (core.Message, string, int64, error) {
 				m, l, a, err := derive(r)
 				if err == nil {
-					if rm, _ := convert.Members(r); !hasExtMessage(rm) {
+					if rm, _ := convert.Members(r); !convert.HasExtMessage(rm) {
 						m = convert.Reattach(m, BeforeKey, before, AfterKey, after)
 					}
 				}
@@ -245,32 +224,14 @@ func Export(t *core.Tree) ([]byte, error) {
 			}
 		}
 	}
-	ext := convert.TreeExt(t)
-	out = append(out, `{"type":"sessiontree",`...)
-	out = append(out, ext[1:]...)
-	return append(out, '\n'), nil
-}
-
-func hasExtMessage(ms []convert.Member) bool {
-	e, ok := convert.ReadNodeExt(ms)
-	return ok && e.Message != nil
+	return convert.AppendTreeExtLine(out, t), nil
 }
 
 // record is the line written for n: its own line when it came from Claude
 // Code and still fits the tree, else a user or assistant line made from it.
 func record(n core.Node, msg core.Message) []byte {
-	if rec, ok := rawjson.Lookup(msg, Key); ok {
-		ms, err := convert.Members(rec)
-		parent := convert.Str(ms, "parentUuid")
-		if err == nil && convert.Str(ms, "uuid") == n.ID && (n.Parent == "" || parent == n.Parent) {
-			m, has := convert.Get(ms, "message")
-			if has && bytes.Equal(m, convert.Placeholder) {
-				return convert.Unfold(rec, convert.WithoutKey(msg, Key))
-			}
-			if !has {
-				return rec
-			}
-		}
+	if line := convert.OwnLine(n, msg, Key, "uuid", "parentUuid"); line != nil {
+		return line
 	}
 	typ := "user"
 	if n.Message.Role() == "assistant" {

@@ -134,11 +134,7 @@ func derive(rec []byte) (core.Message, string, int64, error) {
 		at, _ = convert.ParseISO(s)
 	}
 	msg := convert.Wrap(role, convert.Str(base, "text"), Key, convert.NewObject(nil).Members(base).Bytes())
-	label := ""
-	if e, ok := convert.ReadNodeExt(ms); ok {
-		e.Apply(&msg, &label, &at)
-	}
-	return msg, label, at, nil
+	return convert.WithNodeExt(ms, msg, at)
 }
 
 // Export writes t as a flat LibreChat export (recursive false, branches true).

@@ -131,11 +131,7 @@ func derive(rec []byte) (core.Message, string, int64, error) {
 			at = n // already milliseconds
 		}
 	}
-	label := ""
-	if e, ok := convert.ReadNodeExt(ms); ok {
-		e.Apply(&msg, &label, &at)
-	}
-	return msg, label, at, nil
+	return convert.WithNodeExt(ms, msg, at)
 }
 
 // Export writes t as an array of Open WebUI chats.
@@ -215,16 +211,11 @@ func record(n core.Node, children []string, header []byte, first bool) []byte {
 	if first {
 		d = func(r []byte) (core.Message, string, int64, error) {
 			m, l, a, err := derive(r)
-			if rm, _ := convert.Members(r); err == nil && !hasExtMessage(rm) {
+			if rm, _ := convert.Members(r); err == nil && !convert.HasExtMessage(rm) {
 				m = convert.AppendMember(m, ChatKey, header)
 			}
 			return m, l, a, err
 		}
 	}
 	return convert.Faithful(rec, n, d)
-}
-
-func hasExtMessage(ms []convert.Member) bool {
-	e, ok := convert.ReadNodeExt(ms)
-	return ok && e.Message != nil
 }

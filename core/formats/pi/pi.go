@@ -173,33 +173,15 @@ func (f *fields) simple() bool {
 	return f.message != nil && !f.badMsg && !f.ext && !f.escapedKey
 }
 
+// derive turns an entry into a node's message, label and time; a
+// branch_summary or compaction entry is a user node with its "summary".
 func derive(line []byte) (core.Message, string, int64, error) {
-	ms, err := convert.Members(line)
-	if err != nil {
-		return nil, "", 0, err
-	}
-	base := convert.Without(ms, convert.ExtKey)
-	var at int64
-	if ts := convert.Str(base, "timestamp"); ts != "" {
-		at, _ = convert.ParseISO(ts)
-	}
-	var msg core.Message
-	if m, ok := convert.Get(base, "message"); ok && len(m) > 0 && m[0] == '{' {
-		if _, ok := rawjson.LookupString(m, "role"); !ok {
-			return nil, "", 0, convert.Invalid("message has no string role")
+	return convert.DeriveLine(line, Key, func(base []convert.Member) (core.Message, error) {
+		if typ := convert.Str(base, "type"); typ == "branch_summary" || typ == "compaction" {
+			return convert.Wrap("user", convert.Str(base, "summary"), Key, convert.NewObject(nil).Members(base).Bytes()), nil
 		}
-		rec := convert.NewObject(nil).Members(convert.Set(base, "message", convert.Placeholder)).Bytes()
-		msg = convert.AppendMember(m, Key, rec)
-	} else if typ := convert.Str(base, "type"); typ == "branch_summary" || typ == "compaction" {
-		msg = convert.Wrap("user", convert.Str(base, "summary"), Key, convert.NewObject(nil).Members(base).Bytes())
-	} else {
-		return nil, "", 0, convert.Invalid("entry has no message")
-	}
-	label := ""
-	if e, ok := convert.ReadNodeExt(ms); ok {
-		e.Apply(&msg, &label, &at)
-	}
-	return msg, label, at, nil
+		return nil, convert.Invalid("entry has no message")
+	})
 }
 
 // Export writes t as a pi session: a header (the original one when kept), the
@@ -229,7 +211,7 @@ func Export(t *core.Tree) ([]byte, error) {
 			out = append(out, convert.Faithful(line, n, func(r []byte) (core.Message, string, int64, error) {
 				m, _, a, err := derive(r)
 				if err == nil {
-					if rm, _ := convert.Members(r); !hasExtMessage(rm) {
+					if rm, _ := convert.Members(r); !convert.HasExtMessage(rm) {
 						m = convert.Reattach(m, BeforeKey, before, AfterKey, after)
 					}
 				}
@@ -246,29 +228,12 @@ func Export(t *core.Tree) ([]byte, error) {
 			}
 		}
 	}
-	ext := convert.TreeExt(t)
-	out = append(out, `{"type":"sessiontree",`...)
-	out = append(out, ext[1:]...)
-	return append(out, '\n'), nil
-}
-
-func hasExtMessage(ms []convert.Member) bool {
-	e, ok := convert.ReadNodeExt(ms)
-	return ok && e.Message != nil
+	return convert.AppendTreeExtLine(out, t), nil
 }
 
 func record(n core.Node, msg core.Message) []byte {
-	if rec, ok := rawjson.Lookup(msg, Key); ok {
-		ms, err := convert.Members(rec)
-		if err == nil && convert.Str(ms, "id") == n.ID && (n.Parent == "" || convert.Str(ms, "parentId") == n.Parent) {
-			m, has := convert.Get(ms, "message")
-			if has && bytes.Equal(m, convert.Placeholder) {
-				return convert.Unfold(rec, convert.WithoutKey(msg, Key))
-			}
-			if !has {
-				return rec
-			}
-		}
+	if line := convert.OwnLine(n, msg, Key, "id", "parentId"); line != nil {
+		return line
 	}
 	o := convert.NewObject(nil).String("type", "message").String("id", n.ID)
 	if n.Parent != "" {

@@ -1,0 +1,83 @@
+package convert
+
+import (
+	"bytes"
+
+	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
+
+// WithNodeExt ends a format's derive: msg, no label and at, overridden by what
+// the record's "sessiontree" member (among ms) carries.
+func WithNodeExt(ms []Member, msg core.Message, at int64) (core.Message, string, int64, error) {
+	label := ""
+	if e, ok := ReadNodeExt(ms); ok {
+		e.Apply(&msg, &label, &at)
+	}
+	return msg, label, at, nil
+}
+
+// HasExtMessage reports whether a record's members carry a node message in
+// their "sessiontree" member.
+func HasExtMessage(ms []Member) bool {
+	e, ok := ReadNodeExt(ms)
+	return ok && e.Message != nil
+}
+
+// DeriveLine is the derive of the JSONL formats whose line holds a "message"
+// object: the message plus key: the line with "message" replaced by 0, its
+// time from "timestamp". A line without a message object is left to other,
+// which gets the line's members without "sessiontree".
+func DeriveLine(line []byte, key string, other func(base []Member) (core.Message, error)) (core.Message, string, int64, error) {
+	ms, err := Members(line)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	base := Without(ms, ExtKey)
+	var at int64
+	if ts := Str(base, "timestamp"); ts != "" {
+		at, _ = ParseISO(ts)
+	}
+	var msg core.Message
+	if m, ok := Get(base, "message"); ok && len(m) > 0 && m[0] == '{' {
+		if _, ok := rawjson.LookupString(m, "role"); !ok {
+			return nil, "", 0, Invalid("message has no string role")
+		}
+		rec := NewObject(nil).Members(Set(base, "message", Placeholder)).Bytes()
+		msg = AppendMember(m, key, rec)
+	} else if msg, err = other(base); err != nil {
+		return nil, "", 0, err
+	}
+	return WithNodeExt(ms, msg, at)
+}
+
+// OwnLine returns the line kept under key in msg when it still fits n (its
+// idKey is n's id and, unless n is a root, its parentKey is n's parent), with
+// the message put back in place of its 0; else nil.
+func OwnLine(n core.Node, msg core.Message, key, idKey, parentKey string) []byte {
+	rec, ok := rawjson.Lookup(msg, key)
+	if !ok {
+		return nil
+	}
+	ms, err := Members(rec)
+	if err != nil || Str(ms, idKey) != n.ID || (n.Parent != "" && Str(ms, parentKey) != n.Parent) {
+		return nil
+	}
+	m, has := Get(ms, "message")
+	if has && bytes.Equal(m, Placeholder) {
+		return Unfold(rec, WithoutKey(msg, key))
+	}
+	if !has {
+		return rec
+	}
+	return nil
+}
+
+// AppendTreeExtLine appends the last line of a JSONL export:
+// {"type":"sessiontree",…} with the branches (TreeExt).
+func AppendTreeExtLine(out []byte, t *core.Tree) []byte {
+	ext := TreeExt(t)
+	out = append(out, `{"type":"sessiontree",`...)
+	out = append(out, ext[1:]...)
+	return append(out, '\n')
+}
