@@ -270,7 +270,11 @@ type loader struct {
 	seen  map[string]bool // top-level keys
 	moved []*branch       // branches without "moved_at_ms", set in link
 	slab  []node          // nodes not yet handed out
+	all   []node          // the whole slab, in file order, for link
+	spill bool            // a node came from outside the slab
 	kids  []string        // children lists, one after another
+	last  string          // the last node key read while the keys are sorted
+	mixed bool            // the node keys are not strictly increasing
 }
 
 func (l *loader) corrupt(where, msg string) error {
@@ -526,6 +530,7 @@ func (l *loader) nodes() error {
 	if n := bytes.Count(l.d.Rest(), []byte(`"children":`)); n > 0 {
 		l.t.nodes = make(map[string]*node, n)
 		l.slab = make([]node, n)
+		l.all = l.slab
 		l.kids = make([]string, 0, n)
 	}
 	return l.d.Members(func(rawKey []byte) error {
@@ -537,9 +542,16 @@ func (l *loader) nodes() error {
 		if err != nil {
 			return err
 		}
-		if l.t.nodes[key] != nil {
-			l.t.dups = append(l.t.dups, n)
-			return nil
+		// A canonical file lists its nodes sorted by key: a key greater than the
+		// last cannot repeat one, so only unsorted files pay the lookup.
+		if l.mixed || key <= l.last {
+			l.mixed = true
+			if l.t.nodes[key] != nil {
+				l.t.dups = append(l.t.dups, n)
+				return nil
+			}
+		} else {
+			l.last = key
 		}
 		l.t.nodes[key] = n
 		if n.parent == "" {
@@ -557,6 +569,7 @@ func (l *loader) node(key string) (*node, error) {
 		n, l.slab = &l.slab[0], l.slab[1:]
 	} else {
 		n = &node{}
+		l.spill = true
 	}
 	var has [7]bool // id, parent, children, message, label, created_at_ms, label_at_ms
 	err := l.d.Members(func(f []byte) error {
@@ -642,7 +655,7 @@ func (l *loader) message(key string) (Message, error) {
 // the tree already holds.
 func (l *loader) link() {
 	t := l.t
-	t.linkUp()
+	l.linkUp()
 	for _, b := range l.moved {
 		b.moved = t.movedDefault(b)
 	}
@@ -651,6 +664,26 @@ func (l *loader) link() {
 		t.root = n.id
 	}
 	t.active = canonBranch(t, t.active)
+}
+
+// linkUp sets every node's parent pointer like Tree.linkUp, walking the slab
+// in file order rather than the map; duplicates, which the map does not hold,
+// are left unlinked.
+func (l *loader) linkUp() {
+	t := l.t
+	if l.spill {
+		t.linkUp()
+		return
+	}
+	used := l.all[:len(l.all)-len(l.slab)]
+	for i := range used {
+		if n := &used[i]; n.parent != "" {
+			n.up = t.nodes[n.parent]
+		}
+	}
+	for _, d := range t.dups {
+		d.up = nil
+	}
 }
 
 func canonBranch(t *Tree, name string) string {
