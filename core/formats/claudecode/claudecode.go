@@ -60,11 +60,11 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 		var msg core.Message
 		var id, parent, label string
 		var at int64
-		if f.simple() {
+		if f.Simple() {
 			// The common line: build the message straight into the session's
 			// scratch buffer; id and parent are views into it.
-			msg = convert.Folded(s.Scratch(), obj, f.message, Key)
-			id, parent = convert.View(convert.FoldedAt(msg, obj, f.message, Key, f.uuid)), convert.View(convert.FoldedAt(msg, obj, f.message, Key, f.parent))
+			msg = convert.Folded(s.Scratch(), obj, f.Message, Key)
+			id, parent = convert.View(convert.FoldedAt(msg, obj, f.Message, Key, f.uuid)), convert.View(convert.FoldedAt(msg, obj, f.Message, Key, f.parent))
 			at, _ = convert.ParseISO(convert.View(f.timestamp))
 		} else {
 			var err error
@@ -81,9 +81,9 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 		}
 		if f.msgID != nil {
 			var mid string
-			if f.simple() {
+			if f.Simple() {
 				// A view into msg, which the session keeps: no copy.
-				mid = convert.View(convert.FoldedAt(msg, obj, f.message, Key, f.msgID))
+				mid = convert.View(convert.FoldedAt(msg, obj, f.Message, Key, f.msgID))
 			} else {
 				mid = unquote(f.msgID)
 			}
@@ -119,70 +119,38 @@ func unquote(lit []byte) string {
 // the line (string members only when they are strings).
 type fields struct {
 	typ, uuid, parent, subtype, sidechain, timestamp []byte
-	message, msgID                                   []byte
-	ext, escapedKey, badMsg                          bool
+	msgID                                            []byte
+	convert.LineScan
 }
 
 func scan(obj []byte) fields {
 	var f fields
-	first := func(dst *[]byte, v []byte, _ bool) {
-		if *dst == nil {
-			*dst = v
-		}
-	}
 	convert.EachMember(obj, func(key, v []byte) bool {
 		switch string(key) {
 		case "type":
-			first(&f.typ, v, true)
+			convert.First(&f.typ, v)
 		case "uuid":
-			first(&f.uuid, v, true)
+			convert.First(&f.uuid, v)
 		case "parentUuid":
-			first(&f.parent, v, true)
+			convert.First(&f.parent, v)
 		case "subtype":
-			first(&f.subtype, v, true)
+			convert.First(&f.subtype, v)
 		case "isSidechain":
-			first(&f.sidechain, v, false)
+			convert.First(&f.sidechain, v)
 		case "timestamp":
-			first(&f.timestamp, v, true)
-		case convert.ExtKey:
-			f.ext = true
-		case "message":
-			if f.message != nil || f.badMsg {
-				break
-			}
-			if v[0] != '{' {
-				f.badMsg = true
-				break
-			}
-			f.message = v
-			if role, ok := rawjson.Lookup(v, "role"); !ok || role[0] != '"' {
-				f.badMsg = true
-			}
-			if id, ok := rawjson.Lookup(v, "id"); ok && id[0] == '"' {
-				f.msgID = id
-			}
+			convert.First(&f.timestamp, v)
 		default:
-			if bytes.IndexByte(key, '\\') >= 0 {
-				f.escapedKey = true
-			}
+			f.Member(key, v)
 		}
 		return true
 	})
-	// The first member of a name counts; one that is not a string is absent.
-	for _, p := range []*[]byte{&f.typ, &f.uuid, &f.parent, &f.subtype, &f.timestamp} {
-		if *p != nil && (*p)[0] != '"' {
-			*p = nil
+	convert.StringsOnly(&f.typ, &f.uuid, &f.parent, &f.subtype, &f.timestamp)
+	if f.Message != nil {
+		if id, ok := rawjson.Lookup(f.Message, "id"); ok && id[0] == '"' {
+			f.msgID = id
 		}
 	}
 	return f
-}
-
-// simple reports whether the line can take the fast path: a message object
-// with a string role, no "sessiontree" member and no escaped key, so its
-// record is the line with the message replaced by 0, byte for byte what
-// derive builds.
-func (f *fields) simple() bool {
-	return f.message != nil && !f.badMsg && !f.ext && !f.escapedKey
 }
 
 // derive turns a line into a node's message, label and time; a line without

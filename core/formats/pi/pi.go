@@ -45,13 +45,13 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 	err := convert.EachLine(r, rep, func(n int, obj []byte) {
 		f := scan(obj)
 		typ := convert.View(f.typ)
-		if typ == "message" && f.simple() {
+		if typ == "message" && f.Simple() {
 			// The common entry: its message built straight into the session's
 			// scratch buffer; id and parent are views into it.
-			msg := convert.Folded(s.Scratch(), obj, f.message, Key)
+			msg := convert.Folded(s.Scratch(), obj, f.Message, Key)
 			at, _ := convert.ParseISO(convert.View(f.timestamp))
-			id := convert.View(convert.FoldedAt(msg, obj, f.message, Key, f.id))
-			parent := convert.View(convert.FoldedAt(msg, obj, f.message, Key, f.parent))
+			id := convert.View(convert.FoldedAt(msg, obj, f.Message, Key, f.id))
+			parent := convert.View(convert.FoldedAt(msg, obj, f.Message, Key, f.parent))
 			s.Node(n, id, parent, msg, "", at)
 			s.Active()
 			return
@@ -115,62 +115,29 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 // fields are the members of an entry the fast path reads: raw values, slices
 // of the line (string members only when they are strings).
 type fields struct {
-	typ, id, parent, timestamp, message []byte
-	ext, escapedKey, badMsg             bool
+	typ, id, parent, timestamp []byte
+	convert.LineScan
 }
 
 func scan(obj []byte) fields {
 	var f fields
-	str := func(dst *[]byte, v []byte) {
-		if *dst == nil {
-			*dst = v
-		}
-	}
 	convert.EachMember(obj, func(key, v []byte) bool {
 		switch string(key) {
 		case "type":
-			str(&f.typ, v)
+			convert.First(&f.typ, v)
 		case "id":
-			str(&f.id, v)
+			convert.First(&f.id, v)
 		case "parentId":
-			str(&f.parent, v)
+			convert.First(&f.parent, v)
 		case "timestamp":
-			str(&f.timestamp, v)
-		case convert.ExtKey:
-			f.ext = true
-		case "message":
-			if f.message != nil || f.badMsg {
-				break
-			}
-			if v[0] != '{' {
-				f.badMsg = true
-				break
-			}
-			f.message = v
-			if role, ok := rawjson.Lookup(v, "role"); !ok || role[0] != '"' {
-				f.badMsg = true
-			}
+			convert.First(&f.timestamp, v)
 		default:
-			if bytes.IndexByte(key, '\\') >= 0 {
-				f.escapedKey = true
-			}
+			f.Member(key, v)
 		}
 		return true
 	})
-	// The first member of a name counts; one that is not a string is absent.
-	for _, p := range []*[]byte{&f.typ, &f.id, &f.parent, &f.timestamp} {
-		if *p != nil && (*p)[0] != '"' {
-			*p = nil
-		}
-	}
+	convert.StringsOnly(&f.typ, &f.id, &f.parent, &f.timestamp)
 	return f
-}
-
-// simple reports whether an entry can take the fast path: a message object
-// with a string role, no "sessiontree" member and no escaped key, so derive
-// would build byte for byte what convert.Folded builds.
-func (f *fields) simple() bool {
-	return f.message != nil && !f.badMsg && !f.ext && !f.escapedKey
 }
 
 // derive turns an entry into a node's message, label and time; a
