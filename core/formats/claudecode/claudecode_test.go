@@ -7,6 +7,7 @@ import (
 
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/formats/claudecode"
+	"github.com/sessiontree/sessiontree/core/formats/internal/formattest"
 )
 
 func line(typ, uuid, parent, extra string) string {
@@ -34,11 +35,7 @@ func roots(t *core.Tree) []string {
 }
 
 func TestImport(t *testing.T) {
-	cases := []struct {
-		name  string
-		input string
-		check func(t *testing.T, tr *core.Tree, rep string, notes string)
-	}{
+	cases := []formattest.Case{
 		{"a torn last line is reported with its number and the rest kept",
 			user("u1", "", "hi") + assistant("a2", "u1", "m1", "yo") + `{"type":"user","uuid":"u3","parentUuid":"a2","mess`,
 			func(t *testing.T, tr *core.Tree, rep, _ string) {
@@ -127,22 +124,7 @@ func TestImport(t *testing.T) {
 				}
 			}},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			tr, rep, err := claudecode.Import([]byte(c.input))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ps := tr.Validate(); len(ps) > 0 {
-				t.Fatalf("invalid tree: %v", ps)
-			}
-			var ps []string
-			for _, p := range rep.Problems {
-				ps = append(ps, p.String())
-			}
-			c.check(t, tr, strings.Join(ps, "; "), strings.Join(rep.NotCarried, "; "))
-		})
-	}
+	formattest.RunImports(t, claudecode.Import, cases)
 }
 
 // The fast path (message built straight from the line) and the general one

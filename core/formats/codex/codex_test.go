@@ -1,16 +1,13 @@
 package codex_test
 
 import (
-	"flag"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/formats/codex"
+	"github.com/sessiontree/sessiontree/core/formats/internal/formattest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 func item(ts, role, text string) string {
 	part := "input_text"
@@ -25,11 +22,7 @@ const meta = `{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","pay
 const rollback = `{"timestamp":"2026-01-01T00:00:05.000Z","type":"event_msg","payload":{"type":"thread_rolled_back","num_turns":1}}` + "\n"
 
 func TestImport(t *testing.T) {
-	cases := []struct {
-		name  string
-		input string
-		check func(t *testing.T, tr *core.Tree, problems, notes string)
-	}{
+	cases := []formattest.Case{
 		{"thread_rolled_back forks the next message from before the undone turn and keeps it on a branch",
 			meta + item("1", "user", "one") + item("2", "assistant", "answer one") + item("3", "user", "undo me") + item("4", "assistant", "undone") + rollback + item("6", "user", "instead"),
 			func(t *testing.T, tr *core.Tree, _, notes string) {
@@ -63,22 +56,7 @@ func TestImport(t *testing.T) {
 				}
 			}},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			tr, rep, err := codex.Import([]byte(c.input))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ps := tr.Validate(); len(ps) > 0 {
-				t.Fatalf("invalid tree: %v", ps)
-			}
-			var ps []string
-			for _, p := range rep.Problems {
-				ps = append(ps, p.String())
-			}
-			c.check(t, tr, strings.Join(ps, "; "), strings.Join(rep.NotCarried, "; "))
-		})
-	}
+	formattest.RunImports(t, codex.Import, cases)
 }
 
 // The export of a rolled-back rollout is its active path then the other
@@ -99,21 +77,5 @@ func TestExportGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "testdata/rollback.golden.jsonl", out)
-}
-
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Skipf("no golden file (GOOS=js has no file system, or run with -update): %v", err)
-	}
-	if string(got) != string(want) {
-		t.Fatalf("%s differs (go test -update to rewrite, then read it):\n%s", path, got)
-	}
+	formattest.Golden(t, "testdata/rollback.golden.jsonl", out)
 }

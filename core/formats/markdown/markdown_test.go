@@ -1,15 +1,12 @@
 package markdown_test
 
 import (
-	"flag"
-	"os"
 	"testing"
 
+	"github.com/sessiontree/sessiontree/core/formats/internal/formattest"
 	"github.com/sessiontree/sessiontree/core/formats/markdown"
 	"github.com/sessiontree/sessiontree/core/formats/pi"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // A forked pi session with a tool call renders as the active branch, one
 // section per message, then the other branch's summary
@@ -31,16 +28,5 @@ func TestExportGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	const path = "testdata/forked.golden.md"
-	if *update {
-		if err := os.WriteFile(path, out, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Skipf("no golden file (GOOS=js has no file system, or run with -update): %v", err)
-	}
-	if string(out) != string(want) {
-		t.Fatalf("%s differs (go test -update to rewrite, then read it):\n%s", path, out)
-	}
+	formattest.Golden(t, path, out)
 }

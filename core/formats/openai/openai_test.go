@@ -1,16 +1,13 @@
 package openai_test
 
 import (
-	"flag"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/sessiontree/sessiontree/core/formats/claudecode"
+	"github.com/sessiontree/sessiontree/core/formats/internal/formattest"
 	"github.com/sessiontree/sessiontree/core/formats/openai"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // Export writes the active branch's projection without the members importers
 // add to keep their records: a Claude Code session with a fork exports as
@@ -30,18 +27,7 @@ func TestExportGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	const path = "testdata/projection.golden.json"
-	if *update {
-		if err := os.WriteFile(path, out, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Skipf("no golden file (GOOS=js has no file system, or run with -update): %v", err)
-	}
-	if string(out) != string(want) {
-		t.Fatalf("%s differs (go test -update to rewrite, then read it):\n%s", path, out)
-	}
+	formattest.Golden(t, path, out)
 }
 
 func TestImport(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/formats/internal/formattest"
 	"github.com/sessiontree/sessiontree/core/formats/pi"
 )
 
@@ -20,11 +21,7 @@ func msg(id, parent, role, text string) string {
 }
 
 func TestImport(t *testing.T) {
-	cases := []struct {
-		name  string
-		input string
-		check func(t *testing.T, tr *core.Tree, problems, notes string)
-	}{
+	cases := []formattest.Case{
 		{"label entries become node labels",
 			header + msg("e1", "", "user", "hi") + msg("e2", "e1", "assistant", "yo") +
 				`{"type":"label","id":"l3","parentId":"e2","timestamp":"2025-01-01T00:00:02.000Z","targetId":"e1","label":"start"}` + "\n" + msg("e4", "l3", "user", "more"),
@@ -82,22 +79,7 @@ func TestImport(t *testing.T) {
 				}
 			}},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			tr, rep, err := pi.Import([]byte(c.input))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ps := tr.Validate(); len(ps) > 0 {
-				t.Fatalf("invalid tree: %v", ps)
-			}
-			var ps []string
-			for _, p := range rep.Problems {
-				ps = append(ps, p.String())
-			}
-			c.check(t, tr, strings.Join(ps, "; "), strings.Join(rep.NotCarried, "; "))
-		})
-	}
+	formattest.RunImports(t, pi.Import, cases)
 }
 
 func TestExportImportGivesTheTreeBack(t *testing.T) {
