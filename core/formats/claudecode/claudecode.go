@@ -173,23 +173,10 @@ func Export(t *core.Tree) ([]byte, error) {
 	for _, g := range convert.Groups(t, convert.ActiveSet(t)) {
 		for _, n := range g.Nodes {
 			msg, before, after := convert.Attachments(n.Message, BeforeKey, AfterKey)
-			for _, l := range before {
-				out = append(append(out, l...), '\n')
-			}
-			line := record(n, msg)
-			out = append(out, convert.Faithful(line, n, func(r []byte) (core.Message, string, int64, error) {
-				m, l, a, err := derive(r)
-				if err == nil {
-					if rm, _ := convert.Members(r); !convert.HasExtMessage(rm) {
-						m = convert.Reattach(m, BeforeKey, before, AfterKey, after)
-					}
-				}
-				return m, l, a, err
-			})...)
+			out = convert.AppendLines(out, before)
+			out = append(out, convert.Faithful(record(n, msg), n, convert.Reattached(derive, BeforeKey, before, AfterKey, after))...)
 			out = append(out, '\n')
-			for _, l := range after {
-				out = append(append(out, l...), '\n')
-			}
+			out = convert.AppendLines(out, after)
 		}
 	}
 	return convert.AppendTreeExtLine(out, t), nil

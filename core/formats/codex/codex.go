@@ -221,9 +221,7 @@ func Export(t *core.Tree) ([]byte, error) {
 		if i == 0 && len(before) == 0 {
 			out = line(out, convert.FormatISO(at), "session_meta", convert.NewObject(nil).String("id", id).String("timestamp", convert.FormatISO(at)).Bytes())
 		}
-		for _, l := range before {
-			out = append(append(out, l...), '\n')
-		}
+		out = convert.AppendLines(out, before)
 		lastTS = convert.FormatISO(at)
 		if rec, ok := rawjson.Lookup(msg, Key); ok && len(rec) > 0 && rec[0] == '{' {
 			if p, _ := rawjson.Lookup(rec, "payload"); bytes.Equal(p, convert.Placeholder) {
@@ -241,9 +239,7 @@ func Export(t *core.Tree) ([]byte, error) {
 			payload := convert.NewObject(nil).String("type", "message").String("role", role).Raw("content", append(append([]byte{'['}, content...), ']')).Bytes()
 			out = line(out, lastTS, "response_item", payload)
 		}
-		for _, l := range after {
-			out = append(append(out, l...), '\n')
-		}
+		out = convert.AppendLines(out, after)
 	}
 	for _, s := range sp.Summaries {
 		text := "Summary of branch " + strconv.Quote(s.Branch) + ": " + s.Summary

@@ -171,17 +171,10 @@ func Export(t *core.Tree) ([]byte, error) {
 				out = append(out, `,"sessiontree":{}}`+"\n"...)
 			}
 			first = false
-			for _, l := range before {
-				out = append(append(out, l...), '\n')
-			}
-			line := record(n, msg)
-			out = append(out, convert.Faithful(line, n, func(r []byte) (core.Message, string, int64, error) {
-				m, _, a, err := derive(r)
-				if err == nil {
-					if rm, _ := convert.Members(r); !convert.HasExtMessage(rm) {
-						m = convert.Reattach(m, BeforeKey, before, AfterKey, after)
-					}
-				}
+			out = convert.AppendLines(out, before)
+			derived := convert.Reattached(derive, BeforeKey, before, AfterKey, after)
+			out = append(out, convert.Faithful(record(n, msg), n, func(r []byte) (core.Message, string, int64, error) {
+				m, _, a, err := derived(r)
 				return m, n.Label, a, err // labels travel as label entries
 			})...)
 			out = append(out, '\n')
@@ -190,9 +183,7 @@ func Export(t *core.Tree) ([]byte, error) {
 					String("timestamp", convert.FormatISO(n.CreatedAtMs)).String("targetId", n.ID).String("label", n.Label)
 				out = append(o.Bytes(), '\n')
 			}
-			for _, l := range after {
-				out = append(append(out, l...), '\n')
-			}
+			out = convert.AppendLines(out, after)
 		}
 	}
 	return convert.AppendTreeExtLine(out, t), nil

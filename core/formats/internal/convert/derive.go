@@ -81,3 +81,26 @@ func AppendTreeExtLine(out []byte, t *core.Tree) []byte {
 	out = append(out, ext[1:]...)
 	return append(out, '\n')
 }
+
+// AppendLines appends each of lines, as a JSONL line, to out.
+func AppendLines(out []byte, lines [][]byte) []byte {
+	for _, l := range lines {
+		out = append(append(out, l...), '\n')
+	}
+	return out
+}
+
+// Reattached is derive for a record exported with the lines kept before and
+// after its node: the message it derives carries them again (Reattach), unless
+// the record's "sessiontree" member gives the message whole.
+func Reattached(derive Derive, beforeKey string, before [][]byte, afterKey string, after [][]byte) Derive {
+	return func(r []byte) (core.Message, string, int64, error) {
+		m, l, a, err := derive(r)
+		if err == nil {
+			if rm, _ := Members(r); !HasExtMessage(rm) {
+				m = Reattach(m, beforeKey, before, afterKey, after)
+			}
+		}
+		return m, l, a, err
+	}
+}
