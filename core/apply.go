@@ -117,6 +117,13 @@ func ParseOps(data []byte) ([]Op, error) {
 		if err != nil {
 			return err
 		}
+		if len(ops) == cap(ops) {
+			// Double: append's gentler growth copies a long batch of these
+			// large structs several times over.
+			grown := make([]Op, len(ops), 2*cap(ops)+16)
+			copy(grown, ops)
+			ops = grown
+		}
 		ops = append(ops, op)
 		return nil
 	})

@@ -7,6 +7,10 @@ import "slices"
 // Tree goes through the primitives in this file.
 type journal struct {
 	undo []undo
+	// The branches whose first leaf move and first touch are recorded: rollback
+	// always undoes the whole journal, so later moves of the same branch need no
+	// record (a batch of appends records its branch once, not once per append).
+	leafOf, touched *branch
 }
 
 // undo is one recorded change: a plain value, so recording allocates nothing
@@ -79,6 +83,7 @@ func (t *Tree) openJournal() {
 	}
 	t.spare = nil
 	j.undo = j.undo[:0]
+	j.leafOf, j.touched = nil, nil
 	t.journal = j
 }
 
@@ -101,6 +106,7 @@ func (t *Tree) rollback() {
 		t.undoOne(&j.undo[i])
 	}
 	j.undo = j.undo[:0]
+	j.leafOf, j.touched = nil, nil
 }
 
 func (t *Tree) undoOne(u *undo) {
@@ -188,7 +194,10 @@ func (t *Tree) setLeaf(b *branch, leaf string, atMs int64) {
 	old, oldMoved := b.leaf, b.moved
 	b.leaf, b.moved = leaf, atMs
 	t.changed.branch(b.name)
-	t.record(undo{kind: undoLeaf, b: b, leaf: old, i1: oldMoved})
+	if j := t.journal; j != nil && j.leafOf != b {
+		j.leafOf = b
+		j.undo = append(j.undo, undo{kind: undoLeaf, b: b, leaf: old, i1: oldMoved})
+	}
 }
 
 // addBranch adds b; a name deleted before is live again, so its deletion is
@@ -222,7 +231,10 @@ func (t *Tree) touch(b *branch) {
 	t.clock++
 	b.used = t.clock
 	t.changed.branch(b.name)
-	t.record(undo{kind: undoTouch, b: b, i1: oldUsed, i2: oldClock})
+	if j := t.journal; j != nil && j.touched != b {
+		j.touched = b
+		j.undo = append(j.undo, undo{kind: undoTouch, b: b, i1: oldUsed, i2: oldClock})
+	}
 }
 
 // setLabel sets or clears (label "") n's label as of atMs; the label's time

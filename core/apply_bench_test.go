@@ -1,0 +1,65 @@
+package core
+
+import (
+	"strconv"
+	"testing"
+)
+
+// appendOpsJSON is a batch of n appends as the JS API's apply sends it.
+func appendOpsJSON(n int) []byte {
+	buf := []byte{'['}
+	for i := range n {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, `{"op":"append","message":{"role":"user","content":"message `...)
+		buf = strconv.AppendInt(buf, int64(i), 10)
+		buf = append(buf, `"}}`...)
+	}
+	return append(buf, ']')
+}
+
+// BenchmarkApplyAppend10k parses and applies 10k appends in one batch on a
+// fresh tree, as the JS API's apply does (the workload of bench-js "apply").
+func BenchmarkApplyAppend10k(b *testing.B) {
+	data := appendOpsJSON(10_000)
+	b.ReportAllocs()
+	for b.Loop() {
+		tr := New()
+		ops, err := ParseOps(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := tr.Apply(ops, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkApplyRegenerate1k rewinds and appends 1k times at depth 1k, one
+// Apply per regenerate (the workload of bench-js "regenerate"); building the
+// chain is not timed.
+func BenchmarkApplyRegenerate1k(b *testing.B) {
+	m := msg("assistant", "again")
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		tr := New()
+		parent := ""
+		for i := range 1000 {
+			id, err := tr.Append(msg("user", "turn"), 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if i == 998 {
+				parent = id
+			}
+		}
+		b.StartTimer()
+		for range 1000 {
+			if _, err := tr.Apply([]Op{{Op: "rewind", Node: parent}, {Op: "append", Message: m}}, 1); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
