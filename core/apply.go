@@ -1,6 +1,11 @@
 package core
 
-import "github.com/sessiontree/sessiontree/core/rawjson"
+import (
+	"bytes"
+	"slices"
+
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
 
 // Op is one operation of a batch for Apply, named after the method it calls, with
 // that method's arguments. Fields an operation does not use are ignored.
@@ -30,6 +35,9 @@ func (t *Tree) Apply(ops []Op, nowMs int64) ([]string, error) {
 		return nil, newError(CodeConflict, "Apply cannot be nested")
 	}
 	t.openJournal()
+	// Most ops record one change (a batch's repeated leaf moves and touches of
+	// one branch are recorded once): size the journal once.
+	t.journal.undo = slices.Grow(t.journal.undo, len(ops)+4)
 	defer func() {
 		if r := recover(); r != nil {
 			t.rollback()
@@ -110,7 +118,9 @@ var opFields = map[string]struct{ required, optional []string }{
 // and field. The ops' messages point into data, which must not change afterwards.
 func ParseOps(data []byte) ([]Op, error) {
 	d := rawjson.NewDecoder(data)
-	var ops []Op
+	// Every op has an "op" key: count them to size the slice once (capped, so
+	// that text which only repeats "op" cannot make it much larger than data).
+	ops := make([]Op, 0, min(bytes.Count(data, []byte(`"op"`)), len(data)/24+1))
 	err := d.Array(func() error {
 		i := len(ops)
 		op, err := parseOp(d, i)

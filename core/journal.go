@@ -19,8 +19,7 @@ type undo struct {
 	kind   undoKind
 	n      *node
 	b      *branch
-	name   string // old root or active branch, or a tombstone's name
-	leaf   string
+	name   string // old root, active branch or leaf, or a tombstone's name
 	i1, i2 int64
 	lab    *nodeLabel
 	sum    *Summary
@@ -120,7 +119,7 @@ func (t *Tree) undoOne(u *undo) {
 		}
 		t.root = u.name
 	case undoLeaf:
-		u.b.leaf, u.b.moved = u.leaf, u.i1
+		u.b.leaf, u.b.moved = u.name, u.i1
 	case undoAddBranch:
 		delete(t.branches, u.b.name)
 		t.names.remove(u.b.name)
@@ -196,7 +195,7 @@ func (t *Tree) setLeaf(b *branch, leaf string, atMs int64) {
 	t.changed.branch(b.name)
 	if j := t.journal; j != nil && j.leafOf != b {
 		j.leafOf = b
-		j.undo = append(j.undo, undo{kind: undoLeaf, b: b, leaf: old, i1: oldMoved})
+		j.undo = append(j.undo, undo{kind: undoLeaf, b: b, name: old, i1: oldMoved})
 	}
 }
 
