@@ -3,6 +3,7 @@ package core
 import (
 	"bytes"
 	"slices"
+	"strings"
 
 	"github.com/sessiontree/sessiontree/core/rawjson"
 )
@@ -153,7 +154,8 @@ func parseOp(d *rawjson.Decoder, i int) (Op, error) {
 	var op Op
 	var seen uint16
 	bad := func(msg string) error { return newError(CodeInvalidInput, "op "+itoa(i)+": "+msg) }
-	err := d.Object(func(key string) error {
+	err := d.Members(func(rawKey []byte) error {
+		key := rawjson.KeyView(rawKey) // compared and quoted, never kept
 		bit := fieldBit(key)
 		if bit != 0 && seen&bit != 0 {
 			return bad("duplicate field " + quote(key))
@@ -167,7 +169,11 @@ func parseOp(d *rawjson.Decoder, i int) (Op, error) {
 		}
 		switch key {
 		case "op":
-			str(&op.Op)
+			var name string
+			if name, err = d.StringView(); err != nil {
+				err = bad(quote(key) + " must be a string")
+			}
+			op.Op = opName(name)
 		case "message":
 			var raw []byte
 			if raw, err = d.Raw(); err != nil {
@@ -237,6 +243,36 @@ func parseOp(d *rawjson.Decoder, i int) (Op, error) {
 		}
 	}
 	return op, nil
+}
+
+// opName returns the op name as a constant when it is one, so that parsing a
+// batch allocates no string per op and keeps no view of the input.
+func opName(s string) string {
+	switch s {
+	case "append":
+		return "append"
+	case "rewind":
+		return "rewind"
+	case "branch":
+		return "branch"
+	case "switch":
+		return "switch"
+	case "label":
+		return "label"
+	case "clearLabel":
+		return "clearLabel"
+	case "checkout":
+		return "checkout"
+	case "edit":
+		return "edit"
+	case "regenerate":
+		return "regenerate"
+	case "summarize":
+		return "summarize"
+	case "deleteBranch":
+		return "deleteBranch"
+	}
+	return strings.Clone(s)
 }
 
 // opFieldNames are the fields an op object may have, in bit order.
