@@ -39,7 +39,9 @@ func (t *Tree) Apply(ops []Op, nowMs int64) ([]string, error) {
 	// Most ops record one change (a batch's repeated leaf moves and touches of
 	// one branch are recorded once): size the journal once.
 	t.journal.undo = slices.Grow(t.journal.undo, len(ops)+4)
+	t.reserve(ops)
 	defer func() {
+		t.slab = nil
 		if r := recover(); r != nil {
 			t.rollback()
 			t.closeJournal()
@@ -65,6 +67,32 @@ func (t *Tree) Apply(ops []Op, nowMs int64) ([]string, error) {
 		results[i] = res
 	}
 	return results, nil
+}
+
+// reserve makes room for the nodes a batch adds: a map grown once instead of
+// step by step when the batch at least doubles the tree, and one slab for the
+// nodes its appends create.
+func (t *Tree) reserve(ops []Op) {
+	adds, appends := 0, 0
+	for i := range ops {
+		switch ops[i].Op {
+		case "append":
+			appends++
+			adds++
+		case "edit", "regenerate":
+			adds++
+		}
+	}
+	if adds > 64 && adds >= len(t.nodes) {
+		grown := make(map[string]*node, len(t.nodes)+adds)
+		for k, n := range t.nodes {
+			grown[k] = n
+		}
+		t.nodes = grown
+	}
+	if appends > 1 {
+		t.slab = make([]node, appends)
+	}
 }
 
 func (t *Tree) apply(op Op, at int64) (string, error) {

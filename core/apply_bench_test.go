@@ -66,3 +66,24 @@ func BenchmarkRegenerate1k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkApplyAppendOps10k applies 10k appends built as the wasm bridge's
+// applyOps builds them (a copied, unvalidated message and a time per op).
+func BenchmarkApplyAppendOps10k(b *testing.B) {
+	texts := make([][]byte, 10_000)
+	for i := range texts {
+		texts[i] = strconv.AppendInt([]byte(`{"role":"user","content":"message `), int64(i), 10)
+		texts[i] = append(texts[i], `"}`...)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		tr := New()
+		ops := make([]Op, len(texts))
+		for i, m := range texts {
+			ops[i] = Op{Op: "append", Message: append(Message(nil), m...), At: int64(i), HasAt: true}
+		}
+		if _, err := tr.Apply(ops, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

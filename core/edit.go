@@ -26,7 +26,14 @@ func (t *Tree) appendValid(msg Message, atMs int64) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	t.addNode(&node{id: id, parent: b.leaf, up: up, msg: msg, created: atMs})
+	var n *node
+	if len(t.slab) > 0 {
+		n, t.slab = &t.slab[0], t.slab[1:]
+	} else {
+		n = new(node)
+	}
+	*n = node{id: id, parent: b.leaf, up: up, msg: msg, created: atMs}
+	t.addNode(n)
 	t.setLeaf(b, id, atMs)
 	t.touch(b)
 	return id, nil

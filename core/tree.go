@@ -31,6 +31,7 @@ type Tree struct {
 	journal  *journal // open during Apply
 	spare    *journal // the last journal, kept to reuse its memory
 	changed  *changes // nil unless TrackChanges was called
+	slab     []node   // nodes set aside for the appends of the running Apply
 }
 
 // node is the stored form of a Node. key is its map key; id is what the file said
@@ -316,6 +317,10 @@ func (t *Tree) insertOrdered(list *[]string, id string, created int64) {
 			break
 		}
 		i--
+	}
+	if i == len(l) {
+		*list = append(l, id) // the usual case: the newest child
+		return
 	}
 	*list = slices.Insert(l, i, id)
 }
