@@ -250,9 +250,9 @@ func (n *node) appendJSON(buf []byte) []byte {
 // cycles, duplicate ids — for Validate to report and Repair to fix. data is
 // copied; the caller may reuse it.
 func Unmarshal(data []byte, opts ...Option) (*Tree, error) {
-	data = slices.Clone(data)
+	data, nodes := cloneCounting(data, childrenKey)
 	t := empty(opts)
-	l := loader{t: t, d: rawjson.NewDecoder(data)}
+	l := loader{t: t, d: rawjson.NewDecoder(data), count: nodes}
 	if err := l.top(); err != nil {
 		return nil, err
 	}
@@ -275,6 +275,25 @@ type loader struct {
 	kids  []string        // children lists, one after another
 	last  string          // the last node key read while the keys are sorted
 	mixed bool            // the node keys are not strictly increasing
+	count int             // how often childrenKey occurs in the file
+}
+
+// childrenKey is the member every node object has exactly once.
+var childrenKey = []byte(`"children":`)
+
+// cloneCounting copies data and counts the occurrences of pat in the copy, a
+// cache-sized chunk at a time so that the input is read from memory once. pat
+// must not overlap itself.
+func cloneCounting(data, pat []byte) ([]byte, int) {
+	const chunk = 64 << 10
+	out := make([]byte, 0, len(data))
+	n, from := 0, 0 // from: where a match not yet counted may start
+	for len(out) < len(data) {
+		out = append(out, data[len(out):min(len(out)+chunk, len(data))]...)
+		n += bytes.Count(out[from:], pat)
+		from = max(from, len(out)-len(pat)+1)
+	}
+	return out, n
 }
 
 func (l *loader) corrupt(where, msg string) error {
@@ -527,7 +546,7 @@ func (l *loader) nodes() error {
 	// slabs instead of two allocations per node: every node object has exactly
 	// one "children" member, and a well-formed file lists each node once as a
 	// child. (A message containing the text only makes the slabs larger.)
-	if n := bytes.Count(l.d.Rest(), []byte(`"children":`)); n > 0 {
+	if n := l.count; n > 0 {
 		l.t.nodes = make(map[string]*node, n)
 		l.slab = make([]node, n)
 		l.all = l.slab
