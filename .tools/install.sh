@@ -44,7 +44,8 @@ fi
 # 3. Node dev tools, exactly as locked. Reinstalled when node_modules is missing or the
 #    lock file (or Node's version) changed since the last install (content stamp).
 node_key="$( { cat package-lock.json; node --version; } | sha256sum | cut -d' ' -f1)"
-if [ ! -d node_modules ] || [ "$(cat node-modules.stamp 2>/dev/null || true)" != "$node_key" ]; then
+if [ ! -f node_modules/.package-lock.json ] || [ ! -d node_modules/playwright-core ] \
+   || [ "$(cat node-modules.stamp 2>/dev/null || true)" != "$node_key" ]; then
   rm -f node-modules.stamp
   npm ci --include=dev --no-audit --no-fund --loglevel=error --no-update-notifier \
       >"$log" 2>&1 || fail "npm ci in .tools"
