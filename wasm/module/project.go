@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/binary"
-
 	"github.com/sessiontree/sessiontree/core"
 )
 
@@ -25,21 +23,27 @@ func project(r *request) ([]byte, error) {
 	}
 	s := r.slots
 	b := grow(4 + 4*len(msgs))
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(msgs)))
+	b = appendUint32(b, uint32(len(msgs)))
 	known := len(s.msgs)
 	for _, m := range msgs {
 		slot, ok := s.lookup(m)
 		if !ok {
 			slot = s.add(m)
 		}
-		b = binary.LittleEndian.AppendUint32(b, slot)
+		b = appendUint32(b, slot)
 	}
 	for _, m := range s.msgs[known:] {
-		b = binary.LittleEndian.AppendUint32(b, uint32(len(m)))
+		b = appendUint32(b, uint32(len(m)))
 		b = append(b, m...)
 	}
 	if cap(b) > cap(scratch) {
 		scratch = nil // append moved it: the next grow makes an aligned one
 	}
 	return b, nil
+}
+
+// appendUint32 appends v little-endian (encoding/binary would pull reflect into
+// the module).
+func appendUint32(b []byte, v uint32) []byte {
+	return append(b, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
 }
