@@ -418,12 +418,7 @@ func (l *loader) branches() error {
 			return l.corrupt(where, "duplicate branch name")
 		}
 		b := &branch{}
-		fields := map[string]bool{}
-		err := l.d.Object(func(f string) error {
-			if fields[f] {
-				return l.corrupt(where+"."+f, "duplicate field")
-			}
-			fields[f] = true
+		fields, err := l.object(where, func(f string) error {
 			var err error
 			switch f {
 			case "name":
@@ -499,14 +494,23 @@ func (l *loader) branches() error {
 	})
 }
 
-func (l *loader) summary(where string) (*Summary, error) {
-	s := &Summary{}
+// object walks the object that is next, refusing a field that appears twice,
+// and returns the set of fields it saw; fn reads each field's value.
+func (l *loader) object(where string, fn func(field string) error) (map[string]bool, error) {
 	fields := map[string]bool{}
 	err := l.d.Object(func(f string) error {
 		if fields[f] {
 			return l.corrupt(where+"."+f, "duplicate field")
 		}
 		fields[f] = true
+		return fn(f)
+	})
+	return fields, err
+}
+
+func (l *loader) summary(where string) (*Summary, error) {
+	s := &Summary{}
+	fields, err := l.object(where, func(f string) error {
 		var err error
 		switch f {
 		case "summary":
