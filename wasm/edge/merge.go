@@ -2,9 +2,7 @@ package edge
 
 import (
 	"errors"
-	"math/rand/v2"
 	"net/http"
-	"time"
 
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/rawjson"
@@ -31,16 +29,10 @@ func (h *Handler) mergeTree(q *request, id string) *apiError {
 		return ae
 	}
 	ifMatch := q.r.Header.Get("If-Match")
-	for attempt := 0; attempt < maxAttempts; attempt++ {
-		if attempt > 1 {
-			time.Sleep(time.Duration(rand.IntN(2+attempt*attempt)) * time.Millisecond)
-		}
+	return retrying(id, "merge; nothing was merged", func() (*apiError, bool) {
 		rep, m, ae, retry := h.tryMerge(q, id, incoming, ifMatch)
-		if retry {
-			continue
-		}
-		if ae != nil {
-			return ae
+		if retry || ae != nil {
+			return ae, retry
 		}
 		buf := []byte(`{"etag":`)
 		buf = rawjson.AppendString(buf, m.ETag)
@@ -49,10 +41,8 @@ func (h *Handler) mergeTree(q *request, id string) *apiError {
 		buf = append(buf, "}\n"...)
 		q.w.Header().Set("ETag", m.ETag)
 		writeJSON(q.w, http.StatusOK, buf)
-		return nil
-	}
-	return errf(http.StatusServiceUnavailable, string(core.CodeConflict),
-		"the tree "+quote(id)+" kept changing under this merge; nothing was merged, try again")
+		return nil, false
+	})
 }
 
 func (h *Handler) tryMerge(q *request, id string, incoming *core.Tree, ifMatch string) (core.MergeReport, Meta, *apiError, bool) {

@@ -189,16 +189,10 @@ func (h *Handler) ops(q *request, id string) *apiError {
 		return ae
 	}
 	ifMatch := q.r.Header.Get("If-Match")
-	for attempt := 0; attempt < maxAttempts; attempt++ {
-		if attempt > 1 {
-			time.Sleep(time.Duration(rand.IntN(2+attempt*attempt)) * time.Millisecond)
-		}
+	return retrying(id, "write; nothing was applied", func() (*apiError, bool) {
 		results, m, ae, retry := h.tryOps(q, id, ops, ifMatch)
-		if retry {
-			continue
-		}
-		if ae != nil {
-			return ae
+		if retry || ae != nil {
+			return ae, retry
 		}
 		buf := []byte(`{"results":[`)
 		for i, r := range results {
@@ -216,10 +210,24 @@ func (h *Handler) ops(q *request, id string) *apiError {
 		buf = append(buf, "}\n"...)
 		q.w.Header().Set("ETag", m.ETag)
 		writeJSON(q.w, http.StatusOK, buf)
-		return nil
+		return nil, false
+	})
+}
+
+// retrying runs try until it answers without asking for a retry, backing off
+// a little between attempts; a write that keeps losing races for maxAttempts
+// gets 503 with code conflict, naming what was not done.
+func retrying(id, notDone string, try func() (ae *apiError, retry bool)) *apiError {
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		if attempt > 1 {
+			time.Sleep(time.Duration(rand.IntN(2+attempt*attempt)) * time.Millisecond)
+		}
+		if ae, retry := try(); !retry {
+			return ae
+		}
 	}
 	return errf(http.StatusServiceUnavailable, string(core.CodeConflict),
-		"the tree "+quote(id)+" kept changing under this write; nothing was applied, try again")
+		"the tree "+quote(id)+" kept changing under this "+notDone+", try again")
 }
 
 func (h *Handler) tryOps(q *request, id string, ops []core.Op, ifMatch string) ([]string, Meta, *apiError, bool) {
