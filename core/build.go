@@ -1,7 +1,5 @@
 package core
 
-import "slices"
-
 // InsertNode adds a node with a given id under parent ("" for a new root), as an
 // importer or a merge needs: ids and times are kept as they were. The id must be
 // new (CodeConflict) and the parent must exist (CodeNotFound). No branch moves.
@@ -74,8 +72,8 @@ func (t *Tree) TakeChanges() Changes {
 	for name := range t.changed.branches {
 		c.Branches = append(c.Branches, name)
 	}
-	slices.Sort(c.Nodes)
-	slices.Sort(c.Branches)
+	sortStrings(c.Nodes)
+	sortStrings(c.Branches)
 	*t.changed = changes{}
 	return c
 }

@@ -2,7 +2,6 @@ package core
 
 import (
 	"bytes"
-	"slices"
 	"strings"
 
 	"github.com/sessiontree/sessiontree/core/rawjson"
@@ -69,7 +68,7 @@ func (t *Tree) branchKeys() []string {
 			names = append(names, name)
 		}
 	}
-	slices.Sort(names)
+	sortStrings(names)
 	return names
 }
 
@@ -176,7 +175,7 @@ func (t *Tree) sortedNodes() []keyedNode {
 	for k, n := range t.nodes {
 		list = append(list, keyedNode{k, n})
 	}
-	slices.SortFunc(list, func(a, b keyedNode) int { return strings.Compare(a.key, b.key) })
+	sortFunc(list, func(a, b keyedNode) int { return strings.Compare(a.key, b.key) })
 	return list
 }
 
@@ -682,7 +681,7 @@ func (l *loader) link() {
 	for _, b := range l.moved {
 		b.moved = t.movedDefault(b)
 	}
-	slices.SortFunc(t.roots, t.byAge)
+	sortFunc(t.roots, t.byAge)
 	if n := t.nodes[t.root]; n != nil && n.id == t.root {
 		t.root = n.id
 	}

@@ -38,10 +38,12 @@ func (t *Tree) Rows() (branches, nodes []Fragment) {
 func JoinRows(root, active string, branches, nodes []Fragment) []byte {
 	byKey := func(a, b Fragment) int { return strings.Compare(a.Key, b.Key) }
 	if !slices.IsSortedFunc(branches, byKey) {
-		branches = slices.SortedFunc(slices.Values(branches), byKey)
+		branches = append([]Fragment(nil), branches...)
+		sortFunc(branches, byKey)
 	}
 	if !slices.IsSortedFunc(nodes, byKey) {
-		nodes = slices.SortedFunc(slices.Values(nodes), byKey)
+		nodes = append([]Fragment(nil), nodes...)
+		sortFunc(nodes, byKey)
 	}
 	size := 128
 	for _, f := range branches {

@@ -1,7 +1,6 @@
 package core
 
 import (
-	"slices"
 	"strings"
 )
 
@@ -67,6 +66,6 @@ func (t *Tree) orderedIDs() []string {
 	for id := range t.nodes {
 		ids = append(ids, id)
 	}
-	slices.SortFunc(ids, t.byAge)
+	sortFunc(ids, t.byAge)
 	return ids
 }

@@ -183,7 +183,7 @@ func (t *Tree) branchNames() []string {
 	for name := range t.branches {
 		names = append(names, name)
 	}
-	slices.Sort(names)
+	sortStrings(names)
 	return names
 }
 

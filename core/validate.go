@@ -95,7 +95,7 @@ func (t *Tree) sortedKeys() []string {
 	for k := range t.nodes {
 		keys = append(keys, k)
 	}
-	slices.Sort(keys)
+	sortStrings(keys)
 	return keys
 }
 
@@ -123,7 +123,7 @@ func (t *Tree) expectedChildren(keys []string) map[string][]string {
 		}
 	}
 	for p, list := range want {
-		slices.SortFunc(list, t.byAge)
+		sortFunc(list, t.byAge)
 		want[p] = list
 	}
 	return want
@@ -163,6 +163,6 @@ func (t *Tree) cycleEntries(keys []string) []string {
 			t.nodes[w].mark = done
 		}
 	}
-	slices.Sort(cycles)
+	sortStrings(cycles)
 	return cycles
 }
