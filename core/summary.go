@@ -1,22 +1,5 @@
 package core
 
-import "context"
-
-// Summarizer condenses the text of a branch (RenderBranchText), typically with a
-// small-model call that may be slow or fail. It returns the summary and the id of
-// the model that wrote it.
-type Summarizer interface {
-	Summarize(ctx context.Context, text string) (summary, modelID string, err error)
-}
-
-// SummarizerFunc adapts a function to Summarizer.
-type SummarizerFunc func(ctx context.Context, text string) (string, string, error)
-
-// Summarize calls f.
-func (f SummarizerFunc) Summarize(ctx context.Context, text string) (string, string, error) {
-	return f(ctx, text)
-}
-
 // SummarizeBranch attaches a summary to branch as of its current leaf. modelID is
 // "" for a summary the caller wrote. A leafless branch fails with
 // CodeEmptyBranch: there is no node to be as of.
@@ -47,44 +30,6 @@ func (t *Tree) summarizable(name string) (*branch, error) {
 		return nil, newError(CodeCorrupt, "branch "+quote(name)+" has leaf "+quote(b.leaf)+", which is not a node")
 	}
 	return b, nil
-}
-
-// SummarizeBranchWith summarizes branch with s, bounded by ctx. It never fails
-// because of the summarizer: an error, an empty answer or ctx ending first gives
-// the deterministic stub ("[N turns, unsummarized]") with no model id. It fails
-// only when the branch is missing, leafless or its leaf is not a node.
-func (t *Tree) SummarizeBranchWith(ctx context.Context, branch string, s Summarizer, atMs int64) error {
-	b, err := t.summarizable(branch)
-	if err != nil {
-		return err
-	}
-	stub := t.stubSummary(b)
-	text, err := t.RenderBranchText(branch)
-	if err != nil {
-		return t.SummarizeBranch(branch, stub.Summary, "", atMs)
-	}
-	type answer struct {
-		summary, model string
-		err            error
-	}
-	done := make(chan answer, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				done <- answer{err: newError(CodeInvalidInput, "summarizer panicked")}
-			}
-		}()
-		sum, model, err := s.Summarize(ctx, text)
-		done <- answer{sum, model, err}
-	}()
-	select {
-	case a := <-done:
-		if a.err == nil && a.summary != "" && validUTF8(a.summary) && validUTF8(a.model) {
-			return t.SummarizeBranch(branch, a.summary, a.model, atMs)
-		}
-	case <-ctx.Done():
-	}
-	return t.SummarizeBranch(branch, stub.Summary, "", atMs)
 }
 
 // StubSummary is the deterministic summary SummarizeBranchWith falls back to:
