@@ -126,20 +126,41 @@ func (t *Tree) apply(op Op, at int64) (string, error) {
 	return "", newError(CodeInvalidInput, "unknown op "+quote(op.Op))
 }
 
-// opFields lists, per op, the fields it requires and allows (beyond "op" and "at").
-var opFields = map[string]struct{ required, optional []string }{
-	"append":       {[]string{"message"}, nil},
-	"rewind":       {[]string{"node"}, nil},
-	"branch":       {[]string{"from"}, []string{"name"}},
-	"switch":       {[]string{"branch"}, nil},
-	"label":        {[]string{"node", "label"}, nil},
-	"clearLabel":   {[]string{"node"}, nil},
-	"checkout":     {[]string{"node"}, nil},
-	"edit":         {[]string{"node", "message"}, nil},
-	"regenerate":   {[]string{"node", "message"}, nil},
-	"summarize":    {[]string{"branch", "summary"}, []string{"modelId"}},
-	"deleteBranch": {[]string{"branch"}, nil},
+// opFields returns the fields op requires and allows (beyond "op" and "at"),
+// and false for an unknown op. A switch over statically initialized lists, not
+// a map literal: the map's initialization would cost the wasm module ~6 KB of
+// code.
+func opFields(op string) (required, optional []string, ok bool) {
+	switch op {
+	case "append":
+		return fieldsMessage, nil, true
+	case "rewind", "clearLabel", "checkout":
+		return fieldsNode, nil, true
+	case "branch":
+		return fieldsFrom, fieldsName, true
+	case "switch", "deleteBranch":
+		return fieldsBranch, nil, true
+	case "label":
+		return fieldsNodeLabel, nil, true
+	case "edit", "regenerate":
+		return fieldsNodeMessage, nil, true
+	case "summarize":
+		return fieldsBranchSummary, fieldsModelID, true
+	}
+	return nil, nil, false
 }
+
+var (
+	fieldsMessage       = []string{"message"}
+	fieldsNode          = []string{"node"}
+	fieldsFrom          = []string{"from"}
+	fieldsName          = []string{"name"}
+	fieldsBranch        = []string{"branch"}
+	fieldsNodeLabel     = []string{"node", "label"}
+	fieldsNodeMessage   = []string{"node", "message"}
+	fieldsBranchSummary = []string{"branch", "summary"}
+	fieldsModelID       = []string{"modelId"}
+)
 
 // ParseOps reads a JSON array of operations as the JS API's apply and the
 // worker's /ops route take them: {"op":"append","message":{…},"at":123}, with the
@@ -249,18 +270,18 @@ func parseOp(d *rawjson.Decoder, i int) (Op, error) {
 		}
 		return op, bad(err.Error())
 	}
-	spec, ok := opFields[op.Op]
+	required, optional, ok := opFields(op.Op)
 	if !ok {
 		return op, bad("unknown op " + quote(op.Op))
 	}
 	allowed := fieldBit("op") | fieldBit("at")
-	for _, f := range spec.required {
+	for _, f := range required {
 		if seen&fieldBit(f) == 0 {
 			return op, bad(quote(op.Op) + " needs " + quote(f))
 		}
 		allowed |= fieldBit(f)
 	}
-	for _, f := range spec.optional {
+	for _, f := range optional {
 		allowed |= fieldBit(f)
 	}
 	if extra := seen &^ allowed; extra != 0 {

@@ -44,9 +44,16 @@ var (
 	ErrConflict           = &Error{Code: CodeConflict}
 )
 
+// newError makes an error with code. It and the helpers below are not inlined:
+// they are cold, and one copy instead of one per call site keeps the wasm
+// module small.
+//
+//go:noinline
 func newError(code Code, msg string) *Error { return &Error{Code: code, Message: msg} }
 
 // quote renders a user-supplied id or name for an error message.
+//
+//go:noinline
 func quote(s string) string {
 	const max = 80
 	if len(s) > max {
@@ -55,10 +62,12 @@ func quote(s string) string {
 	return `"` + s + `"`
 }
 
+//go:noinline
 func errNodeNotFound(id string) error {
 	return newError(CodeNotFound, "no node with id "+quote(id))
 }
 
+//go:noinline
 func errBranchNotFound(name string) error {
 	return newError(CodeBranchNotFound, "no branch named "+quote(name))
 }

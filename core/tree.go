@@ -325,6 +325,9 @@ func (t *Tree) insertOrdered(list *[]string, id string, created int64) {
 	*list = slices.Insert(l, i, id)
 }
 
+// Not inlined: a cold helper, one copy instead of one per call site (module size).
+//
+//go:noinline
 func itoa(n int) string {
 	if n == 0 {
 		return "0"
