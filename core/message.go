@@ -1,7 +1,6 @@
 package core
 
 import (
-	"strings"
 	"unicode/utf8"
 
 	"github.com/sessiontree/sessiontree/core/rawjson"
@@ -54,7 +53,30 @@ func (m Message) Text() string {
 			return nil
 		})
 	}
-	return strings.ReplaceAll(strings.Join(pieces, " "), "\n", `\n`)
+	return oneLine(pieces)
+}
+
+// oneLine joins pieces with spaces, writing each newline as the two characters
+// `\n` (a loop, not strings.Join and ReplaceAll: ~8 KB less wasm).
+func oneLine(pieces []string) string {
+	n := 0
+	for _, p := range pieces {
+		n += len(p) + 1
+	}
+	b := make([]byte, 0, n)
+	for i, p := range pieces {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		for j := 0; j < len(p); j++ {
+			if p[j] == '\n' {
+				b = append(b, '\\', 'n')
+			} else {
+				b = append(b, p[j])
+			}
+		}
+	}
+	return string(b)
 }
 
 func appendContent(pieces []string, raw []byte) []string {
