@@ -59,9 +59,15 @@ func (c *changes) node(id string) {
 }
 
 func (c *changes) branch(name string) {
-	if c == nil {
-		return
+	if c != nil {
+		c.addBranch(name)
 	}
+}
+
+// addBranch is branch's slow path, one copy for its many call sites.
+//
+//go:noinline
+func (c *changes) addBranch(name string) {
 	if c.branches == nil {
 		c.branches = make(map[string]struct{})
 	}
@@ -94,9 +100,14 @@ func (t *Tree) closeJournal() {
 // record keeps u for rollback when a journal is open (inside Apply).
 func (t *Tree) record(u undo) {
 	if t.journal != nil {
-		t.journal.undo = append(t.journal.undo, u)
+		t.journal.push(u)
 	}
 }
+
+// push appends u: one copy of the append for record's many call sites.
+//
+//go:noinline
+func (j *journal) push(u undo) { j.undo = append(j.undo, u) }
 
 // rollback undoes everything recorded, newest first.
 func (t *Tree) rollback() {

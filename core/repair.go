@@ -19,10 +19,8 @@ import (
 //   - a summary off its branch is re-pointed at the branch's leaf, or dropped
 //     when the branch has none (a summary is not a message).
 func (t *Tree) Repair() []Problem {
-	var out []Problem
-	did := func(kind, node, branch, msg string) {
-		out = append(out, Problem{Kind: kind, Node: node, Branch: branch, Message: msg})
-	}
+	var out problems
+	did := out.add
 	dups := t.dups
 	t.dups = nil
 	for _, d := range dups {

@@ -25,13 +25,19 @@ type Problem struct {
 	Message string // a sentence naming what and where
 }
 
+// problems collects Problems; add is one shared call, not a copy per site.
+type problems []Problem
+
+//go:noinline
+func (p *problems) add(kind, node, branch, msg string) {
+	*p = append(*p, Problem{Kind: kind, Node: node, Branch: branch, Message: msg})
+}
+
 // Validate lists every structural problem of the tree, in a deterministic order.
 // A tree built only through this package's operations has none; a loaded file may.
 func (t *Tree) Validate() []Problem {
-	var out []Problem
-	add := func(kind, node, branch, msg string) {
-		out = append(out, Problem{Kind: kind, Node: node, Branch: branch, Message: msg})
-	}
+	var out problems
+	add := out.add
 	for _, d := range t.dups {
 		add(ProblemDuplicateID, d.id, "", "node id "+quote(d.id)+" appears more than once")
 	}
