@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/rawjson"
 )
 
 // mergeTree merges another tree into this one: arguments "handle" and a tree's
@@ -31,7 +32,7 @@ func mergeTree(r *request) ([]byte, error) {
 			return nil, err
 		}
 	default:
-		return nil, invalid("merge: unknown kind " + strconv.Quote(kind))
+		return nil, invalid("merge: unknown kind " + string(rawjson.AppendString(nil, kind)))
 	}
 	rep, err := r.tree.Merge(other)
 	if err != nil {
