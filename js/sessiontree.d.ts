@@ -161,6 +161,19 @@ export interface Splice { messages: Message[]; summaries: Summary[]; }
 export function init(source?: string | URL | ArrayBuffer | ArrayBufferView | Response | WebAssembly.Module): Promise<void>;
 
 /**
+ * Loads and starts the formats module, `sessiontree-formats.wasm`: the
+ * interchange converters of SPEC §7, kept out of the main module so that it
+ * stays small and starts fast. Call it once before `SessionTree.import` or
+ * `t.export` (before, they throw a SessionTreeError `invalid_input` saying so);
+ * a second call is a no-op. It takes the same sources as init, and with no
+ * argument finds the file next to this module (the `workerd` entry passes the
+ * bundled module). It does not need init to have finished:
+ * `await Promise.all([init(), initFormats()])` loads both at once. A chat client
+ * typically calls it when the user first imports or exports.
+ */
+export function initFormats(source?: string | URL | ArrayBuffer | ArrayBufferView | Response | WebAssembly.Module): Promise<void>;
+
+/**
  * A conversation tree, held in the WebAssembly module. Every method is one call
  * into the module. Times (`atMs`) are integer milliseconds and default to
  * Date.now(). Failures throw SessionTreeError. Release it with free() or `using`.
@@ -178,9 +191,10 @@ export class SessionTree implements Disposable {
    * librechat, claudecode, pi, codex, openai, sessiontree (a .tree.json), or auto
    * (detect; the default). The
    * report says what was read and everything the format could not carry.
+   * Needs `await initFormats()` once before.
    */
   static import(text: string | ArrayBuffer | ArrayBufferView, format?: string): { tree: SessionTree; report: ImportReport };
-  /** The tree in another format (SPEC §7, markdown included), as text. */
+  /** The tree in another format (SPEC §7, markdown included), as text. Needs `await initFormats()` once before. */
   export(format: string): string;
 
   /** Adds message after the active branch's leaf and returns the new node's id. The message is copied. */

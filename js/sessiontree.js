@@ -38,20 +38,7 @@ export function init(source) {
 }
 
 async function start(source) {
-  const go = new globalThis.Go();
-  // The Go runtime's own timers (its background sweeper and scavenger) must not
-  // keep a Node process alive: unref them where timers have unref.
-  const imports = go.importObject;
-  const schedule = imports.gojs?.["runtime.scheduleTimeoutEvent"];
-  if (schedule) {
-    imports.gojs["runtime.scheduleTimeoutEvent"] = (sp) => {
-      schedule(sp);
-      go._scheduledTimeouts?.get(go._nextCallbackTimeoutID - 1)?.unref?.();
-    };
-  }
-  const instance = await instantiate(source ?? new URL("./sessiontree.wasm", import.meta.url), imports);
-  go.run(instance); // runs main until it waits for calls; never resolves
-  const exports = instance.exports;
+  const exports = await run(source ?? new URL("./sessiontree.wasm", import.meta.url), "init");
   if (typeof exports.st_call !== "function") {
     throw new SessionTreeError("invalid_input", "init: this WebAssembly module is not sessiontree's (no st_call export)");
   }
@@ -68,7 +55,27 @@ async function start(source) {
   }
 }
 
-async function instantiate(source, imports) {
+// run instantiates a Go WebAssembly program from source, starts its main (which
+// waits for calls and never returns) and returns its exports. who names the
+// caller in errors.
+async function run(source, who) {
+  const go = new globalThis.Go();
+  // The Go runtime's own timers (its background sweeper and scavenger) must not
+  // keep a Node process alive: unref them where timers have unref.
+  const imports = go.importObject;
+  const schedule = imports.gojs?.["runtime.scheduleTimeoutEvent"];
+  if (schedule) {
+    imports.gojs["runtime.scheduleTimeoutEvent"] = (sp) => {
+      schedule(sp);
+      go._scheduledTimeouts?.get(go._nextCallbackTimeoutID - 1)?.unref?.();
+    };
+  }
+  const instance = await instantiate(source, imports, who);
+  go.run(instance); // runs main until it waits for calls; never resolves
+  return instance.exports;
+}
+
+async function instantiate(source, imports, who) {
   if (source instanceof WebAssembly.Module) return WebAssembly.instantiate(source, imports);
   if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) {
     return (await WebAssembly.instantiate(source, imports)).instance;
@@ -83,10 +90,10 @@ async function instantiate(source, imports) {
       return (await WebAssembly.instantiate(await readFile(url), imports)).instance;
     }
     const res = await fetch(url);
-    if (!res.ok) throw new SessionTreeError("not_found", `init: fetching ${url} failed with HTTP ${res.status}`);
+    if (!res.ok) throw new SessionTreeError("not_found", `${who}: fetching ${url} failed with HTTP ${res.status}`);
     return (await instantiateResponse(res, imports)).instance;
   }
-  throw new SessionTreeError("invalid_input", "init: the source must be a URL, a string, bytes, a Response or a WebAssembly.Module");
+  throw new SessionTreeError("invalid_input", `${who}: the source must be a URL, a string, bytes, a Response or a WebAssembly.Module`);
 }
 
 async function instantiateResponse(res, imports) {
@@ -103,6 +110,83 @@ function need() {
   return wasm;
 }
 
+// ---- the formats module -------------------------------------------------------
+// Import and export (SPEC §7) live in a second, stateless module,
+// sessiontree-formats.wasm (wasm/formats), so that the main module stays small
+// and starts fast: import turns a file into .tree.json bytes that the main
+// module loads, and export turns the bytes the main module saved into a file.
+
+let formats = null; // { exports, memory, import, export } (method numbers)
+let formatsLoading = null;
+
+/**
+ * Loads and starts the formats module, once: after it resolves,
+ * SessionTree.import and t.export work. With no argument it finds
+ * sessiontree-formats.wasm next to this file; otherwise it takes a URL, the
+ * bytes, a Response or a compiled WebAssembly.Module. A second call is a no-op.
+ */
+export function initFormats(source) {
+  if (formats) return Promise.resolve();
+  if (!formatsLoading) {
+    formatsLoading = startFormats(source).catch((e) => {
+      formatsLoading = null;
+      throw e;
+    });
+  }
+  return formatsLoading;
+}
+
+async function startFormats(source) {
+  const exports = await run(source ?? new URL("./sessiontree-formats.wasm", import.meta.url), "initFormats");
+  if (typeof exports.st_call !== "function") {
+    throw new SessionTreeError("invalid_input", "initFormats: this WebAssembly module is not sessiontree's (no st_call export)");
+  }
+  const f = { exports, memory: exports.mem, import: -1, export: -1 };
+  const names = decoder.decode(formatsCall(f, 0, NO_ARGS)).split("\n");
+  f.import = names.indexOf("import");
+  f.export = names.indexOf("export");
+  if (f.import < 0 || f.export < 0) {
+    throw new SessionTreeError("invalid_input", "initFormats: this module is not sessiontree-formats.wasm (no import/export); pass that file, or build it with make build");
+  }
+  formats = f;
+}
+
+function needFormats() {
+  if (!formats) {
+    throw new SessionTreeError("invalid_input", "import and export need the formats module: call `await initFormats()` once before SessionTree.import or t.export");
+  }
+  return formats;
+}
+
+// formatsCall writes args (strings or Uint8Arrays, in any module's memory) into
+// the formats module and runs the call. It returns a view of the result, valid
+// until the next call, or throws the SessionTreeError the module sent.
+function formatsCall(f, method, args) {
+  const bytes = args.map((a) => (typeof a === "string" ? encoder.encode(a) : a));
+  let size = 0;
+  for (const b of bytes) size += 4 + b.length;
+  if (size > MAX_INPUT) throw new SessionTreeError("too_large", `the input is ${size} bytes; the limit is ${MAX_INPUT}`);
+  const ptr = f.exports.st_reserve(size);
+  let u8 = new Uint8Array(f.memory.buffer); // after st_reserve, which may grow memory
+  let off = ptr;
+  for (const b of bytes) {
+    const n = b.length;
+    u8[off] = n; u8[off + 1] = n >>> 8; u8[off + 2] = n >>> 16; u8[off + 3] = n >>> 24;
+    u8.set(b, off + 4);
+    off += 4 + n;
+  }
+  const r = f.exports.st_call(method, 0, size, 0);
+  const len = r < 0 ? -r - 1 : r;
+  const out = len === 0 ? 0 : f.exports.st_out();
+  u8 = new Uint8Array(f.memory.buffer);
+  const res = u8.subarray(out, out + len);
+  if (r < 0) {
+    const e = JSON.parse(decoder.decode(res));
+    throw new SessionTreeError(e.code, e.message);
+  }
+  return res;
+}
+
 // Method numbers, filled in by init from the module's own table.
 const M = {
   new: 0, fromLinear: 0, load: 0, free: 0, clone: 0, save: 0, append: 0, rewind: 0, branch: 0,
@@ -110,7 +194,7 @@ const M = {
   apply: 0, node: 0, children: 0, siblings: 0, branches: 0, activeBranch: 0, hasBranches: 0,
   pathOf: 0, messages: 0, summarizeBranch: 0, summaryInput: 0, summarizeBranchAsOf: 0,
   stubSummary: 0, renderBranchText: 0, spliceForLinearExport: 0, validate: 0, repair: 0,
-  prune: 0, search: 0, stats: 0, import: 0, export: 0, merge: 0, project: 0, applyOps: 0,
+  prune: 0, search: 0, stats: 0, merge: 0, project: 0, applyOps: 0,
 };
 
 const NO_ARGS = [];
@@ -372,20 +456,29 @@ export class SessionTree {
     return SessionTree.#adopt(invoke(M.load, 0, 0, [arg]));
   }
 
-  /** Imports a chat export (SPEC §7) as a tree, with a report of what the format could not carry. */
+  /**
+   * Imports a chat export (SPEC §7) as a tree, with a report of what the format
+   * could not carry. Needs `await initFormats()` first.
+   */
   static import(text, format = "auto") {
     need();
+    const f = needFormats();
     const arg = typeof text === "string" ? (text.isWellFormed() ? text : fail(`"text" contains a lone surrogate`))
       : text instanceof ArrayBuffer ? new Uint8Array(text)
       : ArrayBuffer.isView(text) ? new Uint8Array(text.buffer, text.byteOffset, text.byteLength)
       : fail(`"text" must be a string or bytes`);
-    const { handle, report } = JSON.parse(invoke(M.import, 0, 0, [str("format", format), arg]));
-    return { tree: SessionTree.#adopt(String(handle)), report };
+    // [u32 report length][report JSON][the tree's .tree.json] (wasm/formats)
+    const res = formatsCall(f, f.import, [str("format", format), arg]);
+    const n = res[0] | (res[1] << 8) | (res[2] << 16) | (res[3] << 24);
+    const report = JSON.parse(decoder.decode(res.subarray(4, 4 + n)));
+    return { tree: SessionTree.load(res.subarray(4 + n)), report };
   }
 
-  /** The tree in another format (SPEC §7), as text. */
+  /** The tree in another format (SPEC §7), as text. Needs `await initFormats()` first. */
   export(format) {
-    return this.#call(M.export, 0, [str("format", format)]);
+    const f = needFormats();
+    str("format", format);
+    return decoder.decode(formatsCall(f, f.export, [format, this.save()]));
   }
 
   #call(method, at, args) {

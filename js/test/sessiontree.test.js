@@ -322,19 +322,6 @@ test("1,000 bad inputs in a row, then normal use", () => {
   assert.equal(SessionTree.load(t.save()).save(), t.save());
 });
 
-test("import and export through core/formats keep the tree", () => {
-  const t = SessionTree.fromLinear([user("hello"), bot("hi there")], 1);
-  const text = t.export("openai");
-  const { tree, report } = SessionTree.import(text, "openai");
-  assert.equal(report.format, "openai");
-  assert.equal(report.nodes, 2);
-  assert.deepEqual(tree.linearProjection().map((m) => m.content), ["hello", "hi there"]);
-  assert.equal(SessionTree.import(new TextEncoder().encode(text)).tree.activePath().length, 2);
-  assert.ok(t.export("markdown").includes("hi there"));
-  assert.throws(() => SessionTree.import("not json at all", "chatgpt"), null);
-  assert.throws(() => t.export("nope"), "invalid_input", /nope/);
-});
-
 test("a projection is the path's messages, whatever the message cache holds (append, apply, edit, clone, prune, load, repair)", () => {
   // The reference: each node's own message, read by id without the cache.
   const expect = (t, branch) => (branch ? t.pathOf(branch) : t.activePath()).map((id) => t.node(id).message);

@@ -2,33 +2,8 @@ package main
 
 import "unsafe"
 
-// input is where JavaScript writes a call's arguments; output holds the last
-// call's result until the next call. Both stay referenced from these globals, so
-// the (non-moving) Go collector keeps their addresses valid for JavaScript.
-var input, output []byte
-
-// bigInput is the size above which the input buffer is released after a call,
-// so one large load does not pin its bytes for the life of the page.
-const bigInput = 4 << 20
-
-// reserve grows the input buffer to at least n bytes.
-func reserve(n int) []byte {
-	if n < 256 {
-		n = 256
-	}
-	if cap(input) < n {
-		input = make([]byte, n)
-	}
-	input = input[:cap(input)]
-	return input
-}
-
-// releaseBig drops an input buffer that a large call grew.
-func releaseBig() {
-	if cap(input) > bigInput {
-		input = nil
-	}
-}
+// The call's input and output buffers are wasm/internal/bridge's. This file
+// holds the module's own result buffer.
 
 // scratch is the reusable output buffer of project and text: JS reads a result before
 // the next call, so one buffer serves every call. It is backed by uint64s so

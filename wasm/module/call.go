@@ -1,14 +1,15 @@
 package main
 
 import (
-	"math"
 	"strconv"
 
 	"github.com/sessiontree/sessiontree/core"
-	"github.com/sessiontree/sessiontree/core/rawjson"
+	"github.com/sessiontree/sessiontree/wasm/internal/bridge"
 )
 
-// request is one call from JavaScript: its arguments, time and tree.
+// request is one call from JavaScript on a tree: its arguments, time and tree.
+// The framing (buffers, argument lengths, the {code,message} envelope, the one
+// recover) is wasm/internal/bridge's, shared with the formats module.
 type request struct {
 	method string
 	args   [][]byte // views into the input buffer: copy what is kept
@@ -25,71 +26,34 @@ type method struct {
 	run      func(r *request) ([]byte, error)
 }
 
-// call decodes a request, runs the method and returns its result, or an
-// encoded {code,message} error and false. It is the one place a panic stops:
-// whatever the input, the Go program keeps running.
-//
-// Calls never overlap (JavaScript waits for each), so every call reuses one
-// request and one argument list: a call allocates only what it keeps.
-func call(m, handle uint32, in []byte, at float64) (res []byte, ok bool) {
+// serve hands the bridge the call table (methods[i] is call number i+1).
+func serve() {
+	table := make([]bridge.Method, len(methods))
+	for i := range methods {
+		table[i] = bridge.Method{Name: methods[i].name, Run: methods[i].call}
+	}
+	bridge.Serve(table)
+}
+
+// current is the request of the call under way: calls never overlap, so one
+// request serves every call.
+var current request
+
+// call looks up the tree behind the handle, when the method needs one, and
+// runs the method.
+func (m *method) call(c *bridge.Call) ([]byte, error) {
 	r := &current
-	*r = request{handle: handle, args: r.args[:0]}
-	defer func() {
-		clear(r.args) // drop the views of the input buffer
-		if p := recover(); p != nil {
-			res, ok = errorJSON(core.CodeCorrupt, "internal error in "+r.method+
-				" (a bug in sessiontree; the module keeps working): "+panicText(p)), false
-		}
-	}()
-	defer releaseBig()
-	if int(m) >= len(methods) {
-		return errorJSON(core.CodeInvalidInput, "unknown method number "+strconv.Itoa(int(m))), false
-	}
-	spec := methods[m]
-	r.method = spec.name
-	if math.IsNaN(at) || at < -(1<<53) || at > 1<<53 || at != math.Trunc(at) {
-		return errorJSON(core.CodeInvalidInput, "the time must be an integer number of milliseconds"), false
-	}
-	r.at = int64(at)
-	args, err := splitArgs(r.args, in)
-	if err != nil {
-		return errorResult(err), false
-	}
-	r.args = args
-	if spec.needTree {
-		e := trees[handle]
+	*r = request{method: m.name, args: c.Args, at: c.At, handle: c.Handle}
+	defer func() { *r = request{} }() // keep no tree alive between calls
+	if m.needTree {
+		e := trees[c.Handle]
 		if e == nil {
-			return errorJSON(core.CodeInvalidInput, "this SessionTree was freed (handle "+
-				strconv.FormatUint(uint64(handle), 10)+"); make or load a new one"), false
+			return nil, invalid("this SessionTree was freed (handle " +
+				strconv.FormatUint(uint64(c.Handle), 10) + "); make or load a new one")
 		}
 		r.tree, r.slots = e.tree, &e.slots
 	}
-	out, err := spec.run(r)
-	if err != nil {
-		return errorResult(err), false
-	}
-	return out, true
-}
-
-// current is the request of the call under way.
-var current request
-
-// splitArgs appends the arguments to args: each is a little-endian uint32
-// length and then that many bytes.
-func splitArgs(args [][]byte, in []byte) ([][]byte, error) {
-	for len(in) > 0 {
-		if len(in) < 4 {
-			return nil, invalid("truncated argument header")
-		}
-		n := uint32(in[0]) | uint32(in[1])<<8 | uint32(in[2])<<16 | uint32(in[3])<<24
-		in = in[4:]
-		if uint64(n) > uint64(len(in)) {
-			return nil, invalid("argument longer than the input")
-		}
-		args = append(args, in[:n:n])
-		in = in[n:]
-	}
-	return args, nil
+	return m.run(r)
 }
 
 // arg returns argument i, or fails naming it.
@@ -123,29 +87,4 @@ func (r *request) message(i int) (core.Message, error) {
 // that copy's bytes once, under a slot of its own.
 func (r *request) sent(msg core.Message) { r.slots.add(msg) }
 
-func invalid(msg string) error { return &core.Error{Code: core.CodeInvalidInput, Message: msg} }
-
-// errorResult encodes err as the {code,message} envelope.
-func errorResult(err error) []byte {
-	if e, ok := err.(*core.Error); ok {
-		return errorJSON(e.Code, e.Message)
-	}
-	return errorJSON(core.CodeInvalidInput, err.Error())
-}
-
-func errorJSON(code core.Code, msg string) []byte {
-	b := append([]byte(`{"code":`), rawjson.AppendString(nil, string(code))...)
-	b = append(b, `,"message":`...)
-	b = rawjson.AppendString(b, msg)
-	return append(b, '}')
-}
-
-func panicText(p any) string {
-	switch v := p.(type) {
-	case error:
-		return v.Error()
-	case string:
-		return v
-	}
-	return "unknown panic"
-}
+func invalid(msg string) error { return bridge.Invalid(msg) }

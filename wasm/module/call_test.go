@@ -6,10 +6,12 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/sessiontree/sessiontree/wasm/internal/bridge"
 )
 
 // do calls method name like JavaScript does and returns the result text and
-// whether it succeeded.
+// whether it succeeded. methods[i] is call number i+1.
 func do(t *testing.T, name string, handle uint32, args ...string) (string, bool) {
 	t.Helper()
 	for i, m := range methods {
@@ -19,9 +21,9 @@ func do(t *testing.T, name string, handle uint32, args ...string) (string, bool)
 				in = binary.LittleEndian.AppendUint32(in, uint32(len(a)))
 				in = append(in, a...)
 			}
-			buf := reserve(len(in)) // the shared input buffer, as from JS
+			buf := bridge.Reserve(len(in)) // the shared input buffer, as from JS
 			copy(buf, in)
-			res, ok := call(uint32(i), handle, buf[:len(in)], 1000)
+			res, ok := bridge.Do(uint32(i+1), handle, buf[:len(in)], 1000)
 			return string(res), ok
 		}
 	}
@@ -186,13 +188,13 @@ func TestNoInputStopsTheModule(t *testing.T) {
 		for j := range in {
 			in[j] = byte(rng.IntN(256))
 		}
-		m := uint32(rng.IntN(len(methods) + 3))
-		if m < uint32(len(methods)) && methods[m].name == "free" {
+		m := uint32(rng.IntN(len(methods) + 4))
+		if m >= 1 && m <= uint32(len(methods)) && methods[m-1].name == "free" {
 			continue
 		}
 		handle := []uint32{0, h, 999999}[rng.IntN(3)]
 		at := []float64{0, 1.5, -1, 1e300}[rng.IntN(4)]
-		res, ok := call(m, handle, in, at)
+		res, ok := bridge.Do(m, handle, in, at)
 		if !ok {
 			code(t, string(res))
 		}
@@ -205,7 +207,8 @@ func TestNoInputStopsTheModule(t *testing.T) {
 
 func TestAPanicBecomesAnError(t *testing.T) {
 	methods = append(methods, method{"boom", false, func(*request) ([]byte, error) { panic("kaboom") }})
-	defer func() { methods = methods[:len(methods)-1] }()
+	serve()
+	defer func() { methods = methods[:len(methods)-1]; serve() }()
 	res, ok := do(t, "boom", 0)
 	if ok || code(t, res) != "corrupt" || !strings.Contains(res, "kaboom") {
 		t.Fatalf("panic = %s", res)

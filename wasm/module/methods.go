@@ -1,14 +1,14 @@
 package main
 
-import "strings"
-
-// methods is the call table. JavaScript reads the names once ("methods", number
-// 0) and calls by number, so the two sides cannot drift apart.
+// methods is the call table: methods[i] is call number i+1 (number 0 is the
+// bridge's "methods", the names in order). JavaScript reads the names once and
+// calls by number, so the two sides cannot drift apart. Import and export are
+// not here: they live in the formats module (wasm/formats), which hands trees
+// over as .tree.json bytes (load and save).
 var methods []method
 
 func init() {
 	methods = []method{
-		{"methods", false, listMethods},
 		// lifecycle.go
 		{"new", false, newTree},
 		{"fromLinear", false, fromLinear},
@@ -50,23 +50,12 @@ func init() {
 		{"prune", true, prune},
 		{"search", true, search},
 		{"stats", true, stats},
-		// formats.go
-		{"import", false, importTree},
 		// project.go
 		{"project", true, project},
 		// applyops.go
 		{"applyOps", true, applyOps},
-		{"export", true, exportTree},
 		// merge.go
 		{"merge", true, mergeTree},
 	}
-}
-
-// listMethods returns the method names, one per line, in call-number order.
-func listMethods(*request) ([]byte, error) {
-	names := make([]string, len(methods))
-	for i, m := range methods {
-		names[i] = m.name
-	}
-	return []byte(strings.Join(names, "\n")), nil
+	serve()
 }

@@ -1,0 +1,151 @@
+// Import and export (SPEC §7) through the second module, sessiontree-formats.wasm.
+// This one file runs under `node --test` and, unchanged, in headless Chromium
+// (browser.mjs), in one page after sessiontree.test.js (which checks the calls
+// before init, so this file sorts after it); see harness.js.
+import { test, assert, isNode } from "./harness.js";
+import { init, initFormats, SessionTree, SessionTreeError } from "../sessiontree.js";
+
+await init();
+// Before initFormats, on purpose: import and export must say what is missing.
+const early = SessionTree.fromLinear([{ role: "user", content: "early" }], 1);
+const beforeFormats = [];
+for (const call of [() => SessionTree.import("[]", "openai"), () => early.export("markdown")]) {
+  try { call(); } catch (e) { beforeFormats.push(e); }
+}
+await initFormats();
+
+const user = (content) => ({ role: "user", content });
+const bot = (content) => ({ role: "assistant", content });
+
+test("import and export before initFormats throw a sentence saying to await initFormats()", () => {
+  assert.equal(beforeFormats.length, 2, "both calls threw");
+  for (const e of beforeFormats) {
+    assert.ok(e instanceof SessionTreeError, "not a SessionTreeError");
+    assert.equal(e.code, "invalid_input");
+    assert.ok(/await initFormats\(\)/.test(e.message), e.message);
+  }
+  assert.ok(early.export("markdown").includes("early"), "the same tree exports once the module is loaded");
+});
+
+test("a second initFormats is a no-op", async () => {
+  await initFormats();
+  await initFormats(new Uint8Array([1, 2, 3])); // ignored: already loaded
+  assert.equal(SessionTree.import("[]", "openai").report.nodes, 0);
+});
+
+test("import and export through the formats module keep the tree", () => {
+  const t = SessionTree.fromLinear([user("hello"), bot("hi there")], 1);
+  const text = t.export("openai");
+  const { tree, report } = SessionTree.import(text, "openai");
+  assert.equal(report.format, "openai");
+  assert.equal(report.nodes, 2);
+  assert.deepEqual(tree.linearProjection().map((m) => m.content), ["hello", "hi there"]);
+  assert.equal(SessionTree.import(new TextEncoder().encode(text)).tree.activePath().length, 2, "bytes, format auto");
+  assert.ok(t.export("markdown").includes("hi there"));
+  assert.throws(() => SessionTree.import("not json at all", "chatgpt"), null);
+  assert.throws(() => t.export("nope"), "invalid_input", /nope/);
+  assert.throws(() => SessionTree.import("[]", "nope"), "invalid_input", /nope/);
+  assert.throws(() => SessionTree.import("[]", ""), "invalid_input", /format/);
+  assert.throws(() => SessionTree.import(42, "openai"), "invalid_input", /text/);
+  tree.free();
+  assert.throws(() => tree.export("openai"), "invalid_input", /freed/);
+});
+
+test("a whole tree survives export and import in every format that carries one", () => {
+  const t = new SessionTree();
+  const a = t.append(user("hi ünï 😀"), 1700000000000);
+  t.append(bot("first"), 1700000001000);
+  t.rewind(a, 1700000002000);
+  t.append(bot("second"), 1700000003000);
+  t.branch(a, "__proto__", 1700000004000);
+  t.append(bot("third"), 1700000005000);
+  t.label(a, "start", 1700000006000);
+  t.summarizeBranch("branch-1", "the first answer", "model-x", 1700000007000);
+  // Every node field but label_at_ms, the merge clock of a label, which no
+  // format carries (like each branch's "used" clock; see core/formats).
+  const nodes = (x) => JSON.stringify(JSON.parse(x.save()).nodes, (k, v) => (k === "label_at_ms" ? undefined : v));
+  for (const format of ["chatgpt", "openwebui", "librechat", "claudecode", "pi", "sessiontree"]) {
+    const { tree, report } = SessionTree.import(t.export(format), "auto");
+    assert.equal(report.format, format);
+    assert.equal(nodes(tree), nodes(t), `${format}: the nodes come back`);
+    assert.deepEqual(tree.branches().map((b) => b.name).sort(), t.branches().map((b) => b.name).sort(), `${format}: every branch`);
+    assert.equal(tree.activeBranch, t.activeBranch);
+    assert.deepEqual(tree.linearProjection(), t.linearProjection());
+    tree.free();
+  }
+});
+
+test("an import's report lists what it could not read, with its line", () => {
+  const text = [
+    `{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00Z","cwd":"/"}`,
+    `{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01Z","message":{"role":"user","content":"hi"}}`,
+    `{"type":"mess`,
+  ].join("\n");
+  const { tree, report } = SessionTree.import(text, "pi");
+  assert.equal(report.nodes, 1);
+  assert.equal(report.problems.length, 1);
+  assert.equal(report.problems[0].line, 3);
+  assert.deepEqual(tree.linearProjection().map((m) => m.content), ["hi"]);
+});
+
+test("1,000 bad imports and exports in a row, then normal use", () => {
+  let n = 0;
+  const t = SessionTree.fromLinear([user("x")], 1);
+  const junk = ["", "{", "[", "null", "{\"mapping\":7}", "\n\n{}\n", "[{\"role\":1}]", "\u0000", "{\"format\":\"sessiontree\"}"];
+  for (let i = 0; i < 1000; i++) {
+    try {
+      SessionTree.import(junk[i % junk.length] + "x".repeat(i % 7), ["auto", "chatgpt", "pi", "codex", "openai", "sessiontree"][i % 6]).tree.free();
+    } catch (e) {
+      if (!(e instanceof SessionTreeError)) throw e;
+      n++;
+    }
+  }
+  assert.ok(n > 500, `${n} of 1000 failed cleanly`);
+  assert.equal(SessionTree.import(t.export("openai"), "openai").tree.linearProjection()[0].content, "x");
+});
+
+test("a tree imported through the formats module is byte-identical (save()) to core/formats' native import", { skip: !isNode }, async () => {
+  if (!isNode) return;
+  const { execFileSync } = await import("node:child_process");
+  const fs = await import("node:fs");
+  const path = await import("node:path");
+  const repo = new URL("../../", import.meta.url).pathname;
+  const dirs = [path.join(repo, "..", "shared", "testdata"), path.join(repo, "core", "formats", "testdata")];
+  const files = [];
+  for (const dir of dirs) {
+    for (const e of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+      const f = path.join(e.parentPath ?? e.path, e.name);
+      if (e.isFile() && /\.jsonl?$/.test(e.name) && !f.includes(`${path.sep}fuzz${path.sep}`)) files.push(f);
+    }
+  }
+  assert.ok(files.length >= 15, `found ${files.length} files`);
+  const native = execFileSync("go", ["run", "./js/test/nativeimport", ...files], { cwd: repo, maxBuffer: 1 << 28 })
+    .toString().trim().split("\n").map((l) => JSON.parse(l));
+  assert.equal(native.length, files.length);
+  for (const want of native) {
+    const { tree, report } = SessionTree.import(fs.readFileSync(want.file), "auto");
+    assert.equal(report.format, want.format, want.file);
+    assert.equal(report.nodes, want.nodes, want.file);
+    assert.ok(tree.save() === want.tree, `${path.basename(want.file)}: save() differs from the native import`);
+    tree.free();
+  }
+});
+
+test("initFormats takes bytes, a WebAssembly.Module or a URL, and loads beside init, in a fresh Node process", { skip: !isNode }, async () => {
+  if (!isNode) return;
+  const { execFileSync } = await import("node:child_process");
+  const mod = new URL("../sessiontree.js", import.meta.url).href;
+  const wasm = new URL("../sessiontree-formats.wasm", import.meta.url);
+  for (const how of ["bytes", "module", "url", "default"]) {
+    const src = `import fs from "node:fs"; import { init, initFormats, SessionTree } from ${JSON.stringify(mod)};
+      const w = new URL(${JSON.stringify(wasm.href)}); const b = fs.readFileSync(w); const how = ${JSON.stringify(how)};
+      await Promise.all([init(), initFormats(how === "bytes" ? b : how === "module" ? new WebAssembly.Module(b) : how === "url" ? w : undefined)]);
+      const t = SessionTree.fromLinear([{ role: "user", content: "ok" }]);
+      console.log(SessionTree.import(t.export("openai")).tree.linearProjection()[0].content);`;
+    assert.equal(execFileSync(process.execPath, ["--input-type=module", "-e", src]).toString().trim(), "ok", how);
+  }
+  const bad = `import { init, initFormats } from ${JSON.stringify(mod)};
+    await init();
+    try { await initFormats(new URL("./sessiontree.wasm", ${JSON.stringify(mod)})); } catch (e) { console.log(e.code, e.message); }`;
+  assert.ok(/invalid_input initFormats: .*sessiontree-formats\.wasm/.test(execFileSync(process.execPath, ["--input-type=module", "-e", bad]).toString()), "the main module is not taken for the formats module");
+});
