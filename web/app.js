@@ -3,7 +3,7 @@
 // 〈2/3〉 switcher at every fork, per-message and per-branch actions, search, a
 // tree view, import and export. Everything the user sees is built with
 // textContent: message text never becomes markup.
-import { init, SessionTree } from "./sessiontree.js";
+import { init, initFormats, SessionTree } from "./sessiontree.js";
 import { Store, MemoryStore } from "./store.js";
 import { el, renderText, highlighted, openForm, toast, showError, clearError, describe } from "./dom.js";
 import {
@@ -27,7 +27,7 @@ const FORMATS = [
   { value: "openai", label: "OpenAI messages", hint: "the active branch as a messages array", ext: ".openai.json" },
   { value: "markdown", label: "Markdown", hint: "readable; other branches as summaries", ext: ".md" },
 ];
-const hasFormats = typeof SessionTree.import === "function" && typeof SessionTree.prototype.export === "function";
+const hasFormats = typeof initFormats === "function" && typeof SessionTree.import === "function";
 
 const state = {
   store: null,
@@ -354,6 +354,22 @@ function deleteBranchName(branch) {
 
 // ---- import and export ------------------------------------------------------------
 
+// Other tools' formats live in a second module (sessiontree-formats.wasm), loaded
+// the first time the user imports or exports one, with a notice while it loads
+// (a .tree.json needs only the main module).
+let formatsReady = null;
+async function loadFormats() {
+  if (!formatsReady) {
+    const t0 = performance.now();
+    const notice = setTimeout(() => toast("Loading the import/export module\u2026"), 150);
+    formatsReady = initFormats(new URL("./sessiontree-formats.wasm", import.meta.url)).then(
+      () => { state.timings.formatsLoad = performance.now() - t0; },
+      (e) => { formatsReady = null; throw e; },
+    ).finally(() => clearTimeout(notice));
+  }
+  return formatsReady;
+}
+
 function looksLikeTreeFile(bytes) {
   const head = new TextDecoder().decode(bytes.subarray(0, 64));
   return /^\s*\{\s*"format"\s*:\s*"sessiontree"/.test(head);
@@ -373,6 +389,7 @@ async function importFile(file) {
         note = ` It had ${problems.length} structural problem${problems.length === 1 ? "" : "s"}; repaired: ${fixes.slice(0, 3).map((p) => p.message).join("; ")}${fixes.length > 3 ? "; \u2026" : ""}.`;
       }
     } else {
+      await loadFormats();
       const got = SessionTree.import(bytes, "auto");
       tree = got.tree;
       const r = got.report;
@@ -408,6 +425,7 @@ async function exportConversation() {
   const f = FORMATS.find((x) => x.value === v.format);
   let text;
   try {
+    if (f.value !== "tree.json") await loadFormats();
     text = f.value === "tree.json" ? cur.tree.save() : cur.tree.export(f.value);
   } catch (e) {
     showError(`Export as ${f.label} failed: ${describe(e)}`);

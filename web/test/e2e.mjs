@@ -302,10 +302,14 @@ async function main() {
     await page.click("#btn-export");
     await page.waitForSelector("#dialog[open]");
     if (await page.locator('#dialog input[value="markdown"]').count()) {
+      // Other tools' formats are a second module, fetched on first use only.
+      const fetched = () => demo(() => performance.getEntriesByType("resource").some((e) => e.name.includes("sessiontree-formats.wasm")));
+      assert.equal(await fetched(), false, "the formats module is not loaded before the first import or export");
       await page.check('#dialog input[value="markdown"]');
       const [md] = await Promise.all([page.waitForEvent("download"), page.locator("#dialog button[type=submit]").click()]);
       assert.match(md.suggestedFilename(), /\.md$/);
       assert.match(await fs.readFile(await md.path(), "utf8"), /^# Conversation[\s\S]*## user/);
+      assert.equal(await fetched(), true, "the first export in another format loaded the formats module");
     } else {
       await page.keyboard.press("Escape");
     }
@@ -340,6 +344,16 @@ async function main() {
     await page.waitForSelector(".toast >> text=/Read as pi/");
     assert.equal((await texts())[0], "hi");
     assert.ok(await page.locator("#messages .switcher").count() > 0, "the pi session's fork shows a switcher");
+  });
+
+  await step("import a ChatGPT export from ../shared/testdata: its branches in the tree view", async () => {
+    if (!(await page.textContent("#formats-note")).includes("ChatGPT")) return;
+    const file = path.join(repo, "..", "shared", "testdata", "chatgpt", "chatgpt-tree.json");
+    await page.setInputFiles("#file", { name: "chatgpt-tree.json", mimeType: "application/json", buffer: await fs.readFile(file) });
+    await page.waitForFunction(() => document.querySelector("#conv-title").textContent === "chatgpt-tree");
+    await page.waitForSelector(".toast >> text=/Read as chatgpt: 12 messages/");
+    assert.ok(await demo(() => window.sessiontreeDemo.tree.branches().length) > 1, "the export's forks are branches");
+    await page.screenshot({ path: path.join(shots, "import-chatgpt.png") });
   });
 
   await step("a corrupt import: a clear message, nothing lost", async () => {
