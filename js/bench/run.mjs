@@ -1,6 +1,7 @@
 // make bench-js: sessiontree against the plain-JS peer in Node and in headless
-// Chromium (same run), plus the module's gzipped size and time to ready against
-// a bare Go WebAssembly program. Prints tables; asserts nothing.
+// Chromium (same run), plus the gzipped size and time to ready of the main
+// module and of the formats module against a bare Go WebAssembly program.
+// Prints tables; asserts nothing.
 import http from "node:http";
 import fs from "node:fs/promises";
 import os from "node:os";
@@ -41,7 +42,7 @@ const bare = path.join(tmp, "bare.wasm");
 execFileSync("go", ["build", "-trimpath", "-ldflags=-s -w", "-o", bare, "./js/bench/bare"],
   { cwd: repo, env: { ...process.env, GOOS: "js", GOARCH: "wasm" } });
 const gz = async (f) => zlib.gzipSync(await fs.readFile(f), { level: 9 }).length;
-const sizes = { st: await gz(path.join(js, "sessiontree.wasm")), bare: await gz(bare) };
+const sizes = { st: await gz(path.join(js, "sessiontree.wasm")), formats: await gz(path.join(js, "sessiontree-formats.wasm")), bare: await gz(bare) };
 
 // 3. Chromium: the same workloads, then time to ready in fresh pages.
 const types = { ".js": "text/javascript", ".wasm": "application/wasm" };
@@ -57,6 +58,13 @@ const pages = {
     import { init } from "/sessiontree.js";
     const t0 = performance.now();
     await init(new URL("/sessiontree.wasm?" + Math.random(), location.href));
+    window.__ms = performance.now() - t0;
+  </script>`,
+  "/ready-formats": `<!doctype html><script type="module">
+    import { init, initFormats } from "/sessiontree.js";
+    await init();
+    const t0 = performance.now();
+    await initFormats(new URL("/sessiontree-formats.wasm?" + Math.random(), location.href));
     window.__ms = performance.now() - t0;
   </script>`,
   "/ready-bare": `<!doctype html><script src="/wasm_exec.js"></script><script type="module">
@@ -97,9 +105,9 @@ try {
   table(`Chromium ${browser.browser()?.version() ?? ""} (best of ${reps})`, rows);
   await page.close();
 
-  const ready = { st: [], bare: [] };
+  const ready = { st: [], bare: [], formats: [] };
   for (let i = 0; i < 7; i++) {
-    for (const which of ["bare", "st"]) {
+    for (const which of ["bare", "st", "formats"]) {
       const p = await browser.newPage();
       await p.goto(`${base}/ready-${which}`);
       ready[which].push(await (await p.waitForFunction(() => window.__ms, null, { timeout: 60000 })).jsonValue());
@@ -112,6 +120,11 @@ try {
   console.log("|---|---:|---:|---:|---:|");
   console.log(`| gzip -9 size | ${(sizes.st / 1024).toFixed(0)} KiB | ${(sizes.bare / 1024).toFixed(0)} KiB | ${(sizes.st / sizes.bare).toFixed(2)}× | ≤ 1.3× |`);
   console.log(`| time to ready | ${median(ready.st).toFixed(1)} ms | ${median(ready.bare).toFixed(1)} ms | ${(median(ready.st) / median(ready.bare)).toFixed(2)}× | ≤ 1.3× |`);
+  console.log("\nThe formats module (import/export, loaded on first use by initFormats), same run");
+  console.log("| | sessiontree-formats | bare Go | ratio |");
+  console.log("|---|---:|---:|---:|");
+  console.log(`| gzip -9 size | ${(sizes.formats / 1024).toFixed(0)} KiB | ${(sizes.bare / 1024).toFixed(0)} KiB | ${(sizes.formats / sizes.bare).toFixed(2)}× |`);
+  console.log(`| time to ready (after init) | ${median(ready.formats).toFixed(1)} ms | ${median(ready.bare).toFixed(1)} ms | ${(median(ready.formats) / median(ready.bare)).toFixed(2)}× |`);
 } finally {
   await browser.close();
   server.close();
