@@ -41,7 +41,9 @@ func serveTest() {
 			}
 			return []byte(a + "|" + string(c.Args[len(c.Args)-1])), nil
 		}},
-		{"fail", func(c *Call) ([]byte, error) { return nil, &core.Error{Code: core.CodeBranchNotFound, Message: "no branch x"} }},
+		{"fail", func(c *Call) ([]byte, error) {
+			return nil, &core.Error{Code: core.CodeBranchNotFound, Message: "no branch x"}
+		}},
 		{"plain", func(c *Call) ([]byte, error) { return nil, errors.New("plain error") }},
 		{"boom", func(c *Call) ([]byte, error) { panic("kaboom") }},
 	})
