@@ -1,9 +1,9 @@
 // The Cloudflare Workers (workerd) entry: Workers cannot compile WebAssembly from
-// bytes at run time, so the modules are imported (bundled as WebAssembly.Module
+// bytes at run time, so both modules are imported (bundled as WebAssembly.Module
 // objects) and init() and initFormats() use them when called without an
-// argument. Each is compiled when the Worker starts but only instantiated when
-// its init is called, so a Worker that never imports or exports pays only for
-// the formats module's upload size.
+// argument. The formats module is in the bundle either way (its upload size,
+// and workerd compiles imported modules when the Worker starts); it is only
+// instantiated, and its Go program started, when initFormats() is called.
 import wasmModule from "./sessiontree.wasm";
 import formatsModule from "./sessiontree-formats.wasm";
 import { init as initFrom, initFormats as initFormatsFrom } from "./sessiontree.js";
