@@ -9,52 +9,41 @@ import (
 	"strings"
 )
 
-// Merge rules (SPEC §3 "Merge"). The result is a function of the two trees'
-// contents only, and that function is commutative, associative and idempotent,
+// Merge rules (SPEC §3 "Merge"). A merge is the least upper bound of the two
+// copies' states, and the tree it returns is a function of that state alone,
 // so copies merged in any order and grouping save to the same bytes:
 //
 //   - Nodes are the union by id. Two nodes with one id and different content
 //     (parent, time or message) are a conflict: the one with the smaller
 //     (created, parent, message) keeps the id, the other is kept under
-//     id + "~" + a hash of its content, on a branch of its own.
+//     id + "~" + a hash of its content, as a value of the register
+//     "conflict~" + id (a branch of that name unless another reaches it).
 //   - A label is the one set (or cleared) last, by (label time, label).
-//   - A branch name is a register: it holds the value (leaf, move time)
-//     moved last, by (move time, leaf id), of all the values the copies hold
-//     for it, shown or hidden. A leaf that loses a name becomes a value of the
-//     name + "~" + that leaf (a conflict branch), resolved the same way.
-//     normalize then forgets a conflict branch that a value of its family at
-//     least as new reaches, and hides (keeps as a "hidden" record, which still
-//     takes part in the register) one that any other branch reaches.
-//   - A deleted name stays deleted against copies whose branch was moved no
-//     later than the deletion; a later move brings it back.
+//   - Deleted names are the union of tombstones, each at its later deletion.
+//   - Branch names are registers holding a set of values (leaf, move time,
+//     creation time), joined by union and pruned: a value moved no later than
+//     a deletion of its name is dropped, and so is one that a newer value of
+//     the same register is at or below (see merge_registers.go, which also
+//     shows why this is a join). The newest value is the branch; every other
+//     one is kept as name + "~" + leaf, shown unless a deletion of that name
+//     came after its move or another branch reaches its leaf, else a hidden
+//     record. A stored conflict name maps back to its register (registerOf),
+//     so nothing but these values is state, and no leaf is left unreachable
+//     except by a deletion.
 //   - Summaries form a state of their own, merged as a CRDT: a grow-only map
 //     from (branch family, node) to a last-writer-wins register holding the
 //     newest summary by (time, text, model) that any copy wrote as of that node
-//     on a branch of that family (see family). A merge joins the two copies'
-//     maps key by key (commutative, associative, idempotent), taking in both
-//     the summaries their branches show and the ones they keep. What a branch
-//     shows is then computed, not carried: the newest summary of its family as
-//     of a node on its path. It depends only on the joined map and the merged
-//     branches, never on what an earlier merge showed or dropped, so it is the
-//     same for every order and grouping whenever the branches are. Summaries
-//     no branch shows are kept ("kept_summaries" on the family's entry in
-//     "branches", see shelfHome) so that no merge forgets one that a branch
-//     of a later merge may show. (Before, a summary travelled with its branch
-//     and was lost when a dropped conflict branch was its only holder, so a
-//     branch that came back at that leaf showed it or not by merge order.)
-//   - Per-copy state: a branch's "used" clock is the larger of the two, and
-//     the active branch is the one whose copy used it last (largest used clock,
-//     then name), or the most recently used surviving branch.
+//     on a branch of that family (see family). What a branch shows is then
+//     computed, not carried: the newest summary of its family as of a node on
+//     its path. Summaries no branch shows are kept ("kept_summaries" on the
+//     family's entry in "branches", see shelfHome).
+//   - Per-copy state: a value's "used" clock is the larger of the two copies',
+//     and the active branch is the one whose copy used it last (largest used
+//     clock, then main, then name).
 //
-// Known limits. Forgetting (rather than hiding) a conflict branch keeps files
-// from growing with every sync, but a stale copy can then bring an older value
-// back to that name, and a deletion of a name can remove the value that had
-// pushed another leaf to a conflict branch: copies that synced in between and
-// edited or deleted conflict branches can still merge to different conflict
-// names or hidden records by grouping (7 of 2,000 stress runs; no node or
-// summary is lost; see TestStressMergeOfCopiesThatSyncedInBetweenGivesTheSameBytes).
-// Copies that minted the same id (SPEC §2 forbids it) merge commutatively and
-// idempotently, but which content keeps the id can depend on grouping.
+// Known limit. Copies that minted the same id (SPEC §2 forbids it) merge
+// commutatively and idempotently, but which content keeps the id can depend on
+// grouping.
 
 // MergeReport says what a merge changed in the tree merged into.
 type MergeReport struct {
@@ -109,8 +98,14 @@ func merge(a, b *Tree) (*Tree, []MergeConflict, error) {
 	}}
 	m.tombs()
 	m.nodes()
-	m.branches()
-	m.normalize()
+	rs := make(registers, len(a.branches)+len(b.branches)/4)
+	rs.addTree(a)
+	rs.addTree(b)
+	for _, g := range m.generated {
+		rs.add(registerOf(g.name, g.leaf), g)
+	}
+	m.prune(rs)
+	m.resolve(rs)
 	for name := range m.r.branches {
 		m.r.names.add(name)
 	}
@@ -186,15 +181,8 @@ func (t *Tree) mergeable() error {
 type merger struct {
 	a, b      *Tree
 	r         *Tree
-	generated []kept // losing leaves to keep on branches of their own
+	generated []*branch // nodes that lost their id, each a value of the register "conflict~" + that id
 	conflicts []MergeConflict
-}
-
-// kept is a leaf that lost its branch name (or its node's id) in the merge and
-// is to be kept on a conflict branch.
-type kept struct {
-	b      *branch
-	origin string // the branch it lost, "" for a node conflict
 }
 
 // sameContent reports whether two nodes with one id are the same message at the
@@ -243,11 +231,11 @@ func (m *merger) nodes() {
 	for id, n := range m.a.nodes {
 		r.nodes[id] = copyNode(n)
 	}
-	type loser struct {
+	type idLoser struct {
 		side int
 		n    *node
 	}
-	var losers []loser
+	var losers []idLoser
 	for id, n := range m.b.nodes {
 		have := r.nodes[id]
 		switch {
@@ -256,13 +244,13 @@ func (m *merger) nodes() {
 		case sameContent(have, n):
 			mergeLabel(have, n)
 		case compareContent(n, have) < 0:
-			losers = append(losers, loser{0, have})
+			losers = append(losers, idLoser{0, have})
 			r.nodes[id] = copyNode(n)
 		default:
-			losers = append(losers, loser{1, n})
+			losers = append(losers, idLoser{1, n})
 		}
 	}
-	slices.SortFunc(losers, func(x, y loser) int { return compareContent(x.n, y.n) })
+	sortFunc(losers, func(x, y idLoser) int { return compareContent(x.n, y.n) })
 	for _, l := range losers {
 		n := copyNode(l.n)
 		id := conflictID(n.id, n)
@@ -277,7 +265,7 @@ func (m *merger) nodes() {
 			n.id = id
 			r.nodes[id] = n
 		}
-		m.generated = append(m.generated, kept{b: &branch{name: "conflict~" + id, leaf: id, created: n.created, moved: n.created}})
+		m.generated = append(m.generated, &branch{name: "conflict~" + l.n.id, leaf: id, created: n.created, moved: n.created})
 	}
 	for id, n := range r.nodes {
 		if n.parent == "" {
@@ -290,10 +278,10 @@ func (m *merger) nodes() {
 	}
 	for _, n := range r.nodes {
 		if len(n.children) > 1 {
-			slices.SortFunc(n.children, r.byAge)
+			sortFunc(n.children, r.byAge)
 		}
 	}
-	slices.SortFunc(r.roots, r.byAge)
+	sortFunc(r.roots, r.byAge)
 	r.root = ""
 	for _, c := range []string{m.a.root, m.b.root} {
 		if n := r.nodes[c]; n != nil && n.parent == "" && (r.root == "" || r.byAge(c, r.root) < 0) {
@@ -322,113 +310,6 @@ func (m *merger) tombs() {
 	}
 }
 
-// deleted reports whether a branch name at leaf, moved at moved, is deleted:
-// its name, or for a conflict branch the name it lost (see isConflictBranch),
-// was deleted since.
-func (m *merger) deleted(name, leaf string, moved int64) bool {
-	for {
-		if at, ok := m.r.tombs[name]; ok && name != MainBranch && moved <= at {
-			return true
-		}
-		origin, ok := conflictOrigin(name, leaf)
-		if !ok {
-			return false
-		}
-		name = origin
-	}
-}
-
-// side is one value of a branch name: a copy's branch or hidden record, or a
-// leaf that lost a name (origin) in this merge.
-type side struct {
-	b      *branch
-	origin string
-}
-
-// branches resolves every branch name as a register: of all the values the two
-// copies hold for it (live or hidden) and the leaves that lost its parent name
-// in this merge, the one moved last wins (see laterMove). Every other leaf
-// loses the name and becomes a value of name + "~" + leaf, which is resolved
-// the same way; normalize then decides which of these are shown.
-func (m *merger) branches() {
-	r := m.r
-	cands := make(map[string][]side, len(m.a.branches)+len(m.b.branches))
-	for _, t := range []*Tree{m.a, m.b} {
-		for name, b := range t.branches {
-			cands[name] = append(cands[name], side{b: b})
-		}
-		for name, h := range t.hidden {
-			if t.branches[name] == nil && t.nodes[h.leaf] != nil {
-				cands[name] = append(cands[name], side{b: h})
-			}
-		}
-	}
-	for _, g := range m.generated {
-		cands[g.b.name] = append(cands[g.b.name], side{b: g.b})
-	}
-	queue := make([]string, 0, len(cands))
-	for name := range cands {
-		queue = append(queue, name)
-	}
-	slices.Sort(queue)
-	// A lost leaf's name extends the name it lost, so it sorts after it: the
-	// queue is worked in order and a new name is inserted after the current.
-	for i := 0; i < len(queue); i++ {
-		name := queue[i]
-		var live []side
-		for _, s := range cands[name] {
-			if !m.deleted(name, s.b.leaf, s.b.moved) {
-				live = append(live, s)
-			}
-		}
-		if len(live) == 0 {
-			continue
-		}
-		w := live[0].b
-		for _, s := range live[1:] {
-			if laterMove(s.b.moved, s.b.leaf, s.b.created, w.moved, w.leaf, w.created) {
-				w = s.b
-			}
-		}
-		nb := &branch{name: name, leaf: w.leaf, moved: w.moved, created: w.created}
-		for _, s := range live {
-			if s.b.moved == w.moved && s.b.leaf == w.leaf && s.b.created == w.created {
-				nb.used = max(nb.used, s.b.used)
-			}
-		}
-		r.branches[name] = nb
-		for _, s := range live {
-			if s.b.leaf == w.leaf || s.b.leaf == "" {
-				continue
-			}
-			lost := name + "~" + s.b.leaf
-			if cands[lost] == nil {
-				j, _ := slices.BinarySearch(queue[i+1:], lost)
-				queue = slices.Insert(queue, i+1+j, lost)
-			}
-			cands[lost] = append(cands[lost], side{b: &branch{name: lost, leaf: s.b.leaf, created: s.b.created, moved: s.b.moved}, origin: name})
-		}
-	}
-	// Report each leaf kept under a name of its own that neither copy had.
-	for _, name := range queue {
-		b := r.branches[name]
-		if b == nil {
-			continue
-		}
-		for _, s := range cands[name] {
-			if s.origin == "" || s.b.leaf != b.leaf {
-				continue
-			}
-			if x, y := m.a.branches[name], m.b.branches[name]; (x != nil && x.leaf == b.leaf) || (y != nil && y.leaf == b.leaf) {
-				break
-			}
-			m.conflicts = append(m.conflicts, MergeConflict{Kind: "branch", Node: b.leaf, Branch: s.origin, KeptAs: name,
-				Message: "both copies moved branch " + quote(s.origin) + "; its other leaf " + quote(b.leaf) + " is kept on " + quote(name)})
-			break
-		}
-	}
-}
-
 // laterMove orders the values of one branch name: by move time, then leaf id,
 // then creation time.
 func laterMove(moved int64, leaf string, created int64, moved2 int64, leaf2 string, created2 int64) bool {
@@ -448,132 +329,6 @@ func family(name string) string {
 		return name[:i]
 	}
 	return name
-}
-
-// conflictOrigin returns the name a conflict branch at leaf was made from.
-func conflictOrigin(name, leaf string) (string, bool) {
-	if !isConflictBranch(&branch{name: name, leaf: leaf}) {
-		return "", false
-	}
-	return name[:len(name)-len(leaf)-1], true
-}
-
-// isConflictBranch reports whether b is named as a merge names the branch that
-// keeps a losing leaf: a name ending in "~" and its own leaf.
-func isConflictBranch(b *branch) bool {
-	return b.leaf != "" && len(b.name) > len(b.leaf)+1 && strings.HasSuffix(b.name, b.leaf) &&
-		b.name[len(b.name)-len(b.leaf)-1] == '~'
-}
-
-// normalize decides which conflict branches (a name ending in "~" + its own
-// leaf) are shown, from the merged registers alone, so that it is the same for
-// every order and grouping of merges:
-//
-//   - A conflict branch is forgotten when a value of its family (see family)
-//     that is at least as new is at a leaf below it, or at its leaf under a
-//     shorter name: a merge that meets both keeps that value or a newer one
-//     of the family reaching the leaf, so a grouping that never held the
-//     forgotten value ends in the same state.
-//   - Any other conflict branch whose leaf another branch reaches (a path
-//     passing below it, a plain branch at the same leaf, or a conflict branch
-//     at the same leaf with a smaller name) is hidden: not shown, but kept as
-//     a hidden record so that its value still wins its name against older
-//     ones in later merges, whatever the grouping.
-func (m *merger) normalize() {
-	r := m.r
-	// newer[f][n]: the newest move of a value of family f at a leaf strictly
-	// below node n; a walk stops where an earlier one was already as new.
-	newer := make(map[string]map[*node]int64)
-	for _, b := range r.branches {
-		if isConflictBranch(b) && newer[family(b.name)] == nil {
-			newer[family(b.name)] = make(map[*node]int64)
-		}
-	}
-	if len(newer) == 0 {
-		return
-	}
-	for _, b := range r.branches {
-		fb := newer[family(b.name)]
-		n := r.nodes[b.leaf]
-		if fb == nil || n == nil {
-			continue
-		}
-		for p, steps := n.up, 0; p != nil && steps <= len(r.nodes); p, steps = p.up, steps+1 {
-			if at, ok := fb[p]; ok && at >= b.moved {
-				break
-			}
-			fb[p] = b.moved
-		}
-	}
-	sameLeaf := make(map[string][]*branch)
-	for _, b := range r.branches {
-		sameLeaf[b.leaf] = append(sameLeaf[b.leaf], b)
-	}
-	var forget []string
-	for name, b := range r.branches {
-		if !isConflictBranch(b) {
-			continue
-		}
-		f := family(name)
-		if at, ok := newer[f][r.nodes[b.leaf]]; ok && at >= b.moved {
-			forget = append(forget, name)
-			continue
-		}
-		for _, o := range sameLeaf[b.leaf] {
-			if o != b && family(o.name) == f && len(o.name) < len(name) && o.moved >= b.moved {
-				forget = append(forget, name)
-				break
-			}
-		}
-	}
-	for _, name := range forget {
-		delete(r.branches, name)
-	}
-	// What any branch reaches: the nodes strictly above its leaf.
-	below := make(map[*node]bool)
-	clear(sameLeaf)
-	for _, b := range r.branches {
-		sameLeaf[b.leaf] = append(sameLeaf[b.leaf], b)
-		n := r.nodes[b.leaf]
-		if n == nil {
-			continue
-		}
-		for p, steps := n.up, 0; p != nil && !below[p] && steps <= len(r.nodes); p, steps = p.up, steps+1 {
-			below[p] = true
-		}
-	}
-	var hide []string
-	for name, b := range r.branches {
-		if !isConflictBranch(b) {
-			continue
-		}
-		reached := below[r.nodes[b.leaf]]
-		for _, o := range sameLeaf[b.leaf] {
-			if reached {
-				break
-			}
-			reached = o != b && (!isConflictBranch(o) || o.name < name)
-		}
-		if reached {
-			hide = append(hide, name)
-		}
-	}
-	for _, name := range hide {
-		if r.hidden == nil {
-			r.hidden = make(map[string]*branch)
-		}
-		r.hidden[name] = r.branches[name]
-		delete(r.branches, name)
-	}
-	if len(forget)+len(hide) > 0 {
-		kept := m.conflicts[:0]
-		for _, c := range m.conflicts {
-			if c.Kind != "branch" || r.branches[c.KeptAs] != nil {
-				kept = append(kept, c)
-			}
-		}
-		m.conflicts = kept
-	}
 }
 
 // summaryKey identifies one register of the summary map: the branch family a
@@ -678,7 +433,7 @@ func (m *merger) summaries() {
 		r.shelf[k.family] = append(r.shelf[k.family], c)
 	}
 	for _, kept := range r.shelf {
-		slices.SortFunc(kept, func(x, y Summary) int { return strings.Compare(x.NodeID, y.NodeID) })
+		sortFunc(kept, func(x, y Summary) int { return strings.Compare(x.NodeID, y.NodeID) })
 	}
 }
 
@@ -790,7 +545,7 @@ func (t *Tree) diff(r *Tree) mergeDiff {
 	d.ActiveBranch = r.active
 	d.ActiveChanged = r.active != t.active
 	for _, l := range [][]string{d.NodesAdded, d.LabelsChanged, d.BranchesAdded, d.BranchesMoved, d.BranchesDeleted, d.SummariesChanged} {
-		slices.Sort(l)
+		sortStrings(l)
 	}
 	return d
 }

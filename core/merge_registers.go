@@ -1,0 +1,247 @@
+package core
+
+import "strings"
+
+// Branch names as a join-semilattice (see Merge).
+//
+// The state a merge joins is, for every register (a branch name that is not a
+// conflict name), the set of its values: where the name pointed (leaf), when
+// it was moved there (moved), when the branch was made (created), and the
+// copy's "used" clock. A value is stored as a branch or hidden record: the
+// register's newest value under the register's own name, every other value
+// under a conflict name register + "~" + leaf (see registerOf). A merge
+//
+//  1. collects both copies' values per register (a union; one value taken
+//     twice keeps the larger used clock),
+//  2. prunes: a value moved no later than a deletion of its register is dead
+//     and dropped; a value is dropped when a newer value of the same register
+//     (laterMove) is at its leaf or below it (it only went further down),
+//  3. and derives the branches from what is left (resolve).
+//
+// Why this is a join: "dropped" holds in every larger state (a newer value
+// below stays, or is itself dropped for one newer still and further below,
+// which drops this one too; a deletion stays), and a dropped value is never
+// what drops another one for a reason that a kept value does not also give.
+// So pruning before or after a union gives the same set, merging is the union
+// of value sets followed by pruning, and that is commutative, associative and
+// idempotent. Step 3 is a function of the set, and reading the branches back
+// (collect) gives the same set again, so the saved bytes are too.
+
+// regValue is one value of a branch register.
+type regValue struct {
+	leaf    string
+	moved   int64
+	created int64
+	used    int64
+}
+
+// later orders values of one register: the newer move first (see laterMove).
+func (v *regValue) later(w *regValue) bool {
+	return laterMove(v.moved, v.leaf, v.created, w.moved, w.leaf, w.created)
+}
+
+// registerOf returns the register that a record stored under key at leaf is a
+// value of: key without any trailing "~" + leaf. A conflict name thus always
+// leads back to the register whose value it keeps, and a branch a user moved
+// away from its conflict leaf (an append to "main~x") is a register of its own.
+func registerOf(key, leaf string) string {
+	for leaf != "" && len(key) > len(leaf)+1 && strings.HasSuffix(key, leaf) && key[len(key)-len(leaf)-1] == '~' {
+		key = key[:len(key)-len(leaf)-1]
+	}
+	return key
+}
+
+// registers holds the values of every register during one merge.
+type registers map[string][]regValue
+
+// add joins v into register name.
+func (rs registers) add(name string, b *branch) {
+	v := regValue{leaf: b.leaf, moved: b.moved, created: b.created, used: b.used}
+	vals := rs[name]
+	for i := range vals {
+		if w := &vals[i]; w.leaf == v.leaf && w.moved == v.moved && w.created == v.created {
+			w.used = max(w.used, v.used)
+			return
+		}
+	}
+	rs[name] = append(vals, v)
+}
+
+// addTree joins in every value t stores: its branches and the hidden records
+// no branch masks (as a save writes them) whose leaf is a node.
+func (rs registers) addTree(t *Tree) {
+	for key, b := range t.branches {
+		rs.add(registerOf(key, b.leaf), b)
+	}
+	for key, h := range t.hidden {
+		if t.branches[key] == nil && t.nodes[h.leaf] != nil {
+			rs.add(registerOf(key, h.leaf), h)
+		}
+	}
+}
+
+// reaches reports whether a pointer at leaf reaches the node at anc: anc is
+// leaf or above it. Every leaf reaches the empty pointer of a leafless branch.
+func (r *Tree) reaches(leaf, anc string) bool {
+	if anc == "" || leaf == anc {
+		return true
+	}
+	n := r.nodes[leaf]
+	for steps := 0; n != nil && steps <= len(r.nodes); steps++ {
+		if n.id == anc {
+			return true
+		}
+		n = n.up
+	}
+	return false
+}
+
+// prune drops the dead and superseded values of every register and sorts the
+// rest newest first, so that a register's first value is its winner.
+func (m *merger) prune(rs registers) {
+	r := m.r
+	for name, vals := range rs {
+		if at, dead := r.tombs[name]; dead && name != MainBranch {
+			live := vals[:0]
+			for _, v := range vals {
+				if v.moved > at {
+					live = append(live, v)
+				}
+			}
+			vals = live
+		}
+		sortFunc(vals, func(x, y regValue) int {
+			if x.later(&y) {
+				return -1
+			}
+			if y.later(&x) {
+				return 1
+			}
+			return 0
+		})
+		// Only kept values need to be asked: one dropped for a newer value
+		// below is also dropped by that value's keeper.
+		kept := vals[:0]
+		for _, v := range vals {
+			superseded := false
+			for i := range kept {
+				if r.reaches(kept[i].leaf, v.leaf) {
+					superseded = true
+					break
+				}
+			}
+			if !superseded {
+				kept = append(kept, v)
+			}
+		}
+		if len(kept) == 0 {
+			delete(rs, name)
+		} else {
+			rs[name] = kept
+		}
+	}
+}
+
+// loser is a value of a register other than its newest, and the name it is
+// stored under.
+type loser struct {
+	reg  string
+	v    regValue
+	key  string
+	dead bool // its conflict name was deleted after its move
+	hide bool // another branch reaches its leaf
+}
+
+// resolve derives the branches from the pruned registers:
+//
+//   - a register's newest value is the branch of its name;
+//   - every other value is kept under register + "~" + leaf (with "~" + leaf
+//     repeated while that name is another register's), as a branch unless a
+//     deletion of that name came after its move, or another branch reaches
+//     its leaf: a branch at a leaf below it, or at its leaf a register's
+//     branch or a kept value under a smaller name. Those are hidden records,
+//     kept so that later merges still know the value.
+func (m *merger) resolve(rs registers) {
+	r := m.r
+	regNames := make([]string, 0, len(rs))
+	for name := range rs {
+		regNames = append(regNames, name)
+	}
+	sortStrings(regNames)
+	taken := make(map[string]bool, len(rs))
+	for _, name := range regNames {
+		taken[name] = true
+		v := rs[name][0]
+		r.branches[name] = &branch{name: name, leaf: v.leaf, moved: v.moved, created: v.created, used: v.used}
+	}
+	var losers []*loser
+	for _, name := range regNames {
+		vals := rs[name][1:]
+		if len(vals) > 1 {
+			vals = append([]regValue(nil), vals...)
+			sortFunc(vals, func(x, y regValue) int { return strings.Compare(x.leaf, y.leaf) })
+		}
+		for _, v := range vals {
+			l := &loser{reg: name, v: v}
+			suffix := "~" + v.leaf
+			for k := name + suffix; ; k += suffix {
+				if at, ok := r.tombs[k]; ok && v.moved <= at {
+					l.dead = true
+				}
+				if !taken[k] {
+					l.key = k
+					break
+				}
+			}
+			taken[l.key] = true
+			losers = append(losers, l)
+		}
+	}
+	if len(losers) == 0 {
+		return
+	}
+	// What the branches and kept values reach: every node strictly above a
+	// leaf of one of them, and who is at each leaf.
+	above := make(map[*node]bool)
+	mark := func(leaf string) {
+		n := r.nodes[leaf]
+		if n == nil {
+			return
+		}
+		for p, steps := n.up, 0; p != nil && !above[p] && steps <= len(r.nodes); p, steps = p.up, steps+1 {
+			above[p] = true
+		}
+	}
+	atLeaf := make(map[string]string) // leaf → smallest name of a kept value there, or a register's
+	for _, name := range regNames {
+		b := r.branches[name]
+		mark(b.leaf)
+		atLeaf[b.leaf] = "" // a register's branch is there: every kept value at it is hidden
+	}
+	for _, l := range losers {
+		if l.dead {
+			continue
+		}
+		mark(l.v.leaf)
+		if have, ok := atLeaf[l.v.leaf]; !ok || (have != "" && l.key < have) {
+			atLeaf[l.v.leaf] = l.key
+		}
+	}
+	for _, l := range losers {
+		b := &branch{name: l.key, leaf: l.v.leaf, moved: l.v.moved, created: l.v.created, used: l.v.used}
+		l.hide = l.dead || above[r.nodes[l.v.leaf]] || atLeaf[l.v.leaf] != l.key
+		if l.hide {
+			if r.hidden == nil {
+				r.hidden = make(map[string]*branch)
+			}
+			r.hidden[l.key] = b
+			continue
+		}
+		r.branches[l.key] = b
+		if x, y := m.a.branches[l.key], m.b.branches[l.key]; (x != nil && x.leaf == b.leaf) || (y != nil && y.leaf == b.leaf) {
+			continue
+		}
+		m.conflicts = append(m.conflicts, MergeConflict{Kind: "branch", Node: b.leaf, Branch: l.reg, KeptAs: l.key,
+			Message: "both copies moved branch " + quote(l.reg) + "; its other leaf " + quote(b.leaf) + " is kept on " + quote(l.key)})
+	}
+}
