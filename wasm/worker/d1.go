@@ -5,12 +5,15 @@ package main
 import (
 	"context"
 	"errors"
-	"syscall/js"
+	"strconv"
+	"time"
 
+	"github.com/hack-pad/safejs"
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/rawjson"
 	"github.com/sessiontree/sessiontree/wasm/edge"
-	"github.com/syumai/workers/cloudflare"
+	"github.com/sessiontree/sessiontree/wasm/worker/internal/jsread"
+	"github.com/sessiontree/sessiontree/wasm/worker/internal/workersjs"
 )
 
 // d1Store is edge.Store over a D1 database (schema: migrations/). Every write is
@@ -22,7 +25,7 @@ import (
 // own env, and an object of one request may not be used by another.
 type d1Store struct{}
 
-func (s *d1Store) db() js.Value { return cloudflare.GetBinding("DB") }
+func (s *d1Store) db() safejs.Value { return workersjs.Binding("DB") }
 
 type stmt struct {
 	sql  string
@@ -55,61 +58,150 @@ const (
 	sqlDeleteTree     = `DELETE FROM trees WHERE id = ?1 AND tenant = ?2`
 )
 
+// awaitLimit bounds a wait for D1: a request canceled meanwhile (its client
+// went away) never settles its promises, and the goroutine must not hold a
+// tree's lock for ever.
+const awaitLimit = 20 * time.Second
+
 // batch runs stmts as one D1 batch and returns its results.
-func (s *d1Store) batch(stmts []stmt) ([]js.Value, error) {
-	p, err := jsCall(func() js.Value {
-		db := s.db()
-		list := js.Global().Get("Array").New()
-		for _, st := range stmts {
-			list.Call("push", db.Call("prepare", st.sql).Call("bind", st.args...))
-		}
-		return db.Call("batch", list)
-	})
-	if err != nil {
-		return nil, err
+func (s *d1Store) batch(stmts []stmt) ([]safejs.Value, error) {
+	db := s.db()
+	if db.Type() != safejs.TypeObject {
+		return nil, errors.New("no D1 database bound as DB (see wrangler.toml)")
 	}
-	res, err := await(p)
+	list := make([]any, len(stmts))
+	for i, st := range stmts {
+		prepared, err := db.Call("prepare", st.sql)
+		if err != nil {
+			return nil, errors.New("D1 prepare: " + err.Error())
+		}
+		bound, err := prepared.Call("bind", st.args...)
+		if err != nil {
+			return nil, errors.New("D1 bind: " + err.Error())
+		}
+		list[i] = bound
+	}
+	p, err := db.Call("batch", list)
 	if err != nil {
 		return nil, errors.New("D1: " + err.Error())
 	}
-	out := make([]js.Value, res.Length())
-	for i := range out {
-		out[i] = res.Index(i)
+	res, err := jsread.Await(p, awaitLimit)
+	if err != nil {
+		return nil, errors.New("D1: " + err.Error())
+	}
+	out, err := jsread.Elements(res)
+	if err != nil {
+		return nil, errors.New("D1 batch result: " + err.Error())
+	}
+	if len(out) != len(stmts) {
+		return nil, errors.New("D1 answered " + strconv.Itoa(len(out)) + " results to a batch of " + strconv.Itoa(len(stmts)))
 	}
 	return out, nil
 }
 
-func rows(res js.Value) []js.Value {
-	r := res.Get("results")
-	out := make([]js.Value, r.Length())
-	for i := range out {
-		out[i] = r.Index(i)
+// rows returns the rows of one statement's result.
+func rows(res safejs.Value) ([]safejs.Value, error) {
+	r, err := jsread.Field(res, "results")
+	if err != nil {
+		return nil, errors.New("D1 result: " + err.Error())
 	}
-	return out
+	out, err := jsread.Elements(r)
+	if err != nil {
+		return nil, errors.New("D1 results: " + err.Error())
+	}
+	return out, nil
 }
 
-func changes(res js.Value) int { return res.Get("meta").Get("changes").Int() }
-
-func metaOf(row js.Value) edge.Meta {
-	str := func(k string) string {
-		v := row.Get(k)
-		if v.Type() != js.TypeString {
-			return ""
+// changes returns how many rows one statement's result changed.
+func changes(res safejs.Value) (int, error) {
+	meta, err := jsread.Field(res, "meta")
+	if err == nil {
+		var n float64
+		if n, err = jsread.Number(meta, "changes"); err == nil {
+			return int(n), nil
 		}
-		return v.String()
 	}
-	num := func(k string) int64 { return int64(row.Get(k).Float()) }
-	return edge.Meta{ID: str("id"), Tenant: str("tenant"), Version: num("version"), ETag: str("etag"),
-		Root: str("root"), Active: str("active"), CreatedMs: num("created_ms"), UpdatedMs: num("updated_ms")}
+	return 0, errors.New("D1 result: " + err.Error())
 }
 
-func fragmentsOf(res js.Value) []core.Fragment {
-	rs := rows(res)
+// text returns the text column k of row ("" for NULL).
+func text(row safejs.Value, k string) (string, error) {
+	s, err := jsread.Text(row, k)
+	if err != nil {
+		return "", errors.New("D1 row: " + err.Error())
+	}
+	return s, nil
+}
+
+// number returns the numeric column k of row.
+func number(row safejs.Value, k string) (float64, error) {
+	f, err := jsread.Number(row, k)
+	if err != nil {
+		return 0, errors.New("D1 row: " + err.Error())
+	}
+	return f, nil
+}
+
+func metaOf(row safejs.Value) (edge.Meta, error) {
+	var m edge.Meta
+	var err error
+	str := func(k string, dst *string) {
+		if err == nil {
+			*dst, err = text(row, k)
+		}
+	}
+	num := func(k string, dst *int64) {
+		if err == nil {
+			var f float64
+			f, err = number(row, k)
+			*dst = int64(f)
+		}
+	}
+	str("id", &m.ID)
+	str("tenant", &m.Tenant)
+	num("version", &m.Version)
+	str("etag", &m.ETag)
+	str("root", &m.Root)
+	str("active", &m.Active)
+	num("created_ms", &m.CreatedMs)
+	num("updated_ms", &m.UpdatedMs)
+	return m, err
+}
+
+func metasOf(res safejs.Value) ([]edge.Meta, error) {
+	rs, err := rows(res)
+	if err != nil {
+		return nil, err
+	}
+	var out []edge.Meta
+	for _, r := range rs {
+		m, err := metaOf(r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+func fragmentsOf(res safejs.Value) ([]core.Fragment, error) {
+	rs, err := rows(res)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]core.Fragment, len(rs))
 	for i, r := range rs {
-		out[i] = core.Fragment{Key: r.Get("k").String(), JSON: []byte(r.Get("json").String())}
+		k, err := text(r, "k")
+		if err != nil {
+			return nil, err
+		}
+		j, err := text(r, "json")
+		if err != nil {
+			return nil, err
+		}
+		out[i] = core.Fragment{Key: k, JSON: []byte(j)}
 	}
-	return out
+	return out, nil
 }
 
 func (s *d1Store) Meta(_ context.Context, tenant, id string) (edge.Meta, error) {
@@ -117,11 +209,14 @@ func (s *d1Store) Meta(_ context.Context, tenant, id string) (edge.Meta, error) 
 	if err != nil {
 		return edge.Meta{}, err
 	}
-	rs := rows(res[0])
-	if len(rs) == 0 {
+	ms, err := metasOf(res[0])
+	if err != nil {
+		return edge.Meta{}, err
+	}
+	if len(ms) == 0 {
 		return edge.Meta{}, edge.ErrNoTree
 	}
-	return metaOf(rs[0]), nil
+	return ms[0], nil
 }
 
 func (s *d1Store) Load(_ context.Context, tenant, id string) (edge.Meta, []core.Fragment, []core.Fragment, error) {
@@ -130,11 +225,22 @@ func (s *d1Store) Load(_ context.Context, tenant, id string) (edge.Meta, []core.
 	if err != nil {
 		return edge.Meta{}, nil, nil, err
 	}
-	rs := rows(res[0])
-	if len(rs) == 0 {
+	ms, err := metasOf(res[0])
+	if err != nil {
+		return edge.Meta{}, nil, nil, err
+	}
+	if len(ms) == 0 {
 		return edge.Meta{}, nil, nil, edge.ErrNoTree
 	}
-	return metaOf(rs[0]), fragmentsOf(res[1]), fragmentsOf(res[2]), nil
+	nodes, err := fragmentsOf(res[1])
+	if err != nil {
+		return edge.Meta{}, nil, nil, err
+	}
+	branches, err := fragmentsOf(res[2])
+	if err != nil {
+		return edge.Meta{}, nil, nil, err
+	}
+	return ms[0], nodes, branches, nil
 }
 
 func (s *d1Store) List(_ context.Context, tenant string) ([]edge.Meta, error) {
@@ -142,11 +248,7 @@ func (s *d1Store) List(_ context.Context, tenant string) ([]edge.Meta, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []edge.Meta
-	for _, r := range rows(res[0]) {
-		out = append(out, metaOf(r))
-	}
-	return out, nil
+	return metasOf(res[0])
 }
 
 func (s *d1Store) Create(_ context.Context, w edge.Write) error {
@@ -169,7 +271,11 @@ func (s *d1Store) Commit(_ context.Context, prev int64, w edge.Write) error {
 	if err != nil {
 		return err
 	}
-	if changes(res[0]) != 1 {
+	n, err := changes(res[0])
+	if err != nil {
+		return err
+	}
+	if n != 1 {
 		return edge.ErrStale
 	}
 	return nil
@@ -181,7 +287,11 @@ func (s *d1Store) Delete(_ context.Context, tenant, id string) error {
 	if err != nil {
 		return err
 	}
-	if changes(res[2]) != 1 {
+	n, err := changes(res[2])
+	if err != nil {
+		return err
+	}
+	if n != 1 {
 		return edge.ErrNoTree
 	}
 	return nil

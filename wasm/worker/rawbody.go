@@ -4,14 +4,10 @@ package main
 
 import (
 	"net/http"
-	"syscall/js"
-)
+	"os"
 
-// rawBodyWriter is implemented by syumai/workers' ResponseWriter: a body given
-// as a JS value is sent as is, instead of being streamed out of Go.
-type rawBodyWriter interface {
-	WriteRawJSBody(body js.Value)
-}
+	"github.com/sessiontree/sessiontree/wasm/worker/internal/workersjs"
+)
 
 // bufferedWriter holds the body until the handler returns, so the Response
 // handed to the runtime is complete: nothing of this request runs in Go after
@@ -26,16 +22,21 @@ func (b *bufferedWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// finish sends the buffered body.
+// finish sends the buffered body: as one finished JS body, or, if the
+// runtime's writer cannot take one (or the array cannot be made), streamed
+// through the writer, which sends the same bytes.
 func (b *bufferedWriter) finish() {
 	if len(b.body) == 0 {
 		return
 	}
-	if rw, ok := b.ResponseWriter.(rawBodyWriter); ok {
-		arr := js.Global().Get("Uint8Array").New(len(b.body))
-		js.CopyBytesToJS(arr, b.body)
-		rw.WriteRawJSBody(arr)
+	sent, err := workersjs.SendBody(b.ResponseWriter, b.body)
+	if sent {
 		return
 	}
-	b.ResponseWriter.Write(b.body)
+	if err != nil {
+		// Shown in the runtime's log (wrangler's console); the body still goes out.
+		os.Stderr.WriteString("sessiontree worker: streaming the body instead: " + err.Error() + "\n")
+	}
+	// A failed write means the client is gone; there is no one left to tell.
+	_, _ = b.ResponseWriter.Write(b.body)
 }
