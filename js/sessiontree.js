@@ -292,6 +292,24 @@ function invoke(method, handle, at, args) {
   return len === 0 ? "" : decode(view(wasm), wasm.out, len);
 }
 
+// invokeOne is invoke with one string argument (an append's message, a node
+// id): it is encoded straight into the input buffer, with no argument list.
+function invokeOne(method, handle, at, s) {
+  const w = wasm;
+  const room = 4 + 3 * s.length;
+  if (room > w.cap) {
+    if (s.length > BIG) return invoke(method, handle, at, [s]);
+    w.ptr = w.exports.st_reserve(room);
+    w.cap = room;
+  }
+  const u8 = view(w);
+  const p = w.ptr;
+  const n = s.length <= SHORT ? writeShort(u8, p + 4, s) : encoder.encodeInto(s, u8.subarray(p + 4, p + room)).written;
+  u8[p] = n; u8[p + 1] = n >>> 8; u8[p + 2] = n >>> 16; u8[p + 3] = n >>> 24;
+  const len = finish(w, method, handle, 4 + n, at);
+  return len === 0 ? "" : decode(view(w), w.out, len);
+}
+
 // Ids, names and numbers are short: a loop writes and reads their UTF-8 faster
 // than TextEncoder and TextDecoder, which cost a call into the runtime each.
 const SHORT = 64;
@@ -306,14 +324,16 @@ function writeShort(u8, off, s) {
 }
 
 function decode(u8, p, len) {
+  if (len === 16 && (u8[p] | u8[p + 1] | u8[p + 2] | u8[p + 3] | u8[p + 4] | u8[p + 5] | u8[p + 6] | u8[p + 7] |
+      u8[p + 8] | u8[p + 9] | u8[p + 10] | u8[p + 11] | u8[p + 12] | u8[p + 13] | u8[p + 14] | u8[p + 15]) < 0x80) {
+    // An id (16 ASCII characters): one call, no intermediate strings.
+    return String.fromCharCode(u8[p], u8[p + 1], u8[p + 2], u8[p + 3], u8[p + 4], u8[p + 5], u8[p + 6], u8[p + 7],
+      u8[p + 8], u8[p + 9], u8[p + 10], u8[p + 11], u8[p + 12], u8[p + 13], u8[p + 14], u8[p + 15]);
+  }
   if (len <= SHORT) {
-    let s = "";
-    for (let i = p; i < p + len; i++) {
-      const c = u8[i];
-      if (c >= 0x80) return decoder.decode(u8.subarray(p, p + len));
-      s += String.fromCharCode(c);
-    }
-    return s;
+    let ascii = 0;
+    for (let i = p; i < p + len; i++) ascii |= u8[i];
+    if (ascii < 0x80) return String.fromCharCode.apply(null, u8.subarray(p, p + len));
   }
   return decoder.decode(u8.subarray(p, p + len));
 }
@@ -385,6 +405,55 @@ function deepFreeze(root) {
     }
   }
   return root;
+}
+
+// The kinds of applyOps's arguments (wasm/module/applyops.go): "a", "T", "J".
+const KIND_APPEND = 97, KIND_TIMED = 84, KIND_JSON = 74;
+
+// sendOps writes applyOps's arguments straight into the module's input buffer,
+// each [u32 length][kind][8-byte time, for T][text], and makes the call; it
+// returns the result's length. A first pass assumes one UTF-8 byte per UTF-16
+// unit (JSON is mostly ASCII); only when that does not fit is the buffer sized
+// for the worst case and the texts written again.
+function sendOps(w, method, handle, at, texts, kinds, times) {
+  let units = 0;
+  for (let i = 0; i < texts.length; i++) units += texts[i].length;
+  const head = 13 * texts.length;
+  let size = writeOps(w, texts, kinds, times, head + units);
+  if (size < 0) size = writeOps(w, texts, kinds, times, Math.min(head + 3 * units, MAX_INPUT));
+  if (size < 0) throw new SessionTreeError("too_large", `the ops are more than ${MAX_INPUT} bytes of UTF-8`);
+  return finish(w, method, handle, size, at);
+}
+
+// writeOps writes the ops into a buffer of at least size bytes and returns the
+// bytes written, or -1 when they do not fit.
+function writeOps(w, texts, kinds, times, size) {
+  if (size > MAX_INPUT) throw new SessionTreeError("too_large", `the input is ${size} bytes; the limit is ${MAX_INPUT}`);
+  if (size > w.cap) {
+    w.ptr = w.exports.st_reserve(size);
+    w.cap = size;
+  }
+  const u8 = view(w);
+  const dv = new DataView(u8.buffer);
+  const end = w.ptr + w.cap;
+  let off = w.ptr;
+  for (let i = 0; i < texts.length; i++) {
+    const kind = kinds[i];
+    let p = off + 5;
+    u8[off + 4] = kind;
+    if (kind === KIND_TIMED) {
+      dv.setFloat64(p, times[i], true);
+      p += 8;
+    }
+    const s = texts[i];
+    const got = encoder.encodeInto(s, u8.subarray(p, end));
+    if (got.read < s.length) return -1;
+    p += got.written;
+    const n = p - off - 4;
+    u8[off] = n; u8[off + 1] = n >>> 8; u8[off + 2] = n >>> 16; u8[off + 3] = n >>> 24;
+    off = p;
+  }
+  return off - w.ptr;
 }
 
 function lines(text) {
@@ -482,22 +551,30 @@ export class SessionTree {
   }
 
   #call(method, at, args) {
+    return invoke(method, this.#live(), at, args);
+  }
+
+  // #live returns the handle, or throws when the module or this tree is gone.
+  #live() {
     need();
     if (this.#h === 0) {
       throw new SessionTreeError("invalid_input", "this SessionTree was freed; make or load a new one");
     }
-    return invoke(method, this.#h, at, args);
+    return this.#h;
   }
 
   append(message_, atMs) {
     const text = message(message_);
-    const id = this.#call(M.append, time(atMs), [text]);
+    const at = time(atMs);
+    const id = invokeOne(M.append, this.#live(), at, text);
     this.#cache.push(text); // the module made the next slot for it
     return id;
   }
 
   rewind(node, atMs) {
-    return this.#call(M.rewind, time(atMs), [str("node", node)]) || null;
+    const at = time(atMs);
+    const id = str("node", node);
+    return invokeOne(M.rewind, this.#live(), at, id) || null;
   }
 
   branch(from, name, atMs) {
@@ -562,22 +639,39 @@ export class SessionTree {
     if (!Array.isArray(ops)) fail(`"ops" must be an array of operation objects`);
     const at = time(atMs);
     // One argument per op (wasm/module/applyops.go): a plain append crosses as
-    // its message's JSON, kept for the cache; any other op as its JSON.
-    const args = new Array(ops.length);
-    let texts = null;
-    for (let i = 0; i < ops.length; i++) {
+    // its message's JSON, kept for the cache (with its time as 8 bytes when it
+    // has one); any other op as its JSON.
+    const n = ops.length;
+    const texts = new Array(n);
+    const kinds = new Uint8Array(n);
+    const times = new Float64Array(n);
+    let appends = 0;
+    for (let i = 0; i < n; i++) {
       const op = ops[i];
       const m = plainAppend(op);
       if (m !== undefined) {
-        const text = json("the ops", m);
-        args[i] = op.at === undefined || op.at === null ? "a" + text : "A" + op.at + "\n" + text;
-        (texts ??= []).push(text);
+        texts[i] = json("the ops", m);
+        if (op.at === undefined || op.at === null) {
+          kinds[i] = KIND_APPEND;
+        } else {
+          kinds[i] = KIND_TIMED;
+          times[i] = op.at;
+        }
+        appends++;
       } else {
-        args[i] = "J" + (json("the ops", op) ?? "null");
+        texts[i] = json("the ops", op);
+        kinds[i] = KIND_JSON;
       }
     }
-    const results = JSON.parse(this.#call(M.applyOps, at, args));
-    if (texts) for (const text of texts) this.#cache.push(text); // the module made their slots
+    const h = this.#live();
+    const w = wasm;
+    const len = sendOps(w, M.applyOps, h, at, texts, kinds, times);
+    const text = decode(view(w), w.out, len);
+    const cache = this.#cache; // the module made the appends' slots, in order
+    if (appends === n) for (let i = 0; i < n; i++) cache.push(texts[i]);
+    else for (let i = 0; i < n; i++) if (kinds[i] !== KIND_JSON) cache.push(texts[i]);
+    // "L" and one result per line, or "J" and a JSON array (applyops.go appendResults).
+    const results = text.charCodeAt(0) === 76 ? (n === 0 ? [] : text.slice(1).split("\n")) : JSON.parse(text.slice(1));
     for (let i = 0; i < results.length; i++) {
       const op = ops[i]?.op;
       if (VOID_OPS.has(op)) results[i] = undefined;

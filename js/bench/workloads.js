@@ -42,23 +42,47 @@ const workloads = [
   },
 ];
 
+const median = (a) => {
+  const s = [...a].sort((x, y) => x - y);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
 /**
- * Runs every workload (or those whose name contains `only`) reps times on both
- * and returns the best time of each.
+ * Runs every workload (or those whose name contains `only`) on both trees:
+ * `warmup` untimed rounds each (the JIT tiers up, both heaps reach their
+ * working size), then `reps` timed rounds, alternating which side goes first.
+ * Each round gets a fresh tree from the untimed setup. Returns, per workload,
+ * the median and the best time of each side.
  */
-export function runWorkloads(SessionTree, PlainTree, reps = 5, only = "") {
+export function runWorkloads(SessionTree, PlainTree, reps = 9, only = "", warmup = 3) {
   const rows = [];
   for (const w of workloads) {
     if (only && !w.name.includes(only)) continue;
-    let ours = Infinity, peer = Infinity;
-    for (let r = 0; r < reps; r++) {
-      const s1 = w.setup(SessionTree);
-      ours = Math.min(ours, time(() => w.run(s1)));
-      s1.t.free();
-      const s2 = w.setup(PlainTree);
-      peer = Math.min(peer, time(() => w.run(s2)));
+    const ours = [], peer = [];
+    const once = (T, into) => {
+      const s = w.setup(T);
+      const ms = time(() => w.run(s));
+      s.t.free();
+      into?.push(ms);
+    };
+    for (let r = 0; r < warmup; r++) {
+      once(SessionTree);
+      once(PlainTree);
     }
-    rows.push({ name: w.name, kind: w.kind, ours, peer });
+    for (let r = 0; r < reps; r++) {
+      if (r % 2 === 0) {
+        once(SessionTree, ours);
+        once(PlainTree, peer);
+      } else {
+        once(PlainTree, peer);
+        once(SessionTree, ours);
+      }
+    }
+    rows.push({
+      name: w.name, kind: w.kind,
+      ours: median(ours), peer: median(peer),
+      oursBest: Math.min(...ours), peerBest: Math.min(...peer),
+    });
   }
   return rows;
 }

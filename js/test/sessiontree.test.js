@@ -322,6 +322,39 @@ test("1,000 bad inputs in a row, then normal use", () => {
   assert.equal(SessionTree.load(t.save()).save(), t.save());
 });
 
+test("apply writes every op's bytes exactly, whatever their UTF-8 size, and its results line up with the ops", () => {
+  const t = new SessionTree();
+  const texts = ["plain", "é".repeat(500), "漢字".repeat(400), "😀".repeat(300), "a\nb \"q\" \\ \u0001", ""];
+  const ops = [];
+  texts.forEach((text, i) => {
+    ops.push({ op: "append", message: user(text), at: 100 + i });
+    ops.push({ op: "append", message: bot(text) });
+  });
+  const res = t.apply(ops, 7);
+  assert.equal(res.length, ops.length);
+  assert.deepEqual(t.activePath(), res, "one id per append, in order");
+  assert.deepEqual(t.linearProjection(), ops.map((o) => o.message));
+  assert.equal(t.node(res[2]).createdAtMs, 101, "an op's own time");
+  assert.equal(t.node(res[3]).createdAtMs, 7, "the batch's time");
+  const mixed = t.apply([
+    { op: "label", node: res[0], label: "first 😀" },
+    { op: "rewind", node: res[0] },
+    { op: "rewind", node: res[0] },
+    { op: "append", message: user("ü".repeat(2000)) },
+    { op: "branch", from: res[1], name: "side" },
+  ]);
+  assert.equal(mixed[0], undefined);
+  assert.equal(typeof mixed[1], "string");
+  assert.equal(mixed[2], null, "rewinding to the leaf is a no-op");
+  assert.equal(typeof mixed[3], "string");
+  assert.equal(mixed[4], "side");
+  assert.deepEqual(t.apply([]), []);
+  assert.equal(t.node(res[0]).label, "first 😀");
+  assert.deepEqual(t.linearProjectionOf(mixed[1]), ops.map((o) => o.message), "the kept branch");
+  t.append(user("after"), 9); // the input buffer is sound after a big batch
+  assert.deepEqual(t.linearProjection().map((m) => m.content), [texts[0], texts[0], "after"], "on the new branch");
+});
+
 test("a projection is the path's messages, whatever the message cache holds (append, apply, edit, clone, prune, load, repair)", () => {
   // The reference: each node's own message, read by id without the cache.
   const expect = (t, branch) => (branch ? t.pathOf(branch) : t.activePath()).map((id) => t.node(id).message);

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -12,20 +13,27 @@ import (
 // append, crosses without a JSON object around its message and JS keeps the
 // message's text in its cache. Each argument starts with a kind:
 //
-//	a<message JSON>             {"op":"append","message":…}
-//	A<at>\n<message JSON>       {"op":"append","message":…,"at":<at>}
-//	J<op JSON>                  any op, as core.ParseOps reads it
+//	a<message JSON>                 {"op":"append","message":…}
+//	T<at: float64 LE><message JSON> {"op":"append","message":…,"at":<at>}
+//	J<op JSON>                      any op, as core.ParseOps reads it
 //
-// It returns what apply returns, and gives the messages of the a and A ops
-// slots, in order (JS pushes their texts when the call succeeds).
+// It returns the per-op results (see appendResults), and gives the messages of
+// the a and T ops slots, in order (JS pushes their texts when the call
+// succeeds).
 func applyOps(r *request) ([]byte, error) {
-	ops := make([]core.Op, len(r.args))
+	// The appends' messages are copied into one buffer (the tree keeps them),
+	// so a batch of n appends allocates once, not n times.
+	size := 0
+	for _, a := range r.args {
+		size += len(a)
+	}
+	arena := make([]byte, 0, size)
+	ops := opsBuffer(len(r.args))
+	defer clearOps(ops, r.args)
 	for i, a := range r.args {
-		op, err := opOf(i, a)
-		if err != nil {
+		if err := opOf(&ops[i], i, a, &arena); err != nil {
 			return nil, err
 		}
-		ops[i] = op
 	}
 	results, err := r.tree.Apply(ops, r.at)
 	if err != nil {
@@ -36,41 +44,102 @@ func applyOps(r *request) ([]byte, error) {
 			r.sent(ops[i].Message)
 		}
 	}
-	return rawjson.AppendStrings(nil, results), nil
+	return appendResults(results), nil
 }
 
-// opOf reads argument i of applyOps. The message of an append is copied (the
-// tree keeps it) and validated by Apply, which names the op if it is bad.
-func opOf(i int, a []byte) (core.Op, error) {
+// opsBuf is the reusable op list of applyOps (calls never overlap). Its ops
+// are zero between calls. A call sets only the fields its ops use and clears
+// only those: while the collector runs, which in wasm is most of the time
+// during a burst of calls, every pointer written costs a write barrier, and a
+// whole core.Op holds ten.
+var opsBuf []core.Op
+
+func opsBuffer(n int) []core.Op {
+	if cap(opsBuf) < n {
+		opsBuf = make([]core.Op, n)
+	}
+	return opsBuf[:n]
+}
+
+// clearOps zeroes what opOf set from args, so the buffer keeps no freed
+// tree's messages alive and no op's state reaches the next call.
+func clearOps(ops []core.Op, args [][]byte) {
+	for i := range ops {
+		if a := args[i]; len(a) > 0 && a[0] != 'J' {
+			op := &ops[i]
+			op.Op, op.Message, op.At, op.HasAt = "", nil, 0, false
+		} else {
+			ops[i] = core.Op{} // ParseOps's op, with its unexported state
+		}
+	}
+}
+
+// appendResults writes results as "L" and one result per line: ids and branch
+// names hold no control characters, and splitting lines in JS is far cheaper
+// than JSON.parse. A result with a newline (none can have one) would make it
+// "J" and a JSON array instead, so the answer is right whatever the tree holds.
+func appendResults(results []string) []byte {
+	size := 1
+	for _, s := range results {
+		if strings.IndexByte(s, '\n') >= 0 {
+			return rawjson.AppendStrings(append(grow(0), 'J'), results)
+		}
+		size += len(s) + 1
+	}
+	b := append(grow(size), 'L')
+	for i, s := range results {
+		if i > 0 {
+			b = append(b, '\n')
+		}
+		b = append(b, s...)
+	}
+	return b
+}
+
+// opOf reads argument i of applyOps into op, which is zero. The message of an
+// append is copied to arena (the tree keeps it) and validated by Apply, which
+// names the op if it is bad.
+func opOf(op *core.Op, i int, a []byte, arena *[]byte) error {
 	if len(a) == 0 {
-		return core.Op{}, invalid("op " + strconv.Itoa(i) + ": empty")
+		return invalid("op " + strconv.Itoa(i) + ": empty")
 	}
 	switch a[0] {
 	case 'a':
-		return core.Op{Op: "append", Message: append(core.Message(nil), a[1:]...)}, nil
-	case 'A':
-		nl := 1
-		for nl < len(a) && a[nl] != '\n' {
-			nl++
+		op.Op, op.Message = "append", keepIn(arena, a[1:])
+		return nil
+	case 'T':
+		if len(a) < 9 {
+			return invalid("op " + strconv.Itoa(i) + ": truncated time")
 		}
-		at, err := strconv.ParseInt(string(a[1:nl]), 10, 64)
-		if err != nil || nl == len(a) {
-			return core.Op{}, invalid("op " + strconv.Itoa(i) + `: "at" must be an integer number of milliseconds`)
+		v := math.Float64frombits(uint64(a[1]) | uint64(a[2])<<8 | uint64(a[3])<<16 | uint64(a[4])<<24 |
+			uint64(a[5])<<32 | uint64(a[6])<<40 | uint64(a[7])<<48 | uint64(a[8])<<56)
+		if math.IsNaN(v) || v < -(1<<53) || v > 1<<53 || v != math.Trunc(v) {
+			return invalid("op " + strconv.Itoa(i) + `: "at" must be an integer number of milliseconds`)
 		}
-		return core.Op{Op: "append", Message: append(core.Message(nil), a[nl+1:]...), At: at, HasAt: true}, nil
+		op.Op, op.Message, op.At, op.HasAt = "append", keepIn(arena, a[9:]), int64(v), true
+		return nil
 	case 'J':
 		data := make([]byte, 0, len(a)+1)
 		data = append(append(append(data, '['), a[1:]...), ']')
 		ops, err := core.ParseOps(data)
 		if err != nil {
-			return core.Op{}, renumber(err, i)
+			return renumber(err, i)
 		}
 		if len(ops) != 1 {
-			return core.Op{}, invalid("op " + strconv.Itoa(i) + ": must be one JSON object")
+			return invalid("op " + strconv.Itoa(i) + ": must be one JSON object")
 		}
-		return ops[0], nil
+		*op = ops[0]
+		return nil
 	}
-	return core.Op{}, invalid("op " + strconv.Itoa(i) + ": unknown kind " + strconv.Quote(string(a[:1])))
+	return invalid("op " + strconv.Itoa(i) + ": unknown kind " + strconv.Quote(string(a[:1])))
+}
+
+// keepIn appends b to arena and returns the copy, its capacity cut to its
+// length so that nothing appended to it can reach the next message.
+func keepIn(arena *[]byte, b []byte) core.Message {
+	start := len(*arena)
+	*arena = append(*arena, b...)
+	return core.Message((*arena)[start:len(*arena):len(*arena)])
 }
 
 // renumber makes ParseOps's "op 0" of a one-op batch name op i.

@@ -24,7 +24,7 @@ func project(r *request) ([]byte, error) {
 	s := r.slots
 	b := grow(4 + 4*len(msgs))
 	b = appendUint32(b, uint32(len(msgs)))
-	known := len(s.msgs)
+	known := s.len()
 	for _, m := range msgs {
 		slot, ok := s.lookup(m)
 		if !ok {
@@ -32,7 +32,8 @@ func project(r *request) ([]byte, error) {
 		}
 		b = appendUint32(b, slot)
 	}
-	for _, m := range s.msgs[known:] {
+	for i := known; i < s.len(); i++ {
+		m := s.at(i)
 		b = appendUint32(b, uint32(len(m)))
 		b = append(b, m...)
 	}

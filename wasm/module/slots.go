@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math/bits"
 	"unsafe"
 
 	"github.com/sessiontree/sessiontree/core"
@@ -11,55 +12,131 @@ import (
 // so a projection crosses as a list of small integers plus the bytes of the
 // messages JS has not seen yet, and JS never parses a message twice.
 //
-// Both sides keep one rule: JS holds slot i exactly when i < len(msgs). A slot
+// Both sides keep one rule: JS holds slot i exactly when i < s.len(). A slot
 // is made only where JS gets the message in the same call: its bytes in the
 // result, or the text JS itself sent (append, edit, regenerate, apply).
 //
 // Messages are immutable and a tree never changes one in place, so a slot is
 // keyed by the address of the message's first byte. The table holds each
 // message, so those bytes are never freed and reused for another message while
-// the key exists. Two live messages starting at one address are the same bytes
-// (a JSON object starting there ends at one place), so nodes sharing bytes
-// share a slot, which is right: their messages are equal.
+// the key exists. Two live messages starting at one address are
+// the same bytes (a JSON object starting there ends at one place), so nodes
+// sharing bytes share a slot, which is right: their messages are equal.
+//
+// The index is an open-addressing table of address<<32 | slot words rather
+// than a map[*byte]uint32: every append makes a slot, and in wasm a Go map
+// insert (a generic hash, a pointer-bearing bucket the collector scans and
+// write barriers) costs more than the rest of the slot's bookkeeping together.
+// WebAssembly addresses are 32 bits and a message is never empty, so no key is
+// 0, the empty word.
+//
+// The messages are kept in chunks of chunkSize (the first grows to that size),
+// so that the table grows without copying what it holds (copying a slice of pointers costs a write
+// barrier per element while the collector runs, which in wasm is most of the
+// time during a burst of calls).
 type slotTable struct {
-	of   map[*byte]uint32
-	msgs []core.Message
+	index  []uint64 // len a power of two, at most half full; nil when empty
+	used   int
+	chunks [][]core.Message
+	n      int // the number of slots
 }
 
-func keyOf(m core.Message) *byte { return unsafe.SliceData(m) }
+// chunkSize is the number of messages in one chunk of a slotTable.
+const chunkSize = 1024
+
+func keyOf(m core.Message) uint32 { return uint32(uintptr(unsafe.Pointer(unsafe.SliceData(m)))) }
+
+// home is the first probe position of key in a table of n words (a power of
+// two): Fibonacci hashing (the top bits of a multiplication by 2⁶⁴/φ) spreads
+// the aligned addresses of the allocator.
+func home(key uint32, n int) int {
+	return int(uint64(key) * 0x9E3779B97F4A7C15 >> (65 - bits.Len(uint(n))))
+}
 
 // add makes a new slot for m, which JavaScript holds now, and returns it.
 func (s *slotTable) add(m core.Message) uint32 {
-	if s.of == nil {
-		s.of = make(map[*byte]uint32)
+	slot := uint32(s.n)
+	if s.n%chunkSize == 0 {
+		var c []core.Message // the first grows as a slice: small trees stay small
+		if s.n > 0 {
+			c = make([]core.Message, 0, chunkSize)
+		}
+		s.chunks = append(s.chunks, c)
 	}
-	slot := uint32(len(s.msgs))
-	s.of[keyOf(m)] = slot
-	s.msgs = append(s.msgs, m)
+	last := &s.chunks[len(s.chunks)-1]
+	*last = append(*last, m)
+	s.n++
+	if 2*(s.used+1) > len(s.index) {
+		s.rehash(max(64, 2*len(s.index)))
+	}
+	if len(m) > 0 {
+		s.put(keyOf(m), slot)
+	}
 	return slot
 }
 
+// put sets key's slot (a key added again, the same bytes, takes the newer slot).
+func (s *slotTable) put(key, slot uint32) {
+	mask := len(s.index) - 1
+	for i := home(key, len(s.index)); ; i = (i + 1) & mask {
+		w := s.index[i]
+		if w == 0 {
+			s.index[i] = uint64(key)<<32 | uint64(slot)
+			s.used++
+			return
+		}
+		if uint32(w>>32) == key {
+			s.index[i] = uint64(key)<<32 | uint64(slot)
+			return
+		}
+	}
+}
+
+// rehash rebuilds the index with n words.
+func (s *slotTable) rehash(n int) {
+	old := s.index
+	s.index = make([]uint64, n)
+	s.used = 0
+	for _, w := range old {
+		if w != 0 {
+			s.put(uint32(w>>32), uint32(w))
+		}
+	}
+}
+
+// len returns the number of slots.
+func (s *slotTable) len() int { return s.n }
+
+// at returns the message of slot i < s.len().
+func (s *slotTable) at(i int) core.Message { return s.chunks[i/chunkSize][i%chunkSize] }
+
 // lookup returns the slot of m, or false.
 func (s *slotTable) lookup(m core.Message) (uint32, bool) {
-	slot, ok := s.of[keyOf(m)]
-	return slot, ok
+	if len(s.index) == 0 || len(m) == 0 {
+		return 0, false
+	}
+	key := keyOf(m)
+	mask := len(s.index) - 1
+	for i := home(key, len(s.index)); ; i = (i + 1) & mask {
+		w := s.index[i]
+		if w == 0 {
+			return 0, false
+		}
+		if uint32(w>>32) == key {
+			return uint32(w), true
+		}
+	}
 }
 
 // reset forgets every slot (JS drops its cache in the same call), so that the
 // messages of pruned nodes are not kept alive by the table.
-func (s *slotTable) reset() {
-	s.of = nil
-	s.msgs = nil
-}
+func (s *slotTable) reset() { *s = slotTable{} }
 
 // clone copies the table for a cloned tree, which shares the messages.
 func (s *slotTable) clone() slotTable {
-	c := slotTable{msgs: append([]core.Message(nil), s.msgs...)}
-	if s.of != nil {
-		c.of = make(map[*byte]uint32, len(s.of))
-		for k, v := range s.of {
-			c.of[k] = v
-		}
+	c := slotTable{index: append([]uint64(nil), s.index...), used: s.used, n: s.n}
+	for _, ch := range s.chunks {
+		c.chunks = append(c.chunks, append(make([]core.Message, 0, chunkSize), ch...))
 	}
 	return c
 }
