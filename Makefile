@@ -26,7 +26,7 @@ tools:
 ## test: everything, from a clean clone
 test: tools vet test-core test-worker test-wasm test-js test-web
 
-vet:
+vet: vet-worker
 	@echo "== go vet, gofmt"
 	@$(GO) vet ./...
 	@GOOS=js GOARCH=wasm $(GO) vet ./...
@@ -148,6 +148,21 @@ worker: tools worker-build
 	@cd $(WORKER_DIR) && $(WRANGLER_ENV) wrangler d1 migrations apply DB --local </dev/null >/dev/null
 	@cd $(WORKER_DIR) && $(WRANGLER_ENV) exec wrangler dev --ip 127.0.0.1 --port $(WORKER_LISTEN) --show-interactive-dev-session=false
 
+## vet-worker: safejs's jsguard analyzer over wasm/worker (GOOS=js): a direct
+## syscall/js call fails, and only internal/workersjs (the js.Value edge of
+## syumai/workers' API) may import syscall/js. jsguard is built from its own
+## module (wasm/worker/jsguard: safejs v0.1.0 with x/tools v0.52.0, pinned).
+.PHONY: vet-worker
+JSGUARD := $(TOOLS)/bin/jsguard
+$(JSGUARD): $(WORKER_DIR)/jsguard/main.go $(WORKER_DIR)/jsguard/go.mod $(WORKER_DIR)/jsguard/go.sum
+	@mkdir -p $(@D)
+	@cd $(WORKER_DIR)/jsguard && GOOS= GOARCH= $(GO) build -o $@ .
+vet-worker: $(JSGUARD)
+	@echo "== wasm/worker: jsguard (JavaScript only through safejs)"
+	@GOOS=js GOARCH=wasm $(JSGUARD) ./$(WORKER_DIR)/...
+	@out=$$(grep -rl --include='*.go' '"syscall/js"' $(WORKER_DIR) | grep -vx '$(WORKER_DIR)/internal/workersjs/workersjs.go' || true); \
+	  if [ -n "$$out" ]; then echo "syscall/js imported outside $(WORKER_DIR)/internal/workersjs:" $$out; exit 1; fi
+
 ## token: make token TENANT=alice prints a bearer token for alice (last line)
 token: $(WORKER_DIR)/.dev.vars
 	@if [ -z "$(TENANT)" ]; then echo "usage: make token TENANT=alice" >&2; exit 2; fi
@@ -155,9 +170,11 @@ token: $(WORKER_DIR)/.dev.vars
 
 ## test-worker: native tests of the handler, then the HTTP suite against wrangler dev
 ## (a free loopback port, a fresh D1 state dir; wrangler is stopped even on failure)
-test-worker: worker-build
+test-worker: tools worker-build
 	@echo "== worker: go test ./wasm/edge (native)"
 	@$(GO) test -count=1 ./wasm/edge/
+	@echo "== worker: its safejs readers, go test (GOOS=js GOARCH=wasm, headless Chromium)"
+	@GOOS=js GOARCH=wasm $(GO) test -count=1 -timeout 2m ./$(WORKER_DIR)/internal/jsread/ 2>&1 | (grep -v 'unknown IPAddressSpace' || true)
 	@echo "== worker: HTTP suite against wrangler dev"
 	@pids=$$(mktemp); trap 'while read -r p; do kill -- -$$p 2>/dev/null || true; done <"$$pids"; rm -f "$$pids"' EXIT; \
 	  SESSIONTREE_WORKER_PIDS=$$pids SESSIONTREE_WORKER_DIR=$(CURDIR)/$(WORKER_DIR) \

@@ -1,0 +1,13 @@
+module github.com/sessiontree/sessiontree/wasm/worker/jsguard
+
+go 1.26.0
+
+require (
+	github.com/hack-pad/safejs v0.1.0
+	golang.org/x/tools v0.52.0
+)
+
+require (
+	golang.org/x/mod v0.42.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
+)
