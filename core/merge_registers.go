@@ -4,28 +4,34 @@ import "strings"
 
 // Branch names as a join-semilattice (see Merge).
 //
-// The state a merge joins is, for every register (a branch name that is not a
+// The state a merge joins is the union of nodes, the deletion times of names
+// (the later of two) and, for every register (a branch name that is not a
 // conflict name), the set of its values: where the name pointed (leaf), when
-// it was moved there (moved), when the branch was made (created), and the
-// copy's "used" clock. A value is stored as a branch or hidden record: the
-// register's newest value under the register's own name, every other value
-// under a conflict name register + "~" + leaf (see registerOf). A merge
+// it was moved there (moved), when the branch was made (created), with the
+// copy's "used" clock (the larger of two). A value v of register r is dropped
+// when
 //
-//  1. collects both copies' values per register (a union; one value taken
-//     twice keeps the larger used clock),
-//  2. prunes: a value moved no later than a deletion of its register is dead
-//     and dropped; a value is dropped when a newer value of the same register
-//     (laterMove) is at its leaf or below it (it only went further down),
-//  3. and derives the branches from what is left (resolve).
+//	dead:       v.moved <= the deletion time of r, or
+//	superseded: another value w of r is newer (laterMove) and w's leaf is v's
+//	            leaf or below it (the name only went further down).
 //
-// Why this is a join: "dropped" holds in every larger state (a newer value
-// below stays, or is itself dropped for one newer still and further below,
-// which drops this one too; a deletion stays), and a dropped value is never
-// what drops another one for a reason that a kept value does not also give.
-// So pruning before or after a union gives the same set, merging is the union
-// of value sets followed by pruning, and that is commutative, associative and
-// idempotent. Step 3 is a function of the set, and reading the branches back
-// (collect) gives the same set again, so the saved bytes are too.
+// Both hold in every larger state (the deletion and w stay), and a dropped
+// value never drops another one that no kept value drops: if w supersedes v
+// and w is superseded by w2, then w2 (newer still, further below) supersedes
+// v; if w is dead, v, moved no later, is dead too. So dropping before or after
+// a union leaves the same set, norm(x ∪ y) = norm(norm(x) ∪ y), and merging,
+// the union followed by norm, is the least upper bound of two normalized
+// states: commutative, associative and idempotent.
+//
+// The branches are a function of the normalized state (resolve), and the
+// state is read back from branches and hidden records alone (addTree, with
+// registerOf): each kept value is stored once, the newest under its register's
+// name and every other one under register + "~" + leaf, which registerOf maps
+// back. So a merge result merged again (or saved, loaded and merged) yields
+// the same state, and the saved bytes depend on nothing else.
+//
+// A name a user gives that has the shape of a conflict name at its own leaf
+// ("idea~x" at x) is read as a value of "idea" too.
 
 // regValue is one value of a branch register.
 type regValue struct {
@@ -119,8 +125,8 @@ func (m *merger) prune(rs registers) {
 			}
 			return 0
 		})
-		// Only kept values need to be asked: one dropped for a newer value
-		// below is also dropped by that value's keeper.
+		// Asking the kept values suffices: a value superseded by a dropped
+		// one is superseded by a kept one too (see the top of this file).
 		kept := vals[:0]
 		for _, v := range vals {
 			superseded := false
