@@ -324,13 +324,18 @@ function writeShort(u8, off, s) {
 }
 
 function decode(u8, p, len) {
-  if (len === 16 && (u8[p] | u8[p + 1] | u8[p + 2] | u8[p + 3] | u8[p + 4] | u8[p + 5] | u8[p + 6] | u8[p + 7] |
-      u8[p + 8] | u8[p + 9] | u8[p + 10] | u8[p + 11] | u8[p + 12] | u8[p + 13] | u8[p + 14] | u8[p + 15]) < 0x80) {
-    // An id (16 ASCII characters): one call, no intermediate strings.
-    return String.fromCharCode(u8[p], u8[p + 1], u8[p + 2], u8[p + 3], u8[p + 4], u8[p + 5], u8[p + 6], u8[p + 7],
-      u8[p + 8], u8[p + 9], u8[p + 10], u8[p + 11], u8[p + 12], u8[p + 13], u8[p + 14], u8[p + 15]);
-  }
-  if (len <= SHORT) {
+  if (len <= 16) {
+    // An id (16 ASCII characters) or a branch name: one call, no intermediate
+    // strings. Bytes past len are read (memory is far larger than any result)
+    // and cut off.
+    let ascii = 0;
+    for (let i = p; i < p + len; i++) ascii |= u8[i];
+    if (ascii < 0x80) {
+      const s = String.fromCharCode(u8[p], u8[p + 1], u8[p + 2], u8[p + 3], u8[p + 4], u8[p + 5], u8[p + 6], u8[p + 7],
+        u8[p + 8], u8[p + 9], u8[p + 10], u8[p + 11], u8[p + 12], u8[p + 13], u8[p + 14], u8[p + 15]);
+      return len === 16 ? s : s.slice(0, len);
+    }
+  } else if (len <= SHORT) {
     let ascii = 0;
     for (let i = p; i < p + len; i++) ascii |= u8[i];
     if (ascii < 0x80) return String.fromCharCode.apply(null, u8.subarray(p, p + len));

@@ -24,21 +24,23 @@ import (
 // sharing bytes share a slot, which is right: their messages are equal.
 //
 // The index is an open-addressing table of address<<32 | slot words rather
-// than a map[*byte]uint32: every append makes a slot, and in wasm a Go map
-// insert (a generic hash, a pointer-bearing bucket the collector scans and
-// write barriers) costs more than the rest of the slot's bookkeeping together.
-// WebAssembly addresses are 32 bits and a message is never empty, so no key is
-// 0, the empty word.
+// than a map[*byte]uint32: in wasm a Go map insert (a generic hash, a
+// pointer-bearing bucket the collector scans and write barriers) costs more
+// than the rest of the slot's bookkeeping together. WebAssembly addresses are
+// 32 bits and a message is never empty, so no key is 0, the empty word. The
+// index is built lazily, by the first lookup after slots were added: a burst of
+// appends pays for no hashing, and a projection indexes what it needs once.
 //
 // The messages are kept in chunks of chunkSize (the first grows to that size),
-// so that the table grows without copying what it holds (copying a slice of pointers costs a write
-// barrier per element while the collector runs, which in wasm is most of the
-// time during a burst of calls).
+// so that the table grows without copying what it holds (copying a slice of
+// pointers costs a write barrier per element while the collector runs, which
+// in wasm is most of the time during a burst of calls).
 type slotTable struct {
-	index  []uint64 // len a power of two, at most half full; nil when empty
-	used   int
-	chunks [][]core.Message
-	n      int // the number of slots
+	index   []uint64 // len a power of two, at most half full; nil when empty
+	used    int      // the words in use
+	indexed int      // slots 0…indexed-1 are in the index
+	chunks  [][]core.Message
+	n       int // the number of slots
 }
 
 // chunkSize is the number of messages in one chunk of a slotTable.
@@ -66,13 +68,23 @@ func (s *slotTable) add(m core.Message) uint32 {
 	last := &s.chunks[len(s.chunks)-1]
 	*last = append(*last, m)
 	s.n++
-	if 2*(s.used+1) > len(s.index) {
-		s.rehash(max(64, 2*len(s.index)))
-	}
-	if len(m) > 0 {
-		s.put(keyOf(m), slot)
-	}
 	return slot
+}
+
+// catchUp puts the slots added since the last lookup into the index, in slot
+// order (so that bytes added twice find the newer slot).
+func (s *slotTable) catchUp() {
+	if s.indexed == s.n {
+		return
+	}
+	if need := 2 * (s.used + s.n - s.indexed); need > len(s.index) {
+		s.rehash(max(64, 1<<bits.Len(uint(need))))
+	}
+	for ; s.indexed < s.n; s.indexed++ {
+		if m := s.at(s.indexed); len(m) > 0 {
+			s.put(keyOf(m), uint32(s.indexed))
+		}
+	}
 }
 
 // put sets key's slot (a key added again, the same bytes, takes the newer slot).
@@ -112,6 +124,7 @@ func (s *slotTable) at(i int) core.Message { return s.chunks[i/chunkSize][i%chun
 
 // lookup returns the slot of m, or false.
 func (s *slotTable) lookup(m core.Message) (uint32, bool) {
+	s.catchUp()
 	if len(s.index) == 0 || len(m) == 0 {
 		return 0, false
 	}
@@ -134,7 +147,7 @@ func (s *slotTable) reset() { *s = slotTable{} }
 
 // clone copies the table for a cloned tree, which shares the messages.
 func (s *slotTable) clone() slotTable {
-	c := slotTable{index: append([]uint64(nil), s.index...), used: s.used, n: s.n}
+	c := slotTable{index: append([]uint64(nil), s.index...), used: s.used, indexed: s.indexed, n: s.n}
 	for _, ch := range s.chunks {
 		c.chunks = append(c.chunks, append(make([]core.Message, 0, chunkSize), ch...))
 	}
