@@ -371,7 +371,7 @@ func (l *loader) id(where string) (string, error) { return l.nodeID(where, "") }
 func (l *loader) nodeID(key, field string) (string, error) {
 	s, err := l.d.StringView()
 	if err == nil {
-		err = checkName("id", s)
+		err = checkStoredName("id", s)
 	}
 	if err != nil {
 		where := key
@@ -392,7 +392,7 @@ func (l *loader) name(where string) (string, error) {
 	if err != nil {
 		return "", l.corrupt(where, "expected a string branch name")
 	}
-	if err := checkName("branch name", s); err != nil {
+	if err := checkStoredName("branch name", s); err != nil {
 		return "", l.corrupt(where, err.(*Error).Message)
 	}
 	return s, nil
@@ -410,7 +410,7 @@ func (l *loader) text(where string) (string, error) {
 func (l *loader) branches() error {
 	return l.d.Object(func(key string) error {
 		where := "branches." + key
-		if err := checkName("branch name", key); err != nil {
+		if err := checkStoredName("branch name", key); err != nil {
 			return l.corrupt("branches", err.(*Error).Message)
 		}
 		if l.t.branches[key] != nil {
@@ -557,7 +557,7 @@ func (l *loader) nodes() error {
 	}
 	return l.d.Members(func(rawKey []byte) error {
 		key := rawjson.KeyView(rawKey)
-		if err := checkName("node key", key); err != nil {
+		if err := checkStoredName("node key", key); err != nil {
 			return l.corrupt("nodes", err.(*Error).Message)
 		}
 		n, err := l.node(key)

@@ -640,3 +640,54 @@ func BenchmarkMerge(b *testing.B) {
 		})
 	}
 }
+
+// What a merge saves loads back, even when the names it derives (name~leaf for a
+// second leaf, id~hash for a second content of an id) grow past the 256 bytes
+// an operation accepts.
+func TestMergeOfNamesAndIdsAtTheLimitSavesAFileThatLoadsBack(t *testing.T) {
+	long := strings.Repeat("n", 256)
+	id := strings.Repeat("i", 256)
+	base := New()
+	if err := base.InsertNode("root", "", msg("user", "q"), "", 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := base.SetBranch(long, "root", 2); err != nil {
+		t.Fatal(err)
+	}
+	a, b := base.Clone(), base.Clone()
+	if err := a.InsertNode(id, "root", msg("user", "from a"), "", 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.InsertNode(id, "root", msg("user", "from b"), "", 20); err != nil {
+		t.Fatal(err)
+	}
+	la := mustAppend(t, a, msg("user", "a leaf"), 30)
+	lb := mustAppend(t, b, msg("user", "b leaf"), 40)
+	if err := a.SetBranch(long, la, 50); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.SetBranch(long, lb, 60); err != nil {
+		t.Fatal(err)
+	}
+	m := mustMerge(t, a, b)
+	saved := m.Marshal()
+	back, err := Unmarshal(saved)
+	if err != nil {
+		t.Fatalf("a merged tree does not load back: %v", err)
+	}
+	if !bytes.Equal(back.Marshal(), saved) {
+		t.Fatal("save(load(save(merge))) differs")
+	}
+	if len(back.nodes) != 5 || len(back.Validate()) != 0 {
+		t.Fatalf("%d nodes (want root, two contents of the long id, two leaves), problems %v", len(back.nodes), back.Validate())
+	}
+	conflicts := 0
+	for k := range back.nodes {
+		if len(k) > len(id) && k[:len(id)+1] == id+"~" {
+			conflicts++
+		}
+	}
+	if conflicts != 1 {
+		t.Fatalf("%d nodes kept as id~hash, want 1", conflicts)
+	}
+}

@@ -128,14 +128,29 @@ func toolCallText(call []byte) string {
 	return "[tool_call " + name + "(" + args + ")]"
 }
 
-// checkID validates an id or branch name: non-empty, at most 256 bytes, valid
-// UTF-8 and free of control characters.
-func checkName(what, s string) error {
+// Length limits of ids and branch names. A name or id given to an operation is
+// at most maxName bytes. One read from a file may be longer, up to
+// maxStoredName: a merge keeps a second content of an id as id + "~" + a hash,
+// and a second leaf of a branch as name + "~" + leaf, so what a merge saves
+// must load back even when the original was at the limit.
+const (
+	maxName       = 256
+	maxStoredName = 64 << 10
+)
+
+// checkName validates an id or branch name given to an operation: non-empty,
+// at most maxName bytes, valid UTF-8 and free of control characters.
+func checkName(what, s string) error { return checkNameLen(what, s, maxName) }
+
+// checkStoredName validates an id or branch name read from a file.
+func checkStoredName(what, s string) error { return checkNameLen(what, s, maxStoredName) }
+
+func checkNameLen(what, s string, max int) error {
 	if s == "" {
 		return newError(CodeInvalidInput, what+" must be a non-empty string")
 	}
-	if len(s) > 256 {
-		return newError(CodeInvalidInput, what+" "+quote(s)+" is longer than 256 bytes")
+	if len(s) > max {
+		return newError(CodeInvalidInput, what+" "+quote(s)+" is longer than "+itoa(max)+" bytes")
 	}
 	plain := true
 	for i := 0; i < len(s); i++ {
