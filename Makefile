@@ -59,20 +59,21 @@ bench-formats:
 	@echo "== formats: import benchmarks (GOOS=js GOARCH=wasm, headless Chromium)"
 	@GOOS=js GOARCH=wasm $(GO) test -run '^$$' -bench 'Import(ClaudeCode|Pi|Codex|ChatGPT)$$' -benchtime 1x -count=1 ./core/formats/ 2>&1 | (grep -v 'unknown IPAddressSpace' || true)
 
-## build: the browser module js/sessiontree.wasm, the formats module (import/export,
-## loaded on first use) js/sessiontree-formats.wasm and wasm_exec.js beside them (only when stale)
+## build: the browser module js/sessiontree.wasm, the interchange module (import,
+## export and merge, loaded on first use) js/sessiontree-interchange.wasm and
+## wasm_exec.js beside them (only when stale)
 WASM_SRC  := $(shell find core wasm/module wasm/internal -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod
-FORMATS_SRC := $(shell find core wasm/formats wasm/internal -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod
+INTERCHANGE_SRC := $(shell find core wasm/interchange wasm/internal -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod
 WASM_EXEC := $(shell $(GO) env GOROOT)/lib/wasm/wasm_exec.js
-build: js/sessiontree.wasm js/sessiontree-formats.wasm js/wasm_exec.js
+build: js/sessiontree.wasm js/sessiontree-interchange.wasm js/wasm_exec.js
 
 js/sessiontree.wasm: $(WASM_SRC)
 	@echo "== build js/sessiontree.wasm"
 	@GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o $@ ./wasm/module
 
-js/sessiontree-formats.wasm: $(FORMATS_SRC)
-	@echo "== build js/sessiontree-formats.wasm"
-	@GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o $@ ./wasm/formats
+js/sessiontree-interchange.wasm: $(INTERCHANGE_SRC)
+	@echo "== build js/sessiontree-interchange.wasm"
+	@GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o $@ ./wasm/interchange
 
 js/wasm_exec.js: $(WASM_EXEC)
 	@cp $< $@
@@ -80,8 +81,8 @@ js/wasm_exec.js: $(WASM_EXEC)
 ## test-wasm: the bridge's tests and the core's own suite, GOOS=js in headless Chromium
 # wasmbrowsertest v0.11.0 prints "unknown IPAddressSpace" lines with this Chromium: noise.
 test-wasm:
-	@echo "== wasm/module, wasm/formats, the bridge and core: go test (GOOS=js GOARCH=wasm, headless Chromium)"
-	@GOOS=js GOARCH=wasm $(GO) test -count=1 ./wasm/module/ ./wasm/formats/ ./wasm/internal/... ./core/... 2>&1 | (grep -v 'unknown IPAddressSpace' || true)
+	@echo "== wasm/module, wasm/interchange, the bridge and core: go test (GOOS=js GOARCH=wasm, headless Chromium)"
+	@GOOS=js GOARCH=wasm $(GO) test -count=1 ./wasm/module/ ./wasm/interchange/ ./wasm/internal/... ./core/... 2>&1 | (grep -v 'unknown IPAddressSpace' || true)
 
 ## test-js: the JS API's tests in Node and in headless Chromium, and tsc on the .d.ts
 test-js: build
@@ -108,7 +109,7 @@ demo: web-dist $(WEB_SERVE)
 
 web-dist: build $(D3_HIERARCHY)
 	@rm -rf web/dist.tmp && mkdir -p web/dist.tmp/vendor
-	@cp $(WEB_FILES) js/sessiontree.js js/sessiontree.wasm js/sessiontree-formats.wasm js/wasm_exec.js web/dist.tmp/
+	@cp $(WEB_FILES) js/sessiontree.js js/sessiontree.wasm js/sessiontree-interchange.wasm js/wasm_exec.js web/dist.tmp/
 	@cp $(D3_HIERARCHY) web/dist.tmp/vendor/d3-hierarchy.mjs
 	@rm -rf web/dist && mv web/dist.tmp web/dist
 

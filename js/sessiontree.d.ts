@@ -161,17 +161,19 @@ export interface Splice { messages: Message[]; summaries: Summary[]; }
 export function init(source?: string | URL | ArrayBuffer | ArrayBufferView | Response | WebAssembly.Module): Promise<void>;
 
 /**
- * Loads and starts the formats module, `sessiontree-formats.wasm`: the
- * interchange converters of SPEC §7, kept out of the main module so that it
- * stays small and starts fast. Call it once before `SessionTree.import` or
- * `t.export` (before, they throw a SessionTreeError `invalid_input` saying so);
- * a second call is a no-op. It takes the same sources as init, and with no
- * argument finds the file next to this module (the `workerd` entry passes the
- * bundled module). It does not need init to have finished:
- * `await Promise.all([init(), initFormats()])` loads both at once. A chat client
- * typically calls it when the user first imports or exports.
+ * Loads and starts the interchange module, `sessiontree-interchange.wasm`: the
+ * converters of SPEC §7 (import, export) and merge (SPEC §3), kept out of the
+ * main module so that it stays small and starts fast. Call it once before
+ * `SessionTree.import`, `t.export`, `t.merge` or `SessionTree.mergeJSON`
+ * (before, they throw a SessionTreeError `invalid_input` saying so); a second
+ * call is a no-op. It takes the same sources as init, and with no argument
+ * finds the file next to this module (the `workerd` entry passes the bundled
+ * module). It does not need init to have finished:
+ * `await Promise.all([init(), initInterchange()])` loads both at once. A chat
+ * client typically calls it when the user first imports, exports or syncs
+ * (`sync()` of `sessiontree/sync` calls it itself).
  */
-export function initFormats(source?: string | URL | ArrayBuffer | ArrayBufferView | Response | WebAssembly.Module): Promise<void>;
+export function initInterchange(source?: string | URL | ArrayBuffer | ArrayBufferView | Response | WebAssembly.Module): Promise<void>;
 
 /**
  * A conversation tree, held in the WebAssembly module. Every method is one call
@@ -191,11 +193,18 @@ export class SessionTree implements Disposable {
    * librechat, claudecode, pi, codex, openai, sessiontree (a .tree.json), or auto
    * (detect; the default). The
    * report says what was read and everything the format could not carry.
-   * Needs `await initFormats()` once before.
+   * Needs `await initInterchange()` once before.
    */
   static import(text: string | ArrayBuffer | ArrayBufferView, format?: string): { tree: SessionTree; report: ImportReport };
-  /** The tree in another format (SPEC §7, markdown included), as text. Needs `await initFormats()` once before. */
+  /** The tree in another format (SPEC §7, markdown included), as text. Needs `await initInterchange()` once before. */
   export(format: string): string;
+  /**
+   * Merges two .tree.json files without loading either as a tree, as merge()
+   * does: the merged file's text (`ours` itself, as text, when the merge left it
+   * as it was) and what changed in `ours`. For storage layers that hold files
+   * (a tab syncing through IndexedDB). Needs only `await initInterchange()`.
+   */
+  static mergeJSON(ours: string | ArrayBuffer | ArrayBufferView, theirs: string | ArrayBuffer | ArrayBufferView): { json: string; report: MergeReport };
 
   /** Adds message after the active branch's leaf and returns the new node's id. The message is copied. */
   append(message: Message, atMs?: number): string;
@@ -222,7 +231,9 @@ export class SessionTree implements Disposable {
    * union of nodes; a branch both copies moved keeps the later move and the other
    * leaf on "name~leaf"; labels, summaries and deletions by their times. Merging in
    * any order gives the same save(). `other` is not changed. Throws `corrupt` for a
-   * tree with structural problems (repair() it first).
+   * tree with structural problems (repair() it first). Needs `await initInterchange()`
+   * once before (the merge runs in the interchange module; this object keeps its
+   * handle and its cached messages).
    */
   merge(other: SessionTree | string | Uint8Array | ArrayBuffer): MergeReport;
   /**

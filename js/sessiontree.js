@@ -110,58 +110,62 @@ function need() {
   return wasm;
 }
 
-// ---- the formats module -------------------------------------------------------
-// Import and export (SPEC §7) live in a second, stateless module,
-// sessiontree-formats.wasm (wasm/formats), so that the main module stays small
-// and starts fast: import turns a file into .tree.json bytes that the main
-// module loads, and export turns the bytes the main module saved into a file.
+// ---- the interchange module ---------------------------------------------------
+// Import and export (SPEC §7) and merge (SPEC §3) live in a second, stateless
+// module, sessiontree-interchange.wasm (wasm/interchange), so that the main
+// module stays small and starts fast: import turns a file into .tree.json bytes
+// that the main module loads, export turns the bytes the main module saved into
+// a file, and merge turns two saved trees into one that the main module swaps
+// into the live tree (its "replace" call).
 
-let formats = null; // { exports, memory, import, export } (method numbers)
-let formatsLoading = null;
+let inter = null; // { exports, memory, import, export, merge } (method numbers)
+let interLoading = null;
 
 /**
- * Loads and starts the formats module, once: after it resolves,
- * SessionTree.import and t.export work. With no argument it finds
- * sessiontree-formats.wasm next to this file; otherwise it takes a URL, the
- * bytes, a Response or a compiled WebAssembly.Module. A second call is a no-op.
+ * Loads and starts the interchange module, once: after it resolves,
+ * SessionTree.import, t.export, t.merge and SessionTree.mergeJSON work. With no
+ * argument it finds sessiontree-interchange.wasm next to this file; otherwise it
+ * takes a URL, the bytes, a Response or a compiled WebAssembly.Module. A second
+ * call is a no-op.
  */
-export function initFormats(source) {
-  if (formats) return Promise.resolve();
-  if (!formatsLoading) {
-    formatsLoading = startFormats(source).catch((e) => {
-      formatsLoading = null;
+export function initInterchange(source) {
+  if (inter) return Promise.resolve();
+  if (!interLoading) {
+    interLoading = startInterchange(source).catch((e) => {
+      interLoading = null;
       throw e;
     });
   }
-  return formatsLoading;
+  return interLoading;
 }
 
-async function startFormats(source) {
-  const exports = await run(source ?? new URL("./sessiontree-formats.wasm", import.meta.url), "initFormats");
+async function startInterchange(source) {
+  const exports = await run(source ?? new URL("./sessiontree-interchange.wasm", import.meta.url), "initInterchange");
   if (typeof exports.st_call !== "function") {
-    throw new SessionTreeError("invalid_input", "initFormats: this WebAssembly module is not sessiontree's (no st_call export)");
+    throw new SessionTreeError("invalid_input", "initInterchange: this WebAssembly module is not sessiontree's (no st_call export)");
   }
-  const f = { exports, memory: exports.mem, import: -1, export: -1 };
-  const names = decoder.decode(formatsCall(f, 0, NO_ARGS)).split("\n");
-  f.import = names.indexOf("import");
-  f.export = names.indexOf("export");
-  if (f.import < 0 || f.export < 0) {
-    throw new SessionTreeError("invalid_input", "initFormats: this module is not sessiontree-formats.wasm (no import/export); pass that file, or build it with make build");
+  const f = { exports, memory: exports.mem, import: -1, export: -1, merge: -1 };
+  const names = decoder.decode(interCall(f, 0, NO_ARGS)).split("\n");
+  for (const key of ["import", "export", "merge"]) f[key] = names.indexOf(key);
+  if (f.import < 0 || f.export < 0 || f.merge < 0) {
+    throw new SessionTreeError("invalid_input", "initInterchange: this module is not sessiontree-interchange.wasm (no import/export/merge); pass that file, or build it with make build");
   }
-  formats = f;
+  inter = f;
 }
 
-function needFormats() {
-  if (!formats) {
-    throw new SessionTreeError("invalid_input", "import and export need the formats module: call `await initFormats()` once before SessionTree.import or t.export");
+// needInterchange returns the interchange module, or throws a sentence saying
+// that `what` needs it loaded first.
+function needInterchange(what) {
+  if (!inter) {
+    throw new SessionTreeError("invalid_input", `${what} needs the interchange module: call \`await initInterchange()\` once before (it loads sessiontree-interchange.wasm)`);
   }
-  return formats;
+  return inter;
 }
 
-// formatsCall writes args (strings or Uint8Arrays, in any module's memory) into
-// the formats module and runs the call. It returns a view of the result, valid
-// until the next call, or throws the SessionTreeError the module sent.
-function formatsCall(f, method, args) {
+// interCall writes args (strings or Uint8Arrays, in any module's memory) into
+// the interchange module and runs the call. It returns a view of the result,
+// valid until the next call, or throws the SessionTreeError the module sent.
+function interCall(f, method, args) {
   const bytes = args.map((a) => (typeof a === "string" ? encoder.encode(a) : a));
   let size = 0;
   for (const b of bytes) size += 4 + b.length;
@@ -194,7 +198,7 @@ const M = {
   apply: 0, node: 0, children: 0, siblings: 0, branches: 0, activeBranch: 0, hasBranches: 0,
   pathOf: 0, messages: 0, summarizeBranch: 0, summaryInput: 0, summarizeBranchAsOf: 0,
   stubSummary: 0, renderBranchText: 0, spliceForLinearExport: 0, validate: 0, repair: 0,
-  prune: 0, search: 0, stats: 0, merge: 0, project: 0, applyOps: 0,
+  prune: 0, search: 0, stats: 0, replace: 0, project: 0, applyOps: 0,
 };
 
 const NO_ARGS = [];
@@ -354,6 +358,15 @@ function str(name, v) {
 function optStr(name, v) {
   if (v === undefined || v === null) return "";
   return str(name, v);
+}
+
+// treeFile checks a .tree.json argument (text or bytes) and returns it as a
+// string or a Uint8Array.
+function treeFile(name, v) {
+  if (typeof v === "string") return v.isWellFormed() ? v : fail(`"${name}" contains a lone surrogate (an unpaired UTF-16 code unit)`);
+  if (v instanceof ArrayBuffer) return new Uint8Array(v);
+  if (ArrayBuffer.isView(v)) return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+  return fail(`"${name}" must be a .tree.json string or bytes`);
 }
 
 function time(v) {
@@ -532,27 +545,50 @@ export class SessionTree {
 
   /**
    * Imports a chat export (SPEC §7) as a tree, with a report of what the format
-   * could not carry. Needs `await initFormats()` first.
+   * could not carry. Needs `await initInterchange()` first.
    */
   static import(text, format = "auto") {
     need();
-    const f = needFormats();
+    const f = needInterchange("SessionTree.import");
     const arg = typeof text === "string" ? (text.isWellFormed() ? text : fail(`"text" contains a lone surrogate`))
       : text instanceof ArrayBuffer ? new Uint8Array(text)
       : ArrayBuffer.isView(text) ? new Uint8Array(text.buffer, text.byteOffset, text.byteLength)
       : fail(`"text" must be a string or bytes`);
-    // [u32 report length][report JSON][the tree's .tree.json] (wasm/formats)
-    const res = formatsCall(f, f.import, [str("format", format), arg]);
+    // [u32 report length][report JSON][the tree's .tree.json] (wasm/interchange)
+    const res = interCall(f, f.import, [str("format", format), arg]);
     const n = res[0] | (res[1] << 8) | (res[2] << 16) | (res[3] << 24);
     const report = JSON.parse(decoder.decode(res.subarray(4, 4 + n)));
     return { tree: SessionTree.load(res.subarray(4 + n)), report };
   }
 
-  /** The tree in another format (SPEC §7), as text. Needs `await initFormats()` first. */
+  /** The tree in another format (SPEC §7), as text. Needs `await initInterchange()` first. */
   export(format) {
-    const f = needFormats();
+    const f = needInterchange("t.export");
     str("format", format);
-    return decoder.decode(formatsCall(f, f.export, [format, this.save()]));
+    return decoder.decode(interCall(f, f.export, [format, this.#saved()]));
+  }
+
+  /**
+   * Merges two .tree.json files (text or bytes) without loading either as a
+   * tree: `{ json, report }`, the merged file's text (`ours` itself when the
+   * merge left it as it was) and what changed in ours. Needs only
+   * `await initInterchange()`.
+   */
+  static mergeJSON(ours, theirs) {
+    const f = needInterchange("SessionTree.mergeJSON");
+    const res = interCall(f, f.merge, [treeFile("ours", ours), treeFile("theirs", theirs)]);
+    const n = res[0] | (res[1] << 8) | (res[2] << 16) | (res[3] << 24);
+    const report = JSON.parse(decoder.decode(res.subarray(4, 4 + n)));
+    const same = res.length === 4 + n;
+    return { json: same ? (typeof ours === "string" ? ours : decoder.decode(treeFile("ours", ours))) : decoder.decode(res.subarray(4 + n)), report };
+  }
+
+  // #saved returns save() as bytes: a view of the main module's memory, valid
+  // until the next call into it.
+  #saved() {
+    const w = wasm;
+    const len = send(M.save, this.#live(), 0, NO_ARGS);
+    return len === 0 ? new Uint8Array(0) : view(w).subarray(w.out, w.out + len);
   }
 
   #call(method, at, args) {
@@ -621,23 +657,34 @@ export class SessionTree {
     this.#call(M.deleteBranch, time(atMs), [str("branch", branch)]);
   }
 
-  /** Merges another copy of this conversation (a SessionTree or its .tree.json) into this one. */
+  /**
+   * Merges another copy of this conversation (a SessionTree or its .tree.json)
+   * into this one. Needs `await initInterchange()` first: the interchange
+   * module merges the two saved trees, and the main module swaps the result in
+   * under this object's handle.
+   */
   merge(other) {
-    let args;
+    const f = needInterchange("t.merge");
+    const h = this.#live();
+    let theirs;
     if (other instanceof SessionTree) {
       if (other.#h === 0) fail(`the other SessionTree was freed; merge a live tree or its saved JSON`);
-      args = ["handle", String(other.#h)];
-    } else if (typeof other === "string") {
-      if (!other.isWellFormed()) fail(`"other" contains a lone surrogate (an unpaired UTF-16 code unit)`);
-      args = ["json", other];
-    } else if (other instanceof ArrayBuffer || ArrayBuffer.isView(other)) {
-      args = ["json", other instanceof ArrayBuffer ? new Uint8Array(other) : new Uint8Array(other.buffer, other.byteOffset, other.byteLength)];
+      theirs = other.#saved().slice(); // copied: the next save may reuse that memory
+    } else if (typeof other === "string" || other instanceof ArrayBuffer || ArrayBuffer.isView(other)) {
+      theirs = treeFile("other", other);
     } else {
       fail(`"other" must be a SessionTree or a .tree.json string or bytes`);
     }
-    // The message cache stays right: it is keyed by message, and a merge never
-    // changes a stored message (a conflicting node keeps its own).
-    return JSON.parse(this.#call(M.merge, 0, args));
+    // [u32 report length][report JSON][the merged .tree.json, or nothing when
+    // it is ours as it was] (wasm/interchange merge.go)
+    const res = interCall(f, f.merge, [this.#saved(), theirs]);
+    const n = res[0] | (res[1] << 8) | (res[2] << 16) | (res[3] << 24);
+    const report = JSON.parse(decoder.decode(res.subarray(4, 4 + n)));
+    // The message cache stays right: the module keeps the slot of every message
+    // the merged tree still has under the same id and bytes, and empties the
+    // others (wasm/module replace.go).
+    if (res.length > 4 + n) invoke(M.replace, h, 0, [res.subarray(4 + n)]);
+    return report;
   }
 
   apply(ops, atMs) {

@@ -27,7 +27,8 @@ export interface SyncResult {
 }
 
 /**
- * Syncs `tree` with the worker's copy: GET /v1/trees/{id}, merge it into `tree`,
+ * Syncs `tree` with the worker's copy: GET /v1/trees/{id}, merge it into `tree`
+ * (loading the interchange module first: `initInterchange()`, a no-op once loaded),
  * then POST the result to /v1/trees/{id}/merge with If-Match, starting again on 412.
  * Afterwards `tree` and the stored tree hold the same conversation (unless someone
  * pushes again). Fails with a SessionTreeError carrying the worker's error code.

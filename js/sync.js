@@ -1,8 +1,9 @@
 // A small sync client for the edge worker (SPEC §6): pull the stored tree,
 // merge it into the local one, push the result to POST /v1/trees/{id}/merge
 // with If-Match, and on 412 (someone pushed in between) start again. Two
-// devices that edit offline and sync converge, with nothing lost.
-import { SessionTree, SessionTreeError } from "./sessiontree.js";
+// devices that edit offline and sync converge, with nothing lost. The merge
+// runs in the interchange module, which sync loads itself (initInterchange).
+import { SessionTree, SessionTreeError, initInterchange } from "./sessiontree.js";
 
 function fail(msg) {
   throw new SessionTreeError("invalid_input", msg);
@@ -27,17 +28,12 @@ export async function sync(tree, options) {
   if (!Number.isSafeInteger(attempts) || attempts < 1) fail(`"attempts" must be a positive integer`);
   const base = `${url.replace(/\/+$/, "")}/v1/trees/${encodeURIComponent(id)}`;
   const auth = { authorization: `Bearer ${token}` };
+  await initInterchange(); // a no-op once loaded
   for (let attempt = 1; attempt <= attempts; attempt++) {
     const got = await fetchFn(base, { headers: auth });
     if (!got.ok) throw await httpError(got, `pulling tree ${JSON.stringify(id)}`);
     const etag = got.headers.get("etag");
-    const remote = SessionTree.load(await got.text());
-    let pulled;
-    try {
-      pulled = tree.merge(remote);
-    } finally {
-      remote.free();
-    }
+    const pulled = tree.merge(await got.text());
     const put = await fetchFn(`${base}/merge`, {
       method: "POST",
       headers: { ...auth, "content-type": "application/json", ...(etag ? { "if-match": etag } : {}) },

@@ -3,7 +3,7 @@
 // 〈2/3〉 switcher at every fork, per-message and per-branch actions, search, a
 // tree view, import and export. Everything the user sees is built with
 // textContent: message text never becomes markup.
-import { init, initFormats, SessionTree } from "./sessiontree.js";
+import { init, initInterchange, SessionTree } from "./sessiontree.js";
 import { Store, MemoryStore } from "./store.js";
 import { el, renderText, highlighted, openForm, toast, showError, clearError, describe } from "./dom.js";
 import {
@@ -27,7 +27,7 @@ const FORMATS = [
   { value: "openai", label: "OpenAI messages", hint: "the active branch as a messages array", ext: ".openai.json" },
   { value: "markdown", label: "Markdown", hint: "readable; other branches as summaries", ext: ".md" },
 ];
-const hasFormats = typeof initFormats === "function" && typeof SessionTree.import === "function";
+const hasFormats = typeof initInterchange === "function" && typeof SessionTree.import === "function";
 
 const state = {
   store: null,
@@ -354,20 +354,21 @@ function deleteBranchName(branch) {
 
 // ---- import and export ------------------------------------------------------------
 
-// Other tools' formats live in a second module (sessiontree-formats.wasm), loaded
-// the first time the user imports or exports one, with a notice while it loads
-// (a .tree.json needs only the main module).
-let formatsReady = null;
-async function loadFormats() {
-  if (!formatsReady) {
+// Other tools' formats and merge live in a second module
+// (sessiontree-interchange.wasm), loaded the first time the user imports or
+// exports another format, or another tab changes the open conversation, with a
+// notice naming why while it loads (a .tree.json needs only the main module).
+let interchangeReady = null;
+async function loadInterchange(why = "import/export") {
+  if (!interchangeReady) {
     const t0 = performance.now();
-    const notice = setTimeout(() => toast("Loading the import/export module\u2026"), 150);
-    formatsReady = initFormats(new URL("./sessiontree-formats.wasm", import.meta.url)).then(
-      () => { state.timings.formatsLoad = performance.now() - t0; },
-      (e) => { formatsReady = null; throw e; },
+    const notice = setTimeout(() => toast(`Loading the ${why} module\u2026`), 150);
+    interchangeReady = initInterchange(new URL("./sessiontree-interchange.wasm", import.meta.url)).then(
+      () => { state.timings.interchangeLoad = performance.now() - t0; },
+      (e) => { interchangeReady = null; throw e; },
     ).finally(() => clearTimeout(notice));
   }
-  return formatsReady;
+  return interchangeReady;
 }
 
 function looksLikeTreeFile(bytes) {
@@ -389,7 +390,7 @@ async function importFile(file) {
         note = ` It had ${problems.length} structural problem${problems.length === 1 ? "" : "s"}; repaired: ${fixes.slice(0, 3).map((p) => p.message).join("; ")}${fixes.length > 3 ? "; \u2026" : ""}.`;
       }
     } else {
-      await loadFormats();
+      await loadInterchange();
       const got = SessionTree.import(bytes, "auto");
       tree = got.tree;
       const r = got.report;
@@ -425,7 +426,7 @@ async function exportConversation() {
   const f = FORMATS.find((x) => x.value === v.format);
   let text;
   try {
-    if (f.value !== "tree.json") await loadFormats();
+    if (f.value !== "tree.json") await loadInterchange();
     text = f.value === "tree.json" ? cur.tree.save() : cur.tree.export(f.value);
   } catch (e) {
     showError(`Export as ${f.label} failed: ${describe(e)}`);
@@ -872,6 +873,7 @@ async function start() {
   state.store = syncTabs(state.store, {
     current: () => (state.cur?.tree ? { id: state.cur.meta.id, tree: state.cur.tree } : null),
     merged: () => { state.version++; persist(); renderAll(); },
+    loadMerge: () => loadInterchange("tab sync"),
   });
   try {
     state.convs = await state.store.list();

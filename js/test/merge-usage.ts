@@ -1,9 +1,12 @@
 // Type-checks merge() and sync() as a user would write them (tsc --noEmit).
-import { SessionTree, type MergeReport, type MergeConflict } from "../sessiontree.js";
+import { initInterchange, SessionTree, type MergeReport, type MergeConflict } from "../sessiontree.js";
 import { sync, type SyncResult } from "../sync.js";
 
 export async function mergeUsage(a: SessionTree, b: SessionTree): Promise<string[]> {
+  await initInterchange();
   const report: MergeReport = a.merge(b);
+  const files: { json: string; report: MergeReport } = SessionTree.mergeJSON(a.save(), new TextEncoder().encode(b.save()));
+  a.merge(files.json);
   a.merge(b.save());
   const conflicts: MergeConflict[] = report.conflicts;
   a.label(a.activePath()[0], "start", Date.now());

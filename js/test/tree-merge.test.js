@@ -1,11 +1,13 @@
 // merge() and the sync client (js/sync.js). Runs under `node --test` and in
 // headless Chromium (browser.mjs); the worker is a fake with the worker's
-// If-Match and merge rules, so the test needs no network.
-import { test, assert } from "./harness.js";
-import { init, SessionTree } from "../sessiontree.js";
+// If-Match and merge rules, so the test needs no network. The merge runs in the
+// interchange module (what merge says before it is loaded is tested in
+// tree-interchange.test.js, which runs first in the browser page).
+import { test, assert, isNode } from "./harness.js";
+import { init, initInterchange, SessionTree } from "../sessiontree.js";
 import { sync } from "../sync.js";
 
-await init();
+await Promise.all([init(), initInterchange()]);
 
 const user = (content) => ({ role: "user", content });
 
@@ -48,6 +50,101 @@ test("merge refuses what is not a tree, and a freed tree", () => {
   assert.throws(() => a.merge("{"), "corrupt");
   b.free();
   assert.throws(() => a.merge(b), "invalid_input", /freed/);
+});
+
+test("after a merge the tree keeps its object, its handle and its cached messages, none stale", () => {
+  const { a, b, root } = twoCopies();
+  const mine = a.append(user("mine"), 10);
+  const theirs = b.append(user("theirs"), 20);
+  const before = a.linearProjection();
+  const clone = a.clone();
+  const report = a.merge(b);
+  assert.deepEqual(report.nodesAdded, [theirs]);
+  const after = a.linearProjection();
+  assert.deepEqual(after.map((m) => m.content), ["start", "theirs"], "main took the later move");
+  assert.equal(after[0], before[0], "an unchanged message is the same frozen object as before the merge");
+  assert.deepEqual(a.linearProjectionOf(`main~${mine}`).map((m) => m.content), ["start", "mine"]);
+  assert.equal(a.linearProjectionOf(`main~${mine}`)[1], before[1], "so is the other side's message, now on main~leaf");
+  assert.deepEqual(a.node(root).message, before[0], "node() reads the merged tree");
+  a.append(user("after the merge"), 30);
+  assert.deepEqual(a.linearProjection().map((m) => m.content), ["start", "theirs", "after the merge"], "the same object keeps working");
+  assert.deepEqual(clone.linearProjection().map((m) => m.content), ["start", "mine"], "a clone made before is untouched");
+  assert.deepEqual(clone.merge(a.save()).nodesAdded.sort(), [theirs, a.activePath()[2]].sort());
+  assert.equal(clone.save(), a.save());
+});
+
+test("a node whose content the merge replaced under its id is not served from the cache", () => {
+  const t = SessionTree.fromLinear([user("zzz")], 1);
+  const id = t.activePath()[0];
+  assert.equal(t.linearProjection()[0].content, "zzz"); // cached
+  // The same id with other content, which sorts first: it keeps the id, and
+  // this tree's message moves to id~hash.
+  const report = t.merge(t.save().replace('"zzz"', '"aaa"'));
+  assert.equal(report.conflicts[0].kind, "node");
+  assert.equal(t.node(id).message.content, "aaa");
+  assert.equal(t.linearProjectionOf("main")[0].content, "aaa");
+  assert.equal(t.node(report.conflicts[0].keptAs).message.content, "zzz");
+});
+
+test("merging what the tree holds already changes nothing and keeps every cached object", () => {
+  const { a, b } = twoCopies();
+  b.append(user("b"), 5);
+  a.merge(b);
+  const before = a.linearProjection();
+  const saved = a.save();
+  const report = a.merge(b);
+  assert.equal(report.changed, false);
+  assert.equal(a.save(), saved);
+  assert.equal(a.linearProjection()[1], before[1]);
+  assert.equal(a.merge(a).changed, false, "a tree merged with itself");
+});
+
+test("SessionTree.mergeJSON merges two files as merge() does", () => {
+  const { a, b } = twoCopies();
+  a.append(user("a"), 5);
+  b.append(user("b"), 6);
+  const ours = a.save(), theirs = b.save();
+  const { json, report } = SessionTree.mergeJSON(ours, theirs);
+  assert.equal(report.nodesAdded.length, 1);
+  a.merge(b);
+  assert.equal(json, a.save());
+  assert.equal(SessionTree.mergeJSON(json, theirs).json, json, "ours itself when nothing changes");
+  assert.equal(SessionTree.mergeJSON(new TextEncoder().encode(json), theirs).json, json, "bytes");
+  assert.throws(() => SessionTree.mergeJSON(json, 42), "invalid_input", /"theirs" must be a .tree.json/);
+  assert.throws(() => SessionTree.mergeJSON("{", json), "corrupt");
+});
+
+test("a merge through the interchange module saves the same bytes as core's native Merge", { skip: !isNode }, async () => {
+  if (!isNode) return;
+  const { execFileSync } = await import("node:child_process");
+  const fs = await import("node:fs");
+  const os = await import("node:os");
+  const path = await import("node:path");
+  const { a, b, root } = twoCopies();
+  for (let i = 0; i < 20; i++) {
+    a.append(user(`a ${i} ünï 😀`), 10 + i);
+    b.append(user(`b ${i}`), 11 + i);
+  }
+  a.label(root, "a", 50);
+  b.label(root, "b", 60);
+  b.rewind(root, 70);
+  b.summarizeBranch("branch-1", "what b left", "model-x", 80);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "st-merge-"));
+  try {
+    for (const [ours, theirs] of [[a, b], [b, a]]) {
+      fs.writeFileSync(path.join(dir, "ours.tree.json"), ours.save());
+      fs.writeFileSync(path.join(dir, "theirs.tree.json"), theirs.save());
+      const repo = new URL("../../", import.meta.url).pathname;
+      const want = JSON.parse(execFileSync("go", ["run", "./js/test/nativemerge", path.join(dir, "ours.tree.json"), path.join(dir, "theirs.tree.json")], { cwd: repo }).toString());
+      const t = ours.clone();
+      const report = t.merge(theirs);
+      assert.ok(t.save() === want.tree, "save() after t.merge differs from core's Merge");
+      assert.deepEqual(report, want.report);
+      t.free();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 // fakeWorker answers GET /v1/trees/{id} and POST /v1/trees/{id}/merge as the

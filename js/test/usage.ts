@@ -1,11 +1,11 @@
 // Type-checks the declarations as a user would write against them (tsc --noEmit).
-import { init, initFormats, SessionTree, SessionTreeError, type Branch, type Op, type Summary, type TreeNode } from "../sessiontree.js";
+import { init, initInterchange, SessionTree, SessionTreeError, type Branch, type Op, type Summary, type TreeNode } from "../sessiontree.js";
 
 export async function usage(): Promise<string> {
   await init();
   await init(new URL("../sessiontree.wasm", import.meta.url));
-  await initFormats();
-  await Promise.all([init(), initFormats(new URL("../sessiontree-formats.wasm", import.meta.url))]);
+  await initInterchange();
+  await Promise.all([init(), initInterchange(new URL("../sessiontree-interchange.wasm", import.meta.url))]);
   using t = new SessionTree();
   const id: string = t.append({ role: "user", content: "hi" });
   const kept: string | null = t.rewind(id, Date.now());

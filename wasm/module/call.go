@@ -9,7 +9,7 @@ import (
 
 // request is one call from JavaScript on a tree: its arguments, time and tree.
 // The framing (buffers, argument lengths, the {code,message} envelope, the one
-// recover) is wasm/internal/bridge's, shared with the formats module.
+// recover) is wasm/internal/bridge's, shared with the interchange module.
 type request struct {
 	method string
 	args   [][]byte // views into the input buffer: copy what is kept

@@ -2,9 +2,9 @@ package main
 
 // methods is the call table: methods[i] is call number i+1 (number 0 is the
 // bridge's "methods", the names in order). JavaScript reads the names once and
-// calls by number, so the two sides cannot drift apart. Import and export are
-// not here: they live in the formats module (wasm/formats), which hands trees
-// over as .tree.json bytes (load and save).
+// calls by number, so the two sides cannot drift apart. Import, export and
+// merge are not here: they live in the interchange module (wasm/interchange),
+// which hands trees over as .tree.json bytes (load, save and replace).
 var methods []method
 
 func init() {
@@ -54,8 +54,8 @@ func init() {
 		{"project", true, project},
 		// applyops.go
 		{"applyOps", true, applyOps},
-		// merge.go
-		{"merge", true, mergeTree},
+		// replace.go
+		{"replace", true, replace},
 	}
 	serve()
 }

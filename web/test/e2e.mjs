@@ -302,14 +302,14 @@ async function main() {
     await page.click("#btn-export");
     await page.waitForSelector("#dialog[open]");
     if (await page.locator('#dialog input[value="markdown"]').count()) {
-      // Other tools' formats are a second module, fetched on first use only.
-      const fetched = () => demo(() => performance.getEntriesByType("resource").some((e) => e.name.includes("sessiontree-formats.wasm")));
-      assert.equal(await fetched(), false, "the formats module is not loaded before the first import or export");
+      // Other tools' formats (and merge) are a second module, fetched on first use only.
+      const fetched = () => demo(() => performance.getEntriesByType("resource").some((e) => e.name.includes("sessiontree-interchange.wasm")));
+      assert.equal(await fetched(), false, "the interchange module is not loaded before the first import or export");
       await page.check('#dialog input[value="markdown"]');
       const [md] = await Promise.all([page.waitForEvent("download"), page.locator("#dialog button[type=submit]").click()]);
       assert.match(md.suggestedFilename(), /\.md$/);
       assert.match(await fs.readFile(await md.path(), "utf8"), /^# Conversation[\s\S]*## user/);
-      assert.equal(await fetched(), true, "the first export in another format loaded the formats module");
+      assert.equal(await fetched(), true, "the first export in another format loaded the interchange module");
     } else {
       await page.keyboard.press("Escape");
     }

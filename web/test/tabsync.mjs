@@ -50,6 +50,8 @@ const send = async (page, text) => {
   await page.waitForFunction(() => !document.querySelector(".typing"));
 };
 const save = (page) => page.evaluate(() => window.sessiontreeDemo.tree.save());
+// Whether the page fetched the interchange module (merge), which loads on the first merge needed.
+const loadedMerge = (page) => page.evaluate(() => performance.getEntriesByType("resource").some((e) => e.name.includes("sessiontree-interchange.wasm")));
 async function converged(a, b, want) {
   await a.waitForFunction((w) => w.every((s) => window.sessiontreeDemo.tree.save().includes(s)), want, { timeout: 15000 });
   await b.waitForFunction((w) => w.every((s) => window.sessiontreeDemo.tree.save().includes(s)), want, { timeout: 15000 });
@@ -65,12 +67,16 @@ try {
   const t0 = performance.now();
   const one = await open();
   await send(one, "hello from tab one");
+  await one.evaluate(() => window.sessiontreeDemo.saved());
+  assert.equal(await loadedMerge(one), false, "a tab alone loaded the merge module");
   const two = await open();
   assert.ok((await save(two)).includes("hello from tab one"), "the second tab did not open the same conversation");
-  console.log("ok   a second tab opens the same conversation");
+  assert.equal(await loadedMerge(two), false, "opening a stored conversation loaded the merge module");
+  console.log("ok   a second tab opens the same conversation (the merge module not loaded: nothing to merge yet)");
 
   await Promise.all([send(one, "typed in tab one"), send(two, "typed in tab two")]);
   await converged(one, two, ["typed in tab one", "typed in tab two"]);
+  assert.ok(await loadedMerge(one) && await loadedMerge(two), "both tabs merged, so both loaded the merge module");
   const both = JSON.parse(await save(one));
   console.log(`ok   edits made in two tabs at once converge (${Object.keys(both.nodes).length} nodes, branches: ${Object.keys(both.branches).join(", ")})`);
 

@@ -2,7 +2,7 @@
 // core/formats natively ("auto") and writes one JSON object per line:
 // {"file": name, "tree": the canonical .tree.json, "format": detected}. The JS
 // tests compare it with the same files imported through
-// sessiontree-formats.wasm and loaded by the main module.
+// sessiontree-interchange.wasm and loaded by the main module.
 package main
 
 import (

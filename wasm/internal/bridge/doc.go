@@ -1,6 +1,6 @@
 // Package bridge is the byte boundary between JavaScript and sessiontree's
-// WebAssembly modules (wasm/module, the tree; wasm/formats, the interchange
-// converters). A module imports it, hands Serve its call table, and gets three
+// WebAssembly modules (wasm/module, the tree; wasm/interchange, import, export
+// and merge of files). A module imports it, hands Serve its call table, and gets three
 // WebAssembly exports:
 //
 //   - st_reserve(n) makes the input buffer hold at least n bytes and returns

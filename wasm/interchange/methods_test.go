@@ -13,10 +13,10 @@ import (
 	"github.com/sessiontree/sessiontree/wasm/internal/bridge"
 )
 
-// do calls method name (1 import, 2 export) as JavaScript does and returns the
-// result bytes and whether it succeeded.
+// do calls method name (1 import, 2 export, 3 merge) as JavaScript does and
+// returns the result bytes and whether it succeeded.
 func do(name string, args ...[]byte) ([]byte, bool) {
-	m := map[string]uint32{"methods": 0, "import": 1, "export": 2}[name]
+	m := map[string]uint32{"methods": 0, "import": 1, "export": 2, "merge": 3}[name]
 	var in []byte
 	for _, a := range args {
 		in = binary.LittleEndian.AppendUint32(in, uint32(len(a)))
@@ -78,9 +78,9 @@ func sample(t *testing.T) *core.Tree {
 	return tr
 }
 
-func TestTheModuleListsImportAndExport(t *testing.T) {
+func TestTheModuleListsImportExportAndMerge(t *testing.T) {
 	res, ok := do("methods")
-	if !ok || string(res) != "methods\nimport\nexport" {
+	if !ok || string(res) != "methods\nimport\nexport\nmerge" {
 		t.Fatalf("methods = %q", res)
 	}
 }
@@ -192,7 +192,13 @@ func TestNoInputStopsTheModule(t *testing.T) {
 		for j := range junk {
 			junk[j] = alphabet[rng.IntN(len(alphabet))]
 		}
-		res, ok := do([]string{"import", "export"}[rng.IntN(2)], []byte(names[rng.IntN(len(names))]), junk)
+		var res []byte
+		var ok bool
+		if rng.IntN(3) == 2 {
+			res, ok = do("merge", sample(t).Marshal(), junk)
+		} else {
+			res, ok = do([]string{"import", "export"}[rng.IntN(2)], []byte(names[rng.IntN(len(names))]), junk)
+		}
 		if !ok {
 			var e struct{ Code, Message string }
 			if json.Unmarshal(res, &e) != nil || e.Code == "" || e.Message == "" {

@@ -1,39 +1,50 @@
-// Import and export (SPEC §7) through the second module, sessiontree-formats.wasm.
+// Import and export (SPEC §7) through the second module, sessiontree-interchange.wasm,
+// and what every call that needs it says before it is loaded (merge's own tests
+// are in tree-merge.test.js, which sorts after this file).
 // This one file runs under `node --test` and, unchanged, in headless Chromium
 // (browser.mjs), in one page after sessiontree.test.js (which checks the calls
 // before init, so this file sorts after it); see harness.js.
 import { test, assert, isNode } from "./harness.js";
-import { init, initFormats, SessionTree, SessionTreeError } from "../sessiontree.js";
+import { init, initInterchange, SessionTree, SessionTreeError } from "../sessiontree.js";
 
 await init();
-// Before initFormats, on purpose: import and export must say what is missing.
+// Before initInterchange, on purpose: import, export and merge must say what is
+// missing, and a failed merge must leave the tree as it was.
 const early = SessionTree.fromLinear([{ role: "user", content: "early" }], 1);
-const beforeFormats = [];
-for (const call of [() => SessionTree.import("[]", "openai"), () => early.export("markdown")]) {
-  try { call(); } catch (e) { beforeFormats.push(e); }
+const earlySaved = early.save();
+const other = early.clone();
+other.append({ role: "assistant", content: "from the other copy" }, 2);
+const before = [];
+for (const call of [() => SessionTree.import("[]", "openai"), () => early.export("markdown"),
+  () => early.merge(other), () => early.merge(other.save()), () => SessionTree.mergeJSON(earlySaved, other.save())]) {
+  try { call(); } catch (e) { before.push(e); }
 }
-await initFormats();
+const savedAfterFailedMerge = early.save();
+await initInterchange();
 
 const user = (content) => ({ role: "user", content });
 const bot = (content) => ({ role: "assistant", content });
 
-test("import and export before initFormats throw a sentence saying to await initFormats()", () => {
-  assert.equal(beforeFormats.length, 2, "both calls threw");
-  for (const e of beforeFormats) {
+test("import, export and merge before initInterchange throw a sentence saying to await initInterchange()", () => {
+  assert.equal(before.length, 5, "every call threw");
+  for (const e of before) {
     assert.ok(e instanceof SessionTreeError, "not a SessionTreeError");
     assert.equal(e.code, "invalid_input");
-    assert.ok(/await initFormats\(\)/.test(e.message), e.message);
+    assert.ok(/await initInterchange\(\)/.test(e.message), e.message);
   }
+  assert.ok(/^t\.merge needs the interchange module/.test(before[2].message), before[2].message);
+  assert.equal(savedAfterFailedMerge, earlySaved, "the refused merge left the tree as it was");
   assert.ok(early.export("markdown").includes("early"), "the same tree exports once the module is loaded");
+  assert.deepEqual(early.merge(other).nodesAdded, [other.activePath()[1]], "and merges");
 });
 
-test("a second initFormats is a no-op", async () => {
-  await initFormats();
-  await initFormats(new Uint8Array([1, 2, 3])); // ignored: already loaded
+test("a second initInterchange is a no-op", async () => {
+  await initInterchange();
+  await initInterchange(new Uint8Array([1, 2, 3])); // ignored: already loaded
   assert.equal(SessionTree.import("[]", "openai").report.nodes, 0);
 });
 
-test("import and export through the formats module keep the tree", () => {
+test("import and export through the interchange module keep the tree", () => {
   const t = SessionTree.fromLinear([user("hello"), bot("hi there")], 1);
   const text = t.export("openai");
   const { tree, report } = SessionTree.import(text, "openai");
@@ -104,7 +115,7 @@ test("1,000 bad imports and exports in a row, then normal use", () => {
   assert.equal(SessionTree.import(t.export("openai"), "openai").tree.linearProjection()[0].content, "x");
 });
 
-test("a tree imported through the formats module is byte-identical (save()) to core/formats' native import", { skip: !isNode }, async () => {
+test("a tree imported through the interchange module is byte-identical (save()) to core/formats' native import", { skip: !isNode }, async () => {
   if (!isNode) return;
   const { execFileSync } = await import("node:child_process");
   const fs = await import("node:fs");
@@ -131,21 +142,21 @@ test("a tree imported through the formats module is byte-identical (save()) to c
   }
 });
 
-test("initFormats takes bytes, a WebAssembly.Module or a URL, and loads beside init, in a fresh Node process", { skip: !isNode }, async () => {
+test("initInterchange takes bytes, a WebAssembly.Module or a URL, and loads beside init, in a fresh Node process", { skip: !isNode }, async () => {
   if (!isNode) return;
   const { execFileSync } = await import("node:child_process");
   const mod = new URL("../sessiontree.js", import.meta.url).href;
-  const wasm = new URL("../sessiontree-formats.wasm", import.meta.url);
+  const wasm = new URL("../sessiontree-interchange.wasm", import.meta.url);
   for (const how of ["bytes", "module", "url", "default"]) {
-    const src = `import fs from "node:fs"; import { init, initFormats, SessionTree } from ${JSON.stringify(mod)};
+    const src = `import fs from "node:fs"; import { init, initInterchange, SessionTree } from ${JSON.stringify(mod)};
       const w = new URL(${JSON.stringify(wasm.href)}); const b = fs.readFileSync(w); const how = ${JSON.stringify(how)};
-      await Promise.all([init(), initFormats(how === "bytes" ? b : how === "module" ? new WebAssembly.Module(b) : how === "url" ? w : undefined)]);
+      await Promise.all([init(), initInterchange(how === "bytes" ? b : how === "module" ? new WebAssembly.Module(b) : how === "url" ? w : undefined)]);
       const t = SessionTree.fromLinear([{ role: "user", content: "ok" }]);
       console.log(SessionTree.import(t.export("openai")).tree.linearProjection()[0].content);`;
     assert.equal(execFileSync(process.execPath, ["--input-type=module", "-e", src]).toString().trim(), "ok", how);
   }
-  const bad = `import { init, initFormats } from ${JSON.stringify(mod)};
+  const bad = `import { init, initInterchange } from ${JSON.stringify(mod)};
     await init();
-    try { await initFormats(new URL("./sessiontree.wasm", ${JSON.stringify(mod)})); } catch (e) { console.log(e.code, e.message); }`;
-  assert.ok(/invalid_input initFormats: .*sessiontree-formats\.wasm/.test(execFileSync(process.execPath, ["--input-type=module", "-e", bad]).toString()), "the main module is not taken for the formats module");
+    try { await initInterchange(new URL("./sessiontree.wasm", ${JSON.stringify(mod)})); } catch (e) { console.log(e.code, e.message); }`;
+  assert.ok(/invalid_input initInterchange: .*sessiontree-interchange\.wasm/.test(execFileSync(process.execPath, ["--input-type=module", "-e", bad]).toString()), "the main module is not taken for the interchange module");
 });

@@ -11,6 +11,7 @@ func init() {
 	bridge.Serve([]bridge.Method{
 		{Name: "import", Run: importFile},
 		{Name: "export", Run: exportFile},
+		{Name: "merge", Run: mergeFiles},
 	})
 }
 
@@ -33,9 +34,15 @@ func importFile(c *bridge.Call) ([]byte, error) {
 		return nil, err
 	}
 	b := appendReport(make([]byte, 4, 256), rep)
+	return append(sealReport(b), t.Marshal()...), nil
+}
+
+// sealReport writes the length of the report that follows the 4 bytes at the
+// start of b into them, little-endian: the framing of import and merge results.
+func sealReport(b []byte) []byte {
 	n := len(b) - 4
 	b[0], b[1], b[2], b[3] = byte(n), byte(n>>8), byte(n>>16), byte(n>>24)
-	return append(b, t.Marshal()...), nil
+	return b
 }
 
 // exportFile writes argument 1, a .tree.json file, in format argument 0.
