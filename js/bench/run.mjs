@@ -1,6 +1,7 @@
 // make bench-js: sessiontree against the plain-JS peer in Node and in headless
-// Chromium (same run), plus the gzipped size and time to ready of the main
-// module and of the formats module against a bare Go WebAssembly program.
+// Chromium (same run), the time of a merge in Node (through the interchange
+// module), plus the gzipped size and time to ready of the main module and of
+// the interchange module against a bare Go WebAssembly program.
 // Prints tables; asserts nothing.
 import http from "node:http";
 import fs from "node:fs/promises";
@@ -10,9 +11,10 @@ import zlib from "node:zlib";
 import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { init, SessionTree } from "../sessiontree.js";
+import { init, initInterchange, SessionTree } from "../sessiontree.js";
 import { PlainTree } from "./peer.js";
 import { runWorkloads } from "./workloads.js";
+import { timeMerge } from "./merge.js";
 
 const js = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const repo = path.dirname(js);
@@ -40,13 +42,23 @@ const rounds = `median of ${reps} rounds after ${warmup} warm-up rounds, each si
 await init();
 table(`Node ${process.version} (${rounds})`, runWorkloads(SessionTree, PlainTree, reps, only, warmup));
 
+// 1b. Merge, in Node: t.merge saves both trees, the interchange module merges
+// them, and the main module loads the result under t's handle.
+if (!only || "merge".includes(only)) {
+  await initInterchange();
+  timeMerge(SessionTree, warmup);
+  const ms = timeMerge(SessionTree, reps).sort((x, y) => x - y);
+  console.log(`\nMerge, Node (${rounds}): t.merge of two 10k-node copies 100 operations apart (50 each side), through the interchange module`);
+  console.log(`| median | best |\n|---:|---:|\n| ${ms[ms.length >> 1].toFixed(1)} ms | ${ms[0].toFixed(1)} ms |`);
+}
+
 // 2. The bare Go program, built now with the same flags as the module.
 const tmp = await fs.mkdtemp(path.join(os.tmpdir(), "st-bench-"));
 const bare = path.join(tmp, "bare.wasm");
 execFileSync("go", ["build", "-trimpath", "-ldflags=-s -w", "-o", bare, "./js/bench/bare"],
   { cwd: repo, env: { ...process.env, GOOS: "js", GOARCH: "wasm" } });
 const gz = async (f) => zlib.gzipSync(await fs.readFile(f), { level: 9 }).length;
-const sizes = { st: await gz(path.join(js, "sessiontree.wasm")), formats: await gz(path.join(js, "sessiontree-formats.wasm")), bare: await gz(bare) };
+const sizes = { st: await gz(path.join(js, "sessiontree.wasm")), interchange: await gz(path.join(js, "sessiontree-interchange.wasm")), bare: await gz(bare) };
 
 // 3. Chromium: the same workloads, then time to ready in fresh pages.
 const types = { ".js": "text/javascript", ".wasm": "application/wasm" };
@@ -64,11 +76,11 @@ const pages = {
     await init(new URL("/sessiontree.wasm?" + Math.random(), location.href));
     window.__ms = performance.now() - t0;
   </script>`,
-  "/ready-formats": `<!doctype html><script type="module">
-    import { init, initFormats } from "/sessiontree.js";
+  "/ready-interchange": `<!doctype html><script type="module">
+    import { init, initInterchange } from "/sessiontree.js";
     await init();
     const t0 = performance.now();
-    await initFormats(new URL("/sessiontree-formats.wasm?" + Math.random(), location.href));
+    await initInterchange(new URL("/sessiontree-interchange.wasm?" + Math.random(), location.href));
     window.__ms = performance.now() - t0;
   </script>`,
   "/ready-bare": `<!doctype html><script src="/wasm_exec.js"></script><script type="module">
@@ -109,10 +121,10 @@ try {
   table(`Chromium ${browser.browser()?.version() ?? ""} (${rounds})`, rows);
   await page.close();
 
-  const ready = { st: [], bare: [], formats: [] };
+  const ready = { st: [], bare: [], interchange: [] };
   for (let i = 0; i < 15; i++) {
     // Alternate which program goes first: the first page of a round pays more.
-    for (const which of i % 2 ? ["st", "bare", "formats"] : ["bare", "st", "formats"]) {
+    for (const which of i % 2 ? ["st", "bare", "interchange"] : ["bare", "st", "interchange"]) {
       const p = await browser.newPage();
       await p.goto(`${base}/ready-${which}`);
       ready[which].push(await (await p.waitForFunction(() => window.__ms, null, { timeout: 60000 })).jsonValue());
@@ -123,13 +135,13 @@ try {
   console.log("\nModule size and time to ready (fetch + compile + instantiate + run), Chromium, median of 15");
   console.log("| | sessiontree | bare Go (syscall/js only) | ratio | target |");
   console.log("|---|---:|---:|---:|---:|");
-  console.log(`| gzip -9 size | ${(sizes.st / 1024).toFixed(0)} KiB | ${(sizes.bare / 1024).toFixed(0)} KiB | ${(sizes.st / sizes.bare).toFixed(2)}× | ≤ 1.3× |`);
+  console.log(`| gzip -9 size | ${(sizes.st / 1024).toFixed(0)} KiB (${sizes.st} B) | ${(sizes.bare / 1024).toFixed(0)} KiB (${sizes.bare} B) | ${(sizes.st / sizes.bare).toFixed(2)}× | ≤ 1.3× |`);
   console.log(`| time to ready | ${median(ready.st).toFixed(1)} ms | ${median(ready.bare).toFixed(1)} ms | ${(median(ready.st) / median(ready.bare)).toFixed(2)}× | ≤ 1.3× |`);
-  console.log("\nThe formats module (import/export, loaded on first use by initFormats), same run");
-  console.log("| | sessiontree-formats | bare Go | ratio |");
+  console.log("\nThe interchange module (import, export, merge; loaded on first use by initInterchange), same run");
+  console.log("| | sessiontree-interchange | bare Go | ratio |");
   console.log("|---|---:|---:|---:|");
-  console.log(`| gzip -9 size | ${(sizes.formats / 1024).toFixed(0)} KiB | ${(sizes.bare / 1024).toFixed(0)} KiB | ${(sizes.formats / sizes.bare).toFixed(2)}× |`);
-  console.log(`| time to ready (after init) | ${median(ready.formats).toFixed(1)} ms | ${median(ready.bare).toFixed(1)} ms | ${(median(ready.formats) / median(ready.bare)).toFixed(2)}× |`);
+  console.log(`| gzip -9 size | ${(sizes.interchange / 1024).toFixed(0)} KiB (${sizes.interchange} B) | ${(sizes.bare / 1024).toFixed(0)} KiB (${sizes.bare} B) | ${(sizes.interchange / sizes.bare).toFixed(2)}× |`);
+  console.log(`| time to ready (after init) | ${median(ready.interchange).toFixed(1)} ms | ${median(ready.bare).toFixed(1)} ms | ${(median(ready.interchange) / median(ready.bare)).toFixed(2)}× |`);
 } finally {
   await browser.close();
   server.close();
