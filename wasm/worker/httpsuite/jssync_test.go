@@ -1,0 +1,61 @@
+//go:build !js
+
+package httpsuite
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// jsPackage builds the JS package (sessiontree.js, sync.js, both WebAssembly
+// modules and wasm_exec.js) into a temporary directory, as make build does,
+// so that this suite does not depend on make build having run first.
+func jsPackage(t *testing.T, repo string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, m := range []struct{ out, pkg string }{
+		{"sessiontree.wasm", "./wasm/module"},
+		{"sessiontree-interchange.wasm", "./wasm/interchange"},
+	} {
+		cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(dir, m.out), m.pkg)
+		cmd.Dir = repo
+		cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("building %s: %v\n%s", m.pkg, err, out)
+		}
+	}
+	for _, f := range []string{
+		filepath.Join(repo, "js", "sessiontree.js"),
+		filepath.Join(repo, "js", "sync.js"),
+		filepath.Join(runtime.GOROOT(), "lib", "wasm", "wasm_exec.js"),
+	} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// The sync client of js/sync.js (pull, merge through the interchange module,
+// push with If-Match, again on 412) against this worker: see
+// js/test/sync-worker.mjs.
+func TestTwoJSSyncClientsPushingConcurrentlyConvergeThroughTheWorker(t *testing.T) {
+	repo, err := filepath.Abs(filepath.Join("..", "..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := jsPackage(t, repo)
+	cmd := exec.Command("node", filepath.Join(repo, "js", "test", "sync-worker.mjs"), dir, server.URL, token(t, "js-sync-tenant"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("js/test/sync-worker.mjs: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}
