@@ -1,20 +1,20 @@
-// The merge workload of issue 7 in the JS API: t.merge of two 10k-node copies
-// of one conversation about 100 operations apart (50 on each side: appends,
-// rewinds, labels, a summary). Works in Node and in a browser page; the
+// The merge workload of issue 7 in the JS API: t.merge of two copies of one
+// conversation (10k nodes by default) about 100 operations apart (50 on each
+// side: appends, rewinds, labels, a summary). Works in Node and in a browser page; the
 // interchange module (initInterchange) must be loaded. Prints nothing.
 const msg = (i, who) => ({ role: i % 2 ? "assistant" : "user", content: `${who} message ${i}: the quick brown fox jumps over the lazy dog` });
 
-/** Two copies of a 10k-message conversation, each with 50 operations of its own. */
-export function twoCopies(SessionTree) {
-  const base = SessionTree.fromLinear(Array.from({ length: 10000 }, (_, i) => msg(i, "base")), 1);
+/** Two copies of a conversation of size (≥ 1000) messages, each with 50 operations of its own. */
+export function twoCopies(SessionTree, size = 10000) {
+  const base = SessionTree.fromLinear(Array.from({ length: size }, (_, i) => msg(i, "base")), 1);
   const path = base.activePath();
   const sides = ["a", "b"].map((who, s) => {
     const t = base.clone();
     let at = 1000 + s;
     for (let i = 0; i < 50; i++) {
       at += 10;
-      if (i % 10 === 3) t.rewind(path[9000 + 17 * i + s], at);
-      else if (i % 10 === 7) t.label(path[100 * i + s], `${who} label ${i}`, at);
+      if (i % 10 === 3) t.rewind(path[size - 1000 + 17 * i + s], at);
+      else if (i % 10 === 7) t.label(path[(size / 100) * i + s], `${who} label ${i}`, at);
       else if (i === 25) t.summarizeBranch("main", `${who}'s summary`, undefined, at);
       else t.append(msg(i, who), at);
     }
@@ -25,8 +25,8 @@ export function twoCopies(SessionTree) {
 }
 
 /** Times ours.merge(theirs) on a fresh clone of ours, reps times; returns the times in ms. */
-export function timeMerge(SessionTree, reps) {
-  const [a, b] = twoCopies(SessionTree);
+export function timeMerge(SessionTree, reps, size = 10000) {
+  const [a, b] = twoCopies(SessionTree, size);
   const times = [];
   for (let r = 0; r < reps; r++) {
     const t = a.clone();

@@ -46,10 +46,13 @@ table(`Node ${process.version} (${rounds})`, runWorkloads(SessionTree, PlainTree
 // them, and the main module loads the result under t's handle.
 if (!only || "merge".includes(only)) {
   await initInterchange();
-  timeMerge(SessionTree, warmup);
-  const ms = timeMerge(SessionTree, reps).sort((x, y) => x - y);
-  console.log(`\nMerge, Node (${rounds}): t.merge of two 10k-node copies 100 operations apart (50 each side), through the interchange module`);
-  console.log(`| median | best |\n|---:|---:|\n| ${ms[ms.length >> 1].toFixed(1)} ms | ${ms[0].toFixed(1)} ms |`);
+  console.log(`\nMerge, Node (${rounds}): t.merge of two copies 100 operations apart (50 each side), through the interchange module`);
+  console.log("| copies of | median | best |\n|---|---:|---:|");
+  for (const size of [1000, 10000]) {
+    timeMerge(SessionTree, warmup, size);
+    const ms = timeMerge(SessionTree, reps, size).sort((x, y) => x - y);
+    console.log(`| ${size / 1000}k nodes | ${ms[ms.length >> 1].toFixed(1)} ms | ${ms[0].toFixed(1)} ms |`);
+  }
 }
 
 // 2. The bare Go program, built now with the same flags as the module.
