@@ -81,8 +81,14 @@ js/wasm_exec.js: $(WASM_EXEC)
 ## test-wasm: the bridge's tests and the core's own suite, GOOS=js in headless Chromium
 # wasmbrowsertest v0.11.0 prints "unknown IPAddressSpace" lines with this Chromium: noise.
 test-wasm:
-	@echo "== wasm/module, wasm/interchange, the bridge and core: go test (GOOS=js GOARCH=wasm, headless Chromium)"
+	@echo "== wasm/internal (bridge, treecalls, fullcalls) and core: go test (GOOS=js GOARCH=wasm, headless Chromium)"
 	@GOOS=js GOARCH=wasm $(GO) test -count=1 ./wasm/module/ ./wasm/interchange/ ./wasm/internal/... ./core/... 2>&1 | (grep -v 'unknown IPAddressSpace' || true)
+	@echo "== wasm/module links neither core.Merge nor core/formats (a build with symbols); wasm/interchange does"
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	  GOOS=js GOARCH=wasm $(GO) build -trimpath -o $$tmp/lean.wasm ./wasm/module; \
+	  GOOS=js GOARCH=wasm $(GO) build -trimpath -o $$tmp/full.wasm ./wasm/interchange; \
+	  if grep -aqE 'sessiontree/core\.\(\*Tree\)\.Merge|sessiontree/core/formats\.' $$tmp/lean.wasm; then echo "the lean module links merge or the formats"; exit 1; fi; \
+	  grep -aq 'sessiontree/core\.(\*Tree)\.Merge' $$tmp/full.wasm || { echo "the full module lacks core.(*Tree).Merge (is the check still right?)"; exit 1; }
 
 ## test-js: the JS API's tests in Node and in headless Chromium, and tsc on the .d.ts
 test-js: build

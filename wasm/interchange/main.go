@@ -1,20 +1,27 @@
 //go:build js && wasm
 
-// Command interchange is sessiontree's second browser module, loaded only when
-// a page exchanges trees with something else: the converters of core/formats
-// (SPEC §7, import and export) and core.Merge (SPEC §3, for tabs, devices and
-// the edge). Both are kept out of the main module (wasm/module) so that a chat
-// client that never imports or syncs downloads less and starts faster.
+// Command interchange is the full flavour of sessiontree's browser module,
+// js/sessiontree-interchange.wasm: every tree method of the lean module
+// (wasm/module) plus merge in place, import and export (core.Merge and
+// core/formats, wasm/internal/fullcalls), which the lean module leaves out so
+// that a chat client that never imports or syncs downloads less and starts
+// faster.
 //
-// It is stateless: no tree lives here, every argument and result is a file.
-// import reads another tool's file and returns the canonical .tree.json bytes
-// the main module loads; export reads .tree.json bytes the main module saved
-// and returns the file; merge reads two .tree.json files and returns their
-// merge, which the main module swaps into the live tree (its "replace"). The
-// call boundary is wasm/internal/bridge's, the same as the main module's.
+// It runs two ways. Loaded by init() as the main module, it holds the trees
+// and t.merge, SessionTree.import and t.export run in it. Loaded by
+// initInterchange() beside the lean module, it is a stateless helper: import
+// returns the .tree.json bytes the lean module loads, export reads bytes the
+// lean module saved, and merge reads two saved trees and returns their merge,
+// which the lean module swaps into the live tree (its "replace").
 package main
 
+import (
+	"github.com/sessiontree/sessiontree/wasm/internal/fullcalls"
+	"github.com/sessiontree/sessiontree/wasm/internal/treecalls"
+)
+
 func main() {
+	treecalls.Serve(fullcalls.Full())
 	// The exports stay callable only while the program runs: never return.
 	select {}
 }

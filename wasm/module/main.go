@@ -1,11 +1,16 @@
 //go:build js && wasm
 
-// Command module is sessiontree's browser module: the core tree compiled to
-// WebAssembly for js/sessiontree.js. It exports a byte-level call boundary
-// (exports.go) and keeps every tree in Go, addressed by handles (handles.go).
+// Command module is sessiontree's lean browser module, js/sessiontree.wasm:
+// the core tree compiled to WebAssembly for js/sessiontree.js, with every tree
+// method of wasm/internal/treecalls (Lean) and neither merge nor the formats of
+// core/formats, which the full flavour (wasm/interchange) adds. The call
+// boundary is wasm/internal/bridge's.
 package main
 
+import "github.com/sessiontree/sessiontree/wasm/internal/treecalls"
+
 func main() {
+	treecalls.Serve(treecalls.Lean())
 	// The exports stay callable only while the program runs: never return.
 	select {}
 }

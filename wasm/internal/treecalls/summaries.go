@@ -1,8 +1,8 @@
-package main
+package treecalls
 
 import "github.com/sessiontree/sessiontree/core/rawjson"
 
-func summarizeBranch(r *request) ([]byte, error) {
+func summarizeBranch(r *Request) ([]byte, error) {
 	name, err := r.str(0, "branch")
 	if err != nil {
 		return nil, err
@@ -19,7 +19,7 @@ func summarizeBranch(r *request) ([]byte, error) {
 }
 
 // summaryInput returns {"text","stub"} for an asynchronous summarizer in JS.
-func summaryInput(r *request) ([]byte, error) {
+func summaryInput(r *Request) ([]byte, error) {
 	name, err := r.str(0, "branch")
 	if err != nil {
 		return nil, err
@@ -34,7 +34,7 @@ func summaryInput(r *request) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-func summarizeBranchAsOf(r *request) ([]byte, error) {
+func summarizeBranchAsOf(r *Request) ([]byte, error) {
 	var s [4]string
 	for i, name := range []string{"branch", "asOf", "summary", "modelId"} {
 		var err error
@@ -45,7 +45,7 @@ func summarizeBranchAsOf(r *request) ([]byte, error) {
 	return nil, r.tree.SummarizeBranchAsOf(s[0], s[1], s[2], s[3], r.at)
 }
 
-func stubSummary(r *request) ([]byte, error) {
+func stubSummary(r *Request) ([]byte, error) {
 	name, err := r.str(0, "branch")
 	if err != nil {
 		return nil, err
@@ -57,7 +57,7 @@ func stubSummary(r *request) ([]byte, error) {
 	return appendSummary(nil, &s), nil
 }
 
-func renderBranchText(r *request) ([]byte, error) {
+func renderBranchText(r *Request) ([]byte, error) {
 	name, err := r.str(0, "branch")
 	if err != nil {
 		return nil, err
@@ -67,7 +67,7 @@ func renderBranchText(r *request) ([]byte, error) {
 }
 
 // splice returns {"messages":[…],"summaries":[…]}.
-func splice(r *request) ([]byte, error) {
+func splice(r *Request) ([]byte, error) {
 	s, err := r.tree.SpliceForLinearExport()
 	if err != nil {
 		return nil, err

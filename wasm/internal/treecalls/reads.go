@@ -1,4 +1,4 @@
-package main
+package treecalls
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 )
 
 // nodeOf returns the node as JSON, or nothing at all when there is none (JS: null).
-func nodeOf(r *request) ([]byte, error) {
+func nodeOf(r *Request) ([]byte, error) {
 	id, err := r.str(0, "node")
 	if err != nil {
 		return nil, err
@@ -20,7 +20,7 @@ func nodeOf(r *request) ([]byte, error) {
 	return appendNode(nil, n), nil
 }
 
-func children(r *request) ([]byte, error) {
+func children(r *Request) ([]byte, error) {
 	id, err := r.str(0, "node")
 	if err != nil {
 		return nil, err
@@ -29,7 +29,7 @@ func children(r *request) ([]byte, error) {
 	return rawjson.AppendStrings(nil, ids), err
 }
 
-func siblings(r *request) ([]byte, error) {
+func siblings(r *Request) ([]byte, error) {
 	id, err := r.str(0, "node")
 	if err != nil {
 		return nil, err
@@ -44,7 +44,7 @@ func siblings(r *request) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-func branches(r *request) ([]byte, error) {
+func branches(r *Request) ([]byte, error) {
 	b := []byte{'['}
 	for i, br := range r.tree.Branches() {
 		if i > 0 {
@@ -55,9 +55,9 @@ func branches(r *request) ([]byte, error) {
 	return append(b, ']'), nil
 }
 
-func activeBranch(r *request) ([]byte, error) { return []byte(r.tree.ActiveBranch()), nil }
+func activeBranch(r *Request) ([]byte, error) { return []byte(r.tree.ActiveBranch()), nil }
 
-func hasBranches(r *request) ([]byte, error) {
+func hasBranches(r *Request) ([]byte, error) {
 	if r.tree.HasBranches() {
 		return []byte{'1'}, nil
 	}
@@ -67,7 +67,7 @@ func hasBranches(r *request) ([]byte, error) {
 // pathOf returns the ids of argument 0's branch (the active one when there is
 // no argument), one per line. JS pairs them with the messages it caches, so a
 // projection moves ids, not message JSON.
-func pathOf(r *request) ([]byte, error) {
+func pathOf(r *Request) ([]byte, error) {
 	var ids []string
 	var err error
 	if len(r.args) == 0 {
@@ -83,7 +83,7 @@ func pathOf(r *request) ([]byte, error) {
 
 // messagesOf returns the messages of the ids in argument 0 (one per line) as a
 // JSON array: what the JS message cache lacks.
-func messagesOf(r *request) ([]byte, error) {
+func messagesOf(r *Request) ([]byte, error) {
 	list, err := r.arg(0, "ids")
 	if err != nil {
 		return nil, err

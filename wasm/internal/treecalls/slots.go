@@ -1,4 +1,4 @@
-package main
+package treecalls
 
 import (
 	"math/bits"

@@ -1,14 +1,14 @@
-package main
+package treecalls
 
-// methods is the call table: methods[i] is call number i+1 (number 0 is the
-// bridge's "methods", the names in order). JavaScript reads the names once and
-// calls by number, so the two sides cannot drift apart. Import, export and
-// merge are not here: they live in the interchange module (wasm/interchange),
-// which hands trees over as .tree.json bytes (load, save and replace).
-var methods []method
-
-func init() {
-	methods = []method{
+// Lean returns the lean module's call table (wasm/module): every tree method,
+// without merge, import or export, so that the module links neither core.Merge
+// nor core/formats. Served, methods[i] is call number i+1 (number 0 is the
+// bridge's "methods", the names in order): JavaScript reads the names once and
+// calls by number, so the two sides cannot drift apart. The full flavour
+// (wasm/internal/fullcalls, wasm/interchange) serves this table with more
+// methods after it, so a lean call keeps its number in both.
+func Lean() []Method {
+	return []Method{
 		// lifecycle.go
 		{"new", false, newTree},
 		{"fromLinear", false, fromLinear},
@@ -57,5 +57,4 @@ func init() {
 		// replace.go
 		{"replace", true, replace},
 	}
-	serve()
 }

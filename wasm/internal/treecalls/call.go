@@ -1,4 +1,4 @@
-package main
+package treecalls
 
 import (
 	"strconv"
@@ -7,10 +7,10 @@ import (
 	"github.com/sessiontree/sessiontree/wasm/internal/bridge"
 )
 
-// request is one call from JavaScript on a tree: its arguments, time and tree.
+// Request is one call from JavaScript on a tree: its arguments, time and tree.
 // The framing (buffers, argument lengths, the {code,message} envelope, the one
-// recover) is wasm/internal/bridge's, shared with the interchange module.
-type request struct {
+// recover) is wasm/internal/bridge's.
+type Request struct {
 	method string
 	args   [][]byte // views into the input buffer: copy what is kept
 	at     int64
@@ -19,33 +19,40 @@ type request struct {
 	slots  *slotTable // the tree's message slots; nil with tree
 }
 
-// method is one exported operation. It returns the result bytes.
-type method struct {
-	name     string
-	needTree bool
-	run      func(r *request) ([]byte, error)
+// Method is one exported operation: its name in the call table, whether it
+// runs on the tree behind the call's handle, and what it does. It returns the
+// result bytes.
+type Method struct {
+	Name     string
+	NeedTree bool
+	Run      func(r *Request) ([]byte, error)
 }
 
-// serve hands the bridge the call table (methods[i] is call number i+1).
-func serve() {
+// served is the table handed to the bridge by the last Serve.
+var served []Method
+
+// Serve hands the bridge the call table (methods[i] is call number i+1). A
+// module calls it once, before JavaScript makes its first call.
+func Serve(methods []Method) {
+	served = methods
 	table := make([]bridge.Method, len(methods))
 	for i := range methods {
-		table[i] = bridge.Method{Name: methods[i].name, Run: methods[i].call}
+		table[i] = bridge.Method{Name: methods[i].Name, Run: methods[i].call}
 	}
 	bridge.Serve(table)
 }
 
 // current is the request of the call under way: calls never overlap, so one
 // request serves every call.
-var current request
+var current Request
 
 // call looks up the tree behind the handle, when the method needs one, and
 // runs the method.
-func (m *method) call(c *bridge.Call) ([]byte, error) {
+func (m *Method) call(c *bridge.Call) ([]byte, error) {
 	r := &current
-	*r = request{method: m.name, args: c.Args, at: c.At, handle: c.Handle}
-	defer func() { *r = request{} }() // keep no tree alive between calls
-	if m.needTree {
+	*r = Request{method: m.Name, args: c.Args, at: c.At, handle: c.Handle}
+	defer func() { *r = Request{} }() // keep no tree alive between calls
+	if m.NeedTree {
 		e := trees[c.Handle]
 		if e == nil {
 			return nil, invalid("this SessionTree was freed (handle " +
@@ -53,11 +60,11 @@ func (m *method) call(c *bridge.Call) ([]byte, error) {
 		}
 		r.tree, r.slots = e.tree, &e.slots
 	}
-	return m.run(r)
+	return m.Run(r)
 }
 
 // arg returns argument i, or fails naming it.
-func (r *request) arg(i int, name string) ([]byte, error) {
+func (r *Request) arg(i int, name string) ([]byte, error) {
 	if i >= len(r.args) {
 		return nil, invalid(r.method + ": missing argument " + name)
 	}
@@ -65,14 +72,25 @@ func (r *request) arg(i int, name string) ([]byte, error) {
 }
 
 // str returns argument i as a string (a copy).
-func (r *request) str(i int, name string) (string, error) {
+func (r *Request) str(i int, name string) (string, error) {
 	b, err := r.arg(i, name)
 	return string(b), err
 }
 
+// Arg returns argument i (a view of the input buffer: copy what is kept), or
+// fails naming it.
+func (r *Request) Arg(i int, name string) ([]byte, error) { return r.arg(i, name) }
+
+// Str returns argument i as a string (a copy), or fails naming it.
+func (r *Request) Str(i int, name string) (string, error) { return r.str(i, name) }
+
+// Tree returns the tree behind the call's handle (nil for a method that does
+// not need one).
+func (r *Request) Tree() *core.Tree { return r.tree }
+
 // message returns argument i as a message that owns its bytes, not validated
 // yet: the tree's methods validate what they store.
-func (r *request) message(i int) (core.Message, error) {
+func (r *Request) message(i int) (core.Message, error) {
 	b, err := r.arg(i, "message")
 	if err != nil {
 		return nil, err
@@ -85,6 +103,6 @@ func (r *request) message(i int) (core.Message, error) {
 // writes compact JSON), so msg is then the stored message; if the tree stored a
 // compacted copy instead, the slot is never looked up, and a projection sends
 // that copy's bytes once, under a slot of its own.
-func (r *request) sent(msg core.Message) { r.slots.add(msg) }
+func (r *Request) sent(msg core.Message) { r.slots.add(msg) }
 
 func invalid(msg string) error { return bridge.Invalid(msg) }

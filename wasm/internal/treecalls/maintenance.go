@@ -1,4 +1,4 @@
-package main
+package treecalls
 
 import (
 	"strconv"
@@ -6,11 +6,11 @@ import (
 	"github.com/sessiontree/sessiontree/core/rawjson"
 )
 
-func validate(r *request) ([]byte, error) { return appendProblems(nil, r.tree.Validate()), nil }
+func validate(r *Request) ([]byte, error) { return appendProblems(nil, r.tree.Validate()), nil }
 
-func repair(r *request) ([]byte, error) { return appendProblems(nil, r.tree.Repair()), nil }
+func repair(r *Request) ([]byte, error) { return appendProblems(nil, r.tree.Repair()), nil }
 
-func prune(r *request) ([]byte, error) {
+func prune(r *Request) ([]byte, error) {
 	ids, err := r.tree.Prune()
 	if err != nil {
 		return nil, err
@@ -21,7 +21,7 @@ func prune(r *request) ([]byte, error) {
 }
 
 // search takes the query and the limit (a decimal, "0" for none).
-func search(r *request) ([]byte, error) {
+func search(r *Request) ([]byte, error) {
 	q, err := r.str(0, "query")
 	if err != nil {
 		return nil, err
@@ -50,7 +50,7 @@ func search(r *request) ([]byte, error) {
 	return append(b, ']'), nil
 }
 
-func stats(r *request) ([]byte, error) {
+func stats(r *Request) ([]byte, error) {
 	s := r.tree.Stats()
 	b := []byte(`{"nodes":`)
 	b = rawjson.AppendInt(b, int64(s.Nodes))

@@ -1,24 +1,16 @@
-package main
+package fullcalls
 
 import (
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/formats"
 	"github.com/sessiontree/sessiontree/core/rawjson"
-	"github.com/sessiontree/sessiontree/wasm/internal/bridge"
+	"github.com/sessiontree/sessiontree/wasm/internal/treecalls"
 )
-
-func init() {
-	bridge.Serve([]bridge.Method{
-		{Name: "import", Run: importFile},
-		{Name: "export", Run: exportFile},
-		{Name: "merge", Run: mergeFiles},
-	})
-}
 
 // importFile reads argument 1 in format argument 0 (a SPEC §7 name or "auto")
 // and returns a little-endian uint32 length, the report as JSON, and then the
 // tree's canonical .tree.json bytes.
-func importFile(c *bridge.Call) ([]byte, error) {
+func importFile(c *treecalls.Request) ([]byte, error) {
 	format, err := c.Str(0, "format")
 	if err != nil {
 		return nil, err
@@ -46,7 +38,7 @@ func sealReport(b []byte) []byte {
 }
 
 // exportFile writes argument 1, a .tree.json file, in format argument 0.
-func exportFile(c *bridge.Call) ([]byte, error) {
+func exportFile(c *treecalls.Request) ([]byte, error) {
 	format, err := c.Str(0, "format")
 	if err != nil {
 		return nil, err

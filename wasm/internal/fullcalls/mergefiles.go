@@ -1,10 +1,10 @@
-package main
+package fullcalls
 
 import (
 	"bytes"
 
 	"github.com/sessiontree/sessiontree/core"
-	"github.com/sessiontree/sessiontree/wasm/internal/bridge"
+	"github.com/sessiontree/sessiontree/wasm/internal/treecalls"
 )
 
 // mergeFiles merges argument 1 ("theirs", a .tree.json file) into argument 0
@@ -13,7 +13,7 @@ import (
 // changed in ours), and then the merged tree's canonical .tree.json bytes, or
 // nothing when they are exactly ours: then the caller keeps its tree as it is
 // (the echo of a merge between tabs costs no reload).
-func mergeFiles(c *bridge.Call) ([]byte, error) {
+func mergeFiles(c *treecalls.Request) ([]byte, error) {
 	a, err := c.Arg(0, "ours")
 	if err != nil {
 		return nil, err

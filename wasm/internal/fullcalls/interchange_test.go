@@ -1,4 +1,4 @@
-package main
+package fullcalls
 
 import (
 	"encoding/binary"
@@ -11,12 +11,37 @@ import (
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/formats"
 	"github.com/sessiontree/sessiontree/wasm/internal/bridge"
+	"github.com/sessiontree/sessiontree/wasm/internal/treecalls"
 )
 
-// do calls method name (1 import, 2 export, 3 merge) as JavaScript does and
-// returns the result bytes and whether it succeeded.
-func do(name string, args ...[]byte) ([]byte, bool) {
-	m := map[string]uint32{"methods": 0, "import": 1, "export": 2, "merge": 3}[name]
+// TestMain serves the full table, as wasm/interchange does.
+func TestMain(m *testing.M) {
+	treecalls.Serve(Full())
+	m.Run()
+}
+
+// number returns the call number of method name, read from call 0 as
+// JavaScript reads it (-1 when there is none).
+func number(name string) int {
+	res, _ := bridge.Do(0, 0, nil, 0)
+	for i, n := range strings.Split(string(res), "\n") {
+		if n == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// do calls method name with no tree as JavaScript does and returns the result
+// bytes and whether it succeeded.
+func do(name string, args ...[]byte) ([]byte, bool) { return doOn(name, 0, args...) }
+
+// doOn calls method name on the tree behind handle.
+func doOn(name string, handle uint32, args ...[]byte) ([]byte, bool) {
+	m := number(name)
+	if m < 0 {
+		panic("no method " + name)
+	}
 	var in []byte
 	for _, a := range args {
 		in = binary.LittleEndian.AppendUint32(in, uint32(len(a)))
@@ -24,7 +49,7 @@ func do(name string, args ...[]byte) ([]byte, bool) {
 	}
 	buf := bridge.Reserve(len(in))
 	copy(buf, in)
-	res, ok := bridge.Do(m, 0, buf[:len(in)], 0)
+	res, ok := bridge.Do(uint32(m), handle, buf[:len(in)], 1000)
 	return append([]byte(nil), res...), ok
 }
 
@@ -78,10 +103,22 @@ func sample(t *testing.T) *core.Tree {
 	return tr
 }
 
-func TestTheModuleListsImportExportAndMerge(t *testing.T) {
+// The full flavour is the lean module and more: every lean call keeps its
+// number, so one JavaScript wrapper drives either.
+func TestTheFullTableIsTheLeanTableThenMergeImportAndExport(t *testing.T) {
 	res, ok := do("methods")
-	if !ok || string(res) != "methods\nimport\nexport\nmerge" {
+	names := strings.Split(string(res), "\n")
+	lean := treecalls.Lean()
+	if !ok || len(names) != 1+len(lean)+6 || names[0] != "methods" {
 		t.Fatalf("methods = %q", res)
+	}
+	for i, m := range lean {
+		if names[1+i] != m.Name {
+			t.Fatalf("call %d is %q in the full table, %q in the lean one", 1+i, names[1+i], m.Name)
+		}
+	}
+	if got := strings.Join(names[1+len(lean):], " "); got != "import export merge mergeTree importTree exportTree" {
+		t.Fatalf("after the lean table: %s", got)
 	}
 }
 

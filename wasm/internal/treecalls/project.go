@@ -1,4 +1,4 @@
-package main
+package treecalls
 
 import (
 	"github.com/sessiontree/sessiontree/core"
@@ -10,7 +10,7 @@ var path []core.Message
 // project returns the messages of argument 0's branch (the active one when
 // there is no argument) as slots: a little-endian uint32 count, the slots, then
 // for each slot new to JS, in slot order, a uint32 length and the message.
-func project(r *request) ([]byte, error) {
+func project(r *Request) ([]byte, error) {
 	branch := r.tree.ActiveBranch()
 	if len(r.args) > 0 {
 		branch = string(r.args[0])

@@ -1,4 +1,4 @@
-package main
+package treecalls
 
 import (
 	"encoding/binary"
@@ -10,12 +10,18 @@ import (
 	"github.com/sessiontree/sessiontree/wasm/internal/bridge"
 )
 
+// TestMain serves the lean table, as wasm/module does.
+func TestMain(m *testing.M) {
+	Serve(Lean())
+	m.Run()
+}
+
 // do calls method name like JavaScript does and returns the result text and
-// whether it succeeded. methods[i] is call number i+1.
+// whether it succeeded. served[i] is call number i+1.
 func do(t *testing.T, name string, handle uint32, args ...string) (string, bool) {
 	t.Helper()
-	for i, m := range methods {
-		if m.name == name {
+	for i, m := range served {
+		if m.Name == name {
 			var in []byte
 			for _, a := range args {
 				in = binary.LittleEndian.AppendUint32(in, uint32(len(a)))
@@ -188,8 +194,8 @@ func TestNoInputStopsTheModule(t *testing.T) {
 		for j := range in {
 			in[j] = byte(rng.IntN(256))
 		}
-		m := uint32(rng.IntN(len(methods) + 4))
-		if m >= 1 && m <= uint32(len(methods)) && methods[m-1].name == "free" {
+		m := uint32(rng.IntN(len(served) + 4))
+		if m >= 1 && m <= uint32(len(served)) && served[m-1].Name == "free" {
 			continue
 		}
 		handle := []uint32{0, h, 999999}[rng.IntN(3)]
@@ -206,9 +212,8 @@ func TestNoInputStopsTheModule(t *testing.T) {
 }
 
 func TestAPanicBecomesAnError(t *testing.T) {
-	methods = append(methods, method{"boom", false, func(*request) ([]byte, error) { panic("kaboom") }})
-	serve()
-	defer func() { methods = methods[:len(methods)-1]; serve() }()
+	Serve(append(Lean(), Method{"boom", false, func(*Request) ([]byte, error) { panic("kaboom") }}))
+	defer Serve(Lean())
 	res, ok := do(t, "boom", 0)
 	if ok || code(t, res) != "corrupt" || !strings.Contains(res, "kaboom") {
 		t.Fatalf("panic = %s", res)
@@ -221,5 +226,16 @@ func TestMessagesAreCopiedOutOfTheInputBuffer(t *testing.T) {
 	must(t, "append", h, `{"role":"user","content":"XXXXX"}`) // reuses the same input bytes
 	if got := must(t, "messages", h, id); got != `[{"role":"user","content":"first"}]` {
 		t.Fatalf("stored message changed with the input buffer: %s", got)
+	}
+}
+
+// The lean module must not carry merge or the formats (issue 3's size target):
+// its table has no method that needs them.
+func TestTheLeanTableHasNoMergeImportOrExport(t *testing.T) {
+	for _, m := range Lean() {
+		switch m.Name {
+		case "merge", "mergeTree", "import", "importTree", "export", "exportTree":
+			t.Errorf("the lean table has %q", m.Name)
+		}
 	}
 }

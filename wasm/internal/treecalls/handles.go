@@ -1,4 +1,4 @@
-package main
+package treecalls
 
 import "github.com/sessiontree/sessiontree/core"
 
@@ -28,4 +28,18 @@ func keepEntry(e *entry) uint32 {
 	}
 	trees[nextHandle] = e
 	return nextHandle
+}
+
+// Keep stores t, a tree JavaScript has no messages of yet, and returns its
+// handle: what a method of the full flavour that makes a tree (import) returns.
+func Keep(t *core.Tree) uint32 { return keep(t) }
+
+// TreeOf returns the live tree behind handle h, or false when there is none
+// (freed, or never made).
+func TreeOf(h uint32) (*core.Tree, bool) {
+	e := trees[h]
+	if e == nil {
+		return nil, false
+	}
+	return e.tree, true
 }

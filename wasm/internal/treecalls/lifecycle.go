@@ -1,4 +1,4 @@
-package main
+package treecalls
 
 import (
 	"strconv"
@@ -12,10 +12,10 @@ func handleResult(t *core.Tree) []byte {
 }
 
 // newTree makes an empty tree.
-func newTree(*request) ([]byte, error) { return handleResult(core.New()), nil }
+func newTree(*Request) ([]byte, error) { return handleResult(core.New()), nil }
 
 // fromLinear builds a tree from argument 0, a JSON array of messages.
-func fromLinear(r *request) ([]byte, error) {
+func fromLinear(r *Request) ([]byte, error) {
 	b, err := r.arg(0, "messages")
 	if err != nil {
 		return nil, err
@@ -50,7 +50,7 @@ func fromLinear(r *request) ([]byte, error) {
 }
 
 // load reads argument 0, a .tree.json file (Unmarshal copies it).
-func load(r *request) ([]byte, error) {
+func load(r *Request) ([]byte, error) {
 	b, err := r.arg(0, "json")
 	if err != nil {
 		return nil, err
@@ -63,16 +63,16 @@ func load(r *request) ([]byte, error) {
 }
 
 // free forgets the tree behind the handle; freeing twice is harmless.
-func free(r *request) ([]byte, error) {
+func free(r *Request) ([]byte, error) {
 	delete(trees, r.handle)
 	return nil, nil
 }
 
 // clone copies the tree and its slots: the copy shares the messages, and JS
 // copies its cache with it.
-func clone(r *request) ([]byte, error) {
+func clone(r *Request) ([]byte, error) {
 	h := keepEntry(&entry{tree: r.tree.Clone(), slots: r.slots.clone()})
 	return strconv.AppendUint(nil, uint64(h), 10), nil
 }
 
-func save(r *request) ([]byte, error) { return r.tree.Marshal(), nil }
+func save(r *Request) ([]byte, error) { return r.tree.Marshal(), nil }

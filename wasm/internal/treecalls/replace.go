@@ -1,4 +1,4 @@
-package main
+package treecalls
 
 import (
 	"bytes"
@@ -7,12 +7,13 @@ import (
 )
 
 // replace swaps the tree behind the handle for argument 0, a .tree.json file,
-// keeping the handle: what JavaScript's t.merge does with the tree the
-// interchange module merged (merge itself lives there, wasm/interchange, so
-// that this module does not carry it). The JS object stays valid, and so do
+// keeping the handle: what JavaScript's t.merge does in the lean module with
+// the tree the interchange helper merged (merge itself is not in the lean
+// table, so that the lean module does not carry it; the full flavour merges in
+// place, wasm/internal/fullcalls). The JS object stays valid, and so do
 // the message slots JS holds, remapped to the new tree (see remapSlots). It
 // returns nothing; on failure the old tree stays.
-func replace(r *request) ([]byte, error) {
+func replace(r *Request) ([]byte, error) {
 	b, err := r.arg(0, "json")
 	if err != nil {
 		return nil, err

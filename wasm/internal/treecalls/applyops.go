@@ -1,4 +1,4 @@
-package main
+package treecalls
 
 import (
 	"math"
@@ -20,7 +20,7 @@ import (
 // It returns the per-op results (see appendResults), and gives the messages of
 // the a and T ops slots, in order (JS pushes their texts when the call
 // succeeds).
-func applyOps(r *request) ([]byte, error) {
+func applyOps(r *Request) ([]byte, error) {
 	// The appends' messages are copied into one buffer (the tree keeps them),
 	// so a batch of n appends allocates once, not n times.
 	size := 0

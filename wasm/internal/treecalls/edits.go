@@ -1,4 +1,4 @@
-package main
+package treecalls
 
 import (
 	"github.com/sessiontree/sessiontree/core"
@@ -8,7 +8,7 @@ import (
 // Each edit takes its arguments in the JS method's order and returns what the
 // core method returns, as text.
 
-func appendMessage(r *request) ([]byte, error) {
+func appendMessage(r *Request) ([]byte, error) {
 	msg, err := r.message(0)
 	if err != nil {
 		return nil, err
@@ -21,7 +21,7 @@ func appendMessage(r *request) ([]byte, error) {
 	return text(id), nil
 }
 
-func rewind(r *request) ([]byte, error) {
+func rewind(r *Request) ([]byte, error) {
 	id, err := r.str(0, "node")
 	if err != nil {
 		return nil, err
@@ -30,7 +30,7 @@ func rewind(r *request) ([]byte, error) {
 	return text(name), err
 }
 
-func branch(r *request) ([]byte, error) {
+func branch(r *Request) ([]byte, error) {
 	from, err := r.str(0, "from")
 	if err != nil {
 		return nil, err
@@ -43,7 +43,7 @@ func branch(r *request) ([]byte, error) {
 	return []byte(name), err
 }
 
-func switchBranch(r *request) ([]byte, error) {
+func switchBranch(r *Request) ([]byte, error) {
 	name, err := r.str(0, "branch")
 	if err != nil {
 		return nil, err
@@ -51,7 +51,7 @@ func switchBranch(r *request) ([]byte, error) {
 	return nil, r.tree.SwitchBranch(name)
 }
 
-func label(r *request) ([]byte, error) {
+func label(r *Request) ([]byte, error) {
 	id, err := r.str(0, "node")
 	if err != nil {
 		return nil, err
@@ -63,7 +63,7 @@ func label(r *request) ([]byte, error) {
 	return nil, r.tree.LabelAt(id, text, r.at)
 }
 
-func clearLabel(r *request) ([]byte, error) {
+func clearLabel(r *Request) ([]byte, error) {
 	id, err := r.str(0, "node")
 	if err != nil {
 		return nil, err
@@ -71,7 +71,7 @@ func clearLabel(r *request) ([]byte, error) {
 	return nil, r.tree.ClearLabelAt(id, r.at)
 }
 
-func checkout(r *request) ([]byte, error) {
+func checkout(r *Request) ([]byte, error) {
 	id, err := r.str(0, "node")
 	if err != nil {
 		return nil, err
@@ -80,15 +80,15 @@ func checkout(r *request) ([]byte, error) {
 	return []byte(name), err
 }
 
-func edit(r *request) ([]byte, error) {
+func edit(r *Request) ([]byte, error) {
 	return sibling(r, (*core.Tree).Edit)
 }
 
-func regenerate(r *request) ([]byte, error) {
+func regenerate(r *Request) ([]byte, error) {
 	return sibling(r, (*core.Tree).Regenerate)
 }
 
-func sibling(r *request, op func(*core.Tree, string, core.Message, int64) (string, error)) ([]byte, error) {
+func sibling(r *Request, op func(*core.Tree, string, core.Message, int64) (string, error)) ([]byte, error) {
 	id, err := r.str(0, "node")
 	if err != nil {
 		return nil, err
@@ -105,7 +105,7 @@ func sibling(r *request, op func(*core.Tree, string, core.Message, int64) (strin
 	return text(newID), nil
 }
 
-func deleteBranch(r *request) ([]byte, error) {
+func deleteBranch(r *Request) ([]byte, error) {
 	name, err := r.str(0, "branch")
 	if err != nil {
 		return nil, err
@@ -115,7 +115,7 @@ func deleteBranch(r *request) ([]byte, error) {
 
 // apply runs argument 0, a JSON array of ops (core.ParseOps), atomically and
 // returns the JSON array of per-op results.
-func apply(r *request) ([]byte, error) {
+func apply(r *Request) ([]byte, error) {
 	b, err := r.arg(0, "ops")
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package main
+package fullcalls
 
 import (
 	"encoding/binary"

@@ -1,0 +1,25 @@
+// Package fullcalls is what the full flavour of sessiontree's browser module
+// (wasm/interchange, js/sessiontree-interchange.wasm) serves beyond the lean
+// table of wasm/internal/treecalls: merge in place (core's Tree.Merge on the
+// live tree), import into and export from a live tree (core/formats), and the
+// stateless calls that read and return files (import, export, merge of
+// .tree.json bytes), which the lean module's JavaScript uses when the full
+// module is loaded beside it as a helper (initInterchange).
+package fullcalls
+
+import "github.com/sessiontree/sessiontree/wasm/internal/treecalls"
+
+// Full returns the full flavour's call table: the lean table, in its order
+// (a lean call keeps its number), then the methods of this package.
+func Full() []treecalls.Method {
+	return append(treecalls.Lean(),
+		// interchange.go, mergefiles.go: stateless, files in and out
+		treecalls.Method{Name: "import", Run: importFile},
+		treecalls.Method{Name: "export", Run: exportFile},
+		treecalls.Method{Name: "merge", Run: mergeFiles},
+		// intree.go: on live trees
+		treecalls.Method{Name: "mergeTree", NeedTree: true, Run: mergeTree},
+		treecalls.Method{Name: "importTree", Run: importTree},
+		treecalls.Method{Name: "exportTree", NeedTree: true, Run: exportTree},
+	)
+}
