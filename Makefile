@@ -96,6 +96,9 @@ test-js: build
 	@node --test js/test/*.test.js
 	@echo "== js: the same tests in headless Chromium"
 	@node js/test/browser.mjs js/test/*.test.js
+	@echo "== js: the same tests with the full module as the main one (init({ full: true })), node --test and Chromium"
+	@SESSIONTREE_FLAVOUR=full node --test js/test/*.test.js
+	@SESSIONTREE_FLAVOUR=full node js/test/browser.mjs js/test/*.test.js
 	@echo "== js: tsc --noEmit on sessiontree.d.ts"
 	@tsc --noEmit -p js/test/tsconfig.json
 

@@ -151,14 +151,29 @@ export interface SummarizeOptions {
 /** What a strictly linear export can carry: the active messages and every other branch's summary or stub. */
 export interface Splice { messages: Message[]; summaries: Summary[]; }
 
+/** init's option: load the full module, `sessiontree-interchange.wasm`, found next to this module. */
+export interface InitOptions { full: true; }
+
 /**
  * Loads and starts the WebAssembly module; call once before anything else (a
- * second call is a no-op). With no argument it finds `sessiontree.wasm` next to
- * this module (fetch in browsers and workers, the file system in Node); it also
- * takes a URL, the module's bytes, a fetch Response, or a compiled
- * WebAssembly.Module (Cloudflare Workers: the package's `workerd` entry passes it).
+ * second call is a no-op). Two flavours, one API: the module is whichever file
+ * loads.
+ *
+ * - Lean (the default): with no argument it finds `sessiontree.wasm` next to
+ *   this module (fetch in browsers and workers, the file system in Node).
+ *   Every tree method but merge, import and export, which need
+ *   `initInterchange()` (a second, stateless module loaded on first use).
+ * - Full: `init({ full: true })` finds `sessiontree-interchange.wasm` there
+ *   instead. Every tree method, and `t.merge` (in place), `SessionTree.import`,
+ *   `t.export` and `SessionTree.mergeJSON` run in it, with no
+ *   `initInterchange()` (which becomes a no-op). Larger, and a merge costs a
+ *   tenth: for clients that sync long conversations.
+ *
+ * It also takes a URL, the bytes, a fetch Response, or a compiled
+ * WebAssembly.Module of either file (Cloudflare Workers: the package's
+ * `workerd` entry passes the bundled one, `{ full: true }` included).
  */
-export function init(source?: string | URL | ArrayBuffer | ArrayBufferView | Response | WebAssembly.Module): Promise<void>;
+export function init(source?: string | URL | ArrayBuffer | ArrayBufferView | Response | WebAssembly.Module | InitOptions): Promise<void>;
 
 /**
  * Loads and starts the interchange module, `sessiontree-interchange.wasm`: the
@@ -171,7 +186,9 @@ export function init(source?: string | URL | ArrayBuffer | ArrayBufferView | Res
  * module). It does not need init to have finished:
  * `await Promise.all([init(), initInterchange()])` loads both at once. A chat
  * client typically calls it when the user first imports, exports or syncs
- * (`sync()` of `sessiontree/sync` calls it itself).
+ * (`sync()` of `sessiontree/sync` calls it itself). With the full module
+ * loaded or loading by init (`init({ full: true })`), it resolves without
+ * loading anything: the full module does all of this itself.
  */
 export function initInterchange(source?: string | URL | ArrayBuffer | ArrayBufferView | Response | WebAssembly.Module): Promise<void>;
 
@@ -193,16 +210,16 @@ export class SessionTree implements Disposable {
    * librechat, claudecode, pi, codex, openai, sessiontree (a .tree.json), or auto
    * (detect; the default). The
    * report says what was read and everything the format could not carry.
-   * Needs `await initInterchange()` once before.
+   * Needs the full module (`init({ full: true })`) or `await initInterchange()` once before.
    */
   static import(text: string | ArrayBuffer | ArrayBufferView, format?: string): { tree: SessionTree; report: ImportReport };
-  /** The tree in another format (SPEC §7, markdown included), as text. Needs `await initInterchange()` once before. */
+  /** The tree in another format (SPEC §7, markdown included), as text. Needs the full module or `await initInterchange()` once before. */
   export(format: string): string;
   /**
    * Merges two .tree.json files without loading either as a tree, as merge()
    * does: the merged file's text (`ours` itself, as text, when the merge left it
    * as it was) and what changed in `ours`. For storage layers that hold files
-   * (a tab syncing through IndexedDB). Needs only `await initInterchange()`.
+   * (a tab syncing through IndexedDB). Needs only `await initInterchange()` (or the full module).
    */
   static mergeJSON(ours: string | ArrayBuffer | ArrayBufferView, theirs: string | ArrayBuffer | ArrayBufferView): { json: string; report: MergeReport };
 
@@ -231,9 +248,11 @@ export class SessionTree implements Disposable {
    * union of nodes; a branch both copies moved keeps the later move and the other
    * leaf on "name~leaf"; labels, summaries and deletions by their times. Merging in
    * any order gives the same save(). `other` is not changed. Throws `corrupt` for a
-   * tree with structural problems (repair() it first). Needs `await initInterchange()`
-   * once before (the merge runs in the interchange module; this object keeps its
-   * handle and its cached messages).
+   * tree with structural problems (repair() it first). With the full module
+   * (`init({ full: true })`) it merges in place, in that module; with the lean
+   * one it needs `await initInterchange()` once before (the merge runs in the
+   * helper and is swapped in). Either way this object keeps its handle and its
+   * cached messages.
    */
   merge(other: SessionTree | string | Uint8Array | ArrayBuffer): MergeReport;
   /**

@@ -17,14 +17,17 @@ const fail = (message) => { throw new SessionTreeError("invalid_input", message)
 
 // ---- the module -------------------------------------------------------------
 
-let wasm = null; // { exports, memory, methods: Map(name → number) }
+let wasm = null; // { exports, memory, methods: Map(name → number), full }
 let loading = null;
 const isNode = typeof process !== "undefined" && !!process.versions?.node;
 
 /**
- * Loads and starts the WebAssembly module, once. With no argument it finds
- * sessiontree.wasm next to this file; otherwise it takes a URL, the bytes, or a
- * compiled WebAssembly.Module. A second call is a no-op.
+ * Loads and starts the WebAssembly module, once. With no argument it finds the
+ * lean sessiontree.wasm next to this file; `{ full: true }` finds the full
+ * flavour, sessiontree-interchange.wasm, there instead; otherwise it takes a
+ * URL, the bytes, a Response or a compiled WebAssembly.Module of either file.
+ * The flavour is whichever file loads: its method list says what it holds. A
+ * second call is a no-op.
  */
 export function init(source) {
   if (wasm) return Promise.resolve();
@@ -37,12 +40,22 @@ export function init(source) {
   return loading;
 }
 
+// fullOption reports whether source is init's `{ full: true }` option (a plain
+// object, not a URL, a Module, a Response or bytes).
+function fullOption(source) {
+  return typeof source === "object" && source !== null && Object.getPrototypeOf(source) === Object.prototype;
+}
+
 async function start(source) {
+  if (fullOption(source)) {
+    if (source.full !== true) fail(`init: the options must be { full: true } (or pass a URL, bytes or a WebAssembly.Module)`);
+    source = new URL("./sessiontree-interchange.wasm", import.meta.url);
+  }
   const exports = await run(source ?? new URL("./sessiontree.wasm", import.meta.url), "init");
   if (typeof exports.st_call !== "function") {
     throw new SessionTreeError("invalid_input", "init: this WebAssembly module is not sessiontree's (no st_call export)");
   }
-  const w = { exports, memory: exports.mem, u8: new Uint8Array(exports.mem.buffer), cap: 0, ptr: 0, methods: new Map() };
+  const w = { exports, memory: exports.mem, u8: new Uint8Array(exports.mem.buffer), cap: 0, ptr: 0, methods: new Map(), full: false };
   wasm = w;
   const names = invoke(0, 0, 0, NO_ARGS).split("\n");
   names.forEach((name, i) => w.methods.set(name, i));
@@ -53,6 +66,10 @@ async function start(source) {
     }
     M[key] = w.methods.get(key);
   }
+  // The full flavour (wasm/interchange) has these too: merge, import and export
+  // then run in this module, on the live trees, and no helper is needed.
+  w.full = Object.keys(F).every((key) => w.methods.has(key));
+  if (w.full) for (const key of Object.keys(F)) F[key] = w.methods.get(key);
 }
 
 // run instantiates a Go WebAssembly program from source, starts its main (which
@@ -111,12 +128,15 @@ function need() {
 }
 
 // ---- the interchange module ---------------------------------------------------
-// Import and export (SPEC §7) and merge (SPEC §3) live in a second, stateless
-// module, sessiontree-interchange.wasm (wasm/interchange), so that the main
-// module stays small and starts fast: import turns a file into .tree.json bytes
-// that the main module loads, export turns the bytes the main module saved into
-// a file, and merge turns two saved trees into one that the main module swaps
-// into the live tree (its "replace" call).
+// Import and export (SPEC §7) and merge (SPEC §3) are not in the lean module,
+// sessiontree.wasm, so that it stays small and starts fast. They are in
+// sessiontree-interchange.wasm (wasm/interchange), the full flavour: every tree
+// method plus those. Loaded by init (init({ full: true })), it is the main
+// module and they run in it, on the live trees. Loaded by initInterchange
+// beside the lean module, it is a stateless helper: import turns a file into
+// .tree.json bytes that the main module loads, export turns the bytes the main
+// module saved into a file, and merge turns two saved trees into one that the
+// main module swaps into the live tree (its "replace" call).
 
 let inter = null; // { exports, memory, import, export, merge } (method numbers)
 let interLoading = null;
@@ -129,7 +149,7 @@ let interLoading = null;
  * call is a no-op.
  */
 export function initInterchange(source) {
-  if (inter) return Promise.resolve();
+  if (inter || wasm?.full) return Promise.resolve();
   if (!interLoading) {
     interLoading = startInterchange(source).catch((e) => {
       interLoading = null;
@@ -140,6 +160,10 @@ export function initInterchange(source) {
 }
 
 async function startInterchange(source) {
+  // init may be loading the full flavour at the same moment
+  // (Promise.all([init({ full: true }), initInterchange()])): it needs no helper.
+  if (loading) await loading.catch(() => {});
+  if (wasm?.full) return;
   const exports = await run(source ?? new URL("./sessiontree-interchange.wasm", import.meta.url), "initInterchange");
   if (typeof exports.st_call !== "function") {
     throw new SessionTreeError("invalid_input", "initInterchange: this WebAssembly module is not sessiontree's (no st_call export)");
@@ -157,9 +181,23 @@ async function startInterchange(source) {
 // that `what` needs it loaded first.
 function needInterchange(what) {
   if (!inter) {
-    throw new SessionTreeError("invalid_input", `${what} needs the interchange module: call \`await initInterchange()\` once before (it loads sessiontree-interchange.wasm)`);
+    throw new SessionTreeError("invalid_input", `${what} needs the interchange module: call \`await initInterchange()\` once before (it loads sessiontree-interchange.wasm), or load the full module with \`await init({ full: true })\``);
   }
   return inter;
+}
+
+// fullModule returns the main module when it is the full flavour (merge, import
+// and export run in it), else null: then they need the interchange helper.
+function fullModule() {
+  return wasm?.full ? wasm : null;
+}
+
+// mainBytes runs a call in the main module and returns a view of its result,
+// valid until the next call into it.
+function mainBytes(method, handle, args) {
+  const w = wasm;
+  const len = send(method, handle, 0, args);
+  return len === 0 ? new Uint8Array(0) : view(w).subarray(w.out, w.out + len);
 }
 
 // interCall writes args (strings or Uint8Arrays, in any module's memory) into
@@ -200,6 +238,11 @@ const M = {
   stubSummary: 0, renderBranchText: 0, spliceForLinearExport: 0, validate: 0, repair: 0,
   prune: 0, search: 0, stats: 0, replace: 0, project: 0, applyOps: 0,
 };
+
+// The full flavour's further method numbers, filled in by init when the module
+// has them all (wasm/internal/fullcalls): merge (two files, stateless), mergeTree
+// (in place), importTree and exportTree (on live trees).
+const F = { merge: -1, mergeTree: -1, importTree: -1, exportTree: -1 };
 
 const NO_ARGS = [];
 const encoder = new TextEncoder();
@@ -545,24 +588,30 @@ export class SessionTree {
 
   /**
    * Imports a chat export (SPEC §7) as a tree, with a report of what the format
-   * could not carry. Needs `await initInterchange()` first.
+   * could not carry. Needs the full module (`init({ full: true })`) or
+   * `await initInterchange()` first.
    */
   static import(text, format = "auto") {
     need();
-    const f = needInterchange("SessionTree.import");
+    const full = fullModule();
+    const f = full ? null : needInterchange("SessionTree.import");
     const arg = typeof text === "string" ? (text.isWellFormed() ? text : fail(`"text" contains a lone surrogate`))
       : text instanceof ArrayBuffer ? new Uint8Array(text)
       : ArrayBuffer.isView(text) ? new Uint8Array(text.buffer, text.byteOffset, text.byteLength)
       : fail(`"text" must be a string or bytes`);
-    // [u32 report length][report JSON][the tree's .tree.json] (wasm/interchange)
-    const res = interCall(f, f.import, [str("format", format), arg]);
+    // [u32 report length][report JSON] and then the tree: its handle in the
+    // full module (wasm/internal/fullcalls intree.go), its .tree.json from the
+    // helper (interchange.go), which this module loads.
+    const res = full ? mainBytes(F.importTree, 0, [str("format", format), arg]) : interCall(f, f.import, [str("format", format), arg]);
     const n = res[0] | (res[1] << 8) | (res[2] << 16) | (res[3] << 24);
     const report = JSON.parse(decoder.decode(res.subarray(4, 4 + n)));
+    if (full) return { tree: SessionTree.#adopt(decoder.decode(res.subarray(4 + n))), report };
     return { tree: SessionTree.load(res.subarray(4 + n)), report };
   }
 
-  /** The tree in another format (SPEC §7), as text. Needs `await initInterchange()` first. */
+  /** The tree in another format (SPEC §7), as text. Needs the full module or `await initInterchange()` first. */
   export(format) {
+    if (fullModule()) return this.#call(F.exportTree, 0, [str("format", format)]);
     const f = needInterchange("t.export");
     str("format", format);
     return decoder.decode(interCall(f, f.export, [format, this.#saved()]));
@@ -572,11 +621,13 @@ export class SessionTree {
    * Merges two .tree.json files (text or bytes) without loading either as a
    * tree: `{ json, report }`, the merged file's text (`ours` itself when the
    * merge left it as it was) and what changed in ours. Needs only
-   * `await initInterchange()`.
+   * `await initInterchange()` (or the full module).
    */
   static mergeJSON(ours, theirs) {
-    const f = needInterchange("SessionTree.mergeJSON");
-    const res = interCall(f, f.merge, [treeFile("ours", ours), treeFile("theirs", theirs)]);
+    const full = fullModule();
+    const f = full ? null : needInterchange("SessionTree.mergeJSON");
+    const args = [treeFile("ours", ours), treeFile("theirs", theirs)];
+    const res = full ? mainBytes(F.merge, 0, args) : interCall(f, f.merge, args);
     const n = res[0] | (res[1] << 8) | (res[2] << 16) | (res[3] << 24);
     const report = JSON.parse(decoder.decode(res.subarray(4, 4 + n)));
     const same = res.length === 4 + n;
@@ -659,11 +710,13 @@ export class SessionTree {
 
   /**
    * Merges another copy of this conversation (a SessionTree or its .tree.json)
-   * into this one. Needs `await initInterchange()` first: the interchange
-   * module merges the two saved trees, and the main module swaps the result in
-   * under this object's handle.
+   * into this one. With the full module (init({ full: true })) it merges in
+   * place, in that module. With the lean one it needs `await initInterchange()`
+   * first: the helper merges the two saved trees, and the main module swaps the
+   * result in under this object's handle.
    */
   merge(other) {
+    if (fullModule()) return this.#mergeInPlace(other);
     const f = needInterchange("t.merge");
     const h = this.#live();
     let theirs;
@@ -685,6 +738,24 @@ export class SessionTree {
     // others (wasm/module replace.go).
     if (res.length > 4 + n) invoke(M.replace, h, 0, [res.subarray(4 + n)]);
     return report;
+  }
+
+  // #mergeInPlace is merge in the full module: core's Merge on the live tree,
+  // with the other tree's handle or its file (wasm/internal/fullcalls
+  // intree.go). The message cache stays right as it is: a merge never changes
+  // a stored message, and a node the merge gives other content gets another slot.
+  #mergeInPlace(other) {
+    const h = this.#live();
+    let args;
+    if (other instanceof SessionTree) {
+      if (other.#h === 0) fail(`the other SessionTree was freed; merge a live tree or its saved JSON`);
+      args = ["handle", String(other.#h)];
+    } else if (typeof other === "string" || other instanceof ArrayBuffer || ArrayBuffer.isView(other)) {
+      args = ["json", treeFile("other", other)];
+    } else {
+      fail(`"other" must be a SessionTree or a .tree.json string or bytes`);
+    }
+    return JSON.parse(invoke(F.mergeTree, h, 0, args));
   }
 
   apply(ops, atMs) {

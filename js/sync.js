@@ -1,8 +1,10 @@
 // A small sync client for the edge worker (SPEC §6): pull the stored tree,
 // merge it into the local one, push the result to POST /v1/trees/{id}/merge
 // with If-Match, and on 412 (someone pushed in between) start again. Two
-// devices that edit offline and sync converge, with nothing lost. The merge
-// runs in the interchange module, which sync loads itself (initInterchange).
+// devices that edit offline and sync converge, with nothing lost. With the
+// lean module the merge runs in the interchange helper, which sync loads itself
+// (initInterchange); with the full module (init({ full: true })) it runs in
+// place and initInterchange loads nothing.
 import { SessionTree, SessionTreeError, initInterchange } from "./sessiontree.js";
 
 function fail(msg) {
@@ -28,7 +30,7 @@ export async function sync(tree, options) {
   if (!Number.isSafeInteger(attempts) || attempts < 1) fail(`"attempts" must be a positive integer`);
   const base = `${url.replace(/\/+$/, "")}/v1/trees/${encodeURIComponent(id)}`;
   const auth = { authorization: `Bearer ${token}` };
-  await initInterchange(); // a no-op once loaded
+  await initInterchange(); // a no-op once loaded, or when the main module is full
   for (let attempt = 1; attempt <= attempts; attempt++) {
     const got = await fetchFn(base, { headers: auth });
     if (!got.ok) throw await httpError(got, `pulling tree ${JSON.stringify(id)}`);

@@ -1,6 +1,8 @@
 // Runs the JS API's test files in headless Chromium: serves js/ on loopback,
 // opens a page that imports them, and prints each test's outcome.
 //   node js/test/browser.mjs js/test/*.test.js
+// SESSIONTREE_FLAVOUR=full opens the page with ?flavour=full: the tests load
+// the full module as the main one (see harness.js).
 import http from "node:http";
 import fs from "node:fs/promises";
 import path from "node:path";
@@ -47,7 +49,8 @@ try {
   const tab = await browser.newPage();
   const errors = [];
   tab.on("pageerror", (e) => errors.push(String(e)));
-  await tab.goto(`http://127.0.0.1:${server.address().port}/`);
+  const flavour = process.env.SESSIONTREE_FLAVOUR === "full" ? "full" : "lean";
+  await tab.goto(`http://127.0.0.1:${server.address().port}/${flavour === "full" ? "?flavour=full" : ""}`);
   const results = await tab.waitForFunction(() => window.__results, null, { timeout: 240000 })
     .then((h) => h.jsonValue())
     .catch((e) => { errors.push(String(e)); return []; });
@@ -57,7 +60,7 @@ try {
   }
   for (const e of errors) { console.log("page error:", e); failed++; }
   if (results.length === 0) failed++;
-  console.log(`# chromium: ${results.length - (results.filter((r) => !r.ok).length)} passed, ${failed} failed`);
+  console.log(`# chromium (${flavour} module): ${results.length - (results.filter((r) => !r.ok).length)} passed, ${failed} failed`);
 } finally {
   await browser.close();
   server.close();

@@ -2,6 +2,13 @@
 // registers with node:test) and in a browser page (it collects and runs the
 // tests itself), with the same assertions in both.
 export const isNode = typeof process !== "undefined" && !!process.versions?.node;
+/**
+ * Which module the tests load as the main one: the lean sessiontree.wasm, or
+ * with SESSIONTREE_FLAVOUR=full (Node) or ?flavour=full (the browser page) the
+ * full flavour, sessiontree-interchange.wasm. Pass mainSource to init().
+ */
+export const full = (isNode ? process.env.SESSIONTREE_FLAVOUR : new URLSearchParams(globalThis.location?.search).get("flavour")) === "full";
+export const mainSource = full ? { full: true } : undefined;
 const nodeTest = isNode ? await import("node:test") : null;
 const pending = [];
 

@@ -1,12 +1,12 @@
 // The JS API of SPEC §5. This one file runs under `node --test` and, unchanged,
 // in headless Chromium (browser.mjs); see harness.js.
-import { test, assert, isNode } from "./harness.js";
+import { test, assert, isNode, mainSource } from "./harness.js";
 import { init, SessionTree, SessionTreeError } from "../sessiontree.js";
 
 // Before init, on purpose: the first call must say what is missing.
 let beforeInit;
 try { new SessionTree(); } catch (e) { beforeInit = e; }
-await init();
+await init(mainSource);
 
 const user = (content) => ({ role: "user", content });
 const bot = (content) => ({ role: "assistant", content });

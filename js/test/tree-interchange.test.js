@@ -4,10 +4,10 @@
 // This one file runs under `node --test` and, unchanged, in headless Chromium
 // (browser.mjs), in one page after sessiontree.test.js (which checks the calls
 // before init, so this file sorts after it); see harness.js.
-import { test, assert, isNode } from "./harness.js";
+import { test, assert, isNode, full, mainSource } from "./harness.js";
 import { init, initInterchange, SessionTree, SessionTreeError } from "../sessiontree.js";
 
-await init();
+await init(mainSource);
 // Before initInterchange, on purpose: import, export and merge must say what is
 // missing, and a failed merge must leave the tree as it was.
 const early = SessionTree.fromLinear([{ role: "user", content: "early" }], 1);
@@ -25,7 +25,8 @@ await initInterchange();
 const user = (content) => ({ role: "user", content });
 const bot = (content) => ({ role: "assistant", content });
 
-test("import, export and merge before initInterchange throw a sentence saying to await initInterchange()", () => {
+test("import, export and merge before initInterchange throw a sentence saying to await initInterchange()", { skip: full }, () => {
+  if (full) return;
   assert.equal(before.length, 5, "every call threw");
   for (const e of before) {
     assert.ok(e instanceof SessionTreeError, "not a SessionTreeError");
@@ -36,6 +37,57 @@ test("import, export and merge before initInterchange throw a sentence saying to
   assert.equal(savedAfterFailedMerge, earlySaved, "the refused merge left the tree as it was");
   assert.ok(early.export("markdown").includes("early"), "the same tree exports once the module is loaded");
   assert.deepEqual(early.merge(other).nodesAdded, [other.activePath()[1]], "and merges");
+});
+
+test("with the full module, import, export and merge work with no initInterchange, which is then a no-op", { skip: !full }, async () => {
+  if (!full) return;
+  assert.equal(before.length, 0, `threw: ${before.map((e) => e.message).join("; ")}`);
+  assert.deepEqual(early.linearProjection().map((m) => m.content), ["early", "from the other copy"], "merged in place");
+  assert.equal(early.save(), other.save());
+  await initInterchange(new Uint8Array([1, 2, 3])); // not a module: resolves only because nothing is loaded
+});
+
+// methodsOf starts a module's Go program in a fresh Node process and returns
+// its call table's names (the bridge's call 0).
+async function methodsOf(file) {
+  const { execFileSync } = await import("node:child_process");
+  const src = `import fs from "node:fs"; import ${JSON.stringify(new URL("../wasm_exec.js", import.meta.url).href)};
+    const go = new Go(); const { instance } = await WebAssembly.instantiate(fs.readFileSync(new URL(${JSON.stringify(new URL(file, import.meta.url).href)})), go.importObject);
+    go.run(instance); const e = instance.exports; const n = e.st_call(0, 0, 0, 0);
+    console.log(new TextDecoder().decode(new Uint8Array(e.mem.buffer, e.st_out(), n))); process.exit(0);`;
+  return execFileSync(process.execPath, ["--input-type=module", "-e", src]).toString().trim().split("\n");
+}
+
+test("the lean module has no merge, import or export; the full one has them after every lean method, in the same order", { skip: !isNode }, async () => {
+  if (!isNode) return;
+  const lean = await methodsOf("../sessiontree.wasm");
+  const fullNames = await methodsOf("../sessiontree-interchange.wasm");
+  for (const name of ["merge", "mergeTree", "import", "importTree", "export", "exportTree"]) {
+    assert.ok(!lean.includes(name), `the lean module has ${name}`);
+    assert.ok(fullNames.includes(name), `the full module lacks ${name}`);
+  }
+  assert.ok(lean.includes("replace") && lean.includes("applyOps"), lean.join(" "));
+  assert.deepEqual(fullNames.slice(0, lean.length), lean, "a lean call keeps its number in the full module");
+});
+
+test("init({ full: true }), the full module's bytes, Module or URL: merge, import and export with no initInterchange, in a fresh Node process", { skip: !isNode }, async () => {
+  if (!isNode) return;
+  const { execFileSync } = await import("node:child_process");
+  const mod = new URL("../sessiontree.js", import.meta.url).href;
+  const wasm = new URL("../sessiontree-interchange.wasm", import.meta.url);
+  for (const how of ["option", "bytes", "module", "url"]) {
+    const src = `import fs from "node:fs"; import { init, initInterchange, SessionTree } from ${JSON.stringify(mod)};
+      const w = new URL(${JSON.stringify(wasm.href)}); const b = fs.readFileSync(w); const how = ${JSON.stringify(how)};
+      await init(how === "bytes" ? b : how === "module" ? new WebAssembly.Module(b) : how === "url" ? w : { full: true });
+      await initInterchange(new Uint8Array([1, 2, 3])); // a no-op: the main module is full
+      const a = SessionTree.fromLinear([{ role: "user", content: "ok" }], 1); const c = a.clone(); c.append({ role: "user", content: "more" }, 2);
+      a.merge(c); console.log(SessionTree.import(a.export("openai")).tree.linearProjection().map((m) => m.content).join(" "),
+        JSON.parse(SessionTree.mergeJSON(a.save(), c.save()).report.changed));`;
+    assert.equal(execFileSync(process.execPath, ["--input-type=module", "-e", src]).toString().trim(), "ok more false", how);
+  }
+  const bad = `import { init } from ${JSON.stringify(mod)};
+    try { await init({ full: "yes" }); } catch (e) { console.log(e.code, e.message); }`;
+  assert.ok(/invalid_input init: the options must be \{ full: true \}/.test(execFileSync(process.execPath, ["--input-type=module", "-e", bad]).toString()));
 });
 
 test("a second initInterchange is a no-op", async () => {

@@ -3,11 +3,11 @@
 // If-Match and merge rules, so the test needs no network. The merge runs in the
 // interchange module (what merge says before it is loaded is tested in
 // tree-interchange.test.js, which runs first in the browser page).
-import { test, assert, isNode } from "./harness.js";
+import { test, assert, isNode, mainSource } from "./harness.js";
 import { init, initInterchange, SessionTree } from "../sessiontree.js";
 import { sync } from "../sync.js";
 
-await Promise.all([init(), initInterchange()]);
+await Promise.all([init(mainSource), initInterchange()]);
 
 const user = (content) => ({ role: "user", content });
 
@@ -193,4 +193,48 @@ test("sync reports the worker's error code", async () => {
   const worker = fakeWorker(base);
   await assert.rejects(sync(base, { url: "https://w", token: "wrong", id: "t1", fetch: worker.fetch }), "unauthorized");
   await assert.rejects(sync(base, { url: "https://w", token: "secret" }), "invalid_input", /"id"/);
+});
+
+// inFreshNode runs src (an ES module body) in a fresh Node process that counts
+// the Go programs instantiated (sessiontree's modules; not undici's own
+// WebAssembly) and returns its output lines, the count last as "instances: n".
+async function inFreshNode(src) {
+  const { execFileSync } = await import("node:child_process");
+  const count = `let n = 0; const inst = WebAssembly.instantiate; WebAssembly.instantiate = (...a) => { if (a[1]?.gojs) n++; return inst(...a); };
+    process.on("exit", () => console.log("instances: " + n));`;
+  return execFileSync(process.execPath, ["--input-type=module", "-e", count + src]).toString().trim().split("\n");
+}
+
+// A fake worker's fetch in a fresh process: GET answers the tree, POST merges.
+const fakeFetch = `const fetch = async (url, init = {}) => init.method === "POST"
+  ? new Response(JSON.stringify({ etag: "v2", report: { changed: false } }), { status: 200 })
+  : new Response(remote, { status: 200, headers: { etag: "v1" } });`;
+
+test("sync() with the full module merges in it and starts no interchange helper", { skip: !isNode }, async () => {
+  if (!isNode) return;
+  const mod = JSON.stringify(new URL("../sessiontree.js", import.meta.url).href);
+  const syncMod = JSON.stringify(new URL("../sync.js", import.meta.url).href);
+  for (const flavour of ["full", "lean"]) {
+    const out = await inFreshNode(`import { init, SessionTree } from ${mod}; import { sync } from ${syncMod};
+      await init(${flavour === "full" ? "{ full: true }" : ""});
+      const t = SessionTree.fromLinear([{ role: "user", content: "a" }], 1); const o = t.clone(); o.append({ role: "user", content: "b" }, 2);
+      const remote = o.save(); ${fakeFetch}
+      const r = await sync(t, { url: "https://w", token: "x", id: "t", fetch });
+      console.log(r.pulled.nodesAdded.length, t.linearProjection().length);`);
+    assert.deepEqual(out, ["1 2", `instances: ${flavour === "full" ? 1 : 2}`], flavour);
+  }
+});
+
+test("the workerd entry: init({ full: true }) takes the bundled full module, and initInterchange() then starts nothing", { skip: !isNode }, async () => {
+  if (!isNode) return;
+  const hooks = JSON.stringify(new URL("./workerd-hooks.mjs", import.meta.url).href);
+  const entry = JSON.stringify(new URL("../sessiontree.workerd.js", import.meta.url).href);
+  for (const flavour of ["full", "lean"]) {
+    const out = await inFreshNode(`import { register } from "node:module"; register(${hooks});
+      const { init, initInterchange, SessionTree } = await import(${entry});
+      await init(${flavour === "full" ? "{ full: true }" : ""}); await initInterchange();
+      const t = SessionTree.fromLinear([{ role: "user", content: "a" }], 1); const o = t.clone(); o.append({ role: "user", content: "b" }, 2);
+      console.log(t.merge(o).nodesAdded.length, SessionTree.import(t.export("openai")).tree.linearProjection().length);`);
+    assert.deepEqual(out, ["1 2", `instances: ${flavour === "full" ? 1 : 2}`], flavour);
+  }
 });

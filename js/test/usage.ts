@@ -4,6 +4,7 @@ import { init, initInterchange, SessionTree, SessionTreeError, type Branch, type
 export async function usage(): Promise<string> {
   await init();
   await init(new URL("../sessiontree.wasm", import.meta.url));
+  await init({ full: true });
   await initInterchange();
   await Promise.all([init(), initInterchange(new URL("../sessiontree-interchange.wasm", import.meta.url))]);
   using t = new SessionTree();
