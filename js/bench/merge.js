@@ -1,7 +1,11 @@
 // The merge workload of issue 7 in the JS API: t.merge of two copies of one
 // conversation (10k nodes by default) about 100 operations apart (50 on each
-// side: appends, rewinds, labels, a summary). Works in Node and in a browser page; the
-// interchange module (initInterchange) must be loaded. Prints nothing.
+// side: appends, rewinds, labels, a summary). Works in Node and in a browser
+// page, with either flavour: the lean module with the interchange helper
+// (initInterchange: save both, merge in the helper, load the result back), or
+// the full module (init({ full: true }): merge in place). Prints nothing; run.mjs
+// runs each flavour in a worker thread of its own (merge-worker.mjs) and in a
+// Chromium page of its own.
 const msg = (i, who) => ({ role: i % 2 ? "assistant" : "user", content: `${who} message ${i}: the quick brown fox jumps over the lazy dog` });
 
 /** Two copies of a conversation of size (≥ 1000) messages, each with 50 operations of its own. */
@@ -40,4 +44,24 @@ export function timeMerge(SessionTree, reps, size = 10000) {
   a.free();
   b.free();
   return times;
+}
+
+/** timeMerge at each size after warm-up rounds: [{ size, median, best }] in ms. */
+export function mergeRows(SessionTree, reps, warmup, sizes = [1000, 10000]) {
+  return sizes.map((size) => {
+    timeMerge(SessionTree, warmup, size);
+    const ms = timeMerge(SessionTree, reps, size).sort((x, y) => x - y);
+    return { size, median: ms[ms.length >> 1], best: ms[0] };
+  });
+}
+
+/** Prints the merge table: rows of each flavour, lean (with the helper) and full, side by side. */
+export function printMergeTable(title, lean, full) {
+  console.log(`\n${title}`);
+  console.log("| copies of | lean + interchange helper: median | best | full module, in place: median | best | lean / full |");
+  console.log("|---|---:|---:|---:|---:|---:|");
+  lean.forEach((l, i) => {
+    const f = full[i];
+    console.log(`| ${l.size / 1000}k nodes | ${l.median.toFixed(1)} ms | ${l.best.toFixed(1)} ms | ${f.median.toFixed(1)} ms | ${f.best.toFixed(1)} ms | ${(l.median / f.median).toFixed(1)}× |`);
+  });
 }

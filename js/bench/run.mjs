@@ -1,7 +1,8 @@
 // make bench-js: sessiontree against the plain-JS peer in Node and in headless
-// Chromium (same run), the time of a merge in Node (through the interchange
-// module), plus the gzipped size and time to ready of the main module and of
-// the interchange module against a bare Go WebAssembly program.
+// Chromium (same run), the time of a merge with each flavour (the lean module
+// with the interchange helper, the full module merging in place) in Node and
+// Chromium, plus the gzipped size and time to ready of the lean module, the full
+// one and the helper against a bare Go WebAssembly program.
 // Prints tables; asserts nothing.
 import http from "node:http";
 import fs from "node:fs/promises";
@@ -11,10 +12,11 @@ import zlib from "node:zlib";
 import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { init, initInterchange, SessionTree } from "../sessiontree.js";
+import { Worker } from "node:worker_threads";
+import { init, SessionTree } from "../sessiontree.js";
 import { PlainTree } from "./peer.js";
 import { runWorkloads } from "./workloads.js";
-import { timeMerge } from "./merge.js";
+import { printMergeTable } from "./merge.js";
 
 const js = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const repo = path.dirname(js);
@@ -42,17 +44,20 @@ const rounds = `median of ${reps} rounds after ${warmup} warm-up rounds, each si
 await init();
 table(`Node ${process.version} (${rounds})`, runWorkloads(SessionTree, PlainTree, reps, only, warmup));
 
-// 1b. Merge, in Node: t.merge saves both trees, the interchange module merges
-// them, and the main module loads the result under t's handle.
-if (!only || "merge".includes(only)) {
-  await initInterchange();
-  console.log(`\nMerge, Node (${rounds}): t.merge of two copies 100 operations apart (50 each side), through the interchange module`);
-  console.log("| copies of | median | best |\n|---|---:|---:|");
-  for (const size of [1000, 10000]) {
-    timeMerge(SessionTree, warmup, size);
-    const ms = timeMerge(SessionTree, reps, size).sort((x, y) => x - y);
-    console.log(`| ${size / 1000}k nodes | ${ms[ms.length >> 1].toFixed(1)} ms | ${ms[0].toFixed(1)} ms |`);
-  }
+// 1b. Merge, in Node, each flavour in a worker thread of its own (its own main
+// module): lean, t.merge saves both trees, the interchange helper merges them,
+// and the main module loads the result under t's handle; full, core's Merge
+// runs on the live tree in the main module.
+const mergeTitle = (where) => `Merge, ${where} (${rounds}): t.merge of two copies 100 operations apart (50 each side)`;
+const benchMerge = !only || "merge".includes(only);
+if (benchMerge) {
+  const inWorker = (flavour) => new Promise((resolve, reject) => {
+    const w = new Worker(new URL("./merge-worker.mjs", import.meta.url), { workerData: { flavour, reps, warmup } });
+    w.once("message", (rows) => { w.terminate(); resolve(rows); });
+    w.once("error", reject);
+  });
+  const lean = await inWorker("lean");
+  printMergeTable(mergeTitle(`Node ${process.version}`), lean, await inWorker("full"));
 }
 
 // 2. The bare Go program, built now with the same flags as the module.
@@ -61,7 +66,7 @@ const bare = path.join(tmp, "bare.wasm");
 execFileSync("go", ["build", "-trimpath", "-ldflags=-s -w", "-o", bare, "./js/bench/bare"],
   { cwd: repo, env: { ...process.env, GOOS: "js", GOARCH: "wasm" } });
 const gz = async (f) => zlib.gzipSync(await fs.readFile(f), { level: 9 }).length;
-const sizes = { st: await gz(path.join(js, "sessiontree.wasm")), interchange: await gz(path.join(js, "sessiontree-interchange.wasm")), bare: await gz(bare) };
+const sizes = { st: await gz(path.join(js, "sessiontree.wasm")), full: await gz(path.join(js, "sessiontree-interchange.wasm")), bare: await gz(bare) };
 
 // 3. Chromium: the same workloads, then time to ready in fresh pages.
 const types = { ".js": "text/javascript", ".wasm": "application/wasm" };
@@ -78,6 +83,25 @@ const pages = {
     const t0 = performance.now();
     await init(new URL("/sessiontree.wasm?" + Math.random(), location.href));
     window.__ms = performance.now() - t0;
+  </script>`,
+  // The full module as the main one (init({ full: true }) loads this file).
+  "/ready-full": `<!doctype html><script type="module">
+    import { init } from "/sessiontree.js";
+    const t0 = performance.now();
+    await init(new URL("/sessiontree-interchange.wasm?" + Math.random(), location.href));
+    window.__ms = performance.now() - t0;
+  </script>`,
+  "/merge-lean": `<!doctype html><script type="module">
+    import { init, initInterchange, SessionTree } from "/sessiontree.js";
+    import { mergeRows } from "/bench/merge.js";
+    await Promise.all([init(), initInterchange()]);
+    window.__rows = mergeRows(SessionTree, ${reps}, ${warmup});
+  </script>`,
+  "/merge-full": `<!doctype html><script type="module">
+    import { init, SessionTree } from "/sessiontree.js";
+    import { mergeRows } from "/bench/merge.js";
+    await init({ full: true });
+    window.__rows = mergeRows(SessionTree, ${reps}, ${warmup});
   </script>`,
   "/ready-interchange": `<!doctype html><script type="module">
     import { init, initInterchange } from "/sessiontree.js";
@@ -124,10 +148,22 @@ try {
   table(`Chromium ${browser.browser()?.version() ?? ""} (${rounds})`, rows);
   await page.close();
 
-  const ready = { st: [], bare: [], interchange: [] };
+  if (benchMerge) {
+    const merge = {};
+    for (const flavour of ["lean", "full"]) {
+      const p = await browser.newPage();
+      p.on("pageerror", (e) => console.error("page error:", e));
+      await p.goto(`${base}/merge-${flavour}`);
+      merge[flavour] = await (await p.waitForFunction(() => window.__rows, null, { timeout: 600000, polling: 500 })).jsonValue();
+      await p.close();
+    }
+    printMergeTable(mergeTitle("Chromium"), merge.lean, merge.full);
+  }
+
+  const ready = { st: [], bare: [], full: [], interchange: [] };
   for (let i = 0; i < 15; i++) {
     // Alternate which program goes first: the first page of a round pays more.
-    for (const which of i % 2 ? ["st", "bare", "interchange"] : ["bare", "st", "interchange"]) {
+    for (const which of i % 2 ? ["st", "bare", "full", "interchange"] : ["bare", "full", "st", "interchange"]) {
       const p = await browser.newPage();
       await p.goto(`${base}/ready-${which}`);
       ready[which].push(await (await p.waitForFunction(() => window.__ms, null, { timeout: 60000 })).jsonValue());
@@ -135,16 +171,14 @@ try {
     }
   }
   const median = (a) => a.sort((x, y) => x - y)[a.length >> 1];
+  const kib = (b) => `${(b / 1024).toFixed(0)} KiB (${b} B)`;
+  const ms = (a) => `${median(a).toFixed(1)} ms`;
   console.log("\nModule size and time to ready (fetch + compile + instantiate + run), Chromium, median of 15");
-  console.log("| | sessiontree | bare Go (syscall/js only) | ratio | target |");
-  console.log("|---|---:|---:|---:|---:|");
-  console.log(`| gzip -9 size | ${(sizes.st / 1024).toFixed(0)} KiB (${sizes.st} B) | ${(sizes.bare / 1024).toFixed(0)} KiB (${sizes.bare} B) | ${(sizes.st / sizes.bare).toFixed(2)}× | ≤ 1.3× |`);
-  console.log(`| time to ready | ${median(ready.st).toFixed(1)} ms | ${median(ready.bare).toFixed(1)} ms | ${(median(ready.st) / median(ready.bare)).toFixed(2)}× | ≤ 1.3× |`);
-  console.log("\nThe interchange module (import, export, merge; loaded on first use by initInterchange), same run");
-  console.log("| | sessiontree-interchange | bare Go | ratio |");
-  console.log("|---|---:|---:|---:|");
-  console.log(`| gzip -9 size | ${(sizes.interchange / 1024).toFixed(0)} KiB (${sizes.interchange} B) | ${(sizes.bare / 1024).toFixed(0)} KiB (${sizes.bare} B) | ${(sizes.interchange / sizes.bare).toFixed(2)}× |`);
-  console.log(`| time to ready (after init) | ${median(ready.interchange).toFixed(1)} ms | ${median(ready.bare).toFixed(1)} ms | ${(median(ready.interchange) / median(ready.bare)).toFixed(2)}× |`);
+  console.log("| | lean: sessiontree.wasm | full: sessiontree-interchange.wasm | bare Go (syscall/js only) | lean / bare | full / bare | target (lean) |");
+  console.log("|---|---:|---:|---:|---:|---:|---:|");
+  console.log(`| gzip -9 size | ${kib(sizes.st)} | ${kib(sizes.full)} | ${kib(sizes.bare)} | ${(sizes.st / sizes.bare).toFixed(2)}× | ${(sizes.full / sizes.bare).toFixed(2)}× | ≤ 1.3× |`);
+  console.log(`| time to ready | ${ms(ready.st)} | ${ms(ready.full)} | ${ms(ready.bare)} | ${(median(ready.st) / median(ready.bare)).toFixed(2)}× | ${(median(ready.full) / median(ready.bare)).toFixed(2)}× | ≤ 1.3× |`);
+  console.log(`| the full file as the lean module's helper: time to ready after init (initInterchange) | | ${ms(ready.interchange)} | | | | |`);
 } finally {
   await browser.close();
   server.close();
