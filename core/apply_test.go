@@ -87,3 +87,42 @@ func TestParseOpsNamesTheOpAndFieldAtFault(t *testing.T) {
 		}
 	}
 }
+
+// After a failed batch that made and used a branch, appends go to the branch
+// that is active again (the memo of the active branch does not outlive it).
+func TestApplyOfAFailingBatchLeavesAppendsOnTheActiveBranch(t *testing.T) {
+	tr, ids := chain(t, "a", "b")
+	_, err := tr.Apply([]Op{
+		{Op: "branch", From: ids[0], Name: "x"},
+		{Op: "append", Message: msg("user", "on x")},
+		{Op: "rewind", Node: "missing"},
+	}, 5)
+	if err == nil {
+		t.Fatal("the batch should fail")
+	}
+	id := mustAppend(t, tr, msg("user", "c"), 6)
+	if p := mustPath(t, tr, MainBranch); p[len(p)-1] != id || len(p) != 3 {
+		t.Fatalf("main is %v, want a, b and the new node", p)
+	}
+	if _, ok := tr.LookupBranch("x"); ok {
+		t.Fatal("branch x outlived the failed batch")
+	}
+	// A branch removed and made again under the active name is the one used.
+	if _, err := tr.Branch(ids[0], "y", 7); err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, tr, msg("user", "on y"), 8)
+	if err := tr.SwitchBranch(MainBranch); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.DeleteBranch("y"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Branch(ids[1], "y", 9); err != nil {
+		t.Fatal(err)
+	}
+	id = mustAppend(t, tr, msg("user", "on the new y"), 10)
+	if p := mustPath(t, tr, "y"); len(p) != 3 || p[2] != id {
+		t.Fatalf("y is %v", p)
+	}
+}

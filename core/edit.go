@@ -40,7 +40,14 @@ func (t *Tree) appendValid(msg Message, atMs int64) (string, error) {
 }
 
 func (t *Tree) activeBranch() (*branch, error) {
+	// Appends and rewinds ask for it on every call: a memo saves a map lookup.
+	// The memo's branch is still the map's entry while no branch was added or
+	// removed since, and still the active one while the names agree.
+	if b := t.act; b != nil && t.actGen == t.branchGen && b.name == t.active {
+		return b, nil
+	}
 	b := t.branches[t.active]
+	t.act, t.actGen = b, t.branchGen
 	if b == nil {
 		return nil, newError(CodeCorrupt, "the active branch "+quote(t.active)+" does not exist")
 	}

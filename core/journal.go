@@ -132,12 +132,14 @@ func (t *Tree) undoOne(u *undo) {
 	case undoLeaf:
 		u.b.leaf, u.b.moved = u.name, u.i1
 	case undoAddBranch:
+		t.branchGen++
 		delete(t.branches, u.b.name)
 		t.names.remove(u.b.name)
 		if u.had {
 			t.tombs[u.b.name] = u.i1
 		}
 	case undoRemoveBranch:
+		t.branchGen++
 		t.branches[u.b.name] = u.b
 		t.names.add(u.b.name)
 	case undoActive:
@@ -213,6 +215,7 @@ func (t *Tree) setLeaf(b *branch, leaf string, atMs int64) {
 // addBranch adds b; a name deleted before is live again, so its deletion is
 // forgotten.
 func (t *Tree) addBranch(b *branch) {
+	t.branchGen++
 	t.branches[b.name] = b
 	t.names.add(b.name)
 	t.changed.branch(b.name)
@@ -222,6 +225,7 @@ func (t *Tree) addBranch(b *branch) {
 }
 
 func (t *Tree) removeBranch(b *branch) {
+	t.branchGen++
 	delete(t.branches, b.name)
 	t.names.remove(b.name)
 	t.changed.branch(b.name)

@@ -7,13 +7,18 @@ import (
 
 // freshNames hands out the smallest free "branch-N" (N ≥ 1) without scanning the
 // branches: it keeps the taken numbers and a low-water mark below which every
-// number is taken.
+// number is taken. Numbers below smallNames live in a bitset (every rewind
+// takes one, so this is on the append/rewind path), larger ones in a map.
 type freshNames struct {
+	small []uint64 // bit n%64 of small[n/64]: n is taken
 	taken map[uint64]struct{}
 	low   uint64
 }
 
-const freshPrefix = "branch-"
+const (
+	freshPrefix = "branch-"
+	smallNames  = 1 << 16
+)
 
 // freshNumber parses a canonical "branch-N" name.
 func freshNumber(name string) (uint64, bool) {
@@ -30,36 +35,69 @@ func freshNumber(name string) (uint64, bool) {
 
 func (f *freshNames) add(name string) {
 	if n, ok := freshNumber(name); ok {
-		if f.taken == nil {
-			f.taken = make(map[uint64]struct{})
-		}
-		f.taken[n] = struct{}{}
+		f.set(n, true)
 	}
 }
 
 func (f *freshNames) remove(name string) {
 	if n, ok := freshNumber(name); ok {
-		delete(f.taken, n)
+		f.set(n, false)
 		if n < f.low {
 			f.low = n
 		}
 	}
 }
 
-// next returns the smallest untaken name; it does not take it.
-func (f *freshNames) next() string {
-	for {
-		if _, ok := f.taken[f.low]; !ok {
-			return freshPrefix + strconv.FormatUint(f.low, 10)
+func (f *freshNames) set(n uint64, taken bool) {
+	if n >= smallNames {
+		if !taken {
+			delete(f.taken, n)
+			return
 		}
-		f.low++
+		if f.taken == nil {
+			f.taken = make(map[uint64]struct{})
+		}
+		f.taken[n] = struct{}{}
+		return
+	}
+	w := int(n / 64)
+	if w >= len(f.small) {
+		if !taken {
+			return
+		}
+		f.small = append(f.small, make([]uint64, w+1-len(f.small))...)
+	}
+	if taken {
+		f.small[w] |= 1 << (n % 64)
+	} else {
+		f.small[w] &^= 1 << (n % 64)
 	}
 }
 
+func (f *freshNames) has(n uint64) bool {
+	if n >= smallNames {
+		_, ok := f.taken[n]
+		return ok
+	}
+	w := int(n / 64)
+	return w < len(f.small) && f.small[w]&(1<<(n%64)) != 0
+}
+
+// next returns the smallest untaken name; it does not take it.
+func (f *freshNames) next() string {
+	for f.has(f.low) {
+		f.low++
+	}
+	return freshPrefix + strconv.FormatUint(f.low, 10)
+}
+
 func (f freshNames) clone() freshNames {
-	c := freshNames{low: f.low, taken: make(map[uint64]struct{}, len(f.taken))}
-	for n := range f.taken {
-		c.taken[n] = struct{}{}
+	c := freshNames{low: f.low, small: append([]uint64(nil), f.small...)}
+	if len(f.taken) > 0 {
+		c.taken = make(map[uint64]struct{}, len(f.taken))
+		for n := range f.taken {
+			c.taken[n] = struct{}{}
+		}
 	}
 	return c
 }

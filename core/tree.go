@@ -32,6 +32,11 @@ type Tree struct {
 	spare    *journal // the last journal, kept to reuse its memory
 	changed  *changes // nil unless TrackChanges was called
 	slab     []node   // nodes set aside for the appends of the running Apply
+	act      *branch  // memo of branches[active], valid while actGen == branchGen
+	actGen   uint64
+	// branchGen counts adds and removals of branches on this tree (journal.go),
+	// so that the memo of the active branch never outlives its map entry.
+	branchGen uint64
 }
 
 // node is the stored form of a Node. key is its map key; id is what the file said
