@@ -1,7 +1,8 @@
 // Package bridge is the byte boundary between JavaScript and sessiontree's
-// WebAssembly modules (wasm/module, the tree; wasm/interchange, import, export
-// and merge of files). A module imports it, hands Serve its call table, and gets three
-// WebAssembly exports:
+// WebAssembly modules (wasm/module, the lean tree module; wasm/interchange, the
+// full flavour with merge, import and export; their tables are
+// wasm/internal/treecalls and wasm/internal/fullcalls). A module imports it,
+// hands Serve its call table, and gets three WebAssembly exports:
 //
 //   - st_reserve(n) makes the input buffer hold at least n bytes and returns
 //     its address; JavaScript writes a call's arguments there, each a
