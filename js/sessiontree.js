@@ -248,7 +248,7 @@ const NO_ARGS = [];
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: false });
 const BIG = 1 << 20;
-const BIG_INPUT = 4 << 20; // wasm/module/buffers.go bigInput
+const BIG_INPUT = 4 << 20; // wasm/internal/bridge/buffers.go bigInput
 const MAX_INPUT = 1 << 30;
 
 function view(w) {
@@ -468,7 +468,7 @@ function deepFreeze(root) {
   return root;
 }
 
-// The kinds of applyOps's arguments (wasm/module/applyops.go): "a", "T", "J".
+// The kinds of applyOps's arguments (wasm/internal/treecalls/applyops.go): "a", "T", "J".
 const KIND_APPEND = 97, KIND_TIMED = 84, KIND_JSON = 74;
 
 // sendOps writes applyOps's arguments straight into the module's input buffer,
@@ -536,7 +536,7 @@ let adopt = 0;
 export class SessionTree {
   #h;
   // Messages are immutable in the tree, so each is parsed once and handed out
-  // frozen. The module numbers the messages this object holds (wasm/module
+  // frozen. The module numbers the messages this object holds (wasm/internal/treecalls
   // slots.go): slot i → the JSON text (not parsed yet) or the frozen object.
   #cache = [];
 
@@ -735,7 +735,7 @@ export class SessionTree {
     const report = JSON.parse(decoder.decode(res.subarray(4, 4 + n)));
     // The message cache stays right: the module keeps the slot of every message
     // the merged tree still has under the same id and bytes, and empties the
-    // others (wasm/module replace.go).
+    // others (wasm/internal/treecalls replace.go).
     if (res.length > 4 + n) invoke(M.replace, h, 0, [res.subarray(4 + n)]);
     return report;
   }
@@ -761,7 +761,7 @@ export class SessionTree {
   apply(ops, atMs) {
     if (!Array.isArray(ops)) fail(`"ops" must be an array of operation objects`);
     const at = time(atMs);
-    // One argument per op (wasm/module/applyops.go): a plain append crosses as
+    // One argument per op (wasm/internal/treecalls/applyops.go): a plain append crosses as
     // its message's JSON, kept for the cache (with its time as 8 bytes when it
     // has one); any other op as its JSON.
     const n = ops.length;
@@ -811,7 +811,7 @@ export class SessionTree {
     return this.#project([str("branch", branch)]);
   }
 
-  // #project reads the slots of a path (see wasm/module/project.go) and maps
+  // #project reads the slots of a path (see wasm/internal/treecalls/project.go) and maps
   // them to cached messages; the module sends the bytes of those not cached.
   #project(args) {
     need();
