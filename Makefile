@@ -59,8 +59,9 @@ bench-formats:
 	@echo "== formats: import benchmarks (GOOS=js GOARCH=wasm, headless Chromium)"
 	@GOOS=js GOARCH=wasm $(GO) test -run '^$$' -bench 'Import(ClaudeCode|Pi|Codex|ChatGPT)$$' -benchtime 1x -count=1 ./core/formats/ 2>&1 | (grep -v 'unknown IPAddressSpace' || true)
 
-## build: the browser module js/sessiontree.wasm, the interchange module (import,
-## export and merge, loaded on first use) js/sessiontree-interchange.wasm and
+## build: the lean browser module js/sessiontree.wasm, the full one (every tree
+## method plus import, export and merge: init({ full: true }), or the lean one's
+## helper through initInterchange) js/sessiontree-interchange.wasm and
 ## wasm_exec.js beside them (only when stale)
 WASM_SRC  := $(shell find core wasm/module wasm/internal -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod
 INTERCHANGE_SRC := $(shell find core wasm/interchange wasm/internal -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod
