@@ -1,7 +1,6 @@
 package core
 
 import (
-	"bytes"
 	"strings"
 
 	"github.com/sessiontree/sessiontree/core/rawjson"
@@ -170,13 +169,45 @@ type keyedNode struct {
 }
 
 // sortedNodes lists the nodes by key, with no map lookup after the sort.
+//
+// It sorts positions, not the (key, node) pairs: moving pairs writes pointers,
+// and while a collection is under way (a save allocates its whole output) every
+// pointer write pays a write barrier, which made the sort most of a save in
+// WebAssembly. The pairs move once, into their sorted places.
 func (t *Tree) sortedNodes() []keyedNode {
 	list := make([]keyedNode, 0, len(t.nodes))
 	for k, n := range t.nodes {
 		list = append(list, keyedNode{k, n})
 	}
-	sortFunc(list, func(a, b keyedNode) int { return strings.Compare(a.key, b.key) })
-	return list
+	// Compare the first 8 bytes of two keys as one integer (ids are random:
+	// that almost always decides), the whole keys only when those are equal.
+	order := make([]int32, len(list))
+	prefix := make([]uint64, len(list))
+	for i, kn := range list {
+		order[i] = int32(i)
+		var p uint64
+		for j := 0; j < 8; j++ {
+			p <<= 8
+			if j < len(kn.key) {
+				p |= uint64(kn.key[j])
+			}
+		}
+		prefix[i] = p
+	}
+	sortFunc(order, func(a, b int32) int {
+		if pa, pb := prefix[a], prefix[b]; pa != pb {
+			if pa < pb {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(list[a].key, list[b].key)
+	})
+	sorted := make([]keyedNode, len(list))
+	for i, o := range order {
+		sorted[i] = list[o]
+	}
+	return sorted
 }
 
 func (b *branch) appendJSON(buf []byte, movedDefault int64) []byte {
@@ -286,13 +317,48 @@ var childrenKey = []byte(`"children":`)
 func cloneCounting(data, pat []byte) ([]byte, int) {
 	const chunk = 64 << 10
 	out := make([]byte, 0, len(data))
+	c := newCounter(pat)
 	n, from := 0, 0 // from: where a match not yet counted may start
 	for len(out) < len(data) {
 		out = append(out, data[len(out):min(len(out)+chunk, len(data))]...)
-		n += bytes.Count(out[from:], pat)
+		n += c.count(out[from:])
 		from = max(from, len(out)-len(pat)+1)
 	}
 	return out, n
+}
+
+// counter counts a pattern that cannot overlap itself, skipping ahead by the
+// last byte of each window (Horspool): bytes.Count falls back to a rolling
+// hash over every byte in WebAssembly, which was a seventh of a load.
+type counter struct {
+	pat  []byte
+	skip [256]uint8
+}
+
+func newCounter(pat []byte) *counter {
+	c := &counter{pat: pat}
+	for i := range c.skip {
+		c.skip[i] = uint8(len(pat))
+	}
+	for i := 0; i < len(pat)-1; i++ {
+		c.skip[pat[i]] = uint8(len(pat) - 1 - i)
+	}
+	return c
+}
+
+func (c *counter) count(s []byte) int {
+	m, n := len(c.pat), 0
+	last := c.pat[m-1]
+	for i := 0; i+m <= len(s); {
+		b := s[i+m-1]
+		if b == last && string(s[i:i+m]) == string(c.pat) {
+			n++
+			i += m
+			continue
+		}
+		i += int(c.skip[b])
+	}
+	return n
 }
 
 func (l *loader) corrupt(where, msg string) error {

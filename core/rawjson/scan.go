@@ -284,7 +284,12 @@ func scanString(data []byte, i int) (int, error) {
 	start := i
 	i++
 	for {
-		// Fast path over plain ASCII.
+		// Fast path over plain ASCII: eight bytes at a time while none of them
+		// is a quote, a backslash, a control character or non-ASCII, then one
+		// at a time.
+		for i+8 <= len(data) && plain8(load8(data, i)) {
+			i += 8
+		}
 		for i < len(data) {
 			c := data[i]
 			if c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
@@ -337,6 +342,23 @@ func scanString(data []byte, i int) (int, error) {
 			i += size
 		}
 	}
+}
+
+// load8 reads data[i:i+8] as a little-endian word (the compiler turns this
+// into one load).
+func load8(data []byte, i int) uint64 {
+	b := data[i : i+8 : i+8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// plain8 reports whether none of the eight bytes in x ends or interrupts the
+// plain part of a string: '"', '\\', a control character (< 0x20) or a byte
+// ≥ 0x80 (with the usual "has a zero byte" bit trick, exact for the word).
+func plain8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zeroIn := func(v uint64) uint64 { return (v - ones) & ^v & highs }
+	return (x&highs)|zeroIn(x^(ones*'"'))|zeroIn(x^(ones*'\\'))|((x-ones*0x20) & ^x & highs) == 0
 }
 
 func hex4(data []byte, i int) (int, bool) {

@@ -113,3 +113,32 @@ func FuzzCompact(f *testing.F) {
 		}
 	})
 }
+
+// plain8 never calls a word plain that holds a quote, a backslash, a control
+// character or a byte ≥ 0x80, and calls every all-printable-ASCII word plain.
+func TestPlain8SaysPlainExactlyForPlainWords(t *testing.T) {
+	special := []byte{'"', '\\', 0, 0x1f, 0x80, 0xff, 0x7f, ' ', 'a', '!', '#', '[', ']'}
+	r := uint64(88172645463325252)
+	for round := 0; round < 200000; round++ {
+		var w [8]byte
+		for i := range w {
+			r ^= r << 13
+			r ^= r >> 7
+			r ^= r << 17
+			if r%3 == 0 {
+				w[i] = special[r%uint64(len(special))]
+			} else {
+				w[i] = byte(r >> 8)
+			}
+		}
+		plain := true
+		for _, c := range w {
+			if c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+				plain = false
+			}
+		}
+		if got := plain8(load8(w[:], 0)); got != plain {
+			t.Fatalf("plain8(%q) = %v, want %v", w, got, plain)
+		}
+	}
+}
