@@ -131,7 +131,7 @@ func opOf(op *core.Op, i int, a []byte, arena *[]byte) error {
 		*op = ops[0]
 		return nil
 	}
-	return invalid("op " + strconv.Itoa(i) + ": unknown kind " + strconv.Quote(string(a[:1])))
+	return invalid("op " + strconv.Itoa(i) + ": unknown kind " + string(rawjson.AppendString(nil, string(a[:1]))))
 }
 
 // keepIn appends b to arena and returns the copy, its capacity cut to its
