@@ -1,5 +1,8 @@
 package core
 
+// nodeBlock is how many nodes appendValid allocates at a time.
+const nodeBlock = 32
+
 // Append adds msg as a child of the active branch's leaf (a new root when the
 // branch has no leaf), moves the leaf to it and returns the new node's id.
 func (t *Tree) Append(msg Message, atMs int64) (string, error) {
@@ -26,12 +29,13 @@ func (t *Tree) appendValid(msg Message, atMs int64) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var n *node
-	if len(t.slab) > 0 {
-		n, t.slab = &t.slab[0], t.slab[1:]
-	} else {
-		n = new(node)
+	if len(t.slab) == 0 {
+		// Nodes come in blocks: one allocation per nodeBlock appends. A node
+		// is rarely freed (Prune), so a block rarely outlives its use.
+		t.slab = make([]node, nodeBlock)
 	}
+	n := &t.slab[0]
+	t.slab = t.slab[1:]
 	*n = node{id: id, parent: b.leaf, up: up, msg: msg, created: atMs}
 	t.addNode(n)
 	t.setLeaf(b, id, atMs)

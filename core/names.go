@@ -88,7 +88,8 @@ func (f *freshNames) next() string {
 	for f.has(f.low) {
 		f.low++
 	}
-	return freshPrefix + strconv.FormatUint(f.low, 10)
+	var buf [32]byte // one allocation: the string
+	return string(strconv.AppendUint(append(buf[:0], freshPrefix...), f.low, 10))
 }
 
 func (f freshNames) clone() freshNames {

@@ -31,7 +31,7 @@ type Tree struct {
 	journal  *journal // open during Apply
 	spare    *journal // the last journal, kept to reuse its memory
 	changed  *changes // nil unless TrackChanges was called
-	slab     []node   // nodes set aside for the appends of the running Apply
+	slab     []node   // nodes set aside for appends: a block at a time, or a whole Apply batch
 	act      *branch  // memo of branches[active], valid while actGen == branchGen
 	actGen   uint64
 	// branchGen counts adds and removals of branches on this tree (journal.go),
