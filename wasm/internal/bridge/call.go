@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"math"
-	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -31,14 +30,6 @@ var table []Method
 // module calls it once, from an init function.
 func Serve(methods []Method) {
 	table = append([]Method{{"methods", listMethods}}, methods...)
-	// A collection every 3× the live heap instead of 2×. In WebAssembly the
-	// collector shares the one thread with the calls, and a chat page's heap is
-	// small, so under GOGC=100 a cycle comes every few MB of allocation: it
-	// made regenerate's median (Node) ~25% slower than its best round (≈ the
-	// time with the collector off). The cost is memory: a 200k-node, 90 MB
-	// session peaked at 928 MB of wasm memory instead of 878 MB (most of either
-	// is the transient buffers of save and load).
-	debug.SetGCPercent(200)
 }
 
 // listMethods returns the method names, one per line, in call-number order.
