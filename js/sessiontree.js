@@ -77,6 +77,15 @@ async function start(source) {
 // caller in errors.
 async function run(source, who) {
   const go = new globalThis.Go();
+  // A collection every 3× the live heap instead of 2×. In WebAssembly the
+  // collector shares the one thread with the calls and a chat page's heap is
+  // small, so under GOGC=100 a cycle comes every few MB of allocation: it made
+  // regenerate's median (Node) ~25% slower than its best round, which is the
+  // time with the collector off. The cost: a 200k-node, 90 MB session peaked at
+  // 928 MB of wasm memory instead of 878 MB (most of either is the transient
+  // buffers of save and load). Set here, not with runtime/debug, which would
+  // link fmt into the module.
+  go.env = { ...go.env, GOGC: "200" };
   // The Go runtime's own timers (its background sweeper and scavenger) must not
   // keep a Node process alive: unref them where timers have unref.
   const imports = go.importObject;
