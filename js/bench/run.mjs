@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { init, SessionTree } from "../sessiontree.js";
 import { PlainTree } from "./peer.js";
-import { runWorkloads } from "./workloads.js";
+import { runWorkloads, workloads } from "./workloads.js";
 import { printMergeTable } from "./merge.js";
 
 const js = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -38,7 +38,8 @@ function table(title, rows) {
   console.log(`| geometric mean | | | | ${Math.exp(logSum / rows.length).toFixed(2)}× | ${Math.exp(logBest / rows.length).toFixed(2)}× | |`);
 }
 
-const rounds = `median of ${reps} rounds (${reps * 5} for regenerate) after ${warmup} warm-up rounds, each side`;
+const scaled = workloads.filter((w) => w.roundsScale).map((w) => `${reps * w.roundsScale} for ${w.name.split(" ")[0]}`);
+const rounds = `median of ${reps} rounds${scaled.length ? ` (${scaled.join(", ")})` : ""} after ${warmup} warm-up rounds, each side`;
 
 // 1. Node.
 await init();

@@ -10,7 +10,7 @@ function time(fn) {
 }
 
 // Each workload: setup (untimed) returns state; run(state) is timed.
-const workloads = [
+export const workloads = [
   {
     name: "10k appends, one call each", kind: "single",
     setup: (T) => ({ t: new T(), msgs: linear(10000) }),
