@@ -46,7 +46,14 @@ fuzz:
 	done
 
 ## bench: benchmarks with ratio tables (numbers go in the README)
-bench: bench-core bench-worker bench-js bench-formats
+bench: bench-core bench-worker bench-js bench-formats bench-soak
+
+## bench-soak: the module's memory over 1,000 append+save rounds on a 20k-message
+## tree and 50 load+project+free rounds of a 100k-message file (Node; SOAK_SCALE=0.1 for a quick look)
+.PHONY: bench-soak
+bench-soak: build
+	@node js/bench/soak.mjs
+	@SESSIONTREE_FLAVOUR=full node js/bench/soak.mjs
 
 bench-core:
 	@echo "== core benchmarks (native)"
@@ -82,6 +89,14 @@ js/sessiontree-interchange.wasm: $(INTERCHANGE_SRC)
 js/wasm_exec.js: $(WASM_EXEC)
 	@cp $< $@
 
+# The same two modules plus one test export (st_test_hold: wasm/internal/bridge
+# testhooks.go) for js/test/memory-limit.mjs; never shipped.
+HOOKS_WASM := js/test/build/sessiontree-hooks.wasm js/test/build/sessiontree-interchange-hooks.wasm
+js/test/build/sessiontree-hooks.wasm: $(WASM_SRC)
+	@$(WASM_BUILD) -tags sessiontree_testhooks -o $@ ./wasm/module
+js/test/build/sessiontree-interchange-hooks.wasm: $(INTERCHANGE_SRC)
+	@$(WASM_BUILD) -tags sessiontree_testhooks -o $@ ./wasm/interchange
+
 ## test-wasm: the bridge's tests and the core's own suite, GOOS=js in headless Chromium
 # wasmbrowsertest v0.11.0 prints "unknown IPAddressSpace" lines with this Chromium: noise.
 test-wasm:
@@ -95,7 +110,7 @@ test-wasm:
 	  grep -aq 'sessiontree/core\.(\*Tree)\.Merge' $$tmp/full.wasm || { echo "the full module lacks core.(*Tree).Merge (is the check still right?)"; exit 1; }
 
 ## test-js: the JS API's tests in Node and in headless Chromium, and tsc on the .d.ts
-test-js: build
+test-js: build $(HOOKS_WASM)
 	@echo "== js: node --test"
 	@node --test js/test/*.test.js
 	@echo "== js: the same tests in headless Chromium"
@@ -103,6 +118,11 @@ test-js: build
 	@echo "== js: the same tests with the full module as the main one (init({ full: true })), node --test and Chromium"
 	@SESSIONTREE_FLAVOUR=full node --test js/test/*.test.js
 	@SESSIONTREE_FLAVOUR=full node js/test/browser.mjs js/test/*.test.js
+	@echo "== js: past 2 GiB and at the 4 GiB limit of module memory (modules with test hooks), lean and full, node --test and Chromium"
+	@node --test js/test/memory-limit.mjs
+	@node js/test/browser.mjs js/test/memory-limit.mjs
+	@SESSIONTREE_FLAVOUR=full node --test js/test/memory-limit.mjs
+	@SESSIONTREE_FLAVOUR=full node js/test/browser.mjs js/test/memory-limit.mjs
 	@echo "== js: tsc --noEmit on sessiontree.d.ts"
 	@tsc --noEmit -p js/test/tsconfig.json
 

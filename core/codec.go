@@ -15,11 +15,15 @@ const FormatVersion = 1
 // omitted and messages exactly as they came in. Unmarshal of the result gives a
 // tree whose Marshal is the same bytes.
 func (t *Tree) Marshal() []byte {
-	size := 128 + 64*len(t.branches)
-	for _, n := range t.nodes {
-		size += 96 + 2*len(n.id) + len(n.parent) + len(n.msg) + len(n.labelText()) + 20*len(n.children)
+	return t.AppendMarshal(make([]byte, 0, t.marshalSize()))
+}
+
+// AppendMarshal appends the tree's canonical .tree.json (Marshal) to buf and
+// returns the extended buffer: a caller that saves often reuses one buffer.
+func (t *Tree) AppendMarshal(buf []byte) []byte {
+	if need := len(buf) + t.marshalSize(); cap(buf) < need {
+		buf = append(make([]byte, 0, need), buf...)
 	}
-	buf := make([]byte, 0, size)
 	buf = append(buf, `{"format":"sessiontree","version":`...)
 	buf = rawjson.AppendInt(buf, FormatVersion)
 	if t.root != "" {
@@ -47,6 +51,15 @@ func (t *Tree) Marshal() []byte {
 		buf = kn.n.appendJSON(buf)
 	}
 	return append(buf, "}}"...)
+}
+
+// marshalSize is a close upper estimate of the size of Marshal's output.
+func (t *Tree) marshalSize() int {
+	size := 128 + 64*len(t.branches)
+	for _, n := range t.nodes {
+		size += 96 + 2*len(n.id) + len(n.parent) + len(n.msg) + len(n.labelText()) + 20*len(n.children)
+	}
+	return size
 }
 
 // branchKeys lists the members of the file's "branches": every live branch,
@@ -281,6 +294,18 @@ func (n *node) appendJSON(buf []byte) []byte {
 // copied; the caller may reuse it.
 func Unmarshal(data []byte, opts ...Option) (*Tree, error) {
 	data, nodes := cloneCounting(data, childrenKey)
+	return unmarshal(data, nodes, opts)
+}
+
+// UnmarshalOwned is Unmarshal without the copy: the tree keeps data, whose
+// bytes its messages and ids then are, so the caller must never modify data
+// afterwards (a buffer handed over, such as a file read for this load alone).
+// It saves a copy of the file, its size in memory at the peak of a load.
+func UnmarshalOwned(data []byte, opts ...Option) (*Tree, error) {
+	return unmarshal(data, newCounter(childrenKey).count(data), opts)
+}
+
+func unmarshal(data []byte, nodes int, opts []Option) (*Tree, error) {
 	t := empty(opts)
 	l := loader{t: t, d: rawjson.NewDecoder(data), count: nodes}
 	if err := l.top(); err != nil {

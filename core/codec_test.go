@@ -114,6 +114,45 @@ func TestUnmarshalCopiesItsInput(t *testing.T) {
 	}
 }
 
+func TestUnmarshalOwnedReadsWhatUnmarshalReadsWithoutACopy(t *testing.T) {
+	tr, _ := chain(t, "hello", "world")
+	tr.Branch(tr.root, "idea", 9)
+	b := tr.Marshal()
+	owned, err := UnmarshalOwned(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := owned.Marshal(); string(got) != string(b) {
+		t.Fatalf("UnmarshalOwned then Marshal:\n%s\nwant\n%s", got, b)
+	}
+	msgs, _ := owned.LinearProjection()
+	for i := range b {
+		if b[i] == 'h' {
+			b[i] = 'j' // the owner broke the rule: the tree shows it, so it held no copy
+		}
+	}
+	if len(msgs) == 0 || string(msgs[0]) != `{"role":"user","content":"jello"}` {
+		t.Fatalf("the messages are not views of the owned buffer: %s", msgs[0])
+	}
+	if _, err := UnmarshalOwned([]byte(`{"format":"sessiontree","version":1,"nodes":`)); err == nil {
+		t.Fatal("a truncated file loaded")
+	}
+}
+
+func TestAppendMarshalAppendsExactlyMarshal(t *testing.T) {
+	tr, _ := chain(t, "a", "b", "c")
+	want := tr.Marshal()
+	buf := []byte("prefix")
+	got := tr.AppendMarshal(buf)
+	if string(got) != "prefix"+string(want) {
+		t.Fatalf("AppendMarshal = %s", got)
+	}
+	again := tr.AppendMarshal(got[:0])
+	if string(again) != string(want) || &again[0] != &got[0] {
+		t.Fatal("AppendMarshal into a buffer with room did not reuse it")
+	}
+}
+
 func TestCloneIsIndependent(t *testing.T) {
 	tr, ids := chain(t, "q", "a")
 	c := tr.Clone()

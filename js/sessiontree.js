@@ -85,7 +85,11 @@ async function run(source, who) {
   // 928 MB of wasm memory instead of 878 MB (most of either is the transient
   // buffers of save and load). Set here, not with runtime/debug, which would
   // link fmt into the module.
-  go.env = { ...go.env, GOGC: "200" };
+  // GOMEMLIMIT: near the 4 GiB that wasm32 memory allows, the collector works
+  // harder instead of letting garbage grow the memory past it (a heap that
+  // cannot grow stops the Go program); calls check the memory they need first
+  // (wasm/internal/bridge/memory.go).
+  go.env = { ...go.env, GOGC: "200", GOMEMLIMIT: "3584MiB" };
   // The Go runtime's own timers (its background sweeper and scavenger) must not
   // keep a Node process alive: unref them where timers have unref.
   const imports = go.importObject;
@@ -134,6 +138,16 @@ function need() {
     throw new SessionTreeError("invalid_input", "sessiontree is not initialized: call `await init()` once before using SessionTree");
   }
   return wasm;
+}
+
+/**
+ * The bytes of WebAssembly memory the main module holds (and the interchange
+ * helper, when it is loaded). WebAssembly memory grows and never shrinks: this
+ * is the peak the module has needed, not what its trees hold now.
+ */
+export function memoryUsage() {
+  const w = need();
+  return { main: w.memory.buffer.byteLength, interchange: inter ? inter.memory.buffer.byteLength : 0 };
 }
 
 // ---- the interchange module ---------------------------------------------------
@@ -217,7 +231,7 @@ function interCall(f, method, args) {
   let size = 0;
   for (const b of bytes) size += 4 + b.length;
   if (size > MAX_INPUT) throw new SessionTreeError("too_large", `the input is ${size} bytes; the limit is ${MAX_INPUT}`);
-  const ptr = f.exports.st_reserve(size);
+  const ptr = reserve(f, size);
   let u8 = new Uint8Array(f.memory.buffer); // after st_reserve, which may grow memory
   let off = ptr;
   for (const b of bytes) {
@@ -228,7 +242,7 @@ function interCall(f, method, args) {
   }
   const r = f.exports.st_call(method, 0, size, 0);
   const len = r < 0 ? -r - 1 : r;
-  const out = len === 0 ? 0 : f.exports.st_out();
+  const out = len === 0 ? 0 : f.exports.st_out() >>> 0;
   u8 = new Uint8Array(f.memory.buffer);
   const res = u8.subarray(out, out + len);
   if (r < 0) {
@@ -257,8 +271,22 @@ const NO_ARGS = [];
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: false });
 const BIG = 1 << 20;
-const BIG_INPUT = 4 << 20; // wasm/internal/bridge/buffers.go bigInput
+const BIG_INPUT = 4 << 20; // wasm/internal/bridge/buffers.go bigBuffer
 const MAX_INPUT = 1 << 30;
+
+// reserve makes the module's input buffer hold at least n bytes and returns its
+// address. Addresses are unsigned 32-bit numbers: a WebAssembly i32 reaches
+// JavaScript signed, so past 2 GiB of memory it would read as negative without
+// the >>> 0. The module answers 0 when its memory cannot hold n more bytes (the
+// 4 GiB of wasm32): too_large, with nothing changed.
+function reserve(w, n) {
+  const p = w.exports.st_reserve(n) >>> 0;
+  if (p === 0) {
+    w.cap = 0;
+    throw new SessionTreeError("too_large", `the module's memory cannot hold ${n} more bytes (WebAssembly memory is limited to 4 GiB); nothing was changed: free trees you no longer need, or work on a smaller file`);
+  }
+  return p;
+}
 
 function view(w) {
   return w.u8.byteLength ? w.u8 : (w.u8 = new Uint8Array(w.memory.buffer));
@@ -288,7 +316,7 @@ function send(method, handle, at, args) {
     // straight into the module's memory with one byte per unit of room.
     const a = args[0];
     if (a.length + 4 > w.cap) {
-      w.ptr = w.exports.st_reserve(a.length + 4);
+      w.ptr = reserve(w, a.length + 4);
       w.cap = a.length + 4;
     }
     const u8 = view(w);
@@ -306,7 +334,7 @@ function send(method, handle, at, args) {
   }
   if (size > MAX_INPUT) throw new SessionTreeError("too_large", `the input is ${size} bytes; the limit is ${MAX_INPUT}`);
   if (size > w.cap) {
-    w.ptr = w.exports.st_reserve(size);
+    w.ptr = reserve(w, size);
     w.cap = size;
   }
   let u8 = view(w);
@@ -331,10 +359,10 @@ function send(method, handle, at, args) {
 // finish runs the call whose n argument bytes are in the input buffer.
 function finish(w, method, handle, n, at) {
   const r = w.exports.st_call(method, handle, n, at);
-  if (w.cap > BIG_INPUT) w.cap = 0; // the module released its big buffer (releaseBig)
+  if (w.cap > BIG_INPUT) w.cap = 0; // the module may have released or kept (TakeInput) a big buffer (settle)
   if (r === 0) return 0;
   const len = r < 0 ? -r - 1 : r;
-  w.out = w.exports.st_out();
+  w.out = w.exports.st_out() >>> 0;
   if (r < 0) {
     const e = JSON.parse(decode(view(w), w.out, len));
     throw new SessionTreeError(e.code, e.message);
@@ -355,7 +383,7 @@ function invokeOne(method, handle, at, s) {
   const room = 4 + 3 * s.length;
   if (room > w.cap) {
     if (s.length > BIG) return invoke(method, handle, at, [s]);
-    w.ptr = w.exports.st_reserve(room);
+    w.ptr = reserve(w, room);
     w.cap = room;
   }
   const u8 = view(w);
@@ -396,7 +424,15 @@ function decode(u8, p, len) {
     for (let i = p; i < p + len; i++) ascii |= u8[i];
     if (ascii < 0x80) return String.fromCharCode.apply(null, u8.subarray(p, p + len));
   }
-  return decoder.decode(u8.subarray(p, p + len));
+  if (len < 1 << 28) return decoder.decode(u8.subarray(p, p + len));
+  try {
+    return decoder.decode(u8.subarray(p, p + len));
+  } catch (e) {
+    // A JavaScript string holds at most 2²⁹ − 24 units (V8): a larger result
+    // cannot be a string.
+    if (e instanceof RangeError) throw new SessionTreeError("too_large", `the result is ${len} bytes, more than a JavaScript string can hold; nothing was changed`);
+    throw e;
+  }
 }
 
 // ---- argument checks ----------------------------------------------------------
@@ -500,7 +536,7 @@ function sendOps(w, method, handle, at, texts, kinds, times) {
 function writeOps(w, texts, kinds, times, size) {
   if (size > MAX_INPUT) throw new SessionTreeError("too_large", `the input is ${size} bytes; the limit is ${MAX_INPUT}`);
   if (size > w.cap) {
-    w.ptr = w.exports.st_reserve(size);
+    w.ptr = reserve(w, size);
     w.cap = size;
   }
   const u8 = view(w);

@@ -1,31 +1,105 @@
 package bridge
 
-// input is where JavaScript writes a call's arguments; output holds the last
-// call's result until the next call. Both stay referenced from these globals, so
-// the (non-moving) Go collector keeps their addresses valid for JavaScript.
-var input, output []byte
+import "unsafe"
 
-// bigInput is the size above which the input buffer is released after a call,
-// so one large load does not pin its bytes for the life of the page. The JS
-// side knows it too (BIG_INPUT in js/sessiontree.js).
-const bigInput = 4 << 20
+// The call's buffers. input is where JavaScript writes a call's arguments;
+// output is the module's reusable result buffer (Out). Both stay referenced
+// from these globals, so the (non-moving) Go collector keeps their addresses
+// valid for JavaScript between st_reserve, st_call and st_out.
+//
+// Memory that only grows (issue 15): WebAssembly memory never shrinks, and the
+// collector's background work only runs when Go has the thread, so garbage
+// from large arguments and results piled up between collections (a 100k-node
+// load + projection + free grew the module ~230 MB a round). So large buffers
+// are reused rather than dropped, a load keeps the input buffer as the tree's
+// storage instead of copying it (TakeInput), and what large buffers do become
+// garbage is counted (debt) and collected before the next large call (see
+// memory.go).
+var (
+	input  []byte
+	output []byte // the last call's result, until the next call
+	outBuf []byte // the reusable result buffer handed out by Out; 8-byte aligned
+	taken  bool   // the call took the input buffer (TakeInput)
+	outAsk = -1   // the most this call asked of Out; -1: it did not
+)
 
-// Reserve grows the input buffer to at least n bytes and returns it, whole.
-// Tests write a call's arguments into it as JavaScript does.
+// bigBuffer is the size above which a buffer that a call used less than a
+// quarter of is released after the call (its bytes counted as debt), so that
+// one large load does not pin its size for the life of the page while a run of
+// large calls of similar size reuses one buffer. The JS side knows it
+// (BIG_INPUT in js/sessiontree.js): it drops its cached address then.
+const bigBuffer = 4 << 20
+
+// Reserve grows the input buffer to at least n bytes and returns it, whole, or
+// nil when the module's memory cannot hold n more bytes (see Room). Tests
+// write a call's arguments into it as JavaScript does.
 func Reserve(n int) []byte {
 	if n < 256 {
 		n = 256
 	}
 	if cap(input) < n {
+		if Room(n) != nil {
+			return nil
+		}
+		if input != nil {
+			owe(cap(input))
+		}
 		input = make([]byte, n)
 	}
 	input = input[:cap(input)]
 	return input
 }
 
-// releaseBig drops an input buffer that a large call grew.
-func releaseBig() {
-	if cap(input) > bigInput {
+// TakeInput hands a large input buffer over to the running call, which keeps
+// it (a tree loaded from it keeps its bytes, with no copy): the next call gets
+// a new one, and views of it that the call was given stay valid for good. It
+// reports false, and hands nothing over, for a buffer of bigBuffer bytes or
+// less: JavaScript keeps writing into those, so the call must copy what it
+// keeps (which costs little at that size).
+func TakeInput() bool {
+	taken = cap(input) > bigBuffer
+	return taken
+}
+
+// Out returns the reusable result buffer with room for n bytes, length 0. A
+// call's result may be built in it: it is valid until the next call. Its start
+// is 8-byte aligned, so JavaScript can read 32-bit words of it in place.
+func Out(n int) []byte {
+	outAsk = max(outAsk, n)
+	if cap(outBuf) < n {
+		if outBuf != nil {
+			owe(cap(outBuf))
+		}
+		words := make([]uint64, (n+7)/8)
+		outBuf = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), len(words)*8)
+	}
+	return outBuf[:0]
+}
+
+// KeepOut makes b, a result grown by appending to Out's buffer (which may have
+// moved it), the reusable result buffer.
+func KeepOut(b []byte) {
+	if cap(b) > cap(outBuf) {
+		if outBuf != nil {
+			owe(cap(outBuf))
+		}
+		outBuf = b[:0]
+	}
+}
+
+// settle runs after every call, n the argument bytes it was given: it drops a
+// taken input buffer, and a large input or result buffer that this call used
+// less than a quarter of (a call that did not use Out leaves that one be).
+func settle(n int) {
+	if taken {
+		taken, input = false, nil
+	} else if cap(input) > bigBuffer && n < cap(input)/4 {
+		owe(cap(input))
 		input = nil
 	}
+	if outAsk >= 0 && cap(outBuf) > bigBuffer && outAsk < cap(outBuf)/4 {
+		owe(cap(outBuf))
+		outBuf = nil
+	}
+	outAsk = -1
 }

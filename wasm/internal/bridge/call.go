@@ -58,7 +58,7 @@ func Do(method, handle uint32, in []byte, at float64) (res []byte, ok bool) {
 				" (a bug in sessiontree; the module keeps working): "+panicText(p)), false
 		}
 	}()
-	defer releaseBig()
+	defer settle(len(in))
 	if int(method) >= len(table) {
 		return ErrorJSON(core.CodeInvalidInput, "unknown method number "+strconv.Itoa(int(method))), false
 	}
@@ -68,6 +68,9 @@ func Do(method, handle uint32, in []byte, at float64) (res []byte, ok bool) {
 		return ErrorJSON(core.CodeInvalidInput, "the time must be an integer number of milliseconds"), false
 	}
 	c.At = int64(at)
+	if err := Room(2 * len(in)); err != nil {
+		return ErrorResult(err), false
+	}
 	args, err := splitArgs(c.Args, in)
 	if err != nil {
 		return ErrorResult(err), false

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/sessiontree/sessiontree/core"
 )
@@ -103,13 +104,132 @@ func TestEveryFailureIsACodeAndASentence(t *testing.T) {
 	}
 }
 
-func TestABigInputBufferIsReleasedAfterItsCall(t *testing.T) {
+func TestABigInputBufferIsReusedByCallsThatFillItAndReleasedAfterOneThatDoesNot(t *testing.T) {
 	serveTest()
-	big := strings.Repeat("x", bigInput+1)
+	big := strings.Repeat("x", bigBuffer+1)
 	if res, ok := Do(1, 0, frame(big), 0); !ok || len(res) != 2*len(big)+1 {
 		t.Fatalf("big echo: %v", ok)
 	}
+	kept := unsafe.SliceData(input)
+	if cap(input) < len(big) {
+		t.Fatalf("input buffer of %d bytes released after a call that filled it", cap(input))
+	}
+	if res, ok := Do(1, 0, frame(big), 0); !ok || len(res) != 2*len(big)+1 || unsafe.SliceData(input) != kept {
+		t.Fatal("a second call of the same size did not reuse the buffer")
+	}
+	before := debt
+	if _, ok := Do(1, 0, frame("small"), 0); !ok {
+		t.Fatal("small echo failed")
+	}
 	if cap(input) != 0 {
-		t.Fatalf("input buffer of %d bytes kept", cap(input))
+		t.Fatalf("input buffer of %d bytes kept after a call that used %d bytes of it", cap(input), 9)
+	}
+	if debt-before < uint64(len(big)) {
+		t.Fatalf("the released buffer was not counted as garbage (debt %d → %d)", before, debt)
+	}
+}
+
+func TestTakeInputHandsOverOnlyABigBufferAndTheNextCallGetsANewOne(t *testing.T) {
+	var view []byte
+	Serve([]Method{{"keep", func(c *Call) ([]byte, error) {
+		if !TakeInput() {
+			return []byte("copied"), nil
+		}
+		view = c.Args[0]
+		return []byte("taken"), nil
+	}}})
+	if res, _ := Do(1, 0, frame("small"), 0); string(res) != "copied" || cap(input) == 0 {
+		t.Fatalf("a small buffer: %q, input cap %d", res, cap(input))
+	}
+	big := strings.Repeat("y", bigBuffer+1)
+	if res, _ := Do(1, 0, frame(big), 0); string(res) != "taken" {
+		t.Fatalf("a big buffer was not handed over: %q", res)
+	}
+	if input != nil {
+		t.Fatal("the bridge still holds the buffer it handed over")
+	}
+	buf := Reserve(len(big) + 4)
+	if unsafe.SliceData(buf) == unsafe.SliceData(view) {
+		t.Fatal("the next call was given the buffer a call took")
+	}
+	copy(buf, strings.Repeat("z", len(buf)))
+	if string(view) != big {
+		t.Fatal("the taken view changed")
+	}
+}
+
+func TestOutReusesOneAlignedBufferAndReleasesItWhenACallUsesLittle(t *testing.T) {
+	b := Out(bigBuffer + 8)
+	if uintptr(unsafe.Pointer(unsafe.SliceData(b)))%8 != 0 {
+		t.Fatal("Out is not 8-byte aligned")
+	}
+	settle(0)
+	if c := Out(bigBuffer); unsafe.SliceData(c) != unsafe.SliceData(b) {
+		t.Fatal("Out did not reuse its buffer for a result of similar size")
+	}
+	settle(0)
+	settle(0) // a call that does not use Out leaves it be
+	if outBuf == nil {
+		t.Fatal("a call that did not use Out released it")
+	}
+	Out(10)
+	settle(0)
+	if outBuf != nil {
+		t.Fatal("a large result buffer was kept after a call that used 10 bytes of it")
+	}
+}
+
+func TestACallTheMemoryCannotHoldFailsTooLargeBeforeItRuns(t *testing.T) {
+	ran := false
+	Serve([]Method{{"big", func(c *Call) ([]byte, error) {
+		if err := Room(5 << 30); err != nil {
+			return nil, err
+		}
+		ran = true
+		return nil, nil
+	}}})
+	res, ok := Do(1, 0, frame("x"), 0)
+	if ok || ran {
+		t.Fatal("a call needing 5 GiB ran")
+	}
+	code, msg := envelope(t, res)
+	if code != "too_large" || !strings.Contains(msg, "nothing was changed") || !strings.Contains(msg, "4 GiB") {
+		t.Fatalf("got %s %q", code, msg)
+	}
+	if Reserve(5<<30) != nil {
+		t.Fatal("Reserve gave a 5 GiB buffer")
+	}
+}
+
+func TestFreeCountsTheMemoryNeverTakenAndHalfTheIdleHeap(t *testing.T) {
+	cases := []struct{ sys, idle, want uint64 }{
+		{0, 0, memoryLimit - headroom},
+		{1 << 30, 0, memoryLimit - headroom - 1<<30},
+		{memoryLimit, 0, 0},
+		{memoryLimit, 100 << 20, 50 << 20},
+		{memoryLimit - headroom + 1, 0, 0},
+	}
+	for _, c := range cases {
+		if got := free(c.sys, c.idle); got != c.want {
+			t.Errorf("free(%d, %d) = %d, want %d", c.sys, c.idle, got, c.want)
+		}
+	}
+}
+
+func TestALargeCallCollectsTheGarbageCountedBeforeIt(t *testing.T) {
+	before := collected
+	owe(bigCall)
+	if err := Room(bigCall); err != nil {
+		t.Fatal(err)
+	}
+	if collected != before+1 || debt != 0 {
+		t.Fatalf("collections %d → %d, debt %d", before, collected, debt)
+	}
+	if err := Room(bigCall); err != nil || collected != before+1 {
+		t.Fatal("a large call collected with no garbage counted")
+	}
+	owe(bigCall)
+	if err := Room(100); err != nil || collected != before+1 {
+		t.Fatal("a small call collected")
 	}
 }

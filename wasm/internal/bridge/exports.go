@@ -12,11 +12,17 @@ var calls uint32
 
 const yieldEvery = 64
 
-// stReserve makes the input buffer hold at least n bytes and returns its address.
+// stReserve makes the input buffer hold at least n bytes and returns its
+// address, or 0 when the module's memory cannot take them. Addresses and
+// lengths cross as i32, which JavaScript reads signed: it reads them >>> 0.
 //
 //go:wasmexport st_reserve
 func stReserve(n uint32) uint32 {
-	return uint32(uintptr(unsafe.Pointer(unsafe.SliceData(Reserve(int(n))))))
+	buf := Reserve(int(n))
+	if buf == nil {
+		return 0 // the memory cannot take n more bytes: JavaScript throws too_large
+	}
+	return uint32(uintptr(unsafe.Pointer(unsafe.SliceData(buf))))
 }
 
 // stCall runs call number method with the n argument bytes in the input buffer,

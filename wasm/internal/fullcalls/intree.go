@@ -76,7 +76,7 @@ func importTree(r *treecalls.Request) ([]byte, error) {
 		return nil, err
 	}
 	b := sealReport(appendReport(make([]byte, 4, 256), rep))
-	return strconv.AppendUint(b, uint64(treecalls.Keep(t)), 10), nil
+	return strconv.AppendUint(b, uint64(treecalls.Keep(t, len(data))), 10), nil
 }
 
 // exportTree writes the live tree in format argument 0.

@@ -1,24 +1,25 @@
 package treecalls
 
-import "unsafe"
+import "github.com/sessiontree/sessiontree/wasm/internal/bridge"
 
-// The call's input and output buffers are wasm/internal/bridge's. This file
-// holds the module's own result buffer.
+// The call's input buffer and its reusable result buffer are
+// wasm/internal/bridge's (Reserve, Out). This file holds the small one of ids
+// and names.
 
-// scratch is the reusable output buffer of project and text: JS reads a result before
-// the next call, so one buffer serves every call. It is backed by uint64s so
-// that its start is 8-byte aligned and JS can read the slots as a Uint32Array.
-var scratch []byte
+// short is the reusable result buffer of calls that return an id or a branch
+// name: JS reads a result before the next call, so one buffer serves every
+// call, and such a call never touches the large result buffer (bridge.Out),
+// which a save between appends then keeps.
+var short []byte
 
-// grow returns scratch with room for n bytes, length 0.
-func grow(n int) []byte {
-	if cap(scratch) < n {
-		words := make([]uint64, (n+7)/8)
-		scratch = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), len(words)*8)
+// grow returns the reusable result buffer with room for n bytes, length 0.
+func grow(n int) []byte { return bridge.Out(n) }
+
+// text returns s in the short buffer: the result of a call that returns an id
+// or a name, without allocating.
+func text(s string) []byte {
+	if cap(short) < len(s) {
+		short = make([]byte, 0, max(64, len(s)))
 	}
-	return scratch[:0]
+	return append(short[:0], s...)
 }
-
-// text returns s in the scratch buffer: the result of a call that returns an
-// id or a name, without allocating.
-func text(s string) []byte { return append(grow(len(s)), s...) }

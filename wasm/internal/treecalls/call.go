@@ -17,6 +17,7 @@ type Request struct {
 	handle uint32
 	tree   *core.Tree // nil for methods that make a tree
 	slots  *slotTable // the tree's message slots; nil with tree
+	entry  *entry     // the tree's entry; nil with tree
 }
 
 // Method is one exported operation: its name in the call table, whether it
@@ -37,7 +38,8 @@ func Serve(methods []Method) {
 	served = methods
 	table := make([]bridge.Method, len(methods))
 	for i := range methods {
-		table[i] = bridge.Method{Name: methods[i].Name, Run: methods[i].call}
+		m, whole := &methods[i], wholeTree[methods[i].Name]
+		table[i] = bridge.Method{Name: m.Name, Run: func(c *bridge.Call) ([]byte, error) { return m.call(c, whole) }}
 	}
 	bridge.Serve(table)
 }
@@ -46,9 +48,19 @@ func Serve(methods []Method) {
 // request serves every call.
 var current Request
 
+// wholeTree names the methods whose memory grows with the whole tree (they
+// write, copy or walk all of it into a result): before they run, the bridge
+// checks that the memory can take twice the tree's estimated size.
+var wholeTree = map[string]bool{
+	"save": true, "clone": true, "project": true, "messages": true, "search": true,
+	"renderBranchText": true, "summaryInput": true, "spliceForLinearExport": true,
+	"validate": true, "repair": true, "prune": true, "replace": true,
+	"mergeTree": true, "exportTree": true,
+}
+
 // call looks up the tree behind the handle, when the method needs one, and
-// runs the method.
-func (m *Method) call(c *bridge.Call) ([]byte, error) {
+// runs the method; whole says it is one of wholeTree.
+func (m *Method) call(c *bridge.Call, whole bool) ([]byte, error) {
 	r := &current
 	*r = Request{method: m.Name, args: c.Args, at: c.At, handle: c.Handle}
 	defer func() { *r = Request{} }() // keep no tree alive between calls
@@ -58,7 +70,15 @@ func (m *Method) call(c *bridge.Call) ([]byte, error) {
 			return nil, invalid("this SessionTree was freed (handle " +
 				strconv.FormatUint(uint64(c.Handle), 10) + "); make or load a new one")
 		}
-		r.tree, r.slots = e.tree, &e.slots
+		r.tree, r.slots, r.entry = e.tree, &e.slots, e
+		for _, a := range c.Args {
+			e.size += len(a)
+		}
+		if whole {
+			if err := bridge.Room(2 * e.size); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return m.Run(r)
 }

@@ -6,6 +6,11 @@ import "github.com/sessiontree/sessiontree/core"
 type entry struct {
 	tree  *core.Tree
 	slots slotTable
+	// size estimates the tree's saved size from above, in O(1): set by a
+	// load or a save, grown by every call's argument bytes. Calls that copy
+	// or write the whole tree check the memory for twice this (bridge.Room),
+	// and a free counts it as garbage (bridge.Owe).
+	size int
 }
 
 // trees holds every live tree by handle. Handle 0 is never used: it means
@@ -15,9 +20,9 @@ var (
 	nextHandle uint32
 )
 
-// keep stores t and returns its new handle.
-func keep(t *core.Tree) uint32 {
-	return keepEntry(&entry{tree: t})
+// keep stores t, of about size bytes saved, and returns its new handle.
+func keep(t *core.Tree, size int) uint32 {
+	return keepEntry(&entry{tree: t, size: size})
 }
 
 // keepEntry stores e and returns its new handle.
@@ -30,9 +35,10 @@ func keepEntry(e *entry) uint32 {
 	return nextHandle
 }
 
-// Keep stores t, a tree JavaScript has no messages of yet, and returns its
-// handle: what a method of the full flavour that makes a tree (import) returns.
-func Keep(t *core.Tree) uint32 { return keep(t) }
+// Keep stores t, a tree JavaScript has no messages of yet, of about size bytes
+// saved, and returns its handle: what a method of the full flavour that makes
+// a tree (import) returns.
+func Keep(t *core.Tree, size int) uint32 { return keep(t, size) }
 
 // TreeOf returns the live tree behind handle h, or false when there is none
 // (freed, or never made).

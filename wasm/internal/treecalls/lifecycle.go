@@ -3,16 +3,18 @@ package treecalls
 import (
 	"strconv"
 
+	"github.com/sessiontree/sessiontree/wasm/internal/bridge"
+
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/rawjson"
 )
 
-func handleResult(t *core.Tree) []byte {
-	return strconv.AppendUint(nil, uint64(keep(t)), 10)
+func handleResult(t *core.Tree, size int) []byte {
+	return strconv.AppendUint(nil, uint64(keep(t, size)), 10)
 }
 
 // newTree makes an empty tree.
-func newTree(*Request) ([]byte, error) { return handleResult(core.New()), nil }
+func newTree(*Request) ([]byte, error) { return handleResult(core.New(), 0), nil }
 
 // fromLinear builds a tree from argument 0, a JSON array of messages.
 func fromLinear(r *Request) ([]byte, error) {
@@ -42,37 +44,61 @@ func fromLinear(r *Request) ([]byte, error) {
 		return nil, err
 	}
 	// JS holds every message it sent: slots 0…n-1, in order (see sent).
-	e := &entry{tree: t}
+	e := &entry{tree: t, size: len(data)}
 	for _, m := range msgs {
 		e.slots.add(m)
 	}
 	return strconv.AppendUint(nil, uint64(keepEntry(e)), 10), nil
 }
 
-// load reads argument 0, a .tree.json file (Unmarshal copies it).
+// load reads argument 0, a .tree.json file. A large file is read where
+// JavaScript wrote it: the tree keeps the input buffer (bridge.TakeInput)
+// instead of a copy, so a load's peak is the file once plus the tree's
+// structure; a small one is copied (Unmarshal).
 func load(r *Request) ([]byte, error) {
 	b, err := r.arg(0, "json")
 	if err != nil {
 		return nil, err
 	}
-	t, err := core.Unmarshal(b)
+	var t *core.Tree
+	if bridge.TakeInput() {
+		t, err = core.UnmarshalOwned(b)
+	} else {
+		t, err = core.Unmarshal(b)
+	}
 	if err != nil {
 		return nil, err
 	}
-	return handleResult(t), nil
+	return handleResult(t, len(b)), nil
 }
 
-// free forgets the tree behind the handle; freeing twice is harmless.
+// free forgets the tree behind the handle; freeing twice is harmless. Its
+// memory is garbage now: a large tree's is collected before the next large
+// call (bridge.Owe), so that a load after a free reuses it.
 func free(r *Request) ([]byte, error) {
-	delete(trees, r.handle)
+	if e := trees[r.handle]; e != nil {
+		bridge.Owe(e.size)
+		delete(trees, r.handle)
+	}
 	return nil, nil
 }
 
 // clone copies the tree and its slots: the copy shares the messages, and JS
 // copies its cache with it.
 func clone(r *Request) ([]byte, error) {
-	h := keepEntry(&entry{tree: r.tree.Clone(), slots: r.slots.clone()})
+	h := keepEntry(&entry{tree: r.tree.Clone(), slots: r.slots.clone(), size: r.entry.size})
 	return strconv.AppendUint(nil, uint64(h), 10), nil
 }
 
-func save(r *Request) ([]byte, error) { return r.tree.Marshal(), nil }
+// save writes the tree into the reusable result buffer: a page that saves after
+// every change makes no garbage of the file's size each time.
+func save(r *Request) ([]byte, error) {
+	b := r.tree.AppendMarshal(grow(r.entry.size))
+	bridge.KeepOut(b)
+	// Marshal sorts the nodes in buffers of ~64 bytes a node that are garbage
+	// now: counted, so that a page saving after every change collects them
+	// before its next large call rather than growing the memory.
+	bridge.Owe(64 * r.tree.Len())
+	r.entry.size = len(b)
+	return b, nil
+}

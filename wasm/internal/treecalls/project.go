@@ -4,8 +4,12 @@ import (
 	"github.com/sessiontree/sessiontree/core"
 )
 
-// path is the reusable message buffer of project.
-var path []core.Message
+// path and slotBuf are the reusable buffers of project: the path's messages and
+// their slots.
+var (
+	path    []core.Message
+	slotBuf []uint32
+)
 
 // project returns the messages of argument 0's branch (the active one when
 // there is no argument) as slots: a little-endian uint32 count, the slots, then
@@ -22,23 +26,27 @@ func project(r *Request) ([]byte, error) {
 		return nil, err
 	}
 	s := r.slots
-	b := grow(4 + 4*len(msgs))
-	b = appendUint32(b, uint32(len(msgs)))
 	known := s.len()
+	slots := slotBuf[:0]
+	size := 4 + 4*len(msgs)
 	for _, m := range msgs {
 		slot, ok := s.lookup(m)
 		if !ok {
 			slot = s.add(m)
+			size += 4 + len(m)
 		}
+		slots = append(slots, slot)
+	}
+	slotBuf = slots
+	b := grow(size)
+	b = appendUint32(b, uint32(len(msgs)))
+	for _, slot := range slots {
 		b = appendUint32(b, slot)
 	}
 	for i := known; i < s.len(); i++ {
 		m := s.at(i)
 		b = appendUint32(b, uint32(len(m)))
 		b = append(b, m...)
-	}
-	if cap(b) > cap(scratch) {
-		scratch = nil // append moved it: the next grow makes an aligned one
 	}
 	return b, nil
 }

@@ -1,0 +1,102 @@
+package bridge
+
+import (
+	"runtime"
+	"strconv"
+
+	"github.com/sessiontree/sessiontree/core"
+)
+
+// A wasm32 module's memory ends at 4 GiB, and when Go's heap cannot grow its
+// runtime stops the program ("out of memory"), which no recover catches: the
+// module would be gone with every tree in it. So a call whose need is large is
+// checked first (Room) and refused with too_large, the tree untouched, when
+// the memory left cannot hold it.
+const (
+	memoryLimit = 4 << 30
+	// headroom is kept free for what no call's estimate counts: the
+	// runtime's own metadata, goroutine stacks, the collector's work.
+	headroom = 192 << 20
+	// bigCall is the need from which a call is a large one: it pays for a
+	// look at the memory and, when there is garbage to collect, a collection.
+	bigCall = 4 << 20
+)
+
+var (
+	sysSeen   uint64 // runtime's Sys (memory taken from the host) at the last look
+	spent     uint64 // needs granted since that look
+	debt      uint64 // bytes of large buffers and freed trees left as garbage since the last collection
+	memStats  runtime.MemStats
+	collected int // collections Room ran (tests read it)
+)
+
+// owe counts n bytes just left as garbage (a large buffer replaced or
+// released, a tree freed): Room collects them before the next large call.
+func owe(n int) { debt += uint64(n) }
+
+// Owe tells the bridge that a call left n bytes of garbage, such as a freed
+// tree's size.
+func Owe(n int) { owe(n) }
+
+// Room makes sure the module's memory can take need more bytes: when the
+// garbage counted since the last collection is worth it, a large call first
+// collects it (so the call reuses that memory rather than growing the
+// module), and a call that still would not fit under the 4 GiB of wasm32 is
+// refused with too_large, before anything is changed.
+func Room(need int) error {
+	if need <= 0 {
+		return nil
+	}
+	n := uint64(need)
+	if sysSeen == 0 {
+		look()
+	}
+	if n >= bigCall && debt >= bigCall {
+		collect()
+	}
+	if sysSeen+spent+n+headroom <= memoryLimit {
+		spent += n
+		return nil
+	}
+	look()
+	if !fits(n, memStats.Sys, memStats.HeapIdle) && debt > 0 {
+		collect()
+	}
+	if !fits(n, memStats.Sys, memStats.HeapIdle) {
+		return &core.Error{Code: core.CodeTooLarge, Message: "the module's memory cannot take this call: it needs about " +
+			mib(n) + " MiB more and " + mib(free(memStats.Sys, memStats.HeapIdle)) +
+			" MiB are left of the 4 GiB WebAssembly allows; nothing was changed. Free trees you no longer need, or work on a smaller file"}
+	}
+	spent = n
+	return nil
+}
+
+// collect runs a full collection and looks at the memory afterwards.
+func collect() {
+	runtime.GC()
+	collected++
+	debt = 0
+	look()
+}
+
+// look reads the runtime's memory statistics and restarts the count of
+// needs granted since.
+func look() {
+	runtime.ReadMemStats(&memStats)
+	sysSeen, spent = memStats.Sys, 0
+}
+
+// fits reports whether need more bytes fit: in the memory never taken from
+// the host, plus half the heap's free pages (half: a large buffer needs them
+// in one run, and free pages are scattered).
+func fits(need, sys, idle uint64) bool { return need <= free(sys, idle) }
+
+func free(sys, idle uint64) uint64 {
+	var fresh uint64
+	if sys+headroom < memoryLimit {
+		fresh = memoryLimit - headroom - sys
+	}
+	return fresh + idle/2
+}
+
+func mib(n uint64) string { return strconv.FormatUint((n+(1<<20)-1)>>20, 10) }
