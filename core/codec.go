@@ -15,13 +15,13 @@ const FormatVersion = 1
 // omitted and messages exactly as they came in. Unmarshal of the result gives a
 // tree whose Marshal is the same bytes.
 func (t *Tree) Marshal() []byte {
-	return t.AppendMarshal(make([]byte, 0, t.marshalSize()))
+	return t.AppendMarshal(make([]byte, 0, t.MarshalSize()))
 }
 
 // AppendMarshal appends the tree's canonical .tree.json (Marshal) to buf and
 // returns the extended buffer: a caller that saves often reuses one buffer.
 func (t *Tree) AppendMarshal(buf []byte) []byte {
-	if need := len(buf) + t.marshalSize(); cap(buf) < need {
+	if need := len(buf) + t.MarshalSize(); cap(buf) < need {
 		buf = append(make([]byte, 0, need), buf...)
 	}
 	buf = append(buf, `{"format":"sessiontree","version":`...)
@@ -53,8 +53,10 @@ func (t *Tree) AppendMarshal(buf []byte) []byte {
 	return append(buf, "}}"...)
 }
 
-// marshalSize is a close upper estimate of the size of Marshal's output.
-func (t *Tree) marshalSize() int {
+// MarshalSize is a close upper bound of the size of Marshal's output, in one
+// pass over the nodes: a buffer of that capacity takes AppendMarshal without
+// growing.
+func (t *Tree) MarshalSize() int {
 	size := 128 + 64*len(t.branches)
 	for _, n := range t.nodes {
 		size += 96 + 2*len(n.id) + len(n.parent) + len(n.msg) + len(n.labelText()) + 20*len(n.children)

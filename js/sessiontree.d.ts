@@ -192,6 +192,25 @@ export function init(source?: string | URL | ArrayBuffer | ArrayBufferView | Res
  */
 export function initInterchange(source?: string | URL | ArrayBuffer | ArrayBufferView | Response | WebAssembly.Module): Promise<void>;
 
+/** Bytes of WebAssembly memory held by each loaded module. */
+export interface MemoryUsage {
+  /** The main module's memory: the peak it has needed (WebAssembly memory never shrinks). */
+  main: number;
+  /** The interchange helper's memory, or 0 when it is not loaded. */
+  interchange: number;
+}
+
+/**
+ * How much WebAssembly memory the modules hold, for a page that watches its
+ * footprint. The module reuses its large buffers and collects what a freed
+ * tree or a large call left before the next large call, so this stays near
+ * the largest working set rather than growing with every call. A wasm32
+ * module is limited to 4 GiB: a call that would need more fails with
+ * `too_large` before it changes anything, and the module keeps working.
+ * Throws `invalid_input` before `init`.
+ */
+export function memoryUsage(): MemoryUsage;
+
 /**
  * A conversation tree, held in the WebAssembly module. Every method is one call
  * into the module. Times (`atMs`) are integer milliseconds and default to

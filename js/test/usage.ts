@@ -1,5 +1,5 @@
 // Type-checks the declarations as a user would write against them (tsc --noEmit).
-import { init, initInterchange, SessionTree, SessionTreeError, type Branch, type Op, type Summary, type TreeNode } from "../sessiontree.js";
+import { init, initInterchange, memoryUsage, SessionTree, SessionTreeError, type Branch, type Op, type Summary, type TreeNode } from "../sessiontree.js";
 
 export async function usage(): Promise<string> {
   await init();
@@ -43,3 +43,7 @@ export async function usage(): Promise<string> {
     t.edit(id, { role: "user" }), t.regenerate(id, { role: "assistant" }), t.clone().prune().length,
     t.repair().length, md].join();
 }
+
+// memoryUsage: bytes of each module's memory.
+const memory: { main: number; interchange: number } = memoryUsage();
+void memory;

@@ -38,11 +38,14 @@ func Reserve(n int) []byte {
 		n = 256
 	}
 	if cap(input) < n {
-		if Room(n) != nil {
-			return nil
-		}
+		// What it holds is not needed (JavaScript writes after this): drop
+		// it first, so that a collection before a large buffer can reuse it.
 		if input != nil {
 			owe(cap(input))
+			input = nil
+		}
+		if Room(n) != nil {
+			return nil
 		}
 		input = make([]byte, n)
 	}
@@ -69,6 +72,14 @@ func Out(n int) []byte {
 	if cap(outBuf) < n {
 		if outBuf != nil {
 			owe(cap(outBuf))
+			outBuf = nil
+		}
+		if n > bigBuffer {
+			// A large result grows by a little at a time (a save after each
+			// append): an eighth more room saves a new buffer each time. Room
+			// collects the old one first when it is worth it.
+			n += n / 8
+			_ = Room(n)
 		}
 		words := make([]uint64, (n+7)/8)
 		outBuf = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), len(words)*8)

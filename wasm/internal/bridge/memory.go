@@ -26,6 +26,7 @@ var (
 	sysSeen   uint64 // runtime's Sys (memory taken from the host) at the last look
 	spent     uint64 // needs granted since that look
 	debt      uint64 // bytes of large buffers and freed trees left as garbage since the last collection
+	liveSeen  uint64 // the heap in use after the last collection Room ran
 	memStats  runtime.MemStats
 	collected int // collections Room ran (tests read it)
 )
@@ -51,7 +52,7 @@ func Room(need int) error {
 	if sysSeen == 0 {
 		look()
 	}
-	if n >= bigCall && debt >= bigCall {
+	if n >= bigCall && debt >= max(bigCall, liveSeen/2) {
 		collect()
 	}
 	if sysSeen+spent+n+headroom <= memoryLimit {
@@ -71,12 +72,17 @@ func Room(need int) error {
 	return nil
 }
 
-// collect runs a full collection and looks at the memory afterwards.
+// collect runs a full collection and looks at the memory afterwards. A
+// large call collects once the garbage counted since the last one reaches half
+// the heap in use then (and at least bigCall): the collection's cost grows
+// with the heap, so this keeps it in proportion to the garbage, as GOGC=50
+// would, while the memory stays within 1.5× what is in use.
 func collect() {
 	runtime.GC()
 	collected++
 	debt = 0
 	look()
+	liveSeen = memStats.HeapAlloc
 }
 
 // look reads the runtime's memory statistics and restarts the count of

@@ -4,6 +4,7 @@ import (
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/formats"
 	"github.com/sessiontree/sessiontree/core/rawjson"
+	"github.com/sessiontree/sessiontree/wasm/internal/bridge"
 	"github.com/sessiontree/sessiontree/wasm/internal/treecalls"
 )
 
@@ -25,8 +26,12 @@ func importFile(c *treecalls.Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := appendReport(make([]byte, 4, 256), rep)
-	return append(sealReport(b), t.Marshal()...), nil
+	// Written into the module's reusable result buffer (an import makes a
+	// file's size of output once, not again on each import).
+	b := sealReport(appendReport(append(bridge.Out(0), 0, 0, 0, 0), rep))
+	b = t.AppendMarshal(b)
+	bridge.KeepOut(b)
+	return b, nil
 }
 
 // sealReport writes the length of the report that follows the 4 bytes at the

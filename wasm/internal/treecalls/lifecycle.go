@@ -93,8 +93,7 @@ func clone(r *Request) ([]byte, error) {
 // save writes the tree into the reusable result buffer: a page that saves after
 // every change makes no garbage of the file's size each time.
 func save(r *Request) ([]byte, error) {
-	b := r.tree.AppendMarshal(grow(r.entry.size))
-	bridge.KeepOut(b)
+	b := r.tree.AppendMarshal(grow(r.tree.MarshalSize()))
 	// Marshal sorts the nodes in buffers of ~64 bytes a node that are garbage
 	// now: counted, so that a page saving after every change collects them
 	// before its next large call rather than growing the memory.
