@@ -289,6 +289,23 @@ export class SessionTree implements Disposable {
   activePath(): string[];
   /** A branch's node ids, root first. */
   pathOf(branch: string): string[];
+  /**
+   * The number of nodes on the path of `branch` (default: the active one),
+   * counted without reading the messages: a virtualized chat view's length.
+   * Throws `branch_not_found`, or `corrupt` for a broken path.
+   */
+  pathLength(branch?: string): number;
+  /**
+   * A window of the path of `branch` (default: the active one): the ids and
+   * the messages of `path.slice(start, end)`, with Array.prototype.slice's
+   * rules (a negative index counts from the leaf; `end` omitted is the end).
+   * The messages are the same frozen objects the projections hand out. A
+   * window at the leaf end (`pathWindow(-50)`) reads only its own nodes, so a
+   * screenful costs the same in a 100- and a 200k-message chat; any other
+   * window also counts the path. Throws `invalid_input` for a non-integer
+   * index, `branch_not_found`, or `corrupt` for a broken stretch it crosses.
+   */
+  pathWindow(start: number, end?: number, branch?: string): { ids: string[]; messages: readonly Readonly<Message>[] };
   /** The node with id, or null. */
   node(id: string): TreeNode | null;
   /** A node's children, ordered by (createdAtMs, id). */

@@ -259,7 +259,7 @@ const M = {
   apply: 0, node: 0, children: 0, siblings: 0, branches: 0, activeBranch: 0, hasBranches: 0,
   pathOf: 0, messages: 0, summarizeBranch: 0, summaryInput: 0, summarizeBranchAsOf: 0,
   stubSummary: 0, renderBranchText: 0, spliceForLinearExport: 0, validate: 0, repair: 0,
-  prune: 0, search: 0, stats: 0, replace: 0, project: 0, applyOps: 0,
+  prune: 0, search: 0, stats: 0, replace: 0, project: 0, applyOps: 0, pathLength: 0, window: 0,
 };
 
 // The full flavour's further method numbers, filled in by init when the module
@@ -863,9 +863,15 @@ export class SessionTree {
     if (this.#h === 0) throw new SessionTreeError("invalid_input", "this SessionTree was freed; make or load a new one");
     const w = wasm;
     const len = send(M.project, this.#h, 0, args);
-    const u8 = view(w);
-    let p = w.out;
-    const end = p + len;
+    const [out, p] = this.#slotted(view(w), w.out);
+    if (p !== w.out + len) throw new SessionTreeError("corrupt", "the module's projection did not match the message cache (a bug in sessiontree)");
+    return out;
+  }
+
+  // #slotted reads a list of message slots at p (wasm/internal/treecalls
+  // project.go slotted) and returns the messages, cached or parsed once, and
+  // where the list ends.
+  #slotted(u8, p) {
     const n = u8[p] | (u8[p + 1] << 8) | (u8[p + 2] << 16) | (u8[p + 3] << 24);
     p += 4;
     const slots = (p & 3) === 0 ? new Uint32Array(u8.buffer, p, n) : new Uint32Array(u8.slice(p, p + 4 * n).buffer);
@@ -886,8 +892,24 @@ export class SessionTree {
       }
       out[i] = m;
     }
-    if (p !== end) throw new SessionTreeError("corrupt", "the module's projection did not match the message cache (a bug in sessiontree)");
-    return out;
+    return [out, p];
+  }
+
+  pathLength(branch) {
+    return Number(this.#call(M.pathLength, 0, branch === undefined ? NO_ARGS : [str("branch", branch)]));
+  }
+
+  pathWindow(start, end, branch) {
+    if (!Number.isSafeInteger(start)) fail(`"start" must be an integer (negative counts from the leaf), got ${String(start)}`);
+    if (end !== undefined && end !== null && !Number.isSafeInteger(end)) fail(`"end" must be an integer or undefined, got ${String(end)}`);
+    const args = [branch === undefined || branch === null ? "" : str("branch", branch), String(start), end === undefined || end === null ? "" : String(end)];
+    const w = wasm;
+    const len = send(M.window, this.#live(), 0, args);
+    const u8 = view(w);
+    const [messages, p] = this.#slotted(u8, w.out);
+    const ids = p === w.out + len ? [] : decode(u8, p, w.out + len - p).split("\n");
+    if (ids.length !== messages.length) throw new SessionTreeError("corrupt", "the module's window did not match the message cache (a bug in sessiontree)");
+    return { ids, messages };
   }
 
   activePath() {

@@ -47,3 +47,9 @@ export async function usage(): Promise<string> {
 // memoryUsage: bytes of each module's memory.
 const memory: { main: number; interchange: number } = memoryUsage();
 void memory;
+
+// Windows of a path.
+declare const tw: SessionTree;
+const total: number = tw.pathLength("main");
+const screen: { ids: string[]; messages: readonly Readonly<{ role: string }>[] } = tw.pathWindow(-50, undefined, "main");
+void total; void screen;

@@ -56,5 +56,8 @@ func Lean() []Method {
 		{"applyOps", true, applyOps},
 		// replace.go
 		{"replace", true, replace},
+		// project.go: windows of a path
+		{"pathLength", true, pathLength},
+		{"window", true, window},
 	}
 }

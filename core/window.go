@@ -1,0 +1,63 @@
+package core
+
+import "slices"
+
+// Windows of a path: what a chat view that shows a screenful of a long
+// conversation reads, at a cost that grows with the window, not the path.
+
+// PathLen returns the number of nodes on branch's path, counting up from its
+// leaf without allocating. A corrupt path fails as PathOf does.
+func (t *Tree) PathLen(branch string) (int, error) {
+	b := t.branches[branch]
+	if b == nil {
+		return 0, errBranchNotFound(branch)
+	}
+	n := 0
+	err := t.walkUp(b.leaf, branch, func(string, *node) { n++ })
+	return n, err
+}
+
+// AppendTailOf appends to ids and msgs the nodes of branch's path that lie
+// skip to skip+count nodes above its leaf, root first: the window
+// path[len-skip-count : len-skip], cut at the root. It walks up from the leaf
+// only as far as the window's top, so the last screenful of a 200k-message
+// path costs what it costs in a short one; a corrupt stretch on the way fails
+// as PathOf does (a cycle is caught after as many steps as there are nodes).
+func (t *Tree) AppendTailOf(ids []string, msgs []Message, branch string, skip, count int) ([]string, []Message, error) {
+	b := t.branches[branch]
+	if b == nil {
+		return ids, msgs, errBranchNotFound(branch)
+	}
+	if b.leaf == "" || count <= 0 || skip < 0 {
+		return ids, msgs, nil
+	}
+	n := t.nodes[b.leaf]
+	if n == nil {
+		return ids, msgs, newError(CodeCorrupt, "branch "+quote(branch)+": leaf "+quote(b.leaf)+" is not a node")
+	}
+	i0, m0 := len(ids), len(msgs)
+	id := b.leaf
+	for steps := 0; ; steps++ {
+		if steps > len(t.nodes) {
+			return ids[:i0], msgs[:m0], newError(CodeCorrupt, "branch "+quote(branch)+": its path loops (a cycle of parent links)")
+		}
+		if steps >= skip {
+			ids = append(ids, id)
+			msgs = append(msgs, n.msg)
+			if steps+1 >= skip+count {
+				break
+			}
+		}
+		if n.parent == "" {
+			break
+		}
+		up := n.up
+		if up == nil {
+			return ids[:i0], msgs[:m0], newError(CodeCorrupt, "branch "+quote(branch)+": node "+quote(n.id)+" has parent "+quote(n.parent)+", which is not a node")
+		}
+		id, n = n.parent, up
+	}
+	slices.Reverse(ids[i0:])
+	slices.Reverse(msgs[m0:])
+	return ids, msgs, nil
+}

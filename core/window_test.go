@@ -1,0 +1,64 @@
+package core
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestPathLenCountsThePathWithoutReadingIt(t *testing.T) {
+	tr, ids := chain(t, "a", "b", "c", "d")
+	if n, err := tr.PathLen("main"); err != nil || n != 4 {
+		t.Fatalf("PathLen = %d, %v", n, err)
+	}
+	tr.Rewind(ids[1], 9)
+	if n, _ := tr.PathLen("main"); n != 2 {
+		t.Fatalf("after a rewind PathLen = %d", n)
+	}
+	if n, _ := tr.PathLen("branch-1"); n != 4 {
+		t.Fatalf("the kept branch has %d nodes", n)
+	}
+	if _, err := tr.PathLen("nope"); err == nil {
+		t.Fatal("PathLen of no branch")
+	}
+	if n, _ := New().PathLen("main"); n != 0 {
+		t.Fatal("an empty tree's path is not empty")
+	}
+}
+
+func TestATailWindowIsTheSliceOfThePathItNames(t *testing.T) {
+	texts := []string{"0", "1", "2", "3", "4", "5", "6"}
+	tr, ids := chain(t, texts...)
+	for skip := 0; skip <= 8; skip++ {
+		for count := 0; count <= 8; count++ {
+			gotIDs, gotMsgs, err := tr.AppendTailOf(nil, nil, "main", skip, count)
+			if err != nil {
+				t.Fatal(err)
+			}
+			end := max(0, len(ids)-skip)
+			start := max(0, end-count)
+			if !slices.Equal(gotIDs, ids[start:end]) {
+				t.Fatalf("skip %d count %d: ids %v, want %v", skip, count, gotIDs, ids[start:end])
+			}
+			if got := contents(t, gotMsgs); !slices.Equal(got, texts[start:end]) {
+				t.Fatalf("skip %d count %d: messages %v, want %v", skip, count, got, texts[start:end])
+			}
+		}
+	}
+}
+
+func TestATailWindowFailsClosedOnACorruptPathItCrosses(t *testing.T) {
+	tr, ids := chain(t, "a", "b", "c")
+	tr.nodes[ids[1]].up, tr.nodes[ids[1]].parent = nil, "gone"
+	if _, _, err := tr.AppendTailOf(nil, nil, "main", 0, 1); err != nil {
+		t.Fatalf("a window below the break failed: %v", err)
+	}
+	ids2, msgs, err := tr.AppendTailOf([]string{"keep"}, nil, "main", 0, 3)
+	wantCode(t, err, CodeCorrupt)
+	if len(ids2) != 1 || len(msgs) != 0 {
+		t.Fatal("a failed window left part of itself in the buffers")
+	}
+	loop, lids := chain(t, "x", "y")
+	loop.nodes[lids[0]].parent, loop.nodes[lids[0]].up = lids[1], loop.nodes[lids[1]]
+	_, _, err = loop.AppendTailOf(nil, nil, "main", 0, 100)
+	wantCode(t, err, CodeCorrupt)
+}
