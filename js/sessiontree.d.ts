@@ -192,6 +192,16 @@ export function init(source?: string | URL | ArrayBuffer | ArrayBufferView | Res
  */
 export function initInterchange(source?: string | URL | ArrayBuffer | ArrayBufferView | Response | WebAssembly.Module): Promise<void>;
 
+/** What takeChanges answers: the rows to write (a null row: delete the record). */
+export interface RowChanges {
+  /** Every row of the tree (the first call): replace what the store holds. */
+  all: boolean;
+  root: string | null;
+  activeBranch: string;
+  branches: { name: string; row: string | null }[];
+  nodes: { id: string; row: string | null }[];
+}
+
 /** Bytes of WebAssembly memory held by each loaded module. */
 export interface MemoryUsage {
   /** The main module's memory: the peak it has needed (WebAssembly memory never shrinks). */
@@ -223,6 +233,21 @@ export class SessionTree implements Disposable {
   static fromLinear(messages: Message[], atMs?: number): SessionTree;
   /** Loads a .tree.json file, as text or UTF-8 bytes (bytes are faster for big files). */
   static load(json: string | ArrayBuffer | ArrayBufferView): SessionTree;
+  /**
+   * Loads a .tree.json from bytes, a Blob (a File), a ReadableStream of
+   * Uint8Array chunks or a fetch Response, without making it a string: the
+   * chunks are read, then written once into the module's memory, where the
+   * tree keeps them (a large file is not copied again). Rejects as `load`
+   * throws; `not_found` for a Response that is not ok.
+   */
+  static loadFrom(source: ArrayBuffer | ArrayBufferView | Blob | ReadableStream<Uint8Array> | Response): Promise<SessionTree>;
+  /**
+   * The tree whose rows these are: a store's records, as `takeChanges` gave
+   * them, in any order. Its `save()` is byte for byte the file they were cut
+   * from. Throws `corrupt` for a row that is not one, `invalid_input` for a
+   * malformed argument.
+   */
+  static fromRows(rows: { root?: string | null; activeBranch: string; branches: { name: string; row: string }[]; nodes: { id: string; row: string }[] }): SessionTree;
 
   /**
    * Imports another tool's chat export (SPEC §7): format is chatgpt, openwebui,
@@ -295,6 +320,17 @@ export class SessionTree implements Disposable {
    * Throws `branch_not_found`, or `corrupt` for a broken path.
    */
   pathLength(branch?: string): number;
+  /**
+   * The change feed of a store that keeps one record per node and per branch
+   * (IndexedDB, a SQL table), so that a change writes a handful of records,
+   * never the whole tree. The first call answers every row (`all: true`) and
+   * starts recording; each later call answers the rows changed since the
+   * previous one: a `row` is the record's canonical JSON text (what .tree.json
+   * holds under its key), `null` for a record that is gone. `root` and
+   * `activeBranch` always come along. `SessionTree.fromRows` makes the tree
+   * of the stored rows again.
+   */
+  takeChanges(): RowChanges;
   /**
    * A window of the path of `branch` (default: the active one): the ids and
    * the messages of `path.slice(start, end)`, with Array.prototype.slice's

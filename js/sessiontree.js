@@ -260,6 +260,7 @@ const M = {
   pathOf: 0, messages: 0, summarizeBranch: 0, summaryInput: 0, summarizeBranchAsOf: 0,
   stubSummary: 0, renderBranchText: 0, spliceForLinearExport: 0, validate: 0, repair: 0,
   prune: 0, search: 0, stats: 0, replace: 0, project: 0, applyOps: 0, pathLength: 0, window: 0,
+  takeChanges: 0, fromRows: 0,
 };
 
 // The full flavour's further method numbers, filled in by init when the module
@@ -374,6 +375,26 @@ function finish(w, method, handle, n, at) {
 function invoke(method, handle, at, args) {
   const len = send(method, handle, at, args);
   return len === 0 ? "" : decode(view(wasm), wasm.out, len);
+}
+
+// invokeChunks is invoke with one argument given as a list of byte chunks of
+// total bytes, copied straight into the input buffer.
+function invokeChunks(method, chunks, total) {
+  const w = wasm;
+  if (total + 4 > w.cap) {
+    w.ptr = reserve(w, total + 4);
+    w.cap = total + 4;
+  }
+  const u8 = view(w);
+  let off = w.ptr + 4;
+  for (const c of chunks) {
+    u8.set(c, off);
+    off += c.length;
+  }
+  const p = w.ptr;
+  u8[p] = total; u8[p + 1] = total >>> 8; u8[p + 2] = total >>> 16; u8[p + 3] = total >>> 24;
+  const len = finish(w, method, 0, 4 + total, 0);
+  return len === 0 ? "" : decode(view(w), w.out, len);
 }
 
 // invokeOne is invoke with one string argument (an append's message, a node
@@ -629,6 +650,42 @@ export class SessionTree {
     else if (typeof file !== "string") fail(`"json" must be a string or bytes holding a .tree.json file`);
     else if (!file.isWellFormed()) fail(`"json" contains a lone surrogate (an unpaired UTF-16 code unit)`);
     return SessionTree.#adopt(invoke(M.load, 0, 0, [arg]));
+  }
+
+  /**
+   * Loads a .tree.json from bytes, a Blob (a File), a ReadableStream of bytes
+   * or a fetch Response, without making it a string: the bytes are read in
+   * chunks, then written once into the module's memory, where the tree keeps
+   * them (no second copy). Resolves to the tree; rejects as load throws.
+   */
+  static async loadFrom(source) {
+    need();
+    let stream = source;
+    if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return SessionTree.load(source);
+    if (typeof Response !== "undefined" && source instanceof Response) {
+      if (!source.ok) throw new SessionTreeError("not_found", `loadFrom: the response is HTTP ${source.status}`);
+      stream = source.body;
+    } else if (typeof Blob !== "undefined" && source instanceof Blob) {
+      stream = source.stream();
+    }
+    if (!stream || typeof stream.getReader !== "function") {
+      fail(`loadFrom takes bytes, a Blob, a ReadableStream or a Response`);
+    }
+    const chunks = [];
+    let total = 0;
+    const reader = stream.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!(value instanceof Uint8Array)) fail(`loadFrom: the stream must yield Uint8Array chunks`);
+      total += value.length;
+      if (total + 4 > MAX_INPUT) throw new SessionTreeError("too_large", `the file is more than ${MAX_INPUT} bytes`);
+      chunks.push(value);
+    }
+    // Every chunk is here: write them into the input buffer and load, with no
+    // await in between (another call would reuse the buffer).
+    need();
+    return SessionTree.#adopt(invokeChunks(M.load, chunks, total));
   }
 
   /**
@@ -893,6 +950,40 @@ export class SessionTree {
       out[i] = m;
     }
     return [out, p];
+  }
+
+  /**
+   * The rows a store that keeps one record per node and per branch must write:
+   * the first call gives every row (all: true) and starts recording, each
+   * later call what changed since (a row null: removed). See sessiontree.d.ts.
+   */
+  takeChanges() {
+    const c = JSON.parse(this.#call(M.takeChanges, 0, NO_ARGS));
+    return {
+      all: c.all,
+      root: c.root === "" ? null : c.root,
+      activeBranch: c.active,
+      branches: c.branches.map(([name, row]) => ({ name, row })),
+      nodes: c.nodes.map(([id, row]) => ({ id, row })),
+    };
+  }
+
+  /** The tree whose rows these are (a store's records, as takeChanges gave them). */
+  static fromRows(rows) {
+    need();
+    if (typeof rows !== "object" || rows === null || !Array.isArray(rows.branches) || !Array.isArray(rows.nodes)) {
+      fail(`"rows" must be { root, activeBranch, branches: [{ name, row }], nodes: [{ id, row }] }`);
+    }
+    const args = [rows.root ?? "", str("activeBranch", rows.activeBranch), String(rows.branches.length)];
+    for (const b of rows.branches) {
+      if (typeof b?.name !== "string" || typeof b?.row !== "string") fail(`each branch row must be { name: string, row: string }`);
+      args.push(b.name, b.row);
+    }
+    for (const n of rows.nodes) {
+      if (typeof n?.id !== "string" || typeof n?.row !== "string") fail(`each node row must be { id: string, row: string }`);
+      args.push(n.id, n.row);
+    }
+    return SessionTree.#adopt(invoke(M.fromRows, 0, 0, args));
   }
 
   pathLength(branch) {

@@ -53,3 +53,9 @@ declare const tw: SessionTree;
 const total: number = tw.pathLength("main");
 const screen: { ids: string[]; messages: readonly Readonly<{ role: string }>[] } = tw.pathWindow(-50, undefined, "main");
 void total; void screen;
+
+// Rows and streams.
+const rows: { all: boolean; nodes: { id: string; row: string | null }[] } = tw.takeChanges();
+const again: SessionTree = SessionTree.fromRows({ activeBranch: "main", branches: [], nodes: [] });
+const fromBlob: Promise<SessionTree> = SessionTree.loadFrom(new Blob(["{}"]));
+void rows; void again; void fromBlob;

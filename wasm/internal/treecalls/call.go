@@ -55,7 +55,7 @@ var wholeTree = map[string]bool{
 	"save": true, "clone": true, "project": true, "messages": true, "search": true,
 	"renderBranchText": true, "summaryInput": true, "spliceForLinearExport": true,
 	"validate": true, "repair": true, "prune": true, "replace": true,
-	"mergeTree": true, "exportTree": true,
+	"mergeTree": true, "exportTree": true, "takeChanges": true,
 }
 
 // call looks up the tree behind the handle, when the method needs one, and

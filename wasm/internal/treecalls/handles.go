@@ -11,6 +11,8 @@ type entry struct {
 	// or write the whole tree check the memory for twice this (bridge.Room),
 	// and a free counts it as garbage (bridge.Owe).
 	size int
+	// tracking: takeChanges has started the tree's change recording.
+	tracking bool
 }
 
 // trees holds every live tree by handle. Handle 0 is never used: it means

@@ -59,5 +59,8 @@ func Lean() []Method {
 		// project.go: windows of a path
 		{"pathLength", true, pathLength},
 		{"window", true, window},
+		// rows.go
+		{"takeChanges", true, takeChanges},
+		{"fromRows", false, fromRows},
 	}
 }
