@@ -1,0 +1,15 @@
+// tsc checks that sessiontree/worker's declarations read as a page would use them.
+import { connect, type AsyncSessionTree } from "../worker.js";
+
+async function page(file: Blob) {
+  const st = await connect({ full: true });
+  const t: AsyncSessionTree = await st.SessionTree.loadFrom(file);
+  const { ids, messages } = await t.pathWindow(-50);
+  const id: string = await t.append({ role: "user", content: "hi" });
+  const name: string = await t.activeBranch;
+  const saved: string = await t.save();
+  await t.free();
+  st.close();
+  return [ids, messages, id, name, saved];
+}
+void page;

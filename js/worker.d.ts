@@ -1,0 +1,54 @@
+// sessiontree/worker: the JS API of sessiontree.js in a Web Worker. Every method
+// of SessionTree is here, returning a Promise of what it returns; trees live in
+// the worker and the page holds proxies, so a huge session is opened, imported,
+// saved or searched with no long task on the page's thread.
+import type { InitOptions, MemoryUsage, SessionTree, SessionTreeError } from "./sessiontree.js";
+export { SessionTreeError } from "./sessiontree.js";
+
+/** Every method of T, returning a Promise of its result; trees as AsyncSessionTree. */
+type Async<T> = {
+  [K in keyof T]: T[K] extends (...args: infer A) => infer R
+    ? (...args: { [I in keyof A]: A[I] extends SessionTree ? AsyncSessionTree | string : A[I] }) => Promise<Awaited<Lift<R>>>
+    : Promise<T[K]>;
+};
+type Lift<R> = R extends SessionTree ? AsyncSessionTree
+  : R extends { tree: SessionTree } ? Omit<R, "tree"> & { tree: AsyncSessionTree }
+  : R extends Array<infer E> ? Array<E extends { tree: SessionTree } ? Omit<E, "tree"> & { tree: AsyncSessionTree } : E>
+  : R;
+
+/**
+ * A SessionTree held by the worker. `summarizeBranchWith` cannot cross (its
+ * summarizer is a function): use `summaryInput` and `summarizeBranchAsOf`.
+ * `free()` releases it at once; otherwise it is freed when the proxy is
+ * collected.
+ */
+export type AsyncSessionTree = Async<Omit<SessionTree, "summarizeBranchWith" | typeof Symbol.dispose>>;
+
+/** The static side: SessionTree.load, loadFrom (a Blob or File is read in the worker), fromLinear, fromRows, import, importAll, mergeJSON. */
+export interface AsyncSessionTreeStatics {
+  load(json: string | ArrayBuffer | ArrayBufferView): Promise<AsyncSessionTree>;
+  loadFrom(source: ArrayBuffer | ArrayBufferView | Blob | ReadableStream<Uint8Array> | Response): Promise<AsyncSessionTree>;
+  fromLinear(messages: { role: string; [k: string]: unknown }[], atMs?: number): Promise<AsyncSessionTree>;
+  fromRows(rows: Parameters<typeof SessionTree.fromRows>[0]): Promise<AsyncSessionTree>;
+  import(text: string | ArrayBuffer | ArrayBufferView, format?: string): Promise<{ tree: AsyncSessionTree; report: ReturnType<typeof SessionTree.import>["report"] }>;
+  mergeJSON(ours: string | ArrayBuffer | ArrayBufferView, theirs: string | ArrayBuffer | ArrayBufferView): ReturnType<typeof SessionTree.mergeJSON> extends infer R ? Promise<R> : never;
+  [name: string]: (...args: any[]) => Promise<any>;
+}
+
+export interface WorkerSessionTree {
+  SessionTree: AsyncSessionTreeStatics;
+  /** An empty tree, what `new SessionTree()` makes. */
+  newTree(): Promise<AsyncSessionTree>;
+  initInterchange(source?: string): Promise<void>;
+  memoryUsage(): Promise<MemoryUsage>;
+  /** Stops the worker: every tree in it is gone, pending calls reject. */
+  close(): void;
+}
+
+/**
+ * Starts a module Web Worker (sessiontree.worker.js, beside this file), loads
+ * the module in it with init's `source` (a URL or its text, bytes, or
+ * `{ full: true }`; default: sessiontree.wasm beside it) and resolves to the
+ * worker's API. `options.worker`: a Worker you started on sessiontree.worker.js.
+ */
+export function connect(source?: string | URL | ArrayBuffer | ArrayBufferView | InitOptions, options?: { worker?: Worker }): Promise<WorkerSessionTree>;

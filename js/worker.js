@@ -1,0 +1,87 @@
+// sessiontree/worker: the JS API of sessiontree.js running in a Web Worker, so
+// that a page opens, imports and saves a huge session with no long task on its
+// own thread. Every method is the same as SessionTree's but returns a Promise;
+// trees live in the worker, and the page holds proxies. See worker.d.ts.
+//
+//   import { connect } from "sessiontree/worker";
+//   const st = await connect();                       // starts the worker and init()
+//   const t = await st.SessionTree.loadFrom(file);    // a File or Blob: read in the worker
+//   const { messages } = await t.pathWindow(-50);     // the last screenful
+//   await t.append({ role: "user", content: "hi" });
+import { SessionTreeError } from "./sessiontree.js";
+
+export { SessionTreeError };
+
+/** Starts a worker, loads the module in it (init's source, or { full: true }) and resolves to its API. */
+export async function connect(source, options = {}) {
+  const worker = options.worker ?? new Worker(new URL("./sessiontree.worker.js", import.meta.url), { type: "module" });
+  const pending = new Map();
+  let seq = 0;
+  worker.onmessage = ({ data }) => {
+    const p = pending.get(data.id);
+    if (!p) return;
+    pending.delete(data.id);
+    if (data.ok) p.resolve(data.value);
+    else p.reject(new SessionTreeError(data.code, data.message));
+  };
+  worker.onerror = (e) => {
+    for (const p of pending.values()) p.reject(new SessionTreeError("invalid_input", `the sessiontree worker failed: ${e.message ?? e}`));
+    pending.clear();
+  };
+  const request = (msg) => new Promise((resolve, reject) => {
+    const id = ++seq;
+    pending.set(id, { resolve, reject });
+    worker.postMessage({ id, ...msg });
+  });
+
+  // A tree's number crossing back becomes a proxy; { tree, report } and lists of them too.
+  const wrap = (v) => {
+    if (v && typeof v === "object" && typeof v.$tree === "number") return proxy(v.$tree);
+    if (Array.isArray(v)) return v.map((x) => (x?.tree?.$tree ? { ...x, tree: proxy(x.tree.$tree) } : x));
+    if (v && typeof v === "object" && v.tree?.$tree) return { ...v, tree: proxy(v.tree.$tree) };
+    return v;
+  };
+  const unwrap = (a) => (a instanceof AsyncSessionTree ? { $tree: a.handle } : a);
+  const freed = new FinalizationRegistry((handle) => { request({ kind: "free", handle }).catch(() => {}); });
+
+  class AsyncSessionTree {
+    constructor(handle) {
+      this.handle = handle;
+      freed.register(this, handle, this);
+    }
+    /** The active branch's name (a Promise, as every read here). */
+    get activeBranch() { return request({ kind: "get", name: "activeBranch", handle: this.handle }); }
+    free() {
+      freed.unregister(this);
+      return request({ kind: "free", handle: this.handle });
+    }
+  }
+  const proxy = (handle) => new Proxy(new AsyncSessionTree(handle), {
+    get(target, name) {
+      if (typeof name !== "string" || name in target || name === "then") return Reflect.get(target, name);
+      return (...args) => request({ kind: "call", name, handle: target.handle, args: args.map(unwrap) }).then(wrap);
+    },
+  });
+  const SessionTree = new Proxy(function SessionTree() {}, {
+    get(_, name) {
+      if (typeof name !== "string" || name === "then") return undefined;
+      return (...args) => request({ kind: "static", name, args: args.map(unwrap) }).then(wrap);
+    },
+  });
+
+  // A URL cannot cross to a worker; its text can.
+  await request({ kind: "init", args: [source instanceof URL ? source.href : source] });
+  return {
+    SessionTree,
+    /** An empty tree (what `new SessionTree()` makes). */
+    newTree: () => request({ kind: "new" }).then(wrap),
+    initInterchange: (src) => request({ kind: "initInterchange", args: [src] }),
+    memoryUsage: () => request({ kind: "memoryUsage" }),
+    /** Stops the worker; every tree in it is gone. */
+    close() {
+      worker.terminate();
+      for (const p of pending.values()) p.reject(new SessionTreeError("invalid_input", "the sessiontree worker was closed"));
+      pending.clear();
+    },
+  };
+}
