@@ -35,7 +35,15 @@ func ReadNodeExt(ms []Member) (NodeExt, bool) {
 		return NodeExt{}, false
 	}
 	if m, ok := Get(inner, "message"); ok {
-		if msg, err := core.ParseMessage(m); err == nil {
+		if sum, elided := Get(inner, "elided"); elided {
+			base := NewObject(nil).Members(Without(ms, ExtKey)).Bytes()
+			if strconv.FormatUint(uint64(Checksum(base)), 10) != string(sum) {
+				m = nil // the record changed since the export: its own fields give the message
+			} else if m, ok = Resolve(m, base); !ok {
+				m = nil
+			}
+		}
+		if msg, err := core.ParseMessage(m); m != nil && err == nil {
 			e.Message = msg
 		}
 	}
@@ -77,9 +85,21 @@ func Faithful(rec []byte, n core.Node, derive Derive) []byte {
 	if sameMsg && sameLabel && sameAt {
 		return rec
 	}
+	ms, err := Members(rec)
+	if err != nil {
+		return rec
+	}
+	ms = Without(ms, ExtKey)
 	o := NewObject(nil)
+	elided := false
+	var base []byte
 	if !sameMsg {
-		o.Raw("message", n.Message)
+		// The message, without a second copy of the strings the record
+		// holds already (see Elide).
+		base = NewObject(nil).Members(ms).Bytes()
+		var m []byte
+		m, elided = Elide(n.Message, base)
+		o.Raw("message", m)
 	}
 	if !sameLabel {
 		o.String("label", n.Label)
@@ -87,11 +107,10 @@ func Faithful(rec []byte, n core.Node, derive Derive) []byte {
 	if !sameAt {
 		o.Int("created_at_ms", n.CreatedAtMs)
 	}
-	ms, err := Members(rec)
-	if err != nil {
-		return rec
+	if elided {
+		o.Raw("elided", strconv.AppendUint(nil, uint64(Checksum(base)), 10))
 	}
-	return NewObject(nil).Members(Without(ms, ExtKey)).Raw(ExtKey, o.Bytes()).Bytes()
+	return NewObject(nil).Members(ms).Raw(ExtKey, o.Bytes()).Bytes()
 }
 
 // TreeExt writes the tree-level extension: the active branch and every branch
