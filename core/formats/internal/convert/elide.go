@@ -13,24 +13,24 @@ import (
 // message that the record holds verbatim by a reference to where it holds it,
 // so the message is not stored twice. Resolve undoes it.
 //
-// A reference is {"sessiontree_ref":[offset,length]}: the string's bytes
+// A reference is {"~":[offset,length]}: the string's bytes
 // (between its quotes, escapes as written) at offset in the record written
 // without its "sessiontree" member. The member says "elided":<fnv32a of that
 // record>, so a record changed by another tool is noticed rather than misread.
 
 // refKey is the key of a reference object.
-const refKey = `{"sessiontree_ref":[`
+const refKey = `{"~":[`
 
-// minElided is the shortest string worth a reference (a reference costs about
-// 30 bytes).
-const minElided = 48
+// minElided is the shortest string worth a reference (a reference costs 12
+// bytes and its digits).
+const minElided = 20
 
 // Elide returns msg with every string value of at least minElided bytes that
 // base holds verbatim replaced by a reference into base, and whether it
 // replaced any. A message that holds the reference key itself is returned as
 // it is.
 func Elide(msg, base []byte) ([]byte, bool) {
-	if len(base) == 0 || bytes.Contains(msg, []byte(`"sessiontree_ref"`)) {
+	if len(base) == 0 || bytes.Contains(msg, []byte(refKey)) {
 		return msg, false
 	}
 	var out []byte
