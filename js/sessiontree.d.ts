@@ -130,6 +130,14 @@ export type Summarizer = (
 ) => Promise<string | { summary: string; modelId?: string }> | string | { summary: string; modelId?: string };
 
 /** What SessionTree.import read and what the format could not carry. */
+/** One conversation of a file read by `SessionTree.importAll`. */
+export interface ImportedConversation {
+  /** The conversation's title as the file gives it, or `""`. */
+  title: string;
+  tree: SessionTree;
+  report: ImportReport;
+}
+
 export interface ImportReport {
   format: string;
   records: number;
@@ -213,6 +221,15 @@ export class SessionTree implements Disposable {
    * Needs the full module (`init({ full: true })`) or `await initInterchange()` once before.
    */
   static import(text: string | ArrayBuffer | ArrayBufferView, format?: string): { tree: SessionTree; report: ImportReport };
+  /**
+   * Imports a file that holds several conversations (a ChatGPT
+   * conversations.json, an Open WebUI export of several chats) as one tree per
+   * conversation, each with its title (`""` when the file gives none) and its
+   * own report. A file of any other format is one conversation. `format` as
+   * for `import` (`"auto"` by default). Needs the full module or
+   * `await initInterchange()` once before.
+   */
+  static importAll(text: string | ArrayBuffer | ArrayBufferView, format?: string): ImportedConversation[];
   /** The tree in another format (SPEC §7, markdown included), as text. Needs the full module or `await initInterchange()` once before. */
   export(format: string): string;
   /**

@@ -183,6 +183,7 @@ async function startInterchange(source) {
   if (f.import < 0 || f.export < 0 || f.merge < 0) {
     throw new SessionTreeError("invalid_input", "initInterchange: this module is not sessiontree-interchange.wasm (no import/export/merge); pass that file, or build it with make build");
   }
+  f.importAll = names.indexOf("importAll");
   inter = f;
 }
 
@@ -193,6 +194,14 @@ function needInterchange(what) {
     throw new SessionTreeError("invalid_input", `${what} needs the interchange module: call \`await initInterchange()\` once before (it loads sessiontree-interchange.wasm), or load the full module with \`await init({ full: true })\``);
   }
   return inter;
+}
+
+// importText checks an import's text argument: a well-formed string or bytes.
+function importText(text) {
+  return typeof text === "string" ? (text.isWellFormed() ? text : fail(`"text" contains a lone surrogate`))
+    : text instanceof ArrayBuffer ? new Uint8Array(text)
+    : ArrayBuffer.isView(text) ? new Uint8Array(text.buffer, text.byteOffset, text.byteLength)
+    : fail(`"text" must be a string or bytes`);
 }
 
 // fullModule returns the main module when it is the full flavour (merge, import
@@ -251,7 +260,7 @@ const M = {
 // The full flavour's further method numbers, filled in by init when the module
 // has them all (wasm/internal/fullcalls): merge (two files, stateless), mergeTree
 // (in place), importTree and exportTree (on live trees).
-const F = { merge: -1, mergeTree: -1, importTree: -1, exportTree: -1 };
+const F = { merge: -1, mergeTree: -1, importTree: -1, exportTree: -1, importAllTrees: -1 };
 
 const NO_ARGS = [];
 const encoder = new TextEncoder();
@@ -616,6 +625,42 @@ export class SessionTree {
     const report = JSON.parse(decoder.decode(res.subarray(4, 4 + n)));
     if (full) return { tree: SessionTree.#adopt(decoder.decode(res.subarray(4 + n))), report };
     return { tree: SessionTree.load(res.subarray(4 + n)), report };
+  }
+
+  /**
+   * Imports a file that holds several conversations (a ChatGPT
+   * conversations.json, an Open WebUI export) as one tree per conversation:
+   * `[{ title, tree, report }]`. A file of any other format is one
+   * conversation. Needs the full module or `await initInterchange()` first.
+   */
+  static importAll(text, format = "auto") {
+    need();
+    const full = fullModule();
+    const f = full ? null : needInterchange("SessionTree.importAll");
+    if (!full && f.importAll < 0) {
+      throw new SessionTreeError("invalid_input", "SessionTree.importAll: this interchange module has no importAll; rebuild it with make build");
+    }
+    const arg = importText(text);
+    // A count, then per conversation: title, report JSON and the tree (its
+    // handle in the full module, its .tree.json from the helper), each after a
+    // u32 length (wasm/internal/fullcalls importall.go).
+    const res = (full ? mainBytes(F.importAllTrees, 0, [str("format", format), arg]) : interCall(f, f.importAll, [str("format", format), arg])).slice();
+    const u32 = (i) => res[i] | (res[i + 1] << 8) | (res[i + 2] << 16) | (res[i + 3] << 24);
+    let off = 4;
+    const field = () => {
+      const n = u32(off);
+      const b = res.subarray(off + 4, off + 4 + n);
+      off += 4 + n;
+      return b;
+    };
+    const out = [];
+    for (let i = u32(0); i > 0; i--) {
+      const title = decoder.decode(field());
+      const report = JSON.parse(decoder.decode(field()));
+      const t = field();
+      out.push({ title, tree: full ? SessionTree.#adopt(decoder.decode(t)) : SessionTree.load(t), report });
+    }
+    return out;
   }
 
   /** The tree in another format (SPEC §7), as text. Needs the full module or `await initInterchange()` first. */

@@ -21,5 +21,8 @@ func Full() []treecalls.Method {
 		treecalls.Method{Name: "mergeTree", NeedTree: true, Run: mergeTree},
 		treecalls.Method{Name: "importTree", Run: importTree},
 		treecalls.Method{Name: "exportTree", NeedTree: true, Run: exportTree},
+		// importall.go: several conversations of one file
+		treecalls.Method{Name: "importAll", Run: importAllFiles},
+		treecalls.Method{Name: "importAllTrees", Run: importAllTrees},
 	)
 }
