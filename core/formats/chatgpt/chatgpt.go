@@ -314,7 +314,7 @@ func Export(t *core.Tree) ([]byte, error) {
 			scaffoldRoot = sEntries[0].Key
 		}
 		for i, n := range c.nodes {
-			rec := record(n, header, i == 0, scaffoldRoot)
+			rec := record(t, n, header, i == 0, scaffoldRoot)
 			p := convert.Str(mustMembers(rec), "parent")
 			if p != "" {
 				kids[p] = append(kids[p], n.ID)
@@ -360,10 +360,10 @@ func nonNil(s []string) []string {
 // when the node came from ChatGPT, else one made from its neutral form (see
 // native) under the conversation's root scaffold, plus a "sessiontree" member
 // for whatever the entry does not reproduce.
-func record(n core.Node, header []byte, first bool, scaffoldRoot string) []byte {
+func record(t *core.Tree, n core.Node, header []byte, first bool, scaffoldRoot string) []byte {
 	rec, ok := ownEntry(n)
 	if !ok {
-		o := convert.NewObject(nil).String("id", n.ID).Raw("message", native(n))
+		o := convert.NewObject(nil).String("id", n.ID).Raw("message", native(t, n))
 		switch {
 		case n.Parent != "":
 			o.String("parent", n.Parent)

@@ -19,8 +19,8 @@ import (
 // holds the arguments); else a tool's result (author.role "tool", its name,
 // content_type "text"); else reasoning (content_type "thoughts"). What the
 // entry cannot hold stays in its "sessiontree" member.
-func native(n core.Node) []byte {
-	t := chat.Read(n.Message)
+func native(tr *core.Tree, n core.Node) []byte {
+	t := convert.Named(tr, n, chat.Read(n.Message))
 	at := t.TimeMs
 	if at == 0 {
 		at = n.CreatedAtMs

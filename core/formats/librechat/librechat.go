@@ -158,14 +158,14 @@ func Export(t *core.Tree) ([]byte, error) {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = append(out, record(n, header, i == 0, conversationID)...)
+		out = append(out, record(t, n, header, i == 0, conversationID)...)
 	}
 	out = append(out, ']')
 	hm, _ := convert.Members(header)
 	return convert.NewObject(nil).Members(hm).Raw("messages", out).Raw(convert.ExtKey, convert.TreeExt(t)).Bytes(), nil
 }
 
-func record(n core.Node, header []byte, first bool, conversationID string) []byte {
+func record(t *core.Tree, n core.Node, header []byte, first bool, conversationID string) []byte {
 	rec, ok := rawjson.Lookup(n.Message, Key)
 	if ok {
 		ms, err := convert.Members(rec)
@@ -174,7 +174,7 @@ func record(n core.Node, header []byte, first bool, conversationID string) []byt
 		}
 	}
 	if !ok {
-		rec = native(n, conversationID)
+		rec = native(t, n, conversationID)
 	}
 	d := derive
 	if first {

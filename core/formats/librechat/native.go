@@ -15,8 +15,8 @@ import (
 // image_url, text), as its agents write them, with an empty text; a tool's
 // result is a message of the tool's own. What no field holds stays in the
 // record's "sessiontree" member.
-func native(n core.Node, conversationID string) []byte {
-	t := chat.Read(n.Message)
+func native(tr *core.Tree, n core.Node, conversationID string) []byte {
+	t := convert.Named(tr, n, chat.Read(n.Message))
 	at := t.TimeMs
 	if at == 0 {
 		at = n.CreatedAtMs

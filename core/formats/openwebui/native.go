@@ -42,8 +42,8 @@ func ownShape(msg []byte) bool {
 // an image as a markdown image — a timestamp in seconds, the model, and done
 // for a reply. What the content cannot hold stays in the record's
 // "sessiontree" member.
-func native(n core.Node, m core.Message) core.Message {
-	t := chat.Read(m)
+func native(tr *core.Tree, n core.Node, m core.Message) core.Message {
+	t := convert.Named(tr, n, chat.Read(m))
 	at := t.TimeMs
 	if at == 0 {
 		at = n.CreatedAtMs

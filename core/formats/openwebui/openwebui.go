@@ -222,7 +222,7 @@ func Export(t *core.Tree) ([]byte, error) {
 		}
 		entries := convert.NewObject(nil)
 		for i, n := range c.Nodes {
-			entries.Raw(n.ID, record(n, kids[n.ID], header, i == 0))
+			entries.Raw(n.ID, record(t, n, kids[n.ID], header, i == 0))
 		}
 		hist := convert.NewObject(nil).Raw("messages", entries.Bytes())
 		if c.Current != "" {
@@ -242,7 +242,7 @@ func Export(t *core.Tree) ([]byte, error) {
 	return append(out, ']'), nil
 }
 
-func record(n core.Node, children []string, header []byte, first bool) []byte {
+func record(t *core.Tree, n core.Node, children []string, header []byte, first bool) []byte {
 	o := convert.NewObject(nil).String("id", n.ID)
 	if n.Parent != "" {
 		o.String("parentId", n.Parent)
@@ -258,7 +258,7 @@ func record(n core.Node, children []string, header []byte, first bool) []byte {
 		msg = convert.WithoutKey(msg, ChatKey)
 	}
 	if !ownShape(msg) {
-		msg = native(n, msg)
+		msg = native(t, n, msg)
 	}
 	ms, _ := convert.Members(msg)
 	ms = convert.Without(ms, structural...)

@@ -14,8 +14,8 @@ import (
 // system turn, which a pi session has no entry for, is written as a user
 // message. Parts no pi shape holds are left to the entry's "sessiontree"
 // member, which keeps the original message.
-func native(n core.Node, m core.Message) []byte {
-	t := chat.Read(m)
+func native(tr *core.Tree, n core.Node, m core.Message) []byte {
+	t := convert.Named(tr, n, chat.Read(m))
 	at := t.TimeMs
 	if at == 0 {
 		at = n.CreatedAtMs

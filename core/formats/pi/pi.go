@@ -205,7 +205,7 @@ func Export(t *core.Tree) ([]byte, error) {
 		}
 		out = convert.AppendLines(out, written)
 		derived := convert.Reattached(derive, BeforeKey, before, AfterKey, after)
-		out = append(out, convert.Faithful(record(n, msg, folded), n, func(r []byte) (core.Message, string, int64, error) {
+		out = append(out, convert.Faithful(record(t, n, msg, folded), n, func(r []byte) (core.Message, string, int64, error) {
 			m, _, a, err := derived(r)
 			return m, n.Label, a, err // labels travel as label entries
 		})...)
@@ -296,7 +296,7 @@ func resolve(folded map[string]string, id string) string {
 
 // record is n's entry: its own pi line when it still fits n (its id, and a
 // parent that is n's parent or a kept entry under it), else a message entry.
-func record(n core.Node, msg core.Message, folded map[string]string) []byte {
+func record(t *core.Tree, n core.Node, msg core.Message, folded map[string]string) []byte {
 	if rec, ok := rawjson.Lookup(msg, Key); ok {
 		ms, err := convert.Members(rec)
 		if err == nil && convert.Str(ms, "id") == n.ID && (n.Parent == "" || resolve(folded, convert.Str(ms, "parentId")) == n.Parent) {
@@ -315,5 +315,5 @@ func record(n core.Node, msg core.Message, folded map[string]string) []byte {
 	} else {
 		o.Raw("parentId", []byte("null"))
 	}
-	return o.String("timestamp", convert.FormatISO(n.CreatedAtMs)).Raw("message", native(n, msg)).Bytes()
+	return o.String("timestamp", convert.FormatISO(n.CreatedAtMs)).Raw("message", native(t, n, msg)).Bytes()
 }

@@ -228,7 +228,7 @@ func TestAVersion2HookMessageBecomesCustom(t *testing.T) {
 // timestamp) and the original is kept in the entry's "sessiontree" member,
 // without a second copy of the text the entry holds.
 func TestAForeignMessageIsWrittenAsAPiMessage(t *testing.T) {
-	long := strings.Repeat("a long answer ", 20)
+	long := strings.TrimSpace(strings.Repeat("a long answer ", 20))
 	tr := core.New()
 	_ = tr.InsertNode("u", "", core.Message(`{"role":"user","content":"hi","other":{"k":1}}`), "", 1000)
 	_ = tr.InsertNode("a", "u", core.Message(`{"role":"assistant","content":"`+long+`","other":{"k":2}}`), "", 2000)
