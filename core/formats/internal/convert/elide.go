@@ -3,6 +3,8 @@ package convert
 import (
 	"bytes"
 	"strconv"
+
+	"github.com/sessiontree/sessiontree/core/rawjson"
 )
 
 // A cross-format export writes each node as the target format's own record
@@ -15,7 +17,10 @@ import (
 //
 // A reference is {"~":[offset,length]}: the string's bytes
 // (between its quotes, escapes as written) at offset in the record written
-// without its "sessiontree" member. The member says "elided":<fnv32a of that
+// without its "sessiontree" member; or {"~":[offset,from,length]}: the bytes
+// from..from+length of the decoded text of the string literal at offset (a
+// tool call's arguments, which formats write as JSON text in a string, hold
+// the argument strings so). The member says "elided":<fnv32a of that
 // record>, so a record changed by another tool is noticed rather than misread.
 
 // refKey is the key of a reference object.
@@ -35,6 +40,7 @@ func Elide(msg, base []byte) ([]byte, bool) {
 	}
 	var out []byte
 	from, any := 0, false
+	var texts []decoded // base's long strings, decoded, when a string is not in base as it is
 	for i := 0; i < len(msg); {
 		if msg[i] != '"' {
 			i++
@@ -48,15 +54,30 @@ func Elide(msg, base []byte) ([]byte, bool) {
 		k := skipWS(msg, end)
 		isKey := k < len(msg) && msg[k] == ':'
 		if !isKey && len(inner) >= minElided {
-			if at := bytes.Index(base, inner); at >= 0 {
+			ref := []int{bytes.Index(base, inner), len(inner)}
+			if ref[0] < 0 {
+				if texts == nil {
+					texts = decodedStrings(base)
+				}
+				for _, d := range texts {
+					if k := bytes.Index(d.text, inner); k >= 0 {
+						ref = []int{d.at, k, len(inner)}
+						break
+					}
+				}
+			}
+			if ref[0] >= 0 {
 				if out == nil {
 					out = make([]byte, 0, len(msg)/4)
 				}
 				out = append(out, msg[from:i]...)
 				out = append(out, refKey...)
-				out = strconv.AppendInt(out, int64(at), 10)
-				out = append(out, ',')
-				out = strconv.AppendInt(out, int64(len(inner)), 10)
+				for j, v := range ref {
+					if j > 0 {
+						out = append(out, ',')
+					}
+					out = strconv.AppendInt(out, int64(v), 10)
+				}
 				out = append(out, "]}"...)
 				from, any = end, true
 			}
@@ -94,12 +115,26 @@ func Resolve(msg, base []byte) ([]byte, bool) {
 				return nil, false
 			}
 			n, j, ok2 := number(msg, j+1)
-			if !ok2 || !bytes.HasPrefix(msg[j:], []byte("]}")) || at+n > len(base) {
+			if !ok2 || at > len(base) {
+				return nil, false
+			}
+			src := base
+			if j < len(msg) && msg[j] == ',' {
+				// [offset,from,length]: within the decoded string at offset.
+				k, j2, ok3 := number(msg, j+1)
+				end := SkipValue(base, at)
+				if !ok3 || end < 0 || base[at] != '"' {
+					return nil, false
+				}
+				src = []byte(rawjson.Unquote(base[at:end]))
+				at, n, j = n, k, j2
+			}
+			if !bytes.HasPrefix(msg[j:], []byte("]}")) || at+n > len(src) {
 				return nil, false
 			}
 			out = append(out, msg[from:i]...)
 			out = append(out, '"')
-			out = append(out, base[at:at+n]...)
+			out = append(out, src[at:at+n]...)
 			out = append(out, '"')
 			i = j + 2
 			from = i
@@ -108,6 +143,33 @@ func Resolve(msg, base []byte) ([]byte, bool) {
 		i++
 	}
 	return append(out, msg[from:]...), true
+}
+
+// decoded is a string literal of a record (at its offset) and its text.
+type decoded struct {
+	at   int
+	text []byte
+}
+
+// decodedStrings lists the string values of base of at least 2×minElided
+// bytes that hold escapes, decoded: JSON text written into a string.
+func decodedStrings(base []byte) []decoded {
+	out := []decoded{}
+	for i := 0; i < len(base); {
+		if base[i] != '"' {
+			i++
+			continue
+		}
+		end := skipString(base, i)
+		if end < 0 {
+			return out
+		}
+		if end-i >= 2*minElided && bytes.IndexByte(base[i:end], '\\') >= 0 {
+			out = append(out, decoded{at: i, text: []byte(rawjson.Unquote(base[i:end]))})
+		}
+		i = end
+	}
+	return out
 }
 
 func number(b []byte, i int) (int, int, bool) {
