@@ -21,8 +21,9 @@ type Conversation struct {
 // conversations: each conversation of a ChatGPT conversations.json and each
 // chat of an Open WebUI export becomes a tree of its own (Import makes them
 // roots of one tree); a file of any other format is one conversation.
-// Failures are *core.Error, invalid_input naming the conversation that cannot
-// be read.
+// Failures are *core.Error (invalid_input for a file that cannot be read at
+// all); a conversation with nothing to import is an empty tree whose report
+// says why.
 func ImportAll(data []byte, format string, opts ...core.Option) ([]Conversation, error) {
 	if format == Auto || format == "" {
 		format = Detect(data)
@@ -55,7 +56,10 @@ func ImportAll(data []byte, format string, opts ...core.Option) ([]Conversation,
 		}
 		t, rep, err := Import(format, it, opts...)
 		if err != nil {
-			return nil, convert.Invalid("conversation " + strconv.Itoa(i+1) + " of " + strconv.Itoa(len(items)) + ": " + message(err))
+			// A conversation with nothing to import (ChatGPT writes some
+			// without a mapping) is an empty tree that says why.
+			t, rep = core.New(opts...), Report{Format: format, Records: 1}
+			rep.Problems = append(rep.Problems, Problem{Message: "conversation " + strconv.Itoa(i+1) + " of " + strconv.Itoa(len(items)) + ": " + message(err)})
 		}
 		out = append(out, Conversation{Title: titleOf(format, it), Tree: t, Report: rep})
 	}
