@@ -83,6 +83,7 @@ type Request struct {
 // Report tells what a projection changed or left out.
 type Report struct {
 	Messages      int      // messages read
+	Adopted       int      // ProjectTree: off-path nodes taken into the path (Claude Code's parallel calls and their results; see gather)
 	Sent          int      // messages (input items) written
 	Tokens        int      // approximate tokens of what was written
 	Dropped       int      // messages no model sees (a tool's notes, hidden or empty ones)
@@ -144,7 +145,8 @@ func Project(msgs []core.Message, api API, opts Options) (Request, error) {
 }
 
 // ProjectTree writes the path of branch ("" for the active branch) as a
-// request for api. With a budget, the system note that replaces dropped
+// request for api. The path gets back the parallel tool calls and results a
+// Claude Code transcript hangs beside it (Report.Adopted). With a budget, the system note that replaces dropped
 // turns holds the summaries of the other branches (as SpliceForLinearExport
 // gives them) and the branch's own summary when it is as of a dropped node
 // or a later one; opts.Summaries is used instead when it is not nil.
@@ -159,11 +161,7 @@ func ProjectTree(t *core.Tree, branch string, api API, opts Options) (Request, e
 	if err != nil {
 		return Request{}, err
 	}
-	turns := make([]chat.Turn, len(ids))
-	for i, id := range ids {
-		n, _ := t.Node(id)
-		turns[i] = chat.Read(n.Message)
-	}
+	turns, ids, adopted := gather(t, ids)
 	var own *core.Summary
 	if opts.Budget > 0 && opts.Summaries == nil {
 		sums, self, err := spliceSummaries(t, branch)
@@ -180,7 +178,9 @@ func ProjectTree(t *core.Tree, branch string, api API, opts Options) (Request, e
 			}
 		}
 	}
-	return project(turns, &ownSummary{summary: own, at: ownAt}, api, opts)
+	req, err := project(turns, &ownSummary{summary: own, at: ownAt}, api, opts)
+	req.Report.Adopted = adopted
+	return req, err
 }
 
 // ownSummary is the projected branch's own summary and the index on its
