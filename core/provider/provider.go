@@ -45,6 +45,7 @@ package provider
 import (
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/chat"
+	"github.com/sessiontree/sessiontree/core/rawjson"
 )
 
 // API names a request shape.
@@ -221,4 +222,49 @@ func quote(s string) string {
 		s = s[:80] + "…"
 	}
 	return `"` + s + `"`
+}
+
+// AppendJSON appends the report as a JSON object with camelCase keys, as the
+// JS API and the worker give it: {"messages","adopted","sent","tokens",
+// "dropped","thinking","parts","orphanCalls","orphanResults","renamedIds",
+// "renamedTools","merged","placeholder","budgetDropped","overBudget"}.
+func (r Report) AppendJSON(b []byte) []byte {
+	b = append(b, '{')
+	for i, f := range []struct {
+		key string
+		n   int
+	}{{"messages", r.Messages}, {"adopted", r.Adopted}, {"sent", r.Sent}, {"tokens", r.Tokens},
+		{"dropped", r.Dropped}, {"thinking", r.Thinking}, {"parts", r.Parts}} {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = rawjson.AppendString(b, f.key)
+		b = append(b, ':')
+		b = rawjson.AppendInt(b, int64(f.n))
+	}
+	b = append(b, `,"orphanCalls":`...)
+	b = rawjson.AppendStrings(b, r.OrphanCalls)
+	b = append(b, `,"orphanResults":`...)
+	b = rawjson.AppendStrings(b, r.OrphanResults)
+	for _, f := range []struct {
+		key string
+		n   int
+	}{{"renamedIds", r.RenamedIDs}, {"renamedTools", r.RenamedTools}, {"merged", r.Merged}, {"budgetDropped", r.BudgetDropped}} {
+		b = append(b, ',')
+		b = rawjson.AppendString(b, f.key)
+		b = append(b, ':')
+		b = rawjson.AppendInt(b, int64(f.n))
+	}
+	b = append(b, `,"placeholder":`...)
+	b = appendBool(b, r.Placeholder)
+	b = append(b, `,"overBudget":`...)
+	b = appendBool(b, r.OverBudget)
+	return append(b, '}')
+}
+
+func appendBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, "true"...)
+	}
+	return append(b, "false"...)
 }
