@@ -147,7 +147,7 @@ function need() {
 // module saved into a file, and merge turns two saved trees into one that the
 // main module swaps into the live tree (its "replace" call).
 
-let inter = null; // { exports, memory, import, export, merge } (method numbers)
+let inter = null; // { exports, memory, import, export, merge, projectFile } (method numbers)
 let interLoading = null;
 
 /**
@@ -177,9 +177,9 @@ async function startInterchange(source) {
   if (typeof exports.st_call !== "function") {
     throw new SessionTreeError("invalid_input", "initInterchange: this WebAssembly module is not sessiontree's (no st_call export)");
   }
-  const f = { exports, memory: exports.mem, import: -1, export: -1, merge: -1 };
+  const f = { exports, memory: exports.mem, import: -1, export: -1, merge: -1, projectFile: -1 };
   const names = decoder.decode(interCall(f, 0, NO_ARGS)).split("\n");
-  for (const key of ["import", "export", "merge"]) f[key] = names.indexOf(key);
+  for (const key of ["import", "export", "merge", "projectFile"]) f[key] = names.indexOf(key);
   if (f.import < 0 || f.export < 0 || f.merge < 0) {
     throw new SessionTreeError("invalid_input", "initInterchange: this module is not sessiontree-interchange.wasm (no import/export/merge); pass that file, or build it with make build");
   }
@@ -259,8 +259,10 @@ const M = {
 
 // The full flavour's further method numbers, filled in by init when the module
 // has them all (wasm/internal/fullcalls): merge (two files, stateless), mergeTree
-// (in place), importTree and exportTree (on live trees).
-const F = { merge: -1, mergeTree: -1, importTree: -1, exportTree: -1, importAllTrees: -1 };
+// (in place), importTree and exportTree (on live trees), projectTree (a live
+// tree as a model API request, core/provider), importAllTrees (the
+// conversations of one file as live trees).
+const F = { merge: -1, mergeTree: -1, importTree: -1, exportTree: -1, projectTree: -1, importAllTrees: -1 };
 
 const NO_ARGS = [];
 const encoder = new TextEncoder();
@@ -669,6 +671,34 @@ export class SessionTree {
     const f = needInterchange("t.export");
     str("format", format);
     return decoder.decode(interCall(f, f.export, [format, this.#saved()]));
+  }
+
+  /**
+   * The path of a branch as the fields of a request body for a model API
+   * (core/provider): `{ request, report }`. Needs the full module or
+   * `await initInterchange()` first.
+   */
+  projectFor(api, options = {}) {
+    if (api !== "openai-chat" && api !== "openai-responses" && api !== "anthropic") {
+      fail(`"api" must be "openai-chat", "openai-responses" or "anthropic"`);
+    }
+    if (options === null || typeof options !== "object") fail(`"options" must be an object`);
+    const branch = optStr("branch", options.branch);
+    let budget = "";
+    if (options.budget !== undefined && options.budget !== null) {
+      if (!Number.isSafeInteger(options.budget) || options.budget < 0) fail(`"budget" must be a whole number of tokens, 0 or more`);
+      budget = String(options.budget);
+    }
+    const args = [api, branch, budget];
+    let out;
+    if (fullModule()) {
+      out = this.#call(F.projectTree, 0, args);
+    } else {
+      const f = needInterchange("t.projectFor");
+      if (f.projectFile < 0) fail("t.projectFor: this sessiontree-interchange.wasm has no projections; rebuild it with make build");
+      out = decoder.decode(interCall(f, f.projectFile, [...args, this.#saved()]));
+    }
+    return JSON.parse(out);
   }
 
   /**
