@@ -31,24 +31,38 @@ func TestElidedMessagesResolveToThemselves(t *testing.T) {
 	}
 }
 
-// A record changed after the export (its checksum differs) gives its own
-// message, not a misread one.
+// A kept message's role and content that the record gives back as they are
+// are references to them; a record changed after the export (by another
+// tool) shows its change, and one whose elided strings moved (its checksum
+// differs) gives its own message rather than a misread one.
 func TestAChangedRecordIsNotMisread(t *testing.T) {
-	n := core.Node{ID: "a", Message: core.Message(`{"role":"user","content":"a message long enough to be elided","k":1}`)}
 	derive := func(rec []byte) (core.Message, string, int64, error) {
 		ms, _ := Members(rec)
 		msg := core.Message(`{"role":"user","content":` + string(mustGet(ms, "text")) + `}`)
 		return WithNodeExt(ms, msg, 0)
 	}
+	n := core.Node{ID: "a", Message: core.Message(`{"role":"user","content":"a message long enough to be elided","k":1}`)}
 	rec := Faithful([]byte(`{"text":"a message long enough to be elided"}`), n, derive)
+	if !strings.Contains(string(rec), `"sessiontree":{"message":{"role":"user","content":{"~":0},"k":1},"same":true}`) {
+		t.Fatalf("record %s", rec)
+	}
+	if m, _, _, _ := derive(rec); string(m) != string(n.Message) {
+		t.Fatalf("derived %s", m)
+	}
+	edited := []byte(strings.Replace(string(rec), `"text":"a message`, `"text":"A message`, 1))
+	if m, _, _, _ := derive(edited); string(m) != `{"role":"user","content":"A message long enough to be elided","k":1}` {
+		t.Fatalf("edited record derived %s", m)
+	}
+	n = core.Node{ID: "b", Message: core.Message(`{"role":"user","content":"short","note":"a note long enough to be elided, surely"}`)}
+	rec = Faithful([]byte(`{"text":"short","note":"a note long enough to be elided, surely"}`), n, derive)
 	if !strings.Contains(string(rec), `"elided":`) {
 		t.Fatalf("record %s", rec)
 	}
 	if m, _, _, _ := derive(rec); string(m) != string(n.Message) {
 		t.Fatalf("derived %s", m)
 	}
-	changed := []byte(strings.Replace(string(rec), `"text":"a message`, `"text":"A message`, 1))
-	if m, _, _, _ := derive(changed); string(m) != `{"role":"user","content":"A message long enough to be elided"}` {
+	moved := []byte(strings.Replace(string(rec), `"text":"short"`, `"text":"shorter"`, 1))
+	if m, _, _, _ := derive(moved); string(m) != `{"role":"user","content":"shorter"}` {
 		t.Fatalf("changed record derived %s", m)
 	}
 }
