@@ -14,7 +14,8 @@ import (
 // content.content_type, api/server/utils/import/importers.js at b6e4959).
 //
 // One entry holds one content type, so the turn's leading kind decides it:
-// text (content_type "text", the text parts); else a tool call (the
+// text (content_type "text", the text parts and a code block per tool call
+// made beside the text); else a tool call (the
 // assistant addresses the tool: recipient is its name, content_type "code"
 // holds the arguments); else a tool's result (author.role "tool", its name,
 // content_type "text"); else reasoning (content_type "thoughts"). What the
@@ -39,7 +40,15 @@ func native(tr *core.Tree, n core.Node) []byte {
 	}
 	switch call, res, th := first(chat.ToolCall), first(chat.ToolResult), first(chat.Thinking); {
 	case text != "" || (call == nil && res == nil && th == nil):
-		content = convert.NewObject(nil).String("content_type", "text").Raw("parts", rawjson.AppendStrings(nil, []string{text})).Bytes()
+		// The text, then each tool call the turn also makes as a code block
+		// (as ChatGPT shows the code a model sends a tool).
+		parts := []string{text}
+		for _, p := range t.Parts {
+			if p.Kind == chat.ToolCall {
+				parts = append(parts, "`"+p.Name+"`\n```json\n"+p.Args+"\n```")
+			}
+		}
+		content = convert.NewObject(nil).String("content_type", "text").Raw("parts", rawjson.AppendStrings(nil, parts)).Bytes()
 	case call != nil:
 		recipient = call.Name
 		content = convert.NewObject(nil).String("content_type", "code").String("language", "json").String("text", call.Args).Bytes()
