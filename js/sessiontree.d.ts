@@ -130,6 +130,14 @@ export type Summarizer = (
 ) => Promise<string | { summary: string; modelId?: string }> | string | { summary: string; modelId?: string };
 
 /** What SessionTree.import read and what the format could not carry. */
+/** One conversation of a file read by `SessionTree.importAll`. */
+export interface ImportedConversation {
+  /** The conversation's title as the file gives it, or `""`. */
+  title: string;
+  tree: SessionTree;
+  report: ImportReport;
+}
+
 export interface ImportReport {
   format: string;
   records: number;
@@ -138,6 +146,73 @@ export interface ImportReport {
   branches: number;
   notCarried: string[];
   problems: { line: number; id: string | null; message: string }[];
+}
+
+/** A model API whose request projectFor writes (core/provider). */
+export type ModelAPI = "openai-chat" | "openai-responses" | "anthropic";
+
+/** Options of projectFor. */
+export interface ProjectionOptions {
+  /** The branch to project. Default: the active branch. */
+  branch?: string;
+  /**
+   * The most approximate tokens the request may hold (a token per 4 bytes of
+   * text, arguments and names, rounded up, plus 4 per message); 0 or absent:
+   * no limit. Over it, the oldest turns that are not system messages are left
+   * out (never a tool call without its result) and a system note takes their
+   * place, with the summaries of the other branches (and the branch's own when
+   * it covers what was left out). The newest exchange is kept whatever its size.
+   */
+  budget?: number;
+}
+
+/**
+ * The fields of a request body for a model API, ready to spread into it:
+ * `{ messages }` (openai-chat: POST /v1/chat/completions), `{ input }`
+ * (openai-responses: POST /v1/responses), `{ system?, messages, tools? }`
+ * (anthropic: POST /v1/messages; `tools` defines each tool the history calls,
+ * as Anthropic requires: replace it with your own definitions). Add model,
+ * max_tokens and the rest yourself.
+ */
+export interface ProjectionRequest {
+  messages?: unknown[];
+  input?: unknown[];
+  system?: string;
+  tools?: { name: string; description: string; input_schema: { type: "object" } }[];
+}
+
+/** What a projection changed or left out. */
+export interface ProjectionReport {
+  /** Messages read from the path. */
+  messages: number;
+  /** Off-path nodes taken into the path: the parallel tool calls and results Claude Code hangs beside it. */
+  adopted: number;
+  /** Messages (input items) written. */
+  sent: number;
+  /** Approximate tokens written (see ProjectionOptions.budget). */
+  tokens: number;
+  /** Messages no model sees, left out: a tool's own notes, hidden or empty ones. */
+  dropped: number;
+  /** Thinking parts left out: the API takes none back (OpenAI), or the signature is not the API's. */
+  thinking: number;
+  /** Other parts left out or written as text (unknown parts, images the API cannot take, a result's non-text parts). */
+  parts: number;
+  /** Ids of tool calls written as text: no result followed them. */
+  orphanCalls: string[];
+  /** Ids of tool results written as text: no call before them, or a second result for one call. */
+  orphanResults: string[];
+  /** Call ids rewritten to be legal ([A-Za-z0-9_-]{1,64}; the same on the call and its result). */
+  renamedIds: number;
+  /** Tool names rewritten to be legal. */
+  renamedTools: number;
+  /** Anthropic: messages merged into the one before (same role). */
+  merged: number;
+  /** Anthropic: a user message was put first (the path starts with the assistant). */
+  placeholder: boolean;
+  /** Messages the budget left out. */
+  budgetDropped: number;
+  /** What was kept is still over the budget (the newest exchange alone is). */
+  overBudget: boolean;
 }
 
 /** Options of summarizeBranchWith. */
@@ -257,8 +332,32 @@ export class SessionTree implements Disposable {
    * Needs the full module (`init({ full: true })`) or `await initInterchange()` once before.
    */
   static import(text: string | ArrayBuffer | ArrayBufferView, format?: string): { tree: SessionTree; report: ImportReport };
+  /**
+   * Imports a file that holds several conversations (a ChatGPT
+   * conversations.json, an Open WebUI export of several chats) as one tree per
+   * conversation, each with its title (`""` when the file gives none) and its
+   * own report. A file of any other format is one conversation. `format` as
+   * for `import` (`"auto"` by default). Needs the full module or
+   * `await initInterchange()` once before.
+   */
+  static importAll(text: string | ArrayBuffer | ArrayBufferView, format?: string): ImportedConversation[];
   /** The tree in another format (SPEC §7, markdown included), as text. Needs the full module or `await initInterchange()` once before. */
   export(format: string): string;
+  /**
+   * The path of a branch (default: the active one) as the fields of a request
+   * body for a model API, with a report of what was changed or left out:
+   * roles mapped, every tool call paired with its result by id (an orphan
+   * becomes text), import fields stripped, thinking kept only where the API
+   * takes it back (Anthropic, with an Anthropic signature), Anthropic's
+   * alternation and tool rules kept. The messages may come from any format
+   * SessionTree.import reads. Needs the full module or `await initInterchange()` once before.
+   *
+   * ```js
+   * const { request } = t.projectFor("anthropic", { budget: 100_000 });
+   * await fetch(url, { method: "POST", body: JSON.stringify({ model, max_tokens: 1024, ...request }) });
+   * ```
+   */
+  projectFor(api: ModelAPI, options?: ProjectionOptions): { request: ProjectionRequest; report: ProjectionReport };
   /**
    * Merges two .tree.json files without loading either as a tree, as merge()
    * does: the merged file's text (`ours` itself, as text, when the merge left it

@@ -161,7 +161,7 @@ export function memoryUsage() {
 // module saved into a file, and merge turns two saved trees into one that the
 // main module swaps into the live tree (its "replace" call).
 
-let inter = null; // { exports, memory, import, export, merge } (method numbers)
+let inter = null; // { exports, memory, import, export, merge, projectFile } (method numbers)
 let interLoading = null;
 
 /**
@@ -191,12 +191,13 @@ async function startInterchange(source) {
   if (typeof exports.st_call !== "function") {
     throw new SessionTreeError("invalid_input", "initInterchange: this WebAssembly module is not sessiontree's (no st_call export)");
   }
-  const f = { exports, memory: exports.mem, import: -1, export: -1, merge: -1 };
+  const f = { exports, memory: exports.mem, import: -1, export: -1, merge: -1, projectFile: -1 };
   const names = decoder.decode(interCall(f, 0, NO_ARGS)).split("\n");
-  for (const key of ["import", "export", "merge"]) f[key] = names.indexOf(key);
+  for (const key of ["import", "export", "merge", "projectFile"]) f[key] = names.indexOf(key);
   if (f.import < 0 || f.export < 0 || f.merge < 0) {
     throw new SessionTreeError("invalid_input", "initInterchange: this module is not sessiontree-interchange.wasm (no import/export/merge); pass that file, or build it with make build");
   }
+  f.importAll = names.indexOf("importAll");
   inter = f;
 }
 
@@ -207,6 +208,14 @@ function needInterchange(what) {
     throw new SessionTreeError("invalid_input", `${what} needs the interchange module: call \`await initInterchange()\` once before (it loads sessiontree-interchange.wasm), or load the full module with \`await init({ full: true })\``);
   }
   return inter;
+}
+
+// importText checks an import's text argument: a well-formed string or bytes.
+function importText(text) {
+  return typeof text === "string" ? (text.isWellFormed() ? text : fail(`"text" contains a lone surrogate`))
+    : text instanceof ArrayBuffer ? new Uint8Array(text)
+    : ArrayBuffer.isView(text) ? new Uint8Array(text.buffer, text.byteOffset, text.byteLength)
+    : fail(`"text" must be a string or bytes`);
 }
 
 // fullModule returns the main module when it is the full flavour (merge, import
@@ -265,8 +274,10 @@ const M = {
 
 // The full flavour's further method numbers, filled in by init when the module
 // has them all (wasm/internal/fullcalls): merge (two files, stateless), mergeTree
-// (in place), importTree and exportTree (on live trees).
-const F = { merge: -1, mergeTree: -1, importTree: -1, exportTree: -1 };
+// (in place), importTree and exportTree (on live trees), projectTree (a live
+// tree as a model API request, core/provider), importAllTrees (the
+// conversations of one file as live trees).
+const F = { merge: -1, mergeTree: -1, importTree: -1, exportTree: -1, projectTree: -1, importAllTrees: -1 };
 
 const NO_ARGS = [];
 const encoder = new TextEncoder();
@@ -711,12 +722,76 @@ export class SessionTree {
     return { tree: SessionTree.load(res.subarray(4 + n)), report };
   }
 
+  /**
+   * Imports a file that holds several conversations (a ChatGPT
+   * conversations.json, an Open WebUI export) as one tree per conversation:
+   * `[{ title, tree, report }]`. A file of any other format is one
+   * conversation. Needs the full module or `await initInterchange()` first.
+   */
+  static importAll(text, format = "auto") {
+    need();
+    const full = fullModule();
+    const f = full ? null : needInterchange("SessionTree.importAll");
+    if (!full && f.importAll < 0) {
+      throw new SessionTreeError("invalid_input", "SessionTree.importAll: this interchange module has no importAll; rebuild it with make build");
+    }
+    const arg = importText(text);
+    // A count, then per conversation: title, report JSON and the tree (its
+    // handle in the full module, its .tree.json from the helper), each after a
+    // u32 length (wasm/internal/fullcalls importall.go).
+    const res = (full ? mainBytes(F.importAllTrees, 0, [str("format", format), arg]) : interCall(f, f.importAll, [str("format", format), arg])).slice();
+    const u32 = (i) => res[i] | (res[i + 1] << 8) | (res[i + 2] << 16) | (res[i + 3] << 24);
+    let off = 4;
+    const field = () => {
+      const n = u32(off);
+      const b = res.subarray(off + 4, off + 4 + n);
+      off += 4 + n;
+      return b;
+    };
+    const out = [];
+    for (let i = u32(0); i > 0; i--) {
+      const title = decoder.decode(field());
+      const report = JSON.parse(decoder.decode(field()));
+      const t = field();
+      out.push({ title, tree: full ? SessionTree.#adopt(decoder.decode(t)) : SessionTree.load(t), report });
+    }
+    return out;
+  }
+
   /** The tree in another format (SPEC §7), as text. Needs the full module or `await initInterchange()` first. */
   export(format) {
     if (fullModule()) return this.#call(F.exportTree, 0, [str("format", format)]);
     const f = needInterchange("t.export");
     str("format", format);
     return decoder.decode(interCall(f, f.export, [format, this.#saved()]));
+  }
+
+  /**
+   * The path of a branch as the fields of a request body for a model API
+   * (core/provider): `{ request, report }`. Needs the full module or
+   * `await initInterchange()` first.
+   */
+  projectFor(api, options = {}) {
+    if (api !== "openai-chat" && api !== "openai-responses" && api !== "anthropic") {
+      fail(`"api" must be "openai-chat", "openai-responses" or "anthropic"`);
+    }
+    if (options === null || typeof options !== "object") fail(`"options" must be an object`);
+    const branch = optStr("branch", options.branch);
+    let budget = "";
+    if (options.budget !== undefined && options.budget !== null) {
+      if (!Number.isSafeInteger(options.budget) || options.budget < 0) fail(`"budget" must be a whole number of tokens, 0 or more`);
+      budget = String(options.budget);
+    }
+    const args = [api, branch, budget];
+    let out;
+    if (fullModule()) {
+      out = this.#call(F.projectTree, 0, args);
+    } else {
+      const f = needInterchange("t.projectFor");
+      if (f.projectFile < 0) fail("t.projectFor: this sessiontree-interchange.wasm has no projections; rebuild it with make build");
+      out = decoder.decode(interCall(f, f.projectFile, [...args, this.#saved()]));
+    }
+    return JSON.parse(out);
   }
 
   /**

@@ -29,10 +29,18 @@
 //     the last line of a JSONL session, the last LibreChat message); every other
 //     leaf gets a branch "branch-N" (other conversations of a file: a branch
 //     named after their id), so no line of work is unnamed.
+//   - A message of another format's shape is written in the target format's
+//     own shape, read through core/chat (text, reasoning, tool calls and
+//     results, images as the format writes them), so the tool that reads the
+//     file shows it as its own.
 //   - What a format has no field for (branch names, summaries, labels, a time or
 //     message the record does not reproduce) goes under a "sessiontree" member:
-//     of the file (or a final {"type":"sessiontree"} JSONL line) for branches,
-//     of a record for a node. So import(export(t)) gives t back for chatgpt,
+//     of the file (in a JSONL session: its header line, where pi keeps it,
+//     or a final {"type":"sessiontree"} line) for branches, of a record for
+//     a node. The
+//     original message kept there holds no second copy of a string the record
+//     holds already: a reference to it stands in (see internal/convert,
+//     Elide). So import(export(t)) gives t back for chatgpt,
 //     openwebui, librechat, claudecode and pi. codex, openai and markdown are
 //     linear: they carry the active path (codex and markdown add the other
 //     branches' summaries).

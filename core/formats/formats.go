@@ -60,7 +60,7 @@ func Import(format string, data []byte, opts ...core.Option) (*core.Tree, Report
 	if format == Auto || format == "" {
 		format = Detect(data)
 		if format == "" {
-			return nil, Report{}, convert.Invalid("cannot tell the format of the input: name it (" + joined() + ")")
+			return nil, Report{}, unknownInput()
 		}
 	}
 	imp := importers[format]
@@ -100,6 +100,26 @@ func Export(t *core.Tree, format string) ([]byte, error) {
 		return nil, convert.Invalid("unknown export format " + quote(format) + ": one of " + joined())
 	}
 	return exp(t)
+}
+
+// unknownInput is the error of "auto" on input of no format it knows.
+func unknownInput() error {
+	return convert.Invalid("cannot tell the format of the input: it reads as none of the formats that import (" + importable() + "); name the format if it is one of them")
+}
+
+// importable lists the formats Import reads, in the order of Names.
+func importable() string {
+	s := ""
+	for _, n := range Names {
+		if importers[n] == nil {
+			continue
+		}
+		if s != "" {
+			s += ", "
+		}
+		s += n
+	}
+	return s
 }
 
 func joined() string {
@@ -155,7 +175,7 @@ func Detect(data []byte) string {
 	switch {
 	case has(item, "mapping"):
 		return ChatGPT
-	case has(item, "chat") || has(item, "history"):
+	case isChat(item):
 		return OpenWebUI
 	case has(item, "role") && data[0] == '[':
 		return OpenAI
@@ -168,6 +188,16 @@ func Detect(data []byte) string {
 		return OpenAI
 	}
 	return ""
+}
+
+// isChat reports whether item is an Open WebUI chat: a "history" object (a
+// Chatbot UI export has a "history" array), itself or under "chat".
+func isChat(item []byte) bool {
+	if c, ok := rawjson.Lookup(item, "chat"); ok && len(c) > 0 && c[0] == '{' {
+		item = c
+	}
+	h, ok := rawjson.Lookup(item, "history")
+	return ok && len(h) > 0 && h[0] == '{'
 }
 
 func has(obj []byte, key string) bool {

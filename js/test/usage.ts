@@ -32,6 +32,9 @@ export async function usage(): Promise<string> {
   const imported: { tree: SessionTree; report: { nodes: number } } = SessionTree.import(t.export("openai"), "openai");
   const md: string = imported.tree.export("markdown");
   const linear = SessionTree.fromLinear([{ role: "user", content: "a" }], 1);
+  const projected = t.projectFor("anthropic", { budget: 1000, branch: "main" });
+  const body = JSON.stringify({ model: "m", max_tokens: 16, ...projected.request });
+  const sent: number = projected.report.sent + t.projectFor("openai-responses").report.orphanCalls.length;
   try {
     t.switchBranch("nope");
   } catch (e) {
@@ -41,7 +44,7 @@ export async function usage(): Promise<string> {
     sib.index, results.length, fromBytes.stats().nodes, linear.children(id).length, t.validate().length,
     t.search("x", 1).length, t.stubSummary("idea").summary, t.renderBranchText("idea"), t.checkout(id),
     t.edit(id, { role: "user" }), t.regenerate(id, { role: "assistant" }), t.clone().prune().length,
-    t.repair().length, md].join();
+    t.repair().length, md, body, sent].join();
 }
 
 // memoryUsage: bytes of each module's memory.

@@ -150,6 +150,9 @@ func (h *Handler) delete(q *request, id string) *apiError {
 }
 
 func (h *Handler) projection(q *request, id string) *apiError {
+	if api := q.r.URL.Query().Get("for"); api != "" {
+		return h.modelProjection(q, id, api)
+	}
 	return h.read(q, id, func(t *core.Tree, m Meta) *apiError {
 		branch := q.r.URL.Query().Get("branch")
 		if branch == "" {

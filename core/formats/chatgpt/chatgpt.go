@@ -263,7 +263,12 @@ func Export(t *core.Tree) ([]byte, error) {
 				break
 			}
 		}
-		if h != nil || len(convs) == 0 {
+		// A root joins the conversation before it only when it came from
+		// that conversation (a ChatGPT mapping with several roots); any
+		// other root is a conversation of its own, as ChatGPT has one
+		// root per conversation (LibreChat's importer, for one, reads each
+		// conversation as one tree).
+		if h != nil || len(convs) == 0 || convs[len(convs)-1].header == nil || !fromChatGPT(g.Nodes[0]) {
 			convs = append(convs, &conv{header: h})
 		}
 		c := convs[len(convs)-1]
@@ -287,11 +292,7 @@ func Export(t *core.Tree) ([]byte, error) {
 		}
 		header := c.header
 		if header == nil {
-			var at int64
-			if len(c.nodes) > 0 {
-				at = c.nodes[0].CreatedAtMs
-			}
-			header = convert.NewObject(nil).String("title", title(c.nodes)).Raw("create_time", convert.FormatSeconds(at)).Raw("update_time", convert.FormatSeconds(at)).Raw("mapping", []byte("{}")).Bytes()
+			header = madeUpHeader(c.nodes)
 		}
 		hm, _ := convert.Members(header)
 		scaffold, _ := convert.Get(hm, "mapping")
@@ -308,8 +309,12 @@ func Export(t *core.Tree) ([]byte, error) {
 			recs, ids = append(recs, e.Value), append(ids, e.Key)
 		}
 		current := ""
+		scaffoldRoot := ""
+		if len(sEntries) > 0 && convert.IsNull(mustGet(mustMembers(sEntries[0].Value), "parent")) {
+			scaffoldRoot = sEntries[0].Key
+		}
 		for i, n := range c.nodes {
-			rec := record(n, header, i == 0)
+			rec := record(t, n, header, i == 0, scaffoldRoot)
 			p := convert.Str(mustMembers(rec), "parent")
 			if p != "" {
 				kids[p] = append(kids[p], n.ID)
@@ -352,27 +357,19 @@ func nonNil(s []string) []string {
 }
 
 // record is the entry written for n (without children): its original entry
-// when the node came from ChatGPT, else one made from its role and content,
-// plus a "sessiontree" member for whatever the entry does not reproduce.
-func record(n core.Node, header []byte, first bool) []byte {
-	rec, ok := rawjson.Lookup(n.Message, Key)
-	if ok {
-		ms, err := convert.Members(rec)
-		if err != nil || convert.Str(ms, "id") != n.ID || !parentMatches(ms, n) {
-			ok = false
-		}
-	}
+// when the node came from ChatGPT, else one made from its neutral form (see
+// native) under the conversation's root scaffold, plus a "sessiontree" member
+// for whatever the entry does not reproduce.
+func record(t *core.Tree, n core.Node, header []byte, first bool, scaffoldRoot string) []byte {
+	rec, ok := ownEntry(n)
 	if !ok {
-		o := convert.NewObject(nil).String("id", n.ID)
-		m := convert.NewObject(nil).String("id", n.ID).
-			Raw("author", convert.NewObject(nil).String("role", n.Message.Role()).Bytes()).
-			Raw("create_time", convert.FormatSeconds(n.CreatedAtMs)).
-			Raw("content", convert.NewObject(nil).String("content_type", "text").Raw("parts", partsOf(n.Message)).Bytes()).
-			Bytes()
-		o.Raw("message", m)
-		if n.Parent != "" {
+		o := convert.NewObject(nil).String("id", n.ID).Raw("message", native(t, n))
+		switch {
+		case n.Parent != "":
 			o.String("parent", n.Parent)
-		} else {
+		case scaffoldRoot != "":
+			o.String("parent", scaffoldRoot)
+		default:
 			o.Raw("parent", []byte("null"))
 		}
 		rec = o.Bytes()
@@ -392,6 +389,52 @@ func record(n core.Node, header []byte, first bool) []byte {
 	return convert.Faithful(rec, n, d)
 }
 
+// ownEntry returns the ChatGPT entry n came from, when it still fits n.
+func ownEntry(n core.Node) ([]byte, bool) {
+	rec, ok := rawjson.Lookup(n.Message, Key)
+	if !ok {
+		return nil, false
+	}
+	ms, err := convert.Members(rec)
+	if err != nil || convert.Str(ms, "id") != n.ID || !parentMatches(ms, n) {
+		return nil, false
+	}
+	return rec, true
+}
+
+func fromChatGPT(n core.Node) bool {
+	_, ok := ownEntry(n)
+	return ok
+}
+
+func mustGet(ms []convert.Member, key string) []byte {
+	v, _ := convert.Get(ms, key)
+	return v
+}
+
+// madeUpHeader is the conversation written for nodes that did not come from
+// ChatGPT: the fields a conversations.json export has (title, times, ids) and
+// the null-message root every ChatGPT conversation starts from.
+func madeUpHeader(nodes []core.Node) []byte {
+	var at, last int64
+	id := "conversation"
+	if len(nodes) > 0 {
+		at, id = nodes[0].CreatedAtMs, nodes[0].ID
+	}
+	for _, n := range nodes {
+		if n.CreatedAtMs > last {
+			last = n.CreatedAtMs
+		}
+	}
+	root := convert.NewObject(nil).String("id", scaffoldID).Raw("message", []byte("null")).Raw("parent", []byte("null")).Bytes()
+	return convert.NewObject(nil).String("title", title(nodes)).Raw("create_time", convert.FormatSeconds(at)).Raw("update_time", convert.FormatSeconds(last)).
+		Raw("mapping", convert.NewObject(nil).Raw(scaffoldID, root).Bytes()).
+		String("conversation_id", id).String("id", id).Bytes()
+}
+
+// scaffoldID is the id ChatGPT gives the null-message root of a conversation.
+const scaffoldID = "client-created-root"
+
 // parentMatches reports whether the entry's parent agrees with the tree: the
 // same parent, or for a root any parent outside the tree (a null-message root).
 func parentMatches(ms []convert.Member, n core.Node) bool {
@@ -400,10 +443,6 @@ func parentMatches(ms []convert.Member, n core.Node) bool {
 		return p == n.Parent
 	}
 	return true
-}
-
-func partsOf(m core.Message) []byte {
-	return rawjson.AppendStrings(nil, []string{convert.ContentText(m)})
 }
 
 func title(nodes []core.Node) string {

@@ -14,6 +14,7 @@ package librechat
 import (
 	"bytes"
 	"strconv"
+	"strings"
 
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/formats/internal/convert"
@@ -145,8 +146,9 @@ func Export(t *core.Tree) ([]byte, error) {
 	convs := convert.Conversations(t, ConversationKey)
 	header := convs[0].Header
 	if header == nil {
-		header = []byte(`{"title":"","branches":true,"recursive":false}`)
+		header = madeUpHeader(convs[0].Nodes)
 	}
+	conversationID := convert.Str(mustMembers(header), "conversationId")
 	var nodes []core.Node
 	for _, c := range convs {
 		nodes = append(nodes, c.Nodes...)
@@ -156,14 +158,14 @@ func Export(t *core.Tree) ([]byte, error) {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = append(out, record(n, header, i == 0)...)
+		out = append(out, record(t, n, header, i == 0, conversationID)...)
 	}
 	out = append(out, ']')
 	hm, _ := convert.Members(header)
 	return convert.NewObject(nil).Members(hm).Raw("messages", out).Raw(convert.ExtKey, convert.TreeExt(t)).Bytes(), nil
 }
 
-func record(n core.Node, header []byte, first bool) []byte {
+func record(t *core.Tree, n core.Node, header []byte, first bool, conversationID string) []byte {
 	rec, ok := rawjson.Lookup(n.Message, Key)
 	if ok {
 		ms, err := convert.Members(rec)
@@ -172,20 +174,7 @@ func record(n core.Node, header []byte, first bool) []byte {
 		}
 	}
 	if !ok {
-		role := n.Message.Role()
-		o := convert.NewObject(nil).String("messageId", n.ID)
-		if n.Parent != "" {
-			o.String("parentMessageId", n.Parent)
-		} else {
-			o.String("parentMessageId", NoParent)
-		}
-		sender := "assistant"
-		if role == "user" {
-			sender = "user"
-		}
-		rec = o.String("sender", sender).String("text", convert.ContentText(n.Message)).
-			Raw("isCreatedByUser", []byte(strconv.FormatBool(role == "user"))).
-			String("createdAt", convert.FormatISO(n.CreatedAtMs)).Bytes()
+		rec = native(t, n, conversationID)
 	}
 	d := derive
 	if first {
@@ -200,4 +189,36 @@ func record(n core.Node, header []byte, first bool) []byte {
 		}
 	}
 	return convert.Faithful(rec, n, d)
+}
+
+func mustMembers(v []byte) []convert.Member {
+	ms, _ := convert.Members(v)
+	return ms
+}
+
+// madeUpHeader is the conversation written for nodes that did not come from
+// LibreChat: LibreChat's importer takes a file for a LibreChat export only
+// when it has a conversationId and messages, and reads its endpoint
+// (api/server/utils/import/importers.js at b6e4959, getImporter and
+// importLibreChatConvo).
+func madeUpHeader(nodes []core.Node) []byte {
+	id := "conversation"
+	if len(nodes) > 0 {
+		id = nodes[0].ID
+	}
+	return convert.NewObject(nil).String("conversationId", id).String("endpoint", "openAI").String("title", title(nodes)).
+		Raw("branches", []byte("true")).Raw("recursive", []byte("false")).Bytes()
+}
+
+func title(nodes []core.Node) string {
+	for _, n := range nodes {
+		if n.Message.Role() == "user" {
+			s := strings.TrimSpace(convert.ContentText(n.Message))
+			if len(s) > 60 {
+				s = s[:60]
+			}
+			return strings.ToValidUTF8(s, "")
+		}
+	}
+	return "Imported chat"
 }

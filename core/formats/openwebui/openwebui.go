@@ -78,6 +78,10 @@ func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error
 		} else {
 			header = convert.NewObject(nil).Raw("chat", chatHdr).Bytes()
 		}
+		inFile := make(map[string]bool, len(entries))
+		for _, e := range entries {
+			inFile[e.Key] = true
+		}
 		first := true
 		for _, e := range entries {
 			b.Report.Records++
@@ -87,6 +91,13 @@ func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error
 				continue
 			}
 			em, _ := convert.Members(e.Value)
+			kids, _ := convert.Get(em, "childrenIds")
+			list, _ := convert.Elements(kids)
+			for _, k := range list {
+				if id := rawjson.Unquote(k); len(k) > 0 && k[0] == '"' && !inFile[id] {
+					b.Report.Problemf(0, e.Key, "childrenIds names "+strconv.Quote(id)+", which is not a message of the chat: ignored")
+				}
+			}
 			if first {
 				if x, _ := convert.ReadNodeExt(em); x.Message == nil {
 					msg = convert.AppendMember(msg, ChatKey, header)
@@ -96,6 +107,14 @@ func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error
 			b.Add(0, e.Key, convert.Str(em, "parentId"), msg, label, at)
 		}
 		cur := convert.Str(hm, "currentId")
+		if !b.Inserted(cur) {
+			if fb := fallbackLeaf(b, entries, inFile); fb != "" {
+				if cur != "" {
+					b.Report.Problemf(0, cur, "currentId is not a message of the chat: the active leaf is "+strconv.Quote(fb)+", the latest leaf under a root of the chat")
+				}
+				cur = fb
+			}
+		}
 		if ci == 0 {
 			active = cur
 		} else if cur != "" {
@@ -111,6 +130,52 @@ func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error
 	}
 	t, rep := b.Finish(active, named, ext)
 	return t, *rep, nil
+}
+
+// fallbackLeaf picks the leaf Open WebUI would show when currentId names no
+// message: among the chat's leaves, those under a real root (a message whose
+// parentId is null, not one whose parent is missing from the file) first,
+// then the latest by timestamp, then the deepest.
+func fallbackLeaf(b *convert.Builder, entries []convert.Member, inFile map[string]bool) string {
+	type cand struct {
+		id     string
+		orphan bool
+		at     int64
+		depth  int
+	}
+	best := cand{}
+	found := false
+	for _, e := range entries {
+		if !b.Inserted(e.Key) {
+			continue
+		}
+		n, ok := b.Tree.Node(e.Key)
+		if !ok || len(n.Children) > 0 {
+			continue
+		}
+		c := cand{id: e.Key, at: n.CreatedAtMs}
+		for id := e.Key; id != "" && c.depth <= b.Tree.Len(); c.depth++ {
+			p, _ := b.Tree.Node(id)
+			if p.Parent == "" {
+				em, _ := convert.Members(mustGet(entries, id))
+				if pid := convert.Str(em, "parentId"); pid != "" && !inFile[pid] {
+					c.orphan = true
+				}
+			}
+			id = p.Parent
+		}
+		better := !found || (best.orphan && !c.orphan) ||
+			(best.orphan == c.orphan && (c.at > best.at || (c.at == best.at && c.depth > best.depth)))
+		if better {
+			best, found = c, true
+		}
+	}
+	return best.id
+}
+
+func mustGet(ms []convert.Member, key string) []byte {
+	v, _ := convert.Get(ms, key)
+	return v
 }
 
 var structural = []string{"id", "parentId", "childrenIds", convert.ExtKey}
@@ -156,11 +221,8 @@ func Export(t *core.Tree) ([]byte, error) {
 			kids[n.Parent] = append(kids[n.Parent], n.ID)
 		}
 		entries := convert.NewObject(nil)
-		byID := make(map[string][]byte)
 		for i, n := range c.Nodes {
-			rec := record(n, kids[n.ID], header, i == 0)
-			entries.Raw(n.ID, rec)
-			byID[n.ID] = rec
+			entries.Raw(n.ID, record(t, n, kids[n.ID], header, i == 0))
 		}
 		hist := convert.NewObject(nil).Raw("messages", entries.Bytes())
 		if c.Current != "" {
@@ -168,15 +230,9 @@ func Export(t *core.Tree) ([]byte, error) {
 		} else {
 			hist.Raw("currentId", []byte("null"))
 		}
-		linear := []byte{'['}
-		for i, id := range convert.PathIn(t, c.Current) {
-			if i > 0 {
-				linear = append(linear, ',')
-			}
-			linear = append(linear, byID[id]...)
-		}
-		linear = append(linear, ']')
-		chat := convert.NewObject(nil).Members(cm).Raw("messages", linear).Raw("history", hist.Bytes()).Bytes()
+		// No linear "messages" copy: Open WebUI reads history (and a second
+		// copy of every message on the path would double the file).
+		chat := convert.NewObject(nil).Members(cm).Raw("history", hist.Bytes()).Bytes()
 		o := convert.NewObject(out).Members(convert.Set(top, "chat", chat))
 		if ci == 0 {
 			o.Raw(convert.ExtKey, convert.TreeExt(t))
@@ -186,7 +242,7 @@ func Export(t *core.Tree) ([]byte, error) {
 	return append(out, ']'), nil
 }
 
-func record(n core.Node, children []string, header []byte, first bool) []byte {
+func record(t *core.Tree, n core.Node, children []string, header []byte, first bool) []byte {
 	o := convert.NewObject(nil).String("id", n.ID)
 	if n.Parent != "" {
 		o.String("parentId", n.Parent)
@@ -200,6 +256,9 @@ func record(n core.Node, children []string, header []byte, first bool) []byte {
 	msg := n.Message
 	if first {
 		msg = convert.WithoutKey(msg, ChatKey)
+	}
+	if !ownShape(msg) {
+		msg = native(t, n, msg)
 	}
 	ms, _ := convert.Members(msg)
 	ms = convert.Without(ms, structural...)

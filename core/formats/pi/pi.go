@@ -16,6 +16,7 @@ package pi
 import (
 	"bytes"
 	"io"
+	"strconv"
 
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/formats/internal/convert"
@@ -42,7 +43,9 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 	var notes convert.Counted
 	type pendingSummary struct{ from, text string }
 	var summaries []pendingSummary
+	var mig migration
 	err := convert.EachLine(r, rep, func(n int, obj []byte) {
+		obj = mig.entry(obj)
 		f := scan(obj)
 		typ := convert.View(f.typ)
 		if typ == "message" && f.Simple() {
@@ -69,8 +72,18 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 			return
 		case "message", "branch_summary", "compaction":
 		case "session":
-			if _, synthetic := convert.Get(ms, convert.ExtKey); synthetic {
-				return // the header an export made up: not part of the tree
+			// An export keeps the branches in the header's "sessiontree"
+			// member (pi takes the last entry as the leaf, so they cannot
+			// follow the entries); a header it made up says "synthetic".
+			if x, ok := convert.Get(ms, convert.ExtKey); ok {
+				xm, _ := convert.Members(x)
+				if _, has := convert.Get(xm, "branches"); has {
+					ext = bytes.Clone(x)
+				}
+				if v, _ := convert.Get(xm, "synthetic"); string(v) == "true" || string(x) == "{}" {
+					return
+				}
+				obj = convert.NewObject(nil).Members(convert.Without(ms, convert.ExtKey)).Bytes()
 			}
 			s.Fold(obj, id, parent)
 			return
@@ -98,6 +111,9 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 		return nil, *rep, convert.Invalid("pi: no line to read")
 	}
 	notes.Flush(rep)
+	if mig.from > 0 {
+		rep.Note("a version " + strconv.Itoa(mig.from) + " session, migrated to version 3 as pi migrates it (each entry under the one before it, new ids)")
+	}
 	t, rep2 := s.Finish("", ext)
 	if ext == nil {
 		for _, ps := range summaries {
@@ -151,47 +167,147 @@ func derive(line []byte) (core.Message, string, int64, error) {
 	})
 }
 
-// Export writes t as a pi session: a header (the original one when kept), the
-// entries in preorder with the active path last, a label entry after each
-// labelled node, and a final {"type":"sessiontree",…} line with the branches.
+// Export writes t as a pi session: a header (the original one when kept)
+// whose "sessiontree" member holds the branches, the entries in preorder with
+// the active path's leaf last (pi's SessionManager opens a session at its last
+// entry), a label entry after each labelled node. A node that did not come
+// from pi is written as a pi message (see native).
 func Export(t *core.Tree) ([]byte, error) {
 	if err := convert.Corrupt(t); err != nil {
 		return nil, err
 	}
+	ext := convert.TreeExt(t)
 	var out []byte
 	first := true
-	for _, g := range convert.Groups(t, convert.ActiveSet(t)) {
-		for _, n := range g.Nodes {
-			msg, before, after := convert.Attachments(n.Message, BeforeKey, AfterKey)
-			if first && len(before) == 0 {
+	folded := map[string]string{} // id of a kept entry → the node its children hang on
+	for _, n := range order(t) {
+		msg, before, after := convert.Attachments(n.Message, BeforeKey, AfterKey)
+		for _, l := range append(before[:len(before):len(before)], after...) {
+			if id, _ := rawjson.LookupString(l, "id"); id != "" {
+				p, _ := rawjson.LookupString(l, "parentId")
+				folded[id] = resolve(folded, p)
+			}
+		}
+		written := before
+		if first {
+			first = false
+			if len(before) > 0 && isHeader(before[0]) {
+				written = append([][]byte{withExt(before[0], ext)}, before[1:]...)
+			} else {
 				out = append(out, `{"type":"session","version":3,"id":`...)
 				out = rawjson.AppendString(out, n.ID+"-session")
 				out = append(out, `,"timestamp":`...)
 				out = rawjson.AppendString(out, convert.FormatISO(n.CreatedAtMs))
-				out = append(out, `,"sessiontree":{}}`+"\n"...)
+				out = append(out, `,"cwd":"","sessiontree":{"synthetic":true,`...)
+				out = append(out, ext[1:]...)
+				out = append(out, "}\n"...)
 			}
-			first = false
-			out = convert.AppendLines(out, before)
-			derived := convert.Reattached(derive, BeforeKey, before, AfterKey, after)
-			out = append(out, convert.Faithful(record(n, msg), n, func(r []byte) (core.Message, string, int64, error) {
-				m, _, a, err := derived(r)
-				return m, n.Label, a, err // labels travel as label entries
-			})...)
-			out = append(out, '\n')
-			if n.Label != "" {
-				o := convert.NewObject(out).String("type", "label").String("id", n.ID+"-label").String("parentId", n.ID).
-					String("timestamp", convert.FormatISO(n.CreatedAtMs)).String("targetId", n.ID).String("label", n.Label)
-				out = append(o.Bytes(), '\n')
-			}
-			out = convert.AppendLines(out, after)
 		}
+		out = convert.AppendLines(out, written)
+		derived := convert.Reattached(derive, BeforeKey, before, AfterKey, after)
+		out = append(out, convert.Faithful(record(t, n, msg, folded), n, func(r []byte) (core.Message, string, int64, error) {
+			m, _, a, err := derived(r)
+			return m, n.Label, a, err // labels travel as label entries
+		})...)
+		out = append(out, '\n')
+		if n.Label != "" {
+			o := convert.NewObject(out).String("type", "label").String("id", n.ID+"-label").String("parentId", n.ID).
+				String("timestamp", convert.FormatISO(n.CreatedAtMs)).String("targetId", n.ID).String("label", n.Label)
+			out = append(o.Bytes(), '\n')
+		}
+		out = convert.AppendLines(out, after)
 	}
-	return convert.AppendTreeExtLine(out, t), nil
+	if first {
+		// No node: a header with the branches.
+		out = append(out, `{"type":"session","version":3,"id":"session","timestamp":"1970-01-01T00:00:00.000Z","cwd":"","sessiontree":{"synthetic":true,`...)
+		out = append(append(out, ext[1:]...), "}\n"...)
+	}
+	return out, nil
 }
 
-func record(n core.Node, msg core.Message) []byte {
-	if line := convert.OwnLine(n, msg, Key, "id", "parentId"); line != nil {
+// order lists the nodes as Export writes them: each root's nodes in preorder
+// with the active child last, so the active leaf ends its root; the root that
+// holds the active leaf comes last. When that root is the tree's first, only
+// its first node stays first (so an import finds the same first root) and
+// the rest of it follows the other roots: pi reads entries in any order.
+func order(t *core.Tree) []core.Node {
+	groups := convert.Groups(t, convert.ActiveSet(t))
+	leaf := ""
+	if br, ok := t.LookupBranch(t.ActiveBranch()); ok {
+		leaf = br.Leaf
+	}
+	a := -1
+	for gi, g := range groups {
+		for _, n := range g.Nodes {
+			if n.ID == leaf {
+				a = gi
+			}
+		}
+	}
+	var out []core.Node
+	switch {
+	case a < 0 || a == len(groups)-1 || (a == 0 && len(groups[0].Nodes) == 1):
+		for _, g := range groups {
+			out = append(out, g.Nodes...)
+		}
+	case a == 0:
+		out = append(out, groups[0].Nodes[0])
+		for _, g := range groups[1:] {
+			out = append(out, g.Nodes...)
+		}
+		out = append(out, groups[0].Nodes[1:]...)
+	default:
+		for gi, g := range groups {
+			if gi != a {
+				out = append(out, g.Nodes...)
+			}
+		}
+		out = append(out, groups[a].Nodes...)
+	}
+	return out
+}
+
+func isHeader(line []byte) bool {
+	typ, _ := rawjson.LookupString(line, "type")
+	return typ == "session"
+}
+
+// withExt adds the tree's "sessiontree" member to a header line.
+func withExt(line, ext []byte) []byte {
+	ms, err := convert.Members(line)
+	if err != nil {
 		return line
+	}
+	return convert.NewObject(nil).Members(convert.Without(ms, convert.ExtKey)).Raw(convert.ExtKey, ext).Bytes()
+}
+
+// resolve follows kept entries (a model change, a thinking level change) up
+// to the node their children hang on, as the import does.
+func resolve(folded map[string]string, id string) string {
+	for i := 0; i < 1000; i++ {
+		p, ok := folded[id]
+		if !ok {
+			return id
+		}
+		id = p
+	}
+	return id
+}
+
+// record is n's entry: its own pi line when it still fits n (its id, and a
+// parent that is n's parent or a kept entry under it), else a message entry.
+func record(t *core.Tree, n core.Node, msg core.Message, folded map[string]string) []byte {
+	if rec, ok := rawjson.Lookup(msg, Key); ok {
+		ms, err := convert.Members(rec)
+		if err == nil && convert.Str(ms, "id") == n.ID && (n.Parent == "" || resolve(folded, convert.Str(ms, "parentId")) == n.Parent) {
+			m, has := convert.Get(ms, "message")
+			switch {
+			case has && bytes.Equal(m, convert.Placeholder):
+				return convert.Unfold(rec, convert.WithoutKey(msg, Key))
+			case !has:
+				return rec
+			}
+		}
 	}
 	o := convert.NewObject(nil).String("type", "message").String("id", n.ID)
 	if n.Parent != "" {
@@ -199,5 +315,5 @@ func record(n core.Node, msg core.Message) []byte {
 	} else {
 		o.Raw("parentId", []byte("null"))
 	}
-	return o.String("timestamp", convert.FormatISO(n.CreatedAtMs)).Raw("message", msg).Bytes()
+	return o.String("timestamp", convert.FormatISO(n.CreatedAtMs)).Raw("message", native(t, n, msg)).Bytes()
 }

@@ -2,6 +2,7 @@ package pi_test
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -100,4 +101,157 @@ func TestExportImportGivesTheTreeBack(t *testing.T) {
 	if a, b := tr.Marshal(), back.Marshal(); !bytes.Equal(a, b) {
 		t.Fatalf("round trip differs:\n%s\n%s", a, b)
 	}
+}
+
+// lines splits a JSONL export into its lines.
+func lines(b []byte) []string {
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+}
+
+// pi's SessionManager (pi-mono 83378aa, packages/coding-agent/src/core/
+// session-manager.ts: _buildIndex) opens a session at its last entry and
+// loadEntriesFromFile drops a file whose first line is not a "session" header
+// with a string id. So an export's first line is the header, which carries the
+// branches, and its last line is the active leaf (or an entry under it).
+func TestAnExportOpensInPiAtTheActiveLeaf(t *testing.T) {
+	n := 0
+	tr := core.New(core.WithIDSource(func() string { n++; return "n" + string(rune('0'+n)) }))
+	a, _ := tr.Append(core.Message(`{"role":"user","content":"hi"}`), 1000)
+	b, _ := tr.Append(core.Message(`{"role":"assistant","content":"first"}`), 2000)
+	if _, err := tr.Rewind(a, 3000); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := tr.Append(core.Message(`{"role":"assistant","content":"second"}`), 4000)
+	if err := tr.SwitchBranch("branch-1"); err != nil {
+		t.Fatal(err)
+	}
+	out, err := pi.Export(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls := lines(out)
+	if !strings.HasPrefix(ls[0], `{"type":"session","version":3,"id":`) || !strings.Contains(ls[0], `"sessiontree":{"synthetic":true,"active_branch":"branch-1"`) {
+		t.Fatalf("header %s", ls[0])
+	}
+	if !strings.Contains(ls[len(ls)-1], `"id":"`+b+`"`) {
+		t.Fatalf("last line is not the active leaf %s:\n%s", b, out)
+	}
+	back, _, err := pi.Import(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameTree(back, tr) {
+		t.Fatalf("round trip:\n%s\n%s", tr.Marshal(), back.Marshal())
+	}
+	_ = c
+}
+
+// A forest (a Claude Code compaction makes one) is written with the root that
+// holds the active leaf last, so pi still opens at that leaf; the tree's first
+// root stays the first line, so the import gives the same tree back.
+func TestAForestEndsWithTheActiveLeaf(t *testing.T) {
+	tr := core.New()
+	for _, id := range []string{"r1", "r2"} {
+		if err := tr.InsertNode(id, "", core.Message(`{"role":"user","content":"`+id+`"}`), "", 1000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = tr.InsertNode("r1a", "r1", core.Message(`{"role":"assistant","content":"after r1"}`), "", 2000)
+	_ = tr.InsertNode("r2a", "r2", core.Message(`{"role":"assistant","content":"after r2"}`), "", 2000)
+	_ = tr.SetBranch(core.MainBranch, "r1a", 0)
+	_ = tr.SetBranch("other", "r2a", 0)
+	out, err := pi.Export(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls := lines(out)
+	if !strings.Contains(ls[1], `"id":"r1"`) || !strings.Contains(ls[len(ls)-1], `"id":"r1a"`) {
+		t.Fatalf("order:\n%s", out)
+	}
+	back, _, _ := pi.Import(out)
+	if !sameTree(back, tr) {
+		t.Fatalf("round trip:\n%s\n%s", tr.Marshal(), back.Marshal())
+	}
+}
+
+// pi migrates a version 1 file (no id, no parentId: pi-mono's own sessions of
+// 2025, e.g. test/fixtures/large-session.jsonl) by giving each entry an id and
+// the entry before it as parent, turning a compaction's firstKeptEntryIndex
+// into firstKeptEntryId and setting the header's version to 3
+// (session-manager.ts migrateV1ToV2, migrateV2ToV3 at pi-mono 83378aa). The
+// import does the same: one chain, not one root per message.
+func TestAVersion1SessionIsMigratedAsPiMigratesIt(t *testing.T) {
+	in := `{"type":"session","id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}` + "\n" +
+		`{"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"a"}]}}` + "\n" +
+		`{"type":"model_change","timestamp":"2025-01-01T00:00:02.000Z","provider":"p","modelId":"m"}` + "\n" +
+		`{"type":"message","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"assistant","content":[{"type":"text","text":"b"}]}}` + "\n" +
+		`{"type":"compaction","timestamp":"2025-01-01T00:00:04.000Z","summary":"s","firstKeptEntryIndex":3,"tokensBefore":1}` + "\n" +
+		`{"type":"message","timestamp":"2025-01-01T00:00:05.000Z","message":{"role":"user","content":[{"type":"text","text":"c"}]}}` + "\n"
+	tr, rep, err := pi.Import([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, _ := tr.ActivePath()
+	if strings.Join(path, ",") != "00000001,00000003,00000004,00000005" || rep.Roots != 1 {
+		t.Fatalf("path %v, %d roots", path, rep.Roots)
+	}
+	comp, _ := tr.Node("00000004")
+	first, _ := tr.Node("00000001")
+	if !bytes.Contains(comp.Message, []byte(`"firstKeptEntryId":"00000003"`)) || bytes.Contains(comp.Message, []byte("firstKeptEntryIndex")) ||
+		!bytes.Contains(first.Message, []byte(`"pi_before":[{"type":"session","id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/","version":3}]`)) ||
+		!strings.Contains(strings.Join(rep.NotCarried, ";"), "version 1 session, migrated") {
+		t.Fatalf("compaction %s\nfirst %s\nnotes %v", comp.Message, first.Message, rep.NotCarried)
+	}
+	out, _ := pi.Export(tr)
+	back, _, _ := pi.Import(out)
+	if !sameTree(back, tr) || !strings.HasPrefix(string(out), `{"type":"session","id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/","version":3,"sessiontree":`) {
+		t.Fatalf("export:\n%s", out)
+	}
+}
+
+// Version 2 named the role of extension messages hookMessage; pi calls it
+// custom since version 3 (migrateV2ToV3).
+func TestAVersion2HookMessageBecomesCustom(t *testing.T) {
+	in := `{"type":"session","version":2,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}` + "\n" +
+		`{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"hookMessage","content":"x"}}` + "\n"
+	tr, _, err := pi.Import([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := tr.Node("a")
+	if n.Message.Role() != "custom" {
+		t.Fatalf("message %s", n.Message)
+	}
+}
+
+// A message of another shape is written as a pi message (content parts, a
+// timestamp) and the original is kept in the entry's "sessiontree" member,
+// without a second copy of the text the entry holds.
+func TestAForeignMessageIsWrittenAsAPiMessage(t *testing.T) {
+	long := strings.TrimSpace(strings.Repeat("a long answer ", 20))
+	tr := core.New()
+	_ = tr.InsertNode("u", "", core.Message(`{"role":"user","content":"hi","other":{"k":1}}`), "", 1000)
+	_ = tr.InsertNode("a", "u", core.Message(`{"role":"assistant","content":"`+long+`","other":{"k":2}}`), "", 2000)
+	_ = tr.SetBranch(core.MainBranch, "a", 0)
+	out, err := pi.Export(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls := lines(out)
+	if !strings.Contains(ls[2], `"message":{"role":"assistant","content":[{"type":"text","text":"`+long+`"}],"stopReason":"stop","timestamp":2000}`) ||
+		strings.Count(ls[2], long) != 1 {
+		t.Fatalf("entry %s", ls[2])
+	}
+	back, _, _ := pi.Import(out)
+	if !sameTree(back, tr) {
+		t.Fatalf("round trip:\n%s\n%s", tr.Marshal(), back.Marshal())
+	}
+}
+
+var clock = regexp.MustCompile(`,"used":\d+`)
+
+// sameTree compares trees by their .tree.json but for the branches' "used"
+// clock, which no format carries (see core/formats/roundtrip_test.go).
+func sameTree(a, b *core.Tree) bool {
+	return clock.ReplaceAllString(string(a.Marshal()), "") == clock.ReplaceAllString(string(b.Marshal()), "")
 }

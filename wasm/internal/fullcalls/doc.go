@@ -4,7 +4,8 @@
 // live tree), import into and export from a live tree (core/formats), and the
 // stateless calls that read and return files (import, export, merge of
 // .tree.json bytes), which the lean module's JavaScript uses when the full
-// module is loaded beside it as a helper (initInterchange).
+// module is loaded beside it as a helper (initInterchange), and the
+// projections of a tree into model API requests (core/provider), live or saved.
 package fullcalls
 
 import "github.com/sessiontree/sessiontree/wasm/internal/treecalls"
@@ -21,5 +22,11 @@ func Full() []treecalls.Method {
 		treecalls.Method{Name: "mergeTree", NeedTree: true, Run: mergeTree},
 		treecalls.Method{Name: "importTree", Run: importTree},
 		treecalls.Method{Name: "exportTree", NeedTree: true, Run: exportTree},
+		// providers.go: request bodies for model APIs (core/provider)
+		treecalls.Method{Name: "projectFile", Run: projectFile},
+		treecalls.Method{Name: "projectTree", NeedTree: true, Run: projectTree},
+		// importall.go: several conversations of one file
+		treecalls.Method{Name: "importAll", Run: importAllFiles},
+		treecalls.Method{Name: "importAllTrees", Run: importAllTrees},
 	)
 }

@@ -105,11 +105,11 @@ func sample(t *testing.T) *core.Tree {
 
 // The full flavour is the lean module and more: every lean call keeps its
 // number, so one JavaScript wrapper drives either.
-func TestTheFullTableIsTheLeanTableThenMergeImportAndExport(t *testing.T) {
+func TestTheFullTableIsTheLeanTableThenMergeImportExportAndProjections(t *testing.T) {
 	res, ok := do("methods")
 	names := strings.Split(string(res), "\n")
 	lean := treecalls.Lean()
-	if !ok || len(names) != 1+len(lean)+6 || names[0] != "methods" {
+	if !ok || len(names) != 1+len(lean)+10 || names[0] != "methods" {
 		t.Fatalf("methods = %q", res)
 	}
 	for i, m := range lean {
@@ -117,7 +117,7 @@ func TestTheFullTableIsTheLeanTableThenMergeImportAndExport(t *testing.T) {
 			t.Fatalf("call %d is %q in the full table, %q in the lean one", 1+i, names[1+i], m.Name)
 		}
 	}
-	if got := strings.Join(names[1+len(lean):], " "); got != "import export merge mergeTree importTree exportTree" {
+	if got := strings.Join(names[1+len(lean):], " "); got != "import export merge mergeTree importTree exportTree projectFile projectTree importAll importAllTrees" {
 		t.Fatalf("after the lean table: %s", got)
 	}
 }

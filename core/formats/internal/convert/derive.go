@@ -12,6 +12,9 @@ import (
 func WithNodeExt(ms []Member, msg core.Message, at int64) (core.Message, string, int64, error) {
 	label := ""
 	if e, ok := ReadNodeExt(ms); ok {
+		if e.Message != nil && e.Same {
+			e.Message = fillSame(e.Message, msg)
+		}
 		e.Apply(&msg, &label, &at)
 	}
 	return msg, label, at, nil

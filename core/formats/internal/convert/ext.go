@@ -17,6 +17,7 @@ const ExtKey = "sessiontree"
 // that the record's own fields do not reproduce.
 type NodeExt struct {
 	Message  core.Message // the node's message, when deriving it from the record gives another
+	Same     bool         // Message's {"~":0} members are the derived message's (markSame)
 	Label    string
 	HasLabel bool
 	At       int64
@@ -35,9 +36,22 @@ func ReadNodeExt(ms []Member) (NodeExt, bool) {
 		return NodeExt{}, false
 	}
 	if m, ok := Get(inner, "message"); ok {
-		if msg, err := core.ParseMessage(m); err == nil {
+		if sum, elided := Get(inner, "elided"); elided {
+			base := NewObject(nil).Members(Without(ms, ExtKey)).Bytes()
+			if strconv.FormatUint(uint64(Checksum(base)), 10) != string(sum) {
+				m = nil // the record changed since the export: its own fields give the message
+			} else if m, ok = Resolve(m, base); !ok {
+				m = nil
+			}
+		}
+		if _, same := Get(inner, "same"); same && m != nil {
+			e.Message = core.Message(m) // its role may be a reference: WithNodeExt fills and checks it
+		} else if msg, err := core.ParseMessage(m); m != nil && err == nil {
 			e.Message = msg
 		}
+	}
+	if v, _ := Get(inner, "same"); string(v) == "true" {
+		e.Same = true
 	}
 	if l, ok := Get(inner, "label"); ok && len(l) > 0 && l[0] == '"' {
 		e.Label, e.HasLabel = rawjson.Unquote(l), true
@@ -70,16 +84,36 @@ type Derive func(rec []byte) (msg core.Message, label string, at int64, err erro
 // not give back n exactly: the message, label or time that differ. So an
 // import of an export gives every node back as it was.
 func Faithful(rec []byte, n core.Node, derive Derive) []byte {
-	msg, label, at, err := derive(rec)
-	sameMsg := err == nil && bytes.Equal(msg, n.Message)
-	sameLabel := err == nil && label == n.Label
-	sameAt := err == nil && at == n.CreatedAtMs
+	msg, label, at, derr := derive(rec)
+	sameMsg := derr == nil && bytes.Equal(msg, n.Message)
+	sameLabel := derr == nil && label == n.Label
+	sameAt := derr == nil && at == n.CreatedAtMs
 	if sameMsg && sameLabel && sameAt {
 		return rec
 	}
+	ms, err := Members(rec)
+	if err != nil {
+		return rec
+	}
+	ms = Without(ms, ExtKey)
 	o := NewObject(nil)
+	elided := false
+	var base []byte
 	if !sameMsg {
-		o.Raw("message", n.Message)
+		// The message, without a second copy of the strings the record
+		// holds already (see Elide).
+		base = NewObject(nil).Members(ms).Bytes()
+		m, same := []byte(n.Message), false
+		if derr == nil && !bytes.Contains(m, []byte(`{"~":`)) {
+			// Role and content the record gives back as they are: a
+			// reference to the derived message's own.
+			m, same = markSame(m, msg)
+		}
+		m, elided = Elide(m, base)
+		o.Raw("message", m)
+		if same {
+			o.Raw("same", []byte("true"))
+		}
 	}
 	if !sameLabel {
 		o.String("label", n.Label)
@@ -87,11 +121,10 @@ func Faithful(rec []byte, n core.Node, derive Derive) []byte {
 	if !sameAt {
 		o.Int("created_at_ms", n.CreatedAtMs)
 	}
-	ms, err := Members(rec)
-	if err != nil {
-		return rec
+	if elided {
+		o.Raw("elided", strconv.AppendUint(nil, uint64(Checksum(base)), 10))
 	}
-	return NewObject(nil).Members(Without(ms, ExtKey)).Raw(ExtKey, o.Bytes()).Bytes()
+	return NewObject(nil).Members(ms).Raw(ExtKey, o.Bytes()).Bytes()
 }
 
 // TreeExt writes the tree-level extension: the active branch and every branch

@@ -1,0 +1,68 @@
+package formats_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/formats"
+)
+
+// A conversations.json of several conversations imports as one tree per
+// conversation, each with its own title, active leaf and report.
+func TestImportAllGivesEachConversationItsOwnTree(t *testing.T) {
+	conv := func(id, title, text string) string {
+		return `{"id":"` + id + `","title":"` + title + `","current_node":"` + id + `-a","mapping":{` +
+			`"` + id + `-r":{"id":"` + id + `-r","message":null,"parent":null,"children":["` + id + `-u"]},` +
+			`"` + id + `-u":{"id":"` + id + `-u","message":{"id":"` + id + `-u","author":{"role":"user"},"content":{"content_type":"text","parts":["` + text + `"]}},"parent":"` + id + `-r","children":["` + id + `-a"]},` +
+			`"` + id + `-a":{"id":"` + id + `-a","message":{"id":"` + id + `-a","author":{"role":"assistant"},"content":{"content_type":"text","parts":["ok"]}},"parent":"` + id + `-u","children":[]}}}`
+	}
+	data := []byte("[" + conv("c1", "First", "one") + "," + conv("c2", "Second", "two") + "]")
+	convs, err := formats.ImportAll(data, formats.Auto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(convs) != 2 || convs[0].Title != "First" || convs[1].Title != "Second" {
+		t.Fatalf("%d conversations: %+v", len(convs), convs)
+	}
+	for i, c := range convs {
+		path, _ := c.Tree.ActivePath()
+		want := []string{"c1-u", "c1-a"}
+		if i == 1 {
+			want = []string{"c2-u", "c2-a"}
+		}
+		if strings.Join(path, ",") != strings.Join(want, ",") || c.Report.Format != "chatgpt" || c.Tree.Len() != 2 {
+			t.Fatalf("conversation %d: path %v, format %q, %d nodes", i, path, c.Report.Format, c.Tree.Len())
+		}
+	}
+}
+
+// A file of a one-conversation format is one conversation.
+func TestImportAllOfALinearFormatIsOneConversation(t *testing.T) {
+	convs, err := formats.ImportAll([]byte(`{"conversationId":"x","title":"T","messages":[{"messageId":"m1","parentMessageId":null,"isCreatedByUser":true,"text":"hi"}]}`), formats.LibreChat)
+	if err != nil || len(convs) != 1 || convs[0].Title != "T" || convs[0].Tree.Len() != 1 {
+		t.Fatalf("%v %+v", err, convs)
+	}
+}
+
+// A Chatbot UI export (a "history" array, h20's chatbotui-export.json) is no
+// Open WebUI chat: auto says it cannot tell the format and names those it
+// reads, with code invalid_input, instead of an Open WebUI error.
+func TestAutoRefusesAFileOfNoKnownFormatWithTheFormatsItReads(t *testing.T) {
+	for _, in := range []string{
+		`{"version":4,"history":[{"id":"1","name":"chat","messages":[{"role":"user","content":"hi"}]}],"folders":[],"prompts":[]}`,
+		`[{"uuid":"u","name":"n","chat_messages":[]}]`,
+		`{"conversations":[]}`,
+	} {
+		_, _, err := formats.Import(formats.Auto, []byte(in))
+		var e *core.Error
+		if !errors.As(err, &e) || e.Code != core.CodeInvalidInput || !strings.Contains(e.Message, "cannot tell the format") ||
+			!strings.Contains(e.Message, "chatgpt, openwebui, librechat, claudecode, pi, codex, openai") || strings.Contains(e.Message, "markdown") {
+			t.Fatalf("%s: %v", in, err)
+		}
+		if _, err := formats.ImportAll([]byte(in), formats.Auto); !errors.As(err, &e) || e.Code != core.CodeInvalidInput {
+			t.Fatalf("ImportAll %s: %v", in, err)
+		}
+	}
+}

@@ -1,0 +1,193 @@
+package convert
+
+import (
+	"bytes"
+	"strconv"
+
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
+
+// A cross-format export writes each node as the target format's own record
+// (built from the message's neutral form) and keeps the original message in
+// the record's "sessiontree" member, so the import gives it back. Most of a
+// message's bytes are its long strings (text, tool results, reasoning), and
+// the native record holds them already: Elide replaces every string of the
+// message that the record holds verbatim by a reference to where it holds it,
+// so the message is not stored twice. Resolve undoes it.
+//
+// A reference is {"~":[offset,length]}: the string's bytes
+// (between its quotes, escapes as written) at offset in the record written
+// without its "sessiontree" member; or {"~":[offset,from,length]}: the bytes
+// from..from+length of the decoded text of the string literal at offset (a
+// tool call's arguments, which formats write as JSON text in a string, hold
+// the argument strings so). The member says "elided":<fnv32a of that
+// record>, so a record changed by another tool is noticed rather than misread.
+
+// refKey is the key of a reference object.
+const refKey = `{"~":[`
+
+// minElided is the shortest string worth a reference (a reference costs 12
+// bytes and its digits).
+const minElided = 20
+
+// Elide returns msg with every string value of at least minElided bytes that
+// base holds verbatim replaced by a reference into base, and whether it
+// replaced any. A message that holds the reference key itself is returned as
+// it is.
+func Elide(msg, base []byte) ([]byte, bool) {
+	if len(base) == 0 || bytes.Contains(msg, []byte(refKey)) {
+		return msg, false
+	}
+	var out []byte
+	from, any := 0, false
+	var texts []decoded // base's long strings, decoded, when a string is not in base as it is
+	for i := 0; i < len(msg); {
+		if msg[i] != '"' {
+			i++
+			continue
+		}
+		end := skipString(msg, i)
+		if end < 0 {
+			return msg, false
+		}
+		inner := msg[i+1 : end-1]
+		k := skipWS(msg, end)
+		isKey := k < len(msg) && msg[k] == ':'
+		if !isKey && len(inner) >= minElided {
+			ref := []int{bytes.Index(base, inner), len(inner)}
+			if ref[0] < 0 {
+				if texts == nil {
+					texts = decodedStrings(base)
+				}
+				for _, d := range texts {
+					if k := bytes.Index(d.text, inner); k >= 0 {
+						ref = []int{d.at, k, len(inner)}
+						break
+					}
+				}
+			}
+			if ref[0] >= 0 {
+				if out == nil {
+					out = make([]byte, 0, len(msg)/4)
+				}
+				out = append(out, msg[from:i]...)
+				out = append(out, refKey...)
+				for j, v := range ref {
+					if j > 0 {
+						out = append(out, ',')
+					}
+					out = strconv.AppendInt(out, int64(v), 10)
+				}
+				out = append(out, "]}"...)
+				from, any = end, true
+			}
+		}
+		i = end
+	}
+	if !any {
+		return msg, false
+	}
+	return append(out, msg[from:]...), true
+}
+
+// Resolve puts back the strings Elide replaced, reading them from base. It
+// reports false when a reference does not fit base.
+func Resolve(msg, base []byte) ([]byte, bool) {
+	out := make([]byte, 0, len(msg)+len(base))
+	from := 0
+	for i := 0; i < len(msg); {
+		switch msg[i] {
+		case '"':
+			end := skipString(msg, i)
+			if end < 0 {
+				return nil, false
+			}
+			i = end
+			continue
+		case '{':
+			if !bytes.HasPrefix(msg[i:], []byte(refKey)) {
+				i++
+				continue
+			}
+			j := i + len(refKey)
+			at, j, ok1 := number(msg, j)
+			if !ok1 || j >= len(msg) || msg[j] != ',' {
+				return nil, false
+			}
+			n, j, ok2 := number(msg, j+1)
+			if !ok2 || at > len(base) {
+				return nil, false
+			}
+			src := base
+			if j < len(msg) && msg[j] == ',' {
+				// [offset,from,length]: within the decoded string at offset.
+				k, j2, ok3 := number(msg, j+1)
+				end := SkipValue(base, at)
+				if !ok3 || end < 0 || base[at] != '"' {
+					return nil, false
+				}
+				src = []byte(rawjson.Unquote(base[at:end]))
+				at, n, j = n, k, j2
+			}
+			if !bytes.HasPrefix(msg[j:], []byte("]}")) || at+n > len(src) {
+				return nil, false
+			}
+			out = append(out, msg[from:i]...)
+			out = append(out, '"')
+			out = append(out, src[at:at+n]...)
+			out = append(out, '"')
+			i = j + 2
+			from = i
+			continue
+		}
+		i++
+	}
+	return append(out, msg[from:]...), true
+}
+
+// decoded is a string literal of a record (at its offset) and its text.
+type decoded struct {
+	at   int
+	text []byte
+}
+
+// decodedStrings lists the string values of base of at least 2×minElided
+// bytes that hold escapes, decoded: JSON text written into a string.
+func decodedStrings(base []byte) []decoded {
+	out := []decoded{}
+	for i := 0; i < len(base); {
+		if base[i] != '"' {
+			i++
+			continue
+		}
+		end := skipString(base, i)
+		if end < 0 {
+			return out
+		}
+		if end-i >= 2*minElided && bytes.IndexByte(base[i:end], '\\') >= 0 {
+			out = append(out, decoded{at: i, text: []byte(rawjson.Unquote(base[i:end]))})
+		}
+		i = end
+	}
+	return out
+}
+
+func number(b []byte, i int) (int, int, bool) {
+	start, n := i, 0
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' && i-start < 12 {
+		n = n*10 + int(b[i]-'0')
+		i++
+	}
+	return n, i, i > start
+}
+
+// Checksum is the 32-bit FNV-1a hash of b: what "elided" records of the
+// record a message was elided against.
+func Checksum(b []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range b {
+		h ^= uint32(c)
+		h *= 16777619
+	}
+	return h
+}

@@ -1,0 +1,115 @@
+//go:build corpus
+
+package provider
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/formats"
+)
+
+// sharedDir is $SESSIONTREE_SHARED, or ../shared beside the module root.
+func sharedDir() string {
+	if d := os.Getenv("SESSIONTREE_SHARED"); d != "" {
+		return d
+	}
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "shared")
+}
+
+// Every branch of every corpus file (shared/interop and shared/testdata,
+// imported with the format its folder names) projects, for every API, with
+// and without a budget, into a body that keeps every rule of schema_test.go.
+// With PROVIDER_DUMP set to a folder, each body is written there too (for
+// a JSON-schema validator run outside the repository).
+func TestCorpusProjectionsKeepTheAPIRules(t *testing.T) {
+	root := sharedDir()
+	paths, _ := filepath.Glob(filepath.Join(root, "*", "*", "*"))
+	dump := os.Getenv("PROVIDER_DUMP")
+	files, unread, projections := 0, 0, 0
+	var sum Report
+	for _, p := range paths {
+		if strings.HasSuffix(p, ".md") {
+			continue
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		format := filepath.Base(filepath.Dir(p))
+		if format == "foreign" {
+			format = "auto"
+		}
+		tr, _, err := formats.Import(format, data)
+		if err != nil {
+			t.Logf("%s: not imported: %v", p, err)
+			unread++
+			continue
+		}
+		files++
+		for _, br := range tr.Branches() {
+			if br.Leaf == "" {
+				continue
+			}
+			for _, api := range APIs {
+				for _, budget := range []int{0, 2000} {
+					req, err := ProjectTree(tr, br.Name, api, Options{Budget: budget})
+					if err != nil {
+						t.Errorf("%s %s %s: %v", p, br.Name, api, err)
+						continue
+					}
+					projections++
+					if req.Report.Sent == 0 {
+						continue // a branch with nothing a model sees (a lone hidden node)
+					}
+					if ps := checkBody(api, req.Body()); len(ps) > 0 {
+						t.Errorf("%s branch %s, %s budget %d:\n%s", p, br.Name, api, budget, strings.Join(first(ps, 5), "\n"))
+					}
+					if budget > 0 && !req.Report.OverBudget && req.Report.Tokens > budget {
+						t.Errorf("%s %s %s: %d tokens over the budget %d", p, br.Name, api, req.Report.Tokens, budget)
+					}
+					if budget == 0 {
+						add(&sum, req.Report)
+					}
+					if dump != "" {
+						name := strings.NewReplacer("/", "_", " ", "_").Replace(filepath.Base(p) + "." + br.Name + "." + string(api) + "." + itoa(budget) + ".json")
+						if err := os.WriteFile(filepath.Join(dump, name), req.Body(), 0o644); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+			}
+		}
+	}
+	if files == 0 {
+		t.Fatalf("no corpus file under %s (set SESSIONTREE_SHARED)", root)
+	}
+	t.Logf("%d files (%d not imported), %d projections; without a budget: %d messages read, %d written, %d dropped, %d thinking left out, %d parts left out, %d orphan calls, %d orphan results, %d ids and %d names made legal",
+		files, unread, projections, sum.Messages, sum.Sent, sum.Dropped, sum.Thinking, sum.Parts, len(sum.OrphanCalls), len(sum.OrphanResults), sum.RenamedIDs, sum.RenamedTools)
+}
+
+func first(ps []string, n int) []string {
+	if len(ps) > n {
+		return append(ps[:n:n], "…")
+	}
+	return ps
+}
+
+func add(sum *Report, r Report) {
+	sum.Messages += r.Messages
+	sum.Sent += r.Sent
+	sum.Dropped += r.Dropped
+	sum.Thinking += r.Thinking
+	sum.Parts += r.Parts
+	sum.OrphanCalls = append(sum.OrphanCalls, r.OrphanCalls...)
+	sum.OrphanResults = append(sum.OrphanResults, r.OrphanResults...)
+	sum.RenamedIDs += r.RenamedIDs
+	sum.RenamedTools += r.RenamedTools
+}
+
+var _ = core.MainBranch

@@ -1,0 +1,127 @@
+package provider
+
+import (
+	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/chat"
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
+
+// gather returns the turns of a path with the off-path nodes that belong to
+// it: Claude Code writes each content block of one reply on its own line
+// (the same message.id) and the result of each parallel tool call as a
+// child of the line that made the call, so the leaf's chain of parents
+// misses some of the reply's calls and their results. gather adopts, below
+// each node of the path and each adopted node, a child that is an assistant
+// message with the message id of an assistant message already taken, or a
+// message of tool results only, each answering a call taken and not yet
+// answered. Adopted assistant messages follow their parent; adopted results
+// wait until the reply ends (the next path node that is not the assistant's),
+// so the reply's calls stay one message and its results follow it. It
+// returns the turns, the id of each turn's node, and the number of nodes
+// adopted.
+func gather(t *core.Tree, ids []string) ([]chat.Turn, []string, int) {
+	onPath := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		onPath[id] = true
+	}
+	replies := map[string]bool{} // message ids of assistant messages taken
+	open := map[string]bool{}    // calls taken and not yet answered
+	var answered = map[string]bool{}
+	take := func(tu chat.Turn, msg core.Message) {
+		if tu.Role == chat.Assistant {
+			if id, ok := rawjson.LookupString(msg, "id"); ok && id != "" {
+				replies[id] = true
+			}
+		}
+		for _, p := range tu.Parts {
+			switch p.Kind {
+			case chat.ToolCall:
+				if !answered[p.CallID] {
+					open[p.CallID] = true
+				}
+			case chat.ToolResult:
+				delete(open, p.CallID)
+				answered[p.CallID] = true
+			}
+		}
+	}
+	// First the path alone, so a result the path holds is never adopted from
+	// elsewhere.
+	turns := make([]chat.Turn, len(ids))
+	msgs := make([]core.Message, len(ids))
+	for i, id := range ids {
+		n, _ := t.Node(id)
+		msgs[i] = n.Message
+		turns[i] = chat.Read(n.Message)
+		for _, p := range turns[i].Parts {
+			if p.Kind == chat.ToolResult {
+				answered[p.CallID] = true
+			}
+		}
+	}
+	var out, pending []chat.Turn
+	var outIDs, pendingIDs []string
+	adopted := 0
+	// visit walks the off-path nodes below id depth first, with a stack.
+	visit := func(id string) {
+		stack := []string{id}
+		for len(stack) > 0 {
+			top := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			kids, _ := t.Children(top)
+			var next []string
+			for _, k := range kids {
+				if onPath[k] {
+					continue
+				}
+				n, _ := t.Node(k)
+				tu := chat.Read(n.Message)
+				switch {
+				case tu.Role == chat.Assistant && !tu.Meta && sameReply(n.Message, replies):
+					out, outIDs = append(out, tu), append(outIDs, k)
+				case answersOpen(tu, open):
+					pending, pendingIDs = append(pending, tu), append(pendingIDs, k)
+				default:
+					continue
+				}
+				take(tu, n.Message)
+				adopted++
+				onPath[k] = true
+				next = append(next, k)
+			}
+			for i := len(next) - 1; i >= 0; i-- {
+				stack = append(stack, next[i])
+			}
+		}
+	}
+	for i, id := range ids {
+		if len(pending) > 0 && turns[i].Role != chat.Assistant {
+			out, outIDs = append(out, pending...), append(outIDs, pendingIDs...)
+			pending, pendingIDs = pending[:0], pendingIDs[:0]
+		}
+		out, outIDs = append(out, turns[i]), append(outIDs, id)
+		take(turns[i], msgs[i])
+		visit(id)
+	}
+	return append(out, pending...), append(outIDs, pendingIDs...), adopted
+}
+
+// sameReply reports whether msg has the message id of a reply taken.
+func sameReply(msg core.Message, replies map[string]bool) bool {
+	id, ok := rawjson.LookupString(msg, "id")
+	return ok && id != "" && replies[id]
+}
+
+// answersOpen reports whether the turn holds results only, each answering
+// an open call.
+func answersOpen(tu chat.Turn, open map[string]bool) bool {
+	if tu.Meta || len(tu.Parts) == 0 {
+		return false
+	}
+	for _, p := range tu.Parts {
+		if p.Kind != chat.ToolResult || !open[p.CallID] {
+			return false
+		}
+	}
+	return true
+}

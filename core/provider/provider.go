@@ -1,0 +1,270 @@
+// Package provider projects a conversation (a tree's path, or any list of
+// stored messages) into the request body a model API accepts as is: OpenAI
+// Chat Completions ("messages"), OpenAI Responses ("input" items) and
+// Anthropic Messages ("system", "messages" and the "tools" its history uses).
+//
+// Every message is read through core/chat, whatever tool wrote it, then
+// written in the API's shape:
+//
+//   - Roles are mapped (developer and system → the API's system place; a
+//     tool's result → the API's result shape).
+//   - Every tool call is paired with its result by id, and the result is
+//     placed right after the assistant message that made the call. A call
+//     without a later result, and a result without an earlier call (or a
+//     second result for one call), become text, deterministically:
+//     "[tool call NAME(ARGS): no result]" in the assistant's turn and
+//     "[tool result NAME: TEXT]" in the user's. Each is reported.
+//   - Call ids and tool names are made legal for every API (ids
+//     [A-Za-z0-9_-]{1,64}, names [A-Za-z0-9_-]{1,64}): an id or name that is not
+//     becomes its legal characters plus a hash of the original, the same on
+//     the call and its result.
+//   - Anthropic: consecutive messages of one role are merged, tool_result
+//     blocks open the user message that follows the tool_use, the first
+//     message is a user's (a placeholder is put first when the conversation
+//     starts with the assistant), empty text is never sent, and the tools
+//     used in the history are defined (Anthropic refuses tool blocks
+//     otherwise; replace them with your own definitions).
+//   - Thinking is kept only where the API accepts it back: Anthropic thinking
+//     with an Anthropic signature, and redacted_thinking. OpenAI's APIs get no
+//     reasoning back (Chat Completions has no field for it; a Responses
+//     reasoning item needs the id of a stored response).
+//   - Messages no model sees are dropped: a tool's own notes (chat.Turn.Meta),
+//     hidden or empty system messages, and every import field (a format's
+//     record, its kept lines): only what the API's schema names is written.
+//   - A budget (Options.Budget, in approximate tokens: bytes of text and
+//     arguments / 4, rounded up, plus 4 per message) drops the oldest turns
+//     that are not system messages, never a call without its result, until
+//     the rest fits; in their place goes a system note with the summaries
+//     Options.Summaries holds (ProjectTree passes the splice's: the other
+//     branches' summaries, and the branch's own when it covers what was
+//     dropped).
+//
+// It is pure Go over core/rawjson: no reflection, no encoding/json.
+package provider
+
+import (
+	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/chat"
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
+
+// API names a request shape.
+type API string
+
+// The APIs a projection is written for.
+const (
+	OpenAIChat      API = "openai-chat"      // POST /v1/chat/completions: {"messages"}
+	OpenAIResponses API = "openai-responses" // POST /v1/responses: {"input"}
+	Anthropic       API = "anthropic"        // POST /v1/messages: {"system","messages","tools"}
+)
+
+// APIs lists every API a projection is written for.
+var APIs = []API{OpenAIChat, OpenAIResponses, Anthropic}
+
+// Options tune a projection.
+type Options struct {
+	// Budget is the most approximate tokens the projection may hold (0: no
+	// limit). See the package doc for how tokens are counted. The newest
+	// turn is kept even when it alone is over the budget (Report.OverBudget).
+	Budget int
+	// Summaries go in the system note that replaces turns a budget drops.
+	Summaries []core.Summary
+}
+
+// Request is a projection: the request body's fields as compact JSON. Merge
+// them with the fields the caller chooses (model, max_tokens, tools, …).
+type Request struct {
+	API      API
+	System   []byte // Anthropic's "system" (a JSON string); nil when there is none
+	Messages []byte // the "messages" array (Chat Completions, Anthropic) or the "input" array (Responses)
+	Tools    []byte // Anthropic's "tools": a definition for each tool the history uses; nil when none
+	Report   Report
+}
+
+// Report tells what a projection changed or left out.
+type Report struct {
+	Messages      int      // messages read
+	Adopted       int      // ProjectTree: off-path nodes taken into the path (Claude Code's parallel calls and their results; see gather)
+	Sent          int      // messages (input items) written
+	Tokens        int      // approximate tokens of what was written
+	Dropped       int      // messages no model sees (a tool's notes, hidden or empty ones)
+	Thinking      int      // thinking parts left out (the API takes none back, or this one's signature is not the API's)
+	Parts         int      // other parts left out or written as text (unknown parts, images the API cannot take, a result's non-text parts)
+	OrphanCalls   []string // ids of calls written as text: no result followed them
+	OrphanResults []string // ids of results written as text: no call before them, or a second result for one call
+	RenamedIDs    int      // call ids rewritten to be legal
+	RenamedTools  int      // tool names rewritten to be legal
+	Merged        int      // Anthropic: messages merged into the one before (same role)
+	Placeholder   bool     // Anthropic: a user message was put first
+	BudgetDropped int      // messages a budget dropped
+	OverBudget    bool     // what was kept is still over the budget (the newest turn alone is)
+}
+
+// Body is the request body holding only the projection's fields:
+// {"messages":[…]}, {"input":[…]} or {"system":…,"messages":[…],"tools":[…]}.
+func (r Request) Body() []byte {
+	out := []byte{'{'}
+	switch r.API {
+	case OpenAIResponses:
+		out = append(out, `"input":`...)
+		out = append(out, r.Messages...)
+	default:
+		if r.System != nil {
+			out = append(out, `"system":`...)
+			out = append(append(out, r.System...), ',')
+		}
+		out = append(out, `"messages":`...)
+		out = append(out, r.Messages...)
+		if r.Tools != nil {
+			out = append(out, `,"tools":`...)
+			out = append(out, r.Tools...)
+		}
+	}
+	return append(out, '}')
+}
+
+// ParseAPI returns the API named s, or false.
+func ParseAPI(s string) (API, bool) {
+	for _, a := range APIs {
+		if string(a) == s {
+			return a, true
+		}
+	}
+	return "", false
+}
+
+// Project writes msgs, oldest first, as a request for api.
+func Project(msgs []core.Message, api API, opts Options) (Request, error) {
+	if _, ok := ParseAPI(string(api)); !ok {
+		return Request{}, unknownAPI(api)
+	}
+	turns := make([]chat.Turn, len(msgs))
+	for i, m := range msgs {
+		turns[i] = chat.Read(m)
+	}
+	return project(turns, nil, api, opts)
+}
+
+// ProjectTree writes the path of branch ("" for the active branch) as a
+// request for api. The path gets back the parallel tool calls and results a
+// Claude Code transcript hangs beside it (Report.Adopted). With a budget, the system note that replaces dropped
+// turns holds the summaries of the other branches (as SpliceForLinearExport
+// gives them) and the branch's own summary when it is as of a dropped node
+// or a later one; opts.Summaries is used instead when it is not nil.
+func ProjectTree(t *core.Tree, branch string, api API, opts Options) (Request, error) {
+	if _, ok := ParseAPI(string(api)); !ok {
+		return Request{}, unknownAPI(api)
+	}
+	if branch == "" {
+		branch = t.ActiveBranch()
+	}
+	ids, err := t.PathOf(branch)
+	if err != nil {
+		return Request{}, err
+	}
+	turns, ids, adopted := gather(t, ids)
+	var own *core.Summary
+	if opts.Budget > 0 && opts.Summaries == nil {
+		sums, self, err := spliceSummaries(t, branch)
+		if err != nil {
+			return Request{}, err
+		}
+		opts.Summaries, own = sums, self
+	}
+	var ownAt = -1
+	if own != nil {
+		for i, id := range ids {
+			if id == own.NodeID {
+				ownAt = i
+			}
+		}
+	}
+	req, err := project(turns, &ownSummary{summary: own, at: ownAt}, api, opts)
+	req.Report.Adopted = adopted
+	return req, err
+}
+
+// ownSummary is the projected branch's own summary and the index on its
+// path of the node it is as of (-1: not on the path).
+type ownSummary struct {
+	summary *core.Summary
+	at      int
+}
+
+// spliceSummaries is the splice's summaries with branch as the active one,
+// and branch's own summary.
+func spliceSummaries(t *core.Tree, branch string) ([]core.Summary, *core.Summary, error) {
+	src := t
+	if branch != t.ActiveBranch() {
+		src = t.Clone()
+		if err := src.SwitchBranch(branch); err != nil {
+			return nil, nil, err
+		}
+	}
+	sp, err := src.SpliceForLinearExport()
+	if err != nil {
+		return nil, nil, err
+	}
+	var own *core.Summary
+	if b, ok := t.LookupBranch(branch); ok && b.Summary != nil {
+		s := *b.Summary
+		own = &s
+	}
+	return sp.Summaries, own, nil
+}
+
+func unknownAPI(api API) error {
+	return &core.Error{Code: core.CodeInvalidInput, Message: "unknown API " + quote(string(api)) + ": use openai-chat, openai-responses or anthropic"}
+}
+
+func quote(s string) string {
+	if len(s) > 80 {
+		s = s[:80] + "…"
+	}
+	return `"` + s + `"`
+}
+
+// AppendJSON appends the report as a JSON object with camelCase keys, as the
+// JS API and the worker give it: {"messages","adopted","sent","tokens",
+// "dropped","thinking","parts","orphanCalls","orphanResults","renamedIds",
+// "renamedTools","merged","placeholder","budgetDropped","overBudget"}.
+func (r Report) AppendJSON(b []byte) []byte {
+	b = append(b, '{')
+	for i, f := range []struct {
+		key string
+		n   int
+	}{{"messages", r.Messages}, {"adopted", r.Adopted}, {"sent", r.Sent}, {"tokens", r.Tokens},
+		{"dropped", r.Dropped}, {"thinking", r.Thinking}, {"parts", r.Parts}} {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = rawjson.AppendString(b, f.key)
+		b = append(b, ':')
+		b = rawjson.AppendInt(b, int64(f.n))
+	}
+	b = append(b, `,"orphanCalls":`...)
+	b = rawjson.AppendStrings(b, r.OrphanCalls)
+	b = append(b, `,"orphanResults":`...)
+	b = rawjson.AppendStrings(b, r.OrphanResults)
+	for _, f := range []struct {
+		key string
+		n   int
+	}{{"renamedIds", r.RenamedIDs}, {"renamedTools", r.RenamedTools}, {"merged", r.Merged}, {"budgetDropped", r.BudgetDropped}} {
+		b = append(b, ',')
+		b = rawjson.AppendString(b, f.key)
+		b = append(b, ':')
+		b = rawjson.AppendInt(b, int64(f.n))
+	}
+	b = append(b, `,"placeholder":`...)
+	b = appendBool(b, r.Placeholder)
+	b = append(b, `,"overBudget":`...)
+	b = appendBool(b, r.OverBudget)
+	return append(b, '}')
+}
+
+func appendBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, "true"...)
+	}
+	return append(b, "false"...)
+}

@@ -1,0 +1,303 @@
+package provider
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/sessiontree/sessiontree/core"
+)
+
+func msgs(t *testing.T, lines ...string) []core.Message {
+	t.Helper()
+	out := make([]core.Message, len(lines))
+	for i, l := range lines {
+		m, err := core.ParseMessage([]byte(l))
+		if err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+		out[i] = m
+	}
+	return out
+}
+
+// project runs Project and checks the body against the API's rules.
+func mustProject(t *testing.T, api API, opts Options, lines ...string) Request {
+	t.Helper()
+	req, err := Project(msgs(t, lines...), api, opts)
+	if err != nil {
+		t.Fatalf("Project(%s): %v", api, err)
+	}
+	if ps := checkBody(api, req.Body()); len(ps) > 0 {
+		t.Fatalf("%s body breaks its rules:\n%s\n%s", api, strings.Join(ps, "\n"), req.Body())
+	}
+	return req
+}
+
+func compact(t *testing.T, s string) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatalf("%s: %v", s, err)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func sameJSON(t *testing.T, got []byte, want string) {
+	t.Helper()
+	if compact(t, string(got)) != compact(t, want) {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// A Claude Code session with thinking, a two-tool reply split over two
+// lines, the results, and a Claude Code system line.
+var claudeSession = []string{
+	`{"role":"user","content":"read both","claudecode":{"type":"user","uuid":"u1","message":0}}`,
+	`{"role":"assistant","content":[{"type":"thinking","thinking":"two files","signature":"SIG"},{"type":"tool_use","id":"toolu_1","name":"Read","input":{"p":"a"}}],"claudecode":{"uuid":"a1","message":0}}`,
+	`{"role":"assistant","content":[{"type":"tool_use","id":"toolu_2","name":"Read","input":{"p":"b"}}],"claudecode":{"uuid":"a2","message":0}}`,
+	`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"A"}],"claudecode":{"uuid":"r1","message":0}}`,
+	`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_2","content":"B","is_error":true}],"claudecode":{"uuid":"r2","message":0}}`,
+	`{"role":"system","content":"","claudecode":{"type":"system","subtype":"turn_duration","uuid":"s1"}}`,
+	`{"role":"assistant","content":[{"type":"text","text":"A and B. "}],"claudecode":{"uuid":"a3","message":0}}`,
+}
+
+func TestChatCompletionsRules(t *testing.T) {
+	req := mustProject(t, OpenAIChat, Options{}, claudeSession...)
+	sameJSON(t, req.Body(), `{"messages":[
+		{"role":"user","content":"read both"},
+		{"role":"assistant","content":null,"tool_calls":[
+			{"id":"toolu_1","type":"function","function":{"name":"Read","arguments":"{\"p\":\"a\"}"}},
+			{"id":"toolu_2","type":"function","function":{"name":"Read","arguments":"{\"p\":\"b\"}"}}]},
+		{"role":"tool","tool_call_id":"toolu_1","content":"A"},
+		{"role":"tool","tool_call_id":"toolu_2","content":"B"},
+		{"role":"assistant","content":"A and B. "}]}`)
+	want := Report{Messages: 7, Sent: 5, Dropped: 1, Thinking: 1, Tokens: req.Report.Tokens}
+	if !reflect.DeepEqual(req.Report, want) {
+		t.Errorf("report %+v, want %+v", req.Report, want)
+	}
+}
+
+func TestResponsesRules(t *testing.T) {
+	req := mustProject(t, OpenAIResponses, Options{}, claudeSession...)
+	sameJSON(t, req.Body(), `{"input":[
+		{"type":"message","role":"user","content":"read both"},
+		{"type":"function_call","call_id":"toolu_1","name":"Read","arguments":"{\"p\":\"a\"}"},
+		{"type":"function_call","call_id":"toolu_2","name":"Read","arguments":"{\"p\":\"b\"}"},
+		{"type":"function_call_output","call_id":"toolu_1","output":"A"},
+		{"type":"function_call_output","call_id":"toolu_2","output":"B"},
+		{"type":"message","role":"assistant","content":"A and B. "}]}`)
+}
+
+func TestAnthropicRules(t *testing.T) {
+	req := mustProject(t, Anthropic, Options{}, claudeSession...)
+	sameJSON(t, req.Body(), `{"messages":[
+		{"role":"user","content":[{"type":"text","text":"read both"}]},
+		{"role":"assistant","content":[
+			{"type":"thinking","thinking":"two files","signature":"SIG"},
+			{"type":"tool_use","id":"toolu_1","name":"Read","input":{"p":"a"}},
+			{"type":"tool_use","id":"toolu_2","name":"Read","input":{"p":"b"}}]},
+		{"role":"user","content":[
+			{"type":"tool_result","tool_use_id":"toolu_1","content":"A"},
+			{"type":"tool_result","tool_use_id":"toolu_2","content":"B","is_error":true}]},
+		{"role":"assistant","content":[{"type":"text","text":"A and B."}]}],
+		"tools":[{"name":"Read","description":"A tool this conversation's history calls.","input_schema":{"type":"object"}}]}`)
+}
+
+// pi: a call made after seeing a result stays in its own message; a
+// toolResult is a tool message; OpenAI reasoning JSON is no Anthropic
+// signature.
+var piSession = []string{
+	`{"role":"user","content":[{"type":"text","text":"go"}],"pi":{"type":"message","id":"1","message":0}}`,
+	`{"role":"assistant","content":[{"type":"thinking","thinking":"t","thinkingSignature":"{\"id\":\"rs_1\"}"},{"type":"toolCall","id":"c1","name":"ls","arguments":{}}],"pi":{"id":"2","message":0}}`,
+	`{"role":"toolResult","toolCallId":"c1","toolName":"ls","content":[{"type":"text","text":"x"}],"isError":false,"pi":{"id":"3","message":0}}`,
+	`{"role":"assistant","content":[{"type":"toolCall","id":"c2","name":"cat","arguments":{"f":"x"}}],"pi":{"id":"4","message":0}}`,
+	`{"role":"toolResult","toolCallId":"c2","toolName":"cat","content":[{"type":"text","text":"hello"}],"pi":{"id":"5","message":0}}`,
+}
+
+func TestACallMadeAfterAResultStaysInALaterMessage(t *testing.T) {
+	req := mustProject(t, Anthropic, Options{}, piSession...)
+	sameJSON(t, req.Messages, `[
+		{"role":"user","content":[{"type":"text","text":"go"}]},
+		{"role":"assistant","content":[{"type":"tool_use","id":"c1","name":"ls","input":{}}]},
+		{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"x"}]},
+		{"role":"assistant","content":[{"type":"tool_use","id":"c2","name":"cat","input":{"f":"x"}}]},
+		{"role":"user","content":[{"type":"tool_result","tool_use_id":"c2","content":"hello"}]}]`)
+	if req.Report.Thinking != 1 {
+		t.Errorf("thinking with an OpenAI signature must be left out for Anthropic: %+v", req.Report)
+	}
+	mustProject(t, OpenAIChat, Options{}, piSession...)
+	mustProject(t, OpenAIResponses, Options{}, piSession...)
+}
+
+func TestOrphansBecomeText(t *testing.T) {
+	lines := []string{
+		`{"role":"user","content":"q"}`,
+		`{"role":"tool","tool_call_id":"early","content":"r0"}`,
+		`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}},{"id":"c2","type":"function","function":{"name":"g","arguments":"{\"x\":1}"}}]}`,
+		`{"role":"tool","tool_call_id":"c1","content":"r1"}`,
+		`{"role":"tool","tool_call_id":"c1","content":"again"}`,
+	}
+	for _, api := range APIs {
+		req := mustProject(t, api, Options{}, lines...)
+		if !reflect.DeepEqual(req.Report.OrphanCalls, []string{"c2"}) || !reflect.DeepEqual(req.Report.OrphanResults, []string{"early", "c1"}) {
+			t.Errorf("%s: orphans %v %v", api, req.Report.OrphanCalls, req.Report.OrphanResults)
+		}
+		body := string(req.Body())
+		for _, s := range []string{`[tool call g({\"x\":1}): no result]`, `[tool result for early: r0]`, `[tool result for c1: again]`} {
+			if !strings.Contains(body, s) {
+				t.Errorf("%s: body lacks %s: %s", api, s, body)
+			}
+		}
+	}
+	req := mustProject(t, OpenAIChat, Options{}, lines...)
+	sameJSON(t, req.Messages, `[
+		{"role":"user","content":"q"},
+		{"role":"user","content":"[tool result for early: r0]"},
+		{"role":"assistant","content":"[tool call g({\"x\":1}): no result]","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},
+		{"role":"tool","tool_call_id":"c1","content":"r1"},
+		{"role":"user","content":"[tool result for c1: again]"}]`)
+}
+
+func TestIDsAndNamesAreMadeLegal(t *testing.T) {
+	lines := []string{
+		`{"role":"user","content":"q"}`,
+		`{"role":"assistant","content":null,"function_call":{"name":"dalle.text2im","arguments":"{}"}}`,
+		`{"role":"function","name":"dalle.text2im","content":"img"}`,
+		`{"role":"assistant","content":null,"tool_calls":[{"id":"` + strings.Repeat("x", 80) + `","type":"function","function":{"name":"f","arguments":"{}"}}]}`,
+		`{"role":"tool","tool_call_id":"` + strings.Repeat("x", 80) + `","content":"r"}`,
+	}
+	for _, api := range APIs {
+		req := mustProject(t, api, Options{}, lines...)
+		if req.Report.RenamedIDs != 2 || req.Report.RenamedTools != 1 {
+			t.Errorf("%s: %+v", api, req.Report)
+		}
+	}
+	id, _ := legal("function:dalle.text2im", "call")
+	again, _ := legal("function:dalle.text2im", "call")
+	if id != again || !legalID.MatchString(id) {
+		t.Errorf("legal id %q is not stable or not legal", id)
+	}
+}
+
+func TestSystemMessages(t *testing.T) {
+	lines := []string{
+		`{"role":"system","content":""}`,
+		`{"role":"developer","content":"rules"}`,
+		`{"role":"user","content":"q"}`,
+		`{"role":"system","content":"late"}`,
+	}
+	req := mustProject(t, Anthropic, Options{}, lines...)
+	sameJSON(t, req.System, `"rules\n\nlate"`)
+	if req.Report.Dropped != 1 {
+		t.Errorf("an empty system message is dropped: %+v", req.Report)
+	}
+	chatReq := mustProject(t, OpenAIChat, Options{}, lines...)
+	sameJSON(t, chatReq.Messages, `[{"role":"system","content":"rules"},{"role":"user","content":"q"},{"role":"system","content":"late"}]`)
+}
+
+func TestAnthropicFirstMessageIsTheUsers(t *testing.T) {
+	req := mustProject(t, Anthropic, Options{}, `{"role":"assistant","content":"Hello!"}`, `{"role":"user","content":"hi"}`, `{"role":"user","content":"there"}`)
+	sameJSON(t, req.Messages, `[{"role":"user","content":[{"type":"text","text":"(conversation continues)"}]},
+		{"role":"assistant","content":[{"type":"text","text":"Hello!"}]},
+		{"role":"user","content":[{"type":"text","text":"hi"},{"type":"text","text":"there"}]}]`)
+	if !req.Report.Placeholder || req.Report.Merged != 1 {
+		t.Errorf("%+v", req.Report)
+	}
+}
+
+func TestImages(t *testing.T) {
+	lines := []string{`{"role":"user","content":[{"type":"text","text":"see"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}},{"type":"image","source":{"type":"base64","media_type":"image/svg+xml","data":"PHN2Zz4="}}]}`}
+	sameJSON(t, mustProject(t, Anthropic, Options{}, lines...).Messages, `[{"role":"user","content":[{"type":"text","text":"see"},
+		{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AAAA"}},{"type":"text","text":"[image]"}]}]`)
+	sameJSON(t, mustProject(t, OpenAIResponses, Options{}, lines...).Messages, `[{"type":"message","role":"user","content":[{"type":"input_text","text":"see"},
+		{"type":"input_image","image_url":"data:image/png;base64,AAAA","detail":"auto"},{"type":"input_image","image_url":"data:image/svg+xml;base64,PHN2Zz4=","detail":"auto"}]}]`)
+	mustProject(t, OpenAIChat, Options{}, lines...)
+}
+
+func TestUnknownAPI(t *testing.T) {
+	_, err := Project(nil, "gemini", Options{})
+	if !errors.Is(err, core.ErrInvalidInput) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestBudgetDropsTheOldestTurnsAndNotesTheSummaries(t *testing.T) {
+	var lines []string
+	lines = append(lines, `{"role":"system","content":"be brief"}`)
+	for i := 0; i < 10; i++ {
+		lines = append(lines, `{"role":"user","content":"question `+strings.Repeat("q", 200)+`"}`)
+		lines = append(lines, `{"role":"assistant","content":null,"tool_calls":[{"id":"c`+itoa(i)+`","type":"function","function":{"name":"f","arguments":"{}"}}]}`)
+		lines = append(lines, `{"role":"tool","tool_call_id":"c`+itoa(i)+`","content":"`+strings.Repeat("r", 200)+`"}`)
+	}
+	opts := Options{Budget: 400, Summaries: []core.Summary{{Branch: "idea", Summary: "tried X"}}}
+	for _, api := range APIs {
+		req := mustProject(t, api, opts, lines...)
+		if req.Report.Tokens > 400 || req.Report.OverBudget || req.Report.BudgetDropped == 0 {
+			t.Errorf("%s: %+v", api, req.Report)
+		}
+		body := string(req.Body())
+		if !strings.Contains(body, "be brief") || !strings.Contains(body, "idea: tried X") || !strings.Contains(body, "left out to fit") {
+			t.Errorf("%s: the system message and the note with the summaries are kept: %s", api, body)
+		}
+		if req.Report.OrphanCalls != nil || req.Report.OrphanResults != nil {
+			t.Errorf("%s: a budget never splits a call from its result", api)
+		}
+	}
+	small := mustProject(t, OpenAIChat, Options{Budget: 1}, lines...)
+	if !small.Report.OverBudget {
+		t.Errorf("the newest turn is kept over the budget, and said so: %+v", small.Report)
+	}
+	if !strings.Contains(string(small.Messages), "question") {
+		t.Errorf("the kept tail starts with the user's message: %s", small.Messages)
+	}
+}
+
+func TestProjectTreeUsesTheSplice(t *testing.T) {
+	tr := core.New()
+	var last string
+	for i := 0; i < 6; i++ {
+		id, err := tr.Append(msgs(t, `{"role":"user","content":"`+strings.Repeat("u", 400)+`"}`)[0], int64(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 2 {
+			last = id
+		}
+		if _, err := tr.Append(msgs(t, `{"role":"assistant","content":"ok"}`)[0], int64(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tr.Branch(last, "idea", 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.SummarizeBranch("idea", "the idea branch", "", 11); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.SwitchBranch("main"); err != nil {
+		t.Fatal(err)
+	}
+	req, err := ProjectTree(tr, "", OpenAIChat, Options{Budget: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps := checkBody(OpenAIChat, req.Body()); len(ps) > 0 {
+		t.Fatal(ps)
+	}
+	if !strings.Contains(string(req.Messages), "idea: the idea branch") {
+		t.Errorf("the note holds the other branches' summaries: %s", req.Messages)
+	}
+	if _, err := ProjectTree(tr, "nope", OpenAIChat, Options{}); !errors.Is(err, core.ErrBranchNotFound) {
+		t.Errorf("unknown branch: %v", err)
+	}
+	other, err := ProjectTree(tr, "idea", Anthropic, Options{Budget: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(other.System), "main: ") {
+		t.Errorf("projecting another branch notes main's summary: %s", other.System)
+	}
+}

@@ -1,0 +1,110 @@
+// Projections of a tree into model API requests (t.projectFor, core/provider)
+// through the full module or the interchange helper. Runs under `node --test`
+// and, unchanged, in headless Chromium (browser.mjs); see harness.js.
+import { test, assert, isNode, full, mainSource } from "./harness.js";
+import { init, initInterchange, SessionTree } from "../sessiontree.js";
+
+await init(mainSource);
+let before = null;
+try {
+  SessionTree.fromLinear([{ role: "user", content: "x" }], 1).projectFor("openai-chat");
+} catch (e) {
+  before = e;
+}
+await initInterchange();
+
+// A Claude Code session: thinking, two parallel tool calls on two lines,
+// their results, a system line no model sees, the answer.
+const claude = [
+  { role: "user", content: "read both" },
+  { role: "assistant", content: [{ type: "thinking", thinking: "two files", signature: "SIG" }, { type: "tool_use", id: "toolu_1", name: "Read", input: { p: "a" } }] },
+  { role: "assistant", content: [{ type: "tool_use", id: "toolu_2", name: "Read", input: { p: "b" } }] },
+  { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "A" }] },
+  { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_2", content: "B" }] },
+  { role: "system", content: "", claudecode: { type: "system", subtype: "turn_duration" } },
+  { role: "assistant", content: [{ type: "text", text: "A and B." }] },
+];
+
+if (isNode && !full) test("projectFor before initInterchange throws a sentence saying to await initInterchange()", () => {
+  assert.ok(before, "it threw");
+  assert.equal(before.code, "invalid_input");
+  assert.ok(/^t\.projectFor needs the interchange module/.test(before.message), before.message);
+});
+
+test("projectFor anthropic: system, merged tool_use, tool_result blocks after them, tools defined", () => {
+  const t = SessionTree.fromLinear(claude, 1);
+  const { request, report } = t.projectFor("anthropic");
+  assert.deepEqual(Object.keys(request), ["messages", "tools"]);
+  assert.equal(request.messages.length, 4);
+  assert.deepEqual(request.messages.map((m) => m.role), ["user", "assistant", "user", "assistant"]);
+  assert.deepEqual(request.messages[1].content.map((b) => b.type), ["thinking", "tool_use", "tool_use"]);
+  assert.deepEqual(request.messages[2].content.map((b) => b.tool_use_id), ["toolu_1", "toolu_2"]);
+  assert.deepEqual(request.tools.map((x) => x.name), ["Read"]);
+  assert.equal(report.messages, 7);
+  assert.equal(report.sent, 4);
+  assert.equal(report.dropped, 1);
+  assert.deepEqual(report.orphanCalls, []);
+  t.free();
+});
+
+test("projectFor openai-chat and openai-responses: tool messages and items pair with their calls", () => {
+  const t = SessionTree.fromLinear(claude, 1);
+  const chat = t.projectFor("openai-chat").request;
+  assert.deepEqual(Object.keys(chat), ["messages"]);
+  assert.deepEqual(chat.messages.map((m) => m.role), ["user", "assistant", "tool", "tool", "assistant"]);
+  assert.deepEqual(chat.messages[1].tool_calls.map((c) => c.id), ["toolu_1", "toolu_2"]);
+  assert.equal(chat.messages[1].tool_calls[0].function.arguments, '{"p":"a"}');
+  const res = t.projectFor("openai-responses").request;
+  assert.deepEqual(Object.keys(res), ["input"]);
+  assert.deepEqual(res.input.map((i) => i.type), ["message", "function_call", "function_call", "function_call_output", "function_call_output", "message"]);
+  t.free();
+});
+
+test("projectFor keeps the budget, never splits a call from its result, and notes the other branches' summaries", () => {
+  const t = new SessionTree();
+  let fork = "";
+  for (let i = 0; i < 8; i++) {
+    const id = t.append({ role: "user", content: `question ${i} ${"q".repeat(400)}` }, i + 1);
+    if (i === 1) fork = id;
+    t.append({ role: "assistant", content: null, tool_calls: [{ id: `c${i}`, type: "function", function: { name: "f", arguments: "{}" } }] }, i + 1);
+    t.append({ role: "tool", tool_call_id: `c${i}`, content: "r".repeat(400) }, i + 1);
+  }
+  t.branch(fork, "idea", 20);
+  t.summarizeBranch("idea", "tried another way", "m", 21);
+  t.switchBranch("main");
+  const { request, report } = t.projectFor("openai-chat", { budget: 600 });
+  assert.ok(report.budgetDropped > 0 && report.tokens <= 600 && !report.overBudget, JSON.stringify(report));
+  assert.ok(/idea: tried another way/.test(request.messages[0].content), request.messages[0].content);
+  const ids = new Set(request.messages.filter((m) => m.role === "tool").map((m) => m.tool_call_id));
+  for (const m of request.messages) for (const c of m.tool_calls ?? []) assert.ok(ids.has(c.id), `call ${c.id} kept without its result`);
+  const idea = t.projectFor("anthropic", { branch: "idea" });
+  assert.equal(idea.request.messages.length, 3);
+  t.free();
+});
+
+test("projectFor reads what SessionTree.import reads: a pi session projects for every API", () => {
+  const pi = [
+    { type: "session", version: 3, id: "s", timestamp: "2026-02-01T00:00:00Z", cwd: "/p" },
+    { type: "message", id: "m1", parentId: null, timestamp: "2026-02-01T00:00:01Z", message: { role: "user", content: [{ type: "text", text: "List files" }] } },
+    { type: "message", id: "m2", parentId: "m1", timestamp: "2026-02-01T00:00:02Z", message: { role: "assistant", content: [{ type: "toolCall", id: "tc1", name: "exec", arguments: { command: "ls" } }] } },
+    { type: "message", id: "m3", parentId: "m2", timestamp: "2026-02-01T00:00:03Z", message: { role: "toolResult", toolCallId: "tc1", toolName: "exec", content: [{ type: "text", text: "a.go" }], isError: false } },
+  ].map((l) => JSON.stringify(l)).join("\n");
+  const { tree } = SessionTree.import(pi, "pi");
+  const a = tree.projectFor("anthropic").request;
+  assert.deepEqual(a.messages[1].content, [{ type: "tool_use", id: "tc1", name: "exec", input: { command: "ls" } }]);
+  assert.deepEqual(a.messages[2].content, [{ type: "tool_result", tool_use_id: "tc1", content: "a.go" }]);
+  const c = tree.projectFor("openai-chat").request;
+  assert.deepEqual(c.messages[2], { role: "tool", tool_call_id: "tc1", content: "a.go" });
+  assert.ok(!JSON.stringify(c).includes('"pi"'), "import fields are stripped");
+  tree.free();
+});
+
+test("projectFor refuses an unknown API, a bad budget and an unknown branch with sentences", () => {
+  const t = SessionTree.fromLinear([{ role: "user", content: "x" }], 1);
+  assert.throws(() => t.projectFor("gemini"), "invalid_input", /"api" must be "openai-chat", "openai-responses" or "anthropic"/);
+  assert.throws(() => t.projectFor("anthropic", { budget: -1 }), "invalid_input", /"budget" must be a whole number/);
+  assert.throws(() => t.projectFor("anthropic", { budget: 1.5 }), "invalid_input", /"budget"/);
+  assert.throws(() => t.projectFor("anthropic", { branch: "" }), "invalid_input", /"branch" must be a non-empty string/);
+  assert.throws(() => t.projectFor("anthropic", { branch: "nope" }), "branch_not_found");
+  t.free();
+});

@@ -1,0 +1,52 @@
+package edge
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// GET /v1/trees/{id}/projection?for= answers the request body core/provider
+// writes for each API, with its report, and refuses an unknown API or a bad
+// budget with invalid_input.
+func TestProjectionForAModelAPI(t *testing.T) {
+	c := newClient(t, newTestHandler(NewMemStore()), "alice")
+	id := c.create(`{"messages":[{"role":"system","content":"be brief"},{"role":"user","content":"weather?"},` +
+		`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},` +
+		`{"role":"tool","tool_call_id":"c1","content":"18C"},{"role":"assistant","content":"18C in Paris."}]}`)
+	want := map[string]string{
+		"openai-chat":      `{"messages":[{"role":"system","content":"be brief"},{"role":"user","content":"weather?"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},{"role":"tool","tool_call_id":"c1","content":"18C"},{"role":"assistant","content":"18C in Paris."}]}`,
+		"openai-responses": `{"input":[{"type":"message","role":"system","content":"be brief"},{"type":"message","role":"user","content":"weather?"},{"type":"function_call","call_id":"c1","name":"get_weather","arguments":"{\"city\":\"Paris\"}"},{"type":"function_call_output","call_id":"c1","output":"18C"},{"type":"message","role":"assistant","content":"18C in Paris."}]}`,
+		"anthropic":        `{"system":"be brief","messages":[{"role":"user","content":[{"type":"text","text":"weather?"}]},{"role":"assistant","content":[{"type":"tool_use","id":"c1","name":"get_weather","input":{"city":"Paris"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"18C"}]},{"role":"assistant","content":[{"type":"text","text":"18C in Paris."}]}],"tools":[{"name":"get_weather","description":"A tool this conversation's history calls.","input_schema":{"type":"object"}}]}`,
+	}
+	for api, body := range want {
+		r := c.do("GET", "/v1/trees/"+id+"/projection?for="+api, "")
+		if r.status != 200 || r.header.Get("ETag") == "" {
+			t.Fatalf("%s: %d %s", api, r.status, r.body)
+		}
+		var got struct {
+			Branch, For string
+			Request     json.RawMessage
+			Report      struct{ Messages, Sent int }
+		}
+		if err := json.Unmarshal(r.body, &got); err != nil {
+			t.Fatalf("%s: %v: %s", api, err, r.body)
+		}
+		if got.Branch != "main" || got.For != api || string(got.Request) != body || got.Report.Messages != 5 {
+			t.Errorf("%s: got %s\nwant request %s", api, r.body, body)
+		}
+	}
+	r := c.do("GET", "/v1/trees/"+id+"/projection?for=anthropic&budget=12", "")
+	if r.status != 200 || !strings.Contains(string(r.body), `"overBudget":true`) {
+		t.Errorf("the newest exchange is kept over the budget, and said so: %d %s", r.status, r.body)
+	}
+	c.appendMsg(id, "and tomorrow?")
+	r = c.do("GET", "/v1/trees/"+id+"/projection?for=anthropic&budget=30", "")
+	if r.status != 200 || !strings.Contains(string(r.body), `"budgetDropped":4`) || !strings.Contains(string(r.body), "left out to fit") {
+		t.Errorf("budget: %d %s", r.status, r.body)
+	}
+	wantError(t, c.do("GET", "/v1/trees/"+id+"/projection?for=gemini", ""), 400, "invalid_input")
+	wantError(t, c.do("GET", "/v1/trees/"+id+"/projection?for=anthropic&budget=-1", ""), 400, "invalid_input")
+	wantError(t, c.do("GET", "/v1/trees/"+id+"/projection?for=anthropic&branch=nope", ""), 404, "branch_not_found")
+	wantError(t, newClient(t, newTestHandler(NewMemStore()), "bob").do("GET", "/v1/trees/"+id+"/projection?for=anthropic", ""), 404, "not_found")
+}

@@ -1,0 +1,70 @@
+package fullcalls
+
+import (
+	"strconv"
+
+	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/provider"
+	"github.com/sessiontree/sessiontree/core/rawjson"
+	"github.com/sessiontree/sessiontree/wasm/internal/bridge"
+	"github.com/sessiontree/sessiontree/wasm/internal/treecalls"
+)
+
+// The projections for model APIs (core/provider) live in the full module:
+// they cost the lean one ~80 KB gzipped.
+
+// projectTree projects the live tree: arguments api, branch ("" for the
+// active one) and budget (decimal approximate tokens; "" or "0": none). It
+// returns {"request":body,"report":report}.
+func projectTree(r *treecalls.Request) ([]byte, error) {
+	return projectFor(r.Tree(), r, 0)
+}
+
+// projectFile is projectTree on a saved tree, argument 3 (the .tree.json
+// bytes the lean module saved): the helper's call.
+func projectFile(r *treecalls.Request) ([]byte, error) {
+	data, err := r.Arg(3, "tree")
+	if err != nil {
+		return nil, err
+	}
+	t, err := core.Unmarshal(data) // copies data
+	if err != nil {
+		return nil, err
+	}
+	return projectFor(t, r, 0)
+}
+
+func projectFor(t *core.Tree, r *treecalls.Request, first int) ([]byte, error) {
+	name, err := r.Str(first, "api")
+	if err != nil {
+		return nil, err
+	}
+	api, ok := provider.ParseAPI(name)
+	if !ok {
+		return nil, bridge.Invalid(`"api" must be "openai-chat", "openai-responses" or "anthropic", not ` + string(rawjson.AppendString(nil, name)))
+	}
+	branch, err := r.Str(first+1, "branch")
+	if err != nil {
+		return nil, err
+	}
+	budget, err := r.Str(first+2, "budget")
+	if err != nil {
+		return nil, err
+	}
+	var opts provider.Options
+	if budget != "" {
+		n, err := strconv.Atoi(budget)
+		if err != nil || n < 0 {
+			return nil, bridge.Invalid(`"budget" must be a whole number of tokens, 0 or more`)
+		}
+		opts.Budget = n
+	}
+	req, err := provider.ProjectTree(t, branch, api, opts)
+	if err != nil {
+		return nil, err
+	}
+	b := append([]byte(`{"request":`), req.Body()...)
+	b = append(b, `,"report":`...)
+	b = req.Report.AppendJSON(b)
+	return append(b, '}'), nil
+}

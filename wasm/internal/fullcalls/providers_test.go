@@ -1,0 +1,77 @@
+package fullcalls
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/provider"
+)
+
+func toolTree(t *testing.T) *core.Tree {
+	t.Helper()
+	var msgs []core.Message
+	for _, s := range []string{
+		`{"role":"user","content":"q"}`,
+		`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]}`,
+		`{"role":"tool","tool_call_id":"c1","content":"r"}`,
+	} {
+		m, err := core.ParseMessage([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs = append(msgs, m)
+	}
+	tr, err := core.FromLinear(msgs, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// projectTree on a live tree and projectFile on its saved bytes return
+// core/provider's body and report, {"request","report"}.
+func TestProjectTreeAndProjectFileReturnCoreProvidersBody(t *testing.T) {
+	tr := toolTree(t)
+	h := load(t, tr.Marshal())
+	for _, api := range provider.APIs {
+		want, err := provider.ProjectTree(tr, "", api, provider.Options{Budget: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		live, ok := doOn("projectTree", h, []byte(api), nil, []byte("100"))
+		if !ok {
+			t.Fatalf("projectTree: %s", live)
+		}
+		file, ok := do("projectFile", []byte(api), nil, []byte("100"), tr.Marshal())
+		if !ok {
+			t.Fatalf("projectFile: %s", file)
+		}
+		for _, got := range [][]byte{live, file} {
+			var res struct {
+				Request json.RawMessage
+				Report  struct{ Sent int }
+			}
+			if err := json.Unmarshal(got, &res); err != nil {
+				t.Fatalf("%s: %v", got, err)
+			}
+			if string(res.Request) != string(want.Body()) || res.Report.Sent != want.Report.Sent {
+				t.Errorf("%s: got %s, want %s", api, got, want.Body())
+			}
+		}
+	}
+}
+
+func TestProjectTreeRefusesAnUnknownAPIAndABadBudget(t *testing.T) {
+	h := load(t, toolTree(t).Marshal())
+	for _, args := range [][][]byte{{[]byte("gemini"), nil, nil}, {[]byte("anthropic"), nil, []byte("-3")}, {[]byte("anthropic"), nil, []byte("x")}} {
+		res, ok := doOn("projectTree", h, args...)
+		if ok || !strings.Contains(string(res), "invalid_input") {
+			t.Errorf("%q: %s", args, res)
+		}
+	}
+	if res, ok := doOn("projectTree", h, []byte("anthropic"), []byte("nope"), nil); ok || !strings.Contains(string(res), "branch_not_found") {
+		t.Errorf("unknown branch: %s", res)
+	}
+}
