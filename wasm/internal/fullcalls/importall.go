@@ -19,7 +19,7 @@ func importAllFiles(c *treecalls.Request) ([]byte, error) {
 // the tree's handle in decimal.
 func importAllTrees(c *treecalls.Request) ([]byte, error) {
 	return importAll(c, func(cv formats.Conversation) []byte {
-		return strconv.AppendUint(nil, uint64(treecalls.Keep(cv.Tree)), 10)
+		return strconv.AppendUint(nil, uint64(treecalls.Keep(cv.Tree, cv.Tree.MarshalSize())), 10)
 	})
 }
 
