@@ -78,6 +78,14 @@ func (t *Tree) TakeChanges() Changes {
 	return c
 }
 
+// Everything lists every node and every branch record (live, deleted or
+// hidden), sorted, as TakeChanges would if all of them had changed: what a
+// store writes for a tree it has not held before, record by record with
+// NodeJSON and BranchJSON.
+func (t *Tree) Everything() Changes {
+	return Changes{Nodes: t.sortedKeys(), Branches: t.branchKeys(), Meta: true}
+}
+
 // NodeJSON returns node id as it is written in .tree.json (the value under its
 // key in "nodes"), or false.
 func (t *Tree) NodeJSON(id string) ([]byte, bool) {

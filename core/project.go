@@ -23,10 +23,11 @@ func (t *Tree) ActivePath() ([]string, error) { return t.PathOf(t.active) }
 func (t *Tree) pathFrom(leaf, branch string) ([]string, error) {
 	path := make([]string, t.depthOf(leaf))
 	i := len(path)
-	err := t.walkUp(leaf, branch, func(id string, _ *node) {
+	err := t.walkUp(leaf, branch, func(id string, _ *node) bool {
 		if i--; i >= 0 {
 			path[i] = id
 		}
+		return true
 	})
 	if err != nil {
 		return nil, err
@@ -47,10 +48,11 @@ func (t *Tree) depthOf(leaf string) int {
 	return min(depth, len(t.nodes))
 }
 
-// walkUp calls visit for leaf and each of its ancestors, leaf first, following
+// walkUp calls visit for leaf and each of its ancestors, leaf first, until
+// visit returns false, following
 // the nodes' up pointers (no map lookup per step). A dangling leaf or parent, or
 // more steps than there are nodes (a cycle), is CodeCorrupt naming branch.
-func (t *Tree) walkUp(leaf, branch string, visit func(id string, n *node)) error {
+func (t *Tree) walkUp(leaf, branch string, visit func(id string, n *node) bool) error {
 	if leaf == "" {
 		return nil
 	}
@@ -63,8 +65,7 @@ func (t *Tree) walkUp(leaf, branch string, visit func(id string, n *node)) error
 		if steps > len(t.nodes) {
 			return newError(CodeCorrupt, "branch "+quote(branch)+": the parent links from "+quote(leaf)+" form a cycle through "+quote(id))
 		}
-		visit(id, n)
-		if n.parent == "" {
+		if !visit(id, n) || n.parent == "" {
 			return nil
 		}
 		if n.up == nil {
@@ -83,10 +84,11 @@ func (t *Tree) LinearProjectionOf(branch string) ([]Message, error) {
 	}
 	msgs := make([]Message, t.depthOf(b.leaf))
 	i := len(msgs)
-	err := t.walkUp(b.leaf, branch, func(_ string, n *node) {
+	err := t.walkUp(b.leaf, branch, func(_ string, n *node) bool {
 		if i--; i >= 0 {
 			msgs[i] = n.msg
 		}
+		return true
 	})
 	if err != nil {
 		return nil, err

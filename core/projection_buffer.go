@@ -13,7 +13,7 @@ func (t *Tree) AppendProjectionOf(dst []Message, branch string) ([]Message, erro
 		return dst, errBranchNotFound(branch)
 	}
 	start := len(dst)
-	err := t.walkUp(b.leaf, branch, func(_ string, n *node) { dst = append(dst, n.msg) })
+	err := t.walkUp(b.leaf, branch, func(_ string, n *node) bool { dst = append(dst, n.msg); return true })
 	if err != nil {
 		return dst[:start], err
 	}

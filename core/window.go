@@ -13,7 +13,7 @@ func (t *Tree) PathLen(branch string) (int, error) {
 		return 0, errBranchNotFound(branch)
 	}
 	n := 0
-	err := t.walkUp(b.leaf, branch, func(string, *node) { n++ })
+	err := t.walkUp(b.leaf, branch, func(string, *node) bool { n++; return true })
 	return n, err
 }
 
@@ -28,34 +28,20 @@ func (t *Tree) AppendTailOf(ids []string, msgs []Message, branch string, skip, c
 	if b == nil {
 		return ids, msgs, errBranchNotFound(branch)
 	}
-	if b.leaf == "" || count <= 0 || skip < 0 {
+	if count <= 0 || skip < 0 {
 		return ids, msgs, nil
 	}
-	n := t.nodes[b.leaf]
-	if n == nil {
-		return ids, msgs, newError(CodeCorrupt, "branch "+quote(branch)+": leaf "+quote(b.leaf)+" is not a node")
-	}
-	i0, m0 := len(ids), len(msgs)
-	id := b.leaf
-	for steps := 0; ; steps++ {
-		if steps > len(t.nodes) {
-			return ids[:i0], msgs[:m0], newError(CodeCorrupt, "branch "+quote(branch)+": its path loops (a cycle of parent links)")
-		}
+	i0, m0, steps := len(ids), len(msgs), 0
+	err := t.walkUp(b.leaf, branch, func(id string, n *node) bool {
 		if steps >= skip {
 			ids = append(ids, id)
 			msgs = append(msgs, n.msg)
-			if steps+1 >= skip+count {
-				break
-			}
 		}
-		if n.parent == "" {
-			break
-		}
-		up := n.up
-		if up == nil {
-			return ids[:i0], msgs[:m0], newError(CodeCorrupt, "branch "+quote(branch)+": node "+quote(n.id)+" has parent "+quote(n.parent)+", which is not a node")
-		}
-		id, n = n.parent, up
+		steps++
+		return steps < skip+count
+	})
+	if err != nil {
+		return ids[:i0], msgs[:m0], err
 	}
 	slices.Reverse(ids[i0:])
 	slices.Reverse(msgs[m0:])

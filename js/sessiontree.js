@@ -269,7 +269,7 @@ const M = {
   pathOf: 0, messages: 0, summarizeBranch: 0, summaryInput: 0, summarizeBranchAsOf: 0,
   stubSummary: 0, renderBranchText: 0, spliceForLinearExport: 0, validate: 0, repair: 0,
   prune: 0, search: 0, stats: 0, replace: 0, project: 0, applyOps: 0, pathLength: 0, window: 0,
-  takeChanges: 0, fromRows: 0,
+  takeChanges: 0,
 };
 
 // The full flavour's further method numbers, filled in by init when the module
@@ -1033,32 +1033,41 @@ export class SessionTree {
    * later call what changed since (a row null: removed). See sessiontree.d.ts.
    */
   takeChanges() {
-    const c = JSON.parse(this.#call(M.takeChanges, 0, NO_ARGS));
-    return {
-      all: c.all,
-      root: c.root === "" ? null : c.root,
-      activeBranch: c.active,
-      branches: c.branches.map(([name, row]) => ({ name, row })),
-      nodes: c.nodes.map(([id, row]) => ({ id, row })),
-    };
+    // One field per line (wasm/internal/treecalls rows.go): all|changes, root,
+    // active branch, the number of branch rows, then name/row and id/row pairs.
+    const f = this.#call(M.takeChanges, 0, NO_ARGS).split("\n");
+    const nb = Number(f[3]);
+    const branches = new Array(nb), nodes = new Array((f.length - 5 - 2 * nb) / 2);
+    for (let i = 0; i < nb; i++) branches[i] = { name: f[4 + 2 * i], row: f[5 + 2 * i] || null };
+    for (let i = 0, p = 4 + 2 * nb; i < nodes.length; i++, p += 2) nodes[i] = { id: f[p], row: f[p + 1] || null };
+    return { all: f[0] === "all", root: f[1] || null, activeBranch: f[2], branches, nodes };
   }
 
-  /** The tree whose rows these are (a store's records, as takeChanges gave them). */
+  /**
+   * The tree whose rows these are (a store's records, as takeChanges gave
+   * them, in any order): the .tree.json they are cut from, loaded. Its save()
+   * is that file byte for byte (the loader takes members in any order; a save
+   * sorts them).
+   */
   static fromRows(rows) {
     need();
     if (typeof rows !== "object" || rows === null || !Array.isArray(rows.branches) || !Array.isArray(rows.nodes)) {
       fail(`"rows" must be { root, activeBranch, branches: [{ name, row }], nodes: [{ id, row }] }`);
     }
-    const args = [rows.root ?? "", str("activeBranch", rows.activeBranch), String(rows.branches.length)];
-    for (const b of rows.branches) {
+    const parts = [`{"format":"sessiontree","version":1`];
+    if (rows.root) parts.push(`,"root":`, JSON.stringify(str("root", rows.root)));
+    parts.push(`,"active_branch":`, JSON.stringify(str("activeBranch", rows.activeBranch)), `,"branches":{`);
+    rows.branches.forEach((b, i) => {
       if (typeof b?.name !== "string" || typeof b?.row !== "string") fail(`each branch row must be { name: string, row: string }`);
-      args.push(b.name, b.row);
-    }
-    for (const n of rows.nodes) {
+      parts.push(i ? "," : "", JSON.stringify(b.name), ":", b.row);
+    });
+    parts.push(`},"nodes":{`);
+    rows.nodes.forEach((n, i) => {
       if (typeof n?.id !== "string" || typeof n?.row !== "string") fail(`each node row must be { id: string, row: string }`);
-      args.push(n.id, n.row);
-    }
-    return SessionTree.#adopt(invoke(M.fromRows, 0, 0, args));
+      parts.push(i ? "," : "", JSON.stringify(n.id), ":", n.row);
+    });
+    parts.push("}}");
+    return SessionTree.load(parts.join(""));
   }
 
   pathLength(branch) {
@@ -1067,10 +1076,22 @@ export class SessionTree {
 
   pathWindow(start, end, branch) {
     if (!Number.isSafeInteger(start)) fail(`"start" must be an integer (negative counts from the leaf), got ${String(start)}`);
-    if (end !== undefined && end !== null && !Number.isSafeInteger(end)) fail(`"end" must be an integer or undefined, got ${String(end)}`);
-    const args = [branch === undefined || branch === null ? "" : str("branch", branch), String(start), end === undefined || end === null ? "" : String(end)];
+    const noEnd = end === undefined || end === null;
+    if (!noEnd && !Number.isSafeInteger(end)) fail(`"end" must be an integer or undefined, got ${String(end)}`);
+    const name = branch === undefined || branch === null ? "" : str("branch", branch);
+    // Array.slice's indexes as a window counted from the leaf (skip, count):
+    // the path's length is needed only when an index counts from the root.
+    let skip, count;
+    if (start < 0 && noEnd) [skip, count] = [0, -start];
+    else if (start < 0 && end < 0) [skip, count] = [-end, Math.max(0, end - start)];
+    else {
+      const n = this.pathLength(name === "" ? undefined : name);
+      const at = (i) => (i < 0 ? Math.max(0, n + i) : Math.min(i, n));
+      const s = at(start), e = noEnd ? n : at(end);
+      [skip, count] = [n - e, Math.max(0, e - s)];
+    }
     const w = wasm;
-    const len = send(M.window, this.#live(), 0, args);
+    const len = send(M.window, this.#live(), 0, [name, String(Math.min(skip, 2 ** 27 - 1)), String(Math.min(count, 2 ** 27 - 1))]);
     const u8 = view(w);
     const [messages, p] = this.#slotted(u8, w.out);
     const ids = p === w.out + len ? [] : decode(u8, p, w.out + len - p).split("\n");

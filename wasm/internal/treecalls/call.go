@@ -38,7 +38,7 @@ func Serve(methods []Method) {
 	served = methods
 	table := make([]bridge.Method, len(methods))
 	for i := range methods {
-		m, whole := &methods[i], wholeTree[methods[i].Name]
+		m, whole := &methods[i], wholeTree(methods[i].Name)
 		table[i] = bridge.Method{Name: m.Name, Run: func(c *bridge.Call) ([]byte, error) { return m.call(c, whole) }}
 	}
 	bridge.Serve(table)
@@ -48,14 +48,18 @@ func Serve(methods []Method) {
 // request serves every call.
 var current Request
 
-// wholeTree names the methods whose memory grows with the whole tree (they
-// write, copy or walk all of it into a result): before they run, the bridge
-// checks that the memory can take twice the tree's estimated size.
-var wholeTree = map[string]bool{
-	"save": true, "clone": true, "project": true, "messages": true, "search": true,
-	"renderBranchText": true, "summaryInput": true, "spliceForLinearExport": true,
-	"validate": true, "repair": true, "prune": true, "replace": true,
-	"mergeTree": true, "exportTree": true, "takeChanges": true,
+// wholeTree reports whether the memory a method needs grows with the whole
+// tree (it writes, copies or walks all of it into a result): before such a
+// method runs, the bridge checks that the memory can take twice the tree's
+// estimated size. (A switch: a map literal costs ~1 KB more of module.)
+func wholeTree(name string) bool {
+	switch name {
+	case "save", "clone", "project", "messages", "search", "renderBranchText", "summaryInput",
+		"spliceForLinearExport", "validate", "repair", "prune", "replace", "mergeTree", "exportTree",
+		"takeChanges":
+		return true
+	}
+	return false
 }
 
 // call looks up the tree behind the handle, when the method needs one, and

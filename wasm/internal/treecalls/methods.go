@@ -61,6 +61,5 @@ func Lean() []Method {
 		{"window", true, window},
 		// rows.go
 		{"takeChanges", true, takeChanges},
-		{"fromRows", false, fromRows},
 	}
 }

@@ -67,12 +67,12 @@ func appendUint32(b []byte, v uint32) []byte {
 // windowIDs is the reusable id buffer of window.
 var windowIDs []string
 
-// window returns path[start:end] of a branch as JavaScript's Array slice
-// reads it (negative indexes count from the leaf, an absent end is the
-// path's end): its messages as slots (see project) followed by its ids, one
-// per line. Arguments: the branch ("" for the active one), start, and end
-// ("" for none). A window at the leaf end walks only its own nodes; any other
-// counts the path first (no allocation).
+// window returns the nodes of a branch's path that lie skip to skip+count
+// nodes above its leaf (core's AppendTailOf): their messages as slots (see
+// project) followed by their ids, one per line. Arguments: the branch ("" for
+// the active one), skip and count, in decimal. JavaScript turns its
+// Array.slice indexes into these, asking pathLength first only when an index
+// counts from the root.
 func window(r *Request) ([]byte, error) {
 	branch, err := r.str(0, "branch")
 	if err != nil {
@@ -81,36 +81,13 @@ func window(r *Request) ([]byte, error) {
 	if branch == "" {
 		branch = r.tree.ActiveBranch()
 	}
-	start, err := intArg(r, 1, "start")
+	skip, err := countArg(r, 1, "skip")
 	if err != nil {
 		return nil, err
 	}
-	endArg, err := r.arg(2, "end")
+	count, err := countArg(r, 2, "count")
 	if err != nil {
 		return nil, err
-	}
-	end, hasEnd := 0, len(endArg) > 0
-	if hasEnd {
-		if end, err = intArg(r, 2, "end"); err != nil {
-			return nil, err
-		}
-	}
-	var skip, count int
-	switch {
-	case start < 0 && !hasEnd:
-		skip, count = 0, -start
-	case start < 0 && end < 0:
-		skip, count = -end, end-start
-	default:
-		n, err := r.tree.PathLen(branch)
-		if err != nil {
-			return nil, err
-		}
-		if !hasEnd {
-			end = n
-		}
-		s, e := clampIndex(start, n), clampIndex(end, n)
-		skip, count = n-e, e-s
 	}
 	ids, msgs, err := r.tree.AppendTailOf(windowIDs[:0], path[:0], branch, skip, count)
 	windowIDs, path = ids, msgs
@@ -123,16 +100,7 @@ func window(r *Request) ([]byte, error) {
 	for _, id := range ids {
 		size += len(id) + 1
 	}
-	b := slotted(r.slots, msgs, size)
-	return appendLines(b, ids), nil
-}
-
-// clampIndex reads i as Array.prototype.slice does for a length of n.
-func clampIndex(i, n int) int {
-	if i < 0 {
-		return max(0, n+i)
-	}
-	return min(i, n)
+	return appendLines(slotted(r.slots, msgs, size), ids), nil
 }
 
 // pathLength returns the number of nodes on argument 0's branch ("" or none:
@@ -149,15 +117,21 @@ func pathLength(r *Request) ([]byte, error) {
 	return text(strconv.Itoa(n)), nil
 }
 
-// intArg reads argument i as a decimal integer within ±2⁵³.
-func intArg(r *Request, i int, name string) (int, error) {
+// countArg reads argument i as a decimal count, 0 ≤ n < 2³¹.
+func countArg(r *Request, i int, name string) (int, error) {
 	b, err := r.arg(i, name)
 	if err != nil {
 		return 0, err
 	}
-	v, err := strconv.ParseInt(string(b), 10, 64)
-	if err != nil || v > 1<<53 || v < -(1<<53) {
-		return 0, invalid(r.method + ": " + name + " must be an integer")
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' || n >= 1<<27 {
+			return 0, invalid(r.method + ": " + name + " must be a count")
+		}
+		n = n*10 + int(c-'0')
 	}
-	return int(v), nil
+	if len(b) == 0 {
+		return 0, invalid(r.method + ": " + name + " must be a count")
+	}
+	return n, nil
 }
