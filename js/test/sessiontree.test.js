@@ -3,7 +3,10 @@
 import { test, assert, isNode, mainSource } from "./harness.js";
 import { init, SessionTree, SessionTreeError } from "../sessiontree.js";
 
-// Before init, on purpose: the first call must say what is missing.
+// Before init, on purpose: the first call must say what is missing. In the
+// browser page every file is imported in name order: this file is the first,
+// tree-interchange.test.js (checks before initInterchange) the first after it to
+// load the interchange module; the others are tree-*.test.js sorting after it.
 let beforeInit;
 try { new SessionTree(); } catch (e) { beforeInit = e; }
 await init(mainSource);
