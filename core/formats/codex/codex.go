@@ -49,6 +49,7 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 		role, text string
 	}
 	var pending *event
+	legacy := legacyReader{}
 	add := func(n int, msg core.Message, at int64) {
 		parent := ""
 		if len(path) > 0 {
@@ -65,7 +66,8 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 			pending = nil
 		}
 	}
-	err := convert.EachLine(r, rep, func(n int, obj []byte) {
+	var handle func(n int, obj []byte)
+	handle = func(n int, obj []byte) {
 		var typ, payload []byte
 		plain := true // no escaped key: the fast path may build the message
 		convert.EachMember(obj, func(key, v []byte) bool {
@@ -125,6 +127,17 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 			}
 		}
 		s.Fold(obj, "", "")
+	}
+	err := convert.EachLine(r, rep, func(n int, obj []byte) {
+		if line, ok := legacy.line(obj); ok {
+			if line == nil {
+				s.Fold(obj, "", "")
+				return
+			}
+			notes.Add("lines of the pre-2025 rollout format read as the current format's lines (export writes the current format)")
+			obj = line
+		}
+		handle(n, obj)
 	})
 	if err != nil {
 		return nil, *rep, err
@@ -219,7 +232,7 @@ func Export(t *core.Tree) ([]byte, error) {
 		}
 		msg, before, after := convert.Attachments(m, BeforeKey, AfterKey)
 		if i == 0 && len(before) == 0 {
-			out = line(out, convert.FormatISO(at), "session_meta", convert.NewObject(nil).String("id", id).String("timestamp", convert.FormatISO(at)).Bytes())
+			out = line(out, convert.FormatISO(at), "session_meta", sessionMeta(id, convert.FormatISO(at)))
 		}
 		out = convert.AppendLines(out, before)
 		lastTS = convert.FormatISO(at)
@@ -230,14 +243,7 @@ func Export(t *core.Tree) ([]byte, error) {
 				out = append(append(out, rec...), '\n')
 			}
 		} else {
-			role := msg.Role()
-			part := "input_text"
-			if role == "assistant" {
-				part = "output_text"
-			}
-			content := convert.NewObject(nil).String("type", part).String("text", convert.ContentText(msg)).Bytes()
-			payload := convert.NewObject(nil).String("type", "message").String("role", role).Raw("content", append(append([]byte{'['}, content...), ']')).Bytes()
-			out = line(out, lastTS, "response_item", payload)
+			out = appendNative(out, lastTS, msg)
 		}
 		out = convert.AppendLines(out, after)
 	}
@@ -252,4 +258,49 @@ func Export(t *core.Tree) ([]byte, error) {
 
 func line(out []byte, ts, typ string, payload []byte) []byte {
 	return append(convert.NewObject(out).String("timestamp", ts).String("type", typ).Raw("payload", payload).Bytes(), '\n')
+}
+
+// legacyReader reads the rollout format Codex wrote before 2025's
+// {"timestamp","type","payload"} lines: a first line {"id","timestamp",…}
+// (the session), then each response item as a bare line, and
+// {"record_type":"state"} lines. It turns the session line into a
+// session_meta line and each item into a response_item line, stamped with
+// the session's time (the items have none).
+type legacyReader struct {
+	on bool
+	ts []byte
+}
+
+var rolloutTypes = map[string]bool{"session_meta": true, "response_item": true, "event_msg": true, "turn_context": true, "compacted": true}
+
+// line returns the current format's line for a legacy line (ok), nil for a
+// legacy line to keep as it is, or ok false for a line of the current format.
+func (l *legacyReader) line(obj []byte) ([]byte, bool) {
+	typ, hasType := rawjson.LookupString(obj, "type")
+	if l.ts == nil {
+		_, hasID := rawjson.Lookup(obj, "id")
+		ts, hasTS := rawjson.Lookup(obj, "timestamp")
+		if hasType || !hasID || !hasTS {
+			l.ts = []byte{}
+			return nil, false
+		}
+		l.on, l.ts = true, bytes.Clone(ts)
+		ms, _ := convert.Members(obj)
+		for _, k := range []string{"cwd", "originator", "cli_version"} {
+			if _, ok := convert.Get(ms, k); !ok {
+				ms = append(ms, convert.Member{Key: k, Value: []byte(`""`)})
+			}
+		}
+		return convert.NewObject(nil).Raw("timestamp", l.ts).String("type", "session_meta").Raw("payload", convert.NewObject(nil).Members(ms).Bytes()).Bytes(), true
+	}
+	if !l.on {
+		return nil, false
+	}
+	if _, ok := rawjson.Lookup(obj, "record_type"); ok || !hasType {
+		return nil, true
+	}
+	if rolloutTypes[typ] {
+		return nil, false
+	}
+	return convert.NewObject(nil).Raw("timestamp", l.ts).String("type", "response_item").Raw("payload", obj).Bytes(), true
 }
