@@ -32,9 +32,9 @@ type Kind uint8
 // The kinds of a Part.
 const (
 	Text       Kind = iota + 1 // Text
-	Thinking                   // Text is the model's reasoning; Signature may hold a provider's opaque token
-	ToolCall                   // CallID, Name, Args (the arguments' JSON text, "{}" when none)
-	ToolResult                 // CallID, Text (or Raw: the result's JSON when it is not plain text), IsError
+	Thinking                   // Text is the model's reasoning; Signature may hold a provider's opaque token (Anthropic's signature, a Responses reasoning item's encrypted_content); Raw holds a redacted_thinking block or a reasoning item as it was
+	ToolCall                   // CallID, Name, Args (the arguments' JSON text, always valid JSON: "{}" when none, {"input":text} for free-form input)
+	ToolResult                 // CallID, Text (and Raw: the result's parts when some are not text), IsError
 	Image                      // URL (an http(s) or data: URL), or Raw: the part as it was
 	Other                      // Raw: a part of a shape no other kind covers, kept as it was
 )
@@ -57,7 +57,8 @@ type Turn struct {
 	Role   Role
 	Parts  []Part
 	Source string // the role word as the message had it ("developer", "toolResult", ...)
-	Hidden bool   // a message its tool does not show nor send (ChatGPT's hidden system node, an empty system message)
+	Hidden bool   // a message its tool does not show: ChatGPT's hidden nodes (the empty system root; custom instructions, which are sent), an empty system message
+	Meta   bool   // added: the tool's own note, never sent to a model (a Claude Code system or progress line, a pi bash run excluded from context)
 	Model  string // the model that wrote an assistant turn, when the message says
 	TimeMs int64  // the message's own time, when it has one (0: none)
 }

@@ -2,28 +2,128 @@ package chat
 
 import (
 	"github.com/sessiontree/sessiontree/core"
-	"github.com/sessiontree/sessiontree/core/rawjson"
 )
 
-// read is a first cut: role and string or text-part content. The shapes of
-// each format and provider are added beside it (read_*.go), each with tests.
+// read dispatches on what the message carries: the original record of a
+// format that keeps a richer one than the message's own content (ChatGPT,
+// LibreChat, Open WebUI's output items), a role of a tool's own (pi), a
+// Responses item type, and otherwise the content and tool fields that the
+// provider shapes share.
 func read(m core.Message) Turn {
-	role, _ := rawjson.LookupString(m, "role")
-	t := Turn{Role: mapRole(role), Source: role}
-	raw, ok := rawjson.Lookup(m, "content")
-	if !ok {
-		return t
-	}
-	if len(raw) > 0 && raw[0] == '"' {
-		s, _ := rawjson.LookupString(m, "content")
-		if s != "" {
-			t.Parts = append(t.Parts, Part{Kind: Text, Text: s})
+	msg := []byte(m)
+	role := str(msg, "role")
+	t := Turn{Role: mapRole(role), Source: role, Model: str(msg, "model")}
+	t.TimeMs = timeOf(msg)
+	for _, key := range [...]string{"claudecode", "pi", "codex"} {
+		if rec := member(msg, key); t.TimeMs == 0 && isObject(rec) {
+			t.TimeMs = timeOf(rec)
 		}
+	}
+
+	if rec := member(msg, "chatgpt"); isObject(rec) {
+		if cm := member(rec, "message"); isObject(cm) && isObject(member(cm, "content")) {
+			readChatGPT(&t, rec, cm)
+			return t
+		}
+	}
+	if rec := member(msg, "librechat"); isObject(rec) && isArray(member(rec, "content")) {
+		readLibreChat(&t, rec)
 		return t
 	}
-	t.Parts = append(t.Parts, Part{Kind: Other, Raw: raw})
+	if rec := member(msg, "claudecode"); isObject(rec) && !isObject(member(rec, "message")) && member(rec, "message") == nil {
+		// A line with no message of its own (system, progress): Claude Code
+		// never sends it to the model.
+		t.Meta = true
+	}
+	if rec := member(msg, "pi"); isObject(rec) {
+		switch str(rec, "type") {
+		case "compaction":
+			t.Source = "compactionSummary"
+			t.Parts = append(t.Parts, Part{Kind: Text, Text: piCompactionPrefix + str(msg, "content") + piCompactionSuffix})
+			return t
+		case "branch_summary":
+			t.Source = "branchSummary"
+			t.Parts = append(t.Parts, Part{Kind: Text, Text: piBranchPrefix + str(msg, "content") + piBranchSuffix})
+			return t
+		}
+	}
+
+	switch role {
+	case "bashExecution": // pi: a command the user ran with "!"
+		t.Role = User
+		t.Meta = isTrue(msg, "excludeFromContext")
+		t.Parts = append(t.Parts, Part{Kind: Text, Text: bashText(msg)})
+		return t
+	case "toolResult": // pi
+		t.Parts = append(t.Parts, toolResult(str(msg, "toolCallId"), str(msg, "toolName"), member(msg, "content"), isTrue(msg, "isError")))
+		return t
+	case "compactionSummary", "branchSummary": // pi's agent messages, as a caller may store them
+		t.Role = User
+		pre, suf := piCompactionPrefix, piCompactionSuffix
+		if role == "branchSummary" {
+			pre, suf = piBranchPrefix, piBranchSuffix
+		}
+		t.Parts = append(t.Parts, Part{Kind: Text, Text: pre + str(msg, "summary") + suf})
+		return t
+	case "custom": // pi: a message an extension injected
+		t.Role = User
+	}
+
+	switch typ := str(msg, "type"); typ {
+	case "function_call", "custom_tool_call", "function_call_output", "custom_tool_call_output", "reasoning":
+		// An OpenAI Responses item stored with a role.
+		t.Parts = appendItem(t.Parts, msg, &t)
+		return t
+	}
+
+	// Open WebUI keeps the Responses items of an assistant reply in "output";
+	// they say more than the rendered content string.
+	if out := member(msg, "output"); isArray(out) && t.Role == Assistant {
+		each(out, func(item []byte) { t.Parts = appendItem(t.Parts, item, &t) })
+		if len(t.Parts) > 0 {
+			return t
+		}
+	}
+
+	content := member(msg, "content")
+	switch {
+	case isString(content):
+		s := unquote(content)
+		if t.Role == Tool {
+			t.Parts = append(t.Parts, Part{Kind: ToolResult, CallID: toolCallID(msg), Name: str(msg, "name"), Text: s})
+		} else if s != "" {
+			t.Parts = appendText(t.Parts, s, t.Role == Assistant && hasDetails(s))
+		}
+	case isArray(content):
+		if t.Role == Tool {
+			text, raw := resultContent(content)
+			t.Parts = append(t.Parts, Part{Kind: ToolResult, CallID: toolCallID(msg), Name: str(msg, "name"), Text: text, Raw: raw})
+		} else {
+			each(content, func(p []byte) { t.Parts = appendPart(t.Parts, p) })
+		}
+	case content != nil && string(content) != "null":
+		t.Parts = append(t.Parts, Part{Kind: Other, Raw: content})
+	}
+	if r := str(msg, "refusal"); r != "" && t.Role == Assistant {
+		t.Parts = append(t.Parts, Part{Kind: Text, Text: r})
+	}
+	each(member(msg, "tool_calls"), func(c []byte) { t.Parts = appendChatCall(t.Parts, c) })
+	if fc := member(msg, "function_call"); isObject(fc) { // the legacy single call
+		name := str(fc, "name")
+		t.Parts = append(t.Parts, Part{Kind: ToolCall, CallID: legacyCallID(name), Name: name, Args: args(jsonText(member(fc, "arguments")))})
+	}
+	if role == "function" && len(t.Parts) == 0 {
+		t.Parts = append(t.Parts, Part{Kind: ToolResult, CallID: legacyCallID(str(msg, "name")), Name: str(msg, "name")})
+	}
+	if t.Role == System && len(t.Parts) == 0 {
+		t.Hidden = true
+	}
 	return t
 }
+
+// Open WebUI writes reasoning into the content string as <details
+// type="reasoning"> blocks; hasDetails tells when to look for them.
+func hasDetails(s string) bool { return indexOf(s, "<details type=\"") >= 0 }
 
 // mapRole maps a shape's role word onto the four roles.
 func mapRole(r string) Role {
@@ -32,8 +132,83 @@ func mapRole(r string) Role {
 		return System
 	case "assistant", "model", "ai", "bot":
 		return Assistant
-	case "tool", "toolResult", "function", "tool_result":
+	case "tool", "toolResult", "function", "tool_result", "ipython":
 		return Tool
 	}
 	return User
+}
+
+// toolCallID is the call a tool message answers: Chat Completions'
+// tool_call_id, pi's toolCallId, or the legacy function role's name.
+func toolCallID(msg []byte) string {
+	if id := str(msg, "tool_call_id"); id != "" {
+		return id
+	}
+	if id := str(msg, "toolCallId"); id != "" {
+		return id
+	}
+	if str(msg, "role") == "function" {
+		return legacyCallID(str(msg, "name"))
+	}
+	return ""
+}
+
+// legacyCallID pairs a Chat Completions function_call with the function
+// message that answers it, which have only the function's name in common.
+func legacyCallID(name string) string { return "function:" + name }
+
+// timeOf is the message's own time: pi's and Open WebUI's "timestamp"
+// (milliseconds, or seconds when it is small), or an ISO string.
+func timeOf(msg []byte) int64 {
+	v := member(msg, "timestamp")
+	if isString(v) {
+		return isoMillis(unquote(v))
+	}
+	if len(v) == 0 || v[0] < '0' || v[0] > '9' {
+		return 0
+	}
+	n := millis(v, 1)
+	if n < 100_000_000_000 { // seconds (before 5138 AD in ms is ≥ 1e11)
+		return millis(v, 1000)
+	}
+	return n
+}
+
+// The texts pi puts around the summaries it sends the model
+// (pi-mono packages/coding-agent/src/core/messages.ts, convertToLlm).
+const (
+	piCompactionPrefix = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
+	piCompactionSuffix = "\n</summary>"
+	piBranchPrefix     = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
+	piBranchSuffix     = "</summary>"
+)
+
+// bashText is the user text pi sends the model for a bashExecution message
+// (pi-mono bashExecutionToText).
+func bashText(msg []byte) string {
+	s := "Ran `" + str(msg, "command") + "`\n"
+	if out := str(msg, "output"); out != "" {
+		s += "```\n" + out + "\n```"
+	} else {
+		s += "(no output)"
+	}
+	code := member(msg, "exitCode")
+	if isTrue(msg, "cancelled") {
+		s += "\n\n(command cancelled)"
+	} else if len(code) > 0 && code[0] != 'n' && string(code) != "0" {
+		s += "\n\nCommand exited with code " + string(code)
+	}
+	if p := str(msg, "fullOutputPath"); p != "" && isTrue(msg, "truncated") {
+		s += "\n\n[Output truncated. Full output: " + p + "]"
+	}
+	return s
+}
+
+func indexOf(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return i
+		}
+	}
+	return -1
 }
