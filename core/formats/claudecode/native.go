@@ -12,9 +12,10 @@ import (
 // content Claude Code reads as it is (a string, or Anthropic content blocks)
 // is carried as it is, with what the line had to add or change listed in the
 // extension so an import gives the message back byte for byte. Any other
-// message is written in Claude Code's form from its neutral turn
-// (chat.Read): text, thinking, tool_use and tool_result blocks; an import
-// then gives that form back, not a second copy of the original.
+// message, and any message that keeps another format's record, is written in
+// Claude Code's form from its neutral turn (chat.Read): text, thinking,
+// tool_use and tool_result blocks; an import then gives that form back (as
+// for any Claude Code line), not a second copy of the original.
 func nativeLine(n core.Node, msg core.Message, session string) ([]byte, lineExt, bool) {
 	t := chat.Read(msg)
 	role := msg.Role()
@@ -29,10 +30,14 @@ func nativeLine(n core.Node, msg core.Message, session string) ([]byte, lineExt,
 	converted := false
 	var body []byte
 	content, hasContent := rawjson.Lookup(msg, "content")
+	plain := !convert.HasRecord(msg) && !hasAny(msg, "tool_calls", "tool_call_id", "function_call")
 	switch {
-	case typ == "system":
+	case typ == "system" && plain:
 		body = msg // carried as it is; the line's content shows its text
-	case hasContent && claudeContent(content):
+	case typ == "system":
+		converted, e.bare = true, false
+		body = convert.NewObject(nil).String("role", "system").String("content", t.Text()).Bytes()
+	case plain && hasContent && claudeContent(content):
 		body = msg
 		if role != typ {
 			e.was = []convert.Member{{Key: "role", Value: convert.Quote(role)}}
@@ -40,7 +45,9 @@ func nativeLine(n core.Node, msg core.Message, session string) ([]byte, lineExt,
 		}
 		body, e.added = complete(body, typ, n.ID, t.Model)
 	default:
-		converted = true
+		// In Claude Code's form the line is a Claude Code line like any
+		// other: an import gives its message with the line under "claudecode".
+		converted, e.bare = true, false
 		o := convert.NewObject(nil)
 		if typ == "assistant" {
 			o.String("id", n.ID).String("type", "message")
@@ -64,6 +71,15 @@ func nativeLine(n core.Node, msg core.Message, session string) ([]byte, lineExt,
 	}
 	o.String("uuid", n.ID).String("timestamp", convert.FormatISO(n.CreatedAtMs)).Raw("message", body)
 	return o.Bytes(), e, converted
+}
+
+func hasAny(msg []byte, keys ...string) bool {
+	for _, k := range keys {
+		if _, ok := rawjson.Lookup(msg, k); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // claudeContent reports whether content is what a Claude Code message holds:

@@ -50,7 +50,12 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 	}
 	var pending *event
 	legacy := legacyReader{}
+	// the role and text of the last node when it is a message item, so an
+	// event that repeats it after it (as Codex writes them since 2025) is
+	// kept with it rather than made a second node
+	var lastRole, lastText string
 	add := func(n int, msg core.Message, at int64) {
+		lastRole, lastText = "", ""
 		parent := ""
 		if len(path) > 0 {
 			parent = path[len(path)-1].id
@@ -106,6 +111,11 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 				role = "assistant"
 			}
 			text, _ := rawjson.LookupString(payload, "message")
+			if role == lastRole && text == lastText {
+				notes.Add("events repeating the response_item before them kept with it")
+				s.Fold(obj, "", "")
+				return
+			}
 			pending = &event{n, bytes.Clone(obj), role, text}
 			return
 		case styp == "event_msg" && ptype == "thread_rolled_back":
@@ -115,8 +125,9 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 			notes.Add("thread_rolled_back markers: the undone turns kept on a branch")
 			return
 		case styp == "response_item" && ptype == "message" && plain && payload[0] == '{':
-			if _, ok := rawjson.LookupString(payload, "role"); ok {
+			if role, ok := rawjson.LookupString(payload, "role"); ok {
 				add(n, convert.Folded(s.Scratch(), obj, payload, Key), timeOf(obj))
+				lastRole, lastText = role, convert.ContentText(payload)
 				return
 			}
 		case styp == "response_item":
@@ -234,18 +245,18 @@ func Export(t *core.Tree) ([]byte, error) {
 		if i == 0 && len(before) == 0 {
 			out = line(out, convert.FormatISO(at), "session_meta", sessionMeta(id, convert.FormatISO(at)))
 		}
-		out = convert.AppendLines(out, before)
+		out = appendReadable(out, before)
 		lastTS = convert.FormatISO(at)
 		if rec, ok := rawjson.Lookup(msg, Key); ok && len(rec) > 0 && rec[0] == '{' {
 			if p, _ := rawjson.Lookup(rec, "payload"); bytes.Equal(p, convert.Placeholder) {
 				out = append(append(out, convert.Unfold2(rec, "payload", convert.WithoutKey(msg, Key))...), '\n')
 			} else {
-				out = append(append(out, rec...), '\n')
+				out = appendReadable(out, [][]byte{rec})
 			}
 		} else {
 			out = appendNative(out, lastTS, msg)
 		}
-		out = convert.AppendLines(out, after)
+		out = appendReadable(out, after)
 	}
 	for _, s := range sp.Summaries {
 		text := "Summary of branch " + strconv.Quote(s.Branch) + ": " + s.Summary
@@ -303,4 +314,50 @@ func (l *legacyReader) line(obj []byte) ([]byte, bool) {
 		return nil, false
 	}
 	return convert.NewObject(nil).Raw("timestamp", l.ts).String("type", "response_item").Raw("payload", obj).Bytes(), true
+}
+
+// appendReadable appends the kept lines Codex reads (openai/codex,
+// codex-rs/protocol RolloutLine): a line of a type it does not know is left
+// out (Codex would skip it; the import keeps it), and a session_meta gets the
+// members SessionMeta requires that it lacks (timestamp, cwd, originator,
+// cli_version) and a UUID for an id that is not one.
+func appendReadable(out []byte, lines [][]byte) []byte {
+	for _, l := range lines {
+		typ, _ := rawjson.LookupString(l, "type")
+		if !rolloutTypes[typ] {
+			continue
+		}
+		if typ == "session_meta" {
+			l = completeMeta(l)
+		}
+		out = append(append(out, l...), '\n')
+	}
+	return out
+}
+
+func completeMeta(l []byte) []byte {
+	ms, err := convert.Members(l)
+	if err != nil {
+		return l
+	}
+	p, _ := convert.Get(ms, "payload")
+	pm, err := convert.Members(p)
+	if err != nil {
+		return l
+	}
+	id := convert.Str(pm, "id")
+	if !isUUID(id) {
+		pm = convert.Set(pm, "id", convert.Quote(uuidOf(id)))
+	}
+	ts, _ := convert.Get(ms, "timestamp")
+	for _, k := range []string{"timestamp", "cwd", "originator", "cli_version"} {
+		if v, ok := convert.Get(pm, k); !ok || len(v) == 0 || v[0] != '"' {
+			v = []byte(`""`)
+			if k == "timestamp" && len(ts) > 0 && ts[0] == '"' {
+				v = ts
+			}
+			pm = convert.Set(pm, k, v)
+		}
+	}
+	return convert.NewObject(nil).Members(convert.Set(ms, "payload", convert.NewObject(nil).Members(pm).Bytes())).Bytes()
 }

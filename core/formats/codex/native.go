@@ -17,13 +17,20 @@ import (
 // order. A message whose content is a string is one message item in its own
 // role.
 func appendNative(out []byte, ts string, msg core.Message) []byte {
-	if c, ok := rawjson.Lookup(msg, "content"); !ok || (len(c) > 0 && c[0] == '"') {
-		return line(out, ts, "response_item", messageItem(msg.Role(), [][]byte{textPart(msg.Role(), convert.ContentText(msg))}))
-	}
 	t := chat.Read(msg)
-	role := t.Source
-	if role == "" {
+	role := msg.Role()
+	textOnly := true
+	for _, p := range t.Parts {
+		textOnly = textOnly && p.Kind == chat.Text
+	}
+	if c, _ := rawjson.Lookup(msg, "content"); textOnly && len(c) > 0 && c[0] == '"' {
+		return line(out, ts, "response_item", messageItem(role, [][]byte{textPart(role, convert.ContentText(msg))}))
+	}
+	if !textOnly {
 		role = string(t.Role)
+		if t.Source == "developer" {
+			role = t.Source
+		}
 	}
 	var parts [][]byte
 	flush := func() {
