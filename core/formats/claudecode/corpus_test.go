@@ -312,7 +312,9 @@ func TestCorpusExportIsLosslessAndAccepted(t *testing.T) {
 }
 
 // The readers accept every line of a claudecode export of every file of
-// both corpora, whatever its format.
+// both corpora, whatever its format, and an export of another format's tree
+// is at most 1.3 times the size of its export in its own format (messages are
+// written in Claude Code's form, not carried twice).
 func TestCorpusEveryFormatExportsToLinesReadersAccept(t *testing.T) {
 	files := corpusFiles(t, "interop/*", "testdata/*")
 	accepted, total := 0, 0
@@ -334,6 +336,11 @@ func TestCorpusEveryFormatExportsToLinesReadersAccept(t *testing.T) {
 		if err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue
+		}
+		if format := filepath.Base(filepath.Dir(f)); format != "claudecode" {
+			if own, err := formats.Export(tr, format); err == nil && float64(len(out)) > 1.3*float64(len(own)) {
+				t.Errorf("%s: claudecode export %d bytes, %.2f times its own format's", filepath.Base(f), len(out), float64(len(out))/float64(len(own)))
+			}
 		}
 		ok := true
 		for i, l := range bytes.Split(bytes.TrimSpace(out), []byte("\n")) {

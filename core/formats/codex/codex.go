@@ -50,12 +50,13 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 	}
 	var pending *event
 	legacy := legacyReader{}
-	// the role and text of the last node when it is a message item, so an
-	// event that repeats it after it (as Codex writes them since 2025) is
-	// kept with it rather than made a second node
-	var lastRole, lastText string
+	// the last node when it is a message item (its message stays valid in
+	// the session's scratch until the next node), so an event that repeats
+	// it after it (as Codex writes them since 2025) is kept with it rather
+	// than made a second node
+	var lastMsg core.Message
 	add := func(n int, msg core.Message, at int64) {
-		lastRole, lastText = "", ""
+		lastMsg = nil
 		parent := ""
 		if len(path) > 0 {
 			parent = path[len(path)-1].id
@@ -111,7 +112,7 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 				role = "assistant"
 			}
 			text, _ := rawjson.LookupString(payload, "message")
-			if role == lastRole && text == lastText {
+			if lastMsg != nil && role == lastMsg.Role() && text == convert.ContentText(lastMsg) {
 				notes.Add("events repeating the response_item before them kept with it")
 				s.Fold(obj, "", "")
 				return
@@ -125,9 +126,10 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 			notes.Add("thread_rolled_back markers: the undone turns kept on a branch")
 			return
 		case styp == "response_item" && ptype == "message" && plain && payload[0] == '{':
-			if role, ok := rawjson.LookupString(payload, "role"); ok {
-				add(n, convert.Folded(s.Scratch(), obj, payload, Key), timeOf(obj))
-				lastRole, lastText = role, convert.ContentText(payload)
+			if _, ok := rawjson.LookupString(payload, "role"); ok {
+				msg := convert.Folded(s.Scratch(), obj, payload, Key)
+				add(n, msg, timeOf(obj))
+				lastMsg = msg
 				return
 			}
 		case styp == "response_item":
