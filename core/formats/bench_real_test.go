@@ -43,7 +43,7 @@ func benchExport(b *testing.B, format string, data []byte) {
 
 // The largest real file of each format: MB/s of the input, import and export.
 const (
-	realClaudeCode = "interop/claudecode/spotter-4d5611e5.jsonl"              // 3.2 MB, Claude Code 2.1
+	realClaudeCode = "interop/claudecode/spotter-4d5611e5.jsonl"               // 3.2 MB, Claude Code 2.1
 	realCodex      = "interop/codex/codemie-rollout-2026-05-11T11-26-55.jsonl" // 748 KB
 )
 

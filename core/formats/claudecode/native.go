@@ -56,7 +56,11 @@ func nativeLine(n core.Node, msg core.Message, session string) ([]byte, lineExt,
 		if typ == "assistant" {
 			o.String("model", t.Model)
 		}
-		body = o.Raw("content", Blocks(t)).Bytes()
+		if typ == "user" && len(t.Parts) == 1 && t.Parts[0].Kind == chat.Text {
+			body = o.String("content", t.Parts[0].Text).Bytes() // a prompt, as Claude Code writes one
+		} else {
+			body = o.Raw("content", Blocks(t)).Bytes()
+		}
 	}
 	o := convert.NewObject(nil)
 	if n.Parent == "" {
