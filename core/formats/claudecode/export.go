@@ -79,7 +79,14 @@ func (e *entry) ownLine() bool {
 			return false
 		}
 		body := []byte(convert.WithoutKey(e.msg, Key))
-		body, e.ext.added = complete(body, convert.Str(ms, "type"), e.n.ID, "")
+		typ := convert.Str(ms, "type")
+		if role := e.msg.Role(); (typ == "user" || typ == "assistant") && role != typ {
+			e.ext.was = []convert.Member{{Key: "role", Value: convert.Quote(role)}}
+			body = setMember(body, "role", convert.Quote(typ))
+		}
+		var was []convert.Member
+		body, e.ext.added, was = complete(body, typ, e.n.ID, "")
+		e.ext.was = append(e.ext.was, was...)
 		ms = convert.Set(ms, "message", body)
 	}
 	typ := convert.Str(ms, "type")
@@ -117,27 +124,33 @@ func defaultOf(key string, n core.Node) []byte {
 	return []byte(`""`)
 }
 
-// complete adds to the message of a line of type typ the members readers
-// require that it lacks (an assistant message's id, type "message" and model;
-// any message's content), and lists them.
-func complete(m []byte, typ, id, model string) ([]byte, []string) {
-	var added []string
+// complete gives the message of a line of type typ the members readers
+// require (an assistant message's id, type "message" and model; any
+// message's content, a string or a list): it adds those it lacks (listed in
+// added) and replaces those of another kind (their values kept in was).
+func complete(m []byte, typ, id, model string) (out []byte, added []string, was []convert.Member) {
+	if typ != "user" && typ != "assistant" {
+		return m, nil, nil
+	}
+	need := [][3]string{{"content", `""`, "string|list"}}
 	if typ == "assistant" {
-		for _, kv := range [3][2]string{{"id", id}, {"type", "message"}, {"model", model}} {
-			if _, has := rawjson.Lookup(m, kv[0]); has {
-				continue
-			}
-			m = convert.AppendMember(m, kv[0], convert.Quote(kv[1]))
-			added = append(added, kv[0])
+		need = [][3]string{{"id", string(convert.Quote(id)), "string"}, {"type", `"message"`, "message"}, {"model", string(convert.Quote(model)), "string"}, {"content", `""`, "string|list"}}
+	}
+	for _, r := range need {
+		v, has := rawjson.Lookup(m, r[0])
+		switch {
+		case !has:
+			m = convert.AppendMember(m, r[0], []byte(r[1]))
+			added = append(added, r[0])
+		case r[2] == "string" && kindOf(v) == "string",
+			r[2] == "message" && string(v) == `"message"`,
+			r[2] == "string|list" && (kindOf(v) == "string" || kindOf(v) == "array"):
+		default:
+			was = append(was, convert.Member{Key: r[0], Value: v})
+			m = setMember(m, r[0], []byte(r[1]))
 		}
 	}
-	if typ == "user" || typ == "assistant" {
-		if _, has := rawjson.Lookup(m, "content"); !has {
-			m = convert.AppendMember(m, "content", []byte(`""`))
-			added = append(added, "content")
-		}
-	}
-	return m, added
+	return m, added, was
 }
 
 // sessionOf is the sessionId of the tree's first line that has one, else the

@@ -43,7 +43,9 @@ func nativeLine(n core.Node, msg core.Message, session string) ([]byte, lineExt,
 			e.was = []convert.Member{{Key: "role", Value: convert.Quote(role)}}
 			body = setMember(body, "role", convert.Quote(typ))
 		}
-		body, e.added = complete(body, typ, n.ID, t.Model)
+		var was []convert.Member
+		body, e.added, was = complete(body, typ, n.ID, t.Model)
+		e.was = append(e.was, was...)
 	default:
 		// In Claude Code's form the line is a Claude Code line like any
 		// other: an import gives its message with the line under "claudecode".
