@@ -172,6 +172,13 @@ func TestLinking(t *testing.T) {
 					t.Fatalf("root %s, problems %s", tr.Root(), problems)
 				}
 			}},
+		{"a turn whose parent is in a cycle of progress lines is a root",
+			progress("p1", "p2") + progress("p2", "p1") + user("u3", "p1", "q"),
+			func(t *testing.T, tr *core.Tree, _, _ string) {
+				if tr.Root() != "u3" || tr.Len() != 1 {
+					t.Fatalf("root %s, %d nodes", tr.Root(), tr.Len())
+				}
+			}},
 		{"system lines without text (hook summaries, turn durations) are not turns",
 			user("u1", "", "q") + line("system", "s2", "u1", `,"subtype":"turn_duration","durationMs":5`) + assistant("a3", "s2", "m1", "yo"),
 			func(t *testing.T, tr *core.Tree, _, _ string) {

@@ -58,22 +58,33 @@ func link(turns []turn, via map[string]string) (parents []string, moved int) {
 	return parents, moved
 }
 
-// resolve follows lines that are not turns up to a turn (or "" for none).
+// resolve follows lines that are not turns up to a turn (or "" for none),
+// and shortens the chains it walked so that the next walk is one step.
 func resolve(p string, via map[string]string, index map[string]int) string {
-	for steps := 0; p != "" && steps <= len(via); steps++ {
+	start := p
+	steps := 0
+	for ; p != "" && steps <= len(via); steps++ {
 		if _, ok := index[p]; ok {
-			return p
+			break
 		}
 		next, ok := via[p]
 		if !ok {
-			return p // not in the file: the builder reports it
+			break // not in the file: the builder reports it
 		}
 		p = next
 	}
-	if _, ok := index[p]; ok {
-		return p
+	if steps > len(via) {
+		p = "" // a cycle of lines that are not turns
 	}
-	return ""
+	for q := start; steps > 1 && q != p; steps-- {
+		next, ok := via[q]
+		if !ok {
+			break
+		}
+		via[q] = p
+		q = next
+	}
+	return p
 }
 
 // call is one assistant message and its results: the turns of its sequence.
