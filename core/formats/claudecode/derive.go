@@ -17,7 +17,8 @@ type lineExt struct {
 	bare      bool     // the node's message is the line's message itself, with no "claudecode" member
 	added     []string // members the export added to the line's message
 	was       []convert.Member
-	lineAdded []string // members the export added to the line itself
+	lineAdded []string         // members the export added to the line itself
+	lineWas   []convert.Member // members of the line the export replaced, as they were
 	// kept lines readers would refuse, carried here rather than in place
 	before, after [][]byte
 }
@@ -48,6 +49,9 @@ func readLineExt(raw []byte) lineExt {
 	}
 	if w, ok := convert.Get(ms, "was"); ok {
 		e.was, _ = convert.Members(w)
+	}
+	if w, ok := convert.Get(ms, "line_was"); ok {
+		e.lineWas, _ = convert.Members(w)
 	}
 	return e
 }
@@ -88,6 +92,9 @@ func deriveExt(line []byte) (core.Message, string, int64, lineExt, error) {
 		e = readLineExt(raw)
 	}
 	base := convert.Without(ms, append([]string{convert.ExtKey}, e.lineAdded...)...)
+	for _, w := range e.lineWas {
+		base = convert.Set(base, w.Key, w.Value)
+	}
 	var at int64
 	if ts := convert.Str(base, "timestamp"); ts != "" {
 		at, _ = convert.ParseISO(ts)

@@ -92,11 +92,15 @@ func (e *entry) ownLine() bool {
 	typ := convert.Str(ms, "type")
 	if typ == "user" || typ == "assistant" || typ == "system" {
 		for _, b := range baseMembers {
-			if _, has := convert.Get(ms, b.key); has {
-				continue
+			v, has := convert.Get(ms, b.key)
+			switch {
+			case !has:
+				ms = append(ms, convert.Member{Key: b.key, Value: defaultOf(b.key, e.n)})
+				e.ext.lineAdded = append(e.ext.lineAdded, b.key)
+			case !fits(v, b.kind):
+				e.ext.lineWas = append(e.ext.lineWas, convert.Member{Key: b.key, Value: v})
+				ms = convert.Set(ms, b.key, defaultOf(b.key, e.n))
 			}
-			ms = append(ms, convert.Member{Key: b.key, Value: defaultOf(b.key, e.n)})
-			e.ext.lineAdded = append(e.ext.lineAdded, b.key)
 		}
 	}
 	e.line = convert.NewObject(nil).Members(ms).Bytes()
@@ -257,6 +261,9 @@ func (e *entry) withExt(whole bool) []byte {
 	}
 	if len(x.lineAdded) > 0 {
 		o.Raw("line_added", rawjson.AppendStrings(nil, x.lineAdded))
+	}
+	if len(x.lineWas) > 0 {
+		o.Raw("line_was", convert.NewObject(nil).Members(x.lineWas).Bytes())
 	}
 	if e.keptInExt {
 		if len(e.before) > 0 {

@@ -165,6 +165,9 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 		active = path[len(path)-1].id
 	}
 	t, rep2 := s.Finish(active, nil)
+	if t.Len() == 0 {
+		return nil, *rep2, convert.Invalid("codex: no message in the file (" + strconv.Itoa(rep2.Records) + " lines read, none a message, a tool call or its output)")
+	}
 	return t, *rep2, nil
 }
 
@@ -244,19 +247,23 @@ func Export(t *core.Tree) ([]byte, error) {
 			at, id = n.CreatedAtMs, n.ID
 		}
 		msg, before, after := convert.Attachments(m, BeforeKey, AfterKey)
-		if i == 0 && len(before) == 0 {
+		if i == 0 && !hasMeta(before) {
 			out = line(out, convert.FormatISO(at), "session_meta", sessionMeta(id, convert.FormatISO(at)))
 		}
 		out = appendReadable(out, before)
 		lastTS = convert.FormatISO(at)
+		var own []byte
 		if rec, ok := rawjson.Lookup(msg, Key); ok && len(rec) > 0 && rec[0] == '{' {
+			own = rec
 			if p, _ := rawjson.Lookup(rec, "payload"); bytes.Equal(p, convert.Placeholder) {
-				out = append(append(out, convert.Unfold2(rec, "payload", convert.WithoutKey(msg, Key))...), '\n')
-			} else {
-				out = appendReadable(out, [][]byte{rec})
+				own = convert.Unfold2(rec, "payload", convert.WithoutKey(msg, Key))
 			}
+		}
+		if ok, _ := Accepted(own); ok {
+			out = append(append(out, own...), '\n')
 		} else {
-			out = appendNative(out, lastTS, msg)
+			// not from Codex, or a line Codex would not read: its own items
+			out = appendNative(out, lastTS, core.Message(convert.WithoutKey(msg, Key)))
 		}
 		out = appendReadable(out, after)
 	}
@@ -318,23 +325,35 @@ func (l *legacyReader) line(obj []byte) ([]byte, bool) {
 	return convert.NewObject(nil).Raw("timestamp", l.ts).String("type", "response_item").Raw("payload", obj).Bytes(), true
 }
 
-// appendReadable appends the kept lines Codex reads (openai/codex,
-// codex-rs/protocol RolloutLine): a line of a type it does not know is left
-// out (Codex would skip it; the import keeps it), and a session_meta gets the
-// members SessionMeta requires that it lacks (timestamp, cwd, originator,
-// cli_version) and a UUID for an id that is not one.
+// appendReadable appends the kept lines Codex reads (see Accepted): a
+// session_meta gets the members SessionMeta requires that it lacks
+// (timestamp, cwd, originator, cli_version) and a UUID for an id that is not
+// one; any other line Codex would not read (a type it does not know, a
+// malformed item) is left out of the export (Codex would skip it; the import
+// keeps it).
 func appendReadable(out []byte, lines [][]byte) []byte {
 	for _, l := range lines {
-		typ, _ := rawjson.LookupString(l, "type")
-		if !rolloutTypes[typ] {
-			continue
-		}
-		if typ == "session_meta" {
+		if typ, _ := rawjson.LookupString(l, "type"); typ == "session_meta" {
 			l = completeMeta(l)
 		}
-		out = append(append(out, l...), '\n')
+		if ok, _ := Accepted(l); ok {
+			out = append(append(out, l...), '\n')
+		}
 	}
 	return out
+}
+
+// hasMeta reports whether lines hold a session_meta Codex reads (once
+// completed).
+func hasMeta(lines [][]byte) bool {
+	for _, l := range lines {
+		if typ, _ := rawjson.LookupString(l, "type"); typ == "session_meta" {
+			if ok, _ := Accepted(completeMeta(l)); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func completeMeta(l []byte) []byte {
