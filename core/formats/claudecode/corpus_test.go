@@ -311,8 +311,33 @@ func TestCorpusExportIsLosslessAndAccepted(t *testing.T) {
 	}
 }
 
+// sameStructure reports how b differs from a in what every export keeps:
+// node ids, parents, labels and times, and the branches with their leaves
+// and the active one ("" when it does not).
+func sameStructure(a, b *core.Tree) string {
+	if a.Len() != b.Len() {
+		return "node count"
+	}
+	for _, id := range allIDs(a) {
+		x, _ := a.Node(id)
+		y, ok := b.Node(id)
+		if !ok || x.Parent != y.Parent || x.Label != y.Label || x.CreatedAtMs != y.CreatedAtMs {
+			return "node " + id
+		}
+	}
+	if a.ActiveBranch() != b.ActiveBranch() || len(a.Branches()) != len(b.Branches()) {
+		return "branches"
+	}
+	for _, br := range a.Branches() {
+		if o, ok := b.LookupBranch(br.Name); !ok || o.Leaf != br.Leaf {
+			return "branch " + br.Name
+		}
+	}
+	return ""
+}
+
 // The readers accept every line of a claudecode export of every file of
-// both corpora, whatever its format, and an export of another format's tree
+// both corpora, whatever its format (which keeps the tree's structure), and an export of another format's tree
 // is at most 1.3 times the size of its export in its own format (messages are
 // written in Claude Code's form, not carried twice).
 func TestCorpusEveryFormatExportsToLinesReadersAccept(t *testing.T) {
@@ -341,6 +366,14 @@ func TestCorpusEveryFormatExportsToLinesReadersAccept(t *testing.T) {
 			if own, err := formats.Export(tr, format); err == nil && float64(len(out)) > 1.3*float64(len(own)) {
 				t.Errorf("%s: claudecode export %d bytes, %.2f times its own format's", filepath.Base(f), len(out), float64(len(out))/float64(len(own)))
 			}
+		}
+		back, _, err := claudecode.Import(out)
+		if err != nil {
+			t.Errorf("%s: import of the export: %v", filepath.Base(f), err)
+			continue
+		}
+		if why := sameStructure(tr, back); why != "" {
+			t.Errorf("%s: the export does not keep the tree: %s", filepath.Base(f), why)
 		}
 		ok := true
 		for i, l := range bytes.Split(bytes.TrimSpace(out), []byte("\n")) {
