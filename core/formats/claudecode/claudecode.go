@@ -68,11 +68,12 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 		sc.turns[k].id, sc.turns[k].parent = nodes[k].ID, nodes[k].Parent
 	}
 	parents, moved := link(sc.turns, sc.via)
+	sc.turns, sc.via = nil, nil // free for the tree
 	active := ""
 	for k, n := range nodes {
 		p := parents[k]
-		if sc.fixed[k].has {
-			p = sc.fixed[k].parent
+		if f, ok := sc.fixed[k]; ok {
+			p = f
 		}
 		id := sc.s.B.Add(n.Line, n.ID, p, n.Msg, n.Label, n.At)
 		if n.Active {
@@ -92,21 +93,16 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 type scanner struct {
 	s     *convert.Session
 	turns []turn
-	fixed []fixedParent     // a parent a previous export wrote in "sessiontree"
+	fixed map[int]string    // turn → the parent a previous export wrote in "sessiontree"
 	via   map[string]string // uuid → parentUuid of lines that are not turns
 	ext   []byte
 	notes convert.Counted
 }
 
-type fixedParent struct {
-	parent string
-	has    bool
-}
-
 func newScanner(opts []core.Option) *scanner {
 	s := convert.NewSession("claudecode", AfterKey, BeforeKey, opts)
 	s.Defer = true
-	return &scanner{s: s, via: make(map[string]string)}
+	return &scanner{s: s, via: make(map[string]string), fixed: make(map[int]string)}
 }
 
 func (sc *scanner) line(n int, obj []byte) {
@@ -140,7 +136,6 @@ func (sc *scanner) line(n int, obj []byte) {
 	var label string
 	var at int64
 	id, parent := "", ""
-	var fixed fixedParent
 	var kept lineExt
 	if f.Simple() {
 		// The common line: build the message straight into the session's
@@ -162,7 +157,9 @@ func (sc *scanner) line(n int, obj []byte) {
 		if e.id != "" {
 			id = e.id
 		}
-		fixed = fixedParent{e.parent, e.hasParent}
+		if e.hasParent {
+			sc.fixed[len(sc.turns)] = e.parent
+		}
 		kept = e
 	}
 	for _, l := range kept.before {
@@ -174,10 +171,9 @@ func (sc *scanner) line(n int, obj []byte) {
 	t := turn{hasParent: f.hasParent}
 	if f.Message != nil {
 		t.msgID = strings.Clone(unquote(f.msgID))
-		t.uses, t.results = toolIDs(f.Message)
+		t.tools = toolIDs(f.Message)
 	}
 	sc.turns = append(sc.turns, t)
-	sc.fixed = append(sc.fixed, fixed)
 	s.Node(n, id, parent, msg, label, at)
 	if string(f.sidechain) != "true" {
 		s.Active()
@@ -198,14 +194,15 @@ func (sc *scanner) fold(l []byte) {
 
 // toolIDs lists the ids of the tool_use blocks and the tool_use_ids of the
 // tool_result blocks of a message's content.
-func toolIDs(message []byte) (uses, results []string) {
+func toolIDs(message []byte) *tools {
 	if !bytes.Contains(message, []byte(`"tool_`)) {
-		return nil, nil
+		return nil
 	}
 	content, ok := rawjson.Lookup(message, "content")
 	if !ok || len(content) == 0 || content[0] != '[' {
-		return nil, nil
+		return nil
 	}
+	var uses, results []string
 	parts, _ := convert.Elements(content)
 	for _, p := range parts {
 		typ, _ := rawjson.LookupString(p, "type")
@@ -220,7 +217,10 @@ func toolIDs(message []byte) (uses, results []string) {
 			}
 		}
 	}
-	return uses, results
+	if uses == nil && results == nil {
+		return nil
+	}
+	return &tools{uses, results}
 }
 
 func unquote(lit []byte) string {

@@ -183,7 +183,7 @@ func placeParents(entries []*entry) {
 		turns[k] = turn{id: e.n.ID, parent: unquote(f.parent), hasParent: f.hasParent}
 		if f.Message != nil {
 			turns[k].msgID = unquote(f.msgID)
-			turns[k].uses, turns[k].results = toolIDs(f.Message)
+			turns[k].tools = toolIDs(f.Message)
 		}
 		for _, l := range append(append([][]byte(nil), e.before...), e.after...) {
 			if id, _ := rawjson.LookupString(l, "uuid"); id != "" {

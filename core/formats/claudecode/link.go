@@ -9,11 +9,30 @@ package claudecode
 // turn is what the link phase knows of one turn line.
 type turn struct {
 	id        string
-	parent    string   // parentUuid; "" when null or absent
-	hasParent bool     // the line has a parentUuid member at all
-	msgID     string   // message.id of an assistant line
-	uses      []string // ids of its tool_use blocks
-	results   []string // tool_use_ids of its tool_result blocks
+	parent    string // parentUuid; "" when null or absent
+	hasParent bool   // the line has a parentUuid member at all
+	msgID     string // message.id of an assistant line
+	tools     *tools // nil for a line with no tool_use or tool_result block
+}
+
+// tools are the tool blocks of a line.
+type tools struct {
+	uses    []string // ids of its tool_use blocks
+	results []string // tool_use_ids of its tool_result blocks
+}
+
+func (t *turn) uses() []string {
+	if t.tools == nil {
+		return nil
+	}
+	return t.tools.uses
+}
+
+func (t *turn) results() []string {
+	if t.tools == nil {
+		return nil
+	}
+	return t.tools.results
 }
 
 // link returns the parent of every turn (in the order given: file order).
@@ -115,18 +134,19 @@ func linkToolCalls(turns []turn, parents []string, index map[string]int) (moved 
 				continue // the same message again elsewhere: left as the file has it
 			}
 			member[t.id] = c
-			for _, u := range t.uses {
+			for _, u := range t.uses() {
 				if _, taken := byUse[u]; !taken {
 					byUse[u] = c
 				}
 			}
 			continue
 		}
-		if len(t.results) == 0 || isMember(member, t.id) {
+		results := t.results()
+		if len(results) == 0 || isMember(member, t.id) {
 			continue
 		}
-		c, ok := byUse[t.results[0]]
-		for _, r := range t.results[1:] {
+		c, ok := byUse[results[0]]
+		for _, r := range results[1:] {
 			if d, found := byUse[r]; !found || d != c {
 				ok = false
 			}
