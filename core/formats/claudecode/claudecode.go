@@ -162,8 +162,12 @@ func (sc *scanner) line(n int, obj []byte) {
 		}
 		kept = e
 	}
-	for _, l := range kept.before {
-		sc.fold(l)
+	if len(kept.before) > 0 {
+		// lines kept before a node that is not the file's first
+		msg = convert.Reattach(msg, BeforeKey, kept.before, "", nil)
+		for _, l := range kept.before {
+			sc.alias(l)
+		}
 	}
 	if string(f.subtype) == `"compact_boundary"` {
 		sc.notes.Add("compact_boundary lines kept as roots (logicalParentUuid stays in the line)")
@@ -185,11 +189,16 @@ func (sc *scanner) line(n int, obj []byte) {
 
 // fold keeps a line that a previous export carried in a line's extension.
 func (sc *scanner) fold(l []byte) {
+	sc.alias(l)
+	sc.s.Fold(l, "", "")
+}
+
+// alias makes a kept line with a uuid transparent to the link phase.
+func (sc *scanner) alias(l []byte) {
 	if id, _ := rawjson.LookupString(l, "uuid"); id != "" {
 		p, _ := rawjson.LookupString(l, "parentUuid")
 		sc.via[id] = p
 	}
-	sc.s.Fold(l, "", "")
 }
 
 // toolIDs lists the ids of the tool_use blocks and the tool_use_ids of the

@@ -23,7 +23,11 @@ func Export(t *core.Tree) ([]byte, error) {
 	var entries []*entry
 	for _, g := range convert.Groups(t, convert.ActiveSet(t)) {
 		for _, n := range g.Nodes {
-			entries = append(entries, newEntry(n, session))
+			e := newEntry(n, session)
+			if len(entries) > 0 && len(e.before) > 0 {
+				e.keptInExt = true // lines before a node only come back in place before the first
+			}
+			entries = append(entries, e)
 		}
 	}
 	placeParents(entries)
