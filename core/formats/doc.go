@@ -14,8 +14,9 @@
 //   - Records that are not messages are never dropped: the ChatGPT null-message
 //     root and the conversation's fields go under "<format>_conversation" on the
 //     conversation's first node; JSONL lines that are not messages (file
-//     snapshots, session headers, model changes, reasoning, duplicated events)
-//     are kept with the node before them under "<format>_after" (before the
+//     snapshots, session headers, model changes, reasoning, duplicated events,
+//     Claude Code's progress lines and hook summaries, whose children then hang
+//     on the nearest message) are kept with the node before them under "<format>_after" (before the
 //     first node: "<format>_before") and written back in place. So a projection
 //     holds only real messages.
 //   - Several roots stay several roots: the tree is a forest. LibreChat's
@@ -41,7 +42,10 @@
 //     original message kept there holds no second copy of a string the record
 //     holds already: a reference to it stands in (see internal/convert,
 //     Elide). So import(export(t)) gives t back for chatgpt,
-//     openwebui, librechat, claudecode and pi. codex, openai and markdown are
+//     openwebui, librechat, claudecode and pi. A message that came from another
+//     format is written in the target's own form (through core/chat), so it
+//     comes back in that form, not as a second copy of the original.
+//     codex, openai and markdown are
 //     linear: they carry the active path (codex and markdown add the other
 //     branches' summaries).
 //   - Every import returns a Report: counts, what the format could not carry,

@@ -159,6 +159,9 @@ func Detect(data []byte) string {
 			return Codex
 		case has(first, "uuid") || has(first, "parentUuid") || has(first, "sessionId") || typ == "summary" || typ == "file-history-snapshot":
 			return ClaudeCode
+		case typ == "" && has(first, "id") && has(first, "timestamp") && legacyCodexItem(data[len(first):]):
+			// Codex's pre-2025 rollout: a session line, then bare response items.
+			return Codex
 		}
 	}
 	if !rawjson.Valid(data) {
@@ -198,6 +201,22 @@ func isChat(item []byte) bool {
 	}
 	h, ok := rawjson.Lookup(item, "history")
 	return ok && len(h) > 0 && h[0] == '{'
+}
+
+// legacyCodexItem reports whether the first line of rest is a bare Responses
+// API item (the lines of a pre-2025 Codex rollout).
+func legacyCodexItem(rest []byte) bool {
+	rest = bytes.TrimSpace(rest)
+	if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+		rest = bytes.TrimSpace(rest[:i])
+	}
+	typ, _ := rawjson.LookupString(rest, "type")
+	switch typ {
+	case "message", "reasoning", "function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output", "local_shell_call", "web_search_call":
+		return true
+	}
+	_, state := rawjson.Lookup(rest, "record_type")
+	return state
 }
 
 func has(obj []byte, key string) bool {

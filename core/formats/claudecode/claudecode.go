@@ -3,23 +3,35 @@
 //
 // A line with a "message" becomes a node whose message is that message (role,
 // content, …) plus "claudecode": the line with "message" replaced by 0, so the
-// line is kept whole without holding its content twice. A line with a uuid but
-// no message (a system line such as compact_boundary) becomes a node with role
-// "system" and its "content". Lines without a uuid (summaries, file history
-// snapshots) are kept with the node before them under "claudecode_after".
+// line is kept whole without holding its content twice. A system line with a
+// text "content" (a local command, a compact_boundary) becomes a node with
+// role "system" and that content. Every other line is not a turn of the
+// conversation — progress events, hook summaries, turn durations, file
+// history snapshots, summaries — and is kept with the node before it under
+// "claudecode_after" (before the first node: "claudecode_before"), written
+// back in place on export. A turn whose parentUuid names such a line hangs on
+// that line's nearest turn ancestor.
+//
+// Parallel tool calls: Claude Code writes an assistant message as one line
+// per content block and hangs each tool_result line off its own tool_use
+// line. The import rebuilds what the model saw, one sequence: the message's
+// lines, then each result (see link). Every line keeps its uuid and its
+// parentUuid, so export writes the file back as it was; where an import would
+// place a line elsewhere than the tree has it, the line carries the node's
+// parent in its "sessiontree" member.
 //
 // Roots: a compact_boundary line has parentUuid null and points back with
 // logicalParentUuid; it stays a root (the tree is a forest) so the active
 // branch projects what the model saw after compaction, and the pre-compaction
 // history stays whole under its own branch. Sidechain (subagent) lines are
-// nodes like any other; a sidechain root is a root. Assistant lines that share
-// message.id (one per content block) stay one node each, in their chain.
-// main ends at the last non-sidechain line.
+// nodes like any other; a sidechain root is a root. main ends at the last
+// non-sidechain turn.
 package claudecode
 
 import (
 	"bytes"
 	"io"
+	"strings"
 
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/formats/internal/convert"
@@ -39,73 +51,185 @@ func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error
 }
 
 // ImportReader reads a session transcript line by line: memory grows with
-// the tree (one copy of each line), not with the file.
+// the tree (one copy of each line), not with the file. It runs in three
+// phases: scan (each line becomes a turn or is kept with the turn before it),
+// link (each turn's parent, see link) and build (the tree).
 func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report, error) {
-	s := convert.NewSession("claudecode", AfterKey, BeforeKey, opts)
-	rep := s.B.Report
-	var ext []byte
-	var notes convert.Counted
-	msgIDs := make(map[string]bool)
-	err := convert.EachLine(r, rep, func(n int, obj []byte) {
-		f := scan(obj)
-		if string(f.typ) == `"`+convert.ExtKey+`"` {
-			ext = bytes.Clone(obj)
-			return
-		}
-		if convert.View(f.uuid) == "" {
-			notes.Add("lines without uuid (" + convert.View(f.typ) + ") kept with the node before them")
-			s.Fold(obj, "", "")
-			return
-		}
-		var msg core.Message
-		var id, parent, label string
-		var at int64
-		if f.Simple() {
-			// The common line: build the message straight into the session's
-			// scratch buffer; id and parent are views into it.
-			msg = convert.Folded(s.Scratch(), obj, f.Message, Key)
-			id, parent = convert.View(convert.FoldedAt(msg, obj, f.Message, Key, f.uuid)), convert.View(convert.FoldedAt(msg, obj, f.Message, Key, f.parent))
-			at, _ = convert.ParseISO(convert.View(f.timestamp))
-		} else {
-			var err error
-			msg, label, at, err = derive(obj)
-			id, parent = unquote(f.uuid), unquote(f.parent)
-			if err != nil {
-				rep.Problemf(n, id, err.Error()+": kept with the node before it")
-				s.Fold(obj, id, parent)
-				return
-			}
-		}
-		if string(f.subtype) == `"compact_boundary"` {
-			notes.Add("compact_boundary lines kept as roots (logicalParentUuid stays in the line)")
-		}
-		if f.msgID != nil {
-			var mid string
-			if f.Simple() {
-				// A view into msg, which the session keeps: no copy.
-				mid = convert.View(convert.FoldedAt(msg, obj, f.Message, Key, f.msgID))
-			} else {
-				mid = unquote(f.msgID)
-			}
-			if msgIDs[mid] {
-				notes.Add("assistant lines sharing a message.id kept as consecutive nodes")
-			}
-			msgIDs[mid] = true
-		}
-		s.Node(n, id, parent, msg, label, at)
-		if string(f.sidechain) != "true" {
-			s.Active()
-		}
-	})
-	if err != nil {
-		return nil, *rep, err
+	sc := newScanner(opts)
+	if err := convert.EachLine(r, sc.s.B.Report, sc.line); err != nil {
+		return nil, *sc.s.B.Report, err
 	}
+	rep := sc.s.B.Report
 	if rep.Records == 0 {
 		return nil, *rep, convert.Invalid("claudecode: no line to read")
 	}
-	notes.Flush(rep)
-	t, rep2 := s.Finish("", ext)
+	nodes := sc.s.Drain()
+	for k := range nodes {
+		sc.turns[k].id, sc.turns[k].parent = nodes[k].ID, nodes[k].Parent
+	}
+	parents, moved := link(sc.turns, sc.via)
+	sc.turns, sc.via = nil, nil // free for the tree
+	active := ""
+	for k, n := range nodes {
+		p := parents[k]
+		if f, ok := sc.fixed[k]; ok {
+			p = f
+		}
+		id := sc.s.B.Add(n.Line, n.ID, p, n.Msg, n.Label, n.At)
+		if n.Active {
+			active = id
+		}
+	}
+	for ; moved > 0; moved-- {
+		sc.notes.Add("lines placed in their assistant message's one sequence of tool calls and results (parallel tool calls), as the model saw it; each keeps its parentUuid")
+	}
+	sc.notes.Flush(rep)
+	t, rep2 := sc.s.B.Finish(active, nil, sc.ext)
 	return t, *rep2, nil
+}
+
+// scanner is the scan phase: it turns lines into nodes held by a deferring
+// session and records what the link phase needs.
+type scanner struct {
+	s     *convert.Session
+	turns []turn
+	fixed map[int]string    // turn → the parent a previous export wrote in "sessiontree"
+	via   map[string]string // uuid → parentUuid of lines that are not turns
+	ext   []byte
+	notes convert.Counted
+}
+
+func newScanner(opts []core.Option) *scanner {
+	s := convert.NewSession("claudecode", AfterKey, BeforeKey, opts)
+	s.Defer = true
+	return &scanner{s: s, via: make(map[string]string), fixed: make(map[int]string)}
+}
+
+func (sc *scanner) line(n int, obj []byte) {
+	s, rep := sc.s, sc.s.B.Report
+	f := scan(obj)
+	if string(f.typ) == `"`+convert.ExtKey+`"` {
+		sc.ext = bytes.Clone(obj)
+		return
+	}
+	uuid := unquote(f.uuid)
+	if uuid == "" {
+		sc.notes.Add("lines without uuid (summaries, file history snapshots, …) kept with the node before them")
+		s.Fold(obj, "", "")
+		return
+	}
+	isTurn := f.Message != nil && !f.BadMsg
+	if f.Message == nil && !f.BadMsg && string(f.typ) == `"system"` && len(f.content) > 2 && f.content[0] == '"' {
+		isTurn = true
+	}
+	if !isTurn {
+		if f.BadMsg {
+			rep.Problemf(n, uuid, "message is not an object with a string role: kept with the node before it")
+		} else {
+			sc.notes.Add("lines with a uuid that are not turns (progress, hook summaries, turn durations, …) kept with the node before them, their children hung on the nearest turn")
+		}
+		sc.via[uuid] = unquote(f.parent)
+		s.Fold(obj, "", "")
+		return
+	}
+	var msg core.Message
+	var label string
+	var at int64
+	id, parent := "", ""
+	var kept lineExt
+	if f.Simple() {
+		// The common line: build the message straight into the session's
+		// scratch buffer; id and parent are views into it.
+		msg = convert.Folded(s.Scratch(), obj, f.Message, Key)
+		id, parent = convert.View(convert.FoldedAt(msg, obj, f.Message, Key, f.uuid)), convert.View(convert.FoldedAt(msg, obj, f.Message, Key, f.parent))
+		at, _ = convert.ParseISO(convert.View(f.timestamp))
+	} else {
+		var err error
+		var e lineExt
+		msg, label, at, e, err = deriveExt(obj)
+		id, parent = uuid, unquote(f.parent)
+		if err != nil {
+			rep.Problemf(n, id, err.Error()+": kept with the node before it")
+			sc.via[id] = parent
+			s.Fold(obj, "", "")
+			return
+		}
+		if e.id != "" {
+			id = e.id
+		}
+		if e.hasParent {
+			sc.fixed[len(sc.turns)] = e.parent
+		}
+		kept = e
+	}
+	if len(kept.before) > 0 {
+		// lines kept before a node that is not the file's first
+		msg = convert.Reattach(msg, BeforeKey, kept.before, "", nil)
+		for _, l := range kept.before {
+			sc.alias(l)
+		}
+	}
+	if string(f.subtype) == `"compact_boundary"` {
+		sc.notes.Add("compact_boundary lines kept as roots (logicalParentUuid stays in the line)")
+	}
+	t := turn{hasParent: f.hasParent}
+	if f.Message != nil {
+		t.msgID = strings.Clone(unquote(f.msgID))
+		t.tools = toolIDs(f.Message)
+	}
+	sc.turns = append(sc.turns, t)
+	s.Node(n, id, parent, msg, label, at)
+	if string(f.sidechain) != "true" {
+		s.Active()
+	}
+	for _, l := range kept.after {
+		sc.fold(l)
+	}
+}
+
+// fold keeps a line that a previous export carried in a line's extension.
+func (sc *scanner) fold(l []byte) {
+	sc.alias(l)
+	sc.s.Fold(l, "", "")
+}
+
+// alias makes a kept line with a uuid transparent to the link phase.
+func (sc *scanner) alias(l []byte) {
+	if id, _ := rawjson.LookupString(l, "uuid"); id != "" {
+		p, _ := rawjson.LookupString(l, "parentUuid")
+		sc.via[id] = p
+	}
+}
+
+// toolIDs lists the ids of the tool_use blocks and the tool_use_ids of the
+// tool_result blocks of a message's content.
+func toolIDs(message []byte) *tools {
+	if !bytes.Contains(message, []byte(`"tool_`)) {
+		return nil
+	}
+	content, ok := rawjson.Lookup(message, "content")
+	if !ok || len(content) == 0 || content[0] != '[' {
+		return nil
+	}
+	var uses, results []string
+	parts, _ := convert.Elements(content)
+	for _, p := range parts {
+		typ, _ := rawjson.LookupString(p, "type")
+		switch typ {
+		case "tool_use":
+			if id, ok := rawjson.LookupString(p, "id"); ok {
+				uses = append(uses, id)
+			}
+		case "tool_result":
+			if id, ok := rawjson.LookupString(p, "tool_use_id"); ok {
+				results = append(results, id)
+			}
+		}
+	}
+	if uses == nil && results == nil {
+		return nil
+	}
+	return &tools{uses, results}
 }
 
 func unquote(lit []byte) string {
@@ -118,8 +242,9 @@ func unquote(lit []byte) string {
 // fields are the members of a line the import reads: raw values, slices of
 // the line (string members only when they are strings).
 type fields struct {
-	typ, uuid, parent, subtype, sidechain, timestamp []byte
-	msgID                                            []byte
+	typ, uuid, parent, subtype, sidechain, timestamp, content []byte
+	msgID                                                     []byte
+	hasParent                                                 bool
 	convert.LineScan
 }
 
@@ -132,6 +257,7 @@ func scan(obj []byte) fields {
 		case "uuid":
 			convert.First(&f.uuid, v)
 		case "parentUuid":
+			f.hasParent = true
 			convert.First(&f.parent, v)
 		case "subtype":
 			convert.First(&f.subtype, v)
@@ -139,6 +265,8 @@ func scan(obj []byte) fields {
 			convert.First(&f.sidechain, v)
 		case "timestamp":
 			convert.First(&f.timestamp, v)
+		case "content":
+			convert.First(&f.content, v)
 		default:
 			f.Member(key, v)
 		}
@@ -151,53 +279,4 @@ func scan(obj []byte) fields {
 		}
 	}
 	return f
-}
-
-// derive turns a line into a node's message, label and time; a line without
-// a message object is a system node with the line's "content".
-func derive(line []byte) (core.Message, string, int64, error) {
-	return convert.DeriveLine(line, Key, func(base []convert.Member) (core.Message, error) {
-		return convert.Wrap("system", convert.Str(base, "content"), Key, convert.NewObject(nil).Members(base).Bytes()), nil
-	})
-}
-
-// Export writes t as a transcript: every root's nodes in preorder, the active
-// path last (so its leaf is the last line, where Claude Code resumes), the
-// kept lines in place, and a final {"type":"sessiontree",…} line with the
-// branches.
-func Export(t *core.Tree) ([]byte, error) {
-	if err := convert.Corrupt(t); err != nil {
-		return nil, err
-	}
-	var out []byte
-	for _, g := range convert.Groups(t, convert.ActiveSet(t)) {
-		for _, n := range g.Nodes {
-			msg, before, after := convert.Attachments(n.Message, BeforeKey, AfterKey)
-			out = convert.AppendLines(out, before)
-			out = append(out, convert.Faithful(record(n, msg), n, convert.Reattached(derive, BeforeKey, before, AfterKey, after))...)
-			out = append(out, '\n')
-			out = convert.AppendLines(out, after)
-		}
-	}
-	return convert.AppendTreeExtLine(out, t), nil
-}
-
-// record is the line written for n: its own line when it came from Claude
-// Code and still fits the tree, else a user or assistant line made from it.
-func record(n core.Node, msg core.Message) []byte {
-	if line := convert.OwnLine(n, msg, Key, "uuid", "parentUuid"); line != nil {
-		return line
-	}
-	typ := "user"
-	if n.Message.Role() == "assistant" {
-		typ = "assistant"
-	}
-	o := convert.NewObject(nil)
-	if n.Parent != "" {
-		o.String("parentUuid", n.Parent)
-	} else {
-		o.Raw("parentUuid", []byte("null"))
-	}
-	return o.Raw("isSidechain", []byte("false")).String("type", typ).String("uuid", n.ID).
-		String("timestamp", convert.FormatISO(n.CreatedAtMs)).Raw("message", msg).Bytes()
 }

@@ -2,6 +2,7 @@ package claudecode_test
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -15,7 +16,19 @@ func line(typ, uuid, parent, extra string) string {
 	if parent != "" {
 		p = `"` + parent + `"`
 	}
-	return `{"type":"` + typ + `","uuid":"` + uuid + `","parentUuid":` + p + `,"timestamp":"2025-01-01T00:00:0` + uuid[len(uuid)-1:] + `.000Z"` + extra + "}\n"
+	side := `,"isSidechain":false`
+	if strings.Contains(extra, `"isSidechain"`) {
+		side = ""
+	}
+	return `{"type":"` + typ + `","uuid":"` + uuid + `","parentUuid":` + p + side + `,"userType":"external","cwd":"/w","sessionId":"s","version":"2.1.0","timestamp":"2025-01-01T00:00:0` + uuid[len(uuid)-1:] + `.000Z"` + extra + "}\n"
+}
+
+var used = regexp.MustCompile(`,"used":\d+|,"moved_at_ms":\d+`)
+
+// same compares trees by their .tree.json, without the branches' "used"
+// clock, which no import sets.
+func same(a, b *core.Tree) bool {
+	return used.ReplaceAllString(string(a.Marshal()), "") == used.ReplaceAllString(string(b.Marshal()), "")
 }
 
 func user(uuid, parent, text string) string {
@@ -23,7 +36,7 @@ func user(uuid, parent, text string) string {
 }
 
 func assistant(uuid, parent, msgID, text string) string {
-	return line("assistant", uuid, parent, `,"message":{"id":"`+msgID+`","role":"assistant","content":[{"type":"text","text":"`+text+`"}]}`)
+	return line("assistant", uuid, parent, `,"message":{"id":"`+msgID+`","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"`+text+`"}]}`)
 }
 
 func roots(t *core.Tree) []string {
@@ -95,7 +108,7 @@ func TestImport(t *testing.T) {
 			user("u1", "", "q") + assistant("a2", "u1", "m1", "part one") + assistant("a3", "a2", "m1", "part two"),
 			func(t *testing.T, tr *core.Tree, _ string, notes string) {
 				path, _ := tr.ActivePath()
-				if strings.Join(path, ",") != "u1,a2,a3" || !strings.Contains(notes, "1 assistant lines sharing a message.id") {
+				if strings.Join(path, ",") != "u1,a2,a3" {
 					t.Fatalf("path %v, notes %s", path, notes)
 				}
 			}},
@@ -125,6 +138,152 @@ func TestImport(t *testing.T) {
 			}},
 	}
 	formattest.RunImports(t, claudecode.Import, cases)
+}
+
+func progress(uuid, parent string) string {
+	return line("progress", uuid, parent, `,"data":{"type":"hook_progress"},"toolUseID":"x"`)
+}
+
+func toolUse(uuid, parent, msgID, callID string) string {
+	return line("assistant", uuid, parent, `,"message":{"id":"`+msgID+`","type":"message","role":"assistant","model":"m","content":[{"type":"tool_use","id":"`+callID+`","name":"Read","input":{}}]}`)
+}
+
+func toolResult(uuid, parent, callID string) string {
+	return line("user", uuid, parent, `,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"`+callID+`","content":"ok"}]}`)
+}
+
+// The structure the import gives: progress and other non-turn lines off the
+// path, parallel tool calls as one sequence.
+func TestLinking(t *testing.T) {
+	cases := []formattest.Case{
+		{"a turn whose parent is a progress line hangs on the progress line's nearest turn",
+			user("u1", "", "q") + progress("p2", "u1") + progress("p3", "p2") + assistant("a4", "p3", "m1", "yo"),
+			func(t *testing.T, tr *core.Tree, _, notes string) {
+				path, _ := tr.ActivePath()
+				n, _ := tr.Node("u1")
+				if strings.Join(path, ",") != "u1,a4" || tr.Len() != 2 || !bytes.Contains(n.Message, []byte(`"claudecode_after":[{"type":"progress"`)) || !strings.Contains(notes, "2 lines with a uuid that are not turns") {
+					t.Fatalf("path %v, %d nodes, notes %s, message %s", path, tr.Len(), notes, n.Message)
+				}
+			}},
+		{"a progress chain that starts the file leaves its first turn a root",
+			progress("p1", "") + progress("p2", "p1") + user("u3", "p2", "q"),
+			func(t *testing.T, tr *core.Tree, problems, _ string) {
+				if tr.Root() != "u3" || problems != "" {
+					t.Fatalf("root %s, problems %s", tr.Root(), problems)
+				}
+			}},
+		{"a turn whose parent is in a cycle of progress lines is a root",
+			progress("p1", "p2") + progress("p2", "p1") + user("u3", "p1", "q"),
+			func(t *testing.T, tr *core.Tree, _, _ string) {
+				if tr.Root() != "u3" || tr.Len() != 1 {
+					t.Fatalf("root %s, %d nodes", tr.Root(), tr.Len())
+				}
+			}},
+		{"system lines without text (hook summaries, turn durations) are not turns",
+			user("u1", "", "q") + line("system", "s2", "u1", `,"subtype":"turn_duration","durationMs":5`) + assistant("a3", "s2", "m1", "yo"),
+			func(t *testing.T, tr *core.Tree, _, _ string) {
+				path, _ := tr.ActivePath()
+				if strings.Join(path, ",") != "u1,a3" {
+					t.Fatalf("path %v", path)
+				}
+			}},
+		{"parallel tool calls become the message's lines, then each result, then what follows",
+			user("u1", "", "q") + toolUse("a2", "u1", "m1", "c1") + progress("p3", "a2") + toolUse("a4", "p3", "m1", "c2") +
+				toolResult("r5", "a2", "c1") + toolResult("r6", "a4", "c2") + assistant("a7", "r6", "m2", "done"),
+			func(t *testing.T, tr *core.Tree, _, notes string) {
+				path, _ := tr.ActivePath()
+				if strings.Join(path, ",") != "u1,a2,a4,r5,r6,a7" || len(tr.Branches()) != 1 || !strings.Contains(notes, "2 lines placed in their assistant message's one sequence") {
+					t.Fatalf("path %v, branches %v, notes %s", path, tr.Branches(), notes)
+				}
+			}},
+		{"a line hanging off any line of the sequence continues after its last",
+			user("u1", "", "q") + toolUse("a2", "u1", "m1", "c1") + toolUse("a3", "a2", "m1", "c2") +
+				toolResult("r4", "a3", "c2") + toolResult("r5", "a2", "c1") + user("u6", "r4", "next"),
+			func(t *testing.T, tr *core.Tree, _, _ string) {
+				path, _ := tr.ActivePath()
+				if strings.Join(path, ",") != "u1,a2,a3,r4,r5,u6" {
+					t.Fatalf("path %v", path)
+				}
+			}},
+		{"a tool result the file makes a root follows its tool use",
+			user("u1", "", "q") + toolUse("a2", "", "m1", "c1") + toolResult("r3", "", "c1"),
+			func(t *testing.T, tr *core.Tree, _, _ string) {
+				n, _ := tr.Node("r3")
+				if n.Parent != "a2" || len(roots(tr)) != 2 {
+					t.Fatalf("r3 under %q, roots %v", n.Parent, roots(tr))
+				}
+			}},
+		{"a transcript with no parentUuid at all is read in file order",
+			`{"type":"user","uuid":"u1","message":{"role":"user","content":"q"}}` + "\n" + `{"type":"assistant","uuid":"a2","message":{"role":"assistant","content":"yo"}}` + "\n",
+			func(t *testing.T, tr *core.Tree, _, _ string) {
+				path, _ := tr.ActivePath()
+				if strings.Join(path, ",") != "u1,a2" {
+					t.Fatalf("path %v", path)
+				}
+			}},
+	}
+	formattest.RunImports(t, claudecode.Import, cases)
+}
+
+// Export writes every line back as it was (uuid and parentUuid included), so
+// a re-import rebuilds the same sequence; a line placed elsewhere than the
+// link phase would place it carries its parent.
+func TestExportKeepsEveryLineAndTheSequence(t *testing.T) {
+	in := user("u1", "", "q") + toolUse("a2", "u1", "m1", "c1") + progress("p3", "a2") + toolUse("a4", "p3", "m1", "c2") +
+		toolResult("r5", "a2", "c1") + toolResult("r6", "a4", "c2") + assistant("a7", "r6", "m2", "done")
+	tr, _, err := claudecode.Import([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := claudecode.Export(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.SplitN(string(out), `{"type":"sessiontree"`, 2)[0]
+	if got != in {
+		t.Fatalf("export differs from the file:\n%s\nwant\n%s", got, in)
+	}
+	// A node added under a line inside the sequence is kept where it is.
+	if _, err := tr.Rewind("a2", 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Append(core.Message(`{"role":"user","content":"instead"}`), 1); err != nil {
+		t.Fatal(err)
+	}
+	out, err = claudecode.Export(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, _, err := claudecode.Import(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !same(tr, back) || !bytes.Contains(out, []byte(`"sessiontree":{"parent":"a2",`)) {
+		t.Fatalf("round trip differs:\n%s\n%s\n%s", out, tr.Marshal(), back.Marshal())
+	}
+}
+
+// A message of another shape is written in Claude Code's form, tool calls as
+// tool_use and tool_result blocks, and the readers accept the line.
+func TestForeignMessagesAreWrittenInClaudeCodesForm(t *testing.T) {
+	tr := core.New(core.WithIDSource(func() string { return "x" }))
+	u, _ := tr.Append(core.Message(`{"role":"user","content":"hi","x":1}`), 1000)
+	_ = u
+	out, err := claudecode.Export(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := bytes.SplitN(out, []byte("\n"), 2)[0]
+	if ok, why := claudecode.Accepted(first); !ok {
+		t.Fatalf("%s: %s", first, why)
+	}
+	back, _, err := claudecode.Import(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !same(tr, back) {
+		t.Fatalf("round trip differs:\n%s\n%s", tr.Marshal(), back.Marshal())
+	}
 }
 
 // The fast path (message built straight from the line) and the general one

@@ -49,7 +49,14 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 		role, text string
 	}
 	var pending *event
+	legacy := legacyReader{}
+	// the last node when it is a message item (its message stays valid in
+	// the session's scratch until the next node), so an event that repeats
+	// it after it (as Codex writes them since 2025) is kept with it rather
+	// than made a second node
+	var lastMsg core.Message
 	add := func(n int, msg core.Message, at int64) {
+		lastMsg = nil
 		parent := ""
 		if len(path) > 0 {
 			parent = path[len(path)-1].id
@@ -65,7 +72,8 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 			pending = nil
 		}
 	}
-	err := convert.EachLine(r, rep, func(n int, obj []byte) {
+	var handle func(n int, obj []byte)
+	handle = func(n int, obj []byte) {
 		var typ, payload []byte
 		plain := true // no escaped key: the fast path may build the message
 		convert.EachMember(obj, func(key, v []byte) bool {
@@ -104,6 +112,11 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 				role = "assistant"
 			}
 			text, _ := rawjson.LookupString(payload, "message")
+			if lastMsg != nil && role == lastMsg.Role() && text == convert.ContentText(lastMsg) {
+				notes.Add("events repeating the response_item before them kept with it")
+				s.Fold(obj, "", "")
+				return
+			}
 			pending = &event{n, bytes.Clone(obj), role, text}
 			return
 		case styp == "event_msg" && ptype == "thread_rolled_back":
@@ -114,7 +127,9 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 			return
 		case styp == "response_item" && ptype == "message" && plain && payload[0] == '{':
 			if _, ok := rawjson.LookupString(payload, "role"); ok {
-				add(n, convert.Folded(s.Scratch(), obj, payload, Key), timeOf(obj))
+				msg := convert.Folded(s.Scratch(), obj, payload, Key)
+				add(n, msg, timeOf(obj))
+				lastMsg = msg
 				return
 			}
 		case styp == "response_item":
@@ -125,6 +140,17 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 			}
 		}
 		s.Fold(obj, "", "")
+	}
+	err := convert.EachLine(r, rep, func(n int, obj []byte) {
+		if line, ok := legacy.line(obj); ok {
+			if line == nil {
+				s.Fold(obj, "", "")
+				return
+			}
+			notes.Add("lines of the pre-2025 rollout format read as the current format's lines (export writes the current format)")
+			obj = line
+		}
+		handle(n, obj)
 	})
 	if err != nil {
 		return nil, *rep, err
@@ -139,6 +165,9 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 		active = path[len(path)-1].id
 	}
 	t, rep2 := s.Finish(active, nil)
+	if t.Len() == 0 {
+		return nil, *rep2, convert.Invalid("codex: no message in the file (" + strconv.Itoa(rep2.Records) + " lines read, none a message, a tool call or its output)")
+	}
 	return t, *rep2, nil
 }
 
@@ -218,28 +247,25 @@ func Export(t *core.Tree) ([]byte, error) {
 			at, id = n.CreatedAtMs, n.ID
 		}
 		msg, before, after := convert.Attachments(m, BeforeKey, AfterKey)
-		if i == 0 && len(before) == 0 {
-			out = line(out, convert.FormatISO(at), "session_meta", convert.NewObject(nil).String("id", id).String("timestamp", convert.FormatISO(at)).Bytes())
+		if i == 0 && !hasMeta(before) {
+			out = line(out, convert.FormatISO(at), "session_meta", sessionMeta(id, convert.FormatISO(at)))
 		}
-		out = convert.AppendLines(out, before)
+		out = appendReadable(out, before)
 		lastTS = convert.FormatISO(at)
+		var own []byte
 		if rec, ok := rawjson.Lookup(msg, Key); ok && len(rec) > 0 && rec[0] == '{' {
+			own = rec
 			if p, _ := rawjson.Lookup(rec, "payload"); bytes.Equal(p, convert.Placeholder) {
-				out = append(append(out, convert.Unfold2(rec, "payload", convert.WithoutKey(msg, Key))...), '\n')
-			} else {
-				out = append(append(out, rec...), '\n')
+				own = convert.Unfold2(rec, "payload", convert.WithoutKey(msg, Key))
 			}
-		} else {
-			role := msg.Role()
-			part := "input_text"
-			if role == "assistant" {
-				part = "output_text"
-			}
-			content := convert.NewObject(nil).String("type", part).String("text", convert.ContentText(msg)).Bytes()
-			payload := convert.NewObject(nil).String("type", "message").String("role", role).Raw("content", append(append([]byte{'['}, content...), ']')).Bytes()
-			out = line(out, lastTS, "response_item", payload)
 		}
-		out = convert.AppendLines(out, after)
+		if ok, _ := Accepted(own); ok {
+			out = append(append(out, own...), '\n')
+		} else {
+			// not from Codex, or a line Codex would not read: its own items
+			out = appendNative(out, lastTS, core.Message(convert.WithoutKey(msg, Key)))
+		}
+		out = appendReadable(out, after)
 	}
 	for _, s := range sp.Summaries {
 		text := "Summary of branch " + strconv.Quote(s.Branch) + ": " + s.Summary
@@ -252,4 +278,107 @@ func Export(t *core.Tree) ([]byte, error) {
 
 func line(out []byte, ts, typ string, payload []byte) []byte {
 	return append(convert.NewObject(out).String("timestamp", ts).String("type", typ).Raw("payload", payload).Bytes(), '\n')
+}
+
+// legacyReader reads the rollout format Codex wrote before 2025's
+// {"timestamp","type","payload"} lines: a first line {"id","timestamp",…}
+// (the session), then each response item as a bare line, and
+// {"record_type":"state"} lines. It turns the session line into a
+// session_meta line and each item into a response_item line, stamped with
+// the session's time (the items have none).
+type legacyReader struct {
+	on bool
+	ts []byte
+}
+
+var rolloutTypes = map[string]bool{"session_meta": true, "response_item": true, "event_msg": true, "turn_context": true, "compacted": true}
+
+// line returns the current format's line for a legacy line (ok), nil for a
+// legacy line to keep as it is, or ok false for a line of the current format.
+func (l *legacyReader) line(obj []byte) ([]byte, bool) {
+	typ, hasType := rawjson.LookupString(obj, "type")
+	if l.ts == nil {
+		_, hasID := rawjson.Lookup(obj, "id")
+		ts, hasTS := rawjson.Lookup(obj, "timestamp")
+		if hasType || !hasID || !hasTS {
+			l.ts = []byte{}
+			return nil, false
+		}
+		l.on, l.ts = true, bytes.Clone(ts)
+		ms, _ := convert.Members(obj)
+		for _, k := range []string{"cwd", "originator", "cli_version"} {
+			if _, ok := convert.Get(ms, k); !ok {
+				ms = append(ms, convert.Member{Key: k, Value: []byte(`""`)})
+			}
+		}
+		return convert.NewObject(nil).Raw("timestamp", l.ts).String("type", "session_meta").Raw("payload", convert.NewObject(nil).Members(ms).Bytes()).Bytes(), true
+	}
+	if !l.on {
+		return nil, false
+	}
+	if _, ok := rawjson.Lookup(obj, "record_type"); ok || !hasType {
+		return nil, true
+	}
+	if rolloutTypes[typ] {
+		return nil, false
+	}
+	return convert.NewObject(nil).Raw("timestamp", l.ts).String("type", "response_item").Raw("payload", obj).Bytes(), true
+}
+
+// appendReadable appends the kept lines Codex reads (see Accepted): a
+// session_meta gets the members SessionMeta requires that it lacks
+// (timestamp, cwd, originator, cli_version) and a UUID for an id that is not
+// one; any other line Codex would not read (a type it does not know, a
+// malformed item) is left out of the export (Codex would skip it; the import
+// keeps it).
+func appendReadable(out []byte, lines [][]byte) []byte {
+	for _, l := range lines {
+		if typ, _ := rawjson.LookupString(l, "type"); typ == "session_meta" {
+			l = completeMeta(l)
+		}
+		if ok, _ := Accepted(l); ok {
+			out = append(append(out, l...), '\n')
+		}
+	}
+	return out
+}
+
+// hasMeta reports whether lines hold a session_meta Codex reads (once
+// completed).
+func hasMeta(lines [][]byte) bool {
+	for _, l := range lines {
+		if typ, _ := rawjson.LookupString(l, "type"); typ == "session_meta" {
+			if ok, _ := Accepted(completeMeta(l)); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func completeMeta(l []byte) []byte {
+	ms, err := convert.Members(l)
+	if err != nil {
+		return l
+	}
+	p, _ := convert.Get(ms, "payload")
+	pm, err := convert.Members(p)
+	if err != nil {
+		return l
+	}
+	id := convert.Str(pm, "id")
+	if !isUUID(id) {
+		pm = convert.Set(pm, "id", convert.Quote(uuidOf(id)))
+	}
+	ts, _ := convert.Get(ms, "timestamp")
+	for _, k := range []string{"timestamp", "cwd", "originator", "cli_version"} {
+		if v, ok := convert.Get(pm, k); !ok || len(v) == 0 || v[0] != '"' {
+			v = []byte(`""`)
+			if k == "timestamp" && len(ts) > 0 && ts[0] == '"' {
+				v = ts
+			}
+			pm = convert.Set(pm, k, v)
+		}
+	}
+	return convert.NewObject(nil).Members(convert.Set(ms, "payload", convert.NewObject(nil).Members(pm).Bytes())).Bytes()
 }

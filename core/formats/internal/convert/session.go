@@ -33,6 +33,22 @@ type Session struct {
 	active    string
 	scratch   [2][]byte
 	cur       int // scratch[cur] may hold the held node's message
+	// Defer, when set before the first Node, keeps every node in Deferred
+	// instead of adding it to B, for a format that links parents only once
+	// the whole file is read (claudecode). The format then adds them itself.
+	Defer    bool
+	Deferred []DeferredNode
+}
+
+// DeferredNode is a node a deferring Session finished but did not add: its
+// message (with the kept lines) in the arena, id and parent as Node got them.
+type DeferredNode struct {
+	Line       int
+	ID, Parent string
+	Msg        core.Message
+	Label      string
+	At         int64
+	Active     bool
 }
 
 type heldNode struct {
@@ -162,10 +178,25 @@ func (s *Session) flush() {
 	}
 	id, parent := rebase(h.id, src, msg), rebase(h.parent, src, msg)
 	s.nodes++
+	if s.Defer {
+		s.Deferred = append(s.Deferred, DeferredNode{Line: h.line, ID: id, Parent: parent, Msg: msg, Label: h.label, At: h.at, Active: h.active})
+		return
+	}
 	id = s.B.Add(h.line, id, parent, msg, h.label, h.at)
 	if h.active {
 		s.active = id
 	}
+}
+
+// Drain finishes the last node of a deferring Session and returns every node
+// it kept, in file order; lines that came before any node are reported.
+func (s *Session) Drain() []DeferredNode {
+	s.flush()
+	if s.beforeN > 0 {
+		s.B.Report.Problemf(0, "", strconv.Itoa(s.beforeN)+" lines and no message to keep them with: not imported")
+		s.beforeN = 0
+	}
+	return s.Deferred
 }
 
 // Finish inserts the last node and names the branches (see Builder.Finish);

@@ -1,0 +1,300 @@
+package claudecode
+
+import (
+	"bytes"
+
+	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/formats/internal/convert"
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
+
+// Export writes t as a transcript: every root's nodes in preorder, the active
+// path last (so its leaf is the last line, where Claude Code resumes), the
+// kept lines in place, and a final {"type":"sessiontree",…} line with the
+// branches. A node imported from Claude Code is written as its own line; any
+// other node as a line in Claude Code's form (see nativeLine). A line gets a
+// "sessiontree" member only for what it cannot say itself: a parent the link
+// phase would not find, a label, a time, members added so readers accept it.
+func Export(t *core.Tree) ([]byte, error) {
+	if err := convert.Corrupt(t); err != nil {
+		return nil, err
+	}
+	session := sessionOf(t)
+	var entries []*entry
+	for _, g := range convert.Groups(t, convert.ActiveSet(t)) {
+		for _, n := range g.Nodes {
+			e := newEntry(n, session)
+			if len(entries) > 0 && len(e.before) > 0 {
+				e.keptInExt = true // lines before a node only come back in place before the first
+			}
+			entries = append(entries, e)
+		}
+	}
+	placeParents(entries)
+	var out []byte
+	for _, e := range entries {
+		out = e.appendTo(out)
+	}
+	return convert.AppendTreeExtLine(out, t), nil
+}
+
+// entry is one node as the export writes it.
+type entry struct {
+	n             core.Node
+	msg           core.Message // the node's message without its kept lines
+	before, after [][]byte     // the kept lines
+	line          []byte       // the line, without "sessiontree"
+	ext           lineExt
+	converted     bool // the message was put in Claude Code's form: what comes back is that form
+	keptInExt     bool // a kept line readers would refuse: the kept lines travel in "sessiontree"
+}
+
+func newEntry(n core.Node, session string) *entry {
+	msg, before, after := convert.Attachments(n.Message, BeforeKey, AfterKey)
+	e := &entry{n: n, msg: msg, before: before, after: after}
+	if !e.ownLine() {
+		e.line, e.ext, e.converted = nativeLine(n, msg, session)
+	}
+	for _, l := range append(append([][]byte(nil), before...), after...) {
+		if ok, _ := Accepted(l); !ok {
+			e.keptInExt = true
+		}
+	}
+	return e
+}
+
+// ownLine sets the line of a node imported from Claude Code: its line with
+// the message put back, and the members readers require added when missing.
+func (e *entry) ownLine() bool {
+	rec, ok := rawjson.Lookup(e.msg, Key)
+	if !ok || len(rec) == 0 || rec[0] != '{' {
+		return false
+	}
+	ms, err := convert.Members(rec)
+	uuid := convert.Str(ms, "uuid")
+	if err != nil || uuid == "" {
+		return false
+	}
+	if uuid != e.n.ID {
+		e.ext.id = e.n.ID
+	}
+	if m, has := convert.Get(ms, "message"); has {
+		if !bytes.Equal(m, convert.Placeholder) {
+			return false
+		}
+		body := []byte(convert.WithoutKey(e.msg, Key))
+		typ := convert.Str(ms, "type")
+		if role := e.msg.Role(); (typ == "user" || typ == "assistant") && role != typ {
+			e.ext.was = []convert.Member{{Key: "role", Value: convert.Quote(role)}}
+			body = setMember(body, "role", convert.Quote(typ))
+		}
+		var was []convert.Member
+		body, e.ext.added, was = complete(body, typ, e.n.ID, "")
+		e.ext.was = append(e.ext.was, was...)
+		ms = convert.Set(ms, "message", body)
+	}
+	typ := convert.Str(ms, "type")
+	if typ == "user" || typ == "assistant" || typ == "system" {
+		for _, b := range baseMembers {
+			v, has := convert.Get(ms, b.key)
+			switch {
+			case !has:
+				ms = append(ms, convert.Member{Key: b.key, Value: defaultOf(b.key, e.n)})
+				e.ext.lineAdded = append(e.ext.lineAdded, b.key)
+			case !fits(v, b.kind):
+				e.ext.lineWas = append(e.ext.lineWas, convert.Member{Key: b.key, Value: v})
+				ms = convert.Set(ms, b.key, defaultOf(b.key, e.n))
+			}
+		}
+	}
+	e.line = convert.NewObject(nil).Members(ms).Bytes()
+	return true
+}
+
+// defaultOf is the value an export gives a member readers require that the
+// line lacks.
+func defaultOf(key string, n core.Node) []byte {
+	switch key {
+	case "parentUuid":
+		if n.Parent == "" {
+			return []byte("null")
+		}
+		return convert.Quote(n.Parent)
+	case "isSidechain":
+		return []byte("false")
+	case "userType":
+		return []byte(`"external"`)
+	case "uuid":
+		return convert.Quote(n.ID)
+	case "timestamp":
+		return convert.Quote(convert.FormatISO(n.CreatedAtMs))
+	}
+	return []byte(`""`)
+}
+
+// complete gives the message of a line of type typ the members readers
+// require (an assistant message's id, type "message" and model; any
+// message's content, a string or a list): it adds those it lacks (listed in
+// added) and replaces those of another kind (their values kept in was).
+func complete(m []byte, typ, id, model string) (out []byte, added []string, was []convert.Member) {
+	if typ != "user" && typ != "assistant" {
+		return m, nil, nil
+	}
+	need := [][3]string{{"content", `""`, "string|list"}}
+	if typ == "assistant" {
+		need = [][3]string{{"id", string(convert.Quote(id)), "string"}, {"type", `"message"`, "message"}, {"model", string(convert.Quote(model)), "string"}, {"content", `""`, "string|list"}}
+	}
+	for _, r := range need {
+		v, has := rawjson.Lookup(m, r[0])
+		switch {
+		case !has:
+			m = convert.AppendMember(m, r[0], []byte(r[1]))
+			added = append(added, r[0])
+		case r[2] == "string" && kindOf(v) == "string",
+			r[2] == "message" && string(v) == `"message"`,
+			r[2] == "string|list" && (kindOf(v) == "string" || kindOf(v) == "array"):
+		default:
+			was = append(was, convert.Member{Key: r[0], Value: v})
+			m = setMember(m, r[0], []byte(r[1]))
+		}
+	}
+	return m, added, was
+}
+
+// sessionOf is the sessionId of the tree's first line that has one, else the
+// id of its first root: what lines made by the export carry.
+func sessionOf(t *core.Tree) string {
+	for _, g := range convert.Groups(t, nil) {
+		for _, n := range g.Nodes {
+			if rec, ok := rawjson.Lookup(n.Message, Key); ok {
+				if s, ok := rawjson.LookupString(rec, "sessionId"); ok && s != "" {
+					return s
+				}
+			}
+		}
+	}
+	return t.Root()
+}
+
+// placeParents runs the import's link phase over the lines as they will be
+// written and gives each line whose node it would place elsewhere its parent
+// in "sessiontree".
+func placeParents(entries []*entry) {
+	turns := make([]turn, len(entries))
+	via := make(map[string]string)
+	for k, e := range entries {
+		f := scan(e.line)
+		turns[k] = turn{id: e.n.ID, parent: unquote(f.parent), hasParent: f.hasParent}
+		if f.Message != nil {
+			turns[k].msgID = unquote(f.msgID)
+			turns[k].tools = toolIDs(f.Message)
+		}
+		for _, l := range append(append([][]byte(nil), e.before...), e.after...) {
+			if id, _ := rawjson.LookupString(l, "uuid"); id != "" {
+				p, _ := rawjson.LookupString(l, "parentUuid")
+				via[id] = p
+			}
+		}
+	}
+	parents, _ := link(turns, via)
+	for k, e := range entries {
+		if parents[k] != e.n.Parent {
+			e.ext.parent, e.ext.hasParent = e.n.Parent, true
+		}
+	}
+}
+
+// appendTo writes the entry: its kept lines before, the line, those after.
+func (e *entry) appendTo(out []byte) []byte {
+	if !e.keptInExt {
+		out = convert.AppendLines(out, e.before)
+	}
+	line := e.withExt(false)
+	if !e.faithful(line) {
+		line = e.withExt(true)
+	}
+	out = append(append(out, line...), '\n')
+	if !e.keptInExt {
+		out = convert.AppendLines(out, e.after)
+	}
+	return out
+}
+
+// faithful reports whether importing line gives the entry's node back.
+func (e *entry) faithful(line []byte) bool {
+	msg, label, at, err := derive(line)
+	if err != nil || label != e.n.Label || at != e.n.CreatedAtMs {
+		return false
+	}
+	return e.converted || bytes.Equal(convert.Reattach(msg, BeforeKey, e.before, AfterKey, e.after), e.n.Message)
+}
+
+// withExt is the line with its "sessiontree" member, if it needs one; whole
+// adds the node's message (when the line does not give it back), label and
+// time.
+func (e *entry) withExt(whole bool) []byte {
+	o := convert.NewObject(nil)
+	if whole {
+		if !e.converted {
+			o.Raw("message", e.msg)
+		}
+		if e.n.Label != "" {
+			o.String("label", e.n.Label)
+		}
+		o.Int("created_at_ms", e.n.CreatedAtMs)
+	}
+	x := e.ext
+	if x.id != "" {
+		o.String("id", x.id)
+	}
+	if x.hasParent {
+		if x.parent == "" {
+			o.Raw("parent", []byte("null"))
+		} else {
+			o.String("parent", x.parent)
+		}
+	}
+	if x.bare {
+		o.Raw("bare", []byte("true"))
+	}
+	if len(x.added) > 0 {
+		o.Raw("added", rawjson.AppendStrings(nil, x.added))
+	}
+	if len(x.was) > 0 {
+		o.Raw("was", convert.NewObject(nil).Members(x.was).Bytes())
+	}
+	if len(x.lineAdded) > 0 {
+		o.Raw("line_added", rawjson.AppendStrings(nil, x.lineAdded))
+	}
+	if len(x.lineWas) > 0 {
+		o.Raw("line_was", convert.NewObject(nil).Members(x.lineWas).Bytes())
+	}
+	if e.keptInExt {
+		if len(e.before) > 0 {
+			o.Raw("before", rawArray(e.before))
+		}
+		if len(e.after) > 0 {
+			o.Raw("after", rawArray(e.after))
+		}
+	}
+	ext := o.Bytes()
+	if len(ext) == 2 {
+		return e.line
+	}
+	ms, err := convert.Members(e.line)
+	if err != nil {
+		return e.line
+	}
+	return convert.NewObject(nil).Members(convert.Without(ms, convert.ExtKey)).Raw(convert.ExtKey, ext).Bytes()
+}
+
+func rawArray(items [][]byte) []byte {
+	out := []byte{'['}
+	for i, it := range items {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, it...)
+	}
+	return append(out, ']')
+}
