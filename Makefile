@@ -12,19 +12,20 @@ export PATH := $(TOOLS)/bin:$(TOOLS)/node_modules/.bin:$(PATH)
 
 .PHONY: help tools test vet test-core fuzz bench bench-core demo web-dist test-web
 .PHONY: worker worker-build token test-worker bench-worker
-.PHONY: build test-wasm test-js bench-js
+.PHONY: build test-wasm test-js bench-js test-corpus test-corpus-if-shared
 
 help:
 	@echo "make test    install what the tests need, then run every test"
 	@echo "make demo    build and serve the demo page on http://127.0.0.1:$(PORT)"
 	@echo "make bench   run the benchmarks and print the ratio tables"
+	@echo "make test-corpus  the corpus checks over ../shared (SESSIONTREE_SHARED=/path for another folder)"
 
 ## tools: Chromium, wasmbrowsertest and the Node dev tools, pinned (idempotent, quiet)
 tools:
 	@$(TOOLS)/install.sh
 
-## test: everything, from a clean clone
-test: tools vet test-core test-worker test-wasm test-js test-web
+## test: everything, from a clean clone (the corpus checks too when ../shared is there)
+test: tools vet test-core test-worker test-wasm test-js test-web test-corpus-if-shared
 
 vet: vet-worker
 	@echo "== go vet, gofmt"
@@ -35,6 +36,26 @@ vet: vet-worker
 test-core:
 	@echo "== core: go test (native)"
 	@$(GO) test -count=1 ./core/...
+
+## test-corpus: the corpus checks over the public sample files of ../shared/testdata
+## and the real-world files of ../shared/interop (each folder's SOURCES.md), read
+## where they are, never copied into the repository: core's tests built with the
+## tag corpus, and the interchange module's imports of the sample files against the
+## native ones. SESSIONTREE_SHARED=/abs/path reads another folder.
+SESSIONTREE_SHARED ?= $(abspath $(CURDIR)/../shared)
+test-corpus: build
+	@if [ ! -d "$(SESSIONTREE_SHARED)/testdata" ] || [ ! -d "$(SESSIONTREE_SHARED)/interop" ]; then \
+	  echo "no shared folder at $(SESSIONTREE_SHARED) (with testdata/ and interop/): make test-corpus SESSIONTREE_SHARED=/abs/path"; exit 1; fi
+	@echo "== corpus: go test -tags corpus ./core/... over $(SESSIONTREE_SHARED)/testdata and $(SESSIONTREE_SHARED)/interop"
+	@SESSIONTREE_SHARED="$(SESSIONTREE_SHARED)" $(GO) test -count=1 -tags corpus ./core/...
+	@echo "== corpus: the interchange module imports $(SESSIONTREE_SHARED)/testdata as core/formats does natively (node --test)"
+	@SESSIONTREE_SHARED="$(SESSIONTREE_SHARED)" node --test js/test/tree-interchange.test.js
+
+# make test runs the corpus checks where the shared folder exists (CI has it),
+# and says so in one line where it does not (a fresh clone with nothing beside it).
+test-corpus-if-shared:
+	@if [ -d "$(SESSIONTREE_SHARED)" ]; then $(MAKE) test-corpus; \
+	  else echo "== corpus: skipped, no shared folder at $(SESSIONTREE_SHARED) (make test-corpus runs the checks over ../shared)"; fi
 
 ## fuzz: run every fuzz target for FUZZTIME each (default 20s)
 FUZZTIME ?= 20s

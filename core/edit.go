@@ -53,7 +53,7 @@ func (t *Tree) activeBranch() (*branch, error) {
 	b := t.branches[t.active]
 	t.act, t.actGen = b, t.branchGen
 	if b == nil {
-		return nil, newError(CodeCorrupt, "the active branch "+quote(t.active)+" does not exist")
+		return nil, errActiveMissing(t.active)
 	}
 	return b, nil
 }

@@ -71,3 +71,19 @@ func errNodeNotFound(id string) error {
 func errBranchNotFound(name string) error {
 	return newError(CodeBranchNotFound, "no branch named "+quote(name))
 }
+
+// errNoBranch is the error of a lookup of name that found no branch. A
+// caller's unknown name is CodeBranchNotFound; but when name is the active
+// branch (a loaded file whose "active_branch" names no branch) the tree itself
+// is at fault: CodeCorrupt, which Repair fixes.
+func (t *Tree) errNoBranch(name string) error {
+	if name == t.active {
+		return errActiveMissing(name)
+	}
+	return errBranchNotFound(name)
+}
+
+//go:noinline
+func errActiveMissing(name string) error {
+	return newError(CodeCorrupt, "the active branch "+quote(name)+" does not exist (the file's active_branch names no branch; Repair makes main active)")
+}

@@ -11,7 +11,7 @@ import (
 func (t *Tree) PathOf(branch string) ([]string, error) {
 	b := t.branches[branch]
 	if b == nil {
-		return nil, errBranchNotFound(branch)
+		return nil, t.errNoBranch(branch)
 	}
 	return t.pathFrom(b.leaf, branch)
 }
@@ -80,7 +80,7 @@ func (t *Tree) walkUp(leaf, branch string, visit func(id string, n *node) bool) 
 func (t *Tree) LinearProjectionOf(branch string) ([]Message, error) {
 	b := t.branches[branch]
 	if b == nil {
-		return nil, errBranchNotFound(branch)
+		return nil, t.errNoBranch(branch)
 	}
 	msgs := make([]Message, t.depthOf(b.leaf))
 	i := len(msgs)

@@ -10,7 +10,7 @@ import "slices"
 func (t *Tree) AppendProjectionOf(dst []Message, branch string) ([]Message, error) {
 	b := t.branches[branch]
 	if b == nil {
-		return dst, errBranchNotFound(branch)
+		return dst, t.errNoBranch(branch)
 	}
 	start := len(dst)
 	err := t.walkUp(b.leaf, branch, func(_ string, n *node) bool { dst = append(dst, n.msg); return true })

@@ -21,7 +21,7 @@ func (t *Tree) SummarizeBranch(branch, summary, modelID string, atMs int64) erro
 func (t *Tree) summarizable(name string) (*branch, error) {
 	b := t.branches[name]
 	if b == nil {
-		return nil, errBranchNotFound(name)
+		return nil, t.errNoBranch(name)
 	}
 	if b.leaf == "" {
 		return nil, newError(CodeEmptyBranch, "branch "+quote(name)+" has no messages to summarize")
@@ -38,7 +38,7 @@ func (t *Tree) summarizable(name string) (*branch, error) {
 func (t *Tree) StubSummary(branch string) (Summary, error) {
 	b := t.branches[branch]
 	if b == nil {
-		return Summary{}, errBranchNotFound(branch)
+		return Summary{}, t.errNoBranch(branch)
 	}
 	return t.stubSummary(b), nil
 }

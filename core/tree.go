@@ -124,6 +124,9 @@ func empty(opts []Option) *Tree {
 // MainBranch's leaf at the last message. Zero messages give New().
 func FromLinear(msgs []Message, atMs int64, opts ...Option) (*Tree, error) {
 	t := New(opts...)
+	if len(msgs) == 0 {
+		return t, nil // exactly New(): main keeps New's stamp, and no "moved_at_ms"
+	}
 	t.branches[MainBranch].created = atMs
 	for i, m := range msgs {
 		if _, err := t.Append(m, atMs); err != nil {

@@ -2,8 +2,6 @@ package formats_test
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/sessiontree/sessiontree/core"
@@ -11,12 +9,11 @@ import (
 )
 
 // fuzzImport: an import of any input fails with a *core.Error or gives a tree
-// that validates, and that tree exports.
+// that validates, and that tree exports. Seeds: the named fixtures (corpus
+// files are never seeds: the default run uses only files inside the repository).
 func fuzzImport(f *testing.F, format string, seeds ...string) {
 	for _, s := range seeds {
-		if data, err := os.ReadFile(s); err == nil {
-			f.Add(data)
-		}
+		f.Add(fixture(f, s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, _, err := formats.Import(format, data)
@@ -39,39 +36,35 @@ func fuzzImport(f *testing.F, format string, seeds ...string) {
 	})
 }
 
-func sharedPath(rel string) string {
-	return filepath.Join("..", "..", "..", "shared", "testdata", rel)
-}
-
 func FuzzImportChatGPT(f *testing.F) {
-	fuzzImport(f, "chatgpt", sharedPath("chatgpt/chatgpt-tree.json"), sharedPath("chatgpt/chatgpt-citations.json"))
+	fuzzImport(f, "chatgpt", "chatgpt/forks.json", "chatgpt/fragment.json")
 }
 
 func FuzzImportOpenWebUI(f *testing.F) {
-	fuzzImport(f, "openwebui", sharedPath("openwebui/openwebui-export.json"))
+	fuzzImport(f, "openwebui", "openwebui/three-chats.json", "openwebui/regenerated.json")
 }
 
 func FuzzImportLibreChat(f *testing.F) {
-	fuzzImport(f, "librechat", sharedPath("librechat/librechat-tree.json"), sharedPath("librechat/librechat-opts-nonr-branches.json"))
+	fuzzImport(f, "librechat", "librechat/nested-tree.json", "librechat/flat-branches.json")
 }
 
 func FuzzImportClaudeCode(f *testing.F) {
-	fuzzImport(f, "claudecode", sharedPath("claudecode/dag_compact_after_rewind.jsonl"), sharedPath("claudecode/sidechain_integrated.jsonl"), "testdata/torn.claudecode.jsonl")
+	fuzzImport(f, "claudecode", "claudecode/compact-after-rewind.jsonl", "claudecode/sidechain.jsonl", "claudecode/torn.jsonl")
 }
 
 func FuzzImportPi(f *testing.F) {
-	fuzzImport(f, "pi", "testdata/labels.pi.jsonl")
+	fuzzImport(f, "pi", "pi/labels.jsonl", "pi/tools-compaction.jsonl")
 }
 
 func FuzzImportCodex(f *testing.F) {
-	fuzzImport(f, "codex", sharedPath("codex/rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl"), "testdata/rollback.codex.jsonl")
+	fuzzImport(f, "codex", "codex/rollout.jsonl", "codex/rollback.jsonl", "codex/malformed.jsonl")
 }
 
 func FuzzImportOpenAI(f *testing.F) {
 	f.Add([]byte(`[{"role":"user","content":"hi"},{"role":"assistant","content":"yo"}]`))
-	fuzzImport(f, "openai")
+	fuzzImport(f, "openai", "openai/tool-calls.json", "openai/messages-object.json")
 }
 
 func FuzzImportAuto(f *testing.F) {
-	fuzzImport(f, "auto", "testdata/labels.pi.jsonl")
+	fuzzImport(f, "auto", "pi/labels.jsonl", "codex/subagent.jsonl", "claudecode/agent.jsonl", "librechat/linear.json")
 }

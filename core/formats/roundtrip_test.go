@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/sessiontree/sessiontree/core"
@@ -81,24 +82,51 @@ func TestImportOfExportGivesTheTreeBack(t *testing.T) {
 	}
 }
 
+// roundTrips lists the fixtures of the formats that carry a whole tree.
+var roundTrips = []string{"chatgpt/forks.json", "chatgpt/two-conversations.json", "chatgpt/fragment.json",
+	"librechat/nested-tree.json", "librechat/flat-branches.json", "librechat/linear.json",
+	"openwebui/three-chats.json", "openwebui/regenerated.json",
+	"claudecode/compact-after-rewind.jsonl", "claudecode/compact-preserved.jsonl", "claudecode/sidechain.jsonl",
+	"claudecode/agent.jsonl", "claudecode/torn.jsonl", "pi/labels.jsonl", "pi/tools-compaction.jsonl"}
+
 func TestImportedFilesSurviveAnExportRoundTrip(t *testing.T) {
-	files := map[string]string{
-		"chatgpt/chatgpt-tree.json": "chatgpt", "chatgpt/chatgpt-export.json": "chatgpt", "chatgpt/chatgpt-citations.json": "chatgpt",
-		"librechat/librechat-tree.json": "librechat", "librechat/librechat-opts-nonr-branches.json": "librechat",
-		"openwebui/openwebui-export.json": "openwebui", "claudecode/dag_compact_after_rewind.jsonl": "claudecode",
-		"claudecode/sidechain_integrated.jsonl": "claudecode",
+	for _, file := range roundTrips {
+		checkRoundTrip(t, file, strings.Split(file, "/")[0], fixture(t, file))
 	}
-	for file, format := range files {
-		tr, _ := mustImport(t, format, shared(t, file))
-		out, err := formats.Export(tr, format)
-		if err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
-		back, _ := mustImport(t, format, out)
-		if !same(tr, back) {
-			t.Fatalf("%s: import(export(import(f))) != import(f)", file)
-		}
+}
+
+// checkRoundTrip: import(export(import(f))) == import(f), in format.
+func checkRoundTrip(t *testing.T, file, format string, data []byte) {
+	t.Helper()
+	if diff := roundTripDiff(t, format, data); diff != "" {
+		t.Fatalf("%s: import(export(import(f))) != import(f): %s", file, diff)
 	}
+}
+
+// roundTripDiff is "" when import(export(import(data))) == import(data), else
+// where they first differ.
+func roundTripDiff(t *testing.T, format string, data []byte) string {
+	t.Helper()
+	tr, _ := mustImport(t, format, data)
+	out, err := formats.Export(tr, format)
+	if err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	back, _ := mustImport(t, format, out)
+	if same(tr, back) {
+		return ""
+	}
+	return firstDiff(tr.Marshal(), back.Marshal())
+}
+
+// firstDiff shows where two .tree.json files first differ, 80 bytes either side.
+func firstDiff(a, b []byte) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	from := max(0, i-80)
+	return "at byte " + strconv.Itoa(i) + ":\n  " + string(a[from:min(len(a), i+80)]) + "\n  " + string(b[from:min(len(b), i+80)])
 }
 
 func TestLinearExportsCarryTheActivePath(t *testing.T) {

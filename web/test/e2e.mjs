@@ -335,7 +335,7 @@ async function main() {
 
   await step("import another tool's export (a pi session), format detected", async () => {
     assert.ok((await page.textContent("#formats-note")).includes("pi"), "the page lists pi among the formats it imports");
-    const pi = await fs.readFile(path.join(repo, "core/formats/testdata/labels.pi.jsonl"));
+    const pi = await fs.readFile(path.join(repo, "core/formats/testdata/pi/labels.jsonl"));
     await page.setInputFiles("#file", { name: "labels.pi.jsonl", mimeType: "application/jsonl", buffer: pi });
     await page.waitForFunction(() => document.querySelector("#conv-title").textContent === "labels.pi");
     await page.waitForSelector(".toast >> text=/Read as pi/");
@@ -343,11 +343,11 @@ async function main() {
     assert.ok(await page.locator("#messages .switcher").count() > 0, "the pi session's fork shows a switcher");
   });
 
-  await step("import a ChatGPT export from ../shared/testdata: its branches in the tree view", async () => {
-    if (!(await page.textContent("#formats-note")).includes("ChatGPT")) return;
-    const file = path.join(repo, "..", "shared", "testdata", "chatgpt", "chatgpt-tree.json");
-    await page.setInputFiles("#file", { name: "chatgpt-tree.json", mimeType: "application/json", buffer: await fs.readFile(file) });
-    await page.waitForFunction(() => document.querySelector("#conv-title").textContent === "chatgpt-tree");
+  await step("import a ChatGPT export (the project's fixture, a conversation with two forks): its branches in the tree view", async () => {
+    assert.ok((await page.textContent("#formats-note")).includes("ChatGPT"), "the page lists ChatGPT among the formats it imports");
+    const file = path.join(repo, "core", "formats", "testdata", "chatgpt", "forks.json");
+    await page.setInputFiles("#file", { name: "forks.json", mimeType: "application/json", buffer: await fs.readFile(file) });
+    await page.waitForFunction(() => document.querySelector("#conv-title").textContent === "forks");
     await page.waitForSelector(".toast >> text=/Read as chatgpt: 12 messages/");
     assert.ok(await demo(() => window.sessiontreeDemo.tree.branches().length) > 1, "the export's forks are branches");
     await page.screenshot({ path: path.join(shots, "import-chatgpt.png") });
