@@ -266,17 +266,9 @@ func interopFiles(t *testing.T, folder string) []string {
 // A gap that closes fails the test until its line is removed, so the list
 // stays true.
 var interopGaps = map[string]string{
-	// Duplicate uuids (edge_010, edge_011) followed by a summary line and a
-	// stray object: on re-import, "claudecode_after" is written twice into a
-	// node's message.
-	"claudecode/ccl-edge_cases.jsonl": "roundtrip",
-	// pi's v1 format (no id/parentId): on re-import, "pi_before"/"pi_after"
-	// are written twice into a node's message.
-	"pi/pimono-large-session.jsonl":     "roundtrip",
-	"pi/pimono-before-compaction.jsonl": "roundtrip",
-	// The pre-2025 rollout format (first line {id, timestamp}, then bare
-	// response items) is not detected, and read as codex it keeps no message.
-	"codex/ccl-rollout-44444444-legacy.jsonl": "legacy",
+	// None today. The four that were here (ccl-edge_cases and the two pi v1
+	// sessions writing "<format>_after" twice on re-import, the undetected
+	// legacy Codex rollout) are read and round-trip now.
 }
 
 // Every real-world file of interop/<format>/ is detected as that format and
