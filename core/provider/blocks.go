@@ -33,8 +33,10 @@ type block struct {
 	turn  int // the first item's turn
 }
 
-// flatten turns the turns into items, dropping what no model sees.
-func flatten(turns []chat.Turn, rep *Report) []item {
+// flatten turns the turns into items, dropping what no model sees and the
+// thinking api does not take back; a turn left with nothing is counted as
+// dropped.
+func flatten(turns []chat.Turn, api API, rep *Report) []item {
 	var out []item
 	for i, t := range turns {
 		if t.Meta {
@@ -45,7 +47,7 @@ func flatten(turns []chat.Turn, rep *Report) []item {
 		for _, p := range t.Parts {
 			switch p.Kind {
 			case chat.Text:
-				if p.Text == "" {
+				if isBlank(p.Text) {
 					continue
 				}
 				out = append(out, item{role: textRole(t.Role), part: p, turn: i})
@@ -56,7 +58,7 @@ func flatten(turns []chat.Turn, rep *Report) []item {
 					rep.Parts++
 				}
 			case chat.Thinking:
-				if t.Role == chat.Assistant {
+				if t.Role == chat.Assistant && api == Anthropic && anthropicThinking(p) != nil {
 					out = append(out, item{role: asstRole, part: p, turn: i})
 				} else {
 					rep.Thinking++

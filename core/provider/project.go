@@ -14,7 +14,7 @@ func project(turns []chat.Turn, own *ownSummary, api API, opts Options) (Request
 		return Request{}, &core.Error{Code: core.CodeInvalidInput, Message: "budget must not be negative"}
 	}
 	rep := Report{Messages: len(turns)}
-	items := flatten(turns, &rep)
+	items := flatten(turns, api, &rep)
 	pair(items, &rep)
 	legalize(items, &rep)
 	blocks := group(items)
