@@ -152,8 +152,9 @@ export interface ProjectionOptions {
    * text, arguments and names, rounded up, plus 4 per message); 0 or absent:
    * no limit. Over it, the oldest turns that are not system messages are left
    * out (never a tool call without its result) and a system note takes their
-   * place, with the summaries of the other branches (and the branch's own when
-   * it covers what was left out). The newest exchange is kept whatever its size.
+   * place, with the summaries of the other branches (those without one are
+   * only counted) and the branch's own when it covers what was left out. The
+   * newest exchange (from the last user message on) is kept whatever its size.
    */
   budget?: number;
 }
@@ -179,7 +180,7 @@ export interface ProjectionReport {
   messages: number;
   /** Off-path nodes taken into the path: the parallel tool calls and results Claude Code hangs beside it. */
   adopted: number;
-  /** Messages (input items) written. */
+  /** Messages (input items) written; 0 when the path holds nothing a model sees (the API would refuse the empty list). */
   sent: number;
   /** Approximate tokens written (see ProjectionOptions.budget). */
   tokens: number;

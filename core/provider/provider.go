@@ -34,10 +34,11 @@
 //   - A budget (Options.Budget, in approximate tokens: bytes of text and
 //     arguments / 4, rounded up, plus 4 per message) drops the oldest turns
 //     that are not system messages, never a call without its result, until
-//     the rest fits; in their place goes a system note with the summaries
+//     the rest fits (the newest exchange, from the last user message on,
+//     always stays); in their place goes a system note with the summaries
 //     Options.Summaries holds (ProjectTree passes the splice's: the other
-//     branches' summaries, and the branch's own when it covers what was
-//     dropped).
+//     branches' summaries in name order, the stubs only counted, and the
+//     branch's own when it covers what was dropped).
 //
 // It is pure Go over core/rawjson: no reflection, no encoding/json.
 package provider
@@ -147,10 +148,13 @@ func Project(msgs []core.Message, api API, opts Options) (Request, error) {
 
 // ProjectTree writes the path of branch ("" for the active branch) as a
 // request for api. The path gets back the parallel tool calls and results a
-// Claude Code transcript hangs beside it (Report.Adopted). With a budget, the system note that replaces dropped
-// turns holds the summaries of the other branches (as SpliceForLinearExport
-// gives them) and the branch's own summary when it is as of a dropped node
-// or a later one; opts.Summaries is used instead when it is not nil.
+// Claude Code transcript hangs beside it (Report.Adopted). With a budget, the
+// system note that replaces dropped turns holds the summaries of the other
+// branches, in name order as SpliceForLinearExport lists them, but only those
+// written by a person or a model: a stub ("[N turns, unsummarized]") tells a
+// model nothing, so the note counts the branches without a summary instead;
+// and the branch's own summary when it is as of a dropped node or a later
+// one. opts.Summaries, when not nil, is used instead of the other branches'.
 func ProjectTree(t *core.Tree, branch string, api API, opts Options) (Request, error) {
 	if _, ok := ParseAPI(string(api)); !ok {
 		return Request{}, unknownAPI(api)
@@ -163,54 +167,46 @@ func ProjectTree(t *core.Tree, branch string, api API, opts Options) (Request, e
 		return Request{}, err
 	}
 	turns, ids, adopted := gather(t, ids)
-	var own *core.Summary
-	if opts.Budget > 0 && opts.Summaries == nil {
-		sums, self, err := spliceSummaries(t, branch)
-		if err != nil {
-			return Request{}, err
+	note := &noteInput{at: -1}
+	if opts.Budget > 0 {
+		for _, b := range t.Branches() {
+			switch {
+			case b.Name == branch:
+				if b.Summary != nil {
+					s := *b.Summary
+					note.own = &s
+				}
+			case opts.Summaries != nil:
+			case b.Summary != nil:
+				note.others = append(note.others, *b.Summary)
+			default:
+				note.unsummarized++
+			}
 		}
-		opts.Summaries, own = sums, self
+		if opts.Summaries == nil {
+			opts.Summaries = note.others
+		}
 	}
-	var ownAt = -1
-	if own != nil {
+	if note.own != nil {
 		for i, id := range ids {
-			if id == own.NodeID {
-				ownAt = i
+			if id == note.own.NodeID {
+				note.at = i
 			}
 		}
 	}
-	req, err := project(turns, &ownSummary{summary: own, at: ownAt}, api, opts)
+	req, err := project(turns, note, api, opts)
 	req.Report.Adopted = adopted
 	return req, err
 }
 
-// ownSummary is the projected branch's own summary and the index on its
-// path of the node it is as of (-1: not on the path).
-type ownSummary struct {
-	summary *core.Summary
-	at      int
-}
-
-// spliceSummaries is the splice's summaries with branch as the active one,
-// and branch's own summary.
-func spliceSummaries(t *core.Tree, branch string) ([]core.Summary, *core.Summary, error) {
-	src := t
-	if branch != t.ActiveBranch() {
-		src = t.Clone()
-		if err := src.SwitchBranch(branch); err != nil {
-			return nil, nil, err
-		}
-	}
-	sp, err := src.SpliceForLinearExport()
-	if err != nil {
-		return nil, nil, err
-	}
-	var own *core.Summary
-	if b, ok := t.LookupBranch(branch); ok && b.Summary != nil {
-		s := *b.Summary
-		own = &s
-	}
-	return sp.Summaries, own, nil
+// noteInput is what the budget's note says beyond opts.Summaries: the
+// projected branch's own summary, the index on the path of the node it is
+// as of (-1: not on the path), and how many other branches have no summary.
+type noteInput struct {
+	own          *core.Summary
+	at           int
+	others       []core.Summary
+	unsummarized int
 }
 
 func unknownAPI(api API) error {

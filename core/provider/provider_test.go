@@ -297,7 +297,10 @@ func TestProjectTreeUsesTheSplice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(other.System), "main: ") {
-		t.Errorf("projecting another branch notes main's summary: %s", other.System)
+	if !strings.Contains(string(other.System), "(1 other branch has no summary.)") || strings.Contains(string(other.System), "unsummarized") {
+		t.Errorf("a stub is counted, not quoted: %s", other.System)
+	}
+	if !strings.Contains(string(other.System), "Summary of this conversation up to then:\\nthe idea branch") {
+		t.Errorf("the branch's own summary, as of a node after the dropped ones, is in the note: %s", other.System)
 	}
 }
