@@ -9,13 +9,13 @@ import (
 )
 
 // project runs the phases over turns read from stored messages.
-func project(turns []chat.Turn, own *noteInput, api API, opts Options) (Request, error) {
+func project(turns []chat.Turn, cont []bool, own *noteInput, api API, opts Options) (Request, error) {
 	if opts.Budget < 0 {
 		return Request{}, &core.Error{Code: core.CodeInvalidInput, Message: "budget must not be negative"}
 	}
 	rep := Report{Messages: len(turns)}
-	items := flatten(turns, api, &rep)
-	pair(items, &rep)
+	items := flatten(turns, cont, api, &rep)
+	items = pair(items, &rep)
 	legalize(items, &rep)
 	blocks := group(items)
 	if opts.Budget > 0 {

@@ -13,7 +13,9 @@
 //     without a later result, and a result without an earlier call (or a
 //     second result for one call), become text, deterministically:
 //     "[tool call NAME(ARGS): no result]" in the assistant's turn and
-//     "[tool result NAME: TEXT]" in the user's. Each is reported.
+//     "[tool result NAME: TEXT]" in the user's. Each is reported. (ChatGPT
+//     answers one browser call with a chain of tool messages: ProjectTree
+//     joins them into one result.)
 //   - Call ids and tool names are made legal for every API (ids
 //     [A-Za-z0-9_-]{1,64}, names [A-Za-z0-9_-]{1,64}): an id or name that is not
 //     becomes its legal characters plus a hash of the original, the same on
@@ -143,7 +145,7 @@ func Project(msgs []core.Message, api API, opts Options) (Request, error) {
 	for i, m := range msgs {
 		turns[i] = chat.Read(m)
 	}
-	return project(turns, nil, api, opts)
+	return project(turns, nil, nil, api, opts)
 }
 
 // ProjectTree writes the path of branch ("" for the active branch) as a
@@ -167,6 +169,7 @@ func ProjectTree(t *core.Tree, branch string, api API, opts Options) (Request, e
 		return Request{}, err
 	}
 	turns, ids, adopted := gather(t, ids)
+	cont := continuations(turns, ids)
 	note := &noteInput{at: -1}
 	if opts.Budget > 0 {
 		for _, b := range t.Branches() {
@@ -194,7 +197,7 @@ func ProjectTree(t *core.Tree, branch string, api API, opts Options) (Request, e
 			}
 		}
 	}
-	req, err := project(turns, note, api, opts)
+	req, err := project(turns, cont, note, api, opts)
 	req.Report.Adopted = adopted
 	return req, err
 }
