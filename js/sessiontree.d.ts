@@ -290,7 +290,10 @@ export class SessionTree implements Disposable {
    * becomes text), import fields stripped, thinking kept only where the API
    * takes it back (Anthropic, with an Anthropic signature), Anthropic's
    * alternation and tool rules kept. The messages may come from any format
-   * SessionTree.import reads. Needs the full module or `await initInterchange()` once before.
+   * SessionTree.import reads. Needs the full module or `await initInterchange()` once before
+   * (the helper reads the saved tree on every call; the full module projects the
+   * live one). When the path ends with the assistant, Anthropic continues that
+   * message (a prefill) where OpenAI writes a new one: append the user's turn first.
    *
    * ```js
    * const { request } = t.projectFor("anthropic", { budget: 100_000 });
