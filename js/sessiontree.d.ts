@@ -157,6 +157,13 @@ export interface ProjectionOptions {
    * newest exchange (from the last user message on) is kept whatever its size.
    */
   budget?: number;
+  /**
+   * false leaves out every thinking block, even one the API would take back.
+   * Default true: Anthropic gets back thinking with an Anthropic signature (it
+   * refuses a signature it cannot verify: one made on another platform, such as
+   * a Bedrock transcript, or for another model; then pass false).
+   */
+  thinking?: boolean;
 }
 
 /**

@@ -37,7 +37,7 @@ type block struct {
 // flatten turns the turns into items, dropping what no model sees and the
 // thinking api does not take back; a turn left with nothing is counted as
 // dropped.
-func flatten(turns []chat.Turn, cont []bool, api API, rep *Report) []item {
+func flatten(turns []chat.Turn, cont []bool, api API, dropThinking bool, rep *Report) []item {
 	var out []item
 	for i, t := range turns {
 		if t.Meta {
@@ -59,7 +59,7 @@ func flatten(turns []chat.Turn, cont []bool, api API, rep *Report) []item {
 					rep.Parts++
 				}
 			case chat.Thinking:
-				if t.Role == chat.Assistant && api == Anthropic && anthropicThinking(p) != nil {
+				if t.Role == chat.Assistant && api == Anthropic && !dropThinking && anthropicThinking(p) != nil {
 					out = append(out, item{role: asstRole, part: p, turn: i})
 				} else {
 					rep.Thinking++

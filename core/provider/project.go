@@ -14,7 +14,7 @@ func project(turns []chat.Turn, cont []bool, own *noteInput, api API, opts Optio
 		return Request{}, &core.Error{Code: core.CodeInvalidInput, Message: "budget must not be negative"}
 	}
 	rep := Report{Messages: len(turns)}
-	items := flatten(turns, cont, api, &rep)
+	items := flatten(turns, cont, api, opts.DropThinking, &rep)
 	items = pair(items, &rep)
 	legalize(items, &rep)
 	blocks := group(items)

@@ -72,6 +72,11 @@ type Options struct {
 	Budget int
 	// Summaries go in the system note that replaces turns a budget drops.
 	Summaries []core.Summary
+	// DropThinking leaves out every thinking part, even one the API would
+	// take back: Anthropic refuses a request whose signature it cannot
+	// verify (one made on another platform or for another model), and a
+	// request with thinking disabled needs none.
+	DropThinking bool
 }
 
 // Request is a projection: the request body's fields as compact JSON. Merge

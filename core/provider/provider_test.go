@@ -344,3 +344,10 @@ func TestChainedChatGPTResultsJoinTheirCall(t *testing.T) {
 		}
 	}
 }
+
+func TestDropThinkingLeavesOutEvenASignedBlock(t *testing.T) {
+	req := mustProject(t, Anthropic, Options{DropThinking: true}, claudeSession...)
+	if strings.Contains(string(req.Messages), `"thinking"`) || req.Report.Thinking != 1 {
+		t.Errorf("%+v %s", req.Report, req.Messages)
+	}
+}
