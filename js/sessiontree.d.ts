@@ -160,10 +160,18 @@ export interface ProjectionOptions {
    * text, arguments and names, rounded up, plus 4 per message); 0 or absent:
    * no limit. Over it, the oldest turns that are not system messages are left
    * out (never a tool call without its result) and a system note takes their
-   * place, with the summaries of the other branches (and the branch's own when
-   * it covers what was left out). The newest exchange is kept whatever its size.
+   * place, with the summaries of the other branches (those without one are
+   * only counted) and the branch's own when it covers what was left out. The
+   * newest exchange (from the last user message on) is kept whatever its size.
    */
   budget?: number;
+  /**
+   * false leaves out every thinking block, even one the API would take back.
+   * Default true: Anthropic gets back thinking with an Anthropic signature (it
+   * refuses a signature it cannot verify: one made on another platform, such as
+   * a Bedrock transcript, or for another model; then pass false).
+   */
+  thinking?: boolean;
 }
 
 /**
@@ -187,7 +195,7 @@ export interface ProjectionReport {
   messages: number;
   /** Off-path nodes taken into the path: the parallel tool calls and results Claude Code hangs beside it. */
   adopted: number;
-  /** Messages (input items) written. */
+  /** Messages (input items) written; 0 when the path holds nothing a model sees (the API would refuse the empty list). */
   sent: number;
   /** Approximate tokens written (see ProjectionOptions.budget). */
   tokens: number;
@@ -350,7 +358,10 @@ export class SessionTree implements Disposable {
    * becomes text), import fields stripped, thinking kept only where the API
    * takes it back (Anthropic, with an Anthropic signature), Anthropic's
    * alternation and tool rules kept. The messages may come from any format
-   * SessionTree.import reads. Needs the full module or `await initInterchange()` once before.
+   * SessionTree.import reads. Needs the full module or `await initInterchange()` once before
+   * (the helper reads the saved tree on every call; the full module projects the
+   * live one). When the path ends with the assistant, Anthropic continues that
+   * message (a prefill) where OpenAI writes a new one: append the user's turn first.
    *
    * ```js
    * const { request } = t.projectFor("anthropic", { budget: 100_000 });

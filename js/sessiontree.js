@@ -782,7 +782,8 @@ export class SessionTree {
       if (!Number.isSafeInteger(options.budget) || options.budget < 0) fail(`"budget" must be a whole number of tokens, 0 or more`);
       budget = String(options.budget);
     }
-    const args = [api, branch, budget];
+    if (options.thinking !== undefined && options.thinking !== null && typeof options.thinking !== "boolean") fail(`"thinking" must be true or false`);
+    const args = [api, branch, budget, options.thinking === false ? "false" : ""];
     let out;
     if (fullModule()) {
       out = this.#call(F.projectTree, 0, args);

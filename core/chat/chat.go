@@ -66,6 +66,16 @@ type Turn struct {
 // Read returns the neutral form of m, whatever shape of §7's formats or of a
 // provider it has. It never fails on a message core accepts: what it cannot
 // place becomes an Other part holding the JSON as it was.
+//
+// The turn keeps the message's own role: an Anthropic (or Claude Code) user
+// message of tool_result blocks is a User turn of ToolResult parts, a pi
+// toolResult or a Chat Completions tool message a Tool turn, and an Open WebUI
+// or LibreChat reply may hold a call and its result in one Assistant turn; a
+// writer places each part by its Kind. Where a format keeps a richer record
+// than the message's content (ChatGPT's content types, LibreChat's content
+// parts, Open WebUI's output items), Read reads the record. What a tool sends
+// the model in place of its own record is what Read returns (pi's bash runs
+// and summaries as the user text pi sends).
 func Read(m core.Message) Turn {
 	return read(m)
 }

@@ -81,12 +81,8 @@ func writeAnthropic(blocks []block, rep *Report) (system, messages, tools []byte
 				switch p.Kind {
 				case chat.Text:
 					text(p.Text)
-				case chat.Thinking:
-					if blk := anthropicThinking(p); blk != nil {
-						content = append(content, blk)
-					} else {
-						rep.Thinking++
-					}
+				case chat.Thinking: // flatten kept only what Anthropic takes back
+					content = append(content, anthropicThinking(p))
 				case chat.ToolCall:
 					input := []byte(p.Args)
 					if !isJSONObject(input) {

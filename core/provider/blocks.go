@@ -23,7 +23,8 @@ const (
 type item struct {
 	role role
 	part chat.Part
-	turn int // index of the turn it comes from
+	turn int  // index of the turn it comes from
+	cont bool // a result that continues the one before it for the same call (see gather)
 }
 
 // block is one message of the request: consecutive items of one role.
@@ -33,8 +34,10 @@ type block struct {
 	turn  int // the first item's turn
 }
 
-// flatten turns the turns into items, dropping what no model sees.
-func flatten(turns []chat.Turn, rep *Report) []item {
+// flatten turns the turns into items, dropping what no model sees and the
+// thinking api does not take back; a turn left with nothing is counted as
+// dropped.
+func flatten(turns []chat.Turn, cont []bool, api API, dropThinking bool, rep *Report) []item {
 	var out []item
 	for i, t := range turns {
 		if t.Meta {
@@ -45,7 +48,7 @@ func flatten(turns []chat.Turn, rep *Report) []item {
 		for _, p := range t.Parts {
 			switch p.Kind {
 			case chat.Text:
-				if p.Text == "" {
+				if isBlank(p.Text) {
 					continue
 				}
 				out = append(out, item{role: textRole(t.Role), part: p, turn: i})
@@ -56,7 +59,7 @@ func flatten(turns []chat.Turn, rep *Report) []item {
 					rep.Parts++
 				}
 			case chat.Thinking:
-				if t.Role == chat.Assistant {
+				if t.Role == chat.Assistant && api == Anthropic && !dropThinking && anthropicThinking(p) != nil {
 					out = append(out, item{role: asstRole, part: p, turn: i})
 				} else {
 					rep.Thinking++
@@ -64,7 +67,7 @@ func flatten(turns []chat.Turn, rep *Report) []item {
 			case chat.ToolCall:
 				out = append(out, item{role: asstRole, part: p, turn: i})
 			case chat.ToolResult:
-				out = append(out, item{role: resultsRole, part: p, turn: i})
+				out = append(out, item{role: resultsRole, part: p, turn: i, cont: i < len(cont) && cont[i]})
 			default:
 				rep.Parts++
 			}
@@ -88,11 +91,14 @@ func textRole(r chat.Role) role {
 }
 
 // pair marks each result that answers an earlier, unanswered call with the
-// same id, and writes every other call and result as text.
-func pair(items []item, rep *Report) {
-	open := map[string]int{} // call id → index of the call, while unanswered
+// same id, joins a continuing result to the one it continues, and writes
+// every other call and result as text. It returns the items left.
+func pair(items []item, rep *Report) []item {
+	open := map[string]int{}     // call id → index of the call, while unanswered
+	resultOf := map[string]int{} // call id → index of its result
 	answered := map[int]bool{}
 	paired := make([]bool, len(items))
+	joined := make([]bool, len(items))
 	for i, it := range items {
 		switch {
 		case it.part.Kind == chat.ToolCall:
@@ -104,13 +110,21 @@ func pair(items []item, rep *Report) {
 			if c, ok := open[it.part.CallID]; ok && !answered[c] {
 				answered[c] = true
 				paired[c], paired[i] = true, true
+				resultOf[it.part.CallID] = i
 				delete(open, it.part.CallID)
+			} else if r, ok := resultOf[it.part.CallID]; ok && it.cont {
+				first := &items[r].part
+				if it.part.Raw != nil {
+					rep.Parts++
+				}
+				first.Text += "\n\n" + it.part.Text
+				joined[i] = true
 			}
 		}
 	}
 	for i := range items {
 		it := &items[i]
-		if paired[i] {
+		if paired[i] || joined[i] {
 			continue
 		}
 		switch it.part.Kind {
@@ -131,6 +145,13 @@ func pair(items []item, rep *Report) {
 			it.part = chat.Part{Kind: chat.Text, Text: "[tool result " + name + ": " + text + "]"}
 		}
 	}
+	out := items[:0]
+	for i, it := range items {
+		if !joined[i] {
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 // group makes the blocks: system and user items of one turn make one

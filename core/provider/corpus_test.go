@@ -31,7 +31,7 @@ func TestCorpusProjectionsKeepTheAPIRules(t *testing.T) {
 	root := sharedDir()
 	paths, _ := filepath.Glob(filepath.Join(root, "*", "*", "*"))
 	dump := os.Getenv("PROVIDER_DUMP")
-	files, unread, projections := 0, 0, 0
+	files, unread, projections, empty := 0, 0, 0, 0
 	var sum Report
 	for _, p := range paths {
 		if strings.HasSuffix(p, ".md") {
@@ -65,7 +65,13 @@ func TestCorpusProjectionsKeepTheAPIRules(t *testing.T) {
 					}
 					projections++
 					if req.Report.Sent == 0 {
-						continue // a branch with nothing a model sees (a lone hidden node)
+						// A branch with nothing a model sees (a lone hidden
+						// node): every message must have been dropped.
+						empty++
+						if req.Report.Dropped != req.Report.Messages {
+							t.Errorf("%s %s %s: nothing written, yet not every message was dropped: %+v", p, br.Name, api, req.Report)
+						}
+						continue
 					}
 					if ps := checkBody(api, req.Body()); len(ps) > 0 {
 						t.Errorf("%s branch %s, %s budget %d:\n%s", p, br.Name, api, budget, strings.Join(first(ps, 5), "\n"))
@@ -89,8 +95,8 @@ func TestCorpusProjectionsKeepTheAPIRules(t *testing.T) {
 	if files == 0 {
 		t.Fatalf("no corpus file under %s (set SESSIONTREE_SHARED)", root)
 	}
-	t.Logf("%d files (%d not imported), %d projections; without a budget: %d messages read, %d written, %d dropped, %d thinking left out, %d parts left out, %d orphan calls, %d orphan results, %d ids and %d names made legal",
-		files, unread, projections, sum.Messages, sum.Sent, sum.Dropped, sum.Thinking, sum.Parts, len(sum.OrphanCalls), len(sum.OrphanResults), sum.RenamedIDs, sum.RenamedTools)
+	t.Logf("%d files (%d not imported), %d projections (%d with nothing a model sees); without a budget: %d messages read, %d written, %d dropped, %d thinking left out, %d parts left out, %d orphan calls, %d orphan results, %d ids and %d names made legal",
+		files, unread, projections, empty, sum.Messages, sum.Sent, sum.Dropped, sum.Thinking, sum.Parts, len(sum.OrphanCalls), len(sum.OrphanResults), sum.RenamedIDs, sum.RenamedTools)
 }
 
 func first(ps []string, n int) []string {

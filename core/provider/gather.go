@@ -125,3 +125,36 @@ func answersOpen(tu chat.Turn, open map[string]bool) bool {
 	}
 	return true
 }
+
+// continuations finds the results that continue another result: ChatGPT
+// answers one browser call with several tool messages, each a child of the
+// one before, so chat.Read gives each later one the id of the message before
+// it as its call id. continuations rewrites that id to the call's and marks
+// the turn, and pair joins its text to the first result.
+func continuations(turns []chat.Turn, ids []string) []bool {
+	var cont []bool
+	callOf := map[string]string{} // node id of a results-only turn → the call it answers
+	for i := range turns {
+		tu := &turns[i]
+		only, callID := len(tu.Parts) > 0, ""
+		for j := range tu.Parts {
+			p := &tu.Parts[j]
+			if p.Kind != chat.ToolResult {
+				only = false
+				continue
+			}
+			if c, ok := callOf[p.CallID]; ok {
+				if cont == nil {
+					cont = make([]bool, len(turns))
+				}
+				p.CallID = c
+				cont[i] = true
+			}
+			callID = p.CallID
+		}
+		if only && len(tu.Parts) == 1 {
+			callOf[ids[i]] = callID
+		}
+	}
+	return cont
+}

@@ -9,13 +9,13 @@ import (
 )
 
 // project runs the phases over turns read from stored messages.
-func project(turns []chat.Turn, own *ownSummary, api API, opts Options) (Request, error) {
+func project(turns []chat.Turn, cont []bool, own *noteInput, api API, opts Options) (Request, error) {
 	if opts.Budget < 0 {
 		return Request{}, &core.Error{Code: core.CodeInvalidInput, Message: "budget must not be negative"}
 	}
 	rep := Report{Messages: len(turns)}
-	items := flatten(turns, &rep)
-	pair(items, &rep)
+	items := flatten(turns, cont, api, opts.DropThinking, &rep)
+	items = pair(items, &rep)
 	legalize(items, &rep)
 	blocks := group(items)
 	if opts.Budget > 0 {
@@ -101,7 +101,7 @@ func legalByte(c byte) bool {
 // budget; the newest exchange (from the last user message on) is kept
 // whatever its size. The kept tail starts with a user's message. A system note takes the dropped
 // blocks' place.
-func fit(blocks []block, opts Options, own *ownSummary, rep *Report) []block {
+func fit(blocks []block, opts Options, own *noteInput, rep *Report) []block {
 	total := 0
 	for _, b := range blocks {
 		total += tokens(b)
@@ -198,21 +198,28 @@ func turnsIn(b block) int {
 }
 
 // noteTokens is an estimate of the note's size, so the budget holds it.
-func noteTokens(opts Options, own *ownSummary) int {
+func noteTokens(opts Options, own *noteInput) int {
 	return tokens(block{items: []item{{part: chat.Part{Text: noteText(999, opts, own, 1<<30)}}}})
 }
 
 // noteText is the system note that replaces dropped messages: how many, the
 // branch's own summary when it covers them, and the other branches'.
-func noteText(count int, opts Options, own *ownSummary, lastDropped int) string {
+func noteText(count int, opts Options, own *noteInput, lastDropped int) string {
 	s := "[sessiontree: " + strconv.Itoa(count) + " earlier messages of this conversation were left out to fit the context budget.]"
-	if own != nil && own.summary != nil && own.at >= lastDropped {
-		s += "\n\nSummary of this conversation up to then:\n" + own.summary.Summary
+	if own != nil && own.own != nil && own.at >= lastDropped {
+		s += "\n\nSummary of this conversation up to then:\n" + own.own.Summary
 	}
 	if len(opts.Summaries) > 0 {
 		s += "\n\nSummaries of the conversation's other branches:"
 		for _, sum := range opts.Summaries {
 			s += "\n- " + sum.Branch + ": " + sum.Summary
+		}
+	}
+	if own != nil && own.unsummarized > 0 {
+		if own.unsummarized == 1 {
+			s += "\n\n(1 other branch has no summary.)"
+		} else {
+			s += "\n\n(" + strconv.Itoa(own.unsummarized) + " other branches have no summary.)"
 		}
 	}
 	return s

@@ -13,7 +13,9 @@
 //     without a later result, and a result without an earlier call (or a
 //     second result for one call), become text, deterministically:
 //     "[tool call NAME(ARGS): no result]" in the assistant's turn and
-//     "[tool result NAME: TEXT]" in the user's. Each is reported.
+//     "[tool result NAME: TEXT]" in the user's. Each is reported. (ChatGPT
+//     answers one browser call with a chain of tool messages: ProjectTree
+//     joins them into one result.)
 //   - Call ids and tool names are made legal for every API (ids
 //     [A-Za-z0-9_-]{1,64}, names [A-Za-z0-9_-]{1,64}): an id or name that is not
 //     becomes its legal characters plus a hash of the original, the same on
@@ -34,10 +36,11 @@
 //   - A budget (Options.Budget, in approximate tokens: bytes of text and
 //     arguments / 4, rounded up, plus 4 per message) drops the oldest turns
 //     that are not system messages, never a call without its result, until
-//     the rest fits; in their place goes a system note with the summaries
+//     the rest fits (the newest exchange, from the last user message on,
+//     always stays); in their place goes a system note with the summaries
 //     Options.Summaries holds (ProjectTree passes the splice's: the other
-//     branches' summaries, and the branch's own when it covers what was
-//     dropped).
+//     branches' summaries in name order, the stubs only counted, and the
+//     branch's own when it covers what was dropped).
 //
 // It is pure Go over core/rawjson: no reflection, no encoding/json.
 package provider
@@ -69,6 +72,11 @@ type Options struct {
 	Budget int
 	// Summaries go in the system note that replaces turns a budget drops.
 	Summaries []core.Summary
+	// DropThinking leaves out every thinking part, even one the API would
+	// take back: Anthropic refuses a request whose signature it cannot
+	// verify (one made on another platform or for another model), and a
+	// request with thinking disabled needs none.
+	DropThinking bool
 }
 
 // Request is a projection: the request body's fields as compact JSON. Merge
@@ -142,15 +150,18 @@ func Project(msgs []core.Message, api API, opts Options) (Request, error) {
 	for i, m := range msgs {
 		turns[i] = chat.Read(m)
 	}
-	return project(turns, nil, api, opts)
+	return project(turns, nil, nil, api, opts)
 }
 
 // ProjectTree writes the path of branch ("" for the active branch) as a
 // request for api. The path gets back the parallel tool calls and results a
-// Claude Code transcript hangs beside it (Report.Adopted). With a budget, the system note that replaces dropped
-// turns holds the summaries of the other branches (as SpliceForLinearExport
-// gives them) and the branch's own summary when it is as of a dropped node
-// or a later one; opts.Summaries is used instead when it is not nil.
+// Claude Code transcript hangs beside it (Report.Adopted). With a budget, the
+// system note that replaces dropped turns holds the summaries of the other
+// branches, in name order as SpliceForLinearExport lists them, but only those
+// written by a person or a model: a stub ("[N turns, unsummarized]") tells a
+// model nothing, so the note counts the branches without a summary instead;
+// and the branch's own summary when it is as of a dropped node or a later
+// one. opts.Summaries, when not nil, is used instead of the other branches'.
 func ProjectTree(t *core.Tree, branch string, api API, opts Options) (Request, error) {
 	if _, ok := ParseAPI(string(api)); !ok {
 		return Request{}, unknownAPI(api)
@@ -163,54 +174,47 @@ func ProjectTree(t *core.Tree, branch string, api API, opts Options) (Request, e
 		return Request{}, err
 	}
 	turns, ids, adopted := gather(t, ids)
-	var own *core.Summary
-	if opts.Budget > 0 && opts.Summaries == nil {
-		sums, self, err := spliceSummaries(t, branch)
-		if err != nil {
-			return Request{}, err
+	cont := continuations(turns, ids)
+	note := &noteInput{at: -1}
+	if opts.Budget > 0 {
+		for _, b := range t.Branches() {
+			switch {
+			case b.Name == branch:
+				if b.Summary != nil {
+					s := *b.Summary
+					note.own = &s
+				}
+			case opts.Summaries != nil:
+			case b.Summary != nil:
+				note.others = append(note.others, *b.Summary)
+			default:
+				note.unsummarized++
+			}
 		}
-		opts.Summaries, own = sums, self
+		if opts.Summaries == nil {
+			opts.Summaries = note.others
+		}
 	}
-	var ownAt = -1
-	if own != nil {
+	if note.own != nil {
 		for i, id := range ids {
-			if id == own.NodeID {
-				ownAt = i
+			if id == note.own.NodeID {
+				note.at = i
 			}
 		}
 	}
-	req, err := project(turns, &ownSummary{summary: own, at: ownAt}, api, opts)
+	req, err := project(turns, cont, note, api, opts)
 	req.Report.Adopted = adopted
 	return req, err
 }
 
-// ownSummary is the projected branch's own summary and the index on its
-// path of the node it is as of (-1: not on the path).
-type ownSummary struct {
-	summary *core.Summary
-	at      int
-}
-
-// spliceSummaries is the splice's summaries with branch as the active one,
-// and branch's own summary.
-func spliceSummaries(t *core.Tree, branch string) ([]core.Summary, *core.Summary, error) {
-	src := t
-	if branch != t.ActiveBranch() {
-		src = t.Clone()
-		if err := src.SwitchBranch(branch); err != nil {
-			return nil, nil, err
-		}
-	}
-	sp, err := src.SpliceForLinearExport()
-	if err != nil {
-		return nil, nil, err
-	}
-	var own *core.Summary
-	if b, ok := t.LookupBranch(branch); ok && b.Summary != nil {
-		s := *b.Summary
-		own = &s
-	}
-	return sp.Summaries, own, nil
+// noteInput is what the budget's note says beyond opts.Summaries: the
+// projected branch's own summary, the index on the path of the node it is
+// as of (-1: not on the path), and how many other branches have no summary.
+type noteInput struct {
+	own          *core.Summary
+	at           int
+	others       []core.Summary
+	unsummarized int
 }
 
 func unknownAPI(api API) error {

@@ -297,7 +297,57 @@ func TestProjectTreeUsesTheSplice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(other.System), "main: ") {
-		t.Errorf("projecting another branch notes main's summary: %s", other.System)
+	if !strings.Contains(string(other.System), "(1 other branch has no summary.)") || strings.Contains(string(other.System), "unsummarized") {
+		t.Errorf("a stub is counted, not quoted: %s", other.System)
+	}
+	if !strings.Contains(string(other.System), "Summary of this conversation up to then:\\nthe idea branch") {
+		t.Errorf("the branch's own summary, as of a node after the dropped ones, is in the note: %s", other.System)
+	}
+}
+
+// ChatGPT answers one browser call with several tool messages, each the
+// child of the one before: they are one result for the call, not orphans.
+func TestChainedChatGPTResultsJoinTheirCall(t *testing.T) {
+	entry := func(id, parent, role, name, recipient, content string) core.Message {
+		return msgs(t, `{"role":"`+role+`","content":"","chatgpt":{"id":"`+id+`","parent":"`+parent+`","message":{"id":"`+id+
+			`","author":{"role":"`+role+`","name":`+name+`},"content":`+content+`,"metadata":{},"recipient":"`+recipient+`"}}}`)[0]
+	}
+	tr := core.New()
+	nodes := []struct {
+		id, parent string
+		msg        core.Message
+	}{
+		{"u", "", entry("u", "", "user", "null", "all", `{"content_type":"text","parts":["fuel?"]}`)},
+		{"c", "u", entry("c", "u", "assistant", "null", "browser", `{"content_type":"code","text":"mclick([0, 3])"}`)},
+		{"q1", "c", entry("q1", "c", "tool", `"browser"`, "all", `{"content_type":"tether_quote","title":"A","text":"one"}`)},
+		{"q2", "q1", entry("q2", "q1", "tool", `"browser"`, "all", `{"content_type":"tether_quote","title":"B","text":"two"}`)},
+		{"a", "q2", entry("a", "q2", "assistant", "null", "all", `{"content_type":"text","parts":["8 l/100km"]}`)},
+	}
+	for _, n := range nodes {
+		if err := tr.InsertNode(n.id, n.parent, n.msg, "", 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tr.SetBranch("main", "a", 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, api := range APIs {
+		req, err := ProjectTree(tr, "", api, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ps := checkBody(api, req.Body()); len(ps) > 0 {
+			t.Fatalf("%s: %v", api, ps)
+		}
+		if req.Report.OrphanResults != nil || !strings.Contains(string(req.Body()), `A\n\none\n\nB\n\ntwo`) {
+			t.Errorf("%s: %+v %s", api, req.Report, req.Body())
+		}
+	}
+}
+
+func TestDropThinkingLeavesOutEvenASignedBlock(t *testing.T) {
+	req := mustProject(t, Anthropic, Options{DropThinking: true}, claudeSession...)
+	if strings.Contains(string(req.Messages), `"thinking"`) || req.Report.Thinking != 1 {
+		t.Errorf("%+v %s", req.Report, req.Messages)
 	}
 }

@@ -107,8 +107,6 @@ func writeChat(blocks []block, rep *Report) []byte {
 				case chat.ToolCall:
 					fn := newObj().str("name", it.part.Name).str("arguments", it.part.Args).done()
 					calls = append(calls, newObj().str("id", it.part.CallID).str("type", "function").raw("function", fn).done())
-				case chat.Thinking:
-					rep.Thinking++
 				}
 			}
 			text := joinText(b)
@@ -198,8 +196,6 @@ func writeResponses(blocks []block, rep *Report) []byte {
 						text += "\n\n"
 					}
 					text += it.part.Text
-				case chat.Thinking:
-					rep.Thinking++
 				case chat.ToolCall:
 					flush()
 					items = append(items, newObj().str("type", "function_call").str("call_id", it.part.CallID).

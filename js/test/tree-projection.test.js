@@ -44,6 +44,9 @@ test("projectFor anthropic: system, merged tool_use, tool_result blocks after th
   assert.equal(report.sent, 4);
   assert.equal(report.dropped, 1);
   assert.deepEqual(report.orphanCalls, []);
+  const bare = t.projectFor("anthropic", { thinking: false });
+  assert.deepEqual(bare.request.messages[1].content.map((b) => b.type), ["tool_use", "tool_use"]);
+  assert.equal(bare.report.thinking, 1);
   t.free();
 });
 
@@ -105,6 +108,7 @@ test("projectFor refuses an unknown API, a bad budget and an unknown branch with
   assert.throws(() => t.projectFor("anthropic", { budget: -1 }), "invalid_input", /"budget" must be a whole number/);
   assert.throws(() => t.projectFor("anthropic", { budget: 1.5 }), "invalid_input", /"budget"/);
   assert.throws(() => t.projectFor("anthropic", { branch: "" }), "invalid_input", /"branch" must be a non-empty string/);
+  assert.throws(() => t.projectFor("anthropic", { thinking: "no" }), "invalid_input", /"thinking" must be true or false/);
   assert.throws(() => t.projectFor("anthropic", { branch: "nope" }), "branch_not_found");
   t.free();
 });

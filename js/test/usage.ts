@@ -32,7 +32,7 @@ export async function usage(): Promise<string> {
   const imported: { tree: SessionTree; report: { nodes: number } } = SessionTree.import(t.export("openai"), "openai");
   const md: string = imported.tree.export("markdown");
   const linear = SessionTree.fromLinear([{ role: "user", content: "a" }], 1);
-  const projected = t.projectFor("anthropic", { budget: 1000, branch: "main" });
+  const projected = t.projectFor("anthropic", { budget: 1000, branch: "main", thinking: false });
   const body = JSON.stringify({ model: "m", max_tokens: 16, ...projected.request });
   const sent: number = projected.report.sent + t.projectFor("openai-responses").report.orphanCalls.length;
   try {

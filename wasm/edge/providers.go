@@ -10,7 +10,7 @@ import (
 )
 
 // modelProjection answers GET /v1/trees/{id}/projection?for=API[&branch=]
-// [&budget=]: the branch's path as a request body for a model API
+// [&budget=][&thinking=false]: the branch's path as a request body for a model API
 // (core/provider), {"branch","for","request":{…},"report":{…}}; request is
 // the body's fields (add model, max_tokens, …) and report what was changed
 // or left out, as the JS API's t.projectFor gives them.
@@ -27,6 +27,13 @@ func (h *Handler) modelProjection(q *request, id, name string) *apiError {
 			return errf(http.StatusBadRequest, string(core.CodeInvalidInput), "budget must be a whole number of tokens, 0 or more, not "+quote(b))
 		}
 		opts.Budget = n
+	}
+	switch th := q.r.URL.Query().Get("thinking"); th {
+	case "", "true":
+	case "false":
+		opts.DropThinking = true
+	default:
+		return errf(http.StatusBadRequest, string(core.CodeInvalidInput), "thinking must be true or false, not "+quote(th))
 	}
 	return h.read(q, id, func(t *core.Tree, m Meta) *apiError {
 		branch := q.r.URL.Query().Get("branch")

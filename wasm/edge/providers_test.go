@@ -46,6 +46,10 @@ func TestProjectionForAModelAPI(t *testing.T) {
 		t.Errorf("budget: %d %s", r.status, r.body)
 	}
 	wantError(t, c.do("GET", "/v1/trees/"+id+"/projection?for=gemini", ""), 400, "invalid_input")
+	wantError(t, c.do("GET", "/v1/trees/"+id+"/projection?for=anthropic&thinking=no", ""), 400, "invalid_input")
+	if r := c.do("GET", "/v1/trees/"+id+"/projection?for=anthropic&thinking=false", ""); r.status != 200 {
+		t.Errorf("thinking=false: %d %s", r.status, r.body)
+	}
 	wantError(t, c.do("GET", "/v1/trees/"+id+"/projection?for=anthropic&budget=-1", ""), 400, "invalid_input")
 	wantError(t, c.do("GET", "/v1/trees/"+id+"/projection?for=anthropic&branch=nope", ""), 404, "branch_not_found")
 	wantError(t, newClient(t, newTestHandler(NewMemStore()), "bob").do("GET", "/v1/trees/"+id+"/projection?for=anthropic", ""), 404, "not_found")

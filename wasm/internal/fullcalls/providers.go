@@ -14,16 +14,17 @@ import (
 // they cost the lean one ~80 KB gzipped.
 
 // projectTree projects the live tree: arguments api, branch ("" for the
-// active one) and budget (decimal approximate tokens; "" or "0": none). It
-// returns {"request":body,"report":report}.
+// active one), budget (decimal approximate tokens; "" or "0": none) and
+// thinking ("false": leave every thinking part out; else ""). It returns
+// {"request":body,"report":report}.
 func projectTree(r *treecalls.Request) ([]byte, error) {
 	return projectFor(r.Tree(), r, 0)
 }
 
-// projectFile is projectTree on a saved tree, argument 3 (the .tree.json
+// projectFile is projectTree on a saved tree, argument 4 (the .tree.json
 // bytes the lean module saved): the helper's call.
 func projectFile(r *treecalls.Request) ([]byte, error) {
-	data, err := r.Arg(3, "tree")
+	data, err := r.Arg(4, "tree")
 	if err != nil {
 		return nil, err
 	}
@@ -59,6 +60,11 @@ func projectFor(t *core.Tree, r *treecalls.Request, first int) ([]byte, error) {
 		}
 		opts.Budget = n
 	}
+	thinking, err := r.Str(first+3, "thinking")
+	if err != nil {
+		return nil, err
+	}
+	opts.DropThinking = thinking == "false"
 	req, err := provider.ProjectTree(t, branch, api, opts)
 	if err != nil {
 		return nil, err

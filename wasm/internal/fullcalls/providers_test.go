@@ -40,11 +40,11 @@ func TestProjectTreeAndProjectFileReturnCoreProvidersBody(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		live, ok := doOn("projectTree", h, []byte(api), nil, []byte("100"))
+		live, ok := doOn("projectTree", h, []byte(api), nil, []byte("100"), nil)
 		if !ok {
 			t.Fatalf("projectTree: %s", live)
 		}
-		file, ok := do("projectFile", []byte(api), nil, []byte("100"), tr.Marshal())
+		file, ok := do("projectFile", []byte(api), nil, []byte("100"), nil, tr.Marshal())
 		if !ok {
 			t.Fatalf("projectFile: %s", file)
 		}
@@ -65,13 +65,13 @@ func TestProjectTreeAndProjectFileReturnCoreProvidersBody(t *testing.T) {
 
 func TestProjectTreeRefusesAnUnknownAPIAndABadBudget(t *testing.T) {
 	h := load(t, toolTree(t).Marshal())
-	for _, args := range [][][]byte{{[]byte("gemini"), nil, nil}, {[]byte("anthropic"), nil, []byte("-3")}, {[]byte("anthropic"), nil, []byte("x")}} {
+	for _, args := range [][][]byte{{[]byte("gemini"), nil, nil, nil}, {[]byte("anthropic"), nil, []byte("-3"), nil}, {[]byte("anthropic"), nil, []byte("x"), nil}} {
 		res, ok := doOn("projectTree", h, args...)
 		if ok || !strings.Contains(string(res), "invalid_input") {
 			t.Errorf("%q: %s", args, res)
 		}
 	}
-	if res, ok := doOn("projectTree", h, []byte("anthropic"), []byte("nope"), nil); ok || !strings.Contains(string(res), "branch_not_found") {
+	if res, ok := doOn("projectTree", h, []byte("anthropic"), []byte("nope"), nil, nil); ok || !strings.Contains(string(res), "branch_not_found") {
 		t.Errorf("unknown branch: %s", res)
 	}
 }
