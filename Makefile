@@ -86,6 +86,10 @@ bench-formats:
 	@$(GO) test -run '^$$' -bench Import -benchtime 3x -count=1 ./core/formats/
 	@echo "== formats: import benchmarks (GOOS=js GOARCH=wasm, headless Chromium)"
 	@GOOS=js GOARCH=wasm $(GO) test -run '^$$' -bench 'Import(ClaudeCode|Pi|Codex|ChatGPT)$$' -benchtime 1x -count=1 ./core/formats/ 2>&1 | (grep -v 'unknown IPAddressSpace' || true)
+	@echo "== formats: the largest real file of each format in ../shared, import and export (native)"
+	@SESSIONTREE_SHARED=$${SESSIONTREE_SHARED:-$(CURDIR)/../shared} $(GO) test -run '^$$' -bench 'Real' -benchtime 3x -count=1 ./core/formats/
+	@$(MAKE) build >/dev/null
+	@node js/bench/formats-real.mjs
 
 ## build: the lean browser module js/sessiontree.wasm, the full one (every tree
 ## method plus import, export and merge: init({ full: true }), or the lean one's
