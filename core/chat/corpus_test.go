@@ -4,44 +4,24 @@ package chat_test
 
 import (
 	"os"
-	"path/filepath"
-	"runtime"
-	"strings"
 	"testing"
 
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/chat"
 	"github.com/sessiontree/sessiontree/core/formats"
+	"github.com/sessiontree/sessiontree/core/internal/corpus"
 )
-
-// sharedDir is $SESSIONTREE_SHARED, or ../shared beside the module root.
-func sharedDir(t *testing.T) string {
-	if d := os.Getenv("SESSIONTREE_SHARED"); d != "" {
-		return d
-	}
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..", "shared")
-}
 
 // corpusTrees imports every file of shared/interop and shared/testdata with
 // the format its folder names ("auto" for foreign/), calling fn with each
 // tree; a file no importer reads is logged and counted.
 func corpusTrees(t *testing.T, fn func(path string, tr *core.Tree)) (files, unread int) {
-	root := sharedDir(t)
-	paths, _ := filepath.Glob(filepath.Join(root, "*", "*", "*"))
-	for _, p := range paths {
-		if strings.HasSuffix(p, ".md") {
-			continue
-		}
+	for _, p := range corpus.Files(t, "interop/*", "testdata/*") {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		format := filepath.Base(filepath.Dir(p))
-		if format == "foreign" {
-			format = "auto"
-		}
-		tr, _, err := formats.Import(format, data)
+		tr, _, err := formats.Import(corpus.Format(p), data)
 		if err != nil {
 			t.Logf("%s: not imported: %v", p, err)
 			unread++
@@ -49,9 +29,6 @@ func corpusTrees(t *testing.T, fn func(path string, tr *core.Tree)) (files, unre
 		}
 		files++
 		fn(p, tr)
-	}
-	if files == 0 {
-		t.Fatalf("no corpus file under %s (set SESSIONTREE_SHARED)", root)
 	}
 	return files, unread
 }

@@ -3,10 +3,10 @@ package formats_test
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/sessiontree/sessiontree/core/formats"
+	"github.com/sessiontree/sessiontree/core/internal/corpus"
 )
 
 // The largest real file of each format in ../shared (or $SESSIONTREE_SHARED):
@@ -22,12 +22,7 @@ var realFiles = map[string]string{
 }
 
 func realFile(b *testing.B, format string) []byte {
-	dir := os.Getenv("SESSIONTREE_SHARED")
-	if dir == "" {
-		_, file, _, _ := runtime.Caller(0)
-		dir = filepath.Join(filepath.Dir(file), "..", "..", "..", "shared")
-	}
-	data, err := os.ReadFile(filepath.Join(dir, realFiles[format]))
+	data, err := os.ReadFile(filepath.Join(corpus.Dir(), realFiles[format]))
 	if err != nil {
 		b.Skip("no corpus: ", err)
 	}

@@ -12,24 +12,20 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/formats"
+	"github.com/sessiontree/sessiontree/core/internal/corpus"
 )
 
-// sharedDir is the shared folder: $SESSIONTREE_SHARED, or ../shared beside the
-// repository. A corpus run without it fails: it was asked for.
+// sharedDir is the shared folder (corpus.Dir). A corpus run without it fails:
+// it was asked for.
 func sharedDir(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv("SESSIONTREE_SHARED")
-	if dir == "" {
-		_, file, _, _ := runtime.Caller(0)
-		dir = filepath.Join(filepath.Dir(file), "..", "..", "..", "shared")
-	}
+	dir := corpus.Dir()
 	if st, err := os.Stat(filepath.Join(dir, "testdata")); err != nil || !st.IsDir() {
 		t.Fatalf("no shared folder at %s (set SESSIONTREE_SHARED): %v", dir, err)
 	}

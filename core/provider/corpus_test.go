@@ -5,22 +5,13 @@ package provider
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/formats"
+	"github.com/sessiontree/sessiontree/core/internal/corpus"
 )
-
-// sharedDir is $SESSIONTREE_SHARED, or ../shared beside the module root.
-func sharedDir() string {
-	if d := os.Getenv("SESSIONTREE_SHARED"); d != "" {
-		return d
-	}
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..", "shared")
-}
 
 // Every branch of every corpus file (shared/interop and shared/testdata,
 // imported with the format its folder names) projects, for every API, with
@@ -28,24 +19,15 @@ func sharedDir() string {
 // With PROVIDER_DUMP set to a folder, each body is written there too (for
 // a JSON-schema validator run outside the repository).
 func TestCorpusProjectionsKeepTheAPIRules(t *testing.T) {
-	root := sharedDir()
-	paths, _ := filepath.Glob(filepath.Join(root, "*", "*", "*"))
 	dump := os.Getenv("PROVIDER_DUMP")
 	files, unread, projections, empty := 0, 0, 0, 0
 	var sum Report
-	for _, p := range paths {
-		if strings.HasSuffix(p, ".md") {
-			continue
-		}
+	for _, p := range corpus.Files(t, "interop/*", "testdata/*") {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		format := filepath.Base(filepath.Dir(p))
-		if format == "foreign" {
-			format = "auto"
-		}
-		tr, _, err := formats.Import(format, data)
+		tr, _, err := formats.Import(corpus.Format(p), data)
 		if err != nil {
 			t.Logf("%s: not imported: %v", p, err)
 			unread++
@@ -91,9 +73,6 @@ func TestCorpusProjectionsKeepTheAPIRules(t *testing.T) {
 				}
 			}
 		}
-	}
-	if files == 0 {
-		t.Fatalf("no corpus file under %s (set SESSIONTREE_SHARED)", root)
 	}
 	t.Logf("%d files (%d not imported), %d projections (%d with nothing a model sees); without a budget: %d messages read, %d written, %d dropped, %d thinking left out, %d parts left out, %d orphan calls, %d orphan results, %d ids and %d names made legal",
 		files, unread, projections, empty, sum.Messages, sum.Sent, sum.Dropped, sum.Thinking, sum.Parts, len(sum.OrphanCalls), len(sum.OrphanResults), sum.RenamedIDs, sum.RenamedTools)

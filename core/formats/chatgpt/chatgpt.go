@@ -427,7 +427,7 @@ func madeUpHeader(nodes []core.Node) []byte {
 		}
 	}
 	root := convert.NewObject(nil).String("id", scaffoldID).Raw("message", []byte("null")).Raw("parent", []byte("null")).Bytes()
-	return convert.NewObject(nil).String("title", title(nodes)).Raw("create_time", convert.FormatSeconds(at)).Raw("update_time", convert.FormatSeconds(last)).
+	return convert.NewObject(nil).String("title", convert.Title(nodes, "")).Raw("create_time", convert.FormatSeconds(at)).Raw("update_time", convert.FormatSeconds(last)).
 		Raw("mapping", convert.NewObject(nil).Raw(scaffoldID, root).Bytes()).
 		String("conversation_id", id).String("id", id).Bytes()
 }
@@ -443,17 +443,4 @@ func parentMatches(ms []convert.Member, n core.Node) bool {
 		return p == n.Parent
 	}
 	return true
-}
-
-func title(nodes []core.Node) string {
-	for _, n := range nodes {
-		if n.Message.Role() == "user" {
-			s := strings.TrimSpace(convert.ContentText(n.Message))
-			if len(s) > 60 {
-				s = s[:60]
-			}
-			return strings.ToValidUTF8(s, "")
-		}
-	}
-	return ""
 }

@@ -6,42 +6,17 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"runtime"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/formats"
 	"github.com/sessiontree/sessiontree/core/formats/claudecode"
+	"github.com/sessiontree/sessiontree/core/internal/corpus"
 	"github.com/sessiontree/sessiontree/core/rawjson"
 )
 
-// sharedDir is SESSIONTREE_SHARED, or ../shared beside the module root.
-func sharedDir(t testing.TB) string {
-	if d := os.Getenv("SESSIONTREE_SHARED"); d != "" {
-		return d
-	}
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..", "..", "shared")
-}
-
-func corpusFiles(t testing.TB, dirs ...string) []string {
-	var out []string
-	for _, d := range dirs {
-		fs, _ := filepath.Glob(filepath.Join(sharedDir(t), d, "*"))
-		for _, f := range fs {
-			if !strings.HasSuffix(f, ".md") {
-				out = append(out, f)
-			}
-		}
-	}
-	if len(out) == 0 {
-		t.Skip("no corpus under " + sharedDir(t))
-	}
-	sort.Strings(out)
-	return out
-}
+func corpusFiles(t testing.TB, dirs ...string) []string { return corpus.Files(t, dirs...) }
 
 // The structure each transcript has, counted by hand from the file and by an
 // independent reading (progress and other non-turn lines transparent, the

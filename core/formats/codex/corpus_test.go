@@ -6,40 +6,24 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"runtime"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/formats"
 	"github.com/sessiontree/sessiontree/core/formats/codex"
+	"github.com/sessiontree/sessiontree/core/internal/corpus"
 	"github.com/sessiontree/sessiontree/core/rawjson"
 )
 
-// sharedDir is SESSIONTREE_SHARED, or ../shared beside the module root.
-func sharedDir() string {
-	if d := os.Getenv("SESSIONTREE_SHARED"); d != "" {
-		return d
-	}
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..", "..", "shared")
-}
-
+// corpusFiles lists the corpus files of dirs, foreign ones left out.
 func corpusFiles(t testing.TB, dirs ...string) []string {
 	var out []string
-	for _, d := range dirs {
-		fs, _ := filepath.Glob(filepath.Join(sharedDir(), d, "*"))
-		for _, f := range fs {
-			if !strings.HasSuffix(f, ".md") && !strings.Contains(f, "/foreign/") {
-				out = append(out, f)
-			}
+	for _, f := range corpus.Files(t, dirs...) {
+		if !strings.Contains(f, "/foreign/") {
+			out = append(out, f)
 		}
 	}
-	if len(out) == 0 {
-		t.Skip("no corpus under " + sharedDir())
-	}
-	sort.Strings(out)
 	return out
 }
 

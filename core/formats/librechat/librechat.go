@@ -14,7 +14,6 @@ package librechat
 import (
 	"bytes"
 	"strconv"
-	"strings"
 
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/formats/internal/convert"
@@ -206,19 +205,6 @@ func madeUpHeader(nodes []core.Node) []byte {
 	if len(nodes) > 0 {
 		id = nodes[0].ID
 	}
-	return convert.NewObject(nil).String("conversationId", id).String("endpoint", "openAI").String("title", title(nodes)).
+	return convert.NewObject(nil).String("conversationId", id).String("endpoint", "openAI").String("title", convert.Title(nodes, "Imported chat")).
 		Raw("branches", []byte("true")).Raw("recursive", []byte("false")).Bytes()
-}
-
-func title(nodes []core.Node) string {
-	for _, n := range nodes {
-		if n.Message.Role() == "user" {
-			s := strings.TrimSpace(convert.ContentText(n.Message))
-			if len(s) > 60 {
-				s = s[:60]
-			}
-			return strings.ToValidUTF8(s, "")
-		}
-	}
-	return "Imported chat"
 }

@@ -15,6 +15,21 @@ func Wrap(role, text, key string, rec []byte) core.Message {
 	return core.Message(NewObject(buf).String("role", role).String("content", text).Raw(key, rec).Bytes())
 }
 
+// Title is a conversation's title for a format that needs one: the first
+// user message's text, trimmed to 60 bytes of valid UTF-8, or fallback.
+func Title(nodes []core.Node, fallback string) string {
+	for _, n := range nodes {
+		if n.Message.Role() == "user" {
+			s := strings.TrimSpace(ContentText(n.Message))
+			if len(s) > 60 {
+				s = s[:60]
+			}
+			return strings.ToValidUTF8(s, "")
+		}
+	}
+	return fallback
+}
+
 // ContentText renders a message's content as plain text with real newlines:
 // a string, or the text of its text parts joined by newlines, "[type]" for
 // other parts.

@@ -1,39 +1,22 @@
 package formattest
 
 import (
-	"os"
-	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/internal/corpus"
 )
 
-// SharedDir is the folder of the outside corpora: $SESSIONTREE_SHARED, or
-// ../shared beside the module root (four levels above a format's package).
-func SharedDir() string {
-	if d := os.Getenv("SESSIONTREE_SHARED"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "..", "..", "shared")
-}
+// SharedDir is the folder of the outside corpora (corpus.Dir).
+func SharedDir() string { return corpus.Dir() }
 
 // CorpusFiles lists the files of folder dir of both corpora (interop/dir and
 // testdata/dir), failing t when there are none.
 func CorpusFiles(t *testing.T, dir string) []string {
 	t.Helper()
-	var out []string
-	for _, c := range []string{"interop", "testdata"} {
-		ms, _ := filepath.Glob(filepath.Join(SharedDir(), c, dir, "*.json*"))
-		out = append(out, ms...)
-	}
-	sort.Strings(out)
-	if len(out) == 0 {
-		t.Fatalf("no %s files under %s (set SESSIONTREE_SHARED)", dir, SharedDir())
-	}
-	return out
+	return corpus.Files(t, "interop/"+dir, "testdata/"+dir)
 }
 
 var clock = regexp.MustCompile(`,"used":\d+`)
