@@ -67,7 +67,13 @@ fuzz:
 	done
 
 ## bench: benchmarks with ratio tables (numbers go in the README)
-bench: bench-core bench-worker bench-js bench-formats bench-soak
+bench: bench-core bench-worker bench-js bench-formats bench-soak bench-peers
+
+## bench-peers: opening a 100k-message conversation against the way pi, LibreChat
+## and a ChatGPT-export viewer keep their trees, in Node (PEERS_N=20000 for a quick look)
+.PHONY: bench-peers
+bench-peers: build
+	@node js/bench/peers.mjs
 
 ## bench-soak: the module's memory over 1,000 append+save rounds on a 20k-message
 ## tree and 50 load+project+free rounds of a 100k-message file (Node; SOAK_SCALE=0.1 for a quick look)
