@@ -686,7 +686,13 @@ export class SessionTree {
     let total = 0;
     const reader = stream.getReader();
     for (;;) {
-      const { done, value } = await reader.read();
+      let chunk;
+      try {
+        chunk = await reader.read();
+      } catch (e) {
+        throw new SessionTreeError("invalid_input", `loadFrom: reading the source failed: ${e?.message ?? e}`);
+      }
+      const { done, value } = chunk;
       if (done) break;
       if (!(value instanceof Uint8Array)) fail(`loadFrom: the stream must yield Uint8Array chunks`);
       total += value.length;

@@ -78,5 +78,9 @@ test("loadFrom reads bytes, a Blob, a ReadableStream and a Response to the same 
   await assert.rejects(SessionTree.loadFrom(new Blob(["{not json"])), "corrupt");
   await assert.rejects(SessionTree.loadFrom(new Response("x", { status: 404 })), "not_found");
   await assert.rejects(SessionTree.loadFrom("a string"), "invalid_input");
+  const broken = new ReadableStream({ pull(c) { c.error(new Error("the disk went away")); } });
+  await assert.rejects(SessionTree.loadFrom(broken), "invalid_input", /reading the source failed: the disk went away/);
+  const strings = new ReadableStream({ start(c) { c.enqueue("text, not bytes"); c.close(); } });
+  await assert.rejects(SessionTree.loadFrom(strings), "invalid_input", /Uint8Array/);
   t.free();
 });
