@@ -101,8 +101,21 @@ func checkInvariants(t *testing.T, seed uint64, step int, tr *Tree, deletes bool
 		fail("Validate: %+v", p)
 	}
 	for _, b := range tr.Branches() {
-		if _, err := tr.LinearProjectionOf(b.Name); err != nil {
+		msgs, err := tr.LinearProjectionOf(b.Name)
+		if err != nil {
 			fail("branch %s does not project: %v", b.Name, err)
+		}
+		// Windows agree with the path: its length, and the last few nodes.
+		path, _ := tr.PathOf(b.Name)
+		if n, err := tr.PathLen(b.Name); err != nil || n != len(path) {
+			fail("branch %s: PathLen %d, %v; the path has %d", b.Name, n, err, len(path))
+		}
+		skip, count := step%3, 1+step%5
+		ids, win, err := tr.AppendTailOf(nil, nil, b.Name, skip, count)
+		end := max(0, len(path)-skip)
+		start := max(0, end-count)
+		if err != nil || !slices.Equal(ids, path[start:end]) || len(win) != end-start || (len(win) > 0 && !bytes.Equal(win[0], msgs[start])) {
+			fail("branch %s: window (%d, %d) = %v, %v; the path's slice is %v", b.Name, skip, count, ids, err, path[start:end])
 		}
 	}
 	if !deletes {
