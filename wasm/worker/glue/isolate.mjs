@@ -8,7 +8,8 @@
 // in memory and checks them against D1's version on every request. If the Go
 // program ever exits, the next request starts a new one.
 //
-// Requests enter Go one at a time. workerd ties every I/O call to the request
+// Requests enter Go one at a time, each with its body already read whole (a
+// slow upload waits outside, holding nothing). workerd ties every I/O call to the request
 // that was running when it was made, and the Go runtime runs any ready
 // goroutine inside whatever callback it is given: with two requests inside Go
 // at once, one request's D1 call could be issued inside the other's callback,
@@ -66,8 +67,10 @@ function start() {
   return readyPromise;
 }
 
-// A request that holds the instance longer than this is taken to be gone
-// (canceled requests never reach their finally); d1 calls time out sooner.
+// A request that holds the instance longer than this is taken to be stuck (a
+// canceled request never reaches its finally, and its D1 promises never
+// settle). Its instance is then abandoned, never entered again: the next
+// request starts a fresh one. Two requests never run inside one Go instance.
 const LEASE_MS = 30000;
 let busy = false;
 let busySince = 0;
@@ -79,7 +82,11 @@ let wake = [];
 // cancels a request that waits only on promises of other requests, so a timer
 // of its own stays pending meanwhile.
 async function enter() {
-  while (busy && Date.now() - busySince < LEASE_MS) {
+  while (busy) {
+    if (Date.now() - busySince >= LEASE_MS) {
+      started = null; // the holder is stuck: its instance is given up
+      break;
+    }
     let timer;
     await Promise.race([
       new Promise((resolve) => wake.push(resolve)),
@@ -89,6 +96,7 @@ async function enter() {
   }
   busy = true;
   busySince = Date.now();
+  return go;
 }
 
 function leave() {
@@ -98,17 +106,52 @@ function leave() {
   for (const w of waiters) w();
 }
 
+// BODY_CAP is one byte more than the largest body the worker takes
+// (edge.DefaultLimits.Body, 8 MiB). A body is read whole, up to this, before
+// its request asks for Go, so a slow upload holds nobody else up; Go sees a
+// body that reached the cap and answers 413 too_large.
+const BODY_CAP = 8 * 1024 * 1024 + 1;
+
+async function buffered(request) {
+  if (request.body === null) return request;
+  const reader = request.body.getReader();
+  const chunks = [];
+  let size = 0;
+  while (size < BODY_CAP) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.byteLength;
+  }
+  // The rest of a body over the cap is read and dropped: a body left unread
+  // (or canceled) breaks the next request on the connection under wrangler dev.
+  if (size >= BODY_CAP) while (!(await reader.read()).done);
+  const body = new Uint8Array(Math.min(size, BODY_CAP));
+  let at = 0;
+  for (const c of chunks) {
+    const n = Math.min(c.byteLength, body.length - at);
+    body.set(n === c.byteLength ? c : c.subarray(0, n), at);
+    at += n;
+  }
+  return new Request(request, { body });
+}
+
 export default {
   async fetch(request, env, ctx) {
+    request = await buffered(request);
     await enter();
+    let mine = null;
     try {
       context.env = env;
       context.ctx = ctx;
       if (started === null || go.exited) started = start();
+      mine = go;
       await started;
       return await context.binding.handleRequest(request);
     } finally {
-      leave();
+      // A request whose instance was given up meanwhile leaves nothing: the
+      // slot belongs to the request that started the new instance.
+      if (mine === go) leave();
     }
   },
 };
