@@ -17,11 +17,13 @@ type Limits struct {
 	Message int   // bytes of one message
 	Ops     int   // operations in one /ops request
 	Nodes   int   // nodes of a tree created in one request
+	Label   int   // bytes of one label
 }
 
 // DefaultLimits are the limits of SPEC §6: 8 MiB bodies, 1 MiB messages,
-// 1,000 ops per request (and 100,000 nodes per created tree).
-var DefaultLimits = Limits{Body: 8 << 20, Message: 1 << 20, Ops: 1000, Nodes: 100_000}
+// 1,000 ops per request (and 100,000 nodes per created tree, 4 KiB labels,
+// summaries as long as a message).
+var DefaultLimits = Limits{Body: 8 << 20, Message: 1 << 20, Ops: 1000, Nodes: 100_000, Label: 4096}
 
 // Config is what a Handler needs.
 type Config struct {
@@ -64,6 +66,7 @@ type request struct {
 	tenant string
 	w      http.ResponseWriter
 	r      *http.Request
+	idem   *Idem // the request's Idempotency-Key, if it has one (beginIdem)
 }
 
 // ServeHTTP routes r. Every failure is a JSON error; a panic below becomes a

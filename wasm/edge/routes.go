@@ -98,6 +98,9 @@ func (h *Handler) create(q *request) *apiError {
 	if ae != nil {
 		return ae
 	}
+	if done, ae := h.beginIdem(q, body); done || ae != nil {
+		return ae
+	}
 	now := h.now()
 	t, ae := h.treeFromBody(body, now)
 	if ae != nil {
@@ -107,20 +110,26 @@ func (h *Handler) create(q *request) *apiError {
 	t.TakeChanges()
 	m := Meta{ID: newTreeID(), Tenant: q.tenant, Version: 1, ETag: newETag(1),
 		Root: t.Root(), Active: t.ActiveBranch(), CreatedMs: now, UpdatedMs: now}
-	if err := h.store.Create(q.ctx, Write{Meta: m, PutNodes: nodes, PutBranches: branches}); err != nil {
-		return storeError(m.ID, err)
+	if ae := h.checkRows(nodes, branches); ae != nil {
+		return ae
 	}
-	e := h.cache.acquire(m.ID)
-	e.tree, e.meta = t, m
-	h.cache.release(e)
-	q.w.Header().Set("ETag", m.ETag)
-	q.w.Header().Set("Location", "/v1/trees/"+m.ID)
+	location := "/v1/trees/" + m.ID
 	buf := append([]byte(`{"id":`), rawjson.AppendString(nil, m.ID)...)
 	buf = append(buf, `,"etag":`...)
 	buf = rawjson.AppendString(buf, m.ETag)
 	buf = append(buf, `,"nodes":`...)
 	buf = rawjson.AppendInt(buf, int64(t.Len()))
 	buf = append(buf, "}\n"...)
+	w := Write{Meta: m, PutNodes: nodes, PutBranches: branches,
+		Idem: h.keep(q, http.StatusCreated, m.ETag, location, buf)}
+	if err := h.store.Create(q.ctx, w); err != nil {
+		return h.afterFailedWrite(q, storeError(m.ID, err))
+	}
+	e := h.cache.acquire(m.ID)
+	e.tree, e.meta = t, m
+	h.cache.release(e)
+	q.w.Header().Set("ETag", m.ETag)
+	q.w.Header().Set("Location", location)
 	writeJSON(q.w, http.StatusCreated, buf)
 	return nil
 }
@@ -138,12 +147,33 @@ func (h *Handler) get(q *request, id string) *apiError {
 }
 
 func (h *Handler) delete(q *request, id string) *apiError {
+	if done, ae := h.beginIdem(q, nil); done || ae != nil {
+		return ae
+	}
 	e := h.cache.acquire(id)
 	defer h.cache.release(e)
-	if err := h.store.Delete(q.ctx, q.tenant, id); err != nil {
-		return storeError(id, err)
+	var ifVersion int64
+	ifMatch := q.r.Header.Get("If-Match")
+	if ifMatch != "" || q.idem != nil { // a kept answer is only for a tree that was there
+		if _, ae := h.ensure(q, e, true); ae != nil {
+			return ae
+		}
 	}
+	if ifMatch != "" {
+		if !etagListHas(ifMatch, e.meta.ETag) {
+			return errStaleIfMatch(ifMatch, e.meta.ETag)
+		}
+		ifVersion = e.meta.Version
+	}
+	err := h.store.Delete(q.ctx, q.tenant, id, ifVersion, h.keep(q, http.StatusNoContent, "", "", nil))
 	e.tree = nil
+	if errors.Is(err, ErrStale) {
+		return errf(http.StatusPreconditionFailed, CodePreconditionFail,
+			"the tree "+quote(id)+" changed since the If-Match "+q.r.Header.Get("If-Match")+"; nothing was deleted")
+	}
+	if err != nil {
+		return h.afterFailedWrite(q, storeError(id, err))
+	}
 	h.cache.drop(id)
 	q.w.WriteHeader(http.StatusNoContent)
 	return nil
@@ -184,34 +214,46 @@ func (h *Handler) ops(q *request, id string) *apiError {
 	if ae != nil {
 		return ae
 	}
+	if done, ae := h.beginIdem(q, body); done || ae != nil {
+		return ae
+	}
 	ops, ae := h.opsFromBody(body)
 	if ae != nil {
 		return ae
 	}
 	ifMatch := q.r.Header.Get("If-Match")
 	return retrying(id, "write; nothing was applied", func() (*apiError, bool) {
-		results, m, ae, retry := h.tryOps(q, id, ops, ifMatch)
+		m, buf, ae, retry := h.tryOps(q, id, ops, ifMatch)
 		if retry || ae != nil {
 			return ae, retry
 		}
-		buf := []byte(`{"results":[`)
-		for i, r := range results {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			if r == "" {
-				buf = append(buf, "null"...)
-			} else {
-				buf = rawjson.AppendString(buf, r)
-			}
-		}
-		buf = append(buf, `],"etag":`...)
-		buf = rawjson.AppendString(buf, m.ETag)
-		buf = append(buf, "}\n"...)
 		q.w.Header().Set("ETag", m.ETag)
 		writeJSON(q.w, http.StatusOK, buf)
 		return nil, false
 	})
+}
+
+// opsAnswer is the body of a /ops answer.
+func opsAnswer(results []string, etag string) []byte {
+	buf := []byte(`{"results":[`)
+	for i, r := range results {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		if r == "" {
+			buf = append(buf, "null"...)
+		} else {
+			buf = rawjson.AppendString(buf, r)
+		}
+	}
+	buf = append(buf, `],"etag":`...)
+	buf = rawjson.AppendString(buf, etag)
+	return append(buf, "}\n"...)
+}
+
+func errStaleIfMatch(ifMatch, etag string) *apiError {
+	return errf(http.StatusPreconditionFailed, CodePreconditionFail,
+		"If-Match "+ifMatch+" does not match the tree's ETag "+etag)
 }
 
 // retrying runs try until it answers without asking for a retry, backing off
@@ -230,40 +272,92 @@ func retrying(id, notDone string, try func() (ae *apiError, retry bool)) *apiErr
 		"the tree "+quote(id)+" kept changing under this "+notDone+", try again")
 }
 
-func (h *Handler) tryOps(q *request, id string, ops []core.Op, ifMatch string) ([]string, Meta, *apiError, bool) {
+func (h *Handler) tryOps(q *request, id string, ops []core.Op, ifMatch string) (Meta, []byte, *apiError, bool) {
 	e := h.cache.acquire(id)
 	defer h.cache.release(e)
 	fresh, ae := h.ensure(q, e, ifMatch != "" && e.tree != nil)
 	if ae != nil {
-		return nil, Meta{}, ae, false
+		return Meta{}, nil, ae, false
 	}
 	if ifMatch != "" && !etagListHas(ifMatch, e.meta.ETag) {
-		return nil, Meta{}, errf(http.StatusPreconditionFailed, CodePreconditionFail,
-			"If-Match "+ifMatch+" does not match the tree's ETag "+e.meta.ETag), false
+		return Meta{}, nil, errStaleIfMatch(ifMatch, e.meta.ETag), false
 	}
 	e.tree.TakeChanges()
+	if onlySwitchesToActive(ops, e.tree.ActiveBranch()) {
+		// core records a switch as a touch of the branch even when it is
+		// already active; for the API it changes nothing.
+		if !fresh {
+			e.tree = nil
+			return Meta{}, nil, nil, true
+		}
+		return e.meta, opsAnswer(make([]string, len(ops)), e.meta.ETag), nil, false
+	}
 	results, err := e.tree.Apply(ops, h.now())
 	if err != nil {
 		if !fresh {
 			e.tree = nil // the copy may be stale: check before blaming the ops
-			return nil, Meta{}, nil, true
+			return Meta{}, nil, nil, true
 		}
-		return nil, Meta{}, fromCore(err), false
+		return Meta{}, nil, fromCore(err), false
 	}
-	w := h.writeOf(e.tree, e.meta)
+	w, changed, ae := h.writeOf(e.tree, e.meta)
+	if ae != nil {
+		e.tree = nil // the cached copy holds the refused change: read it again
+		return Meta{}, nil, ae, false
+	}
+	if !changed {
+		if !fresh {
+			e.tree = nil // a no-op here may not be one on the stored tree
+			return Meta{}, nil, nil, true
+		}
+		return e.meta, opsAnswer(results, e.meta.ETag), nil, false // nothing to store: the ETag stays
+	}
+	buf := opsAnswer(results, w.Meta.ETag)
+	w.Idem = h.keep(q, http.StatusOK, w.Meta.ETag, "", buf)
 	if err := h.store.Commit(q.ctx, e.meta.Version, w); err != nil {
 		e.tree = nil
 		if errors.Is(err, ErrStale) {
-			return nil, Meta{}, nil, true
+			return Meta{}, nil, nil, true
 		}
-		return nil, Meta{}, storeError(id, err), false
+		return Meta{}, nil, h.afterFailedWrite(q, storeError(id, err)), false
 	}
 	e.meta = w.Meta
-	return results, w.Meta, nil, false
+	return w.Meta, buf, nil, false
 }
 
-// writeOf is the Write of what changed in t since the last TakeChanges.
-func (h *Handler) writeOf(t *core.Tree, prev Meta) Write {
+// onlySwitchesToActive reports whether ops are all switches to the branch
+// that is already active.
+func onlySwitchesToActive(ops []core.Op, active string) bool {
+	for _, op := range ops {
+		if op.Op != "switch" || op.Branch != active {
+			return false
+		}
+	}
+	return true
+}
+
+// maxRowOver is how much a stored row (one node or branch as JSON) may exceed
+// the message limit: its ids, times and label.
+const maxRowOver = 64 << 10
+
+// checkRows refuses rows over the row limit, before anything is stored.
+func (h *Handler) checkRows(nodes, branches []core.Fragment) *apiError {
+	max := h.limits.Message + maxRowOver
+	for _, set := range [2][]core.Fragment{nodes, branches} {
+		for _, f := range set {
+			if len(f.JSON) > max {
+				return errTooLarge("the stored form of " + quote(f.Key) + " would be " + itoa(len(f.JSON)) +
+					" bytes; a node or branch may have at most " + itoa(max) + "; nothing was stored")
+			}
+		}
+	}
+	return nil
+}
+
+// writeOf is the Write of what changed in t since the last TakeChanges, and
+// whether anything did (a write that changes nothing keeps the ETag). A row
+// over the limit is refused.
+func (h *Handler) writeOf(t *core.Tree, prev Meta) (Write, bool, *apiError) {
 	ch := t.TakeChanges()
 	m := prev
 	m.Version++
@@ -288,7 +382,9 @@ func (h *Handler) writeOf(t *core.Tree, prev Meta) Write {
 			w.DelBranches = append(w.DelBranches, name)
 		}
 	}
-	return w
+	changed := len(w.PutNodes)+len(w.DelNodes)+len(w.PutBranches)+len(w.DelBranches) > 0 ||
+		m.Root != prev.Root || m.Active != prev.Active
+	return w, changed, h.checkRows(w.PutNodes, w.PutBranches)
 }
 
 // contentTypes of the export formats that are not plain JSON.

@@ -63,6 +63,8 @@ func TestDataSurvivesARestart(t *testing.T) {
 	c := &client{t: t, token: token(t, "restart")}
 	id, _ := c.create(`{"messages":[{"role":"user","content":"before the restart"}]}`)
 	r := c.do("POST", "/v1/trees/"+id+"/ops", appendBody("also before"))
+	keyed := c.do("POST", "/v1/trees/"+id+"/ops", appendBody("keyed"), "Idempotency-Key", "across-restart")
+	r = keyed
 	before := c.do("GET", "/v1/trees/"+id, "")
 	server.Stop()
 	var err error
@@ -73,10 +75,14 @@ func TestDataSurvivesARestart(t *testing.T) {
 	if after.status != 200 || string(after.body) != string(before.body) || after.header.Get("ETag") != r.header.Get("ETag") {
 		t.Fatalf("after a restart: %d\n%s\nwant\n%s", after.status, after.body, before.body)
 	}
+	// A client that never saw the answer retries with its key: answered, not stored again.
+	if again := c.do("POST", "/v1/trees/"+id+"/ops", appendBody("keyed"), "Idempotency-Key", "across-restart"); string(again.body) != string(keyed.body) {
+		t.Fatalf("the retry after a restart: %d %s, want %s", again.status, again.body, keyed.body)
+	}
 	if r := c.do("POST", "/v1/trees/"+id+"/ops", appendBody("after")); r.status != 200 {
 		t.Fatalf("append after a restart: %d %s", r.status, r.body)
 	}
-	if msgs := c.projection(id); len(msgs) != 3 {
+	if msgs := c.projection(id); len(msgs) != 4 {
 		t.Fatalf("after a restart and an append: %v", msgs)
 	}
 }
