@@ -32,20 +32,33 @@ type Config struct {
 	Limits     Limits       // zero means DefaultLimits
 	Now        func() int64 // milliseconds since the epoch; nil means the clock
 	CacheTrees int          // trees kept loaded; 0 means 64
+
+	// Role splits the work between the worker and one object per tree (see
+	// objects.go): RoleRouter authenticates, answers the tree list from
+	// Store and hands every other request to its tree's object; RoleObject
+	// serves the requests of one tree that a router handed it. The zero
+	// value, RoleAll, does everything itself over Store.
+	Role Role
+	// OnWrite, if set, is called after each write a Handler stored, with the
+	// tree's new row (deleted: the tree is gone). An object keeps its
+	// router's index (the tree list) with it.
+	OnWrite func(m Meta, deleted bool)
 }
 
 // Handler serves the HTTP API of SPEC §6. It is safe for concurrent use.
 type Handler struct {
-	store  Store
-	key    []byte
-	limits Limits
-	now    func() int64
-	cache  *treeCache
+	role    Role
+	onWrite func(Meta, bool)
+	store   Store
+	key     []byte
+	limits  Limits
+	now     func() int64
+	cache   *treeCache
 }
 
 // New returns a Handler for cfg.
 func New(cfg Config) *Handler {
-	h := &Handler{store: cfg.Store, key: cfg.SigningKey, limits: cfg.Limits, now: cfg.Now}
+	h := &Handler{role: cfg.Role, onWrite: cfg.OnWrite, store: cfg.Store, key: cfg.SigningKey, limits: cfg.Limits, now: cfg.Now}
 	if h.limits == (Limits{}) {
 		h.limits = DefaultLimits
 	}
@@ -153,12 +166,18 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) *apiError {
 	if run == nil {
 		return methodNotAllowed(w, allow)
 	}
+	if h.role == RoleObject {
+		return h.serveObject(w, r, parts, run)
+	}
 	tenant, e := h.authenticate(r)
 	if e != nil {
 		return e
 	}
 	if len(parts) > 0 && !validTreeID(parts[0]) {
 		return errTreeNotFound(parts[0])
+	}
+	if h.role == RoleRouter && (len(parts) > 0 || r.Method == http.MethodPost) {
+		return h.forward(w, r, tenant, parts)
 	}
 	return run(&request{ctx: r.Context(), tenant: tenant, w: w, r: r})
 }
@@ -204,8 +223,19 @@ func (h *Handler) readBody(q *request) ([]byte, *apiError) {
 	return b, nil
 }
 
+// wrote reports a stored write to OnWrite.
+func (h *Handler) wrote(m Meta, deleted bool) {
+	if h.onWrite != nil {
+		h.onWrite(m, deleted)
+	}
+}
+
 // newTreeID returns 16 random bytes in hex.
 func newTreeID() string {
+	return randomTreeID()
+}
+
+func randomTreeID() string {
 	var b [16]byte
 	rand.Read(b[:])
 	return hex.EncodeToString(b[:])

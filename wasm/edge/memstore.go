@@ -184,3 +184,22 @@ func (s *MemStore) Delete(_ context.Context, tenant, id string, ifVersion int64,
 	delete(s.trees, id)
 	return nil
 }
+
+// Index keeps m as the row of its tree without rows of nodes or branches
+// (deleted: removes it), as a router's index of trees that live in objects.
+// It has the signature of Config.OnWrite.
+func (s *MemStore) Index(m Meta, deleted bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if deleted {
+		delete(s.trees, m.ID)
+		return
+	}
+	if t := s.trees[m.ID]; t != nil {
+		if t.meta.Version < m.Version {
+			t.meta = m
+		}
+		return
+	}
+	s.trees[m.ID] = &memTree{meta: m}
+}

@@ -99,5 +99,6 @@ func (h *Handler) tryMerge(q *request, id string, incoming *core.Tree, ifMatch s
 		return Meta{}, nil, h.afterFailedWrite(q, storeError(id, err)), false
 	}
 	e.meta = w.Meta
+	h.wrote(w.Meta, false)
 	return w.Meta, buf, nil, false
 }

@@ -108,7 +108,11 @@ func (h *Handler) create(q *request) *apiError {
 	}
 	branches, nodes := t.Rows()
 	t.TakeChanges()
-	m := Meta{ID: newTreeID(), Tenant: q.tenant, Version: 1, ETag: newETag(1),
+	id := newTreeID()
+	if h.role == RoleObject {
+		id = q.r.Header.Get(HeaderCreate) // checked by serveObject
+	}
+	m := Meta{ID: id, Tenant: q.tenant, Version: 1, ETag: newETag(1),
 		Root: t.Root(), Active: t.ActiveBranch(), CreatedMs: now, UpdatedMs: now}
 	if ae := h.checkRows(nodes, branches); ae != nil {
 		return ae
@@ -125,6 +129,7 @@ func (h *Handler) create(q *request) *apiError {
 	if err := h.store.Create(q.ctx, w); err != nil {
 		return h.afterFailedWrite(q, storeError(m.ID, err))
 	}
+	h.wrote(m, false)
 	e := h.cache.acquire(m.ID)
 	e.tree, e.meta = t, m
 	h.cache.release(e)
@@ -174,6 +179,7 @@ func (h *Handler) delete(q *request, id string) *apiError {
 	if err != nil {
 		return h.afterFailedWrite(q, storeError(id, err))
 	}
+	h.wrote(Meta{ID: id, Tenant: q.tenant}, true)
 	h.cache.drop(id)
 	q.w.WriteHeader(http.StatusNoContent)
 	return nil
@@ -322,6 +328,7 @@ func (h *Handler) tryOps(q *request, id string, ops []core.Op, ifMatch string) (
 		return Meta{}, nil, h.afterFailedWrite(q, storeError(id, err)), false
 	}
 	e.meta = w.Meta
+	h.wrote(w.Meta, false)
 	return w.Meta, buf, nil, false
 }
 

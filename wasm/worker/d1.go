@@ -294,7 +294,11 @@ func (s *d1Store) Replay(_ context.Context, tenant, key string) (edge.Idem, bool
 	if err != nil || len(rs) == 0 {
 		return edge.Idem{}, false, err
 	}
-	r := rs[0]
+	return idemOf(rs[0], key)
+}
+
+// idemOf reads a kept answer (fingerprint, status, etag, location, body, created_ms).
+func idemOf(r safejs.Value, key string) (edge.Idem, bool, error) {
 	k := edge.Idem{Key: key}
 	var body string
 	var status, created float64

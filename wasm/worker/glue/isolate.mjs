@@ -37,8 +37,12 @@ globalThis.tryCatch = (fn) => {
 let go = null;
 let started = null;
 
-function start() {
+// instantiate starts a Go instance of the module with env in its
+// environment and context as globalThis.context while its packages
+// initialise (syumai/workers keeps that object); it resolves once Go is ready.
+function instantiate(env, ctxObject, onExit) {
   const instanceGo = new Go();
+  instanceGo.env = env;
   // Go's runtime arms a timer whenever it goes idle and clears it when it
   // wakes, often in a later request than the one that armed it; workerd
   // refuses to touch another request's timer (and has dropped it anyway once
@@ -60,10 +64,23 @@ function start() {
     ...instanceGo.importObject,
     workers: { ready: () => ready() },
   });
-  go = instanceGo;
-  instanceGo.run(instance).finally(() => {
-    if (go === instanceGo) started = null;
+  const saved = globalThis.context;
+  globalThis.context = ctxObject;
+  try {
+    // run() executes Go's initialisation and main synchronously up to main's
+    // first wait, so ctxObject is the one its packages keep.
+    instanceGo.run(instance).finally(() => onExit(instanceGo));
+  } finally {
+    globalThis.context = saved;
+  }
+  return [instanceGo, readyPromise];
+}
+
+function start() {
+  const [instanceGo, readyPromise] = instantiate({}, context, (g) => {
+    if (go === g) started = null;
   });
+  go = instanceGo;
   return readyPromise;
 }
 
@@ -113,7 +130,7 @@ function leave() {
 const BODY_CAP = 8 * 1024 * 1024 + 1;
 
 async function buffered(request) {
-  if (request.body === null) return request;
+  if (request.body === null) return [request, null];
   const reader = request.body.getReader();
   const chunks = [];
   let size = 0;
@@ -133,25 +150,92 @@ async function buffered(request) {
     body.set(n === c.byteLength ? c : c.subarray(0, n), at);
     at += n;
   }
-  return new Request(request, { body });
+  return [new Request(request, { body }), body];
 }
+
+// inGo runs request in the isolate's router instance, one request at a time.
+async function inGo(request, env, ctx) {
+  await enter();
+  let mine = null;
+  try {
+    context.env = env;
+    context.ctx = ctx;
+    if (started === null || go.exited) started = start();
+    mine = go;
+    await started;
+    return await context.binding.handleRequest(request);
+  } finally {
+    // A request whose instance was given up meanwhile leaves nothing: the
+    // slot belongs to the request that started the new instance.
+    if (mine === go) leave();
+  }
+}
+
+const PREFIX = "x-sessiontree-";
 
 export default {
   async fetch(request, env, ctx) {
-    request = await buffered(request);
-    await enter();
-    let mine = null;
-    try {
-      context.env = env;
-      context.ctx = ctx;
-      if (started === null || go.exited) started = start();
-      mine = go;
-      await started;
-      return await context.binding.handleRequest(request);
-    } finally {
-      // A request whose instance was given up meanwhile leaves nothing: the
-      // slot belongs to the request that started the new instance.
-      if (mine === go) leave();
-    }
+    const [req, body] = await buffered(request);
+    const res = await inGo(req, env, ctx);
+    // The router names the tree's object: the request goes there, with the
+    // router's x-sessiontree- headers and none of the client's.
+    const object = res.headers.get(PREFIX + "object");
+    if (object === null) return res;
+    const headers = new Headers(request.headers);
+    for (const k of [...headers.keys()]) if (k.startsWith(PREFIX)) headers.delete(k);
+    for (const [k, v] of res.headers) if (k.startsWith(PREFIX) && k !== PREFIX + "object") headers.set(k, v);
+    const stub = env.TREES.get(env.TREES.idFromName(object));
+    return stub.fetch(request.url, { method: request.method, headers, body });
   },
 };
+
+// The objects' Go instance: one per isolate, beside the router's, serving
+// every TreeObject of the isolate. Its calls are synchronous (the object's
+// SQLite storage answers at once), so they need no slot: JavaScript runs one
+// at a time, and a call never waits inside Go.
+const objectContext = { env: undefined, ctx: undefined, binding: {} };
+let objectGo = null;
+let objectStarted = null;
+
+function startObjects() {
+  const [instanceGo, readyPromise] = instantiate({ SESSIONTREE_ROLE: "object" }, objectContext, (g) => {
+    if (objectGo === g) objectStarted = null;
+  });
+  objectGo = instanceGo;
+  return readyPromise;
+}
+
+// TreeObject is the Durable Object of one tree (named tenant/id by the
+// router). It keeps the tree loaded in Go and its rows in its own SQLite
+// storage; each write is one storage transaction, and the D1 statements Go
+// returns (the tenant's index of trees) run after it.
+export class TreeObject {
+  constructor(ctx, env) {
+    this.ctx = ctx;
+    this.env = env;
+    const storage = ctx.storage;
+    this.tx = (fn) =>
+      storage.transactionSync(() => {
+        const err = fn();
+        if (err) throw new Error(err);
+      });
+  }
+
+  async fetch(request) {
+    const body = new Uint8Array(await request.arrayBuffer());
+    if (objectStarted === null || objectGo.exited) objectStarted = startObjects();
+    await objectStarted;
+    const res = globalThis.sessiontreeObject(this.ctx.id.toString(), this.ctx.storage.sql, this.tx,
+      request.method, request.url, [...request.headers], body);
+    if (res.index.length > 0) {
+      const db = this.env.DB;
+      try {
+        await db.batch(res.index.map(([sql, ...args]) => db.prepare(sql).bind(...args)));
+      } catch (e) {
+        console.error("sessiontree: the index of trees in D1 was not updated:", e);
+      }
+    }
+    const empty = res.body.length === 0 || res.status === 204 || res.status === 304;
+    return new Response(empty ? null : res.body, { status: res.status, headers: res.headers });
+  }
+}
