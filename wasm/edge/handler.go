@@ -40,15 +40,16 @@ type Config struct {
 	// value, RoleAll, does everything itself over Store.
 	Role Role
 	// OnWrite, if set, is called after each write a Handler stored, with the
-	// tree's new row (deleted: the tree is gone). An object keeps its
-	// router's index (the tree list) with it.
-	OnWrite func(m Meta, deleted bool)
+	// write (deleted: the tree is gone, and only w.Meta's ID and Tenant are
+	// set). An object keeps its router's index (the tree list) with it, and
+	// pushes the change to its live clients (Delta).
+	OnWrite func(w Write, deleted bool)
 }
 
 // Handler serves the HTTP API of SPEC §6. It is safe for concurrent use.
 type Handler struct {
 	role    Role
-	onWrite func(Meta, bool)
+	onWrite func(Write, bool)
 	store   Store
 	key     []byte
 	limits  Limits
@@ -158,6 +159,11 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) *apiError {
 			if r.Method == http.MethodGet {
 				run = func(q *request) *apiError { return h.export(q, id) }
 			}
+		case "live":
+			allow = "GET"
+			if r.Method == http.MethodGet {
+				run = func(q *request) *apiError { return h.live(q, id) }
+			}
 		}
 	}
 	if allow == "" {
@@ -192,7 +198,15 @@ func (h *Handler) authenticate(r *http.Request) (string, *apiError) {
 		return "", errf(http.StatusInternalServerError, CodeInternal,
 			"the worker has no signing key: set the secret SESSIONTREE_SIGNING_KEY")
 	}
-	tok, err := bearer(r.Header.Get("Authorization"))
+	auth := r.Header.Get("Authorization")
+	if auth == "" && strings.HasSuffix(r.URL.Path, "/live") {
+		// A browser cannot set headers on a WebSocket: the live route also
+		// takes the token as ?access_token= (RFC 6750 §2.3).
+		if t := r.URL.Query().Get("access_token"); t != "" {
+			auth = "Bearer " + t
+		}
+	}
+	tok, err := bearer(auth)
 	if err == nil {
 		var tenant string
 		tenant, err = VerifyToken(h.key, tok, h.now()/1000)
@@ -224,9 +238,9 @@ func (h *Handler) readBody(q *request) ([]byte, *apiError) {
 }
 
 // wrote reports a stored write to OnWrite.
-func (h *Handler) wrote(m Meta, deleted bool) {
+func (h *Handler) wrote(w Write, deleted bool) {
 	if h.onWrite != nil {
-		h.onWrite(m, deleted)
+		h.onWrite(w, deleted)
 	}
 }
 

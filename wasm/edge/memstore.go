@@ -185,10 +185,11 @@ func (s *MemStore) Delete(_ context.Context, tenant, id string, ifVersion int64,
 	return nil
 }
 
-// Index keeps m as the row of its tree without rows of nodes or branches
+// Index keeps the row of w's tree without rows of nodes or branches
 // (deleted: removes it), as a router's index of trees that live in objects.
 // It has the signature of Config.OnWrite.
-func (s *MemStore) Index(m Meta, deleted bool) {
+func (s *MemStore) Index(w Write, deleted bool) {
+	m := w.Meta
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if deleted {

@@ -60,7 +60,7 @@ func (h *Handler) tryMerge(q *request, id string, incoming *core.Tree, ifMatch s
 		return Meta{}, nil, ae, false
 	}
 	if ifMatch != "" && !etagListHas(ifMatch, e.meta.ETag) {
-		return Meta{}, nil, errStaleIfMatch(ifMatch, e.meta.ETag), false
+		return Meta{}, nil, errStaleIfMatch(q, ifMatch, e.meta.ETag), false
 	}
 	e.tree.TakeChanges()
 	rep, err := e.tree.Merge(incoming)
@@ -99,6 +99,6 @@ func (h *Handler) tryMerge(q *request, id string, incoming *core.Tree, ifMatch s
 		return Meta{}, nil, h.afterFailedWrite(q, storeError(id, err)), false
 	}
 	e.meta = w.Meta
-	h.wrote(w.Meta, false)
+	h.wrote(w, false)
 	return w.Meta, buf, nil, false
 }

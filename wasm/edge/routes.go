@@ -129,7 +129,7 @@ func (h *Handler) create(q *request) *apiError {
 	if err := h.store.Create(q.ctx, w); err != nil {
 		return h.afterFailedWrite(q, storeError(m.ID, err))
 	}
-	h.wrote(m, false)
+	h.wrote(Write{Meta: m, PutNodes: nodes, PutBranches: branches}, false)
 	e := h.cache.acquire(m.ID)
 	e.tree, e.meta = t, m
 	h.cache.release(e)
@@ -166,7 +166,7 @@ func (h *Handler) delete(q *request, id string) *apiError {
 	}
 	if ifMatch != "" {
 		if !etagListHas(ifMatch, e.meta.ETag) {
-			return errStaleIfMatch(ifMatch, e.meta.ETag)
+			return errStaleIfMatch(q, ifMatch, e.meta.ETag)
 		}
 		ifVersion = e.meta.Version
 	}
@@ -179,7 +179,7 @@ func (h *Handler) delete(q *request, id string) *apiError {
 	if err != nil {
 		return h.afterFailedWrite(q, storeError(id, err))
 	}
-	h.wrote(Meta{ID: id, Tenant: q.tenant}, true)
+	h.wrote(Write{Meta: Meta{ID: id, Tenant: q.tenant}}, true)
 	h.cache.drop(id)
 	q.w.WriteHeader(http.StatusNoContent)
 	return nil
@@ -257,7 +257,10 @@ func opsAnswer(results []string, etag string) []byte {
 	return append(buf, "}\n"...)
 }
 
-func errStaleIfMatch(ifMatch, etag string) *apiError {
+// errStaleIfMatch is the 412 of a stale If-Match; it carries the current
+// ETag, so a client that only needs the version can skip a read.
+func errStaleIfMatch(q *request, ifMatch, etag string) *apiError {
+	q.w.Header().Set("ETag", etag)
 	return errf(http.StatusPreconditionFailed, CodePreconditionFail,
 		"If-Match "+ifMatch+" does not match the tree's ETag "+etag)
 }
@@ -286,7 +289,7 @@ func (h *Handler) tryOps(q *request, id string, ops []core.Op, ifMatch string) (
 		return Meta{}, nil, ae, false
 	}
 	if ifMatch != "" && !etagListHas(ifMatch, e.meta.ETag) {
-		return Meta{}, nil, errStaleIfMatch(ifMatch, e.meta.ETag), false
+		return Meta{}, nil, errStaleIfMatch(q, ifMatch, e.meta.ETag), false
 	}
 	e.tree.TakeChanges()
 	if onlySwitchesToActive(ops, e.tree.ActiveBranch()) {
@@ -328,7 +331,7 @@ func (h *Handler) tryOps(q *request, id string, ops []core.Op, ifMatch string) (
 		return Meta{}, nil, h.afterFailedWrite(q, storeError(id, err)), false
 	}
 	e.meta = w.Meta
-	h.wrote(w.Meta, false)
+	h.wrote(w, false)
 	return w.Meta, buf, nil, false
 }
 

@@ -55,6 +55,11 @@ func main() {
 		if err == nil {
 			err = safejs.Global().Set("sessiontreeObject", fn)
 		}
+		if err == nil {
+			if fn, err = safejs.FuncOf(serveRoute); err == nil {
+				err = safejs.Global().Set("sessiontreeRoute", fn)
+			}
+		}
 		if err != nil {
 			os.Stderr.WriteString("sessiontree worker: " + err.Error() + "\n")
 			os.Exit(1)

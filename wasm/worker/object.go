@@ -297,10 +297,12 @@ const (
 )
 
 // objects holds one Handler per object name; pending collects the index
-// statements of the call being served.
+// statements of the call being served, push its messages to live clients.
 var (
-	objects = map[string]*objectEntry{}
-	pending []any
+	objects  = map[string]*objectEntry{}
+	pending  []any
+	push     []any
+	indexNow bool
 )
 
 type objectEntry struct {
@@ -324,7 +326,12 @@ func objectFor(name string) *objectEntry {
 	}
 	e := &objectEntry{store: &objectStore{}}
 	e.h = edge.New(edge.Config{Store: e.store, Role: edge.RoleObject, CacheTrees: 1,
-		OnWrite: func(m edge.Meta, deleted bool) {
+		OnWrite: func(w edge.Write, deleted bool) {
+			m := w.Meta
+			push = append(push, string(edge.Delta(w, deleted, edge.MaxDelta)))
+			// A new or deleted tree is in the list before its answer goes out;
+			// other writes update their row soon after (coalesced by the glue).
+			indexNow = indexNow || deleted || m.Version == 1
 			if deleted {
 				pending = append(pending, []any{sqlIndexDel, m.ID, m.Tenant})
 				return
@@ -336,13 +343,13 @@ func objectFor(name string) *objectEntry {
 }
 
 // serveObject is globalThis.sessiontreeObject(name, sql, tx, method, url,
-// headers [[k, v]…], body Uint8Array) → {status, headers, body, index}: one
-// request of one tree's object, answered synchronously.
+// headers [[k, v]…], body Uint8Array) → {status, headers, body, index, push}:
+// one request of one tree's object, answered synchronously.
 func serveObject(_ safejs.Value, args []safejs.Value) any {
 	res, err := objectCall(args)
 	if err != nil {
 		res, _ = answer(http.StatusInternalServerError, http.Header{"Content-Type": {"application/json; charset=utf-8"}},
-			[]byte(`{"error":{"code":"internal","message":`+string(rawjson.AppendString(nil, "the tree's object: "+err.Error()))+"}}\n"), nil)
+			[]byte(`{"error":{"code":"internal","message":`+string(rawjson.AppendString(nil, "the tree's object: "+err.Error()))+"}}\n"), nil, nil)
 	}
 	return res
 }
@@ -351,52 +358,141 @@ func objectCall(args []safejs.Value) (safejs.Value, error) {
 	if len(args) != 7 {
 		return safejs.Value{}, errors.New("sessiontreeObject takes 7 arguments, got " + strconv.Itoa(len(args)))
 	}
-	var strs [3]string
-	for i, k := range []int{0, 3, 4} {
-		s, err := args[k].String()
-		if err != nil {
-			return safejs.Value{}, err
-		}
-		strs[i] = s
-	}
-	name, method, url := strs[0], strs[1], strs[2]
-	n, err := args[6].Length()
+	name, err := args[0].String()
 	if err != nil {
 		return safejs.Value{}, err
 	}
-	body := make([]byte, n)
-	if _, err := safejs.CopyBytesToGo(body, args[6]); err != nil {
+	req, err := requestOf(args[3], args[4], args[5], args[6])
+	if err != nil {
 		return safejs.Value{}, err
+	}
+	e := objectFor(name)
+	e.store.sql, e.store.tx = args[1], args[2]
+	pending, push, indexNow = nil, nil, false
+	w := &recorder{header: http.Header{}, status: http.StatusOK}
+	e.h.ServeHTTP(w, req)
+	index, msgs, now := pending, push, indexNow
+	pending, push, indexNow = nil, nil, false
+	res, err := answer(w.status, w.header, w.body.Bytes(), index, msgs)
+	if err == nil {
+		err = res.Set("indexNow", now)
+	}
+	if err == nil {
+		err = res.Set("pushExcept", edge.WriterClient(req))
+	}
+	return res, err
+}
+
+// requestOf makes the http.Request of method, url, headers [[k, v]…] and body
+// (a Uint8Array, or null).
+func requestOf(jsMethod, jsURL, jsHeaders, jsBody safejs.Value) (*http.Request, error) {
+	method, err := jsMethod.String()
+	if err != nil {
+		return nil, err
+	}
+	url, err := jsURL.String()
+	if err != nil {
+		return nil, err
+	}
+	var body []byte
+	if jsBody.Type() == safejs.TypeObject {
+		n, err := jsBody.Length()
+		if err != nil {
+			return nil, err
+		}
+		body = make([]byte, n)
+		if _, err := safejs.CopyBytesToGo(body, jsBody); err != nil {
+			return nil, err
+		}
 	}
 	req, err := http.NewRequest(method, url, bytes.NewReader(body))
 	if err != nil {
-		return safejs.Value{}, err
+		return nil, err
 	}
-	req.ContentLength = int64(n)
-	pairs, err := jsread.Elements(args[5])
+	req.ContentLength = int64(len(body))
+	pairs, err := jsread.Elements(jsHeaders)
 	if err != nil {
-		return safejs.Value{}, err
+		return nil, err
 	}
 	for _, p := range pairs {
 		kv, err := jsread.Elements(p)
 		if err != nil || len(kv) != 2 {
-			return safejs.Value{}, errors.New("a header is not a [name, value] pair")
+			return nil, errors.New("a header is not a [name, value] pair")
 		}
 		k, err1 := kv[0].String()
 		v, err2 := kv[1].String()
 		if err1 != nil || err2 != nil {
-			return safejs.Value{}, errors.New("a header is not a pair of strings")
+			return nil, errors.New("a header is not a pair of strings")
 		}
 		req.Header.Add(k, v)
 	}
-	e := objectFor(name)
-	e.store.sql, e.store.tx = args[1], args[2]
-	pending = nil
+	return req, nil
+}
+
+// router is the Handler that routes synchronously, for the signing key it was made with.
+var (
+	router    *edge.Handler
+	routerKey string
+)
+
+// serveRoute is globalThis.sessiontreeRoute(signingKey, method, url,
+// headers [[k, v]…]) → {status, headers, body, index, push}, or null: the
+// router's decision for a request, made synchronously in this instance (no
+// I/O, no wait for the router's instance), which names the tree's object for
+// every request of one tree and answers auth and route errors itself. null
+// means the request needs D1 (the tree list): the glue hands it to the
+// router's instance.
+func serveRoute(_ safejs.Value, args []safejs.Value) any {
+	res, err := routeCall(args)
+	if err != nil {
+		res, _ = answer(http.StatusInternalServerError, http.Header{"Content-Type": {"application/json; charset=utf-8"}},
+			[]byte(`{"error":{"code":"internal","message":`+string(rawjson.AppendString(nil, "routing: "+err.Error()))+"}}\n"), nil, nil)
+	}
+	return res
+}
+
+func routeCall(args []safejs.Value) (any, error) {
+	if len(args) != 4 {
+		return nil, errors.New("sessiontreeRoute takes 4 arguments, got " + strconv.Itoa(len(args)))
+	}
+	key, err := args[0].String()
+	if err != nil {
+		key = "" // no signing key: the router answers 500 saying so
+	}
+	req, err := requestOf(args[1], args[2], args[3], safejs.Null())
+	if err != nil {
+		return nil, err
+	}
+	if p := strings.TrimSuffix(req.URL.Path, "/"); p == "/v1/trees" && req.Method == http.MethodGet {
+		return nil, nil // the list: D1
+	}
+	if router == nil || routerKey != key {
+		router = edge.New(edge.Config{Store: noStore{}, SigningKey: []byte(key), Role: edge.RoleRouter})
+		routerKey = key
+	}
 	w := &recorder{header: http.Header{}, status: http.StatusOK}
-	e.h.ServeHTTP(w, req)
-	index := pending
-	pending = nil
-	return answer(w.status, w.header, w.body.Bytes(), index)
+	router.ServeHTTP(w, req)
+	return answer(w.status, w.header, w.body.Bytes(), nil, nil)
+}
+
+// noStore is the synchronous router's Store: it never lists (the glue sends
+// the list to the router's instance) and holds no tree.
+type noStore struct{}
+
+var errNoStorage = errors.New("the synchronous router has no storage")
+
+func (noStore) Meta(context.Context, string, string) (edge.Meta, error) {
+	return edge.Meta{}, errNoStorage
+}
+func (noStore) Load(context.Context, string, string) (edge.Meta, []core.Fragment, []core.Fragment, error) {
+	return edge.Meta{}, nil, nil, errNoStorage
+}
+func (noStore) Create(context.Context, edge.Write) error                        { return errNoStorage }
+func (noStore) Commit(context.Context, int64, edge.Write) error                 { return errNoStorage }
+func (noStore) List(context.Context, string) ([]edge.Meta, error)               { return nil, errNoStorage }
+func (noStore) Delete(context.Context, string, string, int64, *edge.Idem) error { return errNoStorage }
+func (noStore) Replay(context.Context, string, string) (edge.Idem, bool, error) {
+	return edge.Idem{}, false, errNoStorage
 }
 
 // recorder is the http.ResponseWriter of an object's call.
@@ -418,8 +514,9 @@ func (r *recorder) Write(p []byte) (int, error) {
 	return r.body.Write(p)
 }
 
-// answer is the JS object {status, headers, body, index} of an object's call.
-func answer(status int, h http.Header, body []byte, index []any) (safejs.Value, error) {
+// answer is the JS object {status, headers, body, index, push} of an object's
+// call: push holds the messages for the object's live WebSockets.
+func answer(status int, h http.Header, body []byte, index, push []any) (safejs.Value, error) {
 	var hs []any
 	for k, vs := range h {
 		for _, v := range vs {
@@ -437,7 +534,7 @@ func answer(status int, h http.Header, body []byte, index []any) (safejs.Value, 
 	if _, err := safejs.CopyBytesToJS(arr, body); err != nil {
 		return safejs.Value{}, err
 	}
-	obj, err := safejs.ValueOf(map[string]any{"status": status, "headers": hs, "index": index})
+	obj, err := safejs.ValueOf(map[string]any{"status": status, "headers": hs, "index": index, "push": push})
 	if err != nil {
 		return safejs.Value{}, err
 	}

@@ -173,18 +173,32 @@ async function inGo(request, env, ctx) {
 
 const PREFIX = "x-sessiontree-";
 
+function responseOf(res) {
+  const empty = res.body.length === 0 || res.status === 204 || res.status === 304;
+  return new Response(empty ? null : res.body, { status: res.status, headers: res.headers });
+}
+
 export default {
   async fetch(request, env, ctx) {
     const [req, body] = await buffered(request);
-    const res = await inGo(req, env, ctx);
+    // Go routes synchronously, in the objects' instance (no I/O there);
+    // only the tree list (null: it reads D1) waits for the router's instance.
+    if (objectStarted === null || objectGo.exited) objectStarted = startObjects();
+    await objectStarted;
+    const key = typeof env.SESSIONTREE_SIGNING_KEY === "string" ? env.SESSIONTREE_SIGNING_KEY : "";
+    const routed = globalThis.sessiontreeRoute(key, request.method, request.url, [...request.headers]);
+    if (routed === null) return inGo(req, env, ctx);
     // The router names the tree's object: the request goes there, with the
     // router's x-sessiontree- headers and none of the client's.
-    const object = res.headers.get(PREFIX + "object");
-    if (object === null) return res;
+    const object = routed.headers.find(([k]) => k.toLowerCase() === PREFIX + "object");
+    if (object === undefined) return responseOf(routed);
     const headers = new Headers(request.headers);
     for (const k of [...headers.keys()]) if (k.startsWith(PREFIX)) headers.delete(k);
-    for (const [k, v] of res.headers) if (k.startsWith(PREFIX) && k !== PREFIX + "object") headers.set(k, v);
-    const stub = env.TREES.get(env.TREES.idFromName(object));
+    for (const [k, v] of routed.headers) {
+      const name = k.toLowerCase();
+      if (name.startsWith(PREFIX) && name !== PREFIX + "object") headers.set(name, v);
+    }
+    const stub = env.TREES.get(env.TREES.idFromName(object[1]));
     return stub.fetch(request.url, { method: request.method, headers, body });
   },
 };
@@ -213,6 +227,8 @@ export class TreeObject {
   constructor(ctx, env) {
     this.ctx = ctx;
     this.env = env;
+    this.indexQueue = [];
+    this.indexing = null;
     const storage = ctx.storage;
     this.tx = (fn) =>
       storage.transactionSync(() => {
@@ -227,15 +243,62 @@ export class TreeObject {
     await objectStarted;
     const res = globalThis.sessiontreeObject(this.ctx.id.toString(), this.ctx.storage.sql, this.tx,
       request.method, request.url, [...request.headers], body);
-    if (res.index.length > 0) {
-      const db = this.env.DB;
-      try {
-        await db.batch(res.index.map(([sql, ...args]) => db.prepare(sql).bind(...args)));
-      } catch (e) {
-        console.error("sessiontree: the index of trees in D1 was not updated:", e);
+    if (res.headers.some(([k]) => k.toLowerCase() === PREFIX + "live")) {
+      // Go accepted a live client: a hibernatable WebSocket on this object,
+      // tagged with the client's name, greeted with the answer's body.
+      const [client, server] = Object.values(new WebSocketPair());
+      const tag = res.headers.find(([k]) => k.toLowerCase() === PREFIX + "client");
+      this.ctx.acceptWebSocket(server, tag ? [tag[1]] : []);
+      server.send(new TextDecoder().decode(res.body));
+      return new Response(null, { status: 101, webSocket: client });
+    }
+    for (const msg of res.push) {
+      for (const ws of this.ctx.getWebSockets()) {
+        if (res.pushExcept !== "" && this.ctx.getTags(ws).includes(res.pushExcept)) continue;
+        try {
+          ws.send(msg);
+        } catch {
+          // a socket closing meanwhile: its client reads the tree when it reconnects
+        }
       }
     }
-    const empty = res.body.length === 0 || res.status === 204 || res.status === 304;
-    return new Response(empty ? null : res.body, { status: res.status, headers: res.headers });
+    if (res.index.length > 0) {
+      this.indexQueue.push(...res.index);
+      const flushing = this.flushIndex();
+      if (res.indexNow) await flushing;
+    }
+    return responseOf(res);
+  }
+
+  // flushIndex runs the queued D1 statements of the tenant's index, one batch
+  // at a time: writes that arrive meanwhile go in the next batch together.
+  flushIndex() {
+    if (this.indexing === null) {
+      this.indexing = (async () => {
+        while (this.indexQueue.length > 0) {
+          const stmts = this.indexQueue.splice(0);
+          const db = this.env.DB;
+          try {
+            await db.batch(stmts.map(([sql, ...args]) => db.prepare(sql).bind(...args)));
+          } catch (e) {
+            console.error("sessiontree: the index of trees in D1 was not updated:", e);
+          }
+        }
+        this.indexing = null;
+      })();
+    }
+    return this.indexing;
+  }
+
+  // Live clients only listen; what they send is ignored (a ping keeps a
+  // connection open through proxies).
+  webSocketMessage() {}
+
+  webSocketClose(ws, code) {
+    try {
+      ws.close(code === 1005 || code === 1006 ? 1000 : code, "closed");
+    } catch {
+      // already closed
+    }
   }
 }
