@@ -71,8 +71,8 @@ export interface LiveSync {
   readonly mode: "live" | "poll" | "closed";
   /** The stored tree's ETag after the last sync (null before the first). */
   readonly etag: string | null;
-  /** Stops listening and polling. */
-  close(): void;
+  /** Stops listening and polling; resolves once the socket is closed. */
+  close(): Promise<void>;
 }
 
 /**

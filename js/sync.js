@@ -194,8 +194,18 @@ export function live(tree, options) {
       closed = true;
       mode = "closed";
       clearTimeout(timer);
-      if (socket) socket.close();
+      const ws = socket;
       socket = null;
+      if (!ws || ws.readyState === 3) return Promise.resolve();
+      // Resolves once the close handshake is done (or after a second).
+      return new Promise((resolve) => {
+        const done = setTimeout(resolve, 1000);
+        ws.addEventListener("close", () => {
+          clearTimeout(done);
+          resolve();
+        });
+        ws.close(1000, "done");
+      });
     },
   };
 }

@@ -60,7 +60,7 @@ for (let round = -2; round < 30; round++) { // two rounds to warm up, not counte
   if (round >= 0) lat.push(performance.now() - t0);
   await pushed;
 }
-for (const s of syncs) s.close();
+await Promise.all(syncs.map((s) => s.close()));
 await Promise.all(syncs.map((s) => s.push()));
 assert.equal(devices[0].save(), devices[1].save(), "the two devices do not hold the same tree");
 lat.sort((a, b) => a - b);

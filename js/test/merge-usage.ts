@@ -22,6 +22,6 @@ export async function liveUsage(t: SessionTree): Promise<string | null> {
   });
   const r = await s.push();
   const mode: "live" | "poll" | "closed" = s.mode;
-  s.close();
+  await s.close();
   return r ? r.etag + mode : s.etag;
 }

@@ -39,6 +39,12 @@ type Config struct {
 	// serves the requests of one tree that a router handed it. The zero
 	// value, RoleAll, does everything itself over Store.
 	Role Role
+	// CORSOrigins are the browser origins allowed to call the API
+	// ("https://app.example"; "*" allows any). Empty: no CORS headers.
+	CORSOrigins []string
+	// RateLimit is each tenant's requests per second (with a burst of twice
+	// as many) in one router, or 0 for none; over it, 429 with Retry-After.
+	RateLimit float64
 	// OnWrite, if set, is called after each write a Handler stored, with the
 	// write (deleted: the tree is gone, and only w.Meta's ID and Tenant are
 	// set). An object keeps its router's index (the tree list) with it, and
@@ -49,6 +55,8 @@ type Config struct {
 // Handler serves the HTTP API of SPEC §6. It is safe for concurrent use.
 type Handler struct {
 	role    Role
+	cors    []string
+	limiter *limiter
 	onWrite func(Write, bool)
 	store   Store
 	key     []byte
@@ -71,6 +79,10 @@ func New(cfg Config) *Handler {
 		n = 64
 	}
 	h.cache = newTreeCache(n)
+	h.cors = cfg.CORSOrigins
+	if cfg.RateLimit > 0 {
+		h.limiter = newLimiter(cfg.RateLimit)
+	}
 	return h
 }
 
@@ -95,6 +107,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, errf(http.StatusInternalServerError, CodeInternal, msg))
 		}
 	}()
+	// Answers are per tenant and change with every write: no cache keeps them.
+	w.Header().Set("Cache-Control", "private, no-store")
+	if h.corsHeaders(w, r) && r.Method == http.MethodOptions {
+		w.WriteHeader(http.StatusNoContent) // a preflight, answered for any route
+		return
+	}
 	if e := h.serve(w, r); e != nil {
 		writeError(w, e)
 	}
@@ -159,6 +177,12 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) *apiError {
 			if r.Method == http.MethodGet {
 				run = func(q *request) *apiError { return h.export(q, id) }
 			}
+		case "changes", "search", "stats":
+			allow = "GET"
+			if r.Method == http.MethodGet {
+				route := parts[1]
+				run = func(q *request) *apiError { return h.extra(q, id, route) }
+			}
 		case "live":
 			allow = "GET"
 			if r.Method == http.MethodGet {
@@ -177,10 +201,22 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) *apiError {
 	}
 	tenant, e := h.authenticate(r)
 	if e != nil {
+		challenge := `Bearer realm="sessiontree"`
+		if r.Header.Get("Authorization") != "" || r.URL.Query().Get("access_token") != "" {
+			challenge += `, error="invalid_token"`
+		}
+		w.Header().Set("WWW-Authenticate", challenge)
 		return e
 	}
 	if len(parts) > 0 && !validTreeID(parts[0]) {
 		return errTreeNotFound(parts[0])
+	}
+	if h.limiter != nil {
+		if wait := h.limiter.take(tenant, h.now()); wait > 0 {
+			w.Header().Set("Retry-After", strconv.FormatInt((wait+999)/1000, 10))
+			return errf(http.StatusTooManyRequests, "rate_limited",
+				"too many requests for this tenant; try again in "+strconv.FormatInt((wait+999)/1000, 10)+" s")
+		}
 	}
 	if h.role == RoleRouter && (len(parts) > 0 || r.Method == http.MethodPost) {
 		return h.forward(w, r, tenant, parts)

@@ -21,6 +21,7 @@ type MemStore struct {
 }
 
 type memTree struct {
+	deltas   map[int64][]byte // by version
 	meta     Meta
 	nodes    map[string][]byte
 	branches map[string][]byte
@@ -131,6 +132,13 @@ func (s *MemStore) Commit(_ context.Context, prev int64, w Write) error {
 
 func (s *MemStore) apply(t *memTree, w Write) {
 	s.keepIdem(w.Meta.Tenant, w.Idem)
+	if w.Delta != nil {
+		if t.deltas == nil {
+			t.deltas = map[int64][]byte{}
+		}
+		t.deltas[w.Meta.Version] = slices.Clone(w.Delta)
+		delete(t.deltas, w.Meta.Version-KeepChanges)
+	}
 	t.meta = w.Meta
 	for _, f := range w.PutNodes {
 		t.nodes[f.Key] = slices.Clone(f.JSON)
@@ -203,4 +211,23 @@ func (s *MemStore) Index(w Write, deleted bool) {
 		return
 	}
 	s.trees[m.ID] = &memTree{meta: m}
+}
+
+// Changes implements ChangeLog.
+func (s *MemStore) Changes(_ context.Context, tenant, id string, since int64) ([][]byte, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, err := s.get(tenant, id)
+	if err != nil {
+		return nil, false, err
+	}
+	var out [][]byte
+	for v := since + 1; v <= t.meta.Version; v++ {
+		d, ok := t.deltas[v]
+		if !ok {
+			return nil, false, nil
+		}
+		out = append(out, d)
+	}
+	return out, true, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -67,9 +68,33 @@ func (h *Handler) read(q *request, id string, fn func(*core.Tree, Meta) *apiErro
 }
 
 func (h *Handler) list(q *request) *apiError {
+	query := q.r.URL.Query()
+	limit := maxListPage
+	if v := query.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxListPage {
+			return errInput(`"limit" must be a whole number from 1 to ` + itoa(maxListPage))
+		}
+		limit = n
+	}
 	metas, err := h.store.List(q.ctx, q.tenant)
 	if err != nil {
 		return storeError("", err)
+	}
+	if after := query.Get("after"); after != "" {
+		i := 0
+		for i < len(metas) && metas[i].ID != after {
+			i++
+		}
+		if i == len(metas) {
+			return errInput(`"after" must be the id of a listed tree (the "next" of the page before)`)
+		}
+		metas = metas[i+1:]
+	}
+	next := ""
+	if len(metas) > limit {
+		metas = metas[:limit]
+		next = metas[limit-1].ID
 	}
 	buf := []byte(`{"trees":[`)
 	for i, m := range metas {
@@ -88,10 +113,18 @@ func (h *Handler) list(q *request) *apiError {
 		buf = rawjson.AppendInt(buf, m.UpdatedMs)
 		buf = append(buf, '}')
 	}
-	buf = append(buf, "]}\n"...)
+	buf = append(buf, ']')
+	if next != "" { // the last page has no "next"
+		buf = append(buf, `,"next":`...)
+		buf = rawjson.AppendString(buf, next)
+	}
+	buf = append(buf, "}\n"...)
 	writeJSON(q.w, http.StatusOK, buf)
 	return nil
 }
+
+// maxListPage is the most trees one page of the list holds.
+const maxListPage = 1000
 
 func (h *Handler) create(q *request) *apiError {
 	body, ae := h.readBody(q)
@@ -102,7 +135,13 @@ func (h *Handler) create(q *request) *apiError {
 		return ae
 	}
 	now := h.now()
-	t, ae := h.treeFromBody(body, now)
+	var t *core.Tree
+	var report []byte
+	if format := q.r.URL.Query().Get("format"); format != "" {
+		t, report, ae = h.importTree(format, body)
+	} else {
+		t, ae = h.treeFromBody(body, now)
+	}
 	if ae != nil {
 		return ae
 	}
@@ -123,6 +162,10 @@ func (h *Handler) create(q *request) *apiError {
 	buf = rawjson.AppendString(buf, m.ETag)
 	buf = append(buf, `,"nodes":`...)
 	buf = rawjson.AppendInt(buf, int64(t.Len()))
+	if report != nil {
+		buf = append(buf, `,"import":`...)
+		buf = append(buf, report...)
+	}
 	buf = append(buf, "}\n"...)
 	w := Write{Meta: m, PutNodes: nodes, PutBranches: branches,
 		Idem: h.keep(q, http.StatusCreated, m.ETag, location, buf)}
@@ -185,18 +228,52 @@ func (h *Handler) delete(q *request, id string) *apiError {
 	return nil
 }
 
+// maxWindow bounds the messages of one projection window.
+const maxWindow = 10_000
+
+// projection answers the linear projection of a branch (the active one by
+// default): the whole path, or with ?tail=N (and ?skip=M) only the window of
+// N messages that ends M messages above the leaf, walking only that window,
+// with "length" (the whole path's) and "start" (the window's first index).
 func (h *Handler) projection(q *request, id string) *apiError {
+	query := q.r.URL.Query()
+	tail, skip := -1, 0
+	if v := query.Get("tail"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxWindow {
+			return errInput(`"tail" must be a whole number from 1 to ` + itoa(maxWindow))
+		}
+		tail = n
+		if v := query.Get("skip"); v != "" {
+			if skip, err = strconv.Atoi(v); err != nil || skip < 0 {
+				return errInput(`"skip" must be a whole number from 0`)
+			}
+		}
+	}
 	return h.read(q, id, func(t *core.Tree, m Meta) *apiError {
-		branch := q.r.URL.Query().Get("branch")
+		branch := query.Get("branch")
 		if branch == "" {
 			branch = t.ActiveBranch()
 		}
-		msgs, err := t.LinearProjectionOf(branch)
+		var msgs []core.Message
+		var err error
+		length := -1
+		if tail < 0 {
+			msgs, err = t.LinearProjectionOf(branch)
+		} else if length, err = t.PathLen(branch); err == nil {
+			_, msgs, err = t.AppendTailOf(nil, nil, branch, skip, tail)
+		}
 		if err != nil {
 			return fromCore(err)
 		}
 		buf := []byte(`{"branch":`)
 		buf = rawjson.AppendString(buf, branch)
+		if length >= 0 {
+			buf = append(buf, `,"length":`...)
+			buf = rawjson.AppendInt(buf, int64(length))
+			buf = append(buf, `,"start":`...)
+			buf = rawjson.AppendInt(buf, int64(max(0, length-skip-len(msgs))))
+		}
 		buf = append(buf, `,"messages":[`...)
 		for i, msg := range msgs {
 			if i > 0 {
@@ -277,7 +354,7 @@ func retrying(id, notDone string, try func() (ae *apiError, retry bool)) *apiErr
 			return ae
 		}
 	}
-	return errf(http.StatusServiceUnavailable, string(core.CodeConflict),
+	return errf(http.StatusServiceUnavailable, string(core.CodeConflict), // Retry-After: see writeError
 		"the tree "+quote(id)+" kept changing under this "+notDone+", try again")
 }
 
@@ -394,6 +471,9 @@ func (h *Handler) writeOf(t *core.Tree, prev Meta) (Write, bool, *apiError) {
 	}
 	changed := len(w.PutNodes)+len(w.DelNodes)+len(w.PutBranches)+len(w.DelBranches) > 0 ||
 		m.Root != prev.Root || m.Active != prev.Active
+	if _, ok := h.store.(ChangeLog); ok && changed {
+		w.Delta = Delta(w, false, MaxDelta)
+	}
 	return w, changed, h.checkRows(w.PutNodes, w.PutBranches)
 }
 

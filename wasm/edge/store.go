@@ -38,7 +38,21 @@ type Write struct {
 	PutBranches []core.Fragment
 	DelBranches []string
 	Idem        *Idem
+	// Delta is the change as pushed to live clients (Delta), for a Store
+	// that keeps a ChangeLog; set by the Handler when its Store is one.
+	Delta []byte
 }
+
+// ChangeLog is a Store that keeps the deltas of a tree's last writes, for
+// GET /v1/trees/{id}/changes?since=. Stores without one answer 501.
+type ChangeLog interface {
+	// Changes returns the deltas of the writes after version since, oldest
+	// first, or ok false if some of them are no longer kept.
+	Changes(ctx context.Context, tenant, id string, since int64) (deltas [][]byte, ok bool, err error)
+}
+
+// KeepChanges is how many deltas a ChangeLog keeps per tree.
+const KeepChanges = 1000
 
 // Idem is the answer to a write sent with an Idempotency-Key, kept so that
 // the same request sent again (a client retrying after a lost answer, or

@@ -38,11 +38,8 @@ type lazyHandler struct {
 
 func (l *lazyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	l.once.Do(func() {
-		l.h = edge.New(edge.Config{
-			Store:      &d1Store{},
-			Role:       l.role,
-			SigningKey: []byte(cloudflare.Getenv("SESSIONTREE_SIGNING_KEY")),
-		})
+		l.h = edge.New(routerConfig(&d1Store{}, l.role, cloudflare.Getenv("SESSIONTREE_SIGNING_KEY"),
+			cloudflare.Getenv("SESSIONTREE_CORS_ORIGINS"), cloudflare.Getenv("SESSIONTREE_RATE_LIMIT")))
 	})
 	bw := &bufferedWriter{ResponseWriter: w}
 	l.h.ServeHTTP(bw, r)

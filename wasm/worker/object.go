@@ -36,6 +36,7 @@ var objectSchema = []string{
 	`CREATE TABLE IF NOT EXISTS tree (id TEXT PRIMARY KEY, tenant TEXT NOT NULL, version INTEGER NOT NULL, etag TEXT NOT NULL, root TEXT NOT NULL, active TEXT NOT NULL, created_ms INTEGER NOT NULL, updated_ms INTEGER NOT NULL)`,
 	`CREATE TABLE IF NOT EXISTS nodes (id TEXT PRIMARY KEY, json TEXT NOT NULL) WITHOUT ROWID`,
 	`CREATE TABLE IF NOT EXISTS branches (name TEXT PRIMARY KEY, json TEXT NOT NULL) WITHOUT ROWID`,
+	`CREATE TABLE IF NOT EXISTS changes (version INTEGER PRIMARY KEY, delta TEXT NOT NULL)`,
 	`CREATE TABLE IF NOT EXISTS idempotency (key TEXT PRIMARY KEY, tenant TEXT NOT NULL, fingerprint TEXT NOT NULL, status INTEGER NOT NULL, etag TEXT NOT NULL, location TEXT NOT NULL, body TEXT NOT NULL, created_ms INTEGER NOT NULL) WITHOUT ROWID`,
 }
 
@@ -253,8 +254,40 @@ func (s *objectStore) Commit(ctx context.Context, prev int64, w edge.Write) erro
 		if err := s.rows(w); err != nil {
 			return err
 		}
+		if w.Delta != nil {
+			if _, err := s.exec(`INSERT OR REPLACE INTO changes (version, delta) VALUES (?1, ?2)`, m.Version, string(w.Delta)); err != nil {
+				return err
+			}
+			if _, err := s.exec(`DELETE FROM changes WHERE version <= ?1`, m.Version-edge.KeepChanges); err != nil {
+				return err
+			}
+		}
 		return s.keepIdem(m.Tenant, w.Idem)
 	})
+}
+
+// Changes implements edge.ChangeLog.
+func (s *objectStore) Changes(ctx context.Context, tenant, id string, since int64) ([][]byte, bool, error) {
+	m, err := s.Meta(ctx, tenant, id)
+	if err != nil {
+		return nil, false, err
+	}
+	rs, err := s.exec(`SELECT delta FROM changes WHERE version > ?1 ORDER BY version`, since)
+	if err != nil {
+		return nil, false, err
+	}
+	if int64(len(rs)) != m.Version-since {
+		return nil, false, nil
+	}
+	out := make([][]byte, len(rs))
+	for i, r := range rs {
+		d, err := jsread.Text(r, "delta")
+		if err != nil {
+			return nil, false, err
+		}
+		out[i] = []byte(d)
+	}
+	return out, true, nil
 }
 
 func (s *objectStore) Delete(ctx context.Context, tenant, id string, ifVersion int64, idem *edge.Idem) error {
@@ -266,7 +299,7 @@ func (s *objectStore) Delete(ctx context.Context, tenant, id string, ifVersion i
 		if ifVersion != 0 && cur.Version != ifVersion {
 			return edge.ErrStale
 		}
-		for _, q := range []string{`DELETE FROM nodes`, `DELETE FROM branches`, `DELETE FROM tree`} {
+		for _, q := range []string{`DELETE FROM nodes`, `DELETE FROM branches`, `DELETE FROM changes`, `DELETE FROM tree`} {
 			if _, err := s.exec(q); err != nil {
 				return err
 			}
@@ -429,14 +462,15 @@ func requestOf(jsMethod, jsURL, jsHeaders, jsBody safejs.Value) (*http.Request, 
 	return req, nil
 }
 
-// router is the Handler that routes synchronously, for the signing key it was made with.
+// router is the Handler that routes synchronously, for the settings it was made with.
 var (
-	router    *edge.Handler
-	routerKey string
+	router     *edge.Handler
+	routerConf string
 )
 
-// serveRoute is globalThis.sessiontreeRoute(signingKey, method, url,
-// headers [[k, v]…]) → {status, headers, body, index, push}, or null: the
+// serveRoute is globalThis.sessiontreeRoute(signingKey, corsOrigins,
+// rateLimit, method, url, headers [[k, v]…]) → {status, headers, body, index,
+// push}, or null: the
 // router's decision for a request, made synchronously in this instance (no
 // I/O, no wait for the router's instance), which names the tree's object for
 // every request of one tree and answers auth and route errors itself. null
@@ -452,23 +486,23 @@ func serveRoute(_ safejs.Value, args []safejs.Value) any {
 }
 
 func routeCall(args []safejs.Value) (any, error) {
-	if len(args) != 4 {
-		return nil, errors.New("sessiontreeRoute takes 4 arguments, got " + strconv.Itoa(len(args)))
+	if len(args) != 6 {
+		return nil, errors.New("sessiontreeRoute takes 6 arguments, got " + strconv.Itoa(len(args)))
 	}
-	key, err := args[0].String()
-	if err != nil {
-		key = "" // no signing key: the router answers 500 saying so
+	var conf [3]string // signing key, CORS origins, rate limit: "" when not set
+	for i := range conf {
+		conf[i], _ = args[i].String()
 	}
-	req, err := requestOf(args[1], args[2], args[3], safejs.Null())
+	req, err := requestOf(args[3], args[4], args[5], safejs.Null())
 	if err != nil {
 		return nil, err
 	}
 	if p := strings.TrimSuffix(req.URL.Path, "/"); p == "/v1/trees" && req.Method == http.MethodGet {
 		return nil, nil // the list: D1
 	}
-	if router == nil || routerKey != key {
-		router = edge.New(edge.Config{Store: noStore{}, SigningKey: []byte(key), Role: edge.RoleRouter})
-		routerKey = key
+	if c := strings.Join(conf[:], "\x00"); router == nil || routerConf != c {
+		router = edge.New(routerConfig(noStore{}, edge.RoleRouter, conf[0], conf[1], conf[2]))
+		routerConf = c
 	}
 	w := &recorder{header: http.Header{}, status: http.StatusOK}
 	router.ServeHTTP(w, req)
@@ -542,4 +576,20 @@ func answer(status int, h http.Header, body []byte, index, push []any) (safejs.V
 		return safejs.Value{}, err
 	}
 	return obj, nil
+}
+
+// routerConfig is the configuration of a router from the worker's variables:
+// SESSIONTREE_SIGNING_KEY, SESSIONTREE_CORS_ORIGINS (comma-separated origins,
+// or *) and SESSIONTREE_RATE_LIMIT (requests per second per tenant).
+func routerConfig(store edge.Store, role edge.Role, key, cors, rate string) edge.Config {
+	cfg := edge.Config{Store: store, SigningKey: []byte(key), Role: role}
+	for _, o := range strings.Split(cors, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			cfg.CORSOrigins = append(cfg.CORSOrigins, o)
+		}
+	}
+	if r, err := strconv.ParseFloat(strings.TrimSpace(rate), 64); err == nil && r > 0 {
+		cfg.RateLimit = r
+	}
+	return cfg
 }

@@ -185,8 +185,12 @@ export default {
     // only the tree list (null: it reads D1) waits for the router's instance.
     if (objectStarted === null || objectGo.exited) objectStarted = startObjects();
     await objectStarted;
-    const key = typeof env.SESSIONTREE_SIGNING_KEY === "string" ? env.SESSIONTREE_SIGNING_KEY : "";
-    const routed = globalThis.sessiontreeRoute(key, request.method, request.url, [...request.headers]);
+    // A program without the objects' role (the benchmark's trivial worker)
+    // has no router of its own: its one instance serves everything.
+    if (typeof globalThis.sessiontreeRoute !== "function") return inGo(req, env, ctx);
+    const text = (v) => (typeof v === "string" ? v : "");
+    const routed = globalThis.sessiontreeRoute(text(env.SESSIONTREE_SIGNING_KEY), text(env.SESSIONTREE_CORS_ORIGINS),
+      text(env.SESSIONTREE_RATE_LIMIT), request.method, request.url, [...request.headers]);
     if (routed === null) return inGo(req, env, ctx);
     // The router names the tree's object: the request goes there, with the
     // router's x-sessiontree- headers and none of the client's.
@@ -199,7 +203,16 @@ export default {
       if (name.startsWith(PREFIX) && name !== PREFIX + "object") headers.set(name, v);
     }
     const stub = env.TREES.get(env.TREES.idFromName(object[1]));
-    return stub.fetch(request.url, { method: request.method, headers, body });
+    const res = await stub.fetch(request.url, { method: request.method, headers, body });
+    // The router's other headers (CORS, Cache-Control) go on the object's answer.
+    const extra = routed.headers.filter(([k]) => !k.toLowerCase().startsWith(PREFIX));
+    if (res.status === 101 || extra.length === 0) return res;
+    const out = new Response(res.body, res);
+    for (const [k, v] of extra) {
+      if (k.toLowerCase() === "vary") out.headers.append(k, v);
+      else out.headers.set(k, v);
+    }
+    return out;
   },
 };
 

@@ -65,3 +65,61 @@ func TestIdempotencyAndConditionsAgainstD1(t *testing.T) {
 	}
 	wantError(t, c.do("GET", "/v1/trees/"+id, ""), 404, "not_found")
 }
+
+// Through the router and a tree's object: CORS for the configured origin,
+// Cache-Control: private, no-store, WWW-Authenticate on 401, and a window of
+// the path.
+func TestHeadersAndWindowsThroughTheObject(t *testing.T) {
+	c := &client{t: t, token: token(t, "headers")}
+	id, _ := c.create(`{"messages":[{"role":"user","content":"a"},{"role":"user","content":"b"},{"role":"user","content":"c"}]}`)
+	r := c.do("GET", "/v1/trees/"+id+"/projection?tail=2", "", "Origin", "https://app.example")
+	if r.status != 200 || r.header.Get("Access-Control-Allow-Origin") != "https://app.example" ||
+		r.header.Get("Cache-Control") != "private, no-store" {
+		t.Fatalf("%d %v %s", r.status, r.header, r.body)
+	}
+	if v := r.object(t); v["length"] != 3.0 || len(v["messages"].([]any)) != 2 {
+		t.Fatalf("window: %s", r.body)
+	}
+	if r := c.do("GET", "/v1/trees", "", "Origin", "https://other.example"); r.header.Get("Access-Control-Allow-Origin") != "" {
+		t.Fatalf("another origin was allowed: %v", r.header)
+	}
+	anon := &client{t: t}
+	if r := anon.do("GET", "/v1/trees/"+id, ""); r.status != 401 || !strings.HasPrefix(r.header.Get("WWW-Authenticate"), "Bearer") {
+		t.Fatalf("401: %d %v", r.status, r.header)
+	}
+}
+
+// Through a tree's object: changes since a version, search, stats, import of
+// an interchange file, and the list in pages.
+func TestChangesSearchStatsImportAndPagesThroughTheWorker(t *testing.T) {
+	c := &client{t: t, token: token(t, "extras")}
+	id, _ := c.create(`{"messages":[{"role":"user","content":"the quick brown fox"}]}`)
+	for _, text := range []string{"one", "two"} {
+		if r := c.do("POST", "/v1/trees/"+id+"/ops", appendBody(text)); r.status != 200 {
+			t.Fatalf("append: %d %s", r.status, r.body)
+		}
+	}
+	ch := c.do("GET", "/v1/trees/"+id+"/changes?since=1", "")
+	if v := ch.object(t); ch.status != 200 || len(v["changes"].([]any)) != 2 || v["version"] != 3.0 {
+		t.Fatalf("changes: %d %s", ch.status, ch.body)
+	}
+	if hits := c.do("GET", "/v1/trees/"+id+"/search?q=brown", "").object(t)["hits"].([]any); len(hits) != 1 {
+		t.Fatalf("search: %v", hits)
+	}
+	if st := c.do("GET", "/v1/trees/"+id+"/stats", "").object(t); st["nodes"] != 3.0 {
+		t.Fatalf("stats: %v", st)
+	}
+	file := c.do("GET", "/v1/trees/"+id+"/export?format=pi", "")
+	imp := c.do("POST", "/v1/trees?format=auto", string(file.body))
+	if imp.status != 201 || imp.object(t)["import"].(map[string]any)["format"] != "pi" {
+		t.Fatalf("import: %d %s", imp.status, imp.body)
+	}
+	page := c.do("GET", "/v1/trees?limit=1", "").object(t)
+	if len(page["trees"].([]any)) != 1 || page["next"] == nil {
+		t.Fatalf("first page: %v", page)
+	}
+	rest := c.do("GET", "/v1/trees?limit=1&after="+page["next"].(string), "").object(t)
+	if len(rest["trees"].([]any)) != 1 || rest["next"] != nil {
+		t.Fatalf("second page: %v", rest)
+	}
+}

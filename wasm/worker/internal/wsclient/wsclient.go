@@ -108,8 +108,14 @@ func (w *Conn) Read(d time.Duration) ([]byte, error) {
 	}
 }
 
-// Close closes the connection (with a masked close frame first).
+// Close sends a (masked, empty) close frame, waits up to a second for the
+// server's close frame, and closes the connection.
 func (w *Conn) Close() error {
 	w.c.Write([]byte{0x88, 0x80, 0, 0, 0, 0})
+	for end := time.Now().Add(time.Second); time.Now().Before(end); {
+		if _, err := w.Read(time.Until(end)); err != nil {
+			break // io.EOF: the server's close frame
+		}
+	}
 	return w.c.Close()
 }
