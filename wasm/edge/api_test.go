@@ -99,3 +99,25 @@ func TestAProjectionWindowIsTheTailOfThePath(t *testing.T) {
 	wantError(t, c.do("GET", "/v1/trees/"+id+"/projection?tail=0", ""), 400, "invalid_input")
 	wantError(t, c.do("GET", "/v1/trees/"+id+"/projection?tail=2&skip=-1", ""), 400, "invalid_input")
 }
+
+// An export of an unchanged tree is the same bytes (kept with its ETag), a
+// changed tree is rendered again, and If-None-Match with the ETag is 304.
+func TestAnExportIsKeptUntilTheTreeChanges(t *testing.T) {
+	c := newClient(t, newTestHandler(NewMemStore()), "alice")
+	id := c.create(`{"messages":[{"role":"user","content":"one"}]}`)
+	a := c.do("GET", "/v1/trees/"+id+"/export?format=markdown", "")
+	b := c.do("GET", "/v1/trees/"+id+"/export?format=markdown", "")
+	if a.status != 200 || string(a.body) != string(b.body) || a.header.Get("Content-Type") != b.header.Get("Content-Type") {
+		t.Fatalf("two exports differ: %s / %s", a.body, b.body)
+	}
+	if r := c.do("GET", "/v1/trees/"+id+"/export?format=markdown", "", "If-None-Match", a.header.Get("ETag")); r.status != 304 {
+		t.Fatalf("If-None-Match: %d", r.status)
+	}
+	if j := c.do("GET", "/v1/trees/"+id+"/export", ""); !strings.Contains(string(j.body), `"format":"sessiontree"`) {
+		t.Fatalf("another format from the cache: %s", j.body)
+	}
+	c.appendMsg(id, "two")
+	if r := c.do("GET", "/v1/trees/"+id+"/export?format=markdown", ""); !strings.Contains(string(r.body), "two") {
+		t.Fatalf("a stale export after a write: %s", r.body)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -63,6 +64,9 @@ type Handler struct {
 	limits  Limits
 	now     func() int64
 	cache   *treeCache
+
+	exportMu   sync.Mutex
+	lastExport exportCache
 }
 
 // New returns a Handler for cfg.

@@ -494,12 +494,34 @@ func (h *Handler) export(q *request, id string) *apiError {
 			"; formats: sessiontree, "+strings.Join(formats.Names, ", "))
 	}
 	return h.read(q, id, func(t *core.Tree, m Meta) *apiError {
-		body, ext := append(t.Marshal(), '\n'), ".tree.json"
-		if format != "" && format != "sessiontree" {
-			var err error
-			if body, err = formats.Export(t, format); err != nil {
-				return fromCore(err)
+		q.w.Header().Set("ETag", m.ETag)
+		if inm := q.r.Header.Get("If-None-Match"); inm != "" && etagListHas(inm, m.ETag) {
+			q.w.WriteHeader(http.StatusNotModified)
+			return nil
+		}
+		var body []byte
+		ext := ".tree.json"
+		// The last export is kept with the ETag it was made at: downloading
+		// an unchanged tree again costs no second rendering.
+		h.exportMu.Lock()
+		if c := h.lastExport; c.id == id && c.etag == m.ETag && c.format == format {
+			body = c.body
+		}
+		h.exportMu.Unlock()
+		if body == nil {
+			if format != "" && format != "sessiontree" {
+				var err error
+				if body, err = formats.Export(t, format); err != nil {
+					return fromCore(err)
+				}
+			} else {
+				body = append(t.Marshal(), '\n')
 			}
+			h.exportMu.Lock()
+			h.lastExport = exportCache{id: id, etag: m.ETag, format: format, body: body}
+			h.exportMu.Unlock()
+		}
+		if format != "" && format != "sessiontree" {
 			ext = "." + format + ".json"
 			if ct := contentTypes[format]; ct != "" {
 				q.w.Header().Set("Content-Type", ct)
@@ -509,7 +531,6 @@ func (h *Handler) export(q *request, id string) *apiError {
 				}
 			}
 		}
-		q.w.Header().Set("ETag", m.ETag)
 		q.w.Header().Set("Content-Disposition", `attachment; filename="`+id+ext+`"`)
 		writeBody(q.w, http.StatusOK, body)
 		return nil
@@ -517,6 +538,12 @@ func (h *Handler) export(q *request, id string) *apiError {
 }
 
 func (h *Handler) merge(q *request, id string) *apiError { return h.mergeTree(q, id) }
+
+// exportCache is a Handler's last export: tree, ETag, format and bytes.
+type exportCache struct {
+	id, etag, format string
+	body             []byte
+}
 
 func contains(list []string, s string) bool {
 	for _, x := range list {
