@@ -159,20 +159,29 @@ func ifMatchWriters(t target, id string, clients int, d time.Duration) (float64,
 	etags := make([]string, clients)
 	acked := make([]atomic.Int64, clients)
 	var stale, errs atomic.Int64
+	var firstErr atomic.Value
+	defer func() {
+		if e := firstErr.Load(); e != nil {
+			fmt.Printf("  (first error: %v)\n", e)
+		}
+	}()
 	start := time.Now()
 	_, ok, _, _ := loadLat(clients, d, func(i int) error {
 		if etags[i] == "" {
-			code, _, hdr, err := t.doHdr("GET", "/v1/trees/"+id+"/projection", "", "")
+			code, body, hdr, err := t.doHdr("GET", "/v1/trees/"+id+"/projection", "", "")
 			if err != nil || code != 200 {
 				errs.Add(1)
-				return fmt.Errorf("read: %d %v", code, err)
+				e := fmt.Errorf("read: %d %v %.200s", code, err, body)
+				firstErr.CompareAndSwap(nil, e)
+				return e
 			}
 			etags[i] = hdr.Get("ETag")
 		}
-		code, _, hdr, err := t.doHdr("POST", "/v1/trees/"+id+"/ops", appendBody, etags[i])
+		code, body, hdr, err := t.doHdr("POST", "/v1/trees/"+id+"/ops", appendBody, etags[i])
 		switch {
 		case err != nil:
 			errs.Add(1)
+			firstErr.CompareAndSwap(nil, err)
 			return err
 		case code == 412:
 			stale.Add(1)
@@ -180,7 +189,9 @@ func ifMatchWriters(t target, id string, clients int, d time.Duration) (float64,
 			return errors.New("412")
 		case code != 200:
 			errs.Add(1)
-			return fmt.Errorf("status %d", code)
+			e := fmt.Errorf("status %d: %.200s", code, body)
+			firstErr.CompareAndSwap(nil, e)
+			return e
 		}
 		etags[i] = hdr.Get("ETag")
 		acked[i].Add(1)
