@@ -34,3 +34,52 @@ export interface SyncResult {
  * pushes again). Fails with a SessionTreeError carrying the worker's error code.
  */
 export function sync(tree: SessionTree, options: SyncOptions): Promise<SyncResult>;
+
+/** Options of live(): those of sync(), and how to listen. */
+export interface LiveOptions extends SyncOptions {
+  /** How often to poll while no WebSocket is open, in ms (default 5000, at least 50). */
+  pollMs?: number;
+  /** Called after each sync, with what it did. */
+  onSync?: (result: LiveResult) => void;
+  /** Called when a sync fails (the next change or poll tries again). */
+  onError?: (error: unknown) => void;
+  /** The WebSocket constructor (default: globalThis.WebSocket; none: polling only). */
+  WebSocket?: typeof WebSocket;
+}
+
+/**
+ * What one round of live() did: a sync; a pull of another client's change
+ * (pushed null); or a push of local edits on top of the last ETag seen,
+ * which needs no pull (pulled null).
+ */
+export interface LiveResult {
+  /** The stored tree's ETag when it was read or pushed. */
+  etag: string;
+  /** What merging the stored tree changed locally; null when the round only pushed. */
+  pulled: MergeReport | null;
+  /** What the push changed on the worker; null when the round only pulled. */
+  pushed: MergeReport | null;
+  /** How many rounds the sync took (1 for a pull). */
+  attempts: number;
+}
+
+/** A live sync of one tree; see live(). */
+export interface LiveSync {
+  /** Syncs now, pushing local edits: resolves with the round's result (null once closed or if it failed). */
+  push(): Promise<LiveResult | null>;
+  /** "live" while the WebSocket is open, "poll" while polling, "closed" after close(). */
+  readonly mode: "live" | "poll" | "closed";
+  /** The stored tree's ETag after the last sync (null before the first). */
+  readonly etag: string | null;
+  /** Stops listening and polling; resolves once the socket is closed. */
+  close(): Promise<void>;
+}
+
+/**
+ * Keeps `tree` in sync with the worker's copy, live: a WebSocket on the tree's
+ * Durable Object (GET /v1/trees/{id}/live, the token as ?access_token=) tells of
+ * every change stored by another client, and each one pulls it (a sync() when
+ * there are local edits not pushed yet); call push() after local edits. Without a WebSocket (or while it is down) it polls
+ * every `pollMs` and reconnects with backoff. Syncs run one at a time.
+ */
+export function live(tree: SessionTree, options: LiveOptions): LiveSync;

@@ -48,3 +48,164 @@ export async function sync(tree, options) {
   }
   throw new SessionTreeError("conflict", `tree ${JSON.stringify(id)} kept changing during ${attempts} sync attempts; nothing is lost, sync again`);
 }
+
+/**
+ * Keeps tree in sync with the worker's copy of conversation `id`, live: a
+ * WebSocket on the tree's object tells of every change another client stored,
+ * and each one starts a sync(); push() syncs local changes. Without WebSocket
+ * (or while it is down) it polls every `pollMs` instead, and reconnects.
+ * See sync.d.ts.
+ */
+export function live(tree, options) {
+  if (!(tree instanceof SessionTree)) fail(`"tree" must be a SessionTree`);
+  const {
+    url, token, id, pollMs = 5000, onSync = () => {}, onError = () => {},
+    WebSocket: WS = globalThis.WebSocket,
+  } = options ?? {};
+  if (typeof url !== "string" || url === "") fail(`"url" must be the worker's base URL`);
+  if (typeof token !== "string" || token === "") fail(`"token" must be a non-empty bearer token`);
+  if (typeof id !== "string" || id === "") fail(`"id" must be the tree's id on the worker`);
+  if (!Number.isSafeInteger(pollMs) || pollMs < 50) fail(`"pollMs" must be an integer of at least 50`);
+  const base = `${url.replace(/\/+$/, "")}/v1/trees/${encodeURIComponent(id)}`;
+  // This client's name: its socket is tagged with it and its writes carry it,
+  // so the object pushes its changes to every other client only.
+  const client = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
+  const plainFetch = options.fetch ?? globalThis.fetch;
+  const fetchFn = (u, init = {}) => plainFetch(u, { ...init, headers: { ...init.headers, "sessiontree-client": client } });
+  const syncOptions = { ...options, fetch: fetchFn };
+  let etag = null, closed = false, socket = null, timer = null, retry = 250;
+  let running = null, again = false, mode = "poll", dirty = true;
+
+  // pull merges the stored tree into tree, pushing nothing: what a change of
+  // another client needs when this one has nothing new.
+  async function pull() {
+    await initInterchange();
+    const got = await fetchFn(base, { headers: { authorization: `Bearer ${token}` } });
+    if (!got.ok) throw await httpError(got, `pulling tree ${JSON.stringify(id)}`);
+    const tag = got.headers.get("etag");
+    const pulled = tree.merge(await got.text());
+    return { etag: tag, pulled, pushed: null, attempts: 1 };
+  }
+
+  // pushKnown sends tree to the worker's merge with If-Match of the ETag this
+  // client last saw: since it holds everything stored up to then, the merge
+  // needs no pull first. null on 412 (someone wrote since): a sync follows.
+  async function pushKnown() {
+    const put = await fetchFn(`${base}/merge`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "if-match": etag },
+      body: tree.save(),
+    });
+    if (put.status === 412) return null;
+    if (!put.ok) throw await httpError(put, `pushing tree ${JSON.stringify(id)}`);
+    const body = await put.json();
+    return { etag: body.etag, pulled: null, pushed: body.report, attempts: 1 };
+  }
+
+  // Syncs run one at a time; a request during one runs once more after it.
+  // After local edits (push) a sync pulls and pushes; otherwise it only pulls.
+  function run() {
+    if (closed) return Promise.resolve(null);
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      let result = null;
+      do {
+        again = false;
+        const pushing = dirty;
+        dirty = false;
+        try {
+          result = !pushing ? await pull() : (etag !== null && (await pushKnown())) || (await sync(tree, syncOptions));
+          etag = result.etag;
+          onSync(result);
+        } catch (e) {
+          dirty = dirty || pushing;
+          result = null;
+          onError(e);
+        }
+      } while (again && !closed);
+      running = null;
+      return result;
+    })();
+    return running;
+  }
+
+  function poll() {
+    clearTimeout(timer);
+    if (closed || mode === "live") return;
+    timer = setTimeout(() => run().finally(poll), pollMs);
+  }
+
+  function connect() {
+    if (closed || typeof WS !== "function") return poll();
+    const wsURL = `${base.replace(/^http/, "ws")}/live?client=${client}&access_token=${encodeURIComponent(token)}`;
+    let ws;
+    try {
+      ws = new WS(wsURL);
+    } catch (e) {
+      onError(e);
+      return poll();
+    }
+    socket = ws;
+    ws.onopen = () => {
+      mode = "live";
+      retry = 250;
+      clearTimeout(timer);
+    };
+    ws.onmessage = (ev) => {
+      let msg;
+      try {
+        msg = JSON.parse(typeof ev.data === "string" ? ev.data : new TextDecoder().decode(ev.data));
+      } catch {
+        return;
+      }
+      // A change this client stored itself carries the ETag it already has.
+      if ((msg.type === "change" || msg.type === "hello") && msg.etag !== etag) run();
+    };
+    ws.onclose = () => {
+      if (socket !== ws) return;
+      socket = null;
+      mode = closed ? "closed" : "poll";
+      if (closed) return;
+      poll();
+      setTimeout(connect, retry);
+      retry = Math.min(retry * 2, 30000);
+    };
+    ws.onerror = () => {}; // onclose follows
+  }
+
+  initInterchange().catch(() => {}); // load the merge early; sync() awaits it anyway
+  run();
+  connect();
+  return {
+    push() {
+      dirty = true;
+      return run();
+    },
+    get mode() {
+      return mode;
+    },
+    get etag() {
+      return etag;
+    },
+    close() {
+      closed = true;
+      mode = "closed";
+      clearTimeout(timer);
+      const ws = socket;
+      socket = null;
+      if (!ws || ws.readyState === 3) return Promise.resolve();
+      // Resolves once the close handshake is done (or after a second).
+      return new Promise((resolve) => {
+        const done = setTimeout(resolve, 1000);
+        ws.addEventListener("close", () => {
+          clearTimeout(done);
+          resolve();
+        });
+        ws.close(1000, "done");
+      });
+    },
+  };
+}

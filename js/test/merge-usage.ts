@@ -1,6 +1,6 @@
 // Type-checks merge() and sync() as a user would write them (tsc --noEmit).
 import { initInterchange, SessionTree, type MergeReport, type MergeConflict } from "../sessiontree.js";
-import { sync, type SyncResult } from "../sync.js";
+import { live, sync, type LiveResult, type LiveSync, type SyncResult } from "../sync.js";
 
 export async function mergeUsage(a: SessionTree, b: SessionTree): Promise<string[]> {
   await initInterchange();
@@ -13,4 +13,15 @@ export async function mergeUsage(a: SessionTree, b: SessionTree): Promise<string
   a.clearLabel(a.activePath()[0], 5);
   const r: SyncResult = await sync(a, { url: "http://127.0.0.1:8787", token: "t", id: "x" });
   return [...report.nodesAdded, ...conflicts.map((c) => c.keptAs), r.etag, String(r.pulled.changed)];
+}
+
+export async function liveUsage(t: SessionTree): Promise<string | null> {
+  const s: LiveSync = live(t, {
+    url: "http://127.0.0.1:8787", token: "t", id: "x", pollMs: 2000,
+    onSync: (r: LiveResult) => void (r.pushed ?? r.pulled), onError: (e: unknown) => void e,
+  });
+  const r = await s.push();
+  const mode: "live" | "poll" | "closed" = s.mode;
+  await s.close();
+  return r ? r.etag + mode : s.etag;
 }

@@ -13,13 +13,63 @@ func errInput(msg string) *apiError {
 	return errf(http.StatusBadRequest, string(core.CodeInvalidInput), msg)
 }
 
-// checkJSON reports a body that is not one valid JSON object.
+// checkJSON reports a body that is not one valid JSON object, or one that
+// names a key twice (which of the two counts is a guess no reader should make).
 func checkJSON(body []byte, shape string) *apiError {
 	if _, err := rawjson.Compact(nil, body); err != nil {
 		return errBadJSON("the body", err)
 	}
 	if body[0] != '{' {
 		return errInput("the body must be a JSON object: " + shape)
+	}
+	seen := map[string]bool{}
+	d := rawjson.NewDecoder(body)
+	err := d.Object(func(key string) error {
+		if seen[key] {
+			return errInput("the body names " + quote(key) + " twice; send each key once")
+		}
+		seen[key] = true
+		return d.Skip()
+	})
+	if err != nil {
+		return fromCore(err)
+	}
+	return nil
+}
+
+// Times an op may carry ("at", milliseconds since the epoch): from
+// 2000-01-01 to an hour past the worker's clock. A time far in the future
+// would win every merge of a label or a branch.
+const (
+	minAtMs      = 946_684_800_000
+	maxAtAheadMs = 60 * 60 * 1000
+)
+
+// maxNameLen bounds ids and branch names in ops (core's own limit).
+const maxNameLen = 256
+
+// checkOp refuses, before anything is applied or stored, an op whose fields
+// are over their limits (413) or whose time is outside the window (400).
+func (h *Handler) checkOp(i int, op core.Op, now int64) *apiError {
+	where := "op " + itoa(i)
+	if len(op.Summary) > h.limits.Message {
+		return errTooLarge("the summary of " + where + " is " + itoa(len(op.Summary)) +
+			" bytes; a summary may have at most " + itoa(h.limits.Message))
+	}
+	if len(op.Label) > h.limits.Label {
+		return errTooLarge("the label of " + where + " is " + itoa(len(op.Label)) +
+			" bytes; a label may have at most " + itoa(h.limits.Label))
+	}
+	for _, f := range [...]struct{ name, v string }{{"node", op.Node}, {"from", op.From},
+		{"name", op.Name}, {"branch", op.Branch}, {"modelId", op.ModelID}} {
+		if len(f.v) > maxNameLen {
+			return errTooLarge(`"` + f.name + `" of ` + where + " is " + itoa(len(f.v)) +
+				" bytes; ids and branch names may have at most " + itoa(maxNameLen))
+		}
+	}
+	if op.HasAt && (op.At < minAtMs || op.At > now+maxAtAheadMs) {
+		return errInput(`"at" of ` + where + " is " + strconv.FormatInt(op.At, 10) +
+			"; a time must be in milliseconds since the epoch, from 2000-01-01 to an hour from now")
 	}
 	return nil
 }
@@ -136,9 +186,13 @@ func (h *Handler) opsFromBody(body []byte) ([]core.Op, *apiError) {
 	if err != nil {
 		return nil, fromCore(err)
 	}
+	now := h.now()
 	for i, op := range ops {
 		if len(op.Message) > h.limits.Message {
 			return nil, h.messageTooLarge("the message of op "+itoa(i), len(op.Message))
+		}
+		if ae := h.checkOp(i, op, now); ae != nil {
+			return nil, ae
 		}
 	}
 	return ops, nil

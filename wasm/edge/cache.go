@@ -33,13 +33,13 @@ func newTreeCache(max int) *treeCache {
 // acquire returns the locked entry of tree id, making one if needed.
 func (c *treeCache) acquire(id string) *entry {
 	c.mu.Lock()
+	c.clock++
 	e := c.entries[id]
 	if e == nil {
-		e = &entry{id: id}
+		e = &entry{id: id, used: c.clock}
+		c.evict() // before e is in: e is the newest entry, never the one to go
 		c.entries[id] = e
-		c.evict()
 	}
-	c.clock++
 	e.used = c.clock
 	c.mu.Unlock()
 	e.mu.Lock()
@@ -56,9 +56,10 @@ func (c *treeCache) drop(id string) {
 	c.mu.Unlock()
 }
 
-// evict removes the least recently used idle entries while there are too many.
+// evict removes the least recently used idle entries until there is room for
+// one more.
 func (c *treeCache) evict() {
-	for len(c.entries) > c.max {
+	for len(c.entries) >= c.max {
 		var oldest *entry
 		for _, e := range c.entries {
 			if e.mu.TryLock() {

@@ -65,6 +65,9 @@ func fromCore(err error) *apiError {
 }
 
 func writeError(w http.ResponseWriter, e *apiError) {
+	if e.status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", "1")
+	}
 	buf := append([]byte(nil), `{"error":{"code":`...)
 	buf = rawjson.AppendString(buf, e.code)
 	buf = append(buf, `,"message":`...)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -17,11 +18,13 @@ type Limits struct {
 	Message int   // bytes of one message
 	Ops     int   // operations in one /ops request
 	Nodes   int   // nodes of a tree created in one request
+	Label   int   // bytes of one label
 }
 
 // DefaultLimits are the limits of SPEC §6: 8 MiB bodies, 1 MiB messages,
-// 1,000 ops per request (and 100,000 nodes per created tree).
-var DefaultLimits = Limits{Body: 8 << 20, Message: 1 << 20, Ops: 1000, Nodes: 100_000}
+// 1,000 ops per request (and 100,000 nodes per created tree, 4 KiB labels,
+// summaries as long as a message).
+var DefaultLimits = Limits{Body: 8 << 20, Message: 1 << 20, Ops: 1000, Nodes: 100_000, Label: 4096}
 
 // Config is what a Handler needs.
 type Config struct {
@@ -30,20 +33,45 @@ type Config struct {
 	Limits     Limits       // zero means DefaultLimits
 	Now        func() int64 // milliseconds since the epoch; nil means the clock
 	CacheTrees int          // trees kept loaded; 0 means 64
+
+	// Role splits the work between the worker and one object per tree (see
+	// objects.go): RoleRouter authenticates, answers the tree list from
+	// Store and hands every other request to its tree's object; RoleObject
+	// serves the requests of one tree that a router handed it. The zero
+	// value, RoleAll, does everything itself over Store.
+	Role Role
+	// CORSOrigins are the browser origins allowed to call the API
+	// ("https://app.example"; "*" allows any). Empty: no CORS headers.
+	CORSOrigins []string
+	// RateLimit is each tenant's requests per second (with a burst of twice
+	// as many) in one router, or 0 for none; over it, 429 with Retry-After.
+	RateLimit float64
+	// OnWrite, if set, is called after each write a Handler stored, with the
+	// write (deleted: the tree is gone, and only w.Meta's ID and Tenant are
+	// set). An object keeps its router's index (the tree list) with it, and
+	// pushes the change to its live clients (Delta).
+	OnWrite func(w Write, deleted bool)
 }
 
 // Handler serves the HTTP API of SPEC §6. It is safe for concurrent use.
 type Handler struct {
-	store  Store
-	key    []byte
-	limits Limits
-	now    func() int64
-	cache  *treeCache
+	role    Role
+	cors    []string
+	limiter *limiter
+	onWrite func(Write, bool)
+	store   Store
+	key     []byte
+	limits  Limits
+	now     func() int64
+	cache   *treeCache
+
+	exportMu   sync.Mutex
+	lastExport exportCache
 }
 
 // New returns a Handler for cfg.
 func New(cfg Config) *Handler {
-	h := &Handler{store: cfg.Store, key: cfg.SigningKey, limits: cfg.Limits, now: cfg.Now}
+	h := &Handler{role: cfg.Role, onWrite: cfg.OnWrite, store: cfg.Store, key: cfg.SigningKey, limits: cfg.Limits, now: cfg.Now}
 	if h.limits == (Limits{}) {
 		h.limits = DefaultLimits
 	}
@@ -55,6 +83,10 @@ func New(cfg Config) *Handler {
 		n = 64
 	}
 	h.cache = newTreeCache(n)
+	h.cors = cfg.CORSOrigins
+	if cfg.RateLimit > 0 {
+		h.limiter = newLimiter(cfg.RateLimit)
+	}
 	return h
 }
 
@@ -64,6 +96,7 @@ type request struct {
 	tenant string
 	w      http.ResponseWriter
 	r      *http.Request
+	idem   *Idem // the request's Idempotency-Key, if it has one (beginIdem)
 }
 
 // ServeHTTP routes r. Every failure is a JSON error; a panic below becomes a
@@ -78,6 +111,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, errf(http.StatusInternalServerError, CodeInternal, msg))
 		}
 	}()
+	// Answers are per tenant and change with every write: no cache keeps them.
+	w.Header().Set("Cache-Control", "private, no-store")
+	if h.corsHeaders(w, r) && r.Method == http.MethodOptions {
+		w.WriteHeader(http.StatusNoContent) // a preflight, answered for any route
+		return
+	}
 	if e := h.serve(w, r); e != nil {
 		writeError(w, e)
 	}
@@ -142,6 +181,17 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) *apiError {
 			if r.Method == http.MethodGet {
 				run = func(q *request) *apiError { return h.export(q, id) }
 			}
+		case "changes", "search", "stats":
+			allow = "GET"
+			if r.Method == http.MethodGet {
+				route := parts[1]
+				run = func(q *request) *apiError { return h.extra(q, id, route) }
+			}
+		case "live":
+			allow = "GET"
+			if r.Method == http.MethodGet {
+				run = func(q *request) *apiError { return h.live(q, id) }
+			}
 		}
 	}
 	if allow == "" {
@@ -150,12 +200,30 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) *apiError {
 	if run == nil {
 		return methodNotAllowed(w, allow)
 	}
+	if h.role == RoleObject {
+		return h.serveObject(w, r, parts, run)
+	}
 	tenant, e := h.authenticate(r)
 	if e != nil {
+		challenge := `Bearer realm="sessiontree"`
+		if r.Header.Get("Authorization") != "" || r.URL.Query().Get("access_token") != "" {
+			challenge += `, error="invalid_token"`
+		}
+		w.Header().Set("WWW-Authenticate", challenge)
 		return e
 	}
 	if len(parts) > 0 && !validTreeID(parts[0]) {
 		return errTreeNotFound(parts[0])
+	}
+	if h.limiter != nil {
+		if wait := h.limiter.take(tenant, h.now()); wait > 0 {
+			w.Header().Set("Retry-After", strconv.FormatInt((wait+999)/1000, 10))
+			return errf(http.StatusTooManyRequests, "rate_limited",
+				"too many requests for this tenant; try again in "+strconv.FormatInt((wait+999)/1000, 10)+" s")
+		}
+	}
+	if h.role == RoleRouter && (len(parts) > 0 || r.Method == http.MethodPost) {
+		return h.forward(w, r, tenant, parts)
 	}
 	return run(&request{ctx: r.Context(), tenant: tenant, w: w, r: r})
 }
@@ -170,7 +238,15 @@ func (h *Handler) authenticate(r *http.Request) (string, *apiError) {
 		return "", errf(http.StatusInternalServerError, CodeInternal,
 			"the worker has no signing key: set the secret SESSIONTREE_SIGNING_KEY")
 	}
-	tok, err := bearer(r.Header.Get("Authorization"))
+	auth := r.Header.Get("Authorization")
+	if auth == "" && strings.HasSuffix(r.URL.Path, "/live") {
+		// A browser cannot set headers on a WebSocket: the live route also
+		// takes the token as ?access_token= (RFC 6750 §2.3).
+		if t := r.URL.Query().Get("access_token"); t != "" {
+			auth = "Bearer " + t
+		}
+	}
+	tok, err := bearer(auth)
 	if err == nil {
 		var tenant string
 		tenant, err = VerifyToken(h.key, tok, h.now()/1000)
@@ -201,8 +277,19 @@ func (h *Handler) readBody(q *request) ([]byte, *apiError) {
 	return b, nil
 }
 
+// wrote reports a stored write to OnWrite.
+func (h *Handler) wrote(w Write, deleted bool) {
+	if h.onWrite != nil {
+		h.onWrite(w, deleted)
+	}
+}
+
 // newTreeID returns 16 random bytes in hex.
 func newTreeID() string {
+	return randomTreeID()
+}
+
+func randomTreeID() string {
 	var b [16]byte
 	rand.Read(b[:])
 	return hex.EncodeToString(b[:])

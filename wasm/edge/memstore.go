@@ -3,6 +3,7 @@ package edge
 import (
 	"cmp"
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -15,17 +16,49 @@ import (
 type MemStore struct {
 	mu        sync.Mutex
 	trees     map[string]*memTree
-	RowWrites int // node and branch rows put or deleted, in total
+	idem      map[string]Idem // by tenant + "\x00" + key
+	RowWrites int             // node and branch rows put or deleted, in total
 }
 
 type memTree struct {
+	deltas   map[int64][]byte // by version
 	meta     Meta
 	nodes    map[string][]byte
 	branches map[string][]byte
 }
 
 // NewMemStore returns an empty MemStore.
-func NewMemStore() *MemStore { return &MemStore{trees: map[string]*memTree{}} }
+func NewMemStore() *MemStore {
+	return &MemStore{trees: map[string]*memTree{}, idem: map[string]Idem{}}
+}
+
+// errKeyTaken stands for the unique constraint of a real database.
+var errKeyTaken = errors.New("the Idempotency-Key is already stored")
+
+// keepIdem stores idem for tenant, or refuses (writing nothing) a key already kept.
+func (s *MemStore) idemFree(tenant string, idem *Idem) error {
+	if idem == nil {
+		return nil
+	}
+	if _, ok := s.idem[tenant+"\x00"+idem.Key]; ok {
+		return errKeyTaken
+	}
+	return nil
+}
+
+func (s *MemStore) keepIdem(tenant string, idem *Idem) {
+	if idem != nil {
+		s.idem[tenant+"\x00"+idem.Key] = *idem
+	}
+}
+
+// Replay implements Store.
+func (s *MemStore) Replay(_ context.Context, tenant, key string) (Idem, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.idem[tenant+"\x00"+key]
+	return r, ok, nil
+}
 
 func (s *MemStore) get(tenant, id string) (*memTree, error) {
 	t := s.trees[id]
@@ -73,6 +106,9 @@ func (s *MemStore) Create(_ context.Context, w Write) error {
 	if s.trees[w.Meta.ID] != nil {
 		return ErrStale
 	}
+	if err := s.idemFree(w.Meta.Tenant, w.Idem); err != nil {
+		return err
+	}
 	t := &memTree{nodes: map[string][]byte{}, branches: map[string][]byte{}}
 	s.trees[w.Meta.ID] = t
 	s.apply(t, w)
@@ -87,11 +123,22 @@ func (s *MemStore) Commit(_ context.Context, prev int64, w Write) error {
 	if t == nil || t.meta.Tenant != w.Meta.Tenant || t.meta.Version != prev {
 		return ErrStale
 	}
+	if err := s.idemFree(w.Meta.Tenant, w.Idem); err != nil {
+		return err
+	}
 	s.apply(t, w)
 	return nil
 }
 
 func (s *MemStore) apply(t *memTree, w Write) {
+	s.keepIdem(w.Meta.Tenant, w.Idem)
+	if w.Delta != nil {
+		if t.deltas == nil {
+			t.deltas = map[int64][]byte{}
+		}
+		t.deltas[w.Meta.Version] = slices.Clone(w.Delta)
+		delete(t.deltas, w.Meta.Version-KeepChanges)
+	}
 	t.meta = w.Meta
 	for _, f := range w.PutNodes {
 		t.nodes[f.Key] = slices.Clone(f.JSON)
@@ -128,12 +175,59 @@ func (s *MemStore) List(_ context.Context, tenant string) ([]Meta, error) {
 }
 
 // Delete implements Store.
-func (s *MemStore) Delete(_ context.Context, tenant, id string) error {
+func (s *MemStore) Delete(_ context.Context, tenant, id string, ifVersion int64, idem *Idem) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, err := s.get(tenant, id); err != nil {
+	t, err := s.get(tenant, id)
+	if err != nil {
 		return err
 	}
+	if ifVersion != 0 && t.meta.Version != ifVersion {
+		return ErrStale
+	}
+	if err := s.idemFree(tenant, idem); err != nil {
+		return err
+	}
+	s.keepIdem(tenant, idem)
 	delete(s.trees, id)
 	return nil
+}
+
+// Index keeps the row of w's tree without rows of nodes or branches
+// (deleted: removes it), as a router's index of trees that live in objects.
+// It has the signature of Config.OnWrite.
+func (s *MemStore) Index(w Write, deleted bool) {
+	m := w.Meta
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if deleted {
+		delete(s.trees, m.ID)
+		return
+	}
+	if t := s.trees[m.ID]; t != nil {
+		if t.meta.Version < m.Version {
+			t.meta = m
+		}
+		return
+	}
+	s.trees[m.ID] = &memTree{meta: m}
+}
+
+// Changes implements ChangeLog.
+func (s *MemStore) Changes(_ context.Context, tenant, id string, since int64) ([][]byte, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, err := s.get(tenant, id)
+	if err != nil {
+		return nil, false, err
+	}
+	var out [][]byte
+	for v := since + 1; v <= t.meta.Version; v++ {
+		d, ok := t.deltas[v]
+		if !ok {
+			return nil, false, nil
+		}
+		out = append(out, d)
+	}
+	return out, true, nil
 }

@@ -17,6 +17,9 @@ func (h *Handler) mergeTree(q *request, id string) *apiError {
 	if ae != nil {
 		return ae
 	}
+	if done, ae := h.beginIdem(q, body); done || ae != nil {
+		return ae
+	}
 	// A tree the caller cannot see is 404 whatever the body says.
 	if ae := h.read(q, id, func(*core.Tree, Meta) *apiError { return nil }); ae != nil {
 		return ae
@@ -30,55 +33,72 @@ func (h *Handler) mergeTree(q *request, id string) *apiError {
 	}
 	ifMatch := q.r.Header.Get("If-Match")
 	return retrying(id, "merge; nothing was merged", func() (*apiError, bool) {
-		rep, m, ae, retry := h.tryMerge(q, id, incoming, ifMatch)
+		m, buf, ae, retry := h.tryMerge(q, id, incoming, ifMatch)
 		if retry || ae != nil {
 			return ae, retry
 		}
-		buf := []byte(`{"etag":`)
-		buf = rawjson.AppendString(buf, m.ETag)
-		buf = append(buf, `,"report":`...)
-		buf = rep.AppendJSON(buf)
-		buf = append(buf, "}\n"...)
 		q.w.Header().Set("ETag", m.ETag)
 		writeJSON(q.w, http.StatusOK, buf)
 		return nil, false
 	})
 }
 
-func (h *Handler) tryMerge(q *request, id string, incoming *core.Tree, ifMatch string) (core.MergeReport, Meta, *apiError, bool) {
+// mergeAnswer is the body of a /merge answer.
+func mergeAnswer(rep core.MergeReport, etag string) []byte {
+	buf := []byte(`{"etag":`)
+	buf = rawjson.AppendString(buf, etag)
+	buf = append(buf, `,"report":`...)
+	buf = rep.AppendJSON(buf)
+	return append(buf, "}\n"...)
+}
+
+func (h *Handler) tryMerge(q *request, id string, incoming *core.Tree, ifMatch string) (Meta, []byte, *apiError, bool) {
 	e := h.cache.acquire(id)
 	defer h.cache.release(e)
 	fresh, ae := h.ensure(q, e, ifMatch != "" && e.tree != nil)
 	if ae != nil {
-		return core.MergeReport{}, Meta{}, ae, false
+		return Meta{}, nil, ae, false
 	}
 	if ifMatch != "" && !etagListHas(ifMatch, e.meta.ETag) {
-		return core.MergeReport{}, Meta{}, errf(http.StatusPreconditionFailed, CodePreconditionFail,
-			"If-Match "+ifMatch+" does not match the tree's ETag "+e.meta.ETag), false
+		return Meta{}, nil, errStaleIfMatch(q, ifMatch, e.meta.ETag), false
 	}
 	e.tree.TakeChanges()
 	rep, err := e.tree.Merge(incoming)
 	if err != nil {
 		e.tree = nil
 		if !fresh {
-			return core.MergeReport{}, Meta{}, nil, true
+			return Meta{}, nil, nil, true
 		}
-		return core.MergeReport{}, Meta{}, fromCore(err), false
+		return Meta{}, nil, fromCore(err), false
 	}
 	if e.tree.Len() > h.limits.Nodes {
 		n := e.tree.Len()
 		e.tree = nil // the cached copy holds the merge: read it again
-		return core.MergeReport{}, Meta{}, errTooLarge("the merged tree would have " + itoa(n) +
+		return Meta{}, nil, errTooLarge("the merged tree would have " + itoa(n) +
 			" nodes; the limit is " + itoa(h.limits.Nodes)), false
 	}
-	w := h.writeOf(e.tree, e.meta)
+	w, changed, ae := h.writeOf(e.tree, e.meta)
+	if ae != nil {
+		e.tree = nil
+		return Meta{}, nil, ae, false
+	}
+	if !changed {
+		if !fresh {
+			e.tree = nil // a no-op here may not be one on the stored tree
+			return Meta{}, nil, nil, true
+		}
+		return e.meta, mergeAnswer(rep, e.meta.ETag), nil, false // nothing to store: the ETag stays
+	}
+	buf := mergeAnswer(rep, w.Meta.ETag)
+	w.Idem = h.keep(q, http.StatusOK, w.Meta.ETag, "", buf)
 	if err := h.store.Commit(q.ctx, e.meta.Version, w); err != nil {
 		e.tree = nil
 		if errors.Is(err, ErrStale) {
-			return core.MergeReport{}, Meta{}, nil, true
+			return Meta{}, nil, nil, true
 		}
-		return core.MergeReport{}, Meta{}, storeError(id, err), false
+		return Meta{}, nil, h.afterFailedWrite(q, storeError(id, err)), false
 	}
 	e.meta = w.Meta
-	return rep, w.Meta, nil, false
+	h.wrote(w, false)
+	return w.Meta, buf, nil, false
 }

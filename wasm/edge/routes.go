@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -67,9 +68,33 @@ func (h *Handler) read(q *request, id string, fn func(*core.Tree, Meta) *apiErro
 }
 
 func (h *Handler) list(q *request) *apiError {
+	query := q.r.URL.Query()
+	limit := maxListPage
+	if v := query.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxListPage {
+			return errInput(`"limit" must be a whole number from 1 to ` + itoa(maxListPage))
+		}
+		limit = n
+	}
 	metas, err := h.store.List(q.ctx, q.tenant)
 	if err != nil {
 		return storeError("", err)
+	}
+	if after := query.Get("after"); after != "" {
+		i := 0
+		for i < len(metas) && metas[i].ID != after {
+			i++
+		}
+		if i == len(metas) {
+			return errInput(`"after" must be the id of a listed tree (the "next" of the page before)`)
+		}
+		metas = metas[i+1:]
+	}
+	next := ""
+	if len(metas) > limit {
+		metas = metas[:limit]
+		next = metas[limit-1].ID
 	}
 	buf := []byte(`{"trees":[`)
 	for i, m := range metas {
@@ -88,39 +113,71 @@ func (h *Handler) list(q *request) *apiError {
 		buf = rawjson.AppendInt(buf, m.UpdatedMs)
 		buf = append(buf, '}')
 	}
-	buf = append(buf, "]}\n"...)
+	buf = append(buf, ']')
+	if next != "" { // the last page has no "next"
+		buf = append(buf, `,"next":`...)
+		buf = rawjson.AppendString(buf, next)
+	}
+	buf = append(buf, "}\n"...)
 	writeJSON(q.w, http.StatusOK, buf)
 	return nil
 }
+
+// maxListPage is the most trees one page of the list holds.
+const maxListPage = 1000
 
 func (h *Handler) create(q *request) *apiError {
 	body, ae := h.readBody(q)
 	if ae != nil {
 		return ae
 	}
+	if done, ae := h.beginIdem(q, body); done || ae != nil {
+		return ae
+	}
 	now := h.now()
-	t, ae := h.treeFromBody(body, now)
+	var t *core.Tree
+	var report []byte
+	if format := q.r.URL.Query().Get("format"); format != "" {
+		t, report, ae = h.importTree(format, body)
+	} else {
+		t, ae = h.treeFromBody(body, now)
+	}
 	if ae != nil {
 		return ae
 	}
 	branches, nodes := t.Rows()
 	t.TakeChanges()
-	m := Meta{ID: newTreeID(), Tenant: q.tenant, Version: 1, ETag: newETag(1),
-		Root: t.Root(), Active: t.ActiveBranch(), CreatedMs: now, UpdatedMs: now}
-	if err := h.store.Create(q.ctx, Write{Meta: m, PutNodes: nodes, PutBranches: branches}); err != nil {
-		return storeError(m.ID, err)
+	id := newTreeID()
+	if h.role == RoleObject {
+		id = q.r.Header.Get(HeaderCreate) // checked by serveObject
 	}
-	e := h.cache.acquire(m.ID)
-	e.tree, e.meta = t, m
-	h.cache.release(e)
-	q.w.Header().Set("ETag", m.ETag)
-	q.w.Header().Set("Location", "/v1/trees/"+m.ID)
+	m := Meta{ID: id, Tenant: q.tenant, Version: 1, ETag: newETag(1),
+		Root: t.Root(), Active: t.ActiveBranch(), CreatedMs: now, UpdatedMs: now}
+	if ae := h.checkRows(nodes, branches); ae != nil {
+		return ae
+	}
+	location := "/v1/trees/" + m.ID
 	buf := append([]byte(`{"id":`), rawjson.AppendString(nil, m.ID)...)
 	buf = append(buf, `,"etag":`...)
 	buf = rawjson.AppendString(buf, m.ETag)
 	buf = append(buf, `,"nodes":`...)
 	buf = rawjson.AppendInt(buf, int64(t.Len()))
+	if report != nil {
+		buf = append(buf, `,"import":`...)
+		buf = append(buf, report...)
+	}
 	buf = append(buf, "}\n"...)
+	w := Write{Meta: m, PutNodes: nodes, PutBranches: branches,
+		Idem: h.keep(q, http.StatusCreated, m.ETag, location, buf)}
+	if err := h.store.Create(q.ctx, w); err != nil {
+		return h.afterFailedWrite(q, storeError(m.ID, err))
+	}
+	h.wrote(Write{Meta: m, PutNodes: nodes, PutBranches: branches}, false)
+	e := h.cache.acquire(m.ID)
+	e.tree, e.meta = t, m
+	h.cache.release(e)
+	q.w.Header().Set("ETag", m.ETag)
+	q.w.Header().Set("Location", location)
 	writeJSON(q.w, http.StatusCreated, buf)
 	return nil
 }
@@ -138,32 +195,88 @@ func (h *Handler) get(q *request, id string) *apiError {
 }
 
 func (h *Handler) delete(q *request, id string) *apiError {
+	if done, ae := h.beginIdem(q, nil); done || ae != nil {
+		return ae
+	}
 	e := h.cache.acquire(id)
 	defer h.cache.release(e)
-	if err := h.store.Delete(q.ctx, q.tenant, id); err != nil {
-		return storeError(id, err)
+	var ifVersion int64
+	ifMatch := q.r.Header.Get("If-Match")
+	if ifMatch != "" || q.idem != nil { // a kept answer is only for a tree that was there
+		if _, ae := h.ensure(q, e, true); ae != nil {
+			return ae
+		}
 	}
+	if ifMatch != "" {
+		if !etagListHas(ifMatch, e.meta.ETag) {
+			return errStaleIfMatch(q, ifMatch, e.meta.ETag)
+		}
+		ifVersion = e.meta.Version
+	}
+	err := h.store.Delete(q.ctx, q.tenant, id, ifVersion, h.keep(q, http.StatusNoContent, "", "", nil))
 	e.tree = nil
+	if errors.Is(err, ErrStale) {
+		return errf(http.StatusPreconditionFailed, CodePreconditionFail,
+			"the tree "+quote(id)+" changed since the If-Match "+q.r.Header.Get("If-Match")+"; nothing was deleted")
+	}
+	if err != nil {
+		return h.afterFailedWrite(q, storeError(id, err))
+	}
+	h.wrote(Write{Meta: Meta{ID: id, Tenant: q.tenant}}, true)
 	h.cache.drop(id)
 	q.w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
+// maxWindow bounds the messages of one projection window.
+const maxWindow = 10_000
+
+// projection answers the linear projection of a branch (the active one by
+// default): the whole path, or with ?tail=N (and ?skip=M) only the window of
+// N messages that ends M messages above the leaf, walking only that window,
+// with "length" (the whole path's) and "start" (the window's first index).
 func (h *Handler) projection(q *request, id string) *apiError {
 	if api := q.r.URL.Query().Get("for"); api != "" {
 		return h.modelProjection(q, id, api)
 	}
+	query := q.r.URL.Query()
+	tail, skip := -1, 0
+	if v := query.Get("tail"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxWindow {
+			return errInput(`"tail" must be a whole number from 1 to ` + itoa(maxWindow))
+		}
+		tail = n
+		if v := query.Get("skip"); v != "" {
+			if skip, err = strconv.Atoi(v); err != nil || skip < 0 {
+				return errInput(`"skip" must be a whole number from 0`)
+			}
+		}
+	}
 	return h.read(q, id, func(t *core.Tree, m Meta) *apiError {
-		branch := q.r.URL.Query().Get("branch")
+		branch := query.Get("branch")
 		if branch == "" {
 			branch = t.ActiveBranch()
 		}
-		msgs, err := t.LinearProjectionOf(branch)
+		var msgs []core.Message
+		var err error
+		length := -1
+		if tail < 0 {
+			msgs, err = t.LinearProjectionOf(branch)
+		} else if length, err = t.PathLen(branch); err == nil {
+			_, msgs, err = t.AppendTailOf(nil, nil, branch, skip, tail)
+		}
 		if err != nil {
 			return fromCore(err)
 		}
 		buf := []byte(`{"branch":`)
 		buf = rawjson.AppendString(buf, branch)
+		if length >= 0 {
+			buf = append(buf, `,"length":`...)
+			buf = rawjson.AppendInt(buf, int64(length))
+			buf = append(buf, `,"start":`...)
+			buf = rawjson.AppendInt(buf, int64(max(0, length-skip-len(msgs))))
+		}
 		buf = append(buf, `,"messages":[`...)
 		for i, msg := range msgs {
 			if i > 0 {
@@ -187,34 +300,49 @@ func (h *Handler) ops(q *request, id string) *apiError {
 	if ae != nil {
 		return ae
 	}
+	if done, ae := h.beginIdem(q, body); done || ae != nil {
+		return ae
+	}
 	ops, ae := h.opsFromBody(body)
 	if ae != nil {
 		return ae
 	}
 	ifMatch := q.r.Header.Get("If-Match")
 	return retrying(id, "write; nothing was applied", func() (*apiError, bool) {
-		results, m, ae, retry := h.tryOps(q, id, ops, ifMatch)
+		m, buf, ae, retry := h.tryOps(q, id, ops, ifMatch)
 		if retry || ae != nil {
 			return ae, retry
 		}
-		buf := []byte(`{"results":[`)
-		for i, r := range results {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			if r == "" {
-				buf = append(buf, "null"...)
-			} else {
-				buf = rawjson.AppendString(buf, r)
-			}
-		}
-		buf = append(buf, `],"etag":`...)
-		buf = rawjson.AppendString(buf, m.ETag)
-		buf = append(buf, "}\n"...)
 		q.w.Header().Set("ETag", m.ETag)
 		writeJSON(q.w, http.StatusOK, buf)
 		return nil, false
 	})
+}
+
+// opsAnswer is the body of a /ops answer.
+func opsAnswer(results []string, etag string) []byte {
+	buf := []byte(`{"results":[`)
+	for i, r := range results {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		if r == "" {
+			buf = append(buf, "null"...)
+		} else {
+			buf = rawjson.AppendString(buf, r)
+		}
+	}
+	buf = append(buf, `],"etag":`...)
+	buf = rawjson.AppendString(buf, etag)
+	return append(buf, "}\n"...)
+}
+
+// errStaleIfMatch is the 412 of a stale If-Match; it carries the current
+// ETag, so a client that only needs the version can skip a read.
+func errStaleIfMatch(q *request, ifMatch, etag string) *apiError {
+	q.w.Header().Set("ETag", etag)
+	return errf(http.StatusPreconditionFailed, CodePreconditionFail,
+		"If-Match "+ifMatch+" does not match the tree's ETag "+etag)
 }
 
 // retrying runs try until it answers without asking for a retry, backing off
@@ -229,44 +357,97 @@ func retrying(id, notDone string, try func() (ae *apiError, retry bool)) *apiErr
 			return ae
 		}
 	}
-	return errf(http.StatusServiceUnavailable, string(core.CodeConflict),
+	return errf(http.StatusServiceUnavailable, string(core.CodeConflict), // Retry-After: see writeError
 		"the tree "+quote(id)+" kept changing under this "+notDone+", try again")
 }
 
-func (h *Handler) tryOps(q *request, id string, ops []core.Op, ifMatch string) ([]string, Meta, *apiError, bool) {
+func (h *Handler) tryOps(q *request, id string, ops []core.Op, ifMatch string) (Meta, []byte, *apiError, bool) {
 	e := h.cache.acquire(id)
 	defer h.cache.release(e)
 	fresh, ae := h.ensure(q, e, ifMatch != "" && e.tree != nil)
 	if ae != nil {
-		return nil, Meta{}, ae, false
+		return Meta{}, nil, ae, false
 	}
 	if ifMatch != "" && !etagListHas(ifMatch, e.meta.ETag) {
-		return nil, Meta{}, errf(http.StatusPreconditionFailed, CodePreconditionFail,
-			"If-Match "+ifMatch+" does not match the tree's ETag "+e.meta.ETag), false
+		return Meta{}, nil, errStaleIfMatch(q, ifMatch, e.meta.ETag), false
 	}
 	e.tree.TakeChanges()
+	if onlySwitchesToActive(ops, e.tree.ActiveBranch()) {
+		// core records a switch as a touch of the branch even when it is
+		// already active; for the API it changes nothing.
+		if !fresh {
+			e.tree = nil
+			return Meta{}, nil, nil, true
+		}
+		return e.meta, opsAnswer(make([]string, len(ops)), e.meta.ETag), nil, false
+	}
 	results, err := e.tree.Apply(ops, h.now())
 	if err != nil {
 		if !fresh {
 			e.tree = nil // the copy may be stale: check before blaming the ops
-			return nil, Meta{}, nil, true
+			return Meta{}, nil, nil, true
 		}
-		return nil, Meta{}, fromCore(err), false
+		return Meta{}, nil, fromCore(err), false
 	}
-	w := h.writeOf(e.tree, e.meta)
+	w, changed, ae := h.writeOf(e.tree, e.meta)
+	if ae != nil {
+		e.tree = nil // the cached copy holds the refused change: read it again
+		return Meta{}, nil, ae, false
+	}
+	if !changed {
+		if !fresh {
+			e.tree = nil // a no-op here may not be one on the stored tree
+			return Meta{}, nil, nil, true
+		}
+		return e.meta, opsAnswer(results, e.meta.ETag), nil, false // nothing to store: the ETag stays
+	}
+	buf := opsAnswer(results, w.Meta.ETag)
+	w.Idem = h.keep(q, http.StatusOK, w.Meta.ETag, "", buf)
 	if err := h.store.Commit(q.ctx, e.meta.Version, w); err != nil {
 		e.tree = nil
 		if errors.Is(err, ErrStale) {
-			return nil, Meta{}, nil, true
+			return Meta{}, nil, nil, true
 		}
-		return nil, Meta{}, storeError(id, err), false
+		return Meta{}, nil, h.afterFailedWrite(q, storeError(id, err)), false
 	}
 	e.meta = w.Meta
-	return results, w.Meta, nil, false
+	h.wrote(w, false)
+	return w.Meta, buf, nil, false
 }
 
-// writeOf is the Write of what changed in t since the last TakeChanges.
-func (h *Handler) writeOf(t *core.Tree, prev Meta) Write {
+// onlySwitchesToActive reports whether ops are all switches to the branch
+// that is already active.
+func onlySwitchesToActive(ops []core.Op, active string) bool {
+	for _, op := range ops {
+		if op.Op != "switch" || op.Branch != active {
+			return false
+		}
+	}
+	return true
+}
+
+// maxRowOver is how much a stored row (one node or branch as JSON) may exceed
+// the message limit: its ids, times and label.
+const maxRowOver = 64 << 10
+
+// checkRows refuses rows over the row limit, before anything is stored.
+func (h *Handler) checkRows(nodes, branches []core.Fragment) *apiError {
+	max := h.limits.Message + maxRowOver
+	for _, set := range [2][]core.Fragment{nodes, branches} {
+		for _, f := range set {
+			if len(f.JSON) > max {
+				return errTooLarge("the stored form of " + quote(f.Key) + " would be " + itoa(len(f.JSON)) +
+					" bytes; a node or branch may have at most " + itoa(max) + "; nothing was stored")
+			}
+		}
+	}
+	return nil
+}
+
+// writeOf is the Write of what changed in t since the last TakeChanges, and
+// whether anything did (a write that changes nothing keeps the ETag). A row
+// over the limit is refused.
+func (h *Handler) writeOf(t *core.Tree, prev Meta) (Write, bool, *apiError) {
 	ch := t.TakeChanges()
 	m := prev
 	m.Version++
@@ -291,7 +472,12 @@ func (h *Handler) writeOf(t *core.Tree, prev Meta) Write {
 			w.DelBranches = append(w.DelBranches, name)
 		}
 	}
-	return w
+	changed := len(w.PutNodes)+len(w.DelNodes)+len(w.PutBranches)+len(w.DelBranches) > 0 ||
+		m.Root != prev.Root || m.Active != prev.Active
+	if _, ok := h.store.(ChangeLog); ok && changed {
+		w.Delta = Delta(w, false, MaxDelta)
+	}
+	return w, changed, h.checkRows(w.PutNodes, w.PutBranches)
 }
 
 // contentTypes of the export formats that are not plain JSON.
@@ -311,12 +497,34 @@ func (h *Handler) export(q *request, id string) *apiError {
 			"; formats: sessiontree, "+strings.Join(formats.Names, ", "))
 	}
 	return h.read(q, id, func(t *core.Tree, m Meta) *apiError {
-		body, ext := append(t.Marshal(), '\n'), ".tree.json"
-		if format != "" && format != "sessiontree" {
-			var err error
-			if body, err = formats.Export(t, format); err != nil {
-				return fromCore(err)
+		q.w.Header().Set("ETag", m.ETag)
+		if inm := q.r.Header.Get("If-None-Match"); inm != "" && etagListHas(inm, m.ETag) {
+			q.w.WriteHeader(http.StatusNotModified)
+			return nil
+		}
+		var body []byte
+		ext := ".tree.json"
+		// The last export is kept with the ETag it was made at: downloading
+		// an unchanged tree again costs no second rendering.
+		h.exportMu.Lock()
+		if c := h.lastExport; c.id == id && c.etag == m.ETag && c.format == format {
+			body = c.body
+		}
+		h.exportMu.Unlock()
+		if body == nil {
+			if format != "" && format != "sessiontree" {
+				var err error
+				if body, err = formats.Export(t, format); err != nil {
+					return fromCore(err)
+				}
+			} else {
+				body = append(t.Marshal(), '\n')
 			}
+			h.exportMu.Lock()
+			h.lastExport = exportCache{id: id, etag: m.ETag, format: format, body: body}
+			h.exportMu.Unlock()
+		}
+		if format != "" && format != "sessiontree" {
 			ext = "." + format + ".json"
 			if ct := contentTypes[format]; ct != "" {
 				q.w.Header().Set("Content-Type", ct)
@@ -326,7 +534,6 @@ func (h *Handler) export(q *request, id string) *apiError {
 				}
 			}
 		}
-		q.w.Header().Set("ETag", m.ETag)
 		q.w.Header().Set("Content-Disposition", `attachment; filename="`+id+ext+`"`)
 		writeBody(q.w, http.StatusOK, body)
 		return nil
@@ -334,6 +541,12 @@ func (h *Handler) export(q *request, id string) *apiError {
 }
 
 func (h *Handler) merge(q *request, id string) *apiError { return h.mergeTree(q, id) }
+
+// exportCache is a Handler's last export: tree, ETag, format and bytes.
+type exportCache struct {
+	id, etag, format string
+	body             []byte
+}
 
 func contains(list []string, s string) bool {
 	for _, x := range list {

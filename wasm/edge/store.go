@@ -29,14 +29,47 @@ type Meta struct {
 }
 
 // Write is one atomic change of a stored tree: its new meta row, the node and
-// branch rows to put, and those to delete.
+// branch rows to put, and those to delete, and the answer to keep for the
+// request's Idempotency-Key (nil without one), stored in the same transaction.
 type Write struct {
 	Meta        Meta
 	PutNodes    []core.Fragment
 	DelNodes    []string
 	PutBranches []core.Fragment
 	DelBranches []string
+	Idem        *Idem
+	// Delta is the change as pushed to live clients (Delta), for a Store
+	// that keeps a ChangeLog; set by the Handler when its Store is one.
+	Delta []byte
 }
+
+// ChangeLog is a Store that keeps the deltas of a tree's last writes, for
+// GET /v1/trees/{id}/changes?since=. Stores without one answer 501.
+type ChangeLog interface {
+	// Changes returns the deltas of the writes after version since, oldest
+	// first, or ok false if some of them are no longer kept.
+	Changes(ctx context.Context, tenant, id string, since int64) (deltas [][]byte, ok bool, err error)
+}
+
+// KeepChanges is how many deltas a ChangeLog keeps per tree.
+const KeepChanges = 1000
+
+// Idem is the answer to a write sent with an Idempotency-Key, kept so that
+// the same request sent again (a client retrying after a lost answer, or
+// after the worker died between storing and answering) gets the same answer
+// instead of being applied twice. Keys are per tenant and kept IdemKeepMs.
+type Idem struct {
+	Key         string
+	Fingerprint string // of the request (method, path, body): a key reused for another request is refused
+	Status      int
+	ETag        string
+	Location    string
+	Body        []byte
+	CreatedMs   int64
+}
+
+// IdemKeepMs is how long an Idempotency-Key is remembered: a day.
+const IdemKeepMs = 24 * 60 * 60 * 1000
 
 // Store keeps trees as rows: one per tree, one per node, one per branch.
 // Every method is scoped to a tenant: another tenant's tree is ErrNoTree.
@@ -52,6 +85,10 @@ type Store interface {
 	Commit(ctx context.Context, prev int64, w Write) error
 	// List returns the rows of tenant's trees, oldest first.
 	List(ctx context.Context, tenant string) ([]Meta, error)
-	// Delete removes tree id and its rows.
-	Delete(ctx context.Context, tenant, id string) error
+	// Delete removes tree id and its rows, if its stored version is still
+	// ifVersion (any version if 0; ErrStale otherwise), keeping idem (if not
+	// nil) in the same transaction.
+	Delete(ctx context.Context, tenant, id string, ifVersion int64, idem *Idem) error
+	// Replay returns the kept answer of tenant's Idempotency-Key key.
+	Replay(ctx context.Context, tenant, key string) (Idem, bool, error)
 }

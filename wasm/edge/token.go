@@ -18,10 +18,21 @@ const tokenPrefix = "st1"
 // MaxTenantLen bounds a tenant name.
 const MaxTenantLen = 64
 
+// MaxTokenLifetime is the longest a token may be valid for: a token that
+// expires later than this after the request is refused, so a leaked token
+// is good for hours, not a year. Clients refresh by asking the issuer (the
+// operator's login service, or `make token`) for a new one before expiry.
+const MaxTokenLifetime = 24 * 60 * 60 // seconds
+
+// b64 decodes strictly: unpadded, and refusing the spellings whose unused
+// trailing bits are set, so every token has exactly one spelling.
+var b64 = base64.RawURLEncoding.Strict()
+
 var (
 	errNoToken  = errors.New("no bearer token: send Authorization: Bearer <token>")
 	errBadToken = errors.New("the bearer token is not valid")
-	errExpired  = errors.New("the bearer token has expired")
+	errExpired  = errors.New("the bearer token has expired; get a new one from the token issuer")
+	errLongLife = errors.New("the bearer token is valid for longer than 24 hours; issue one that expires sooner")
 )
 
 // ValidTenant reports whether name can be a tenant: 1 to 64 ASCII letters,
@@ -46,6 +57,9 @@ func IssueToken(key []byte, tenant string, expiresUnix int64) (string, error) {
 	if len(key) < 16 {
 		return "", errors.New("the signing key must be at least 16 bytes")
 	}
+	if expiresUnix <= 0 {
+		return "", errors.New("the expiry must be a positive Unix time")
+	}
 	if !ValidTenant(tenant) {
 		return "", errors.New("a tenant is 1 to 64 of A-Z a-z 0-9 . _ - @")
 	}
@@ -60,20 +74,23 @@ func VerifyToken(key []byte, token string, nowUnix int64) (string, error) {
 	if len(parts) != 4 || parts[0] != tokenPrefix {
 		return "", errBadToken
 	}
-	sig, err := base64.RawURLEncoding.DecodeString(parts[3])
+	sig, err := b64.DecodeString(parts[3])
 	if err != nil || !hmac.Equal(sig, sign(key, token[:len(token)-len(parts[3])-1])) {
 		return "", errBadToken
 	}
-	tenant, err := base64.RawURLEncoding.DecodeString(parts[1])
+	tenant, err := b64.DecodeString(parts[1])
 	if err != nil || !ValidTenant(string(tenant)) {
 		return "", errBadToken
 	}
 	exp, err := strconv.ParseInt(parts[2], 10, 64)
-	if err != nil {
-		return "", errBadToken
+	if err != nil || exp <= 0 || strconv.FormatInt(exp, 10) != parts[2] {
+		return "", errBadToken // one spelling: no sign, no leading zeros
 	}
 	if nowUnix >= exp {
 		return "", errExpired
+	}
+	if exp-nowUnix > MaxTokenLifetime {
+		return "", errLongLife
 	}
 	return string(tenant), nil
 }

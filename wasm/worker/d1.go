@@ -18,8 +18,11 @@ import (
 
 // d1Store is edge.Store over a D1 database (schema: migrations/). Every write is
 // one D1 batch, which D1 runs as one transaction: all of it or none of it.
-// Rows travel in chunks of a JSON object {key: "fragment"} expanded by
+// Rows travel in chunks of a JSON object {key: fragment} expanded by
 // json_each, so a write is a handful of statements however many rows it has.
+// Each fragment is embedded as the JSON it is (json_each's value of an object
+// is its JSON text), not escaped a second time as a string: a 1 MiB message
+// of quotes stays about 1 MiB, under D1's 2,000,000-byte limit on a value.
 //
 // The binding is looked up on every call: the runtime hands each request its
 // own env, and an object of one request may not be used by another.
@@ -53,9 +56,18 @@ const (
 	sqlDelNodes    = `DELETE FROM nodes WHERE tree = ?1 AND id IN (SELECT value FROM json_each(?2)) AND` + guard
 	sqlDelBranches = `DELETE FROM branches WHERE tree = ?1 AND name IN (SELECT value FROM json_each(?2)) AND` + guard
 
-	sqlDeleteNodes    = `DELETE FROM nodes WHERE tree = ?1 AND EXISTS (SELECT 1 FROM trees WHERE id = ?1 AND tenant = ?2)`
-	sqlDeleteBranches = `DELETE FROM branches WHERE tree = ?1 AND EXISTS (SELECT 1 FROM trees WHERE id = ?1 AND tenant = ?2)`
-	sqlDeleteTree     = `DELETE FROM trees WHERE id = ?1 AND tenant = ?2`
+	// The tree row goes first, if its version is still ?3 (any if 0); its
+	// rows follow only once it is gone.
+	sqlDeleteTree     = `DELETE FROM trees WHERE id = ?1 AND tenant = ?2 AND (?3 = 0 OR version = ?3)`
+	sqlDeleteNodes    = `DELETE FROM nodes WHERE tree = ?1 AND NOT EXISTS (SELECT 1 FROM trees WHERE id = ?1)`
+	sqlDeleteBranches = `DELETE FROM branches WHERE tree = ?1 AND NOT EXISTS (SELECT 1 FROM trees WHERE id = ?1)`
+
+	sqlReplay = `SELECT fingerprint, status, etag, location, body, created_ms FROM idempotency WHERE tenant = ?1 AND key = ?2`
+	// An answer is kept only if its write took effect: ?9 is the tree, ?10 its
+	// new etag (the guard above), or '' for a delete (the tree is gone). A key
+	// stored meanwhile fails the whole batch on the primary key.
+	sqlKeepIdem  = `INSERT INTO idempotency (tenant, key, fingerprint, status, etag, location, body, created_ms) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 WHERE CASE WHEN ?10 = '' THEN NOT EXISTS (SELECT 1 FROM trees WHERE id = ?9) ELSE EXISTS (SELECT 1 FROM trees WHERE id = ?9 AND etag = ?10) END`
+	sqlPurgeIdem = `DELETE FROM idempotency WHERE tenant = ?1 AND created_ms < ?2`
 )
 
 // awaitLimit bounds a wait for D1: a request canceled meanwhile (its client
@@ -256,8 +268,54 @@ func (s *d1Store) Create(_ context.Context, w edge.Write) error {
 	stmts := []stmt{{sqlInsertTree, []any{m.ID, m.Tenant, m.Version, m.ETag, m.Root, m.Active, m.CreatedMs, m.UpdatedMs}}}
 	stmts = appendRows(stmts, sqlPutNodes, m, w.PutNodes)
 	stmts = appendRows(stmts, sqlPutBranches, m, w.PutBranches)
+	stmts = appendIdem(stmts, m.Tenant, m.ID, m.ETag, w.Idem)
 	_, err := s.batch(stmts)
 	return err
+}
+
+// appendIdem adds the statements that keep idem (if any) with a write of
+// tree id that leaves it at etag (” for a delete), and purge old keys.
+func appendIdem(stmts []stmt, tenant, id, etag string, idem *edge.Idem) []stmt {
+	if idem == nil {
+		return stmts
+	}
+	return append(stmts,
+		stmt{sqlPurgeIdem, []any{tenant, idem.CreatedMs - edge.IdemKeepMs}},
+		stmt{sqlKeepIdem, []any{tenant, idem.Key, idem.Fingerprint, idem.Status, idem.ETag,
+			idem.Location, string(idem.Body), idem.CreatedMs, id, etag}})
+}
+
+func (s *d1Store) Replay(_ context.Context, tenant, key string) (edge.Idem, bool, error) {
+	res, err := s.batch([]stmt{{sqlReplay, []any{tenant, key}}})
+	if err != nil {
+		return edge.Idem{}, false, err
+	}
+	rs, err := rows(res[0])
+	if err != nil || len(rs) == 0 {
+		return edge.Idem{}, false, err
+	}
+	return idemOf(rs[0], key)
+}
+
+// idemOf reads a kept answer (fingerprint, status, etag, location, body, created_ms).
+func idemOf(r safejs.Value, key string) (edge.Idem, bool, error) {
+	k := edge.Idem{Key: key}
+	var body string
+	var status, created float64
+	for _, f := range []func() error{
+		func() (err error) { k.Fingerprint, err = text(r, "fingerprint"); return },
+		func() (err error) { status, err = number(r, "status"); return },
+		func() (err error) { k.ETag, err = text(r, "etag"); return },
+		func() (err error) { k.Location, err = text(r, "location"); return },
+		func() (err error) { body, err = text(r, "body"); return },
+		func() (err error) { created, err = number(r, "created_ms"); return },
+	} {
+		if err := f(); err != nil {
+			return edge.Idem{}, false, err
+		}
+	}
+	k.Status, k.Body, k.CreatedMs = int(status), []byte(body), int64(created)
+	return k, true, nil
 }
 
 func (s *d1Store) Commit(_ context.Context, prev int64, w edge.Write) error {
@@ -267,6 +325,7 @@ func (s *d1Store) Commit(_ context.Context, prev int64, w edge.Write) error {
 	stmts = appendRows(stmts, sqlPutBranches, m, w.PutBranches)
 	stmts = appendKeys(stmts, sqlDelNodes, m, w.DelNodes)
 	stmts = appendKeys(stmts, sqlDelBranches, m, w.DelBranches)
+	stmts = appendIdem(stmts, m.Tenant, m.ID, m.ETag, w.Idem)
 	res, err := s.batch(stmts)
 	if err != nil {
 		return err
@@ -281,17 +340,23 @@ func (s *d1Store) Commit(_ context.Context, prev int64, w edge.Write) error {
 	return nil
 }
 
-func (s *d1Store) Delete(_ context.Context, tenant, id string) error {
-	args := []any{id, tenant}
-	res, err := s.batch([]stmt{{sqlDeleteNodes, args}, {sqlDeleteBranches, args}, {sqlDeleteTree, args}})
+func (s *d1Store) Delete(_ context.Context, tenant, id string, ifVersion int64, idem *edge.Idem) error {
+	stmts := []stmt{{sqlDeleteTree, []any{id, tenant, ifVersion}}, {sqlDeleteNodes, []any{id}}, {sqlDeleteBranches, []any{id}}}
+	stmts = appendIdem(stmts, tenant, id, "", idem)
+	res, err := s.batch(stmts)
 	if err != nil {
 		return err
 	}
-	n, err := changes(res[2])
+	n, err := changes(res[0])
 	if err != nil {
 		return err
 	}
 	if n != 1 {
+		if ifVersion != 0 {
+			if _, err := s.Meta(context.Background(), tenant, id); err == nil {
+				return edge.ErrStale
+			}
+		}
 		return edge.ErrNoTree
 	}
 	return nil
@@ -318,7 +383,7 @@ func appendRows(stmts []stmt, sql string, m edge.Meta, frags []core.Fragment) []
 		}
 		buf = rawjson.AppendString(buf, f.Key)
 		buf = append(buf, ':')
-		buf = rawjson.AppendString(buf, string(f.JSON))
+		buf = append(buf, f.JSON...)
 	}
 	flush()
 	return stmts

@@ -173,6 +173,19 @@ func (s *Server) waitReady(limit time.Duration) error {
 
 // Stop ends wrangler dev and everything it started (workerd), and waits a
 // moment for the port to be released.
+// Kill ends wrangler dev and workerd at once (SIGKILL to the process group,
+// kill -9): no request in flight is answered, nothing is flushed.
+func (s *Server) Kill() {
+	if s == nil || s.cmd.Process == nil || s.stopped {
+		return
+	}
+	s.stopped = true
+	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	for i := 0; i < 50 && syscall.Kill(-s.cmd.Process.Pid, 0) == nil; i++ {
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 func (s *Server) Stop() {
 	if s == nil || s.cmd.Process == nil || s.stopped {
 		return

@@ -8,7 +8,8 @@
 // in memory and checks them against D1's version on every request. If the Go
 // program ever exits, the next request starts a new one.
 //
-// Requests enter Go one at a time. workerd ties every I/O call to the request
+// Requests enter Go one at a time, each with its body already read whole (a
+// slow upload waits outside, holding nothing). workerd ties every I/O call to the request
 // that was running when it was made, and the Go runtime runs any ready
 // goroutine inside whatever callback it is given: with two requests inside Go
 // at once, one request's D1 call could be issued inside the other's callback,
@@ -36,8 +37,12 @@ globalThis.tryCatch = (fn) => {
 let go = null;
 let started = null;
 
-function start() {
+// instantiate starts a Go instance of the module with env in its
+// environment and context as globalThis.context while its packages
+// initialise (syumai/workers keeps that object); it resolves once Go is ready.
+function instantiate(env, ctxObject, onExit) {
   const instanceGo = new Go();
+  instanceGo.env = env;
   // Go's runtime arms a timer whenever it goes idle and clears it when it
   // wakes, often in a later request than the one that armed it; workerd
   // refuses to touch another request's timer (and has dropped it anyway once
@@ -59,15 +64,30 @@ function start() {
     ...instanceGo.importObject,
     workers: { ready: () => ready() },
   });
-  go = instanceGo;
-  instanceGo.run(instance).finally(() => {
-    if (go === instanceGo) started = null;
+  const saved = globalThis.context;
+  globalThis.context = ctxObject;
+  try {
+    // run() executes Go's initialisation and main synchronously up to main's
+    // first wait, so ctxObject is the one its packages keep.
+    instanceGo.run(instance).finally(() => onExit(instanceGo));
+  } finally {
+    globalThis.context = saved;
+  }
+  return [instanceGo, readyPromise];
+}
+
+function start() {
+  const [instanceGo, readyPromise] = instantiate({}, context, (g) => {
+    if (go === g) started = null;
   });
+  go = instanceGo;
   return readyPromise;
 }
 
-// A request that holds the instance longer than this is taken to be gone
-// (canceled requests never reach their finally); d1 calls time out sooner.
+// A request that holds the instance longer than this is taken to be stuck (a
+// canceled request never reaches its finally, and its D1 promises never
+// settle). Its instance is then abandoned, never entered again: the next
+// request starts a fresh one. Two requests never run inside one Go instance.
 const LEASE_MS = 30000;
 let busy = false;
 let busySince = 0;
@@ -79,7 +99,11 @@ let wake = [];
 // cancels a request that waits only on promises of other requests, so a timer
 // of its own stays pending meanwhile.
 async function enter() {
-  while (busy && Date.now() - busySince < LEASE_MS) {
+  while (busy) {
+    if (Date.now() - busySince >= LEASE_MS) {
+      started = null; // the holder is stuck: its instance is given up
+      break;
+    }
     let timer;
     await Promise.race([
       new Promise((resolve) => wake.push(resolve)),
@@ -89,6 +113,7 @@ async function enter() {
   }
   busy = true;
   busySince = Date.now();
+  return go;
 }
 
 function leave() {
@@ -98,17 +123,195 @@ function leave() {
   for (const w of waiters) w();
 }
 
+// BODY_CAP is one byte more than the largest body the worker takes
+// (edge.DefaultLimits.Body, 8 MiB). A body is read whole, up to this, before
+// its request asks for Go, so a slow upload holds nobody else up; Go sees a
+// body that reached the cap and answers 413 too_large.
+const BODY_CAP = 8 * 1024 * 1024 + 1;
+
+async function buffered(request) {
+  if (request.body === null) return [request, null];
+  const reader = request.body.getReader();
+  const chunks = [];
+  let size = 0;
+  while (size < BODY_CAP) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.byteLength;
+  }
+  // The rest of a body over the cap is read and dropped: a body left unread
+  // (or canceled) breaks the next request on the connection under wrangler dev.
+  if (size >= BODY_CAP) while (!(await reader.read()).done);
+  const body = new Uint8Array(Math.min(size, BODY_CAP));
+  let at = 0;
+  for (const c of chunks) {
+    const n = Math.min(c.byteLength, body.length - at);
+    body.set(n === c.byteLength ? c : c.subarray(0, n), at);
+    at += n;
+  }
+  return [new Request(request, { body }), body];
+}
+
+// inGo runs request in the isolate's router instance, one request at a time.
+async function inGo(request, env, ctx) {
+  await enter();
+  let mine = null;
+  try {
+    context.env = env;
+    context.ctx = ctx;
+    if (started === null || go.exited) started = start();
+    mine = go;
+    await started;
+    return await context.binding.handleRequest(request);
+  } finally {
+    // A request whose instance was given up meanwhile leaves nothing: the
+    // slot belongs to the request that started the new instance.
+    if (mine === go) leave();
+  }
+}
+
+const PREFIX = "x-sessiontree-";
+
+function responseOf(res) {
+  const empty = res.body.length === 0 || res.status === 204 || res.status === 304;
+  return new Response(empty ? null : res.body, { status: res.status, headers: res.headers });
+}
+
 export default {
   async fetch(request, env, ctx) {
-    await enter();
-    try {
-      context.env = env;
-      context.ctx = ctx;
-      if (started === null || go.exited) started = start();
-      await started;
-      return await context.binding.handleRequest(request);
-    } finally {
-      leave();
+    const [req, body] = await buffered(request);
+    // Go routes synchronously, in the objects' instance (no I/O there);
+    // only the tree list (null: it reads D1) waits for the router's instance.
+    if (objectStarted === null || objectGo.exited) objectStarted = startObjects();
+    await objectStarted;
+    // A program without the objects' role (the benchmark's trivial worker)
+    // has no router of its own: its one instance serves everything.
+    if (typeof globalThis.sessiontreeRoute !== "function") return inGo(req, env, ctx);
+    const text = (v) => (typeof v === "string" ? v : "");
+    const routed = globalThis.sessiontreeRoute(text(env.SESSIONTREE_SIGNING_KEY), text(env.SESSIONTREE_CORS_ORIGINS),
+      text(env.SESSIONTREE_RATE_LIMIT), request.method, request.url, [...request.headers]);
+    if (routed === null) return inGo(req, env, ctx);
+    // The router names the tree's object: the request goes there, with the
+    // router's x-sessiontree- headers and none of the client's.
+    const object = routed.headers.find(([k]) => k.toLowerCase() === PREFIX + "object");
+    if (object === undefined) return responseOf(routed);
+    const headers = new Headers(request.headers);
+    for (const k of [...headers.keys()]) if (k.startsWith(PREFIX)) headers.delete(k);
+    for (const [k, v] of routed.headers) {
+      const name = k.toLowerCase();
+      if (name.startsWith(PREFIX) && name !== PREFIX + "object") headers.set(name, v);
     }
+    const stub = env.TREES.get(env.TREES.idFromName(object[1]));
+    const res = await stub.fetch(request.url, { method: request.method, headers, body });
+    // The router's other headers (CORS, Cache-Control) go on the object's answer.
+    const extra = routed.headers.filter(([k]) => !k.toLowerCase().startsWith(PREFIX));
+    if (res.status === 101 || extra.length === 0) return res;
+    const out = new Response(res.body, res);
+    for (const [k, v] of extra) {
+      if (k.toLowerCase() === "vary") out.headers.append(k, v);
+      else out.headers.set(k, v);
+    }
+    return out;
   },
 };
+
+// The objects' Go instance: one per isolate, beside the router's, serving
+// every TreeObject of the isolate. Its calls are synchronous (the object's
+// SQLite storage answers at once), so they need no slot: JavaScript runs one
+// at a time, and a call never waits inside Go.
+const objectContext = { env: undefined, ctx: undefined, binding: {} };
+let objectGo = null;
+let objectStarted = null;
+
+function startObjects() {
+  const [instanceGo, readyPromise] = instantiate({ SESSIONTREE_ROLE: "object" }, objectContext, (g) => {
+    if (objectGo === g) objectStarted = null;
+  });
+  objectGo = instanceGo;
+  return readyPromise;
+}
+
+// TreeObject is the Durable Object of one tree (named tenant/id by the
+// router). It keeps the tree loaded in Go and its rows in its own SQLite
+// storage; each write is one storage transaction, and the D1 statements Go
+// returns (the tenant's index of trees) run after it.
+export class TreeObject {
+  constructor(ctx, env) {
+    this.ctx = ctx;
+    this.env = env;
+    this.indexQueue = [];
+    this.indexing = null;
+    const storage = ctx.storage;
+    this.tx = (fn) =>
+      storage.transactionSync(() => {
+        const err = fn();
+        if (err) throw new Error(err);
+      });
+  }
+
+  async fetch(request) {
+    const body = new Uint8Array(await request.arrayBuffer());
+    if (objectStarted === null || objectGo.exited) objectStarted = startObjects();
+    await objectStarted;
+    const res = globalThis.sessiontreeObject(this.ctx.id.toString(), this.ctx.storage.sql, this.tx,
+      request.method, request.url, [...request.headers], body);
+    if (res.headers.some(([k]) => k.toLowerCase() === PREFIX + "live")) {
+      // Go accepted a live client: a hibernatable WebSocket on this object,
+      // tagged with the client's name, greeted with the answer's body.
+      const [client, server] = Object.values(new WebSocketPair());
+      const tag = res.headers.find(([k]) => k.toLowerCase() === PREFIX + "client");
+      this.ctx.acceptWebSocket(server, tag ? [tag[1]] : []);
+      server.send(new TextDecoder().decode(res.body));
+      return new Response(null, { status: 101, webSocket: client });
+    }
+    for (const msg of res.push) {
+      for (const ws of this.ctx.getWebSockets()) {
+        if (res.pushExcept !== "" && this.ctx.getTags(ws).includes(res.pushExcept)) continue;
+        try {
+          ws.send(msg);
+        } catch {
+          // a socket closing meanwhile: its client reads the tree when it reconnects
+        }
+      }
+    }
+    if (res.index.length > 0) {
+      this.indexQueue.push(...res.index);
+      const flushing = this.flushIndex();
+      if (res.indexNow) await flushing;
+    }
+    return responseOf(res);
+  }
+
+  // flushIndex runs the queued D1 statements of the tenant's index, one batch
+  // at a time: writes that arrive meanwhile go in the next batch together.
+  flushIndex() {
+    if (this.indexing === null) {
+      this.indexing = (async () => {
+        while (this.indexQueue.length > 0) {
+          const stmts = this.indexQueue.splice(0);
+          const db = this.env.DB;
+          try {
+            await db.batch(stmts.map(([sql, ...args]) => db.prepare(sql).bind(...args)));
+          } catch (e) {
+            console.error("sessiontree: the index of trees in D1 was not updated:", e);
+          }
+        }
+        this.indexing = null;
+      })();
+    }
+    return this.indexing;
+  }
+
+  // Live clients only listen; what they send is ignored (a ping keeps a
+  // connection open through proxies).
+  webSocketMessage() {}
+
+  webSocketClose(ws, code) {
+    try {
+      ws.close(code === 1005 || code === 1006 ? 1000 : code, "closed");
+    } catch {
+      // already closed
+    }
+  }
+}

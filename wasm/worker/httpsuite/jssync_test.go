@@ -59,3 +59,19 @@ func TestTwoJSSyncClientsPushingConcurrentlyConvergeThroughTheWorker(t *testing.
 	}
 	t.Logf("%s", out)
 }
+
+// live() of js/sync.js: a change pushed by one device is held by the other,
+// told by its WebSocket, within 200 ms p95: see js/test/live-worker.mjs.
+func TestJSLiveSyncBringsAChangeToTheOtherDevice(t *testing.T) {
+	repo, err := filepath.Abs(filepath.Join("..", "..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := jsPackage(t, repo)
+	cmd := exec.Command("node", "--experimental-websocket", "--no-warnings", filepath.Join(repo, "js", "test", "live-worker.mjs"), dir, server.URL, token(t, "js-live-tenant"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("js/test/live-worker.mjs: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}

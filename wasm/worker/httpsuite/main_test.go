@@ -45,7 +45,7 @@ func run(m *testing.M, dir string) int {
 	rand.Read(raw[:])
 	key = []byte(hex.EncodeToString(raw[:]))
 	options = devserver.Options{Dir: dir, Persist: state,
-		Vars: map[string]string{"SESSIONTREE_SIGNING_KEY": string(key)}}
+		Vars: map[string]string{"SESSIONTREE_SIGNING_KEY": string(key), "SESSIONTREE_CORS_ORIGINS": "https://app.example"}}
 	start := time.Now()
 	server, err = devserver.Start(options)
 	if err != nil {

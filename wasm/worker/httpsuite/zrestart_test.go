@@ -3,8 +3,13 @@
 package httpsuite
 
 import (
+	"io"
+	"net/http"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // Bad input of every kind gets a 4xx JSON error (never a 5xx or a dropped
@@ -63,6 +68,8 @@ func TestDataSurvivesARestart(t *testing.T) {
 	c := &client{t: t, token: token(t, "restart")}
 	id, _ := c.create(`{"messages":[{"role":"user","content":"before the restart"}]}`)
 	r := c.do("POST", "/v1/trees/"+id+"/ops", appendBody("also before"))
+	keyed := c.do("POST", "/v1/trees/"+id+"/ops", appendBody("keyed"), "Idempotency-Key", "across-restart")
+	r = keyed
 	before := c.do("GET", "/v1/trees/"+id, "")
 	server.Stop()
 	var err error
@@ -73,10 +80,96 @@ func TestDataSurvivesARestart(t *testing.T) {
 	if after.status != 200 || string(after.body) != string(before.body) || after.header.Get("ETag") != r.header.Get("ETag") {
 		t.Fatalf("after a restart: %d\n%s\nwant\n%s", after.status, after.body, before.body)
 	}
+	// A client that never saw the answer retries with its key: answered, not stored again.
+	if again := c.do("POST", "/v1/trees/"+id+"/ops", appendBody("keyed"), "Idempotency-Key", "across-restart"); string(again.body) != string(keyed.body) {
+		t.Fatalf("the retry after a restart: %d %s, want %s", again.status, again.body, keyed.body)
+	}
 	if r := c.do("POST", "/v1/trees/"+id+"/ops", appendBody("after")); r.status != 200 {
 		t.Fatalf("append after a restart: %d %s", r.status, r.body)
 	}
-	if msgs := c.projection(id); len(msgs) != 3 {
+	if msgs := c.projection(id); len(msgs) != 4 {
 		t.Fatalf("after a restart and an append: %v", msgs)
 	}
+}
+
+// kill -9 under load: writers append with an Idempotency-Key each; the
+// worker is killed mid-run, started again, and every write whose answer was
+// lost is sent again with its key. Every acknowledged write is stored, and
+// every write exactly once. Runs last: it replaces the server.
+func TestKillNineLosesNoAcknowledgedWriteAndRetriesStoreOnce(t *testing.T) {
+	c := &client{t: t, token: token(t, "kill-nine")}
+	id, _ := c.create("")
+	type write struct{ key, body string }
+	var mu sync.Mutex
+	var acked, lost []write
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				wr := write{key: "k" + strconv.Itoa(w) + "-" + strconv.Itoa(i), body: appendBody("w" + strconv.Itoa(w) + "-" + strconv.Itoa(i))}
+				ok := tryAppend(server.URL, c.token, id, wr.key, wr.body)
+				mu.Lock()
+				if ok {
+					acked = append(acked, wr)
+				} else {
+					lost = append(lost, wr)
+				}
+				mu.Unlock()
+				if !ok {
+					return // the worker is gone
+				}
+			}
+		}()
+	}
+	time.Sleep(1500 * time.Millisecond)
+	server.Kill()
+	close(stop)
+	wg.Wait()
+	var err error
+	if server, err = startAgain(); err != nil {
+		t.Fatal(err)
+	}
+	for _, wr := range lost {
+		if !tryAppend(server.URL, c.token, id, wr.key, wr.body) {
+			t.Fatalf("the retry of %s after the restart failed", wr.key)
+		}
+	}
+	seen := map[string]int{}
+	for _, m := range c.projection(id) {
+		seen[m["content"].(string)]++
+	}
+	for _, wr := range append(acked, lost...) {
+		text := wr.body[strings.Index(wr.body, `"content":"`)+11:]
+		text = text[:strings.IndexByte(text, '"')]
+		if seen[text] != 1 {
+			t.Errorf("%s stored %d times", text, seen[text])
+		}
+	}
+	t.Logf("kill -9: %d writes acknowledged before the kill, %d unanswered and sent again; each stored once", len(acked), len(lost))
+	if len(acked) == 0 {
+		t.Fatal("no write was acknowledged before the kill: the test proved nothing")
+	}
+}
+
+// tryAppend sends one append with an Idempotency-Key and reports whether it
+// was answered 200.
+func tryAppend(base, tok, id, key, body string) bool {
+	req, _ := http.NewRequest("POST", base+"/v1/trees/"+id+"/ops", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("Idempotency-Key", key)
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		return false
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode == 200
 }

@@ -18,7 +18,7 @@ import (
 func main() {
 	tenant := flag.String("tenant", "", "the tenant the token is for")
 	vars := flag.String("vars", ".dev.vars", "a file of NAME=value lines holding SESSIONTREE_SIGNING_KEY")
-	ttl := flag.Duration("ttl", 365*24*time.Hour, "how long the token is valid")
+	ttl := flag.Duration("ttl", 12*time.Hour, "how long the token is valid (at most 24h: the worker refuses longer ones; get a new token to refresh)")
 	flag.Parse()
 	key := os.Getenv("SESSIONTREE_SIGNING_KEY")
 	if key == "" {

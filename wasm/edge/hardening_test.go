@@ -1,0 +1,204 @@
+package edge
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Every field of an op has a limit checked before anything is stored: a
+// summary as long as a message, a 4 KiB label, 256-byte ids and names. Over
+// it, the answer is 413 too_large saying which field and what the limit is.
+func TestEveryFieldOverItsLimitIs413BeforeStorage(t *testing.T) {
+	s := NewMemStore()
+	c := newClient(t, newTestHandler(s), "alice")
+	id := c.create(`{"messages":[{"role":"user","content":"hi"}]}`)
+	root, _ := c.do("GET", "/v1/trees/"+id, "").json(t)["root"].(string)
+	if root == "" {
+		t.Fatal("no root in the tree file")
+	}
+	before := s.RowWrites
+	for name, op := range map[string]string{
+		"summary": `{"op":"summarize","branch":"main","summary":"` + strings.Repeat("s", 1<<20+1) + `"}`,
+		"label":   `{"op":"label","node":"` + root + `","label":"` + strings.Repeat("l", 4097) + `"}`,
+		`name`:    `{"op":"branch","from":"` + root + `","name":"` + strings.Repeat("n", 257) + `"}`,
+	} {
+		r := c.do("POST", "/v1/trees/"+id+"/ops", `{"ops":[`+op+`]}`)
+		wantError(t, r, 413, "too_large")
+		if !strings.Contains(string(r.body), name) {
+			t.Errorf("the 413 does not name the %s: %s", name, r.body)
+		}
+	}
+	if s.RowWrites != before {
+		t.Fatalf("refused ops wrote %d rows", s.RowWrites-before)
+	}
+	// At the limit, a summary is stored.
+	ok := `{"ops":[{"op":"summarize","branch":"main","summary":"` + strings.Repeat("s", 1<<20-100) + `"}]}`
+	if r := c.do("POST", "/v1/trees/"+id+"/ops", ok); r.status != 200 {
+		t.Fatalf("a summary under the limit: %d %.300s", r.status, r.body)
+	}
+}
+
+// A body that names "ops" (or "messages") twice is refused: which one counts
+// would be a guess.
+func TestADuplicateKeyInABodyIsRefused(t *testing.T) {
+	c := newClient(t, newTestHandler(NewMemStore()), "alice")
+	id := c.create("")
+	app := `[{"op":"append","message":{"role":"user","content":"a"}}]`
+	r := c.do("POST", "/v1/trees/"+id+"/ops", `{"ops":`+app+`,"ops":[]}`)
+	wantError(t, r, 400, "invalid_input")
+	if !strings.Contains(string(r.body), "twice") {
+		t.Fatalf("the message does not say what is wrong: %s", r.body)
+	}
+	wantError(t, c.do("POST", "/v1/trees", `{"messages":[],"messages":[]}`), 400, "invalid_input")
+	wantError(t, c.do("POST", "/v1/trees/"+id+"/ops", `{"ops":`+app+`,"o\u0070s":[]}`), 400, "invalid_input")
+}
+
+// "at" must lie between 2000-01-01 and an hour from now: a far-future time
+// would win every later merge.
+func TestATimeOutsideTheWindowIsRefused(t *testing.T) {
+	now := time.Now().UnixMilli()
+	h := New(Config{Store: NewMemStore(), SigningKey: testKey, Now: func() int64 { return now }})
+	c := newClient(t, h, "alice")
+	id := c.create("")
+	op := func(at int64) string {
+		return `{"ops":[{"op":"append","message":{"role":"user"},"at":` + strconv.FormatInt(at, 10) + `}]}`
+	}
+	for _, at := range []int64{now + 2*3600*1000, 1 << 62, -1, 0, 946_684_799_999} {
+		wantError(t, c.do("POST", "/v1/trees/"+id+"/ops", op(at)), 400, "invalid_input")
+	}
+	for _, at := range []int64{now, now + 3600*1000, 946_684_800_000} {
+		if r := c.do("POST", "/v1/trees/"+id+"/ops", op(at)); r.status != 200 {
+			t.Fatalf("at %d: %d %s", at, r.status, r.body)
+		}
+	}
+}
+
+// A switch to the branch already active, or a merge that brings nothing new,
+// stores nothing and keeps the ETag, so caches and If-Match stay valid.
+func TestAWriteThatChangesNothingKeepsTheETag(t *testing.T) {
+	s := NewMemStore()
+	c := newClient(t, newTestHandler(s), "alice")
+	id := c.create(`{"messages":[{"role":"user","content":"hi"}]}`)
+	got := c.do("GET", "/v1/trees/"+id, "")
+	etag := got.header.Get("ETag")
+	before := s.RowWrites
+	r := c.do("POST", "/v1/trees/"+id+"/ops", `{"ops":[{"op":"switch","branch":"main"}]}`, "If-Match", etag)
+	if r.status != 200 || r.header.Get("ETag") != etag || r.json(t)["etag"] != etag {
+		t.Fatalf("a no-op switch: %d %s %s, want the ETag %s kept", r.status, r.header.Get("ETag"), r.body, etag)
+	}
+	r = c.do("POST", "/v1/trees/"+id+"/merge", string(got.body), "If-Match", etag)
+	if r.status != 200 || r.header.Get("ETag") != etag {
+		t.Fatalf("merging the tree into itself: %d %s, want the ETag %s kept", r.status, r.body, etag)
+	}
+	if s.RowWrites != before {
+		t.Fatalf("no-op writes stored %d rows", s.RowWrites-before)
+	}
+	if g := c.do("GET", "/v1/trees/"+id, "", "If-None-Match", etag); g.status != 304 {
+		t.Fatalf("the ETag changed: %d", g.status)
+	}
+}
+
+// DELETE honours If-Match: a stale ETag is 412 and the tree stays.
+func TestDeleteWithAStaleIfMatchIs412(t *testing.T) {
+	c := newClient(t, newTestHandler(NewMemStore()), "alice")
+	id := c.create("")
+	old := c.do("GET", "/v1/trees/"+id, "").header.Get("ETag")
+	cur := c.appendMsg(id, "a").header.Get("ETag")
+	wantError(t, c.do("DELETE", "/v1/trees/"+id, "", "If-Match", old), 412, CodePreconditionFail)
+	if r := c.do("GET", "/v1/trees/"+id, ""); r.status != 200 {
+		t.Fatalf("a refused delete removed the tree: %d", r.status)
+	}
+	if r := c.do("DELETE", "/v1/trees/"+id, "", "If-Match", cur); r.status != 204 {
+		t.Fatalf("delete with the current ETag: %d %s", r.status, r.body)
+	}
+	wantError(t, c.do("GET", "/v1/trees/"+id, ""), 404, "not_found")
+}
+
+// Every write sent twice with one Idempotency-Key is stored once and answered
+// the same both times; the key reused for another request is refused.
+func TestAWriteSentTwiceWithAnIdempotencyKeyIsStoredOnce(t *testing.T) {
+	s := NewMemStore()
+	c := newClient(t, newTestHandler(s), "alice")
+	first := c.do("POST", "/v1/trees", `{"messages":[{"role":"user","content":"hi"}]}`, "Idempotency-Key", "k-create")
+	again := c.do("POST", "/v1/trees", `{"messages":[{"role":"user","content":"hi"}]}`, "Idempotency-Key", "k-create")
+	if first.status != 201 || again.status != 201 || string(first.body) != string(again.body) ||
+		again.header.Get("Location") != first.header.Get("Location") || again.header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("create twice: %d %s / %d %s", first.status, first.body, again.status, again.body)
+	}
+	if trees := c.do("GET", "/v1/trees", "").json(t)["trees"].([]any); len(trees) != 1 {
+		t.Fatalf("%d trees stored, want 1", len(trees))
+	}
+	id := first.json(t)["id"].(string)
+	body := `{"ops":[{"op":"append","message":{"role":"user","content":"once"}}]}`
+	a := c.do("POST", "/v1/trees/"+id+"/ops", body, "Idempotency-Key", "k-append")
+	b := c.do("POST", "/v1/trees/"+id+"/ops", body, "Idempotency-Key", "k-append")
+	if a.status != 200 || string(a.body) != string(b.body) || a.header.Get("ETag") != b.header.Get("ETag") {
+		t.Fatalf("append twice: %s / %s", a.body, b.body)
+	}
+	if msgs := c.do("GET", "/v1/trees/"+id+"/projection", "").json(t)["messages"].([]any); len(msgs) != 2 {
+		t.Fatalf("%d messages, want 2: the append was stored twice", len(msgs))
+	}
+	r := c.do("POST", "/v1/trees/"+id+"/ops", `{"ops":[{"op":"append","message":{"role":"user"}}]}`, "Idempotency-Key", "k-append")
+	wantError(t, r, 422, "invalid_input")
+	// Another tenant's key of the same name is its own.
+	bob := newClient(t, c.h, "bob")
+	if r := bob.do("POST", "/v1/trees", "", "Idempotency-Key", "k-create"); r.status != 201 || r.header.Get("Idempotent-Replayed") != "" {
+		t.Fatalf("bob's key: %d %s", r.status, r.body)
+	}
+	del1 := c.do("DELETE", "/v1/trees/"+id, "", "Idempotency-Key", "k-del")
+	del2 := c.do("DELETE", "/v1/trees/"+id, "", "Idempotency-Key", "k-del")
+	if del1.status != 204 || del2.status != 204 {
+		t.Fatalf("delete twice with a key: %d, %d", del1.status, del2.status)
+	}
+	wantError(t, c.do("POST", "/v1/trees", "", "Idempotency-Key", strings.Repeat("k", 256)), 413, "too_large")
+	wantError(t, c.do("POST", "/v1/trees", "", "Idempotency-Key", "has space"), 400, "invalid_input")
+}
+
+// The same write sent by 16 clients at once with one key is stored once.
+func TestConcurrentRetriesWithOneKeyStoreOnce(t *testing.T) {
+	s := NewMemStore()
+	h := newTestHandler(s)
+	c := newClient(t, h, "alice")
+	id := c.create("")
+	body := `{"ops":[{"op":"append","message":{"role":"user","content":"once"}}]}`
+	var wg sync.WaitGroup
+	answers := make([]reply, 16)
+	for i := range answers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			answers[i] = c.do("POST", "/v1/trees/"+id+"/ops", body, "Idempotency-Key", "same")
+		}()
+	}
+	wg.Wait()
+	for _, a := range answers {
+		if a.status != 200 || string(a.body) != string(answers[0].body) {
+			t.Fatalf("answers differ: %d %s / %s", a.status, a.body, answers[0].body)
+		}
+	}
+	if msgs := c.do("GET", "/v1/trees/"+id+"/projection", "").json(t)["messages"].([]any); len(msgs) != 1 {
+		t.Fatalf("%d messages stored, want 1", len(msgs))
+	}
+}
+
+// A write stored whose answer was lost (the worker died before answering) is
+// answered from the kept answer when the client retries, on a new handler.
+func TestAWriteStoredBeforeACrashIsAnsweredOnRetry(t *testing.T) {
+	s := NewMemStore()
+	c := newClient(t, newTestHandler(s), "alice")
+	id := c.create("")
+	body := `{"ops":[{"op":"append","message":{"role":"user","content":"once"}}]}`
+	first := c.do("POST", "/v1/trees/"+id+"/ops", body, "Idempotency-Key", "crash")
+	restarted := newClient(t, newTestHandler(s), "alice") // a new isolate: an empty cache
+	again := restarted.do("POST", "/v1/trees/"+id+"/ops", body, "Idempotency-Key", "crash")
+	if string(first.body) != string(again.body) {
+		t.Fatalf("%s / %s", first.body, again.body)
+	}
+	if _, ok, _ := s.Replay(context.Background(), "alice", "crash"); !ok {
+		t.Fatal("the key was not stored with the write")
+	}
+}

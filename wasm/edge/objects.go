@@ -1,0 +1,77 @@
+package edge
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+)
+
+// Role is what a Handler does; see Config.Role.
+type Role int
+
+const (
+	RoleAll    Role = iota // every route, over one Store
+	RoleRouter             // auth, the tree list, and the hand-off to each tree's object
+	RoleObject             // the routes of one tree, handed over by a router
+)
+
+// The headers between a router and an object. A router answers a request of
+// one tree with HeaderObject (the name of the tree's object: tenant "/" id)
+// and the headers the object needs (HeaderTenant, and HeaderCreate for a new
+// tree); the platform glue forwards the client's request to that object with
+// exactly these X-Sessiontree- headers, every other one of that prefix
+// removed. An object trusts them: it is reachable only through its router.
+const (
+	HeaderObject = "X-Sessiontree-Object"
+	HeaderTenant = "X-Sessiontree-Tenant"
+	HeaderCreate = "X-Sessiontree-Create" // the id of the tree a POST /v1/trees creates
+)
+
+// ObjectName is the name of the object of tenant's tree id: each tenant's
+// trees are their own objects, so a tree id of another tenant names an empty one.
+func ObjectName(tenant, id string) string { return tenant + "/" + id }
+
+// forward answers a request of one tree (or a create) with the hand-off.
+func (h *Handler) forward(w http.ResponseWriter, r *http.Request, tenant string, parts []string) *apiError {
+	var id string
+	if len(parts) > 0 {
+		id = parts[0]
+	} else {
+		id = h.createID(tenant, r.Header.Get("Idempotency-Key"))
+		w.Header().Set(HeaderCreate, id)
+	}
+	w.Header().Set(HeaderObject, ObjectName(tenant, id))
+	w.Header().Set(HeaderTenant, tenant)
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// createID is the id of a new tree: random, or, for a create sent with an
+// Idempotency-Key, derived from the tenant and the key (under the signing
+// key), so that a retried create reaches the same object, which answers it
+// from the kept answer instead of making a second tree.
+func (h *Handler) createID(tenant, idemKey string) string {
+	if idemKey == "" {
+		return randomTreeID()
+	}
+	m := hmac.New(sha256.New, h.key)
+	m.Write([]byte("create\x00" + tenant + "\x00" + idemKey))
+	return hex.EncodeToString(m.Sum(nil)[:16])
+}
+
+// serveObject runs a route of one tree for the tenant its router named.
+func (h *Handler) serveObject(w http.ResponseWriter, r *http.Request, parts []string, run func(*request) *apiError) *apiError {
+	tenant := r.Header.Get(HeaderTenant)
+	if !ValidTenant(tenant) {
+		return errf(http.StatusInternalServerError, CodeInternal, "the tree's object was reached without a tenant")
+	}
+	if len(parts) == 0 {
+		if r.Method != http.MethodPost || !validTreeID(r.Header.Get(HeaderCreate)) {
+			return errf(http.StatusInternalServerError, CodeInternal, "a tree's object serves one tree, not the list")
+		}
+	} else if !validTreeID(parts[0]) {
+		return errTreeNotFound(parts[0])
+	}
+	return run(&request{ctx: r.Context(), tenant: tenant, w: w, r: r})
+}

@@ -1,0 +1,165 @@
+package edge
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// fabric does in Go what glue/isolate.mjs does on the platform: a router
+// answers every request first; when it names an object, the request goes to
+// that object (one Handler and store per name, made on first use) with the
+// router's X-Sessiontree- headers and no other header of that prefix.
+type fabric struct {
+	t       *testing.T
+	router  *Handler
+	index   *MemStore
+	mu      sync.Mutex
+	objects map[string]*Handler
+	stores  map[string]*MemStore
+}
+
+func newFabric(t *testing.T) *fabric {
+	f := &fabric{t: t, index: NewMemStore(), objects: map[string]*Handler{}, stores: map[string]*MemStore{}}
+	f.router = New(Config{Store: f.index, SigningKey: testKey, Role: RoleRouter})
+	return f
+}
+
+func (f *fabric) object(name string) *Handler {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if h := f.objects[name]; h != nil {
+		return h
+	}
+	s := NewMemStore()
+	h := New(Config{Store: s, Role: RoleObject, OnWrite: f.index.Index})
+	f.objects[name], f.stores[name] = h, s
+	return h
+}
+
+func (f *fabric) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	rec := httptest.NewRecorder()
+	f.router.ServeHTTP(rec, r.Clone(r.Context()))
+	name := rec.Header().Get(HeaderObject)
+	if name == "" {
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(rec.Code)
+		w.Write(rec.Body.Bytes())
+		return
+	}
+	fwd := r.Clone(r.Context())
+	fwd.Body = io.NopCloser(bytes.NewReader(body))
+	for k := range fwd.Header {
+		if strings.HasPrefix(strings.ToLower(k), "x-sessiontree-") {
+			fwd.Header.Del(k)
+		}
+	}
+	for k, v := range rec.Header() {
+		if strings.HasPrefix(strings.ToLower(k), "x-sessiontree-") && k != HeaderObject {
+			fwd.Header[k] = v
+		}
+	}
+	f.object(name).ServeHTTP(w, fwd)
+}
+
+// With a router and one object per tree, the API of SPEC §6 is the same: a
+// tree is created, written, read, listed, merged and deleted; another tenant
+// cannot reach it; a header of the router's own forged by a client changes nothing.
+func TestARouterAndOneObjectPerTreeServeTheSameAPI(t *testing.T) {
+	f := newFabric(t)
+	c := newClient(t, f, "alice")
+	id := c.create(`{"messages":[{"role":"user","content":"hi"}]}`)
+	if len(f.objects) != 1 || f.objects[ObjectName("alice", id)] == nil {
+		t.Fatalf("objects: %v", f.objects)
+	}
+	r := c.appendMsg(id, "more")
+	if r.status != 200 {
+		t.Fatalf("append: %d %s", r.status, r.body)
+	}
+	got := c.do("GET", "/v1/trees/"+id, "")
+	if got.status != 200 || got.header.Get("ETag") != r.header.Get("ETag") {
+		t.Fatalf("get: %d %s", got.status, got.body)
+	}
+	list := c.do("GET", "/v1/trees", "").json(t)["trees"].([]any)
+	if len(list) != 1 || list[0].(map[string]any)["etag"] != r.header.Get("ETag") {
+		t.Fatalf("the list does not show the tree at its ETag: %v", list)
+	}
+	if m := c.do("POST", "/v1/trees/"+id+"/merge", string(got.body)); m.status != 200 {
+		t.Fatalf("merge: %d %s", m.status, m.body)
+	}
+	bob := newClient(t, f, "bob")
+	wantError(t, bob.do("GET", "/v1/trees/"+id, ""), 404, "not_found")
+	wantError(t, bob.do("GET", "/v1/trees/"+id, "", HeaderTenant, "alice"), 404, "not_found")
+	wantError(t, bob.appendMsg(id, "intruder"), 404, "not_found")
+	if msgs := c.do("GET", "/v1/trees/"+id+"/projection", "").json(t)["messages"].([]any); len(msgs) != 2 {
+		t.Fatalf("projection: %v", msgs)
+	}
+	// An object reached without its router's headers serves nothing.
+	anon := &client{t: t, h: f.object(ObjectName("alice", id))}
+	wantError(t, anon.do("GET", "/v1/trees/"+id, ""), 500, CodeInternal)
+	if d := c.do("DELETE", "/v1/trees/"+id, ""); d.status != 204 {
+		t.Fatalf("delete: %d %s", d.status, d.body)
+	}
+	if list := c.do("GET", "/v1/trees", "").json(t)["trees"].([]any); len(list) != 0 {
+		t.Fatalf("the list still shows a deleted tree: %v", list)
+	}
+	wantError(t, c.do("GET", "/v1/trees/"+id, ""), 404, "not_found")
+}
+
+// A create retried with its Idempotency-Key reaches the same object (the id
+// is derived from tenant and key) and gets the same answer: one tree.
+func TestACreateRetriedWithItsKeyMakesOneTree(t *testing.T) {
+	f := newFabric(t)
+	c := newClient(t, f, "alice")
+	a := c.do("POST", "/v1/trees", `{"messages":[]}`, "Idempotency-Key", "new-chat-1")
+	b := c.do("POST", "/v1/trees", `{"messages":[]}`, "Idempotency-Key", "new-chat-1")
+	if a.status != 201 || string(a.body) != string(b.body) || b.header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("%d %s / %d %s", a.status, a.body, b.status, b.body)
+	}
+	if list := c.do("GET", "/v1/trees", "").json(t)["trees"].([]any); len(list) != 1 {
+		t.Fatalf("%d trees", len(list))
+	}
+	other := newClient(t, f, "bob").do("POST", "/v1/trees", `{"messages":[]}`, "Idempotency-Key", "new-chat-1")
+	if other.status != 201 || other.json(t)["id"] == a.json(t)["id"] {
+		t.Fatalf("another tenant's key gave the same tree: %s", other.body)
+	}
+}
+
+// One object applies writes one at a time: 32 writers with If-Match, each
+// re-reading on 412, all get their writes in, and none is lost.
+func TestWritersOnOneObjectAllGetIn(t *testing.T) {
+	f := newFabric(t)
+	c := newClient(t, f, "alice")
+	id := c.create("")
+	var wg sync.WaitGroup
+	for i := 0; i < 32; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 4; j++ {
+				for {
+					etag := c.do("GET", "/v1/trees/"+id, "").header.Get("ETag")
+					r := c.do("POST", "/v1/trees/"+id+"/ops", `{"ops":[{"op":"append","message":{"role":"user"}}]}`, "If-Match", etag)
+					if r.status == 200 {
+						break
+					}
+					if r.status != 412 {
+						t.Errorf("append: %d %s", r.status, r.body)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if msgs := c.do("GET", "/v1/trees/"+id+"/projection", "").json(t)["messages"].([]any); len(msgs) != 128 {
+		t.Fatalf("%d messages, want 128", len(msgs))
+	}
+}

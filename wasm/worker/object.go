@@ -1,0 +1,595 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/hack-pad/safejs"
+	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/rawjson"
+	"github.com/sessiontree/sessiontree/wasm/edge"
+	"github.com/sessiontree/sessiontree/wasm/worker/internal/jsread"
+)
+
+// The object role: this Go instance serves the Durable Objects of the
+// isolate, one tree each (glue/isolate.mjs, class TreeObject). Every call is
+// synchronous from start to end: the object's SQLite storage answers
+// ctx.storage.sql.exec at once, so nothing here awaits a promise, and a call
+// never runs inside another request's I/O context. The glue runs the D1
+// statements a call returns (the router's index of trees) afterwards.
+
+// objectStore is edge.Store over one Durable Object's SQLite storage: the
+// tree's row, one row per node and per branch, and its Idempotency-Keys.
+type objectStore struct {
+	sql    safejs.Value // ctx.storage.sql of the object being served
+	tx     safejs.Value // the glue's tx(fn): fn inside storage.transactionSync, rolled back if fn answers an error
+	schema bool
+}
+
+var objectSchema = []string{
+	`CREATE TABLE IF NOT EXISTS tree (id TEXT PRIMARY KEY, tenant TEXT NOT NULL, version INTEGER NOT NULL, etag TEXT NOT NULL, root TEXT NOT NULL, active TEXT NOT NULL, created_ms INTEGER NOT NULL, updated_ms INTEGER NOT NULL)`,
+	`CREATE TABLE IF NOT EXISTS nodes (id TEXT PRIMARY KEY, json TEXT NOT NULL) WITHOUT ROWID`,
+	`CREATE TABLE IF NOT EXISTS branches (name TEXT PRIMARY KEY, json TEXT NOT NULL) WITHOUT ROWID`,
+	`CREATE TABLE IF NOT EXISTS changes (version INTEGER PRIMARY KEY, delta TEXT NOT NULL)`,
+	`CREATE TABLE IF NOT EXISTS idempotency (key TEXT PRIMARY KEY, tenant TEXT NOT NULL, fingerprint TEXT NOT NULL, status INTEGER NOT NULL, etag TEXT NOT NULL, location TEXT NOT NULL, body TEXT NOT NULL, created_ms INTEGER NOT NULL) WITHOUT ROWID`,
+}
+
+const (
+	oSelectMeta = `SELECT id, tenant, version, etag, root, active, created_ms, updated_ms FROM tree WHERE id = ?1 AND tenant = ?2`
+	oInsertTree = `INSERT INTO tree (id, tenant, version, etag, root, active, created_ms, updated_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)`
+	oUpdateTree = `UPDATE tree SET version = ?3, etag = ?4, root = ?5, active = ?6, updated_ms = ?7 WHERE id = ?1 AND tenant = ?2`
+	oPutNodes   = `INSERT INTO nodes (id, json) SELECT key, value FROM json_each(?1) WHERE true ON CONFLICT (id) DO UPDATE SET json = excluded.json`
+	oPutBranch  = `INSERT INTO branches (name, json) SELECT key, value FROM json_each(?1) WHERE true ON CONFLICT (name) DO UPDATE SET json = excluded.json`
+	oDelNodes   = `DELETE FROM nodes WHERE id IN (SELECT value FROM json_each(?1))`
+	oDelBranch  = `DELETE FROM branches WHERE name IN (SELECT value FROM json_each(?1))`
+	oKeepIdem   = `INSERT INTO idempotency (key, tenant, fingerprint, status, etag, location, body, created_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)`
+	oPurgeIdem  = `DELETE FROM idempotency WHERE created_ms < ?1`
+	oReplay     = `SELECT fingerprint, status, etag, location, body, created_ms FROM idempotency WHERE key = ?1 AND tenant = ?2`
+	// A table's rows in chunks of about ?2 bytes, each one string of
+	// key US json RS key US json …: JSON text holds no raw control character,
+	// ids and branch names none either. ?1 is the last key of the chunk before.
+	oChunk = `SELECT group_concat(k || char(31) || json, char(30)) AS rows, max(k) AS last FROM (
+  SELECT k, json, sum(length(k) + length(json) + 2) OVER (ORDER BY k) AS run, length(k) + length(json) + 2 AS size
+  FROM (SELECT %s AS k, json FROM %s WHERE %s > ?1) ORDER BY k) WHERE run <= ?2 OR run = size`
+)
+
+const loadChunk = 1 << 20
+
+// exec runs one statement and returns its rows.
+func (s *objectStore) exec(query string, args ...any) ([]safejs.Value, error) {
+	if !s.schema {
+		s.schema = true
+		for _, q := range objectSchema {
+			if _, err := s.sql.Call("exec", q); err != nil {
+				s.schema = false
+				return nil, errors.New("object storage: " + err.Error())
+			}
+		}
+	}
+	cursor, err := s.sql.Call("exec", append([]any{query}, args...)...)
+	if err != nil {
+		return nil, errors.New("object storage: " + err.Error())
+	}
+	arr, err := cursor.Call("toArray")
+	if err != nil {
+		return nil, errors.New("object storage: " + err.Error())
+	}
+	return jsread.Elements(arr)
+}
+
+// inTx runs fn in one transaction of the object's storage: all of it or none.
+func (s *objectStore) inTx(fn func() error) error {
+	var inner error
+	cb, err := safejs.FuncOf(func(safejs.Value, []safejs.Value) any {
+		if inner = fn(); inner != nil {
+			return inner.Error()
+		}
+		return ""
+	})
+	if err != nil {
+		return err
+	}
+	defer cb.Release()
+	if _, err := s.tx.Invoke(cb); err != nil {
+		if inner != nil {
+			return inner
+		}
+		return errors.New("object storage: " + err.Error())
+	}
+	return inner
+}
+
+func (s *objectStore) Meta(_ context.Context, tenant, id string) (edge.Meta, error) {
+	rs, err := s.exec(oSelectMeta, id, tenant)
+	if err != nil {
+		return edge.Meta{}, err
+	}
+	if len(rs) == 0 {
+		return edge.Meta{}, edge.ErrNoTree
+	}
+	return metaOf(rs[0])
+}
+
+func (s *objectStore) chunks(key, table string) ([]core.Fragment, error) {
+	q := strings.Replace(strings.Replace(strings.Replace(oChunk, "%s", key, 1), "%s", table, 1), "%s", key, 1)
+	var out []core.Fragment
+	last := ""
+	for {
+		rs, err := s.exec(q, last, loadChunk)
+		if err != nil {
+			return nil, err
+		}
+		if len(rs) == 0 {
+			return out, nil
+		}
+		all, err := jsread.Text(rs[0], "rows")
+		if err != nil {
+			return nil, err
+		}
+		if all == "" {
+			return out, nil
+		}
+		for _, row := range strings.Split(all, "\x1e") {
+			k, j, ok := strings.Cut(row, "\x1f")
+			if !ok {
+				return nil, errors.New("object storage: a row without its separator")
+			}
+			out = append(out, core.Fragment{Key: k, JSON: []byte(j)})
+		}
+		if last, err = jsread.Text(rs[0], "last"); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (s *objectStore) Load(ctx context.Context, tenant, id string) (edge.Meta, []core.Fragment, []core.Fragment, error) {
+	m, err := s.Meta(ctx, tenant, id)
+	if err != nil {
+		return m, nil, nil, err
+	}
+	nodes, err := s.chunks("id", "nodes")
+	if err != nil {
+		return m, nil, nil, err
+	}
+	branches, err := s.chunks("name", "branches")
+	return m, nodes, branches, err
+}
+
+func (s *objectStore) rows(w edge.Write) error {
+	for _, st := range []struct {
+		sql  string
+		put  []core.Fragment
+		keys []string
+	}{{oPutNodes, w.PutNodes, nil}, {oPutBranch, w.PutBranches, nil}, {oDelNodes, nil, w.DelNodes}, {oDelBranch, nil, w.DelBranches}} {
+		for _, arg := range chunkRows(st.put) {
+			if _, err := s.exec(st.sql, arg); err != nil {
+				return err
+			}
+		}
+		for keys := st.keys; len(keys) > 0; {
+			n := min(len(keys), 2000)
+			if _, err := s.exec(st.sql, string(rawjson.AppendStrings(nil, keys[:n]))); err != nil {
+				return err
+			}
+			keys = keys[n:]
+		}
+	}
+	return nil
+}
+
+// chunkRows renders frags as JSON objects {key: fragment} of about chunkBytes.
+func chunkRows(frags []core.Fragment) []string {
+	var out []string
+	var buf []byte
+	for _, f := range frags {
+		if len(buf) > chunkBytes {
+			out = append(out, string(append(buf, '}')))
+			buf = nil
+		}
+		if buf == nil {
+			buf = append(buf, '{')
+		} else {
+			buf = append(buf, ',')
+		}
+		buf = rawjson.AppendString(buf, f.Key)
+		buf = append(buf, ':')
+		buf = append(buf, f.JSON...)
+	}
+	if buf != nil {
+		out = append(out, string(append(buf, '}')))
+	}
+	return out
+}
+
+func (s *objectStore) keepIdem(tenant string, k *edge.Idem) error {
+	if k == nil {
+		return nil
+	}
+	if _, err := s.exec(oPurgeIdem, k.CreatedMs-edge.IdemKeepMs); err != nil {
+		return err
+	}
+	_, err := s.exec(oKeepIdem, k.Key, tenant, k.Fingerprint, k.Status, k.ETag, k.Location, string(k.Body), k.CreatedMs)
+	return err
+}
+
+func (s *objectStore) Create(ctx context.Context, w edge.Write) error {
+	return s.inTx(func() error {
+		rs, err := s.exec(`SELECT 1 AS x FROM tree`)
+		if err != nil {
+			return err
+		}
+		if len(rs) > 0 {
+			return errors.New("this object holds a tree already")
+		}
+		m := w.Meta
+		if _, err := s.exec(oInsertTree, m.ID, m.Tenant, m.Version, m.ETag, m.Root, m.Active, m.CreatedMs, m.UpdatedMs); err != nil {
+			return err
+		}
+		if err := s.rows(w); err != nil {
+			return err
+		}
+		return s.keepIdem(m.Tenant, w.Idem)
+	})
+}
+
+func (s *objectStore) Commit(ctx context.Context, prev int64, w edge.Write) error {
+	return s.inTx(func() error {
+		m := w.Meta
+		cur, err := s.Meta(ctx, m.Tenant, m.ID)
+		if err != nil {
+			return err
+		}
+		if cur.Version != prev {
+			return edge.ErrStale
+		}
+		if _, err := s.exec(oUpdateTree, m.ID, m.Tenant, m.Version, m.ETag, m.Root, m.Active, m.UpdatedMs); err != nil {
+			return err
+		}
+		if err := s.rows(w); err != nil {
+			return err
+		}
+		if w.Delta != nil {
+			if _, err := s.exec(`INSERT OR REPLACE INTO changes (version, delta) VALUES (?1, ?2)`, m.Version, string(w.Delta)); err != nil {
+				return err
+			}
+			if _, err := s.exec(`DELETE FROM changes WHERE version <= ?1`, m.Version-edge.KeepChanges); err != nil {
+				return err
+			}
+		}
+		return s.keepIdem(m.Tenant, w.Idem)
+	})
+}
+
+// Changes implements edge.ChangeLog.
+func (s *objectStore) Changes(ctx context.Context, tenant, id string, since int64) ([][]byte, bool, error) {
+	m, err := s.Meta(ctx, tenant, id)
+	if err != nil {
+		return nil, false, err
+	}
+	rs, err := s.exec(`SELECT delta FROM changes WHERE version > ?1 ORDER BY version`, since)
+	if err != nil {
+		return nil, false, err
+	}
+	if int64(len(rs)) != m.Version-since {
+		return nil, false, nil
+	}
+	out := make([][]byte, len(rs))
+	for i, r := range rs {
+		d, err := jsread.Text(r, "delta")
+		if err != nil {
+			return nil, false, err
+		}
+		out[i] = []byte(d)
+	}
+	return out, true, nil
+}
+
+func (s *objectStore) Delete(ctx context.Context, tenant, id string, ifVersion int64, idem *edge.Idem) error {
+	return s.inTx(func() error {
+		cur, err := s.Meta(ctx, tenant, id)
+		if err != nil {
+			return err
+		}
+		if ifVersion != 0 && cur.Version != ifVersion {
+			return edge.ErrStale
+		}
+		for _, q := range []string{`DELETE FROM nodes`, `DELETE FROM branches`, `DELETE FROM changes`, `DELETE FROM tree`} {
+			if _, err := s.exec(q); err != nil {
+				return err
+			}
+		}
+		return s.keepIdem(tenant, idem)
+	})
+}
+
+func (s *objectStore) Replay(_ context.Context, tenant, key string) (edge.Idem, bool, error) {
+	rs, err := s.exec(oReplay, key, tenant)
+	if err != nil || len(rs) == 0 {
+		return edge.Idem{}, false, err
+	}
+	return idemOf(rs[0], key)
+}
+
+func (s *objectStore) List(context.Context, string) ([]edge.Meta, error) {
+	return nil, errors.New("a tree's object does not list trees")
+}
+
+// The router's index in D1 (the trees table), kept by each object after its
+// writes: a row only moves forward (objects' index writes may arrive out of order).
+const (
+	sqlIndexPut = `INSERT INTO trees (id, tenant, version, etag, root, active, created_ms, updated_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+  ON CONFLICT (id) DO UPDATE SET version = excluded.version, etag = excluded.etag, root = excluded.root, active = excluded.active, updated_ms = excluded.updated_ms
+  WHERE excluded.version > trees.version AND excluded.tenant = trees.tenant`
+	sqlIndexDel = `DELETE FROM trees WHERE id = ?1 AND tenant = ?2`
+)
+
+// objects holds one Handler per object name; pending collects the index
+// statements of the call being served, push its messages to live clients.
+var (
+	objects  = map[string]*objectEntry{}
+	pending  []any
+	push     []any
+	indexNow bool
+)
+
+type objectEntry struct {
+	h     *edge.Handler
+	store *objectStore
+}
+
+// maxObjects bounds the Handlers kept; the runtime evicts idle objects, and a
+// Handler dropped here is made again (its tree read again) on the next call.
+const maxObjects = 256
+
+func objectFor(name string) *objectEntry {
+	if e := objects[name]; e != nil {
+		return e
+	}
+	if len(objects) >= maxObjects {
+		for k := range objects {
+			delete(objects, k)
+			break
+		}
+	}
+	e := &objectEntry{store: &objectStore{}}
+	e.h = edge.New(edge.Config{Store: e.store, Role: edge.RoleObject, CacheTrees: 1,
+		OnWrite: func(w edge.Write, deleted bool) {
+			m := w.Meta
+			push = append(push, string(edge.Delta(w, deleted, edge.MaxDelta)))
+			// A new or deleted tree is in the list before its answer goes out;
+			// other writes update their row soon after (coalesced by the glue).
+			indexNow = indexNow || deleted || m.Version == 1
+			if deleted {
+				pending = append(pending, []any{sqlIndexDel, m.ID, m.Tenant})
+				return
+			}
+			pending = append(pending, []any{sqlIndexPut, m.ID, m.Tenant, m.Version, m.ETag, m.Root, m.Active, m.CreatedMs, m.UpdatedMs})
+		}})
+	objects[name] = e
+	return e
+}
+
+// serveObject is globalThis.sessiontreeObject(name, sql, tx, method, url,
+// headers [[k, v]…], body Uint8Array) → {status, headers, body, index, push}:
+// one request of one tree's object, answered synchronously.
+func serveObject(_ safejs.Value, args []safejs.Value) any {
+	res, err := objectCall(args)
+	if err != nil {
+		res, _ = answer(http.StatusInternalServerError, http.Header{"Content-Type": {"application/json; charset=utf-8"}},
+			[]byte(`{"error":{"code":"internal","message":`+string(rawjson.AppendString(nil, "the tree's object: "+err.Error()))+"}}\n"), nil, nil)
+	}
+	return res
+}
+
+func objectCall(args []safejs.Value) (safejs.Value, error) {
+	if len(args) != 7 {
+		return safejs.Value{}, errors.New("sessiontreeObject takes 7 arguments, got " + strconv.Itoa(len(args)))
+	}
+	name, err := args[0].String()
+	if err != nil {
+		return safejs.Value{}, err
+	}
+	req, err := requestOf(args[3], args[4], args[5], args[6])
+	if err != nil {
+		return safejs.Value{}, err
+	}
+	e := objectFor(name)
+	e.store.sql, e.store.tx = args[1], args[2]
+	pending, push, indexNow = nil, nil, false
+	w := &recorder{header: http.Header{}, status: http.StatusOK}
+	e.h.ServeHTTP(w, req)
+	index, msgs, now := pending, push, indexNow
+	pending, push, indexNow = nil, nil, false
+	res, err := answer(w.status, w.header, w.body.Bytes(), index, msgs)
+	if err == nil {
+		err = res.Set("indexNow", now)
+	}
+	if err == nil {
+		err = res.Set("pushExcept", edge.WriterClient(req))
+	}
+	return res, err
+}
+
+// requestOf makes the http.Request of method, url, headers [[k, v]…] and body
+// (a Uint8Array, or null).
+func requestOf(jsMethod, jsURL, jsHeaders, jsBody safejs.Value) (*http.Request, error) {
+	method, err := jsMethod.String()
+	if err != nil {
+		return nil, err
+	}
+	url, err := jsURL.String()
+	if err != nil {
+		return nil, err
+	}
+	var body []byte
+	if jsBody.Type() == safejs.TypeObject {
+		n, err := jsBody.Length()
+		if err != nil {
+			return nil, err
+		}
+		body = make([]byte, n)
+		if _, err := safejs.CopyBytesToGo(body, jsBody); err != nil {
+			return nil, err
+		}
+	}
+	req, err := http.NewRequest(method, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.ContentLength = int64(len(body))
+	pairs, err := jsread.Elements(jsHeaders)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range pairs {
+		kv, err := jsread.Elements(p)
+		if err != nil || len(kv) != 2 {
+			return nil, errors.New("a header is not a [name, value] pair")
+		}
+		k, err1 := kv[0].String()
+		v, err2 := kv[1].String()
+		if err1 != nil || err2 != nil {
+			return nil, errors.New("a header is not a pair of strings")
+		}
+		req.Header.Add(k, v)
+	}
+	return req, nil
+}
+
+// router is the Handler that routes synchronously, for the settings it was made with.
+var (
+	router     *edge.Handler
+	routerConf string
+)
+
+// serveRoute is globalThis.sessiontreeRoute(signingKey, corsOrigins,
+// rateLimit, method, url, headers [[k, v]…]) → {status, headers, body, index,
+// push}, or null: the
+// router's decision for a request, made synchronously in this instance (no
+// I/O, no wait for the router's instance), which names the tree's object for
+// every request of one tree and answers auth and route errors itself. null
+// means the request needs D1 (the tree list): the glue hands it to the
+// router's instance.
+func serveRoute(_ safejs.Value, args []safejs.Value) any {
+	res, err := routeCall(args)
+	if err != nil {
+		res, _ = answer(http.StatusInternalServerError, http.Header{"Content-Type": {"application/json; charset=utf-8"}},
+			[]byte(`{"error":{"code":"internal","message":`+string(rawjson.AppendString(nil, "routing: "+err.Error()))+"}}\n"), nil, nil)
+	}
+	return res
+}
+
+func routeCall(args []safejs.Value) (any, error) {
+	if len(args) != 6 {
+		return nil, errors.New("sessiontreeRoute takes 6 arguments, got " + strconv.Itoa(len(args)))
+	}
+	var conf [3]string // signing key, CORS origins, rate limit: "" when not set
+	for i := range conf {
+		conf[i], _ = args[i].String()
+	}
+	req, err := requestOf(args[3], args[4], args[5], safejs.Null())
+	if err != nil {
+		return nil, err
+	}
+	if p := strings.TrimSuffix(req.URL.Path, "/"); p == "/v1/trees" && req.Method == http.MethodGet {
+		return nil, nil // the list: D1
+	}
+	if c := strings.Join(conf[:], "\x00"); router == nil || routerConf != c {
+		router = edge.New(routerConfig(noStore{}, edge.RoleRouter, conf[0], conf[1], conf[2]))
+		routerConf = c
+	}
+	w := &recorder{header: http.Header{}, status: http.StatusOK}
+	router.ServeHTTP(w, req)
+	return answer(w.status, w.header, w.body.Bytes(), nil, nil)
+}
+
+// noStore is the synchronous router's Store: it never lists (the glue sends
+// the list to the router's instance) and holds no tree.
+type noStore struct{}
+
+var errNoStorage = errors.New("the synchronous router has no storage")
+
+func (noStore) Meta(context.Context, string, string) (edge.Meta, error) {
+	return edge.Meta{}, errNoStorage
+}
+func (noStore) Load(context.Context, string, string) (edge.Meta, []core.Fragment, []core.Fragment, error) {
+	return edge.Meta{}, nil, nil, errNoStorage
+}
+func (noStore) Create(context.Context, edge.Write) error                        { return errNoStorage }
+func (noStore) Commit(context.Context, int64, edge.Write) error                 { return errNoStorage }
+func (noStore) List(context.Context, string) ([]edge.Meta, error)               { return nil, errNoStorage }
+func (noStore) Delete(context.Context, string, string, int64, *edge.Idem) error { return errNoStorage }
+func (noStore) Replay(context.Context, string, string) (edge.Idem, bool, error) {
+	return edge.Idem{}, false, errNoStorage
+}
+
+// recorder is the http.ResponseWriter of an object's call.
+type recorder struct {
+	header http.Header
+	status int
+	wrote  bool
+	body   bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header { return r.header }
+func (r *recorder) WriteHeader(s int) {
+	if !r.wrote {
+		r.status, r.wrote = s, true
+	}
+}
+func (r *recorder) Write(p []byte) (int, error) {
+	r.WriteHeader(http.StatusOK)
+	return r.body.Write(p)
+}
+
+// answer is the JS object {status, headers, body, index, push} of an object's
+// call: push holds the messages for the object's live WebSockets.
+func answer(status int, h http.Header, body []byte, index, push []any) (safejs.Value, error) {
+	var hs []any
+	for k, vs := range h {
+		for _, v := range vs {
+			hs = append(hs, []any{k, v})
+		}
+	}
+	u8, err := safejs.Global().Get("Uint8Array")
+	if err != nil {
+		return safejs.Value{}, err
+	}
+	arr, err := u8.New(len(body))
+	if err != nil {
+		return safejs.Value{}, err
+	}
+	if _, err := safejs.CopyBytesToJS(arr, body); err != nil {
+		return safejs.Value{}, err
+	}
+	obj, err := safejs.ValueOf(map[string]any{"status": status, "headers": hs, "index": index, "push": push})
+	if err != nil {
+		return safejs.Value{}, err
+	}
+	if err := obj.Set("body", arr); err != nil {
+		return safejs.Value{}, err
+	}
+	return obj, nil
+}
+
+// routerConfig is the configuration of a router from the worker's variables:
+// SESSIONTREE_SIGNING_KEY, SESSIONTREE_CORS_ORIGINS (comma-separated origins,
+// or *) and SESSIONTREE_RATE_LIMIT (requests per second per tenant).
+func routerConfig(store edge.Store, role edge.Role, key, cors, rate string) edge.Config {
+	cfg := edge.Config{Store: store, SigningKey: []byte(key), Role: role}
+	for _, o := range strings.Split(cors, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			cfg.CORSOrigins = append(cfg.CORSOrigins, o)
+		}
+	}
+	if r, err := strconv.ParseFloat(strings.TrimSpace(rate), 64); err == nil && r > 0 {
+		cfg.RateLimit = r
+	}
+	return cfg
+}
