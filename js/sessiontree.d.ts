@@ -438,7 +438,10 @@ export class SessionTree implements Disposable {
    * previous one: a `row` is the record's canonical JSON text (what .tree.json
    * holds under its key), `null` for a record that is gone. `root` and
    * `activeBranch` always come along. `SessionTree.fromRows` makes the tree
-   * of the stored rows again.
+   * of the stored rows again. After `t.merge` with the lean module (the
+   * interchange helper swaps a merged tree in) the next call answers every
+   * row again (`all: true`); with the full module a merge is recorded like
+   * any change.
    */
   takeChanges(): RowChanges;
   /**

@@ -2,7 +2,7 @@
 // the rows to write, fromRows makes the tree again; loadFrom reads bytes,
 // Blobs, streams and Responses without a string. Node and Chromium, both flavours.
 import { test, assert, mainSource } from "./harness.js";
-import { init, SessionTree } from "../sessiontree.js";
+import { init, initInterchange, SessionTree } from "../sessiontree.js";
 
 await init(mainSource);
 
@@ -55,6 +55,23 @@ test("after that, a change writes only the rows it touched, and the store reopen
   assert.equal(u.save(), t.save());
   assert.deepEqual(t.takeChanges().nodes, [], "changes repeated");
   t.free(); u.free();
+});
+
+test("after a merge the change feed still gives what the store needs (every row, or the rows the merge changed)", async () => {
+  await initInterchange();
+  const a = SessionTree.fromLinear(Array.from({ length: 30 }, (_, i) => say(i)), 1);
+  const db = { branches: new Map(), nodes: new Map() };
+  store(db, a.takeChanges());
+  const b = a.clone();
+  a.append(say(100), 5);
+  b.rewind(b.activePath()[10], 6);
+  b.append(say(200), 7);
+  store(db, a.takeChanges());
+  a.merge(b);
+  store(db, a.takeChanges());
+  const u = reopen(db);
+  assert.equal(u.save(), a.save(), "the store does not hold the merged tree");
+  a.free(); b.free(); u.free();
 });
 
 test("fromRows refuses rows that are not a tree's", () => {

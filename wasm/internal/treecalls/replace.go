@@ -25,6 +25,9 @@ func replace(r *Request) ([]byte, error) {
 	e := trees[r.handle]
 	e.slots = remapSlots(&e.slots, e.tree, t)
 	e.tree = t
+	// The new tree recorded no changes: a store that follows takeChanges gets
+	// every row again from the next call ("all"), never a silent gap.
+	e.tracking = false
 	return nil, nil
 }
 
