@@ -15,7 +15,13 @@ import { syncTabs } from "./tabsync.js";
 const $ = (id) => document.getElementById(id);
 const CURRENT_KEY = "sessiontree-demo.current";
 const TREE_OPEN_KEY = "sessiontree-demo.tree-open";
-const SHOWN = 100; // messages of the active branch shown before "show earlier"
+// The chat view is a window over the active path (pathWindow): WINDOW messages
+// when it opens or follows the leaf, STEP more as the user scrolls, at most MAX
+// in the page at once.
+const WINDOW = 60;
+const STEP = 40;
+const MAX = 160;
+const CONTEXT = 200; // messages before a turn handed to the demo assistant
 const FORMATS = [
   { value: "tree.json", label: ".tree.json", hint: "sessiontree's own file: every branch, label and summary", ext: ".tree.json" },
   { value: "chatgpt", label: "ChatGPT", hint: "conversations.json (mapping, current_node)", ext: ".chatgpt.json" },
@@ -34,7 +40,7 @@ const state = {
   convs: [], // metadata, newest first
   cur: null, // { meta, tree: SessionTree | null, error: string | null, raw: string | null }
   busy: null, // AbortController of the reply being fetched
-  shown: SHOWN,
+  win: { start: 0, end: 0, follow: true }, // the chat view's window of path indexes
   settings: loadSettings(),
   writes: Promise.resolve(),
   pending: 0,
@@ -51,6 +57,7 @@ window.sessiontreeDemo = {
   get tree() { return state.cur?.tree ?? null; },
   get treeView() { return state.treeView; },
   timings: state.timings,
+  get store() { return state.store; },
   /** Resolves once every change made so far is in IndexedDB. */
   saved: () => flush(),
 };
@@ -63,8 +70,8 @@ function newId() {
 
 function titleFrom(tree) {
   // The conversation's first message ever (an edited first message stays a sibling of it).
-  const path = tree.activePath();
-  const first = path.length ? tree.node(tree.siblings(path[0]).siblings[0]) : null;
+  const root = tree.pathLength() ? tree.pathWindow(0, 1).ids[0] : null;
+  const first = root ? tree.node(tree.siblings(root).siblings[0]) : null;
   const text = first ? messageText(first.message).replace(/\s+/g, " ").trim() : "";
   if (text === "") return "New chat";
   return text.length > 48 ? text.slice(0, 47) + "\u2026" : text;
@@ -78,7 +85,7 @@ function persist() {
   const cur = state.cur;
   if (!cur?.tree) return;
   cur.meta.updatedAt = Date.now();
-  if (cur.meta.autoTitle) cur.meta.title = titleFrom(cur.tree);
+  if (cur.meta.autoTitle && (cur.meta.title === "New chat" || cur.tree.pathLength() <= 2)) cur.meta.title = titleFrom(cur.tree);
   state.dirty = cur;
   state.pending++;
   renderSaveState();
@@ -93,9 +100,14 @@ function flush() {
   state.dirty = null;
   state.pending--;
   if (!cur.tree) return state.writes; // freed since: its last state was saved when it was left
-  const json = cur.tree.save();
+  // Only the rows this change touched (a send: the new node, its parent, the branch).
+  const t0 = performance.now();
+  const tree = cur.tree;
+  const changes = tree.takeChanges();
+  state.timings.takeChanges = performance.now() - t0;
+  state.timings.rowsWritten = changes.branches.length + changes.nodes.length;
   const meta = { ...cur.meta };
-  return write(() => state.store.put(meta, json));
+  return write(() => state.store.put(meta, changes, tree));
 }
 
 function write(job) {
@@ -132,35 +144,64 @@ async function openConversation(id) {
   $("app").classList.remove("sidebar-open");
   flush();
   if (state.cur?.tree && state.cur.meta.id !== id) state.cur.tree.free();
-  state.cur = { meta, tree: null, error: null, raw: null };
-  state.shown = SHOWN;
+  const cur = { meta, tree: null, error: null, raw: null };
+  state.cur = cur;
+  state.win = { start: 0, end: 0, follow: true };
   state.treeSig = "";
   localStorage.setItem(CURRENT_KEY, id);
-  let raw = null;
+  const t0 = performance.now();
+  let rows = null;
+  let legacy = null;
   try {
-    raw = await state.store.tree(id);
-    if (raw === null) throw new Error("its saved tree is missing from storage");
-    state.cur.tree = SessionTree.load(raw);
+    rows = await state.store.rows(id);
+    if (rows) {
+      cur.tree = SessionTree.fromRows(rows);
+      cur.tree.takeChanges(); // the first call answers every row: the store holds them
+    } else {
+      legacy = await state.store.legacy(id); // a conversation stored whole (version 1)
+      if (legacy === null) throw new Error("its saved tree is missing from storage");
+      cur.tree = SessionTree.load(legacy);
+      const all = cur.tree.takeChanges();
+      await write(() => state.store.put({ ...meta }, all, cur.tree));
+    }
   } catch (e) {
-    state.cur.error = describe(e);
-    state.cur.raw = raw;
+    cur.error = describe(e);
+    cur.raw = legacy ?? (rows ? rowsText(rows) : null);
+  }
+  state.timings.open = performance.now() - t0;
+  if (state.cur !== cur) {
+    cur.tree?.free();
+    return;
   }
   clearSearch();
   renderAll();
 }
 
-async function createConversation(tree, title) {
+/** The .tree.json text stored rows make (what fromRows loads): an unreadable conversation's download. */
+function rowsText(rows) {
+  const b = rows.branches.map((r) => `${JSON.stringify(r.name)}:${r.row}`).join(",");
+  const n = rows.nodes.map((r) => `${JSON.stringify(r.id)}:${r.row}`).join(",");
+  return `{"format":"sessiontree","version":1${rows.root ? `,"root":${JSON.stringify(rows.root)}` : ""},"active_branch":${JSON.stringify(rows.activeBranch)},"branches":{${b}},"nodes":{${n}}}`;
+}
+
+async function createConversation(tree, title, { open = true } = {}) {
   if (waitingForReply()) {
     tree.free();
     return;
   }
   const meta = { id: newId(), title: title ?? titleFrom(tree), autoTitle: title === undefined, createdAt: Date.now(), updatedAt: Date.now() };
-  await write(() => state.store.put(meta, tree.save()));
+  const all = tree.takeChanges(); // the first call: every row
+  await write(() => state.store.put(meta, all, tree));
   state.convs.unshift(meta);
+  if (!open) {
+    tree.free();
+    renderConversations();
+    return;
+  }
   flush();
   if (state.cur?.tree) state.cur.tree.free();
   state.cur = { meta, tree, error: null, raw: null };
-  state.shown = SHOWN;
+  state.win = { start: 0, end: 0, follow: true };
   state.treeSig = "";
   localStorage.setItem(CURRENT_KEY, meta.id);
   clearSearch();
@@ -200,8 +241,7 @@ async function renameConversation(meta) {
   if (!v) return;
   meta.title = v.title.trim();
   meta.autoTitle = false;
-  const json = state.cur?.meta === meta && state.cur.tree ? state.cur.tree.save() : undefined;
-  write(() => state.store.put({ ...meta }, json));
+  write(() => state.store.put({ ...meta }));
   renderAll();
 }
 
@@ -255,27 +295,42 @@ async function reply(prior, commit) {
 async function send(text) {
   const t = state.cur?.tree;
   if (!t || state.busy) return;
+  state.win.follow = true;
   const id = change("send", (t) => t.append({ role: "user", content: text }));
   if (id === undefined) return;
-  await reply([...t.linearProjection()], (t, m) => appendAfter(t, id, m));
+  await reply(priorTo(t, id, true), (t, m) => appendAfter(t, id, m));
+}
+
+/**
+ * The messages of the active path up to node id (included or not), at most
+ * CONTEXT of them, with the number of user turns before (for the demo assistant).
+ */
+function priorTo(t, id, inclusive) {
+  const len = t.pathLength();
+  let end = len;
+  if (t.pathWindow(-1).ids[0] !== id) end = t.activePath().indexOf(id) + 1;
+  if (!inclusive) end--;
+  const start = Math.max(0, end - CONTEXT);
+  const prior = [...t.pathWindow(start, end).messages];
+  prior.turnsBefore = start === 0 ? 0 : Math.ceil(start / 2); // user, assistant, user, …: an estimate past the window
+  return prior;
 }
 
 async function replyTo(userId) {
   const t = state.cur.tree;
-  const path = t.activePath();
-  await reply([...t.linearProjection()].slice(0, path.indexOf(userId) + 1), (t, m) => appendAfter(t, userId, m));
+  await reply(priorTo(t, userId, true), (t, m) => appendAfter(t, userId, m));
 }
 
 /** Appends a reply after the user's message, even if the user moved to another branch while it was on its way. */
 function appendAfter(t, userId, message) {
-  if (t.activePath().at(-1) !== userId) t.checkout(userId);
+  if (t.pathWindow(-1).ids[0] !== userId) t.checkout(userId);
+  state.win.follow = true;
   return t.append(message);
 }
 
 async function regenerate(id) {
   const t = state.cur.tree;
-  const path = t.activePath();
-  const prior = [...t.linearProjection()].slice(0, path.indexOf(id));
+  const prior = priorTo(t, id, false);
   prior.variant = t.siblings(id).siblings.length;
   await reply(prior, (t, m) => t.regenerate(id, m));
 }
@@ -376,37 +431,46 @@ function looksLikeTreeFile(bytes) {
   return /^\s*\{\s*"format"\s*:\s*"sessiontree"/.test(head);
 }
 
-async function importFile(file) {
+async function importFile(file, format = "auto") {
   const t0 = performance.now();
-  let tree;
-  let note = "";
+  let got = []; // [{ title, tree, note }]
   try {
-    const bytes = new Uint8Array(await file.arrayBuffer());
-    if (looksLikeTreeFile(bytes) || !hasFormats) {
-      tree = SessionTree.load(bytes);
+    const head = new Uint8Array(await file.slice(0, 64).arrayBuffer());
+    if ((format === "auto" && looksLikeTreeFile(head)) || format === "sessiontree" || !hasFormats) {
+      // A .tree.json is read from the file's bytes, never made a string (loadFrom).
+      const tree = await SessionTree.loadFrom(file);
+      let note = "";
       const problems = tree.validate();
       if (problems.length) {
         const fixes = tree.repair();
         note = ` It had ${problems.length} structural problem${problems.length === 1 ? "" : "s"}; repaired: ${fixes.slice(0, 3).map((p) => p.message).join("; ")}${fixes.length > 3 ? "; \u2026" : ""}.`;
       }
+      got.push({ title: "", tree, note });
     } else {
       await loadInterchange();
-      const got = SessionTree.import(bytes, "auto");
-      tree = got.tree;
-      const r = got.report;
-      note = ` Read as ${r.format}: ${r.nodes} message${r.nodes === 1 ? "" : "s"}, ${r.branches} branch${r.branches === 1 ? "" : "es"}.`;
-      if (r.notCarried.length) note += ` Not carried: ${r.notCarried.join("; ")}.`;
-      if (r.problems.length) note += ` ${r.problems.length} problem${r.problems.length === 1 ? "" : "s"}: ${r.problems.slice(0, 2).map((p) => p.message).join("; ")}.`;
+      const bytes = new Uint8Array(await file.arrayBuffer());
+      // One conversation per chat of the file (a ChatGPT conversations.json holds many), each with its title.
+      for (const c of SessionTree.importAll(bytes, format)) {
+        const r = c.report;
+        let note = ` Read as ${r.format}: ${r.nodes} message${r.nodes === 1 ? "" : "s"}, ${r.branches} branch${r.branches === 1 ? "" : "es"}.`;
+        if (r.notCarried.length) note += ` Not carried: ${r.notCarried.join("; ")}.`;
+        if (r.problems.length) note += ` ${r.problems.length} problem${r.problems.length === 1 ? "" : "s"}: ${r.problems.slice(0, 2).map((p) => p.message).join("; ")}.`;
+        got.push({ title: c.title, tree: c.tree, note });
+      }
     }
   } catch (e) {
-    tree?.free();
+    for (const g of got) g.tree.free();
     showError(`Could not import \u201c${file.name}\u201d: ${describe(e)}. Nothing was changed.`);
     return;
   }
   clearError();
-  const base = file.name.replace(/\.(tree\.json|jsonl|json|md)$/i, "");
-  await createConversation(tree, base || "Imported");
+  const base = file.name.replace(/\.(tree\.json|jsonl|json|md)$/i, "") || "Imported";
+  const name = (g) => (g.title.trim() !== "" && got.length > 1 ? g.title.trim() : base);
+  // The file's first conversation ends on top and open; the others are listed.
+  for (let i = got.length - 1; i >= 1; i--) await createConversation(got[i].tree, name(got[i]), { open: false });
+  await createConversation(got[0].tree, name(got[0]));
   state.timings.import = performance.now() - t0;
+  const note = got.length > 1 ? ` ${got.length} conversations.${got[0].note}` : got[0].note;
   toast(`Imported \u201c${file.name}\u201d.${note}`, note.includes("problem") ? "warn" : "info");
 }
 
@@ -537,36 +601,108 @@ function renderChat() {
     return;
   }
   const t = cur.tree;
-  const path = t.activePath();
-  if (!path.length) {
+  const t0 = performance.now();
+  const len = t.pathLength();
+  if (!len) {
     box.replaceChildren(welcome());
+    state.win = { start: 0, end: 0, follow: true };
     return;
   }
-  const leaf = path[path.length - 1];
-  const start = Math.max(0, path.length - state.shown);
-  const items = [];
-  if (start > 0) {
-    items.push(el("button.ghost.earlier", { type: "button", onclick: () => { state.shown += SHOWN; renderChat(); } }, `Show ${Math.min(SHOWN, start)} earlier messages (${start} hidden)`));
+  // The window of the path to show: the leaf end when following (pathWindow(-n)
+  // reads only those nodes), else the same indexes as before, clamped.
+  const w = state.win;
+  const anchor = w.follow ? null : topVisible(box);
+  let { start, end } = w;
+  if (w.follow || end === 0) {
+    end = len;
+    start = Math.max(0, len - Math.max(WINDOW, Math.min(MAX, w.end - w.start)));
+  } else {
+    end = Math.min(end, len);
+    start = Math.min(start, Math.max(0, end - 1));
+    if (end - start < WINDOW) end = Math.min(len, start + WINDOW);
   }
+  const { ids } = end === len ? t.pathWindow(start - len) : t.pathWindow(start, end);
+  const leaf = end === len ? ids[ids.length - 1] : t.pathWindow(-1).ids[0];
+  state.win = { start, end, follow: w.follow };
+  const items = [];
+  if (start > 0) items.push(el("div.more-above", { "aria-hidden": "true" }, `${start} earlier message${start === 1 ? "" : "s"} ↑`));
   // Messages never change, so a message's element is kept and reused while its
   // label, its alternatives and its place (the leaf or not) stay the same.
   const cache = state.views.get(cur.meta.id) ?? new Map();
   const next = new Map();
-  for (let i = start; i < path.length; i++) {
-    const id = path[i];
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i];
     const node = t.node(id);
     const sib = t.siblings(id);
     const key = `${node.label}\u0000${sib.siblings.length}\u0000${sib.index}\u0000${id === leaf}\u0000${!!state.busy}`;
     let view = cache.get(id);
     if (!view || view.key !== key || view.element.querySelector(".editor")) view = { key, element: messageView(id, node, sib, id === leaf) };
     view.element.classList.remove("flash");
+    view.element.dataset.index = String(start + i);
     next.set(id, view);
     items.push(view.element);
   }
   state.views = new Map([[cur.meta.id, next]]);
-  if (state.busy) items.push(el("div.msg.assistant.typing", null, el("div.msg-head", null, el("span.role", null, usesEndpoint(state.settings) ? state.settings.model : "Demo assistant \u00b7 offline")), el("div.dots", { "aria-label": "Writing a reply" }, el("span"), el("span"), el("span"))));
+  if (end < len) items.push(el("div.more-below", { "aria-hidden": "true" }, `${len - end} later message${len - end === 1 ? "" : "s"} \u2193`));
+  if (state.busy && end === len) items.push(el("div.msg.assistant.typing", null, el("div.msg-head", null, el("span.role", null, usesEndpoint(state.settings) ? state.settings.model : "Demo assistant \u00b7 offline")), el("div.dots", { "aria-label": "Writing a reply" }, el("span"), el("span"), el("span"))));
+  state.painting = true;
   box.replaceChildren(...items);
-  box.scrollTop = box.scrollHeight;
+  if (w.follow) box.scrollTop = box.scrollHeight;
+  else if (anchor) {
+    const e = box.querySelector(`[data-index="${anchor.index}"]`);
+    if (e) box.scrollTop = e.offsetTop - anchor.offset;
+  }
+  state.painting = false;
+  state.timings.chatWindow = performance.now() - t0;
+}
+
+/** The first message shown at the top of the chat view: its path index and offset. */
+function topVisible(box) {
+  const top = box.scrollTop;
+  for (const e of box.querySelectorAll("article.msg[data-index]")) {
+    if (e.offsetTop + e.offsetHeight > top) return { index: Number(e.dataset.index), offset: e.offsetTop - top };
+  }
+  return null;
+}
+
+/** Moves the chat view's window as the user scrolls: more above near the top, more below near the bottom. */
+function onChatScroll() {
+  const box = $("messages");
+  const t = state.cur?.tree;
+  if (!t || state.painting) return;
+  const w = state.win;
+  const len = t.pathLength();
+  const fromBottom = box.scrollHeight - box.scrollTop - box.clientHeight;
+  if (box.scrollTop < 300 && w.start > 0) {
+    const start = Math.max(0, w.start - STEP);
+    state.win = { start, end: Math.min(w.end, start + MAX), follow: false };
+    renderChat();
+  } else if (fromBottom < 300 && w.end < len) {
+    const end = Math.min(len, w.end + STEP);
+    state.win = { start: Math.max(w.start, end - MAX), end, follow: false };
+    renderChat();
+  } else {
+    w.follow = w.end === len && fromBottom < 40;
+  }
+}
+
+/** Shows node id of the active path in the chat view, centered and flashing. */
+function reveal(id) {
+  const t = state.cur?.tree;
+  if (!t) return;
+  let e = $("messages").querySelector(`[data-id="${CSS.escape(id)}"]`);
+  if (!e) {
+    const i = t.activePath().indexOf(id);
+    if (i < 0) return;
+    const len = t.pathLength();
+    const start = Math.max(0, i - Math.floor(WINDOW / 2));
+    state.win = { start, end: Math.min(len, start + WINDOW), follow: false };
+    renderChat();
+    e = $("messages").querySelector(`[data-id="${CSS.escape(id)}"]`);
+  }
+  state.win.follow = false;
+  e?.scrollIntoView({ block: "center" });
+  e?.classList.add("flash");
 }
 
 function welcome() {
@@ -678,9 +814,7 @@ function renderTree() {
 function pickFromTree(id) {
   const t0 = performance.now();
   checkout(id, "treeCheckout");
-  const view = state.cur?.tree ? $("messages").querySelector(`[data-id="${CSS.escape(id)}"]`) : null;
-  view?.scrollIntoView({ block: "center" });
-  view?.classList.add("flash");
+  reveal(id);
   state.timings.treeClick = performance.now() - t0;
 }
 
@@ -714,9 +848,7 @@ function runSearch() {
       onclick: () => {
         const t1 = performance.now();
         checkout(h.nodeId, "searchCheckout");
-        const v = $("messages").querySelector(`[data-id="${CSS.escape(h.nodeId)}"]`);
-        v?.scrollIntoView({ block: "center" });
-        v?.classList.add("flash");
+        reveal(h.nodeId);
         state.timings.searchClick = performance.now() - t1;
         if (window.matchMedia("(max-width: 860px)").matches) $("app").classList.remove("sidebar-open");
       },
@@ -781,6 +913,9 @@ function wire() {
     }
   });
   $("input").addEventListener("input", autosize);
+  $("messages").addEventListener("scroll", () => {
+    if (!state.scrollFrame) state.scrollFrame = requestAnimationFrame(() => { state.scrollFrame = 0; onChatScroll(); });
+  }, { passive: true });
   $("stop").onclick = () => state.busy?.abort();
   $("btn-new").onclick = async () => {
     await createConversation(new SessionTree());
@@ -871,8 +1006,25 @@ async function start() {
   }
   // Other tabs on the same conversation: merge their changes in (tabsync.js).
   state.store = syncTabs(state.store, {
-    current: () => (state.cur?.tree ? { id: state.cur.meta.id, tree: state.cur.tree } : null),
-    merged: () => { state.version++; persist(); renderAll(); },
+    current: () => (state.cur?.tree ? { id: state.cur.meta.id, tree: state.cur.tree, clean: !state.dirty && state.pending === 0 && !state.busy } : null),
+    reloaded: (id, tree) => {
+      const cur = state.cur;
+      if (!cur?.tree || cur.meta.id !== id) {
+        tree.free();
+        return;
+      }
+      // The user stays on the branch this tab was on (if it is still there).
+      const mine = cur.tree.activeBranch;
+      if (tree.activeBranch !== mine && tree.branches().some((b) => b.name === mine)) {
+        tree.switchBranch(mine);
+        tree.takeChanges(); // this tab's place, not a change to store
+      }
+      cur.tree.free();
+      cur.tree = tree;
+      state.version++;
+      renderAll();
+    },
+    merged: () => { state.version++; renderAll(); },
     loadMerge: () => loadInterchange("tab sync"),
   });
   try {

@@ -86,7 +86,7 @@ export function demoReply(messages, variant = 0) {
   const last = [...messages].reverse().find((m) => m.role === "user");
   const text = last ? messageText(last).trim() : "";
   const words = text === "" ? 0 : text.split(/\s+/).length;
-  const turns = messages.filter((m) => m.role === "user").length;
+  const turns = (messages.turnsBefore ?? 0) + messages.filter((m) => m.role === "user").length;
   const h = hash(text) + variant * 7;
   const quote = text.length > 80 ? text.slice(0, 77) + "\u2026" : text;
   const opener = OPENERS[h % OPENERS.length];

@@ -76,9 +76,11 @@ try {
 
   await Promise.all([send(one, "typed in tab one"), send(two, "typed in tab two")]);
   await converged(one, two, ["typed in tab one", "typed in tab two"]);
-  assert.ok(await loadedMerge(one) && await loadedMerge(two), "both tabs merged, so both loaded the merge module");
+  // Only a tab whose write found another tab's first merges (and loads the merge module); the other reloads the rows.
+  assert.ok(await loadedMerge(one) || await loadedMerge(two), "the two tabs diverged, so one of them merged");
+  const stats = (p) => p.evaluate(() => window.sessiontreeDemo.store.stats);
   const both = JSON.parse(await save(one));
-  console.log(`ok   edits made in two tabs at once converge (${Object.keys(both.nodes).length} nodes, branches: ${Object.keys(both.branches).join(", ")})`);
+  console.log(`ok   edits made in two tabs at once converge (${Object.keys(both.nodes).length} nodes, branches: ${Object.keys(both.branches).join(", ")}; tab one ${JSON.stringify(await stats(one))}, tab two ${JSON.stringify(await stats(two))})`);
 
   for (let i = 0; i < 3; i++) await Promise.all([send(one, `burst one ${i}`), send(two, `burst two ${i}`)]);
   await converged(one, two, [0, 1, 2].flatMap((i) => [`burst one ${i}`, `burst two ${i}`]));
