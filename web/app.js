@@ -21,7 +21,7 @@ const TREE_OPEN_KEY = "sessiontree-demo.tree-open";
 const WINDOW = 60;
 const STEP = 40;
 const MAX = 160;
-const CONTEXT = 200; // messages before a turn handed to the demo assistant
+const CONTEXT = 50; // messages before a turn handed to the demo assistant (the endpoint gets projectFor)
 const FORMATS = [
   { value: "tree.json", label: ".tree.json", hint: "sessiontree's own file: every branch, label and summary", ext: ".tree.json" },
   { value: "chatgpt", label: "ChatGPT", hint: "conversations.json (mapping, current_node)", ext: ".chatgpt.json" },
@@ -154,9 +154,14 @@ async function openConversation(id) {
   let legacy = null;
   try {
     rows = await state.store.rows(id);
+    state.timings.openRead = performance.now() - t0;
     if (rows) {
+      const t1 = performance.now();
       cur.tree = SessionTree.fromRows(rows);
+      const t2 = performance.now();
       cur.tree.takeChanges(); // the first call answers every row: the store holds them
+      state.timings.openLoad = t2 - t1;
+      state.timings.openFeed = performance.now() - t2;
     } else {
       legacy = await state.store.legacy(id); // a conversation stored whole (version 1)
       if (legacy === null) throw new Error("its saved tree is missing from storage");
@@ -190,8 +195,12 @@ async function createConversation(tree, title, { open = true } = {}) {
     return;
   }
   const meta = { id: newId(), title: title ?? titleFrom(tree), autoTitle: title === undefined, createdAt: Date.now(), updatedAt: Date.now() };
+  const t0 = performance.now();
   const all = tree.takeChanges(); // the first call: every row
-  await write(() => state.store.put(meta, all, tree));
+  const t1 = performance.now();
+  // Written in the background ("Saving…"): the conversation shows at once.
+  write(() => state.store.put(meta, all, tree)).then(() => { state.timings.createWrite = performance.now() - t1; });
+  state.timings.createFeed = t1 - t0;
   state.convs.unshift(meta);
   if (!open) {
     tree.free();
@@ -311,7 +320,7 @@ function priorTo(t, id, inclusive) {
   if (t.pathWindow(-1).ids[0] !== id) end = t.activePath().indexOf(id) + 1;
   if (!inclusive) end--;
   const start = Math.max(0, end - CONTEXT);
-  const prior = [...t.pathWindow(start, end).messages];
+  const prior = [...(end === len ? t.pathWindow(start - len) : t.pathWindow(start, end)).messages];
   prior.turnsBefore = start === 0 ? 0 : Math.ceil(start / 2); // user, assistant, user, …: an estimate past the window
   return prior;
 }
@@ -438,7 +447,9 @@ async function importFile(file, format = "auto") {
     const head = new Uint8Array(await file.slice(0, 64).arrayBuffer());
     if ((format === "auto" && looksLikeTreeFile(head)) || format === "sessiontree" || !hasFormats) {
       // A .tree.json is read from the file's bytes, never made a string (loadFrom).
+      const l0 = performance.now();
       const tree = await SessionTree.loadFrom(file);
+      state.timings.importLoad = performance.now() - l0;
       let note = "";
       const problems = tree.validate();
       if (problems.length) {
@@ -634,7 +645,7 @@ function renderChat() {
     const id = ids[i];
     const node = t.node(id);
     const sib = t.siblings(id);
-    const key = `${node.label}\u0000${sib.siblings.length}\u0000${sib.index}\u0000${id === leaf}\u0000${!!state.busy}`;
+    const key = `${node.label}\u0000${sib.siblings.length}\u0000${sib.index}\u0000${id === leaf}`;
     let view = cache.get(id);
     if (!view || view.key !== key || view.element.querySelector(".editor")) view = { key, element: messageView(id, node, sib, id === leaf) };
     view.element.classList.remove("flash");
@@ -646,6 +657,14 @@ function renderChat() {
   if (end < len) items.push(el("div.more-below", { "aria-hidden": "true" }, `${len - end} later message${len - end === 1 ? "" : "s"} \u2193`));
   if (state.busy && end === len) items.push(el("div.msg.assistant.typing", null, el("div.msg-head", null, el("span.role", null, usesEndpoint(state.settings) ? state.settings.model : "Demo assistant \u00b7 offline")), el("div.dots", { "aria-label": "Writing a reply" }, el("span"), el("span"), el("span"))));
   state.painting = true;
+  // While a reply is on its way the actions wait: toggled here, so that the
+  // elements of the messages are kept.
+  const busy = !!state.busy;
+  for (const v of next.values()) {
+    for (const b of v.element.querySelectorAll("button.act")) b.disabled = busy || b.dataset.edge === "1";
+    const r = v.element.querySelector('[data-action="reply"]');
+    if (r) r.hidden = busy;
+  }
   box.replaceChildren(...items);
   if (w.follow) box.scrollTop = box.scrollHeight;
   else if (anchor) {
@@ -718,20 +737,19 @@ function welcome() {
 
 function messageView(id, node, sib, isLeaf) {
   const m = node.message;
-  const busy = !!state.busy;
-  const act = (label, action, fn, title) => el("button.act", { type: "button", "data-action": action, disabled: busy, title: title ?? label, onclick: fn }, label);
+  const act = (label, action, fn, title) => el("button.act", { type: "button", "data-action": action, title: title ?? label, onclick: fn }, label);
   const actions = [];
   if (sib.siblings.length > 1) {
     actions.push(el("span.switcher", { "aria-label": `Alternative ${sib.index + 1} of ${sib.siblings.length}` },
-      el("button.act", { type: "button", "data-action": "prev", disabled: busy || sib.index === 0, "aria-label": "Previous alternative", onclick: () => checkout(sib.siblings[sib.index - 1], "switchSibling") }, "\u2039"),
+      el("button.act", { type: "button", "data-action": "prev", "data-edge": sib.index === 0 ? "1" : "0", "aria-label": "Previous alternative", onclick: () => checkout(sib.siblings[sib.index - 1], "switchSibling") }, "\u2039"),
       el("span.count", null, `${sib.index + 1}/${sib.siblings.length}`),
-      el("button.act", { type: "button", "data-action": "next", disabled: busy || sib.index === sib.siblings.length - 1, "aria-label": "Next alternative", onclick: () => checkout(sib.siblings[sib.index + 1], "switchSibling") }, "\u203a")));
+      el("button.act", { type: "button", "data-action": "next", "data-edge": sib.index === sib.siblings.length - 1 ? "1" : "0", "aria-label": "Next alternative", onclick: () => checkout(sib.siblings[sib.index + 1], "switchSibling") }, "\u203a")));
   }
   const view = el(`article.msg.${m.role === "user" ? "user" : m.role === "assistant" ? "assistant" : "other"}`, { "data-id": id });
   const body = el("div.msg-body", null, renderText(messageText(m)));
   actions.push(act("Edit", "edit", () => editInPlace(view, body, id, node)));
   if (m.role === "assistant") actions.push(act("Regenerate", "regenerate", () => regenerate(id)));
-  if (m.role === "user" && isLeaf && !busy) actions.push(act("Get a reply", "reply", () => replyTo(id)));
+  if (m.role === "user" && isLeaf) actions.push(act("Get a reply", "reply", () => replyTo(id)));
   if (!isLeaf) actions.push(act("Rewind here", "rewind", () => rewind(id), "Continue from this message; the later ones stay on a branch"));
   actions.push(act("Branch here", "branch", () => branchHere(id), "Start a named branch at this message"));
   actions.push(act(node.label ? "Relabel" : "Label", "label", () => labelNode(id)));

@@ -2,7 +2,7 @@
 // conversation, written from the tree's change feed (t.takeChanges()), so that
 // a send writes a handful of records whatever the conversation's size. Stores:
 //   "meta": { id, title, …, root, activeBranch, rev }   listed at start, small
-//   "rows": { row } under the key [conversation, "b"|"n", name or id]
+//   "rows": the record's JSON text under the key [conversation, "b"|"n", name or id]
 // A conversation is opened with SessionTree.fromRows over its rows. `rev` counts
 // the writes to a conversation: a tab that writes knows the rev its tree holds,
 // and a different stored rev means another tab wrote in between (tabsync.js).
@@ -36,11 +36,11 @@ export function putRows(tx, meta, changes) {
   if (changes.all) rows.delete(range(meta.id));
   for (const b of changes.branches) {
     if (b.row === null) rows.delete([meta.id, "b", b.name]);
-    else rows.put({ row: b.row }, [meta.id, "b", b.name]);
+    else rows.put(b.row, [meta.id, "b", b.name]);
   }
   for (const n of changes.nodes) {
     if (n.row === null) rows.delete([meta.id, "n", n.id]);
-    else rows.put({ row: n.row }, [meta.id, "n", n.id]);
+    else rows.put(n.row, [meta.id, "n", n.id]);
   }
   tx.objectStore("meta").put({ ...meta, root: changes.root, activeBranch: changes.activeBranch });
 }
@@ -100,8 +100,8 @@ export class Store {
     const nodes = [];
     for (let i = 0; i < keys.length; i++) {
       const [, kind, key] = keys[i];
-      if (kind === "b") branches.push({ name: key, row: vals[i].row });
-      else nodes.push({ id: key, row: vals[i].row });
+      if (kind === "b") branches.push({ name: key, row: vals[i] });
+      else nodes.push({ id: key, row: vals[i] });
     }
     return { root: meta.root ?? null, activeBranch: meta.activeBranch ?? "main", branches, nodes, rev: meta.rev ?? 0 };
   }

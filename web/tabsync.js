@@ -38,6 +38,21 @@ const DIVERGED = Symbol("another tab wrote first");
  *   loadMerge(): loads the interchange module (initInterchange), once
  * put(meta, changes, tree) writes changes (tree.takeChanges()) of tree.
  */
+/** The rows of all (every row of a tree) that differ from stored ones, and the stored ones all lacks (null). */
+function diff(stored, all) {
+  const pick = (was, now, key) => {
+    const old = new Map(was.map((r) => [r[key], r.row]));
+    const out = [];
+    for (const r of now) {
+      if (old.get(r[key]) !== r.row) out.push(r);
+      old.delete(r[key]);
+    }
+    for (const k of old.keys()) out.push({ [key]: k, row: null });
+    return out;
+  };
+  return { all: false, root: all.root, activeBranch: all.activeBranch, branches: pick(stored.branches, all.branches, "name"), nodes: pick(stored.nodes, all.nodes, "id") };
+}
+
 export function syncTabs(store, { current, reloaded, merged, loadMerge }) {
   const channel = typeof BroadcastChannel === "function" ? new BroadcastChannel(CHANNEL) : null;
   const hasIDB = !(store instanceof MemoryStore) && !!store.db;
@@ -67,7 +82,10 @@ export function syncTabs(store, { current, reloaded, merged, loadMerge }) {
     };
   });
 
-  // Merges the stored copy into tree and writes the union whole; returns the rev written.
+  // Merges the stored copy into tree and writes the rows where the union differs
+  // from what is stored. Returns the rev written.
+  // (The feed after a merge in the lean module answers nothing — the merged tree
+  // is swapped in — so the rows are compared here, against the stored ones.)
   const mergeAndPut = async (meta, tree) => {
     await loadMerge();
     for (;;) {
@@ -83,7 +101,7 @@ export function syncTabs(store, { current, reloaded, merged, loadMerge }) {
         stats.merges++;
         if (report.changed) merged(report);
       }
-      tree.takeChanges(); // what the merge changed is in the rows written next
+      tree.takeChanges(); // what is written next holds it
       const copy = tree.clone();
       let all;
       try {
@@ -91,7 +109,8 @@ export function syncTabs(store, { current, reloaded, merged, loadMerge }) {
       } finally {
         copy.free();
       }
-      const rev = await tryPut(meta, all, rows ? rows.rev : undefined);
+      const changes = rows ? diff(rows, all) : all;
+      const rev = await tryPut(meta, changes, rows ? rows.rev : undefined);
       if (rev !== DIVERGED) return rev;
     }
   };

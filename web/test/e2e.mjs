@@ -399,7 +399,7 @@ async function main() {
       });
       // One node record of the conversation, cut short.
       const tx = db.transaction("rows", "readwrite");
-      tx.objectStore("rows").put({ row }, [li.dataset.id, "n", "x"]);
+      tx.objectStore("rows").put(row, [li.dataset.id, "n", "x"]);
       await new Promise((resolve) => { tx.oncomplete = resolve; });
       db.close();
       return li.dataset.id;

@@ -57,9 +57,19 @@ async function converged(a, b, want) {
   await b.waitForFunction((w) => w.every((s) => window.sessiontreeDemo.tree.save().includes(s)), want, { timeout: 15000 });
   await a.evaluate(() => window.sessiontreeDemo.saved());
   await b.evaluate(() => window.sessiontreeDemo.saved());
-  // The echo of a merge changes nothing, so both settle on the same bytes.
-  await a.waitForFunction((other) => window.sessiontreeDemo.tree.save() === other, await save(b), { timeout: 15000 })
-    .catch(async () => assert.equal(await save(a), await save(b), "the two tabs did not converge"));
+  // Both settle on the same tree; each tab stays on the branch its user was on.
+  const same = (page) => page.evaluate(() => {
+    const f = JSON.parse(window.sessiontreeDemo.tree.save());
+    delete f.active_branch;
+    for (const b of Object.values(f.branches)) delete b.used; // which branch was used last: each tab's own
+    return JSON.stringify(f);
+  });
+  await a.waitForFunction(async (other) => {
+    const f = JSON.parse(window.sessiontreeDemo.tree.save());
+    delete f.active_branch;
+    for (const b of Object.values(f.branches)) delete b.used;
+    return JSON.stringify(f) === other;
+  }, await same(b), { timeout: 15000 }).catch(async () => assert.equal(await same(a), await same(b), "the two tabs did not converge"));
 }
 
 let failed = false;
