@@ -7,9 +7,11 @@ import { init, initInterchange, SessionTree } from "./sessiontree.js";
 import { Store, MemoryStore } from "./store.js";
 import { el, renderText, highlighted, openForm, toast, showError, clearError, describe } from "./dom.js";
 import {
-  DEMO_MODEL, loadSettings, saveSettings, usesEndpoint, messageText, demoReply, endpointReply, endpointSummarizer,
+  DEMO_MODEL, APIS, loadSettings, saveSettings, usesEndpoint, messageText, demoReply, endpointReply, endpointSummarizer,
+  requestBody, listModels,
 } from "./assistant.js";
 import { TreeView } from "./treeview.js";
+import { renderMarkdown, copyText } from "./markdown.js";
 import { syncTabs } from "./tabsync.js";
 
 const $ = (id) => document.getElementById(id);
@@ -278,15 +280,63 @@ function change(name, fn) {
   return result;
 }
 
-async function reply(prior, commit) {
+/**
+ * The request body for the configured endpoint: the path up to node upTo (the
+ * user's turn), projected for the endpoint's API by the library (t.projectFor:
+ * roles, tool pairs, the budget with the other branches' summaries in place of
+ * what is left out), with the conversation's system prompt.
+ */
+async function requestFor(upTo) {
+  await loadInterchange("provider");
+  const t = state.cur.tree;
+  const s = state.settings;
+  let tree = t;
+  if (upTo !== undefined && t.pathWindow(-1).ids[0] !== upTo) {
+    tree = t.clone(); // the path ends at upTo in a copy (regenerate, a reply to an earlier turn)
+    tree.rewind(upTo);
+  }
+  try {
+    const { request, report } = tree.projectFor(s.api, { budget: s.budget });
+    return { body: requestBody(s, request, state.cur.meta.system ?? ""), report };
+  } finally {
+    if (tree !== t) tree.free();
+  }
+}
+
+/** Paints the reply streaming in, once per frame. */
+function paintStream(text) {
+  state.stream = text;
+  if (state.streamFrame) return;
+  state.streamFrame = requestAnimationFrame(() => {
+    state.streamFrame = 0;
+    const body = $("messages").querySelector(".typing .msg-body");
+    if (!body) return;
+    body.replaceChildren(renderMarkdown(state.stream));
+    body.closest(".typing").classList.add("streaming");
+    if (state.win.follow) $("messages").scrollTop = $("messages").scrollHeight;
+  });
+}
+
+/** Says a new reply to screen readers (the list itself is redrawn, so it is not the live region). */
+function announce(text) {
+  $("announce").textContent = text.length > 300 ? `${text.slice(0, 297)}\u2026` : text;
+}
+
+async function reply({ prior, upTo }, commit) {
   const controller = new AbortController();
   state.busy = controller;
+  state.stream = "";
   renderComposer();
   renderChat();
   try {
     let message;
     if (usesEndpoint(state.settings)) {
-      message = await endpointReply(state.settings, prior, controller.signal);
+      const { body } = await requestFor(upTo);
+      state.timings.lastRequest = body;
+      message = await endpointReply(state.settings, body, controller.signal, {
+        onText: paintStream,
+        onRetry: (n, e) => toast(`Retrying (${n}/2): ${describe(e)}`, "warn"),
+      });
     } else {
       await new Promise((r) => setTimeout(r, 120)); // a beat, so the reply reads as one
       message = demoReply(prior, prior.variant ?? 0);
@@ -294,6 +344,11 @@ async function reply(prior, commit) {
     state.busy = null;
     clearError();
     change("reply", (t) => commit(t, message));
+    announce(`${roleName(message)}: ${messageText(message)}`);
+    if (message.incomplete) {
+      const why = { stopped: "you stopped it", timeout: "the endpoint went quiet (timeout)", error: "the stream broke", cut: "the stream ended early" }[message.stop_reason] ?? message.stop_reason;
+      toast(`The reply is kept as it was when ${why}; it is marked incomplete. Regenerate to try again.`, "warn");
+    }
   } catch (e) {
     state.busy = null;
     showError(`No reply: ${describe(e)}. Your message is kept; use \u201cGet a reply\u201d to try again.`);
@@ -307,7 +362,7 @@ async function send(text) {
   state.win.follow = true;
   const id = change("send", (t) => t.append({ role: "user", content: text }));
   if (id === undefined) return;
-  await reply(priorTo(t, id, true), (t, m) => appendAfter(t, id, m));
+  await reply({ prior: priorTo(t, id, true), upTo: id }, (t, m) => appendAfter(t, id, m));
 }
 
 /**
@@ -327,7 +382,7 @@ function priorTo(t, id, inclusive) {
 
 async function replyTo(userId) {
   const t = state.cur.tree;
-  await reply(priorTo(t, userId, true), (t, m) => appendAfter(t, userId, m));
+  await reply({ prior: priorTo(t, userId, true), upTo: userId }, (t, m) => appendAfter(t, userId, m));
 }
 
 /** Appends a reply after the user's message, even if the user moved to another branch while it was on its way. */
@@ -341,7 +396,7 @@ async function regenerate(id) {
   const t = state.cur.tree;
   const prior = priorTo(t, id, false);
   prior.variant = t.siblings(id).siblings.length;
-  await reply(prior, (t, m) => t.regenerate(id, m));
+  await reply({ prior, upTo: t.node(id).parent ?? undefined }, (t, m) => t.regenerate(id, m));
 }
 
 async function saveEdit(id, node, text) {
@@ -655,7 +710,12 @@ function renderChat() {
   }
   state.views = new Map([[cur.meta.id, next]]);
   if (end < len) items.push(el("div.more-below", { "aria-hidden": "true" }, `${len - end} later message${len - end === 1 ? "" : "s"} \u2193`));
-  if (state.busy && end === len) items.push(el("div.msg.assistant.typing", null, el("div.msg-head", null, el("span.role", null, usesEndpoint(state.settings) ? state.settings.model : "Demo assistant \u00b7 offline")), el("div.dots", { "aria-label": "Writing a reply" }, el("span"), el("span"), el("span"))));
+  if (state.busy && end === len) {
+    items.push(el(`div.msg.assistant.typing${state.stream ? ".streaming" : ""}`, { "aria-busy": "true" },
+      el("div.msg-head", null, el("span.role", null, usesEndpoint(state.settings) ? state.settings.model : "Demo assistant \u00b7 offline")),
+      el("div.msg-body", { dir: "auto" }, state.stream ? renderMarkdown(state.stream) : null),
+      el("div.dots", { "aria-label": "Writing a reply" }, el("span"), el("span"), el("span"))));
+  }
   state.painting = true;
   // While a reply is on its way the actions wait: toggled here, so that the
   // elements of the messages are kept.
@@ -745,8 +805,10 @@ function messageView(id, node, sib, isLeaf) {
       el("span.count", null, `${sib.index + 1}/${sib.siblings.length}`),
       el("button.act", { type: "button", "data-action": "next", "data-edge": sib.index === sib.siblings.length - 1 ? "1" : "0", "aria-label": "Next alternative", onclick: () => checkout(sib.siblings[sib.index + 1], "switchSibling") }, "\u203a")));
   }
-  const view = el(`article.msg.${m.role === "user" ? "user" : m.role === "assistant" ? "assistant" : "other"}`, { "data-id": id });
-  const body = el("div.msg-body", null, renderText(messageText(m)));
+  const view = el(`article.msg.${m.role === "user" ? "user" : m.role === "assistant" ? "assistant" : "other"}${m.incomplete ? ".incomplete" : ""}`, { "data-id": id, tabindex: "-1" });
+  const body = el("div.msg-body", { dir: "auto" }, renderMarkdown(messageText(m)));
+  const copy = act("Copy", "copy", () => copyText(copy, messageText(m)), "Copy the message's text");
+  actions.push(copy);
   actions.push(act("Edit", "edit", () => editInPlace(view, body, id, node)));
   if (m.role === "assistant") actions.push(act("Regenerate", "regenerate", () => regenerate(id)));
   if (m.role === "user" && isLeaf) actions.push(act("Get a reply", "reply", () => replyTo(id)));
@@ -757,6 +819,7 @@ function messageView(id, node, sib, isLeaf) {
     el("div.msg-head", null,
       el("span.role", null, roleName(m)),
       node.label ? el("span.label-chip", { title: "Label" }, node.label) : null,
+      m.incomplete ? el("span.msg-status", { title: "The reply was cut short; regenerate to try again" }, `incomplete (${m.stop_reason ?? "stopped"})`) : null,
       el("time", { dateTime: new Date(node.createdAtMs).toISOString() }, new Date(node.createdAtMs).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }))),
     body,
     el("div.msg-actions", null, ...actions));
@@ -883,20 +946,47 @@ function clearSearch() {
 
 async function openSettings() {
   const s = state.settings;
+  // What the next request would be, as the library projects it (shown, not sent).
+  let preview = "Configure an endpoint to see the request.";
+  if (usesEndpoint(s) && state.cur?.tree?.pathLength()) {
+    try {
+      const { body, report } = await requestFor();
+      const text = JSON.stringify(body, null, 2);
+      preview = `${report.sent} message${report.sent === 1 ? "" : "s"}, about ${report.tokens} tokens` +
+        (report.budgetDropped ? `; ${report.budgetDropped} older left out by the budget, summarized in a system note` : "") +
+        (report.dropped ? `; ${report.dropped} no model sees left out` : "") +
+        `\n\nPOST ${s.api === "anthropic" ? "/messages" : "/chat/completions"}\n${text.length > 20000 ? `${text.slice(0, 20000)}\n\u2026 (${text.length - 20000} more characters)` : text}`;
+    } catch (e) {
+      preview = `The request could not be built: ${describe(e)}`;
+    }
+  }
   const v = await openForm({
     title: "Assistant",
     fields: [
       { name: "mode", type: "radio", label: "Replies come from", value: s.mode, options: [
         { value: "demo", label: "The demo assistant", hint: "built in, offline, deterministic; summaries are stubs" },
-        { value: "endpoint", label: "An OpenAI-compatible endpoint", hint: "POST {URL}/chat/completions, also used to summarize branches" },
+        { value: "endpoint", label: "A model endpoint", hint: "streamed; also used to summarize branches" },
       ] },
+      { name: "api", type: "radio", label: "The endpoint speaks", value: s.api, options: APIS },
       { name: "url", label: "Endpoint URL", type: "url", value: s.url, placeholder: "https://api.example.com/v1" },
-      { name: "key", label: "API key", type: "password", value: s.key, placeholder: "sent as a Bearer token; may be empty for local servers" },
-      { name: "model", label: "Model", value: s.model, placeholder: "e.g. gpt-4o-mini, llama3.1" },
+      { name: "key", label: "API key", type: "password", value: s.key, placeholder: "Bearer token (OpenAI) or x-api-key (Anthropic); may be empty for local servers" },
+      {
+        name: "model", label: "Model", value: s.model, placeholder: "e.g. gpt-4o-mini, claude-sonnet-4-5, llama3.1",
+        suggest: (list) => {
+          if (!s.url) return;
+          listModels(s, AbortSignal.timeout(5000)).then((ids) => list.replaceChildren(...ids.map((id) => el("option", { value: id })))).catch(() => {});
+        },
+      },
+      { name: "budget", label: "Context budget (approximate tokens; older turns beyond it are left out and summarized)", value: String(s.budget), placeholder: "32000" },
+      { name: "timeout", label: "Timeout (seconds without a token)", value: String(s.timeout), placeholder: "60" },
+      { name: "system", type: "textarea", label: "System prompt for this conversation", value: state.cur?.meta.system ?? "", placeholder: "e.g. Answer briefly." },
+      { type: "pre", label: "What the next request sends", text: preview },
       { type: "note", text: "These settings stay in this browser (localStorage) and are sent nowhere but the endpoint." },
     ],
     ok: "Save",
     check: (v) => {
+      if (!(Number(v.budget) >= 0)) return "The budget is a number of tokens (0: no limit).";
+      if (!(Number(v.timeout) > 0)) return "The timeout is a number of seconds.";
       if (v.mode !== "endpoint") return null;
       try {
         const u = new URL(v.url.trim());
@@ -908,8 +998,13 @@ async function openSettings() {
     },
   });
   if (!v) return;
-  state.settings = { mode: v.mode, url: v.url.trim(), key: v.key.trim(), model: v.model.trim() };
+  state.settings = { mode: v.mode, api: v.api, url: v.url.trim(), key: v.key.trim(), model: v.model.trim(), budget: Number(v.budget), timeout: Number(v.timeout) };
   saveSettings(state.settings);
+  const cur = state.cur;
+  if (cur && (cur.meta.system ?? "") !== v.system.trim()) {
+    cur.meta.system = v.system.trim();
+    write(() => state.store.put({ ...cur.meta }));
+  }
   renderAll();
 }
 

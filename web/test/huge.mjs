@@ -161,7 +161,7 @@ try {
   const total = chat.nodes + 6;
   assert.equal(await nodes(one), total, "every node is there after a reload");
   assert.deepEqual(await has(one, ["sent into the huge chat 0", "sent into the huge chat 2", "The other version's answer"]), []);
-  console.log(`ok   reload: open until the last 50 messages are painted ${ms(after.interactive)} from navigation (${ms(reloadWall)} wall; reading the records and fromRows ${ms(after.open)}); ${total} nodes, nothing lost`);
+  console.log(`ok   reload: open until the last 50 messages are painted ${ms(after.interactive)} from navigation (${ms(reloadWall)} wall; reading the records ${ms(after.openRead)}, fromRows ${ms(after.openLoad)}, starting the change feed ${ms(after.openFeed)}); ${total} nodes, nothing lost`);
 
   const two = await open();
   assert.equal(await nodes(two), total, "the second tab opens the same conversation");
