@@ -70,6 +70,10 @@ export function renderMarkdown(text) {
     pre.replaceWith(wrap);
     wrap.append(pre);
   }
-  for (const t of frag.querySelectorAll("table")) t.replaceWith(el("div.table-wrap", null, t));
+  for (const t of frag.querySelectorAll("table")) {
+    const wrap = el("div.table-wrap");
+    t.replaceWith(wrap);
+    wrap.append(t);
+  }
   return frag;
 }
