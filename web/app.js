@@ -274,10 +274,30 @@ function change(name, fn) {
     return undefined;
   }
   if (!NAVIGATION.has(name)) state.version++;
+  const focus = focusPlace();
   persist();
   renderAll();
+  restoreFocus(focus);
   state.timings[name] = performance.now() - t0;
   return result;
+}
+
+/** Where the keyboard focus is in the chat view: the message's path index and the control's action. */
+function focusPlace() {
+  const a = document.activeElement;
+  const msg = a?.closest?.("#messages article.msg[data-index]");
+  return msg ? { index: msg.dataset.index, action: a.dataset?.action ?? null } : null;
+}
+
+/** Puts the focus back on the same control of the message at the same place, when a redraw took it away. */
+function restoreFocus(place) {
+  if (!place || (document.activeElement && document.activeElement !== document.body)) return;
+  const msg = $("messages").querySelector(`article.msg[data-index="${place.index}"]`);
+  const other = { prev: "next", next: "prev" }[place.action];
+  const ctl = place.action
+    ? msg?.querySelector(`[data-action="${place.action}"]:not([disabled])`) ?? (other ? msg?.querySelector(`[data-action="${other}"]:not([disabled])`) : null)
+    : null;
+  (ctl ?? msg)?.focus({ preventScroll: true });
 }
 
 /**
@@ -323,6 +343,7 @@ function announce(text) {
 }
 
 async function reply({ prior, upTo }, commit) {
+  state.replyFocus = focusPlace();
   const controller = new AbortController();
   state.busy = controller;
   state.stream = "";
@@ -343,7 +364,12 @@ async function reply({ prior, upTo }, commit) {
     }
     state.busy = null;
     clearError();
+    const acted = focusPlace() ?? state.replyFocus;
     change("reply", (t) => commit(t, message));
+    if (acted && (!document.activeElement || document.activeElement === document.body)) {
+      const last = $("messages").querySelector("article.msg:last-of-type");
+      (last?.querySelector(`[data-action="${acted.action}"]`) ?? last)?.focus({ preventScroll: true });
+    }
     announce(`${roleName(message)}: ${messageText(message)}`);
     if (message.incomplete) {
       const why = { stopped: "you stopped it", timeout: "the endpoint went quiet (timeout)", error: "the stream broke", cut: "the stream ended early" }[message.stop_reason] ?? message.stop_reason;
@@ -357,6 +383,10 @@ async function reply({ prior, upTo }, commit) {
 }
 
 async function send(text) {
+  if (state.store.behind?.()) {
+    // Another tab's changes are being read: the message goes after them, not beside them.
+    await state.store.settle();
+  }
   const t = state.cur?.tree;
   if (!t || state.busy) return;
   state.win.follow = true;
@@ -471,6 +501,42 @@ function deleteBranchName(branch) {
   toast(`Branch name \u201c${branch}\u201d deleted; its messages stay in the tree.`);
 }
 
+/** Whether node `from` descends from `leaf` (looked for among its 500 nearest ancestors). */
+function extends_(t, from, leaf) {
+  for (let id = from, i = 0; id && i < 500; i++) {
+    if (id === leaf) return true;
+    id = t.node(id)?.parent ?? null;
+  }
+  return false;
+}
+
+/**
+ * After a merge with another tab's copy: a branch both tabs moved is kept by
+ * the merge as "name~leaf"; it gets a short fresh name (branch-N), and this tab
+ * goes back to where its user was (its own leaf, whatever the branch is now called).
+ */
+function renameConflicts(report, before) {
+  const t = state.cur?.tree;
+  if (!t) return;
+  const renamed = new Map(); // leaf → new name
+  for (const c of report.conflicts) {
+    if (c.kind !== "branch") continue;
+    const kept = t.branches().find((b) => b.name === c.keptAs);
+    if (!kept?.leaf) continue;
+    try {
+      const name = t.branch(kept.leaf); // a fresh branch-N at the same leaf (now active)
+      t.deleteBranch(c.keptAs);
+      renamed.set(kept.leaf, name);
+    } catch (e) {
+      console.warn(`sessiontree: could not rename ${c.keptAs}: ${e.message}`);
+    }
+  }
+  const names = new Set(t.branches().map((b) => b.name));
+  const target = (before?.leaf && renamed.get(before.leaf)) ?? (before && names.has(before.branch) ? before.branch : null);
+  if (target && t.activeBranch !== target) t.switchBranch(target);
+  if (renamed.size) toast(`Another tab wrote here at the same time: its work and yours are both kept (${[...renamed.values()].join(", ")}).`);
+}
+
 // ---- import and export ------------------------------------------------------------
 
 // Other tools' formats and merge live in a second module
@@ -526,6 +592,18 @@ async function importFile(file, format = "auto") {
     }
   } catch (e) {
     for (const g of got) g.tree.free();
+    if (format === "auto" && hasFormats && !looksLikeTreeFile(new Uint8Array(await file.slice(0, 64).arrayBuffer()))) {
+      // Detection failed or the file did not read as what it looked like: ask which format it is.
+      const v = await openForm({
+        title: `Which format is \u201c${file.name}\u201d?`,
+        fields: [
+          { type: "note", text: `It could not be read as detected: ${describe(e)}` },
+          { name: "format", type: "radio", label: "Read it as", value: "chatgpt", options: FORMATS.filter((f) => f.value !== "markdown" && f.value !== "tree.json") },
+        ],
+        ok: "Import",
+      });
+      if (v) return importFile(file, v.format);
+    }
     showError(`Could not import \u201c${file.name}\u201d: ${describe(e)}. Nothing was changed.`);
     return;
   }
@@ -691,7 +769,11 @@ function renderChat() {
   const leaf = end === len ? ids[ids.length - 1] : t.pathWindow(-1).ids[0];
   state.win = { start, end, follow: w.follow };
   const items = [];
-  if (start > 0) items.push(el("div.more-above", { "aria-hidden": "true" }, `${start} earlier message${start === 1 ? "" : "s"} ↑`));
+  if (start > 0) {
+    state.moreAbove ??= el("div.more-above", { "aria-hidden": "true" });
+    state.moreAbove.textContent = `${start} earlier message${start === 1 ? "" : "s"} \u2191`;
+    items.push(state.moreAbove);
+  }
   // Messages never change, so a message's element is kept and reused while its
   // label, its alternatives and its place (the leaf or not) stay the same.
   const cache = state.views.get(cur.meta.id) ?? new Map();
@@ -699,6 +781,7 @@ function renderChat() {
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i];
     const node = t.node(id);
+    if (node.message.role === "system" && messageText(node.message).trim() === "") continue; // a hidden system node (ChatGPT's)
     const sib = t.siblings(id);
     const key = `${node.label}\u0000${sib.siblings.length}\u0000${sib.index}\u0000${id === leaf}`;
     let view = cache.get(id);
@@ -709,7 +792,11 @@ function renderChat() {
     items.push(view.element);
   }
   state.views = new Map([[cur.meta.id, next]]);
-  if (end < len) items.push(el("div.more-below", { "aria-hidden": "true" }, `${len - end} later message${len - end === 1 ? "" : "s"} \u2193`));
+  if (end < len) {
+    state.moreBelow ??= el("div.more-below", { "aria-hidden": "true" });
+    state.moreBelow.textContent = `${len - end} later message${len - end === 1 ? "" : "s"} \u2193`;
+    items.push(state.moreBelow);
+  }
   if (state.busy && end === len) {
     items.push(el(`div.msg.assistant.typing${state.stream ? ".streaming" : ""}`, { "aria-busy": "true" },
       el("div.msg-head", null, el("span.role", null, usesEndpoint(state.settings) ? state.settings.model : "Demo assistant \u00b7 offline")),
@@ -721,11 +808,20 @@ function renderChat() {
   // elements of the messages are kept.
   const busy = !!state.busy;
   for (const v of next.values()) {
+    if (v.busy === busy) continue;
+    v.busy = busy;
     for (const b of v.element.querySelectorAll("button.act")) b.disabled = busy || b.dataset.edge === "1";
     const r = v.element.querySelector('[data-action="reply"]');
     if (r) r.hidden = busy;
   }
-  box.replaceChildren(...items);
+  // Only what changed moves: a send inserts one element, a window that slides drops one.
+  const keep = new Set(items);
+  for (const c of [...box.children]) if (!keep.has(c)) c.remove();
+  let at = box.firstChild;
+  for (const it of items) {
+    if (at === it) at = at.nextSibling;
+    else box.insertBefore(it, at);
+  }
   if (w.follow) box.scrollTop = box.scrollHeight;
   else if (anchor) {
     const e = box.querySelector(`[data-index="${anchor.index}"]`);
@@ -805,7 +901,7 @@ function messageView(id, node, sib, isLeaf) {
       el("span.count", null, `${sib.index + 1}/${sib.siblings.length}`),
       el("button.act", { type: "button", "data-action": "next", "data-edge": sib.index === sib.siblings.length - 1 ? "1" : "0", "aria-label": "Next alternative", onclick: () => checkout(sib.siblings[sib.index + 1], "switchSibling") }, "\u203a")));
   }
-  const view = el(`article.msg.${m.role === "user" ? "user" : m.role === "assistant" ? "assistant" : "other"}${m.incomplete ? ".incomplete" : ""}`, { "data-id": id, tabindex: "-1" });
+  const view = el(`article.msg.${m.role === "user" ? "user" : m.role === "assistant" ? "assistant" : "other"}${m.incomplete ? ".incomplete" : ""}`, { "data-id": id, tabIndex: -1 });
   const body = el("div.msg-body", { dir: "auto" }, renderMarkdown(messageText(m)));
   const copy = act("Copy", "copy", () => copyText(copy, messageText(m)), "Copy the message's text");
   actions.push(copy);
@@ -1026,6 +1122,38 @@ function wire() {
     }
   });
   $("input").addEventListener("input", autosize);
+  // Keyboard: Ctrl+Shift+O new chat, Shift+Esc or "/" the composer, Esc stops a
+  // reply, ArrowUp in an empty composer edits the last message, Alt+←/→ on a
+  // focused message switches its alternatives.
+  document.addEventListener("keydown", (e) => {
+    if ($("dialog").open) return;
+    const typing = e.target.closest?.("input, textarea, [contenteditable]");
+    const mod = e.ctrlKey || e.metaKey;
+    if (mod && e.shiftKey && e.key.toLowerCase() === "o") {
+      e.preventDefault();
+      $("btn-new").click();
+    } else if ((e.key === "Escape" && e.shiftKey) || (e.key === "/" && !typing)) {
+      e.preventDefault();
+      $("input").focus();
+    } else if (e.key === "Escape" && state.busy) {
+      e.preventDefault();
+      state.busy.abort();
+    } else if (e.key === "ArrowUp" && e.target === $("input") && $("input").value === "" && !state.busy) {
+      const mine = [...$("messages").querySelectorAll("article.msg.user")].at(-1);
+      const edit = mine?.querySelector('[data-action="edit"]');
+      if (edit) {
+        e.preventDefault();
+        edit.click();
+      }
+    } else if (e.altKey && (e.key === "ArrowLeft" || e.key === "ArrowRight")) {
+      const msg = e.target.closest?.("#messages article.msg");
+      const b = msg?.querySelector(`[data-action="${e.key === "ArrowLeft" ? "prev" : "next"}"]:not([disabled])`);
+      if (b) {
+        e.preventDefault();
+        b.click();
+      }
+    }
+  });
   $("messages").addEventListener("scroll", () => {
     if (!state.scrollFrame) state.scrollFrame = requestAnimationFrame(() => { state.scrollFrame = 0; onChatScroll(); });
   }, { passive: true });
@@ -1126,10 +1254,16 @@ async function start() {
         tree.free();
         return;
       }
-      // The user stays on the branch this tab was on (if it is still there).
+      // The user stays where they were: on their branch, or, when another tab's
+      // concurrent work took that name, on the branch now ending at their leaf.
       const mine = cur.tree.activeBranch;
-      if (tree.activeBranch !== mine && tree.branches().some((b) => b.name === mine)) {
-        tree.switchBranch(mine);
+      const myLeaf = cur.tree.pathWindow(-1).ids[0] ?? null;
+      const list = tree.branches();
+      let target = list.some((b) => b.name === mine) ? mine : null;
+      const now = list.find((b) => b.name === mine)?.leaf ?? null;
+      if (myLeaf && now !== myLeaf && !extends_(tree, now, myLeaf)) target = list.find((b) => b.leaf === myLeaf)?.name ?? target;
+      if (target && tree.activeBranch !== target) {
+        tree.switchBranch(target);
         tree.takeChanges(); // this tab's place, not a change to store
       }
       cur.tree.free();
@@ -1137,7 +1271,7 @@ async function start() {
       state.version++;
       renderAll();
     },
-    merged: () => { state.version++; renderAll(); },
+    merged: (report, before) => { renameConflicts(report, before); state.version++; renderAll(); },
     loadMerge: () => loadInterchange("tab sync"),
   });
   try {

@@ -34,7 +34,8 @@ const DIVERGED = Symbol("another tab wrote first");
  *     of this tab waits to be written), or null
  *   reloaded(id, tree, rev): the conversation was read again from storage (another
  *     tab changed it): use tree instead of the current one
- *   merged(report): a merge changed this tab's tree (redraw)
+ *   merged(report, before): a merge changed this tab's tree (rename what it
+ *     kept twice, go back to before = { branch, leaf }, redraw)
  *   loadMerge(): loads the interchange module (initInterchange), once
  * put(meta, changes, tree) writes changes (tree.takeChanges()) of tree.
  */
@@ -92,6 +93,7 @@ export function syncTabs(store, { current, reloaded, merged, loadMerge }) {
       const rows = await store.rows(meta.id);
       if (rows) {
         const theirs = SessionTree.fromRows(rows);
+        const before = { branch: tree.activeBranch, leaf: tree.pathWindow(-1).ids[0] ?? null };
         let report;
         try {
           report = tree.merge(theirs);
@@ -99,7 +101,7 @@ export function syncTabs(store, { current, reloaded, merged, loadMerge }) {
           theirs.free();
         }
         stats.merges++;
-        if (report.changed) merged(report);
+        if (report.changed) merged(report, before);
       }
       tree.takeChanges(); // what is written next holds it
       const copy = tree.clone();
@@ -115,28 +117,52 @@ export function syncTabs(store, { current, reloaded, merged, loadMerge }) {
     }
   };
 
+  let running = null; // the catch-up under way: one at a time, the newest rev wins
   const catchUp = async (id) => {
     timer = 0;
+    if (running) {
+      running.then(() => schedule(id));
+      return;
+    }
+    running = reload(id).finally(() => { running = null; });
+    return running;
+  };
+  const reload = async (id) => {
     const cur = current();
-    if (!cur || cur.id !== id || !cur.clean) return; // its next write merges
+    if (!cur || cur.id !== id) return;
+    if (!cur.clean) {
+      schedule(id, 250); // a change of this tab is being written (it merges if need be): look again after
+      return;
+    }
     const stored = await store.meta(id);
     if (!stored || (stored.rev ?? 0) === known.get(id)) return;
     const rows = await store.rows(id);
     const now = current();
-    if (!rows || !now || now.id !== id || now.tree !== cur.tree || !now.clean) return;
+    if (!rows || !now || now.id !== id) return;
+    if (now.tree !== cur.tree || !now.clean) {
+      schedule(id, 250);
+      return;
+    }
+    if (rows.rev <= (known.get(id) ?? 0)) return; // this tab holds that already
     const tree = SessionTree.fromRows(rows);
     tree.takeChanges(); // the store holds these rows
     known.set(id, rows.rev);
     stats.reloads++;
     reloaded(id, tree, rows.rev);
   };
-  const schedule = (id) => {
+  const schedule = (id, ms = CATCH_UP_MS) => {
     clearTimeout(timer);
-    timer = setTimeout(() => catchUp(id).catch((e) => console.warn(`sessiontree: could not read another tab's changes to ${id}: ${e.message}`)), CATCH_UP_MS);
+    timer = setTimeout(() => catchUp(id).catch((e) => console.warn(`sessiontree: could not read another tab's changes to ${id}: ${e.message}`)), ms);
   };
 
   const wrapped = {
     stats,
+    /** Whether another tab's changes are known to be coming (a catch-up is scheduled or running). */
+    behind: () => !!(timer || running),
+    /** Resolves once no catch-up is scheduled or running. */
+    async settle() {
+      while (timer || running) await (running ?? new Promise((r) => setTimeout(r, 20)));
+    },
     list: () => store.list(),
     meta: (id) => store.meta(id),
     legacy: (id) => store.legacy(id),
@@ -167,6 +193,16 @@ export function syncTabs(store, { current, reloaded, merged, loadMerge }) {
     if (!cur || cur.id !== id || rev <= (known.get(id) ?? 0)) return;
     if (document.visibilityState === "visible") schedule(id);
   });
+  // A post can be missed (a tab frozen, a channel closed): a visible tab also
+  // compares the stored rev (one small read) every few seconds.
+  if (hasIDB) {
+    setInterval(() => {
+      const cur = current();
+      if (cur && document.visibilityState === "visible" && !timer) {
+        store.meta(cur.id).then((m) => m && (m.rev ?? 0) > (known.get(cur.id) ?? 0) && schedule(cur.id)).catch(() => {});
+      }
+    }, 3000);
+  }
   document.addEventListener("visibilitychange", () => {
     const cur = current();
     if (document.visibilityState === "visible" && cur) schedule(cur.id);

@@ -167,14 +167,20 @@ try {
   assert.equal(await nodes(two), total, "the second tab opens the same conversation");
   const seen = async (page, text) => {
     const s0 = Date.now();
-    await page.waitForFunction((t) => [...document.querySelectorAll("#messages .msg-body")].some((e) => e.textContent === t), text);
+    await page.waitForFunction((t) => [...document.querySelectorAll("#messages .msg-body")].some((e) => e.textContent === t), text, { timeout: 20000 }).catch(async (e) => {
+      console.error("not seen:", await page.evaluate((t) => ({ stats: window.sessiontreeDemo.store.stats, has: window.sessiontreeDemo.tree.save().includes(t), vis: document.visibilityState, last: [...document.querySelectorAll("#messages .msg-body")].slice(-3).map((e) => e.textContent.slice(0, 40)), active: window.sessiontreeDemo.tree.activeBranch }), text));
+      throw e;
+    });
     return Date.now() - s0;
   };
   const a = await timedSend(two, "from tab two");
+  const t1 = Date.now();
   const inOne = await seen(one, "from tab two");
+  await one.waitForFunction((leaf) => window.sessiontreeDemo.tree.pathWindow(-1).ids[0] === leaf, await two.evaluate(() => window.sessiontreeDemo.tree.pathWindow(-1).ids[0]));
+  const caughtUp = Date.now() - t1;
   const b = await timedSend(one, "from tab one");
   const inTwo = await seen(two, "from tab one");
-  console.log(`ok   two tabs: a send in one shows in the other (after it is stored) in ${ms(inOne)} and ${ms(inTwo)}; sends there: shown ${ms(a.shown)}, ${ms(b.shown)}, stored ${ms(a.stored)}, ${ms(b.stored)}`);
+  console.log(`ok   two tabs: a send in one shows in the other (after it is stored) in ${ms(inOne)} and ${ms(inTwo)}, the other tab holds the whole exchange (its reply too) ${ms(caughtUp)} after it was stored; sends there: shown ${ms(a.shown)}, ${ms(b.shown)}, stored ${ms(a.stored)}, ${ms(b.stored)}`);
 
   const race = await Promise.all([timedSend(one, "race one"), timedSend(two, "race two")]);
   const want = ["race one", "race two", "from tab one", "from tab two", "sent into the huge chat 1"];

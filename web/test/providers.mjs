@@ -332,6 +332,58 @@ try {
     assert.equal(await page.textContent("#conv-title"), "Library hours");
   });
 
+  await step("keyboard only: composer, send, Esc stops, ↑ edits, ‹ › keep the focus, Alt+arrows, tree nodes, new chat", async () => {
+    await page.click('#conv-list li:has-text("Hello streaming") .conv-open'); // the branched chat
+    await page.waitForFunction(() => document.querySelector("#conv-title").textContent.startsWith("Hello streaming"));
+    await settings({}, { mode: "endpoint", api: "openai-chat" });
+    await settings({ url: `${mock}/openai/v1` });
+    await page.locator("body").click({ position: { x: 5, y: 890 } });
+    await page.keyboard.press("/");
+    assert.equal(await page.evaluate(() => document.activeElement.id), "input");
+    await page.keyboard.type("Keyboard only, slowly [slow]");
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => (document.querySelector(".typing .msg-body")?.textContent.length ?? 0) > 5);
+    await page.keyboard.press("Escape");
+    await settled();
+    assert.match(await msgs.last().locator(".msg-status").textContent(), /incomplete \(stopped\)/);
+    await page.focus("#input");
+    await page.keyboard.press("ArrowUp");
+    await page.waitForSelector("#messages .editor");
+    assert.equal(await page.evaluate(() => document.activeElement.className), "editor");
+    await page.keyboard.press("Escape");
+    // ‹ › by keyboard: the focus stays on the switcher after the redraw.
+    const sw = page.locator("#messages article.msg .switcher [data-action]:not([disabled])").first();
+    assert.ok(await sw.count() > 0, "the branched chat shows a switcher");
+    {
+      const action = await sw.getAttribute("data-action");
+      await sw.focus();
+      await page.keyboard.press("Enter");
+      await page.waitForTimeout(100);
+      const focused = await page.evaluate(() => ({ action: document.activeElement.dataset.action, inMsg: !!document.activeElement.closest("article.msg") }));
+      assert.ok(focused.inMsg && ["prev", "next"].includes(focused.action), `the focus stayed on the switcher (${JSON.stringify(focused)}, pressed ${action})`);
+      const before = await page.evaluate(() => window.sessiontreeDemo.tree.activeBranch + window.sessiontreeDemo.tree.pathWindow(-1).ids[0]);
+      await page.keyboard.press(action === "prev" ? "Alt+ArrowRight" : "Alt+ArrowLeft");
+      await page.waitForFunction((b) => window.sessiontreeDemo.tree.activeBranch + window.sessiontreeDemo.tree.pathWindow(-1).ids[0] !== b, before);
+    }
+    // The tree view: a node chosen with arrows and opened with Enter.
+    await page.focus("#btn-tree");
+    await page.keyboard.press("Enter");
+    await page.focus(".tree-canvas");
+    const leafBefore = await page.evaluate(() => window.sessiontreeDemo.tree.pathWindow(-1).ids[0]);
+    await page.keyboard.press("ArrowUp");
+    await page.keyboard.press("ArrowUp");
+    assert.match(await page.getAttribute(".tree-canvas", "aria-label"), /^Tree: \w+ message/);
+    await page.keyboard.press("Enter");
+    await page.waitForFunction((l) => window.sessiontreeDemo.tree.pathWindow(-1).ids[0] !== l || document.querySelector("#messages .flash"), leafBefore);
+    await page.focus("#btn-tree");
+    await page.keyboard.press("Enter");
+    const convs = await page.locator("#conv-list li").count();
+    await page.keyboard.press("Control+Shift+O");
+    await page.waitForFunction((n) => document.querySelectorAll("#conv-list li").length === n + 1, convs);
+    assert.equal(await page.evaluate(() => document.activeElement.id), "input");
+    assert.equal(await page.getAttribute("#announce", "aria-live"), "polite");
+  });
+
   assert.deepEqual(errors, [], "errors on the page");
   console.log(`web providers: all passed; ${requests.length} requests, each checked against its API's schema`);
 } catch (e) {

@@ -90,6 +90,17 @@ try {
   assert.ok(await loadedMerge(one) || await loadedMerge(two), "the two tabs diverged, so one of them merged");
   const stats = (p) => p.evaluate(() => window.sessiontreeDemo.store.stats);
   const both = JSON.parse(await save(one));
+  // Readable names (no "main~<leaf>"), and each tab stays on its own work.
+  // (A deleted name stays in the file as a tombstone: the live names are the tree's branches().)
+  for (const page of [one, two]) {
+    for (const name of await page.evaluate(() => window.sessiontreeDemo.tree.branches().map((b) => b.name))) assert.match(name, /^(main|branch-\d+)$/, `a readable branch name: ${name}`);
+  }
+  const onOwn = async (page, text) => page.evaluate((t) => {
+    const tr = window.sessiontreeDemo.tree;
+    return tr.pathWindow(-4).messages.some((m) => m.content === t);
+  }, text);
+  assert.ok(await onOwn(one, "typed in tab one"), "tab one stays on its own message");
+  assert.ok(await onOwn(two, "typed in tab two"), "tab two stays on its own message");
   console.log(`ok   edits made in two tabs at once converge (${Object.keys(both.nodes).length} nodes, branches: ${Object.keys(both.branches).join(", ")}; tab one ${JSON.stringify(await stats(one))}, tab two ${JSON.stringify(await stats(two))})`);
 
   for (let i = 0; i < 3; i++) await Promise.all([send(one, `burst one ${i}`), send(two, `burst two ${i}`)]);
