@@ -109,7 +109,8 @@ function flush() {
   state.timings.takeChanges = performance.now() - t0;
   state.timings.rowsWritten = changes.branches.length + changes.nodes.length;
   const meta = { ...cur.meta };
-  return write(() => state.store.put(meta, changes, tree));
+  const takenAt = state.store.epoch;
+  return write(() => state.store.put(meta, changes, tree, takenAt));
 }
 
 function write(job) {
@@ -383,10 +384,6 @@ async function reply({ prior, upTo }, commit) {
 }
 
 async function send(text) {
-  if (state.store.behind?.()) {
-    // Another tab's changes are being read: the message goes after them, not beside them.
-    await state.store.settle();
-  }
   const t = state.cur?.tree;
   if (!t || state.busy) return;
   state.win.follow = true;
@@ -1029,7 +1026,52 @@ function runSearch() {
         state.timings.searchClick = performance.now() - t1;
         if (window.matchMedia("(max-width: 860px)").matches) $("app").classList.remove("sidebar-open");
       },
-    }, el("span.hit-role", null, h.role), el("span.hit-snippet", null, highlighted(h.snippet, q)))),
+    }, el("span.hit-role", null, h.role), el("span.hit-snippet", null, highlighted(clean(h.snippet), q)))),
+  );
+  searchOthers(q, box);
+}
+
+/** A snippet on one line: newlines (and their escaped form) as spaces. */
+function clean(snippet) {
+  return snippet.replace(/\\n|\s+/g, " ").trim();
+}
+
+let searchToken = 0;
+
+/**
+ * The other conversations' matches, read from their stored records (a scan of
+ * the rows that contain the query, parsed only then), listed under the open
+ * conversation's; a hit opens its conversation at that message.
+ */
+async function searchOthers(q, box) {
+  const token = ++searchToken;
+  if (q.length < 2 || !state.store.searchRows || state.convs.length < 2) return;
+  let hits;
+  try {
+    hits = await state.store.searchRows(q, state.cur?.meta.id, 30);
+  } catch (e) {
+    console.warn(`sessiontree: searching the other conversations failed: ${e.message}`);
+    return;
+  }
+  if (token !== searchToken || !hits.length) return;
+  const lower = q.toLowerCase();
+  const title = (id) => state.convs.find((c) => c.id === id)?.title ?? "(removed)";
+  box.append(
+    el("p.search-count", null, `${hits.length === 30 ? "30+" : hits.length} in other conversations`),
+    ...hits.map((h) => {
+      const text = clean(messageText(h.message));
+      const at = Math.max(0, text.toLowerCase().indexOf(lower) - 40);
+      const snippet = `${at ? "\u2026" : ""}${text.slice(at, at + 120)}`;
+      return el("button.hit", {
+        type: "button", "data-node": h.id, "data-conv": h.conv,
+        onclick: async () => {
+          await openConversation(h.conv);
+          if (state.cur?.meta.id !== h.conv || !state.cur.tree?.node(h.id)) return;
+          checkout(h.id, "searchCheckout");
+          reveal(h.id);
+        },
+      }, el("span.hit-role", null, `${h.message.role} \u00b7 ${title(h.conv)}`), el("span.hit-snippet", null, highlighted(snippet, q)));
+    }),
   );
 }
 

@@ -106,6 +106,35 @@ export class Store {
     return { root: meta.root ?? null, activeBranch: meta.activeBranch ?? "main", branches, nodes, rev: meta.rev ?? 0 };
   }
 
+  /**
+   * Nodes of the other conversations whose record contains query (any case):
+   * [{ conv, id, message }], at most limit. Reads the node records one
+   * conversation at a time and parses only those that match.
+   */
+  async searchRows(query, except, limit = 30) {
+    const q = query.toLowerCase();
+    const out = [];
+    const metas = await this.list();
+    for (const m of metas) {
+      if (m.id === except) continue;
+      const tx = this.#db.transaction("rows", "readonly");
+      const r = IDBKeyRange.bound([m.id, "n"], [m.id, "n", []]);
+      const [keys, vals] = await Promise.all([request(tx.objectStore("rows").getAllKeys(r)), request(tx.objectStore("rows").getAll(r))]);
+      for (let i = 0; i < vals.length && out.length < limit; i++) {
+        if (!vals[i].toLowerCase().includes(q)) continue;
+        try {
+          const node = JSON.parse(vals[i]);
+          const text = JSON.stringify(node.message ?? {}).toLowerCase();
+          if (text.includes(q)) out.push({ conv: m.id, id: keys[i][2], message: node.message });
+        } catch {
+          // a damaged record: the conversation says so when it is opened
+        }
+      }
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
   /** A version-1 conversation's whole .tree.json, or null. */
   async legacy(id) {
     const tx = this.#db.transaction("trees", "readonly");

@@ -48,7 +48,9 @@ function diff(stored, all) {
       if (old.get(r[key]) !== r.row) out.push(r);
       old.delete(r[key]);
     }
-    for (const k of old.keys()) out.push({ [key]: k, row: null });
+    // A merge never removes a node: a stored node the union lacks is kept (and said).
+    if (key === "name") for (const k of old.keys()) out.push({ [key]: k, row: null });
+    else if (old.size) console.warn(`sessiontree: the merged tree lacks ${old.size} stored node(s); they are kept`);
     return out;
   };
   return { all: false, root: all.root, activeBranch: all.activeBranch, branches: pick(stored.branches, all.branches, "name"), nodes: pick(stored.nodes, all.nodes, "id") };
@@ -60,6 +62,10 @@ export function syncTabs(store, { current, reloaded, merged, loadMerge }) {
   const known = new Map(); // conversation id → the rev this tab's tree holds
   const stats = { merges: 0, reloads: 0, posted: 0 };
   let timer = 0;
+  // Bumped by every merge: a change feed's rows taken before a merge are stale
+  // (a parent's children, a branch's leaf as they were before it) and must not
+  // be written over the merged rows.
+  let epoch = 0;
 
   // One readwrite transaction: check the stored rev, write the rows, bump it.
   const tryPut = (meta, changes, expect) => new Promise((resolve, reject) => {
@@ -100,6 +106,7 @@ export function syncTabs(store, { current, reloaded, merged, loadMerge }) {
         } finally {
           theirs.free();
         }
+        epoch++; // rows taken from this tree before now are stale
         stats.merges++;
         if (report.changed) merged(report, before);
       }
@@ -159,13 +166,10 @@ export function syncTabs(store, { current, reloaded, merged, loadMerge }) {
     stats,
     /** Whether another tab's changes are known to be coming (a catch-up is scheduled or running). */
     behind: () => !!(timer || running),
-    /** Resolves once no catch-up is scheduled or running. */
-    async settle() {
-      while (timer || running) await (running ?? new Promise((r) => setTimeout(r, 20)));
-    },
     list: () => store.list(),
     meta: (id) => store.meta(id),
     legacy: (id) => store.legacy(id),
+    searchRows: store.searchRows ? (...a) => store.searchRows(...a) : undefined,
     async rows(id) {
       const rows = await store.rows(id);
       if (rows) known.set(id, rows.rev); // the page loads them as the tree of id
@@ -175,10 +179,20 @@ export function syncTabs(store, { current, reloaded, merged, loadMerge }) {
       known.delete(id);
       return store.remove(id);
     },
-    /** Writes meta and the rows of changes (taken from tree); merges first when another tab wrote since. */
-    async put(meta, changes, tree) {
+    /** The merge count: pass it to put with the changes taken at the same time. */
+    get epoch() {
+      return epoch;
+    },
+    /**
+     * Writes meta and the rows of changes (taken from tree when the merge count
+     * was takenAt); merges first when another tab wrote since. Rows taken before
+     * a merge are not written: the rows where the tree differs from the stored ones are.
+     */
+    async put(meta, changes, tree, takenAt) {
       if (!changes || !hasIDB) return store.put(meta, changes);
-      let rev = await tryPut(meta, changes, changes.all ? undefined : known.get(meta.id));
+      let rev = takenAt !== undefined && takenAt !== epoch && !changes.all
+        ? DIVERGED
+        : await tryPut(meta, changes, changes.all ? undefined : known.get(meta.id));
       if (rev === DIVERGED) rev = await mergeAndPut(meta, tree);
       known.set(meta.id, rev);
       stats.posted++;

@@ -330,6 +330,18 @@ try {
     const names = await page.locator("#conv-list .conv-name").allTextContents();
     assert.ok(names.includes("Library hours") && names.includes("Welsh"), `titles: ${names.join(" | ")}`);
     assert.equal(await page.textContent("#conv-title"), "Library hours");
+    assert.equal(await page.locator("#messages .msg-body .empty").count(), 0, "the hidden system node is not shown as (no text)");
+  });
+
+  await step("search covers every conversation, with clean snippets; a hit opens its conversation", async () => {
+    await page.fill("#search", "shwmae");
+    const hit = page.locator('#search-results .hit[data-conv]');
+    await hit.first().waitFor();
+    assert.match(await hit.first().textContent(), /Welsh/);
+    assert.doesNotMatch(await page.textContent("#search-results"), /\\n/);
+    await hit.first().click();
+    await page.waitForFunction(() => document.querySelector("#conv-title").textContent === "Welsh" && [...document.querySelectorAll("#messages .msg-body")].some((b) => b.textContent.includes("Shwmae")));
+    await page.fill("#search", "");
   });
 
   await step("keyboard only: composer, send, Esc stops, ↑ edits, ‹ › keep the focus, Alt+arrows, tree nodes, new chat", async () => {

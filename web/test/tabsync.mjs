@@ -52,9 +52,20 @@ const send = async (page, text) => {
 const save = (page) => page.evaluate(() => window.sessiontreeDemo.tree.save());
 // Whether the page fetched the interchange module (merge), which loads on the first merge needed.
 const loadedMerge = (page) => page.evaluate(() => performance.getEntriesByType("resource").some((e) => e.name.includes("sessiontree-interchange.wasm")));
+const state = (page) => page.evaluate((w) => ({ stats: window.sessiontreeDemo.store.stats, behind: window.sessiontreeDemo.store.behind(), missing: w.filter((s) => !window.sessiontreeDemo.tree.save().includes(s)), stored: window.sessiontreeDemo.timings.rowsWritten }), []);
 async function converged(a, b, want) {
-  await a.waitForFunction((w) => w.every((s) => window.sessiontreeDemo.tree.save().includes(s)), want, { timeout: 15000 });
-  await b.waitForFunction((w) => w.every((s) => window.sessiontreeDemo.tree.save().includes(s)), want, { timeout: 15000 });
+  const wait = (p) => p.waitForFunction((w) => w.every((s) => window.sessiontreeDemo.tree.save().includes(s)), want, { timeout: 15000 })
+    .catch(async (e) => {
+      const inStore = await p.evaluate(async () => {
+        const id = localStorage.getItem("sessiontree-demo.current");
+        const r = await window.sessiontreeDemo.store.rows(id);
+        return { rev: r.rev, text: r.nodes.map((n) => n.row).join("\n") };
+      });
+      console.error("not converged:", p === a ? "tab a" : "tab b", JSON.stringify(await state(a)), JSON.stringify(await state(b)), await p.evaluate((w) => w.filter((s) => !window.sessiontreeDemo.tree.save().includes(s)), want), "stored rev", inStore.rev, "in store:", want.filter((s) => inStore.text.includes(s)));
+      throw e;
+    });
+  await wait(a);
+  await wait(b);
   await a.evaluate(() => window.sessiontreeDemo.saved());
   await b.evaluate(() => window.sessiontreeDemo.saved());
   // Both settle on the same tree; each tab stays on the branch its user was on.
