@@ -165,19 +165,28 @@ bench-js: build
 ## on http://127.0.0.1:$(PORT) with application/wasm and gzip (web/serve)
 WEB_FILES    := $(wildcard web/*.html web/*.js web/*.css)
 D3_HIERARCHY := $(TOOLS)/node_modules/d3-hierarchy/dist/d3-hierarchy.min.mjs
+# Markdown in the demo: a CommonMark renderer (raw HTML off), a sanitizer, highlighting (ES modules, pinned in .tools).
+MARKDOWN_IT  := $(TOOLS)/node_modules/markdown-it/dist/browser/markdown-it.esm.min.mjs
+DOMPURIFY    := $(TOOLS)/node_modules/dompurify/dist/purify.es.mjs
+HIGHLIGHT    := $(TOOLS)/node_modules/@highlightjs/cdn-assets/es/highlight.min.js
+HIGHLIGHT_CSS := $(TOOLS)/node_modules/@highlightjs/cdn-assets/styles/github.min.css
 WEB_SERVE    := web/.bin/serve
 
 demo: web-dist $(WEB_SERVE)
 	@echo "== demo: Ctrl-C to stop"
 	@$(WEB_SERVE) -dir web/dist -addr 127.0.0.1:$(PORT)
 
-web-dist: build $(D3_HIERARCHY)
+web-dist: build $(D3_HIERARCHY) $(MARKDOWN_IT) $(DOMPURIFY) $(HIGHLIGHT)
 	@rm -rf web/dist.tmp && mkdir -p web/dist.tmp/vendor
 	@cp $(WEB_FILES) js/sessiontree.js js/sessiontree.wasm js/sessiontree-interchange.wasm js/wasm_exec.js web/dist.tmp/
 	@cp $(D3_HIERARCHY) web/dist.tmp/vendor/d3-hierarchy.mjs
+	@cp $(MARKDOWN_IT) web/dist.tmp/vendor/markdown-it.mjs
+	@cp $(DOMPURIFY) web/dist.tmp/vendor/purify.mjs
+	@cp $(HIGHLIGHT) web/dist.tmp/vendor/highlight.mjs
+	@cp $(HIGHLIGHT_CSS) web/dist.tmp/vendor/highlight.css
 	@rm -rf web/dist && mv web/dist.tmp web/dist
 
-$(D3_HIERARCHY):
+$(D3_HIERARCHY) $(MARKDOWN_IT) $(DOMPURIFY) $(HIGHLIGHT):
 	@$(TOOLS)/install.sh
 
 $(WEB_SERVE): $(wildcard web/serve/*.go) go.mod
@@ -191,6 +200,10 @@ test-web: tools web-dist $(WEB_SERVE)
 	@node web/test/e2e.mjs
 	@echo "== web: two tabs on one conversation stay in sync (merge), headless Chromium"
 	@node web/test/tabsync.mjs
+	@echo "== web: a 20,000-message chat (send, switch, reload, two tabs), headless Chromium"
+	@node web/test/huge.mjs
+	@echo "== web: model endpoints (a local mock of OpenAI chat completions and Anthropic Messages), headless Chromium"
+	@node web/test/providers.mjs
 
 ## worker: the edge worker (wasm/worker) under wrangler dev, on 127.0.0.1:8787
 ## (make worker PORT=9000 for another port); D1 data stays in wasm/worker/.wrangler

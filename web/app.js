@@ -7,15 +7,23 @@ import { init, initInterchange, SessionTree } from "./sessiontree.js";
 import { Store, MemoryStore } from "./store.js";
 import { el, renderText, highlighted, openForm, toast, showError, clearError, describe } from "./dom.js";
 import {
-  DEMO_MODEL, loadSettings, saveSettings, usesEndpoint, messageText, demoReply, endpointReply, endpointSummarizer,
+  DEMO_MODEL, APIS, loadSettings, saveSettings, usesEndpoint, messageText, demoReply, endpointReply, endpointSummarizer,
+  requestBody, listModels,
 } from "./assistant.js";
 import { TreeView } from "./treeview.js";
+import { renderMarkdown, copyText } from "./markdown.js";
 import { syncTabs } from "./tabsync.js";
 
 const $ = (id) => document.getElementById(id);
 const CURRENT_KEY = "sessiontree-demo.current";
 const TREE_OPEN_KEY = "sessiontree-demo.tree-open";
-const SHOWN = 100; // messages of the active branch shown before "show earlier"
+// The chat view is a window over the active path (pathWindow): WINDOW messages
+// when it opens or follows the leaf, STEP more as the user scrolls, at most MAX
+// in the page at once.
+const WINDOW = 60;
+const STEP = 40;
+const MAX = 160;
+const CONTEXT = 50; // messages before a turn handed to the demo assistant (the endpoint gets projectFor)
 const FORMATS = [
   { value: "tree.json", label: ".tree.json", hint: "sessiontree's own file: every branch, label and summary", ext: ".tree.json" },
   { value: "chatgpt", label: "ChatGPT", hint: "conversations.json (mapping, current_node)", ext: ".chatgpt.json" },
@@ -34,7 +42,7 @@ const state = {
   convs: [], // metadata, newest first
   cur: null, // { meta, tree: SessionTree | null, error: string | null, raw: string | null }
   busy: null, // AbortController of the reply being fetched
-  shown: SHOWN,
+  win: { start: 0, end: 0, follow: true }, // the chat view's window of path indexes
   settings: loadSettings(),
   writes: Promise.resolve(),
   pending: 0,
@@ -51,6 +59,7 @@ window.sessiontreeDemo = {
   get tree() { return state.cur?.tree ?? null; },
   get treeView() { return state.treeView; },
   timings: state.timings,
+  get store() { return state.store; },
   /** Resolves once every change made so far is in IndexedDB. */
   saved: () => flush(),
 };
@@ -63,8 +72,8 @@ function newId() {
 
 function titleFrom(tree) {
   // The conversation's first message ever (an edited first message stays a sibling of it).
-  const path = tree.activePath();
-  const first = path.length ? tree.node(tree.siblings(path[0]).siblings[0]) : null;
+  const root = tree.pathLength() ? tree.pathWindow(0, 1).ids[0] : null;
+  const first = root ? tree.node(tree.siblings(root).siblings[0]) : null;
   const text = first ? messageText(first.message).replace(/\s+/g, " ").trim() : "";
   if (text === "") return "New chat";
   return text.length > 48 ? text.slice(0, 47) + "\u2026" : text;
@@ -78,7 +87,7 @@ function persist() {
   const cur = state.cur;
   if (!cur?.tree) return;
   cur.meta.updatedAt = Date.now();
-  if (cur.meta.autoTitle) cur.meta.title = titleFrom(cur.tree);
+  if (cur.meta.autoTitle && (cur.meta.title === "New chat" || cur.tree.pathLength() <= 2)) cur.meta.title = titleFrom(cur.tree);
   state.dirty = cur;
   state.pending++;
   renderSaveState();
@@ -93,9 +102,15 @@ function flush() {
   state.dirty = null;
   state.pending--;
   if (!cur.tree) return state.writes; // freed since: its last state was saved when it was left
-  const json = cur.tree.save();
+  // Only the rows this change touched (a send: the new node, its parent, the branch).
+  const t0 = performance.now();
+  const tree = cur.tree;
+  const changes = tree.takeChanges();
+  state.timings.takeChanges = performance.now() - t0;
+  state.timings.rowsWritten = changes.branches.length + changes.nodes.length;
   const meta = { ...cur.meta };
-  return write(() => state.store.put(meta, json));
+  const takenAt = state.store.epoch;
+  return write(() => state.store.put(meta, changes, tree, takenAt));
 }
 
 function write(job) {
@@ -132,35 +147,73 @@ async function openConversation(id) {
   $("app").classList.remove("sidebar-open");
   flush();
   if (state.cur?.tree && state.cur.meta.id !== id) state.cur.tree.free();
-  state.cur = { meta, tree: null, error: null, raw: null };
-  state.shown = SHOWN;
+  const cur = { meta, tree: null, error: null, raw: null };
+  state.cur = cur;
+  state.win = { start: 0, end: 0, follow: true };
   state.treeSig = "";
   localStorage.setItem(CURRENT_KEY, id);
-  let raw = null;
+  const t0 = performance.now();
+  let rows = null;
+  let legacy = null;
   try {
-    raw = await state.store.tree(id);
-    if (raw === null) throw new Error("its saved tree is missing from storage");
-    state.cur.tree = SessionTree.load(raw);
+    rows = await state.store.rows(id);
+    state.timings.openRead = performance.now() - t0;
+    if (rows) {
+      const t1 = performance.now();
+      cur.tree = SessionTree.fromRows(rows);
+      const t2 = performance.now();
+      cur.tree.takeChanges(); // the first call answers every row: the store holds them
+      state.timings.openLoad = t2 - t1;
+      state.timings.openFeed = performance.now() - t2;
+    } else {
+      legacy = await state.store.legacy(id); // a conversation stored whole (version 1)
+      if (legacy === null) throw new Error("its saved tree is missing from storage");
+      cur.tree = SessionTree.load(legacy);
+      const all = cur.tree.takeChanges();
+      await write(() => state.store.put({ ...meta }, all, cur.tree));
+    }
   } catch (e) {
-    state.cur.error = describe(e);
-    state.cur.raw = raw;
+    cur.error = describe(e);
+    cur.raw = legacy ?? (rows ? rowsText(rows) : null);
+  }
+  state.timings.open = performance.now() - t0;
+  if (state.cur !== cur) {
+    cur.tree?.free();
+    return;
   }
   clearSearch();
   renderAll();
 }
 
-async function createConversation(tree, title) {
+/** The .tree.json text stored rows make (what fromRows loads): an unreadable conversation's download. */
+function rowsText(rows) {
+  const b = rows.branches.map((r) => `${JSON.stringify(r.name)}:${r.row}`).join(",");
+  const n = rows.nodes.map((r) => `${JSON.stringify(r.id)}:${r.row}`).join(",");
+  return `{"format":"sessiontree","version":1${rows.root ? `,"root":${JSON.stringify(rows.root)}` : ""},"active_branch":${JSON.stringify(rows.activeBranch)},"branches":{${b}},"nodes":{${n}}}`;
+}
+
+async function createConversation(tree, title, { open = true } = {}) {
   if (waitingForReply()) {
     tree.free();
     return;
   }
   const meta = { id: newId(), title: title ?? titleFrom(tree), autoTitle: title === undefined, createdAt: Date.now(), updatedAt: Date.now() };
-  await write(() => state.store.put(meta, tree.save()));
+  const t0 = performance.now();
+  const all = tree.takeChanges(); // the first call: every row
+  const t1 = performance.now();
+  // Written in the background ("Saving…"): the conversation shows at once.
+  write(() => state.store.put(meta, all, tree)).then(() => { state.timings.createWrite = performance.now() - t1; });
+  state.timings.createFeed = t1 - t0;
   state.convs.unshift(meta);
+  if (!open) {
+    tree.free();
+    renderConversations();
+    return;
+  }
   flush();
   if (state.cur?.tree) state.cur.tree.free();
   state.cur = { meta, tree, error: null, raw: null };
-  state.shown = SHOWN;
+  state.win = { start: 0, end: 0, follow: true };
   state.treeSig = "";
   localStorage.setItem(CURRENT_KEY, meta.id);
   clearSearch();
@@ -200,8 +253,7 @@ async function renameConversation(meta) {
   if (!v) return;
   meta.title = v.title.trim();
   meta.autoTitle = false;
-  const json = state.cur?.meta === meta && state.cur.tree ? state.cur.tree.save() : undefined;
-  write(() => state.store.put({ ...meta }, json));
+  write(() => state.store.put({ ...meta }));
   renderAll();
 }
 
@@ -223,28 +275,107 @@ function change(name, fn) {
     return undefined;
   }
   if (!NAVIGATION.has(name)) state.version++;
+  const focus = focusPlace();
   persist();
   renderAll();
+  restoreFocus(focus);
   state.timings[name] = performance.now() - t0;
   return result;
 }
 
-async function reply(prior, commit) {
+/** Where the keyboard focus is in the chat view: the message's path index and the control's action. */
+function focusPlace() {
+  const a = document.activeElement;
+  const msg = a?.closest?.("#messages article.msg[data-index]");
+  return msg ? { index: msg.dataset.index, action: a.dataset?.action ?? null } : null;
+}
+
+/** Puts the focus back on the same control of the message at the same place, when a redraw took it away. */
+function restoreFocus(place) {
+  if (!place || (document.activeElement && document.activeElement !== document.body)) return;
+  const msg = $("messages").querySelector(`article.msg[data-index="${place.index}"]`);
+  const other = { prev: "next", next: "prev" }[place.action];
+  const ctl = place.action
+    ? msg?.querySelector(`[data-action="${place.action}"]:not([disabled])`) ?? (other ? msg?.querySelector(`[data-action="${other}"]:not([disabled])`) : null)
+    : null;
+  (ctl ?? msg)?.focus({ preventScroll: true });
+}
+
+/**
+ * The request body for the configured endpoint: the path up to node upTo (the
+ * user's turn), projected for the endpoint's API by the library (t.projectFor:
+ * roles, tool pairs, the budget with the other branches' summaries in place of
+ * what is left out), with the conversation's system prompt.
+ */
+async function requestFor(upTo) {
+  await loadInterchange("provider");
+  const t = state.cur.tree;
+  const s = state.settings;
+  let tree = t;
+  if (upTo !== undefined && t.pathWindow(-1).ids[0] !== upTo) {
+    tree = t.clone(); // the path ends at upTo in a copy (regenerate, a reply to an earlier turn)
+    tree.rewind(upTo);
+  }
+  try {
+    const { request, report } = tree.projectFor(s.api, { budget: s.budget });
+    return { body: requestBody(s, request, state.cur.meta.system ?? ""), report };
+  } finally {
+    if (tree !== t) tree.free();
+  }
+}
+
+/** Paints the reply streaming in, once per frame. */
+function paintStream(text) {
+  state.stream = text;
+  if (state.streamFrame) return;
+  state.streamFrame = requestAnimationFrame(() => {
+    state.streamFrame = 0;
+    const body = $("messages").querySelector(".typing .msg-body");
+    if (!body) return;
+    body.replaceChildren(renderMarkdown(state.stream));
+    body.closest(".typing").classList.add("streaming");
+    if (state.win.follow) $("messages").scrollTop = $("messages").scrollHeight;
+  });
+}
+
+/** Says a new reply to screen readers (the list itself is redrawn, so it is not the live region). */
+function announce(text) {
+  $("announce").textContent = text.length > 300 ? `${text.slice(0, 297)}\u2026` : text;
+}
+
+async function reply({ prior, upTo }, commit) {
+  state.replyFocus = focusPlace();
   const controller = new AbortController();
   state.busy = controller;
+  state.stream = "";
   renderComposer();
   renderChat();
   try {
     let message;
     if (usesEndpoint(state.settings)) {
-      message = await endpointReply(state.settings, prior, controller.signal);
+      const { body } = await requestFor(upTo);
+      state.timings.lastRequest = body;
+      message = await endpointReply(state.settings, body, controller.signal, {
+        onText: paintStream,
+        onRetry: (n, e) => toast(`Retrying (${n}/2): ${describe(e)}`, "warn"),
+      });
     } else {
       await new Promise((r) => setTimeout(r, 120)); // a beat, so the reply reads as one
       message = demoReply(prior, prior.variant ?? 0);
     }
     state.busy = null;
     clearError();
+    const acted = focusPlace() ?? state.replyFocus;
     change("reply", (t) => commit(t, message));
+    if (acted && (!document.activeElement || document.activeElement === document.body)) {
+      const last = $("messages").querySelector("article.msg:last-of-type");
+      (last?.querySelector(`[data-action="${acted.action}"]`) ?? last)?.focus({ preventScroll: true });
+    }
+    announce(`${roleName(message)}: ${messageText(message)}`);
+    if (message.incomplete) {
+      const why = { stopped: "you stopped it", timeout: "the endpoint went quiet (timeout)", error: "the stream broke", cut: "the stream ended early" }[message.stop_reason] ?? message.stop_reason;
+      toast(`The reply is kept as it was when ${why}; it is marked incomplete. Regenerate to try again.`, "warn");
+    }
   } catch (e) {
     state.busy = null;
     showError(`No reply: ${describe(e)}. Your message is kept; use \u201cGet a reply\u201d to try again.`);
@@ -255,29 +386,44 @@ async function reply(prior, commit) {
 async function send(text) {
   const t = state.cur?.tree;
   if (!t || state.busy) return;
+  state.win.follow = true;
   const id = change("send", (t) => t.append({ role: "user", content: text }));
   if (id === undefined) return;
-  await reply([...t.linearProjection()], (t, m) => appendAfter(t, id, m));
+  await reply({ prior: priorTo(t, id, true), upTo: id }, (t, m) => appendAfter(t, id, m));
+}
+
+/**
+ * The messages of the active path up to node id (included or not), at most
+ * CONTEXT of them, with the number of user turns before (for the demo assistant).
+ */
+function priorTo(t, id, inclusive) {
+  const len = t.pathLength();
+  let end = len;
+  if (t.pathWindow(-1).ids[0] !== id) end = t.activePath().indexOf(id) + 1;
+  if (!inclusive) end--;
+  const start = Math.max(0, end - CONTEXT);
+  const prior = [...(end === len ? t.pathWindow(start - len) : t.pathWindow(start, end)).messages];
+  prior.turnsBefore = start === 0 ? 0 : Math.ceil(start / 2); // user, assistant, user, …: an estimate past the window
+  return prior;
 }
 
 async function replyTo(userId) {
   const t = state.cur.tree;
-  const path = t.activePath();
-  await reply([...t.linearProjection()].slice(0, path.indexOf(userId) + 1), (t, m) => appendAfter(t, userId, m));
+  await reply({ prior: priorTo(t, userId, true), upTo: userId }, (t, m) => appendAfter(t, userId, m));
 }
 
 /** Appends a reply after the user's message, even if the user moved to another branch while it was on its way. */
 function appendAfter(t, userId, message) {
-  if (t.activePath().at(-1) !== userId) t.checkout(userId);
+  if (t.pathWindow(-1).ids[0] !== userId) t.checkout(userId);
+  state.win.follow = true;
   return t.append(message);
 }
 
 async function regenerate(id) {
   const t = state.cur.tree;
-  const path = t.activePath();
-  const prior = [...t.linearProjection()].slice(0, path.indexOf(id));
+  const prior = priorTo(t, id, false);
   prior.variant = t.siblings(id).siblings.length;
-  await reply(prior, (t, m) => t.regenerate(id, m));
+  await reply({ prior, upTo: t.node(id).parent ?? undefined }, (t, m) => t.regenerate(id, m));
 }
 
 async function saveEdit(id, node, text) {
@@ -352,6 +498,42 @@ function deleteBranchName(branch) {
   toast(`Branch name \u201c${branch}\u201d deleted; its messages stay in the tree.`);
 }
 
+/** Whether node `from` descends from `leaf` (looked for among its 500 nearest ancestors). */
+function extends_(t, from, leaf) {
+  for (let id = from, i = 0; id && i < 500; i++) {
+    if (id === leaf) return true;
+    id = t.node(id)?.parent ?? null;
+  }
+  return false;
+}
+
+/**
+ * After a merge with another tab's copy: a branch both tabs moved is kept by
+ * the merge as "name~leaf"; it gets a short fresh name (branch-N), and this tab
+ * goes back to where its user was (its own leaf, whatever the branch is now called).
+ */
+function renameConflicts(report, before) {
+  const t = state.cur?.tree;
+  if (!t) return;
+  const renamed = new Map(); // leaf → new name
+  for (const c of report.conflicts) {
+    if (c.kind !== "branch") continue;
+    const kept = t.branches().find((b) => b.name === c.keptAs);
+    if (!kept?.leaf) continue;
+    try {
+      const name = t.branch(kept.leaf); // a fresh branch-N at the same leaf (now active)
+      t.deleteBranch(c.keptAs);
+      renamed.set(kept.leaf, name);
+    } catch (e) {
+      console.warn(`sessiontree: could not rename ${c.keptAs}: ${e.message}`);
+    }
+  }
+  const names = new Set(t.branches().map((b) => b.name));
+  const target = (before?.leaf && renamed.get(before.leaf)) ?? (before && names.has(before.branch) ? before.branch : null);
+  if (target && t.activeBranch !== target) t.switchBranch(target);
+  if (renamed.size) toast(`Another tab wrote here at the same time: its work and yours are both kept (${[...renamed.values()].join(", ")}).`);
+}
+
 // ---- import and export ------------------------------------------------------------
 
 // Other tools' formats and merge live in a second module
@@ -376,37 +558,60 @@ function looksLikeTreeFile(bytes) {
   return /^\s*\{\s*"format"\s*:\s*"sessiontree"/.test(head);
 }
 
-async function importFile(file) {
+async function importFile(file, format = "auto") {
   const t0 = performance.now();
-  let tree;
-  let note = "";
+  let got = []; // [{ title, tree, note }]
   try {
-    const bytes = new Uint8Array(await file.arrayBuffer());
-    if (looksLikeTreeFile(bytes) || !hasFormats) {
-      tree = SessionTree.load(bytes);
+    const head = new Uint8Array(await file.slice(0, 64).arrayBuffer());
+    if ((format === "auto" && looksLikeTreeFile(head)) || format === "sessiontree" || !hasFormats) {
+      // A .tree.json is read from the file's bytes, never made a string (loadFrom).
+      const l0 = performance.now();
+      const tree = await SessionTree.loadFrom(file);
+      state.timings.importLoad = performance.now() - l0;
+      let note = "";
       const problems = tree.validate();
       if (problems.length) {
         const fixes = tree.repair();
         note = ` It had ${problems.length} structural problem${problems.length === 1 ? "" : "s"}; repaired: ${fixes.slice(0, 3).map((p) => p.message).join("; ")}${fixes.length > 3 ? "; \u2026" : ""}.`;
       }
+      got.push({ title: "", tree, note });
     } else {
       await loadInterchange();
-      const got = SessionTree.import(bytes, "auto");
-      tree = got.tree;
-      const r = got.report;
-      note = ` Read as ${r.format}: ${r.nodes} message${r.nodes === 1 ? "" : "s"}, ${r.branches} branch${r.branches === 1 ? "" : "es"}.`;
-      if (r.notCarried.length) note += ` Not carried: ${r.notCarried.join("; ")}.`;
-      if (r.problems.length) note += ` ${r.problems.length} problem${r.problems.length === 1 ? "" : "s"}: ${r.problems.slice(0, 2).map((p) => p.message).join("; ")}.`;
+      const bytes = new Uint8Array(await file.arrayBuffer());
+      // One conversation per chat of the file (a ChatGPT conversations.json holds many), each with its title.
+      for (const c of SessionTree.importAll(bytes, format)) {
+        const r = c.report;
+        let note = ` Read as ${r.format}: ${r.nodes} message${r.nodes === 1 ? "" : "s"}, ${r.branches} branch${r.branches === 1 ? "" : "es"}.`;
+        if (r.notCarried.length) note += ` Not carried: ${r.notCarried.join("; ")}.`;
+        if (r.problems.length) note += ` ${r.problems.length} problem${r.problems.length === 1 ? "" : "s"}: ${r.problems.slice(0, 2).map((p) => p.message).join("; ")}.`;
+        got.push({ title: c.title, tree: c.tree, note });
+      }
     }
   } catch (e) {
-    tree?.free();
+    for (const g of got) g.tree.free();
+    if (format === "auto" && hasFormats && !looksLikeTreeFile(new Uint8Array(await file.slice(0, 64).arrayBuffer()))) {
+      // Detection failed or the file did not read as what it looked like: ask which format it is.
+      const v = await openForm({
+        title: `Which format is \u201c${file.name}\u201d?`,
+        fields: [
+          { type: "note", text: `It could not be read as detected: ${describe(e)}` },
+          { name: "format", type: "radio", label: "Read it as", value: "chatgpt", options: FORMATS.filter((f) => f.value !== "markdown" && f.value !== "tree.json") },
+        ],
+        ok: "Import",
+      });
+      if (v) return importFile(file, v.format);
+    }
     showError(`Could not import \u201c${file.name}\u201d: ${describe(e)}. Nothing was changed.`);
     return;
   }
   clearError();
-  const base = file.name.replace(/\.(tree\.json|jsonl|json|md)$/i, "");
-  await createConversation(tree, base || "Imported");
+  const base = file.name.replace(/\.(tree\.json|jsonl|json|md)$/i, "") || "Imported";
+  const name = (g) => (g.title.trim() !== "" && got.length > 1 ? g.title.trim() : base);
+  // The file's first conversation ends on top and open; the others are listed.
+  for (let i = got.length - 1; i >= 1; i--) await createConversation(got[i].tree, name(got[i]), { open: false });
+  await createConversation(got[0].tree, name(got[0]));
   state.timings.import = performance.now() - t0;
+  const note = got.length > 1 ? ` ${got.length} conversations.${got[0].note}` : got[0].note;
   toast(`Imported \u201c${file.name}\u201d.${note}`, note.includes("problem") ? "warn" : "info");
 }
 
@@ -537,36 +742,139 @@ function renderChat() {
     return;
   }
   const t = cur.tree;
-  const path = t.activePath();
-  if (!path.length) {
+  const t0 = performance.now();
+  const len = t.pathLength();
+  if (!len) {
     box.replaceChildren(welcome());
+    state.win = { start: 0, end: 0, follow: true };
     return;
   }
-  const leaf = path[path.length - 1];
-  const start = Math.max(0, path.length - state.shown);
+  // The window of the path to show: the leaf end when following (pathWindow(-n)
+  // reads only those nodes), else the same indexes as before, clamped.
+  const w = state.win;
+  const anchor = w.follow ? null : topVisible(box);
+  let { start, end } = w;
+  if (w.follow || end === 0) {
+    end = len;
+    start = Math.max(0, len - Math.max(WINDOW, Math.min(MAX, w.end - w.start)));
+  } else {
+    end = Math.min(end, len);
+    start = Math.min(start, Math.max(0, end - 1));
+    if (end - start < WINDOW) end = Math.min(len, start + WINDOW);
+  }
+  const { ids } = end === len ? t.pathWindow(start - len) : t.pathWindow(start, end);
+  const leaf = end === len ? ids[ids.length - 1] : t.pathWindow(-1).ids[0];
+  state.win = { start, end, follow: w.follow };
   const items = [];
   if (start > 0) {
-    items.push(el("button.ghost.earlier", { type: "button", onclick: () => { state.shown += SHOWN; renderChat(); } }, `Show ${Math.min(SHOWN, start)} earlier messages (${start} hidden)`));
+    state.moreAbove ??= el("div.more-above", { "aria-hidden": "true" });
+    state.moreAbove.textContent = `${start} earlier message${start === 1 ? "" : "s"} \u2191`;
+    items.push(state.moreAbove);
   }
   // Messages never change, so a message's element is kept and reused while its
   // label, its alternatives and its place (the leaf or not) stay the same.
   const cache = state.views.get(cur.meta.id) ?? new Map();
   const next = new Map();
-  for (let i = start; i < path.length; i++) {
-    const id = path[i];
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i];
     const node = t.node(id);
+    if (node.message.role === "system" && messageText(node.message).trim() === "") continue; // a hidden system node (ChatGPT's)
     const sib = t.siblings(id);
-    const key = `${node.label}\u0000${sib.siblings.length}\u0000${sib.index}\u0000${id === leaf}\u0000${!!state.busy}`;
+    const key = `${node.label}\u0000${sib.siblings.length}\u0000${sib.index}\u0000${id === leaf}`;
     let view = cache.get(id);
     if (!view || view.key !== key || view.element.querySelector(".editor")) view = { key, element: messageView(id, node, sib, id === leaf) };
     view.element.classList.remove("flash");
+    view.element.dataset.index = String(start + i);
     next.set(id, view);
     items.push(view.element);
   }
   state.views = new Map([[cur.meta.id, next]]);
-  if (state.busy) items.push(el("div.msg.assistant.typing", null, el("div.msg-head", null, el("span.role", null, usesEndpoint(state.settings) ? state.settings.model : "Demo assistant \u00b7 offline")), el("div.dots", { "aria-label": "Writing a reply" }, el("span"), el("span"), el("span"))));
-  box.replaceChildren(...items);
-  box.scrollTop = box.scrollHeight;
+  if (end < len) {
+    state.moreBelow ??= el("div.more-below", { "aria-hidden": "true" });
+    state.moreBelow.textContent = `${len - end} later message${len - end === 1 ? "" : "s"} \u2193`;
+    items.push(state.moreBelow);
+  }
+  if (state.busy && end === len) {
+    items.push(el(`div.msg.assistant.typing${state.stream ? ".streaming" : ""}`, { "aria-busy": "true" },
+      el("div.msg-head", null, el("span.role", null, usesEndpoint(state.settings) ? state.settings.model : "Demo assistant \u00b7 offline")),
+      el("div.msg-body", { dir: "auto" }, state.stream ? renderMarkdown(state.stream) : null),
+      el("div.dots", { "aria-label": "Writing a reply" }, el("span"), el("span"), el("span"))));
+  }
+  state.painting = true;
+  // While a reply is on its way the actions wait: toggled here, so that the
+  // elements of the messages are kept.
+  const busy = !!state.busy;
+  for (const v of next.values()) {
+    if (v.busy === busy) continue;
+    v.busy = busy;
+    for (const b of v.element.querySelectorAll("button.act")) b.disabled = busy || b.dataset.edge === "1";
+    const r = v.element.querySelector('[data-action="reply"]');
+    if (r) r.hidden = busy;
+  }
+  // Only what changed moves: a send inserts one element, a window that slides drops one.
+  const keep = new Set(items);
+  for (const c of [...box.children]) if (!keep.has(c)) c.remove();
+  let at = box.firstChild;
+  for (const it of items) {
+    if (at === it) at = at.nextSibling;
+    else box.insertBefore(it, at);
+  }
+  if (w.follow) box.scrollTop = box.scrollHeight;
+  else if (anchor) {
+    const e = box.querySelector(`[data-index="${anchor.index}"]`);
+    if (e) box.scrollTop = e.offsetTop - anchor.offset;
+  }
+  state.painting = false;
+  state.timings.chatWindow = performance.now() - t0;
+}
+
+/** The first message shown at the top of the chat view: its path index and offset. */
+function topVisible(box) {
+  const top = box.scrollTop;
+  for (const e of box.querySelectorAll("article.msg[data-index]")) {
+    if (e.offsetTop + e.offsetHeight > top) return { index: Number(e.dataset.index), offset: e.offsetTop - top };
+  }
+  return null;
+}
+
+/** Moves the chat view's window as the user scrolls: more above near the top, more below near the bottom. */
+function onChatScroll() {
+  const box = $("messages");
+  const t = state.cur?.tree;
+  if (!t || state.painting) return;
+  const w = state.win;
+  const len = t.pathLength();
+  const fromBottom = box.scrollHeight - box.scrollTop - box.clientHeight;
+  if (box.scrollTop < 300 && w.start > 0) {
+    const start = Math.max(0, w.start - STEP);
+    state.win = { start, end: Math.min(w.end, start + MAX), follow: false };
+    renderChat();
+  } else if (fromBottom < 300 && w.end < len) {
+    const end = Math.min(len, w.end + STEP);
+    state.win = { start: Math.max(w.start, end - MAX), end, follow: false };
+    renderChat();
+  } else {
+    w.follow = w.end === len && fromBottom < 40;
+  }
+}
+
+/** Shows node id of the active path in the chat view, centered and flashing. */
+function reveal(id) {
+  const t = state.cur?.tree;
+  if (!t) return;
+  let e = $("messages").querySelector(`[data-id="${CSS.escape(id)}"]`);
+  if (!e) {
+    const i = t.activePath().indexOf(id);
+    if (i < 0) return;
+    const len = t.pathLength();
+    const start = Math.max(0, i - Math.floor(WINDOW / 2));
+    state.win = { start, end: Math.min(len, start + WINDOW), follow: false };
+    renderChat();
+    e = $("messages").querySelector(`[data-id="${CSS.escape(id)}"]`);
+  }
+  state.win.follow = false;
+  e?.scrollIntoView({ block: "center" });
+  e?.classList.add("flash");
 }
 
 function welcome() {
@@ -582,20 +890,21 @@ function welcome() {
 
 function messageView(id, node, sib, isLeaf) {
   const m = node.message;
-  const busy = !!state.busy;
-  const act = (label, action, fn, title) => el("button.act", { type: "button", "data-action": action, disabled: busy, title: title ?? label, onclick: fn }, label);
+  const act = (label, action, fn, title) => el("button.act", { type: "button", "data-action": action, title: title ?? label, onclick: fn }, label);
   const actions = [];
   if (sib.siblings.length > 1) {
     actions.push(el("span.switcher", { "aria-label": `Alternative ${sib.index + 1} of ${sib.siblings.length}` },
-      el("button.act", { type: "button", "data-action": "prev", disabled: busy || sib.index === 0, "aria-label": "Previous alternative", onclick: () => checkout(sib.siblings[sib.index - 1], "switchSibling") }, "\u2039"),
+      el("button.act", { type: "button", "data-action": "prev", "data-edge": sib.index === 0 ? "1" : "0", "aria-label": "Previous alternative", onclick: () => checkout(sib.siblings[sib.index - 1], "switchSibling") }, "\u2039"),
       el("span.count", null, `${sib.index + 1}/${sib.siblings.length}`),
-      el("button.act", { type: "button", "data-action": "next", disabled: busy || sib.index === sib.siblings.length - 1, "aria-label": "Next alternative", onclick: () => checkout(sib.siblings[sib.index + 1], "switchSibling") }, "\u203a")));
+      el("button.act", { type: "button", "data-action": "next", "data-edge": sib.index === sib.siblings.length - 1 ? "1" : "0", "aria-label": "Next alternative", onclick: () => checkout(sib.siblings[sib.index + 1], "switchSibling") }, "\u203a")));
   }
-  const view = el(`article.msg.${m.role === "user" ? "user" : m.role === "assistant" ? "assistant" : "other"}`, { "data-id": id });
-  const body = el("div.msg-body", null, renderText(messageText(m)));
+  const view = el(`article.msg.${m.role === "user" ? "user" : m.role === "assistant" ? "assistant" : "other"}${m.incomplete ? ".incomplete" : ""}`, { "data-id": id, tabIndex: -1 });
+  const body = el("div.msg-body", { dir: "auto" }, renderMarkdown(messageText(m)));
+  const copy = act("Copy", "copy", () => copyText(copy, messageText(m)), "Copy the message's text");
+  actions.push(copy);
   actions.push(act("Edit", "edit", () => editInPlace(view, body, id, node)));
   if (m.role === "assistant") actions.push(act("Regenerate", "regenerate", () => regenerate(id)));
-  if (m.role === "user" && isLeaf && !busy) actions.push(act("Get a reply", "reply", () => replyTo(id)));
+  if (m.role === "user" && isLeaf) actions.push(act("Get a reply", "reply", () => replyTo(id)));
   if (!isLeaf) actions.push(act("Rewind here", "rewind", () => rewind(id), "Continue from this message; the later ones stay on a branch"));
   actions.push(act("Branch here", "branch", () => branchHere(id), "Start a named branch at this message"));
   actions.push(act(node.label ? "Relabel" : "Label", "label", () => labelNode(id)));
@@ -603,6 +912,7 @@ function messageView(id, node, sib, isLeaf) {
     el("div.msg-head", null,
       el("span.role", null, roleName(m)),
       node.label ? el("span.label-chip", { title: "Label" }, node.label) : null,
+      m.incomplete ? el("span.msg-status", { title: "The reply was cut short; regenerate to try again" }, `incomplete (${m.stop_reason ?? "stopped"})`) : null,
       el("time", { dateTime: new Date(node.createdAtMs).toISOString() }, new Date(node.createdAtMs).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }))),
     body,
     el("div.msg-actions", null, ...actions));
@@ -678,9 +988,7 @@ function renderTree() {
 function pickFromTree(id) {
   const t0 = performance.now();
   checkout(id, "treeCheckout");
-  const view = state.cur?.tree ? $("messages").querySelector(`[data-id="${CSS.escape(id)}"]`) : null;
-  view?.scrollIntoView({ block: "center" });
-  view?.classList.add("flash");
+  reveal(id);
   state.timings.treeClick = performance.now() - t0;
 }
 
@@ -714,13 +1022,56 @@ function runSearch() {
       onclick: () => {
         const t1 = performance.now();
         checkout(h.nodeId, "searchCheckout");
-        const v = $("messages").querySelector(`[data-id="${CSS.escape(h.nodeId)}"]`);
-        v?.scrollIntoView({ block: "center" });
-        v?.classList.add("flash");
+        reveal(h.nodeId);
         state.timings.searchClick = performance.now() - t1;
         if (window.matchMedia("(max-width: 860px)").matches) $("app").classList.remove("sidebar-open");
       },
-    }, el("span.hit-role", null, h.role), el("span.hit-snippet", null, highlighted(h.snippet, q)))),
+    }, el("span.hit-role", null, h.role), el("span.hit-snippet", null, highlighted(clean(h.snippet), q)))),
+  );
+  searchOthers(q, box);
+}
+
+/** A snippet on one line: newlines (and their escaped form) as spaces. */
+function clean(snippet) {
+  return snippet.replace(/\\n|\s+/g, " ").trim();
+}
+
+let searchToken = 0;
+
+/**
+ * The other conversations' matches, read from their stored records (a scan of
+ * the rows that contain the query, parsed only then), listed under the open
+ * conversation's; a hit opens its conversation at that message.
+ */
+async function searchOthers(q, box) {
+  const token = ++searchToken;
+  if (q.length < 2 || !state.store.searchRows || state.convs.length < 2) return;
+  let hits;
+  try {
+    hits = await state.store.searchRows(q, state.cur?.meta.id, 30);
+  } catch (e) {
+    console.warn(`sessiontree: searching the other conversations failed: ${e.message}`);
+    return;
+  }
+  if (token !== searchToken || !hits.length) return;
+  const lower = q.toLowerCase();
+  const title = (id) => state.convs.find((c) => c.id === id)?.title ?? "(removed)";
+  box.append(
+    el("p.search-count", null, `${hits.length === 30 ? "30+" : hits.length} in other conversations`),
+    ...hits.map((h) => {
+      const text = clean(messageText(h.message));
+      const at = Math.max(0, text.toLowerCase().indexOf(lower) - 40);
+      const snippet = `${at ? "\u2026" : ""}${text.slice(at, at + 120)}`;
+      return el("button.hit", {
+        type: "button", "data-node": h.id, "data-conv": h.conv,
+        onclick: async () => {
+          await openConversation(h.conv);
+          if (state.cur?.meta.id !== h.conv || !state.cur.tree?.node(h.id)) return;
+          checkout(h.id, "searchCheckout");
+          reveal(h.id);
+        },
+      }, el("span.hit-role", null, `${h.message.role} \u00b7 ${title(h.conv)}`), el("span.hit-snippet", null, highlighted(snippet, q)));
+    }),
   );
 }
 
@@ -733,20 +1084,47 @@ function clearSearch() {
 
 async function openSettings() {
   const s = state.settings;
+  // What the next request would be, as the library projects it (shown, not sent).
+  let preview = "Configure an endpoint to see the request.";
+  if (usesEndpoint(s) && state.cur?.tree?.pathLength()) {
+    try {
+      const { body, report } = await requestFor();
+      const text = JSON.stringify(body, null, 2);
+      preview = `${report.sent} message${report.sent === 1 ? "" : "s"}, about ${report.tokens} tokens` +
+        (report.budgetDropped ? `; ${report.budgetDropped} older left out by the budget, summarized in a system note` : "") +
+        (report.dropped ? `; ${report.dropped} no model sees left out` : "") +
+        `\n\nPOST ${s.api === "anthropic" ? "/messages" : "/chat/completions"}\n${text.length > 20000 ? `${text.slice(0, 20000)}\n\u2026 (${text.length - 20000} more characters)` : text}`;
+    } catch (e) {
+      preview = `The request could not be built: ${describe(e)}`;
+    }
+  }
   const v = await openForm({
     title: "Assistant",
     fields: [
       { name: "mode", type: "radio", label: "Replies come from", value: s.mode, options: [
         { value: "demo", label: "The demo assistant", hint: "built in, offline, deterministic; summaries are stubs" },
-        { value: "endpoint", label: "An OpenAI-compatible endpoint", hint: "POST {URL}/chat/completions, also used to summarize branches" },
+        { value: "endpoint", label: "A model endpoint", hint: "streamed; also used to summarize branches" },
       ] },
+      { name: "api", type: "radio", label: "The endpoint speaks", value: s.api, options: APIS },
       { name: "url", label: "Endpoint URL", type: "url", value: s.url, placeholder: "https://api.example.com/v1" },
-      { name: "key", label: "API key", type: "password", value: s.key, placeholder: "sent as a Bearer token; may be empty for local servers" },
-      { name: "model", label: "Model", value: s.model, placeholder: "e.g. gpt-4o-mini, llama3.1" },
+      { name: "key", label: "API key", type: "password", value: s.key, placeholder: "Bearer token (OpenAI) or x-api-key (Anthropic); may be empty for local servers" },
+      {
+        name: "model", label: "Model", value: s.model, placeholder: "e.g. gpt-4o-mini, claude-sonnet-4-5, llama3.1",
+        suggest: (list) => {
+          if (!s.url) return;
+          listModels(s, AbortSignal.timeout(5000)).then((ids) => list.replaceChildren(...ids.map((id) => el("option", { value: id })))).catch(() => {});
+        },
+      },
+      { name: "budget", label: "Context budget (approximate tokens; older turns beyond it are left out and summarized)", value: String(s.budget), placeholder: "32000" },
+      { name: "timeout", label: "Timeout (seconds without a token)", value: String(s.timeout), placeholder: "60" },
+      { name: "system", type: "textarea", label: "System prompt for this conversation", value: state.cur?.meta.system ?? "", placeholder: "e.g. Answer briefly." },
+      { type: "pre", label: "What the next request sends", text: preview },
       { type: "note", text: "These settings stay in this browser (localStorage) and are sent nowhere but the endpoint." },
     ],
     ok: "Save",
     check: (v) => {
+      if (!(Number(v.budget) >= 0)) return "The budget is a number of tokens (0: no limit).";
+      if (!(Number(v.timeout) > 0)) return "The timeout is a number of seconds.";
       if (v.mode !== "endpoint") return null;
       try {
         const u = new URL(v.url.trim());
@@ -758,8 +1136,13 @@ async function openSettings() {
     },
   });
   if (!v) return;
-  state.settings = { mode: v.mode, url: v.url.trim(), key: v.key.trim(), model: v.model.trim() };
+  state.settings = { mode: v.mode, api: v.api, url: v.url.trim(), key: v.key.trim(), model: v.model.trim(), budget: Number(v.budget), timeout: Number(v.timeout) };
   saveSettings(state.settings);
+  const cur = state.cur;
+  if (cur && (cur.meta.system ?? "") !== v.system.trim()) {
+    cur.meta.system = v.system.trim();
+    write(() => state.store.put({ ...cur.meta }));
+  }
   renderAll();
 }
 
@@ -781,6 +1164,41 @@ function wire() {
     }
   });
   $("input").addEventListener("input", autosize);
+  // Keyboard: Ctrl+Shift+O new chat, Shift+Esc or "/" the composer, Esc stops a
+  // reply, ArrowUp in an empty composer edits the last message, Alt+←/→ on a
+  // focused message switches its alternatives.
+  document.addEventListener("keydown", (e) => {
+    if ($("dialog").open) return;
+    const typing = e.target.closest?.("input, textarea, [contenteditable]");
+    const mod = e.ctrlKey || e.metaKey;
+    if (mod && e.shiftKey && e.key.toLowerCase() === "o") {
+      e.preventDefault();
+      $("btn-new").click();
+    } else if ((e.key === "Escape" && e.shiftKey) || (e.key === "/" && !typing)) {
+      e.preventDefault();
+      $("input").focus();
+    } else if (e.key === "Escape" && state.busy) {
+      e.preventDefault();
+      state.busy.abort();
+    } else if (e.key === "ArrowUp" && e.target === $("input") && $("input").value === "" && !state.busy) {
+      const mine = [...$("messages").querySelectorAll("article.msg.user")].at(-1);
+      const edit = mine?.querySelector('[data-action="edit"]');
+      if (edit) {
+        e.preventDefault();
+        edit.click();
+      }
+    } else if (e.altKey && (e.key === "ArrowLeft" || e.key === "ArrowRight")) {
+      const msg = e.target.closest?.("#messages article.msg");
+      const b = msg?.querySelector(`[data-action="${e.key === "ArrowLeft" ? "prev" : "next"}"]:not([disabled])`);
+      if (b) {
+        e.preventDefault();
+        b.click();
+      }
+    }
+  });
+  $("messages").addEventListener("scroll", () => {
+    if (!state.scrollFrame) state.scrollFrame = requestAnimationFrame(() => { state.scrollFrame = 0; onChatScroll(); });
+  }, { passive: true });
   $("stop").onclick = () => state.busy?.abort();
   $("btn-new").onclick = async () => {
     await createConversation(new SessionTree());
@@ -871,8 +1289,31 @@ async function start() {
   }
   // Other tabs on the same conversation: merge their changes in (tabsync.js).
   state.store = syncTabs(state.store, {
-    current: () => (state.cur?.tree ? { id: state.cur.meta.id, tree: state.cur.tree } : null),
-    merged: () => { state.version++; persist(); renderAll(); },
+    current: () => (state.cur?.tree ? { id: state.cur.meta.id, tree: state.cur.tree, clean: !state.dirty && state.pending === 0 && !state.busy } : null),
+    reloaded: (id, tree) => {
+      const cur = state.cur;
+      if (!cur?.tree || cur.meta.id !== id) {
+        tree.free();
+        return;
+      }
+      // The user stays where they were: on their branch, or, when another tab's
+      // concurrent work took that name, on the branch now ending at their leaf.
+      const mine = cur.tree.activeBranch;
+      const myLeaf = cur.tree.pathWindow(-1).ids[0] ?? null;
+      const list = tree.branches();
+      let target = list.some((b) => b.name === mine) ? mine : null;
+      const now = list.find((b) => b.name === mine)?.leaf ?? null;
+      if (myLeaf && now !== myLeaf && !extends_(tree, now, myLeaf)) target = list.find((b) => b.leaf === myLeaf)?.name ?? target;
+      if (target && tree.activeBranch !== target) {
+        tree.switchBranch(target);
+        tree.takeChanges(); // this tab's place, not a change to store
+      }
+      cur.tree.free();
+      cur.tree = tree;
+      state.version++;
+      renderAll();
+    },
+    merged: (report, before) => { renameConflicts(report, before); state.version++; renderAll(); },
     loadMerge: () => loadInterchange("tab sync"),
   });
   try {

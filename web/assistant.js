@@ -7,17 +7,21 @@ export const DEMO_MODEL = "demo-assistant";
 
 const SETTINGS_KEY = "sessiontree-demo.settings";
 
-/** The assistant settings: { mode: "demo" | "endpoint", url, key, model }. */
+/** The assistant settings: { mode: "demo" | "endpoint", api: "openai-chat" | "anthropic", url, key, model, budget (tokens), timeout (s) }. */
 export function loadSettings() {
   try {
     const s = JSON.parse(localStorage.getItem(SETTINGS_KEY) ?? "null");
     if (s && typeof s === "object") {
-      return { mode: s.mode === "endpoint" ? "endpoint" : "demo", url: String(s.url ?? ""), key: String(s.key ?? ""), model: String(s.model ?? "") };
+      return {
+        mode: s.mode === "endpoint" ? "endpoint" : "demo", api: s.api === "anthropic" ? "anthropic" : "openai-chat",
+        url: String(s.url ?? ""), key: String(s.key ?? ""), model: String(s.model ?? ""),
+        budget: Number(s.budget) || 32000, timeout: Number(s.timeout) || 60,
+      };
     }
   } catch {
     // A damaged settings entry is replaced by the defaults below; the user sees them in the dialog.
   }
-  return { mode: "demo", url: "", key: "", model: "" };
+  return { mode: "demo", api: "openai-chat", url: "", key: "", model: "", budget: 32000, timeout: 60 };
 }
 
 export function saveSettings(s) {
@@ -86,7 +90,7 @@ export function demoReply(messages, variant = 0) {
   const last = [...messages].reverse().find((m) => m.role === "user");
   const text = last ? messageText(last).trim() : "";
   const words = text === "" ? 0 : text.split(/\s+/).length;
-  const turns = messages.filter((m) => m.role === "user").length;
+  const turns = (messages.turnsBefore ?? 0) + messages.filter((m) => m.role === "user").length;
   const h = hash(text) + variant * 7;
   const quote = text.length > 80 ? text.slice(0, 77) + "\u2026" : text;
   const opener = OPENERS[h % OPENERS.length];
@@ -98,78 +102,255 @@ export function demoReply(messages, variant = 0) {
   return { role: "assistant", content: body, model: DEMO_MODEL };
 }
 
-// ---- an OpenAI-compatible endpoint ----------------------------------------------
+// ---- model endpoints: OpenAI-compatible chat completions and Anthropic Messages ----
+//
+// Replies stream (SSE, read with the platform's streams: fetch's body through a
+// TextDecoderStream, split into events at blank lines); a server that answers
+// JSON instead is read whole. A request that fails before any text (unreachable,
+// HTTP 5xx or 429, nothing within the timeout) is retried twice; text already
+// painted is never thrown away: Stop, a timeout or a broken stream keep it as a
+// reply marked incomplete.
 
-/** The /chat/completions URL for the configured base URL (or the full URL as given). */
-export function completionsURL(url) {
+/** The APIs a configured endpoint may speak (t.projectFor's names). */
+export const APIS = [
+  { value: "openai-chat", label: "OpenAI-compatible chat completions", hint: "POST {URL}/chat/completions (OpenAI, Ollama, vLLM, llama.cpp, LM Studio, OpenRouter…)" },
+  { value: "anthropic", label: "Anthropic Messages", hint: "POST {URL}/messages with x-api-key (https://api.anthropic.com/v1)" },
+];
+
+/** The /chat/completions or /messages URL for the configured base URL (or the full URL as given). */
+export function completionsURL(url, api = "openai-chat") {
   const u = url.trim().replace(/\/+$/, "");
+  if (api === "anthropic") return /\/messages$/.test(u) ? u : `${u}/messages`;
   return /\/chat\/completions$/.test(u) ? u : `${u}/chat/completions`;
 }
 
-/** An error whose message a user can act on. */
-export class EndpointError extends Error {}
+function modelsURL(url, api) {
+  return completionsURL(url, api).replace(/\/(chat\/completions|messages)$/, "/models");
+}
 
-async function complete(settings, messages, signal) {
-  const url = completionsURL(settings.url);
-  const headers = { "content-type": "application/json" };
-  if (settings.key.trim() !== "") headers.authorization = `Bearer ${settings.key.trim()}`;
-  let res;
-  try {
-    res = await fetch(url, {
-      method: "POST",
-      headers,
-      body: JSON.stringify({ model: settings.model.trim(), messages }),
-      signal,
-    });
-  } catch (e) {
-    if (signal?.aborted) throw new EndpointError("the request was stopped");
-    throw new EndpointError(`could not reach ${url} (${e.message}). Check the URL, the network, and that the server allows requests from this page (CORS).`);
+function headersFor(settings) {
+  const key = settings.key.trim();
+  const h = { "content-type": "application/json" };
+  if (settings.api === "anthropic") {
+    h["anthropic-version"] = "2023-06-01";
+    h["anthropic-dangerous-direct-browser-access"] = "true";
+    if (key) h["x-api-key"] = key;
+  } else if (key) h.authorization = `Bearer ${key}`;
+  return h;
+}
+
+/** An error whose message a user can act on; `retry`: worth trying again as is. */
+export class EndpointError extends Error {
+  constructor(message, retry = false) {
+    super(message);
+    this.retry = retry;
   }
-  const body = await res.text().catch(() => "");
-  if (!res.ok) {
-    let detail = body.slice(0, 300);
-    try {
-      detail = JSON.parse(body)?.error?.message ?? detail;
-    } catch {
-      // Not JSON: the raw text (cut) is the best detail there is.
-    }
-    throw new EndpointError(`${url} answered HTTP ${res.status}${detail ? `: ${detail}` : ""}`);
+}
+
+/**
+ * The request body for the configured API from a projection's request fields
+ * (t.projectFor) and the conversation's system prompt.
+ */
+export function requestBody(settings, request, system, stream = true) {
+  const model = settings.model.trim();
+  if (settings.api === "anthropic") {
+    const body = { model, max_tokens: settings.maxTokens || 4096, messages: request.messages ?? [] };
+    const sys = [system?.trim(), request.system].filter(Boolean).join("\n\n");
+    if (sys) body.system = sys;
+    if (request.tools?.length) body.tools = request.tools;
+    if (stream) body.stream = true;
+    return body;
   }
-  let data;
+  const messages = [...(request.messages ?? [])];
+  if (system?.trim()) messages.unshift({ role: "system", content: system.trim() });
+  const body = { model, messages };
+  if (stream) body.stream = true;
+  return body;
+}
+
+/** The server's error message out of an error body (OpenAI's and Anthropic's shapes), or the text cut. */
+function detailOf(text) {
   try {
-    data = JSON.parse(body);
+    const j = JSON.parse(text);
+    return j?.error?.message ?? j?.message ?? text.slice(0, 300);
   } catch {
-    throw new EndpointError(`${url} answered something that is not JSON: ${body.slice(0, 120)}`);
+    return text.slice(0, 300);
+  }
+}
+
+/** Reads SSE events ({ event, data }) from a fetch body. */
+async function* sse(body, signal) {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = "";
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buf += value;
+      let cut;
+      while ((cut = buf.search(/\r?\n\r?\n/)) >= 0) {
+        const block = buf.slice(0, cut);
+        buf = buf.slice(cut).replace(/^\r?\n\r?\n/, "");
+        let event = "message";
+        const data = [];
+        for (const line of block.split(/\r?\n/)) {
+          if (line.startsWith("event:")) event = line.slice(6).trim();
+          else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+        }
+        if (data.length) yield { event, data: data.join("\n") };
+      }
+      if (signal?.aborted) break;
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+}
+
+/** The text of a whole (non-streamed) answer, either API. */
+function wholeText(api, data) {
+  if (api === "anthropic") {
+    if (!Array.isArray(data?.content)) throw new EndpointError("the answer has no content");
+    return data.content.filter((p) => p?.type === "text").map((p) => p.text).join("");
   }
   const m = data?.choices?.[0]?.message;
-  if (!m || (typeof m.content !== "string" && !Array.isArray(m.tool_calls))) {
-    throw new EndpointError(`${url} answered JSON without choices[0].message.content`);
+  if (!m || (typeof m.content !== "string" && !Array.isArray(m.tool_calls) && m.content !== null)) throw new EndpointError("the answer has no choices[0].message.content");
+  return m.content ?? "";
+}
+
+/**
+ * One request, streamed: calls onText(textSoFar) as tokens arrive. Resolves to
+ * { text, model, incomplete, reason }. Stop (signal) or the idle timeout after
+ * some text resolve with what came, incomplete; before any text they reject.
+ */
+async function once(settings, body, { signal, onText, timeoutMs }) {
+  const url = completionsURL(settings.url, settings.api);
+  const idle = new AbortController();
+  let timer = 0;
+  let timedOut = false;
+  const arm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => { timedOut = true; idle.abort(); }, timeoutMs);
+  };
+  const both = AbortSignal.any([signal, idle.signal].filter(Boolean));
+  let text = "";
+  let model = settings.model.trim();
+  const end = (reason) => ({ text, model, incomplete: reason !== "done", reason });
+  arm();
+  try {
+    let res;
+    try {
+      res = await fetch(url, { method: "POST", headers: headersFor(settings), body: JSON.stringify(body), signal: both });
+    } catch (e) {
+      if (signal?.aborted) throw new EndpointError("the request was stopped");
+      if (timedOut) throw new EndpointError(`${url} sent nothing within ${Math.round(timeoutMs / 1000)} s`, true);
+      throw new EndpointError(`could not reach ${url} (${e.message}). Check the URL, the network, and that the server allows requests from this page (CORS).`, true);
+    }
+    arm();
+    if (!res.ok) {
+      const detail = detailOf(await res.text().catch(() => ""));
+      throw new EndpointError(`${url} answered HTTP ${res.status}${detail ? `: ${detail}` : ""}`, res.status >= 500 || res.status === 429);
+    }
+    const type = res.headers.get("content-type") ?? "";
+    if (!type.includes("text/event-stream")) {
+      const raw = await res.text();
+      let data;
+      try {
+        data = JSON.parse(raw);
+      } catch {
+        throw new EndpointError(`${url} answered something that is neither JSON nor an event stream: ${raw.slice(0, 120)}`);
+      }
+      text = wholeText(settings.api, data);
+      if (typeof data.model === "string" && data.model) model = data.model;
+      onText?.(text);
+      return end("done");
+    }
+    try {
+      for await (const { event, data } of sse(res.body, both)) {
+        arm();
+        if (data === "[DONE]") return end("done");
+        let j;
+        try {
+          j = JSON.parse(data);
+        } catch {
+          continue; // a comment or keep-alive
+        }
+        if (typeof j.model === "string" && j.model) model = j.model;
+        if (j.type === "error" || event === "error" || (j.error && !j.choices)) {
+          const msg = j.error?.message ?? "the stream reported an error";
+          if (text) return { ...end("error"), error: msg };
+          throw new EndpointError(`${url} reported: ${msg}`, true);
+        }
+        if (settings.api === "anthropic") {
+          if (j.type === "message_start" && j.message?.model) model = j.message.model;
+          if (j.type === "content_block_delta" && j.delta?.type === "text_delta") text += j.delta.text;
+          if (j.type === "message_stop") return end("done");
+        } else {
+          const d = j.choices?.[0]?.delta;
+          if (typeof d?.content === "string") text += d.content;
+        }
+        onText?.(text);
+      }
+    } catch (e) {
+      if (e instanceof EndpointError) throw e;
+      if (!both.aborted) {
+        if (text) return { ...end("error"), error: e.message };
+        throw new EndpointError(`${url}: the stream broke (${e.message})`, true);
+      }
+    }
+    if (signal?.aborted) {
+      if (text) return end("stopped");
+      throw new EndpointError("the request was stopped");
+    }
+    if (timedOut) {
+      if (text) return end("timeout");
+      throw new EndpointError(`${url} sent nothing within ${Math.round(timeoutMs / 1000)} s`, true);
+    }
+    // The stream ended without its end marker: what came is kept, marked.
+    return text ? end(settings.api === "anthropic" ? "cut" : "done") : end("done");
+  } finally {
+    clearTimeout(timer);
   }
-  return { text: m.content ?? "", model: typeof data.model === "string" && data.model ? data.model : settings.model.trim() };
 }
 
-/** Only the fields a chat model reads, so the tree's own fields never reach the endpoint. */
-function forModel(messages) {
-  return messages.map((m) => {
-    const o = { role: m.role, content: m.content ?? "" };
-    for (const k of ["name", "tool_calls", "tool_call_id"]) if (m[k] !== undefined) o[k] = m[k];
-    return o;
-  });
+/**
+ * The endpoint's reply to a request body (requestBody), streamed into
+ * onText(textSoFar), retried twice when it failed before any text. Resolves to
+ * a message to append ({ role, content, model } and `incomplete: true` with
+ * `stop_reason` when it was cut short).
+ */
+export async function endpointReply(settings, body, signal, { onText, onRetry } = {}) {
+  const timeoutMs = Math.max(1, Number(settings.timeout) || 60) * 1000;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const got = await once(settings, body, { signal, onText, timeoutMs });
+      const m = { role: "assistant", content: got.text, model: got.model };
+      if (got.incomplete) {
+        m.incomplete = true;
+        m.stop_reason = got.reason;
+      }
+      return m;
+    } catch (e) {
+      if (!(e instanceof EndpointError) || !e.retry || attempt >= 2 || signal?.aborted) throw e;
+      onRetry?.(attempt + 1, e);
+      await new Promise((r) => setTimeout(r, 400 * 2 ** attempt));
+      if (signal?.aborted) throw new EndpointError("the request was stopped");
+    }
+  }
 }
 
-/** The endpoint's reply to messages, as a message to append. */
-export async function endpointReply(settings, messages, signal) {
-  const { text, model } = await complete(settings, forModel(messages), signal);
-  return { role: "assistant", content: text, model };
+/** The model ids the endpoint lists (GET {URL}/models), or [] when it lists none. */
+export async function listModels(settings, signal) {
+  const res = await fetch(modelsURL(settings.url, settings.api), { headers: headersFor(settings), signal });
+  if (!res.ok) throw new EndpointError(`${modelsURL(settings.url, settings.api)} answered HTTP ${res.status}`);
+  const data = await res.json();
+  return (Array.isArray(data?.data) ? data.data : []).map((m) => m?.id).filter((id) => typeof id === "string");
 }
 
-/** A summarizer for t.summarizeBranchWith that asks the configured model. */
+/** A summarizer for t.summarizeBranchWith that asks the configured model (not streamed). */
 export function endpointSummarizer(settings) {
   return async (text, { signal }) => {
-    const { text: summary, model } = await complete(settings, [
-      { role: "system", content: "Summarize this branch of a chat in one or two short sentences. Answer with the summary only." },
-      { role: "user", content: text },
-    ], signal);
-    return { summary: summary.trim(), modelId: model };
+    const body = requestBody(settings, { messages: [{ role: "user", content: text }] }, "Summarize this branch of a chat in one or two short sentences. Answer with the summary only.", false);
+    const got = await once(settings, body, { signal, timeoutMs: 30000 });
+    return { summary: got.text.trim(), modelId: got.model };
   };
 }

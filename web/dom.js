@@ -74,6 +74,18 @@ export function openForm({ title, fields, ok = "OK", danger = false, check }) {
       form.append(el("p.note", null, f.text));
       continue;
     }
+    if (f.type === "pre") {
+      // A block of text shown as it is (a request preview), with its own label.
+      form.append(el("p.field", null, f.label), el("pre.preview", { tabindex: "0", "aria-label": f.label }, f.text));
+      continue;
+    }
+    if (f.type === "textarea") {
+      const id = `field-${f.name}`;
+      const area = el("textarea", { id, name: f.name, rows: f.rows ?? 3, placeholder: f.placeholder ?? "", value: f.value ?? "" });
+      form.append(el("label.field", { for: id }, f.label), area);
+      inputs[f.name] = () => area.value;
+      continue;
+    }
     if (f.type === "radio") {
       const box = el("fieldset.radios", null, el("legend", null, f.label));
       for (const o of f.options) {
@@ -87,6 +99,13 @@ export function openForm({ title, fields, ok = "OK", danger = false, check }) {
     const id = `field-${f.name}`;
     const input = el("input", { id, name: f.name, type: f.type ?? "text", value: f.value ?? "", placeholder: f.placeholder ?? "", autocomplete: "off", spellcheck: false });
     form.append(el("label.field", { for: id }, f.label), input);
+    if (f.suggest) {
+      // Suggestions filled in later (the models an endpoint lists).
+      const list = el("datalist", { id: `${id}-list` });
+      input.setAttribute("list", list.id);
+      form.append(list);
+      input.addEventListener("focus", () => f.suggest(list), { once: true });
+    }
     inputs[f.name] = () => input.value;
   }
   const error = el("p.form-error", { role: "alert", hidden: true });

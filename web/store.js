@@ -1,23 +1,48 @@
-// The page's storage: every conversation's .tree.json (t.save()) and a little
-// metadata, in IndexedDB. Two object stores written in one transaction: "meta"
-// (listed at start, small) and "trees" (read when a conversation is opened).
+// The page's storage, in IndexedDB: one record per node and per branch of every
+// conversation, written from the tree's change feed (t.takeChanges()), so that
+// a send writes a handful of records whatever the conversation's size. Stores:
+//   "meta": { id, title, …, root, activeBranch, rev }   listed at start, small
+//   "rows": the record's JSON text under the key [conversation, "b"|"n", name or id]
+// A conversation is opened with SessionTree.fromRows over its rows. `rev` counts
+// the writes to a conversation: a tab that writes knows the rev its tree holds,
+// and a different stored rev means another tab wrote in between (tabsync.js).
+// Version 1 kept a whole .tree.json per conversation in "trees": it is read once
+// and turned into rows (legacy()).
 
 const DB_NAME = "sessiontree-demo";
-const DB_VERSION = 1;
+const DB_VERSION = 2;
 
-function request(r) {
+export function request(r) {
   return new Promise((resolve, reject) => {
     r.onsuccess = () => resolve(r.result);
     r.onerror = () => reject(r.error);
   });
 }
 
-function done(tx) {
+export function done(tx) {
   return new Promise((resolve, reject) => {
     tx.oncomplete = () => resolve();
     tx.onerror = () => reject(tx.error);
     tx.onabort = () => reject(tx.error ?? new Error("the storage transaction was aborted"));
   });
+}
+
+/** Every row key of conversation id. */
+const range = (id) => IDBKeyRange.bound([id], [id, []]);
+
+/** Writes a change feed's rows (and the conversation's meta) into an open readwrite transaction. */
+export function putRows(tx, meta, changes) {
+  const rows = tx.objectStore("rows");
+  if (changes.all) rows.delete(range(meta.id));
+  for (const b of changes.branches) {
+    if (b.row === null) rows.delete([meta.id, "b", b.name]);
+    else rows.put(b.row, [meta.id, "b", b.name]);
+  }
+  for (const n of changes.nodes) {
+    if (n.row === null) rows.delete([meta.id, "n", n.id]);
+    else rows.put(n.row, [meta.id, "n", n.id]);
+  }
+  tx.objectStore("meta").put({ ...meta, root: changes.root, activeBranch: changes.activeBranch });
 }
 
 /** Conversations kept in IndexedDB. open() fails when the browser has no IndexedDB. */
@@ -28,6 +53,10 @@ export class Store {
     this.#db = db;
   }
 
+  get db() {
+    return this.#db;
+  }
+
   static async open() {
     if (typeof indexedDB === "undefined") throw new Error("this browser has no IndexedDB");
     const r = indexedDB.open(DB_NAME, DB_VERSION);
@@ -35,8 +64,12 @@ export class Store {
       const db = r.result;
       if (!db.objectStoreNames.contains("meta")) db.createObjectStore("meta", { keyPath: "id" });
       if (!db.objectStoreNames.contains("trees")) db.createObjectStore("trees", { keyPath: "id" });
+      if (!db.objectStoreNames.contains("rows")) db.createObjectStore("rows");
     };
-    return new Store(await request(r));
+    const db = await request(r);
+    // Another tab upgrading the database: let it (this tab's next write fails and says so).
+    db.onversionchange = () => db.close();
+    return new Store(db);
   }
 
   /** Every conversation's metadata, the newest conversation first. */
@@ -46,25 +79,88 @@ export class Store {
     return all.sort((a, b) => b.createdAt - a.createdAt);
   }
 
-  /** A conversation's saved .tree.json text, or null. */
-  async tree(id) {
+  /** The meta record of a conversation, or null. */
+  async meta(id) {
+    const tx = this.#db.transaction("meta", "readonly");
+    return (await request(tx.objectStore("meta").get(id))) ?? null;
+  }
+
+  /**
+   * A conversation's rows, as SessionTree.fromRows takes them, with the rev
+   * they are as of; null when none are stored.
+   */
+  async rows(id) {
+    const tx = this.#db.transaction(["meta", "rows"], "readonly");
+    const metaReq = tx.objectStore("meta").get(id);
+    const keysReq = tx.objectStore("rows").getAllKeys(range(id));
+    const valsReq = tx.objectStore("rows").getAll(range(id));
+    const [meta, keys, vals] = await Promise.all([request(metaReq), request(keysReq), request(valsReq)]);
+    if (!meta || keys.length === 0) return null;
+    const branches = [];
+    const nodes = [];
+    for (let i = 0; i < keys.length; i++) {
+      const [, kind, key] = keys[i];
+      if (kind === "b") branches.push({ name: key, row: vals[i] });
+      else nodes.push({ id: key, row: vals[i] });
+    }
+    return { root: meta.root ?? null, activeBranch: meta.activeBranch ?? "main", branches, nodes, rev: meta.rev ?? 0 };
+  }
+
+  /**
+   * Nodes of the other conversations whose record contains query (any case):
+   * [{ conv, id, message }], at most limit. Reads the node records one
+   * conversation at a time and parses only those that match.
+   */
+  async searchRows(query, except, limit = 30) {
+    const q = query.toLowerCase();
+    const out = [];
+    const metas = await this.list();
+    for (const m of metas) {
+      if (m.id === except) continue;
+      const tx = this.#db.transaction("rows", "readonly");
+      const r = IDBKeyRange.bound([m.id, "n"], [m.id, "n", []]);
+      const [keys, vals] = await Promise.all([request(tx.objectStore("rows").getAllKeys(r)), request(tx.objectStore("rows").getAll(r))]);
+      for (let i = 0; i < vals.length && out.length < limit; i++) {
+        if (!vals[i].toLowerCase().includes(q)) continue;
+        try {
+          const node = JSON.parse(vals[i]);
+          const text = JSON.stringify(node.message ?? {}).toLowerCase();
+          if (text.includes(q)) out.push({ conv: m.id, id: keys[i][2], message: node.message });
+        } catch {
+          // a damaged record: the conversation says so when it is opened
+        }
+      }
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  /** A version-1 conversation's whole .tree.json, or null. */
+  async legacy(id) {
     const tx = this.#db.transaction("trees", "readonly");
     const row = await request(tx.objectStore("trees").get(id));
     return row ? row.json : null;
   }
 
-  /** Writes a conversation's metadata and (when json is given) its tree, together. */
-  async put(meta, json) {
-    const tx = this.#db.transaction(["meta", "trees"], "readwrite");
-    tx.objectStore("meta").put(meta);
-    if (json !== undefined) tx.objectStore("trees").put({ id: meta.id, json });
+  /** Writes a conversation's metadata and, when given, a change feed's rows, together. */
+  async put(meta, changes) {
+    const tx = this.#db.transaction(["meta", "rows", "trees"], "readwrite");
+    if (changes) {
+      putRows(tx, meta, changes);
+      if (changes.all) tx.objectStore("trees").delete(meta.id);
+    } else {
+      const metas = tx.objectStore("meta");
+      const got = metas.get(meta.id);
+      got.onsuccess = () => metas.put({ ...got.result, ...meta });
+    }
     await done(tx);
   }
 
   /** Removes a conversation. */
   async remove(id) {
-    const tx = this.#db.transaction(["meta", "trees"], "readwrite");
+    const tx = this.#db.transaction(["meta", "rows", "trees"], "readwrite");
     tx.objectStore("meta").delete(id);
+    tx.objectStore("rows").delete(range(id));
     tx.objectStore("trees").delete(id);
     await done(tx);
   }
@@ -73,23 +169,45 @@ export class Store {
 /** The same interface in memory, for a browser without IndexedDB: nothing survives a reload. */
 export class MemoryStore {
   #meta = new Map();
-  #trees = new Map();
+  #rows = new Map(); // id → { branches: Map, nodes: Map }
 
   async list() {
     return [...this.#meta.values()].sort((a, b) => b.createdAt - a.createdAt);
   }
 
-  async tree(id) {
-    return this.#trees.get(id) ?? null;
+  async meta(id) {
+    return this.#meta.get(id) ?? null;
   }
 
-  async put(meta, json) {
-    this.#meta.set(meta.id, { ...meta });
-    if (json !== undefined) this.#trees.set(meta.id, json);
+  async rows(id) {
+    const meta = this.#meta.get(id);
+    const r = this.#rows.get(id);
+    if (!meta || !r) return null;
+    return {
+      root: meta.root ?? null, activeBranch: meta.activeBranch ?? "main", rev: meta.rev ?? 0,
+      branches: [...r.branches].map(([name, row]) => ({ name, row })),
+      nodes: [...r.nodes].map(([id, row]) => ({ id, row })),
+    };
+  }
+
+  async legacy() {
+    return null;
+  }
+
+  async put(meta, changes) {
+    if (!changes) {
+      this.#meta.set(meta.id, { ...this.#meta.get(meta.id), ...meta });
+      return;
+    }
+    this.#meta.set(meta.id, { ...meta, root: changes.root, activeBranch: changes.activeBranch });
+    let r = this.#rows.get(meta.id);
+    if (!r || changes.all) this.#rows.set(meta.id, (r = { branches: new Map(), nodes: new Map() }));
+    for (const b of changes.branches) b.row === null ? r.branches.delete(b.name) : r.branches.set(b.name, b.row);
+    for (const n of changes.nodes) n.row === null ? r.nodes.delete(n.id) : r.nodes.set(n.id, n.row);
   }
 
   async remove(id) {
     this.#meta.delete(id);
-    this.#trees.delete(id);
+    this.#rows.delete(id);
   }
 }

@@ -1,154 +1,225 @@
-// Keeps every tab on a conversation in sync, through the library's merge:
-//  - live: after a tab stores its tree it posts it on a BroadcastChannel; a tab
-//    with the same conversation open merges it in (t.merge) and redraws;
-//  - stored: each write to IndexedDB merges the stored tree into the one being
-//    written, in one transaction, so two tabs writing at once lose nothing and a
-//    tab opened (or reopened) later loads the union;
-//  - a tab coming back to the foreground merges what is stored, in case it
-//    missed a message while it was frozen.
-// Merging is commutative and idempotent, so the echo of a merged tree changes
-// nothing and the exchange stops.
+// Keeps every tab on a conversation in sync without moving whole trees around:
+//  - a write is the change feed's rows (a send: a handful of records) plus the
+//    conversation's `rev`, bumped in the same transaction, checked against the
+//    rev this tab's tree holds: equal, the rows go in; different, another tab
+//    wrote in between and the two copies really diverged: only then the stored
+//    rows are read, loaded (fromRows) and merged into this tab's tree (t.merge),
+//    and the merged tree's rows written whole;
+//  - after a write a tab posts { id, rev } on a BroadcastChannel (a few bytes,
+//    never the tree); a tab with that conversation open and an older rev is
+//    behind: it reloads the conversation from its rows (fromRows) once the burst
+//    of changes is over, or when it comes back to the foreground if it is hidden;
+//  - a tab with changes of its own not yet written never reloads: its next write
+//    finds the other rev and merges.
+// Merge lives in the interchange module, loaded the first time this tab has to
+// merge (loadMerge): tabs that take turns never load it.
 //
-// Merge lives in the interchange module, which loads on the first merge this
-// tab needs (loadMerge): a tab alone on its conversations never loads it. What
-// tells is `known`: per conversation, a stored .tree.json that this tab's tree
-// holds all of (it read it, wrote it or merged it in). A stored copy equal to
-// it holds nothing new, so there is nothing to merge.
+// What the JS API lacks for less: a way to apply another copy's rows to a live
+// tree (the receiving tab reloads the conversation's rows instead of applying
+// the sender's few).
 import { SessionTree } from "./sessiontree.js";
-import { MemoryStore } from "./store.js";
+import { MemoryStore, putRows, request } from "./store.js";
 
 const CHANNEL = "sessiontree-demo-sync";
-const DB_NAME = "sessiontree-demo"; // store.js's database: "trees" rows are { id, json }
+const CATCH_UP_MS = 60; // a behind tab reloads once the other tab's burst is over
 
-function request(r) {
-  return new Promise((resolve, reject) => {
-    r.onsuccess = () => resolve(r.result);
-    r.onerror = () => reject(r.error);
-  });
-}
-
-// NEED_MERGE is what mergePut returns when the stored copy has to be merged and
-// the merge module is not loaded yet: the transaction was aborted unwritten.
-const NEED_MERGE = Symbol("need the merge module");
+// DIVERGED is what tryPut answers when the stored rev is not the one expected:
+// the transaction was aborted, nothing written.
+const DIVERGED = Symbol("another tab wrote first");
 
 /**
- * Wraps the page's store so that every write merges with what is stored and is
- * announced to the other tabs, and starts listening to them.
- *   current(): { id, tree } of the conversation open in this tab, or null
- *   merged(report): called after a merge changed this tab's tree (save and redraw)
+ * Wraps the page's store so that every write is checked against the other tabs'
+ * and announced to them, and starts listening to them. The page gives:
+ *   current(): { id, tree, clean } of the conversation open here (clean: no change
+ *     of this tab waits to be written), or null
+ *   reloaded(id, tree, rev): the conversation was read again from storage (another
+ *     tab changed it): use tree instead of the current one
+ *   merged(report, before): a merge changed this tab's tree (rename what it
+ *     kept twice, go back to before = { branch, leaf }, redraw)
  *   loadMerge(): loads the interchange module (initInterchange), once
+ * put(meta, changes, tree) writes changes (tree.takeChanges()) of tree.
  */
-export function syncTabs(store, { current, merged, loadMerge }) {
-  const channel = typeof BroadcastChannel === "function" ? new BroadcastChannel(CHANNEL) : null;
-  const hasIDB = typeof indexedDB !== "undefined" && !(store instanceof MemoryStore);
-  const known = new Map(); // conversation id → a stored .tree.json this tab's tree holds
-  let db = null;
-  let mergeReady = false;
-  const ready = async () => {
-    if (!mergeReady) {
-      await loadMerge();
-      mergeReady = true;
+/** The rows of all (every row of a tree) that differ from stored ones, and the stored ones all lacks (null). */
+function diff(stored, all) {
+  const pick = (was, now, key) => {
+    const old = new Map(was.map((r) => [r[key], r.row]));
+    const out = [];
+    for (const r of now) {
+      if (old.get(r[key]) !== r.row) out.push(r);
+      old.delete(r[key]);
     }
+    // A merge never removes a node: a stored node the union lacks is kept (and said).
+    if (key === "name") for (const k of old.keys()) out.push({ [key]: k, row: null });
+    else if (old.size) console.warn(`sessiontree: the merged tree lacks ${old.size} stored node(s); they are kept`);
+    return out;
   };
+  return { all: false, root: all.root, activeBranch: all.activeBranch, branches: pick(stored.branches, all.branches, "name"), nodes: pick(stored.nodes, all.nodes, "id") };
+}
 
-  // mergeIn merges json, another copy of conversation id, into this tab's tree
-  // when that conversation is open, loading the merge module if need be.
-  const mergeIn = async (id, json) => {
-    let cur = current();
-    if (!cur || cur.id !== id || json === null || json === known.get(id)) return;
-    if (!mergeReady) {
-      try {
-        await ready();
-      } catch (e) {
-        console.warn(`sessiontree: the merge module did not load (${e.message}); another tab's changes to ${id} are not shown`);
+export function syncTabs(store, { current, reloaded, merged, loadMerge }) {
+  const channel = typeof BroadcastChannel === "function" ? new BroadcastChannel(CHANNEL) : null;
+  const hasIDB = !(store instanceof MemoryStore) && !!store.db;
+  const known = new Map(); // conversation id → the rev this tab's tree holds
+  const stats = { merges: 0, reloads: 0, posted: 0 };
+  let timer = 0;
+  // Bumped by every merge: a change feed's rows taken before a merge are stale
+  // (a parent's children, a branch's leaf as they were before it) and must not
+  // be written over the merged rows.
+  let epoch = 0;
+
+  // One readwrite transaction: check the stored rev, write the rows, bump it.
+  const tryPut = (meta, changes, expect) => new Promise((resolve, reject) => {
+    const tx = store.db.transaction(["meta", "rows", "trees"], "readwrite");
+    let rev = 0;
+    let diverged = false;
+    tx.oncomplete = () => resolve(rev);
+    tx.onerror = () => reject(tx.error);
+    tx.onabort = () => (diverged ? resolve(DIVERGED) : reject(tx.error ?? new Error("the storage transaction was aborted")));
+    const got = tx.objectStore("meta").get(meta.id);
+    got.onsuccess = () => {
+      const stored = got.result?.rev ?? 0;
+      if (expect !== undefined && stored !== expect) {
+        diverged = true;
+        tx.abort();
         return;
       }
-      cur = current();
-      if (!cur || cur.id !== id) return;
+      rev = stored + 1;
+      putRows(tx, { ...meta, rev }, changes);
+      if (changes.all) tx.objectStore("trees").delete(meta.id);
+    };
+  });
+
+  // Merges the stored copy into tree and writes the rows where the union differs
+  // from what is stored. Returns the rev written.
+  // (The feed after a merge in the lean module answers nothing — the merged tree
+  // is swapped in — so the rows are compared here, against the stored ones.)
+  const mergeAndPut = async (meta, tree) => {
+    await loadMerge();
+    for (;;) {
+      const rows = await store.rows(meta.id);
+      if (rows) {
+        const theirs = SessionTree.fromRows(rows);
+        const before = { branch: tree.activeBranch, leaf: tree.pathWindow(-1).ids[0] ?? null };
+        let report;
+        try {
+          report = tree.merge(theirs);
+        } finally {
+          theirs.free();
+        }
+        epoch++; // rows taken from this tree before now are stale
+        stats.merges++;
+        if (report.changed) merged(report, before);
+      }
+      tree.takeChanges(); // what is written next holds it
+      const copy = tree.clone();
+      let all;
+      try {
+        all = copy.takeChanges(); // the first call: every row
+      } finally {
+        copy.free();
+      }
+      const changes = rows ? diff(rows, all) : all;
+      const rev = await tryPut(meta, changes, rows ? rows.rev : undefined);
+      if (rev !== DIVERGED) return rev;
     }
-    let report;
-    try {
-      report = cur.tree.merge(json);
-    } catch (e) {
-      console.warn(`sessiontree: could not merge another tab's copy of ${id}: ${e.message}`);
-      return;
-    }
-    known.set(id, json);
-    if (report.changed) merged(report);
   };
 
-  // One readwrite transaction: read the stored tree, merge it into ours, write.
-  // A transaction cannot wait for the merge module to load: when a merge is
-  // needed before it has, it is aborted and NEED_MERGE returned.
-  const mergePut = async (meta, json) => {
-    db ??= await request(indexedDB.open(DB_NAME));
-    const tx = db.transaction(["meta", "trees"], "readwrite");
-    let out = json;
-    let need = false;
-    const trees = tx.objectStore("trees");
-    const done = new Promise((resolve, reject) => {
-      tx.oncomplete = () => resolve(out);
-      tx.onerror = () => reject(tx.error);
-      tx.onabort = () => (need ? resolve(NEED_MERGE) : reject(tx.error ?? new Error("the storage transaction was aborted")));
-    });
-    const got = trees.get(meta.id);
-    got.onsuccess = () => {
-      const stored = got.result?.json;
-      if (stored && stored !== json && stored !== known.get(meta.id)) {
-        if (!mergeReady) {
-          need = true;
-          tx.abort();
-          return;
-        }
-        try {
-          out = SessionTree.mergeJSON(json, stored).json;
-        } catch (e) {
-          console.warn(`sessiontree: the stored copy of ${meta.id} could not be merged (${e.message}); writing this tab's`);
-        }
-      }
-      tx.objectStore("meta").put(meta);
-      trees.put({ id: meta.id, json: out });
-    };
-    return done;
+  let running = null; // the catch-up under way: one at a time, the newest rev wins
+  const catchUp = async (id) => {
+    timer = 0;
+    if (running) {
+      running.then(() => schedule(id));
+      return;
+    }
+    running = reload(id).finally(() => { running = null; });
+    return running;
+  };
+  const reload = async (id) => {
+    const cur = current();
+    if (!cur || cur.id !== id) return;
+    if (!cur.clean) {
+      schedule(id, 250); // a change of this tab is being written (it merges if need be): look again after
+      return;
+    }
+    const stored = await store.meta(id);
+    if (!stored || (stored.rev ?? 0) === known.get(id)) return;
+    const rows = await store.rows(id);
+    const now = current();
+    if (!rows || !now || now.id !== id) return;
+    if (now.tree !== cur.tree || !now.clean) {
+      schedule(id, 250);
+      return;
+    }
+    if (rows.rev <= (known.get(id) ?? 0)) return; // this tab holds that already
+    const tree = SessionTree.fromRows(rows);
+    tree.takeChanges(); // the store holds these rows
+    known.set(id, rows.rev);
+    stats.reloads++;
+    reloaded(id, tree, rows.rev);
+  };
+  const schedule = (id, ms = CATCH_UP_MS) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => catchUp(id).catch((e) => console.warn(`sessiontree: could not read another tab's changes to ${id}: ${e.message}`)), ms);
   };
 
   const wrapped = {
+    stats,
+    /** Whether another tab's changes are known to be coming (a catch-up is scheduled or running). */
+    behind: () => !!(timer || running),
     list: () => store.list(),
-    async tree(id) {
-      const json = await store.tree(id);
-      if (json !== null) known.set(id, json); // the page loads it as the tree of id
-      return json;
+    meta: (id) => store.meta(id),
+    legacy: (id) => store.legacy(id),
+    searchRows: store.searchRows ? (...a) => store.searchRows(...a) : undefined,
+    async rows(id) {
+      const rows = await store.rows(id);
+      if (rows) known.set(id, rows.rev); // the page loads them as the tree of id
+      return rows;
     },
-    remove: (id) => {
+    remove(id) {
       known.delete(id);
       return store.remove(id);
     },
-    async put(meta, json) {
-      if (json === undefined) return store.put(meta, json);
-      let out = json;
-      if (hasIDB) {
-        out = await mergePut(meta, json);
-        if (out === NEED_MERGE) {
-          await ready();
-          out = await mergePut(meta, json);
-        }
-      } else {
-        await store.put(meta, json);
-      }
-      channel?.postMessage({ id: meta.id, json: out });
-      // The tree that saved json holds it; when the store had edits this tab
-      // lacked, it holds out once they are merged in (mergeIn records that).
-      if (out === json) known.set(meta.id, out);
-      else mergeIn(meta.id, out);
+    /** The merge count: pass it to put with the changes taken at the same time. */
+    get epoch() {
+      return epoch;
+    },
+    /**
+     * Writes meta and the rows of changes (taken from tree when the merge count
+     * was takenAt); merges first when another tab wrote since. Rows taken before
+     * a merge are not written: the rows where the tree differs from the stored ones are.
+     */
+    async put(meta, changes, tree, takenAt) {
+      if (!changes || !hasIDB) return store.put(meta, changes);
+      let rev = takenAt !== undefined && takenAt !== epoch && !changes.all
+        ? DIVERGED
+        : await tryPut(meta, changes, changes.all ? undefined : known.get(meta.id));
+      if (rev === DIVERGED) rev = await mergeAndPut(meta, tree);
+      known.set(meta.id, rev);
+      stats.posted++;
+      channel?.postMessage({ id: meta.id, rev });
+      return rev;
     },
   };
-  Object.setPrototypeOf(wrapped, store); // `instanceof` checks on the store keep working
 
-  channel?.addEventListener("message", (e) => mergeIn(e.data?.id, e.data?.json ?? null));
-  document.addEventListener("visibilitychange", async () => {
+  channel?.addEventListener("message", (e) => {
+    const { id, rev } = e.data ?? {};
     const cur = current();
-    if (document.visibilityState !== "visible" || !cur) return;
-    mergeIn(cur.id, await store.tree(cur.id));
+    if (!cur || cur.id !== id || rev <= (known.get(id) ?? 0)) return;
+    if (document.visibilityState === "visible") schedule(id);
+  });
+  // A post can be missed (a tab frozen, a channel closed): a visible tab also
+  // compares the stored rev (one small read) every few seconds.
+  if (hasIDB) {
+    setInterval(() => {
+      const cur = current();
+      if (cur && document.visibilityState === "visible" && !timer) {
+        store.meta(cur.id).then((m) => m && (m.rev ?? 0) > (known.get(cur.id) ?? 0) && schedule(cur.id)).catch(() => {});
+      }
+    }, 3000);
+  }
+  document.addEventListener("visibilitychange", () => {
+    const cur = current();
+    if (document.visibilityState === "visible" && cur) schedule(cur.id);
   });
   return wrapped;
 }

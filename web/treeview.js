@@ -260,7 +260,22 @@ export class TreeView {
     c.addEventListener("keydown", (e) => {
       const step = 60;
       const moves = { ArrowLeft: [step, 0], ArrowRight: [-step, 0], ArrowUp: [0, step], ArrowDown: [0, -step] };
-      if (moves[e.key]) {
+      // Arrows move a keyboard cursor from box to box (up: the parent, down: the
+      // first child, left/right: the siblings), Enter opens it; Shift+arrows pan.
+      if (moves[e.key] && !e.shiftKey && this.boxes.length) {
+        const cur = this.hovered ?? (this.leaf ? this.boxOf.get(this.leaf) : null) ?? this.boxes[0];
+        const sibs = cur.parent ? cur.parent.children : this.boxes.filter((b) => !b.parent);
+        const i = sibs.indexOf(cur);
+        const next = { ArrowUp: cur.parent, ArrowDown: cur.children[0], ArrowLeft: sibs[i - 1], ArrowRight: sibs[i + 1] }[e.key] ?? cur;
+        this.hovered = next;
+        if (!this.#visible(next)) this.centerOn(next);
+        this.redraw();
+        c.setAttribute("aria-label", `Tree: ${next.role} message, ${next.text}${next.label ? ` (label ${next.label})` : ""}. Enter opens it; arrows move; Shift+arrows pan.`);
+        e.preventDefault();
+      } else if ((e.key === "Enter" || e.key === " ") && this.hovered) {
+        this.onPick(this.hovered.ids[this.hovered.ids.length - 1]);
+        e.preventDefault();
+      } else if (moves[e.key]) {
         this.tx += moves[e.key][0];
         this.ty += moves[e.key][1];
         this.redraw();

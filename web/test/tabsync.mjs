@@ -52,14 +52,35 @@ const send = async (page, text) => {
 const save = (page) => page.evaluate(() => window.sessiontreeDemo.tree.save());
 // Whether the page fetched the interchange module (merge), which loads on the first merge needed.
 const loadedMerge = (page) => page.evaluate(() => performance.getEntriesByType("resource").some((e) => e.name.includes("sessiontree-interchange.wasm")));
+const state = (page) => page.evaluate((w) => ({ stats: window.sessiontreeDemo.store.stats, behind: window.sessiontreeDemo.store.behind(), missing: w.filter((s) => !window.sessiontreeDemo.tree.save().includes(s)), stored: window.sessiontreeDemo.timings.rowsWritten }), []);
 async function converged(a, b, want) {
-  await a.waitForFunction((w) => w.every((s) => window.sessiontreeDemo.tree.save().includes(s)), want, { timeout: 15000 });
-  await b.waitForFunction((w) => w.every((s) => window.sessiontreeDemo.tree.save().includes(s)), want, { timeout: 15000 });
+  const wait = (p) => p.waitForFunction((w) => w.every((s) => window.sessiontreeDemo.tree.save().includes(s)), want, { timeout: 15000 })
+    .catch(async (e) => {
+      const inStore = await p.evaluate(async () => {
+        const id = localStorage.getItem("sessiontree-demo.current");
+        const r = await window.sessiontreeDemo.store.rows(id);
+        return { rev: r.rev, text: r.nodes.map((n) => n.row).join("\n") };
+      });
+      console.error("not converged:", p === a ? "tab a" : "tab b", JSON.stringify(await state(a)), JSON.stringify(await state(b)), await p.evaluate((w) => w.filter((s) => !window.sessiontreeDemo.tree.save().includes(s)), want), "stored rev", inStore.rev, "in store:", want.filter((s) => inStore.text.includes(s)));
+      throw e;
+    });
+  await wait(a);
+  await wait(b);
   await a.evaluate(() => window.sessiontreeDemo.saved());
   await b.evaluate(() => window.sessiontreeDemo.saved());
-  // The echo of a merge changes nothing, so both settle on the same bytes.
-  await a.waitForFunction((other) => window.sessiontreeDemo.tree.save() === other, await save(b), { timeout: 15000 })
-    .catch(async () => assert.equal(await save(a), await save(b), "the two tabs did not converge"));
+  // Both settle on the same tree; each tab stays on the branch its user was on.
+  const same = (page) => page.evaluate(() => {
+    const f = JSON.parse(window.sessiontreeDemo.tree.save());
+    delete f.active_branch;
+    for (const b of Object.values(f.branches)) delete b.used; // which branch was used last: each tab's own
+    return JSON.stringify(f);
+  });
+  await a.waitForFunction(async (other) => {
+    const f = JSON.parse(window.sessiontreeDemo.tree.save());
+    delete f.active_branch;
+    for (const b of Object.values(f.branches)) delete b.used;
+    return JSON.stringify(f) === other;
+  }, await same(b), { timeout: 15000 }).catch(async () => assert.equal(await same(a), await same(b), "the two tabs did not converge"));
 }
 
 let failed = false;
@@ -76,9 +97,22 @@ try {
 
   await Promise.all([send(one, "typed in tab one"), send(two, "typed in tab two")]);
   await converged(one, two, ["typed in tab one", "typed in tab two"]);
-  assert.ok(await loadedMerge(one) && await loadedMerge(two), "both tabs merged, so both loaded the merge module");
+  // Only a tab whose write found another tab's first merges (and loads the merge module); the other reloads the rows.
+  assert.ok(await loadedMerge(one) || await loadedMerge(two), "the two tabs diverged, so one of them merged");
+  const stats = (p) => p.evaluate(() => window.sessiontreeDemo.store.stats);
   const both = JSON.parse(await save(one));
-  console.log(`ok   edits made in two tabs at once converge (${Object.keys(both.nodes).length} nodes, branches: ${Object.keys(both.branches).join(", ")})`);
+  // Readable names (no "main~<leaf>"), and each tab stays on its own work.
+  // (A deleted name stays in the file as a tombstone: the live names are the tree's branches().)
+  for (const page of [one, two]) {
+    for (const name of await page.evaluate(() => window.sessiontreeDemo.tree.branches().map((b) => b.name))) assert.match(name, /^(main|branch-\d+)$/, `a readable branch name: ${name}`);
+  }
+  const onOwn = async (page, text) => page.evaluate((t) => {
+    const tr = window.sessiontreeDemo.tree;
+    return tr.pathWindow(-4).messages.some((m) => m.content === t);
+  }, text);
+  assert.ok(await onOwn(one, "typed in tab one"), "tab one stays on its own message");
+  assert.ok(await onOwn(two, "typed in tab two"), "tab two stays on its own message");
+  console.log(`ok   edits made in two tabs at once converge (${Object.keys(both.nodes).length} nodes, branches: ${Object.keys(both.branches).join(", ")}; tab one ${JSON.stringify(await stats(one))}, tab two ${JSON.stringify(await stats(two))})`);
 
   for (let i = 0; i < 3; i++) await Promise.all([send(one, `burst one ${i}`), send(two, `burst two ${i}`)]);
   await converged(one, two, [0, 1, 2].flatMap((i) => [`burst one ${i}`, `burst two ${i}`]));

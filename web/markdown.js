@@ -1,0 +1,79 @@
+// Message text as Markdown, safely: markdown-it (CommonMark, raw HTML off: a
+// tag in a message is text), then DOMPurify over its output, code highlighted
+// by highlight.js only for a fence that names its language. Every code block
+// gets its language label and a copy button. The vendored modules are pinned in
+// .tools/package.json and copied to web/dist/vendor by make web-dist.
+import MarkdownIt from "./vendor/markdown-it.mjs";
+import DOMPurify from "./vendor/purify.mjs";
+import hljs from "./vendor/highlight.mjs";
+import { el } from "./dom.js";
+
+const md = new MarkdownIt({
+  html: false, // raw HTML in a message is shown as text
+  linkify: true,
+  typographer: false,
+  highlight(code, lang) {
+    if (lang && hljs.getLanguage(lang)) {
+      try {
+        return hljs.highlight(code, { language: lang, ignoreIllegals: true }).value;
+      } catch {
+        // plain text below
+      }
+    }
+    return ""; // markdown-it escapes it
+  },
+});
+// Links open elsewhere and only with safe schemes (markdown-it's validateLink drops javascript:, vbscript:, file:, data: but images).
+md.validateLink = (url) => /^(https?:|mailto:|#|\/|\.)/i.test(url.trim()) || !/^[a-z][a-z0-9+.-]*:/i.test(url.trim());
+
+DOMPurify.addHook("afterSanitizeAttributes", (node) => {
+  if (node.tagName === "A") {
+    node.setAttribute("target", "_blank");
+    node.setAttribute("rel", "noopener noreferrer nofollow");
+  }
+});
+
+const PURIFY = {
+  RETURN_DOM_FRAGMENT: true,
+  FORBID_TAGS: ["img", "style", "form", "input", "button", "textarea", "select", "iframe", "svg", "math"],
+  FORBID_ATTR: ["style", "id", "name"],
+};
+
+/** Copies text to the clipboard and says so on the button. */
+export async function copyText(button, text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    button.textContent = "Copied";
+  } catch {
+    button.textContent = "Copy failed";
+  }
+  setTimeout(() => { button.textContent = "Copy"; }, 1500);
+}
+
+/** The message text rendered as Markdown: a sanitized DocumentFragment. */
+export function renderMarkdown(text) {
+  if (text.trim() === "") {
+    const frag = document.createDocumentFragment();
+    frag.append(el("p.empty", null, "(no text)"));
+    return frag;
+  }
+  const frag = DOMPurify.sanitize(md.render(text), PURIFY);
+  // The newlines between blocks are not text of the message.
+  for (const n of [...frag.childNodes]) if (n.nodeType === Node.TEXT_NODE && n.textContent.trim() === "") n.remove();
+  for (const pre of frag.querySelectorAll("pre")) {
+    const code = pre.querySelector("code");
+    const lang = (code?.className.match(/language-([\w+#.-]+)/) ?? [])[1] ?? "";
+    if (code && lang && hljs.getLanguage(lang)) code.classList.add("hljs");
+    const copy = el("button.code-copy", { type: "button", "aria-label": `Copy the ${lang || "code"} block` }, "Copy");
+    copy.onclick = () => copyText(copy, code?.textContent ?? pre.textContent);
+    const wrap = el("div.code-block", null, el("div.code-head", null, el("span.code-lang", null, lang || "text"), copy));
+    pre.replaceWith(wrap);
+    wrap.append(pre);
+  }
+  for (const t of frag.querySelectorAll("table")) {
+    const wrap = el("div.table-wrap");
+    t.replaceWith(wrap);
+    wrap.append(t);
+  }
+  return frag;
+}

@@ -1,0 +1,210 @@
+// A 20,000-message chat (about 14 MB of .tree.json) end to end in headless
+// Chromium: import, send, ‹ › switch, reload, two tabs. Prints how long each
+// takes (measured, never asserted) and asserts that nothing is lost.
+//   node web/test/huge.mjs   (after make web-dist; web/.bin/serve serves web/dist)
+import { spawn } from "node:child_process";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { createRequire } from "node:module";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import assert from "node:assert/strict";
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const { chromium } = createRequire(path.join(repo, ".tools", "package.json"))("playwright-core");
+const shots = path.join(repo, "web/test/screenshots");
+const N = 20000;
+
+/** The chat: N messages of about 560 characters, with a fork 8 messages before the leaf. */
+async function hugeChat() {
+  const { init, SessionTree } = await import(pathToFileURL(path.join(repo, "web/dist/sessiontree.js")).href);
+  await init();
+  const filler = "The tree keeps every branch of the conversation, and this sentence pads the message to a realistic size. ".repeat(5);
+  const messages = [];
+  for (let i = 0; i < N; i++) {
+    messages.push({ role: i % 2 ? "assistant" : "user", content: `${i % 2 ? "Answer" : "Question"} ${i}: ${filler}` });
+  }
+  const t = SessionTree.fromLinear(messages, 1_700_000_000_000);
+  const forkAt = t.activePath()[N - 8]; // a user message
+  t.edit(forkAt, { role: "user", content: "The other version of a late question" }, 1_800_000_000_000);
+  t.append({ role: "assistant", content: "The other version's answer" }, 1_800_000_000_001);
+  t.switchBranch("main");
+  const json = t.save();
+  const nodes = t.stats().nodes;
+  t.free();
+  return { json, nodes, forkIndex: N - 8 };
+}
+
+const server = spawn(path.join(repo, "web/.bin/serve"), ["-dir", path.join(repo, "web/dist"), "-addr", "127.0.0.1:0"], { stdio: ["ignore", "pipe", "inherit"] });
+process.on("exit", () => server.exitCode === null && server.kill());
+const base = await new Promise((resolve, reject) => {
+  const timer = setTimeout(() => reject(new Error("web/serve did not start within 10 s")), 10000);
+  let out = "";
+  server.stdout.on("data", (b) => {
+    out += b;
+    const m = out.match(/serving (http:\/\/\S+)/);
+    if (m) { clearTimeout(timer); resolve(m[1]); }
+  });
+  server.on("exit", (code) => reject(new Error(`web/serve exited with ${code}`)));
+});
+
+const userDataDir = await fs.mkdtemp(path.join(os.tmpdir(), "st-web-huge-"));
+const browser = await chromium.launchPersistentContext(userDataDir, {
+  executablePath: "/usr/bin/chromium",
+  headless: true,
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+  viewport: { width: 1280, height: 900 },
+});
+const errors = [];
+const ms = (x) => `${Math.round(x)} ms`;
+
+async function open() {
+  const page = await browser.newPage();
+  page.setDefaultTimeout(60000);
+  page.on("pageerror", (e) => errors.push(`page error: ${e.message}`));
+  page.on("console", (m) => m.type() === "error" && errors.push(`console: ${m.text()}`));
+  await page.goto(base);
+  await page.waitForSelector("body[data-ready='1']");
+  return page;
+}
+
+// In the page: send text, and time until it shows (painted) and until it is stored.
+const timedSend = (page, text) => page.evaluate(async (text) => {
+  const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  const shows = () => [...document.querySelectorAll("#messages .msg-body")].some((e) => e.textContent === text);
+  const t0 = performance.now();
+  document.getElementById("input").value = text;
+  document.getElementById("composer").requestSubmit();
+  const sync = performance.now() - t0;
+  while (!shows()) await frame();
+  await frame();
+  const shown = performance.now() - t0;
+  await window.sessiontreeDemo.saved();
+  const stored = performance.now() - t0;
+  const rows = window.sessiontreeDemo.timings.rowsWritten;
+  const parts = Object.fromEntries(["send", "renderChat", "renderBranches", "renderTree", "takeChanges"].map((k) => [k, Math.round(window.sessiontreeDemo.timings[k])]));
+  while (document.querySelector(".typing")) await frame();
+  await window.sessiontreeDemo.saved();
+  return { sync, shown, stored, rows, parts };
+}, text);
+
+// In the page: click the ‹ or › of the message at path index i and time until painted.
+const timedSwitch = (page, i, dir) => page.evaluate(async ({ i, dir }) => {
+  const t0 = performance.now();
+  document.querySelector(`#messages [data-index="${i}"] [data-action="${dir}"]`).click();
+  await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  return performance.now() - t0;
+}, { i, dir });
+
+const texts = (page) => page.evaluate(() => [...document.querySelectorAll("#messages .msg-body")].map((e) => e.textContent));
+const nodes = (page) => page.evaluate(() => window.sessiontreeDemo.tree.stats().nodes);
+const has = (page, all) => page.evaluate((all) => {
+  const file = window.sessiontreeDemo.tree.save();
+  return all.filter((s) => !file.includes(s));
+}, all);
+
+let failed = false;
+try {
+  const t0 = performance.now();
+  const chat = await hugeChat();
+  console.log(`# the chat: ${N} messages on main and a fork 8 before the leaf, ${chat.nodes} nodes, ${(chat.json.length / 1e6).toFixed(1)} MB (built in ${ms(performance.now() - t0)})`);
+  await fs.mkdir(shots, { recursive: true });
+  const one = await open();
+
+  const i0 = Date.now();
+  await one.setInputFiles("#file", { name: "huge.tree.json", mimeType: "application/json", buffer: Buffer.from(chat.json) });
+  await one.waitForFunction(() => document.querySelector("#conv-title").textContent === "huge" && document.querySelectorAll("#messages article.msg").length >= 50);
+  const imported = Date.now() - i0;
+  const inPage = await one.evaluate(() => ({ ...window.sessiontreeDemo.timings }));
+  const stored = await one.evaluate(async () => { await window.sessiontreeDemo.saved(); return { ...window.sessiontreeDemo.timings }; });
+  assert.equal(await nodes(one), chat.nodes);
+  assert.match((await texts(one)).at(-1), /^Answer 19999: /);
+  const shown = await one.evaluate(() => document.querySelectorAll("#messages article.msg").length);
+  console.log(`ok   import: until the last 50 messages are painted ${ms(imported)} (in page: import ${ms(inPage.import)}: loadFrom ${ms(inPage.importLoad)}, the first takeChanges ${ms(inPage.createFeed)}, writing the records in the background ${ms(stored.createWrite)}); ${shown} message elements in the page`);
+
+  const sends = [];
+  for (let k = 0; k < 3; k++) sends.push(await timedSend(one, `sent into the huge chat ${k}`));
+  assert.deepEqual(await has(one, sends.map((_, k) => `sent into the huge chat ${k}`)), []);
+  for (const s of sends) assert.ok(s.rows <= 4, `a send wrote ${s.rows} records`);
+  console.log(`ok   send: until the user's text shows ${sends.map((s) => ms(s.shown)).join(", ")} (main thread in the submit: ${sends.map((s) => ms(s.sync)).join(", ")}); until stored ${sends.map((s) => ms(s.stored)).join(", ")}; records written per change: ${sends.map((s) => s.rows).join(", ")}; parts of the last (ms): ${JSON.stringify(sends.at(-1).parts)}`);
+  await one.screenshot({ path: path.join(shots, "huge-20k.png") });
+
+  // ‹ › at the fork: it is among the messages painted (the last 66 of the path).
+  const switches = [];
+  for (let k = 0; k < 3; k++) {
+    switches.push(await timedSwitch(one, chat.forkIndex, "next"));
+    assert.ok((await texts(one)).includes("The other version of a late question"));
+    switches.push(await timedSwitch(one, chat.forkIndex, "prev"));
+    assert.ok((await texts(one)).includes("sent into the huge chat 2"));
+  }
+  console.log(`ok   ‹ › switch at the fork, until painted: ${switches.map(ms).join(", ")}`);
+
+  // Scrolling up reads more of the path (pathWindow), the page keeps at most a window of it.
+  await one.evaluate(async () => {
+    const box = document.getElementById("messages");
+    for (let k = 0; k < 6; k++) {
+      box.scrollTop = 0;
+      await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 30)));
+    }
+  });
+  const win = await one.evaluate(() => [...document.querySelectorAll("#messages article.msg")].map((e) => Number(e.dataset.index)));
+  assert.ok(win[0] < N - 150 && win.length <= 160, `scrolled up: indexes ${win[0]}..${win.at(-1)}, ${win.length} elements`);
+  console.log(`ok   scrolling up shows earlier messages: path indexes ${win[0]}..${win.at(-1)} in the page (${win.length} elements)`);
+
+  await one.evaluate(() => window.sessiontreeDemo.saved());
+  const r0 = Date.now();
+  await one.reload();
+  await one.waitForSelector("body[data-ready='1']");
+  await one.waitForFunction(() => document.querySelectorAll("#messages article.msg").length >= 50);
+  const reloadWall = Date.now() - r0;
+  const after = await one.evaluate(() => ({ ...window.sessiontreeDemo.timings }));
+  const total = chat.nodes + 6;
+  assert.equal(await nodes(one), total, "every node is there after a reload");
+  assert.deepEqual(await has(one, ["sent into the huge chat 0", "sent into the huge chat 2", "The other version's answer"]), []);
+  console.log(`ok   reload: open until the last 50 messages are painted ${ms(after.interactive)} from navigation (${ms(reloadWall)} wall; reading the records ${ms(after.openRead)}, fromRows ${ms(after.openLoad)}, starting the change feed ${ms(after.openFeed)}); ${total} nodes, nothing lost`);
+
+  const two = await open();
+  assert.equal(await nodes(two), total, "the second tab opens the same conversation");
+  const seen = async (page, text) => {
+    const s0 = Date.now();
+    await page.waitForFunction((t) => [...document.querySelectorAll("#messages .msg-body")].some((e) => e.textContent === t), text, { timeout: 20000 }).catch(async (e) => {
+      console.error("not seen:", await page.evaluate((t) => ({ stats: window.sessiontreeDemo.store.stats, has: window.sessiontreeDemo.tree.save().includes(t), vis: document.visibilityState, last: [...document.querySelectorAll("#messages .msg-body")].slice(-3).map((e) => e.textContent.slice(0, 40)), active: window.sessiontreeDemo.tree.activeBranch }), text));
+      throw e;
+    });
+    return Date.now() - s0;
+  };
+  const a = await timedSend(two, "from tab two");
+  const t1 = Date.now();
+  const inOne = await seen(one, "from tab two");
+  await one.waitForFunction((leaf) => window.sessiontreeDemo.tree.pathWindow(-1).ids[0] === leaf, await two.evaluate(() => window.sessiontreeDemo.tree.pathWindow(-1).ids[0]));
+  const caughtUp = Date.now() - t1;
+  const b = await timedSend(one, "from tab one");
+  const inTwo = await seen(two, "from tab one");
+  console.log(`ok   two tabs: a send in one shows in the other (after it is stored) in ${ms(inOne)} and ${ms(inTwo)}, the other tab holds the whole exchange (its reply too) ${ms(caughtUp)} after it was stored; sends there: shown ${ms(a.shown)}, ${ms(b.shown)}, stored ${ms(a.stored)}, ${ms(b.stored)}`);
+
+  const race = await Promise.all([timedSend(one, "race one"), timedSend(two, "race two")]);
+  const want = ["race one", "race two", "from tab one", "from tab two", "sent into the huge chat 1"];
+  await one.waitForFunction((w) => w.every((s) => window.sessiontreeDemo.tree.save().includes(s)), want);
+  await two.waitForFunction((w) => w.every((s) => window.sessiontreeDemo.tree.save().includes(s)), want);
+  await one.evaluate(() => window.sessiontreeDemo.saved());
+  await two.evaluate(() => window.sessiontreeDemo.saved());
+  const n1 = await nodes(one);
+  const n2 = await nodes(two);
+  assert.equal(n1, total + 8);
+  assert.equal(n2, total + 8);
+  const stats = [await one.evaluate(() => window.sessiontreeDemo.store.stats), await two.evaluate(() => window.sessiontreeDemo.store.stats)];
+  console.log(`ok   two tabs sending at once: both hold all ${n1} nodes (stored in ${ms(race[0].stored)} and ${ms(race[1].stored)}); tab one ${JSON.stringify(stats[0])}, tab two ${JSON.stringify(stats[1])}`);
+  await two.close();
+  const memory = await one.evaluate(() => ({ heap: performance.memory?.usedJSHeapSize ?? 0 }));
+  if (memory.heap) console.log(`# tab one's JS heap: ${(memory.heap / 1e6).toFixed(0)} MB`);
+  assert.deepEqual(errors, [], "errors on the pages");
+  console.log(`web 20k chat: all passed in ${ms(performance.now() - t0)}`);
+} catch (e) {
+  failed = true;
+  console.error("FAIL", e?.stack ?? e, errors);
+} finally {
+  await browser.close();
+  await fs.rm(userDataDir, { recursive: true, force: true });
+  server.kill();
+}
+process.exit(failed ? 1 : 0);

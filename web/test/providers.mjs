@@ -1,0 +1,411 @@
+// The demo against model endpoints, end to end in headless Chromium: a local
+// mock of an OpenAI-compatible chat completions server and of Anthropic's
+// Messages API (started here, on a free loopback port) that streams or not,
+// fails with 500, fails once, hangs, or goes quiet mid-stream. Checks that
+// tokens arrive progressively, Stop keeps the partial reply, Markdown and code
+// render, each request body has the shape its API's published schema requires,
+// and a two-chat ChatGPT export becomes two titled conversations. Screenshots
+// go to web/test/screenshots.   node web/test/providers.mjs   (after make web-dist)
+import { spawn } from "node:child_process";
+import http from "node:http";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import assert from "node:assert/strict";
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const { chromium } = createRequire(path.join(repo, ".tools", "package.json"))("playwright-core");
+const shots = path.join(repo, "web/test/screenshots");
+
+const REPLY = "# Plan\n\nHere is **bold** text, a [link](https://example.com) and a list:\n\n- one\n- two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```python\nprint(\"hi\")\n```\nText after the fence.";
+const tokens = (text) => text.match(/\S+\s*|\s+/g);
+const requests = []; // { api, body }
+
+// ---- what each API's published request schema requires (checked on every body) --------
+// OpenAI: CreateChatCompletionRequest (openai-openapi): model and messages required; a
+// message's role one of developer|system|user|assistant|tool, content a string or parts.
+function checkOpenAI(b) {
+  assert.equal(typeof b.model, "string");
+  assert.ok(Array.isArray(b.messages) && b.messages.length > 0, "messages: a non-empty array");
+  for (const m of b.messages) {
+    assert.ok(["developer", "system", "user", "assistant", "tool"].includes(m.role), `role ${m.role}`);
+    assert.ok(typeof m.content === "string" || Array.isArray(m.content) || (m.role === "assistant" && m.tool_calls), "content: a string or parts");
+    assert.deepEqual(Object.keys(m).filter((k) => !["role", "content", "name", "tool_calls", "tool_call_id", "refusal"].includes(k)), [], "no other message fields");
+  }
+  if ("stream" in b) assert.equal(typeof b.stream, "boolean");
+}
+// Anthropic: Messages API: model, max_tokens (integer ≥ 1) and messages required; roles
+// user|assistant, alternating, the first a user's; system a string or text blocks.
+function checkAnthropic(b) {
+  assert.equal(typeof b.model, "string");
+  assert.ok(Number.isInteger(b.max_tokens) && b.max_tokens >= 1, "max_tokens: an integer ≥ 1");
+  assert.ok(Array.isArray(b.messages) && b.messages.length > 0);
+  assert.equal(b.messages[0].role, "user");
+  b.messages.forEach((m, i) => {
+    assert.ok(["user", "assistant"].includes(m.role), `role ${m.role}`);
+    if (i) assert.notEqual(m.role, b.messages[i - 1].role, "roles alternate");
+    assert.ok(typeof m.content === "string" || Array.isArray(m.content));
+  });
+  if ("system" in b) assert.ok(typeof b.system === "string" || Array.isArray(b.system));
+}
+
+// ---- the mock server ------------------------------------------------------------------
+const flaky = new Set();
+const server = http.createServer((req, res) => handle(req, res).catch((e) => {
+  console.error(`mock: ${e.stack}`);
+  res.destroy();
+}));
+async function handle(req, res) {
+  const cors = {
+    "access-control-allow-origin": "*",
+    "access-control-allow-headers": "content-type, authorization, x-api-key, anthropic-version, anthropic-dangerous-direct-browser-access",
+    "access-control-allow-methods": "GET, POST, OPTIONS",
+  };
+  if (req.method === "OPTIONS") return res.writeHead(204, cors).end();
+  const api = req.url.startsWith("/anthropic/") ? "anthropic" : "openai";
+  if (req.method === "GET" && req.url.endsWith("/models")) {
+    return res.writeHead(200, { ...cors, "content-type": "application/json" }).end(JSON.stringify({ data: [{ id: `${api}-model-a` }, { id: `${api}-model-b` }] }));
+  }
+  let raw = "";
+  for await (const c of req) raw += c;
+  const body = JSON.parse(raw);
+  requests.push({ api, body, headers: req.headers });
+  const last = body.messages.at(-1);
+  const said = typeof last.content === "string" ? last.content : last.content.map((p) => p.text ?? "").join("");
+  const mode = [...said.matchAll(/\[(\w+)\]/g)].at(-1)?.[1] ?? "stream"; // the last turn's (Anthropic merges unanswered user turns)
+  if (mode === "fail500") return res.writeHead(500, { ...cors, "content-type": "application/json" }).end(JSON.stringify({ error: { message: "the mock is down" } }));
+  if (mode === "flaky" && !flaky.has(said)) {
+    flaky.add(said);
+    return res.writeHead(503, { ...cors, "content-type": "application/json" }).end(JSON.stringify({ error: { message: "overloaded, try again" } }));
+  }
+  if (mode === "hang") return; // never answers
+  const text = mode === "summary" ? "A mocked summary." : REPLY;
+  const model = `${api}-mock`;
+  if (!body.stream) {
+    const out = api === "anthropic"
+      ? { id: "msg_1", type: "message", role: "assistant", model, content: [{ type: "text", text }], stop_reason: "end_turn" }
+      : { id: "c1", object: "chat.completion", model, choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" }] };
+    return res.writeHead(200, { ...cors, "content-type": "application/json" }).end(JSON.stringify(out));
+  }
+  res.writeHead(200, { ...cors, "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const send = (event, data) => res.write(api === "anthropic" ? `event: ${event}\ndata: ${JSON.stringify(data)}\n\n` : `data: ${JSON.stringify(data)}\n\n`);
+  if (api === "anthropic") {
+    send("message_start", { type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", model, content: [] } });
+    send("content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } });
+  }
+  const delay = mode === "slow" || mode === "quiet" ? 150 : 40;
+  let i = 0;
+  for (const tok of tokens(text)) {
+    if (res.destroyed) return;
+    if (api === "anthropic") send("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: tok } });
+    else send("chunk", { id: "c1", object: "chat.completion.chunk", model, choices: [{ index: 0, delta: { content: tok }, finish_reason: null }] });
+    await new Promise((r) => setTimeout(r, delay));
+    if (mode === "quiet" && ++i === 6) return; // goes quiet mid-stream, never ends
+  }
+  if (api === "anthropic") {
+    send("content_block_stop", { type: "content_block_stop", index: 0 });
+    send("message_delta", { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 10 } });
+    send("message_stop", { type: "message_stop" });
+  } else {
+    send("chunk", { id: "c1", object: "chat.completion.chunk", model, choices: [{ index: 0, delta: {}, finish_reason: "stop" }] });
+    res.write("data: [DONE]\n\n");
+  }
+  res.end();
+}
+await new Promise((r) => server.listen(0, "127.0.0.1", r));
+const mock = `http://127.0.0.1:${server.address().port}`;
+
+// ---- the page ---------------------------------------------------------------------------
+const serve = spawn(path.join(repo, "web/.bin/serve"), ["-dir", path.join(repo, "web/dist"), "-addr", "127.0.0.1:0"], { stdio: ["ignore", "pipe", "inherit"] });
+process.on("exit", () => serve.exitCode === null && serve.kill());
+const base = await new Promise((resolve, reject) => {
+  const timer = setTimeout(() => reject(new Error("web/serve did not start within 10 s")), 10000);
+  let out = "";
+  serve.stdout.on("data", (b) => {
+    out += b;
+    const m = out.match(/serving (http:\/\/\S+)/);
+    if (m) { clearTimeout(timer); resolve(m[1]); }
+  });
+});
+const userDataDir = await fs.mkdtemp(path.join(os.tmpdir(), "st-web-providers-"));
+const browser = await chromium.launchPersistentContext(userDataDir, {
+  executablePath: "/usr/bin/chromium",
+  headless: true,
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+  viewport: { width: 1280, height: 900 },
+});
+const errors = [];
+let allowNetworkErrors = false;
+
+async function step(name, fn) {
+  const t0 = performance.now();
+  await fn();
+  console.log(`ok   ${name} (${Math.round(performance.now() - t0)} ms)`);
+}
+
+let failed = false;
+try {
+  await fs.mkdir(shots, { recursive: true });
+  const page = await browser.newPage();
+  page.setDefaultTimeout(20000);
+  page.on("pageerror", (e) => errors.push(`page error: ${e.message}`));
+  page.on("console", (m) => {
+    if (m.type() !== "error") return;
+    if (allowNetworkErrors && /Failed to load resource|ERR_|500|503/.test(m.text())) return;
+    errors.push(`console: ${m.text()}`);
+  });
+  await page.goto(base);
+  await page.waitForSelector("body[data-ready='1']");
+  const msgs = page.locator("#messages article.msg");
+  const settings = async (values, { api, mode = "endpoint" } = {}) => {
+    await page.click("#btn-settings");
+    await page.waitForSelector("#dialog[open]");
+    await page.check(`#dialog input[name="mode"][value="${mode}"]`);
+    if (api) await page.check(`#dialog input[name="api"][value="${api}"]`);
+    for (const [k, v] of Object.entries(values)) await page.fill(`#dialog [name="${k}"]`, v);
+    await page.locator("#dialog button[type=submit]").click();
+    await page.waitForSelector("#dialog:not([open])", { state: "attached" });
+  };
+  // Sends text and records the lengths of the reply as it is painted.
+  const sendWatching = (text) => page.evaluate((text) => {
+    const lengths = [];
+    const box = document.getElementById("messages");
+    const obs = new MutationObserver(() => {
+      const b = box.querySelector(".typing .msg-body");
+      if (b && b.textContent.length && b.textContent.length !== lengths.at(-1)) lengths.push(b.textContent.length);
+    });
+    obs.observe(box, { subtree: true, childList: true, characterData: true });
+    window.__lengths = lengths;
+    window.__stopWatching = () => obs.disconnect();
+    document.getElementById("input").value = text;
+    document.getElementById("composer").requestSubmit();
+  }, text);
+  const settled = () => page.waitForFunction(() => !document.querySelector(".typing"));
+  const lastBody = () => msgs.last().locator(".msg-body");
+
+  await step("OpenAI-compatible, streamed: tokens painted as they arrive, Markdown and code rendered", async () => {
+    await settings({ url: `${mock}/openai/v1`, key: "sk-test", model: "mock-gpt", timeout: "2", system: "Answer briefly." }, { api: "openai-chat" });
+    await sendWatching("Hello streaming [stream]");
+    await page.waitForSelector(".typing.streaming");
+    await page.screenshot({ path: path.join(shots, "streaming.png") });
+    await settled();
+    const lengths = await page.evaluate(() => { window.__stopWatching(); return window.__lengths; });
+    assert.ok(lengths.length >= 5 && lengths.every((n, i) => !i || n > lengths[i - 1]), `painted progressively: ${lengths.join(", ")}`);
+    const body = lastBody();
+    assert.equal(await body.locator("h1").textContent(), "Plan");
+    assert.equal(await body.locator("strong").textContent(), "bold");
+    assert.equal(await body.locator("a").getAttribute("rel"), "noopener noreferrer nofollow");
+    assert.equal(await body.locator("li").count(), 2);
+    assert.equal(await body.locator("table td").count(), 2);
+    assert.equal(await body.locator(".code-lang").textContent(), "python");
+    assert.ok(await body.locator("pre code.hljs .hljs-built_in, pre code.hljs span").count() > 0, "the code is highlighted");
+    assert.ok(await body.locator(".code-copy").count() === 1, "a copy button on the code block");
+    assert.match(await body.textContent(), /Text after the fence\./);
+    assert.match(await msgs.last().locator(".role").textContent(), /openai-mock/);
+    const req = requests.at(-1);
+    assert.equal(req.api, "openai");
+    checkOpenAI(req.body);
+    assert.equal(req.body.stream, true);
+    assert.deepEqual(req.body.messages[0], { role: "system", content: "Answer briefly." });
+    assert.equal(req.headers.authorization, "Bearer sk-test");
+    console.log(`#    painted lengths while streaming: ${lengths.slice(0, 8).join(", ")}, … (${lengths.length} paints)`);
+  });
+
+  await step("code fences: text on a fence line and after a closing fence is shown", async () => {
+    await settings({}, { mode: "demo" });
+    await page.fill("#input", "```python print(1)``` and after");
+    await page.press("#input", "Enter");
+    await settled();
+    const t = await msgs.nth(-2).locator(".msg-body").textContent();
+    assert.match(t, /python print\(1\)/);
+    assert.match(t, /and after/);
+    await page.fill("#input", "```js\nlet a = 1;\n```\nafter the fence <b>not bold</b>");
+    await page.press("#input", "Enter");
+    await settled();
+    const b = msgs.nth(-2).locator(".msg-body");
+    assert.equal(await b.locator(".code-lang").textContent(), "js");
+    assert.match(await b.textContent(), /after the fence <b>not bold<\/b>/);
+    assert.equal(await b.locator("b").count(), 0, "raw HTML stays text");
+  });
+
+  await step("Stop keeps the partial reply, marked incomplete", async () => {
+    await settings({}, { mode: "endpoint" });
+    await sendWatching("Tell me slowly [slow]");
+    await page.waitForFunction(() => (document.querySelector(".typing .msg-body")?.textContent.length ?? 0) > 10);
+    await page.click("#stop");
+    await settled();
+    const last = msgs.last();
+    assert.match(await last.locator(".msg-status").textContent(), /incomplete \(stopped\)/);
+    const kept = await last.locator(".msg-body").textContent();
+    assert.ok(kept.length > 5 && kept.length < REPLY.length - 20, `partial text kept (${kept.length} characters)`);
+    const stored = await page.evaluate(() => window.sessiontreeDemo.tree.pathWindow(-1).messages[0]);
+    assert.equal(stored.incomplete, true);
+    assert.equal(stored.stop_reason, "stopped");
+    await page.screenshot({ path: path.join(shots, "stopped.png") });
+  });
+
+  await step("an endpoint that goes quiet mid-stream: the reply so far is kept (timeout)", async () => {
+    await sendWatching("Then go quiet [quiet]");
+    await settled();
+    assert.match(await msgs.last().locator(".msg-status").textContent(), /incomplete \(timeout\)/);
+  });
+
+  await step("HTTP 500: retried, then a clear error; 503 once: retried and answered", async () => {
+    allowNetworkErrors = true;
+    const before = requests.length;
+    await page.fill("#input", "Fail please [fail500]");
+    await page.press("#input", "Enter");
+    await page.waitForSelector("#banner:not([hidden]) >> text=/HTTP 500: the mock is down/");
+    assert.equal(requests.length - before, 3, "the first try and two retries");
+    assert.equal(await lastBody().textContent(), "Fail please [fail500]");
+    await page.click("#banner .banner-close");
+    await page.fill("#input", "Once more [flaky]");
+    await page.press("#input", "Enter");
+    await page.waitForSelector(".toast >> text=/Retrying \\(1\\/2\\)/");
+    await settled();
+    assert.match(await lastBody().textContent(), /Text after the fence/);
+    allowNetworkErrors = false;
+  });
+
+  await step("a server that hangs: a timeout, retried, then an error; the message is kept", async () => {
+    allowNetworkErrors = true;
+    await page.fill("#input", "Anyone there? [hang]");
+    await page.press("#input", "Enter");
+    await page.waitForSelector("#banner:not([hidden]) >> text=/sent nothing within 2 s/", { timeout: 30000 });
+    assert.equal(await lastBody().textContent(), "Anyone there? [hang]");
+    await page.click("#banner .banner-close");
+    allowNetworkErrors = false;
+  });
+
+  await step("Anthropic Messages, streamed and not: the body is the API's; what is sent is shown in Settings", async () => {
+    await settings({ url: `${mock}/anthropic/v1`, key: "ak-test", model: "mock-claude" }, { api: "anthropic" });
+    await sendWatching("Hello Claude [stream]");
+    await settled();
+    const lengths = await page.evaluate(() => { window.__stopWatching(); return window.__lengths; });
+    assert.ok(lengths.length >= 5, `painted progressively: ${lengths.length} paints (banner: ${await page.textContent("#banner")}; last: ${await lastBody().textContent()})`);
+    assert.match(await msgs.last().locator(".role").textContent(), /anthropic-mock/);
+    assert.equal(await lastBody().locator(".code-lang").textContent(), "python");
+    const req = requests.at(-1);
+    assert.equal(req.api, "anthropic");
+    checkAnthropic(req.body);
+    assert.equal(req.body.system, "Answer briefly.");
+    assert.equal(req.headers["x-api-key"], "ak-test");
+    assert.equal(req.headers["anthropic-version"], "2023-06-01");
+    await page.click("#btn-settings");
+    const preview = await page.locator("#dialog pre.preview").textContent();
+    assert.match(preview, /POST \/messages/);
+    assert.match(preview, /"max_tokens"/);
+    await page.locator("#dialog [name=model]").focus();
+    await page.waitForFunction(() => document.querySelectorAll("#dialog datalist option").length === 2);
+    await page.screenshot({ path: path.join(shots, "settings-request.png") });
+    await page.keyboard.press("Escape");
+    for (const r of requests) (r.api === "anthropic" ? checkAnthropic : checkOpenAI)(r.body);
+  });
+
+  await step("a streamed, Markdown-rendered reply in a branched chat (screenshot)", async () => {
+    const first = msgs.first();
+    await first.hover();
+    await first.locator('[data-action="edit"]').click();
+    await page.fill("#messages .editor", "Plan a small garden, with a table and some code [stream]");
+    await page.click('[data-action="save-edit"]');
+    await settled();
+    assert.equal(await msgs.first().locator(".switcher .count").textContent(), "2/2");
+    await page.evaluate(() => { document.getElementById("messages").scrollTop = 0; });
+    await page.screenshot({ path: path.join(shots, "streamed-markdown-branched.png") });
+    // A summary is asked for without streaming: the whole JSON answer is read.
+    const other = await page.evaluate(() => window.sessiontreeDemo.tree.branches().find((b) => b.name !== window.sessiontreeDemo.tree.activeBranch).name);
+    await page.click(`#branch-list li[data-branch="${other}"] [data-action="summarize"]`);
+    await page.waitForSelector(`#branch-list li[data-branch="${other}"] .branch-summary >> text=/Plan/`);
+    assert.equal(requests.at(-1).api, "anthropic");
+    assert.ok(!requests.at(-1).body.stream, "a summary is not streamed");
+    checkAnthropic(requests.at(-1).body);
+  });
+
+  await step("a two-chat ChatGPT export becomes two conversations with their titles", async () => {
+    const file = path.join(repo, "core", "formats", "testdata", "chatgpt", "two-conversations.json");
+    await page.setInputFiles("#file", { name: "conversations.json", mimeType: "application/json", buffer: await fs.readFile(file) });
+    await page.waitForSelector(".toast >> text=/2 conversations/");
+    const names = await page.locator("#conv-list .conv-name").allTextContents();
+    assert.ok(names.includes("Library hours") && names.includes("Welsh"), `titles: ${names.join(" | ")}`);
+    assert.equal(await page.textContent("#conv-title"), "Library hours");
+    assert.equal(await page.locator("#messages .msg-body .empty").count(), 0, "the hidden system node is not shown as (no text)");
+  });
+
+  await step("search covers every conversation, with clean snippets; a hit opens its conversation", async () => {
+    await page.fill("#search", "shwmae");
+    const hit = page.locator('#search-results .hit[data-conv]');
+    await hit.first().waitFor();
+    assert.match(await hit.first().textContent(), /Welsh/);
+    assert.doesNotMatch(await page.textContent("#search-results"), /\\n/);
+    await hit.first().click();
+    await page.waitForFunction(() => document.querySelector("#conv-title").textContent === "Welsh" && [...document.querySelectorAll("#messages .msg-body")].some((b) => b.textContent.includes("Shwmae")));
+    await page.fill("#search", "");
+  });
+
+  await step("keyboard only: composer, send, Esc stops, ↑ edits, ‹ › keep the focus, Alt+arrows, tree nodes, new chat", async () => {
+    await page.click('#conv-list li:has-text("Hello streaming") .conv-open'); // the branched chat
+    await page.waitForFunction(() => document.querySelector("#conv-title").textContent.startsWith("Hello streaming"));
+    await settings({}, { mode: "endpoint", api: "openai-chat" });
+    await settings({ url: `${mock}/openai/v1` });
+    await page.locator("body").click({ position: { x: 5, y: 890 } });
+    await page.keyboard.press("/");
+    assert.equal(await page.evaluate(() => document.activeElement.id), "input");
+    await page.keyboard.type("Keyboard only, slowly [slow]");
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => (document.querySelector(".typing .msg-body")?.textContent.length ?? 0) > 5);
+    await page.keyboard.press("Escape");
+    await settled();
+    assert.match(await msgs.last().locator(".msg-status").textContent(), /incomplete \(stopped\)/);
+    await page.focus("#input");
+    await page.keyboard.press("ArrowUp");
+    await page.waitForSelector("#messages .editor");
+    assert.equal(await page.evaluate(() => document.activeElement.className), "editor");
+    await page.keyboard.press("Escape");
+    // ‹ › by keyboard: the focus stays on the switcher after the redraw.
+    const sw = page.locator("#messages article.msg .switcher [data-action]:not([disabled])").first();
+    assert.ok(await sw.count() > 0, "the branched chat shows a switcher");
+    {
+      const action = await sw.getAttribute("data-action");
+      await sw.focus();
+      await page.keyboard.press("Enter");
+      await page.waitForTimeout(100);
+      const focused = await page.evaluate(() => ({ action: document.activeElement.dataset.action, inMsg: !!document.activeElement.closest("article.msg") }));
+      assert.ok(focused.inMsg && ["prev", "next"].includes(focused.action), `the focus stayed on the switcher (${JSON.stringify(focused)}, pressed ${action})`);
+      const before = await page.evaluate(() => window.sessiontreeDemo.tree.activeBranch + window.sessiontreeDemo.tree.pathWindow(-1).ids[0]);
+      await page.keyboard.press(action === "prev" ? "Alt+ArrowRight" : "Alt+ArrowLeft");
+      await page.waitForFunction((b) => window.sessiontreeDemo.tree.activeBranch + window.sessiontreeDemo.tree.pathWindow(-1).ids[0] !== b, before);
+    }
+    // The tree view: a node chosen with arrows and opened with Enter.
+    await page.focus("#btn-tree");
+    await page.keyboard.press("Enter");
+    await page.focus(".tree-canvas");
+    const leafBefore = await page.evaluate(() => window.sessiontreeDemo.tree.pathWindow(-1).ids[0]);
+    await page.keyboard.press("ArrowUp");
+    await page.keyboard.press("ArrowUp");
+    assert.match(await page.getAttribute(".tree-canvas", "aria-label"), /^Tree: \w+ message/);
+    await page.keyboard.press("Enter");
+    await page.waitForFunction((l) => window.sessiontreeDemo.tree.pathWindow(-1).ids[0] !== l || document.querySelector("#messages .flash"), leafBefore);
+    await page.focus("#btn-tree");
+    await page.keyboard.press("Enter");
+    const convs = await page.locator("#conv-list li").count();
+    await page.keyboard.press("Control+Shift+O");
+    await page.waitForFunction((n) => document.querySelectorAll("#conv-list li").length === n + 1, convs);
+    assert.equal(await page.evaluate(() => document.activeElement.id), "input");
+    assert.equal(await page.getAttribute("#announce", "aria-live"), "polite");
+  });
+
+  assert.deepEqual(errors, [], "errors on the page");
+  console.log(`web providers: all passed; ${requests.length} requests, each checked against its API's schema`);
+} catch (e) {
+  failed = true;
+  console.error("FAIL", e?.stack ?? e, errors);
+} finally {
+  await browser.close();
+  await fs.rm(userDataDir, { recursive: true, force: true });
+  serve.kill();
+  server.close();
+  server.closeAllConnections?.();
+}
+process.exit(failed ? 1 : 0);
