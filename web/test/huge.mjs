@@ -2,16 +2,12 @@
 // Chromium: import, send, ‹ › switch, reload, two tabs. Prints how long each
 // takes (measured, never asserted) and asserts that nothing is lost.
 //   node web/test/huge.mjs   (after make web-dist; web/.bin/serve serves web/dist)
-import { spawn } from "node:child_process";
 import fs from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
-import { createRequire } from "node:module";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import assert from "node:assert/strict";
+import { repo, serveDist, launchChromium } from "./start.mjs";
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const { chromium } = createRequire(path.join(repo, ".tools", "package.json"))("playwright-core");
 const shots = path.join(repo, "web/test/screenshots");
 const N = 20000;
 
@@ -35,26 +31,10 @@ async function hugeChat() {
   return { json, nodes, forkIndex: N - 8 };
 }
 
-const server = spawn(path.join(repo, "web/.bin/serve"), ["-dir", path.join(repo, "web/dist"), "-addr", "127.0.0.1:0"], { stdio: ["ignore", "pipe", "inherit"] });
-process.on("exit", () => server.exitCode === null && server.kill());
-const base = await new Promise((resolve, reject) => {
-  const timer = setTimeout(() => reject(new Error("web/serve did not start within 10 s")), 10000);
-  let out = "";
-  server.stdout.on("data", (b) => {
-    out += b;
-    const m = out.match(/serving (http:\/\/\S+)/);
-    if (m) { clearTimeout(timer); resolve(m[1]); }
-  });
-  server.on("exit", (code) => reject(new Error(`web/serve exited with ${code}`)));
-});
+const { server, base } = await serveDist();
 
-const userDataDir = await fs.mkdtemp(path.join(os.tmpdir(), "st-web-huge-"));
-const browser = await chromium.launchPersistentContext(userDataDir, {
-  executablePath: "/usr/bin/chromium",
-  headless: true,
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
-  viewport: { width: 1280, height: 900 },
-});
+const chrome = await launchChromium("huge", { viewport: { width: 1280, height: 900 } });
+const browser = chrome.browser;
 const errors = [];
 const ms = (x) => `${Math.round(x)} ms`;
 
@@ -203,8 +183,7 @@ try {
   failed = true;
   console.error("FAIL", e?.stack ?? e, errors);
 } finally {
-  await browser.close();
-  await fs.rm(userDataDir, { recursive: true, force: true });
+  await chrome.close();
   server.kill();
 }
 process.exit(failed ? 1 : 0);

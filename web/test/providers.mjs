@@ -6,17 +6,12 @@
 // render, each request body has the shape its API's published schema requires,
 // and a two-chat ChatGPT export becomes two titled conversations. Screenshots
 // go to web/test/screenshots.   node web/test/providers.mjs   (after make web-dist)
-import { spawn } from "node:child_process";
 import http from "node:http";
 import fs from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
-import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
 import assert from "node:assert/strict";
+import { repo, serveDist, launchChromium } from "./start.mjs";
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const { chromium } = createRequire(path.join(repo, ".tools", "package.json"))("playwright-core");
 const shots = path.join(repo, "web/test/screenshots");
 
 const REPLY = "# Plan\n\nHere is **bold** text, a [link](https://example.com) and a list:\n\n- one\n- two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```python\nprint(\"hi\")\n```\nText after the fence.";
@@ -118,24 +113,9 @@ await new Promise((r) => server.listen(0, "127.0.0.1", r));
 const mock = `http://127.0.0.1:${server.address().port}`;
 
 // ---- the page ---------------------------------------------------------------------------
-const serve = spawn(path.join(repo, "web/.bin/serve"), ["-dir", path.join(repo, "web/dist"), "-addr", "127.0.0.1:0"], { stdio: ["ignore", "pipe", "inherit"] });
-process.on("exit", () => serve.exitCode === null && serve.kill());
-const base = await new Promise((resolve, reject) => {
-  const timer = setTimeout(() => reject(new Error("web/serve did not start within 10 s")), 10000);
-  let out = "";
-  serve.stdout.on("data", (b) => {
-    out += b;
-    const m = out.match(/serving (http:\/\/\S+)/);
-    if (m) { clearTimeout(timer); resolve(m[1]); }
-  });
-});
-const userDataDir = await fs.mkdtemp(path.join(os.tmpdir(), "st-web-providers-"));
-const browser = await chromium.launchPersistentContext(userDataDir, {
-  executablePath: "/usr/bin/chromium",
-  headless: true,
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
-  viewport: { width: 1280, height: 900 },
-});
+const { server: serve, base } = await serveDist();
+const chrome = await launchChromium("providers", { viewport: { width: 1280, height: 900 } });
+const browser = chrome.browser;
 const errors = [];
 let allowNetworkErrors = false;
 
@@ -402,8 +382,7 @@ try {
   failed = true;
   console.error("FAIL", e?.stack ?? e, errors);
 } finally {
-  await browser.close();
-  await fs.rm(userDataDir, { recursive: true, force: true });
+  await chrome.close();
   serve.kill();
   server.close();
   server.closeAllConnections?.();

@@ -1,0 +1,46 @@
+// What the page's browser tests share: web/serve on a free loopback port over
+// web/dist, and headless Chromium (Debian's, as root) in a fresh profile.
+import { spawn } from "node:child_process";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+
+export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+/** Starts web/.bin/serve on web/dist; resolves to { server, base } once it serves. */
+export async function serveDist() {
+  const server = spawn(path.join(repo, "web/.bin/serve"), ["-dir", path.join(repo, "web/dist"), "-addr", "127.0.0.1:0"], { stdio: ["ignore", "pipe", "inherit"] });
+  process.on("exit", () => server.exitCode === null && server.kill());
+  const base = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("web/serve did not start within 10 s")), 10000);
+    let out = "";
+    server.stdout.on("data", (b) => {
+      out += b;
+      const m = out.match(/serving (http:\/\/\S+)/);
+      if (m) { clearTimeout(timer); resolve(m[1]); }
+    });
+    server.on("exit", (code) => reject(new Error(`web/serve exited with ${code}`)));
+  });
+  return { server, base };
+}
+
+/** Launches headless Chromium with a fresh profile named after the test; close() removes it. */
+export async function launchChromium(name, options = {}) {
+  const { chromium } = createRequire(path.join(repo, ".tools", "package.json"))("playwright-core");
+  const userDataDir = await fs.mkdtemp(path.join(os.tmpdir(), `st-web-${name}-`));
+  const browser = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+    ...options,
+  });
+  return {
+    browser,
+    async close() {
+      await browser.close();
+      await fs.rm(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
