@@ -1,7 +1,6 @@
 package edge
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/sessiontree/sessiontree/core"
@@ -77,28 +76,5 @@ func (h *Handler) tryMerge(q *request, id string, incoming *core.Tree, ifMatch s
 		return Meta{}, nil, errTooLarge("the merged tree would have " + itoa(n) +
 			" nodes; the limit is " + itoa(h.limits.Nodes)), false
 	}
-	w, changed, ae := h.writeOf(e.tree, e.meta)
-	if ae != nil {
-		e.tree = nil
-		return Meta{}, nil, ae, false
-	}
-	if !changed {
-		if !fresh {
-			e.tree = nil // a no-op here may not be one on the stored tree
-			return Meta{}, nil, nil, true
-		}
-		return e.meta, mergeAnswer(rep, e.meta.ETag), nil, false // nothing to store: the ETag stays
-	}
-	buf := mergeAnswer(rep, w.Meta.ETag)
-	w.Idem = h.keep(q, http.StatusOK, w.Meta.ETag, "", buf)
-	if err := h.store.Commit(q.ctx, e.meta.Version, w); err != nil {
-		e.tree = nil
-		if errors.Is(err, ErrStale) {
-			return Meta{}, nil, nil, true
-		}
-		return Meta{}, nil, h.afterFailedWrite(q, storeError(id, err)), false
-	}
-	e.meta = w.Meta
-	h.wrote(w, false)
-	return w.Meta, buf, nil, false
+	return h.commit(q, id, e, fresh, func(etag string) []byte { return mergeAnswer(rep, etag) })
 }

@@ -389,6 +389,16 @@ func (h *Handler) tryOps(q *request, id string, ops []core.Op, ifMatch string) (
 		}
 		return Meta{}, nil, fromCore(err), false
 	}
+	return h.commit(q, id, e, fresh, func(etag string) []byte { return opsAnswer(results, etag) })
+}
+
+// commit stores what changed in the cached tree e since its TakeChanges, as
+// one version-guarded write with its answer (answer(etag)) kept for the
+// request's Idempotency-Key. A write that changed nothing stores nothing and
+// keeps the ETag; on a copy that was not fresh it asks for a retry, as it does
+// when the stored version moved meanwhile. It returns what the try functions
+// return: the new meta, the answer, an error, or a retry.
+func (h *Handler) commit(q *request, id string, e *entry, fresh bool, answer func(etag string) []byte) (Meta, []byte, *apiError, bool) {
 	w, changed, ae := h.writeOf(e.tree, e.meta)
 	if ae != nil {
 		e.tree = nil // the cached copy holds the refused change: read it again
@@ -399,9 +409,9 @@ func (h *Handler) tryOps(q *request, id string, ops []core.Op, ifMatch string) (
 			e.tree = nil // a no-op here may not be one on the stored tree
 			return Meta{}, nil, nil, true
 		}
-		return e.meta, opsAnswer(results, e.meta.ETag), nil, false // nothing to store: the ETag stays
+		return e.meta, answer(e.meta.ETag), nil, false // nothing to store: the ETag stays
 	}
-	buf := opsAnswer(results, w.Meta.ETag)
+	buf := answer(w.Meta.ETag)
 	w.Idem = h.keep(q, http.StatusOK, w.Meta.ETag, "", buf)
 	if err := h.store.Commit(q.ctx, e.meta.Version, w); err != nil {
 		e.tree = nil

@@ -6,7 +6,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import assert from "node:assert/strict";
-import { repo, serveDist, launchChromium } from "./start.mjs";
+import { repo, serveDist, launchChromium, openPage } from "./start.mjs";
 
 const shots = path.join(repo, "web/test/screenshots");
 const N = 20000;
@@ -38,15 +38,7 @@ const browser = chrome.browser;
 const errors = [];
 const ms = (x) => `${Math.round(x)} ms`;
 
-async function open() {
-  const page = await browser.newPage();
-  page.setDefaultTimeout(60000);
-  page.on("pageerror", (e) => errors.push(`page error: ${e.message}`));
-  page.on("console", (m) => m.type() === "error" && errors.push(`console: ${m.text()}`));
-  await page.goto(base);
-  await page.waitForSelector("body[data-ready='1']");
-  return page;
-}
+const open = () => openPage(browser, base, errors, 60000);
 
 // In the page: send text, and time until it shows (painted) and until it is stored.
 const timedSend = (page, text) => page.evaluate(async (text) => {

@@ -44,3 +44,17 @@ export async function launchChromium(name, options = {}) {
     },
   };
 }
+
+/**
+ * Opens the page at base in a new tab of browser and waits until it is ready;
+ * page errors and console errors are pushed to errors (a test fails on any).
+ */
+export async function openPage(browser, base, errors, timeout = 15000) {
+  const page = await browser.newPage();
+  page.setDefaultTimeout(timeout);
+  page.on("pageerror", (e) => errors.push(`page error: ${e.message}`));
+  page.on("console", (m) => m.type() === "error" && errors.push(`console: ${m.text()}`));
+  await page.goto(base);
+  await page.waitForSelector("body[data-ready='1']");
+  return page;
+}

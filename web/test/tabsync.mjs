@@ -4,7 +4,7 @@
 //   node web/test/tabsync.mjs   (after make web-dist; web/.bin/serve serves web/dist)
 import path from "node:path";
 import assert from "node:assert/strict";
-import { repo, serveDist, launchChromium } from "./start.mjs";
+import { serveDist, launchChromium, openPage } from "./start.mjs";
 
 
 const { server, base } = await serveDist();
@@ -13,15 +13,7 @@ const chrome = await launchChromium("tabs");
 const browser = chrome.browser;
 const errors = [];
 
-async function open() {
-  const page = await browser.newPage();
-  page.setDefaultTimeout(15000);
-  page.on("pageerror", (e) => errors.push(`page error: ${e.message}`));
-  page.on("console", (m) => m.type() === "error" && errors.push(`console: ${m.text()}`));
-  await page.goto(base);
-  await page.waitForSelector("body[data-ready='1']");
-  return page;
-}
+const open = () => openPage(browser, base, errors);
 
 const send = async (page, text) => {
   await page.fill("#input", text);
