@@ -2,7 +2,6 @@
 // in both at once converge (BroadcastChannel + merge), and edits made while a tab
 // was closed are there when it opens again (IndexedDB holds the merged tree).
 //   node web/test/tabsync.mjs   (after make web-dist; web/.bin/serve serves web/dist)
-import path from "node:path";
 import assert from "node:assert/strict";
 import { serveDist, launchChromium, openPage } from "./start.mjs";
 
