@@ -302,9 +302,10 @@ func Unmarshal(data []byte, opts ...Option) (*Tree, error) {
 // UnmarshalOwned is Unmarshal without the copy: the tree keeps data, whose
 // bytes its messages and ids then are, so the caller must never modify data
 // afterwards (a buffer handed over, such as a file read for this load alone).
-// It saves a copy of the file, its size in memory at the peak of a load.
+// It saves a copy of the file, its size in memory at the peak of a load, and
+// the pass that counts the nodes (see loader.refill).
 func UnmarshalOwned(data []byte, opts ...Option) (*Tree, error) {
-	return unmarshal(data, newCounter(childrenKey).count(data), opts)
+	return unmarshal(data, -1, opts)
 }
 
 func unmarshal(data []byte, nodes int, opts []Option) (*Tree, error) {
@@ -326,13 +327,15 @@ type loader struct {
 	d     *rawjson.Decoder
 	seen  map[string]bool // top-level keys
 	moved []*branch       // branches without "moved_at_ms", set in link
-	slab  []node          // nodes not yet handed out
-	all   []node          // the whole slab, in file order, for link
-	spill bool            // a node came from outside the slab
+	slab  []node          // nodes of the last block not yet handed out
+	all   [][]node        // the blocks of nodes, in file order, for link
 	kids  []string        // children lists, one after another
 	last  string          // the last node key read while the keys are sorted
 	mixed bool            // the node keys are not strictly increasing
-	count int             // how often childrenKey occurs in the file
+	alias bool            // some node's id differs from its key
+	count int             // how often childrenKey occurs in the file, or -1: not counted
+	from  int             // where "nodes" starts
+	read  int             // the nodes read
 }
 
 // childrenKey is the member every node object has exactly once.
@@ -642,10 +645,10 @@ func (l *loader) nodes() error {
 	// slabs instead of two allocations per node: every node object has exactly
 	// one "children" member, and a well-formed file lists each node once as a
 	// child. (A message containing the text only makes the slabs larger.)
-	if n := l.count; n > 0 {
+	l.d.Peek()
+	_, l.from = l.d.Data()
+	if n := l.refill(); n > 0 {
 		l.t.nodes = make(map[string]*node, n)
-		l.slab = make([]node, n)
-		l.all = l.slab
 		l.kids = make([]string, 0, n)
 	}
 	return l.d.Members(func(rawKey []byte) error {
@@ -653,9 +656,19 @@ func (l *loader) nodes() error {
 		if err := checkStoredName("node key", key); err != nil {
 			return l.corrupt("nodes", err.(*Error).Message)
 		}
-		n, err := l.node(key)
-		if err != nil {
-			return err
+		if len(l.slab) == 0 {
+			l.refill()
+		}
+		n := l.fastNode(key)
+		if n == nil {
+			var err error
+			if n, err = l.node(key); err != nil {
+				return err
+			}
+		}
+		l.read++
+		if n.id != key {
+			l.alias = true
 		}
 		// A canonical file lists its nodes sorted by key: a key greater than the
 		// last cannot repeat one, so only unsorted files pay the lookup.
@@ -676,16 +689,152 @@ func (l *loader) nodes() error {
 	})
 }
 
+// fastNode reads the node object that is next when it is laid out as Marshal
+// writes it — compact, the fields in Marshal's order, ids, a label and times
+// that need no unescaping — and returns nil, having read nothing, otherwise:
+// node then reads it, and reports what is wrong with it. It accepts only what
+// node accepts, to the same node: the fields it skips looking up by name and the
+// checks that its layout makes true are the load's hot path.
+func (l *loader) fastNode(key string) *node {
+	if !fastLoad {
+		return nil
+	}
+	data, start := l.d.Data()
+	kids := len(l.kids)
+	var n node
+	var ok bool
+	i := start
+	if !rawjson.HasPrefixAt(data, i, `{"id":`) {
+		return nil
+	}
+	if n.id, i, ok = plainID(data, i+6); !ok {
+		return nil
+	}
+	if n.id == key {
+		n.id = key
+	}
+	if rawjson.HasPrefixAt(data, i, `,"parent":`) {
+		if n.parent, i, ok = plainID(data, i+10); !ok {
+			return nil
+		}
+	}
+	if !rawjson.HasPrefixAt(data, i, `,"children":[`) {
+		return nil
+	}
+	i += 13
+	if i < len(data) && data[i] != ']' {
+		for {
+			var id string
+			if id, i, ok = plainID(data, i); !ok {
+				l.kids = l.kids[:kids]
+				return nil
+			}
+			l.kids = append(l.kids, id)
+			if i < len(data) && data[i] == ',' {
+				i++
+				continue
+			}
+			break
+		}
+	}
+	if i >= len(data) || data[i] != ']' {
+		l.kids = l.kids[:kids]
+		return nil
+	}
+	if len(l.kids) > kids {
+		n.children = l.kids[kids:len(l.kids):len(l.kids)]
+	}
+	i++
+	if !rawjson.HasPrefixAt(data, i, `,"message":{"role":"`) {
+		l.kids = l.kids[:kids]
+		return nil
+	}
+	i += 11
+	end, ok := rawjson.CompactValue(data, i)
+	if !ok {
+		l.kids = l.kids[:kids]
+		return nil
+	}
+	n.msg = Message(data[i:end:end])
+	i = end
+	var text string
+	var at int64
+	if rawjson.HasPrefixAt(data, i, `,"label":`) {
+		if text, i, ok = rawjson.PlainString(data, i+9); !ok || text == "" {
+			l.kids = l.kids[:kids]
+			return nil
+		}
+	}
+	if rawjson.HasPrefixAt(data, i, `,"label_at_ms":`) {
+		if at, i, ok = rawjson.PlainInt(data, i+15); !ok {
+			l.kids = l.kids[:kids]
+			return nil
+		}
+	}
+	if !rawjson.HasPrefixAt(data, i, `,"created_at_ms":`) {
+		l.kids = l.kids[:kids]
+		return nil
+	}
+	if n.created, i, ok = rawjson.PlainInt(data, i+17); !ok || i >= len(data) || data[i] != '}' {
+		l.kids = l.kids[:kids]
+		return nil
+	}
+	n.lab = newLabel(text, at)
+	l.d.Seek(i + 1)
+	p := &l.slab[0]
+	l.slab = l.slab[1:]
+	*p = n
+	return p
+}
+
+// fastLoad turns fastNode and linkByID on; tests turn them off to compare the
+// fast paths with what node and the map say.
+var fastLoad = true
+
+// plainID reads an id at data[i] for fastNode: a non-empty string of
+// printable ASCII without escapes, which checkStoredName accepts when it is not
+// too long.
+func plainID(data []byte, i int) (string, int, bool) {
+	s, end, ok := rawjson.PlainString(data, i)
+	return s, end, ok && s != "" && len(s) <= maxStoredName
+}
+
+// refill starts a new block of nodes and returns its size: every node object
+// has exactly one "children" member, so the first block is l.count nodes when
+// the file was counted, else the count in a sample of what follows, scaled to
+// the rest of the file; a later block is the rest of the file at the average
+// size of the nodes so far. (A message containing the text only makes a block
+// larger; a block too small only means another block.) The map of nodes is
+// sized once from the first block.
+func (l *loader) refill() int {
+	const sample = 256 << 10
+	data, pos := l.d.Data()
+	rest := len(data) - pos
+	n := l.count
+	switch {
+	case l.read > 0:
+		n = rest/max(1, (pos-l.from)/l.read) + 16
+	case n < 0:
+		s := data[pos:min(len(data), pos+sample)]
+		n = newCounter(childrenKey).count(s)
+		if len(s) < rest {
+			n = n*(rest/len(s)) + n*(rest%len(s))/len(s)
+			n += n/32 + 16
+		}
+	}
+	// A node takes more than 60 bytes of the file: `"k":` and
+	// {"id":"k","children":[],"message":{"role":""},"created_at_ms":0}.
+	n = max(1, min(n, rest/60+1))
+	l.slab = make([]node, n)
+	l.all = append(l.all, l.slab)
+	return n
+}
+
 // node reads one node object; where it has the same id as its key, the two
 // share one string.
 func (l *loader) node(key string) (*node, error) {
-	var n *node
-	if len(l.slab) > 0 {
-		n, l.slab = &l.slab[0], l.slab[1:]
-	} else {
-		n = &node{}
-		l.spill = true
-	}
+	n := &l.slab[0]
+	l.slab = l.slab[1:]
 	var has [7]bool // id, parent, children, message, label, created_at_ms, label_at_ms
 	err := l.d.Members(func(f []byte) error {
 		var err error
@@ -786,14 +935,19 @@ func (l *loader) link() {
 // are left unlinked.
 func (l *loader) linkUp() {
 	t := l.t
-	if l.spill {
-		t.linkUp()
+	if len(l.all) > 0 {
+		last := &l.all[len(l.all)-1]
+		*last = (*last)[:len(*last)-len(l.slab)]
+	}
+	if fastLoad && !l.alias && len(t.dups) == 0 && len(l.all) < 1<<15 {
+		linkByID(l.all, l.read)
 		return
 	}
-	used := l.all[:len(l.all)-len(l.slab)]
-	for i := range used {
-		if n := &used[i]; n.parent != "" {
-			n.up = t.nodes[n.parent]
+	for _, block := range l.all {
+		for i := range block {
+			if n := &block[i]; n.parent != "" {
+				n.up = t.nodes[n.parent]
+			}
 		}
 	}
 	for _, d := range t.dups {
@@ -806,4 +960,70 @@ func canonBranch(t *Tree, name string) string {
 		return b.name
 	}
 	return name
+}
+
+// linkByID sets the up pointers of the nodes in blocks, n of them, when every
+// node's id is its key and no key repeats, so that the node called p is the
+// one whose id is p. It looks the parents up in a table of the ids' first 16
+// bytes and lengths, which decide equality for ids of up to 16 bytes: in wasm,
+// n map lookups hash every id and then read the found node's key from
+// wherever the file put it, a cache miss each, and were most of linking.
+// Fewer than 1<<15 blocks of fewer than 1<<32 nodes each, ids of at most
+// maxStoredName bytes.
+func linkByID(blocks [][]node, n int) {
+	size := 1
+	for size <= n+n/4 { // at least one empty entry ends every probe
+		size <<= 1
+	}
+	type entry struct{ w0, w1, loc uint64 } // loc: len<<47 | block<<32 | index; 0 when empty
+	table := make([]entry, size)
+	mask := uint64(size - 1)
+	home := func(w0, w1 uint64, l int) uint64 {
+		return (w0 ^ w1*0xC2B2AE3D27D4EB4F ^ uint64(l)) * 0x9E3779B97F4A7C15 >> 32 & mask
+	}
+	for b, block := range blocks {
+		for i := range block {
+			id := block[i].id
+			w0, w1 := idWords(id)
+			h := home(w0, w1, len(id))
+			for table[h].loc != 0 {
+				h = (h + 1) & mask
+			}
+			table[h] = entry{w0, w1, uint64(len(id))<<47 | uint64(b)<<32 | uint64(i)}
+		}
+	}
+	for _, block := range blocks {
+		for i := range block {
+			nd := &block[i]
+			p := nd.parent
+			if p == "" {
+				continue
+			}
+			w0, w1 := idWords(p)
+			want := uint64(len(p)) << 47
+			for h := home(w0, w1, len(p)); table[h].loc != 0; h = (h + 1) & mask {
+				e := &table[h]
+				if e.w0 != w0 || e.w1 != w1 || e.loc>>47<<47 != want {
+					continue
+				}
+				up := &blocks[e.loc>>32&(1<<15-1)][uint32(e.loc)]
+				if len(p) <= 16 || up.id == p {
+					nd.up = up
+					break
+				}
+			}
+		}
+	}
+}
+
+// idWords packs the first 16 bytes of id into two words, zero-padded.
+func idWords(id string) (w0, w1 uint64) {
+	for i := 0; i < len(id) && i < 16; i++ {
+		if i < 8 {
+			w0 |= uint64(id[i]) << (8 * i)
+		} else {
+			w1 |= uint64(id[i]) << (8 * (i - 8))
+		}
+	}
+	return w0, w1
 }
