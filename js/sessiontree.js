@@ -1008,8 +1008,8 @@ export class SessionTree {
   }
 
   // #slotted reads a list of message slots at p (wasm/internal/treecalls
-  // project.go slotted) and returns the messages, cached or parsed once, and
-  // where the list ends.
+  // project.go slotted) and returns the messages, cached or parsed once (a new
+  // one from its bytes where the module keeps them), and where the list ends.
   #slotted(u8, p) {
     const n = u8[p] | (u8[p + 1] << 8) | (u8[p + 2] << 16) | (u8[p + 3] << 24);
     p += 4;
@@ -1021,10 +1021,11 @@ export class SessionTree {
       const s = slots[i];
       let m = cache[s];
       if (typeof m !== "object") {
-        if (m === undefined) { // new: its bytes follow, in slot order
-          const size = u8[p] | (u8[p + 1] << 8) | (u8[p + 2] << 16) | (u8[p + 3] << 24);
-          m = decoder.decode(u8.subarray(p + 4, p + 4 + size));
-          p += 4 + size;
+        if (m === undefined) { // new: where its bytes are follows, in slot order
+          const at = (u8[p] | (u8[p + 1] << 8) | (u8[p + 2] << 16) | (u8[p + 3] << 24)) >>> 0;
+          const size = (u8[p + 4] | (u8[p + 5] << 8) | (u8[p + 6] << 16) | (u8[p + 7] << 24)) >>> 0;
+          m = decoder.decode(u8.subarray(at, at + size));
+          p += 8;
         }
         m = deepFreeze(JSON.parse(m));
         cache[s] = m;

@@ -15,7 +15,12 @@ var (
 
 // project returns the messages of argument 0's branch (the active one when
 // there is no argument) as slots: a little-endian uint32 count, the slots, then
-// for each slot new to JS, in slot order, a uint32 length and the message.
+// for each slot new to JS, in slot order, where its message's bytes are in the
+// module's memory, as a uint32 address and a uint32 length. JS reads them there,
+// before its next call (the slot table holds every message it numbered, so the
+// bytes stay where they are): a first projection of a loaded tree copies none
+// of the file's messages into a result buffer, which would then stay that big.
+// (In a native build, as in tests, the address is the low 32 bits of one.)
 func project(r *Request) ([]byte, error) {
 	branch := r.tree.ActiveBranch()
 	if len(r.args) > 0 {
@@ -40,7 +45,7 @@ func slotted(s *slotTable, msgs []core.Message, extra int) []byte {
 		slot, ok := s.lookup(m)
 		if !ok {
 			slot = s.add(m)
-			size += 4 + len(m)
+			size += 8
 		}
 		slots = append(slots, slot)
 	}
@@ -52,8 +57,8 @@ func slotted(s *slotTable, msgs []core.Message, extra int) []byte {
 	}
 	for i := known; i < s.len(); i++ {
 		m := s.at(i)
+		b = appendUint32(b, keyOf(m))
 		b = appendUint32(b, uint32(len(m)))
-		b = append(b, m...)
 	}
 	return b
 }

@@ -16,11 +16,27 @@ func projection(t *testing.T, res string) (slots []uint32, sent []string) {
 		b = b[4:]
 	}
 	for len(b) > 0 {
-		size := int(binary.LittleEndian.Uint32(b))
-		sent = append(sent, string(b[4:4+size]))
-		b = b[4+size:]
+		at, size := binary.LittleEndian.Uint32(b), int(binary.LittleEndian.Uint32(b[4:]))
+		sent = append(sent, messageAt(t, at, size))
+		b = b[8:]
 	}
 	return slots, sent
+}
+
+// messageAt finds the message a result names by its address and length, as JS
+// reads it from the module's memory, among the messages of every live tree's
+// slots (the address is the low 32 bits of one in a native build).
+func messageAt(t *testing.T, at uint32, size int) string {
+	t.Helper()
+	for _, e := range trees {
+		for i := range e.slots.len() {
+			if m := e.slots.at(i); keyOf(m) == at && len(m) == size {
+				return string(m)
+			}
+		}
+	}
+	t.Fatalf("no message of %d bytes at %#x", size, at)
+	return ""
 }
 
 func TestAProjectionSendsEachMessageItsSlotOnceAndOnlyUnseenBytes(t *testing.T) {
