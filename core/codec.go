@@ -1018,12 +1018,17 @@ func linkByID(blocks [][]node, n int) {
 
 // idWords packs the first 16 bytes of id into two words, zero-padded.
 func idWords(id string) (w0, w1 uint64) {
-	for i := 0; i < len(id) && i < 16; i++ {
-		if i < 8 {
-			w0 |= uint64(id[i]) << (8 * i)
-		} else {
-			w1 |= uint64(id[i]) << (8 * (i - 8))
-		}
+	if len(id) >= 16 {
+		return word(id[:8]), word(id[8:16])
 	}
-	return w0, w1
+	var b [16]byte
+	copy(b[:], id)
+	return word(string(b[:8])), word(string(b[8:]))
+}
+
+// word reads 8 bytes as a little-endian word, without a loop.
+func word(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }

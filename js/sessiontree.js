@@ -532,6 +532,38 @@ function plainAppend(op) {
   return keys === 3 && (at === null || Number.isSafeInteger(at)) ? m : undefined;
 }
 
+// newTexts reads count (address, length) pairs at p, the bytes of new
+// messages in the module's memory, and pushes their texts onto cache; it
+// returns where the pairs end. Many messages of a loaded file lie close
+// together in its bytes: when the stretch that holds them is ASCII (decoded to
+// as many UTF-16 units as it has bytes, which valid UTF-8 does only then) and
+// not much larger than they are, it is decoded once and each text is a slice of
+// it, instead of one TextDecoder call per message.
+function newTexts(u8, p, count, cache) {
+  const u32 = (q) => (u8[q] | (u8[q + 1] << 8) | (u8[q + 2] << 16) | (u8[q + 3] << 24)) >>> 0;
+  const end = p + 8 * count;
+  let lo = Infinity, hi = 0, bytes = 0;
+  for (let q = p; q < end; q += 8) {
+    const at = u32(q), size = u32(q + 4);
+    lo = Math.min(lo, at); hi = Math.max(hi, at + size); bytes += size;
+  }
+  let all = null;
+  if (count >= 64 && hi - lo <= 2 * bytes + (1 << 20)) {
+    try {
+      all = strict.decode(u8.subarray(lo, hi));
+      if (all.length !== hi - lo) all = null;
+    } catch {
+      all = null; // not UTF-8 between the messages: one at a time
+    }
+  }
+  for (let q = p; q < end; q += 8) {
+    const at = u32(q), size = u32(q + 4);
+    cache.push(all === null ? decoder.decode(u8.subarray(at, at + size)) : all.slice(at - lo, at - lo + size));
+  }
+  return end;
+}
+const strict = new TextDecoder("utf-8", { fatal: true });
+
 function deepFreeze(root) {
   const stack = [root];
   while (stack.length) {
@@ -1016,17 +1048,16 @@ export class SessionTree {
     const slots = (p & 3) === 0 ? new Uint32Array(u8.buffer, p, n) : new Uint32Array(u8.slice(p, p + 4 * n).buffer);
     p += 4 * n;
     const cache = this.#cache;
+    // The new slots are cache.length, cache.length + 1, …: where each one's
+    // bytes are follows, in slot order. Their texts go into the cache first.
+    let fresh = 0;
+    for (let i = 0; i < n; i++) fresh = Math.max(fresh, slots[i] + 1 - cache.length);
+    if (fresh > 0) p = newTexts(u8, p, fresh, cache);
     const out = new Array(n);
     for (let i = 0; i < n; i++) {
       const s = slots[i];
       let m = cache[s];
       if (typeof m !== "object") {
-        if (m === undefined) { // new: where its bytes are follows, in slot order
-          const at = (u8[p] | (u8[p + 1] << 8) | (u8[p + 2] << 16) | (u8[p + 3] << 24)) >>> 0;
-          const size = (u8[p + 4] | (u8[p + 5] << 8) | (u8[p + 6] << 16) | (u8[p + 7] << 24)) >>> 0;
-          m = decoder.decode(u8.subarray(at, at + size));
-          p += 8;
-        }
         m = deepFreeze(JSON.parse(m));
         cache[s] = m;
       }
@@ -1034,6 +1065,7 @@ export class SessionTree {
     }
     return [out, p];
   }
+
 
   /**
    * The rows a store that keeps one record per node and per branch must write:

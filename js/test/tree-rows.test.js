@@ -101,3 +101,18 @@ test("loadFrom reads bytes, a Blob, a ReadableStream and a Response to the same 
   await assert.rejects(SessionTree.loadFrom(strings), "invalid_input", /Uint8Array/);
   t.free();
 });
+
+// A first projection of a loaded file reads each new message where the module
+// keeps it: decoded once as a stretch when the file is ASCII, one at a time when
+// it is not; both give the messages the file holds.
+test("a loaded file projects to its messages, ASCII or not, the window's and the full list's alike", async () => {
+  for (const text of [(i) => `plain ${i} "q" \\ /`, (i) => `turn ${i} — ✨ é 😀`]) {
+    const msgs = Array.from({ length: 300 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: text(i), n: i }));
+    const file = new TextEncoder().encode(SessionTree.fromLinear(msgs, 1).save());
+    const t = await SessionTree.loadFrom(file);
+    assert.deepEqual(t.pathWindow(-70).messages, msgs.slice(-70));
+    assert.deepEqual(t.linearProjection(), msgs);
+    assert.ok(Object.isFrozen(t.linearProjection()[5]), "a message is not frozen");
+    t.free();
+  }
+});
