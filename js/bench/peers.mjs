@@ -11,8 +11,10 @@
 //     `mapping` from `current_node` (as a ChatGPT-export viewer does).
 // These are written here after those tools' published behaviour, not copied
 // from them (the project commits no other project's code).
-// Each contender runs in a fresh process (node --expose-gc), 5 times; times are
-// medians. Measured: open (the file's bytes in memory → the last 50 messages
+// Each contender runs in a fresh process (node --expose-gc), 5 times, the
+// contenders in turn (one run of each, then the next round), so that a machine
+// whose load changes during the run weighs on all of them alike; times are
+// medians, and the load average is printed before and after. Measured: open (the file's bytes in memory → the last 50 messages
 // as JS objects), the full request list as JS objects, and the memory held
 // per message after both (JS heap + WebAssembly memory, after a collection).
 import { execFileSync } from "node:child_process";
@@ -106,15 +108,21 @@ if (mode === "run") {
   const files = { sessiontree: t.save(), pi: t.export("pi"), librechat: t.export("librechat"), chatgpt: t.export("chatgpt") };
   t.free();
   const rows = [];
+  const load = () => os.loadavg().map((x) => x.toFixed(2)).join(" ");
+  const loadBefore = load();
   try {
+    const runs = {};
     for (const [who, text] of Object.entries(files)) {
-      const f = path.join(dir, who);
-      fs.writeFileSync(f, text);
-      const runs = [];
-      for (let i = 0; i < 5; i++) {
-        runs.push(JSON.parse(execFileSync(process.execPath, ["--expose-gc", self, "run", who, f], { encoding: "utf8" })));
+      fs.writeFileSync(path.join(dir, who), text);
+      runs[who] = [];
+    }
+    for (let i = 0; i < 5; i++) {
+      for (const who of Object.keys(files)) {
+        runs[who].push(JSON.parse(execFileSync(process.execPath, ["--expose-gc", self, "run", who, path.join(dir, who)], { encoding: "utf8" })));
       }
-      const med = (k) => runs.map((r) => r[k]).sort((a, b) => a - b)[2];
+    }
+    for (const [who, text] of Object.entries(files)) {
+      const med = (k) => runs[who].map((r) => r[k]).sort((a, b) => a - b)[2];
       rows.push({ who, mb: Buffer.byteLength(text) / 1e6, open: med("open"), all: med("all"), per: med("perMessage") });
     }
   } finally {
@@ -123,7 +131,7 @@ if (mode === "run") {
   const peers = rows.filter((r) => r.who !== "sessiontree");
   const best = (k) => Math.min(...peers.map((r) => r[k]));
   const pi = rows.find((r) => r.who === "pi");
-  console.log(`\n== ${N.toLocaleString("en")} messages, Node ${process.version}, medians of 5 fresh processes`);
+  console.log(`\n== ${N.toLocaleString("en")} messages, Node ${process.version}, medians of 5 fresh processes, in turn (load average ${loadBefore} before, ${load()} after)`);
   console.log("| | file | open: last 50 messages as objects | full request list as objects | memory held per message |");
   console.log("|---|---:|---:|---:|---:|");
   for (const r of rows) console.log(`| ${r.who} | ${r.mb.toFixed(1)} MB | ${r.open.toFixed(0)} ms | ${r.all.toFixed(0)} ms | ${r.per.toFixed(0)} B |`);
