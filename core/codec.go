@@ -641,10 +641,9 @@ func (l *loader) int(where string) (int64, error) {
 }
 
 func (l *loader) nodes() error {
-	// Size the map once, and take the nodes and their children lists from two
-	// slabs instead of two allocations per node: every node object has exactly
-	// one "children" member, and a well-formed file lists each node once as a
-	// child. (A message containing the text only makes the slabs larger.)
+	// Size the map once, and take the nodes and their children lists from
+	// blocks (refill) and one slab instead of two allocations per node: a
+	// well-formed file lists each node once as a child.
 	l.d.Peek()
 	_, l.from = l.d.Data()
 	if n := l.refill(); n > 0 {
@@ -653,13 +652,19 @@ func (l *loader) nodes() error {
 	}
 	return l.d.Members(func(rawKey []byte) error {
 		key := rawjson.KeyView(rawKey)
-		if err := checkStoredName("node key", key); err != nil {
-			return l.corrupt("nodes", err.(*Error).Message)
-		}
 		if len(l.slab) == 0 {
 			l.refill()
 		}
+		// A key that is its node's id as fastNode read it is a valid one; any
+		// other is checked before the node is read, as node needs.
+		_, at := l.d.Data()
 		n := l.fastNode(key)
+		if n == nil || n.id != key {
+			if err := checkStoredName("node key", key); err != nil {
+				l.d.Seek(at) // where node would have stopped
+				return l.corrupt("nodes", err.(*Error).Message)
+			}
+		}
 		if n == nil {
 			var err error
 			if n, err = l.node(key); err != nil {
