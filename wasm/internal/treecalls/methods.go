@@ -61,5 +61,6 @@ func Lean() []Method {
 		{"window", true, window},
 		// rows.go
 		{"takeChanges", true, takeChanges},
+		{"applyChanges", true, applyChanges},
 	}
 }
