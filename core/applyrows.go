@@ -192,3 +192,77 @@ func (t *Tree) dropNode(id string) {
 		}
 	}
 }
+
+// ApplyDelta is ApplyRows of a delta document: the JSON object
+// {"root","active","nodes":{id: node},"deleted_nodes":[id…],
+// "branches":{name: branch},"deleted_branches":[name…]} whose "nodes" and
+// "branches" hold records as .tree.json does (what the edge worker pushes to
+// live clients for each stored write). Other members (type, id, etag,
+// version…) are the sender's and are skipped. A document that is not one is
+// CodeCorrupt, and t is unchanged.
+func (t *Tree) ApplyDelta(data []byte, follow bool) error {
+	var root, active string
+	var branches, nodes []Fragment
+	d := rawjson.NewDecoder(data)
+	bad := func(what string) error { return newError(CodeCorrupt, "not a delta: "+what) }
+	if d.Peek() != '{' {
+		return bad("the top level is not a JSON object")
+	}
+	seen := map[string]bool{}
+	members := func(into *[]Fragment) error {
+		return d.Object(func(key string) error {
+			raw, err := d.Raw()
+			if err == nil && raw[0] != '{' {
+				err = bad("a record is not an object")
+			}
+			*into = append(*into, Fragment{Key: key, JSON: raw})
+			return err
+		})
+	}
+	removed := func(into *[]Fragment) error {
+		return d.Array(func() error {
+			key, err := d.String()
+			*into = append(*into, Fragment{Key: key})
+			return err
+		})
+	}
+	err := d.Object(func(key string) error {
+		if seen[key] {
+			return bad("the member " + quote(key) + " appears twice")
+		}
+		seen[key] = true
+		var err error
+		switch key {
+		case "root":
+			if !d.Null() {
+				root, err = d.String()
+			}
+		case "active":
+			active, err = d.String()
+		case "nodes":
+			err = members(&nodes)
+		case "deleted_nodes":
+			err = removed(&nodes)
+		case "branches":
+			err = members(&branches)
+		case "deleted_branches":
+			err = removed(&branches)
+		default:
+			err = d.Skip()
+		}
+		return err
+	})
+	if err == nil {
+		err = d.End()
+	}
+	if err != nil {
+		if e, ok := err.(*Error); ok {
+			return e
+		}
+		return bad(err.Error())
+	}
+	if !seen["active"] {
+		return bad(`it has no "active" branch`)
+	}
+	return t.ApplyRows(root, active, follow, branches, nodes)
+}

@@ -456,9 +456,12 @@ export class SessionTree implements Disposable {
    * copies diverged beyond a delta (a node that differs under the same id, a
    * parent or leaf in neither copy): merge then. The applied records are
    * changes for this tree's own `takeChanges()`. A delta with `all: true`
-   * replaces the tree with its rows.
+   * replaces the tree with its rows. `changes` may also be a delta document
+   * (JSON text or bytes) as the edge worker pushes to live clients:
+   * `{"root","active","nodes":{id: node},"deleted_nodes":[…],"branches":{name:
+   * branch},"deleted_branches":[…]}`, records as in .tree.json.
    */
-  applyChanges(changes: RowChanges, options?: { follow?: boolean }): void;
+  applyChanges(changes: RowChanges | string | Uint8Array, options?: { follow?: boolean }): void;
   /**
    * A window of the path of `branch` (default: the active one): the ids and
    * the messages of `path.slice(start, end)`, with Array.prototype.slice's

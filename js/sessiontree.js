@@ -1094,9 +1094,15 @@ export class SessionTree {
    * is not one, `conflict` when the copies diverged beyond a delta (a node
    * that differs under one id, a parent or leaf in neither copy): merge then.
    * Applied rows are changes of this tree for its own takeChanges(). A delta
-   * with `all: true` replaces the tree with those rows.
+   * with `all: true` replaces the tree with those rows. `changes` may also be
+   * a delta document as JSON text or bytes, what the edge worker pushes to
+   * live clients (core's ApplyDelta).
    */
   applyChanges(changes, options = {}) {
+    if (typeof changes === "string" || ArrayBuffer.isView(changes) || changes instanceof ArrayBuffer) {
+      this.#call(M.applyChanges, 0, [options?.follow ? "follow" : "keep", changes instanceof ArrayBuffer ? new Uint8Array(changes) : changes]);
+      return;
+    }
     if (typeof changes !== "object" || changes === null || !Array.isArray(changes.branches) || !Array.isArray(changes.nodes)) {
       fail(`"changes" must be what takeChanges() answers: { all, root, activeBranch, branches, nodes }`);
     }
