@@ -11,7 +11,7 @@ import {
   requestBody, listModels,
 } from "./assistant.js";
 import { TreeView } from "./treeview.js";
-import { renderMarkdown, copyText } from "./markdown.js";
+import { renderMarkdown, copyText, plainText } from "./markdown.js";
 import { syncTabs } from "./tabsync.js";
 
 const $ = (id) => document.getElementById(id);
@@ -687,7 +687,7 @@ function renderBranches() {
   $("branch-count").textContent = String(all.length);
   const rows = all.slice(0, 150).map((b) => {
     const leaf = b.leaf ? t.node(b.leaf) : null;
-    const preview = leaf ? messageText(leaf.message).replace(/\s+/g, " ").slice(0, 70) : "(empty)";
+    const preview = leaf ? plainText(messageText(leaf.message).slice(0, 600)).slice(0, 70) : "(empty)";
     const isActive = b.name === active;
     const canDelete = b.name !== "main" && !isActive;
     return el(`li.branch${isActive ? ".active" : ""}`, { "data-branch": b.name },

@@ -265,6 +265,8 @@ try {
     assert.equal(await msgs.first().locator(".switcher .count").textContent(), "2/2");
     await page.evaluate(() => { document.getElementById("messages").scrollTop = 0; });
     await page.screenshot({ path: path.join(shots, "streamed-markdown-branched.png") });
+    // The branch list previews the reply's words, not its Markdown syntax.
+    assert.match(await page.textContent('#branch-list li[data-branch="main"] .branch-preview'), /^Plan Here is bold text, a link and a list/);
     // A summary is asked for without streaming: the whole JSON answer is read.
     const other = await page.evaluate(() => window.sessiontreeDemo.tree.branches().find((b) => b.name !== window.sessiontreeDemo.tree.activeBranch).name);
     await page.click(`#branch-list li[data-branch="${other}"] [data-action="summarize"]`);
