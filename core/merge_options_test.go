@@ -1,7 +1,10 @@
 package core
 
 import (
+	"maps"
+	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -130,4 +133,101 @@ func TestFreshNamesDeleteTheConflictName(t *testing.T) {
 			t.Fatalf("conflict name came back: %+v", b.Branches())
 		}
 	}
+}
+
+// Property: tabs (copies edited apart by random operations, deletions
+// included) that merge each other with FreshNames and KeepPlace, in random
+// pairs, lose no node, stay valid, show no "name~leaf" name, and once they
+// stop editing, settle: a few rounds of merging every pair change nothing
+// more, and every copy then has the same branches (name and leaf).
+func TestPropertyTabsMergingWithFreshNamesLoseNothingAndSettle(t *testing.T) {
+	opts := MergeOptions{FreshNames: true, KeepPlace: true}
+	conflictsSeen := 0
+	for seed := range uint64(150) {
+		g := &opGen{r: rand.New(rand.NewPCG(seed, 17)), deletes: true}
+		base := New(WithIDSource(prefixIDs("base")))
+		for range 5 + g.r.IntN(10) {
+			base.Apply([]Op{g.op(base)}, 1)
+		}
+		const n = 3
+		tabs := make([]*Tree, n)
+		made := map[string]*node{}
+		for i := range tabs {
+			tabs[i] = base.Clone()
+			tabs[i].newID = prefixIDs("t" + strconv.Itoa(i) + "-")
+		}
+		merge := func(i, j int) MergeReport {
+			other, err := Unmarshal(tabs[j].Marshal()) // what the other tab stored
+			if err != nil {
+				t.Fatalf("seed %d: %v", seed, err)
+			}
+			rep, err := tabs[i].MergeWith(other, opts)
+			conflictsSeen += len(rep.Conflicts)
+			if err != nil {
+				t.Fatalf("seed %d: merge: %v", seed, err)
+			}
+			return rep
+		}
+		for range 4 {
+			for _, c := range tabs {
+				for range 1 + g.r.IntN(5) {
+					c.Apply([]Op{g.op(c)}, int64(g.r.IntN(1000)))
+				}
+				for id, nd := range c.nodes {
+					made[id] = nd
+				}
+			}
+			for range g.r.IntN(4) {
+				i, j := g.r.IntN(n), g.r.IntN(n)
+				if i != j {
+					merge(i, j)
+				}
+			}
+		}
+		settled := false
+		for round := 0; round < 6 && !settled; round++ {
+			settled = true
+			for i := range n {
+				for j := range n {
+					if i != j && merge(i, j).Changed() {
+						settled = false
+					}
+				}
+			}
+		}
+		if !settled {
+			t.Fatalf("seed %d: the tabs keep changing after 6 rounds of merging every pair", seed)
+		}
+		want := branchLeaves(tabs[0])
+		for i, c := range tabs {
+			if p := c.Validate(); len(p) > 0 {
+				t.Fatalf("seed %d: tab %d invalid: %v", seed, i, p)
+			}
+			for id, nd := range made {
+				if !hasContent(c, id, nd) {
+					t.Fatalf("seed %d: tab %d lost node %s", seed, i, id)
+				}
+			}
+			for _, b := range c.Branches() {
+				if strings.Contains(b.Name, "~") && !strings.HasPrefix(b.Name, "conflict~") {
+					t.Fatalf("seed %d: tab %d shows %q", seed, i, b.Name)
+				}
+			}
+			if got := branchLeaves(c); !maps.Equal(got, want) {
+				t.Fatalf("seed %d: tab %d has branches %v, tab 0 %v", seed, i, got, want)
+			}
+		}
+	}
+	if conflictsSeen < 100 {
+		t.Fatalf("only %d branch conflicts in 150 seeds: the test does not exercise renaming", conflictsSeen)
+	}
+	t.Logf("%d conflicts renamed", conflictsSeen)
+}
+
+func branchLeaves(t *Tree) map[string]string {
+	m := make(map[string]string, len(t.branches))
+	for name, b := range t.branches {
+		m[name] = b.leaf
+	}
+	return m
 }
