@@ -89,14 +89,14 @@ func (f *freshNames) next(deleted map[string]int64) string {
 	for f.has(f.low) {
 		f.low++
 	}
-	var buf [32]byte // one allocation: the string
+	var buf [32]byte // one allocation: the string returned (a lookup by string(b) makes none)
 	for n := f.low; ; n++ {
 		if f.has(n) {
 			continue
 		}
-		name := string(strconv.AppendUint(append(buf[:0], freshPrefix...), n, 10))
-		if _, dead := deleted[name]; !dead {
-			return name
+		b := strconv.AppendUint(append(buf[:0], freshPrefix...), n, 10)
+		if _, dead := deleted[string(b)]; !dead {
+			return string(b)
 		}
 	}
 }

@@ -136,3 +136,24 @@ func TestOpenOfAnUnknownNodeFailsWithNotFound(t *testing.T) {
 	_, err := tr.Open("nope", 1)
 	wantCode(t, err, CodeNotFound)
 }
+
+// A fresh name past many deleted names costs one allocation (the name).
+func TestAFreshNamePastDeletedNamesAllocatesOnlyTheName(t *testing.T) {
+	tr, ids := chain(t, "q")
+	for i := range 200 {
+		name, err := tr.Branch(ids[0], "", int64(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.SwitchBranch(MainBranch)
+		if err := tr.DeleteBranch(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := tr.freshName(); got != "branch-201" {
+		t.Fatalf("fresh name %q", got)
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = tr.freshName() }); n > 1 {
+		t.Fatalf("%.0f allocations per fresh name", n)
+	}
+}
