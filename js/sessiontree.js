@@ -264,12 +264,12 @@ function interCall(f, method, args) {
 // Method numbers, filled in by init from the module's own table.
 const M = {
   new: 0, fromLinear: 0, load: 0, free: 0, clone: 0, save: 0, append: 0, rewind: 0, branch: 0,
-  switchBranch: 0, label: 0, clearLabel: 0, checkout: 0, edit: 0, regenerate: 0, deleteBranch: 0,
+  switchBranch: 0, label: 0, clearLabel: 0, checkout: 0, open: 0, edit: 0, regenerate: 0, deleteBranch: 0,
   apply: 0, node: 0, children: 0, siblings: 0, branches: 0, activeBranch: 0, hasBranches: 0,
   pathOf: 0, messages: 0, summarizeBranch: 0, summaryInput: 0, summarizeBranchAsOf: 0,
   stubSummary: 0, renderBranchText: 0, spliceForLinearExport: 0, validate: 0, repair: 0,
   prune: 0, search: 0, stats: 0, replace: 0, project: 0, applyOps: 0, pathLength: 0, window: 0,
-  takeChanges: 0,
+  takeChanges: 0, applyChanges: 0,
 };
 
 // The full flavour's further method numbers, filled in by init when the module
@@ -632,12 +632,50 @@ function lines(text) {
 
 // ---- trees ------------------------------------------------------------------
 
+// rowsFile is the .tree.json of a store's rows (takeChanges's form, in any
+// order): the envelope around the members, which the loader sorts as it reads.
+function rowsFile(rows) {
+  if (typeof rows !== "object" || rows === null || !Array.isArray(rows.branches) || !Array.isArray(rows.nodes)) {
+    fail(`"rows" must be { root, activeBranch, branches: [{ name, row }], nodes: [{ id, row }] }`);
+  }
+  const parts = [`{"format":"sessiontree","version":1`];
+  if (rows.root) parts.push(`,"root":`, JSON.stringify(str("root", rows.root)));
+  parts.push(`,"active_branch":`, JSON.stringify(str("activeBranch", rows.activeBranch)), `,"branches":{`);
+  let i = 0;
+  for (const b of rows.branches) {
+    if (typeof b?.name !== "string" || (typeof b?.row !== "string" && b?.row !== null)) fail(`each branch row must be { name: string, row: string }`);
+    if (b.row !== null) parts.push(i++ ? "," : "", JSON.stringify(b.name), ":", b.row);
+  }
+  parts.push(`},"nodes":{`);
+  i = 0;
+  for (const n of rows.nodes) {
+    if (typeof n?.id !== "string" || (typeof n?.row !== "string" && n?.row !== null)) fail(`each node row must be { id: string, row: string }`);
+    if (n.row !== null) parts.push(i++ ? "," : "", JSON.stringify(n.id), ":", n.row);
+  }
+  parts.push("}}");
+  return parts.join("");
+}
+
 const freed = new FinalizationRegistry((handle) => {
   if (wasm) {
     try { invoke(M.free, handle, 0, NO_ARGS); } catch { /* the module stays usable */ }
   }
 });
 const dispose = Symbol.dispose ?? Symbol.for("Symbol.dispose");
+// mergeOptions checks merge's options and spells them as the module reads them
+// (wasm/internal/fullcalls mergeOptions): the names of the flags set, by commas.
+function mergeOptions(options) {
+  if (options === undefined || options === null) return "";
+  if (typeof options !== "object" || Array.isArray(options)) fail(`"options" must be an object like { freshNames: true, keepPlace: true }`);
+  const on = [];
+  for (const [key, value] of Object.entries(options)) {
+    if (key !== "freshNames" && key !== "keepPlace") fail(`merge has no option ${JSON.stringify(key)} (it takes freshNames and keepPlace)`);
+    if (value !== undefined && typeof value !== "boolean") fail(`"options.${key}" must be a boolean`);
+    if (value) on.push(key);
+  }
+  return on.join(",");
+}
+
 const VOID_OPS = new Set(["switch", "label", "clearLabel", "summarize", "deleteBranch"]);
 let adopt = 0;
 
@@ -905,6 +943,10 @@ export class SessionTree {
     return this.#call(M.checkout, time(atMs), [str("node", node)]);
   }
 
+  open(node, atMs) {
+    return this.#call(M.open, time(atMs), [str("node", node)]);
+  }
+
   edit(node, message_, atMs) {
     return this.#sibling(M.edit, node, message_, atMs);
   }
@@ -931,8 +973,9 @@ export class SessionTree {
    * first: the helper merges the two saved trees, and the main module swaps the
    * result in under this object's handle.
    */
-  merge(other) {
-    if (fullModule()) return this.#mergeInPlace(other);
+  merge(other, options) {
+    const opts = mergeOptions(options);
+    if (fullModule()) return this.#mergeInPlace(other, opts);
     const f = needInterchange("t.merge");
     const h = this.#live();
     let theirs;
@@ -946,7 +989,7 @@ export class SessionTree {
     }
     // [u32 report length][report JSON][the merged .tree.json, or nothing when
     // it is ours as it was] (wasm/interchange merge.go)
-    const res = interCall(f, f.merge, [this.#saved(), theirs]);
+    const res = interCall(f, f.merge, [this.#saved(), theirs, opts]);
     const n = res[0] | (res[1] << 8) | (res[2] << 16) | (res[3] << 24);
     const report = JSON.parse(decoder.decode(res.subarray(4, 4 + n)));
     // The message cache stays right: the module keeps the slot of every message
@@ -960,7 +1003,7 @@ export class SessionTree {
   // with the other tree's handle or its file (wasm/internal/fullcalls
   // intree.go). The message cache stays right as it is: a merge never changes
   // a stored message, and a node the merge gives other content gets another slot.
-  #mergeInPlace(other) {
+  #mergeInPlace(other, opts) {
     const h = this.#live();
     let args;
     if (other instanceof SessionTree) {
@@ -971,6 +1014,7 @@ export class SessionTree {
     } else {
       fail(`"other" must be a SessionTree or a .tree.json string or bytes`);
     }
+    args.push(opts);
     return JSON.parse(invoke(F.mergeTree, h, 0, args));
   }
 
@@ -1091,23 +1135,46 @@ export class SessionTree {
    */
   static fromRows(rows) {
     need();
-    if (typeof rows !== "object" || rows === null || !Array.isArray(rows.branches) || !Array.isArray(rows.nodes)) {
-      fail(`"rows" must be { root, activeBranch, branches: [{ name, row }], nodes: [{ id, row }] }`);
+    return SessionTree.load(rowsFile(rows));
+  }
+
+  /**
+   * Brings in what another copy of this conversation changed: `changes` as
+   * that copy's takeChanges() gave them. Rows of records this copy has are
+   * replaced (a node keeps the children only this copy knows of, and the
+   * later label); the active branch stays this copy's unless `follow` is set
+   * or it is gone. Checked before anything changes: `corrupt` for a row that
+   * is not one, `conflict` when the copies diverged beyond a delta (a node
+   * that differs under one id, a parent or leaf in neither copy): merge then.
+   * Applied rows are changes of this tree for its own takeChanges(). A delta
+   * with `all: true` replaces the tree with those rows. `changes` may also be
+   * a delta document as JSON text or bytes, what the edge worker pushes to
+   * live clients (core's ApplyDelta).
+   */
+  applyChanges(changes, options = {}) {
+    if (typeof changes === "string" || ArrayBuffer.isView(changes) || changes instanceof ArrayBuffer) {
+      this.#call(M.applyChanges, 0, [options?.follow ? "follow" : "keep", changes instanceof ArrayBuffer ? new Uint8Array(changes) : changes]);
+      return;
     }
-    const parts = [`{"format":"sessiontree","version":1`];
-    if (rows.root) parts.push(`,"root":`, JSON.stringify(str("root", rows.root)));
-    parts.push(`,"active_branch":`, JSON.stringify(str("activeBranch", rows.activeBranch)), `,"branches":{`);
-    rows.branches.forEach((b, i) => {
-      if (typeof b?.name !== "string" || typeof b?.row !== "string") fail(`each branch row must be { name: string, row: string }`);
-      parts.push(i ? "," : "", JSON.stringify(b.name), ":", b.row);
-    });
-    parts.push(`},"nodes":{`);
-    rows.nodes.forEach((n, i) => {
-      if (typeof n?.id !== "string" || typeof n?.row !== "string") fail(`each node row must be { id: string, row: string }`);
-      parts.push(i ? "," : "", JSON.stringify(n.id), ":", n.row);
-    });
-    parts.push("}}");
-    return SessionTree.load(parts.join(""));
+    if (typeof changes !== "object" || changes === null || !Array.isArray(changes.branches) || !Array.isArray(changes.nodes)) {
+      fail(`"changes" must be what takeChanges() answers: { all, root, activeBranch, branches, nodes }`);
+    }
+    const follow = !!options?.follow;
+    const h = this.#live();
+    if (changes.all) {
+      const mine = this.activeBranch;
+      invoke(M.replace, h, 0, [rowsFile(changes)]);
+      if (!follow && mine !== this.activeBranch && this.branches().some((b) => b.name === mine)) this.switchBranch(mine);
+      return;
+    }
+    const oneLine = (what, v) => {
+      if (typeof v !== "string" || v.includes("\n")) fail(`${what} must be a string of one line, got ${typeof v === "string" ? JSON.stringify(v.slice(0, 40)) : typeof v}`);
+      return v;
+    };
+    const f = [follow ? "follow" : "keep", changes.root == null ? "" : oneLine("root", changes.root), oneLine("activeBranch", changes.activeBranch), String(changes.branches.length)];
+    for (const b of changes.branches) f.push(oneLine("a branch's name", b?.name), b?.row == null ? "" : oneLine(`branch ${b.name}'s row`, b.row));
+    for (const n of changes.nodes) f.push(oneLine("a node's id", n?.id), n?.row == null ? "" : oneLine(`node ${n.id}'s row`, n.row));
+    this.#call(M.applyChanges, 0, [f.join("\n")]);
   }
 
   pathLength(branch) {

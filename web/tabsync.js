@@ -37,6 +37,7 @@ const DIVERGED = Symbol("another tab wrote first");
  *   merged(report, before): a merge changed this tab's tree (rename what it
  *     kept twice, go back to before = { branch, leaf }, redraw)
  *   loadMerge(): loads the interchange module (initInterchange), once
+ *   mergeOptions: what t.merge takes (e.g. { freshNames: true, keepPlace: true })
  * put(meta, changes, tree) writes changes (tree.takeChanges()) of tree.
  */
 /** The rows of all (every row of a tree) that differ from stored ones, and the stored ones all lacks (null). */
@@ -56,7 +57,7 @@ function diff(stored, all) {
   return { all: false, root: all.root, activeBranch: all.activeBranch, branches: pick(stored.branches, all.branches, "name"), nodes: pick(stored.nodes, all.nodes, "id") };
 }
 
-export function syncTabs(store, { current, reloaded, merged, loadMerge }) {
+export function syncTabs(store, { current, reloaded, merged, loadMerge, mergeOptions }) {
   const channel = typeof BroadcastChannel === "function" ? new BroadcastChannel(CHANNEL) : null;
   const hasIDB = !(store instanceof MemoryStore) && !!store.db;
   const known = new Map(); // conversation id → the rev this tab's tree holds
@@ -102,7 +103,7 @@ export function syncTabs(store, { current, reloaded, merged, loadMerge }) {
         const before = { branch: tree.activeBranch, leaf: tree.pathWindow(-1).ids[0] ?? null };
         let report;
         try {
-          report = tree.merge(theirs);
+          report = tree.merge(theirs, mergeOptions);
         } finally {
           theirs.free();
         }
