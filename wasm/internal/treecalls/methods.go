@@ -61,5 +61,7 @@ func Lean() []Method {
 		{"window", true, window},
 		// rows.go
 		{"takeChanges", true, takeChanges},
+		// subtree.go
+		{"subtree", true, subtree},
 	}
 }
