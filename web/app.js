@@ -10,7 +10,7 @@ import {
   DEMO_MODEL, APIS, loadSettings, saveSettings, usesEndpoint, messageText, demoReply, endpointReply, endpointSummarizer,
   requestBody, listModels,
 } from "./assistant.js";
-import { TreeView } from "./treeview.js";
+import { TreeView, MAX_BOXES } from "./treeview.js";
 import { renderMarkdown, copyText } from "./markdown.js";
 import { syncTabs } from "./tabsync.js";
 
@@ -964,10 +964,10 @@ function autosize() {
 function renderTree() {
   if (!state.treeOpen) return;
   const t = state.cur?.tree;
-  if (!state.treeView) state.treeView = new TreeView($("treepane"), { onPick: (id) => pickFromTree(id) });
+  if (!state.treeView) state.treeView = new TreeView($("treepane"), { onPick: (id) => pickFromTree(id), locate: boxNodeOf });
   const view = state.treeView;
   if (!t) {
-    view.setFile({ nodes: {} }, [], []);
+    view.setNodes({ nodes: [], more: false }, 0, []);
     state.treeSig = "";
     return;
   }
@@ -977,12 +977,23 @@ function renderTree() {
   // or switch changes none of them, so it only moves the highlight.
   const sig = `${state.cur.meta.id}|${state.version}|${view.compact}|${branches.map((b) => `${b.name}\u0000${b.leaf}`).join("\u0001")}`;
   if (sig !== state.treeSig) {
-    view.setFile(JSON.parse(t.save()), branches, t.activePath());
+    // The nodes without their messages (t.subtree), never the whole file.
+    view.setNodes(t.subtree(null, { runs: view.compact, limit: MAX_BOXES }), branches.length, t.activePath());
     state.treeSig = sig;
     state.timings.treeLayout = performance.now() - t0;
   } else {
     view.setActive(t.activePath());
   }
+}
+
+/** The node that starts or ends the tree view's box holding id: id's nearest such ancestor (a run's inner node is in no map). */
+function boxNodeOf(id, boxOf) {
+  const t = state.cur?.tree;
+  for (let at = id, steps = 0; at && t && steps < 1e7; steps++) {
+    if (boxOf.has(at)) return at;
+    at = t.node(at)?.parent ?? null;
+  }
+  return null;
 }
 
 function pickFromTree(id) {
