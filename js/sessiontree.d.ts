@@ -465,9 +465,12 @@ export class SessionTree implements Disposable {
    * of the stored rows again. After `t.merge` with the lean module (the
    * interchange helper swaps a merged tree in) the next call answers every
    * row again (`all: true`); with the full module a merge is recorded like
-   * any change.
+   * any change. `{ stored: true }`: the store holds every row already (the
+   * tree was made from them, `fromRows`, or written elsewhere): a first call
+   * starts recording and answers no row (a later call is as without it), so
+   * opening a huge stored session does not turn every record into a string.
    */
-  takeChanges(): RowChanges;
+  takeChanges(options?: { stored?: boolean }): RowChanges;
   /**
    * A window of the path of `branch` (default: the active one): the ids and
    * the messages of `path.slice(start, end)`, with Array.prototype.slice's

@@ -1039,10 +1039,10 @@ export class SessionTree {
    * the first call gives every row (all: true) and starts recording, each
    * later call what changed since (a row null: removed). See sessiontree.d.ts.
    */
-  takeChanges() {
+  takeChanges(options) {
     // One field per line (wasm/internal/treecalls rows.go): all|changes, root,
     // active branch, the number of branch rows, then name/row and id/row pairs.
-    const f = this.#call(M.takeChanges, 0, NO_ARGS).split("\n");
+    const f = this.#call(M.takeChanges, 0, options?.stored ? ["stored"] : NO_ARGS).split("\n");
     const nb = Number(f[3]);
     const branches = new Array(nb), nodes = new Array((f.length - 5 - 2 * nb) / 2);
     for (let i = 0; i < nb; i++) branches[i] = { name: f[4 + 2 * i], row: f[5 + 2 * i] || null };

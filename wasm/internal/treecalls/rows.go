@@ -15,12 +15,18 @@ import (
 // and row. A row is the canonical JSON of the record (what .tree.json holds
 // under its key: one line, never empty), an empty line for a record removed;
 // names and ids hold no line breaks. The first call on a tree answers every
-// row ("all") and starts the recording; every later one what changed.
+// row ("all") and starts the recording; every later one what changed. With
+// argument "stored" (a tree made from a store's rows, which holds them all
+// already), a first call starts the recording and answers no row.
 func takeChanges(r *Request) ([]byte, error) {
 	t := r.tree
 	var c core.Changes
 	b := grow(0)
-	if r.entry.tracking {
+	if !r.entry.tracking && len(r.args) > 0 && string(r.args[0]) == "stored" {
+		r.entry.tracking = true
+		t.TakeChanges() // starts the recording
+		b = line(b, "changes")
+	} else if r.entry.tracking {
 		c = t.TakeChanges()
 		b = line(b, "changes")
 	} else {
