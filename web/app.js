@@ -4,13 +4,14 @@
 // tree view, import and export. Everything the user sees is built with
 // textContent: message text never becomes markup.
 import { init, initInterchange, SessionTree } from "./sessiontree.js";
-import { Store, MemoryStore } from "./store.js";
+import { Store, MemoryStore, rowsFile } from "./store.js";
 import { el, renderText, highlighted, openForm, toast, showError, clearError, describe } from "./dom.js";
 import {
   DEMO_MODEL, APIS, loadSettings, saveSettings, usesEndpoint, messageText, demoReply, endpointReply, endpointSummarizer,
   requestBody, listModels,
 } from "./assistant.js";
 import { TreeView, MAX_BOXES } from "./treeview.js";
+import { connect } from "./worker.js";
 import { renderMarkdown, copyText } from "./markdown.js";
 import { syncTabs } from "./tabsync.js";
 
@@ -155,6 +156,27 @@ async function openConversation(id) {
   const t0 = performance.now();
   let rows = null;
   let legacy = null;
+  // The stored records are read and joined into one file in the worker; the
+  // page only loads its bytes (a huge conversation's records never cross here).
+  const got = state.store.opened ? await fileFromWorker(id) : null;
+  if (state.cur !== cur) return;
+  if (got) {
+    try {
+      const l0 = performance.now();
+      cur.tree = SessionTree.load(got.bytes);
+      cur.tree.takeChanges({ stored: true }); // the store holds every row
+      state.store.opened(id, got.rev);
+      state.timings.openRead = l0 - t0;
+      state.timings.openLoad = performance.now() - l0;
+      state.timings.open = performance.now() - t0;
+      clearSearch();
+      renderAll();
+      return;
+    } catch {
+      cur.tree?.free();
+      cur.tree = null; // read again below, where a failure is described and its data kept
+    }
+  }
   try {
     rows = await state.store.rows(id);
     state.timings.openRead = performance.now() - t0;
@@ -162,7 +184,7 @@ async function openConversation(id) {
       const t1 = performance.now();
       cur.tree = SessionTree.fromRows(rows);
       const t2 = performance.now();
-      cur.tree.takeChanges(); // the first call answers every row: the store holds them
+      cur.tree.takeChanges({ stored: true }); // the store holds every row
       state.timings.openLoad = t2 - t1;
       state.timings.openFeed = performance.now() - t2;
     } else {
@@ -174,7 +196,7 @@ async function openConversation(id) {
     }
   } catch (e) {
     cur.error = describe(e);
-    cur.raw = legacy ?? (rows ? rowsText(rows) : null);
+    cur.raw = legacy ?? (rows ? rowsFile(rows) : null);
   }
   state.timings.open = performance.now() - t0;
   if (state.cur !== cur) {
@@ -185,11 +207,51 @@ async function openConversation(id) {
   renderAll();
 }
 
-/** The .tree.json text stored rows make (what fromRows loads): an unreadable conversation's download. */
-function rowsText(rows) {
-  const b = rows.branches.map((r) => `${JSON.stringify(r.name)}:${r.row}`).join(",");
-  const n = rows.nodes.map((r) => `${JSON.stringify(r.id)}:${r.row}`).join(",");
-  return `{"format":"sessiontree","version":1${rows.root ? `,"root":${JSON.stringify(rows.root)}` : ""},"active_branch":${JSON.stringify(rows.activeBranch)},"branches":{${b}},"nodes":{${n}}}`;
+// ---- the worker: opens and imports off the page's thread ---------------------------
+
+let worker = null;
+
+/**
+ * The demo's worker (treeworker.js): the sessiontree/worker entry (connect) and
+ * the storage work of opens and imports. Started on first use; null where
+ * module workers are missing.
+ */
+function treeWorker() {
+  if (worker === null) {
+    worker = (async () => {
+      const w = new Worker(new URL("./treeworker.js", import.meta.url), { type: "module" });
+      const st = await connect(new URL("./sessiontree.wasm", import.meta.url), { worker: w });
+      const waiting = new Map();
+      let seq = 0;
+      w.addEventListener("message", ({ data }) => {
+        const p = data?.demo !== undefined ? waiting.get(data.demo) : null;
+        if (!p) return;
+        waiting.delete(data.demo);
+        if (data.ok) p.resolve(data.value);
+        else p.reject(Object.assign(new Error(data.message), { code: data.code }));
+      });
+      const call = (op, args) => new Promise((resolve, reject) => {
+        const demo = ++seq;
+        waiting.set(demo, { resolve, reject });
+        w.postMessage({ demo, op, args });
+      });
+      return { st, call };
+    })().catch((e) => {
+      console.warn(`sessiontree demo: no worker (${describe(e)}); opens and imports run on the page`);
+      return null;
+    });
+  }
+  return worker;
+}
+
+/** Conversation id's stored rows as one file's bytes and their rev, read in the worker; null if that failed. */
+async function fileFromWorker(id) {
+  try {
+    const w = await treeWorker();
+    return w ? await w.call("file", [id]) : null;
+  } catch {
+    return null;
+  }
 }
 
 async function createConversation(tree, title, { open = true } = {}) {
@@ -210,6 +272,12 @@ async function createConversation(tree, title, { open = true } = {}) {
     renderConversations();
     return;
   }
+  openCreated(meta, tree, true);
+}
+
+/** Opens a conversation just made (listed first) with its tree; listed says whether it is in the list already. */
+function openCreated(meta, tree, listed = false) {
+  if (!listed) state.convs.unshift(meta);
   flush();
   if (state.cur?.tree) state.cur.tree.free();
   state.cur = { meta, tree, error: null, raw: null };
@@ -563,7 +631,28 @@ async function importFile(file, format = "auto") {
   let got = []; // [{ title, tree, note }]
   try {
     const head = new Uint8Array(await file.slice(0, 64).arrayBuffer());
-    if ((format === "auto" && looksLikeTreeFile(head)) || format === "sessiontree" || !hasFormats) {
+    const isTree = (format === "auto" && looksLikeTreeFile(head)) || format === "sessiontree" || !hasFormats;
+    const w = isTree && state.store.opened && !waitingForReply() ? await treeWorker() : null;
+    if (w) {
+      // Read, checked and stored in the worker; the page loads the file's bytes.
+      const base = file.name.replace(/\.(tree\.json|jsonl|json|md)$/i, "") || "Imported";
+      const meta = { id: newId(), title: base, autoTitle: false, createdAt: Date.now(), updatedAt: Date.now() };
+      const l0 = performance.now();
+      const got = await w.call("importFile", [file, meta]);
+      state.timings.importWorker = performance.now() - l0;
+      const l1 = performance.now();
+      const tree = SessionTree.load(got.bytes);
+      tree.takeChanges({ stored: true });
+      state.timings.importLoad = performance.now() - l1;
+      state.store.opened(meta.id, got.rev);
+      openCreated({ ...meta, rev: got.rev }, tree);
+      state.timings.import = performance.now() - t0;
+      const note = got.problems ? ` It had ${got.problems} structural problem${got.problems === 1 ? "" : "s"}; repaired: ${got.fixes.slice(0, 3).join("; ")}${got.fixes.length > 3 ? "; \u2026" : ""}.` : "";
+      clearError();
+      toast(`Imported \u201c${file.name}\u201d.${note}`, note ? "warn" : "info");
+      return;
+    }
+    if (isTree) {
       // A .tree.json is read from the file's bytes, never made a string (loadFrom).
       const l0 = performance.now();
       const tree = await SessionTree.loadFrom(file);

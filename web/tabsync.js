@@ -175,6 +175,8 @@ export function syncTabs(store, { current, reloaded, merged, loadMerge }) {
       if (rows) known.set(id, rows.rev); // the page loads them as the tree of id
       return rows;
     },
+    /** The page opened conversation id as of rev from rows it read elsewhere (the worker): undefined without IndexedDB. */
+    opened: hasIDB ? (id, rev) => { known.set(id, rev); } : undefined,
     remove(id) {
       known.delete(id);
       return store.remove(id);
