@@ -472,6 +472,21 @@ export class SessionTree implements Disposable {
    */
   takeChanges(options?: { stored?: boolean }): RowChanges;
   /**
+   * Brings in what another copy of this conversation changed, as that copy's
+   * `takeChanges()` gave it: what a second tab or device applies instead of
+   * reloading or merging the whole tree. Applied to a copy that was equal to
+   * the other before its changes, the two `save()` the same bytes after
+   * (active branch aside). This copy's active branch stays unless `follow` is
+   * set or it is gone; a node keeps the children only this copy knows of and
+   * the later of two labels, so no local message is lost. Checked before
+   * anything changes: `corrupt` for a row that is not one; `conflict` when the
+   * copies diverged beyond a delta (a node that differs under the same id, a
+   * parent or leaf in neither copy): merge then. The applied records are
+   * changes for this tree's own `takeChanges()`. A delta with `all: true`
+   * replaces the tree with its rows.
+   */
+  applyChanges(changes: RowChanges, options?: { follow?: boolean }): void;
+  /**
    * A window of the path of `branch` (default: the active one): the ids and
    * the messages of `path.slice(start, end)`, with Array.prototype.slice's
    * rules (a negative index counts from the leaf; `end` omitted is the end).

@@ -269,7 +269,7 @@ const M = {
   pathOf: 0, messages: 0, summarizeBranch: 0, summaryInput: 0, summarizeBranchAsOf: 0,
   stubSummary: 0, renderBranchText: 0, spliceForLinearExport: 0, validate: 0, repair: 0,
   prune: 0, search: 0, stats: 0, replace: 0, project: 0, applyOps: 0, pathLength: 0, window: 0,
-  takeChanges: 0, subtree: 0,
+  takeChanges: 0, applyChanges: 0, subtree: 0,
 };
 
 // The full flavour's further method numbers, filled in by init when the module
@@ -599,6 +599,30 @@ function lines(text) {
 }
 
 // ---- trees ------------------------------------------------------------------
+
+// rowsFile is the .tree.json of a store's rows (takeChanges's form, in any
+// order): the envelope around the members, which the loader sorts as it reads.
+function rowsFile(rows) {
+  if (typeof rows !== "object" || rows === null || !Array.isArray(rows.branches) || !Array.isArray(rows.nodes)) {
+    fail(`"rows" must be { root, activeBranch, branches: [{ name, row }], nodes: [{ id, row }] }`);
+  }
+  const parts = [`{"format":"sessiontree","version":1`];
+  if (rows.root) parts.push(`,"root":`, JSON.stringify(str("root", rows.root)));
+  parts.push(`,"active_branch":`, JSON.stringify(str("activeBranch", rows.activeBranch)), `,"branches":{`);
+  let i = 0;
+  for (const b of rows.branches) {
+    if (typeof b?.name !== "string" || (typeof b?.row !== "string" && b?.row !== null)) fail(`each branch row must be { name: string, row: string }`);
+    if (b.row !== null) parts.push(i++ ? "," : "", JSON.stringify(b.name), ":", b.row);
+  }
+  parts.push(`},"nodes":{`);
+  i = 0;
+  for (const n of rows.nodes) {
+    if (typeof n?.id !== "string" || (typeof n?.row !== "string" && n?.row !== null)) fail(`each node row must be { id: string, row: string }`);
+    if (n.row !== null) parts.push(i++ ? "," : "", JSON.stringify(n.id), ":", n.row);
+  }
+  parts.push("}}");
+  return parts.join("");
+}
 
 const freed = new FinalizationRegistry((handle) => {
   if (wasm) {
@@ -1058,23 +1082,40 @@ export class SessionTree {
    */
   static fromRows(rows) {
     need();
-    if (typeof rows !== "object" || rows === null || !Array.isArray(rows.branches) || !Array.isArray(rows.nodes)) {
-      fail(`"rows" must be { root, activeBranch, branches: [{ name, row }], nodes: [{ id, row }] }`);
+    return SessionTree.load(rowsFile(rows));
+  }
+
+  /**
+   * Brings in what another copy of this conversation changed: `changes` as
+   * that copy's takeChanges() gave them. Rows of records this copy has are
+   * replaced (a node keeps the children only this copy knows of, and the
+   * later label); the active branch stays this copy's unless `follow` is set
+   * or it is gone. Checked before anything changes: `corrupt` for a row that
+   * is not one, `conflict` when the copies diverged beyond a delta (a node
+   * that differs under one id, a parent or leaf in neither copy): merge then.
+   * Applied rows are changes of this tree for its own takeChanges(). A delta
+   * with `all: true` replaces the tree with those rows.
+   */
+  applyChanges(changes, options = {}) {
+    if (typeof changes !== "object" || changes === null || !Array.isArray(changes.branches) || !Array.isArray(changes.nodes)) {
+      fail(`"changes" must be what takeChanges() answers: { all, root, activeBranch, branches, nodes }`);
     }
-    const parts = [`{"format":"sessiontree","version":1`];
-    if (rows.root) parts.push(`,"root":`, JSON.stringify(str("root", rows.root)));
-    parts.push(`,"active_branch":`, JSON.stringify(str("activeBranch", rows.activeBranch)), `,"branches":{`);
-    rows.branches.forEach((b, i) => {
-      if (typeof b?.name !== "string" || typeof b?.row !== "string") fail(`each branch row must be { name: string, row: string }`);
-      parts.push(i ? "," : "", JSON.stringify(b.name), ":", b.row);
-    });
-    parts.push(`},"nodes":{`);
-    rows.nodes.forEach((n, i) => {
-      if (typeof n?.id !== "string" || typeof n?.row !== "string") fail(`each node row must be { id: string, row: string }`);
-      parts.push(i ? "," : "", JSON.stringify(n.id), ":", n.row);
-    });
-    parts.push("}}");
-    return SessionTree.load(parts.join(""));
+    const follow = !!options?.follow;
+    const h = this.#live();
+    if (changes.all) {
+      const mine = this.activeBranch;
+      invoke(M.replace, h, 0, [rowsFile(changes)]);
+      if (!follow && mine !== this.activeBranch && this.branches().some((b) => b.name === mine)) this.switchBranch(mine);
+      return;
+    }
+    const oneLine = (what, v) => {
+      if (typeof v !== "string" || v.includes("\n")) fail(`${what} must be a string of one line, got ${typeof v === "string" ? JSON.stringify(v.slice(0, 40)) : typeof v}`);
+      return v;
+    };
+    const f = [follow ? "follow" : "keep", changes.root == null ? "" : oneLine("root", changes.root), oneLine("activeBranch", changes.activeBranch), String(changes.branches.length)];
+    for (const b of changes.branches) f.push(oneLine("a branch's name", b?.name), b?.row == null ? "" : oneLine(`branch ${b.name}'s row`, b.row));
+    for (const n of changes.nodes) f.push(oneLine("a node's id", n?.id), n?.row == null ? "" : oneLine(`node ${n.id}'s row`, n.row));
+    this.#call(M.applyChanges, 0, [f.join("\n")]);
   }
 
   pathLength(branch) {

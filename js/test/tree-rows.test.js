@@ -119,3 +119,79 @@ test("loadFrom reads bytes, a Blob, a ReadableStream and a Response to the same 
   await assert.rejects(SessionTree.loadFrom(strings), "invalid_input", /Uint8Array/);
   t.free();
 });
+
+test("applyChanges: a second copy that applies each delta of the first stays that tree, byte for byte", () => {
+  const a = SessionTree.fromLinear(Array.from({ length: 30 }, (_, i) => say(i)), 1);
+  const b = SessionTree.fromRows(a.takeChanges());
+  let at = 10;
+  const steps = [
+    () => a.append(say(100), at++),
+    () => a.rewind(a.activePath()[7], at++),
+    () => a.append(say(101), at++),
+    () => a.label(a.activePath()[3], "here", at++),
+    () => a.summarizeBranch("branch-1", "the longer path", "m", at++),
+    () => a.switchBranch("branch-1"),
+    () => a.rewind(a.activePath()[2], at++),
+    () => a.switchBranch("main"),
+    () => a.deleteBranch("branch-1", at++),
+    () => a.prune(),
+    () => a.clearLabel(a.activePath()[3], at++),
+  ];
+  for (const step of steps) {
+    step();
+    const c = a.takeChanges();
+    assert.ok(!c.all);
+    b.applyChanges(c, { follow: true });
+    assert.equal(b.save(), a.save(), `after ${step}`);
+  }
+  assert.deepEqual(b.pathWindow(-3).messages, a.pathWindow(-3).messages);
+  a.free(); b.free();
+});
+
+test("applyChanges keeps this copy's branch and its own messages, and records what it applied", () => {
+  const a = SessionTree.fromLinear([say(0), say(1)], 1);
+  const b = SessionTree.load(a.save());
+  a.takeChanges();
+  b.takeChanges();
+  b.branch(b.activePath()[0], "mine", 2);
+  b.switchBranch("mine");
+  const local = b.append(say(9), 3);
+  const remote = a.append(say(2), 4);
+  b.takeChanges();
+  b.applyChanges(a.takeChanges());
+  assert.equal(b.activeBranch, "mine");
+  assert.deepEqual(b.children(b.activePath()[0]).sort(), [a.activePath()[1], local].sort());
+  assert.equal(b.pathOf("main").at(-1), remote);
+  const c = b.takeChanges();
+  assert.ok(c.nodes.some((n) => n.id === remote), "the applied node is not among b's own changes");
+  a.free(); b.free();
+});
+
+test("applyChanges refuses a delta that does not fit, with a code, and changes nothing", () => {
+  const a = SessionTree.fromLinear([say(0), say(1)], 1);
+  const before = a.save();
+  const bad = [
+    [{ all: false, root: a.activePath()[0], activeBranch: "main", branches: [], nodes: [{ id: "x", row: "{" }] }, "corrupt"],
+    [{ all: false, root: a.activePath()[0], activeBranch: "main", branches: [], nodes: [{ id: "x", row: JSON.stringify({ id: "x", parent: "nowhere", children: [], message: say(3), created_at_ms: 5 }) }] }, "conflict"],
+    [{ all: false, root: a.activePath()[0], activeBranch: "main", branches: [{ name: "main", row: "{\n}" }], nodes: [] }, "invalid_input"],
+    [{ nodes: [] }, "invalid_input"],
+  ];
+  for (const [c, code] of bad) {
+    assert.throws(() => a.applyChanges(c), code);
+    assert.equal(a.save(), before);
+  }
+  a.free();
+});
+
+test("applyChanges of an every-row delta replaces the tree, keeping this copy's branch when it still exists", () => {
+  const a = SessionTree.fromLinear([say(0), say(1), say(2)], 1);
+  a.rewind(a.activePath()[0], 2);
+  const b = new SessionTree();
+  b.applyChanges(a.takeChanges());
+  assert.equal(b.save(), a.save());
+  const c = SessionTree.load(a.save());
+  c.switchBranch("branch-1");
+  c.applyChanges(a.takeChanges.call(SessionTree.load(a.save())));
+  assert.equal(c.activeBranch, "branch-1");
+  a.free(); b.free(); c.free();
+});

@@ -63,4 +63,5 @@ void sub;
 const rows: { all: boolean; nodes: { id: string; row: string | null }[] } = tw.takeChanges();
 const again: SessionTree = SessionTree.fromRows({ activeBranch: "main", branches: [], nodes: [] });
 const fromBlob: Promise<SessionTree> = SessionTree.loadFrom(new Blob(["{}"]));
+again.applyChanges(tw.takeChanges(), { follow: true });
 void rows; void again; void fromBlob;

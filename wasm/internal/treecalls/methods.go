@@ -61,6 +61,7 @@ func Lean() []Method {
 		{"window", true, window},
 		// rows.go
 		{"takeChanges", true, takeChanges},
+		{"applyChanges", true, applyChanges},
 		// subtree.go
 		{"subtree", true, subtree},
 	}

@@ -2,6 +2,7 @@ package treecalls
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/sessiontree/sessiontree/core"
 )
@@ -50,3 +51,38 @@ func takeChanges(r *Request) ([]byte, error) {
 
 // line appends s and a line break.
 func line(b []byte, s string) []byte { return append(append(b, s...), '\n') }
+
+// applyChanges brings into the tree the rows another copy's takeChanges gave
+// (core's ApplyRows), in takeChanges's lines, argument 0: "follow" or "keep"
+// (whether the active branch becomes the other copy's), the root, the active
+// branch, the number of branch rows, then name/row and id/row pairs, an empty
+// row for a record removed. It returns nothing; on failure the tree is as it
+// was. Applied rows count as changes for this tree's own takeChanges.
+func applyChanges(r *Request) ([]byte, error) {
+	b, err := r.arg(0, "changes")
+	if err != nil {
+		return nil, err
+	}
+	f := strings.Split(string(b), "\n") // copies: the strings outlive the input buffer
+	bad := invalid("applyChanges: the changes are not in takeChanges's form")
+	if len(f) < 4 || (f[0] != "follow" && f[0] != "keep") {
+		return nil, bad
+	}
+	nb, err := strconv.Atoi(f[3])
+	if err != nil || nb < 0 || 4+2*nb > len(f) || (len(f)-4-2*nb)%2 != 0 {
+		return nil, bad
+	}
+	rows := func(from, n int) []core.Fragment {
+		out := make([]core.Fragment, n)
+		for i := range out {
+			out[i].Key = f[from+2*i]
+			if row := f[from+2*i+1]; row != "" {
+				out[i].JSON = []byte(row)
+			}
+		}
+		return out
+	}
+	branches := rows(4, nb)
+	nodes := rows(4+2*nb, (len(f)-4-2*nb)/2)
+	return nil, r.tree.ApplyRows(f[1], f[2], f[0] == "follow", branches, nodes)
+}

@@ -1,0 +1,194 @@
+package core
+
+import (
+	"bytes"
+	"slices"
+
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
+
+// ApplyRows brings into t what another copy of the tree changed, given as the
+// rows that copy's TakeChanges named (its NodeJSON and BranchJSON, a nil JSON
+// for a record it removed), with that copy's root. It is what a second tab or
+// device does with a delta instead of reloading or merging the whole tree:
+// applied to a copy that was equal to the other before its changes, the copy
+// is equal to it after (Marshal gives the same bytes), active branch aside.
+//
+// The active branch stays t's own unless follow is set or t's is gone; then it
+// becomes active (when that names a live branch after the rows).
+//
+// Rows are checked before anything changes: a row that is not valid JSON of
+// its record is CodeCorrupt; a node row that contradicts a node t has (another
+// parent, time or message under the same id), or a node or branch whose
+// parent or leaf is in neither t nor the rows, is CodeConflict: the copies
+// diverged beyond what a delta can carry, and the caller merges instead. On
+// error t is unchanged. A node t has keeps the children only t knows of, and
+// the later of the two labels, so a delta never loses a local message.
+func (t *Tree) ApplyRows(root, active string, follow bool, branches, nodes []Fragment) error {
+	var liveB, liveN []Fragment
+	for _, f := range branches {
+		if f.JSON != nil {
+			liveB = append(liveB, f)
+		}
+	}
+	for _, f := range nodes {
+		if f.JSON != nil {
+			liveN = append(liveN, f)
+		}
+	}
+	// The rows decode as the members of a file do; a root or active branch
+	// they do not hold is fine here (checked against t below).
+	p, err := Unmarshal(JoinRows("", MainBranch, liveB, liveN))
+	if err != nil {
+		return newError(CodeCorrupt, "the changes do not decode: "+err.(*Error).Message)
+	}
+	if len(p.dups) > 0 || len(p.nodes) != len(liveN) {
+		return newError(CodeCorrupt, "the changes name a node twice")
+	}
+	if len(p.branches)+len(p.tombs)+len(p.hidden) < len(liveB) {
+		return newError(CodeCorrupt, "the changes name a branch twice")
+	}
+	gone := make(map[string]bool)
+	for _, f := range nodes {
+		if f.JSON == nil {
+			gone[f.Key] = true
+		}
+	}
+	has := func(id string) bool { return p.nodes[id] != nil || (t.nodes[id] != nil && !gone[id]) }
+	for id, n := range p.nodes {
+		if e := t.nodes[id]; e != nil && (e.parent != n.parent || e.created != n.created || !bytes.Equal(e.msg, n.msg)) {
+			return newError(CodeConflict, "node "+quote(id)+" differs between the two copies; merge them instead")
+		}
+		if n.parent != "" && !has(n.parent) {
+			return newError(CodeConflict, "node "+quote(id)+"'s parent "+quote(n.parent)+" is in neither copy; merge or reload instead")
+		}
+	}
+	for _, b := range p.branches {
+		if b.leaf != "" && !has(b.leaf) {
+			return newError(CodeConflict, "branch "+quote(b.name)+"'s leaf "+quote(b.leaf)+" is in neither copy; merge or reload instead")
+		}
+	}
+	for id := range gone {
+		if e := t.nodes[id]; e != nil {
+			for _, c := range e.children {
+				if !gone[c] {
+					return newError(CodeConflict, "node "+quote(id)+" was removed in the other copy, but this copy has a child of it, "+quote(c)+"; merge them instead")
+				}
+			}
+		}
+	}
+	if root != "" && !has(root) {
+		return newError(CodeConflict, "the root "+quote(root)+" is in neither copy; merge or reload instead")
+	}
+
+	// Nodes: removals first (a pruned subtree goes whole), then additions, each
+	// linked under its parent in (created, id) order.
+	for _, f := range nodes {
+		if f.JSON == nil && t.nodes[f.Key] != nil {
+			t.dropNode(f.Key)
+		}
+	}
+	var added []*node
+	for _, f := range liveN {
+		n := p.nodes[f.Key]
+		if e := t.nodes[f.Key]; e != nil {
+			if n.labelTime() >= e.labelTime() && (n.labelText() != e.labelText() || n.labelTime() != e.labelTime()) {
+				e.lab = n.lab
+				t.changed.node(e.id)
+			}
+			continue
+		}
+		n.children, n.up = nil, nil
+		t.nodes[n.id] = n
+		t.changed.node(n.id)
+		added = append(added, n)
+	}
+	for _, n := range added {
+		if n.parent == "" {
+			t.insertOrdered(&t.roots, n.id, n.created)
+			continue
+		}
+		n.up = t.nodes[n.parent]
+		t.insertOrdered(&n.up.children, n.id, n.created)
+		t.changed.node(n.parent)
+	}
+
+	// Branch records: each row replaces the name's record whole (live,
+	// deleted or hidden) and, at its family's home, the kept summaries.
+	for _, f := range branches {
+		name := f.Key
+		fam := family(name)
+		wasHome := len(t.shelf[fam]) > 0 && t.shelfHome(fam) == name
+		if b := t.branches[name]; b != nil {
+			delete(t.branches, name)
+			t.names.remove(name)
+		}
+		delete(t.tombs, name)
+		delete(t.hidden, name)
+		if b := p.branches[name]; b != nil {
+			t.branches[name] = b
+			t.names.add(name)
+			t.clock = max(t.clock, b.used)
+		}
+		if at, dead := p.tombs[name]; dead {
+			if t.tombs == nil {
+				t.tombs = make(map[string]int64)
+			}
+			t.tombs[name] = at
+		}
+		if h := p.hidden[name]; h != nil {
+			if t.hidden == nil {
+				t.hidden = make(map[string]*branch)
+			}
+			t.hidden[name] = h
+		}
+		for _, b := range [...]*branch{p.branches[name], p.hidden[name]} {
+			if b != nil {
+				if _, ok := rawjson.Lookup(f.JSON, "moved_at_ms"); !ok {
+					b.moved = t.movedDefault(b)
+				}
+			}
+		}
+		if kept := p.shelf[fam]; len(kept) > 0 {
+			if t.shelf == nil {
+				t.shelf = make(map[string][]Summary)
+			}
+			t.shelf[fam] = kept
+		} else if wasHome {
+			delete(t.shelf, fam)
+		}
+		t.changed.branch(name)
+	}
+	t.branchGen++
+
+	if n := t.nodes[root]; n != nil {
+		root = n.id
+	}
+	t.root = root
+	if follow || t.branches[t.active] == nil {
+		if b := t.branches[active]; b != nil {
+			t.active = b.name
+		}
+	}
+	t.changed.setMeta()
+	return nil
+}
+
+// dropNode removes node id for ApplyRows: out of its parent's children (or the
+// roots), and its children, if any stay, are left without a parent node.
+func (t *Tree) dropNode(id string) {
+	n := t.nodes[id]
+	delete(t.nodes, id)
+	t.changed.node(id)
+	if list := t.siblingList(n.parent); list != nil {
+		if i := slices.Index(*list, id); i >= 0 {
+			*list = slices.Delete(*list, i, i+1)
+		}
+		t.changed.node(n.parent)
+	}
+	for _, c := range n.children {
+		if k := t.nodes[c]; k != nil && k.up == n {
+			k.up = nil
+		}
+	}
+}

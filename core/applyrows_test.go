@@ -1,0 +1,240 @@
+package core
+
+import (
+	"bytes"
+	"errors"
+	"math/rand"
+	"strconv"
+	"testing"
+)
+
+// delta is what one copy hands another: the rows TakeChanges named.
+func delta(tr *Tree) (root, active string, bs, ns []Fragment) {
+	c := tr.TakeChanges()
+	for _, name := range c.Branches {
+		row, _ := tr.BranchJSON(name)
+		bs = append(bs, Fragment{Key: name, JSON: row})
+	}
+	for _, id := range c.Nodes {
+		row, _ := tr.NodeJSON(id)
+		ns = append(ns, Fragment{Key: id, JSON: row})
+	}
+	return tr.Root(), tr.ActiveBranch(), bs, ns
+}
+
+// randomStep changes tr as a user of a chat client does, including the rarer
+// changes (deleted names, summaries, cleared labels, prunes, a merge of a
+// diverged copy) whose records a delta must carry.
+func randomStep(rng *rand.Rand, tr *Tree, step int) {
+	ids, _ := tr.ActivePath()
+	pick := func() string {
+		if len(ids) == 0 {
+			return "none"
+		}
+		return ids[rng.Intn(len(ids))]
+	}
+	at := int64(step + 10)
+	bs := tr.Branches()
+	some := bs[rng.Intn(len(bs))].Name
+	var ops []Op
+	switch rng.Intn(12) {
+	case 0, 1, 2:
+		ops = []Op{{Op: "append", Message: msg("user", "m"+strconv.Itoa(step))}}
+	case 3:
+		ops = []Op{{Op: "rewind", Node: pick()}}
+	case 4:
+		ops = []Op{{Op: "edit", Node: pick(), Message: msg("user", "e")}}
+	case 5:
+		ops = []Op{{Op: "label", Node: pick(), Label: "l" + strconv.Itoa(step)}}
+	case 6:
+		ops = []Op{{Op: "switch", Branch: some}}
+	case 7:
+		ops = []Op{{Op: "deleteBranch", Branch: some}}
+	case 8:
+		ops = []Op{{Op: "summarize", Branch: some, Summary: "s" + strconv.Itoa(step), ModelID: "m"}}
+	case 9:
+		ops = []Op{{Op: "clearLabel", Node: pick()}}
+	case 10:
+		tr.Prune()
+		return
+	case 11:
+		// Another device worked on a copy; merging it in changes many records.
+		other := tr.Clone()
+		other.Apply([]Op{{Op: "rewind", Node: pick()}, {Op: "append", Message: msg("assistant", "far "+strconv.Itoa(step))}}, at)
+		other.Apply([]Op{{Op: "deleteBranch", Branch: some}}, at+1)
+		tr.Merge(other)
+		return
+	}
+	tr.Apply(ops, at) // a failing op leaves the tree as it was
+}
+
+// A copy that applies another's deltas after each change is that copy, byte for
+// byte: every record a change touches travels, and nothing else is needed.
+func TestApplyRowsOfEveryChangeGivesTheSameTree(t *testing.T) {
+	for seed := int64(1); seed <= 12; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		src := New(counterIDs())
+		mustAppend(t, src, msg("user", "hello"), 1)
+		dst := src.Clone()
+		src.TakeChanges() // start recording
+		for step := 0; step < 300; step++ {
+			randomStep(rng, src, step)
+			root, active, bs, ns := delta(src)
+			if err := dst.ApplyRows(root, active, true, bs, ns); err != nil {
+				t.Fatalf("seed %d step %d: %v", seed, step, err)
+			}
+			if got, want := dst.Marshal(), src.Marshal(); !bytes.Equal(got, want) {
+				t.Fatalf("seed %d step %d: the copy differs:\n%s\n%s", seed, step, got, want)
+			}
+			if problems := dst.Validate(); len(problems) > 0 {
+				t.Fatalf("seed %d step %d: %v", seed, step, problems[0])
+			}
+		}
+		// The copy behaves as the tree, not only prints as it (the two share
+		// one id source, so the new ids differ; what the user sees does not).
+		for _, tr := range []*Tree{src, dst} {
+			if _, err := tr.Apply([]Op{{Op: "rewind", Node: tr.Root()}, {Op: "append", Message: msg("user", "after")}}, 1000); err != nil {
+				t.Fatal(err)
+			}
+		}
+		a, _ := src.LinearProjection()
+		b, _ := dst.LinearProjection()
+		if len(a) != len(b) || src.ActiveBranch() != dst.ActiveBranch() || len(src.Branches()) != len(dst.Branches()) {
+			t.Fatalf("seed %d: the copies part after a rewind and an append", seed)
+		}
+	}
+}
+
+// Deltas batched over many changes apply as well as one per change.
+func TestApplyRowsOfManyChangesAtOnce(t *testing.T) {
+	rng := rand.New(rand.NewSource(99))
+	src := New(counterIDs())
+	mustAppend(t, src, msg("user", "hello"), 1)
+	dst := src.Clone()
+	src.TakeChanges()
+	for round := 0; round < 20; round++ {
+		for step := 0; step < 25; step++ {
+			randomStep(rng, src, round*25+step)
+		}
+		root, active, bs, ns := delta(src)
+		if err := dst.ApplyRows(root, active, true, bs, ns); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if !bytes.Equal(dst.Marshal(), src.Marshal()) {
+			t.Fatalf("round %d: the copy differs", round)
+		}
+	}
+}
+
+// The copy that applies keeps its own active branch unless told to follow.
+func TestApplyRowsKeepsTheLocalActiveBranch(t *testing.T) {
+	src := New(counterIDs())
+	a := mustAppend(t, src, msg("user", "a"), 1)
+	mustAppend(t, src, msg("assistant", "b"), 2)
+	dst := src.Clone()
+	if _, err := dst.Branch(a, "mine", 3); err != nil {
+		t.Fatal(err)
+	}
+	if err := dst.SwitchBranch("mine"); err != nil {
+		t.Fatal(err)
+	}
+	src.TakeChanges()
+	mustAppend(t, src, msg("user", "c"), 4)
+	root, active, bs, ns := delta(src)
+	if err := dst.ApplyRows(root, active, false, bs, ns); err != nil {
+		t.Fatal(err)
+	}
+	if dst.ActiveBranch() != "mine" {
+		t.Fatalf("active = %q, want mine", dst.ActiveBranch())
+	}
+	if got, _ := dst.LinearProjectionOf(MainBranch); len(got) != 3 {
+		t.Fatalf("main has %d messages, want 3", len(got))
+	}
+	if b, ok := dst.LookupBranch("mine"); !ok || b.Leaf != a {
+		t.Fatalf("the local branch moved: %+v", b)
+	}
+}
+
+// A delta the copy cannot take leaves it as it was, with a code saying why.
+func TestApplyRowsRefusesWhatDoesNotFitAndChangesNothing(t *testing.T) {
+	base := New(counterIDs())
+	a := mustAppend(t, base, msg("user", "a"), 1)
+	before := base.Marshal()
+	node := func(id, parent, content string) Fragment {
+		return Fragment{Key: id, JSON: []byte(`{"id":"` + id + `","parent":"` + parent + `","children":[],"message":{"role":"user","content":"` + content + `"},"created_at_ms":5}`)}
+	}
+	cases := []struct {
+		name string
+		bs   []Fragment
+		ns   []Fragment
+		code Code
+		root string
+	}{
+		{"a row that is not JSON", nil, []Fragment{{Key: "x", JSON: []byte(`{"id":`)}}, CodeCorrupt, a},
+		{"a node row of an unknown field", nil, []Fragment{{Key: "x", JSON: []byte(`{"id":"x","children":[],"message":{"role":"user"},"created_at_ms":1,"evil":1}`)}}, CodeCorrupt, a},
+		{"a node whose parent neither copy has", nil, []Fragment{node("x", "missing", "hi")}, CodeConflict, a},
+		{"a node that differs under the same id", nil, []Fragment{{Key: a, JSON: []byte(`{"id":"` + a + `","children":[],"message":{"role":"user","content":"not a"},"created_at_ms":1}`)}}, CodeConflict, a},
+		{"a branch whose leaf neither copy has", []Fragment{{Key: "b", JSON: []byte(`{"name":"b","leaf":"nowhere","created_at_ms":1}`)}}, nil, CodeConflict, a},
+		{"a removal of a node this copy still builds on", nil, []Fragment{{Key: a}}, CodeConflict, a},
+		{"a root neither copy has", nil, nil, CodeConflict, "ghost"},
+	}
+	for _, c := range cases {
+		err := base.ApplyRows(c.root, MainBranch, true, c.bs, c.ns)
+		if e := (*Error)(nil); !errors.As(err, &e) || e.Code != c.code {
+			t.Errorf("%s: err = %v, want %s", c.name, err, c.code)
+		}
+		if !bytes.Equal(base.Marshal(), before) {
+			t.Fatalf("%s: the tree changed", c.name)
+		}
+	}
+	// Removing a leaf the other copy pruned is fine.
+	b := mustAppend(t, base, msg("user", "b"), 2)
+	_ = b
+}
+
+// A local message the other copy has not seen survives a delta that rewrites
+// their common parent's record.
+func TestApplyRowsKeepsLocalChildren(t *testing.T) {
+	src := New(counterIDs())
+	a := mustAppend(t, src, msg("user", "a"), 1)
+	dst, err := Unmarshal(src.Marshal(), WithIDSource(func() string { return "local" }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dst.Branch(a, "mine", 2); err != nil {
+		t.Fatal(err)
+	}
+	dst.SwitchBranch("mine")
+	mustAppend(t, dst, msg("user", "only here"), 3)
+	src.TakeChanges()
+	mustAppend(t, src, msg("user", "from there"), 4)
+	root, active, bs, ns := delta(src)
+	if err := dst.ApplyRows(root, active, false, bs, ns); err != nil {
+		t.Fatal(err)
+	}
+	kids, _ := dst.Children(a)
+	if len(kids) != 2 {
+		t.Fatalf("children of a = %v, want the local and the remote one", kids)
+	}
+	if problems := dst.Validate(); len(problems) > 0 {
+		t.Fatal(problems)
+	}
+}
+
+// Rows whose decoding must not panic or hang, whatever they hold.
+func FuzzApplyRows(f *testing.F) {
+	f.Add([]byte(`{"id":"n9","parent":"n1","children":[],"message":{"role":"user","content":"x"},"created_at_ms":9}`), []byte(`{"name":"main","leaf":"n9","created_at_ms":1}`))
+	f.Add([]byte(`{"id":"n1"}`), []byte(`{"name":"gone","deleted_at_ms":3}`))
+	f.Fuzz(func(t *testing.T, node, br []byte) {
+		tr := New(counterIDs())
+		tr.Append(msg("user", "a"), 1)
+		tr.Append(msg("user", "b"), 2)
+		before := tr.Marshal()
+		err := tr.ApplyRows(tr.Root(), MainBranch, true, []Fragment{{Key: "main", JSON: br}}, []Fragment{{Key: "n9", JSON: node}})
+		if err != nil && !bytes.Equal(tr.Marshal(), before) {
+			t.Fatal("a refused delta changed the tree")
+		}
+		tr.Validate()
+		tr.LinearProjection()
+	})
+}
