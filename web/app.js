@@ -645,6 +645,8 @@ async function importFile(file, format = "auto") {
       tree.takeChanges({ stored: true });
       state.timings.importLoad = performance.now() - l1;
       state.store.opened(meta.id, got.rev);
+      const w0 = performance.now();
+      write(() => w.call("stored", [meta.id])).then(() => { state.timings.createWrite = performance.now() - w0; });
       openCreated({ ...meta, rev: got.rev }, tree);
       state.timings.import = performance.now() - t0;
       const note = got.problems ? ` It had ${got.problems} structural problem${got.problems === 1 ? "" : "s"}; repaired: ${got.fixes.slice(0, 3).join("; ")}${got.fixes.length > 3 ? "; \u2026" : ""}.` : "";
@@ -853,7 +855,7 @@ function renderChat() {
   }
   const { ids } = end === len ? t.pathWindow(start - len) : t.pathWindow(start, end);
   const leaf = end === len ? ids[ids.length - 1] : t.pathWindow(-1).ids[0];
-  state.win = { start, end, follow: w.follow };
+  state.win = { start, end, follow: w.follow, len };
   const items = [];
   if (start > 0) {
     state.moreAbove ??= el("div.more-above", { "aria-hidden": "true" });
@@ -932,7 +934,7 @@ function onChatScroll() {
   const t = state.cur?.tree;
   if (!t || state.painting) return;
   const w = state.win;
-  const len = t.pathLength();
+  const len = w.len ?? t.pathLength(); // as of the last render: every change renders
   const fromBottom = box.scrollHeight - box.scrollTop - box.clientHeight;
   if (box.scrollTop < 300 && w.start > 0) {
     const start = Math.max(0, w.start - STEP);
@@ -1365,6 +1367,21 @@ function wire() {
   });
 }
 
+/**
+ * After another tab's changes came into tree: the user stays where they were,
+ * on their branch mine, or, when another tab's concurrent work took that name,
+ * on the branch now ending at their leaf myLeaf. Returns whether it switched.
+ */
+function keepPlace(tree, mine, myLeaf) {
+  const list = tree.branches();
+  let target = list.some((b) => b.name === mine) ? mine : null;
+  const now = list.find((b) => b.name === mine)?.leaf ?? null;
+  if (myLeaf && now !== myLeaf && !extends_(tree, now, myLeaf)) target = list.find((b) => b.leaf === myLeaf)?.name ?? target;
+  if (!target || tree.activeBranch === target) return false;
+  tree.switchBranch(target);
+  return true;
+}
+
 async function start() {
   wire();
   // Leaving the page: write what is pending now.
@@ -1396,16 +1413,7 @@ async function start() {
         tree.free();
         return;
       }
-      // The user stays where they were: on their branch, or, when another tab's
-      // concurrent work took that name, on the branch now ending at their leaf.
-      const mine = cur.tree.activeBranch;
-      const myLeaf = cur.tree.pathWindow(-1).ids[0] ?? null;
-      const list = tree.branches();
-      let target = list.some((b) => b.name === mine) ? mine : null;
-      const now = list.find((b) => b.name === mine)?.leaf ?? null;
-      if (myLeaf && now !== myLeaf && !extends_(tree, now, myLeaf)) target = list.find((b) => b.leaf === myLeaf)?.name ?? target;
-      if (target && tree.activeBranch !== target) {
-        tree.switchBranch(target);
+      if (keepPlace(tree, cur.tree.activeBranch, cur.tree.pathWindow(-1).ids[0] ?? null)) {
         tree.takeChanges(); // this tab's place, not a change to store
       }
       cur.tree.free();
@@ -1415,6 +1423,19 @@ async function start() {
     },
     merged: (report, before) => { renameConflicts(report, before); state.version++; renderAll(); },
     loadMerge: () => loadInterchange("tab sync"),
+    applied: (id, before) => {
+      if (state.cur?.tree) keepPlace(state.cur.tree, before.branch, before.leaf);
+      state.version++;
+      renderAll();
+    },
+    // A catch-up reads the stored conversation in the worker, as an open does.
+    open: async (id) => {
+      const got = await fileFromWorker(id);
+      if (!got) return null;
+      const tree = SessionTree.load(got.bytes);
+      tree.takeChanges({ stored: true });
+      return { tree, rev: got.rev };
+    },
   });
   try {
     state.convs = await state.store.list();

@@ -5,8 +5,9 @@
 //   file(id)            the stored rows of conversation id, read here, as one
 //                       .tree.json in bytes (transferred, not copied) and its rev;
 //   importFile(file, meta)  a .tree.json File read here (loadFrom), checked
-//                       (validate, repair), its rows written as a new
-//                       conversation, and handed back as bytes with the rev.
+//                       (validate, repair) and handed back as bytes with the
+//                       rev; then its rows are written as a new conversation;
+//   stored(id)          resolves once that write is done (or failed: rejects).
 // The page loads the bytes (SessionTree.load) and starts its change feed with
 // takeChanges({ stored: true }): the store holds every row already.
 import "./sessiontree.worker.js";
@@ -15,6 +16,7 @@ import { Store, putRows, done, rowsFile } from "./store.js";
 
 const entry = self.onmessage; // the entry's calls: { id, kind, … }
 let store = null;
+const writing = new Map(); // conversation id → the import's write under way
 const enc = new TextEncoder();
 
 async function run(op, args) {
@@ -28,18 +30,33 @@ async function run(op, args) {
   if (op === "importFile") {
     const [file, meta] = args;
     const tree = await SessionTree.loadFrom(file);
+    let bytes, problems, fixes = [];
     try {
-      let fixes = [];
-      const problems = tree.validate();
+      problems = tree.validate();
       if (problems.length) fixes = tree.repair();
-      const tx = store.db.transaction(["meta", "rows"], "readwrite");
-      putRows(tx, { ...meta, rev: 1 }, tree.takeChanges());
-      await done(tx);
-      const bytes = enc.encode(tree.save());
-      return { value: { bytes, rev: 1, problems: problems.length, fixes: fixes.map((p) => p.message) }, transfer: [bytes.buffer] };
-    } finally {
+      bytes = enc.encode(tree.save());
+    } catch (e) {
       tree.free();
+      throw e;
     }
+    // The rows are written after the bytes are on their way: the page shows the
+    // conversation meanwhile, and its writes wait for stored(id).
+    writing.set(meta.id, new Promise((resolve) => setTimeout(resolve, 0)).then(async () => {
+      try {
+        const tx = store.db.transaction(["meta", "rows"], "readwrite");
+        putRows(tx, { ...meta, rev: 1 }, tree.takeChanges());
+        await done(tx);
+      } finally {
+        tree.free();
+      }
+    }));
+    return { value: { bytes, rev: 1, problems: problems.length, fixes: fixes.map((p) => p.message) }, transfer: [bytes.buffer] };
+  }
+  if (op === "stored") {
+    const w = writing.get(args[0]);
+    writing.delete(args[0]);
+    await w;
+    return { value: null };
   }
   throw new Error(`unknown request ${op}`);
 }
