@@ -148,7 +148,7 @@ async function openConversation(id) {
   $("app").classList.remove("sidebar-open");
   flush();
   if (state.cur?.tree && state.cur.meta.id !== id) state.cur.tree.free();
-  const cur = { meta, tree: null, error: null, raw: null };
+  const cur = { meta, tree: null, error: null, raw: null, loading: true };
   state.cur = cur;
   state.win = { start: 0, end: 0, follow: true };
   state.treeSig = "";
@@ -156,9 +156,22 @@ async function openConversation(id) {
   const t0 = performance.now();
   let rows = null;
   let legacy = null;
-  // The stored records are read and joined into one file in the worker; the
+  // The last messages first, from their own records (a few reads whatever the
+  // size), painted read-only while the whole conversation loads; then the
+  // stored records are read and joined into one file in the worker, and the
   // page only loads its bytes (a huge conversation's records never cross here).
-  const got = state.store.opened ? await fileFromWorker(id) : null;
+  const whole = state.store.opened ? fileFromWorker(id) : null;
+  if (whole && state.store.tail) {
+    const tail = await state.store.tail(id, WINDOW).catch(() => null);
+    if (state.cur !== cur) return;
+    if (tail?.nodes.length) {
+      renderHeader();
+      renderConversations();
+      renderPreview(tail);
+      state.timings.openPreview = performance.now() - t0;
+    }
+  }
+  const got = whole ? await whole : null;
   if (state.cur !== cur) return;
   if (got) {
     try {
@@ -169,6 +182,7 @@ async function openConversation(id) {
       state.timings.openRead = l0 - t0;
       state.timings.openLoad = performance.now() - l0;
       state.timings.open = performance.now() - t0;
+      cur.loading = false;
       clearSearch();
       renderAll();
       return;
@@ -199,6 +213,7 @@ async function openConversation(id) {
     cur.raw = legacy ?? (rows ? rowsFile(rows) : null);
   }
   state.timings.open = performance.now() - t0;
+  cur.loading = false;
   if (state.cur !== cur) {
     cur.tree?.free();
     return;
@@ -825,6 +840,7 @@ function renderChat() {
     return;
   }
   if (!cur.tree) {
+    if (cur.loading) return; // its preview (renderPreview) stays until the tree is there
     box.replaceChildren(el("div.card.error-card", { role: "alert" },
       el("h2", null, "This conversation could not be opened"),
       el("p", null, cur.error ?? ""),
@@ -917,6 +933,31 @@ function renderChat() {
   }
   state.painting = false;
   state.timings.chatWindow = performance.now() - t0;
+}
+
+/**
+ * The last messages of a conversation as stored (store.tail), painted before
+ * its tree is loaded: read-only (their actions wait), replaced by renderChat
+ * once the tree is there.
+ */
+function renderPreview(tail) {
+  const box = $("messages");
+  const items = [];
+  const n = tail.nodes.length;
+  tail.nodes.forEach(({ id, node, siblings }, i) => {
+    const m = node.message ?? {};
+    if (m.role === "system" && messageText(m).trim() === "") return;
+    const sib = siblings ? { siblings, index: Math.max(0, siblings.indexOf(id)) } : { siblings: [id], index: 0 };
+    const view = messageView(id, { message: m, label: node.label ?? null, createdAtMs: node.created_at_ms ?? 0 }, sib, i === n - 1);
+    for (const b of view.querySelectorAll("button.act")) b.disabled = true;
+    view.classList.add("preview");
+    items.push(view);
+  });
+  box.replaceChildren(...items);
+  box.scrollTop = box.scrollHeight;
+  $("input").disabled = true;
+  $("send").disabled = true;
+  $("input").placeholder = "Opening the conversation\u2026";
 }
 
 /** The first message shown at the top of the chat view: its path index and offset. */

@@ -114,6 +114,40 @@ export class Store {
   }
 
   /**
+   * The last count nodes of the active branch's path, read from their records
+   * one by one from the leaf up (a few gets, whatever the conversation's size):
+   * { activeBranch, nodes: [{ id, node, siblings }] } root first, siblings the
+   * children of the node's parent (null for a root, or the top one's when its
+   * parent was not read); null when not stored so. What the page paints while
+   * the whole conversation loads.
+   */
+  async tail(id, count) {
+    const tx = this.#db.transaction(["meta", "rows"], "readonly");
+    const rows = tx.objectStore("rows");
+    const meta = await request(tx.objectStore("meta").get(id));
+    if (!meta) return null;
+    const activeBranch = meta.activeBranch ?? "main";
+    const b = await request(rows.get([id, "b", activeBranch]));
+    if (typeof b !== "string") return null;
+    let at = JSON.parse(b).leaf ?? null;
+    const up = [];
+    // One more than shown: the top node's parent tells its siblings.
+    while (at && up.length <= count) {
+      const row = await request(rows.get([id, "n", at]));
+      if (typeof row !== "string") return null;
+      const node = JSON.parse(row);
+      up.push({ id: at, node });
+      at = node.parent ?? null;
+    }
+    const nodes = [];
+    for (let i = Math.min(up.length, count) - 1; i >= 0; i--) {
+      const parent = up[i + 1]?.node;
+      nodes.push({ id: up[i].id, node: up[i].node, siblings: parent ? parent.children : null });
+    }
+    return { activeBranch, nodes };
+  }
+
+  /**
    * Nodes of the other conversations whose record contains query (any case):
    * [{ conv, id, message }], at most limit. Reads the node records one
    * conversation at a time and parses only those that match.

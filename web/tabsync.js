@@ -190,6 +190,7 @@ export function syncTabs(store, { current, reloaded, merged, loadMerge, applied 
     meta: (id) => store.meta(id),
     legacy: (id) => store.legacy(id),
     searchRows: store.searchRows ? (...a) => store.searchRows(...a) : undefined,
+    tail: store.tail ? (...a) => store.tail(...a) : undefined,
     async rows(id) {
       const rows = await store.rows(id);
       if (rows) known.set(id, rows.rev); // the page loads them as the tree of id
