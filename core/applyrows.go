@@ -177,6 +177,7 @@ func (t *Tree) ApplyRows(root, active string, follow bool, branches, nodes []Fra
 // dropNode removes node id for ApplyRows: out of its parent's children (or the
 // roots), and its children, if any stay, are left without a parent node.
 func (t *Tree) dropNode(id string) {
+	t.shapeGen++
 	n := t.nodes[id]
 	delete(t.nodes, id)
 	t.changed.node(id)

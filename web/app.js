@@ -61,6 +61,11 @@ window.sessiontreeDemo = {
   get treeView() { return state.treeView; },
   timings: state.timings,
   get store() { return state.store; },
+  /** The WebAssembly memory of the demo's worker while it runs ({ main, interchange }), else null. */
+  workerMemory: async () => {
+    const w = worker && (await worker);
+    return w ? w.st.memoryUsage().catch(() => null) : null;
+  },
   /** Resolves once every change made so far is in IndexedDB. */
   saved: () => flush(),
 };
@@ -175,6 +180,8 @@ async function openConversation(id) {
   if (state.cur !== cur) return;
   if (got) {
     try {
+      await wasmReady;
+      if (state.cur !== cur) return;
       const l0 = performance.now();
       cur.tree = SessionTree.load(got.bytes);
       cur.tree.takeChanges({ stored: true }); // the store holds every row
@@ -192,6 +199,7 @@ async function openConversation(id) {
     }
   }
   try {
+    await wasmReady;
     rows = await state.store.rows(id);
     state.timings.openRead = performance.now() - t0;
     if (rows) {
@@ -225,6 +233,8 @@ async function openConversation(id) {
 // ---- the worker: opens and imports off the page's thread ---------------------------
 
 let worker = null;
+const WORKER_IDLE_MS = 5000;
+let wasmReady = null; // init() of the page's module (start)
 
 /**
  * The demo's worker (treeworker.js): the sessiontree/worker entry (connect) and
@@ -233,7 +243,7 @@ let worker = null;
  */
 function treeWorker() {
   if (worker === null) {
-    worker = (async () => {
+    const started = worker = (async () => {
       const w = new Worker(new URL("./treeworker.js", import.meta.url), { type: "module" });
       const st = await connect(new URL("./sessiontree.wasm", import.meta.url), { worker: w });
       const waiting = new Map();
@@ -245,10 +255,22 @@ function treeWorker() {
         if (data.ok) p.resolve(data.value);
         else p.reject(Object.assign(new Error(data.message), { code: data.code }));
       });
+      // WebAssembly memory never shrinks: a worker left idle is stopped, so the
+      // memory a huge import or open needed goes back to the system.
+      let idle = 0;
       const call = (op, args) => new Promise((resolve, reject) => {
+        clearTimeout(idle);
         const demo = ++seq;
         waiting.set(demo, { resolve, reject });
         w.postMessage({ demo, op, args });
+      }).finally(() => {
+        if (waiting.size) return;
+        clearTimeout(idle);
+        idle = setTimeout(() => {
+          if (waiting.size) return;
+          st.close();
+          if (worker === started) worker = null;
+        }, WORKER_IDLE_MS);
       });
       return { st, call };
     })().catch((e) => {
@@ -661,7 +683,8 @@ async function importFile(file, format = "auto") {
       state.timings.importLoad = performance.now() - l1;
       state.store.opened(meta.id, got.rev);
       const w0 = performance.now();
-      write(() => w.call("stored", [meta.id])).then(() => { state.timings.createWrite = performance.now() - w0; });
+      const stored = w.call("stored", [meta.id]); // asked now: the worker stays until it answers
+      write(() => stored).then(() => { state.timings.createWrite = performance.now() - w0; });
       openCreated({ ...meta, rev: got.rev }, tree);
       state.timings.import = performance.now() - t0;
       const note = got.problems ? ` It had ${got.problems} structural problem${got.problems === 1 ? "" : "s"}; repaired: ${got.fixes.slice(0, 3).join("; ")}${got.fixes.length > 3 ? "; \u2026" : ""}.` : "";
@@ -1433,14 +1456,14 @@ async function start() {
   $("formats-note").textContent = hasFormats
     ? "Import: .tree.json, ChatGPT, Open WebUI, LibreChat, Claude Code, pi, Codex, OpenAI messages (detected). Export: those and Markdown."
     : "Import and export: .tree.json.";
+  // The module starts while the storage opens: an open paints its last
+  // messages from their records (store.tail) before it needs the module.
+  wasmReady = init(new URL("./sessiontree.wasm", import.meta.url));
+  const wasmFailed = wasmReady.then(() => null, (e) => e);
+  const opening = Store.open();
+  opening.catch(() => {});
   try {
-    await init(new URL("./sessiontree.wasm", import.meta.url));
-  } catch (e) {
-    $("messages").replaceChildren(el("div.card.error-card", { role: "alert" }, el("h2", null, "The WebAssembly module did not start"), el("p", null, describe(e)), el("p", null, "Serve this folder over HTTP (make demo) rather than opening the file directly.")));
-    return;
-  }
-  try {
-    state.store = await Store.open();
+    state.store = await opening;
   } catch (e) {
     state.store = new MemoryStore();
     showError(`This browser's storage (IndexedDB) is not available: ${describe(e)}. Conversations will not survive a reload; export them to keep them.`);
@@ -1486,9 +1509,14 @@ async function start() {
   }
   renderSaveState();
   const want = localStorage.getItem(CURRENT_KEY);
-  if (state.convs.some((c) => c.id === want)) await openConversation(want);
-  else if (state.convs.length) await openConversation(state.convs[0].id);
-  else await createConversation(new SessionTree());
+  const first = state.convs.some((c) => c.id === want) ? want : state.convs[0]?.id;
+  if (first) await openConversation(first); // it waits for the module only to load the tree
+  const failed = await wasmFailed;
+  if (failed) {
+    $("messages").replaceChildren(el("div.card.error-card", { role: "alert" }, el("h2", null, "The WebAssembly module did not start"), el("p", null, describe(failed)), el("p", null, "Serve this folder over HTTP (make demo) rather than opening the file directly.")));
+    return;
+  }
+  if (!first) await createConversation(new SessionTree());
   document.body.dataset.ready = "1";
   state.timings.interactive = performance.now();
 }
