@@ -678,7 +678,7 @@ async function importFile(file, format = "auto") {
       const got = await w.call("importFile", [file, meta]);
       state.timings.importWorker = performance.now() - l0;
       const l1 = performance.now();
-      const tree = SessionTree.load(got.bytes);
+      const tree = got.bytes ? SessionTree.load(got.bytes) : await SessionTree.loadFrom(file);
       tree.takeChanges({ stored: true });
       state.timings.importLoad = performance.now() - l1;
       state.store.opened(meta.id, got.rev);

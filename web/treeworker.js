@@ -4,9 +4,10 @@
 // the page's thread as 200,000 records or strings:
 //   file(id)            the stored rows of conversation id, read here, as one
 //                       .tree.json in bytes (transferred, not copied) and its rev;
-//   importFile(file, meta)  a .tree.json File read here (loadFrom), checked
-//                       (validate, repair) and handed back as bytes with the
-//                       rev; then its rows are written as a new conversation;
+//   importFile(file, meta)  a .tree.json File read here (loadFrom) and checked
+//                       (validate, repair: then handed back as bytes; else the
+//                       page loads the file itself), then its rows are written
+//                       as a new conversation (rev 1);
 //   stored(id)          resolves once that write is done (or failed: rejects).
 // The page loads the bytes (SessionTree.load) and starts its change feed with
 // takeChanges({ stored: true }): the store holds every row already.
@@ -30,11 +31,15 @@ async function run(op, args) {
   if (op === "importFile") {
     const [file, meta] = args;
     const tree = await SessionTree.loadFrom(file);
-    let bytes, problems, fixes = [];
+    let bytes = null, problems, fixes = [];
     try {
       problems = tree.validate();
-      if (problems.length) fixes = tree.repair();
-      bytes = enc.encode(tree.save());
+      // Only a repaired tree differs from the file: the page loads the file
+      // itself otherwise (no second copy of it in this module's memory).
+      if (problems.length) {
+        fixes = tree.repair();
+        bytes = enc.encode(tree.save());
+      }
     } catch (e) {
       tree.free();
       throw e;
@@ -50,7 +55,7 @@ async function run(op, args) {
         tree.free();
       }
     }));
-    return { value: { bytes, rev: 1, problems: problems.length, fixes: fixes.map((p) => p.message) }, transfer: [bytes.buffer] };
+    return { value: { bytes, rev: 1, problems: problems.length, fixes: fixes.map((p) => p.message) }, transfer: bytes ? [bytes.buffer] : [] };
   }
   if (op === "stored") {
     const w = writing.get(args[0]);
