@@ -64,6 +64,7 @@ function probe() {
   };
 }
 
+const shots = path.join(repo, "web/test/screenshots");
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function measure(browser, base, c, errors) {
@@ -172,6 +173,15 @@ async function measure(browser, base, c, errors) {
   }, want);
   r.openPainted = open.painted;
   r.openLongest = open.longest;
+  // As a user sees it: the chat, then the tree view (t.subtree: a chain is one box).
+  await fs.mkdir(shots, { recursive: true });
+  await page.screenshot({ path: path.join(shots, `bench-huge-${c.n}.png`) });
+  await page.click("#btn-tree");
+  await page.waitForFunction(() => window.sessiontreeDemo.treeView?.boxes.length > 0);
+  r.treeLayout = await page.evaluate(() => window.sessiontreeDemo.timings.treeLayout);
+  await page.waitForTimeout(200);
+  await page.screenshot({ path: path.join(shots, `bench-huge-${c.n}-tree.png`) });
+  await page.click("#btn-tree");
   await page.close();
   return r;
 }
@@ -204,6 +214,7 @@ try {
     ["send: until the user's text is painted", ms(s.sendShown), ms(b.sendShown), b.sendShown / s.sendShown, ""],
     ["send: until stored", ms(s.sendStored), ms(b.sendStored), b.sendStored / s.sendStored, "≤ 150 ms, ≤ 1.5×"],
     ["‹ › switch until painted", ms(s.switch), ms(b.switch), b.switch / s.switch, "≤ 100 ms, ≤ 1.5×"],
+    ["tree view: t.subtree + layout", ms(s.treeLayout), ms(b.treeLayout), b.treeLayout / s.treeLayout, ""],
     ["peak memory (page's and worker's modules + page's JS heap) / file", "", `${mb(b.peak)} / ${mb(b.bytes ?? b.mb * 1e6)}`, b.peak / (b.mb * 1e6), "≤ 3×"],
     ["module memory after the import (page)", mb(s.wasm), mb(b.wasm), null, ""],
     ["module memory of the worker (its peak; stopped when idle)", mb(s.workerWasm), mb(b.workerWasm), null, ""],
