@@ -126,6 +126,10 @@ try {
   await one.evaluate(() => window.sessiontreeDemo.saved());
   const r0 = Date.now();
   await one.reload();
+  // The last messages are painted from their records first (read-only while the rest loads).
+  await one.waitForSelector("#messages article.msg");
+  const preview = await one.evaluate(() => document.querySelectorAll("#messages article.msg.preview").length);
+  await one.screenshot({ path: path.join(shots, "huge-20k-opening.png") });
   await one.waitForSelector("body[data-ready='1']");
   await one.waitForFunction(() => document.querySelectorAll("#messages article.msg").length >= 50);
   const reloadWall = Date.now() - r0;
@@ -133,7 +137,7 @@ try {
   const total = chat.nodes + 6;
   assert.equal(await nodes(one), total, "every node is there after a reload");
   assert.deepEqual(await has(one, ["sent into the huge chat 0", "sent into the huge chat 2", "The other version's answer"]), []);
-  console.log(`ok   reload: open until the whole conversation is shown ${ms(after.interactive)} from navigation (${ms(reloadWall)} wall; its last messages painted from their records ${ms(after.openPreview)} into the open, the records read and joined in the worker ${ms(after.openRead)}, loaded on the page ${ms(after.openLoad)}); ${total} nodes, nothing lost`);
+  console.log(`ok   reload: open until the whole conversation is shown ${ms(after.interactive)} from navigation (${ms(reloadWall)} wall; its last messages painted from their records ${ms(after.openPreview)} into the open, the records read and joined in the worker ${ms(after.openRead)}, loaded on the page ${ms(after.openLoad)}; ${preview} read-only messages seen before the tree was there); ${total} nodes, nothing lost`);
 
   const two = await open();
   assert.equal(await nodes(two), total, "the second tab opens the same conversation");
