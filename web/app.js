@@ -178,12 +178,12 @@ async function openConversation(id) {
       state.timings.openPreview = performance.now() - t0;
     }
   }
-  const built = sliced ? await sliced.catch(() => null) : null;
+  const built = sliced ? await sliced : null;
   if (state.cur !== cur) {
-    built?.tree?.free();
+    built?.tree.free();
     return;
   }
-  if (built?.tree) {
+  if (built) {
     cur.tree = built.tree;
     cur.tree.takeChanges({ stored: true }); // the store holds every row
     state.store.opened(id, built.rev);
@@ -314,26 +314,15 @@ const SLICE = 1500; // node rows a slice: ~0.75 MB, applied in ~25–50 ms
  * the whole file instead).
  */
 async function slicesFromWorker(id) {
-  const w = await treeWorker().catch(() => null);
-  return w ? buildFromSlices(w, "slices", [id, SLICE]) : null;
-}
-
-/**
- * Calls the worker's op, which posts node rows parents first a slice at a
- * time and answers { root, activeBranch, branches, rev, … }, and applies each
- * slice to an empty tree as it comes, in a short task of its own:
- * { tree, rev, slices, applyMs, applyMax, end }, or null (rows that do not
- * apply, or no worker: the caller loads the whole file instead). Throws what
- * the op throws.
- */
-async function buildFromSlices(w, op, args) {
-  await wasmReady;
-  const t = new SessionTree();
-  let failed = false;
-  let slices = 0, applyMs = 0, applyMax = 0;
-  let end;
+  let t = null;
   try {
-    end = await w.call(op, args, (part) => {
+    const w = await treeWorker();
+    if (!w) return null;
+    await wasmReady;
+    t = new SessionTree();
+    let failed = false;
+    let slices = 0, applyMs = 0, applyMax = 0;
+    const end = await w.call("slices", [id, SLICE], (part) => {
       if (failed) return;
       const a0 = performance.now();
       try {
@@ -346,22 +335,17 @@ async function buildFromSlices(w, op, args) {
       applyMs += ms;
       applyMax = Math.max(applyMax, ms);
     });
-  } catch (e) {
-    t.free();
-    throw e;
-  }
-  // A tree starts with a "main" of its own: the rows must name it.
-  if (!end || failed || !end.branches.some((b) => b.name === "main")) {
-    t.free();
-    return end ? { tree: null, end } : null;
-  }
-  try {
+    // A tree starts with a "main" of its own: the stored rows must name it.
+    if (!end || failed || !end.branches.some((b) => b.name === "main")) {
+      t.free();
+      return null;
+    }
     t.applyChanges({ all: false, root: end.root, activeBranch: end.activeBranch, branches: end.branches, nodes: [] }, { follow: true });
+    return { tree: t, rev: end.rev, slices, applyMs, applyMax };
   } catch {
-    t.free();
-    return { tree: null, end };
+    t?.free();
+    return null;
   }
-  return { tree: t, rev: end.rev, slices, applyMs, applyMax, end };
 }
 
 /** Conversation id's stored rows as one file's bytes and their rev, read in the worker; null if that failed. */
@@ -758,18 +742,10 @@ async function importFile(file, format = "auto") {
       const base = file.name.replace(/\.(tree\.json|jsonl|json|md)$/i, "") || "Imported";
       const meta = { id: newId(), title: base, autoTitle: false, createdAt: Date.now(), updatedAt: Date.now() };
       const l0 = performance.now();
-      const built = await buildFromSlices(w, "importFile", [file, meta, SLICE]);
-      const got = built.end;
+      const got = await w.call("importFile", [file, meta]);
       state.timings.importWorker = performance.now() - l0;
-      state.timings.importSlices = built.slices;
-      state.timings.importApplyMax = built.applyMax;
       const l1 = performance.now();
-      // Slices that did not apply (a corrupt file, repaired in the worker): the file itself, repaired here too.
-      let tree = built.tree;
-      if (!tree) {
-        tree = await SessionTree.loadFrom(file);
-        if (tree.validate().length) tree.repair();
-      }
+      const tree = got.bytes ? SessionTree.load(got.bytes) : await SessionTree.loadFrom(file);
       tree.takeChanges({ stored: true });
       state.timings.importLoad = performance.now() - l1;
       state.store.opened(meta.id, got.rev);

@@ -4,9 +4,10 @@
 // the page's thread as 200,000 records or strings:
 //   file(id)            the stored rows of conversation id, read here, as one
 //                       .tree.json in bytes (transferred, not copied) and its rev;
-//   importFile(file, meta, size)  a .tree.json File read here (loadFrom),
-//                       checked (validate, repair), its rows posted as an open's
-//                       slices are, then written as a new conversation (rev 1);
+//   importFile(file, meta)  a .tree.json File read here (loadFrom) and checked
+//                       (validate, repair: then handed back as bytes; else the
+//                       page loads the file itself), then its rows are written
+//                       as a new conversation (rev 1);
 //   stored(id)          resolves once that write is done (or failed: rejects);
 //   slices(id, size)    the stored rows of conversation id, parents first,
 //                       posted size node rows at a time, then the branches,
@@ -21,7 +22,7 @@ import { Store, putRows, done, rowsFile } from "./store.js";
 const entry = self.onmessage; // the entry's calls: { id, kind, … }
 let store = null;
 const writing = new Map(); // conversation id → the import's write under way
-const enc = new TextEncoder(); // file(id): the whole-file fallback of an open
+const enc = new TextEncoder();
 
 // The parent named by a node row (canonical JSON: "id" first, then "parent"
 // when it has one), or null.
@@ -73,29 +74,33 @@ async function run(op, args, post) {
     return { value: { bytes, rev: rows.rev }, transfer: [bytes.buffer] };
   }
   if (op === "importFile") {
-    // Read and checked here; its rows posted to the page parents first, a
-    // slice at a time (as an open's), then written as a new conversation.
-    const [file, meta, size] = args;
+    const [file, meta] = args;
     const tree = await SessionTree.loadFrom(file);
-    let all, problems, fixes = [];
+    let bytes = null, problems, fixes = [];
     try {
       problems = tree.validate();
-      if (problems.length) fixes = tree.repair();
-      all = tree.takeChanges(); // the first call: every row
-    } finally {
+      // Only a repaired tree differs from the file: the page loads the file
+      // itself otherwise (no second copy of it in this module's memory).
+      if (problems.length) {
+        fixes = tree.repair();
+        bytes = enc.encode(tree.save());
+      }
+    } catch (e) {
       tree.free();
+      throw e;
     }
-    const order = parentsFirst(all.nodes);
-    for (let i = 0; i < order.length; i += size) post({ nodes: order.slice(i, i + size) });
-    // The rows are written after the slices are on their way: the page shows
-    // the conversation meanwhile, and its writes wait for stored(id).
+    // The rows are written after the bytes are on their way: the page shows the
+    // conversation meanwhile, and its writes wait for stored(id).
     writing.set(meta.id, new Promise((resolve) => setTimeout(resolve, 0)).then(async () => {
-      const tx = store.db.transaction(["meta", "rows"], "readwrite");
-      putRows(tx, { ...meta, rev: 1 }, all);
-      await done(tx);
+      try {
+        const tx = store.db.transaction(["meta", "rows"], "readwrite");
+        putRows(tx, { ...meta, rev: 1 }, tree.takeChanges());
+        await done(tx);
+      } finally {
+        tree.free();
+      }
     }));
-    const value = { root: all.root, activeBranch: all.activeBranch, branches: all.branches, rev: 1, nodes: order.length, problems: problems.length, fixes: fixes.map((p) => p.message) };
-    return { value };
+    return { value: { bytes, rev: 1, problems: problems.length, fixes: fixes.map((p) => p.message) }, transfer: bytes ? [bytes.buffer] : [] };
   }
   if (op === "stored") {
     const w = writing.get(args[0]);

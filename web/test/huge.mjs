@@ -92,7 +92,7 @@ try {
   assert.equal(await nodes(one), chat.nodes);
   assert.match((await texts(one)).at(-1), /^Answer 19999: /);
   const shown = await one.evaluate(() => document.querySelectorAll("#messages article.msg").length);
-  console.log(`ok   import: until the last 50 messages are painted ${ms(imported)} (in page: import ${ms(inPage.import)}: read and checked in the worker and applied on the page in ${inPage.importSlices} slices ${ms(inPage.importWorker)}, the longest ${ms(inPage.importApplyMax)}, the worker writing the records in the background ${ms(stored.createWrite)}); ${shown} message elements in the page`);
+  console.log(`ok   import: until the last 50 messages are painted ${ms(imported)} (in page: import ${ms(inPage.import)}: read, checked and serialized in the worker ${ms(inPage.importWorker)}, loaded on the page ${ms(inPage.importLoad)}, the worker writing the records in the background ${ms(stored.createWrite)}); ${shown} message elements in the page`);
 
   const sends = [];
   for (let k = 0; k < 3; k++) sends.push(await timedSend(one, `sent into the huge chat ${k}`));
