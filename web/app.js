@@ -162,13 +162,11 @@ async function openConversation(id) {
   let rows = null;
   let legacy = null;
   // The last messages first, from their own records (a few reads whatever the
-  // size), painted read-only while the whole conversation loads; meanwhile the
-  // worker reads the records and posts them parents first, a slice at a time,
-  // and the page applies each to an empty tree in a short task of its own
-  // (t.applyChanges): no task loads the whole tree. If that fails, the worker
-  // joins the records into one file and the page loads its bytes.
-  const sliced = state.store.opened ? slicesFromWorker(id) : null;
-  if (sliced && state.store.tail) {
+  // size), painted read-only while the whole conversation loads; then the
+  // stored records are read and joined into one file in the worker, and the
+  // page only loads its bytes (a huge conversation's records never cross here).
+  const whole = state.store.opened ? fileFromWorker(id) : null;
+  if (whole && state.store.tail) {
     const tail = await state.store.tail(id, WINDOW).catch(() => null);
     if (state.cur !== cur) return;
     if (tail?.nodes.length) {
@@ -178,25 +176,7 @@ async function openConversation(id) {
       state.timings.openPreview = performance.now() - t0;
     }
   }
-  const built = sliced ? await sliced : null;
-  if (state.cur !== cur) {
-    built?.tree.free();
-    return;
-  }
-  if (built) {
-    cur.tree = built.tree;
-    cur.tree.takeChanges({ stored: true }); // the store holds every row
-    state.store.opened(id, built.rev);
-    state.timings.openSlices = built.slices;
-    state.timings.openApply = built.applyMs;
-    state.timings.openApplyMax = built.applyMax;
-    state.timings.open = performance.now() - t0;
-    cur.loading = false;
-    clearSearch();
-    renderAll();
-    return;
-  }
-  const got = state.store.opened ? await fileFromWorker(id) : null;
+  const got = whole ? await whole : null;
   if (state.cur !== cur) return;
   if (got) {
     try {
@@ -269,10 +249,6 @@ function treeWorker() {
       const waiting = new Map();
       let seq = 0;
       w.addEventListener("message", ({ data }) => {
-        if (data?.demoPart !== undefined) {
-          waiting.get(data.demoPart)?.onPart?.(data.part);
-          return;
-        }
         const p = data?.demo !== undefined ? waiting.get(data.demo) : null;
         if (!p) return;
         waiting.delete(data.demo);
@@ -282,10 +258,10 @@ function treeWorker() {
       // WebAssembly memory never shrinks: a worker left idle is stopped, so the
       // memory a huge import or open needed goes back to the system.
       let idle = 0;
-      const call = (op, args, onPart) => new Promise((resolve, reject) => {
+      const call = (op, args) => new Promise((resolve, reject) => {
         clearTimeout(idle);
         const demo = ++seq;
-        waiting.set(demo, { resolve, reject, onPart });
+        waiting.set(demo, { resolve, reject });
         w.postMessage({ demo, op, args });
       }).finally(() => {
         if (waiting.size) return;
@@ -303,49 +279,6 @@ function treeWorker() {
     });
   }
   return worker;
-}
-
-const SLICE = 1500; // node rows a slice: ~0.75 MB, applied in ~25–50 ms
-
-/**
- * The tree of conversation id built from its stored rows, which the worker
- * posts parents first a slice at a time: { tree, rev, slices, applyMs,
- * applyMax }, or null (no worker, rows that do not apply: the caller loads
- * the whole file instead).
- */
-async function slicesFromWorker(id) {
-  let t = null;
-  try {
-    const w = await treeWorker();
-    if (!w) return null;
-    await wasmReady;
-    t = new SessionTree();
-    let failed = false;
-    let slices = 0, applyMs = 0, applyMax = 0;
-    const end = await w.call("slices", [id, SLICE], (part) => {
-      if (failed) return;
-      const a0 = performance.now();
-      try {
-        t.applyChanges({ all: false, root: null, activeBranch: "main", branches: [], nodes: part.nodes });
-      } catch {
-        failed = true;
-      }
-      const ms = performance.now() - a0;
-      slices++;
-      applyMs += ms;
-      applyMax = Math.max(applyMax, ms);
-    });
-    // A tree starts with a "main" of its own: the stored rows must name it.
-    if (!end || failed || !end.branches.some((b) => b.name === "main")) {
-      t.free();
-      return null;
-    }
-    t.applyChanges({ all: false, root: end.root, activeBranch: end.activeBranch, branches: end.branches, nodes: [] }, { follow: true });
-    return { tree: t, rev: end.rev, slices, applyMs, applyMax };
-  } catch {
-    t?.free();
-    return null;
-  }
 }
 
 /** Conversation id's stored rows as one file's bytes and their rev, read in the worker; null if that failed. */

@@ -8,11 +8,7 @@
 //                       (validate, repair: then handed back as bytes; else the
 //                       page loads the file itself), then its rows are written
 //                       as a new conversation (rev 1);
-//   stored(id)          resolves once that write is done (or failed: rejects);
-//   slices(id, size)    the stored rows of conversation id, parents first,
-//                       posted size node rows at a time, then the branches,
-//                       root, active branch and rev: what the page applies to
-//                       an empty tree slice by slice (no long task).
+//   stored(id)          resolves once that write is done (or failed: rejects).
 // The page loads the bytes (SessionTree.load) and starts its change feed with
 // takeChanges({ stored: true }): the store holds every row already.
 import "./sessiontree.worker.js";
@@ -24,49 +20,8 @@ let store = null;
 const writing = new Map(); // conversation id → the import's write under way
 const enc = new TextEncoder();
 
-// The parent named by a node row (canonical JSON: "id" first, then "parent"
-// when it has one), or null.
-const PARENT = /^\{"id":"(?:[^"\\]|\\.)*","parent":("(?:[^"\\]|\\.)*")/;
-const parentOf = (row) => {
-  const m = PARENT.exec(row);
-  return m ? JSON.parse(m[1]) : null;
-};
-
-/** The node rows ordered parents first (breadth first from the roots); rows no root reaches (a corrupt tree) last. */
-function parentsFirst(nodes) {
-  const byId = new Map(nodes.map((n) => [n.id, n]));
-  const kids = new Map();
-  const order = [];
-  for (const n of nodes) {
-    const p = parentOf(n.row);
-    if (p === null || !byId.has(p)) order.push(n);
-    else if (kids.has(p)) kids.get(p).push(n);
-    else kids.set(p, [n]);
-  }
-  for (let i = 0; i < order.length; i++) {
-    const below = kids.get(order[i].id);
-    if (below) {
-      kids.delete(order[i].id);
-      for (const k of below) order.push(k);
-    }
-  }
-  for (const rest of kids.values()) for (const k of rest) order.push(k);
-  return order;
-}
-
-async function run(op, args, post) {
+async function run(op, args) {
   store ??= await Store.open();
-  if (op === "slices") {
-    // The stored rows, parents first, posted size at a time: the page applies
-    // each as it comes (t.applyChanges), one short task a slice, never the
-    // whole tree in one call.
-    const [id, size] = args;
-    const rows = await store.rows(id);
-    if (!rows) return { value: null };
-    const order = parentsFirst(rows.nodes);
-    for (let i = 0; i < order.length; i += size) post({ nodes: order.slice(i, i + size) });
-    return { value: { root: rows.root, activeBranch: rows.activeBranch, branches: rows.branches, rev: rows.rev, nodes: order.length } };
-  }
   if (op === "file") {
     const rows = await store.rows(args[0]);
     if (!rows) return { value: null };
@@ -115,7 +70,7 @@ self.onmessage = async (e) => {
   const d = e.data;
   if (!d || d.demo === undefined) return entry(e);
   try {
-    const { value, transfer = [] } = await run(d.op, d.args ?? [], (part) => self.postMessage({ demoPart: d.demo, part }));
+    const { value, transfer = [] } = await run(d.op, d.args ?? []);
     self.postMessage({ demo: d.demo, ok: true, value }, transfer);
   } catch (err) {
     self.postMessage({ demo: d.demo, ok: false, code: err?.code ?? "", message: String(err?.message ?? err) });
