@@ -124,6 +124,7 @@ try {
   console.log(`ok   scrolling up shows earlier messages: path indexes ${win[0]}..${win.at(-1)} in the page (${win.length} elements)`);
 
   await one.evaluate(() => window.sessiontreeDemo.saved());
+  const beforeReload = await one.evaluate(() => window.sessiontreeDemo.tree.save());
   const r0 = Date.now();
   await one.reload();
   // The last messages are painted from their records first (read-only while the rest loads).
@@ -136,8 +137,9 @@ try {
   const after = await one.evaluate(() => ({ ...window.sessiontreeDemo.timings }));
   const total = chat.nodes + 6;
   assert.equal(await nodes(one), total, "every node is there after a reload");
+  assert.ok((await one.evaluate(() => window.sessiontreeDemo.tree.save())) === beforeReload, "the reopened tree is the one stored, byte for byte");
   assert.deepEqual(await has(one, ["sent into the huge chat 0", "sent into the huge chat 2", "The other version's answer"]), []);
-  console.log(`ok   reload: open until the whole conversation is shown ${ms(after.interactive)} from navigation (${ms(reloadWall)} wall; its last messages painted from their records ${ms(after.openPreview)} into the open, the records read and joined in the worker ${ms(after.openRead)}, loaded on the page ${ms(after.openLoad)}; ${preview} read-only messages seen before the tree was there); ${total} nodes, nothing lost`);
+  console.log(`ok   reload: open until the whole conversation is shown ${ms(after.interactive)} from navigation (${ms(reloadWall)} wall; its last messages painted from their records ${ms(after.openPreview)} into the open, the records read and joined in the worker ${ms(after.openRead)}, loaded on the page ${ms(after.openLoad)}; ${preview} read-only messages seen before the tree was there); ${total} nodes, the same tree byte for byte, nothing lost`);
 
   const two = await open();
   assert.equal(await nodes(two), total, "the second tab opens the same conversation");
