@@ -4,7 +4,9 @@
 #
 #   - Debian's Chromium at /usr/bin/chromium                     (chromium.sh)
 #   - bin/wasmbrowsertest and bin/go_js_wasm_exec -> it          (go.mod/go.sum here)
-#   - node_modules/: typescript, playwright-core, wrangler, d3-hierarchy (package-lock.json)
+#   - node_modules/: typescript, playwright-core, wrangler, d3-hierarchy, the demo's Markdown
+#     libraries, and the openai and @anthropic-ai/sdk request types that judge the
+#     demo's request bodies (web/test/schema.mjs) (package-lock.json)
 #
 # Afterwards, run wasm tests in headless Chromium with
 #   PATH="<repo>/.tools/bin:$PATH" GOOS=js GOARCH=wasm go test ./...

@@ -11,9 +11,9 @@ import (
 // Op is one operation of a batch for Apply, named after the method it calls, with
 // that method's arguments. Fields an operation does not use are ignored.
 type Op struct {
-	Op      string // append, rewind, branch, switch, label, clearLabel, checkout, edit, regenerate, summarize, deleteBranch
+	Op      string // append, rewind, branch, switch, label, clearLabel, checkout, open, edit, regenerate, summarize, deleteBranch
 	Message Message
-	Node    string // rewind, label, clearLabel, checkout, edit, regenerate
+	Node    string // rewind, label, clearLabel, checkout, open, edit, regenerate
 	From    string // branch
 	Name    string // branch (optional)
 	Branch  string // switch, summarize, deleteBranch
@@ -29,7 +29,7 @@ type Op struct {
 // Apply runs ops in order as one atomic change: if any fails, the tree is left
 // exactly as it was and the error names the failing op's index. It returns one
 // result per op: the new id (append, edit, regenerate), the preserved branch
-// (rewind, "" for a no-op), the branch name (branch, checkout), or "". Ops without
+// (rewind, "" for a no-op), the branch name (branch, checkout, open), or "". Ops without
 // a time use nowMs.
 func (t *Tree) Apply(ops []Op, nowMs int64) ([]string, error) {
 	if t.journal != nil {
@@ -114,6 +114,8 @@ func (t *Tree) apply(op Op, at int64) (string, error) {
 		return "", t.ClearLabelAt(op.Node, at)
 	case "checkout":
 		return t.Checkout(op.Node, at)
+	case "open":
+		return t.Open(op.Node, at)
 	case "edit":
 		return t.Edit(op.Node, op.Message, at)
 	case "regenerate":
@@ -134,7 +136,7 @@ func opFields(op string) (required, optional []string, ok bool) {
 	switch op {
 	case "append":
 		return fieldsMessage, nil, true
-	case "rewind", "clearLabel", "checkout":
+	case "rewind", "clearLabel", "checkout", "open":
 		return fieldsNode, nil, true
 	case "branch":
 		return fieldsFrom, fieldsName, true
@@ -312,6 +314,8 @@ func opName(s string) string {
 		return "clearLabel"
 	case "checkout":
 		return "checkout"
+	case "open":
+		return "open"
 	case "edit":
 		return "edit"
 	case "regenerate":

@@ -38,7 +38,7 @@ func (t *Tree) ApplyRows(root, active string, follow bool, branches, nodes []Fra
 	}
 	// The rows decode as the members of a file do; a root or active branch
 	// they do not hold is fine here (checked against t below).
-	p, err := Unmarshal(JoinRows("", MainBranch, liveB, liveN))
+	p, err := UnmarshalOwned(rowsFile(liveB, liveN))
 	if err != nil {
 		return newError(CodeCorrupt, "the changes do not decode: "+err.(*Error).Message)
 	}
@@ -174,6 +174,23 @@ func (t *Tree) ApplyRows(root, active string, follow bool, branches, nodes []Fra
 	return nil
 }
 
+// rowsFile is the .tree.json around fragments, in their order (the loader
+// takes members in any order): what ApplyRows decodes them with.
+func rowsFile(branches, nodes []Fragment) []byte {
+	size := 96
+	for _, f := range branches {
+		size += len(f.Key) + len(f.JSON) + 8
+	}
+	for _, f := range nodes {
+		size += len(f.Key) + len(f.JSON) + 8
+	}
+	buf := append(make([]byte, 0, size), `{"format":"sessiontree","version":1,"active_branch":"main","branches":`...)
+	buf = appendFragments(buf, branches)
+	buf = append(buf, `,"nodes":`...)
+	buf = appendFragments(buf, nodes)
+	return append(buf, '}')
+}
+
 // dropNode removes node id for ApplyRows: out of its parent's children (or the
 // roots), and its children, if any stay, are left without a parent node.
 func (t *Tree) dropNode(id string) {
@@ -192,4 +209,78 @@ func (t *Tree) dropNode(id string) {
 			k.up = nil
 		}
 	}
+}
+
+// ApplyDelta is ApplyRows of a delta document: the JSON object
+// {"root","active","nodes":{id: node},"deleted_nodes":[id…],
+// "branches":{name: branch},"deleted_branches":[name…]} whose "nodes" and
+// "branches" hold records as .tree.json does (what the edge worker pushes to
+// live clients for each stored write). Other members (type, id, etag,
+// version…) are the sender's and are skipped. A document that is not one is
+// CodeCorrupt, and t is unchanged.
+func (t *Tree) ApplyDelta(data []byte, follow bool) error {
+	var root, active string
+	var branches, nodes []Fragment
+	d := rawjson.NewDecoder(data)
+	bad := func(what string) error { return newError(CodeCorrupt, "not a delta: "+what) }
+	if d.Peek() != '{' {
+		return bad("the top level is not a JSON object")
+	}
+	seen := map[string]bool{}
+	members := func(into *[]Fragment) error {
+		return d.Object(func(key string) error {
+			raw, err := d.Raw()
+			if err == nil && raw[0] != '{' {
+				err = bad("a record is not an object")
+			}
+			*into = append(*into, Fragment{Key: key, JSON: raw})
+			return err
+		})
+	}
+	removed := func(into *[]Fragment) error {
+		return d.Array(func() error {
+			key, err := d.String()
+			*into = append(*into, Fragment{Key: key})
+			return err
+		})
+	}
+	err := d.Object(func(key string) error {
+		if seen[key] {
+			return bad("the member " + quote(key) + " appears twice")
+		}
+		seen[key] = true
+		var err error
+		switch key {
+		case "root":
+			if !d.Null() {
+				root, err = d.String()
+			}
+		case "active":
+			active, err = d.String()
+		case "nodes":
+			err = members(&nodes)
+		case "deleted_nodes":
+			err = removed(&nodes)
+		case "branches":
+			err = members(&branches)
+		case "deleted_branches":
+			err = removed(&branches)
+		default:
+			err = d.Skip()
+		}
+		return err
+	})
+	if err == nil {
+		err = d.End()
+	}
+	if err != nil {
+		if e, ok := err.(*Error); ok {
+			return e
+		}
+		return bad(err.Error())
+	}
+	if !seen["active"] {
+		return bad(`it has no "active" branch`)
+	}
+	return t.ApplyRows(root, active, follow, branches, nodes)
 }

@@ -6,6 +6,8 @@ import (
 	"math/rand"
 	"strconv"
 	"testing"
+
+	"github.com/sessiontree/sessiontree/core/rawjson"
 )
 
 // delta is what one copy hands another: the rows TakeChanges named.
@@ -20,6 +22,37 @@ func delta(tr *Tree) (root, active string, bs, ns []Fragment) {
 		ns = append(ns, Fragment{Key: id, JSON: row})
 	}
 	return tr.Root(), tr.ActiveBranch(), bs, ns
+}
+
+// deltaDoc writes rows as the delta document ApplyDelta reads (the shape the
+// edge worker pushes to live clients), with members of the sender's own.
+func deltaDoc(root, active string, bs, ns []Fragment) []byte {
+	doc := []byte(`{"type":"change","version":7,"root":`)
+	doc = rawjson.AppendString(doc, root)
+	doc = append(doc, `,"active":`...)
+	doc = rawjson.AppendString(doc, active)
+	part := func(name string, list []Fragment) {
+		doc = append(doc, `,"`+name+`":{`...)
+		var gone []string
+		first := true
+		for _, f := range list {
+			if f.JSON == nil {
+				gone = append(gone, f.Key)
+				continue
+			}
+			if !first {
+				doc = append(doc, ',')
+			}
+			first = false
+			doc = rawjson.AppendString(doc, f.Key)
+			doc = append(append(doc, ':'), f.JSON...)
+		}
+		doc = append(doc, `},"deleted_`+name+`":`...)
+		doc = rawjson.AppendStrings(doc, gone)
+	}
+	part("nodes", ns)
+	part("branches", bs)
+	return append(doc, '}')
 }
 
 // randomStep changes tr as a user of a chat client does, including the rarer
@@ -80,7 +113,13 @@ func TestApplyRowsOfEveryChangeGivesTheSameTree(t *testing.T) {
 		for step := 0; step < 300; step++ {
 			randomStep(rng, src, step)
 			root, active, bs, ns := delta(src)
-			if err := dst.ApplyRows(root, active, true, bs, ns); err != nil {
+			var err error
+			if step%2 == 0 {
+				err = dst.ApplyRows(root, active, true, bs, ns)
+			} else {
+				err = dst.ApplyDelta(deltaDoc(root, active, bs, ns), true)
+			}
+			if err != nil {
 				t.Fatalf("seed %d step %d: %v", seed, step, err)
 			}
 			if got, want := dst.Marshal(), src.Marshal(); !bytes.Equal(got, want) {
@@ -232,6 +271,41 @@ func FuzzApplyRows(f *testing.F) {
 		before := tr.Marshal()
 		err := tr.ApplyRows(tr.Root(), MainBranch, true, []Fragment{{Key: "main", JSON: br}}, []Fragment{{Key: "n9", JSON: node}})
 		if err != nil && !bytes.Equal(tr.Marshal(), before) {
+			t.Fatal("a refused delta changed the tree")
+		}
+		tr.Validate()
+		tr.LinearProjection()
+	})
+}
+
+// A delta document that is not one is refused with a code, changing nothing.
+func TestApplyDeltaRefusesWhatIsNotADelta(t *testing.T) {
+	tr := New(counterIDs())
+	mustAppend(t, tr, msg("user", "a"), 1)
+	before := tr.Marshal()
+	for _, doc := range []string{``, `[]`, `{"active":"main"`, `{"root":"n1"}`, `{"active":"main","nodes":{"x":[]}}`,
+		`{"active":"main","active":"main"}`, `{"active":"main","deleted_nodes":[1]}`, `{"active":"main"} x`} {
+		err := tr.ApplyDelta([]byte(doc), true)
+		if e := (*Error)(nil); !errors.As(err, &e) || e.Code != CodeCorrupt {
+			t.Errorf("%s: err = %v, want corrupt", doc, err)
+		}
+		if !bytes.Equal(tr.Marshal(), before) {
+			t.Fatalf("%s: the tree changed", doc)
+		}
+	}
+	if err := tr.ApplyDelta([]byte(`{"type":"change","active":"main","root":null,"extra":{"a":[1]}}`), false); err != nil {
+		t.Fatalf("an empty delta: %v", err)
+	}
+}
+
+func FuzzApplyDelta(f *testing.F) {
+	f.Add([]byte(`{"active":"main","root":"n1","nodes":{"n3":{"id":"n3","parent":"n2","children":[],"message":{"role":"user"},"created_at_ms":3}},"deleted_nodes":[],"branches":{},"deleted_branches":["x"]}`))
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		tr := New(counterIDs())
+		tr.Append(msg("user", "a"), 1)
+		tr.Append(msg("user", "b"), 2)
+		before := tr.Marshal()
+		if err := tr.ApplyDelta(doc, true); err != nil && !bytes.Equal(tr.Marshal(), before) {
 			t.Fatal("a refused delta changed the tree")
 		}
 		tr.Validate()

@@ -79,7 +79,7 @@ func (t *Tree) moveLeaf(b *branch, leaf string, atMs int64) string {
 	if b.leaf == "" || b.leaf == leaf {
 		return ""
 	}
-	kept := &branch{name: t.names.next(), leaf: b.leaf, created: atMs, moved: atMs, used: b.used}
+	kept := &branch{name: t.freshName(), leaf: b.leaf, created: atMs, moved: atMs, used: b.used}
 	t.addBranch(kept)
 	if s := b.summary; s != nil {
 		moved := *s
@@ -100,7 +100,7 @@ func (t *Tree) Branch(fromNode, name string, atMs int64) (string, error) {
 		return "", errNodeNotFound(fromNode)
 	}
 	if name == "" {
-		name = t.names.next()
+		name = t.freshName()
 	} else if err := checkName("branch name", name); err != nil {
 		return "", err
 	} else if t.branches[name] != nil {
@@ -212,7 +212,7 @@ func (t *Tree) Edit(id string, msg Message, atMs int64) (string, error) {
 		return "", err
 	}
 	t.addNode(&node{id: newID, parent: n.parent, msg: msg, created: atMs})
-	b := &branch{name: t.names.next(), leaf: newID, created: atMs, moved: atMs}
+	b := &branch{name: t.freshName(), leaf: newID, created: atMs, moved: atMs}
 	t.addBranch(b)
 	t.setActive(b.name)
 	t.touch(b)
@@ -234,17 +234,7 @@ func (t *Tree) Checkout(id string, atMs int64) (string, error) {
 	if t.nodes[id] == nil {
 		return "", errNodeNotFound(id)
 	}
-	var best *branch
-	for _, b := range t.branches {
-		if !t.pathContains(b.leaf, id) {
-			continue
-		}
-		if best == nil || b.used > best.used ||
-			(b.used == best.used && (b.name == t.active || (best.name != t.active && b.name < best.name))) {
-			best = b
-		}
-	}
-	if best != nil {
+	if best := t.latestBranchThrough(id); best != nil {
 		t.setActive(best.name)
 		t.touch(best)
 		return best.name, nil
@@ -261,6 +251,43 @@ func (t *Tree) Checkout(id string, atMs int64) (string, error) {
 		t.moveLeaf(b, leaf, atMs)
 	}
 	return b.name, nil
+}
+
+// Open makes node id visible on the active path without moving any branch: it
+// switches to the most recently used branch whose path contains id, as Checkout
+// does; failing that (id's branch name was deleted, say), the newest leaf below
+// id gets a fresh branch of its own, which becomes active. It returns the name
+// of the active branch. Every other branch, main included, ends where it did.
+func (t *Tree) Open(id string, atMs int64) (string, error) {
+	if t.nodes[id] == nil {
+		return "", errNodeNotFound(id)
+	}
+	if best := t.latestBranchThrough(id); best != nil {
+		t.setActive(best.name)
+		t.touch(best)
+		return best.name, nil
+	}
+	b := &branch{name: t.freshName(), leaf: t.newestLeafBelow(id), created: atMs, moved: atMs}
+	t.addBranch(b)
+	t.setActive(b.name)
+	t.touch(b)
+	return b.name, nil
+}
+
+// latestBranchThrough returns the most recently used branch whose path
+// contains id (the active one, then the smallest name, on a tie), or nil.
+func (t *Tree) latestBranchThrough(id string) *branch {
+	var best *branch
+	for _, b := range t.branches {
+		if !t.pathContains(b.leaf, id) {
+			continue
+		}
+		if best == nil || b.used > best.used ||
+			(b.used == best.used && (b.name == t.active || (best.name != t.active && b.name < best.name))) {
+			best = b
+		}
+	}
+	return best
 }
 
 // pathContains reports whether id lies on the path from leaf to its root. A

@@ -118,12 +118,41 @@ func merge(a, b *Tree) (*Tree, []MergeConflict, error) {
 // reports what changed in t. other is not changed. A merge is not an operation
 // of Apply and cannot run inside one.
 func (t *Tree) Merge(other *Tree) (MergeReport, error) {
+	return t.MergeWith(other, MergeOptions{})
+}
+
+// MergeOptions are what a merge into one user's copy may do beyond the rules
+// that make merges converge (see MergeWith).
+type MergeOptions struct {
+	// FreshNames keeps the other leaf of a branch both copies moved under a
+	// fresh "branch-N" (Tree.Branch's names) instead of "name~leaf"; the
+	// conflict name is deleted (a tombstone, so a copy that still has it does
+	// not bring it back). Readable names for a user; the deterministic default
+	// is what copies merged in any order need to save the same bytes.
+	FreshNames bool
+	// KeepPlace leaves this tree's user where they were: on their active branch
+	// when it still reaches their leaf, else on the branch that now ends at that
+	// leaf (where the merge kept their work when another copy moved the same
+	// branch), instead of the branch either copy used last.
+	KeepPlace bool
+}
+
+// MergeWith is Merge with options for a merge into one user's copy (a tab of
+// the demo): readable conflict names and the user kept in place. A conflict's
+// KeptAs in the report is the name the leaf is kept under after the options.
+func (t *Tree) MergeWith(other *Tree, opts MergeOptions) (MergeReport, error) {
 	if t.journal != nil {
 		return MergeReport{}, newError(CodeConflict, "Merge cannot run inside Apply")
 	}
 	r, conflicts, err := merge(t, other)
 	if err != nil {
 		return MergeReport{}, err
+	}
+	if opts.FreshNames {
+		r.renameConflicts(conflicts)
+	}
+	if opts.KeepPlace {
+		r.keepPlace(t)
 	}
 	rep := t.diff(r)
 	rep.Conflicts = conflicts
@@ -145,6 +174,64 @@ func (t *Tree) Merge(other *Tree) (MergeReport, error) {
 		changed.setMeta()
 	}
 	return rep.MergeReport, nil
+}
+
+// renameConflicts gives each branch conflict's kept leaf a fresh "branch-N" (its
+// times, use and summary come along) and deletes the conflict name as of the
+// kept value's move, rewriting each conflict's KeptAs.
+func (r *Tree) renameConflicts(conflicts []MergeConflict) {
+	for i := range conflicts {
+		c := &conflicts[i]
+		kept := r.branches[c.KeptAs]
+		if c.Kind != "branch" || kept == nil || c.KeptAs == MainBranch {
+			continue
+		}
+		b := &branch{name: r.freshName(), leaf: kept.leaf, created: kept.created, moved: kept.moved, used: kept.used}
+		r.addBranch(b)
+		if s := kept.summary; s != nil {
+			moved := *s
+			moved.Branch = b.name
+			r.setSummary(b, &moved)
+		}
+		if r.active == kept.name {
+			r.setActive(b.name)
+		}
+		r.removeBranch(kept)
+		r.setTomb(kept.name, kept.moved)
+		c.KeptAs = b.name
+		c.Message = "both copies moved branch " + quote(c.Branch) + "; its other leaf " + quote(c.Node) + " is kept on " + quote(b.name)
+	}
+}
+
+// keepPlace makes active, in r (the merge of t and another copy), the branch
+// t's user was on when it still reaches t's leaf, else the branch that now
+// ends at that leaf; failing both it leaves the merge's choice.
+func (r *Tree) keepPlace(t *Tree) {
+	was := t.branches[t.active]
+	if was == nil {
+		return
+	}
+	pick := func(b *branch) {
+		if r.active != b.name {
+			r.setActive(b.name)
+		}
+		r.touch(b)
+	}
+	if b := r.branches[t.active]; b != nil && (was.leaf == "" || r.pathContains(b.leaf, was.leaf)) {
+		pick(b)
+		return
+	}
+	var best *branch
+	for _, b := range r.branches {
+		if b.leaf == was.leaf && (best == nil || b.name < best.name) {
+			best = b
+		}
+	}
+	if best != nil {
+		pick(best)
+	} else if b := r.branches[t.active]; b != nil {
+		pick(b)
+	}
 }
 
 // mergeable checks, in one pass, what Merge relies on: no duplicate or

@@ -83,13 +83,22 @@ func (f *freshNames) has(n uint64) bool {
 	return w < len(f.small) && f.small[w]&(1<<(n%64)) != 0
 }
 
-// next returns the smallest untaken name; it does not take it.
-func (f *freshNames) next() string {
+// next returns the smallest untaken name that is not a key of deleted; it does
+// not take it.
+func (f *freshNames) next(deleted map[string]int64) string {
 	for f.has(f.low) {
 		f.low++
 	}
-	var buf [32]byte // one allocation: the string
-	return string(strconv.AppendUint(append(buf[:0], freshPrefix...), f.low, 10))
+	var buf [32]byte // one allocation: the string returned (a lookup by string(b) makes none)
+	for n := f.low; ; n++ {
+		if f.has(n) {
+			continue
+		}
+		b := strconv.AppendUint(append(buf[:0], freshPrefix...), n, 10)
+		if _, dead := deleted[string(b)]; !dead {
+			return string(b)
+		}
+	}
 }
 
 func (f freshNames) clone() freshNames {
@@ -128,6 +137,14 @@ func randomIDs() func() string {
 		}
 		return string(out[:])
 	}
+}
+
+// freshName returns the name a new branch gets when none is given: the smallest
+// "branch-N" that is neither a branch nor a deleted name. A deleted name stays
+// taken (its tombstone), so a new branch never brings it back: a later Merge
+// would otherwise revive it, and the user who deleted it sees it return.
+func (t *Tree) freshName() string {
+	return t.names.next(t.tombs)
 }
 
 // freshID returns a new node id not yet in use.

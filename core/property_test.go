@@ -58,7 +58,7 @@ func (g *opGen) op(tr *Tree) Op {
 	case k == 8:
 		return Op{Op: "clearLabel", Node: g.node(tr)}
 	case k == 9:
-		return Op{Op: "checkout", Node: g.node(tr), At: at, HasAt: true}
+		return Op{Op: []string{"checkout", "open"}[g.r.IntN(2)], Node: g.node(tr), At: at, HasAt: true}
 	case k == 10:
 		return Op{Op: "edit", Node: g.node(tr), Message: g.message(), At: at, HasAt: true}
 	case k == 11:

@@ -159,10 +159,11 @@ func TestFreshNamesAreTheSmallestFreeBranchN(t *testing.T) {
 	if err := tr.DeleteBranch("branch-1"); err != nil {
 		t.Fatal(err)
 	}
-	if name, _ := tr.Branch(ids[2], "", 3); name != "branch-1" {
+	// A deleted name stays taken (its tombstone): it never comes back by itself.
+	if name, _ := tr.Branch(ids[2], "", 3); name != "branch-3" {
 		t.Fatalf("fresh name after delete: %s", name)
 	}
-	if name, _ := tr.Branch(ids[2], "", 4); name != "branch-3" {
+	if name, _ := tr.Branch(ids[2], "", 4); name != "branch-4" {
 		t.Fatalf("next fresh name: %s", name)
 	}
 	// Names that merely look like fresh names do not confuse the allocator.
@@ -171,7 +172,7 @@ func TestFreshNamesAreTheSmallestFreeBranchN(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if name, _ := tr.Branch(ids[2], "", 6); name != "branch-4" {
+	if name, _ := tr.Branch(ids[2], "", 6); name != "branch-5" {
 		t.Fatalf("fresh name: %s", name)
 	}
 }

@@ -102,6 +102,7 @@ export type Op =
   | { op: "label"; node: string; label: string; at?: number }
   | { op: "clearLabel"; node: string; at?: number }
   | { op: "checkout"; node: string; at?: number }
+  | { op: "open"; node: string; at?: number }
   | { op: "edit"; node: string; message: Message; at?: number }
   | { op: "regenerate"; node: string; message: Message; at?: number }
   | { op: "summarize"; branch: string; summary: string; modelId?: string; at?: number }
@@ -130,6 +131,25 @@ export interface MergeReport {
   activeChanged: boolean;
   /** Whether anything changed. */
   changed: boolean;
+}
+
+/**
+ * What a merge into one user's copy (a tab, a device) may do beyond the rules
+ * that make copies converge. Both default to false: the deterministic names.
+ */
+export interface MergeOptions {
+  /**
+   * Keep the other leaf of a branch both copies moved under a fresh `branch-N`
+   * instead of `name~leaf` (the conflict's `keptAs` says which); the `name~leaf`
+   * name is deleted, so a copy that still has it does not bring it back.
+   */
+  freshNames?: boolean;
+  /**
+   * Leave this tree's user where they were: on their active branch when it still
+   * reaches their leaf, else on the branch that now ends at that leaf, instead of
+   * the branch either copy used last.
+   */
+  keepPlace?: boolean;
 }
 
 /** One thing both copies changed apart that merge() kept twice. */
@@ -413,8 +433,20 @@ export class SessionTree implements Disposable {
   label(node: string, label: string, atMs?: number): void;
   /** Removes a node's label, if any, as of atMs (merge keeps the later of a label and a clear). */
   clearLabel(node: string, atMs?: number): void;
-  /** Makes node visible on the active path (see SPEC §3) and returns the active branch's name. */
+  /**
+   * Makes node visible on the active path (see SPEC §3) and returns the active branch's name.
+   * When no branch's path holds node, it moves the active branch (main, say) to the newest
+   * leaf below node, keeping the old leaf under a fresh name; see open() for a chat client.
+   */
   checkout(node: string, atMs?: number): string;
+  /**
+   * Opens node as a chat client's "go to this message" should: switches to the most
+   * recently used branch whose path holds node (as checkout); when none does (its branch
+   * name was deleted, say), the newest leaf below node gets a fresh `branch-N` of its own,
+   * active. No branch moves, and a deleted name never comes back (fresh names skip
+   * deleted ones). Returns the active branch's name.
+   */
+  open(node: string, atMs?: number): string;
   /** Adds message as a new sibling of node on a fresh active branch; returns the new id. */
   edit(node: string, message: Message, atMs?: number): string;
   /** Adds an alternative reply to node (a sibling on a fresh active branch); returns the new id. */
@@ -430,13 +462,14 @@ export class SessionTree implements Disposable {
    * (`init({ full: true })`) it merges in place, in that module; with the lean
    * one it needs `await initInterchange()` once before (the merge runs in the
    * helper and is swapped in). Either way this object keeps its handle and its
-   * cached messages.
+   * cached messages. `options` (see MergeOptions) are for a merge into one
+   * user's copy: `{ freshNames: true, keepPlace: true }` is what a tab wants.
    */
-  merge(other: SessionTree | string | Uint8Array | ArrayBuffer): MergeReport;
+  merge(other: SessionTree | string | Uint8Array | ArrayBuffer, options?: MergeOptions): MergeReport;
   /**
    * Runs ops in one call, all or nothing. Returns one result per op: the new id
    * (append, edit, regenerate), the kept branch or null (rewind), the branch name
-   * (branch, checkout), undefined otherwise.
+   * (branch, checkout, open), undefined otherwise.
    */
   apply(ops: Op[], atMs?: number): (string | null | undefined)[];
 
@@ -483,9 +516,12 @@ export class SessionTree implements Disposable {
    * copies diverged beyond a delta (a node that differs under the same id, a
    * parent or leaf in neither copy): merge then. The applied records are
    * changes for this tree's own `takeChanges()`. A delta with `all: true`
-   * replaces the tree with its rows.
+   * replaces the tree with its rows. `changes` may also be a delta document
+   * (JSON text or bytes) as the edge worker pushes to live clients:
+   * `{"root","active","nodes":{id: node},"deleted_nodes":[…],"branches":{name:
+   * branch},"deleted_branches":[…]}`, records as in .tree.json.
    */
-  applyChanges(changes: RowChanges, options?: { follow?: boolean }): void;
+  applyChanges(changes: RowChanges | string | Uint8Array, options?: { follow?: boolean }): void;
   /**
    * A window of the path of `branch` (default: the active one): the ids and
    * the messages of `path.slice(start, end)`, with Array.prototype.slice's

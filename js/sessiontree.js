@@ -264,7 +264,7 @@ function interCall(f, method, args) {
 // Method numbers, filled in by init from the module's own table.
 const M = {
   new: 0, fromLinear: 0, load: 0, free: 0, clone: 0, save: 0, append: 0, rewind: 0, branch: 0,
-  switchBranch: 0, label: 0, clearLabel: 0, checkout: 0, edit: 0, regenerate: 0, deleteBranch: 0,
+  switchBranch: 0, label: 0, clearLabel: 0, checkout: 0, open: 0, edit: 0, regenerate: 0, deleteBranch: 0,
   apply: 0, node: 0, children: 0, siblings: 0, branches: 0, activeBranch: 0, hasBranches: 0,
   pathOf: 0, messages: 0, summarizeBranch: 0, summaryInput: 0, summarizeBranchAsOf: 0,
   stubSummary: 0, renderBranchText: 0, spliceForLinearExport: 0, validate: 0, repair: 0,
@@ -630,6 +630,20 @@ const freed = new FinalizationRegistry((handle) => {
   }
 });
 const dispose = Symbol.dispose ?? Symbol.for("Symbol.dispose");
+// mergeOptions checks merge's options and spells them as the module reads them
+// (wasm/internal/fullcalls mergeOptions): the names of the flags set, by commas.
+function mergeOptions(options) {
+  if (options === undefined || options === null) return "";
+  if (typeof options !== "object" || Array.isArray(options)) fail(`"options" must be an object like { freshNames: true, keepPlace: true }`);
+  const on = [];
+  for (const [key, value] of Object.entries(options)) {
+    if (key !== "freshNames" && key !== "keepPlace") fail(`merge has no option ${JSON.stringify(key)} (it takes freshNames and keepPlace)`);
+    if (value !== undefined && typeof value !== "boolean") fail(`"options.${key}" must be a boolean`);
+    if (value) on.push(key);
+  }
+  return on.join(",");
+}
+
 const VOID_OPS = new Set(["switch", "label", "clearLabel", "summarize", "deleteBranch"]);
 let adopt = 0;
 
@@ -897,6 +911,10 @@ export class SessionTree {
     return this.#call(M.checkout, time(atMs), [str("node", node)]);
   }
 
+  open(node, atMs) {
+    return this.#call(M.open, time(atMs), [str("node", node)]);
+  }
+
   edit(node, message_, atMs) {
     return this.#sibling(M.edit, node, message_, atMs);
   }
@@ -923,8 +941,9 @@ export class SessionTree {
    * first: the helper merges the two saved trees, and the main module swaps the
    * result in under this object's handle.
    */
-  merge(other) {
-    if (fullModule()) return this.#mergeInPlace(other);
+  merge(other, options) {
+    const opts = mergeOptions(options);
+    if (fullModule()) return this.#mergeInPlace(other, opts);
     const f = needInterchange("t.merge");
     const h = this.#live();
     let theirs;
@@ -938,7 +957,7 @@ export class SessionTree {
     }
     // [u32 report length][report JSON][the merged .tree.json, or nothing when
     // it is ours as it was] (wasm/interchange merge.go)
-    const res = interCall(f, f.merge, [this.#saved(), theirs]);
+    const res = interCall(f, f.merge, [this.#saved(), theirs, opts]);
     const n = res[0] | (res[1] << 8) | (res[2] << 16) | (res[3] << 24);
     const report = JSON.parse(decoder.decode(res.subarray(4, 4 + n)));
     // The message cache stays right: the module keeps the slot of every message
@@ -952,7 +971,7 @@ export class SessionTree {
   // with the other tree's handle or its file (wasm/internal/fullcalls
   // intree.go). The message cache stays right as it is: a merge never changes
   // a stored message, and a node the merge gives other content gets another slot.
-  #mergeInPlace(other) {
+  #mergeInPlace(other, opts) {
     const h = this.#live();
     let args;
     if (other instanceof SessionTree) {
@@ -963,6 +982,7 @@ export class SessionTree {
     } else {
       fail(`"other" must be a SessionTree or a .tree.json string or bytes`);
     }
+    args.push(opts);
     return JSON.parse(invoke(F.mergeTree, h, 0, args));
   }
 
@@ -1094,9 +1114,15 @@ export class SessionTree {
    * is not one, `conflict` when the copies diverged beyond a delta (a node
    * that differs under one id, a parent or leaf in neither copy): merge then.
    * Applied rows are changes of this tree for its own takeChanges(). A delta
-   * with `all: true` replaces the tree with those rows.
+   * with `all: true` replaces the tree with those rows. `changes` may also be
+   * a delta document as JSON text or bytes, what the edge worker pushes to
+   * live clients (core's ApplyDelta).
    */
   applyChanges(changes, options = {}) {
+    if (typeof changes === "string" || ArrayBuffer.isView(changes) || changes instanceof ArrayBuffer) {
+      this.#call(M.applyChanges, 0, [options?.follow ? "follow" : "keep", changes instanceof ArrayBuffer ? new Uint8Array(changes) : changes]);
+      return;
+    }
     if (typeof changes !== "object" || changes === null || !Array.isArray(changes.branches) || !Array.isArray(changes.nodes)) {
       fail(`"changes" must be what takeChanges() answers: { all, root, activeBranch, branches, nodes }`);
     }

@@ -48,8 +48,9 @@ export interface LiveOptions extends SyncOptions {
 }
 
 /**
- * What one round of live() did: a sync; a pull of another client's change
- * (pushed null); or a push of local edits on top of the last ETag seen,
+ * What one round of live() did: a sync; a delta of another client's change
+ * applied in place (applied, pulled and pushed null); a pull of it (pushed
+ * null); or a push of local edits on top of the last ETag seen,
  * which needs no pull (pulled null).
  */
 export interface LiveResult {
@@ -59,8 +60,15 @@ export interface LiveResult {
   pulled: MergeReport | null;
   /** What the push changed on the worker; null when the round only pulled. */
   pushed: MergeReport | null;
-  /** How many rounds the sync took (1 for a pull). */
+  /** How many rounds the sync took (1 for a pull, 0 for a delta applied). */
   attempts: number;
+  /**
+   * True when another client's change was applied in place from the delta
+   * the socket pushed (the next version after this client's, nothing local
+   * unpushed): no pull, a cost of the change's size. Call push() right after
+   * local edits, so that a delta never lands on unpushed work.
+   */
+  applied?: boolean;
 }
 
 /** A live sync of one tree; see live(). */

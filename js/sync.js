@@ -7,6 +7,9 @@
 // place and initInterchange loads nothing.
 import { SessionTree, SessionTreeError, initInterchange } from "./sessiontree.js";
 
+// versionOf reads the version a worker ETag ("<version>-<random>") names.
+const versionOf = (tag) => Number(/^(?:W\/)?"(\d+)-/.exec(tag)?.[1] ?? NaN);
+
 function fail(msg) {
   throw new SessionTreeError("invalid_input", msg);
 }
@@ -132,6 +135,23 @@ export function live(tree, options) {
     return running;
   }
 
+  // applyDelta applies another client's change in place (t.applyChanges of
+  // the pushed rows) when it is the very next version after the one this
+  // client holds, nothing local waits to be pushed and no round is under way:
+  // a change then costs its own size, not the tree's. Anything else — a gap
+  // in versions, a partial delta, a delta that does not fit — is a pull.
+  function applyDelta(msg, text) {
+    if (running || dirty || msg.partial || etag === null || versionOf(etag) !== msg.version - 1) return false;
+    try {
+      tree.applyChanges(text);
+    } catch {
+      return false;
+    }
+    etag = msg.etag;
+    onSync({ etag, pulled: null, pushed: null, attempts: 0, applied: true });
+    return true;
+  }
+
   function poll() {
     clearTimeout(timer);
     if (closed || mode === "live") return;
@@ -155,14 +175,17 @@ export function live(tree, options) {
       clearTimeout(timer);
     };
     ws.onmessage = (ev) => {
+      const text = typeof ev.data === "string" ? ev.data : new TextDecoder().decode(ev.data);
       let msg;
       try {
-        msg = JSON.parse(typeof ev.data === "string" ? ev.data : new TextDecoder().decode(ev.data));
+        msg = JSON.parse(text);
       } catch {
         return;
       }
       // A change this client stored itself carries the ETag it already has.
-      if ((msg.type === "change" || msg.type === "hello") && msg.etag !== etag) run();
+      if (msg.etag === etag || (msg.type !== "change" && msg.type !== "hello")) return;
+      if (msg.type === "change" && applyDelta(msg, text)) return;
+      run();
     };
     ws.onclose = () => {
       if (socket !== ws) return;

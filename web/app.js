@@ -12,7 +12,7 @@ import {
 } from "./assistant.js";
 import { TreeView, MAX_BOXES } from "./treeview.js";
 import { connect } from "./worker.js";
-import { renderMarkdown, copyText } from "./markdown.js";
+import { renderMarkdown, copyText, plainText } from "./markdown.js";
 import { syncTabs } from "./tabsync.js";
 
 const $ = (id) => document.getElementById(id);
@@ -519,7 +519,7 @@ async function replyTo(userId) {
 
 /** Appends a reply after the user's message, even if the user moved to another branch while it was on its way. */
 function appendAfter(t, userId, message) {
-  if (t.pathWindow(-1).ids[0] !== userId) t.checkout(userId);
+  if (t.pathWindow(-1).ids[0] !== userId) t.open(userId);
   state.win.follow = true;
   return t.append(message);
 }
@@ -574,8 +574,12 @@ function rewind(id) {
   if (kept) toast(`Rewound. The later messages are kept on \u201c${kept}\u201d.`);
 }
 
+/**
+ * Shows message id on the active path (open: the latest branch through it, else a
+ * fresh branch of its own; main and every other branch stay where they are).
+ */
 function checkout(id, name = "checkout") {
-  return change(name, (t) => t.checkout(id));
+  return change(name, (t) => t.open(id));
 }
 
 async function summarize(branch) {
@@ -613,30 +617,13 @@ function extends_(t, from, leaf) {
 }
 
 /**
- * After a merge with another tab's copy: a branch both tabs moved is kept by
- * the merge as "name~leaf"; it gets a short fresh name (branch-N), and this tab
- * goes back to where its user was (its own leaf, whatever the branch is now called).
+ * After a merge with another tab's copy (merged with { freshNames, keepPlace }:
+ * a branch both tabs moved keeps the other leaf under a fresh branch-N, and this
+ * tab stays on its user's work): say what was kept where.
  */
-function renameConflicts(report, before) {
-  const t = state.cur?.tree;
-  if (!t) return;
-  const renamed = new Map(); // leaf → new name
-  for (const c of report.conflicts) {
-    if (c.kind !== "branch") continue;
-    const kept = t.branches().find((b) => b.name === c.keptAs);
-    if (!kept?.leaf) continue;
-    try {
-      const name = t.branch(kept.leaf); // a fresh branch-N at the same leaf (now active)
-      t.deleteBranch(c.keptAs);
-      renamed.set(kept.leaf, name);
-    } catch (e) {
-      console.warn(`sessiontree: could not rename ${c.keptAs}: ${e.message}`);
-    }
-  }
-  const names = new Set(t.branches().map((b) => b.name));
-  const target = (before?.leaf && renamed.get(before.leaf)) ?? (before && names.has(before.branch) ? before.branch : null);
-  if (target && t.activeBranch !== target) t.switchBranch(target);
-  if (renamed.size) toast(`Another tab wrote here at the same time: its work and yours are both kept (${[...renamed.values()].join(", ")}).`);
+function announceConflicts(report) {
+  const kept = report.conflicts.filter((c) => c.kind === "branch").map((c) => c.keptAs);
+  if (kept.length) toast(`Another tab wrote here at the same time: its work and yours are both kept (${kept.join(", ")}).`);
 }
 
 // ---- import and export ------------------------------------------------------------
@@ -829,7 +816,7 @@ function renderBranches() {
   $("branch-count").textContent = String(all.length);
   const rows = all.slice(0, 150).map((b) => {
     const leaf = b.leaf ? t.node(b.leaf) : null;
-    const preview = leaf ? messageText(leaf.message).replace(/\s+/g, " ").slice(0, 70) : "(empty)";
+    const preview = leaf ? plainText(messageText(leaf.message).slice(0, 600)).slice(0, 70) : "(empty)";
     const isActive = b.name === active;
     const canDelete = b.name !== "main" && !isActive;
     return el(`li.branch${isActive ? ".active" : ""}`, { "data-branch": b.name },
@@ -1485,7 +1472,8 @@ async function start() {
       state.version++;
       renderAll();
     },
-    merged: (report, before) => { renameConflicts(report, before); state.version++; renderAll(); },
+    merged: (report) => { announceConflicts(report); state.version++; renderAll(); },
+    mergeOptions: { freshNames: true, keepPlace: true },
     loadMerge: () => loadInterchange("tab sync"),
     applied: (id, before) => {
       if (state.cur?.tree) keepPlace(state.cur.tree, before.branch, before.leaf);

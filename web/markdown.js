@@ -50,6 +50,27 @@ export async function copyText(button, text) {
   setTimeout(() => { button.textContent = "Copy"; }, 1500);
 }
 
+/**
+ * The words of Markdown text without its syntax, on one line (for a one-line
+ * preview: "# Plan\n\nHere is **bold**" → "Plan Here is bold"). Reads
+ * markdown-it's tokens; nothing is rendered.
+ */
+export function plainText(text) {
+  const out = [];
+  for (const tok of md.parse(text, {})) {
+    if (tok.type === "inline") {
+      for (const c of tok.children ?? []) {
+        if (c.type === "text" || c.type === "code_inline") out.push(c.content);
+        else if (c.type === "softbreak" || c.type === "hardbreak") out.push(" ");
+      }
+      out.push(" ");
+    } else if (tok.type === "fence" || tok.type === "code_block") {
+      out.push(tok.content, " ");
+    }
+  }
+  return out.join("").replace(/\s+/g, " ").trim();
+}
+
 /** The message text rendered as Markdown: a sanitized DocumentFragment. */
 export function renderMarkdown(text) {
   if (text.trim() === "") {

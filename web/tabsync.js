@@ -40,6 +40,7 @@ const DIVERGED = Symbol("another tab wrote first");
  *   merged(report, before): a merge changed this tab's tree (rename what it
  *     kept twice, go back to before = { branch, leaf }, redraw)
  *   loadMerge(): loads the interchange module (initInterchange), once
+ *   mergeOptions: what t.merge takes (e.g. { freshNames: true, keepPlace: true })
  *   applied(id, before): another tab's delta was applied to this tab's tree,
  *     which was on before = { branch, leaf } (stay on the user's work, redraw)
  *   open(id): optional, resolves to { tree, rev } of the stored conversation
@@ -63,7 +64,7 @@ function diff(stored, all) {
   return { all: false, root: all.root, activeBranch: all.activeBranch, branches: pick(stored.branches, all.branches, "name"), nodes: pick(stored.nodes, all.nodes, "id") };
 }
 
-export function syncTabs(store, { current, reloaded, merged, loadMerge, applied = () => {}, open = null }) {
+export function syncTabs(store, { current, reloaded, merged, loadMerge, mergeOptions, applied = () => {}, open = null }) {
   const channel = typeof BroadcastChannel === "function" ? new BroadcastChannel(CHANNEL) : null;
   const hasIDB = !(store instanceof MemoryStore) && !!store.db;
   const known = new Map(); // conversation id → the rev this tab's tree holds
@@ -109,7 +110,7 @@ export function syncTabs(store, { current, reloaded, merged, loadMerge, applied 
         const before = { branch: tree.activeBranch, leaf: tree.pathWindow(-1).ids[0] ?? null };
         let report;
         try {
-          report = tree.merge(theirs);
+          report = tree.merge(theirs, mergeOptions);
         } finally {
           theirs.free();
         }

@@ -28,10 +28,12 @@ const base = SessionTree.load(await (await fetch(`${url}/v1/trees/${id}`, { head
 
 const devices = [base.clone(), base.clone()];
 const waiters = [[], []];
+let applied = 0;
 const syncs = devices.map((tree, i) =>
   live(tree, {
     url, token, id, pollMs: 3600_000,
-    onSync: () => {
+    onSync: (r) => {
+      if (r.applied) applied++;
       for (const w of waiters[i].splice(0)) w();
     },
     onError: (e) => console.error(`device ${i}:`, e),
@@ -65,5 +67,8 @@ await Promise.all(syncs.map((s) => s.push()));
 assert.equal(devices[0].save(), devices[1].save(), "the two devices do not hold the same tree");
 lat.sort((a, b) => a - b);
 const p50 = lat[Math.floor(lat.length / 2)], p95 = lat[Math.floor(lat.length * 0.95)];
-console.log(`live: an edit on one device held by the other after p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms (${lat.length} rounds)`);
+console.log(`live: an edit on one device held by the other after p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms (${lat.length} rounds, ${applied} applied from the pushed delta without a pull)`);
+// The other device is idle when a change arrives, so it applies the delta in
+// place; a pull happens only when a delta and a push cross.
+assert.ok(applied >= 16, `only ${applied} of 32 changes were applied from their delta`);
 assert.ok(p95 <= 1000, `p95 ${p95.toFixed(1)} ms: is the change pushed at all?`);

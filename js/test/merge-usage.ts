@@ -7,6 +7,7 @@ export async function mergeUsage(a: SessionTree, b: SessionTree): Promise<string
   const report: MergeReport = a.merge(b);
   const files: { json: string; report: MergeReport } = SessionTree.mergeJSON(a.save(), new TextEncoder().encode(b.save()));
   a.merge(files.json);
+  a.merge(b, { freshNames: true, keepPlace: true });
   a.merge(b.save());
   const conflicts: MergeConflict[] = report.conflicts;
   a.label(a.activePath()[0], "start", Date.now());

@@ -294,6 +294,31 @@ test("big and small inputs alternate without touching the module's memory", () =
   big.free();
 });
 
+test("opening a message whose branch name was deleted never moves main or brings a deleted name back", () => {
+  const t = new SessionTree();
+  const q = t.append(user("q"), 1);
+  const a = t.append(bot("a"), 2);
+  const f = t.append(user("f"), 3);
+  assert.equal(t.rewind(a, 4), "branch-1");
+  t.deleteBranch("branch-1", 5);
+  const mainLeaf = t.pathOf("main").at(-1);
+  assert.equal(t.open(f, 6), "branch-2", "a fresh name of its own, never the deleted branch-1");
+  assert.equal(t.activeBranch, "branch-2");
+  assert.deepEqual(t.activePath(), [q, a, f]);
+  assert.equal(t.pathOf("main").at(-1), mainLeaf, "main stays where it was");
+  assert.ok(!t.branches().some((b) => b.name === "branch-1"));
+  t.switchBranch("main");
+  assert.equal(t.open(q), "main", "a message on the active path stays there");
+  assert.deepEqual(t.apply([{ op: "open", node: f }]), ["branch-2"]);
+  // checkout keeps SPEC's rule (the active branch moves), but never revives a deleted name either.
+  t.switchBranch("main");
+  t.deleteBranch("branch-2");
+  t.checkout(f);
+  assert.deepEqual(t.branches().map((b) => b.name).sort(), ["branch-3", "main"]);
+  assert.throws(() => t.open("nope"), "not_found");
+  t.free();
+});
+
 test("1,000 bad inputs in a row, then normal use", () => {
   const t = new SessionTree();
   const a = t.append(user("keep"));
@@ -301,7 +326,7 @@ test("1,000 bad inputs in a row, then normal use", () => {
     { role: 1 }, { role: "user", content: 10n }, "{", "[{]", '{"format":"sessiontree","version":1}', new Uint8Array([0xff, 0xfe])];
   const calls = [
     (x) => t.append(x), (x) => t.rewind(x), (x) => t.branch(x, x), (x) => t.switchBranch(x), (x) => t.label(a, x),
-    (x) => t.clearLabel(x), (x) => t.checkout(x), (x) => t.edit(x, x), (x) => t.regenerate(a, x), (x) => t.deleteBranch(x),
+    (x) => t.clearLabel(x), (x) => t.checkout(x), (x) => t.open(x), (x) => t.edit(x, x), (x) => t.regenerate(a, x), (x) => t.deleteBranch(x),
     (x) => t.apply(x), (x) => t.apply([x]), (x) => t.apply([{ op: "append", message: x }]), (x) => t.linearProjectionOf(x),
     (x) => t.pathOf(x), (x) => t.children(x), (x) => t.siblings(x), (x) => t.summarizeBranch(x, x), (x) => t.renderBranchText(x),
     (x) => t.stubSummary(x), (x) => t.search(x, x), (x) => SessionTree.load(x), (x) => SessionTree.fromLinear(x),

@@ -35,6 +35,24 @@ test("merge in either order saves the same bytes and keeps both sides' messages"
   assert.equal(ab.merge(ba).changed, false, "merging the same tree again changes nothing");
 });
 
+test("merge with freshNames and keepPlace: readable names and each copy where its user was", () => {
+  const { a, b } = twoCopies();
+  const fromA = a.append(user("from a"), 10);
+  const fromB = b.append(user("from b"), 20);
+  const report = a.merge(b.clone(), { freshNames: true, keepPlace: true });
+  assert.equal(report.conflicts.length, 1);
+  assert.equal(report.conflicts[0].keptAs, "branch-1", "the other leaf under a fresh branch-N, not main~leaf");
+  assert.ok(!a.branches().some((x) => x.name.includes("~")));
+  assert.equal(a.activePath().at(-1), fromA, "this copy stays on its own message");
+  assert.equal(a.activeBranch, "branch-1");
+  b.merge(a.save(), { freshNames: true, keepPlace: true });
+  assert.equal(b.activePath().at(-1), fromB);
+  assert.ok(!b.branches().some((x) => x.name.includes("~")));
+  assert.throws(() => a.merge(b, { fresh: true }), "invalid_input", /no option "fresh"/);
+  assert.throws(() => a.merge(b, { freshNames: 1 }), "invalid_input", /must be a boolean/);
+  assert.throws(() => a.merge(b, "freshNames"), "invalid_input", /must be an object/);
+});
+
 test("merge takes a .tree.json string and the later of two labels", () => {
   const { a, b, root } = twoCopies();
   a.label(root, "from a", 5);

@@ -35,4 +35,23 @@ if (!isNode) {
     await assert.rejects(u.save(), "invalid_input", /freed/);
     assert.ok((await st.memoryUsage()).main > 0);
   });
+
+  test("worker: open and merge's options cross as on the page", async () => {
+    const t = await st.SessionTree.fromLinear([say(0), say(1), say(2)], 1);
+    const [q, a, f] = await t.activePath();
+    assert.equal(await t.rewind(a, 2), "branch-1");
+    await t.deleteBranch("branch-1", 3);
+    assert.equal(await t.open(f, 4), "branch-2", "a fresh name, never the deleted one");
+    assert.equal((await t.pathOf("main")).at(-1), a, "main stays where it was");
+    await st.initInterchange();
+    const mine = await st.SessionTree.fromLinear([say(0)], 1);
+    const theirs = await mine.clone();
+    const x = await mine.append(say(1), 10);
+    await theirs.append(say(3), 20);
+    const report = await mine.merge(theirs, { freshNames: true, keepPlace: true });
+    assert.equal(report.conflicts[0].keptAs, "branch-1");
+    assert.equal((await mine.activePath()).at(-1), x);
+    assert.ok(q);
+    for (const u of [t, mine, theirs]) await u.free();
+  });
 }

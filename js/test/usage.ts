@@ -42,7 +42,7 @@ export async function usage(): Promise<string> {
   }
   return [kept, role, path.length, node?.createdAtMs, branches.length, active, has, s.modelId, splice.messages.length,
     sib.index, results.length, fromBytes.stats().nodes, linear.children(id).length, t.validate().length,
-    t.search("x", 1).length, t.stubSummary("idea").summary, t.renderBranchText("idea"), t.checkout(id),
+    t.search("x", 1).length, t.stubSummary("idea").summary, t.renderBranchText("idea"), t.checkout(id), t.open(id),
     t.edit(id, { role: "user" }), t.regenerate(id, { role: "assistant" }), t.clone().prune().length,
     t.repair().length, md, body, sent].join();
 }

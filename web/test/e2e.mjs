@@ -253,6 +253,29 @@ async function main() {
     await page.fill("#search", "");
   });
 
+  await step("opening a message whose branch name was deleted never moves main or brings a deleted name back", async () => {
+    await page.click('#branch-list li[data-branch="main"] .branch-open');
+    await page.waitForSelector('#branch-list li.active[data-branch="main"]');
+    const n = await msgs.count();
+    await send("Nameless marker", n + 2);
+    await act(n - 1, "rewind"); // the marker and its reply are kept on a fresh branch
+    await page.waitForFunction((k) => document.querySelectorAll("#messages article.msg").length === k, n);
+    const kept = (await page.textContent(".toast >> text=/kept on/")).match(/\u201c([^\u201d]+)\u201d/)[1];
+    const mainLeaf = await demo(() => window.sessiontreeDemo.tree.pathOf("main").at(-1));
+    await page.click(`#branch-list li[data-branch="${kept}"] [data-action="delete-name"]`);
+    await page.waitForSelector(`#branch-list li[data-branch="${kept}"]`, { state: "detached" });
+    await page.fill("#search", "Nameless marker");
+    await page.locator("#search-results .hit").first().click();
+    await page.waitForFunction(() => [...document.querySelectorAll("#messages .msg-body")].some((b) => b.textContent === "Nameless marker"));
+    await page.fill("#search", "");
+    const after = await demo(() => ({ main: window.sessiontreeDemo.tree.pathOf("main").at(-1), active: window.sessiontreeDemo.tree.activeBranch, names: window.sessiontreeDemo.tree.branches().map((b) => b.name) }));
+    assert.equal(after.main, mainLeaf, "main stays where it was");
+    assert.ok(!after.names.includes(kept), `the deleted name ${kept} stays deleted: ${after.names}`);
+    assert.notEqual(after.active, "main");
+    assert.match(after.active, /^branch-\d+$/, "the message opens on a fresh branch of its own");
+    await page.waitForSelector(`#branch-list li.active[data-branch="${after.active}"]`);
+  });
+
   await step("the XSS message is shown as text and never runs", async () => {
     const n = await msgs.count();
     await send(XSS, n + 2);
@@ -465,12 +488,35 @@ async function main() {
     assert.equal(await demo(() => window.sessiontreeDemo.tree.stats().nodes), 10000);
   });
 
-  await step("narrow screen (phone width) screenshot", async () => {
+  await step("narrow screen (phone width): the chat, and the tree pane with a usable toolbar (screenshots)", async () => {
     await page.locator("#conv-list li").last().locator(".conv-open").click();
-    await page.click("#btn-tree");
+    const treeOpen = async (open) => {
+      if ((await page.getAttribute("#btn-tree", "aria-pressed")) !== String(open)) await page.click("#btn-tree");
+      await page.waitForSelector(`#btn-tree[aria-pressed="${open}"]`);
+    };
+    await treeOpen(false);
     await page.setViewportSize({ width: 390, height: 800 });
     await page.waitForTimeout(400); // the sidebar slides out of view
     await page.screenshot({ path: path.join(shots, "phone.png") });
+    await treeOpen(true);
+    await page.waitForFunction(() => window.sessiontreeDemo.treeView?.boxes.length > 0);
+    // Every control of the toolbar is on screen, not covered, and works.
+    const controls = ["#tree-compact", "#tree-active", "#tree-fit", "#tree-out", "#tree-in"];
+    for (const sel of controls) {
+      const box = await page.locator(sel).boundingBox();
+      assert.ok(box && box.x >= 0 && box.x + box.width <= 390 && box.y >= 0 && box.y + box.height <= 800, `${sel} on screen: ${JSON.stringify(box)}`);
+      const hit = await page.evaluate(([s, x, y]) => document.elementFromPoint(x, y)?.closest("label, button") === document.querySelector(s).closest("label, button"), [sel, box.x + box.width / 2, box.y + box.height / 2]);
+      assert.ok(hit, `${sel} is not covered`);
+    }
+    const canvas = await page.locator("#treepane .tree-canvas").boundingBox();
+    assert.ok(canvas.height > 400 && canvas.width >= 380, `the tree has the screen: ${JSON.stringify(canvas)}`);
+    const k0 = await page.evaluate(() => window.sessiontreeDemo.treeView.k);
+    await page.click("#tree-in");
+    await page.waitForFunction((k) => window.sessiontreeDemo.treeView.k > k, k0);
+    await page.click("#tree-fit");
+    await page.waitForTimeout(100);
+    await page.screenshot({ path: path.join(shots, "phone-tree.png") });
+    await treeOpen(false);
     await page.setViewportSize({ width: 1440, height: 900 });
   });
 

@@ -86,7 +86,8 @@ try {
   }, text);
   assert.ok(await onOwn(one, "typed in tab one"), "tab one stays on its own message");
   assert.ok(await onOwn(two, "typed in tab two"), "tab two stays on its own message");
-  console.log(`ok   edits made in two tabs at once converge (${Object.keys(both.nodes).length} nodes, branches: ${Object.keys(both.branches).join(", ")}; tab one ${JSON.stringify(await stats(one))}, tab two ${JSON.stringify(await stats(two))})`);
+  const live = await one.evaluate(() => window.sessiontreeDemo.tree.branches().map((b) => b.name));
+  console.log(`ok   edits made in two tabs at once converge (${Object.keys(both.nodes).length} nodes, branches: ${live.join(", ")}, deleted names kept as tombstones: ${Object.keys(both.branches).filter((n) => !live.includes(n)).join(", ") || "none"}; tab one ${JSON.stringify(await stats(one))}, tab two ${JSON.stringify(await stats(two))})`);
 
   for (let i = 0; i < 3; i++) await Promise.all([send(one, `burst one ${i}`), send(two, `burst two ${i}`)]);
   await converged(one, two, [0, 1, 2].flatMap((i) => [`burst one ${i}`, `burst two ${i}`]));

@@ -11,8 +11,8 @@ import (
 )
 
 // mergeTree merges another tree into the live one in place (core's
-// Tree.Merge, SPEC §3): arguments "handle" and the other tree's handle, or
-// "json" and a .tree.json file. It returns the report as JSON. The message
+// Tree.MergeWith, SPEC §3): arguments "handle" and the other tree's handle, or
+// "json" and a .tree.json file, then the options (see mergeOptions). It returns the report as JSON. The message
 // slots JavaScript caches stay right without remapping: a merge never changes
 // a stored message's bytes, and a slot is keyed by those bytes' address (a
 // node whose id the merge gives other content gets another message, so
@@ -42,7 +42,11 @@ func mergeTree(r *treecalls.Request) ([]byte, error) {
 	default:
 		return nil, bridge.Invalid("mergeTree: unknown kind " + string(rawjson.AppendString(nil, kind)))
 	}
-	rep, err := r.Tree().Merge(other)
+	opts, err := mergeOptions(r, 2)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := r.Tree().MergeWith(other, opts)
 	if err != nil {
 		return nil, err
 	}

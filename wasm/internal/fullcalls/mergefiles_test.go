@@ -135,3 +135,35 @@ func TestMergeFailuresNameTheArgumentAtFault(t *testing.T) {
 		}
 	}
 }
+
+// The options argument reaches core's MergeWith: the same bytes as core's, and
+// an unknown option is refused with its name.
+func TestMergeOptionsThroughTheModuleAreCoreMergeWith(t *testing.T) {
+	a := sample(t)
+	b := a.Clone()
+	if _, err := a.Append(core.Message(`{"role":"user","content":"tab a"}`), 1700000010000); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Append(core.Message(`{"role":"user","content":"tab b"}`), 1700000011000); err != nil {
+		t.Fatal(err)
+	}
+	res, ok := do("merge", a.Marshal(), b.Marshal(), []byte("freshNames,keepPlace"))
+	if !ok {
+		t.Fatalf("merge: %s", res)
+	}
+	report, tree := splitMerge(t, res)
+	want := a.Clone()
+	rep, err := want.MergeWith(b, core.MergeOptions{FreshNames: true, KeepPlace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(tree) != string(want.Marshal()) || string(report) != string(rep.AppendJSON(nil)) {
+		t.Errorf("differs from core's MergeWith:\n%s\n%s", tree, want.Marshal())
+	}
+	if strings.Contains(string(report), "~") || !strings.Contains(string(report), `"keptAs":"branch-2"`) {
+		t.Errorf("report %s, want the conflict kept as branch-2 (sample has branch-1)", report)
+	}
+	if res, ok := do("merge", a.Marshal(), b.Marshal(), []byte("fresh")); ok || !strings.Contains(string(res), `no option \"fresh\"`) {
+		t.Errorf("unknown option: %s", res)
+	}
+}

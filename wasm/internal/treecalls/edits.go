@@ -80,6 +80,15 @@ func checkout(r *Request) ([]byte, error) {
 	return []byte(name), err
 }
 
+func open(r *Request) ([]byte, error) {
+	id, err := r.str(0, "node")
+	if err != nil {
+		return nil, err
+	}
+	name, err := r.tree.Open(id, r.at)
+	return []byte(name), err
+}
+
 func edit(r *Request) ([]byte, error) {
 	return sibling(r, (*core.Tree).Edit)
 }

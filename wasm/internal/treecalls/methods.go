@@ -24,6 +24,7 @@ func Lean() []Method {
 		{"label", true, label},
 		{"clearLabel", true, clearLabel},
 		{"checkout", true, checkout},
+		{"open", true, open},
 		{"edit", true, edit},
 		{"regenerate", true, regenerate},
 		{"deleteBranch", true, deleteBranch},

@@ -73,11 +73,16 @@ func line(b []byte, s string) []byte { return append(append(b, s...), '\n') }
 // (whether the active branch becomes the other copy's), the root, the active
 // branch, the number of branch rows, then name/row and id/row pairs, an empty
 // row for a record removed. It returns nothing; on failure the tree is as it
-// was. Applied rows count as changes for this tree's own takeChanges.
+// was. Applied rows count as changes for this tree's own takeChanges. With
+// two arguments, "follow" or "keep" and a delta document (core's ApplyDelta:
+// what the edge worker pushes to live clients), it applies that.
 func applyChanges(r *Request) ([]byte, error) {
 	b, err := r.arg(0, "changes")
 	if err != nil {
 		return nil, err
+	}
+	if len(r.args) == 2 {
+		return nil, r.tree.ApplyDelta(r.args[1], string(b) == "follow")
 	}
 	f := strings.Split(string(b), "\n") // copies: the strings outlive the input buffer
 	bad := invalid("applyChanges: the changes are not in takeChanges's form")
