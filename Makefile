@@ -67,7 +67,14 @@ fuzz:
 	done
 
 ## bench: benchmarks with ratio tables (numbers go in the README)
-bench: bench-core bench-worker bench-js bench-formats bench-soak bench-peers
+bench: bench-core bench-worker bench-js bench-formats bench-soak bench-peers bench-huge
+
+## bench-huge: the demo with a 200k-message (~100 MB) session against a 100-message
+## chat in headless Chromium: import, open, send, switch, long tasks, memory
+## (BENCH_HUGE_N=20000 for a quicker look)
+.PHONY: bench-huge
+bench-huge: tools web-dist $(WEB_SERVE)
+	@node web/bench/huge.mjs
 
 ## bench-peers: opening a 100k-message conversation against the way pi, LibreChat
 ## and a ChatGPT-export viewer keep their trees, in Node (PEERS_N=20000 for a quick look)
@@ -178,7 +185,7 @@ demo: web-dist $(WEB_SERVE)
 
 web-dist: build $(D3_HIERARCHY) $(MARKDOWN_IT) $(DOMPURIFY) $(HIGHLIGHT)
 	@rm -rf web/dist.tmp && mkdir -p web/dist.tmp/vendor
-	@cp $(WEB_FILES) js/sessiontree.js js/sessiontree.wasm js/sessiontree-interchange.wasm js/wasm_exec.js web/dist.tmp/
+	@cp $(WEB_FILES) js/sessiontree.js js/worker.js js/sessiontree.worker.js js/sessiontree.wasm js/sessiontree-interchange.wasm js/wasm_exec.js web/dist.tmp/
 	@cp $(D3_HIERARCHY) web/dist.tmp/vendor/d3-hierarchy.mjs
 	@cp $(MARKDOWN_IT) web/dist.tmp/vendor/markdown-it.mjs
 	@cp $(DOMPURIFY) web/dist.tmp/vendor/purify.mjs

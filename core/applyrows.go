@@ -194,6 +194,7 @@ func rowsFile(branches, nodes []Fragment) []byte {
 // dropNode removes node id for ApplyRows: out of its parent's children (or the
 // roots), and its children, if any stay, are left without a parent node.
 func (t *Tree) dropNode(id string) {
+	t.shapeGen++
 	n := t.nodes[id]
 	delete(t.nodes, id)
 	t.changed.node(id)

@@ -96,6 +96,25 @@ func (t *Tree) NodeJSON(id string) ([]byte, bool) {
 	return n.appendJSON(nil), true
 }
 
+// AppendNodeJSON appends what NodeJSON returns to dst, without a buffer of
+// its own (a store's first feed of a 200k-node tree is 200k of them), or
+// returns dst and false.
+func (t *Tree) AppendNodeJSON(dst []byte, id string) ([]byte, bool) {
+	n := t.nodes[id]
+	if n == nil {
+		return dst, false
+	}
+	return n.appendJSON(dst), true
+}
+
+// AppendBranchJSON appends what BranchJSON returns to dst, or returns dst and false.
+func (t *Tree) AppendBranchJSON(dst []byte, name string) ([]byte, bool) {
+	if _, dead := t.tombs[name]; t.branches[name] == nil && !dead && t.hidden[name] == nil {
+		return dst, false
+	}
+	return t.appendBranchJSON(dst, name), true
+}
+
 // BranchJSON returns branch name as it is written in .tree.json (for a deleted
 // name, its tombstone; for a hidden conflict branch, its hidden record), or false.
 func (t *Tree) BranchJSON(name string) ([]byte, bool) {

@@ -293,12 +293,19 @@ func (t *Tree) latestBranchThrough(id string) *branch {
 // pathContains reports whether id lies on the path from leaf to its root. A
 // broken path (dangling or cyclic) counts as not containing it.
 func (t *Tree) pathContains(leaf, id string) bool {
+	// Nodes compared by pointer along the up pointers (each node's up is
+	// the node its parent names): a string comparison a step made a switch
+	// in a 100k-message chat cost twice as much.
+	target := t.nodes[id]
+	if target == nil {
+		return false
+	}
 	n := t.nodes[leaf]
-	for steps := 0; n != nil && steps <= len(t.nodes); steps++ {
-		if leaf == id {
+	for steps, limit := 0, len(t.nodes); n != nil && steps <= limit; steps++ {
+		if n == target {
 			return true
 		}
-		leaf, n = n.parent, n.up
+		n = n.up
 	}
 	return false
 }

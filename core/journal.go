@@ -120,6 +120,7 @@ func (t *Tree) rollback() {
 }
 
 func (t *Tree) undoOne(u *undo) {
+	t.shapeGen++
 	switch u.kind {
 	case undoAddNode:
 		delete(t.nodes, u.n.id)
@@ -182,6 +183,7 @@ func (t *Tree) addNode(n *node) {
 
 // removeNode deletes a node that has no children left.
 func (t *Tree) removeNode(id string) {
+	t.shapeGen++
 	n := t.nodes[id]
 	delete(t.nodes, id)
 	t.changed.node(id)

@@ -37,6 +37,12 @@ type Tree struct {
 	// branchGen counts adds and removals of branches on this tree (journal.go),
 	// so that the memo of the active branch never outlives its map entry.
 	branchGen uint64
+	// shapeGen counts the changes that can move a node's place (a node
+	// removed, up pointers relinked), so that the path lengths PathLen
+	// remembers (window.go) never outlive them; adding a node moves none.
+	shapeGen uint64
+	lens     [8]lenMemo
+	lensNext int
 }
 
 // node is the stored form of a Node. key is its map key; id is what the file said
@@ -283,6 +289,7 @@ func (n *node) labelTime() int64 {
 
 // linkUp sets every node's up pointer from its parent id.
 func (t *Tree) linkUp() {
+	t.shapeGen++
 	for _, n := range t.nodes {
 		n.up = nil
 		if n.parent != "" {

@@ -5,16 +5,73 @@ import "slices"
 // Windows of a path: what a chat view that shows a screenful of a long
 // conversation reads, at a cost that grows with the window, not the path.
 
+// lenMemo is a path length PathLen answered: the nodes from node up to its root.
+type lenMemo struct {
+	node *node
+	n    int
+	gen  uint64 // shapeGen when it was counted
+}
+
+// lenSteps bounds how far above a leaf PathLen looks for a length it
+// remembers: a send or a reply adds a node or two below the last leaf counted.
+const lenSteps = 64
+
 // PathLen returns the number of nodes on branch's path, counting up from its
-// leaf without allocating. A corrupt path fails as PathOf does.
+// leaf along the up pointers in one tight loop, without allocating. It
+// remembers its last few answers (until a node is removed or relinked): a
+// leaf within 64 nodes below one it counted costs those steps, so the length
+// a chat view asks for at every change costs the same in a 100- and a
+// 200k-message chat (a full count is ~0.4 µs a node in WebAssembly). A
+// corrupt path fails as PathOf does.
 func (t *Tree) PathLen(branch string) (int, error) {
 	b := t.branches[branch]
 	if b == nil {
 		return 0, errBranchNotFound(branch)
 	}
-	n := 0
-	err := t.walkUp(b.leaf, branch, func(string, *node) bool { n++; return true })
-	return n, err
+	if b.leaf == "" {
+		return 0, nil
+	}
+	leaf := t.nodes[b.leaf]
+	limit := len(t.nodes)
+	count := 0
+	for n := leaf; n != nil && count < limit; n = n.up {
+		if count <= lenSteps {
+			if m, ok := t.rememberedLen(n); ok {
+				t.rememberLen(leaf, count+m)
+				return count + m, nil
+			}
+		}
+		count++
+		if n.parent == "" {
+			t.rememberLen(leaf, count)
+			return count, nil
+		}
+	}
+	// A dangling leaf or parent, or a cycle: walkUp names it.
+	if err := t.walkUp(b.leaf, branch, func(string, *node) bool { return true }); err != nil {
+		return 0, err
+	}
+	return 0, newError(CodeCorrupt, "branch "+quote(branch)+": its path could not be counted")
+}
+
+func (t *Tree) rememberedLen(n *node) (int, bool) {
+	for _, m := range t.lens {
+		if m.node == n && m.gen == t.shapeGen {
+			return m.n, true
+		}
+	}
+	return 0, false
+}
+
+func (t *Tree) rememberLen(n *node, count int) {
+	for i, m := range t.lens {
+		if m.node == n {
+			t.lens[i] = lenMemo{n, count, t.shapeGen}
+			return
+		}
+	}
+	t.lens[t.lensNext] = lenMemo{n, count, t.shapeGen}
+	t.lensNext = (t.lensNext + 1) % len(t.lens)
 }
 
 // AppendTailOf appends to ids and msgs the nodes of branch's path that lie

@@ -62,3 +62,42 @@ func TestATailWindowFailsClosedOnACorruptPathItCrosses(t *testing.T) {
 	_, _, err = loop.AppendTailOf(nil, nil, "main", 0, 100)
 	wantCode(t, err, CodeCorrupt)
 }
+
+func TestPathLenRemembersOnlyWhatNoChangeMoved(t *testing.T) {
+	texts := make([]string, 300)
+	for i := range texts {
+		texts[i] = "m"
+	}
+	tr, ids := chain(t, texts...)
+	want := func(branch string) {
+		t.Helper()
+		path, err := tr.PathOf(branch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := tr.PathLen(branch); err != nil || n != len(path) {
+			t.Fatalf("PathLen(%s) = %d, %v; the path has %d", branch, n, err, len(path))
+		}
+	}
+	want("main")
+	for i := 0; i < 100; i++ { // appends below a counted leaf
+		mustAppend(t, tr, msg("user", "more"), int64(400+i))
+		want("main")
+	}
+	if _, err := tr.Rewind(ids[10], 600); err != nil { // the kept work moves to branch-1
+		t.Fatal(err)
+	}
+	want("main")
+	want("branch-1")
+	mustAppend(t, tr, msg("user", "fork"), 601)
+	want("main")
+	if err := tr.DeleteBranch("branch-1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Prune(); err != nil { // removes the counted nodes of branch-1
+		t.Fatal(err)
+	}
+	want("main")
+	tr.Repair()
+	want("main")
+}

@@ -21,6 +21,30 @@ export class SessionTreeError extends Error {
 }
 
 /** One message of the tree. A fresh object on every call. */
+/** One entry of `subtree()`: a node (or, read in runs, a chain of nodes) without its message. */
+export interface SubtreeNode {
+  /** The node, or the run's first node. */
+  id: string;
+  /** `id`'s parent; null for a root. */
+  parent: string | null;
+  /** Entries between this one and the read's top (0 for the top). */
+  depth: number;
+  /** The number of children of `last` (more than were read when `depth` stopped the read here). */
+  childCount: number;
+  /** `id`'s message role. */
+  role: string;
+  /** The start of `id`'s text on one line (at most 120 bytes, then "…"). */
+  preview: string;
+  /** `id`'s label, or null. */
+  label: string | null;
+  /** The branches whose leaf is `last`, by name. */
+  branches: string[];
+  /** Nodes in the entry (1 unless read in runs). */
+  run: number;
+  /** The run's last node (`id` when `run` is 1). */
+  last: string;
+}
+
 export interface TreeNode {
   id: string;
   /** null for a root. */
@@ -474,9 +498,12 @@ export class SessionTree implements Disposable {
    * of the stored rows again. After `t.merge` with the lean module (the
    * interchange helper swaps a merged tree in) the next call answers every
    * row again (`all: true`); with the full module a merge is recorded like
-   * any change.
+   * any change. `{ stored: true }`: the store holds every row already (the
+   * tree was made from them, `fromRows`, or written elsewhere): a first call
+   * starts recording and answers no row (a later call is as without it), so
+   * opening a huge stored session does not turn every record into a string.
    */
-  takeChanges(): RowChanges;
+  takeChanges(options?: { stored?: boolean }): RowChanges;
   /**
    * Brings in what another copy of this conversation changed, as that copy's
    * `takeChanges()` gave it: what a second tab or device applies instead of
@@ -506,6 +533,19 @@ export class SessionTree implements Disposable {
    * index, `branch_not_found`, or `corrupt` for a broken stretch it crosses.
    */
   pathWindow(start: number, end?: number, branch?: string): { ids: string[]; messages: readonly Readonly<Message>[] };
+  /**
+   * The nodes under `id` (every root when it is omitted or null), depth
+   * first, children in `children()` order, without their messages: what a
+   * tree view lays out. `depth` bounds how far below the top it reads (0:
+   * the top alone), `limit` how many entries it returns (`more` is true when
+   * it stopped there); with `runs: true` each chain of nodes without a fork,
+   * label or branch end is one entry (`id` its first node, `last` its last,
+   * `run` their number), so a 200k-message chat without forks is one entry.
+   * A node reached twice in a corrupt tree is listed once. The cost grows
+   * with the nodes it reads, never with the messages' size. Throws
+   * `not_found` for an unknown id, `invalid_input` for a bad option.
+   */
+  subtree(id?: string | null, options?: { depth?: number; limit?: number; runs?: boolean }): { nodes: SubtreeNode[]; more: boolean };
   /** The node with id, or null. */
   node(id: string): TreeNode | null;
   /** A node's children, ordered by (createdAtMs, id). */

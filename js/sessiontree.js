@@ -269,7 +269,7 @@ const M = {
   pathOf: 0, messages: 0, summarizeBranch: 0, summaryInput: 0, summarizeBranchAsOf: 0,
   stubSummary: 0, renderBranchText: 0, spliceForLinearExport: 0, validate: 0, repair: 0,
   prune: 0, search: 0, stats: 0, replace: 0, project: 0, applyOps: 0, pathLength: 0, window: 0,
-  takeChanges: 0, applyChanges: 0,
+  takeChanges: 0, applyChanges: 0, subtree: 0,
 };
 
 // The full flavour's further method numbers, filled in by init when the module
@@ -1116,10 +1116,10 @@ export class SessionTree {
    * the first call gives every row (all: true) and starts recording, each
    * later call what changed since (a row null: removed). See sessiontree.d.ts.
    */
-  takeChanges() {
+  takeChanges(options) {
     // One field per line (wasm/internal/treecalls rows.go): all|changes, root,
     // active branch, the number of branch rows, then name/row and id/row pairs.
-    const f = this.#call(M.takeChanges, 0, NO_ARGS).split("\n");
+    const f = this.#call(M.takeChanges, 0, options?.stored ? ["stored"] : NO_ARGS).split("\n");
     const nb = Number(f[3]);
     const branches = new Array(nb), nodes = new Array((f.length - 5 - 2 * nb) / 2);
     for (let i = 0; i < nb; i++) branches[i] = { name: f[4 + 2 * i], row: f[5 + 2 * i] || null };
@@ -1204,6 +1204,28 @@ export class SessionTree {
     const ids = p === w.out + len ? [] : decode(u8, p, w.out + len - p).split("\n");
     if (ids.length !== messages.length) throw new SessionTreeError("corrupt", "the module's window did not match the message cache (a bug in sessiontree)");
     return { ids, messages };
+  }
+
+  /**
+   * The nodes under id (every root when id is null or undefined), depth
+   * first, without their messages: { nodes: [{ id, parent, depth, childCount,
+   * role, preview, label, branches, run, last }], more }. depth bounds how far
+   * below the top it reads, limit how many nodes it returns (more: true when
+   * it stopped there); runs: true folds each chain without a fork, label or
+   * branch end into one entry (id its first node, last its last, run their
+   * number). See sessiontree.d.ts.
+   */
+  subtree(id, options = {}) {
+    const top = id === undefined || id === null ? "" : str("id", id);
+    if (typeof options !== "object" || options === null) fail(`"options" must be an object ({ depth, limit, runs })`);
+    const { depth, limit, runs } = options;
+    const count = (name, v, least) => {
+      if (v === undefined || v === null || v === Infinity) return "";
+      if (!Number.isSafeInteger(v) || v < least) fail(`"${name}" must be an integer ≥ ${least} or undefined, got ${String(v)}`);
+      return String(Math.min(v, 2 ** 27 - 1));
+    };
+    const d = count("depth", depth, 0), l = count("limit", limit, 1) || "0";
+    return JSON.parse(this.#call(M.subtree, 0, [top, d, l, runs ? "1" : "0"]));
   }
 
   activePath() {

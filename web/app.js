@@ -4,13 +4,14 @@
 // tree view, import and export. Everything the user sees is built with
 // textContent: message text never becomes markup.
 import { init, initInterchange, SessionTree } from "./sessiontree.js";
-import { Store, MemoryStore } from "./store.js";
+import { Store, MemoryStore, rowsFile } from "./store.js";
 import { el, renderText, highlighted, openForm, toast, showError, clearError, describe } from "./dom.js";
 import {
   DEMO_MODEL, APIS, loadSettings, saveSettings, usesEndpoint, messageText, demoReply, endpointReply, endpointSummarizer,
   requestBody, listModels,
 } from "./assistant.js";
-import { TreeView } from "./treeview.js";
+import { TreeView, MAX_BOXES } from "./treeview.js";
+import { connect } from "./worker.js";
 import { renderMarkdown, copyText, plainText } from "./markdown.js";
 import { syncTabs } from "./tabsync.js";
 
@@ -60,6 +61,11 @@ window.sessiontreeDemo = {
   get treeView() { return state.treeView; },
   timings: state.timings,
   get store() { return state.store; },
+  /** The WebAssembly memory of the demo's worker while it runs ({ main, interchange }), else null. */
+  workerMemory: async () => {
+    const w = worker && (await worker);
+    return w ? w.st.memoryUsage().catch(() => null) : null;
+  },
   /** Resolves once every change made so far is in IndexedDB. */
   saved: () => flush(),
 };
@@ -147,7 +153,7 @@ async function openConversation(id) {
   $("app").classList.remove("sidebar-open");
   flush();
   if (state.cur?.tree && state.cur.meta.id !== id) state.cur.tree.free();
-  const cur = { meta, tree: null, error: null, raw: null };
+  const cur = { meta, tree: null, error: null, raw: null, loading: true };
   state.cur = cur;
   state.win = { start: 0, end: 0, follow: true };
   state.treeSig = "";
@@ -155,14 +161,52 @@ async function openConversation(id) {
   const t0 = performance.now();
   let rows = null;
   let legacy = null;
+  // The last messages first, from their own records (a few reads whatever the
+  // size), painted read-only while the whole conversation loads; then the
+  // stored records are read and joined into one file in the worker, and the
+  // page only loads its bytes (a huge conversation's records never cross here).
+  const whole = state.store.opened ? fileFromWorker(id) : null;
+  if (whole && state.store.tail) {
+    const tail = await state.store.tail(id, WINDOW).catch(() => null);
+    if (state.cur !== cur) return;
+    if (tail?.nodes.length) {
+      renderHeader();
+      renderConversations();
+      renderPreview(tail);
+      state.timings.openPreview = performance.now() - t0;
+    }
+  }
+  const got = whole ? await whole : null;
+  if (state.cur !== cur) return;
+  if (got) {
+    try {
+      await wasmReady;
+      if (state.cur !== cur) return;
+      const l0 = performance.now();
+      cur.tree = SessionTree.load(got.bytes);
+      cur.tree.takeChanges({ stored: true }); // the store holds every row
+      state.store.opened(id, got.rev);
+      state.timings.openRead = l0 - t0;
+      state.timings.openLoad = performance.now() - l0;
+      state.timings.open = performance.now() - t0;
+      cur.loading = false;
+      clearSearch();
+      renderAll();
+      return;
+    } catch {
+      cur.tree?.free();
+      cur.tree = null; // read again below, where a failure is described and its data kept
+    }
+  }
   try {
+    await wasmReady;
     rows = await state.store.rows(id);
     state.timings.openRead = performance.now() - t0;
     if (rows) {
       const t1 = performance.now();
       cur.tree = SessionTree.fromRows(rows);
       const t2 = performance.now();
-      cur.tree.takeChanges(); // the first call answers every row: the store holds them
+      cur.tree.takeChanges({ stored: true }); // the store holds every row
       state.timings.openLoad = t2 - t1;
       state.timings.openFeed = performance.now() - t2;
     } else {
@@ -174,9 +218,10 @@ async function openConversation(id) {
     }
   } catch (e) {
     cur.error = describe(e);
-    cur.raw = legacy ?? (rows ? rowsText(rows) : null);
+    cur.raw = legacy ?? (rows ? rowsFile(rows) : null);
   }
   state.timings.open = performance.now() - t0;
+  cur.loading = false;
   if (state.cur !== cur) {
     cur.tree?.free();
     return;
@@ -185,11 +230,65 @@ async function openConversation(id) {
   renderAll();
 }
 
-/** The .tree.json text stored rows make (what fromRows loads): an unreadable conversation's download. */
-function rowsText(rows) {
-  const b = rows.branches.map((r) => `${JSON.stringify(r.name)}:${r.row}`).join(",");
-  const n = rows.nodes.map((r) => `${JSON.stringify(r.id)}:${r.row}`).join(",");
-  return `{"format":"sessiontree","version":1${rows.root ? `,"root":${JSON.stringify(rows.root)}` : ""},"active_branch":${JSON.stringify(rows.activeBranch)},"branches":{${b}},"nodes":{${n}}}`;
+// ---- the worker: opens and imports off the page's thread ---------------------------
+
+let worker = null;
+const WORKER_IDLE_MS = 5000;
+let wasmReady = null; // init() of the page's module (start)
+
+/**
+ * The demo's worker (treeworker.js): the sessiontree/worker entry (connect) and
+ * the storage work of opens and imports. Started on first use; null where
+ * module workers are missing.
+ */
+function treeWorker() {
+  if (worker === null) {
+    const started = worker = (async () => {
+      const w = new Worker(new URL("./treeworker.js", import.meta.url), { type: "module" });
+      const st = await connect(new URL("./sessiontree.wasm", import.meta.url), { worker: w });
+      const waiting = new Map();
+      let seq = 0;
+      w.addEventListener("message", ({ data }) => {
+        const p = data?.demo !== undefined ? waiting.get(data.demo) : null;
+        if (!p) return;
+        waiting.delete(data.demo);
+        if (data.ok) p.resolve(data.value);
+        else p.reject(Object.assign(new Error(data.message), { code: data.code }));
+      });
+      // WebAssembly memory never shrinks: a worker left idle is stopped, so the
+      // memory a huge import or open needed goes back to the system.
+      let idle = 0;
+      const call = (op, args) => new Promise((resolve, reject) => {
+        clearTimeout(idle);
+        const demo = ++seq;
+        waiting.set(demo, { resolve, reject });
+        w.postMessage({ demo, op, args });
+      }).finally(() => {
+        if (waiting.size) return;
+        clearTimeout(idle);
+        idle = setTimeout(() => {
+          if (waiting.size) return;
+          st.close();
+          if (worker === started) worker = null;
+        }, WORKER_IDLE_MS);
+      });
+      return { st, call };
+    })().catch((e) => {
+      console.warn(`sessiontree demo: no worker (${describe(e)}); opens and imports run on the page`);
+      return null;
+    });
+  }
+  return worker;
+}
+
+/** Conversation id's stored rows as one file's bytes and their rev, read in the worker; null if that failed. */
+async function fileFromWorker(id) {
+  try {
+    const w = await treeWorker();
+    return w ? await w.call("file", [id]) : null;
+  } catch {
+    return null;
+  }
 }
 
 async function createConversation(tree, title, { open = true } = {}) {
@@ -210,6 +309,12 @@ async function createConversation(tree, title, { open = true } = {}) {
     renderConversations();
     return;
   }
+  openCreated(meta, tree, true);
+}
+
+/** Opens a conversation just made (listed first) with its tree; listed says whether it is in the list already. */
+function openCreated(meta, tree, listed = false) {
+  if (!listed) state.convs.unshift(meta);
   flush();
   if (state.cur?.tree) state.cur.tree.free();
   state.cur = { meta, tree, error: null, raw: null };
@@ -550,7 +655,31 @@ async function importFile(file, format = "auto") {
   let got = []; // [{ title, tree, note }]
   try {
     const head = new Uint8Array(await file.slice(0, 64).arrayBuffer());
-    if ((format === "auto" && looksLikeTreeFile(head)) || format === "sessiontree" || !hasFormats) {
+    const isTree = (format === "auto" && looksLikeTreeFile(head)) || format === "sessiontree" || !hasFormats;
+    const w = isTree && state.store.opened && !waitingForReply() ? await treeWorker() : null;
+    if (w) {
+      // Read, checked and stored in the worker; the page loads the file's bytes.
+      const base = file.name.replace(/\.(tree\.json|jsonl|json|md)$/i, "") || "Imported";
+      const meta = { id: newId(), title: base, autoTitle: false, createdAt: Date.now(), updatedAt: Date.now() };
+      const l0 = performance.now();
+      const got = await w.call("importFile", [file, meta]);
+      state.timings.importWorker = performance.now() - l0;
+      const l1 = performance.now();
+      const tree = got.bytes ? SessionTree.load(got.bytes) : await SessionTree.loadFrom(file);
+      tree.takeChanges({ stored: true });
+      state.timings.importLoad = performance.now() - l1;
+      state.store.opened(meta.id, got.rev);
+      const w0 = performance.now();
+      const stored = w.call("stored", [meta.id]); // asked now: the worker stays until it answers
+      write(() => stored).then(() => { state.timings.createWrite = performance.now() - w0; });
+      openCreated({ ...meta, rev: got.rev }, tree);
+      state.timings.import = performance.now() - t0;
+      const note = got.problems ? ` It had ${got.problems} structural problem${got.problems === 1 ? "" : "s"}; repaired: ${got.fixes.slice(0, 3).join("; ")}${got.fixes.length > 3 ? "; \u2026" : ""}.` : "";
+      clearError();
+      toast(`Imported \u201c${file.name}\u201d.${note}`, note ? "warn" : "info");
+      return;
+    }
+    if (isTree) {
       // A .tree.json is read from the file's bytes, never made a string (loadFrom).
       const l0 = performance.now();
       const tree = await SessionTree.loadFrom(file);
@@ -721,6 +850,7 @@ function renderChat() {
     return;
   }
   if (!cur.tree) {
+    if (cur.loading) return; // its preview (renderPreview) stays until the tree is there
     box.replaceChildren(el("div.card.error-card", { role: "alert" },
       el("h2", null, "This conversation could not be opened"),
       el("p", null, cur.error ?? ""),
@@ -751,7 +881,7 @@ function renderChat() {
   }
   const { ids } = end === len ? t.pathWindow(start - len) : t.pathWindow(start, end);
   const leaf = end === len ? ids[ids.length - 1] : t.pathWindow(-1).ids[0];
-  state.win = { start, end, follow: w.follow };
+  state.win = { start, end, follow: w.follow, len };
   const items = [];
   if (start > 0) {
     state.moreAbove ??= el("div.more-above", { "aria-hidden": "true" });
@@ -815,6 +945,31 @@ function renderChat() {
   state.timings.chatWindow = performance.now() - t0;
 }
 
+/**
+ * The last messages of a conversation as stored (store.tail), painted before
+ * its tree is loaded: read-only (their actions wait), replaced by renderChat
+ * once the tree is there.
+ */
+function renderPreview(tail) {
+  const box = $("messages");
+  const items = [];
+  const n = tail.nodes.length;
+  tail.nodes.forEach(({ id, node, siblings }, i) => {
+    const m = node.message ?? {};
+    if (m.role === "system" && messageText(m).trim() === "") return;
+    const sib = siblings ? { siblings, index: Math.max(0, siblings.indexOf(id)) } : { siblings: [id], index: 0 };
+    const view = messageView(id, { message: m, label: node.label ?? null, createdAtMs: node.created_at_ms ?? 0 }, sib, i === n - 1);
+    for (const b of view.querySelectorAll("button.act")) b.disabled = true;
+    view.classList.add("preview");
+    items.push(view);
+  });
+  box.replaceChildren(...items);
+  box.scrollTop = box.scrollHeight;
+  $("input").disabled = true;
+  $("send").disabled = true;
+  $("input").placeholder = "Opening the conversation\u2026";
+}
+
 /** The first message shown at the top of the chat view: its path index and offset. */
 function topVisible(box) {
   const top = box.scrollTop;
@@ -830,7 +985,7 @@ function onChatScroll() {
   const t = state.cur?.tree;
   if (!t || state.painting) return;
   const w = state.win;
-  const len = t.pathLength();
+  const len = w.len ?? t.pathLength(); // as of the last render: every change renders
   const fromBottom = box.scrollHeight - box.scrollTop - box.clientHeight;
   if (box.scrollTop < 300 && w.start > 0) {
     const start = Math.max(0, w.start - STEP);
@@ -951,10 +1106,10 @@ function autosize() {
 function renderTree() {
   if (!state.treeOpen) return;
   const t = state.cur?.tree;
-  if (!state.treeView) state.treeView = new TreeView($("treepane"), { onPick: (id) => pickFromTree(id) });
+  if (!state.treeView) state.treeView = new TreeView($("treepane"), { onPick: (id) => pickFromTree(id), locate: boxNodeOf });
   const view = state.treeView;
   if (!t) {
-    view.setFile({ nodes: {} }, [], []);
+    view.setNodes({ nodes: [], more: false }, 0, []);
     state.treeSig = "";
     return;
   }
@@ -964,12 +1119,23 @@ function renderTree() {
   // or switch changes none of them, so it only moves the highlight.
   const sig = `${state.cur.meta.id}|${state.version}|${view.compact}|${branches.map((b) => `${b.name}\u0000${b.leaf}`).join("\u0001")}`;
   if (sig !== state.treeSig) {
-    view.setFile(JSON.parse(t.save()), branches, t.activePath());
+    // The nodes without their messages (t.subtree), never the whole file.
+    view.setNodes(t.subtree(null, { runs: view.compact, limit: MAX_BOXES }), branches.length, t.activePath());
     state.treeSig = sig;
     state.timings.treeLayout = performance.now() - t0;
   } else {
     view.setActive(t.activePath());
   }
+}
+
+/** The node that starts or ends the tree view's box holding id: id's nearest such ancestor (a run's inner node is in no map). */
+function boxNodeOf(id, boxOf) {
+  const t = state.cur?.tree;
+  for (let at = id, steps = 0; at && t && steps < 1e7; steps++) {
+    if (boxOf.has(at)) return at;
+    at = t.node(at)?.parent ?? null;
+  }
+  return null;
 }
 
 function pickFromTree(id) {
@@ -1252,6 +1418,21 @@ function wire() {
   });
 }
 
+/**
+ * After another tab's changes came into tree: the user stays where they were,
+ * on their branch mine, or, when another tab's concurrent work took that name,
+ * on the branch now ending at their leaf myLeaf. Returns whether it switched.
+ */
+function keepPlace(tree, mine, myLeaf) {
+  const list = tree.branches();
+  let target = list.some((b) => b.name === mine) ? mine : null;
+  const now = list.find((b) => b.name === mine)?.leaf ?? null;
+  if (myLeaf && now !== myLeaf && !extends_(tree, now, myLeaf)) target = list.find((b) => b.leaf === myLeaf)?.name ?? target;
+  if (!target || tree.activeBranch === target) return false;
+  tree.switchBranch(target);
+  return true;
+}
+
 async function start() {
   wire();
   // Leaving the page: write what is pending now.
@@ -1262,14 +1443,14 @@ async function start() {
   $("formats-note").textContent = hasFormats
     ? "Import: .tree.json, ChatGPT, Open WebUI, LibreChat, Claude Code, pi, Codex, OpenAI messages (detected). Export: those and Markdown."
     : "Import and export: .tree.json.";
+  // The module starts while the storage opens: an open paints its last
+  // messages from their records (store.tail) before it needs the module.
+  wasmReady = init(new URL("./sessiontree.wasm", import.meta.url));
+  const wasmFailed = wasmReady.then(() => null, (e) => e);
+  const opening = Store.open();
+  opening.catch(() => {});
   try {
-    await init(new URL("./sessiontree.wasm", import.meta.url));
-  } catch (e) {
-    $("messages").replaceChildren(el("div.card.error-card", { role: "alert" }, el("h2", null, "The WebAssembly module did not start"), el("p", null, describe(e)), el("p", null, "Serve this folder over HTTP (make demo) rather than opening the file directly.")));
-    return;
-  }
-  try {
-    state.store = await Store.open();
+    state.store = await opening;
   } catch (e) {
     state.store = new MemoryStore();
     showError(`This browser's storage (IndexedDB) is not available: ${describe(e)}. Conversations will not survive a reload; export them to keep them.`);
@@ -1283,16 +1464,7 @@ async function start() {
         tree.free();
         return;
       }
-      // The user stays where they were: on their branch, or, when another tab's
-      // concurrent work took that name, on the branch now ending at their leaf.
-      const mine = cur.tree.activeBranch;
-      const myLeaf = cur.tree.pathWindow(-1).ids[0] ?? null;
-      const list = tree.branches();
-      let target = list.some((b) => b.name === mine) ? mine : null;
-      const now = list.find((b) => b.name === mine)?.leaf ?? null;
-      if (myLeaf && now !== myLeaf && !extends_(tree, now, myLeaf)) target = list.find((b) => b.leaf === myLeaf)?.name ?? target;
-      if (target && tree.activeBranch !== target) {
-        tree.switchBranch(target);
+      if (keepPlace(tree, cur.tree.activeBranch, cur.tree.pathWindow(-1).ids[0] ?? null)) {
         tree.takeChanges(); // this tab's place, not a change to store
       }
       cur.tree.free();
@@ -1303,6 +1475,19 @@ async function start() {
     merged: (report) => { announceConflicts(report); state.version++; renderAll(); },
     mergeOptions: { freshNames: true, keepPlace: true },
     loadMerge: () => loadInterchange("tab sync"),
+    applied: (id, before) => {
+      if (state.cur?.tree) keepPlace(state.cur.tree, before.branch, before.leaf);
+      state.version++;
+      renderAll();
+    },
+    // A catch-up reads the stored conversation in the worker, as an open does.
+    open: async (id) => {
+      const got = await fileFromWorker(id);
+      if (!got) return null;
+      const tree = SessionTree.load(got.bytes);
+      tree.takeChanges({ stored: true });
+      return { tree, rev: got.rev };
+    },
   });
   try {
     state.convs = await state.store.list();
@@ -1312,9 +1497,14 @@ async function start() {
   }
   renderSaveState();
   const want = localStorage.getItem(CURRENT_KEY);
-  if (state.convs.some((c) => c.id === want)) await openConversation(want);
-  else if (state.convs.length) await openConversation(state.convs[0].id);
-  else await createConversation(new SessionTree());
+  const first = state.convs.some((c) => c.id === want) ? want : state.convs[0]?.id;
+  if (first) await openConversation(first); // it waits for the module only to load the tree
+  const failed = await wasmFailed;
+  if (failed) {
+    $("messages").replaceChildren(el("div.card.error-card", { role: "alert" }, el("h2", null, "The WebAssembly module did not start"), el("p", null, describe(failed)), el("p", null, "Serve this folder over HTTP (make demo) rather than opening the file directly.")));
+    return;
+  }
+  if (!first) await createConversation(new SessionTree());
   document.body.dataset.ready = "1";
   state.timings.interactive = performance.now();
 }

@@ -45,6 +45,13 @@ export function putRows(tx, meta, changes) {
   tx.objectStore("meta").put({ ...meta, root: changes.root, activeBranch: changes.activeBranch });
 }
 
+/** The .tree.json text stored rows make (what SessionTree.fromRows loads). */
+export function rowsFile(rows) {
+  const b = rows.branches.map((r) => `${JSON.stringify(r.name)}:${r.row}`).join(",");
+  const n = rows.nodes.map((r) => `${JSON.stringify(r.id)}:${r.row}`).join(",");
+  return `{"format":"sessiontree","version":1${rows.root ? `,"root":${JSON.stringify(rows.root)}` : ""},"active_branch":${JSON.stringify(rows.activeBranch)},"branches":{${b}},"nodes":{${n}}}`;
+}
+
 /** Conversations kept in IndexedDB. open() fails when the browser has no IndexedDB. */
 export class Store {
   #db;
@@ -104,6 +111,40 @@ export class Store {
       else nodes.push({ id: key, row: vals[i] });
     }
     return { root: meta.root ?? null, activeBranch: meta.activeBranch ?? "main", branches, nodes, rev: meta.rev ?? 0 };
+  }
+
+  /**
+   * The last count nodes of the active branch's path, read from their records
+   * one by one from the leaf up (a few gets, whatever the conversation's size):
+   * { activeBranch, nodes: [{ id, node, siblings }] } root first, siblings the
+   * children of the node's parent (null for a root, or the top one's when its
+   * parent was not read); null when not stored so. What the page paints while
+   * the whole conversation loads.
+   */
+  async tail(id, count) {
+    const tx = this.#db.transaction(["meta", "rows"], "readonly");
+    const rows = tx.objectStore("rows");
+    const meta = await request(tx.objectStore("meta").get(id));
+    if (!meta) return null;
+    const activeBranch = meta.activeBranch ?? "main";
+    const b = await request(rows.get([id, "b", activeBranch]));
+    if (typeof b !== "string") return null;
+    let at = JSON.parse(b).leaf ?? null;
+    const up = [];
+    // One more than shown: the top node's parent tells its siblings.
+    while (at && up.length <= count) {
+      const row = await request(rows.get([id, "n", at]));
+      if (typeof row !== "string") return null;
+      const node = JSON.parse(row);
+      up.push({ id: at, node });
+      at = node.parent ?? null;
+    }
+    const nodes = [];
+    for (let i = Math.min(up.length, count) - 1; i >= 0; i--) {
+      const parent = up[i + 1]?.node;
+      nodes.push({ id: up[i].id, node: up[i].node, siblings: parent ? parent.children : null });
+    }
+    return { activeBranch, nodes };
   }
 
   /**

@@ -4,24 +4,27 @@
 //    rev this tab's tree holds: equal, the rows go in; different, another tab
 //    wrote in between and the two copies really diverged: only then the stored
 //    rows are read, loaded (fromRows) and merged into this tab's tree (t.merge),
-//    and the merged tree's rows written whole;
-//  - after a write a tab posts { id, rev } on a BroadcastChannel (a few bytes,
-//    never the tree); a tab with that conversation open and an older rev is
-//    behind: it reloads the conversation from its rows (fromRows) once the burst
-//    of changes is over, or when it comes back to the foreground if it is hidden;
+//    and the rows where the union differs from the stored ones written;
+//  - after a write a tab posts { id, rev, prev, changes } on a BroadcastChannel:
+//    the rows it wrote (a delta: a send's handful; left out past MAX_DELTA rows)
+//    and the rev they turn prev into. A tab holding that conversation at prev,
+//    with nothing of its own waiting to be written, applies them to its live
+//    tree (t.applyChanges) and is at rev: no read, no reload, no merge;
+//  - a tab that cannot apply a delta (it missed one, has changes of its own in
+//    flight, a reply is on its way, or applyChanges finds the copies diverged)
+//    catches up the old way: it reloads the conversation once the burst of
+//    changes is over (or when it comes back to the foreground if hidden),
+//    through the page's open(id) (the worker) when given, else fromRows;
 //  - a tab with changes of its own not yet written never reloads: its next write
 //    finds the other rev and merges.
 // Merge lives in the interchange module, loaded the first time this tab has to
 // merge (loadMerge): tabs that take turns never load it.
-//
-// What the JS API lacks for less: a way to apply another copy's rows to a live
-// tree (the receiving tab reloads the conversation's rows instead of applying
-// the sender's few).
 import { SessionTree } from "./sessiontree.js";
 import { MemoryStore, putRows, request } from "./store.js";
 
 const CHANNEL = "sessiontree-demo-sync";
 const CATCH_UP_MS = 60; // a behind tab reloads once the other tab's burst is over
+const MAX_DELTA = 2000; // rows posted with a write; a bigger write is announced by its rev alone
 
 // DIVERGED is what tryPut answers when the stored rev is not the one expected:
 // the transaction was aborted, nothing written.
@@ -38,6 +41,10 @@ const DIVERGED = Symbol("another tab wrote first");
  *     kept twice, go back to before = { branch, leaf }, redraw)
  *   loadMerge(): loads the interchange module (initInterchange), once
  *   mergeOptions: what t.merge takes (e.g. { freshNames: true, keepPlace: true })
+ *   applied(id, before): another tab's delta was applied to this tab's tree,
+ *     which was on before = { branch, leaf } (stay on the user's work, redraw)
+ *   open(id): optional, resolves to { tree, rev } of the stored conversation
+ *     (read off the page's thread) or null; a catch-up uses it before fromRows
  * put(meta, changes, tree) writes changes (tree.takeChanges()) of tree.
  */
 /** The rows of all (every row of a tree) that differ from stored ones, and the stored ones all lacks (null). */
@@ -57,11 +64,11 @@ function diff(stored, all) {
   return { all: false, root: all.root, activeBranch: all.activeBranch, branches: pick(stored.branches, all.branches, "name"), nodes: pick(stored.nodes, all.nodes, "id") };
 }
 
-export function syncTabs(store, { current, reloaded, merged, loadMerge, mergeOptions }) {
+export function syncTabs(store, { current, reloaded, merged, loadMerge, mergeOptions, applied = () => {}, open = null }) {
   const channel = typeof BroadcastChannel === "function" ? new BroadcastChannel(CHANNEL) : null;
   const hasIDB = !(store instanceof MemoryStore) && !!store.db;
   const known = new Map(); // conversation id → the rev this tab's tree holds
-  const stats = { merges: 0, reloads: 0, posted: 0 };
+  const stats = { merges: 0, reloads: 0, posted: 0, applied: 0 };
   let timer = 0;
   // Bumped by every merge: a change feed's rows taken before a merge are stale
   // (a parent's children, a branch's leaf as they were before it) and must not
@@ -121,7 +128,7 @@ export function syncTabs(store, { current, reloaded, merged, loadMerge, mergeOpt
       }
       const changes = rows ? diff(rows, all) : all;
       const rev = await tryPut(meta, changes, rows ? rows.rev : undefined);
-      if (rev !== DIVERGED) return rev;
+      if (rev !== DIVERGED) return { rev, changes };
     }
   };
 
@@ -144,6 +151,19 @@ export function syncTabs(store, { current, reloaded, merged, loadMerge, mergeOpt
     }
     const stored = await store.meta(id);
     if (!stored || (stored.rev ?? 0) === known.get(id)) return;
+    const got = open ? await open(id).catch(() => null) : null;
+    if (got) {
+      const now = current();
+      if (!now || now.id !== id || now.tree !== cur.tree || !now.clean || got.rev <= (known.get(id) ?? 0)) {
+        got.tree.free();
+        if (now?.id === id && got.rev > (known.get(id) ?? 0)) schedule(id, 250);
+        return;
+      }
+      known.set(id, got.rev);
+      stats.reloads++;
+      reloaded(id, got.tree, got.rev);
+      return;
+    }
     const rows = await store.rows(id);
     const now = current();
     if (!rows || !now || now.id !== id) return;
@@ -153,7 +173,7 @@ export function syncTabs(store, { current, reloaded, merged, loadMerge, mergeOpt
     }
     if (rows.rev <= (known.get(id) ?? 0)) return; // this tab holds that already
     const tree = SessionTree.fromRows(rows);
-    tree.takeChanges(); // the store holds these rows
+    tree.takeChanges({ stored: true }); // the store holds these rows
     known.set(id, rows.rev);
     stats.reloads++;
     reloaded(id, tree, rows.rev);
@@ -171,11 +191,14 @@ export function syncTabs(store, { current, reloaded, merged, loadMerge, mergeOpt
     meta: (id) => store.meta(id),
     legacy: (id) => store.legacy(id),
     searchRows: store.searchRows ? (...a) => store.searchRows(...a) : undefined,
+    tail: store.tail ? (...a) => store.tail(...a) : undefined,
     async rows(id) {
       const rows = await store.rows(id);
       if (rows) known.set(id, rows.rev); // the page loads them as the tree of id
       return rows;
     },
+    /** The page opened conversation id as of rev from rows it read elsewhere (the worker): undefined without IndexedDB. */
+    opened: hasIDB ? (id, rev) => { known.set(id, rev); } : undefined,
     remove(id) {
       known.delete(id);
       return store.remove(id);
@@ -194,18 +217,36 @@ export function syncTabs(store, { current, reloaded, merged, loadMerge, mergeOpt
       let rev = takenAt !== undefined && takenAt !== epoch && !changes.all
         ? DIVERGED
         : await tryPut(meta, changes, changes.all ? undefined : known.get(meta.id));
-      if (rev === DIVERGED) rev = await mergeAndPut(meta, tree);
+      let written = changes;
+      if (rev === DIVERGED) ({ rev, changes: written } = await mergeAndPut(meta, tree));
       known.set(meta.id, rev);
       stats.posted++;
-      channel?.postMessage({ id: meta.id, rev });
+      // The rows written, as a delta from rev - 1 (a tab at that rev applies them).
+      const small = !written.all && written.branches.length + written.nodes.length <= MAX_DELTA;
+      channel?.postMessage({ id: meta.id, rev, prev: rev - 1, changes: small ? written : undefined });
       return rev;
     },
   };
 
   channel?.addEventListener("message", (e) => {
-    const { id, rev } = e.data ?? {};
+    const { id, rev, prev, changes } = e.data ?? {};
     const cur = current();
     if (!cur || cur.id !== id || rev <= (known.get(id) ?? 0)) return;
+    // The delta applies to what this tab holds (it is at prev, nothing of its
+    // own waits to be written, no catch-up is under way): apply it in place.
+    if (changes && cur.clean && !timer && !running && known.get(id) === prev) {
+      try {
+        const before = { branch: cur.tree.activeBranch, leaf: cur.tree.pathWindow(-1).ids[0] ?? null };
+        cur.tree.applyChanges(changes);
+        known.set(id, rev);
+        stats.applied++;
+        applied(id, before); // the page may move to the branch its user's work is on now
+        cur.tree.takeChanges(); // the applied rows are stored already, and this tab's place is its own
+        return;
+      } catch (err) {
+        if (err?.code !== "conflict") console.warn(`sessiontree: another tab's changes to ${id} did not apply (${err?.message}); reading them from storage`);
+      }
+    }
     if (document.visibilityState === "visible") schedule(id);
   });
   // A post can be missed (a tab frozen, a channel closed): a visible tab also

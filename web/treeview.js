@@ -1,9 +1,10 @@
 // The tree view: every node of the conversation on a canvas, laid out by
-// d3-hierarchy. Linear runs (one child after another, no label, no branch
-// ending inside) are drawn as one box with a count, and only the boxes inside
-// the viewport are drawn, so 10,000 nodes pan and zoom smoothly.
+// d3-hierarchy. It reads the tree through t.subtree (ids, roles, previews,
+// labels and branch ends, never the messages; the module folds linear runs,
+// one child after another with no label or branch end, into one box with a
+// count), and draws only the boxes inside the viewport, so 10,000 nodes pan
+// and zoom smoothly and a 200k-message chat without forks is one box.
 import { hierarchy, tree as tidyTree } from "./vendor/d3-hierarchy.mjs";
-import { messageText } from "./assistant.js";
 
 const W = 176; // box width
 const H = 42; // box height
@@ -14,57 +15,43 @@ const MAX_K = 2.5;
 
 const ROLE = { user: "You", assistant: "AI", system: "System", tool: "Tool" };
 
-function snippetOf(message) {
-  const text = messageText(message).replace(/\s+/g, " ").trim();
-  return text === "" ? "(no text)" : text;
-}
+/** The most boxes one layout reads (t.subtree's limit); a bigger tree shows its first ones and says so. */
+export const MAX_BOXES = 50000;
 
-/** The boxes for the nodes of a parsed .tree.json and the tree's branches(): runs of nodes, as a d3 hierarchy's data. */
-function buildBoxes(file, branches, compact) {
-  const nodes = file.nodes ?? {};
-  const leafNames = new Map();
-  for (const b of branches) {
-    if (b.leaf) leafNames.set(b.leaf, [...(leafNames.get(b.leaf) ?? []), b.name]);
-  }
-  const top = { ids: [], children: [], top: true };
+/**
+ * The boxes for the entries of t.subtree(null, { runs }): each entry a box
+ * (a run of messages without a fork, label or branch end when read in runs),
+ * as a d3 hierarchy's data. boxOf maps a box's first and last node to it.
+ */
+function buildBoxes(entries) {
+  const top = { children: [], top: true };
   const boxOf = new Map();
-  const roots = Object.values(nodes)
-    .filter((n) => !n.parent || !nodes[n.parent])
-    .sort((a, b) => a.created_at_ms - b.created_at_ms || (a.id < b.id ? -1 : 1));
-  const seen = new Set();
-  const stack = [];
-  for (let i = roots.length - 1; i >= 0; i--) stack.push([roots[i].id, top]);
-  while (stack.length) {
-    const [id, parentBox] = stack.pop();
-    if (seen.has(id)) continue; // a cycle or a shared child: drawn once
-    seen.add(id);
-    const n = nodes[id];
-    if (!n) continue;
-    const last = parentBox.top ? null : nodes[parentBox.ids[parentBox.ids.length - 1]];
-    let box;
-    if (compact && last && last.children.length === 1 && !last.label && !leafNames.has(last.id) && !n.label) {
-      box = parentBox;
-      box.ids.push(id);
-    } else {
-      box = { ids: [id], children: [], parent: parentBox.top ? null : parentBox, role: n.message?.role ?? "?", text: snippetOf(n.message ?? {}), label: n.label ?? null };
-      parentBox.children.push(box);
-    }
-    boxOf.set(id, box);
-    const kids = n.children ?? [];
-    for (let i = kids.length - 1; i >= 0; i--) stack.push([kids[i], box]);
+  let count = 0;
+  for (const e of entries) {
+    const parentBox = (e.parent !== null && boxOf.get(e.parent)) || top;
+    const box = {
+      id: e.id, last: e.last, run: e.run, children: [], parent: parentBox.top ? null : parentBox,
+      role: e.role || "?", text: e.preview === "" ? "(no text)" : e.preview, label: e.label,
+      names: e.branches.length ? e.branches : undefined,
+    };
+    parentBox.children.push(box);
+    boxOf.set(e.id, box);
+    boxOf.set(e.last, box);
+    count += e.run;
   }
-  for (const [leaf, names] of leafNames) {
-    const box = boxOf.get(leaf);
-    if (box) box.names = (box.names ?? []).concat(names.sort());
-  }
-  return { top, boxOf, count: seen.size };
+  return { top, boxOf, count };
 }
 
-/** A canvas view of the whole tree. onPick(nodeId) is called for a clicked box (its deepest node). */
+/**
+ * A canvas view of the whole tree. onPick(nodeId) is called for a clicked box
+ * (its deepest node); locate(nodeId) names the box node of a node inside a
+ * run (the first of its ancestors that starts or ends a box), or null.
+ */
 export class TreeView {
-  constructor(root, { onPick }) {
+  constructor(root, { onPick, locate }) {
     this.root = root;
     this.onPick = onPick;
+    this.locate = locate;
     this.canvas = root.querySelector("canvas");
     this.tip = root.querySelector(".tree-tip");
     this.info = root.querySelector(".tree-info");
@@ -84,12 +71,13 @@ export class TreeView {
   }
 
   /**
-   * Lays the tree out again (after the structure changed): the nodes come from
-   * a parsed .tree.json (t.save()), the branch names and leaves from t.branches().
+   * Lays the tree out again (after the structure changed): read is
+   * t.subtree(null, { runs, limit: MAX_BOXES }) (the nodes without their
+   * messages), branchCount the number of branches.
    */
-  setFile(file, branchList, activePath) {
+  setNodes(read, branchCount, activePath) {
     const t0 = performance.now();
-    const { top, boxOf, count } = buildBoxes(file, branchList, this.compact);
+    const { top, boxOf, count } = buildBoxes(read.nodes);
     const root = hierarchy(top, (b) => (b.children.length ? b.children : null));
     tidyTree().nodeSize([W + GAP_X, H + GAP_Y]).separation((a, b) => (a.parent === b.parent ? 1 : 1.2))(root);
     const boxes = [];
@@ -105,8 +93,9 @@ export class TreeView {
     this.layoutMs = performance.now() - t0;
     this.placed = false; // a new layout: center on the active message again
     this.setActive(activePath);
-    const branches = branchList.length;
-    this.info.textContent = `${count.toLocaleString("en")} messages \u00b7 ${branches.toLocaleString("en")} branch${branches === 1 ? "" : "es"}`;
+    const branches = branchCount;
+    this.more = read.more;
+    this.info.textContent = `${count.toLocaleString("en")}${read.more ? "+" : ""} messages \u00b7 ${branches.toLocaleString("en")} branch${branches === 1 ? "" : "es"}${read.more ? ` (the first ${boxes.length.toLocaleString("en")} boxes)` : ""}`;
     this.info.title = `${boxes.length.toLocaleString("en")} boxes: runs of messages without a fork, label or branch end are drawn as one box`;
   }
 
@@ -134,7 +123,8 @@ export class TreeView {
 
   /** The viewport point (client coordinates) of the box holding nodeId, brought into view first; null if absent. */
   pointOf(nodeId) {
-    const box = this.boxOf.get(nodeId);
+    const at = this.boxOf.has(nodeId) ? nodeId : this.locate?.(nodeId, this.boxOf);
+    const box = at ? this.boxOf.get(at) : null;
     if (!box) return null;
     if (!this.#visible(box)) this.centerOn(box);
     this.#draw();
@@ -241,7 +231,7 @@ export class TreeView {
       drag = null;
       if (d && !d.moved) {
         const box = this.#hit(e.clientX, e.clientY);
-        if (box) this.onPick(box.ids[box.ids.length - 1]);
+        if (box) this.onPick(box.last);
       }
     });
     c.addEventListener("pointerleave", () => {
@@ -273,7 +263,7 @@ export class TreeView {
         c.setAttribute("aria-label", `Tree: ${next.role} message, ${next.text}${next.label ? ` (label ${next.label})` : ""}. Enter opens it; arrows move; Shift+arrows pan.`);
         e.preventDefault();
       } else if ((e.key === "Enter" || e.key === " ") && this.hovered) {
-        this.onPick(this.hovered.ids[this.hovered.ids.length - 1]);
+        this.onPick(this.hovered.last);
         e.preventDefault();
       } else if (moves[e.key]) {
         this.tx += moves[e.key][0];
@@ -298,7 +288,7 @@ export class TreeView {
     }
     this.canvas.style.cursor = "pointer";
     const lines = [`${ROLE[box.role] ?? box.role}: ${box.text.length > 220 ? box.text.slice(0, 217) + "\u2026" : box.text}`];
-    if (box.ids.length > 1) lines.push(`${box.ids.length} messages in a row \u2014 click to open the last`);
+    if (box.run > 1) lines.push(`${box.run.toLocaleString("en")} messages in a row \u2014 click to open the last`);
     if (box.label) lines.push(`label: ${box.label}`);
     if (box.names) lines.push(`branch: ${box.names.join(", ")}`);
     this.tip.textContent = lines.join("\n");
@@ -344,9 +334,9 @@ export class TreeView {
         ctx.bezierCurveTo(p.x, mid, c.x, mid, c.x, c.y);
       };
       for (const b of shown) {
-        if (b.parent && this.active.has(b.ids[0]) === active) line(b.parent, b);
+        if (b.parent && this.active.has(b.id) === active) line(b.parent, b);
         for (const c of b.children) {
-          if ((c.x < x0 || c.x > x1 || c.y > y1) && this.active.has(c.ids[0]) === active) line(b, c);
+          if ((c.x < x0 || c.x > x1 || c.y > y1) && this.active.has(c.id) === active) line(b, c);
         }
       }
       ctx.strokeStyle = active ? C.accent : C.edge;
@@ -362,7 +352,7 @@ export class TreeView {
       const w = Math.max(W, 3 / k), h = Math.max(H, 3 / k);
       for (const on of [false, true]) {
         ctx.beginPath();
-        for (const b of shown) if (this.active.has(b.ids[0]) === on) ctx.rect(b.x - w / 2, b.y, w, h);
+        for (const b of shown) if (this.active.has(b.id) === on) ctx.rect(b.x - w / 2, b.y, w, h);
         ctx.fillStyle = on ? C.accent : C.edge;
         ctx.fill();
       }
@@ -370,13 +360,13 @@ export class TreeView {
       return;
     }
     for (const b of shown) {
-      const on = this.active.has(b.ids[0]);
+      const on = this.active.has(b.id);
       const x = b.x - W / 2;
       ctx.beginPath();
       ctx.roundRect(x, b.y, W, H, 8);
       ctx.fillStyle = b === this.hovered ? C.hover : b.role === "user" ? C.user : C.ai;
       ctx.fill();
-      const isLeaf = this.leaf !== null && b.ids[b.ids.length - 1] === this.leaf;
+      const isLeaf = this.leaf !== null && b.last === this.leaf;
       ctx.lineWidth = isLeaf ? 3.5 : on ? 2 : 1;
       ctx.strokeStyle = on ? C.accent : C.border;
       ctx.stroke();
@@ -385,9 +375,9 @@ export class TreeView {
       ctx.font = "600 11px system-ui, sans-serif";
       ctx.fillStyle = on ? C.accent : C.muted;
       ctx.fillText(ROLE[b.role] ?? b.role, x + 9, b.y + 13);
-      if (b.ids.length > 1) {
+      if (b.run > 1) {
         ctx.textAlign = "right";
-        ctx.fillText(`\u00d7${b.ids.length}`, x + W - 9, b.y + 13);
+        ctx.fillText(`\u00d7${b.run.toLocaleString("en")}`, x + W - 9, b.y + 13);
         ctx.textAlign = "left";
       }
       ctx.font = "12px system-ui, sans-serif";

@@ -57,6 +57,24 @@ test("after that, a change writes only the rows it touched, and the store reopen
   t.free(); u.free();
 });
 
+test("takeChanges({ stored: true }) on a tree made from the store's rows starts the feed without answering them", () => {
+  const t = SessionTree.fromLinear(Array.from({ length: 30 }, (_, i) => say(i)), 1);
+  const db = { branches: new Map(), nodes: new Map() };
+  store(db, t.takeChanges());
+  const u = reopen(db);
+  const first = u.takeChanges({ stored: true });
+  assert.equal(first.all, false);
+  assert.deepEqual([first.nodes, first.branches], [[], []]);
+  assert.equal(first.activeBranch, "main");
+  const id = u.append(say(30), 2);
+  const c = u.takeChanges({ stored: true }); // a later call: as without the option
+  assert.ok(c.nodes.some((n) => n.id === id));
+  store(db, c);
+  const v = reopen(db);
+  assert.equal(v.save(), u.save());
+  t.free(); u.free(); v.free();
+});
+
 test("after a merge the change feed still gives what the store needs (every row, or the rows the merge changed)", async () => {
   await initInterchange();
   const a = SessionTree.fromLinear(Array.from({ length: 30 }, (_, i) => say(i)), 1);

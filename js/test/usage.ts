@@ -56,6 +56,8 @@ declare const tw: SessionTree;
 const total: number = tw.pathLength("main");
 const screen: { ids: string[]; messages: readonly Readonly<{ role: string }>[] } = tw.pathWindow(-50, undefined, "main");
 void total; void screen;
+const sub: { nodes: { id: string; parent: string | null; childCount: number; preview: string; branches: string[]; run: number; last: string }[]; more: boolean } = tw.subtree(null, { depth: 2, limit: 500, runs: true });
+void sub;
 
 // Rows and streams.
 const rows: { all: boolean; nodes: { id: string; row: string | null }[] } = tw.takeChanges();

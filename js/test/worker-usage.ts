@@ -5,6 +5,8 @@ async function page(file: Blob) {
   const st = await connect({ full: true });
   const t: AsyncSessionTree = await st.SessionTree.loadFrom(file);
   const { ids, messages } = await t.pathWindow(-50);
+  const { nodes, more }: { nodes: { id: string; childCount: number }[]; more: boolean } = await t.subtree(undefined, { limit: 1000 });
+  void nodes; void more;
   const id: string = await t.append({ role: "user", content: "hi" });
   const name: string = await t.activeBranch;
   const saved: string = await t.save();

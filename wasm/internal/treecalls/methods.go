@@ -63,5 +63,7 @@ func Lean() []Method {
 		// rows.go
 		{"takeChanges", true, takeChanges},
 		{"applyChanges", true, applyChanges},
+		// subtree.go
+		{"subtree", true, subtree},
 	}
 }

@@ -16,29 +16,51 @@ import (
 // and row. A row is the canonical JSON of the record (what .tree.json holds
 // under its key: one line, never empty), an empty line for a record removed;
 // names and ids hold no line breaks. The first call on a tree answers every
-// row ("all") and starts the recording; every later one what changed.
+// row ("all") and starts the recording; every later one what changed. With
+// argument "stored" (a tree made from a store's rows, which holds them all
+// already), a first call starts the recording and answers no row.
 func takeChanges(r *Request) ([]byte, error) {
 	t := r.tree
 	var c core.Changes
-	b := grow(0)
-	if r.entry.tracking {
+	kind := "changes"
+	if !r.entry.tracking && len(r.args) > 0 && string(r.args[0]) == "stored" {
+		r.entry.tracking = true
+		t.TakeChanges() // starts the recording
+	} else if r.entry.tracking {
 		c = t.TakeChanges()
-		b = line(b, "changes")
 	} else {
 		r.entry.tracking = true
 		t.TakeChanges() // starts the recording
 		c = t.Everything()
-		b = line(b, "all")
+		kind = "all"
 	}
+	// Sized once and written in place: every row of a 200k-node tree built
+	// as a string each and appended to a growing buffer took the module from
+	// 138 MB to 918 MB for a 93 MB file.
+	size := 256
+	if kind == "all" {
+		size += t.MarshalSize() + 24*len(c.Nodes)
+	} else {
+		for _, id := range c.Nodes {
+			if n, ok := t.Node(id); ok {
+				size += 160 + 2*len(id) + len(n.Message) + 20*len(n.Children)
+			}
+		}
+		size += 128 * len(c.Branches)
+	}
+	b := grow(size)
+	b = line(b, kind)
 	b = line(line(b, t.Root()), t.ActiveBranch())
 	b = line(b, strconv.Itoa(len(c.Branches)))
 	for _, name := range c.Branches {
-		row, _ := t.BranchJSON(name)
-		b = line(line(b, name), string(row))
+		b = line(b, name)
+		b, _ = t.AppendBranchJSON(b, name)
+		b = append(b, '\n')
 	}
 	for _, id := range c.Nodes {
-		row, _ := t.NodeJSON(id)
-		b = line(line(b, id), string(row))
+		b = line(b, id)
+		b, _ = t.AppendNodeJSON(b, id)
+		b = append(b, '\n')
 	}
 	return b, nil
 }

@@ -1,0 +1,135 @@
+package core
+
+import "strings"
+
+// TreeEntry is one entry of a Subtree read: a node without its message or,
+// read in runs, a run of nodes each the only child of the one before (what a
+// tree view draws as one box).
+type TreeEntry struct {
+	ID       string   // the node, or the run's first node
+	Last     string   // the run's last node (ID when the run is one node)
+	Run      int      // nodes in the run (1 unless read in runs)
+	Parent   string   // ID's parent, "" for a root
+	Depth    int      // entries between this one and the read's top (0 for the top)
+	Children int      // children of Last
+	Label    string   // ID's label ("" when none; a run's later nodes have none)
+	Role     string   // ID's message role
+	Preview  string   // the start of ID's text on one line, at most PreviewBytes bytes and an ellipsis
+	Branches []string // live branches whose leaf is Last, by name
+}
+
+// PreviewBytes bounds TreeEntry.Preview (before its ellipsis).
+const PreviewBytes = 120
+
+// Subtree lists the nodes under from (from included; "" for every root) in
+// depth-first order, children ordered as Children orders them, without their
+// messages: what a tree view lays out. depth ≥ 0 keeps entries at most depth
+// below the top (< 0: no bound); limit > 0 stops after limit entries and
+// reports more. With runs, a node joins the entry of its parent when that
+// parent has one child, no label and no branch ending at it, and the node has
+// no label (a labelled node is an entry of its own): a 200k-message chat
+// without forks is one entry. A node reached
+// twice (a corrupt tree) is listed once. The cost grows with the nodes
+// visited: the entries' nodes, and every node of their runs.
+func (t *Tree) Subtree(from string, depth, limit int, runs bool) (entries []TreeEntry, more bool, err error) {
+	var tops []string
+	if from == "" {
+		tops = t.roots
+	} else if t.nodes[from] == nil {
+		return nil, false, errNodeNotFound(from)
+	} else {
+		tops = []string{from}
+	}
+	leafOf := make(map[string][]string)
+	for _, name := range t.branchNames() {
+		if b := t.branches[name]; b.leaf != "" {
+			leafOf[b.leaf] = append(leafOf[b.leaf], name)
+		}
+	}
+	const seen = 1
+	var visited []*node
+	defer func() {
+		for _, n := range visited {
+			n.mark = 0
+		}
+	}()
+	visit := func(id string) *node {
+		n := t.nodes[id]
+		if n == nil || n.mark == seen {
+			return nil
+		}
+		n.mark = seen
+		visited = append(visited, n)
+		return n
+	}
+	type item struct {
+		id    string
+		depth int
+	}
+	stack := make([]item, 0, len(tops))
+	for i := len(tops) - 1; i >= 0; i-- {
+		stack = append(stack, item{tops[i], 0})
+	}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		n := visit(it.id)
+		if n == nil {
+			continue
+		}
+		if limit > 0 && len(entries) == limit {
+			more = true
+			break
+		}
+		e := TreeEntry{ID: it.id, Last: it.id, Run: 1, Parent: n.parent, Depth: it.depth,
+			Label: n.labelText(), Role: n.msg.Role(), Preview: preview(n.msg.Text())}
+		last := n
+		for runs && len(last.children) == 1 && last.labelText() == "" && leafOf[e.Last] == nil {
+			next := t.nodes[last.children[0]]
+			if next == nil || next.mark == seen || next.labelText() != "" {
+				break
+			}
+			visit(last.children[0])
+			e.Last, last = last.children[0], next
+			e.Run++
+		}
+		e.Children = len(last.children)
+		e.Branches = leafOf[e.Last]
+		entries = append(entries, e)
+		if depth >= 0 && it.depth >= depth {
+			continue
+		}
+		for i := len(last.children) - 1; i >= 0; i-- {
+			stack = append(stack, item{last.children[i], it.depth + 1})
+		}
+	}
+	return entries, more, nil
+}
+
+// preview puts text (Message.Text: newlines written as `\n`) on one line with
+// single spaces, cut to PreviewBytes on a rune boundary.
+func preview(text string) string {
+	var b strings.Builder
+	space := false
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c == '\\' && i+1 < len(text) && (text[i+1] == 'n' || text[i+1] == 't') {
+			c = ' '
+			i++
+		}
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			space = b.Len() > 0
+			continue
+		}
+		if b.Len() >= PreviewBytes && c&0xC0 != 0x80 {
+			b.WriteString("…")
+			return b.String()
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}

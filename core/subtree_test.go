@@ -1,0 +1,145 @@
+package core
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// forked: a b c d on main; at b, branch "side" continues with e f; c is labelled.
+func forked(t *testing.T) (*Tree, map[string]string) {
+	t.Helper()
+	tr, ids := chain(t, "a", "b", "c", "d")
+	at := map[string]string{"a": ids[0], "b": ids[1], "c": ids[2], "d": ids[3]}
+	if _, err := tr.Branch(ids[1], "side", 10); err != nil {
+		t.Fatal(err)
+	}
+	at["e"] = mustAppend(t, tr, msg("user", "e"), 11)
+	at["f"] = mustAppend(t, tr, msg("assistant", "f"), 12)
+	if err := tr.Label(ids[2], "mid"); err != nil {
+		t.Fatal(err)
+	}
+	return tr, at
+}
+
+func TestASubtreeListsEveryNodeDepthFirstWithoutMessages(t *testing.T) {
+	tr, at := forked(t)
+	got, more, err := tr.Subtree("", -1, 0, false)
+	if err != nil || more {
+		t.Fatalf("Subtree: %v, more %v", err, more)
+	}
+	var order []string
+	for _, e := range got {
+		order = append(order, e.Preview)
+		if e.Run != 1 || e.Last != e.ID {
+			t.Fatalf("an entry of a plain read is a run: %+v", e)
+		}
+	}
+	if want := []string{"a", "b", "c", "d", "e", "f"}; !slices.Equal(order, want) {
+		t.Fatalf("order %v, want %v", order, want)
+	}
+	b := got[1]
+	if b.ID != at["b"] || b.Parent != at["a"] || b.Depth != 1 || b.Children != 2 || b.Role != "assistant" {
+		t.Fatalf("b: %+v", b)
+	}
+	if c := got[2]; c.Label != "mid" || c.Depth != 2 {
+		t.Fatalf("c: %+v", c)
+	}
+	if d, f := got[3], got[5]; !slices.Equal(d.Branches, []string{"main"}) || !slices.Equal(f.Branches, []string{"side"}) || got[0].Branches != nil {
+		t.Fatalf("branch ends: d %v, f %v, a %v", d.Branches, f.Branches, got[0].Branches)
+	}
+}
+
+func TestASubtreeInRunsFoldsEachChainWithoutAForkLabelOrBranchEnd(t *testing.T) {
+	tr, at := forked(t)
+	got, _, err := tr.Subtree("", -1, 0, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type run struct {
+		id, last string
+		n, depth int
+	}
+	var runs []run
+	for _, e := range got {
+		runs = append(runs, run{e.ID, e.Last, e.Run, e.Depth})
+	}
+	// a b (b forks) · c (labelled: a run of its own) · d · e f
+	want := []run{{at["a"], at["b"], 2, 0}, {at["c"], at["c"], 1, 1}, {at["d"], at["d"], 1, 2}, {at["e"], at["f"], 2, 1}}
+	if !slices.Equal(runs, want) {
+		t.Fatalf("runs %+v, want %+v", runs, want)
+	}
+	if got[0].Children != 2 || got[1].Label != "mid" || !slices.Equal(got[2].Branches, []string{"main"}) || got[1].Parent != at["b"] || got[2].Parent != at["c"] {
+		t.Fatalf("entries %+v", got)
+	}
+}
+
+func TestALongChatWithoutForksIsOneRun(t *testing.T) {
+	texts := make([]string, 5000)
+	for i := range texts {
+		texts[i] = "m"
+	}
+	tr, ids := chain(t, texts...)
+	got, more, err := tr.Subtree("", -1, 1, true)
+	if err != nil || more || len(got) != 1 || got[0].Run != 5000 || got[0].Last != ids[4999] {
+		t.Fatalf("got %+v more %v err %v", got, more, err)
+	}
+}
+
+func TestASubtreeStopsAtItsDepthAndLimit(t *testing.T) {
+	tr, at := forked(t)
+	got, more, _ := tr.Subtree(at["b"], 1, 0, false)
+	if more || len(got) != 3 || got[0].ID != at["b"] || got[0].Depth != 0 || got[1].ID != at["c"] || got[2].ID != at["e"] {
+		t.Fatalf("from b, depth 1: %+v (more %v)", got, more)
+	}
+	if got[1].Children != 1 {
+		t.Fatal("an entry at the depth bound does not count its children")
+	}
+	got, more, _ = tr.Subtree("", -1, 3, false)
+	if !more || len(got) != 3 {
+		t.Fatalf("limit 3: %d entries, more %v", len(got), more)
+	}
+	got, more, _ = tr.Subtree("", -1, 6, false)
+	if more || len(got) != 6 {
+		t.Fatalf("limit 6 of 6: %d entries, more %v", len(got), more)
+	}
+	_, _, err := tr.Subtree("nope", -1, 0, false)
+	wantCode(t, err, CodeNotFound)
+}
+
+func TestASubtreeOfACorruptTreeListsEachNodeOnceAndEnds(t *testing.T) {
+	tr, at := forked(t)
+	// d claims a as its child: a cycle through the children lists.
+	tr.nodes[at["d"]].children = []string{at["a"], "gone"}
+	for _, runs := range []bool{false, true} {
+		got, _, err := tr.Subtree("", -1, 0, runs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, e := range got {
+			n += e.Run
+		}
+		if n != 6 {
+			t.Fatalf("runs %v: %d nodes listed, want 6", runs, n)
+		}
+	}
+	for _, n := range tr.nodes {
+		if n.mark != 0 {
+			t.Fatal("a mark was left behind")
+		}
+	}
+}
+
+func TestAPreviewIsOneShortLine(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"  hello\\n\\n  world ", "hello world"},
+		{"", ""},
+		{strings.Repeat("é", 100), strings.Repeat("é", 60) + "…"},
+		{strings.Repeat("x", 120), strings.Repeat("x", 120)},
+	} {
+		if got := preview(c.in); got != c.want {
+			t.Errorf("preview(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,107 @@
+// subtree (issue 16): the nodes of a subtree without their messages, for a
+// tree view, read a window at a time. Runs under node --test and in Chromium
+// (browser.mjs), with either flavour (harness.js); the worker entry's copy of
+// the call is at the end (Chromium only).
+import { test, assert, isNode, full, mainSource } from "./harness.js";
+import { init, SessionTree } from "../sessiontree.js";
+
+await init(mainSource);
+
+const say = (i) => ({ role: i % 2 ? "assistant" : "user", content: `turn ${i}\n  ✨` });
+
+// a b c d on main; at b, "side" goes on with e f; c is labelled "mid".
+function forked() {
+  const t = SessionTree.fromLinear([say(0), say(1), say(2), say(3)], 1);
+  const [a, b, c, d] = t.activePath();
+  t.branch(b, "side", 2);
+  const e = t.append(say(4), 3);
+  const f = t.append(say(5), 4);
+  t.label(c, "mid");
+  return { t, a, b, c, d, e, f };
+}
+
+test("subtree lists every node depth first with its parent, child count, role, preview, label and branch ends, never a message", () => {
+  const { t, a, b, c, d, e, f } = forked();
+  const { nodes, more } = t.subtree();
+  assert.equal(more, false);
+  assert.deepEqual(nodes.map((n) => n.id), [a, b, c, d, e, f]);
+  assert.deepEqual(nodes[1], { id: b, parent: a, depth: 1, childCount: 2, role: "assistant", preview: "turn 1 ✨", label: null, branches: [], run: 1, last: b });
+  assert.equal(nodes[0].parent, null);
+  assert.equal(nodes[2].label, "mid");
+  assert.deepEqual(nodes[3].branches, ["main"]);
+  assert.deepEqual(nodes[5].branches, ["side"]);
+  assert.ok(nodes.every((n) => !("message" in n)));
+  // The same nodes as node() tells, one by one.
+  for (const n of nodes) {
+    const full = t.node(n.id);
+    assert.equal(n.parent, full.parent);
+    assert.equal(n.childCount, full.children.length);
+    assert.equal(n.role, full.message.role);
+  }
+  t.free();
+});
+
+test("subtree(id, { depth, limit }) reads a window: below one node, so deep, so many", () => {
+  const { t, b, c, e } = forked();
+  const below = t.subtree(b, { depth: 1 });
+  assert.deepEqual(below.nodes.map((n) => [n.id, n.depth]), [[b, 0], [c, 1], [e, 1]]);
+  assert.equal(below.nodes[1].childCount, 1, "a node at the depth bound still counts its children");
+  const first = t.subtree(null, { limit: 2 });
+  assert.equal(first.nodes.length, 2);
+  assert.equal(first.more, true);
+  assert.equal(t.subtree(null, { limit: 6 }).more, false);
+  assert.deepEqual(t.subtree(b, { depth: 0 }).nodes.map((n) => n.id), [b]);
+  t.free();
+});
+
+test("subtree with runs folds each chain without a fork, label or branch end into one entry", () => {
+  const { t, a, b, c, d, e, f } = forked();
+  const { nodes } = t.subtree(null, { runs: true });
+  assert.deepEqual(nodes.map((n) => [n.id, n.last, n.run, n.depth]), [[a, b, 2, 0], [c, c, 1, 1], [d, d, 1, 2], [e, f, 2, 1]]);
+  assert.deepEqual(nodes[3].branches, ["side"]);
+  t.free();
+  const long = SessionTree.fromLinear(Array.from({ length: 20000 }, (_, i) => say(i)), 1);
+  const one = long.subtree(null, { runs: true, limit: 10 });
+  assert.equal(one.nodes.length, 1);
+  assert.equal(one.nodes[0].run, 20000);
+  assert.equal(one.nodes[0].last, long.pathWindow(-1).ids[0]);
+  assert.deepEqual(one.nodes[0].branches, ["main"]);
+  long.free();
+});
+
+test("subtree checks its arguments: an unknown node, a bad depth or limit, a freed tree", () => {
+  const { t } = forked();
+  assert.throws(() => t.subtree("nope"), "not_found");
+  assert.throws(() => t.subtree(null, { depth: -1 }), "invalid_input", /"depth"/);
+  assert.throws(() => t.subtree(null, { limit: 0 }), "invalid_input", /"limit"/);
+  assert.throws(() => t.subtree(null, { limit: 1.5 }), "invalid_input", /"limit"/);
+  assert.throws(() => t.subtree(null, "deep"), "invalid_input", /options/);
+  assert.deepEqual(new SessionTree().subtree(), { nodes: [], more: false });
+  t.free();
+  assert.throws(() => t.subtree(), "invalid_input", /freed/);
+});
+
+test("a preview is one short line of the message's text", () => {
+  const t = new SessionTree();
+  t.append({ role: "user", content: "  many\n\nlines\there  " }, 1);
+  t.append({ role: "assistant", content: "é".repeat(500) }, 2);
+  t.append({ role: "assistant", content: [{ type: "text", text: "a part" }] }, 3);
+  const p = t.subtree().nodes.map((n) => n.preview);
+  assert.equal(p[0], "many lines here");
+  assert.equal(p[1], "é".repeat(60) + "…");
+  assert.equal(p[2], "a part");
+  t.free();
+});
+
+if (!isNode) {
+  test("worker: subtree answers through sessiontree/worker as on the page", async () => {
+    const { connect } = await import("../worker.js");
+    const st = await connect(full ? { full: true } : undefined);
+    const { t } = forked();
+    const w = await st.SessionTree.load(t.save());
+    assert.deepEqual(await w.subtree(null, { runs: true }), t.subtree(null, { runs: true }));
+    await w.free();
+    t.free();
+    st.close();
+  });
+}

@@ -1,0 +1,76 @@
+package treecalls
+
+import (
+	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
+
+// subtree returns core's Subtree as {"nodes":[…],"more":bool}: the nodes
+// under a node without their messages, for a tree view (issue 16).
+// Arguments: the top node ("" for every root), the depth bound ("" for none)
+// and the limit (0 for none) in decimal, and "1" to fold chains into runs.
+func subtree(r *Request) ([]byte, error) {
+	from, err := r.str(0, "id")
+	if err != nil {
+		return nil, err
+	}
+	depth := -1
+	if b, err := r.arg(1, "depth"); err != nil {
+		return nil, err
+	} else if len(b) > 0 {
+		if depth, err = countArg(r, 1, "depth"); err != nil {
+			return nil, err
+		}
+	}
+	limit, err := countArg(r, 2, "limit")
+	if err != nil {
+		return nil, err
+	}
+	runs, err := r.arg(3, "runs")
+	if err != nil {
+		return nil, err
+	}
+	entries, more, err := r.tree.Subtree(from, depth, limit, string(runs) == "1")
+	if err != nil {
+		return nil, err
+	}
+	b := grow(64 * len(entries))
+	b = append(b, `{"nodes":[`...)
+	for i, e := range entries {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendEntry(b, &e)
+	}
+	b = append(b, `],"more":`...)
+	if more {
+		b = append(b, "true}"...)
+	} else {
+		b = append(b, "false}"...)
+	}
+	return b, nil
+}
+
+func appendEntry(b []byte, e *core.TreeEntry) []byte {
+	b = append(b, `{"id":`...)
+	b = rawjson.AppendString(b, e.ID)
+	b = append(b, `,"parent":`...)
+	b = appendOptString(b, e.Parent)
+	b = append(b, `,"depth":`...)
+	b = rawjson.AppendInt(b, int64(e.Depth))
+	b = append(b, `,"childCount":`...)
+	b = rawjson.AppendInt(b, int64(e.Children))
+	b = append(b, `,"role":`...)
+	b = rawjson.AppendString(b, e.Role)
+	b = append(b, `,"preview":`...)
+	b = rawjson.AppendString(b, e.Preview)
+	b = append(b, `,"label":`...)
+	b = appendOptString(b, e.Label)
+	b = append(b, `,"branches":`...)
+	b = rawjson.AppendStrings(b, e.Branches)
+	b = append(b, `,"run":`...)
+	b = rawjson.AppendInt(b, int64(e.Run))
+	b = append(b, `,"last":`...)
+	b = rawjson.AppendString(b, e.Last)
+	return append(b, '}')
+}
