@@ -43,6 +43,7 @@ func (t *Tree) AppendMarshal(buf []byte) []byte {
 	}
 	buf = append(buf, `},"nodes":{`...)
 	for i, kn := range t.sortedNodes() {
+		tick()
 		if i > 0 {
 			buf = append(buf, ',')
 		}
@@ -649,6 +650,7 @@ func (l *loader) nodes() error {
 		l.kids = make([]string, 0, n)
 	}
 	return l.d.Members(func(rawKey []byte) error {
+		tick()
 		key := rawjson.KeyView(rawKey)
 		if err := checkStoredName("node key", key); err != nil {
 			return l.corrupt("nodes", err.(*Error).Message)

@@ -241,6 +241,7 @@ export class TreeObject {
     this.ctx = ctx;
     this.env = env;
     this.indexQueue = [];
+    this.calls = Promise.resolve();
     this.indexing = null;
     const storage = ctx.storage;
     this.tx = (fn) =>
@@ -254,8 +255,25 @@ export class TreeObject {
     const body = new Uint8Array(await request.arrayBuffer());
     if (objectStarted === null || objectGo.exited) objectStarted = startObjects();
     await objectStarted;
-    const res = globalThis.sessiontreeObject(this.ctx.id.toString(), this.ctx.storage.sql, this.tx,
-      request.method, request.url, [...request.headers], body);
+    // One call of this object at a time: a call that pauses between its
+    // slices keeps the tree to itself until it answers.
+    const before = this.calls;
+    let done;
+    this.calls = new Promise((resolve) => (done = resolve));
+    await before;
+    let res;
+    try {
+      res = globalThis.sessiontreeObject(this.ctx.id.toString(), this.ctx.storage.sql, this.tx,
+        request.method, request.url, [...request.headers], body);
+      // A long call answers {pending} after each slice of a few ms: the
+      // event loop serves everyone else before its next slice.
+      while (res.pending !== undefined) {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        res = globalThis.sessiontreeResume(res.pending);
+      }
+    } finally {
+      done();
+    }
     if (res.headers.some(([k]) => k.toLowerCase() === PREFIX + "live")) {
       // Go accepted a live client: a hibernatable WebSocket on this object,
       // tagged with the client's name, greeted with the answer's body.
