@@ -62,6 +62,11 @@ func main() {
 				err = safejs.Global().Set("sessiontreeResume", fn)
 			}
 		}
+		if err == nil {
+			if fn, err = safejs.FuncOf(serveMigrate); err == nil {
+				err = safejs.Global().Set("sessiontreeMigrate", fn)
+			}
+		}
 		if err != nil {
 			os.Stderr.WriteString("sessiontree worker: " + err.Error() + "\n")
 			os.Exit(1)

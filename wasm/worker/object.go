@@ -644,3 +644,51 @@ func routerConfig(store edge.Store, role edge.Role, key, cors, rate string) edge
 	}
 	return cfg
 }
+
+// serveMigrate is globalThis.sessiontreeMigrate(name, sql, tx, meta, nodes,
+// branches) → "" or an error's text: it stores a tree kept by the older
+// version of the worker (every tree in D1 rows: the trees, nodes and
+// branches tables) in its object, as that object's first write. meta is the
+// tree's D1 row, nodes and branches D1 results of {k, json} rows. The rows must load
+// as a sound tree; an object that holds a tree already is left as it is.
+func serveMigrate(_ safejs.Value, args []safejs.Value) any {
+	if err := migrate(args); err != nil {
+		return "migrating the tree from D1: " + err.Error()
+	}
+	return ""
+}
+
+func migrate(args []safejs.Value) error {
+	if len(args) != 6 {
+		return errors.New("sessiontreeMigrate takes 6 arguments, got " + strconv.Itoa(len(args)))
+	}
+	name, err := args[0].String()
+	if err != nil {
+		return err
+	}
+	m, err := metaOf(args[3])
+	if err != nil {
+		return err
+	}
+	nodes, err := fragmentsOf(args[4])
+	if err != nil {
+		return err
+	}
+	branches, err := fragmentsOf(args[5])
+	if err != nil {
+		return err
+	}
+	t, err := core.Unmarshal(core.JoinRows(m.Root, m.Active, branches, nodes))
+	if err != nil {
+		return errors.New("the stored tree cannot be read: " + err.Error())
+	}
+	if probs := t.Validate(); len(probs) > 0 {
+		return errors.New("the stored tree has problems: " + probs[0].Message)
+	}
+	e := objectFor(name)
+	e.store.sql, e.store.tx = args[1], args[2]
+	if _, err := e.store.Meta(context.Background(), m.Tenant, m.ID); err == nil {
+		return nil // migrated already
+	}
+	return e.store.Create(context.Background(), edge.Write{Meta: m, PutNodes: nodes, PutBranches: branches})
+}

@@ -216,6 +216,26 @@ export default {
   },
 };
 
+// OLD_META reads a tree's row of the D1 index (the older version's only row).
+const OLD_META =
+  "SELECT id, tenant, version, etag, root, active, created_ms, updated_ms FROM trees WHERE id = ?1 AND tenant = ?2";
+
+// CLOSE_TOKEN_EXPIRED is the close code of a live socket whose token expired
+// (edge.CloseTokenExpired): the client opens a new one with a new token.
+const CLOSE_TOKEN_EXPIRED = 4001;
+
+// expired closes ws if the token it was opened with has expired, and says so.
+function expired(ws) {
+  const exp = ws.deserializeAttachment()?.exp;
+  if (!(exp > 0) || Date.now() < exp * 1000) return false;
+  try {
+    ws.close(CLOSE_TOKEN_EXPIRED, "the bearer token expired; connect again with a new one");
+  } catch {
+    // closed already
+  }
+  return true;
+}
+
 // The objects' Go instance: one per isolate, beside the router's, serving
 // every TreeObject of the isolate. Its calls are synchronous (the object's
 // SQLite storage answers at once), so they need no slot: JavaScript runs one
@@ -242,6 +262,7 @@ export class TreeObject {
     this.env = env;
     this.indexQueue = [];
     this.calls = Promise.resolve();
+    this.held = []; // wakers of the writes held for an earlier writer's turn
     this.indexing = null;
     const storage = ctx.storage;
     this.tx = (fn) =>
@@ -255,24 +276,41 @@ export class TreeObject {
     const body = new Uint8Array(await request.arrayBuffer());
     if (objectStarted === null || objectGo.exited) objectStarted = startObjects();
     await objectStarted;
-    // One call of this object at a time: a call that pauses between its
-    // slices keeps the tree to itself until it answers.
-    const before = this.calls;
-    let done;
-    this.calls = new Promise((resolve) => (done = resolve));
-    await before;
-    let res;
-    try {
-      res = globalThis.sessiontreeObject(this.ctx.id.toString(), this.ctx.storage.sql, this.tx,
-        request.method, request.url, [...request.headers], body);
-      // A long call answers {pending} after each slice of a few ms: the
-      // event loop serves everyone else before its next slice.
-      while (res.pending !== undefined) {
-        await new Promise((resolve) => setTimeout(resolve, 0));
-        res = globalThis.sessiontreeResume(res.pending);
+    if (!request.headers.has(PREFIX + "create")) {
+      try {
+        await this.migrateOnce(request);
+      } catch (e) {
+        const error = { code: "internal", message: `the tree's object: ${e.message}` };
+        return new Response(JSON.stringify({ error }) + "\n", {
+          status: 500,
+          headers: { "content-type": "application/json; charset=utf-8" },
+        });
       }
-    } finally {
-      done();
+    }
+    const start = Date.now();
+    let headers = [...request.headers];
+    let res;
+    for (;;) {
+      res = await this.call(request, headers, body);
+      // A write held for an earlier writer's turn (wasm/edge/turns.go) is
+      // asked again a little later, saying how long it has waited; the
+      // object serves other calls meanwhile.
+      const hold = res.headers.find(([k]) => k.toLowerCase() === PREFIX + "hold");
+      if (hold === undefined) break;
+      // It is asked again when a write of this object went in, or after the
+      // hold's milliseconds at most.
+      let timer;
+      await Promise.race([
+        new Promise((resolve) => this.held.push(resolve)),
+        new Promise((resolve) => (timer = setTimeout(resolve, Number(hold[1]) || 1))),
+      ]);
+      clearTimeout(timer);
+      headers = [...request.headers, [PREFIX + "held", String(Date.now() - start)]];
+    }
+    if (res.push.length > 0 && this.held.length > 0) {
+      const held = this.held;
+      this.held = [];
+      for (const wake of held) wake();
     }
     if (res.headers.some(([k]) => k.toLowerCase() === PREFIX + "live")) {
       // Go accepted a live client: a hibernatable WebSocket on this object,
@@ -280,12 +318,22 @@ export class TreeObject {
       const [client, server] = Object.values(new WebSocketPair());
       const tag = res.headers.find(([k]) => k.toLowerCase() === PREFIX + "client");
       this.ctx.acceptWebSocket(server, tag ? [tag[1]] : []);
+      // The socket lives no longer than the token it was opened with: the
+      // expiry is kept with the socket (it survives hibernation), and an
+      // alarm closes it then.
+      const exp = Number(res.headers.find(([k]) => k.toLowerCase() === PREFIX + "expires")?.[1]);
+      if (exp > 0) {
+        server.serializeAttachment({ exp });
+        const alarm = await this.ctx.storage.getAlarm();
+        if (alarm === null || alarm > exp * 1000) await this.ctx.storage.setAlarm(exp * 1000);
+      }
       server.send(new TextDecoder().decode(res.body));
       return new Response(null, { status: 101, webSocket: client });
     }
     for (const msg of res.push) {
       for (const ws of this.ctx.getWebSockets()) {
         if (res.pushExcept !== "" && this.ctx.getTags(ws).includes(res.pushExcept)) continue;
+        if (expired(ws)) continue;
         try {
           ws.send(msg);
         } catch {
@@ -299,6 +347,73 @@ export class TreeObject {
       if (res.indexNow) await flushing;
     }
     return responseOf(res);
+  }
+
+  // migrateOnce moves a tree stored by the older version of the worker (in
+  // D1 rows: the trees, nodes and branches tables) into this object, on the
+  // object's first request, if the object holds no tree; see migrate.
+  migrateOnce(request) {
+    if (this.migration === undefined) {
+      this.migration = this.migrate(request).catch((e) => {
+        this.migration = undefined; // tried again on the next request
+        throw e;
+      });
+    }
+    return this.migration;
+  }
+
+  async migrate(request) {
+    let holds = false;
+    try {
+      holds = this.ctx.storage.sql.exec("SELECT 1 AS x FROM tree LIMIT 1").toArray().length > 0;
+    } catch {
+      // no table yet: a new object
+    }
+    if (holds) return;
+    const tenant = request.headers.get(PREFIX + "tenant");
+    const id = new URL(request.url).pathname.split("/")[3] ?? "";
+    if (!tenant || !/^[0-9a-f]{32}$/.test(id)) return;
+    const db = this.env.DB;
+    // A tree of the older version has its branches in D1; one of objects
+    // has only its row in the index there.
+    const [meta, branches] = await db.batch([
+      db.prepare(OLD_META).bind(id, tenant),
+      db.prepare("SELECT name AS k, json FROM branches WHERE tree = ?1 ORDER BY name").bind(id),
+    ]);
+    if (meta.results.length === 0 || branches.results.length === 0) return;
+    const nodes = await db.prepare("SELECT id AS k, json FROM nodes WHERE tree = ?1 ORDER BY id").bind(id).all();
+    if (objectStarted === null || objectGo.exited) objectStarted = startObjects();
+    await objectStarted;
+    const err = globalThis.sessiontreeMigrate(this.ctx.id.toString(), this.ctx.storage.sql, this.tx,
+      meta.results[0], nodes, branches);
+    if (err !== "") throw new Error(err);
+    // The rows are in the object now; D1 keeps only the index row.
+    await db.batch([
+      db.prepare("DELETE FROM nodes WHERE tree = ?1").bind(id),
+      db.prepare("DELETE FROM branches WHERE tree = ?1").bind(id),
+    ]);
+  }
+
+  // call runs one call of this object in Go. One call at a time: a call that
+  // pauses between its slices keeps the tree to itself until it answers.
+  async call(request, headers, body) {
+    const before = this.calls;
+    let done;
+    this.calls = new Promise((resolve) => (done = resolve));
+    await before;
+    try {
+      let res = globalThis.sessiontreeObject(this.ctx.id.toString(), this.ctx.storage.sql, this.tx,
+        request.method, request.url, headers, body);
+      // A long call answers {pending} after each slice of a few ms: the
+      // event loop serves everyone else before its next slice.
+      while (res.pending !== undefined) {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        res = globalThis.sessiontreeResume(res.pending);
+      }
+      return res;
+    } finally {
+      done();
+    }
   }
 
   // flushIndex runs the queued D1 statements of the tenant's index, one batch
@@ -321,9 +436,22 @@ export class TreeObject {
     return this.indexing;
   }
 
+  // alarm closes the live sockets whose token expired, and is set again for
+  // the next expiry.
+  async alarm() {
+    let next = Infinity;
+    for (const ws of this.ctx.getWebSockets()) {
+      if (!expired(ws)) next = Math.min(next, ws.deserializeAttachment()?.exp * 1000 || Infinity);
+    }
+    if (next !== Infinity) await this.ctx.storage.setAlarm(next);
+  }
+
   // Live clients only listen; what they send is ignored (a ping keeps a
-  // connection open through proxies).
-  webSocketMessage() {}
+  // connection open through proxies). A message on a socket whose token
+  // expired closes it.
+  webSocketMessage(ws) {
+    expired(ws);
+  }
 
   webSocketClose(ws, code) {
     try {

@@ -153,11 +153,13 @@ func loadLat(clients int, d time.Duration, fn func(client int) error) (float64, 
 }
 
 // ifMatchWriters runs clients that each append with If-Match, reading the
-// tree again after a 412, for d; it reports acknowledged writes per second,
+// tree again after a 412, for d; each names itself (Sessiontree-Client), as
+// js/sync.js does, which gives it a turn after it lost (wasm/edge/turns.go); it reports acknowledged writes per second,
 // the 412s, and how many clients got at least one write in.
-func ifMatchWriters(t target, id string, clients int, d time.Duration) (float64, int64, int, int64) {
+func ifMatchWriters(t target, id string, clients int, d time.Duration) (float64, int64, int, int64, time.Duration) {
 	etags := make([]string, clients)
 	acked := make([]atomic.Int64, clients)
+	var lastFirst atomic.Int64 // when the last writer to get in got its first write in, since start
 	var stale, errs atomic.Int64
 	var firstErr atomic.Value
 	defer func() {
@@ -168,7 +170,7 @@ func ifMatchWriters(t target, id string, clients int, d time.Duration) (float64,
 	start := time.Now()
 	_, ok, _, _ := loadLat(clients, d, func(i int) error {
 		if etags[i] == "" {
-			code, body, hdr, err := t.doHdr("GET", "/v1/trees/"+id+"/projection", "", "")
+			code, body, hdr, err := t.doHdr("GET", "/v1/trees/"+id+"/projection", "", "", "")
 			if err != nil || code != 200 {
 				errs.Add(1)
 				e := fmt.Errorf("read: %d %v %.200s", code, err, body)
@@ -177,7 +179,7 @@ func ifMatchWriters(t target, id string, clients int, d time.Duration) (float64,
 			}
 			etags[i] = hdr.Get("ETag")
 		}
-		code, body, hdr, err := t.doHdr("POST", "/v1/trees/"+id+"/ops", appendBody, etags[i])
+		code, body, hdr, err := t.doHdr("POST", "/v1/trees/"+id+"/ops", appendBody, etags[i], "w"+strconv.Itoa(i))
 		switch {
 		case err != nil:
 			errs.Add(1)
@@ -194,7 +196,9 @@ func ifMatchWriters(t target, id string, clients int, d time.Duration) (float64,
 			return e
 		}
 		etags[i] = hdr.Get("ETag")
-		acked[i].Add(1)
+		if acked[i].Add(1) == 1 {
+			lastFirst.Store(int64(time.Since(start)))
+		}
 		return nil
 	})
 	in := 0
@@ -203,11 +207,12 @@ func ifMatchWriters(t target, id string, clients int, d time.Duration) (float64,
 			in++
 		}
 	}
-	return float64(ok) / time.Since(start).Seconds(), stale.Load(), in, errs.Load()
+	return float64(ok) / time.Since(start).Seconds(), stale.Load(), in, errs.Load(), time.Duration(lastFirst.Load())
 }
 
-// doHdr is do with an optional If-Match, returning the headers too.
-func (t target) doHdr(method, path, body, ifMatch string) (int, []byte, http.Header, error) {
+// doHdr is do with an optional If-Match and client name (Sessiontree-Client),
+// returning the headers too.
+func (t target) doHdr(method, path, body, ifMatch, clientName string) (int, []byte, http.Header, error) {
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
@@ -219,6 +224,9 @@ func (t target) doHdr(method, path, body, ifMatch string) (int, []byte, http.Hea
 	req.Header.Set("Authorization", "Bearer "+t.token)
 	if ifMatch != "" {
 		req.Header.Set("If-Match", ifMatch)
+	}
+	if clientName != "" {
+		req.Header.Set(edge.ClientHeader, clientName)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
@@ -260,6 +268,10 @@ func slowUpload(t target, id string, d time.Duration) error {
 
 func fail(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
+	if len(servers) > 0 {
+		l := servers[0].Log()
+		fmt.Fprintf(os.Stderr, "the worker's log, its end:\n%s\n", l[max(0, len(l)-3000):])
+	}
 	for _, s := range servers {
 		s.Stop()
 	}
@@ -426,9 +438,9 @@ func main() {
 		if want("ifmatch") {
 			for _, writers := range []int{32, 128} {
 				id := iso.create(0)
-				acks, stale, in, errs := ifMatchWriters(iso, id, writers, *dur)
-				fmt.Printf("%-50s %9.1f acks/s  412s %d  errors %d  writers that got a write in: %d of %d\n",
-					fmt.Sprintf("worker: %d writers, one tree, If-Match", writers), acks, stale, errs, in, writers)
+				acks, stale, in, errs, last := ifMatchWriters(iso, id, writers, *dur)
+				fmt.Printf("%-50s %9.1f acks/s  412s %d  errors %d  writers that got a write in: %d of %d (the last one's first after %.1f s)\n",
+					fmt.Sprintf("worker: %d writers, one tree, If-Match", writers), acks, stale, errs, in, writers, last.Seconds())
 				if errs != 0 {
 					bad += errs
 				}
