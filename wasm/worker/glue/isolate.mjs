@@ -220,6 +220,9 @@ export default {
 const OLD_META =
   "SELECT id, tenant, version, etag, root, active, created_ms, updated_ms FROM trees WHERE id = ?1 AND tenant = ?2";
 
+// INDEX_GAP_MS is the least time between two writes of one tree's index row.
+const INDEX_GAP_MS = 100;
+
 // CLOSE_TOKEN_EXPIRED is the close code of a live socket whose token expired
 // (edge.CloseTokenExpired): the client opens a new one with a new token.
 const CLOSE_TOKEN_EXPIRED = 4001;
@@ -343,7 +346,7 @@ export class TreeObject {
     }
     if (res.index.length > 0) {
       this.indexQueue.push(...res.index);
-      const flushing = this.flushIndex();
+      const flushing = this.flushIndex(res.indexNow);
       if (res.indexNow) await flushing;
     }
     return responseOf(res);
@@ -416,19 +419,27 @@ export class TreeObject {
     }
   }
 
-  // flushIndex runs the queued D1 statements of the tenant's index, one batch
-  // at a time: writes that arrive meanwhile go in the next batch together.
-  flushIndex() {
+  // flushIndex writes this tree's row of the tenant's index in D1. Each
+  // queued statement is the tree's whole row (at a later version, or its
+  // deletion), so only the last one is run; while one runs, and for
+  // INDEX_GAP_MS after it, writes only queue theirs. A create or a delete
+  // (urgent: in the list before its answer) skips the gap.
+  flushIndex(urgent) {
+    if (urgent) this.indexUrgent = true;
     if (this.indexing === null) {
       this.indexing = (async () => {
         while (this.indexQueue.length > 0) {
-          const stmts = this.indexQueue.splice(0);
-          const db = this.env.DB;
+          const wait = (this.indexAt ?? 0) + INDEX_GAP_MS - Date.now();
+          if (wait > 0 && !this.indexUrgent) await new Promise((resolve) => setTimeout(resolve, wait));
+          const [sql, ...args] = this.indexQueue[this.indexQueue.length - 1];
+          this.indexQueue = [];
+          this.indexUrgent = false;
           try {
-            await db.batch(stmts.map(([sql, ...args]) => db.prepare(sql).bind(...args)));
+            await this.env.DB.prepare(sql).bind(...args).run();
           } catch (e) {
             console.error("sessiontree: the index of trees in D1 was not updated:", e);
           }
+          this.indexAt = Date.now();
         }
         this.indexing = null;
       })();
