@@ -10,43 +10,55 @@ import (
 // whose write just went in has the new ETag in its answer and writes again at
 // once, while each loser needs a 412, a read and a write, and finds the ETag
 // moved on again. Measured on one tree, 5 to 9 of 32 such writers got any
-// write in over 20 s. A tree's object (RoleObject) therefore keeps the
-// writers that lost, by the client name they send (ClientHeader), in the order
-// of their first loss; a write with a current If-Match from anyone else is
-// held while an earlier loser is due, up to HoldMaxMs, and then evaluated
-// (by then, usually, against the loser's new ETag: a 412, and this writer
-// joins the line). The glue holds a request until a write of the tree went
-// in, or HeaderHold milliseconds, then calls again, telling how long it has
-// held it (HeaderHeld).
-// A writer without a client name has no place in the line, and waits like
-// everyone else for the losers that have one.
+// write in over 20 s. A tree's object (RoleObject) therefore keeps a line of
+// the writers that lost or waited, by the client name they send
+// (ClientHeader), in the order they joined. Only the head of the line is
+// served: its 412 comes at once (it reads and writes again, and its write goes
+// in); every other If-Match write is held, in the glue, without an answer,
+// until it is the head or HoldMaxMs passed (then it is evaluated as usual and
+// keeps its place). A head that does not write within grantMs of its 412 went
+// away and loses its place. If-Match keeps its meaning (a write is applied
+// only at the ETag it names); the line decides who gets the next version.
+// A writer without a name has no place in the line and waits while it is
+// not empty.
 
 // HeaderHold on an object's answer asks the glue to call again with the same
-// request after that many milliseconds; HeaderHeld on the call says how long
-// the request has been held so far.
+// request after that many milliseconds, or as soon as a write of the tree
+// names this request's client in HeaderNext (the head of the line, whose
+// turn it is); HeaderHeld on the call says how long the request has been
+// held so far.
 const (
 	HeaderHold = "X-Sessiontree-Hold"
 	HeaderHeld = "X-Sessiontree-Held"
+	HeaderNext = "X-Sessiontree-Next"
 )
 
 const (
-	// HoldMaxMs is the longest a write is held for an earlier loser: a
-	// loser's read and its next write, on a loaded machine.
-	HoldMaxMs = 1000
-	// holdStepMs is how long the glue waits before it asks again, unless a
-	// write of the tree went in first (the glue asks again then).
-	holdStepMs = 250
-	// turnKeepMs is how long a loser keeps its place after its last 412: a
-	// writer that went away does not hold the others for long.
-	turnKeepMs = 2000
+	// HoldMaxMs is the longest a write is held for the writers before it in
+	// line; it is then answered (a 412 if the ETag moved meanwhile) and the
+	// writer keeps its place.
+	HoldMaxMs = 4000
+	// holdStepMs is how long the glue waits before it asks again when no
+	// write names the request's client first; anonymous writers, never
+	// named, ask again sooner.
+	holdStepMs     = 1000
+	holdStepAnonMs = 250
+	// grantMs is how long the head of the line has for its read and its
+	// write after it was told its turn (a 412): a writer that went away
+	// loses its place then, and holds the others no longer.
+	grantMs = 1500
+	// turnKeepMs is how long a loser keeps its place after its last 412.
+	turnKeepMs = 10_000
 	// maxLosers bounds the line.
 	maxLosers = 4096
 )
 
-type loser struct{ first, last int64 }
+// loser is a writer in line: its first 412 since its last write that went
+// in, its last 412, and when it was told it is the head (0: not yet).
+type loser struct{ first, last, grant int64 }
 
 // turns is the line of writers who lost; an object's Handler serves one
-// request at a time, so it needs no lock beyond the Handler's tree entry.
+// request at a time, so it needs no lock.
 type turns struct {
 	losers map[string]loser
 }
@@ -61,12 +73,12 @@ func (t *turns) lost(c string, now int64) {
 	l, ok := t.losers[c]
 	if !ok || now-l.last > turnKeepMs {
 		if !ok && len(t.losers) >= maxLosers {
-			t.prune(now)
+			t.head(now) // drops the expired
 			if len(t.losers) >= maxLosers {
 				return
 			}
 		}
-		l.first = now
+		l = loser{first: now}
 	}
 	l.last = now
 	t.losers[c] = l
@@ -75,64 +87,88 @@ func (t *turns) lost(c string, now int64) {
 // won records a write of client c that went in: its turn is over.
 func (t *turns) won(c string) { delete(t.losers, c) }
 
-func (t *turns) prune(now int64) {
-	for c, l := range t.losers {
-		if now-l.last > turnKeepMs {
-			delete(t.losers, c)
+// head is the writer whose turn it is: the earliest loser, after dropping
+// the expired and a head that let its grant pass.
+func (t *turns) head(now int64) string {
+	for {
+		best, first := "", int64(1<<63-1)
+		for c, l := range t.losers {
+			if now-l.last > turnKeepMs {
+				delete(t.losers, c)
+				continue
+			}
+			if l.first < first || l.first == first && c < best {
+				best, first = c, l.first
+			}
 		}
-	}
-}
-
-// due reports whether a write of client c, held heldMs so far, should wait
-// for an earlier loser.
-func (t *turns) due(c string, heldMs, now int64) bool {
-	if heldMs >= HoldMaxMs || len(t.losers) == 0 {
-		return false
-	}
-	mine := int64(1<<63 - 1)
-	if l, ok := t.losers[c]; ok && c != "" && now-l.last <= turnKeepMs {
-		mine = l.first
-	}
-	for d, l := range t.losers {
-		if now-l.last > turnKeepMs {
-			delete(t.losers, d)
+		if best == "" {
+			return ""
+		}
+		if l := t.losers[best]; l.grant != 0 && now-l.grant > grantMs {
+			delete(t.losers, best) // went away: it joins again at the end on its next 412
 			continue
 		}
-		if d != c && l.first < mine {
-			return true
-		}
+		return best
 	}
-	return false
 }
 
-// precondition checks a write's If-Match against the tree's ETag: a 412 on a
-// mismatch (the writer joins the line), a hold when an earlier loser is due
-// (objects only), else nil.
+// granted notes that the head c was told its turn (its 412) at now.
+func (t *turns) granted(c string, now int64) {
+	if l, ok := t.losers[c]; ok && l.grant == 0 {
+		l.grant = now
+		t.losers[c] = l
+	}
+}
+
+// precondition checks a write's If-Match against the tree's ETag. Without
+// turns (or without If-Match) it is the plain check: 412 on a mismatch. An
+// object's turns add holds: a writer who is not the head of the line is
+// held, whether its ETag is current (it would take the head's turn) or not
+// (a 412 now would only send it to read and come back to be held again);
+// the head gets its 412 at once, or its write goes in.
 func (h *Handler) precondition(q *request, ifMatch, etag string) *apiError {
 	if ifMatch == "" {
 		return nil
 	}
+	match := etagListHas(ifMatch, etag)
+	if h.turns == nil || q.r.Header.Get(HeaderTenant) == "" { // not reached through a router's glue
+		if !match {
+			return errStaleIfMatch(q, ifMatch, etag)
+		}
+		return nil
+	}
 	client := WriterClient(q.r)
-	if !etagListHas(ifMatch, etag) {
-		if h.turns != nil {
-			h.turns.lost(client, h.now())
+	now := h.now()
+	held, _ := strconv.ParseInt(q.r.Header.Get(HeaderHeld), 10, 64)
+	head := h.turns.head(now)
+	if head != "" && head != client && held < HoldMaxMs {
+		h.turns.lost(client, now) // in line from its first wait (a named writer)
+		step := holdStepMs
+		if client == "" {
+			step = holdStepAnonMs
+		}
+		q.w.Header().Set(HeaderHold, strconv.Itoa(step))
+		return errf(http.StatusServiceUnavailable, "busy",
+			"an earlier writer's turn: the tree's object holds this write for a moment")
+	}
+	if !match {
+		h.turns.lost(client, now)
+		if h.turns.head(now) == client {
+			h.turns.granted(client, now)
 		}
 		return errStaleIfMatch(q, ifMatch, etag)
-	}
-	if h.turns != nil && q.r.Header.Get(HeaderTenant) != "" { // reached through a router's glue
-		held, _ := strconv.ParseInt(q.r.Header.Get(HeaderHeld), 10, 64)
-		if h.turns.due(client, held, h.now()) {
-			q.w.Header().Set(HeaderHold, strconv.Itoa(holdStepMs))
-			return errf(http.StatusServiceUnavailable, "busy",
-				"an earlier writer's turn: the tree's object holds this write for a moment")
-		}
 	}
 	return nil
 }
 
-// wonTurn ends the turn of the client of q, whose write went in.
+// wonTurn ends the turn of the client of q, whose write went in, and names
+// the next head for the glue (HeaderNext).
 func (h *Handler) wonTurn(q *request) {
-	if h.turns != nil {
-		h.turns.won(WriterClient(q.r))
+	if h.turns == nil {
+		return
+	}
+	h.turns.won(WriterClient(q.r))
+	if next := h.turns.head(h.now()); next != "" {
+		q.w.Header().Set(HeaderNext, next)
 	}
 }

@@ -33,17 +33,26 @@ func objectCall(t *testing.T, h *Handler, method, path, body, client, ifMatch st
 
 const appendOps = `{"ops":[{"op":"append","message":{"role":"user","content":"x"}}]}`
 
-func TestAWriterWhoLostHasTheNextTurnAndOthersAreHeldUntilItWrites(t *testing.T) {
-	now := int64(1_800_000_000_000)
-	h := New(Config{Store: NewMemStore(), Role: RoleObject, Now: func() int64 { return now }})
+func newTurnsObject(t *testing.T, now *int64) (*Handler, string, string) {
+	h := New(Config{Store: NewMemStore(), Role: RoleObject, Now: func() int64 { return *now }})
 	c := objectCall(t, h, "POST", "/v1/trees", "", "", "", 0)
 	if c.Code != 201 {
 		t.Fatalf("create: %d %s", c.Code, c.Body)
 	}
-	id := strings.Repeat("ab", 16)
-	ops := "/v1/trees/" + id + "/ops"
-	v1 := c.Header().Get("ETag")
-	// b writes first; a, with the ETag it read before, loses.
+	return h, "/v1/trees/" + strings.Repeat("ab", 16) + "/ops", c.Header().Get("ETag")
+}
+
+func wantHeld(t *testing.T, what string, w *httptest.ResponseRecorder) {
+	t.Helper()
+	if w.Code != 503 || w.Header().Get(HeaderHold) == "" {
+		t.Fatalf("%s: %d %q %s, want held", what, w.Code, w.Header().Get(HeaderHold), w.Body)
+	}
+}
+
+func TestOnlyTheHeadOfTheLineIsServedAndTheOthersAreHeldWhateverTheirETag(t *testing.T) {
+	now := int64(1_800_000_000_000)
+	h, ops, v1 := newTurnsObject(t, &now)
+	// b writes first; a, with the ETag it read before, loses: it is the head.
 	b := objectCall(t, h, "POST", ops, appendOps, "b", v1, 0)
 	if b.Code != 200 {
 		t.Fatalf("b: %d %s", b.Code, b.Body)
@@ -52,51 +61,44 @@ func TestAWriterWhoLostHasTheNextTurnAndOthersAreHeldUntilItWrites(t *testing.T)
 	if a := objectCall(t, h, "POST", ops, appendOps, "a", v1, 0); a.Code != 412 {
 		t.Fatalf("a with a stale ETag: %d %s", a.Code, a.Body)
 	}
-	// b, the last winner, writes again at once with the current ETag: it is
-	// held for a (503 with the hold header, for the glue), and so is a writer
-	// without a name.
+	// b writes again at once with the current ETag: held, in line after a;
+	// c, stale, is held too (no 412 that would only send it to read), and
+	// so is a writer without a name.
 	now += 5
-	held := objectCall(t, h, "POST", ops, appendOps, "b", v2, 0)
-	if held.Code != 503 || held.Header().Get(HeaderHold) == "" {
-		t.Fatalf("b while a is due: %d %q %s", held.Code, held.Header().Get(HeaderHold), held.Body)
-	}
-	if anon := objectCall(t, h, "POST", ops, appendOps, "", v2, 0); anon.Code != 503 {
-		t.Fatalf("a writer without a name while a is due: %d %s", anon.Code, anon.Body)
-	}
-	// a, having read the tree again, writes with the current ETag: not held.
+	wantHeld(t, "b while a is due", objectCall(t, h, "POST", ops, appendOps, "b", v2, 0))
+	wantHeld(t, "c while a is due", objectCall(t, h, "POST", ops, appendOps, "c", v1, 0))
+	wantHeld(t, "a writer without a name", objectCall(t, h, "POST", ops, appendOps, "", v2, 0))
+	// a, having read the tree again, writes: it goes in, and b is named next.
 	a := objectCall(t, h, "POST", ops, appendOps, "a", v2, 0)
-	if a.Code != 200 {
-		t.Fatalf("a's turn: %d %s", a.Code, a.Body)
+	if a.Code != 200 || a.Header().Get(HeaderNext) != "b" {
+		t.Fatalf("a's turn: %d next %q %s", a.Code, a.Header().Get(HeaderNext), a.Body)
 	}
-	// b's held write, asked again, now meets a's ETag: 412, and b is in line.
+	// b's held write, asked again, meets a's ETag: 412 at once (b is the
+	// head); c is still held.
 	if again := objectCall(t, h, "POST", ops, appendOps, "b", v2, 10); again.Code != 412 {
 		t.Fatalf("b after a's write: %d %s", again.Code, again.Body)
 	}
-	if !h.turns.due("a", 0, now) || h.turns.due("b", 0, now) {
-		t.Fatalf("the line after b lost: %v", h.turns.losers)
+	wantHeld(t, "c while b is due", objectCall(t, h, "POST", ops, appendOps, "c", v1, 20))
+	v3 := a.Header().Get("ETag")
+	if w := objectCall(t, h, "POST", ops, appendOps, "b", v3, 0); w.Code != 200 || w.Header().Get(HeaderNext) != "c" {
+		t.Fatalf("b's turn: %d next %q %s", w.Code, w.Header().Get(HeaderNext), w.Body)
 	}
 }
 
-func TestAWriteIsHeldNoLongerThanHoldMaxAndALoserWhoLeftLosesItsPlace(t *testing.T) {
+func TestAWriteIsHeldNoLongerThanHoldMaxAndAHeadThatWentAwayLosesItsPlace(t *testing.T) {
 	now := int64(1_800_000_000_000)
-	h := New(Config{Store: NewMemStore(), Role: RoleObject, Now: func() int64 { return now }})
-	c := objectCall(t, h, "POST", "/v1/trees", "", "", "", 0)
-	id := strings.Repeat("ab", 16)
-	ops := "/v1/trees/" + id + "/ops"
+	h, ops, etag := newTurnsObject(t, &now)
 	if a := objectCall(t, h, "POST", ops, appendOps, "a", `"0-stale"`, 0); a.Code != 412 {
 		t.Fatalf("a: %d %s", a.Code, a.Body)
 	}
-	etag := c.Header().Get("ETag")
-	if b := objectCall(t, h, "POST", ops, appendOps, "b", etag, HoldMaxMs); b.Code != 200 {
+	b := objectCall(t, h, "POST", ops, appendOps, "b", etag, HoldMaxMs)
+	if b.Code != 200 {
 		t.Fatalf("b held for HoldMaxMs: %d %s", b.Code, b.Body)
 	}
-	if a := objectCall(t, h, "POST", ops, appendOps, "a", `"0-stale"`, 0); a.Code != 412 {
-		t.Fatalf("a: %d %s", a.Code, a.Body)
-	}
-	now += turnKeepMs + 1
-	w := objectCall(t, h, "POST", ops, appendOps, "b", "*", 0)
-	if w.Code != 200 {
-		t.Fatalf("b after a went quiet for %d ms: %d %s", turnKeepMs+1, w.Code, w.Body)
+	wantHeld(t, "c while a is due", objectCall(t, h, "POST", ops, appendOps, "c", "*", 0))
+	now += grantMs + 1 // a never came back after its 412
+	if w := objectCall(t, h, "POST", ops, appendOps, "c", "*", 0); w.Code != 200 {
+		t.Fatalf("c after a went away: %d %s", w.Code, w.Body)
 	}
 	// Without If-Match, nobody is held.
 	if a := objectCall(t, h, "POST", ops, appendOps, "a", `"0-stale"`, 0); a.Code != 412 {

@@ -175,7 +175,9 @@ const PREFIX = "x-sessiontree-";
 
 function responseOf(res) {
   const empty = res.body.length === 0 || res.status === 204 || res.status === 304;
-  return new Response(empty ? null : res.body, { status: res.status, headers: res.headers });
+  // The X-Sessiontree- headers are for this glue, never for the client.
+  const headers = res.headers.filter(([k]) => !k.toLowerCase().startsWith(PREFIX));
+  return new Response(empty ? null : res.body, { status: res.status, headers });
 }
 
 export default {
@@ -265,7 +267,7 @@ export class TreeObject {
     this.env = env;
     this.indexQueue = [];
     this.calls = Promise.resolve();
-    this.held = []; // wakers of the writes held for an earlier writer's turn
+    this.held = new Map(); // client name → wakers of its writes held for an earlier writer's turn
     this.indexing = null;
     const storage = ctx.storage;
     this.tx = (fn) =>
@@ -300,21 +302,24 @@ export class TreeObject {
       // object serves other calls meanwhile.
       const hold = res.headers.find(([k]) => k.toLowerCase() === PREFIX + "hold");
       if (hold === undefined) break;
-      // It is asked again when a write of this object went in, or after the
-      // hold's milliseconds at most.
-      let timer;
+      // It is asked again when a write names its client next in line, or
+      // after the hold's milliseconds at most.
+      const name = request.headers.get("sessiontree-client") ?? "";
+      let timer, wake;
       await Promise.race([
-        new Promise((resolve) => this.held.push(resolve)),
+        new Promise((resolve) => {
+          wake = resolve;
+          if (!this.held.has(name)) this.held.set(name, new Set());
+          this.held.get(name).add(wake);
+        }),
         new Promise((resolve) => (timer = setTimeout(resolve, Number(hold[1]) || 1))),
       ]);
       clearTimeout(timer);
+      this.held.get(name)?.delete(wake);
       headers = [...request.headers, [PREFIX + "held", String(Date.now() - start)]];
     }
-    if (res.push.length > 0 && this.held.length > 0) {
-      const held = this.held;
-      this.held = [];
-      for (const wake of held) wake();
-    }
+    const next = res.headers.find(([k]) => k.toLowerCase() === PREFIX + "next");
+    if (next !== undefined) for (const wake of this.held.get(next[1]) ?? []) wake();
     if (res.headers.some(([k]) => k.toLowerCase() === PREFIX + "live")) {
       // Go accepted a live client: a hibernatable WebSocket on this object,
       // tagged with the client's name, greeted with the answer's body.
