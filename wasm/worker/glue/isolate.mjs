@@ -218,6 +218,26 @@ export default {
   },
 };
 
+// STREAM_SLICE is the size of the slices a large answer (an export) is sent
+// in, one per turn of the event loop: a 10 MB body copied in one go would
+// hold the isolate's thread (under wrangler dev, every tenant's) meanwhile.
+const STREAM_SLICE = 256 * 1024;
+
+function paced(res) {
+  const body = res.body;
+  let at = 0;
+  const stream = new ReadableStream({
+    async pull(controller) {
+      if (at > 0) await new Promise((resolve) => setTimeout(resolve, 0));
+      controller.enqueue(body.slice(at, at + STREAM_SLICE));
+      at += STREAM_SLICE;
+      if (at >= body.length) controller.close();
+    },
+  });
+  const headers = res.headers.filter(([k]) => !k.toLowerCase().startsWith(PREFIX));
+  return new Response(stream, { status: res.status, headers });
+}
+
 // OLD_META reads a tree's row of the D1 index (the older version's only row).
 const OLD_META =
   "SELECT id, tenant, version, etag, root, active, created_ms, updated_ms FROM trees WHERE id = ?1 AND tenant = ?2";
@@ -354,6 +374,7 @@ export class TreeObject {
       const flushing = this.flushIndex(res.indexNow);
       if (res.indexNow) await flushing;
     }
+    if (res.body.length > STREAM_SLICE) return paced(res);
     return responseOf(res);
   }
 

@@ -478,6 +478,12 @@ func main() {
 		}
 		quiet := probe(*dur / 2)
 		huge := iso.create(50_000)
+		// The export arrives whole (the object sends a large body in slices).
+		code, body, err := iso.do("GET", "/v1/trees/"+huge+"/export?format=openai", "")
+		var msgs []json.RawMessage
+		if err != nil || code != 200 || json.Unmarshal(body, &msgs) != nil || len(msgs) != 50_000 {
+			fail("export of the 50,000-node tree: %d %v, %d bytes, %d messages", code, err, len(body), len(msgs))
+		}
 		slowDone := make(chan error, 1)
 		go func() { slowDone <- slowUpload(iso, small, *dur) }()
 		stopExports := make(chan struct{})
