@@ -35,20 +35,22 @@ const (
 
 const (
 	// HoldMaxMs is the longest a write is held for the writers before it in
-	// line; it is then answered (a 412 if the ETag moved meanwhile) and the
-	// writer keeps its place.
-	HoldMaxMs = 4000
+	// line (128 writers on one tree take about that for a round); it is then
+	// answered (a 412 if the ETag moved meanwhile) and the writer keeps its
+	// place.
+	HoldMaxMs = 10_000
 	// holdStepMs is how long the glue waits before it asks again when no
-	// write names the request's client first; anonymous writers, never
-	// named, ask again sooner.
-	holdStepMs     = 1000
+	// write names the request's client next: a named writer is woken when it
+	// is; anonymous writers, never named, ask again every holdStepAnonMs.
+	holdStepMs     = HoldMaxMs
 	holdStepAnonMs = 250
 	// grantMs is how long the head of the line has for its read and its
 	// write after it was told its turn (a 412): a writer that went away
 	// loses its place then, and holds the others no longer.
 	grantMs = 1500
-	// turnKeepMs is how long a loser keeps its place after its last 412.
-	turnKeepMs = 10_000
+	// turnKeepMs is how long a writer keeps its place after it was last
+	// seen (a 412, or a held write asked again).
+	turnKeepMs = 3 * HoldMaxMs
 	// maxLosers bounds the line.
 	maxLosers = 4096
 )

@@ -270,7 +270,13 @@ func fail(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
 	if len(servers) > 0 {
 		l := servers[0].Log()
-		fmt.Fprintf(os.Stderr, "the worker's log, its end:\n%s\n", l[max(0, len(l)-3000):])
+		var bad []string
+		for _, line := range strings.Split(l, "\n") {
+			if strings.Contains(line, "rror") || strings.Contains(line, "xception") || strings.Contains(line, "restart") {
+				bad = append(bad, line)
+			}
+		}
+		fmt.Fprintf(os.Stderr, "the worker's log, its errors (%d lines; the first 40):\n%s\n", len(bad), strings.Join(bad[:min(len(bad), 40)], "\n"))
 	}
 	for _, s := range servers {
 		s.Stop()
