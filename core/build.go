@@ -4,6 +4,7 @@ package core
 // importer or a merge needs: ids and times are kept as they were. The id must be
 // new (CodeConflict) and the parent must exist (CodeNotFound). No branch moves.
 func (t *Tree) InsertNode(id, parent string, msg Message, label string, atMs int64) error {
+	tick()
 	if err := checkName("id", id); err != nil {
 		return err
 	}

@@ -43,6 +43,7 @@ func (t *Tree) AppendMarshal(buf []byte) []byte {
 	}
 	buf = append(buf, `},"nodes":{`...)
 	for i, kn := range t.sortedNodes() {
+		tick()
 		if i > 0 {
 			buf = append(buf, ',')
 		}
@@ -651,6 +652,7 @@ func (l *loader) nodes() error {
 		l.kids = make([]string, 0, n)
 	}
 	return l.d.Members(func(rawKey []byte) error {
+		tick()
 		key := rawjson.KeyView(rawKey)
 		if len(l.slab) == 0 {
 			l.refill()

@@ -6,6 +6,7 @@ const nodeBlock = 32
 // Append adds msg as a child of the active branch's leaf (a new root when the
 // branch has no leaf), moves the leaf to it and returns the new node's id.
 func (t *Tree) Append(msg Message, atMs int64) (string, error) {
+	tick()
 	msg, err := ParseMessage(msg)
 	if err != nil {
 		return "", err

@@ -62,6 +62,7 @@ func (t *Tree) walkUp(leaf, branch string, visit func(id string, n *node) bool) 
 	}
 	id := leaf
 	for steps := 1; ; steps++ {
+		tick()
 		if steps > len(t.nodes) {
 			return newError(CodeCorrupt, "branch "+quote(branch)+": the parent links from "+quote(leaf)+" form a cycle through "+quote(id))
 		}

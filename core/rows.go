@@ -25,6 +25,7 @@ func (t *Tree) Rows() (branches, nodes []Fragment) {
 	}
 	nodes = make([]Fragment, 0, len(t.nodes))
 	for _, id := range t.sortedKeys() {
+		tick()
 		nodes = append(nodes, Fragment{Key: id, JSON: t.nodes[id].appendJSON(nil)})
 	}
 	return branches, nodes

@@ -153,6 +153,7 @@ func (t *Tree) Len() int { return len(t.nodes) }
 
 // Node returns the node with id, or false.
 func (t *Tree) Node(id string) (Node, bool) {
+	tick()
 	n := t.nodes[id]
 	if n == nil {
 		return Node{}, false

@@ -106,6 +106,7 @@ func (h *Handler) treeFromBody(body []byte, now int64) (*core.Tree, *apiError) {
 		return nil, errInput(`"messages" must be an array of message objects`)
 	}
 	err := d.Array(func() error {
+		core.Tick()
 		v, err := d.Raw()
 		if err != nil {
 			return err

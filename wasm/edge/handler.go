@@ -67,6 +67,7 @@ type Handler struct {
 
 	exportMu   sync.Mutex
 	lastExport exportCache
+	turns      *turns // RoleObject: the writers who lost, in line (turns.go)
 }
 
 // New returns a Handler for cfg.
@@ -86,6 +87,9 @@ func New(cfg Config) *Handler {
 	h.cors = cfg.CORSOrigins
 	if cfg.RateLimit > 0 {
 		h.limiter = newLimiter(cfg.RateLimit)
+	}
+	if cfg.Role == RoleObject {
+		h.turns = newTurns()
 	}
 	return h
 }
@@ -203,7 +207,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) *apiError {
 	if h.role == RoleObject {
 		return h.serveObject(w, r, parts, run)
 	}
-	tenant, e := h.authenticate(r)
+	tenant, exp, e := h.authenticate(r)
 	if e != nil {
 		challenge := `Bearer realm="sessiontree"`
 		if r.Header.Get("Authorization") != "" || r.URL.Query().Get("access_token") != "" {
@@ -223,7 +227,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) *apiError {
 		}
 	}
 	if h.role == RoleRouter && (len(parts) > 0 || r.Method == http.MethodPost) {
-		return h.forward(w, r, tenant, parts)
+		return h.forward(w, r, tenant, exp, parts)
 	}
 	return run(&request{ctx: r.Context(), tenant: tenant, w: w, r: r})
 }
@@ -233,9 +237,9 @@ func methodNotAllowed(w http.ResponseWriter, allow string) *apiError {
 	return errf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "this route allows "+allow)
 }
 
-func (h *Handler) authenticate(r *http.Request) (string, *apiError) {
+func (h *Handler) authenticate(r *http.Request) (string, int64, *apiError) {
 	if len(h.key) == 0 {
-		return "", errf(http.StatusInternalServerError, CodeInternal,
+		return "", 0, errf(http.StatusInternalServerError, CodeInternal,
 			"the worker has no signing key: set the secret SESSIONTREE_SIGNING_KEY")
 	}
 	auth := r.Header.Get("Authorization")
@@ -249,12 +253,13 @@ func (h *Handler) authenticate(r *http.Request) (string, *apiError) {
 	tok, err := bearer(auth)
 	if err == nil {
 		var tenant string
-		tenant, err = VerifyToken(h.key, tok, h.now()/1000)
+		var exp int64
+		tenant, exp, err = verifyToken(h.key, tok, h.now()/1000)
 		if err == nil {
-			return tenant, nil
+			return tenant, exp, nil
 		}
 	}
-	return "", errf(http.StatusUnauthorized, CodeUnauthorized, err.Error())
+	return "", 0, errf(http.StatusUnauthorized, CodeUnauthorized, err.Error())
 }
 
 // readBody reads the request body within the body limit.

@@ -2,6 +2,7 @@ package edge
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/sessiontree/sessiontree/core"
@@ -69,6 +70,9 @@ func (h *Handler) live(q *request, id string) *apiError {
 	return h.read(q, id, func(_ *core.Tree, m Meta) *apiError {
 		if client != "" {
 			q.w.Header().Set(HeaderClient, client)
+		}
+		if exp, err := strconv.ParseInt(q.r.Header.Get(HeaderExpires), 10, 64); err == nil && exp > 0 {
+			q.w.Header().Set(HeaderExpires, strconv.FormatInt(exp, 10))
 		}
 		buf := []byte(`{"type":"hello","id":`)
 		buf = rawjson.AppendString(buf, m.ID)

@@ -36,6 +36,7 @@ func (h *Handler) mergeTree(q *request, id string) *apiError {
 		if retry || ae != nil {
 			return ae, retry
 		}
+		h.wonTurn(q)
 		q.w.Header().Set("ETag", m.ETag)
 		writeJSON(q.w, http.StatusOK, buf)
 		return nil, false
@@ -58,8 +59,8 @@ func (h *Handler) tryMerge(q *request, id string, incoming *core.Tree, ifMatch s
 	if ae != nil {
 		return Meta{}, nil, ae, false
 	}
-	if ifMatch != "" && !etagListHas(ifMatch, e.meta.ETag) {
-		return Meta{}, nil, errStaleIfMatch(q, ifMatch, e.meta.ETag), false
+	if ae := h.precondition(q, ifMatch, e.meta.ETag); ae != nil {
+		return Meta{}, nil, ae, false
 	}
 	e.tree.TakeChanges()
 	rep, err := e.tree.Merge(incoming)

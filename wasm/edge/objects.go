@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
+	"strconv"
 )
 
 // Role is what a Handler does; see Config.Role.
@@ -26,14 +27,22 @@ const (
 	HeaderObject = "X-Sessiontree-Object"
 	HeaderTenant = "X-Sessiontree-Tenant"
 	HeaderCreate = "X-Sessiontree-Create" // the id of the tree a POST /v1/trees creates
+	// HeaderExpires is the expiry of the request's token (Unix seconds): on
+	// the answer that accepts a live socket, the glue closes the socket then
+	// (code CloseTokenExpired), however long it stays open.
+	HeaderExpires = "X-Sessiontree-Expires"
 )
+
+// CloseTokenExpired is the WebSocket close code of a live socket whose token
+// expired: the client connects again with a new token.
+const CloseTokenExpired = 4001
 
 // ObjectName is the name of the object of tenant's tree id: each tenant's
 // trees are their own objects, so a tree id of another tenant names an empty one.
 func ObjectName(tenant, id string) string { return tenant + "/" + id }
 
 // forward answers a request of one tree (or a create) with the hand-off.
-func (h *Handler) forward(w http.ResponseWriter, r *http.Request, tenant string, parts []string) *apiError {
+func (h *Handler) forward(w http.ResponseWriter, r *http.Request, tenant string, exp int64, parts []string) *apiError {
 	var id string
 	if len(parts) > 0 {
 		id = parts[0]
@@ -43,6 +52,7 @@ func (h *Handler) forward(w http.ResponseWriter, r *http.Request, tenant string,
 	}
 	w.Header().Set(HeaderObject, ObjectName(tenant, id))
 	w.Header().Set(HeaderTenant, tenant)
+	w.Header().Set(HeaderExpires, strconv.FormatInt(exp, 10))
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

@@ -313,6 +313,7 @@ func (h *Handler) ops(q *request, id string) *apiError {
 		if retry || ae != nil {
 			return ae, retry
 		}
+		h.wonTurn(q)
 		q.w.Header().Set("ETag", m.ETag)
 		writeJSON(q.w, http.StatusOK, buf)
 		return nil, false
@@ -368,8 +369,8 @@ func (h *Handler) tryOps(q *request, id string, ops []core.Op, ifMatch string) (
 	if ae != nil {
 		return Meta{}, nil, ae, false
 	}
-	if ifMatch != "" && !etagListHas(ifMatch, e.meta.ETag) {
-		return Meta{}, nil, errStaleIfMatch(q, ifMatch, e.meta.ETag), false
+	if ae := h.precondition(q, ifMatch, e.meta.ETag); ae != nil {
+		return Meta{}, nil, ae, false
 	}
 	e.tree.TakeChanges()
 	if onlySwitchesToActive(ops, e.tree.ActiveBranch()) {

@@ -70,29 +70,35 @@ func IssueToken(key []byte, tenant string, expiresUnix int64) (string, error) {
 
 // VerifyToken checks token against key at time nowUnix and returns its tenant.
 func VerifyToken(key []byte, token string, nowUnix int64) (string, error) {
+	tenant, _, err := verifyToken(key, token, nowUnix)
+	return tenant, err
+}
+
+// verifyToken is VerifyToken, also returning the token's expiry (Unix seconds).
+func verifyToken(key []byte, token string, nowUnix int64) (string, int64, error) {
 	parts := strings.Split(token, ".")
 	if len(parts) != 4 || parts[0] != tokenPrefix {
-		return "", errBadToken
+		return "", 0, errBadToken
 	}
 	sig, err := b64.DecodeString(parts[3])
 	if err != nil || !hmac.Equal(sig, sign(key, token[:len(token)-len(parts[3])-1])) {
-		return "", errBadToken
+		return "", 0, errBadToken
 	}
 	tenant, err := b64.DecodeString(parts[1])
 	if err != nil || !ValidTenant(string(tenant)) {
-		return "", errBadToken
+		return "", 0, errBadToken
 	}
 	exp, err := strconv.ParseInt(parts[2], 10, 64)
 	if err != nil || exp <= 0 || strconv.FormatInt(exp, 10) != parts[2] {
-		return "", errBadToken // one spelling: no sign, no leading zeros
+		return "", 0, errBadToken // one spelling: no sign, no leading zeros
 	}
 	if nowUnix >= exp {
-		return "", errExpired
+		return "", 0, errExpired
 	}
 	if exp-nowUnix > MaxTokenLifetime {
-		return "", errLongLife
+		return "", 0, errLongLife
 	}
-	return string(tenant), nil
+	return string(tenant), exp, nil
 }
 
 func sign(key []byte, body string) []byte {

@@ -57,6 +57,16 @@ func main() {
 				err = safejs.Global().Set("sessiontreeRoute", fn)
 			}
 		}
+		if err == nil {
+			if fn, err = safejs.FuncOf(serveResume); err == nil {
+				err = safejs.Global().Set("sessiontreeResume", fn)
+			}
+		}
+		if err == nil {
+			if fn, err = safejs.FuncOf(serveMigrate); err == nil {
+				err = safejs.Global().Set("sessiontreeMigrate", fn)
+			}
+		}
 		if err != nil {
 			os.Stderr.WriteString("sessiontree worker: " + err.Error() + "\n")
 			os.Exit(1)

@@ -96,6 +96,8 @@ func (s *objectStore) inTx(fn func() error) error {
 		return err
 	}
 	defer cb.Release()
+	inTx++
+	defer func() { inTx-- }()
 	if _, err := s.tx.Invoke(cb); err != nil {
 		if inner != nil {
 			return inner
@@ -258,8 +260,11 @@ func (s *objectStore) Commit(ctx context.Context, prev int64, w edge.Write) erro
 			if _, err := s.exec(`INSERT OR REPLACE INTO changes (version, delta) VALUES (?1, ?2)`, m.Version, string(w.Delta)); err != nil {
 				return err
 			}
-			if _, err := s.exec(`DELETE FROM changes WHERE version <= ?1`, m.Version-edge.KeepChanges); err != nil {
-				return err
+			// The log is trimmed every 64 versions: it holds 1,000 to 1,063.
+			if m.Version%64 == 0 {
+				if _, err := s.exec(`DELETE FROM changes WHERE version <= ?1`, m.Version-edge.KeepChanges); err != nil {
+					return err
+				}
 			}
 		}
 		return s.keepIdem(m.Tenant, w.Idem)
@@ -329,18 +334,17 @@ const (
 	sqlIndexDel = `DELETE FROM trees WHERE id = ?1 AND tenant = ?2`
 )
 
-// objects holds one Handler per object name; pending collects the index
+// objects holds one Handler per object name.
+var objects = map[string]*objectEntry{}
+
+// objectEntry is one object's Handler and storage; pending collects the index
 // statements of the call being served, push its messages to live clients.
-var (
-	objects  = map[string]*objectEntry{}
+type objectEntry struct {
+	h        *edge.Handler
+	store    *objectStore
 	pending  []any
 	push     []any
 	indexNow bool
-)
-
-type objectEntry struct {
-	h     *edge.Handler
-	store *objectStore
 }
 
 // maxObjects bounds the Handlers kept; the runtime evicts idle objects, and a
@@ -361,52 +365,60 @@ func objectFor(name string) *objectEntry {
 	e.h = edge.New(edge.Config{Store: e.store, Role: edge.RoleObject, CacheTrees: 1,
 		OnWrite: func(w edge.Write, deleted bool) {
 			m := w.Meta
-			push = append(push, string(edge.Delta(w, deleted, edge.MaxDelta)))
+			e.push = append(e.push, string(edge.Delta(w, deleted, edge.MaxDelta)))
 			// A new or deleted tree is in the list before its answer goes out;
 			// other writes update their row soon after (coalesced by the glue).
-			indexNow = indexNow || deleted || m.Version == 1
+			e.indexNow = e.indexNow || deleted || m.Version == 1
 			if deleted {
-				pending = append(pending, []any{sqlIndexDel, m.ID, m.Tenant})
+				e.pending = append(e.pending, []any{sqlIndexDel, m.ID, m.Tenant})
 				return
 			}
-			pending = append(pending, []any{sqlIndexPut, m.ID, m.Tenant, m.Version, m.ETag, m.Root, m.Active, m.CreatedMs, m.UpdatedMs})
+			e.pending = append(e.pending, []any{sqlIndexPut, m.ID, m.Tenant, m.Version, m.ETag, m.Root, m.Active, m.CreatedMs, m.UpdatedMs})
 		}})
 	objects[name] = e
 	return e
 }
 
 // serveObject is globalThis.sessiontreeObject(name, sql, tx, method, url,
-// headers [[k, v]…], body Uint8Array) → {status, headers, body, index, push}:
-// one request of one tree's object, answered synchronously.
+// headers [[k, v]…], body Uint8Array) → {status, headers, body, index, push},
+// or {pending: n} when the call paused (see slices.go): the glue then calls
+// globalThis.sessiontreeResume(n) after letting other work run, until an answer.
 func serveObject(_ safejs.Value, args []safejs.Value) any {
-	res, err := objectCall(args)
-	if err != nil {
-		res, _ = answer(http.StatusInternalServerError, http.Header{"Content-Type": {"application/json; charset=utf-8"}},
-			[]byte(`{"error":{"code":"internal","message":`+string(rawjson.AppendString(nil, "the tree's object: "+err.Error()))+"}}\n"), nil, nil)
-	}
-	return res
-}
-
-func objectCall(args []safejs.Value) (safejs.Value, error) {
 	if len(args) != 7 {
-		return safejs.Value{}, errors.New("sessiontreeObject takes 7 arguments, got " + strconv.Itoa(len(args)))
+		return internalAnswer(errors.New("sessiontreeObject takes 7 arguments, got " + strconv.Itoa(len(args))))
 	}
 	name, err := args[0].String()
 	if err != nil {
-		return safejs.Value{}, err
+		return internalAnswer(err)
 	}
 	req, err := requestOf(args[3], args[4], args[5], args[6])
 	if err != nil {
-		return safejs.Value{}, err
+		return internalAnswer(err)
 	}
 	e := objectFor(name)
 	e.store.sql, e.store.tx = args[1], args[2]
-	pending, push, indexNow = nil, nil, false
+	return runSliced(func() any {
+		res, err := objectCall(e, req)
+		if err != nil {
+			return internalAnswer(err)
+		}
+		return res
+	})
+}
+
+func internalAnswer(err error) any {
+	res, _ := answer(http.StatusInternalServerError, http.Header{"Content-Type": {"application/json; charset=utf-8"}},
+		[]byte(`{"error":{"code":"internal","message":`+string(rawjson.AppendString(nil, "the tree's object: "+err.Error()))+"}}\n"), nil, nil)
+	return res
+}
+
+func objectCall(e *objectEntry, req *http.Request) (safejs.Value, error) {
+	e.pending, e.push, e.indexNow = nil, nil, false
 	w := &recorder{header: http.Header{}, status: http.StatusOK}
 	e.h.ServeHTTP(w, req)
-	index, msgs, now := pending, push, indexNow
-	pending, push, indexNow = nil, nil, false
-	res, err := answer(w.status, w.header, w.body.Bytes(), index, msgs)
+	index, msgs, now := e.pending, e.push, e.indexNow
+	e.pending, e.push, e.indexNow = nil, nil, false
+	res, err := answer(w.status, w.header, w.bytes(), index, msgs)
 	if err == nil {
 		err = res.Set("indexNow", now)
 	}
@@ -506,7 +518,7 @@ func routeCall(args []safejs.Value) (any, error) {
 	}
 	w := &recorder{header: http.Header{}, status: http.StatusOK}
 	router.ServeHTTP(w, req)
-	return answer(w.status, w.header, w.body.Bytes(), nil, nil)
+	return answer(w.status, w.header, w.bytes(), nil, nil)
 }
 
 // noStore is the synchronous router's Store: it never lists (the glue sends
@@ -529,12 +541,23 @@ func (noStore) Replay(context.Context, string, string) (edge.Idem, bool, error) 
 	return edge.Idem{}, false, errNoStorage
 }
 
-// recorder is the http.ResponseWriter of an object's call.
+// recorder is the http.ResponseWriter of an object's call. A body written
+// in one Write is kept as given, not copied: the edge Handler never changes a
+// slice it wrote (an export's bytes are its cache's), and answer then hands
+// the same bytes to JavaScript once (bigBody).
 type recorder struct {
 	header http.Header
 	status int
 	wrote  bool
+	one    []byte
 	body   bytes.Buffer
+}
+
+func (r *recorder) bytes() []byte {
+	if r.body.Len() == 0 {
+		return r.one
+	}
+	return r.body.Bytes()
 }
 
 func (r *recorder) Header() http.Header { return r.header }
@@ -545,7 +568,45 @@ func (r *recorder) WriteHeader(s int) {
 }
 func (r *recorder) Write(p []byte) (int, error) {
 	r.WriteHeader(http.StatusOK)
+	if r.one == nil && r.body.Len() == 0 {
+		r.one = p
+		return len(p), nil
+	}
+	if r.one != nil {
+		r.body.Write(r.one)
+		r.one = nil
+	}
 	return r.body.Write(p)
+}
+
+// bigBody is the last large body handed to JavaScript, and its Uint8Array:
+// the same export downloaded again is not copied again.
+var bigBody struct {
+	ptr *byte
+	n   int
+	js  safejs.Value
+}
+
+// jsBytes is body as a Uint8Array.
+func jsBytes(body []byte) (safejs.Value, error) {
+	if len(body) >= 1<<20 && bigBody.n == len(body) && bigBody.ptr == &body[0] {
+		return bigBody.js, nil
+	}
+	u8, err := safejs.Global().Get("Uint8Array")
+	if err != nil {
+		return safejs.Value{}, err
+	}
+	arr, err := u8.New(len(body))
+	if err != nil {
+		return safejs.Value{}, err
+	}
+	if _, err := safejs.CopyBytesToJS(arr, body); err != nil {
+		return safejs.Value{}, err
+	}
+	if len(body) >= 1<<20 {
+		bigBody.ptr, bigBody.n, bigBody.js = &body[0], len(body), arr
+	}
+	return arr, nil
 }
 
 // answer is the JS object {status, headers, body, index, push} of an object's
@@ -557,15 +618,8 @@ func answer(status int, h http.Header, body []byte, index, push []any) (safejs.V
 			hs = append(hs, []any{k, v})
 		}
 	}
-	u8, err := safejs.Global().Get("Uint8Array")
+	arr, err := jsBytes(body)
 	if err != nil {
-		return safejs.Value{}, err
-	}
-	arr, err := u8.New(len(body))
-	if err != nil {
-		return safejs.Value{}, err
-	}
-	if _, err := safejs.CopyBytesToJS(arr, body); err != nil {
 		return safejs.Value{}, err
 	}
 	obj, err := safejs.ValueOf(map[string]any{"status": status, "headers": hs, "index": index, "push": push})
@@ -592,4 +646,52 @@ func routerConfig(store edge.Store, role edge.Role, key, cors, rate string) edge
 		cfg.RateLimit = r
 	}
 	return cfg
+}
+
+// serveMigrate is globalThis.sessiontreeMigrate(name, sql, tx, meta, nodes,
+// branches) → "" or an error's text: it stores a tree kept by the older
+// version of the worker (every tree in D1 rows: the trees, nodes and
+// branches tables) in its object, as that object's first write. meta is the
+// tree's D1 row, nodes and branches D1 results of {k, json} rows. The rows must load
+// as a sound tree; an object that holds a tree already is left as it is.
+func serveMigrate(_ safejs.Value, args []safejs.Value) any {
+	if err := migrate(args); err != nil {
+		return "migrating the tree from D1: " + err.Error()
+	}
+	return ""
+}
+
+func migrate(args []safejs.Value) error {
+	if len(args) != 6 {
+		return errors.New("sessiontreeMigrate takes 6 arguments, got " + strconv.Itoa(len(args)))
+	}
+	name, err := args[0].String()
+	if err != nil {
+		return err
+	}
+	m, err := metaOf(args[3])
+	if err != nil {
+		return err
+	}
+	nodes, err := fragmentsOf(args[4])
+	if err != nil {
+		return err
+	}
+	branches, err := fragmentsOf(args[5])
+	if err != nil {
+		return err
+	}
+	t, err := core.Unmarshal(core.JoinRows(m.Root, m.Active, branches, nodes))
+	if err != nil {
+		return errors.New("the stored tree cannot be read: " + err.Error())
+	}
+	if probs := t.Validate(); len(probs) > 0 {
+		return errors.New("the stored tree has problems: " + probs[0].Message)
+	}
+	e := objectFor(name)
+	e.store.sql, e.store.tx = args[1], args[2]
+	if _, err := e.store.Meta(context.Background(), m.Tenant, m.ID); err == nil {
+		return nil // migrated already
+	}
+	return e.store.Create(context.Background(), edge.Write{Meta: m, PutNodes: nodes, PutBranches: branches})
 }

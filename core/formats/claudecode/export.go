@@ -33,6 +33,7 @@ func Export(t *core.Tree) ([]byte, error) {
 	placeParents(entries)
 	var out []byte
 	for _, e := range entries {
+		core.Tick()
 		out = e.appendTo(out)
 	}
 	return convert.AppendTreeExtLine(out, t), nil

@@ -240,6 +240,7 @@ func Export(t *core.Tree) ([]byte, error) {
 	var out []byte
 	lastTS := convert.FormatISO(0)
 	for i, m := range sp.Messages {
+		core.Tick()
 		var at int64
 		id := ""
 		if i < len(ids) {

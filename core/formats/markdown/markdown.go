@@ -20,6 +20,7 @@ func Export(t *core.Tree) ([]byte, error) {
 	var b strings.Builder
 	b.WriteString("# Conversation\n\n")
 	for _, m := range sp.Messages {
+		core.Tick()
 		b.WriteString("## ")
 		b.WriteString(m.Role())
 		b.WriteString("\n\n")

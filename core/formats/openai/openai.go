@@ -70,6 +70,7 @@ func Export(t *core.Tree) ([]byte, error) {
 	}
 	out := []byte{'['}
 	for i, m := range msgs {
+		core.Tick()
 		if i > 0 {
 			out = append(out, ',')
 		}

@@ -181,6 +181,7 @@ func Export(t *core.Tree) ([]byte, error) {
 	first := true
 	folded := map[string]string{} // id of a kept entry → the node its children hang on
 	for _, n := range order(t) {
+		core.Tick()
 		msg, before, after := convert.Attachments(n.Message, BeforeKey, AfterKey)
 		for _, l := range append(before[:len(before):len(before)], after...) {
 			if id, _ := rawjson.LookupString(l, "id"); id != "" {

@@ -75,6 +75,27 @@ func Migrate(o Options) error {
 	return nil
 }
 
+// ExecD1 runs SQL statements on the local D1 state in o.Persist (with no
+// wrangler dev on it meanwhile), from a file: a test seeds rows there.
+func ExecD1(o Options, sql string) error {
+	f, err := os.CreateTemp("", "sessiontree-d1-*.sql")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.WriteString(sql); err != nil {
+		f.Close()
+		return err
+	}
+	f.Close()
+	cmd := command(o, "d1", "execute", "DB", "--local", "--persist-to", o.Persist, "--file", f.Name())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("wrangler d1 execute: %v\n%s", err, out)
+	}
+	return nil
+}
+
 // FreePort returns a loopback port that was free a moment ago.
 func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")

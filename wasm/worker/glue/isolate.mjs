@@ -175,7 +175,9 @@ const PREFIX = "x-sessiontree-";
 
 function responseOf(res) {
   const empty = res.body.length === 0 || res.status === 204 || res.status === 304;
-  return new Response(empty ? null : res.body, { status: res.status, headers: res.headers });
+  // The X-Sessiontree- headers are for this glue, never for the client.
+  const headers = res.headers.filter(([k]) => !k.toLowerCase().startsWith(PREFIX));
+  return new Response(empty ? null : res.body, { status: res.status, headers });
 }
 
 export default {
@@ -216,6 +218,49 @@ export default {
   },
 };
 
+// STREAM_SLICE is the size of the slices a large answer (an export) is sent
+// in, one per turn of the event loop: a 10 MB body copied in one go would
+// hold the isolate's thread (under wrangler dev, every tenant's) meanwhile.
+const STREAM_SLICE = 256 * 1024;
+
+function paced(res) {
+  const body = res.body;
+  let at = 0;
+  const stream = new ReadableStream({
+    async pull(controller) {
+      if (at > 0) await new Promise((resolve) => setTimeout(resolve, 0));
+      controller.enqueue(body.slice(at, at + STREAM_SLICE));
+      at += STREAM_SLICE;
+      if (at >= body.length) controller.close();
+    },
+  });
+  const headers = res.headers.filter(([k]) => !k.toLowerCase().startsWith(PREFIX));
+  return new Response(stream, { status: res.status, headers });
+}
+
+// OLD_META reads a tree's row of the D1 index (the older version's only row).
+const OLD_META =
+  "SELECT id, tenant, version, etag, root, active, created_ms, updated_ms FROM trees WHERE id = ?1 AND tenant = ?2";
+
+// INDEX_GAP_MS is the least time between two writes of one tree's index row.
+const INDEX_GAP_MS = 100;
+
+// CLOSE_TOKEN_EXPIRED is the close code of a live socket whose token expired
+// (edge.CloseTokenExpired): the client opens a new one with a new token.
+const CLOSE_TOKEN_EXPIRED = 4001;
+
+// expired closes ws if the token it was opened with has expired, and says so.
+function expired(ws) {
+  const exp = ws.deserializeAttachment()?.exp;
+  if (!(exp > 0) || Date.now() < exp * 1000) return false;
+  try {
+    ws.close(CLOSE_TOKEN_EXPIRED, "the bearer token expired; connect again with a new one");
+  } catch {
+    // closed already
+  }
+  return true;
+}
+
 // The objects' Go instance: one per isolate, beside the router's, serving
 // every TreeObject of the isolate. Its calls are synchronous (the object's
 // SQLite storage answers at once), so they need no slot: JavaScript runs one
@@ -241,6 +286,8 @@ export class TreeObject {
     this.ctx = ctx;
     this.env = env;
     this.indexQueue = [];
+    this.calls = Promise.resolve();
+    this.held = new Map(); // client name → wakers of its writes held for an earlier writer's turn
     this.indexing = null;
     const storage = ctx.storage;
     this.tx = (fn) =>
@@ -254,20 +301,67 @@ export class TreeObject {
     const body = new Uint8Array(await request.arrayBuffer());
     if (objectStarted === null || objectGo.exited) objectStarted = startObjects();
     await objectStarted;
-    const res = globalThis.sessiontreeObject(this.ctx.id.toString(), this.ctx.storage.sql, this.tx,
-      request.method, request.url, [...request.headers], body);
+    if (!request.headers.has(PREFIX + "create")) {
+      try {
+        await this.migrateOnce(request);
+      } catch (e) {
+        const error = { code: "internal", message: `the tree's object: ${e.message}` };
+        return new Response(JSON.stringify({ error }) + "\n", {
+          status: 500,
+          headers: { "content-type": "application/json; charset=utf-8" },
+        });
+      }
+    }
+    const start = Date.now();
+    let headers = [...request.headers];
+    let res;
+    for (;;) {
+      res = await this.call(request, headers, body);
+      // A write held for an earlier writer's turn (wasm/edge/turns.go) is
+      // asked again a little later, saying how long it has waited; the
+      // object serves other calls meanwhile.
+      const hold = res.headers.find(([k]) => k.toLowerCase() === PREFIX + "hold");
+      if (hold === undefined) break;
+      // It is asked again when a write names its client next in line, or
+      // after the hold's milliseconds at most.
+      const name = request.headers.get("sessiontree-client") ?? "";
+      let timer, wake;
+      await Promise.race([
+        new Promise((resolve) => {
+          wake = resolve;
+          if (!this.held.has(name)) this.held.set(name, new Set());
+          this.held.get(name).add(wake);
+        }),
+        new Promise((resolve) => (timer = setTimeout(resolve, Number(hold[1]) || 1))),
+      ]);
+      clearTimeout(timer);
+      this.held.get(name)?.delete(wake);
+      headers = [...request.headers, [PREFIX + "held", String(Date.now() - start)]];
+    }
+    const next = res.headers.find(([k]) => k.toLowerCase() === PREFIX + "next");
+    if (next !== undefined) for (const wake of this.held.get(next[1]) ?? []) wake();
     if (res.headers.some(([k]) => k.toLowerCase() === PREFIX + "live")) {
       // Go accepted a live client: a hibernatable WebSocket on this object,
       // tagged with the client's name, greeted with the answer's body.
       const [client, server] = Object.values(new WebSocketPair());
       const tag = res.headers.find(([k]) => k.toLowerCase() === PREFIX + "client");
       this.ctx.acceptWebSocket(server, tag ? [tag[1]] : []);
+      // The socket lives no longer than the token it was opened with: the
+      // expiry is kept with the socket (it survives hibernation), and an
+      // alarm closes it then.
+      const exp = Number(res.headers.find(([k]) => k.toLowerCase() === PREFIX + "expires")?.[1]);
+      if (exp > 0) {
+        server.serializeAttachment({ exp });
+        const alarm = await this.ctx.storage.getAlarm();
+        if (alarm === null || alarm > exp * 1000) await this.ctx.storage.setAlarm(exp * 1000);
+      }
       server.send(new TextDecoder().decode(res.body));
       return new Response(null, { status: 101, webSocket: client });
     }
     for (const msg of res.push) {
       for (const ws of this.ctx.getWebSockets()) {
         if (res.pushExcept !== "" && this.ctx.getTags(ws).includes(res.pushExcept)) continue;
+        if (expired(ws)) continue;
         try {
           ws.send(msg);
         } catch {
@@ -277,25 +371,101 @@ export class TreeObject {
     }
     if (res.index.length > 0) {
       this.indexQueue.push(...res.index);
-      const flushing = this.flushIndex();
+      const flushing = this.flushIndex(res.indexNow);
       if (res.indexNow) await flushing;
     }
+    if (res.body.length > STREAM_SLICE) return paced(res);
     return responseOf(res);
   }
 
-  // flushIndex runs the queued D1 statements of the tenant's index, one batch
-  // at a time: writes that arrive meanwhile go in the next batch together.
-  flushIndex() {
+  // migrateOnce moves a tree stored by the older version of the worker (in
+  // D1 rows: the trees, nodes and branches tables) into this object, on the
+  // object's first request, if the object holds no tree; see migrate.
+  migrateOnce(request) {
+    if (this.migration === undefined) {
+      this.migration = this.migrate(request).catch((e) => {
+        this.migration = undefined; // tried again on the next request
+        throw e;
+      });
+    }
+    return this.migration;
+  }
+
+  async migrate(request) {
+    let holds = false;
+    try {
+      holds = this.ctx.storage.sql.exec("SELECT 1 AS x FROM tree LIMIT 1").toArray().length > 0;
+    } catch {
+      // no table yet: a new object
+    }
+    if (holds) return;
+    const tenant = request.headers.get(PREFIX + "tenant");
+    const id = new URL(request.url).pathname.split("/")[3] ?? "";
+    if (!tenant || !/^[0-9a-f]{32}$/.test(id)) return;
+    const db = this.env.DB;
+    // A tree of the older version has its branches in D1; one of objects
+    // has only its row in the index there.
+    const [meta, branches] = await db.batch([
+      db.prepare(OLD_META).bind(id, tenant),
+      db.prepare("SELECT name AS k, json FROM branches WHERE tree = ?1 ORDER BY name").bind(id),
+    ]);
+    if (meta.results.length === 0 || branches.results.length === 0) return;
+    const nodes = await db.prepare("SELECT id AS k, json FROM nodes WHERE tree = ?1 ORDER BY id").bind(id).all();
+    if (objectStarted === null || objectGo.exited) objectStarted = startObjects();
+    await objectStarted;
+    const err = globalThis.sessiontreeMigrate(this.ctx.id.toString(), this.ctx.storage.sql, this.tx,
+      meta.results[0], nodes, branches);
+    if (err !== "") throw new Error(err);
+    // The rows are in the object now; D1 keeps only the index row.
+    await db.batch([
+      db.prepare("DELETE FROM nodes WHERE tree = ?1").bind(id),
+      db.prepare("DELETE FROM branches WHERE tree = ?1").bind(id),
+    ]);
+  }
+
+  // call runs one call of this object in Go. One call at a time: a call that
+  // pauses between its slices keeps the tree to itself until it answers.
+  async call(request, headers, body) {
+    const before = this.calls;
+    let done;
+    this.calls = new Promise((resolve) => (done = resolve));
+    await before;
+    try {
+      let res = globalThis.sessiontreeObject(this.ctx.id.toString(), this.ctx.storage.sql, this.tx,
+        request.method, request.url, headers, body);
+      // A long call answers {pending} after each slice of a few ms: the
+      // event loop serves everyone else before its next slice.
+      while (res.pending !== undefined) {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        res = globalThis.sessiontreeResume(res.pending);
+      }
+      return res;
+    } finally {
+      done();
+    }
+  }
+
+  // flushIndex writes this tree's row of the tenant's index in D1. Each
+  // queued statement is the tree's whole row (at a later version, or its
+  // deletion), so only the last one is run; while one runs, and for
+  // INDEX_GAP_MS after it, writes only queue theirs. A create or a delete
+  // (urgent: in the list before its answer) skips the gap.
+  flushIndex(urgent) {
+    if (urgent) this.indexUrgent = true;
     if (this.indexing === null) {
       this.indexing = (async () => {
         while (this.indexQueue.length > 0) {
-          const stmts = this.indexQueue.splice(0);
-          const db = this.env.DB;
+          const wait = (this.indexAt ?? 0) + INDEX_GAP_MS - Date.now();
+          if (wait > 0 && !this.indexUrgent) await new Promise((resolve) => setTimeout(resolve, wait));
+          const [sql, ...args] = this.indexQueue[this.indexQueue.length - 1];
+          this.indexQueue = [];
+          this.indexUrgent = false;
           try {
-            await db.batch(stmts.map(([sql, ...args]) => db.prepare(sql).bind(...args)));
+            await this.env.DB.prepare(sql).bind(...args).run();
           } catch (e) {
             console.error("sessiontree: the index of trees in D1 was not updated:", e);
           }
+          this.indexAt = Date.now();
         }
         this.indexing = null;
       })();
@@ -303,9 +473,22 @@ export class TreeObject {
     return this.indexing;
   }
 
+  // alarm closes the live sockets whose token expired, and is set again for
+  // the next expiry.
+  async alarm() {
+    let next = Infinity;
+    for (const ws of this.ctx.getWebSockets()) {
+      if (!expired(ws)) next = Math.min(next, ws.deserializeAttachment()?.exp * 1000 || Infinity);
+    }
+    if (next !== Infinity) await this.ctx.storage.setAlarm(next);
+  }
+
   // Live clients only listen; what they send is ignored (a ping keeps a
-  // connection open through proxies).
-  webSocketMessage() {}
+  // connection open through proxies). A message on a socket whose token
+  // expired closes it.
+  webSocketMessage(ws) {
+    expired(ws);
+  }
 
   webSocketClose(ws, code) {
     try {

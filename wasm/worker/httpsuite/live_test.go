@@ -4,11 +4,13 @@ package httpsuite
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sessiontree/sessiontree/wasm/edge"
 	"github.com/sessiontree/sessiontree/wasm/worker/internal/wsclient"
 )
 
@@ -73,4 +75,38 @@ func TestTheLiveRouteIsGuarded(t *testing.T) {
 		t.Fatalf("a live socket without a token: %v %v", resp, err)
 	}
 	wantError(t, c.do("GET", "/v1/trees/"+id+"/live", ""), 426, "upgrade_required")
+}
+
+// A live socket lives no longer than its token: the object closes it at the
+// token's expiry with code 4001 (edge.CloseTokenExpired), pushing nothing more.
+func TestALiveSocketIsClosedWhenItsTokenExpires(t *testing.T) {
+	c := &client{t: t, token: token(t, "live-expiry")}
+	id, _ := c.create("")
+	short, err := edge.IssueToken(key, "live-expiry", time.Now().Unix()+3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, _, err := wsclient.Dial(server.URL+"/v1/trees/"+id+"/live?access_token="+short, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if _, err := ws.Read(10 * time.Second); err != nil {
+		t.Fatalf("hello: %v", err)
+	}
+	start := time.Now()
+	for {
+		_, err := ws.Read(15 * time.Second)
+		if err == nil {
+			continue // a change pushed before the expiry
+		}
+		var ce *wsclient.CloseError
+		if !errors.As(err, &ce) || ce.Code != edge.CloseTokenExpired {
+			t.Fatalf("after the token's expiry: %v, want a close with code %d", err, edge.CloseTokenExpired)
+		}
+		if time.Since(start) > 10*time.Second {
+			t.Fatalf("closed %v after the hello, for a token that expired within 3 s", time.Since(start))
+		}
+		return
+	}
 }

@@ -97,7 +97,11 @@ func (w *Conn) Read(d time.Duration) ([]byte, error) {
 		}
 		switch op {
 		case 8:
-			return nil, io.EOF
+			ce := &CloseError{Code: 1005}
+			if len(p) >= 2 {
+				ce.Code, ce.Reason = int(binary.BigEndian.Uint16(p)), string(p[2:])
+			}
+			return nil, ce
 		case 9, 10:
 			continue // ping, pong: nothing to answer in a test
 		}
@@ -119,3 +123,16 @@ func (w *Conn) Close() error {
 	}
 	return w.c.Close()
 }
+
+// CloseError is the server's close frame, as Read returns it: its code (1005
+// when it had none) and reason. errors.Is(err, io.EOF) holds for it.
+type CloseError struct {
+	Code   int
+	Reason string
+}
+
+func (e *CloseError) Error() string {
+	return "websocket closed: " + strconv.Itoa(e.Code) + " " + e.Reason
+}
+
+func (e *CloseError) Unwrap() error { return io.EOF }

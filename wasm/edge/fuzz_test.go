@@ -1,0 +1,159 @@
+package edge
+
+import (
+	"encoding/json"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/sessiontree/sessiontree/core"
+)
+
+// Fuzz targets for every body the worker decodes: ops (with summarize, the
+// op with a free-text field of its own), merge, create, import and the
+// Idempotency-Key. Each goes through the whole Handler, as a request would:
+// nothing may panic or answer 500, every refusal is a JSON error with a
+// code, and what was accepted leaves a tree that reads back.
+
+// fuzzAnswerOK checks that r is not a 500 and that an error answer has a code.
+func fuzzAnswerOK(t *testing.T, what string, r reply) {
+	t.Helper()
+	if r.status >= 500 {
+		t.Fatalf("%s: %d %s", what, r.status, r.body)
+	}
+	if r.status >= 400 {
+		var v struct {
+			Error struct{ Code, Message string }
+		}
+		if err := json.Unmarshal(r.body, &v); err != nil || v.Error.Code == "" || v.Error.Message == "" {
+			t.Fatalf("%s: %d without an error code and message: %s", what, r.status, r.body)
+		}
+	}
+}
+
+// fuzzTreeReadsBack checks that tree id is readable and sound after a write.
+func fuzzTreeReadsBack(t *testing.T, c *client, id string) {
+	t.Helper()
+	r := c.do("GET", "/v1/trees/"+id, "")
+	if r.status != 200 {
+		t.Fatalf("the tree after a write: %d %s", r.status, r.body)
+	}
+	tr, err := core.Unmarshal(r.body)
+	if err != nil {
+		t.Fatalf("the stored tree does not load: %v", err)
+	}
+	if probs := tr.Validate(); len(probs) > 0 {
+		t.Fatalf("the stored tree has problems: %v", probs)
+	}
+}
+
+func fuzzHandler(t *testing.T) (*Handler, *client) {
+	h := New(Config{Store: NewMemStore(), SigningKey: testKey,
+		Limits: Limits{Body: 64 << 10, Message: 4 << 10, Ops: 50, Nodes: 200, Label: 256}})
+	return h, newClient(t, h, "alice")
+}
+
+func FuzzOpsBody(f *testing.F) {
+	for _, s := range []string{
+		`{"ops":[{"op":"append","message":{"role":"user","content":"hi"}}]}`,
+		`{"ops":[{"op":"summarize","branch":"main","summary":"s"}]}`,
+		`{"ops":[{"op":"summarize","branch":"main","summary":"` + strings.Repeat("x", 5000) + `"}]}`,
+		`{"ops":[{"op":"label","node":"n","label":"l","at":1}]}`,
+		`{"ops":[{"op":"switch","branch":"main"}],"ops":[]}`,
+		`{"ops":[{"op":"fork","name":"b"},{"op":"append","message":{"role":"assistant","content":[{"type":"text","text":"t"}]}}]}`,
+		`{"ops":[]}`, `{"ops":{}}`, `[]`, `{`, ``,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		_, c := fuzzHandler(t)
+		id := c.create(`{"messages":[{"role":"user","content":"hi"}]}`)
+		r := c.do("POST", "/v1/trees/"+id+"/ops", body)
+		fuzzAnswerOK(t, "ops", r)
+		fuzzTreeReadsBack(t, c, id)
+	})
+}
+
+func FuzzMergeBody(f *testing.F) {
+	tr := core.New()
+	tr.Append(core.Message(`{"role":"user","content":"hi"}`), 1_700_000_000_000)
+	f.Add(string(tr.Marshal()))
+	f.Add(`{"format":"sessiontree","version":1,"active_branch":"main","branches":{},"nodes":{}}`)
+	f.Add(`{"format":"sessiontree","version":99}`)
+	f.Add(`{"format":"sessiontree","format":"sessiontree"}`)
+	f.Add(`not json`)
+	f.Fuzz(func(t *testing.T, body string) {
+		_, c := fuzzHandler(t)
+		id := c.create(`{"messages":[{"role":"user","content":"hi"}]}`)
+		fuzzAnswerOK(t, "merge", c.do("POST", "/v1/trees/"+id+"/merge", body))
+		fuzzTreeReadsBack(t, c, id)
+	})
+}
+
+func FuzzCreateBody(f *testing.F) {
+	for _, s := range []string{
+		``, `{}`, `{"messages":[]}`, `{"messages":[{"role":"user","content":"hi"}]}`,
+		`{"messages":[{"role":"user"}]}`, `{"messages":{}}`, `{"messages":[1]}`,
+		`{"format":"sessiontree","version":1,"active_branch":"main","branches":{},"nodes":{}}`,
+		`{"messages":[],"messages":[]}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		_, c := fuzzHandler(t)
+		r := c.do("POST", "/v1/trees", body)
+		fuzzAnswerOK(t, "create", r)
+		if r.status == 201 {
+			fuzzTreeReadsBack(t, c, r.json(t)["id"].(string))
+		}
+	})
+}
+
+func FuzzImportBody(f *testing.F) {
+	for _, s := range []struct{ format, body string }{
+		{"auto", `[{"role":"user","content":"hi"}]`},
+		{"openai", `[{"role":"user","content":"hi"},{"role":"assistant","content":"yo"}]`},
+		{"chatgpt", `[{"title":"t","mapping":{"a":{"id":"a","message":null,"parent":null,"children":[]}}}]`},
+		{"claudecode", `{"type":"user","uuid":"u","parentUuid":null,"message":{"role":"user","content":"hi"}}` + "\n"},
+		{"pi", `{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00Z"}` + "\n"},
+		{"codex", `{"type":"session_meta","payload":{"id":"x"}}` + "\n"},
+		{"markdown", "# Conversation\n\n## user\n\nhi\n"},
+		{"sessiontree", `{"format":"sessiontree","version":1}`},
+		{"nope", `{}`},
+	} {
+		f.Add(s.format, s.body)
+	}
+	f.Fuzz(func(t *testing.T, format, body string) {
+		_, c := fuzzHandler(t)
+		r := c.do("POST", "/v1/trees?format="+url.QueryEscape(format), body)
+		fuzzAnswerOK(t, "import "+format, r)
+		if r.status == 201 {
+			fuzzTreeReadsBack(t, c, r.json(t)["id"].(string))
+		}
+	})
+}
+
+func FuzzIdempotencyKey(f *testing.F) {
+	f.Add("k1", `{"ops":[{"op":"append","message":{"role":"user","content":"a"}}]}`, `{"ops":[{"op":"append","message":{"role":"user","content":"b"}}]}`)
+	f.Add(strings.Repeat("k", 300), `{}`, `{}`)
+	f.Add("a key", `{}`, `{}`)
+	f.Add("\x00", ``, ``)
+	f.Fuzz(func(t *testing.T, key, body1, body2 string) {
+		_, c := fuzzHandler(t)
+		id := c.create(`{"messages":[{"role":"user","content":"hi"}]}`)
+		first := c.do("POST", "/v1/trees/"+id+"/ops", body1, "Idempotency-Key", key)
+		fuzzAnswerOK(t, "first", first)
+		again := c.do("POST", "/v1/trees/"+id+"/ops", body1, "Idempotency-Key", key)
+		fuzzAnswerOK(t, "again", again)
+		if first.status == 200 && (again.status != 200 || string(again.body) != string(first.body)) {
+			t.Fatalf("the same write with the same key was not answered as the first time: %d %s, then %d %s",
+				first.status, first.body, again.status, again.body)
+		}
+		other := c.do("POST", "/v1/trees/"+id+"/ops", body2, "Idempotency-Key", key)
+		fuzzAnswerOK(t, "another body", other)
+		if first.status == 200 && body2 != body1 && other.status == 200 && string(other.body) == string(first.body) {
+			t.Fatalf("another body under a kept key was answered with the kept answer")
+		}
+		fuzzTreeReadsBack(t, c, id)
+	})
+}

@@ -1,0 +1,110 @@
+package edge
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// objectCall sends one request to a tree's object as its glue does: with the
+// router's tenant header, and the client's name and If-Match when given.
+func objectCall(t *testing.T, h *Handler, method, path, body, client, ifMatch string, heldMs int) *httptest.ResponseRecorder {
+	t.Helper()
+	r := httptest.NewRequest(method, path, strings.NewReader(body))
+	r.Header.Set(HeaderTenant, "alice")
+	if path == "/v1/trees" {
+		r.Header.Set(HeaderCreate, strings.Repeat("ab", 16))
+	}
+	if client != "" {
+		r.Header.Set(ClientHeader, client)
+	}
+	if ifMatch != "" {
+		r.Header.Set("If-Match", ifMatch)
+	}
+	if heldMs > 0 {
+		r.Header.Set(HeaderHeld, strconv.Itoa(heldMs))
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
+}
+
+const appendOps = `{"ops":[{"op":"append","message":{"role":"user","content":"x"}}]}`
+
+func newTurnsObject(t *testing.T, now *int64) (*Handler, string, string) {
+	h := New(Config{Store: NewMemStore(), Role: RoleObject, Now: func() int64 { return *now }})
+	c := objectCall(t, h, "POST", "/v1/trees", "", "", "", 0)
+	if c.Code != 201 {
+		t.Fatalf("create: %d %s", c.Code, c.Body)
+	}
+	return h, "/v1/trees/" + strings.Repeat("ab", 16) + "/ops", c.Header().Get("ETag")
+}
+
+func wantHeld(t *testing.T, what string, w *httptest.ResponseRecorder) {
+	t.Helper()
+	if w.Code != 503 || w.Header().Get(HeaderHold) == "" {
+		t.Fatalf("%s: %d %q %s, want held", what, w.Code, w.Header().Get(HeaderHold), w.Body)
+	}
+}
+
+func TestOnlyTheHeadOfTheLineIsServedAndTheOthersAreHeldWhateverTheirETag(t *testing.T) {
+	now := int64(1_800_000_000_000)
+	h, ops, v1 := newTurnsObject(t, &now)
+	// b writes first; a, with the ETag it read before, loses: it is the head.
+	b := objectCall(t, h, "POST", ops, appendOps, "b", v1, 0)
+	if b.Code != 200 {
+		t.Fatalf("b: %d %s", b.Code, b.Body)
+	}
+	v2 := b.Header().Get("ETag")
+	if a := objectCall(t, h, "POST", ops, appendOps, "a", v1, 0); a.Code != 412 {
+		t.Fatalf("a with a stale ETag: %d %s", a.Code, a.Body)
+	}
+	// b writes again at once with the current ETag: held, in line after a;
+	// c, stale, is held too (no 412 that would only send it to read), and
+	// so is a writer without a name.
+	now += 5
+	wantHeld(t, "b while a is due", objectCall(t, h, "POST", ops, appendOps, "b", v2, 0))
+	wantHeld(t, "c while a is due", objectCall(t, h, "POST", ops, appendOps, "c", v1, 0))
+	wantHeld(t, "a writer without a name", objectCall(t, h, "POST", ops, appendOps, "", v2, 0))
+	// a, having read the tree again, writes: it goes in, and b is named next.
+	a := objectCall(t, h, "POST", ops, appendOps, "a", v2, 0)
+	if a.Code != 200 || a.Header().Get(HeaderNext) != "b" {
+		t.Fatalf("a's turn: %d next %q %s", a.Code, a.Header().Get(HeaderNext), a.Body)
+	}
+	// b's held write, asked again, meets a's ETag: 412 at once (b is the
+	// head); c is still held.
+	if again := objectCall(t, h, "POST", ops, appendOps, "b", v2, 10); again.Code != 412 {
+		t.Fatalf("b after a's write: %d %s", again.Code, again.Body)
+	}
+	wantHeld(t, "c while b is due", objectCall(t, h, "POST", ops, appendOps, "c", v1, 20))
+	v3 := a.Header().Get("ETag")
+	if w := objectCall(t, h, "POST", ops, appendOps, "b", v3, 0); w.Code != 200 || w.Header().Get(HeaderNext) != "c" {
+		t.Fatalf("b's turn: %d next %q %s", w.Code, w.Header().Get(HeaderNext), w.Body)
+	}
+}
+
+func TestAWriteIsHeldNoLongerThanHoldMaxAndAHeadThatWentAwayLosesItsPlace(t *testing.T) {
+	now := int64(1_800_000_000_000)
+	h, ops, etag := newTurnsObject(t, &now)
+	if a := objectCall(t, h, "POST", ops, appendOps, "a", `"0-stale"`, 0); a.Code != 412 {
+		t.Fatalf("a: %d %s", a.Code, a.Body)
+	}
+	b := objectCall(t, h, "POST", ops, appendOps, "b", etag, HoldMaxMs)
+	if b.Code != 200 {
+		t.Fatalf("b held for HoldMaxMs: %d %s", b.Code, b.Body)
+	}
+	wantHeld(t, "c while a is due", objectCall(t, h, "POST", ops, appendOps, "c", "*", 0))
+	now += grantMs + 1 // a never came back after its 412
+	if w := objectCall(t, h, "POST", ops, appendOps, "c", "*", 0); w.Code != 200 {
+		t.Fatalf("c after a went away: %d %s", w.Code, w.Body)
+	}
+	// Without If-Match, nobody is held.
+	if a := objectCall(t, h, "POST", ops, appendOps, "a", `"0-stale"`, 0); a.Code != 412 {
+		t.Fatalf("a: %d", a.Code)
+	}
+	if w := objectCall(t, h, "POST", ops, appendOps, "b", "", 0); w.Code != http.StatusOK {
+		t.Fatalf("b without If-Match: %d %s", w.Code, w.Body)
+	}
+}
