@@ -3,8 +3,8 @@
 // round one device appends and push()es; the other must hold the message
 // soon after, told by its WebSocket (no polling: pollMs is an hour). Prints
 // the p50/p95 from the local edit (push included) to the other device
-// holding it (the target is 200 ms p95; make bench-worker reports it); fails
-// over a second, which only a missing push (polling) would take. Run by wasm/worker/httpsuite with node --experimental-websocket:
+// holding it (the target is 200 ms p95; make bench-worker reports it; no time
+// is asserted). A change that is not pushed fails after 5 s (polling is an hour). Run by wasm/worker/httpsuite with node --experimental-websocket:
 //   node --experimental-websocket js/test/live-worker.mjs <dir> <worker URL> <token>
 import assert from "node:assert/strict";
 import path from "node:path";
@@ -71,4 +71,3 @@ console.log(`live: an edit on one device held by the other after p50 ${p50.toFix
 // The other device is idle when a change arrives, so it applies the delta in
 // place; a pull happens only when a delta and a push cross.
 assert.ok(applied >= 16, `only ${applied} of 32 changes were applied from their delta`);
-assert.ok(p95 <= 1000, `p95 ${p95.toFixed(1)} ms: is the change pushed at all?`);
