@@ -3,8 +3,9 @@
 // every line of work stays addressable under a branch name, and the active branch
 // projects to the plain message list a model consumes.
 //
-// Nothing here does I/O or keeps globals; every operation that records a time
-// takes it as an argument. No operation recurses over the tree, loops forever or
+// Nothing here does I/O or keeps globals, but for the optional yield hook a
+// single-threaded host sets once (SetYield, yield.go); every operation that
+// records a time takes it as an argument. No operation recurses over the tree, loops forever or
 // panics, whatever the input; projections of a corrupt tree fail with CodeCorrupt.
 package core
 
