@@ -24,5 +24,15 @@ func (t *Tree) Prune() ([]string, error) {
 	for _, id := range removed {
 		t.removeNode(id)
 	}
+	// A hidden conflict branch may end at a removed node: its record then
+	// writes the move time it used to leave to its leaf (movedDefault), so a
+	// store that follows TakeChanges must rewrite it.
+	if len(removed) > 0 {
+		for name, h := range t.hidden {
+			if t.nodes[h.leaf] == nil {
+				t.changed.branch(name)
+			}
+		}
+	}
 	return removed, nil
 }

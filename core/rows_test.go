@@ -3,7 +3,6 @@ package core
 import (
 	"bytes"
 	"math/rand"
-	"strconv"
 	"testing"
 )
 
@@ -86,29 +85,7 @@ func TestRowsWrittenFromTakeChangesMatchMarshal(t *testing.T) {
 	s := &rowStore{branches: map[string][]byte{}, nodes: map[string][]byte{}}
 	s.write(tr)
 	for step := 0; step < 400; step++ {
-		ids, _ := tr.ActivePath()
-		pick := func() string {
-			if len(ids) == 0 {
-				return "none"
-			}
-			return ids[rng.Intn(len(ids))]
-		}
-		at := int64(step + 10)
-		var ops []Op
-		switch rng.Intn(7) {
-		case 0, 1, 2:
-			ops = []Op{{Op: "append", Message: msg("user", "m"+strconv.Itoa(step))}}
-		case 3:
-			ops = []Op{{Op: "rewind", Node: pick()}}
-		case 4:
-			ops = []Op{{Op: "edit", Node: pick(), Message: msg("user", "e")}}
-		case 5:
-			ops = []Op{{Op: "label", Node: pick(), Label: "l"}, {Op: "append", Message: msg("user", "x")}}
-		case 6:
-			bs := tr.Branches()
-			ops = []Op{{Op: "switch", Branch: bs[rng.Intn(len(bs))].Name}}
-		}
-		tr.Apply(ops, at) // failures leave the tree as it was; rows must still match
+		randomStep(rng, tr, step) // failures leave the tree as it was; rows must still match
 		s.write(tr)
 		if got, want := s.join(), tr.Marshal(); !bytes.Equal(got, want) {
 			t.Fatalf("seed %d step %d: rows differ from Marshal:\n%s\n%s", seed, step, got, want)
