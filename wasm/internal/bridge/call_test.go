@@ -233,3 +233,23 @@ func TestALargeCallCollectsTheGarbageCountedBeforeIt(t *testing.T) {
 		t.Fatal("a small call collected")
 	}
 }
+
+// A load after a free of the same size reuses the freed memory, however large
+// the other live trees are: garbage that covers a large call's need is
+// collected first, even when it is less than half the heap in use.
+func TestALargeCallCollectsGarbageThatCoversItsNeedBesideALargeLiveHeap(t *testing.T) {
+	saved := liveSeen
+	defer func() { liveSeen = saved }()
+	collect()
+	liveSeen = 64 * bigCall // a large live heap: half of it is more than the garbage below
+	before := collected
+	owe(2 * bigCall)
+	if err := Room(3 * bigCall); err != nil || collected != before {
+		t.Fatalf("garbage short of the need and of half the heap was collected (%v)", err)
+	}
+	owe(2 * bigCall) // 4 × bigCall of garbage now: the call's need
+	liveSeen = 64 * bigCall
+	if err := Room(3 * bigCall); err != nil || collected != before+1 {
+		t.Fatalf("garbage covering the need was not collected: collections %d → %d (%v)", before, collected, err)
+	}
+}

@@ -52,7 +52,11 @@ func Room(need int) error {
 	if sysSeen == 0 {
 		look()
 	}
-	if n >= bigCall && debt >= max(bigCall, liveSeen/2) {
+	// A large call collects when the garbage is worth it against the heap in
+	// use, or when it would cover the call's need by itself: then the call
+	// reuses that memory (a load after a free of the same size does not grow
+	// the module however large the other live trees are).
+	if n >= bigCall && (debt >= max(bigCall, liveSeen/2) || debt >= n) {
 		collect()
 	}
 	if sysSeen+spent+n+headroom <= memoryLimit {
