@@ -38,7 +38,7 @@ func (t *Tree) ApplyRows(root, active string, follow bool, branches, nodes []Fra
 	}
 	// The rows decode as the members of a file do; a root or active branch
 	// they do not hold is fine here (checked against t below).
-	p, err := UnmarshalOwned(rowsFile(liveB, liveN))
+	p, err := UnmarshalOwned(rowsFile("", MainBranch, liveB, liveN))
 	if err != nil {
 		return newError(CodeCorrupt, "the changes do not decode: "+err.(*Error).Message)
 	}
@@ -172,23 +172,6 @@ func (t *Tree) ApplyRows(root, active string, follow bool, branches, nodes []Fra
 	}
 	t.changed.setMeta()
 	return nil
-}
-
-// rowsFile is the .tree.json around fragments, in their order (the loader
-// takes members in any order): what ApplyRows decodes them with.
-func rowsFile(branches, nodes []Fragment) []byte {
-	size := 96
-	for _, f := range branches {
-		size += len(f.Key) + len(f.JSON) + 8
-	}
-	for _, f := range nodes {
-		size += len(f.Key) + len(f.JSON) + 8
-	}
-	buf := append(make([]byte, 0, size), `{"format":"sessiontree","version":1,"active_branch":"main","branches":`...)
-	buf = appendFragments(buf, branches)
-	buf = append(buf, `,"nodes":`...)
-	buf = appendFragments(buf, nodes)
-	return append(buf, '}')
 }
 
 // dropNode removes node id for ApplyRows: out of its parent's children (or the

@@ -46,7 +46,13 @@ func JoinRows(root, active string, branches, nodes []Fragment) []byte {
 		nodes = append([]Fragment(nil), nodes...)
 		sortFunc(nodes, byKey)
 	}
-	size := 128
+	return rowsFile(root, active, branches, nodes)
+}
+
+// rowsFile writes the .tree.json around fragments in their order (the loader
+// takes members in any order; JoinRows sorts them first, as Marshal writes).
+func rowsFile(root, active string, branches, nodes []Fragment) []byte {
+	size := 128 + len(root) + len(active)
 	for _, f := range branches {
 		size += len(f.Key) + len(f.JSON) + 8
 	}

@@ -375,6 +375,12 @@ export class SessionTree implements Disposable {
    * malformed argument.
    */
   static fromRows(rows: { root?: string | null; activeBranch: string; branches: { name: string; row: string }[]; nodes: { id: string; row: string }[] }): SessionTree;
+  /**
+   * The .tree.json text of a store's rows (as `fromRows` takes them; null rows
+   * are left out), without loading it: what a worker hands a page to load.
+   * Needs no `init`. Throws `invalid_input` for a malformed argument.
+   */
+  static fileFromRows(rows: { root?: string | null; activeBranch: string; branches: { name: string; row: string | null }[]; nodes: { id: string; row: string | null }[] }): string;
 
   /**
    * Imports another tool's chat export (SPEC §7): format is chatgpt, openwebui,

@@ -1139,6 +1139,14 @@ export class SessionTree {
   }
 
   /**
+   * The .tree.json text of a store's rows (takeChanges's form, in any order),
+   * without loading it: what a worker hands a page to load, or fromRows reads.
+   */
+  static fileFromRows(rows) {
+    return rowsFile(rows);
+  }
+
+  /**
    * Brings in what another copy of this conversation changed: `changes` as
    * that copy's takeChanges() gave them. Rows of records this copy has are
    * replaced (a node keeps the children only this copy knows of, and the

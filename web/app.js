@@ -4,7 +4,7 @@
 // tree view, import and export. Everything the user sees is built with
 // textContent: message text never becomes markup.
 import { init, initInterchange, SessionTree } from "./sessiontree.js";
-import { Store, MemoryStore, rowsFile } from "./store.js";
+import { Store, MemoryStore } from "./store.js";
 import { el, renderText, highlighted, openForm, toast, showError, clearError, describe } from "./dom.js";
 import {
   DEMO_MODEL, APIS, loadSettings, saveSettings, usesEndpoint, messageText, demoReply, endpointReply, endpointSummarizer,
@@ -218,7 +218,7 @@ async function openConversation(id) {
     }
   } catch (e) {
     cur.error = describe(e);
-    cur.raw = legacy ?? (rows ? rowsFile(rows) : null);
+    cur.raw = legacy ?? (rows ? SessionTree.fileFromRows(rows) : null);
   }
   state.timings.open = performance.now() - t0;
   cur.loading = false;

@@ -45,13 +45,6 @@ export function putRows(tx, meta, changes) {
   tx.objectStore("meta").put({ ...meta, root: changes.root, activeBranch: changes.activeBranch });
 }
 
-/** The .tree.json text stored rows make (what SessionTree.fromRows loads). */
-export function rowsFile(rows) {
-  const b = rows.branches.map((r) => `${JSON.stringify(r.name)}:${r.row}`).join(",");
-  const n = rows.nodes.map((r) => `${JSON.stringify(r.id)}:${r.row}`).join(",");
-  return `{"format":"sessiontree","version":1${rows.root ? `,"root":${JSON.stringify(rows.root)}` : ""},"active_branch":${JSON.stringify(rows.activeBranch)},"branches":{${b}},"nodes":{${n}}}`;
-}
-
 /** Conversations kept in IndexedDB. open() fails when the browser has no IndexedDB. */
 export class Store {
   #db;

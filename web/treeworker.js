@@ -13,7 +13,7 @@
 // takeChanges({ stored: true }): the store holds every row already.
 import "./sessiontree.worker.js";
 import { SessionTree } from "./sessiontree.js";
-import { Store, putRows, done, rowsFile } from "./store.js";
+import { Store, putRows, done } from "./store.js";
 
 const entry = self.onmessage; // the entry's calls: { id, kind, … }
 let store = null;
@@ -25,7 +25,7 @@ async function run(op, args) {
   if (op === "file") {
     const rows = await store.rows(args[0]);
     if (!rows) return { value: null };
-    const bytes = enc.encode(rowsFile(rows));
+    const bytes = enc.encode(SessionTree.fileFromRows(rows));
     return { value: { bytes, rev: rows.rev }, transfer: [bytes.buffer] };
   }
   if (op === "importFile") {

@@ -33,6 +33,8 @@ test("the first takeChanges gives every row, and fromRows of them saves the same
   store(db, c);
   const u = reopen(db);
   assert.equal(u.save(), t.save());
+  // The file of the rows, without loading: what a worker hands a page.
+  assert.equal(SessionTree.load(SessionTree.fileFromRows(c)).save(), t.save());
   t.free(); u.free();
 });
 
