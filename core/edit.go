@@ -213,11 +213,23 @@ func (t *Tree) Edit(id string, msg Message, atMs int64) (string, error) {
 		return "", err
 	}
 	t.addNode(&node{id: newID, parent: n.parent, msg: msg, created: atMs})
-	b := &branch{name: t.freshName(), leaf: newID, created: atMs, moved: atMs}
+	t.startBranch(newID, atMs)
+	return newID, nil
+}
+
+// startBranch puts leaf on a fresh branch of its own, made at atMs, and makes
+// it the active one: what Edit and Open do.
+func (t *Tree) startBranch(leaf string, atMs int64) *branch {
+	b := &branch{name: t.freshName(), leaf: leaf, created: atMs, moved: atMs}
 	t.addBranch(b)
+	t.use(b)
+	return b
+}
+
+// use makes b the active branch and its most recently used.
+func (t *Tree) use(b *branch) {
 	t.setActive(b.name)
 	t.touch(b)
-	return newID, nil
 }
 
 // Regenerate adds msg as an alternative to the reply id: a new sibling on a fresh
@@ -236,8 +248,7 @@ func (t *Tree) Checkout(id string, atMs int64) (string, error) {
 		return "", errNodeNotFound(id)
 	}
 	if best := t.latestBranchThrough(id); best != nil {
-		t.setActive(best.name)
-		t.touch(best)
+		t.use(best)
 		return best.name, nil
 	}
 	b, err := t.activeBranch()
@@ -264,15 +275,10 @@ func (t *Tree) Open(id string, atMs int64) (string, error) {
 		return "", errNodeNotFound(id)
 	}
 	if best := t.latestBranchThrough(id); best != nil {
-		t.setActive(best.name)
-		t.touch(best)
+		t.use(best)
 		return best.name, nil
 	}
-	b := &branch{name: t.freshName(), leaf: t.newestLeafBelow(id), created: atMs, moved: atMs}
-	t.addBranch(b)
-	t.setActive(b.name)
-	t.touch(b)
-	return b.name, nil
+	return t.startBranch(t.newestLeafBelow(id), atMs).name, nil
 }
 
 // latestBranchThrough returns the most recently used branch whose path
