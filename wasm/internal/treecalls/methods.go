@@ -65,5 +65,9 @@ func Lean() []Method {
 		{"applyChanges", true, applyChanges},
 		// subtree.go
 		{"subtree", true, subtree},
+		// loadslices.go
+		{"loadBegin", false, loadBegin},
+		{"loadStep", false, loadStep},
+		{"loadCancel", false, loadCancel},
 	}
 }
