@@ -172,7 +172,8 @@ async function openConversation(id) {
     if (tail?.nodes.length) {
       renderHeader();
       renderConversations();
-      renderPreview(tail);
+      await renderPreview(tail, cur);
+      if (state.cur !== cur) return;
       state.timings.openPreview = performance.now() - t0;
     }
   }
@@ -183,7 +184,14 @@ async function openConversation(id) {
       await wasmReady;
       if (state.cur !== cur) return;
       const l0 = performance.now();
-      cur.tree = SessionTree.load(got.bytes);
+      // In slices (loadFrom): a 100 MB file is no long task; the preview stays
+      // painted and the page answers meanwhile.
+      const tree = await SessionTree.loadFrom(got.bytes, { sliceMs: LOAD_SLICE_MS });
+      if (state.cur !== cur) {
+        tree.free();
+        return;
+      }
+      cur.tree = tree;
       cur.tree.takeChanges({ stored: true }); // the store holds every row
       state.store.opened(id, got.rev);
       state.timings.openRead = l0 - t0;
@@ -234,6 +242,9 @@ async function openConversation(id) {
 
 let worker = null;
 const WORKER_IDLE_MS = 5000;
+// A load on the page runs in slices of this long (SessionTree.loadFrom): well
+// under the 50 ms of a long task, a slice ending at the module's next yield point.
+const LOAD_SLICE_MS = 20;
 let wasmReady = null; // init() of the page's module (start)
 
 /**
@@ -665,7 +676,7 @@ async function importFile(file, format = "auto") {
       const got = await w.call("importFile", [file, meta]);
       state.timings.importWorker = performance.now() - l0;
       const l1 = performance.now();
-      const tree = got.bytes ? SessionTree.load(got.bytes) : await SessionTree.loadFrom(file);
+      const tree = await SessionTree.loadFrom(got.bytes ?? file, { sliceMs: LOAD_SLICE_MS }); // in slices: no long task
       tree.takeChanges({ stored: true });
       state.timings.importLoad = performance.now() - l1;
       state.store.opened(meta.id, got.rev);
@@ -900,7 +911,7 @@ function renderChat() {
     const key = `${node.label}\u0000${sib.siblings.length}\u0000${sib.index}\u0000${id === leaf}`;
     let view = cache.get(id);
     if (!view || view.key !== key || view.element.querySelector(".editor")) view = { key, element: messageView(id, node, sib, id === leaf) };
-    view.element.classList.remove("flash");
+    view.element.classList.remove("flash", "preview");
     view.element.dataset.index = String(start + i);
     next.set(id, view);
     items.push(view.element);
@@ -950,25 +961,45 @@ function renderChat() {
  * its tree is loaded: read-only (their actions wait), replaced by renderChat
  * once the tree is there.
  */
-function renderPreview(tail) {
+async function renderPreview(tail, cur) {
   const box = $("messages");
-  const items = [];
   const n = tail.nodes.length;
-  tail.nodes.forEach(({ id, node, siblings }, i) => {
-    const m = node.message ?? {};
-    if (m.role === "system" && messageText(m).trim() === "") return;
-    const sib = siblings ? { siblings, index: Math.max(0, siblings.indexOf(id)) } : { siblings: [id], index: 0 };
-    const view = messageView(id, { message: m, label: node.label ?? null, createdAtMs: node.created_at_ms ?? 0 }, sib, i === n - 1);
-    for (const b of view.querySelectorAll("button.act")) b.disabled = true;
-    view.classList.add("preview");
-    items.push(view);
-  });
-  box.replaceChildren(...items);
-  box.scrollTop = box.scrollHeight;
+  // Kept as the chat view's elements of these messages (state.views, under the
+  // key renderChat gives them): once the tree is loaded, renderChat reuses them
+  // instead of rendering the same messages again.
+  const views = new Map();
+  state.views = new Map([[cur.meta.id, views]]);
+  box.replaceChildren();
   $("input").disabled = true;
   $("send").disabled = true;
   $("input").placeholder = "Opening the conversation\u2026";
+  // From the leaf up, a few messages a task (their Markdown is most of the
+  // cost): the screenful at the bottom shows first, and no task is long.
+  for (let to = n; to > 0; to -= PREVIEW_STEP) {
+    if (to < n) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      if (state.cur !== cur || cur.tree) return; // switched away, or the tree is there (renderChat took over)
+    }
+    const items = [];
+    for (let i = Math.max(0, to - PREVIEW_STEP); i < to; i++) {
+      const { id, node, siblings } = tail.nodes[i];
+      const m = node.message ?? {};
+      if (m.role === "system" && messageText(m).trim() === "") continue;
+      const sib = siblings ? { siblings, index: Math.max(0, siblings.indexOf(id)) } : { siblings: [id], index: 0 };
+      const label = node.label ?? null;
+      const view = messageView(id, { message: m, label, createdAtMs: node.created_at_ms ?? 0 }, sib, i === n - 1);
+      for (const b of view.querySelectorAll("button.act")) b.disabled = true;
+      view.classList.add("preview");
+      views.set(id, { key: `${label}\u0000${sib.siblings.length}\u0000${sib.index}\u0000${i === n - 1}`, element: view, busy: undefined });
+      items.push(view);
+    }
+    box.prepend(...items);
+    box.scrollTop = box.scrollHeight;
+  }
 }
+
+// How many messages of a preview one task renders.
+const PREVIEW_STEP = 12;
 
 /** The first message shown at the top of the chat view: its path index and offset. */
 function topVisible(box) {
@@ -1484,7 +1515,7 @@ async function start() {
     open: async (id) => {
       const got = await fileFromWorker(id);
       if (!got) return null;
-      const tree = SessionTree.load(got.bytes);
+      const tree = await SessionTree.loadFrom(got.bytes, { sliceMs: LOAD_SLICE_MS });
       tree.takeChanges({ stored: true });
       return { tree, rev: got.rev };
     },
