@@ -256,3 +256,24 @@ func TestASlicedLoadRefusesBadArguments(t *testing.T) {
 	}
 	must(t, "loadCancel", 0, num)
 }
+
+// FuzzSlicedLoad: for any input, a load in slices gives what load gives — the
+// same tree or the same error — and leaves nothing pending.
+func FuzzSlicedLoad(f *testing.F) {
+	f.Add(randomFile(1, 40))
+	f.Add([]byte(`{"format":"sessiontree","version":1,"active_branch":"main","branches":{},"nodes":{}}`))
+	f.Add([]byte(`{`))
+	f.Fuzz(func(t *testing.T, file []byte) {
+		want, wantOK := do(t, "load", 0, string(file))
+		got, gotOK, _ := loadInSlices(t, file, nil)
+		if wantOK != gotOK || (!wantOK && got != want) {
+			t.Fatalf("load says %.200s, the sliced load %.200s", want, got)
+		}
+		if wantOK && saved(t, got) != saved(t, want) {
+			t.Fatal("the two loads give different trees")
+		}
+		if Loads() != 0 || bridge.Pending() != 0 {
+			t.Fatalf("%d loads and %d calls left pending", Loads(), bridge.Pending())
+		}
+	})
+}
