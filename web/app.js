@@ -975,13 +975,13 @@ async function renderPreview(tail, cur) {
   $("input").placeholder = "Opening the conversation\u2026";
   // From the leaf up, a few messages a task (their Markdown is most of the
   // cost): the screenful at the bottom shows first, and no task is long.
-  for (let to = n; to > 0; to -= PREVIEW_STEP) {
+  for (let to = n, step = PREVIEW_FIRST; to > 0; to -= step, step = PREVIEW_STEP) {
     if (to < n) {
       await new Promise((resolve) => setTimeout(resolve, 0));
       if (state.cur !== cur || cur.tree) return; // switched away, or the tree is there (renderChat took over)
     }
     const items = [];
-    for (let i = Math.max(0, to - PREVIEW_STEP); i < to; i++) {
+    for (let i = Math.max(0, to - step); i < to; i++) {
       const { id, node, siblings } = tail.nodes[i];
       const m = node.message ?? {};
       if (m.role === "system" && messageText(m).trim() === "") continue;
@@ -998,7 +998,9 @@ async function renderPreview(tail, cur) {
   }
 }
 
-// How many messages of a preview one task renders.
+// How many messages of a preview one task renders: the first task fewer (a
+// screenful), as it also pays for the Markdown renderer's first use.
+const PREVIEW_FIRST = 4;
 const PREVIEW_STEP = 12;
 
 /** The first message shown at the top of the chat view: its path index and offset. */
