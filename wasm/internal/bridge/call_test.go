@@ -306,11 +306,11 @@ func TestJavaScriptsCachedInputAddressIsAlwaysTheInputBuffer(t *testing.T) {
 			return append(b, strconv.Itoa(len(c.Args))...), nil
 		}},
 	})
-	for seed := int64(1); seed <= 20; seed++ {
+	for seed := int64(1); seed <= 12; seed++ {
 		rng := rand.New(rand.NewSource(seed))
 		var ptr *byte // JavaScript's w.ptr and w.cap
 		jsCap := 0
-		for step := 0; step < 60; step++ {
+		for step := 0; step < 40; step++ {
 			size := sizes[rng.Intn(len(sizes))]
 			method := uint32(1 + rng.Intn(3))
 			var frameLen int
