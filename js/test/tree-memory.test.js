@@ -40,3 +40,18 @@ test("free() then a second load of the same file beside a large live tree: the m
   assert.equal(grown, 0, `the module grew by ${(grown / 1e6).toFixed(1)} MB on a load of a ${(bytes.length / 1e6).toFixed(1)} MB file after a free of the same`);
   live.free();
 });
+
+test("free() then a second loadFrom (in slices) of the same file beside a large live tree: the module does not grow", async () => {
+  const say = (i) => ({ role: i % 2 ? "assistant" : "user", content: `message ${i}: ` + "an ordinary chat reply, ".repeat(8) });
+  const live = SessionTree.fromLinear(Array.from({ length: 100000 }, (_, i) => say(i)), 1);
+  const bytes = new TextEncoder().encode(live.save());
+  const a = await SessionTree.loadFrom(bytes);
+  a.free();
+  const before = memoryUsage().main;
+  const b = await SessionTree.loadFrom(bytes);
+  assert.equal(b.pathLength(), 100000);
+  b.free();
+  const grown = memoryUsage().main - before;
+  assert.equal(grown, 0, `the module grew by ${(grown / 1e6).toFixed(1)} MB on a loadFrom of a ${(bytes.length / 1e6).toFixed(1)} MB file after a free of the same`);
+  live.free();
+});
