@@ -2,7 +2,7 @@ package bridge
 
 import (
 	"strconv"
-	"time"
+	_ "unsafe" // go:linkname
 
 	"github.com/sessiontree/sessiontree/core"
 )
@@ -28,8 +28,8 @@ type slice struct {
 	yielded chan struct{}
 	resume  chan bool // true: give up (Cancel)
 	done    chan sliceEnd
-	until   time.Time
-	budget  time.Duration
+	until   int64 // nanotime at which the slice is used up
+	budget  int64 // nanoseconds
 }
 
 type sliceEnd struct {
@@ -52,7 +52,7 @@ func init() { core.SetYield(yieldSlice) }
 // a sliced call it returns at once.
 func yieldSlice() {
 	s := running
-	if s == nil || time.Now().Before(s.until) {
+	if s == nil || nanotime() < s.until {
 		return
 	}
 	running = nil
@@ -61,14 +61,14 @@ func yieldSlice() {
 		panic(cancelled{})
 	}
 	running = s
-	s.until = time.Now().Add(s.budget)
+	s.until = nanotime() + s.budget
 }
 
-// Sliced runs fn in slices of budget: it returns fn's result when fn ends
+// Sliced runs fn in slices of budget nanoseconds: it returns fn's result when fn ends
 // within the first slice, or pending, a number for Resume and Cancel, when fn
 // yielded. fn runs in a goroutine of its own; a panic in it is the error a
 // panic in any call is, and leaves the module usable.
-func Sliced(budget time.Duration, fn func() ([]byte, error)) (res []byte, pending uint32, err error) {
+func Sliced(budget int64, fn func() ([]byte, error)) (res []byte, pending uint32, err error) {
 	s := &slice{yielded: make(chan struct{}), resume: make(chan bool), done: make(chan sliceEnd, 1), budget: budget}
 	go s.run(fn)
 	return s.wait()
@@ -89,7 +89,7 @@ func (s *slice) run(fn func() ([]byte, error)) {
 		s.done <- end
 	}()
 	running = s
-	s.until = time.Now().Add(s.budget)
+	s.until = nanotime() + s.budget
 	end.res, end.err = fn()
 }
 
@@ -108,9 +108,9 @@ func (s *slice) wait() ([]byte, uint32, error) {
 	}
 }
 
-// Resume runs the next slice, of budget, of the pending call n: its result,
+// Resume runs the next slice, of budget nanoseconds, of the pending call n: its result,
 // or pending again (a new number).
-func Resume(n uint32, budget time.Duration) ([]byte, uint32, error) {
+func Resume(n uint32, budget int64) ([]byte, uint32, error) {
 	s := parked[n]
 	if s == nil {
 		return nil, 0, Invalid("no pending call numbered " + strconv.FormatUint(uint64(n), 10))
@@ -135,3 +135,10 @@ func Cancel(n uint32) {
 
 // Pending is the number of calls parked between slices (tests read it).
 func Pending() int { return len(parked) }
+
+// nanotime is the runtime's monotonic clock (nanoseconds). The time package
+// would add ~370 KB to the module for time.Now; the runtime keeps this name
+// linkable on purpose (runtime/time_nofake.go).
+//
+//go:linkname nanotime runtime.nanotime
+func nanotime() int64

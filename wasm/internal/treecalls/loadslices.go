@@ -2,7 +2,6 @@ package treecalls
 
 import (
 	"strconv"
-	"time"
 	"unsafe"
 
 	"github.com/sessiontree/sessiontree/core"
@@ -78,7 +77,7 @@ func loadNumber(r *Request) (uint32, *slicedLoad, error) {
 	}
 	n, err := strconv.ParseUint(s, 10, 32)
 	if err != nil || loads[uint32(n)] == nil {
-		return 0, nil, invalid("no sliced load numbered " + strconv.Quote(s) + " is under way")
+		return 0, nil, invalid("no sliced load numbered " + s + " is under way")
 	}
 	return uint32(n), loads[uint32(n)], nil
 }
@@ -94,7 +93,7 @@ func loadStep(r *Request) ([]byte, error) {
 			return nil, invalid("loadStep: sliceMs must be a whole number of milliseconds from 0 to 60000 (0: a slice at every yield point)")
 		}
 	}
-	budget := time.Duration(ms) * time.Millisecond
+	budget := int64(ms) * 1_000_000 // nanoseconds
 	var pending uint32
 	if !l.started {
 		l.started = true
