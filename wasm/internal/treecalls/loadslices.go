@@ -49,14 +49,16 @@ func loadBegin(r *Request) ([]byte, error) {
 	if err != nil || n < 0 || n > maxLoad {
 		return nil, invalid("loadBegin: the size must be a number of bytes up to " + strconv.Itoa(maxLoad))
 	}
-	// The file, then the tree's structure over it, checked as a load checks
-	// them (st_reserve, then the call): the file's need alone decides whether
-	// the garbage counted (a freed tree of the same size) is collected first,
-	// so that a load after a free reuses that memory rather than growing it.
-	for range 2 {
-		if err := bridge.Room(n); err != nil {
-			return nil, err
-		}
+	// Checked as a load checks it: st_reserve's Room(n) for the file, then
+	// the call's Room(2n) for the file and the tree's structure over it. The
+	// file's need alone decides whether the garbage counted (a freed tree of
+	// the same size) is collected first, so that a load after a free reuses
+	// that memory rather than growing it.
+	if err := bridge.Room(n); err != nil {
+		return nil, err
+	}
+	if err := bridge.Room(2 * n); err != nil {
+		return nil, err
 	}
 	l := &slicedLoad{buf: make([]byte, n, max(n, 8))}
 	nextLoad++
