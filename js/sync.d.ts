@@ -69,6 +69,13 @@ export interface LiveResult {
    * local edits, so that a delta never lands on unpushed work.
    */
   applied?: boolean;
+  /**
+   * How a push went: "socket" when it was sent on the open live socket (a
+   * write message, acked there), "http" when over POST /merge (no socket, or
+   * it closed before the ack: then with the same Idempotency-Key, so the
+   * push is stored once). Absent when the round pushed nothing.
+   */
+  via?: "socket" | "http";
 }
 
 /** A live sync of one tree; see live(). */

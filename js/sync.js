@@ -7,6 +7,11 @@
 // place and initInterchange loads nothing.
 import { SessionTree, SessionTreeError, initInterchange } from "./sessiontree.js";
 
+// SOCKET_WRITE_MAX is the largest push sent on the live socket (a WebSocket
+// message of the worker may have 1 MiB, the write's envelope included);
+// a larger one goes over HTTP.
+const SOCKET_WRITE_MAX = 1000 * 1000;
+
 // versionOf reads the version a worker ETag ("<version>-<random>") names.
 const versionOf = (tag) => Number(/^(?:W\/)?"(\d+)-/.exec(tag)?.[1] ?? NaN);
 
@@ -78,6 +83,8 @@ export function live(tree, options) {
   const syncOptions = { ...options, fetch: fetchFn };
   let etag = null, closed = false, socket = null, timer = null, retry = 250;
   let running = null, again = false, mode = "poll", dirty = true;
+  let writes = 0;
+  const acks = new Map(); // id of a write sent on the socket → {ws, resolve}
 
   // pull merges the stored tree into tree, pushing nothing: what a change of
   // another client needs when this one has nothing new.
@@ -93,16 +100,58 @@ export function live(tree, options) {
   // pushKnown sends tree to the worker's merge with If-Match of the ETag this
   // client last saw: since it holds everything stored up to then, the merge
   // needs no pull first. null on 412 (someone wrote since): a sync follows.
+  // While the live socket is open the write goes on it (one message into the
+  // tree's object, no HTTP request); if the socket closes before the ack,
+  // the same write is sent over HTTP with the same Idempotency-Key, so it is
+  // stored once either way.
   async function pushKnown() {
+    const body = tree.save();
+    const key = `push-${client}-${++writes}`;
+    if (socket !== null && mode === "live" && socket.readyState === 1 && body.length <= SOCKET_WRITE_MAX) {
+      const ack = await socketWrite(socket, { route: "merge", if_match: etag, idempotency_key: key }, body);
+      if (ack !== null) {
+        if (ack.status === 412) return null;
+        if (ack.status !== 200) {
+          const e = ack.body?.error;
+          throw new SessionTreeError(e?.code ?? "invalid_input", `pushing tree ${JSON.stringify(id)}: ${e?.message ?? `status ${ack.status}`}`);
+        }
+        return { etag: ack.etag, pulled: null, pushed: ack.body.report, attempts: 1, via: "socket" };
+      }
+    }
     const put = await fetchFn(`${base}/merge`, {
       method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "if-match": etag },
-      body: tree.save(),
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "if-match": etag, "idempotency-key": key },
+      body,
     });
     if (put.status === 412) return null;
     if (!put.ok) throw await httpError(put, `pushing tree ${JSON.stringify(id)}`);
-    const body = await put.json();
-    return { etag: body.etag, pulled: null, pushed: body.report, attempts: 1 };
+    const answer = await put.json();
+    return { etag: answer.etag, pulled: null, pushed: answer.report, attempts: 1, via: "http" };
+  }
+
+  // socketWrite sends a write on ws ({"type":"write"}, see the worker's
+  // README) and resolves with its ack, or with null if the socket closes first.
+  function socketWrite(ws, fields, body) {
+    const wid = `w${++writes}`;
+    return new Promise((resolve) => {
+      acks.set(wid, { ws, resolve });
+      try {
+        ws.send(`{"type":"write","id":${JSON.stringify(wid)},${Object.entries(fields)
+          .map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(",")},"body":${body}}`);
+      } catch {
+        acks.delete(wid);
+        resolve(null);
+      }
+    });
+  }
+
+  // dropAcks resolves the writes waiting on ws with null: they go over HTTP.
+  function dropAcks(ws) {
+    for (const [wid, w] of acks) {
+      if (w.ws !== ws) continue;
+      acks.delete(wid);
+      w.resolve(null);
+    }
   }
 
   // Syncs run one at a time; a request during one runs once more after it.
@@ -182,12 +231,21 @@ export function live(tree, options) {
       } catch {
         return;
       }
+      if (msg.type === "ack") {
+        const w = acks.get(msg.id);
+        if (w) {
+          acks.delete(msg.id);
+          w.resolve(msg);
+        }
+        return;
+      }
       // A change this client stored itself carries the ETag it already has.
       if (msg.etag === etag || (msg.type !== "change" && msg.type !== "hello")) return;
       if (msg.type === "change" && applyDelta(msg, text)) return;
       run();
     };
     ws.onclose = () => {
+      dropAcks(ws);
       if (socket !== ws) return;
       socket = null;
       mode = closed ? "closed" : "poll";
@@ -219,6 +277,7 @@ export function live(tree, options) {
       clearTimeout(timer);
       const ws = socket;
       socket = null;
+      if (ws) dropAcks(ws);
       if (!ws || ws.readyState === 3) return Promise.resolve();
       // Resolves once the close handshake is done (or after a second).
       return new Promise((resolve) => {

@@ -28,12 +28,13 @@ const base = SessionTree.load(await (await fetch(`${url}/v1/trees/${id}`, { head
 
 const devices = [base.clone(), base.clone()];
 const waiters = [[], []];
-let applied = 0;
+let applied = 0, viaSocket = 0;
 const syncs = devices.map((tree, i) =>
   live(tree, {
     url, token, id, pollMs: 3600_000,
     onSync: (r) => {
       if (r.applied) applied++;
+      if (r.via === "socket") viaSocket++;
       for (const w of waiters[i].splice(0)) w();
     },
     onError: (e) => console.error(`device ${i}:`, e),
@@ -71,3 +72,6 @@ console.log(`live: an edit on one device held by the other after p50 ${p50.toFix
 // The other device is idle when a change arrives, so it applies the delta in
 // place; a pull happens only when a delta and a push cross.
 assert.ok(applied >= 16, `only ${applied} of 32 changes were applied from their delta`);
+// While its socket is open a device pushes on it, not over HTTP.
+console.log(`live: ${viaSocket} pushes went on the live socket`);
+assert.ok(viaSocket >= 16, `only ${viaSocket} of 32 pushes went on the live socket`);
