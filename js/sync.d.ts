@@ -45,6 +45,16 @@ export interface LiveOptions extends SyncOptions {
   onError?: (error: unknown) => void;
   /** The WebSocket constructor (default: globalThis.WebSocket; none: polling only). */
   WebSocket?: typeof WebSocket;
+  /**
+   * Push only what changed (default false: each push sends the whole tree to
+   * `/merge`). live() then owns `tree.takeChanges()` — do not call it
+   * elsewhere (a store that persists rows needs its own copy of the feed) —
+   * and each push sends the rows changed since the last push that went in,
+   * on top of the ETag this client holds (`/delta`, on the live socket when
+   * open). A delta the worker cannot take (409: the copies diverged; 413) is
+   * followed by a whole push; a 412 by a sync, as without deltas.
+   */
+  deltas?: boolean;
 }
 
 /**
@@ -76,6 +86,8 @@ export interface LiveResult {
    * push is stored once). Absent when the round pushed nothing.
    */
   via?: "socket" | "http";
+  /** True when the push sent only the rows changed since the last one (the `deltas` option). */
+  delta?: boolean;
 }
 
 /** A live sync of one tree; see live(). */

@@ -14,7 +14,7 @@ import (
 //
 //	{"type":"write","id":"r1","route":"ops","if_match":"\"3-…\"","idempotency_key":"k1","body":{"ops":[…]}}
 //
-// ("route": "ops" or "merge"; "id" is the client's name for the write, up to
+// ("route": "ops", "merge" or "delta"; "id" is the client's name for the write, up to
 // 64 characters, echoed in its ack; "if_match" and "idempotency_key" are
 // optional and mean what the headers mean over HTTP), answered on the same
 // socket, in order, by
@@ -34,7 +34,7 @@ import (
 const MaxSocketMessage = 1 << 20
 
 // socketRoutes are the routes a socket write may name.
-var socketRoutes = map[string]bool{"ops": true, "merge": true}
+var socketRoutes = map[string]bool{"ops": true, "merge": true, "delta": true}
 
 // SocketWrite is a write message read from a live socket: the request it
 // stands for, to be served by the tree's object, and the client's id of it.
@@ -99,7 +99,7 @@ func ReadSocketWrite(msg []byte, tree, tenant, client string) (w SocketWrite, ac
 	case typ != "write":
 		return w, SocketError(w.ID, errInput(`a socket message is {"type":"write",…}; got type `+quote(typ)))
 	case !socketRoutes[route]:
-		return w, SocketError(w.ID, errInput(`"route" is "ops" or "merge"; got `+quote(route)))
+		return w, SocketError(w.ID, errInput(`"route" is "ops", "merge" or "delta"; got `+quote(route)))
 	case body == nil:
 		return w, SocketError(w.ID, errInput(`a write message carries its request's JSON in "body"`))
 	}
