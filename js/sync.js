@@ -294,7 +294,7 @@ export function live(tree, options) {
 
   function connect() {
     if (closed || typeof WS !== "function") return poll();
-    const wsURL = `${base.replace(/^http/, "ws")}/live?client=${client}&access_token=${encodeURIComponent(token)}`;
+    const wsURL = `${base.replace(/^http/, "ws")}/live?client=${client}&batch=1&access_token=${encodeURIComponent(token)}`;
     let ws;
     try {
       ws = new WS(wsURL);
@@ -324,10 +324,16 @@ export function live(tree, options) {
         }
         return;
       }
-      // A change this client stored itself carries the ETag it already has.
-      if (msg.etag === etag || (msg.type !== "change" && msg.type !== "hello")) return;
-      if (msg.type === "change" && applyDelta(msg, text)) return;
-      run();
+      // The changes of several writes stored together come as one message
+      // (?batch=1): each is taken in order, as if it came alone.
+      const changes = msg.type === "changes" && Array.isArray(msg.changes) ? msg.changes : [msg];
+      for (const c of changes) {
+        // A change this client stored itself carries the ETag it already has.
+        if (c.etag === etag || (c.type !== "change" && c.type !== "hello")) continue;
+        if (c.type === "change" && applyDelta(c, changes.length === 1 ? text : JSON.stringify(c))) continue;
+        run(); // a pull brings this change and every later one
+        return;
+      }
     };
     ws.onclose = () => {
       dropAcks(ws);

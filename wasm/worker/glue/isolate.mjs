@@ -344,7 +344,8 @@ export class TreeObject {
       const url = new URL(request.url);
       const tree = url.origin + url.pathname.replace(/\/live$/, "");
       const tenant = request.headers.get(PREFIX + "tenant") ?? "";
-      server.serializeAttachment({ exp: exp > 0 ? exp : 0, tree, tenant, client: tag ? tag[1] : "" });
+      const batch = url.searchParams.get("batch") === "1";
+      server.serializeAttachment({ exp: exp > 0 ? exp : 0, tree, tenant, client: tag ? tag[1] : "", batch });
       if (exp > 0) {
         const alarm = await this.ctx.storage.getAlarm();
         if (alarm === null || alarm > exp * 1000) await this.ctx.storage.setAlarm(exp * 1000);
@@ -362,11 +363,11 @@ export class TreeObject {
   // asked again a little later, saying how long it has waited; the object
   // serves other calls meanwhile. It is asked again when a write names its
   // client (name) next in line, or after the hold's milliseconds at most.
-  async serve(method, url, headers, body, name) {
+  async serve(method, url, headers, body, name, origin = null) {
     const start = Date.now();
     let call = [method, url, headers, body];
     for (;;) {
-      const res = await this.call(call);
+      const res = await this.call(call, origin);
       const hold = res.headers.find(([k]) => k.toLowerCase() === PREFIX + "hold");
       if (hold === undefined) {
         const next = res.headers.find(([k]) => k.toLowerCase() === PREFIX + "next");
@@ -388,22 +389,39 @@ export class TreeObject {
     }
   }
 
-  // finish sends a call's change to the live clients (but the writer's: its
-  // client name, and origin, the socket a write came on) and queues its row
-  // of the index in D1 (awaited for a create or a delete).
-  async finish(res, origin) {
-    for (const msg of res.push) {
-      for (const ws of this.ctx.getWebSockets()) {
-        if (ws === origin) continue;
-        if (res.pushExcept !== "" && this.ctx.getTags(ws).includes(res.pushExcept)) continue;
-        if (expired(ws)) continue;
-        try {
-          ws.send(msg);
-        } catch {
-          // a socket closing meanwhile: its client reads the tree when it reconnects
-        }
+  // push sends the changes of a group of calls (drain) to the live clients,
+  // each to every socket but its writer's (its client name, and origin, the
+  // socket a write came on), in order. A socket opened with ?batch=1 gets the
+  // changes of one group as one message {"type":"changes","changes":[…]}
+  // (one frame, not one per write: 32 live writers otherwise cost 31 frames
+  // a write); any other gets one message per change.
+  push(group, results) {
+    let sockets = null;
+    const out = new Map(); // socket → its messages
+    results.forEach((res, i) => {
+      if (!res?.push || res.push.length === 0) return;
+      sockets ??= this.ctx.getWebSockets().map((ws) => [ws, this.ctx.getTags(ws)]);
+      for (const [ws, tags] of sockets) {
+        if (ws === group[i].origin) continue;
+        if (res.pushExcept !== "" && tags.includes(res.pushExcept)) continue;
+        if (!out.has(ws)) out.set(ws, []);
+        out.get(ws).push(...res.push);
+      }
+    });
+    for (const [ws, msgs] of out) {
+      if (expired(ws)) continue;
+      try {
+        if (msgs.length > 1 && ws.deserializeAttachment()?.batch) ws.send(`{"type":"changes","changes":[${msgs.join(",")}]}`);
+        else for (const msg of msgs) ws.send(msg);
+      } catch {
+        // a socket closing meanwhile: its client reads the tree when it reconnects
       }
     }
+  }
+
+  // finish queues a call's row of the index in D1 (awaited for a create or
+  // a delete); its change went to the live clients with its group (push).
+  async finish(res, origin) {
     if (res.index.length > 0) {
       this.indexQueue.push(...res.index);
       const flushing = this.flushIndex(res.indexNow);
@@ -459,9 +477,9 @@ export class TreeObject {
   // call runs one call of this object in Go ([method, url, headers, body]),
   // in the order the calls came. One call at a time: a call that pauses
   // between its slices keeps the tree to itself until it answers.
-  call(call) {
+  call(call, origin = null) {
     return new Promise((resolve, reject) => {
-      this.queue.push({ call, resolve, reject });
+      this.queue.push({ call, origin, resolve, reject });
       if (!this.draining) this.drain();
     });
   }
@@ -482,11 +500,14 @@ export class TreeObject {
         const group = this.queue.splice(0, n);
         try {
           if (group.length === 1) {
-            group[0].resolve(await this.runOne(group[0].call));
+            const res = await this.runOne(group[0].call);
+            this.push(group, [res]);
+            group[0].resolve(res);
           } else {
             const out = globalThis.sessiontreeObjectBatch(this.ctx.id.toString(), this.ctx.storage.sql, this.tx,
               group.map((g) => g.call));
             if (out.batch === undefined) throw new Error(out.body ? new TextDecoder().decode(out.body) : "batch failed");
+            this.push(group, out.batch);
             group.forEach((g, i) => g.resolve(out.batch[i]));
           }
         } catch (e) {
@@ -571,7 +592,7 @@ export class TreeObject {
     if (client) headers.push(["sessiontree-client", client]);
     let res;
     try {
-      res = await this.serve(SOCKET, tree, headers, new TextEncoder().encode(msg), client ?? "");
+      res = await this.serve(SOCKET, tree, headers, new TextEncoder().encode(msg), client ?? "", ws);
     } catch (e) {
       res = { ack: JSON.stringify({ type: "ack", status: 500, body: { error: { code: "internal", message: `the tree's object: ${e.message}` } } }), push: [], index: [], headers: [] };
     }

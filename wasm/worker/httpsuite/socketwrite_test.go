@@ -117,10 +117,20 @@ func TestAWriteOnTheLiveSocketIsAckedThereAndPushedToTheOthers(t *testing.T) {
 // Writes that reach an object together are applied as one group (one Go
 // call, one storage transaction): each still gets its own answer and ETag,
 // every acknowledged write is stored once, in one chain, and the versions
-// have no gap, over HTTP and over sockets at once.
+// have no gap, over HTTP and over sockets at once. A live client that asked
+// for batches (?batch=1) gets every change once, in order, whether alone or
+// in a {"type":"changes"} message of its group.
 func TestConcurrentWritesEachGetTheirOwnAnswerAndAllAreStored(t *testing.T) {
 	c := &client{t: t, token: token(t, "group-commit")}
 	id, _ := c.create("")
+	listener, _, err := wsclient.Dial(server.URL+"/v1/trees/"+id+"/live?batch=1&access_token="+c.token, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer listener.Close()
+	if _, err := listener.Read(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
 	const writers, each = 12, 8
 	var mu sync.Mutex
 	etags := map[string]bool{}
@@ -180,4 +190,33 @@ func TestConcurrentWritesEachGetTheirOwnAnswerAndAllAreStored(t *testing.T) {
 	if v := strings.SplitN(strings.Trim(r.header.Get("ETag"), `"`), "-", 2)[0]; v != strconv.Itoa(1+writers*each) {
 		t.Fatalf("version %s after %d writes on a new tree, want %d", v, writers*each, 1+writers*each)
 	}
+	type change struct {
+		Type    string
+		Version int
+	}
+	next, batches := 2, 0
+	for next <= 1+writers*each {
+		raw, err := listener.Read(20 * time.Second)
+		if err != nil {
+			t.Fatalf("the listener got versions up to %d of %d: %v", next-1, 1+writers*each, err)
+		}
+		var m struct {
+			change
+			Changes []change
+		}
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatalf("%v: %.200s", err, raw)
+		}
+		list := []change{m.change}
+		if m.Type == "changes" {
+			list, batches = m.Changes, batches+1
+		}
+		for _, ch := range list {
+			if ch.Type != "change" || ch.Version != next {
+				t.Fatalf("got %s version %d, want the change of version %d", ch.Type, ch.Version, next)
+			}
+			next++
+		}
+	}
+	t.Logf("%d changes reached the listener, %d of its messages held several", writers*each, batches)
 }

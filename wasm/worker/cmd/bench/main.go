@@ -465,7 +465,7 @@ func main() {
 			sockTree := iso.create(0)
 			socks := make([]*wsclient.Conn, 32)
 			for i := range socks {
-				ws, _, err := wsclient.Dial(iso.url+"/v1/trees/"+sockTree+"/live?client=s"+strconv.Itoa(i)+"&access_token="+iso.token, nil)
+				ws, _, err := wsclient.Dial(iso.url+"/v1/trees/"+sockTree+"/live?client=s"+strconv.Itoa(i)+"&batch=1&access_token="+iso.token, nil)
 				if err != nil {
 					fail("live socket %d: %v", i, err)
 				}
@@ -474,7 +474,7 @@ func main() {
 				}
 				socks[i] = ws
 			}
-			var deltas atomic.Int64
+			var deltas, frames atomic.Int64
 			var seq [32]int
 			var sok, sbad int64
 			var slat []time.Duration
@@ -491,7 +491,8 @@ func main() {
 						return err
 					}
 					if !strings.Contains(string(raw), `"type":"ack"`) {
-						deltas.Add(1)
+						deltas.Add(int64(strings.Count(string(raw), `"type":"change"`)))
+						frames.Add(1)
 						continue
 					}
 					var a struct {
@@ -517,9 +518,9 @@ func main() {
 			slost := sok - int64(len(p.Messages))
 			lost += slost
 			bad += sbad
-			fmt.Printf("%-50s %9.0f acks/s (%.2fx the trivial req/s)  errors %d  appends acknowledged %d  stored %d  lost %d  p50 %s ms  p99 %s ms (%.2fx the trivial p99; target <= 5x); deltas received %d\n",
+			fmt.Printf("%-50s %9.0f acks/s (%.2fx the trivial req/s)  errors %d  appends acknowledged %d  stored %d  lost %d  p50 %s ms  p99 %s ms (%.2fx the trivial p99; target <= 5x); deltas received %d in %d messages (?batch=1)\n",
 				"worker: 32 writers, one tree, no If-Match, socket", float64(sok)/dur.Seconds(), float64(sok)/dur.Seconds()/trps, sbad, sok, len(p.Messages), slost,
-				ms(pct(slat, .5)), ms(pct(slat, .99)), float64(pct(slat, .99))/float64(pct(tlat, .99)), deltas.Load())
+				ms(pct(slat, .5)), ms(pct(slat, .99)), float64(pct(slat, .99))/float64(pct(tlat, .99)), deltas.Load(), frames.Load())
 		}
 		if want("ifmatch") {
 			for _, writers := range []int{32, 128} {
