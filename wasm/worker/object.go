@@ -454,6 +454,11 @@ func serveObjectBatch(_ safejs.Value, args []safejs.Value) any {
 			return nil
 		})
 		if err != nil {
+			// The group's transaction failed as a whole (its commit, not a
+			// write: a write's own error rolls back only its savepoint), so
+			// nothing of it is stored while the loaded tree holds its writes:
+			// the object reads its tree again on its next call.
+			delete(objects, name)
 			return internalAnswer(err)
 		}
 		obj, err := safejs.ValueOf(map[string]any{})
