@@ -552,6 +552,19 @@ export class SessionTree implements Disposable {
    * `not_found` for an unknown id, `invalid_input` for a bad option.
    */
   subtree(id?: string | null, options?: { depth?: number; limit?: number; runs?: boolean }): { nodes: SubtreeNode[]; more: boolean };
+  /**
+   * For each of `ids`, whether that node is on the active path, in one walk
+   * up the path inside the module (no id of the path is copied out): how a
+   * tree view highlights its boxes in a huge chat without `activePath()`. An
+   * unknown id is not on the path. Throws `corrupt` like `activePath()`.
+   */
+  onPath(ids: readonly string[]): boolean[];
+  /**
+   * `id`'s index on the active path (0: the root), or -1 when it is not on
+   * it: what `activePath().indexOf(id)` answers, without copying the path's
+   * ids out (a chat view scrolling to a message of a huge chat).
+   */
+  pathIndex(id: string): number;
   /** The node with id, or null. */
   node(id: string): TreeNode | null;
   /** A node's children, ordered by (createdAtMs, id). */

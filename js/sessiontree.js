@@ -269,7 +269,7 @@ const M = {
   pathOf: 0, messages: 0, summarizeBranch: 0, summaryInput: 0, summarizeBranchAsOf: 0,
   stubSummary: 0, renderBranchText: 0, spliceForLinearExport: 0, validate: 0, repair: 0,
   prune: 0, search: 0, stats: 0, replace: 0, project: 0, applyOps: 0, pathLength: 0, window: 0,
-  takeChanges: 0, applyChanges: 0, subtree: 0,
+  takeChanges: 0, applyChanges: 0, subtree: 0, onPath: 0, pathIndex: 0,
 };
 
 // The full flavour's further method numbers, filled in by init when the module
@@ -1234,6 +1234,25 @@ export class SessionTree {
     };
     const d = count("depth", depth, 0), l = count("limit", limit, 1) || "0";
     return JSON.parse(this.#call(M.subtree, 0, [top, d, l, runs ? "1" : "0"]));
+  }
+
+  /**
+   * For each of ids, whether that node is on the active path: one walk up
+   * the path inside the module, none of its ids copied out (a tree view's
+   * highlight in a 200k-message chat). An unknown id is not on it.
+   */
+  onPath(ids) {
+    if (!Array.isArray(ids)) fail(`"ids" must be an array of node ids`);
+    for (const id of ids) if (typeof id !== "string" || id.includes("\n")) fail(`"ids" must hold node ids (strings of one line), got ${typeof id === "string" ? JSON.stringify(id.slice(0, 40)) : typeof id}`);
+    const got = this.#call(M.onPath, 0, [ids.join("\n")]);
+    const res = new Array(ids.length);
+    for (let i = 0; i < ids.length; i++) res[i] = got.charCodeAt(i) === 49;
+    return res;
+  }
+
+  /** id's index on the active path (0: its root), or -1 when it is not on it; no id of the path is copied out. */
+  pathIndex(id) {
+    return Number(this.#call(M.pathIndex, 0, [str("id", id)]));
   }
 
   activePath() {

@@ -504,7 +504,7 @@ async function send(text) {
 function priorTo(t, id, inclusive) {
   const len = t.pathLength();
   let end = len;
-  if (t.pathWindow(-1).ids[0] !== id) end = t.activePath().indexOf(id) + 1;
+  if (t.pathWindow(-1).ids[0] !== id) end = t.pathIndex(id) + 1;
   if (!inclusive) end--;
   const start = Math.max(0, end - CONTEXT);
   const prior = [...(end === len ? t.pathWindow(start - len) : t.pathWindow(start, end)).messages];
@@ -1006,7 +1006,7 @@ function reveal(id) {
   if (!t) return;
   let e = $("messages").querySelector(`[data-id="${CSS.escape(id)}"]`);
   if (!e) {
-    const i = t.activePath().indexOf(id);
+    const i = t.pathIndex(id);
     if (i < 0) return;
     const len = t.pathLength();
     const start = Math.max(0, i - Math.floor(WINDOW / 2));
@@ -1109,22 +1109,25 @@ function renderTree() {
   if (!state.treeView) state.treeView = new TreeView($("treepane"), { onPick: (id) => pickFromTree(id), locate: boxNodeOf });
   const view = state.treeView;
   if (!t) {
-    view.setNodes({ nodes: [], more: false }, 0, []);
+    view.setNodes({ nodes: [], more: false }, 0, { active: () => [], leaf: null });
     state.treeSig = "";
     return;
   }
   const t0 = performance.now();
   const branches = t.branches();
+  // Which boxes are on the active path, asked of the module (t.onPath), and
+  // the path's last node: never the path's ids (200,000 of them in a huge chat).
+  const active = { active: (ids) => t.onPath(ids), leaf: t.pathWindow(-1).ids[0] ?? null };
   // The layout depends on the nodes, labels and where branches end; a checkout
   // or switch changes none of them, so it only moves the highlight.
   const sig = `${state.cur.meta.id}|${state.version}|${view.compact}|${branches.map((b) => `${b.name}\u0000${b.leaf}`).join("\u0001")}`;
   if (sig !== state.treeSig) {
     // The nodes without their messages (t.subtree), never the whole file.
-    view.setNodes(t.subtree(null, { runs: view.compact, limit: MAX_BOXES }), branches.length, t.activePath());
+    view.setNodes(t.subtree(null, { runs: view.compact, limit: MAX_BOXES }), branches.length, active);
     state.treeSig = sig;
     state.timings.treeLayout = performance.now() - t0;
   } else {
-    view.setActive(t.activePath());
+    view.setActive(active);
   }
 }
 

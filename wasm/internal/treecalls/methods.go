@@ -65,5 +65,7 @@ func Lean() []Method {
 		{"applyChanges", true, applyChanges},
 		// subtree.go
 		{"subtree", true, subtree},
+		{"onPath", true, onPath},
+		{"pathIndex", true, pathIndex},
 	}
 }
