@@ -41,8 +41,11 @@ const (
 	HoldMaxMs = 10_000
 	// holdStepMs is how long the glue waits before it asks again when no
 	// write names the request's client next: a named writer is woken when it
-	// is; anonymous writers, never named, ask again every holdStepAnonMs.
-	holdStepMs     = HoldMaxMs
+	// is, and asks again after holdStepMs anyway, so that a head that went
+	// away (its grant passed, see grantMs) holds the line for about that
+	// long, not HoldMaxMs; anonymous writers, never named, ask again every
+	// holdStepAnonMs.
+	holdStepMs     = 2_000
 	holdStepAnonMs = 250
 	// grantMs is how long the head of the line has for its read and its
 	// write after it was told its turn (a 412): a writer that went away

@@ -133,3 +133,28 @@ func TestTheLineKeepsTheOrderWritersJoinedInWhenTheClockStandsStill(t *testing.T
 		t.Fatalf("next after w5: %q, want w1, the first to join after it", next)
 	}
 }
+
+// A held writer asks again within a couple of seconds, not only at
+// HoldMaxMs: a head that was told its turn and went away holds the line for
+// about its grant, and the next writer is served when it asks again.
+func TestAHeadThatWentAwayHoldsTheLineForSecondsNotTheWholeHold(t *testing.T) {
+	now := int64(1_800_000_000_000)
+	h, ops, v1 := newTurnsObject(t, &now)
+	b := objectCall(t, h, "POST", ops, appendOps, "b", v1, 0)
+	if b.Code != 200 {
+		t.Fatalf("b: %d", b.Code)
+	}
+	if a := objectCall(t, h, "POST", ops, appendOps, "a", v1, 0); a.Code != 412 {
+		t.Fatalf("a: %d, want its 412 (the head)", a.Code) // a then goes away
+	}
+	c := objectCall(t, h, "POST", ops, appendOps, "c", b.Header().Get("ETag"), 0)
+	wantHeld(t, "c behind a", c)
+	step, _ := strconv.Atoi(c.Header().Get(HeaderHold))
+	if step <= 0 || step > 2*grantMs {
+		t.Fatalf("c is asked again after %d ms, want at most %d", step, 2*grantMs)
+	}
+	now += int64(step)
+	if c := objectCall(t, h, "POST", ops, appendOps, "c", b.Header().Get("ETag"), step); c.Code != 200 {
+		t.Fatalf("c asked again after a went away: %d %s, want its write in", c.Code, c.Body)
+	}
+}
