@@ -45,6 +45,16 @@ export interface LiveOptions extends SyncOptions {
   onError?: (error: unknown) => void;
   /** The WebSocket constructor (default: globalThis.WebSocket; none: polling only). */
   WebSocket?: typeof WebSocket;
+  /**
+   * Push only what changed (default false: each push sends the whole tree to
+   * `/merge`). live() then owns `tree.takeChanges()` — do not call it
+   * elsewhere (a store that persists rows needs its own copy of the feed) —
+   * and each push sends the rows changed since the last push that went in,
+   * on top of the ETag this client holds (`/delta`, on the live socket when
+   * open). A delta the worker cannot take (409: the copies diverged; 413) is
+   * followed by a whole push; a 412 by a sync, as without deltas.
+   */
+  deltas?: boolean;
 }
 
 /**
@@ -69,6 +79,15 @@ export interface LiveResult {
    * local edits, so that a delta never lands on unpushed work.
    */
   applied?: boolean;
+  /**
+   * How a push went: "socket" when it was sent on the open live socket (a
+   * write message, acked there), "http" when over POST /merge (no socket, or
+   * it closed before the ack: then with the same Idempotency-Key, so the
+   * push is stored once). Absent when the round pushed nothing.
+   */
+  via?: "socket" | "http";
+  /** True when the push sent only the rows changed since the last one (the `deltas` option). */
+  delta?: boolean;
 }
 
 /** A live sync of one tree; see live(). */

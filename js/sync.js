@@ -7,6 +7,11 @@
 // place and initInterchange loads nothing.
 import { SessionTree, SessionTreeError, initInterchange } from "./sessiontree.js";
 
+// SOCKET_WRITE_MAX is the largest push sent on the live socket (a WebSocket
+// message of the worker may have 1 MiB, the write's envelope included);
+// a larger one goes over HTTP.
+const SOCKET_WRITE_MAX = 1000 * 1000;
+
 // versionOf reads the version a worker ETag ("<version>-<random>") names.
 const versionOf = (tag) => Number(/^(?:W\/)?"(\d+)-/.exec(tag)?.[1] ?? NaN);
 
@@ -52,6 +57,27 @@ export async function sync(tree, options) {
   throw new SessionTreeError("conflict", `tree ${JSON.stringify(id)} kept changing during ${attempts} sync attempts; nothing is lost, sync again`);
 }
 
+// addRows adds the rows of a takeChanges() answer to acc (a later row of a
+// record replaces an earlier one) and returns it.
+function addRows(acc, rows) {
+  acc ??= { nodes: new Map(), branches: new Map(), root: null, activeBranch: "" };
+  for (const n of rows.nodes) acc.nodes.set(n.id, n.row);
+  for (const b of rows.branches) acc.branches.set(b.name, b.row);
+  acc.root = rows.root;
+  acc.activeBranch = rows.activeBranch;
+  return acc;
+}
+
+// deltaText is the delta document of rows (the worker's /delta, core's ApplyDelta).
+function deltaText(rows) {
+  const part = (map, live) => [...map].filter(([, row]) => (row !== null) === live);
+  const obj = (map) => `{${part(map, true).map(([k, row]) => `${JSON.stringify(k)}:${row}`).join(",")}}`;
+  const gone = (map) => JSON.stringify(part(map, false).map(([k]) => k));
+  return `{"root":${JSON.stringify(rows.root)},"active":${JSON.stringify(rows.activeBranch)},` +
+    `"nodes":${obj(rows.nodes)},"deleted_nodes":${gone(rows.nodes)},` +
+    `"branches":${obj(rows.branches)},"deleted_branches":${gone(rows.branches)}}`;
+}
+
 /**
  * Keeps tree in sync with the worker's copy of conversation `id`, live: a
  * WebSocket on the tree's object tells of every change another client stored,
@@ -78,6 +104,13 @@ export function live(tree, options) {
   const syncOptions = { ...options, fetch: fetchFn };
   let etag = null, closed = false, socket = null, timer = null, retry = 250;
   let running = null, again = false, mode = "poll", dirty = true;
+  let writes = 0;
+  // With deltas, live() owns tree.takeChanges(): unpushed holds the rows
+  // changed since the last push that went in (null: none).
+  const deltas = options.deltas === true;
+  let unpushed = null;
+  if (deltas) tree.takeChanges({ stored: true }); // start recording; the first round pushes the whole tree
+  const acks = new Map(); // id of a write sent on the socket → {ws, resolve}
 
   // pull merges the stored tree into tree, pushing nothing: what a change of
   // another client needs when this one has nothing new.
@@ -93,16 +126,117 @@ export function live(tree, options) {
   // pushKnown sends tree to the worker's merge with If-Match of the ETag this
   // client last saw: since it holds everything stored up to then, the merge
   // needs no pull first. null on 412 (someone wrote since): a sync follows.
+  // While the live socket is open the write goes on it (one message into the
+  // tree's object, no HTTP request); if the socket closes before the ack,
+  // the same write is sent over HTTP with the same Idempotency-Key, so it is
+  // stored once either way.
   async function pushKnown() {
+    if (deltas) {
+      const rows = tree.takeChanges();
+      if (rows.all) unpushed = null; // every row: a whole push carries them
+      else unpushed = addRows(unpushed, rows);
+      if (unpushed !== null) {
+        const done = await pushDelta(unpushed);
+        if (done !== undefined) {
+          if (done !== null) unpushed = null;
+          return done;
+        }
+      }
+    }
+    const done = await pushWhole();
+    if (done !== null) unpushed = null; // the whole tree holds every unpushed row
+    return done;
+  }
+
+  // pushDelta sends only the rows changed since the last push ({"type":"write",
+  // "route":"delta"} on the socket, or POST /delta) on top of the ETag this
+  // client holds: null on 412 (a sync follows), undefined when the worker
+  // cannot take it as a delta (409: the copies diverged; too large for one
+  // message): the whole tree is pushed instead.
+  async function pushDelta(rows) {
+    const body = deltaText(rows);
+    const key = `push-${client}-${++writes}`;
+    if (socket !== null && mode === "live" && socket.readyState === 1 && body.length <= SOCKET_WRITE_MAX) {
+      const ack = await socketWrite(socket, { route: "delta", if_match: etag, idempotency_key: key }, body);
+      if (ack !== null) {
+        if (ack.status === 412) return null;
+        if (ack.status === 409 || ack.status === 413) return undefined;
+        if (ack.status !== 200) {
+          const e = ack.body?.error;
+          throw new SessionTreeError(e?.code ?? "invalid_input", `pushing tree ${JSON.stringify(id)}: ${e?.message ?? `status ${ack.status}`}`);
+        }
+        return { etag: ack.etag, pulled: null, pushed: null, attempts: 1, via: "socket", delta: true };
+      }
+    }
+    const put = await fetchFn(`${base}/delta`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "if-match": etag, "idempotency-key": key },
+      body,
+    });
+    if (put.status === 412) return null;
+    if (put.status === 409 || put.status === 413) return undefined;
+    if (!put.ok) throw await httpError(put, `pushing tree ${JSON.stringify(id)}`);
+    const answer = await put.json();
+    return { etag: answer.etag, pulled: null, pushed: null, attempts: 1, via: "http", delta: true };
+  }
+
+  // pushWhole sends the whole tree to the worker's merge (see pushKnown).
+  async function pushWhole() {
+    const body = tree.save();
+    const key = `push-${client}-${++writes}`;
+    if (socket !== null && mode === "live" && socket.readyState === 1 && body.length <= SOCKET_WRITE_MAX) {
+      const ack = await socketWrite(socket, { route: "merge", if_match: etag, idempotency_key: key }, body);
+      if (ack !== null) {
+        if (ack.status === 412) return null;
+        if (ack.status !== 200) {
+          const e = ack.body?.error;
+          throw new SessionTreeError(e?.code ?? "invalid_input", `pushing tree ${JSON.stringify(id)}: ${e?.message ?? `status ${ack.status}`}`);
+        }
+        return { etag: ack.etag, pulled: null, pushed: ack.body.report, attempts: 1, via: "socket" };
+      }
+    }
     const put = await fetchFn(`${base}/merge`, {
       method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "if-match": etag },
-      body: tree.save(),
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "if-match": etag, "idempotency-key": key },
+      body,
     });
     if (put.status === 412) return null;
     if (!put.ok) throw await httpError(put, `pushing tree ${JSON.stringify(id)}`);
-    const body = await put.json();
-    return { etag: body.etag, pulled: null, pushed: body.report, attempts: 1 };
+    const answer = await put.json();
+    return { etag: answer.etag, pulled: null, pushed: answer.report, attempts: 1, via: "http" };
+  }
+
+  // socketWrite sends a write on ws ({"type":"write"}, see the worker's
+  // README) and resolves with its ack, or with null if the socket closes first.
+  function socketWrite(ws, fields, body) {
+    const wid = `w${++writes}`;
+    return new Promise((resolve) => {
+      acks.set(wid, { ws, resolve });
+      try {
+        ws.send(`{"type":"write","id":${JSON.stringify(wid)},${Object.entries(fields)
+          .map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(",")},"body":${body}}`);
+      } catch {
+        acks.delete(wid);
+        resolve(null);
+      }
+    });
+  }
+
+  // dropAcks resolves the writes waiting on ws with null: they go over HTTP.
+  function dropAcks(ws) {
+    for (const [wid, w] of acks) {
+      if (w.ws !== ws) continue;
+      acks.delete(wid);
+      w.resolve(null);
+    }
+  }
+
+  // syncWhole pulls, merges and pushes the whole tree (sync()): it carries
+  // every unpushed row.
+  async function syncWhole() {
+    const result = await sync(tree, syncOptions);
+    unpushed = null;
+    return result;
   }
 
   // Syncs run one at a time; a request during one runs once more after it.
@@ -120,7 +254,7 @@ export function live(tree, options) {
         const pushing = dirty;
         dirty = false;
         try {
-          result = !pushing ? await pull() : (etag !== null && (await pushKnown())) || (await sync(tree, syncOptions));
+          result = !pushing ? await pull() : (etag !== null && (await pushKnown())) || (await syncWhole());
           etag = result.etag;
           onSync(result);
         } catch (e) {
@@ -160,7 +294,7 @@ export function live(tree, options) {
 
   function connect() {
     if (closed || typeof WS !== "function") return poll();
-    const wsURL = `${base.replace(/^http/, "ws")}/live?client=${client}&access_token=${encodeURIComponent(token)}`;
+    const wsURL = `${base.replace(/^http/, "ws")}/live?client=${client}&batch=1&access_token=${encodeURIComponent(token)}`;
     let ws;
     try {
       ws = new WS(wsURL);
@@ -182,12 +316,27 @@ export function live(tree, options) {
       } catch {
         return;
       }
-      // A change this client stored itself carries the ETag it already has.
-      if (msg.etag === etag || (msg.type !== "change" && msg.type !== "hello")) return;
-      if (msg.type === "change" && applyDelta(msg, text)) return;
-      run();
+      if (msg.type === "ack") {
+        const w = acks.get(msg.id);
+        if (w) {
+          acks.delete(msg.id);
+          w.resolve(msg);
+        }
+        return;
+      }
+      // The changes of several writes stored together come as one message
+      // (?batch=1): each is taken in order, as if it came alone.
+      const changes = msg.type === "changes" && Array.isArray(msg.changes) ? msg.changes : [msg];
+      for (const c of changes) {
+        // A change this client stored itself carries the ETag it already has.
+        if (c.etag === etag || (c.type !== "change" && c.type !== "hello")) continue;
+        if (c.type === "change" && applyDelta(c, changes.length === 1 ? text : JSON.stringify(c))) continue;
+        run(); // a pull brings this change and every later one
+        return;
+      }
     };
     ws.onclose = () => {
+      dropAcks(ws);
       if (socket !== ws) return;
       socket = null;
       mode = closed ? "closed" : "poll";
@@ -219,6 +368,7 @@ export function live(tree, options) {
       clearTimeout(timer);
       const ws = socket;
       socket = null;
+      if (ws) dropAcks(ws);
       if (!ws || ws.readyState === 3) return Promise.resolve();
       // Resolves once the close handshake is done (or after a second).
       return new Promise((resolve) => {

@@ -10,7 +10,10 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
-const [dir, url, token] = process.argv.slice(2);
+// With a fourth argument "deltas", the devices push only their changed rows
+// (live()'s deltas option), and most pushes must be deltas.
+const [dir, url, token, flavour] = process.argv.slice(2);
+const deltas = flavour === "deltas";
 if (!token) {
   console.error("usage: node --experimental-websocket js/test/live-worker.mjs <dir> <worker URL> <token>");
   process.exit(2);
@@ -28,12 +31,14 @@ const base = SessionTree.load(await (await fetch(`${url}/v1/trees/${id}`, { head
 
 const devices = [base.clone(), base.clone()];
 const waiters = [[], []];
-let applied = 0;
+let applied = 0, viaSocket = 0, asDelta = 0;
 const syncs = devices.map((tree, i) =>
   live(tree, {
-    url, token, id, pollMs: 3600_000,
+    url, token, id, pollMs: 3600_000, deltas,
     onSync: (r) => {
       if (r.applied) applied++;
+      if (r.via === "socket") viaSocket++;
+      if (r.delta) asDelta++;
       for (const w of waiters[i].splice(0)) w();
     },
     onError: (e) => console.error(`device ${i}:`, e),
@@ -71,3 +76,14 @@ console.log(`live: an edit on one device held by the other after p50 ${p50.toFix
 // The other device is idle when a change arrives, so it applies the delta in
 // place; a pull happens only when a delta and a push cross.
 assert.ok(applied >= 16, `only ${applied} of 32 changes were applied from their delta`);
+// While its socket is open a device pushes on it, not over HTTP.
+console.log(`live: ${viaSocket} pushes went on the live socket`);
+assert.ok(viaSocket >= 16, `only ${viaSocket} of 32 pushes went on the live socket`);
+if (deltas) {
+  console.log(`live: ${asDelta} pushes sent only their changed rows`);
+  assert.ok(asDelta >= 16, `only ${asDelta} of 32 pushes were deltas`);
+}
+// The stored tree is the devices' tree.
+const stored = SessionTree.load(await (await fetch(`${url}/v1/trees/${id}`, { headers: auth })).text());
+assert.deepEqual(stored.linearProjection().map((m) => m.content), devices[0].linearProjection().map((m) => m.content),
+  "the stored conversation is not the devices'");

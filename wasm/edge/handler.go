@@ -175,6 +175,11 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) *apiError {
 			if r.Method == http.MethodPost {
 				run = func(q *request) *apiError { return h.merge(q, id) }
 			}
+		case "delta":
+			allow = "POST"
+			if r.Method == http.MethodPost {
+				run = func(q *request) *apiError { return h.applyDelta(q, id) }
+			}
 		case "projection":
 			allow = "GET"
 			if r.Method == http.MethodGet {

@@ -41,8 +41,11 @@ const (
 	HoldMaxMs = 10_000
 	// holdStepMs is how long the glue waits before it asks again when no
 	// write names the request's client next: a named writer is woken when it
-	// is; anonymous writers, never named, ask again every holdStepAnonMs.
-	holdStepMs     = HoldMaxMs
+	// is, and asks again after holdStepMs anyway, so that a head that went
+	// away (its grant passed, see grantMs) holds the line for about that
+	// long, not HoldMaxMs; anonymous writers, never named, ask again every
+	// holdStepAnonMs.
+	holdStepMs     = 2_000
 	holdStepAnonMs = 250
 	// grantMs is how long the head of the line has for its read and its
 	// write after it was told its turn (a 412): a writer that went away
@@ -55,14 +58,21 @@ const (
 	maxLosers = 4096
 )
 
-// loser is a writer in line: its first 412 since its last write that went
-// in, its last 412, and when it was told it is the head (0: not yet).
-type loser struct{ first, last, grant int64 }
+// loser is a writer in line: its place (the order it joined in), its first
+// 412 since its last write that went in, its last 412, and when it was told
+// it is the head (0: not yet).
+type loser struct{ seq, first, last, grant int64 }
 
 // turns is the line of writers who lost; an object's Handler serves one
-// request at a time, so it needs no lock.
+// request at a time, so it needs no lock. The line is ordered by when each
+// writer joined, counted, not timed: the clock does not move while an object
+// runs (workerd holds it during a synchronous call, and a group of writes is
+// one call), so writers that join at the same millisecond must not be
+// ordered by name — a newcomer named earlier in the alphabet would take the
+// head's place after the head was told its turn, and nobody would wake it.
 type turns struct {
 	losers map[string]loser
+	next   int64 // the place of the next writer to join
 }
 
 func newTurns() *turns { return &turns{losers: map[string]loser{}} }
@@ -80,7 +90,8 @@ func (t *turns) lost(c string, now int64) {
 				return
 			}
 		}
-		l = loser{first: now}
+		t.next++
+		l = loser{seq: t.next, first: now}
 	}
 	l.last = now
 	t.losers[c] = l
@@ -93,14 +104,14 @@ func (t *turns) won(c string) { delete(t.losers, c) }
 // the expired and a head that let its grant pass.
 func (t *turns) head(now int64) string {
 	for {
-		best, first := "", int64(1<<63-1)
+		best, seq := "", int64(1<<63-1)
 		for c, l := range t.losers {
 			if now-l.last > turnKeepMs {
 				delete(t.losers, c)
 				continue
 			}
-			if l.first < first || l.first == first && c < best {
-				best, first = c, l.first
+			if l.seq < seq {
+				best, seq = c, l.seq
 			}
 		}
 		if best == "" {

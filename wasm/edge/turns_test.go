@@ -108,3 +108,53 @@ func TestAWriteIsHeldNoLongerThanHoldMaxAndAHeadThatWentAwayLosesItsPlace(t *tes
 		t.Fatalf("b without If-Match: %d %s", w.Code, w.Body)
 	}
 }
+
+// The clock stands still while an object runs (workerd holds it during a
+// synchronous call, and a group of writes is one call): writers that join the
+// line at the same millisecond keep the order they joined in. A head told its
+// turn (its 412) stays the head when writers named earlier in the alphabet
+// join after it, and its next write goes in at once instead of being held.
+func TestTheLineKeepsTheOrderWritersJoinedInWhenTheClockStandsStill(t *testing.T) {
+	now := int64(1_800_000_000_000) // never advanced in this test
+	h, ops, v1 := newTurnsObject(t, &now)
+	if w := objectCall(t, h, "POST", ops, appendOps, "w9", v1, 0); w.Code != 200 {
+		t.Fatalf("w9: %d %s", w.Code, w.Body)
+	}
+	head := objectCall(t, h, "POST", ops, appendOps, "w5", v1, 0)
+	if head.Code != 412 {
+		t.Fatalf("w5, stale and first in line: %d, want its 412 at once", head.Code)
+	}
+	for _, c := range []string{"w1", "w2", "a0"} { // later, and earlier by name
+		wantHeld(t, c, objectCall(t, h, "POST", ops, appendOps, c, v1, 0))
+	}
+	if w := objectCall(t, h, "POST", ops, appendOps, "w5", head.Header().Get("ETag"), 0); w.Code != 200 {
+		t.Fatalf("the head's write with the current ETag: %d %s, want it in", w.Code, w.Body)
+	} else if next := w.Header().Get(HeaderNext); next != "w1" {
+		t.Fatalf("next after w5: %q, want w1, the first to join after it", next)
+	}
+}
+
+// A held writer asks again within a couple of seconds, not only at
+// HoldMaxMs: a head that was told its turn and went away holds the line for
+// about its grant, and the next writer is served when it asks again.
+func TestAHeadThatWentAwayHoldsTheLineForSecondsNotTheWholeHold(t *testing.T) {
+	now := int64(1_800_000_000_000)
+	h, ops, v1 := newTurnsObject(t, &now)
+	b := objectCall(t, h, "POST", ops, appendOps, "b", v1, 0)
+	if b.Code != 200 {
+		t.Fatalf("b: %d", b.Code)
+	}
+	if a := objectCall(t, h, "POST", ops, appendOps, "a", v1, 0); a.Code != 412 {
+		t.Fatalf("a: %d, want its 412 (the head)", a.Code) // a then goes away
+	}
+	c := objectCall(t, h, "POST", ops, appendOps, "c", b.Header().Get("ETag"), 0)
+	wantHeld(t, "c behind a", c)
+	step, _ := strconv.Atoi(c.Header().Get(HeaderHold))
+	if step <= 0 || step > 2*grantMs {
+		t.Fatalf("c is asked again after %d ms, want at most %d", step, 2*grantMs)
+	}
+	now += int64(step)
+	if c := objectCall(t, h, "POST", ops, appendOps, "c", b.Header().Get("ETag"), step); c.Code != 200 {
+		t.Fatalf("c asked again after a went away: %d %s, want its write in", c.Code, c.Body)
+	}
+}

@@ -63,6 +63,11 @@ func main() {
 			}
 		}
 		if err == nil {
+			if fn, err = safejs.FuncOf(serveObjectBatch); err == nil {
+				err = safejs.Global().Set("sessiontreeObjectBatch", fn)
+			}
+		}
+		if err == nil {
 			if fn, err = safejs.FuncOf(serveMigrate); err == nil {
 				err = safejs.Global().Set("sessiontreeMigrate", fn)
 			}

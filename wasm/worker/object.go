@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -406,16 +407,103 @@ func serveObject(_ safejs.Value, args []safejs.Value) any {
 	})
 }
 
+// serveObjectBatch is globalThis.sessiontreeObjectBatch(name, sql, tx,
+// calls [[method, url, headers, body]…]) → {batch: [answer…]}: a group
+// commit. The glue gathers the small writes of one object that arrived while
+// its previous call ran, and they are applied here in one Go call and one
+// storage transaction, in order, each with its own answer (its own ETag or
+// error). Each write stays atomic: its own transaction is nested in the
+// batch's (a savepoint), so a write that fails leaves nothing, and the others
+// stand. Nothing yields inside a transaction, so a batch runs as one slice;
+// the glue puts only small writes in one.
+func serveObjectBatch(_ safejs.Value, args []safejs.Value) any {
+	if len(args) != 4 {
+		return internalAnswer(errors.New("sessiontreeObjectBatch takes 4 arguments, got " + strconv.Itoa(len(args))))
+	}
+	name, err := args[0].String()
+	if err != nil {
+		return internalAnswer(err)
+	}
+	calls, err := jsread.Elements(args[3])
+	if err != nil {
+		return internalAnswer(err)
+	}
+	reqs := make([]*http.Request, len(calls))
+	for i, c := range calls {
+		parts, err := jsread.Elements(c)
+		if err != nil || len(parts) != 4 {
+			return internalAnswer(errors.New("a call of a batch is [method, url, headers, body]"))
+		}
+		if reqs[i], err = requestOf(parts[0], parts[1], parts[2], parts[3]); err != nil {
+			return internalAnswer(err)
+		}
+	}
+	e := objectFor(name)
+	e.store.sql, e.store.tx = args[1], args[2]
+	return runSliced(func() any {
+		out := make([]any, len(reqs))
+		err := e.store.inTx(func() error {
+			for i, req := range reqs {
+				res, err := objectCall(e, req)
+				if err != nil {
+					out[i] = internalAnswer(err)
+				} else {
+					out[i] = res
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			// The group's transaction failed as a whole (its commit, not a
+			// write: a write's own error rolls back only its savepoint), so
+			// nothing of it is stored while the loaded tree holds its writes:
+			// the object reads its tree again on its next call.
+			delete(objects, name)
+			return internalAnswer(err)
+		}
+		obj, err := safejs.ValueOf(map[string]any{})
+		if err == nil {
+			err = obj.Set("batch", out) // Set converts the safejs.Values inside
+		}
+		if err != nil {
+			return internalAnswer(err)
+		}
+		return obj
+	})
+}
+
 func internalAnswer(err error) any {
 	res, _ := answer(http.StatusInternalServerError, http.Header{"Content-Type": {"application/json; charset=utf-8"}},
 		[]byte(`{"error":{"code":"internal","message":`+string(rawjson.AppendString(nil, "the tree's object: "+err.Error()))+"}}\n"), nil, nil)
 	return res
 }
 
+// methodSocket is the method the glue gives a write message of a live
+// socket (edge.ServeSocket): its url is the tree's, its body the message, its
+// headers the socket's tenant and client (and HeaderHeld when asked again).
+const methodSocket = "SOCKET"
+
 func objectCall(e *objectEntry, req *http.Request) (safejs.Value, error) {
 	e.pending, e.push, e.indexNow = nil, nil, false
 	w := &recorder{header: http.Header{}, status: http.StatusOK}
-	e.h.ServeHTTP(w, req)
+	var ack []byte
+	if req.Method == methodSocket {
+		msg, err := io.ReadAll(req.Body)
+		if err != nil {
+			return safejs.Value{}, err
+		}
+		held, _ := strconv.ParseInt(req.Header.Get(edge.HeaderHeld), 10, 64)
+		var h http.Header
+		ack, h = e.h.ServeSocket(router, msg, req.URL.String(), req.Header.Get(edge.HeaderTenant),
+			req.Header.Get(edge.ClientHeader), held)
+		for _, k := range []string{edge.HeaderHold, edge.HeaderNext} {
+			if v := h.Get(k); v != "" {
+				w.header.Set(k, v)
+			}
+		}
+	} else {
+		e.h.ServeHTTP(w, req)
+	}
 	index, msgs, now := e.pending, e.push, e.indexNow
 	e.pending, e.push, e.indexNow = nil, nil, false
 	res, err := answer(w.status, w.header, w.bytes(), index, msgs)
@@ -424,6 +512,9 @@ func objectCall(e *objectEntry, req *http.Request) (safejs.Value, error) {
 	}
 	if err == nil {
 		err = res.Set("pushExcept", edge.WriterClient(req))
+	}
+	if err == nil && ack != nil {
+		err = res.Set("ack", string(ack))
 	}
 	return res, err
 }

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -26,6 +27,7 @@ type Server struct {
 	log     *bytes.Buffer
 	logMu   *sync.Mutex
 	stopped bool
+	copyDir string // the copy of the worker's build it serves (snapshot)
 }
 
 // Options says what to run.
@@ -54,12 +56,21 @@ func wrangler(dir string) string {
 }
 
 func command(o Options, args ...string) *exec.Cmd {
+	return commandIn(o, "", args...)
+}
+
+// commandIn is command run in the directory run (o.Dir if ""), with the
+// wrangler found from o.Dir.
+func commandIn(o Options, run string, args ...string) *exec.Cmd {
 	dir, _ := filepath.Abs(o.Dir)
 	if o.Config != "" {
 		args = append(args, "--config", o.Config)
 	}
 	cmd := exec.Command(wrangler(dir), args...)
 	cmd.Dir = dir
+	if run != "" {
+		cmd.Dir = run
+	}
 	cmd.Env = append(os.Environ(), "WRANGLER_SEND_METRICS=false", "CI=true", "NO_COLOR=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	return cmd
@@ -106,11 +117,53 @@ func FreePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
+// snapshot copies what wrangler dev serves from dir (its configs, .dev.vars,
+// migrations and build directories) into a new temporary directory.
+//
+// wrangler dev watches the files it serves and reloads the worker when one
+// changes: a `make worker-build` (or a test run, which builds first) in the
+// same checkout while a benchmark or the test suite runs restarted the
+// worker under load, and wrangler's proxy answered every write in flight
+// "Your worker restarted mid-request" (503), most of all the If-Match writes
+// held for their turn. A server started here serves its own copy instead.
+func snapshot(dir string) (string, error) {
+	to, err := os.MkdirTemp("", "sessiontree-worker-")
+	if err != nil {
+		return "", err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case e.IsDir() && (name == "migrations" || name == "build" || strings.HasPrefix(name, "build-")):
+			err = os.CopyFS(filepath.Join(to, name), os.DirFS(filepath.Join(dir, name)))
+		case !e.IsDir() && (strings.HasSuffix(name, ".toml") || name == ".dev.vars"):
+			var b []byte
+			if b, err = os.ReadFile(filepath.Join(dir, name)); err == nil {
+				err = os.WriteFile(filepath.Join(to, name), b, 0o600)
+			}
+		}
+		if err != nil {
+			os.RemoveAll(to)
+			return "", err
+		}
+	}
+	return to, nil
+}
+
 // Start migrates o.Persist and runs wrangler dev on a free loopback port,
-// returning once the worker answers.
+// from a copy of o.Dir's build (see snapshot), returning once the worker answers.
 func Start(o Options) (*Server, error) {
 	if err := Migrate(o); err != nil {
 		return nil, err
+	}
+	dir, _ := filepath.Abs(o.Dir)
+	copyDir, err := snapshot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("copying the worker's build: %v", err)
 	}
 	var lastErr error
 	for try := 0; try < 3; try++ {
@@ -128,7 +181,7 @@ func Start(o Options) (*Server, error) {
 		for k, v := range o.Vars {
 			args = append(args, "--var", k+":"+v)
 		}
-		cmd := command(o, args...)
+		cmd := commandIn(o, copyDir, args...)
 		s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, log: &bytes.Buffer{}, logMu: &sync.Mutex{}}
 		cmd.Stdout = lockedWriter{s}
 		cmd.Stderr = lockedWriter{s}
@@ -143,10 +196,12 @@ func Start(o Options) (*Server, error) {
 			}
 		}
 		if lastErr = s.waitReady(90 * time.Second); lastErr == nil {
+			s.copyDir = copyDir
 			return s, nil
 		}
 		s.Stop()
 	}
+	os.RemoveAll(copyDir)
 	return nil, lastErr
 }
 
@@ -205,6 +260,7 @@ func (s *Server) Kill() {
 	for i := 0; i < 50 && syscall.Kill(-s.cmd.Process.Pid, 0) == nil; i++ {
 		time.Sleep(100 * time.Millisecond)
 	}
+	s.removeCopy()
 }
 
 func (s *Server) Stop() {
@@ -212,6 +268,7 @@ func (s *Server) Stop() {
 		return
 	}
 	s.stopped = true
+	defer s.removeCopy()
 	pgid := s.cmd.Process.Pid
 	syscall.Kill(-pgid, syscall.SIGTERM)
 	for i := 0; i < 50; i++ {
@@ -221,4 +278,12 @@ func (s *Server) Stop() {
 		time.Sleep(100 * time.Millisecond)
 	}
 	syscall.Kill(-pgid, syscall.SIGKILL)
+}
+
+// removeCopy removes the copy of the build the server served.
+func (s *Server) removeCopy() {
+	if s.copyDir != "" {
+		os.RemoveAll(s.copyDir)
+		s.copyDir = ""
+	}
 }

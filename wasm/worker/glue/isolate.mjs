@@ -261,6 +261,20 @@ function expired(ws) {
   return true;
 }
 
+// SOCKET is the method of a write sent on a live socket (object.go's
+// methodSocket): its url is the tree's, its body the message.
+const SOCKET = "SOCKET";
+
+// BATCH_MAX is the most writes applied in one group (drain), and
+// BATCH_BYTES the largest body a write in a group may have: a larger one, and
+// every read, runs alone, in slices.
+const BATCH_MAX = 64;
+const BATCH_BYTES = 64 * 1024;
+
+function batchable([method, , , body]) {
+  return (method === "POST" || method === SOCKET) && (body === null || body.length <= BATCH_BYTES);
+}
+
 // The objects' Go instance: one per isolate, beside the router's, serving
 // every TreeObject of the isolate. Its calls are synchronous (the object's
 // SQLite storage answers at once), so they need no slot: JavaScript runs one
@@ -286,7 +300,8 @@ export class TreeObject {
     this.ctx = ctx;
     this.env = env;
     this.indexQueue = [];
-    this.calls = Promise.resolve();
+    this.queue = []; // calls waiting for Go: {call: [method, url, headers, body], resolve, reject}
+    this.draining = false;
     this.held = new Map(); // client name → wakers of its writes held for an earlier writer's turn
     this.indexing = null;
     const storage = ctx.storage;
@@ -312,19 +327,53 @@ export class TreeObject {
         });
       }
     }
+    const res = await this.serve(request.method, request.url, [...request.headers], body,
+      request.headers.get("sessiontree-client") ?? "");
+    if (res.headers.some(([k]) => k.toLowerCase() === PREFIX + "live")) {
+      // Go accepted a live client: a hibernatable WebSocket on this object,
+      // tagged with the client's name, greeted with the answer's body.
+      const [client, server] = Object.values(new WebSocketPair());
+      const tag = res.headers.find(([k]) => k.toLowerCase() === PREFIX + "client");
+      this.ctx.acceptWebSocket(server, tag ? [tag[1]] : []);
+      // The socket lives no longer than the token it was opened with: the
+      // expiry is kept with the socket (it survives hibernation), and an
+      // alarm closes it then.
+      const exp = Number(res.headers.find(([k]) => k.toLowerCase() === PREFIX + "expires")?.[1]);
+      // What a write sent on the socket needs (webSocketMessage): the tree's
+      // URL without the query (which may hold the token), the tenant, the client.
+      const url = new URL(request.url);
+      const tree = url.origin + url.pathname.replace(/\/live$/, "");
+      const tenant = request.headers.get(PREFIX + "tenant") ?? "";
+      const batch = url.searchParams.get("batch") === "1";
+      server.serializeAttachment({ exp: exp > 0 ? exp : 0, tree, tenant, client: tag ? tag[1] : "", batch });
+      if (exp > 0) {
+        const alarm = await this.ctx.storage.getAlarm();
+        if (alarm === null || alarm > exp * 1000) await this.ctx.storage.setAlarm(exp * 1000);
+      }
+      server.send(new TextDecoder().decode(res.body));
+      return new Response(null, { status: 101, webSocket: client });
+    }
+    await this.finish(res, null);
+    if (res.body.length > STREAM_SLICE) return paced(res);
+    return responseOf(res);
+  }
+
+  // serve runs one call of this object (queued: see drain) and returns its
+  // answer. A write held for an earlier writer's turn (wasm/edge/turns.go) is
+  // asked again a little later, saying how long it has waited; the object
+  // serves other calls meanwhile. It is asked again when a write names its
+  // client (name) next in line, or after the hold's milliseconds at most.
+  async serve(method, url, headers, body, name, origin = null) {
     const start = Date.now();
-    let headers = [...request.headers];
-    let res;
+    let call = [method, url, headers, body];
     for (;;) {
-      res = await this.call(request, headers, body);
-      // A write held for an earlier writer's turn (wasm/edge/turns.go) is
-      // asked again a little later, saying how long it has waited; the
-      // object serves other calls meanwhile.
+      const res = await this.call(call, origin);
       const hold = res.headers.find(([k]) => k.toLowerCase() === PREFIX + "hold");
-      if (hold === undefined) break;
-      // It is asked again when a write names its client next in line, or
-      // after the hold's milliseconds at most.
-      const name = request.headers.get("sessiontree-client") ?? "";
+      if (hold === undefined) {
+        const next = res.headers.find(([k]) => k.toLowerCase() === PREFIX + "next");
+        if (next !== undefined) for (const wake of this.held.get(next[1]) ?? []) wake();
+        return res;
+      }
       let timer, wake;
       await Promise.race([
         new Promise((resolve) => {
@@ -336,46 +385,48 @@ export class TreeObject {
       ]);
       clearTimeout(timer);
       this.held.get(name)?.delete(wake);
-      headers = [...request.headers, [PREFIX + "held", String(Date.now() - start)]];
+      call = [method, url, [...headers, [PREFIX + "held", String(Date.now() - start)]], body];
     }
-    const next = res.headers.find(([k]) => k.toLowerCase() === PREFIX + "next");
-    if (next !== undefined) for (const wake of this.held.get(next[1]) ?? []) wake();
-    if (res.headers.some(([k]) => k.toLowerCase() === PREFIX + "live")) {
-      // Go accepted a live client: a hibernatable WebSocket on this object,
-      // tagged with the client's name, greeted with the answer's body.
-      const [client, server] = Object.values(new WebSocketPair());
-      const tag = res.headers.find(([k]) => k.toLowerCase() === PREFIX + "client");
-      this.ctx.acceptWebSocket(server, tag ? [tag[1]] : []);
-      // The socket lives no longer than the token it was opened with: the
-      // expiry is kept with the socket (it survives hibernation), and an
-      // alarm closes it then.
-      const exp = Number(res.headers.find(([k]) => k.toLowerCase() === PREFIX + "expires")?.[1]);
-      if (exp > 0) {
-        server.serializeAttachment({ exp });
-        const alarm = await this.ctx.storage.getAlarm();
-        if (alarm === null || alarm > exp * 1000) await this.ctx.storage.setAlarm(exp * 1000);
+  }
+
+  // push sends the changes of a group of calls (drain) to the live clients,
+  // each to every socket but its writer's (its client name, and origin, the
+  // socket a write came on), in order. A socket opened with ?batch=1 gets the
+  // changes of one group as one message {"type":"changes","changes":[…]}
+  // (one frame, not one per write: 32 live writers otherwise cost 31 frames
+  // a write); any other gets one message per change.
+  push(group, results) {
+    let sockets = null;
+    const out = new Map(); // socket → its messages
+    results.forEach((res, i) => {
+      if (!res?.push || res.push.length === 0) return;
+      sockets ??= this.ctx.getWebSockets().map((ws) => [ws, this.ctx.getTags(ws)]);
+      for (const [ws, tags] of sockets) {
+        if (ws === group[i].origin) continue;
+        if (res.pushExcept !== "" && tags.includes(res.pushExcept)) continue;
+        if (!out.has(ws)) out.set(ws, []);
+        out.get(ws).push(...res.push);
       }
-      server.send(new TextDecoder().decode(res.body));
-      return new Response(null, { status: 101, webSocket: client });
-    }
-    for (const msg of res.push) {
-      for (const ws of this.ctx.getWebSockets()) {
-        if (res.pushExcept !== "" && this.ctx.getTags(ws).includes(res.pushExcept)) continue;
-        if (expired(ws)) continue;
-        try {
-          ws.send(msg);
-        } catch {
-          // a socket closing meanwhile: its client reads the tree when it reconnects
-        }
+    });
+    for (const [ws, msgs] of out) {
+      if (expired(ws)) continue;
+      try {
+        if (msgs.length > 1 && ws.deserializeAttachment()?.batch) ws.send(`{"type":"changes","changes":[${msgs.join(",")}]}`);
+        else for (const msg of msgs) ws.send(msg);
+      } catch {
+        // a socket closing meanwhile: its client reads the tree when it reconnects
       }
     }
+  }
+
+  // finish queues a call's row of the index in D1 (awaited for a create or
+  // a delete); its change went to the live clients with its group (push).
+  async finish(res, origin) {
     if (res.index.length > 0) {
       this.indexQueue.push(...res.index);
       const flushing = this.flushIndex(res.indexNow);
       if (res.indexNow) await flushing;
     }
-    if (res.body.length > STREAM_SLICE) return paced(res);
-    return responseOf(res);
   }
 
   // migrateOnce moves a tree stored by the older version of the worker (in
@@ -423,26 +474,65 @@ export class TreeObject {
     ]);
   }
 
-  // call runs one call of this object in Go. One call at a time: a call that
-  // pauses between its slices keeps the tree to itself until it answers.
-  async call(request, headers, body) {
-    const before = this.calls;
-    let done;
-    this.calls = new Promise((resolve) => (done = resolve));
-    await before;
+  // call runs one call of this object in Go ([method, url, headers, body]),
+  // in the order the calls came. One call at a time: a call that pauses
+  // between its slices keeps the tree to itself until it answers.
+  call(call, origin = null) {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ call, origin, resolve, reject });
+      if (!this.draining) this.drain();
+    });
+  }
+
+  // drain runs the queued calls. The small writes that arrived while the
+  // previous call ran go to Go together (sessiontreeObjectBatch): one Go
+  // call, one storage transaction, each write still applied alone and in
+  // order, each with its own answer. A group commit: under load, a write
+  // costs one entry into Go and one transaction per group, not each.
+  async drain() {
+    this.draining = true;
     try {
-      let res = globalThis.sessiontreeObject(this.ctx.id.toString(), this.ctx.storage.sql, this.tx,
-        request.method, request.url, headers, body);
-      // A long call answers {pending} after each slice of a few ms: the
-      // event loop serves everyone else before its next slice.
-      while (res.pending !== undefined) {
+      while (this.queue.length > 0) {
+        let n = 1;
+        if (batchable(this.queue[0].call)) {
+          while (n < this.queue.length && n < BATCH_MAX && batchable(this.queue[n].call)) n++;
+        }
+        const group = this.queue.splice(0, n);
+        try {
+          if (group.length === 1) {
+            const res = await this.runOne(group[0].call);
+            this.push(group, [res]);
+            group[0].resolve(res);
+          } else {
+            const out = globalThis.sessiontreeObjectBatch(this.ctx.id.toString(), this.ctx.storage.sql, this.tx,
+              group.map((g) => g.call));
+            if (out.batch === undefined) throw new Error(out.body ? new TextDecoder().decode(out.body) : "batch failed");
+            this.push(group, out.batch);
+            group.forEach((g, i) => g.resolve(out.batch[i]));
+          }
+        } catch (e) {
+          for (const g of group) g.reject(e);
+        }
+        // The event loop turns once: other objects, the router, and the
+        // writes that arrived meanwhile (the next group) run before the next
+        // call. A call arriving while the queue is empty is run at once.
         await new Promise((resolve) => setTimeout(resolve, 0));
-        res = globalThis.sessiontreeResume(res.pending);
       }
-      return res;
     } finally {
-      done();
+      this.draining = false;
     }
+  }
+
+  async runOne([method, url, headers, body]) {
+    let res = globalThis.sessiontreeObject(this.ctx.id.toString(), this.ctx.storage.sql, this.tx,
+      method, url, headers, body);
+    // A long call answers {pending} after each slice of a few ms: the
+    // event loop serves everyone else before its next slice.
+    while (res.pending !== undefined) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      res = globalThis.sessiontreeResume(res.pending);
+    }
+    return res;
   }
 
   // flushIndex writes this tree's row of the tenant's index in D1. Each
@@ -483,11 +573,35 @@ export class TreeObject {
     if (next !== Infinity) await this.ctx.storage.setAlarm(next);
   }
 
-  // Live clients only listen; what they send is ignored (a ping keeps a
-  // connection open through proxies). A message on a socket whose token
-  // expired closes it.
-  webSocketMessage(ws) {
-    expired(ws);
+  // A live client may send its writes on the socket (edge.ServeSocket:
+  // {"type":"write",…}, answered {"type":"ack",…} on the same socket); other
+  // messages are ignored (a ping keeps a connection open through proxies). A
+  // message on a socket whose token expired closes it, unanswered.
+  async webSocketMessage(ws, msg) {
+    if (expired(ws)) return;
+    if (typeof msg !== "string" || !msg.includes('"write"')) return;
+    const { tree, tenant, client } = ws.deserializeAttachment() ?? {};
+    if (!tree || !tenant) {
+      ws.send(JSON.stringify({ type: "ack", status: 400, body: { error: { code: "invalid_input",
+        message: "this socket was opened before writes went over sockets; open it again to write on it" } } }));
+      return;
+    }
+    if (objectStarted === null || objectGo.exited) objectStarted = startObjects();
+    await objectStarted;
+    const headers = [[PREFIX + "tenant", tenant]];
+    if (client) headers.push(["sessiontree-client", client]);
+    let res;
+    try {
+      res = await this.serve(SOCKET, tree, headers, new TextEncoder().encode(msg), client ?? "", ws);
+    } catch (e) {
+      res = { ack: JSON.stringify({ type: "ack", status: 500, body: { error: { code: "internal", message: `the tree's object: ${e.message}` } } }), push: [], index: [], headers: [] };
+    }
+    try {
+      if (res.ack !== undefined) ws.send(res.ack);
+    } catch {
+      // the writer went away; its write stands (its Idempotency-Key answers a retry)
+    }
+    await this.finish(res, ws);
   }
 
   webSocketClose(ws, code) {

@@ -75,3 +75,20 @@ func TestJSLiveSyncBringsAChangeToTheOtherDevice(t *testing.T) {
 	}
 	t.Logf("%s", out)
 }
+
+// live() with deltas: each push sends only the rows changed since the last
+// one (POST /delta, on the live socket), and the devices and the stored tree
+// converge as with whole pushes.
+func TestJSLiveSyncPushesOnlyTheChangedRows(t *testing.T) {
+	repo, err := filepath.Abs(filepath.Join("..", "..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := jsPackage(t, repo)
+	cmd := exec.Command("node", "--experimental-websocket", "--no-warnings", filepath.Join(repo, "js", "test", "live-worker.mjs"), dir, server.URL, token(t, "js-live-deltas"), "deltas")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("js/test/live-worker.mjs deltas: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}

@@ -1,8 +1,8 @@
 //go:build !js
 
 // Package wsclient is the smallest WebSocket client the worker's tests and
-// benchmark need (RFC 6455): connect, then read text messages. It sends
-// nothing but the handshake and a close.
+// benchmark need (RFC 6455): connect, read text messages, send text
+// messages (a write on a live socket), close.
 package wsclient
 
 import (
@@ -110,6 +110,30 @@ func (w *Conn) Read(d time.Duration) ([]byte, error) {
 			return msg, nil
 		}
 	}
+}
+
+// Send sends msg as one masked text frame.
+func (w *Conn) Send(msg []byte) error {
+	frame := make([]byte, 0, len(msg)+14)
+	frame = append(frame, 0x81)
+	switch n := len(msg); {
+	case n < 126:
+		frame = append(frame, 0x80|byte(n))
+	case n < 1<<16:
+		frame = append(frame, 0x80|126, byte(n>>8), byte(n))
+	default:
+		frame = append(frame, 0x80|127)
+		frame = binary.BigEndian.AppendUint64(frame, uint64(n))
+	}
+	var key [4]byte
+	rand.Read(key[:])
+	frame = append(frame, key[:]...)
+	for i, b := range msg {
+		frame = append(frame, b^key[i&3])
+	}
+	w.c.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	_, err := w.c.Write(frame)
+	return err
 }
 
 // Close sends a (masked, empty) close frame, waits up to a second for the
