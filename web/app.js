@@ -108,6 +108,7 @@ function flush() {
   state.dirty = null;
   state.pending--;
   if (!cur.tree) return state.writes; // freed since: its last state was saved when it was left
+  if (cur.feeding) return state.writes; // an import's rows are being written: its feed takes these changes too
   // Only the rows this change touched (a send: the new node, its parent, the branch).
   const t0 = performance.now();
   const tree = cur.tree;
@@ -152,7 +153,7 @@ async function openConversation(id) {
   if (!meta || waitingForReply()) return;
   $("app").classList.remove("sidebar-open");
   flush();
-  if (state.cur?.tree && state.cur.meta.id !== id) state.cur.tree.free();
+  if (state.cur?.tree && state.cur.meta.id !== id) release(state.cur);
   const cur = { meta, tree: null, error: null, raw: null, loading: true };
   state.cur = cur;
   state.win = { start: 0, end: 0, follow: true };
@@ -316,14 +317,56 @@ async function createConversation(tree, title, { open = true } = {}) {
 function openCreated(meta, tree, listed = false) {
   if (!listed) state.convs.unshift(meta);
   flush();
-  if (state.cur?.tree) state.cur.tree.free();
-  state.cur = { meta, tree, error: null, raw: null };
+  release(state.cur);
+  const cur = state.cur = { meta, tree, error: null, raw: null, feeding: false };
   state.win = { start: 0, end: 0, follow: true };
   state.treeSig = "";
   localStorage.setItem(CURRENT_KEY, meta.id);
   clearSearch();
   renderAll();
+  return cur;
 }
+
+/** Frees a conversation's tree that is left: once its rows are written when an import is still writing them. */
+function release(cur) {
+  const tree = cur?.tree;
+  if (!tree) return;
+  if (cur.feeding) cur.feeding.finally(() => tree.free());
+  else tree.free();
+}
+
+// Rows per part of an import's first feed (~1 MB of a chat's records): what
+// the page turns into strings and posts to the worker at a time.
+const FEED_PART = 2000;
+
+/**
+ * Writes every row of cur's tree (an import: the store has none of it) a part
+ * at a time through the worker, each part one transaction, then the changes
+ * made meanwhile (a send during the import): the tree's change feed in parts
+ * (takeChanges({ limit })), so no module and no heap holds all of its rows at
+ * once, and the page's thread works ~a few ms per part. From the call on,
+ * flush() leaves the changes to it; the conversation is at rev 1 throughout.
+ * Queued as a write: saved() resolves once it is done.
+ */
+function feedRows(w, cur) {
+  let done;
+  cur.feeding = new Promise((resolve) => { done = resolve; });
+  state.timings.feedParts = 0;
+  return write(async () => {
+    try {
+      for (;;) {
+        const c = cur.tree.takeChanges({ limit: FEED_PART });
+        if (!c.all && !c.more && c.nodes.length === 0 && c.branches.length === 0) break;
+        state.timings.feedParts++;
+        await w.call("putRows", [{ ...cur.meta, rev: 1 }, c]);
+      }
+    } finally {
+      cur.feeding = false;
+      done();
+    }
+  });
+}
+
 
 async function deleteConversation(meta) {
   if (waitingForReply()) return;
@@ -658,23 +701,32 @@ async function importFile(file, format = "auto") {
     const isTree = (format === "auto" && looksLikeTreeFile(head)) || format === "sessiontree" || !hasFormats;
     const w = isTree && state.store.opened && !waitingForReply() ? await treeWorker() : null;
     if (w) {
-      // Read, checked and stored in the worker; the page loads the file's bytes.
+      // Read and checked here: the page's tree is the only copy of it in
+      // memory. Its rows go to the worker a part at a time (feedRows), which
+      // writes them while the conversation is already shown and usable.
       const base = file.name.replace(/\.(tree\.json|jsonl|json|md)$/i, "") || "Imported";
-      const meta = { id: newId(), title: base, autoTitle: false, createdAt: Date.now(), updatedAt: Date.now() };
+      const meta = { id: newId(), title: base, autoTitle: false, createdAt: Date.now(), updatedAt: Date.now(), rev: 1 };
       const l0 = performance.now();
-      const got = await w.call("importFile", [file, meta]);
-      state.timings.importWorker = performance.now() - l0;
-      const l1 = performance.now();
-      const tree = got.bytes ? SessionTree.load(got.bytes) : await SessionTree.loadFrom(file);
-      tree.takeChanges({ stored: true });
-      state.timings.importLoad = performance.now() - l1;
-      state.store.opened(meta.id, got.rev);
+      const tree = await SessionTree.loadFrom(file);
+      let problems, fixes = [];
+      try {
+        problems = tree.validate();
+        if (problems.length) fixes = tree.repair();
+      } catch (e) {
+        tree.free();
+        throw e;
+      }
+      state.timings.importLoad = performance.now() - l0;
+      if (waitingForReply()) {
+        tree.free();
+        return;
+      }
+      state.store.opened(meta.id, 1);
+      const cur = openCreated(meta, tree);
       const w0 = performance.now();
-      const stored = w.call("stored", [meta.id]); // asked now: the worker stays until it answers
-      write(() => stored).then(() => { state.timings.createWrite = performance.now() - w0; });
-      openCreated({ ...meta, rev: got.rev }, tree);
+      feedRows(w, cur).then(() => { state.timings.createWrite = performance.now() - w0; });
       state.timings.import = performance.now() - t0;
-      const note = got.problems ? ` It had ${got.problems} structural problem${got.problems === 1 ? "" : "s"}; repaired: ${got.fixes.slice(0, 3).join("; ")}${got.fixes.length > 3 ? "; \u2026" : ""}.` : "";
+      const note = problems.length ? ` It had ${problems.length} structural problem${problems.length === 1 ? "" : "s"}; repaired: ${fixes.slice(0, 3).map((p) => p.message).join("; ")}${fixes.length > 3 ? "; \u2026" : ""}.` : "";
       clearError();
       toast(`Imported \u201c${file.name}\u201d.${note}`, note ? "warn" : "info");
       return;
