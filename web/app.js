@@ -61,10 +61,12 @@ window.sessiontreeDemo = {
   get treeView() { return state.treeView; },
   timings: state.timings,
   get store() { return state.store; },
-  /** The WebAssembly memory of the demo's worker while it runs ({ main, interchange }), else null. */
+  /** The WebAssembly memory of the demo's workers while they run ({ main, interchange }: the import checker's too), else null. */
   workerMemory: async () => {
     const w = worker && (await worker);
-    return w ? w.st.memoryUsage().catch(() => null) : null;
+    const all = await Promise.all([w?.st, checking].map((st) => st?.memoryUsage().catch(() => null)));
+    if (!all[0] && !all[1]) return null;
+    return { main: (all[0]?.main ?? 0) + (all[1]?.main ?? 0), interchange: (all[0]?.interchange ?? 0) + (all[1]?.interchange ?? 0) };
   },
   /** Resolves once every change made so far is in IndexedDB. */
   saved: () => flush(),
@@ -280,6 +282,34 @@ function treeWorker() {
     });
   }
   return worker;
+}
+
+let checking = null; // the sessiontree/worker entry checking an import, while it runs
+
+/**
+ * The structural problems of a .tree.json file (validate), read and checked in
+ * a worker started for it and stopped once it answers (WebAssembly memory never
+ * shrinks: stopping the worker gives it back); null when no worker could start.
+ * Rejects as the load does for a file that does not read.
+ */
+async function checkInWorker(file) {
+  let st;
+  try {
+    st = await connect(new URL("./sessiontree.wasm", import.meta.url));
+  } catch {
+    return null;
+  }
+  checking = st;
+  try {
+    const t = await st.SessionTree.loadFrom(file);
+    const problems = await t.validate();
+    t.free().catch(() => {}); // gone with the worker anyway
+    state.timings.checkMemory = (await st.memoryUsage()).main; // its peak (make bench-huge)
+    return problems;
+  } finally {
+    if (checking === st) checking = null;
+    st.close();
+  }
 }
 
 /** Conversation id's stored rows as one file's bytes and their rev, read in the worker; null if that failed. */
@@ -701,16 +731,22 @@ async function importFile(file, format = "auto") {
     const isTree = (format === "auto" && looksLikeTreeFile(head)) || format === "sessiontree" || !hasFormats;
     const w = isTree && state.store.opened && !waitingForReply() ? await treeWorker() : null;
     if (w) {
-      // Read and checked here: the page's tree is the only copy of it in
-      // memory. Its rows go to the worker a part at a time (feedRows), which
-      // writes them while the conversation is already shown and usable.
+      // Checked in a worker of its own, stopped once it has answered, so that
+      // the module memory of that second copy of a huge file is given back
+      // before the page loads the copy it shows (only one module holds the
+      // tree at a time). Its rows then go to the demo's worker a part at a
+      // time (feedRows), written while the conversation is shown and usable.
       const base = file.name.replace(/\.(tree\.json|jsonl|json|md)$/i, "") || "Imported";
       const meta = { id: newId(), title: base, autoTitle: false, createdAt: Date.now(), updatedAt: Date.now(), rev: 1 };
       const l0 = performance.now();
+      let problems = await checkInWorker(file);
+      const l1 = performance.now();
+      state.timings.importCheck = l1 - l0;
       const tree = await SessionTree.loadFrom(file);
-      let problems, fixes = [];
+      state.timings.importRead = performance.now() - l1;
+      let fixes = [];
       try {
-        problems = tree.validate();
+        problems ??= tree.validate(); // no checker: checked here
         if (problems.length) fixes = tree.repair();
       } catch (e) {
         tree.free();

@@ -97,7 +97,7 @@ try {
   const during = await timedSend(one, "sent while the import is stored");
   const stored = await one.evaluate(async () => { await window.sessiontreeDemo.saved(); return { ...window.sessiontreeDemo.timings }; });
   assert.equal(await nodes(one), chat.nodes + 2);
-  console.log(`ok   import: until the last 50 messages are painted ${ms(imported)} (in page: import ${ms(inPage.import)}: read and checked on the page ${ms(inPage.importLoad)}, the records written by the worker in the background in ${stored.feedParts} parts ${ms(stored.createWrite)}); ${shown} message elements in the page; a send while they were written (${saving}) shown in ${ms(during.shown)}, stored with them`);
+  console.log(`ok   import: until the last 50 messages are painted ${ms(imported)} (in page: import ${ms(inPage.import)}: read and checked in a worker of its own ${ms(inPage.importCheck)}, loaded on the page ${ms(inPage.importRead)}, the records written by the worker in the background in ${stored.feedParts} parts ${ms(stored.createWrite)}); ${shown} message elements in the page; a send while they were written (${saving}) shown in ${ms(during.shown)}, stored with them`);
 
   const sends = [];
   for (let k = 0; k < 3; k++) sends.push(await timedSend(one, `sent into the huge chat ${k}`));
