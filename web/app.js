@@ -261,7 +261,9 @@ function treeWorker() {
       // WebAssembly memory never shrinks: a worker left idle is stopped, so the
       // memory a huge import or open needed goes back to the system.
       let idle = 0;
+      let stopped = false;
       const call = (op, args) => new Promise((resolve, reject) => {
+        if (stopped) throw new Error("the demo's worker was stopped"); // ask treeWorker() again
         clearTimeout(idle);
         const demo = ++seq;
         waiting.set(demo, { resolve, reject });
@@ -271,6 +273,7 @@ function treeWorker() {
         clearTimeout(idle);
         idle = setTimeout(() => {
           if (waiting.size) return;
+          stopped = true;
           st.close();
           if (worker === started) worker = null;
         }, WORKER_IDLE_MS);
@@ -378,7 +381,7 @@ const FEED_PART = 2000;
  * flush() leaves the changes to it; the conversation is at rev 1 throughout.
  * Queued as a write: saved() resolves once it is done.
  */
-function feedRows(w, cur) {
+function feedRows(cur) {
   let done;
   cur.feeding = new Promise((resolve) => { done = resolve; });
   state.timings.feedParts = 0;
@@ -388,6 +391,10 @@ function feedRows(w, cur) {
         const c = cur.tree.takeChanges({ limit: FEED_PART });
         if (!c.all && !c.more && c.nodes.length === 0 && c.branches.length === 0) break;
         state.timings.feedParts++;
+        // Asked for each part: the worker stops when idle (the import's check
+        // and load can take longer than that), and starts again here.
+        const w = await treeWorker();
+        if (!w) throw new Error("the demo's worker did not start");
         await w.call("putRows", [{ ...cur.meta, rev: 1 }, c]);
       }
     } finally {
@@ -760,7 +767,7 @@ async function importFile(file, format = "auto") {
       state.store.opened(meta.id, 1);
       const cur = openCreated(meta, tree);
       const w0 = performance.now();
-      feedRows(w, cur).then(() => { state.timings.createWrite = performance.now() - w0; });
+      feedRows(cur).then(() => { state.timings.createWrite = performance.now() - w0; });
       state.timings.import = performance.now() - t0;
       const note = problems.length ? ` It had ${problems.length} structural problem${problems.length === 1 ? "" : "s"}; repaired: ${fixes.slice(0, 3).map((p) => p.message).join("; ")}${fixes.length > 3 ? "; \u2026" : ""}.` : "";
       clearError();

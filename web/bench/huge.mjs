@@ -97,6 +97,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function measure(browser, base, c, errors) {
   const page = await openPage(browser, base, errors, 600000);
+  if (process.env.BENCH_HUGE_VERBOSE) page.on("console", (m) => console.error(`[page] ${m.text()}`));
   const cdp = await browser.newCDPSession(page);
   // A JS heap here: V8's objects and the ArrayBuffers' backing stores (a
   // file's bytes read into JS), not the module's memory (counted apart).
@@ -122,7 +123,9 @@ async function measure(browser, base, c, errors) {
   const pageWasm = () => wasm().catch(() => 0);
   const heapsOfWorkers = await workerHeaps(cdp);
   const wasmBefore = await pageWasm();
-  let peakHeap = await heap();
+  const heapBefore = await heap();
+  let peakHeap = heapBefore;
+  let peakParts = null;
   let peakWorker = 0;
   let peakWorkerHeap = 0;
   let peakTotal = 0;
@@ -133,7 +136,10 @@ async function measure(browser, base, c, errors) {
       peakHeap = Math.max(peakHeap, h);
       peakWorker = Math.max(peakWorker, ww);
       peakWorkerHeap = Math.max(peakWorkerHeap, wh);
-      peakTotal = Math.max(peakTotal, h + pw + ww + wh);
+      if (h + pw + ww + wh > peakTotal) {
+        peakTotal = h + pw + ww + wh;
+        peakParts = { pageHeap: h, pageWasm: pw, workersWasm: ww, workersHeap: wh };
+      }
       await new Promise((res) => setTimeout(res, 100));
     }
   })();
@@ -141,6 +147,7 @@ async function measure(browser, base, c, errors) {
   const imp = await page.evaluate(async ({ want, last }) => {
     const t0 = await window.__import;
     const painted = await window.__watch(want, (els) => els[els.length - 1].querySelector(".msg-body")?.textContent.startsWith(last));
+    console.log(`bench-huge: import painted after ${Math.round(performance.now() - t0)} ms`);
     await window.sessiontreeDemo.saved();
     const stored = performance.now();
     return { painted: painted - t0, stored: stored - t0, longest: window.__longest(t0, stored), check: window.sessiontreeDemo.timings.checkMemory ?? 0 };
@@ -156,8 +163,10 @@ async function measure(browser, base, c, errors) {
   r.workerHeap = peakWorkerHeap;
   // The import's checker (a worker stopped once it answers, before the page
   // loads the file) reports its own peak, which a sample may miss: counted
-  // with the page's module as it was then and the largest heaps seen.
-  r.peak = Math.max(peakTotal, imp.check + wasmBefore + peakHeap + peakWorkerHeap);
+  // with the page as it was before the import and the largest worker heaps seen.
+  const checkPoint = imp.check + wasmBefore + heapBefore + peakWorkerHeap;
+  r.peak = Math.max(peakTotal, checkPoint);
+  r.peakParts = checkPoint > peakTotal ? { checker: imp.check, pageWasm: wasmBefore, pageHeap: heapBefore, workersHeap: peakWorkerHeap } : peakParts;
   // Every part's own peak, summed, as if they had all peaked at once.
   r.peakSum = r.wasm + r.workerWasm + Math.max(peakHeap, r.heap) + peakWorkerHeap;
 
@@ -276,6 +285,8 @@ try {
     ["JS heap of the workers (their peak)", mb(s.workerHeap), mb(b.workerHeap), null, ""],
     ["module growth: free() then the same file again", mb(s.reloadGrowth), mb(b.reloadGrowth), null, "0"],
   ];
+  const parts = (p) => Object.entries(p ?? {}).map(([k, v]) => `${k} ${mb(v)}`).join(", ");
+  console.log(`# the peak during the import, ${BIG.toLocaleString("en")} messages: ${parts(b.peakParts)}`);
   console.log(`\n== demo with a huge session (headless Chromium; medians of ${SENDS} sends, ${SWITCHES} switches)`);
   console.log(`| measured | ${SMALL} messages | ${BIG.toLocaleString("en")} messages (${b.mb.toFixed(0)} MB) | ratio | target |`);
   console.log("|---|---|---|---|---|");
