@@ -385,10 +385,17 @@ function feedRows(cur) {
   let done;
   cur.feeding = new Promise((resolve) => { done = resolve; });
   state.timings.feedParts = 0;
+  state.timings.feedTakeMax = 0;
   return write(async () => {
     try {
+      // Not in the task that loaded and drew the conversation: a task of its own.
+      await new Promise((resolve) => setTimeout(resolve, 0));
       for (;;) {
+        const k0 = performance.now();
         const c = cur.tree.takeChanges({ limit: FEED_PART });
+        const took = performance.now() - k0;
+        if (state.timings.feedParts === 0) state.timings.feedFirst = took;
+        state.timings.feedTakeMax = Math.max(state.timings.feedTakeMax, took);
         if (!c.all && !c.more && c.nodes.length === 0 && c.branches.length === 0) break;
         state.timings.feedParts++;
         // Asked for each part: the worker stops when idle (the import's check
