@@ -368,6 +368,10 @@ function release(cur) {
   else tree.free();
 }
 
+// An import's meta record still marked as under way this long after its last
+// part was written: its tab was closed before the end (parts take < 1 s each).
+const INTERRUPTED_IMPORT_MS = 60000;
+
 // Rows per part of an import's first feed (~1 MB of a chat's records): what
 // the page turns into strings and posts to the worker at a time.
 const FEED_PART = 2000;
@@ -402,7 +406,10 @@ function feedRows(cur) {
         // and load can take longer than that), and starts again here.
         const w = await treeWorker();
         if (!w) throw new Error("the demo's worker did not start");
-        await w.call("putRows", [{ ...cur.meta, rev: 1 }, c]);
+        // While parts are still to come the meta record says so, with the time
+        // (a tab closed mid-import leaves a conversation that is removed at the
+        // next start, not one missing records: see INTERRUPTED_IMPORT_MS).
+        await w.call("putRows", [{ ...cur.meta, rev: 1, ...(c.more ? { importing: Date.now() } : {}) }, c]);
       }
     } finally {
       cur.feeding = false;
@@ -1593,6 +1600,12 @@ async function start() {
   });
   try {
     state.convs = await state.store.list();
+    // An import whose tab was closed before its records were all written:
+    // removed (an import under way in another tab marks its meta every part).
+    const interrupted = state.convs.filter((c) => c.importing && Date.now() - c.importing > INTERRUPTED_IMPORT_MS);
+    for (const m of interrupted) await state.store.remove(m.id);
+    if (interrupted.length) toast(`An import that was interrupted before it was stored was removed: \u201c${interrupted[0].title}\u201d${interrupted.length > 1 ? ` and ${interrupted.length - 1} more` : ""}.`, "warn");
+    state.convs = state.convs.filter((c) => !c.importing);
   } catch (e) {
     showError(`Could not read the saved conversations: ${describe(e)}. They are left untouched.`);
     state.convs = [];
