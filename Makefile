@@ -77,9 +77,10 @@ bench-huge: tools web-dist $(WEB_SERVE)
 	@node web/bench/huge.mjs
 
 ## bench-peers: opening a 100k-message conversation against the way pi, LibreChat
-## and a ChatGPT-export viewer keep their trees, in Node (PEERS_N=20000 for a quick look)
+## and a ChatGPT-export viewer keep their trees, in Node and in headless Chromium
+## (PEERS_N=20000 for a quick look, PEERS_CHROMIUM=0 for Node alone)
 .PHONY: bench-peers
-bench-peers: build
+bench-peers: tools build
 	@node js/bench/peers.mjs
 
 ## bench-soak: the module's memory over 1,000 append+save rounds on a 20k-message

@@ -506,6 +506,7 @@ func (l *loader) text(where string) (string, error) {
 
 func (l *loader) branches() error {
 	return l.d.Object(func(key string) error {
+		tick()
 		where := "branches." + key
 		if err := checkStoredName("branch name", key); err != nil {
 			return l.corrupt("branches", err.(*Error).Message)
@@ -952,6 +953,7 @@ func (l *loader) linkUp() {
 	}
 	for _, block := range l.all {
 		for i := range block {
+			tick()
 			if n := &block[i]; n.parent != "" {
 				n.up = t.nodes[n.parent]
 			}
@@ -990,6 +992,7 @@ func linkByID(blocks [][]node, n int) {
 	}
 	for b, block := range blocks {
 		for i := range block {
+			tick()
 			id := block[i].id
 			w0, w1 := idWords(id)
 			h := home(w0, w1, len(id))
@@ -1001,6 +1004,7 @@ func linkByID(blocks [][]node, n int) {
 	}
 	for _, block := range blocks {
 		for i := range block {
+			tick()
 			nd := &block[i]
 			p := nd.parent
 			if p == "" {

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"math/rand"
 	"slices"
 	"strings"
 	"testing"
@@ -140,6 +141,85 @@ func TestAPreviewIsOneShortLine(t *testing.T) {
 	} {
 		if got := preview(c.in); got != c.want {
 			t.Errorf("preview(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// OnPath answers what the active path holds without reading its ids: over
+// random trees (every kind of step the row tests take), each node's answer is
+// whether ActivePath lists it, an unknown id is off the path, and no mark is
+// left behind.
+func TestOnPathIsMembershipOfTheActivePath(t *testing.T) {
+	for seed := int64(1); seed <= 30; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		tr := New()
+		for step := 0; step < 120; step++ {
+			randomStep(rng, tr, step)
+			if step%20 != 19 {
+				continue
+			}
+			path, err := tr.ActivePath()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := []string{"no-such-node", ""}
+			for id := range tr.nodes {
+				ids = append(ids, id)
+			}
+			on, err := tr.OnPath(ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, id := range ids {
+				if want := id != "" && slices.Contains(path, id); on[i] != want {
+					t.Fatalf("seed %d step %d: OnPath(%q) = %v, the active path says %v", seed, step, id, on[i], want)
+				}
+			}
+			for _, n := range tr.nodes {
+				if n.mark != 0 {
+					t.Fatal("a mark was left behind")
+				}
+			}
+		}
+	}
+}
+
+func TestOnPathFailsClosedOnACycle(t *testing.T) {
+	tr, at := forked(t)
+	// a's parent is d: the active path from d never reaches a root.
+	tr.nodes[at["a"]].parent, tr.nodes[at["a"]].up = at["d"], tr.nodes[at["d"]]
+	if err := tr.SwitchBranch("main"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := tr.OnPath([]string{at["a"]})
+	wantCode(t, err, CodeCorrupt)
+	for _, n := range tr.nodes {
+		if n.mark != 0 {
+			t.Fatal("a mark was left behind")
+		}
+	}
+}
+
+// PathIndex is the node's index in ActivePath, or -1, over the same random trees.
+func TestPathIndexIsTheIndexInTheActivePath(t *testing.T) {
+	for seed := int64(1); seed <= 20; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		tr := New()
+		for step := 0; step < 100; step++ {
+			randomStep(rng, tr, step)
+			if step%25 != 24 {
+				continue
+			}
+			path, _ := tr.ActivePath()
+			for id := range tr.nodes {
+				got, err := tr.PathIndex(id)
+				if want := slices.Index(path, id); err != nil || got != want {
+					t.Fatalf("seed %d: PathIndex(%q) = %d, %v; ActivePath has it at %d", seed, id, got, err, want)
+				}
+			}
+			if got, _ := tr.PathIndex("no-such-node"); got != -1 {
+				t.Fatalf("an unknown node is at %d", got)
+			}
 		}
 	}
 }

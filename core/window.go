@@ -35,6 +35,7 @@ func (t *Tree) PathLen(branch string) (int, error) {
 	limit := len(t.nodes)
 	count := 0
 	for n := leaf; n != nil && count < limit; n = n.up {
+		tick()
 		if count <= lenSteps {
 			if m, ok := t.rememberedLen(n); ok {
 				t.rememberLen(leaf, count+m)

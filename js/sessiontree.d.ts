@@ -85,6 +85,17 @@ export interface Problem {
 }
 
 /** One node whose text matched search(). */
+/** SessionTree.loadFrom's options. */
+export interface LoadFromOptions {
+  /**
+   * How long one slice of the load may run before the event loop gets the
+   * thread back, in milliseconds (default 25; 0: a slice every few hundred
+   * nodes). A slice may run a little longer: it ends at the module's next
+   * yield point.
+   */
+  sliceMs?: number;
+}
+
 export interface Hit { nodeId: string; role: string; snippet: string; }
 
 /** What stats() counts. */
@@ -367,12 +378,17 @@ export class SessionTree implements Disposable {
   static load(json: string | ArrayBuffer | ArrayBufferView): SessionTree;
   /**
    * Loads a .tree.json from bytes, a Blob (a File), a ReadableStream of
-   * Uint8Array chunks or a fetch Response, without making it a string: the
-   * chunks are read, then written once into the module's memory, where the
-   * tree keeps them (a large file is not copied again). Rejects as `load`
-   * throws; `not_found` for a Response that is not ok.
+   * Uint8Array chunks or a fetch Response, without making it a string, and in
+   * slices: the chunks are read, copied into a buffer of the module's memory
+   * that is this load's alone (a few MB at a time), and read there by the
+   * module for about `sliceMs` at a time (default 25; 0: a slice every few
+   * hundred nodes), the event loop running in between — rendering, input,
+   * timers, calls on other trees — so that a 100 MB file makes no long task on
+   * the page. The tree keeps the bytes (not copied again) and is the tree
+   * `load` gives, byte for byte. Rejects as `load` throws (`corrupt`, …);
+   * `not_found` for a Response that is not ok. Several loads may run at once.
    */
-  static loadFrom(source: ArrayBuffer | ArrayBufferView | Blob | ReadableStream<Uint8Array> | Response): Promise<SessionTree>;
+  static loadFrom(source: ArrayBuffer | ArrayBufferView | Blob | ReadableStream<Uint8Array> | Response, options?: LoadFromOptions): Promise<SessionTree>;
   /**
    * The tree whose rows these are: a store's records, as `takeChanges` gave
    * them, in any order. Its `save()` is byte for byte the file they were cut
@@ -564,6 +580,19 @@ export class SessionTree implements Disposable {
    * `not_found` for an unknown id, `invalid_input` for a bad option.
    */
   subtree(id?: string | null, options?: { depth?: number; limit?: number; runs?: boolean }): { nodes: SubtreeNode[]; more: boolean };
+  /**
+   * For each of `ids`, whether that node is on the active path, in one walk
+   * up the path inside the module (no id of the path is copied out): how a
+   * tree view highlights its boxes in a huge chat without `activePath()`. An
+   * unknown id is not on the path. Throws `corrupt` like `activePath()`.
+   */
+  onPath(ids: readonly string[]): boolean[];
+  /**
+   * `id`'s index on the active path (0: the root), or -1 when it is not on
+   * it: what `activePath().indexOf(id)` answers, without copying the path's
+   * ids out (a chat view scrolling to a message of a huge chat).
+   */
+  pathIndex(id: string): number;
   /** The node with id, or null. */
   node(id: string): TreeNode | null;
   /** A node's children, ordered by (createdAtMs, id). */

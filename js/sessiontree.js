@@ -269,7 +269,7 @@ const M = {
   pathOf: 0, messages: 0, summarizeBranch: 0, summaryInput: 0, summarizeBranchAsOf: 0,
   stubSummary: 0, renderBranchText: 0, spliceForLinearExport: 0, validate: 0, repair: 0,
   prune: 0, search: 0, stats: 0, replace: 0, project: 0, applyOps: 0, pathLength: 0, window: 0,
-  takeChanges: 0, applyChanges: 0, subtree: 0,
+  takeChanges: 0, applyChanges: 0, subtree: 0, onPath: 0, pathIndex: 0, loadBegin: 0, loadStep: 0, loadCancel: 0,
 };
 
 // The full flavour's further method numbers, filled in by init when the module
@@ -656,6 +656,92 @@ function rowsFile(rows) {
   return parts.join("");
 }
 
+// sliceOption reads loadFrom's { sliceMs }: how long one slice of the load may
+// run before the event loop gets the thread back (default 25 ms; 0: a slice
+// at every one of the module's yield points, a few hundred nodes).
+function sliceOption(options) {
+  if (options === undefined || options === null) return 25;
+  if (typeof options !== "object" || Array.isArray(options)) fail(`loadFrom's options must be an object like { sliceMs: 25 }`);
+  for (const key of Object.keys(options)) if (key !== "sliceMs") fail(`loadFrom has no option ${JSON.stringify(key)} (it takes sliceMs)`);
+  const ms = options.sliceMs ?? 25;
+  if (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0 || ms > 60000) fail(`"sliceMs" must be a number of milliseconds from 0 to 60000`);
+  return Math.round(ms);
+}
+
+// nextTask resolves in a later task of the event loop (after rendering and
+// input when they are due, and timers that are due): setImmediate in Node, a
+// MessageChannel elsewhere (setTimeout(0) is clamped to 4 ms after a few).
+let channel = null;
+function nextTask() {
+  if (typeof setImmediate === "function") return new Promise((resolve) => setImmediate(resolve));
+  if (typeof MessageChannel !== "function") return new Promise((resolve) => setTimeout(resolve, 0));
+  if (!channel) {
+    const waiting = [];
+    channel = new MessageChannel();
+    channel.port1.onmessage = () => waiting.shift()?.();
+    channel.waiting = waiting;
+  }
+  return new Promise((resolve) => {
+    channel.waiting.push(resolve);
+    channel.port2.postMessage(0);
+  });
+}
+
+// COPY_PIECE is how much of a file loadInSlices copies into the module before
+// it looks at the clock (a few ms of memcpy).
+const COPY_PIECE = 4 << 20;
+
+// loadInSlices loads the file whose bytes are chunks (total of them) in slices
+// (wasm/internal/treecalls/loadslices.go): loadBegin makes a buffer that is
+// this load's alone, the chunks are copied there a piece at a time, then
+// loadStep reads it for sliceMs at a time until it answers the tree's handle.
+// Between slices other calls may run (they use the shared input buffer, never
+// this one). Given up (an error here, or the module's) with loadCancel.
+async function loadInSlices(chunks, total, sliceMs) {
+  const w = need();
+  if (total + 4 > MAX_INPUT) throw new SessionTreeError("too_large", `the file is more than ${MAX_INPUT} bytes`);
+  // The time spent in this task so far counts against its slice: the buffer's
+  // making (loadBegin clears it), the copy's pieces, then each step.
+  let t0 = performance.now();
+  const [num, at] = invoke(M.loadBegin, 0, 0, [String(total)]).split(" ");
+  let over = false;
+  try {
+    let off = Number(at);
+    for (const c of chunks) {
+      for (let i = 0; i < c.length;) {
+        if (off !== Number(at) && performance.now() - t0 >= sliceMs) {
+          await nextTask();
+          t0 = performance.now();
+        }
+        const n = Math.min(COPY_PIECE, c.length - i);
+        view(w).set(n === c.length ? c : c.subarray(i, i + n), off); // view: memory may have grown meanwhile
+        off += n;
+        i += n;
+      }
+    }
+    const ms = String(sliceMs);
+    if (sliceMs > 0 && performance.now() - t0 >= sliceMs / 2) await nextTask(); // a step takes a whole slice
+    for (;;) {
+      let res;
+      try {
+        res = invoke(M.loadStep, 0, 0, [num, ms]);
+      } catch (e) {
+        over = true; // the module ended the load
+        throw e;
+      }
+      if (res !== "pending") {
+        over = true;
+        return res;
+      }
+      await nextTask();
+    }
+  } finally {
+    if (!over && wasm === w) {
+      try { invoke(M.loadCancel, 0, 0, [num]); } catch { /* the module stays usable */ }
+    }
+  }
+}
+
 const freed = new FinalizationRegistry((handle) => {
   if (wasm) {
     try { invoke(M.free, handle, 0, NO_ARGS); } catch { /* the module stays usable */ }
@@ -735,14 +821,22 @@ export class SessionTree {
 
   /**
    * Loads a .tree.json from bytes, a Blob (a File), a ReadableStream of bytes
-   * or a fetch Response, without making it a string: the bytes are read in
-   * chunks, then written once into the module's memory, where the tree keeps
-   * them (no second copy). Resolves to the tree; rejects as load throws.
+   * or a fetch Response, without making it a string, and in slices: the bytes
+   * are read in chunks, copied into a buffer of the module's memory that
+   * belongs to this load (a piece at a time), and read there by the module
+   * for about `sliceMs` (default 25) at a time, the event loop running in
+   * between (rendering, input, calls on other trees), so that even a 100 MB
+   * file makes no long task. The tree keeps the bytes (no second copy).
+   * Resolves to the tree; rejects as load throws.
    */
-  static async loadFrom(source) {
+  static async loadFrom(source, options) {
     need();
+    const sliceMs = sliceOption(options);
     let stream = source;
-    if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return SessionTree.load(source);
+    if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) {
+      const u8 = source instanceof ArrayBuffer ? new Uint8Array(source) : new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
+      return SessionTree.#adopt(await loadInSlices([u8], u8.length, sliceMs));
+    }
     if (typeof Response !== "undefined" && source instanceof Response) {
       if (!source.ok) throw new SessionTreeError("not_found", `loadFrom: the response is HTTP ${source.status}`);
       stream = source.body;
@@ -769,10 +863,8 @@ export class SessionTree {
       if (total + 4 > MAX_INPUT) throw new SessionTreeError("too_large", `the file is more than ${MAX_INPUT} bytes`);
       chunks.push(value);
     }
-    // Every chunk is here: write them into the input buffer and load, with no
-    // await in between (another call would reuse the buffer).
     need();
-    return SessionTree.#adopt(invokeChunks(M.load, chunks, total));
+    return SessionTree.#adopt(await loadInSlices(chunks, total, sliceMs));
   }
 
   /**
@@ -1239,6 +1331,25 @@ export class SessionTree {
     };
     const d = count("depth", depth, 0), l = count("limit", limit, 1) || "0";
     return JSON.parse(this.#call(M.subtree, 0, [top, d, l, runs ? "1" : "0"]));
+  }
+
+  /**
+   * For each of ids, whether that node is on the active path: one walk up
+   * the path inside the module, none of its ids copied out (a tree view's
+   * highlight in a 200k-message chat). An unknown id is not on it.
+   */
+  onPath(ids) {
+    if (!Array.isArray(ids)) fail(`"ids" must be an array of node ids`);
+    for (const id of ids) if (typeof id !== "string" || id.includes("\n")) fail(`"ids" must hold node ids (strings of one line), got ${typeof id === "string" ? JSON.stringify(id.slice(0, 40)) : typeof id}`);
+    const got = this.#call(M.onPath, 0, [ids.join("\n")]);
+    const res = new Array(ids.length);
+    for (let i = 0; i < ids.length; i++) res[i] = got.charCodeAt(i) === 49;
+    return res;
+  }
+
+  /** id's index on the active path (0: its root), or -1 when it is not on it; no id of the path is copied out. */
+  pathIndex(id) {
+    return Number(this.#call(M.pathIndex, 0, [str("id", id)]));
   }
 
   activePath() {

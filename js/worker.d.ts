@@ -2,7 +2,7 @@
 // of SessionTree is here, returning a Promise of what it returns; trees live in
 // the worker and the page holds proxies, so a huge session is opened, imported,
 // saved or searched with no long task on the page's thread.
-import type { InitOptions, MemoryUsage, SessionTree, SessionTreeError } from "./sessiontree.js";
+import type { InitOptions, LoadFromOptions, MemoryUsage, SessionTree, SessionTreeError } from "./sessiontree.js";
 export { SessionTreeError } from "./sessiontree.js";
 
 /** Every method of T, returning a Promise of its result; trees as AsyncSessionTree. */
@@ -27,7 +27,7 @@ export type AsyncSessionTree = Async<Omit<SessionTree, "summarizeBranchWith" | t
 /** The static side: SessionTree.load, loadFrom (a Blob or File is read in the worker), fromLinear, fromRows, import, importAll, mergeJSON. */
 export interface AsyncSessionTreeStatics {
   load(json: string | ArrayBuffer | ArrayBufferView): Promise<AsyncSessionTree>;
-  loadFrom(source: ArrayBuffer | ArrayBufferView | Blob | ReadableStream<Uint8Array> | Response): Promise<AsyncSessionTree>;
+  loadFrom(source: ArrayBuffer | ArrayBufferView | Blob | ReadableStream<Uint8Array> | Response, options?: LoadFromOptions): Promise<AsyncSessionTree>;
   fromLinear(messages: { role: string; [k: string]: unknown }[], atMs?: number): Promise<AsyncSessionTree>;
   fromRows(rows: Parameters<typeof SessionTree.fromRows>[0]): Promise<AsyncSessionTree>;
   import(text: string | ArrayBuffer | ArrayBufferView, format?: string): Promise<{ tree: AsyncSessionTree; report: ReturnType<typeof SessionTree.import>["report"] }>;

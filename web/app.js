@@ -175,7 +175,8 @@ async function openConversation(id) {
     if (tail?.nodes.length) {
       renderHeader();
       renderConversations();
-      renderPreview(tail);
+      await renderPreview(tail, cur);
+      if (state.cur !== cur) return;
       state.timings.openPreview = performance.now() - t0;
     }
   }
@@ -186,7 +187,14 @@ async function openConversation(id) {
       await wasmReady;
       if (state.cur !== cur) return;
       const l0 = performance.now();
-      cur.tree = SessionTree.load(got.bytes);
+      // In slices (loadFrom): a 100 MB file is no long task; the preview stays
+      // painted and the page answers meanwhile.
+      const tree = await SessionTree.loadFrom(got.bytes, { sliceMs: LOAD_SLICE_MS });
+      if (state.cur !== cur) {
+        tree.free();
+        return;
+      }
+      cur.tree = tree;
       cur.tree.takeChanges({ stored: true }); // the store holds every row
       state.store.opened(id, got.rev);
       state.timings.openRead = l0 - t0;
@@ -237,6 +245,9 @@ async function openConversation(id) {
 
 let worker = null;
 const WORKER_IDLE_MS = 5000;
+// A load on the page runs in slices of this long (SessionTree.loadFrom): well
+// under the 50 ms of a long task, a slice ending at the module's next yield point.
+const LOAD_SLICE_MS = 20;
 let wasmReady = null; // init() of the page's module (start)
 
 /**
@@ -598,7 +609,7 @@ async function send(text) {
 function priorTo(t, id, inclusive) {
   const len = t.pathLength();
   let end = len;
-  if (t.pathWindow(-1).ids[0] !== id) end = t.activePath().indexOf(id) + 1;
+  if (t.pathWindow(-1).ids[0] !== id) end = t.pathIndex(id) + 1;
   if (!inclusive) end--;
   const start = Math.max(0, end - CONTEXT);
   const prior = [...(end === len ? t.pathWindow(start - len) : t.pathWindow(start, end)).messages];
@@ -763,7 +774,7 @@ async function importFile(file, format = "auto") {
       let problems = await checkInWorker(file);
       const l1 = performance.now();
       state.timings.importCheck = l1 - l0;
-      const tree = await SessionTree.loadFrom(file);
+      const tree = await SessionTree.loadFrom(file, { sliceMs: LOAD_SLICE_MS }); // in slices: no long task
       state.timings.importRead = performance.now() - l1;
       let fixes = [];
       try {
@@ -1009,7 +1020,7 @@ function renderChat() {
     const key = `${node.label}\u0000${sib.siblings.length}\u0000${sib.index}\u0000${id === leaf}`;
     let view = cache.get(id);
     if (!view || view.key !== key || view.element.querySelector(".editor")) view = { key, element: messageView(id, node, sib, id === leaf) };
-    view.element.classList.remove("flash");
+    view.element.classList.remove("flash", "preview");
     view.element.dataset.index = String(start + i);
     next.set(id, view);
     items.push(view.element);
@@ -1059,25 +1070,47 @@ function renderChat() {
  * its tree is loaded: read-only (their actions wait), replaced by renderChat
  * once the tree is there.
  */
-function renderPreview(tail) {
+async function renderPreview(tail, cur) {
   const box = $("messages");
-  const items = [];
   const n = tail.nodes.length;
-  tail.nodes.forEach(({ id, node, siblings }, i) => {
-    const m = node.message ?? {};
-    if (m.role === "system" && messageText(m).trim() === "") return;
-    const sib = siblings ? { siblings, index: Math.max(0, siblings.indexOf(id)) } : { siblings: [id], index: 0 };
-    const view = messageView(id, { message: m, label: node.label ?? null, createdAtMs: node.created_at_ms ?? 0 }, sib, i === n - 1);
-    for (const b of view.querySelectorAll("button.act")) b.disabled = true;
-    view.classList.add("preview");
-    items.push(view);
-  });
-  box.replaceChildren(...items);
-  box.scrollTop = box.scrollHeight;
+  // Kept as the chat view's elements of these messages (state.views, under the
+  // key renderChat gives them): once the tree is loaded, renderChat reuses them
+  // instead of rendering the same messages again.
+  const views = new Map();
+  state.views = new Map([[cur.meta.id, views]]);
+  box.replaceChildren();
   $("input").disabled = true;
   $("send").disabled = true;
   $("input").placeholder = "Opening the conversation\u2026";
+  // From the leaf up, a few messages a task (their Markdown is most of the
+  // cost): the screenful at the bottom shows first, and no task is long.
+  for (let to = n, step = PREVIEW_FIRST; to > 0; to -= step, step = PREVIEW_STEP) {
+    if (to < n) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      if (state.cur !== cur || cur.tree) return; // switched away, or the tree is there (renderChat took over)
+    }
+    const items = [];
+    for (let i = Math.max(0, to - step); i < to; i++) {
+      const { id, node, siblings } = tail.nodes[i];
+      const m = node.message ?? {};
+      if (m.role === "system" && messageText(m).trim() === "") continue;
+      const sib = siblings ? { siblings, index: Math.max(0, siblings.indexOf(id)) } : { siblings: [id], index: 0 };
+      const label = node.label ?? null;
+      const view = messageView(id, { message: m, label, createdAtMs: node.created_at_ms ?? 0 }, sib, i === n - 1);
+      for (const b of view.querySelectorAll("button.act")) b.disabled = true;
+      view.classList.add("preview");
+      views.set(id, { key: `${label}\u0000${sib.siblings.length}\u0000${sib.index}\u0000${i === n - 1}`, element: view, busy: undefined });
+      items.push(view);
+    }
+    box.prepend(...items);
+    box.scrollTop = box.scrollHeight;
+  }
 }
+
+// How many messages of a preview one task renders: the first task fewer (a
+// screenful), as it also pays for the Markdown renderer's first use.
+const PREVIEW_FIRST = 4;
+const PREVIEW_STEP = 12;
 
 /** The first message shown at the top of the chat view: its path index and offset. */
 function topVisible(box) {
@@ -1115,7 +1148,7 @@ function reveal(id) {
   if (!t) return;
   let e = $("messages").querySelector(`[data-id="${CSS.escape(id)}"]`);
   if (!e) {
-    const i = t.activePath().indexOf(id);
+    const i = t.pathIndex(id);
     if (i < 0) return;
     const len = t.pathLength();
     const start = Math.max(0, i - Math.floor(WINDOW / 2));
@@ -1218,22 +1251,25 @@ function renderTree() {
   if (!state.treeView) state.treeView = new TreeView($("treepane"), { onPick: (id) => pickFromTree(id), locate: boxNodeOf });
   const view = state.treeView;
   if (!t) {
-    view.setNodes({ nodes: [], more: false }, 0, []);
+    view.setNodes({ nodes: [], more: false }, 0, { active: () => [], leaf: null });
     state.treeSig = "";
     return;
   }
   const t0 = performance.now();
   const branches = t.branches();
+  // Which boxes are on the active path, asked of the module (t.onPath), and
+  // the path's last node: never the path's ids (200,000 of them in a huge chat).
+  const active = { active: (ids) => t.onPath(ids), leaf: t.pathWindow(-1).ids[0] ?? null };
   // The layout depends on the nodes, labels and where branches end; a checkout
   // or switch changes none of them, so it only moves the highlight.
   const sig = `${state.cur.meta.id}|${state.version}|${view.compact}|${branches.map((b) => `${b.name}\u0000${b.leaf}`).join("\u0001")}`;
   if (sig !== state.treeSig) {
     // The nodes without their messages (t.subtree), never the whole file.
-    view.setNodes(t.subtree(null, { runs: view.compact, limit: MAX_BOXES }), branches.length, t.activePath());
+    view.setNodes(t.subtree(null, { runs: view.compact, limit: MAX_BOXES }), branches.length, active);
     state.treeSig = sig;
     state.timings.treeLayout = performance.now() - t0;
   } else {
-    view.setActive(t.activePath());
+    view.setActive(active);
   }
 }
 
@@ -1593,7 +1629,7 @@ async function start() {
     open: async (id) => {
       const got = await fileFromWorker(id);
       if (!got) return null;
-      const tree = SessionTree.load(got.bytes);
+      const tree = await SessionTree.loadFrom(got.bytes, { sliceMs: LOAD_SLICE_MS });
       tree.takeChanges({ stored: true });
       return { tree, rev: got.rev };
     },

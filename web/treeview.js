@@ -75,7 +75,7 @@ export class TreeView {
    * t.subtree(null, { runs, limit: MAX_BOXES }) (the nodes without their
    * messages), branchCount the number of branches.
    */
-  setNodes(read, branchCount, activePath) {
+  setNodes(read, branchCount, active) {
     const t0 = performance.now();
     const { top, boxOf, count } = buildBoxes(read.nodes);
     const root = hierarchy(top, (b) => (b.children.length ? b.children : null));
@@ -92,17 +92,29 @@ export class TreeView {
     this.nodeCount = count;
     this.layoutMs = performance.now() - t0;
     this.placed = false; // a new layout: center on the active message again
-    this.setActive(activePath);
+    this.setActive(active);
     const branches = branchCount;
     this.more = read.more;
     this.info.textContent = `${count.toLocaleString("en")}${read.more ? "+" : ""} messages \u00b7 ${branches.toLocaleString("en")} branch${branches === 1 ? "" : "es"}${read.more ? ` (the first ${boxes.length.toLocaleString("en")} boxes)` : ""}`;
     this.info.title = `${boxes.length.toLocaleString("en")} boxes: runs of messages without a fork, label or branch end are drawn as one box`;
   }
 
-  /** Highlights the active path (ids root first) and brings its leaf into view. */
-  setActive(activePath) {
-    this.active = new Set(activePath);
-    this.leaf = activePath.length ? activePath[activePath.length - 1] : null;
+  /** The first node of every box, in layout order: what the active path is asked about. */
+  boxIds() {
+    return this.boxes.map((b) => b.id);
+  }
+
+  /**
+   * Highlights the active path and brings its leaf into view. active(ids)
+   * answers, for the boxes' first nodes, whether each is on the active path
+   * (t.onPath: the path's own ids are never read), leaf is the path's last
+   * node (null for none).
+   */
+  setActive({ active, leaf }) {
+    const ids = this.boxIds();
+    const on = ids.length ? active(ids) : [];
+    this.active = new Set(ids.filter((_, i) => on[i]));
+    this.leaf = leaf;
     const box = this.leaf ? this.boxOf.get(this.leaf) : null;
     if (!this.placed) {
       // A small tree is shown whole; a big one around the active message.

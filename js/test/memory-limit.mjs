@@ -62,7 +62,7 @@ function sameAsBelow2GiB(t, where) {
   assert.equal(errorOf(() => t.switchBranch("no such branch ✨")), wantError, `${where}: error differs`);
 }
 
-test("past 2 GiB of module memory every call returns the same bytes as below it", () => {
+test("past 2 GiB of module memory every call returns the same bytes as below it", async () => {
   source.linearProjection(); // a small result: the module drops its large result buffer (made below 2 GiB)
   assert.ok(hold(2.2 * GiB) > 0, "could not hold 2.2 GiB");
   assert.ok(memoryUsage().main > 2 * GiB, `memory is ${memoryUsage().main} bytes`);
@@ -83,6 +83,9 @@ test("past 2 GiB of module memory every call returns the same bytes as below it"
   sameAsBelow2GiB(source, "a tree made below 2 GiB, read past it");
   const u = SessionTree.load(t.save()); // a save's output read back as a load's input, both past 2 GiB
   sameAsBelow2GiB(u, "a tree loaded from a save made past 2 GiB");
+  const v = await SessionTree.loadFrom(new TextEncoder().encode(file), { sliceMs: 0 }); // its own buffer, past 2 GiB
+  sameAsBelow2GiB(v, "a tree loaded in slices past 2 GiB");
+  v.free();
   const id = u.append({ role: "assistant", content: "written past 2 GiB 🚀" }, 9);
   assert.deepEqual(u.node(id).message, { role: "assistant", content: "written past 2 GiB 🚀" });
   assert.deepEqual(u.apply([{ op: "label", node: id, label: "high" }, { op: "switch", branch: "main" }]), [undefined, undefined]);
@@ -91,7 +94,7 @@ test("past 2 GiB of module memory every call returns the same bytes as below it"
   u.free();
 });
 
-test("at the 4 GiB limit a call fails with too_large, nothing changed, and the module keeps working", () => {
+test("at the 4 GiB limit a call fails with too_large, nothing changed, and the module keeps working", async () => {
   // Fill the memory in 256 MiB pieces until the module refuses one: refused,
   // not crashed (a Go heap that cannot grow would stop the program).
   let held = 0;
@@ -119,6 +122,7 @@ test("at the 4 GiB limit a call fails with too_large, nothing changed, and the m
     try { call(); } catch (err) { e = err; }
     assert.ok(e && e.code === "too_large", `a large call at the limit: ${e ? `${e.code}: ${e.message}` : "no error"}`);
   }
+  await assert.rejects(SessionTree.loadFrom(new TextEncoder().encode(file)), "too_large", /nothing was changed/);
   for (const t of trees) t.free();
   hold(0);
   // After freeing, the memory is used again, and nothing was changed: the
@@ -127,4 +131,7 @@ test("at the 4 GiB limit a call fails with too_large, nothing changed, and the m
   const again = SessionTree.load(file);
   sameAsBelow2GiB(again, "a tree loaded after the limit was freed");
   again.free();
+  const sliced = await SessionTree.loadFrom(new TextEncoder().encode(file));
+  sameAsBelow2GiB(sliced, "a tree loaded in slices after the limit was freed");
+  sliced.free();
 });

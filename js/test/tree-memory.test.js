@@ -6,6 +6,26 @@ import { init, memoryUsage, SessionTree } from "../sessiontree.js";
 
 await init(mainSource);
 
+test("small calls after a large one keep their arguments: the module never releases the buffer they are written into", () => {
+  // A call with more than 4 MiB of arguments (the module's large-buffer line)
+  // that keeps no buffer, then small calls: the module used to hand the first
+  // small call its large buffer and release it after that call, so the next
+  // calls' arguments went into freed memory and the module saw none.
+  const say = (i) => ({ role: i % 2 ? "assistant" : "user", content: `message ${i}: ` + "x".repeat(60) });
+  const t = SessionTree.fromLinear(Array.from({ length: 80000 }, (_, i) => say(i)), 1);
+  for (let i = 0; i < 4; i++) {
+    const s = t.subtree(null, { runs: true });
+    assert.equal(s.nodes.length, 1, `call ${i + 1}: the one chain`);
+    assert.equal(s.nodes[0].run, 80000);
+  }
+  assert.equal(t.pathWindow(79998, 80000).ids.length, 2);
+  const again = SessionTree.load(t.save());
+  assert.equal(again.pathLength(), 80000, "the tree is whole");
+  assert.equal(again.save(), t.save());
+  again.free();
+  t.free();
+});
+
 test("free() then a second load of the same file beside a large live tree: the module does not grow", () => {
   const say = (i) => ({ role: i % 2 ? "assistant" : "user", content: `message ${i}: ` + "an ordinary chat reply, ".repeat(8) });
   const live = SessionTree.fromLinear(Array.from({ length: 100000 }, (_, i) => say(i)), 1);
@@ -18,5 +38,20 @@ test("free() then a second load of the same file beside a large live tree: the m
   b.free();
   const grown = memoryUsage().main - before;
   assert.equal(grown, 0, `the module grew by ${(grown / 1e6).toFixed(1)} MB on a load of a ${(bytes.length / 1e6).toFixed(1)} MB file after a free of the same`);
+  live.free();
+});
+
+test("free() then a second loadFrom (in slices) of the same file beside a large live tree: the module does not grow", async () => {
+  const say = (i) => ({ role: i % 2 ? "assistant" : "user", content: `message ${i}: ` + "an ordinary chat reply, ".repeat(8) });
+  const live = SessionTree.fromLinear(Array.from({ length: 100000 }, (_, i) => say(i)), 1);
+  const bytes = new TextEncoder().encode(live.save());
+  const a = await SessionTree.loadFrom(bytes);
+  a.free();
+  const before = memoryUsage().main;
+  const b = await SessionTree.loadFrom(bytes);
+  assert.equal(b.pathLength(), 100000);
+  b.free();
+  const grown = memoryUsage().main - before;
+  assert.equal(grown, 0, `the module grew by ${(grown / 1e6).toFixed(1)} MB on a loadFrom of a ${(bytes.length / 1e6).toFixed(1)} MB file after a free of the same`);
   live.free();
 });

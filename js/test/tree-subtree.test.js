@@ -93,6 +93,25 @@ test("a preview is one short line of the message's text", () => {
   t.free();
 });
 
+test("onPath and pathIndex answer as activePath would (membership, index), and follow a switch", () => {
+  const { t, a, b, c, d, e, f } = forked();
+  const all = [a, b, c, d, e, f, "no-such-node"];
+  const expect = () => { const p = new Set(t.activePath()); return all.map((id) => p.has(id)); };
+  assert.deepEqual(t.onPath(all), [true, true, false, false, true, true, false]); // side is active
+  assert.deepEqual(t.onPath(all), expect());
+  t.switchBranch("main");
+  assert.deepEqual(t.onPath(all), [true, true, true, true, false, false, false]);
+  assert.deepEqual(t.onPath([]), []);
+  assert.throws(() => t.onPath("a"), "invalid_input");
+  assert.throws(() => t.onPath([a, "x\ny"]), "invalid_input");
+  for (const id of all) assert.equal(t.pathIndex(id), t.activePath().indexOf(id), `pathIndex(${id})`);
+  t.switchBranch("side");
+  for (const id of all) assert.equal(t.pathIndex(id), t.activePath().indexOf(id), `pathIndex(${id}) on side`);
+  t.free();
+  assert.throws(() => t.onPath([a]), "invalid_input");
+  assert.throws(() => t.pathIndex(a), "invalid_input");
+});
+
 if (!isNode) {
   test("worker: subtree answers through sessiontree/worker as on the page", async () => {
     const { connect } = await import("../worker.js");

@@ -44,6 +44,20 @@ if (!isNode) {
     await assert.rejects(t.save(), "invalid_input", /closed/);
   });
 
+  test("worker: a load in slices (loadFrom's sliceMs) lets the worker answer other calls meanwhile", async () => {
+    const t = await st.SessionTree.fromLinear(Array.from({ length: 20000 }, (_, i) => say(i)), 1);
+    const file = await t.save();
+    const other = await st.newTree();
+    let loaded = false;
+    const loading = st.SessionTree.loadFrom(new TextEncoder().encode(file), { sliceMs: 0 }).then((u) => { loaded = true; return u; });
+    await other.append(say(0), 1);
+    const answered = !loaded;
+    const u = await loading;
+    assert.ok(answered, "a call on another tree waited for a 20,000-message load in slices to end");
+    assert.equal(await u.save(), file);
+    for (const x of [t, u, other]) await x.free();
+  });
+
   test("worker: open and merge's options cross as on the page", async () => {
     const t = await st.SessionTree.fromLinear([say(0), say(1), say(2)], 1);
     const [q, a, f] = await t.activePath();

@@ -63,5 +63,6 @@ void sub;
 const rows: { all: boolean; nodes: { id: string; row: string | null }[] } = tw.takeChanges();
 const again: SessionTree = SessionTree.fromRows({ activeBranch: "main", branches: [], nodes: [] });
 const fromBlob: Promise<SessionTree> = SessionTree.loadFrom(new Blob(["{}"]));
+const inSlices: Promise<SessionTree> = SessionTree.loadFrom(new Uint8Array(0), { sliceMs: 16 });
 again.applyChanges(tw.takeChanges(), { follow: true });
 void rows; void again; void fromBlob;

@@ -3,7 +3,7 @@ import { connect, type AsyncSessionTree } from "../worker.js";
 
 async function page(file: Blob) {
   const st = await connect({ full: true });
-  const t: AsyncSessionTree = await st.SessionTree.loadFrom(file);
+  const t: AsyncSessionTree = await st.SessionTree.loadFrom(file, { sliceMs: 30 });
   const { ids, messages } = await t.pathWindow(-50);
   const { nodes, more }: { nodes: { id: string; childCount: number }[]; more: boolean } = await t.subtree(undefined, { limit: 1000 });
   void nodes; void more;

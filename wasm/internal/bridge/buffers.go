@@ -37,6 +37,16 @@ func Reserve(n int) []byte {
 	if n < 256 {
 		n = 256
 	}
+	if cap(input) > bigBuffer && n <= bigBuffer {
+		// JavaScript keeps the address of a buffer it asked no more than
+		// bigBuffer bytes of for later calls, and only drops the address of
+		// a larger one after each call (settle may release or hand over a
+		// large buffer). So a small request never gets the large buffer: had
+		// it, settle would release it after this call while JavaScript went on
+		// writing the next calls' arguments into freed memory.
+		owe(cap(input))
+		input = nil
+	}
 	if cap(input) < n {
 		// What it holds is not needed (JavaScript writes after this): drop
 		// it first, so that a collection before a large buffer can reuse it.

@@ -65,5 +65,11 @@ func Lean() []Method {
 		{"applyChanges", true, applyChanges},
 		// subtree.go
 		{"subtree", true, subtree},
+		{"onPath", true, onPath},
+		{"pathIndex", true, pathIndex},
+		// loadslices.go
+		{"loadBegin", false, loadBegin},
+		{"loadStep", false, loadStep},
+		{"loadCancel", false, loadCancel},
 	}
 }

@@ -1,6 +1,8 @@
 package treecalls
 
 import (
+	"strings"
+
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/rawjson"
 )
@@ -73,4 +75,43 @@ func appendEntry(b []byte, e *core.TreeEntry) []byte {
 	b = append(b, `,"last":`...)
 	b = rawjson.AppendString(b, e.Last)
 	return append(b, '}')
+}
+
+// onPath answers core's OnPath for the ids in its one argument, one per line,
+// as one byte per id: '1' when it is on the active path, '0' when not.
+func onPath(r *Request) ([]byte, error) {
+	arg, err := r.arg(0, "ids")
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	if len(arg) > 0 {
+		ids = strings.Split(string(arg), "\n")
+	}
+	on, err := r.tree.OnPath(ids)
+	if err != nil {
+		return nil, err
+	}
+	b := grow(len(on))
+	for _, v := range on {
+		if v {
+			b = append(b, '1')
+		} else {
+			b = append(b, '0')
+		}
+	}
+	return b, nil
+}
+
+// pathIndex answers core's PathIndex for its one argument, in decimal.
+func pathIndex(r *Request) ([]byte, error) {
+	id, err := r.str(0, "id")
+	if err != nil {
+		return nil, err
+	}
+	i, err := r.tree.PathIndex(id)
+	if err != nil {
+		return nil, err
+	}
+	return rawjson.AppendInt(grow(12), int64(i)), nil
 }
