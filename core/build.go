@@ -79,6 +79,84 @@ func (t *Tree) TakeChanges() Changes {
 	return c
 }
 
+// TakeChangesUpTo is TakeChanges handed out in parts of at most max records
+// (branches first, then nodes, each in TakeChanges's order), so that a store
+// writes a huge feed without anyone holding all of its rows at once. The first
+// call takes the changes since the previous take; while more is true, the next
+// calls hand out the rest of those before anything changed since. A record
+// changed again after its part was handed out comes again in a later feed (its
+// row as it is then), so a store that writes every part in order, and then the
+// later feeds, holds the tree. max < 1 takes all that is left: the rest of a
+// feed together with the changes since.
+func (t *Tree) TakeChangesUpTo(max int) (c Changes, more bool) {
+	if t.rest == nil {
+		next := t.TakeChanges()
+		if max < 1 || len(next.Nodes)+len(next.Branches) <= max {
+			return next, false
+		}
+		t.rest = &next
+		return t.cutRest(max)
+	}
+	if max < 1 {
+		r := *t.rest
+		t.rest = nil
+		next := t.TakeChanges()
+		return Changes{Nodes: unionSorted(r.Nodes, next.Nodes), Branches: unionSorted(r.Branches, next.Branches), Meta: r.Meta || next.Meta}, false
+	}
+	return t.cutRest(max)
+}
+
+// TakeEverythingUpTo (re)starts the change recording and hands out every record
+// (Everything) in parts of at most max records, the rest by TakeChangesUpTo:
+// the first feed of a tree a store has not held, for a tree too large to write
+// in one go.
+func (t *Tree) TakeEverythingUpTo(max int) (c Changes, more bool) {
+	t.TakeChanges() // starts the recording, or forgets what it recorded
+	all := t.Everything()
+	if max < 1 || len(all.Nodes)+len(all.Branches) <= max {
+		t.rest = nil
+		return all, false
+	}
+	t.rest = &all
+	return t.cutRest(max)
+}
+
+// cutRest hands out the first max records of t.rest.
+func (t *Tree) cutRest(max int) (Changes, bool) {
+	r := t.rest
+	c := Changes{Meta: r.Meta}
+	r.Meta = false
+	nb := min(max, len(r.Branches))
+	c.Branches, r.Branches = r.Branches[:nb:nb], r.Branches[nb:]
+	nn := min(max-nb, len(r.Nodes))
+	c.Nodes, r.Nodes = r.Nodes[:nn:nn], r.Nodes[nn:]
+	if len(r.Branches)+len(r.Nodes) == 0 {
+		t.rest = nil
+		return c, false
+	}
+	return c, true
+}
+
+// unionSorted merges two sorted lists into one, sorted, each string once.
+func unionSorted(a, b []string) []string {
+	out := make([]string, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || (i < len(a) && a[i] < b[j]):
+			out = append(out, a[i])
+			i++
+		case i == len(a) || b[j] < a[i]:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, a[i])
+			i, j = i+1, j+1
+		}
+	}
+	return out
+}
+
 // Everything lists every node and every branch record (live, deleted or
 // hidden), sorted, as TakeChanges would if all of them had changed: what a
 // store writes for a tree it has not held before, record by record with

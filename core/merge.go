@@ -156,9 +156,9 @@ func (t *Tree) MergeWith(other *Tree, opts MergeOptions) (MergeReport, error) {
 	}
 	rep := t.diff(r)
 	rep.Conflicts = conflicts
-	changed := t.changed
+	changed, rest := t.changed, t.rest // the change feed goes on (a feed handed out in parts too)
 	*t = *r
-	t.changed = changed
+	t.changed, t.rest = changed, rest
 	if changed != nil {
 		for _, id := range rep.NodesAdded {
 			changed.node(id)

@@ -3,6 +3,8 @@ package core
 import (
 	"bytes"
 	"math/rand"
+	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -97,5 +99,132 @@ func TestRowsWrittenFromTakeChangesMatchMarshal(t *testing.T) {
 	}
 	if !bytes.Equal(back.Marshal(), tr.Marshal()) {
 		t.Fatal("Unmarshal(JoinRows) is not the tree")
+	}
+}
+
+// writeChanges applies the rows of c, read from t now.
+func (s *rowStore) writeChanges(t *Tree, c Changes) {
+	for _, id := range c.Nodes {
+		if b, ok := t.NodeJSON(id); ok {
+			s.nodes[id] = b
+		} else {
+			delete(s.nodes, id)
+		}
+	}
+	for _, name := range c.Branches {
+		if b, ok := t.BranchJSON(name); ok {
+			s.branches[name] = b
+		} else {
+			delete(s.branches, name)
+		}
+	}
+	if c.Meta {
+		s.root, s.active = t.Root(), t.ActiveBranch()
+	}
+}
+
+// takeParts reads a whole feed with TakeChangesUpTo in parts of 1..5 records
+// and returns the parts joined.
+func takeParts(t *testing.T, rng *rand.Rand, tr *Tree) Changes {
+	t.Helper()
+	var all Changes
+	for i := 0; ; i++ {
+		max := 1 + rng.Intn(5)
+		c, more := tr.TakeChangesUpTo(max)
+		if n := len(c.Nodes) + len(c.Branches); n > max || (more && n != max) {
+			t.Fatalf("a part of %d records for max %d (more: %v)", n, max, more)
+		}
+		all.Nodes = append(all.Nodes, c.Nodes...)
+		all.Branches = append(all.Branches, c.Branches...)
+		all.Meta = all.Meta || c.Meta
+		if !more {
+			return all
+		}
+		if i > 1<<20 {
+			t.Fatal("the feed never ends")
+		}
+	}
+}
+
+// The parts of a feed, joined, are the feed TakeChanges hands out at once: two
+// trees changed by the same random steps, one read whole, one in parts.
+func TestTakeChangesUpToPartsJoinedAreTheWholeFeed(t *testing.T) {
+	for seed := int64(1); seed <= 8; seed++ {
+		ra, rb := rand.New(rand.NewSource(seed)), rand.New(rand.NewSource(seed))
+		parts := rand.New(rand.NewSource(seed + 100))
+		a, b := New(counterIDs()), New(counterIDs())
+		mustAppend(t, a, msg("user", "hello"), 1)
+		mustAppend(t, b, msg("user", "hello"), 1)
+		a.TakeChanges()
+		b.TakeChangesUpTo(3)
+		for step := 0; step < 300; step++ {
+			randomStep(ra, a, step)
+			randomStep(rb, b, step)
+			whole := a.TakeChanges()
+			got := takeParts(t, parts, b)
+			if !slices.Equal(got.Nodes, whole.Nodes) || !slices.Equal(got.Branches, whole.Branches) || got.Meta != whole.Meta {
+				t.Fatalf("seed %d step %d: parts %+v, whole feed %+v", seed, step, got, whole)
+			}
+		}
+		// The first feed of every record, in parts, is Everything.
+		want := a.Everything()
+		var got Changes
+		c, more := b.TakeEverythingUpTo(4)
+		got = c
+		if more {
+			rest := takeParts(t, parts, b)
+			got.Nodes, got.Branches = append(got.Nodes, rest.Nodes...), append(got.Branches, rest.Branches...)
+		}
+		if !slices.Equal(got.Nodes, want.Nodes) || !slices.Equal(got.Branches, want.Branches) || !got.Meta {
+			t.Fatalf("seed %d: everything in parts %+v, Everything %+v", seed, got, want)
+		}
+	}
+}
+
+// A store written part by part, with the tree changing between parts (a user
+// sends while a huge import is being stored), holds the tree once the feed and
+// the feeds after it are written: nothing changed mid-feed is lost.
+func TestTakeChangesUpToWithChangesBetweenPartsKeepsTheStoreWhole(t *testing.T) {
+	for seed := int64(1); seed <= 8; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		tr := New(counterIDs())
+		for i := 0; i < 40; i++ {
+			mustAppend(t, tr, msg("user", "m"+strconv.Itoa(i)), int64(i+1))
+		}
+		s := &rowStore{branches: map[string][]byte{}, nodes: map[string][]byte{}}
+		c, more := tr.TakeEverythingUpTo(1 + rng.Intn(6))
+		s.writeChanges(tr, c)
+		for step := 0; step < 300; step++ {
+			randomStep(rng, tr, step)
+			if !more && rng.Intn(4) == 0 {
+				// A large change's feed, started in parts too.
+				c, more = tr.TakeChangesUpTo(1 + rng.Intn(6))
+				s.writeChanges(tr, c)
+				continue
+			}
+			if more {
+				c, more = tr.TakeChangesUpTo(1 + rng.Intn(6))
+				s.writeChanges(tr, c)
+			}
+			if rng.Intn(10) == 0 {
+				// Everything left, then the changes since: the store is the tree.
+				c, more = tr.TakeChangesUpTo(0)
+				s.writeChanges(tr, c)
+				if more {
+					t.Fatal("TakeChangesUpTo(0) said more")
+				}
+				if got, want := s.join(), tr.Marshal(); !bytes.Equal(got, want) {
+					t.Fatalf("seed %d step %d: rows differ from Marshal:\n%s\n%s", seed, step, got, want)
+				}
+			}
+		}
+		for more {
+			c, more = tr.TakeChangesUpTo(3)
+			s.writeChanges(tr, c)
+		}
+		s.writeChanges(tr, tr.TakeChanges())
+		if got, want := s.join(), tr.Marshal(); !bytes.Equal(got, want) {
+			t.Fatalf("seed %d: rows differ from Marshal at the end:\n%s\n%s", seed, got, want)
+		}
 	}
 }

@@ -34,3 +34,25 @@ func TestSortFuncSortsStably(t *testing.T) {
 		}
 	}
 }
+
+// sortKeys (by an 8-byte prefix first) agrees with a plain sort on many keys
+// that share prefixes, are shorter than 8 bytes, or hold zero bytes.
+func TestSortKeysAgreesWithSortStrings(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 5, 1023, 1024, 1025, 5000} {
+		keys := make([]string, n)
+		for i := range keys {
+			b := make([]byte, r.IntN(12))
+			for j := range b {
+				b[j] = "ab\x00\xff"[r.IntN(4)]
+			}
+			keys[i] = string(b)
+		}
+		want := slices.Clone(keys)
+		slices.Sort(want)
+		sortKeys(keys)
+		if !slices.Equal(keys, want) {
+			t.Fatalf("n %d: sortKeys differs from slices.Sort", n)
+		}
+	}
+}

@@ -32,6 +32,7 @@ type Tree struct {
 	journal  *journal // open during Apply
 	spare    *journal // the last journal, kept to reuse its memory
 	changed  *changes // nil unless TrackChanges was called
+	rest     *Changes // the part of a feed TakeChangesUpTo has yet to hand out, or nil
 	slab     []node   // nodes set aside for appends: a block at a time, or a whole Apply batch
 	act      *branch  // memo of branches[active], valid while actGen == branchGen
 	actGen   uint64

@@ -1,6 +1,9 @@
 package core
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // Problem kinds reported by Validate.
 const (
@@ -101,8 +104,50 @@ func (t *Tree) sortedKeys() []string {
 	for k := range t.nodes {
 		keys = append(keys, k)
 	}
-	sortStrings(keys)
+	sortKeys(keys)
 	return keys
+}
+
+// sortKeys sorts keys in byte order as sortStrings does, but a large list by
+// an 8-byte prefix of each key held beside it in one array first: the keys of
+// a loaded tree point into its file (a 100 MB file: every read of one a cache
+// miss), and comparing by prefix reads them only on a tie. Sorting a
+// 200k-node tree's ids took ~0.5 s in the browser (the first feed of an
+// import, Validate, Repair).
+func sortKeys(keys []string) {
+	if len(keys) < 1024 {
+		sortStrings(keys)
+		return
+	}
+	a := make([]prefixed, len(keys))
+	for i, k := range keys {
+		var p uint64
+		for j := 0; j < 8; j++ {
+			p <<= 8
+			if j < len(k) {
+				p |= uint64(k[j])
+			}
+		}
+		a[i] = prefixed{p, k}
+	}
+	sortFunc(a, func(x, y prefixed) int {
+		switch {
+		case x.p < y.p:
+			return -1
+		case x.p > y.p:
+			return 1
+		}
+		return strings.Compare(x.s, y.s)
+	})
+	for i := range a {
+		keys[i] = a[i].s
+	}
+}
+
+// prefixed is a key and its first 8 bytes as a big-endian number (zeros past its end).
+type prefixed struct {
+	p uint64
+	s string
 }
 
 // childrenAgree reports whether list holds only nodes whose parent is parent,

@@ -334,6 +334,11 @@ export function initInterchange(source?: string | URL | ArrayBuffer | ArrayBuffe
 export interface RowChanges {
   /** Every row of the tree (the first call): replace what the store holds. */
   all: boolean;
+  /**
+   * Asked with a `limit`: the rest of this feed comes from the next calls
+   * (before anything changed since); write this part, then ask again.
+   */
+  more: boolean;
   root: string | null;
   activeBranch: string;
   branches: { name: string; row: string | null }[];
@@ -524,8 +529,15 @@ export class SessionTree implements Disposable {
    * tree was made from them, `fromRows`, or written elsewhere): a first call
    * starts recording and answers no row (a later call is as without it), so
    * opening a huge stored session does not turn every record into a string.
+   * `{ limit: n }`: at most n rows per call (branches first, then nodes), so
+   * that a huge first feed is written a part at a time, never held whole;
+   * `more: true` says the rest of the same feed comes from the next calls,
+   * before anything changed since (only the first part is `all`). A record
+   * changed after its part was taken comes again in a later feed, so a store
+   * that writes the parts in order, then the later feeds, holds the tree. A
+   * call without a limit takes all that is left of a feed and the changes since.
    */
-  takeChanges(options?: { stored?: boolean }): RowChanges;
+  takeChanges(options?: { stored?: boolean; limit?: number }): RowChanges;
   /**
    * Brings in what another copy of this conversation changed, as that copy's
    * `takeChanges()` gave it: what a second tab or device applies instead of

@@ -1209,14 +1209,19 @@ export class SessionTree {
    * later call what changed since (a row null: removed). See sessiontree.d.ts.
    */
   takeChanges(options) {
-    // One field per line (wasm/internal/treecalls rows.go): all|changes, root,
-    // active branch, the number of branch rows, then name/row and id/row pairs.
-    const f = this.#call(M.takeChanges, 0, options?.stored ? ["stored"] : NO_ARGS).split("\n");
+    // One field per line (wasm/internal/treecalls rows.go): all|changes (and
+    // " more" while a feed in parts goes on), root, active branch, the number
+    // of branch rows, then name/row and id/row pairs.
+    const limit = options?.limit;
+    if (limit !== undefined && limit !== null && limit !== Infinity && !(Number.isInteger(limit) && limit > 0)) fail(`"limit" must be a whole number above 0`);
+    const args = limit > 0 && limit !== Infinity ? [options?.stored ? "stored" : "", String(limit)] : options?.stored ? ["stored"] : NO_ARGS;
+    const f = this.#call(M.takeChanges, 0, args).split("\n");
     const nb = Number(f[3]);
     const branches = new Array(nb), nodes = new Array((f.length - 5 - 2 * nb) / 2);
     for (let i = 0; i < nb; i++) branches[i] = { name: f[4 + 2 * i], row: f[5 + 2 * i] || null };
     for (let i = 0, p = 4 + 2 * nb; i < nodes.length; i++, p += 2) nodes[i] = { id: f[p], row: f[p + 1] || null };
-    return { all: f[0] === "all", root: f[1] || null, activeBranch: f[2], branches, nodes };
+    const more = f[0].endsWith(" more");
+    return { all: f[0].startsWith("all"), more, root: f[1] || null, activeBranch: f[2], branches, nodes };
   }
 
   /**

@@ -28,7 +28,9 @@ export async function connect(source, options = {}) {
     for (const p of pending.values()) p.reject(new SessionTreeError("invalid_input", `the sessiontree worker failed: ${e.message ?? e}`));
     pending.clear();
   };
+  let closed = false;
   const request = (msg) => new Promise((resolve, reject) => {
+    if (closed) throw new SessionTreeError("invalid_input", "the sessiontree worker was closed");
     const id = ++seq;
     pending.set(id, { resolve, reject });
     worker.postMessage({ id, ...msg });
@@ -79,6 +81,7 @@ export async function connect(source, options = {}) {
     memoryUsage: () => request({ kind: "memoryUsage" }),
     /** Stops the worker; every tree in it is gone. */
     close() {
+      closed = true; // a call after this fails at once instead of waiting forever
       worker.terminate();
       for (const p of pending.values()) p.reject(new SessionTreeError("invalid_input", "the sessiontree worker was closed"));
       pending.clear();

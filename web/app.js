@@ -61,10 +61,12 @@ window.sessiontreeDemo = {
   get treeView() { return state.treeView; },
   timings: state.timings,
   get store() { return state.store; },
-  /** The WebAssembly memory of the demo's worker while it runs ({ main, interchange }), else null. */
+  /** The WebAssembly memory of the demo's workers while they run ({ main, interchange }: the import checker's too), else null. */
   workerMemory: async () => {
     const w = worker && (await worker);
-    return w ? w.st.memoryUsage().catch(() => null) : null;
+    const all = await Promise.all([w?.st, checking].map((st) => st?.memoryUsage().catch(() => null)));
+    if (!all[0] && !all[1]) return null;
+    return { main: (all[0]?.main ?? 0) + (all[1]?.main ?? 0), interchange: (all[0]?.interchange ?? 0) + (all[1]?.interchange ?? 0) };
   },
   /** Resolves once every change made so far is in IndexedDB. */
   saved: () => flush(),
@@ -108,6 +110,7 @@ function flush() {
   state.dirty = null;
   state.pending--;
   if (!cur.tree) return state.writes; // freed since: its last state was saved when it was left
+  if (cur.feeding) return state.writes; // an import's rows are being written: its feed takes these changes too
   // Only the rows this change touched (a send: the new node, its parent, the branch).
   const t0 = performance.now();
   const tree = cur.tree;
@@ -152,7 +155,7 @@ async function openConversation(id) {
   if (!meta || waitingForReply()) return;
   $("app").classList.remove("sidebar-open");
   flush();
-  if (state.cur?.tree && state.cur.meta.id !== id) state.cur.tree.free();
+  if (state.cur?.tree && state.cur.meta.id !== id) release(state.cur);
   const cur = { meta, tree: null, error: null, raw: null, loading: true };
   state.cur = cur;
   state.win = { start: 0, end: 0, follow: true };
@@ -269,7 +272,9 @@ function treeWorker() {
       // WebAssembly memory never shrinks: a worker left idle is stopped, so the
       // memory a huge import or open needed goes back to the system.
       let idle = 0;
+      let stopped = false;
       const call = (op, args) => new Promise((resolve, reject) => {
+        if (stopped) throw new Error("the demo's worker was stopped"); // ask treeWorker() again
         clearTimeout(idle);
         const demo = ++seq;
         waiting.set(demo, { resolve, reject });
@@ -279,6 +284,7 @@ function treeWorker() {
         clearTimeout(idle);
         idle = setTimeout(() => {
           if (waiting.size) return;
+          stopped = true;
           st.close();
           if (worker === started) worker = null;
         }, WORKER_IDLE_MS);
@@ -290,6 +296,34 @@ function treeWorker() {
     });
   }
   return worker;
+}
+
+let checking = null; // the sessiontree/worker entry checking an import, while it runs
+
+/**
+ * The structural problems of a .tree.json file (validate), read and checked in
+ * a worker started for it and stopped once it answers (WebAssembly memory never
+ * shrinks: stopping the worker gives it back); null when no worker could start.
+ * Rejects as the load does for a file that does not read.
+ */
+async function checkInWorker(file) {
+  let st;
+  try {
+    st = await connect(new URL("./sessiontree.wasm", import.meta.url));
+  } catch {
+    return null;
+  }
+  checking = st;
+  try {
+    const t = await st.SessionTree.loadFrom(file);
+    const problems = await t.validate();
+    t.free().catch(() => {}); // gone with the worker anyway
+    state.timings.checkMemory = (await st.memoryUsage()).main; // its peak (make bench-huge)
+    return problems;
+  } finally {
+    if (checking === st) checking = null;
+    st.close();
+  }
 }
 
 /** Conversation id's stored rows as one file's bytes and their rev, read in the worker; null if that failed. */
@@ -327,14 +361,74 @@ async function createConversation(tree, title, { open = true } = {}) {
 function openCreated(meta, tree, listed = false) {
   if (!listed) state.convs.unshift(meta);
   flush();
-  if (state.cur?.tree) state.cur.tree.free();
-  state.cur = { meta, tree, error: null, raw: null };
+  release(state.cur);
+  const cur = state.cur = { meta, tree, error: null, raw: null, feeding: false };
   state.win = { start: 0, end: 0, follow: true };
   state.treeSig = "";
   localStorage.setItem(CURRENT_KEY, meta.id);
   clearSearch();
   renderAll();
+  return cur;
 }
+
+/** Frees a conversation's tree that is left: once its rows are written when an import is still writing them. */
+function release(cur) {
+  const tree = cur?.tree;
+  if (!tree) return;
+  if (cur.feeding) cur.feeding.finally(() => tree.free());
+  else tree.free();
+}
+
+// An import's meta record still marked as under way this long after its last
+// part was written: its tab was closed before the end (parts take < 1 s each).
+const INTERRUPTED_IMPORT_MS = 60000;
+
+// Rows per part of an import's first feed (~1 MB of a chat's records): what
+// the page turns into strings and posts to the worker at a time.
+const FEED_PART = 2000;
+
+/**
+ * Writes every row of cur's tree (an import: the store has none of it) a part
+ * at a time through the worker, each part one transaction, then the changes
+ * made meanwhile (a send during the import): the tree's change feed in parts
+ * (takeChanges({ limit })), so no module and no heap holds all of its rows at
+ * once, and the page's thread works ~a few ms per part. From the call on,
+ * flush() leaves the changes to it; the conversation is at rev 1 throughout.
+ * Queued as a write: saved() resolves once it is done.
+ */
+function feedRows(cur) {
+  let done;
+  cur.feeding = new Promise((resolve) => { done = resolve; });
+  state.timings.feedParts = 0;
+  state.timings.feedTakeMax = 0;
+  return write(async () => {
+    try {
+      // Not in the task that loaded and drew the conversation: a task of its own.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      for (;;) {
+        const k0 = performance.now();
+        const c = cur.tree.takeChanges({ limit: FEED_PART });
+        const took = performance.now() - k0;
+        if (state.timings.feedParts === 0) state.timings.feedFirst = took;
+        state.timings.feedTakeMax = Math.max(state.timings.feedTakeMax, took);
+        if (!c.all && !c.more && c.nodes.length === 0 && c.branches.length === 0) break;
+        state.timings.feedParts++;
+        // Asked for each part: the worker stops when idle (the import's check
+        // and load can take longer than that), and starts again here.
+        const w = await treeWorker();
+        if (!w) throw new Error("the demo's worker did not start");
+        // While parts are still to come the meta record says so, with the time
+        // (a tab closed mid-import leaves a conversation that is removed at the
+        // next start, not one missing records: see INTERRUPTED_IMPORT_MS).
+        await w.call("putRows", [{ ...cur.meta, rev: 1, ...(c.more ? { importing: Date.now() } : {}) }, c]);
+      }
+    } finally {
+      cur.feeding = false;
+      done();
+    }
+  });
+}
+
 
 async function deleteConversation(meta) {
   if (waitingForReply()) return;
@@ -669,23 +763,38 @@ async function importFile(file, format = "auto") {
     const isTree = (format === "auto" && looksLikeTreeFile(head)) || format === "sessiontree" || !hasFormats;
     const w = isTree && state.store.opened && !waitingForReply() ? await treeWorker() : null;
     if (w) {
-      // Read, checked and stored in the worker; the page loads the file's bytes.
+      // Checked in a worker of its own, stopped once it has answered, so that
+      // the module memory of that second copy of a huge file is given back
+      // before the page loads the copy it shows (only one module holds the
+      // tree at a time). Its rows then go to the demo's worker a part at a
+      // time (feedRows), written while the conversation is shown and usable.
       const base = file.name.replace(/\.(tree\.json|jsonl|json|md)$/i, "") || "Imported";
-      const meta = { id: newId(), title: base, autoTitle: false, createdAt: Date.now(), updatedAt: Date.now() };
+      const meta = { id: newId(), title: base, autoTitle: false, createdAt: Date.now(), updatedAt: Date.now(), rev: 1 };
       const l0 = performance.now();
-      const got = await w.call("importFile", [file, meta]);
-      state.timings.importWorker = performance.now() - l0;
+      let problems = await checkInWorker(file);
       const l1 = performance.now();
-      const tree = await SessionTree.loadFrom(got.bytes ?? file, { sliceMs: LOAD_SLICE_MS }); // in slices: no long task
-      tree.takeChanges({ stored: true });
-      state.timings.importLoad = performance.now() - l1;
-      state.store.opened(meta.id, got.rev);
+      state.timings.importCheck = l1 - l0;
+      const tree = await SessionTree.loadFrom(file, { sliceMs: LOAD_SLICE_MS }); // in slices: no long task
+      state.timings.importRead = performance.now() - l1;
+      let fixes = [];
+      try {
+        problems ??= tree.validate(); // no checker: checked here
+        if (problems.length) fixes = tree.repair();
+      } catch (e) {
+        tree.free();
+        throw e;
+      }
+      state.timings.importLoad = performance.now() - l0;
+      if (waitingForReply()) {
+        tree.free();
+        return;
+      }
+      state.store.opened(meta.id, 1);
+      const cur = openCreated(meta, tree);
       const w0 = performance.now();
-      const stored = w.call("stored", [meta.id]); // asked now: the worker stays until it answers
-      write(() => stored).then(() => { state.timings.createWrite = performance.now() - w0; });
-      openCreated({ ...meta, rev: got.rev }, tree);
+      feedRows(cur).then(() => { state.timings.createWrite = performance.now() - w0; });
       state.timings.import = performance.now() - t0;
-      const note = got.problems ? ` It had ${got.problems} structural problem${got.problems === 1 ? "" : "s"}; repaired: ${got.fixes.slice(0, 3).join("; ")}${got.fixes.length > 3 ? "; \u2026" : ""}.` : "";
+      const note = problems.length ? ` It had ${problems.length} structural problem${problems.length === 1 ? "" : "s"}; repaired: ${fixes.slice(0, 3).map((p) => p.message).join("; ")}${fixes.length > 3 ? "; \u2026" : ""}.` : "";
       clearError();
       toast(`Imported \u201c${file.name}\u201d.${note}`, note ? "warn" : "info");
       return;
@@ -1527,6 +1636,12 @@ async function start() {
   });
   try {
     state.convs = await state.store.list();
+    // An import whose tab was closed before its records were all written:
+    // removed (an import under way in another tab marks its meta every part).
+    const interrupted = state.convs.filter((c) => c.importing && Date.now() - c.importing > INTERRUPTED_IMPORT_MS);
+    for (const m of interrupted) await state.store.remove(m.id);
+    if (interrupted.length) toast(`An import that was interrupted before it was stored was removed: \u201c${interrupted[0].title}\u201d${interrupted.length > 1 ? ` and ${interrupted.length - 1} more` : ""}.`, "warn");
+    state.convs = state.convs.filter((c) => !c.importing);
   } catch (e) {
     showError(`Could not read the saved conversations: ${describe(e)}. They are left untouched.`);
     state.convs = [];

@@ -212,3 +212,97 @@ test("applyChanges of an every-row delta replaces the tree, keeping this copy's 
   assert.equal(c.activeBranch, "branch-1");
   a.free(); b.free(); c.free();
 });
+
+// A seeded random step, the same on every tree it is given with the same seed.
+function stepper(seed) {
+  let s = seed >>> 0;
+  const rnd = (n) => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) % n);
+  let at = 100;
+  return { rnd, step(t) {
+    const path = t.activePath();
+    const pick = () => path[rnd(path.length)];
+    const names = t.branches().map((b) => b.name);
+    try {
+      switch (rnd(7)) {
+        case 0: case 1: t.append(say(at), at++); break;
+        case 2: t.rewind(pick(), at++); break;
+        case 3: t.edit(pick(), say(at), at++); break;
+        case 4: t.label(pick(), `l${at}`, at++); break;
+        case 5: t.switchBranch(names[rnd(names.length)]); break;
+        case 6: t.deleteBranch(names[rnd(names.length)], at++); break;
+      }
+    } catch (e) {
+      if (!e.code) throw e; // a refused step (e.g. deleting the active branch) changes nothing
+    }
+  } };
+}
+
+// parts takes a feed with takeChanges({ limit }) until it says no more, and joins its parts.
+function parts(t, rnd) {
+  const joined = { all: false, more: false, branches: [], nodes: [] };
+  for (let first = true; ; first = false) {
+    const limit = 1 + rnd(5);
+    const c = t.takeChanges({ limit });
+    const n = c.branches.length + c.nodes.length;
+    assert.ok(n <= limit && (!c.more || n === limit), `a part of ${n} rows for a limit of ${limit}`);
+    if (first) joined.all = c.all;
+    else assert.ok(!c.all, "a later part says all");
+    joined.branches.push(...c.branches);
+    joined.nodes.push(...c.nodes);
+    Object.assign(joined, { root: c.root, activeBranch: c.activeBranch });
+    if (!c.more) return joined;
+  }
+}
+
+test("takeChanges({ limit }): the parts of a feed, joined, are the feed taken at once (random steps)", () => {
+  // b and c follow a's random steps by its deltas (the same ids, the same
+  // records changed): b's feed is read at once, c's in parts.
+  for (let seed = 1; seed <= 4; seed++) {
+    const a = SessionTree.fromLinear(Array.from({ length: 12 }, (_, i) => say(i)), 1);
+    const b = SessionTree.load(a.save()), c = SessionTree.load(a.save());
+    const st = stepper(seed), r = stepper(seed + 50).rnd;
+    a.takeChanges();
+    assert.deepEqual(parts(c, r), b.takeChanges(), "the first feed (every row)");
+    for (let i = 0; i < 60; i++) {
+      st.step(a);
+      const d = a.takeChanges();
+      b.applyChanges(d, { follow: true });
+      c.applyChanges(d, { follow: true });
+      assert.deepEqual(parts(c, r), b.takeChanges(), `seed ${seed} step ${i}`);
+    }
+    assert.equal(c.save(), a.save());
+    a.free(); b.free(); c.free();
+  }
+});
+
+test("takeChanges({ limit }): a store written part by part while the tree changes holds the tree once the feeds are written", () => {
+  for (let seed = 1; seed <= 4; seed++) {
+    const t = SessionTree.fromLinear(Array.from({ length: 30 }, (_, i) => say(i)), 1);
+    const st = stepper(seed);
+    const db = { branches: new Map(), nodes: new Map() };
+    let c = t.takeChanges({ limit: 4 });
+    assert.ok(c.all && c.more);
+    store(db, c);
+    for (let i = 0; i < 80; i++) {
+      st.step(t); // a send while the first feed is written
+      c = t.takeChanges({ limit: 1 + st.rnd(6) });
+      store(db, c);
+      if (st.rnd(8) === 0) {
+        store(db, t.takeChanges()); // all that is left and the changes since
+        assert.equal(reopen(db).save(), t.save(), `seed ${seed} step ${i}`);
+      }
+    }
+    while (c.more) store(db, (c = t.takeChanges({ limit: 3 })));
+    store(db, t.takeChanges());
+    const u = reopen(db);
+    assert.equal(u.save(), t.save(), `seed ${seed}: the store is not the tree`);
+    t.free(); u.free();
+  }
+});
+
+test("takeChanges({ limit }) refuses a limit that is not a whole number above 0", () => {
+  const t = SessionTree.fromLinear([say(0)], 1);
+  for (const limit of [0, -1, 1.5, "3", NaN]) assert.throws(() => t.takeChanges({ limit }), "invalid_input");
+  assert.equal(t.takeChanges({ limit: 1 }).more, true);
+  t.free();
+});

@@ -36,6 +36,14 @@ if (!isNode) {
     assert.ok((await st.memoryUsage()).main > 0);
   });
 
+  test("worker: after close(), a call fails with a code at once instead of waiting forever", async () => {
+    const other = await connect(full ? { full: true } : undefined);
+    const t = await other.SessionTree.fromLinear([say(0)], 1);
+    other.close();
+    await assert.rejects(other.memoryUsage(), "invalid_input", /closed/);
+    await assert.rejects(t.save(), "invalid_input", /closed/);
+  });
+
   test("worker: a load in slices (loadFrom's sliceMs) lets the worker answer other calls meanwhile", async () => {
     const t = await st.SessionTree.fromLinear(Array.from({ length: 20000 }, (_, i) => say(i)), 1);
     const file = await t.save();

@@ -441,6 +441,49 @@ async function main() {
     await page.waitForFunction(() => document.querySelector("#conv-title").textContent === "Hello tree" && document.querySelectorAll("#messages article.msg").length > 0);
   });
 
+  await step("an import whose tab closed before its records were all written is removed at the next start; one under way elsewhere is left alone", async () => {
+    // In the page (its CSP allows no eval): "plant", "read" or "clean" the records below.
+    const idb = (op) => page.evaluate(async (op) => {
+      const db = await new Promise((resolve, reject) => {
+        const r = indexedDB.open("sessiontree-demo");
+        r.onsuccess = () => resolve(r.result);
+        r.onerror = () => reject(r.error);
+      });
+      const tx = db.transaction(["meta", "rows"], "readwrite");
+      const req = (r) => new Promise((resolve) => { r.onsuccess = () => resolve(r.result); });
+      const meta = tx.objectStore("meta"), rows = tx.objectStore("rows");
+      let out = null;
+      const now = Date.now();
+      if (op === "plant") {
+        // What feedRows leaves when its tab closes mid-import: a meta record marked
+        // importing (2 minutes ago) and some of the rows; and an import under way now.
+        meta.put({ id: "half-import", title: "half imported", createdAt: now, updatedAt: now, rev: 1, importing: now - 120000, root: "a", activeBranch: "main" });
+        rows.put('{"id":"a","children":["b"],"message":{"role":"user","content":"hi"},"created_at_ms":1}', ["half-import", "n", "a"]);
+        meta.put({ id: "live-import", title: "importing elsewhere", createdAt: now, updatedAt: now, rev: 1, importing: now, root: "a", activeBranch: "main" });
+      } else if (op === "read") {
+        out = {
+          half: (await req(meta.get("half-import"))) ?? null,
+          rows: await req(rows.getAllKeys(IDBKeyRange.bound(["half-import"], ["half-import", []]))),
+          live: (await req(meta.get("live-import"))) ?? null,
+        };
+      } else meta.delete("live-import");
+      await new Promise((resolve) => { tx.oncomplete = resolve; });
+      db.close();
+      return out;
+    }, op);
+    await idb("plant");
+    await page.reload();
+    await ready();
+    await page.waitForSelector(".toast >> text=half imported");
+    const names = await page.$$eval("#conv-list .conv-name", (els) => els.map((e) => e.textContent));
+    assert.ok(!names.includes("half imported") && !names.includes("importing elsewhere"), `listed: ${names.join(", ")}`);
+    const left = await idb("read");
+    assert.equal(left.half, null, "the interrupted import's meta is still stored");
+    assert.deepEqual(left.rows, [], "the interrupted import's rows are still stored");
+    assert.equal(left.live?.title, "importing elsewhere", "an import under way in another tab was removed");
+    await idb("clean");
+  });
+
   const big = await bigTree(pathToFileURL(path.join(repo, "web/dist/sessiontree.js")).href, 10000);
   await step("a 10,000-node import, then navigating it", async () => {
     const t0 = Date.now();

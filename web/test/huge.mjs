@@ -88,11 +88,16 @@ try {
   await one.waitForFunction(() => document.querySelector("#conv-title").textContent === "huge" && document.querySelectorAll("#messages article.msg").length >= 50);
   const imported = Date.now() - i0;
   const inPage = await one.evaluate(() => ({ ...window.sessiontreeDemo.timings }));
-  const stored = await one.evaluate(async () => { await window.sessiontreeDemo.saved(); return { ...window.sessiontreeDemo.timings }; });
   assert.equal(await nodes(one), chat.nodes);
   assert.match((await texts(one)).at(-1), /^Answer 19999: /);
   const shown = await one.evaluate(() => document.querySelectorAll("#messages article.msg").length);
-  console.log(`ok   import: until the last 50 messages are painted ${ms(imported)} (in page: import ${ms(inPage.import)}: read, checked and serialized in the worker ${ms(inPage.importWorker)}, loaded on the page ${ms(inPage.importLoad)}, the worker writing the records in the background ${ms(stored.createWrite)}); ${shown} message elements in the page`);
+  // The chat is usable while the import's records are written: a send now
+  // shows at once and is stored after them (the reload below finds it).
+  const saving = await one.evaluate(() => document.getElementById("save-state").dataset.state);
+  const during = await timedSend(one, "sent while the import is stored");
+  const stored = await one.evaluate(async () => { await window.sessiontreeDemo.saved(); return { ...window.sessiontreeDemo.timings }; });
+  assert.equal(await nodes(one), chat.nodes + 2);
+  console.log(`ok   import: until the last 50 messages are painted ${ms(imported)} (in page: import ${ms(inPage.import)}: read and checked in a worker of its own ${ms(inPage.importCheck)}, loaded on the page ${ms(inPage.importRead)}, the records written by the worker in the background in ${stored.feedParts} parts ${ms(stored.createWrite)}); ${shown} message elements in the page; a send while they were written (${saving}) shown in ${ms(during.shown)}, stored with them`);
 
   const sends = [];
   for (let k = 0; k < 3; k++) sends.push(await timedSend(one, `sent into the huge chat ${k}`));
@@ -135,10 +140,10 @@ try {
   await one.waitForFunction(() => document.querySelectorAll("#messages article.msg").length >= 50);
   const reloadWall = Date.now() - r0;
   const after = await one.evaluate(() => ({ ...window.sessiontreeDemo.timings }));
-  const total = chat.nodes + 6;
+  const total = chat.nodes + 8;
   assert.equal(await nodes(one), total, "every node is there after a reload");
   assert.ok((await one.evaluate(() => window.sessiontreeDemo.tree.save())) === beforeReload, "the reopened tree is the one stored, byte for byte");
-  assert.deepEqual(await has(one, ["sent into the huge chat 0", "sent into the huge chat 2", "The other version's answer"]), []);
+  assert.deepEqual(await has(one, ["sent while the import is stored", "sent into the huge chat 0", "sent into the huge chat 2", "The other version's answer"]), []);
   console.log(`ok   reload: open until the whole conversation is shown ${ms(after.interactive)} from navigation (${ms(reloadWall)} wall; its last messages painted from their records ${ms(after.openPreview)} into the open, the records read and joined in the worker ${ms(after.openRead)}, loaded on the page ${ms(after.openLoad)}; ${preview} read-only messages seen before the tree was there); ${total} nodes, the same tree byte for byte, nothing lost`);
 
   const two = await open();

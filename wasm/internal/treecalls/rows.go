@@ -11,34 +11,47 @@ import (
 // SQL table) writes what a change touched, not the whole tree (issue 16).
 
 // takeChanges returns the rows a store must write since the previous call,
-// one field per line: "all" or "changes", the root, the active branch, the
-// number of branch rows, then each branch's name and row, then each node's id
-// and row. A row is the canonical JSON of the record (what .tree.json holds
-// under its key: one line, never empty), an empty line for a record removed;
-// names and ids hold no line breaks. The first call on a tree answers every
-// row ("all") and starts the recording; every later one what changed. With
-// argument "stored" (a tree made from a store's rows, which holds them all
-// already), a first call starts the recording and answers no row.
+// one field per line: "all" or "changes" (followed by " more" when the feed
+// goes on in the next calls), the root, the active branch, the number of
+// branch rows, then each branch's name and row, then each node's id and row. A
+// row is the canonical JSON of the record (what .tree.json holds under its
+// key: one line, never empty), an empty line for a record removed; names and
+// ids hold no line breaks. The first call on a tree answers every row ("all")
+// and starts the recording; every later one what changed. With argument 0
+// "stored" (a tree made from a store's rows, which holds them all already), a
+// first call starts the recording and answers no row. With argument 1, a
+// number n > 0, at most n rows are answered (core's TakeChangesUpTo): "more"
+// says the rest of the same feed comes from the next calls, before anything
+// changed since, so that a huge first feed is written without holding all of
+// its rows at once (only its first part is "all").
 func takeChanges(r *Request) ([]byte, error) {
 	t := r.tree
 	var c core.Changes
+	more := false
+	limit := 0
+	if len(r.args) > 1 {
+		n, err := strconv.Atoi(string(r.args[1]))
+		if err != nil || n < 1 {
+			return nil, invalid("takeChanges: the limit must be a whole number above 0")
+		}
+		limit = n
+	}
 	kind := "changes"
 	if !r.entry.tracking && len(r.args) > 0 && string(r.args[0]) == "stored" {
 		r.entry.tracking = true
-		t.TakeChanges() // starts the recording
+		t.TakeChangesUpTo(0) // starts the recording, drops a feed under way
 	} else if r.entry.tracking {
-		c = t.TakeChanges()
+		c, more = t.TakeChangesUpTo(limit)
 	} else {
 		r.entry.tracking = true
-		t.TakeChanges() // starts the recording
-		c = t.Everything()
+		c, more = t.TakeEverythingUpTo(limit) // starts the recording
 		kind = "all"
 	}
 	// Sized once and written in place: every row of a 200k-node tree built
 	// as a string each and appended to a growing buffer took the module from
 	// 138 MB to 918 MB for a 93 MB file.
 	size := 256
-	if kind == "all" {
+	if kind == "all" && !more {
 		size += t.MarshalSize() + 24*len(c.Nodes)
 	} else {
 		for _, id := range c.Nodes {
@@ -49,6 +62,9 @@ func takeChanges(r *Request) ([]byte, error) {
 		size += 128 * len(c.Branches)
 	}
 	b := grow(size)
+	if more {
+		kind += " more"
+	}
 	b = line(b, kind)
 	b = line(line(b, t.Root()), t.ActiveBranch())
 	b = line(b, strconv.Itoa(len(c.Branches)))
