@@ -697,6 +697,28 @@ const COPY_PIECE = 4 << 20;
 // loadStep reads it for sliceMs at a time until it answers the tree's handle.
 // Between slices other calls may run (they use the shared input buffer, never
 // this one). Given up (an error here, or the module's) with loadCancel.
+// readChunks yields a byte stream's chunks, failing with a code on a read
+// error or a chunk that is not bytes.
+async function* readChunks(stream) {
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      let chunk;
+      try {
+        chunk = await reader.read();
+      } catch (e) {
+        throw new SessionTreeError("invalid_input", `loadFrom: reading the source failed: ${e?.message ?? e}`);
+      }
+      const { done, value } = chunk;
+      if (done) return;
+      if (!(value instanceof Uint8Array)) fail(`loadFrom: the stream must yield Uint8Array chunks`);
+      yield value;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
 async function loadInSlices(chunks, total, sliceMs) {
   const w = need();
   if (total + 4 > MAX_INPUT) throw new SessionTreeError("too_large", `the file is more than ${MAX_INPUT} bytes`);
@@ -707,7 +729,10 @@ async function loadInSlices(chunks, total, sliceMs) {
   let over = false;
   try {
     let off = Number(at);
-    for (const c of chunks) {
+    // chunks may be an async iterable (a Blob's stream, read as it is copied:
+    // no chunk outlives its copy, so the file is never whole in JS memory).
+    for await (const c of chunks) {
+      if (off - Number(at) + c.length > total) throw new SessionTreeError("invalid_input", `loadFrom: the source holds more than the ${total} bytes its size says`);
       for (let i = 0; i < c.length;) {
         if (off !== Number(at) && performance.now() - t0 >= sliceMs) {
           await nextTask();
@@ -719,6 +744,7 @@ async function loadInSlices(chunks, total, sliceMs) {
         i += n;
       }
     }
+    if (off - Number(at) !== total) throw new SessionTreeError("invalid_input", `loadFrom: the source ended after ${off - Number(at)} of the ${total} bytes its size says`);
     const ms = String(sliceMs);
     if (sliceMs > 0 && performance.now() - t0 >= sliceMs / 2) await nextTask(); // a step takes a whole slice
     for (;;) {
@@ -841,24 +867,18 @@ export class SessionTree {
       if (!source.ok) throw new SessionTreeError("not_found", `loadFrom: the response is HTTP ${source.status}`);
       stream = source.body;
     } else if (typeof Blob !== "undefined" && source instanceof Blob) {
-      stream = source.stream();
+      // Its size is known: each chunk is copied into the load's buffer as it
+      // is read, so the page never holds the whole file as well (a 100 MB
+      // import: ~100 MB less at its peak).
+      if (source.size + 4 > MAX_INPUT) throw new SessionTreeError("too_large", `the file is more than ${MAX_INPUT} bytes`);
+      return SessionTree.#adopt(await loadInSlices(readChunks(source.stream()), source.size, sliceMs));
     }
     if (!stream || typeof stream.getReader !== "function") {
       fail(`loadFrom takes bytes, a Blob, a ReadableStream or a Response`);
     }
     const chunks = [];
     let total = 0;
-    const reader = stream.getReader();
-    for (;;) {
-      let chunk;
-      try {
-        chunk = await reader.read();
-      } catch (e) {
-        throw new SessionTreeError("invalid_input", `loadFrom: reading the source failed: ${e?.message ?? e}`);
-      }
-      const { done, value } = chunk;
-      if (done) break;
-      if (!(value instanceof Uint8Array)) fail(`loadFrom: the stream must yield Uint8Array chunks`);
+    for await (const value of readChunks(stream)) {
       total += value.length;
       if (total + 4 > MAX_INPUT) throw new SessionTreeError("too_large", `the file is more than ${MAX_INPUT} bytes`);
       chunks.push(value);

@@ -79,3 +79,21 @@ test("loadFrom's options are checked", async () => {
   assert.equal(t.pathLength(), 3);
   t.free();
 });
+
+test("a Blob is copied into the load as its stream is read: the same tree, and a stream that disagrees with its size fails with nothing loaded", async () => {
+  if (typeof Blob === "undefined") return;
+  const bytes = fileOf(3000);
+  const t = await SessionTree.loadFrom(new Blob([bytes.subarray(0, 1000), bytes.subarray(1000)]), { sliceMs: 0 });
+  assert.equal(t.save(), new TextDecoder().decode(bytes));
+  t.free();
+  // A Blob whose stream gives more, or fewer, bytes than its size says.
+  class Liar extends Blob {
+    constructor(size, actual) { super([new Uint8Array(size)]); this.actual = actual; }
+    stream() { return new Blob([this.actual]).stream(); }
+  }
+  await assert.rejects(SessionTree.loadFrom(new Liar(bytes.length - 10, bytes)), "invalid_input", /more than/);
+  await assert.rejects(SessionTree.loadFrom(new Liar(bytes.length + 10, bytes)), "invalid_input", /ended after/);
+  const again = await SessionTree.loadFrom(new Blob([bytes]));
+  assert.equal(again.pathLength(), 3000, "the module loads again");
+  again.free();
+});
