@@ -285,8 +285,31 @@ func (t *Tree) Open(id string, atMs int64) (string, error) {
 // contains id (the active one, then the smallest name, on a tie), or nil.
 func (t *Tree) latestBranchThrough(id string) *branch {
 	var best *branch
+	target := t.nodes[id]
+	if target == nil {
+		return nil
+	}
+	// A branch that does not run through id is walked to its root, which in
+	// a 200k-message chat is most of a ‹ › switch. When the depths of id and
+	// of a branch's leaf are known (PathLen remembers them: each leaf a chat
+	// view counted, and id once a branch was found to run through it), the
+	// answer is the one node that many steps above the leaf.
+	dTarget, known := t.depthNear(target)
 	for _, b := range t.branches {
-		if !t.pathContains(b.leaf, id) {
+		leaf := t.nodes[b.leaf]
+		dLeaf, leafKnown := t.depthNear(leaf)
+		var through bool
+		if known && leafKnown {
+			through = dLeaf >= dTarget && ancestorAt(leaf, dLeaf-dTarget) == target
+		} else {
+			var k int
+			through, k = t.pathContainsAt(leaf, target)
+			if through && !known && leafKnown {
+				dTarget, known = dLeaf-k, true
+				t.rememberLen(target, dTarget)
+			}
+		}
+		if !through {
 			continue
 		}
 		if best == nil || b.used > best.used ||
@@ -295,6 +318,41 @@ func (t *Tree) latestBranchThrough(id string) *branch {
 		}
 	}
 	return best
+}
+
+// depthNear returns n's depth (the nodes from n up to its root) when PathLen
+// remembers it for n or for a node at most lenSteps above it, without walking
+// further; false when it does not.
+func (t *Tree) depthNear(n *node) (int, bool) {
+	for steps := 0; n != nil && steps <= lenSteps; steps++ {
+		if d, ok := t.rememberedLen(n); ok {
+			return d + steps, true
+		}
+		n = n.up
+	}
+	return 0, false
+}
+
+// ancestorAt returns the node k steps above n (n itself for 0), or nil.
+func ancestorAt(n *node, k int) *node {
+	for ; n != nil && k > 0; k-- {
+		n = n.up
+	}
+	return n
+}
+
+// pathContainsAt reports whether target lies on the path from leaf up to its
+// root, and how many steps above leaf; a broken path (dangling or cyclic)
+// counts as not containing it.
+func (t *Tree) pathContainsAt(leaf, target *node) (bool, int) {
+	n := leaf
+	for steps, limit := 0, len(t.nodes); n != nil && steps <= limit; steps++ {
+		if n == target {
+			return true, steps
+		}
+		n = n.up
+	}
+	return false, 0
 }
 
 // pathContains reports whether id lies on the path from leaf to its root. A

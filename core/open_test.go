@@ -1,6 +1,7 @@
 package core
 
 import (
+	"math/rand"
 	"slices"
 	"testing"
 )
@@ -156,4 +157,49 @@ func TestAFreshNamePastDeletedNamesAllocatesOnlyTheName(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { _ = tr.freshName() }); n > 1 {
 		t.Fatalf("%.0f allocations per fresh name", n)
 	}
+}
+
+// The branch Open picks for a node is the same whether the depths PathLen
+// remembers let it skip the walks or not: over random trees (the row tests'
+// steps), with the lengths of some branches counted in between (as a chat
+// view does at every render) and some nodes opened already, latestBranchThrough
+// of every node equals the answer of walking every branch from its leaf.
+func TestOpenPicksTheSameBranchWithRememberedDepthsAsByWalking(t *testing.T) {
+	for seed := int64(1); seed <= 25; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		tr := New()
+		for step := 0; step < 150; step++ {
+			randomStep(rng, tr, step)
+			for _, b := range tr.Branches() {
+				if rng.Intn(2) == 0 {
+					_, _ = tr.PathLen(b.Name)
+				}
+			}
+			if step%10 != 9 {
+				continue
+			}
+			for id := range tr.nodes {
+				var want *branch
+				for _, b := range tr.branches {
+					if !tr.pathContains(b.leaf, id) {
+						continue
+					}
+					if want == nil || b.used > want.used ||
+						(b.used == want.used && (b.name == tr.active || (want.name != tr.active && b.name < want.name))) {
+						want = b
+					}
+				}
+				if got := tr.latestBranchThrough(id); got != want {
+					t.Fatalf("seed %d step %d: node %s: got branch %v, walking says %v", seed, step, id, name(got), name(want))
+				}
+			}
+		}
+	}
+}
+
+func name(b *branch) string {
+	if b == nil {
+		return "none"
+	}
+	return b.name
 }
