@@ -12,6 +12,7 @@
 // PEERS_N=20000 for a quick look; PEERS_CHROMIUM=0 for Node alone.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { createRequire } from "node:module";
@@ -101,8 +102,6 @@ async function chromium(dir) {
     headless: true,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
   });
-  const origin = "http://peers.test";
-  const types = { ".js": "text/javascript", ".wasm": "application/wasm", ".html": "text/html" };
   const html = `<!doctype html><meta charset="utf-8"><title>bench-peers</title><script type="module">
 import { warm, contend } from "/js/bench/contenders.js";
 let bytes, st = null, base = 0, kept;
@@ -119,21 +118,26 @@ window.go = (who) => {
 };
 window.ready = true;
 </script>`;
+  // A loopback server for the page: the file is fetched over HTTP (a route
+  // through the DevTools pipe cannot carry 100 MB).
+  const types = { ".js": "text/javascript", ".wasm": "application/wasm", ".html": "text/html" };
+  const server = http.createServer((req, res) => {
+    const u = new URL(req.url, "http://x");
+    let f = null, type = "text/html";
+    if (u.pathname === "/") { res.writeHead(200, { "content-type": type }); return res.end(html); }
+    if (u.pathname.startsWith("/file/")) [f, type] = [path.join(dir, path.basename(u.pathname)), "application/octet-stream"];
+    else if (u.pathname.startsWith("/js/") && !u.pathname.includes("..")) [f, type] = [path.join(repo, u.pathname), types[path.extname(u.pathname)] ?? "application/octet-stream"];
+    if (!f || !fs.existsSync(f)) { res.writeHead(404); return res.end(); }
+    res.writeHead(200, { "content-type": type, "content-length": fs.statSync(f).size });
+    fs.createReadStream(f).pipe(res);
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const origin = `http://127.0.0.1:${server.address().port}`;
   return {
     version: browser.version(),
     async run(who) {
       const ctx = await browser.newContext();
       try {
-        await ctx.route(`${origin}/**`, (route) => {
-          const u = new URL(route.request().url());
-          if (u.pathname === "/") return route.fulfill({ body: html, contentType: "text/html" });
-          if (u.pathname.startsWith("/file/")) return route.fulfill({ path: path.join(dir, path.basename(u.pathname)), contentType: "application/octet-stream" });
-          if (u.pathname.startsWith("/js/")) {
-            const f = path.join(repo, u.pathname);
-            return route.fulfill({ path: f, contentType: types[path.extname(f)] ?? "application/octet-stream" });
-          }
-          return route.fulfill({ status: 404, body: "" });
-        });
         const page = await ctx.newPage();
         page.setDefaultTimeout(600000);
         await page.goto(`${origin}/`);
@@ -153,6 +157,6 @@ window.ready = true;
         await ctx.close();
       }
     },
-    close: () => browser.close(),
+    close: async () => { server.close(); await browser.close(); },
   };
 }
