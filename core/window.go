@@ -32,6 +32,12 @@ func (t *Tree) PathLen(branch string) (int, error) {
 		return 0, nil
 	}
 	leaf := t.nodes[b.leaf]
+	if d, ok := t.depthNear(leaf); ok {
+		// The leaf of a branch that forks near a remembered one (a ‹ › switch
+		// to the other alternative) is counted from where they meet.
+		t.rememberLen(leaf, d)
+		return d, nil
+	}
 	limit := len(t.nodes)
 	count := 0
 	for n := leaf; n != nil && count < limit; n = n.up {

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"math/rand"
 	"slices"
 	"testing"
 )
@@ -100,4 +101,27 @@ func TestPathLenRemembersOnlyWhatNoChangeMoved(t *testing.T) {
 	want("main")
 	tr.Repair()
 	want("main")
+}
+
+// PathLen's remembered lengths — its own leaves, and branches that meet one of
+// them near their leaves — never give another answer than counting: over
+// random trees (the row tests' steps), every branch's PathLen, asked in a
+// random order after each step, is the length of its PathOf.
+func TestPathLenWithRememberedLengthsIsTheLengthOfThePath(t *testing.T) {
+	for seed := int64(1); seed <= 25; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		tr := New()
+		for step := 0; step < 150; step++ {
+			randomStep(rng, tr, step)
+			bs := tr.Branches()
+			rng.Shuffle(len(bs), func(i, j int) { bs[i], bs[j] = bs[j], bs[i] })
+			for _, b := range bs {
+				path, perr := tr.PathOf(b.Name)
+				n, err := tr.PathLen(b.Name)
+				if (err == nil) != (perr == nil) || n != len(path) {
+					t.Fatalf("seed %d step %d: PathLen(%s) = %d, %v; PathOf has %d, %v", seed, step, b.Name, n, err, len(path), perr)
+				}
+			}
+		}
+	}
 }
