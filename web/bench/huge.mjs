@@ -150,13 +150,17 @@ async function measure(browser, base, c, errors) {
     console.log(`bench-huge: import painted after ${Math.round(performance.now() - t0)} ms`);
     await window.sessiontreeDemo.saved();
     const stored = performance.now();
-    return { painted: painted - t0, stored: stored - t0, longest: window.__longest(t0, stored), check: window.sessiontreeDemo.timings.checkMemory ?? 0 };
+    const longest = window.__longest(t0, stored);
+    const tasks = window.__long.filter(([st, d]) => st + d >= t0 && st <= stored).map(([st, d]) => `${Math.round(st - t0)}+${Math.round(d)}`).join(" ");
+    return { painted: painted - t0, stored: stored - t0, longest, tasks, timings: window.sessiontreeDemo.timings, check: window.sessiontreeDemo.timings.checkMemory ?? 0 };
   }, { want, last: `Answer ${c.n - 1}:` });
   sampling = false;
   await sampler;
   r.importPainted = imp.painted;
   r.importStored = imp.stored;
   r.importLongest = imp.longest;
+  // BENCH_HUGE_TASKS=1: the import's long tasks too (start+duration, ms from the import's start).
+  if (process.env.BENCH_HUGE_TASKS) console.log(`# ${c.n} import: long tasks ${imp.tasks}; ${JSON.stringify(imp.timings, (k, v) => (typeof v === "number" ? Math.round(v) : v))}`);
   r.wasm = await wasm();
   r.heap = await heap();
   r.workerWasm = Math.max(peakWorker, imp.check, await workerWasm());
