@@ -20,11 +20,8 @@ import (
 // row limits (413), Idempotency-Key, an unchanged ETag when nothing changed.
 // The answer is {"etag","nodes","branches"}: how many rows the delta carried.
 func (h *Handler) applyDelta(q *request, id string) *apiError {
-	body, ae := h.readBody(q)
-	if ae != nil {
-		return ae
-	}
-	if done, ae := h.beginIdem(q, body); done || ae != nil {
+	body, done, ae := h.readWrite(q)
+	if done || ae != nil {
 		return ae
 	}
 	if ae := h.read(q, id, func(*core.Tree, Meta) *apiError { return nil }); ae != nil {
@@ -77,10 +74,7 @@ func (h *Handler) applyDelta(q *request, id string) *apiError {
 		if retry || ae != nil {
 			return ae, retry
 		}
-		h.wonTurn(q)
-		q.w.Header().Set("ETag", m.ETag)
-		writeJSON(q.w, http.StatusOK, buf)
-		return nil, false
+		return h.answerWrite(q, m, buf), false
 	})
 }
 

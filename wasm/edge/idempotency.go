@@ -9,6 +9,16 @@ import (
 // maxIdemKeyLen bounds an Idempotency-Key (a UUID is 36 bytes).
 const maxIdemKeyLen = 255
 
+// readWrite reads a write's body and begins its Idempotency-Key (beginIdem):
+// done when the answer kept for the key was sent, ae when either refused.
+func (h *Handler) readWrite(q *request) (body []byte, done bool, ae *apiError) {
+	if body, ae = h.readBody(q); ae != nil {
+		return nil, false, ae
+	}
+	done, ae = h.beginIdem(q, body)
+	return body, done, ae
+}
+
 // beginIdem looks at q's Idempotency-Key, if it has one. A key already kept
 // for this tenant is answered here with the kept answer (done), or refused if
 // it was kept for another request; a new one is set on q, to be stored with

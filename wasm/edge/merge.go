@@ -12,11 +12,8 @@ import (
 // node limit → 413, and a write that lost a race is retried on a fresh copy.
 // The answer is {"etag","report"} with the report of what changed.
 func (h *Handler) mergeTree(q *request, id string) *apiError {
-	body, ae := h.readBody(q)
-	if ae != nil {
-		return ae
-	}
-	if done, ae := h.beginIdem(q, body); done || ae != nil {
+	body, done, ae := h.readWrite(q)
+	if done || ae != nil {
 		return ae
 	}
 	// A tree the caller cannot see is 404 whatever the body says.
@@ -36,11 +33,17 @@ func (h *Handler) mergeTree(q *request, id string) *apiError {
 		if retry || ae != nil {
 			return ae, retry
 		}
-		h.wonTurn(q)
-		q.w.Header().Set("ETag", m.ETag)
-		writeJSON(q.w, http.StatusOK, buf)
-		return nil, false
+		return h.answerWrite(q, m, buf), false
 	})
+}
+
+// answerWrite answers a write that was stored as m: 200 with its ETag and buf, the
+// If-Match line told that the writer's turn went well (wonTurn).
+func (h *Handler) answerWrite(q *request, m Meta, buf []byte) *apiError {
+	h.wonTurn(q)
+	q.w.Header().Set("ETag", m.ETag)
+	writeJSON(q.w, http.StatusOK, buf)
+	return nil
 }
 
 // mergeAnswer is the body of a /merge answer.

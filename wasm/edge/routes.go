@@ -127,11 +127,8 @@ func (h *Handler) list(q *request) *apiError {
 const maxListPage = 1000
 
 func (h *Handler) create(q *request) *apiError {
-	body, ae := h.readBody(q)
-	if ae != nil {
-		return ae
-	}
-	if done, ae := h.beginIdem(q, body); done || ae != nil {
+	body, done, ae := h.readWrite(q)
+	if done || ae != nil {
 		return ae
 	}
 	now := h.now()
@@ -296,11 +293,8 @@ func (h *Handler) projection(q *request, id string) *apiError {
 // write that lost a race (or an op that failed on a copy not checked this
 // request) is retried on a fresh copy.
 func (h *Handler) ops(q *request, id string) *apiError {
-	body, ae := h.readBody(q)
-	if ae != nil {
-		return ae
-	}
-	if done, ae := h.beginIdem(q, body); done || ae != nil {
+	body, done, ae := h.readWrite(q)
+	if done || ae != nil {
 		return ae
 	}
 	ops, ae := h.opsFromBody(body)
@@ -313,10 +307,7 @@ func (h *Handler) ops(q *request, id string) *apiError {
 		if retry || ae != nil {
 			return ae, retry
 		}
-		h.wonTurn(q)
-		q.w.Header().Set("ETag", m.ETag)
-		writeJSON(q.w, http.StatusOK, buf)
-		return nil, false
+		return h.answerWrite(q, m, buf), false
 	})
 }
 

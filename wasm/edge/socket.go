@@ -149,9 +149,9 @@ func SocketAck(id string, status int, h http.Header, body []byte) []byte {
 
 // SocketError is the ack of write id refused with e.
 func SocketError(id string, e *apiError) []byte {
-	rec := newRecorder()
+	rec := NewRecorder()
 	writeError(rec, e)
-	return SocketAck(id, rec.status, rec.header, rec.body.Bytes())
+	return SocketAck(id, rec.status, rec.header, rec.Bytes())
 }
 
 // Throttle takes one request of tenant from the Handler's rate limit (a
@@ -168,11 +168,11 @@ func (h *Handler) Throttle(tenant string) int64 {
 
 // SocketThrottled is the ack of write id refused by the rate limit (Throttle).
 func SocketThrottled(id string, retryAfter int64) []byte {
-	rec := newRecorder()
+	rec := NewRecorder()
 	rec.Header().Set("Retry-After", strconv.FormatInt(retryAfter, 10))
 	writeError(rec, errf(http.StatusTooManyRequests, "rate_limited",
 		"too many requests for this tenant; try again in "+strconv.FormatInt(retryAfter, 10)+" s"))
-	return SocketAck(id, rec.status, rec.header, rec.body.Bytes())
+	return SocketAck(id, rec.status, rec.header, rec.Bytes())
 }
 
 // ServeSocket serves a write message of a live socket (ReadSocketWrite) on
@@ -193,31 +193,55 @@ func (h *Handler) ServeSocket(router *Handler, msg []byte, tree, tenant, client 
 	} else {
 		w.Req.Header.Set(HeaderHeld, strconv.FormatInt(heldMs, 10))
 	}
-	rec := newRecorder()
+	rec := NewRecorder()
 	h.ServeHTTP(rec, w.Req)
 	if rec.header.Get(HeaderHold) != "" {
 		return nil, rec.header
 	}
-	return SocketAck(w.ID, rec.status, rec.header, rec.body.Bytes()), rec.header
+	return SocketAck(w.ID, rec.status, rec.header, rec.Bytes()), rec.header
 }
 
-// recorder is a minimal http.ResponseWriter (net/http/httptest is for tests).
-type recorder struct {
+// Recorder is the http.ResponseWriter of a call served inside the worker (an
+// object's call, a router's, a socket write; net/http/httptest is for tests).
+// A body written in one Write is kept as given, not copied: the Handler never
+// changes a slice it wrote (an export's bytes are its cache's).
+type Recorder struct {
 	header http.Header
 	status int
 	wrote  bool
+	one    []byte
 	body   bytes.Buffer
 }
 
-func newRecorder() *recorder { return &recorder{header: http.Header{}, status: http.StatusOK} }
+// NewRecorder is a Recorder of a 200 answer with no headers yet.
+func NewRecorder() *Recorder { return &Recorder{header: http.Header{}, status: http.StatusOK} }
 
-func (r *recorder) Header() http.Header { return r.header }
-func (r *recorder) WriteHeader(s int) {
+// Status is the answer's status.
+func (r *Recorder) Status() int { return r.status }
+
+// Bytes is the answer's body.
+func (r *Recorder) Bytes() []byte {
+	if r.body.Len() == 0 {
+		return r.one
+	}
+	return r.body.Bytes()
+}
+
+func (r *Recorder) Header() http.Header { return r.header }
+func (r *Recorder) WriteHeader(s int) {
 	if !r.wrote {
 		r.status, r.wrote = s, true
 	}
 }
-func (r *recorder) Write(p []byte) (int, error) {
+func (r *Recorder) Write(p []byte) (int, error) {
 	r.WriteHeader(http.StatusOK)
+	if r.one == nil && r.body.Len() == 0 {
+		r.one = p
+		return len(p), nil
+	}
+	if r.one != nil {
+		r.body.Write(r.one)
+		r.one = nil
+	}
 	return r.body.Write(p)
 }

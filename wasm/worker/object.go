@@ -485,7 +485,7 @@ const methodSocket = "SOCKET"
 
 func objectCall(e *objectEntry, req *http.Request) (safejs.Value, error) {
 	e.pending, e.push, e.indexNow = nil, nil, false
-	w := &recorder{header: http.Header{}, status: http.StatusOK}
+	w := edge.NewRecorder()
 	var ack []byte
 	if req.Method == methodSocket {
 		msg, err := io.ReadAll(req.Body)
@@ -498,7 +498,7 @@ func objectCall(e *objectEntry, req *http.Request) (safejs.Value, error) {
 			req.Header.Get(edge.ClientHeader), held)
 		for _, k := range []string{edge.HeaderHold, edge.HeaderNext} {
 			if v := h.Get(k); v != "" {
-				w.header.Set(k, v)
+				w.Header().Set(k, v)
 			}
 		}
 	} else {
@@ -506,7 +506,7 @@ func objectCall(e *objectEntry, req *http.Request) (safejs.Value, error) {
 	}
 	index, msgs, now := e.pending, e.push, e.indexNow
 	e.pending, e.push, e.indexNow = nil, nil, false
-	res, err := answer(w.status, w.header, w.bytes(), index, msgs)
+	res, err := answer(w.Status(), w.Header(), w.Bytes(), index, msgs)
 	if err == nil {
 		err = res.Set("indexNow", now)
 	}
@@ -607,9 +607,9 @@ func routeCall(args []safejs.Value) (any, error) {
 		router = edge.New(routerConfig(noStore{}, edge.RoleRouter, conf[0], conf[1], conf[2]))
 		routerConf = c
 	}
-	w := &recorder{header: http.Header{}, status: http.StatusOK}
+	w := edge.NewRecorder()
 	router.ServeHTTP(w, req)
-	return answer(w.status, w.header, w.bytes(), nil, nil)
+	return answer(w.Status(), w.Header(), w.Bytes(), nil, nil)
 }
 
 // noStore is the synchronous router's Store: it never lists (the glue sends
@@ -630,44 +630,6 @@ func (noStore) List(context.Context, string) ([]edge.Meta, error)               
 func (noStore) Delete(context.Context, string, string, int64, *edge.Idem) error { return errNoStorage }
 func (noStore) Replay(context.Context, string, string) (edge.Idem, bool, error) {
 	return edge.Idem{}, false, errNoStorage
-}
-
-// recorder is the http.ResponseWriter of an object's call. A body written
-// in one Write is kept as given, not copied: the edge Handler never changes a
-// slice it wrote (an export's bytes are its cache's), and answer then hands
-// the same bytes to JavaScript once (bigBody).
-type recorder struct {
-	header http.Header
-	status int
-	wrote  bool
-	one    []byte
-	body   bytes.Buffer
-}
-
-func (r *recorder) bytes() []byte {
-	if r.body.Len() == 0 {
-		return r.one
-	}
-	return r.body.Bytes()
-}
-
-func (r *recorder) Header() http.Header { return r.header }
-func (r *recorder) WriteHeader(s int) {
-	if !r.wrote {
-		r.status, r.wrote = s, true
-	}
-}
-func (r *recorder) Write(p []byte) (int, error) {
-	r.WriteHeader(http.StatusOK)
-	if r.one == nil && r.body.Len() == 0 {
-		r.one = p
-		return len(p), nil
-	}
-	if r.one != nil {
-		r.body.Write(r.one)
-		r.one = nil
-	}
-	return r.body.Write(p)
 }
 
 // bigBody is the last large body handed to JavaScript, and its Uint8Array:
