@@ -320,45 +320,6 @@ func (t *Tree) latestBranchThrough(id string) *branch {
 	return best
 }
 
-// depthNear returns n's depth (the nodes from n up to its root) when PathLen
-// remembers it for n or for a node at most lenSteps above it, or when n and a
-// remembered node meet within lenSteps above each (a fork near the leaf a
-// chat view counted), without walking further; false when it does not.
-func (t *Tree) depthNear(n *node) (int, bool) {
-	var above [lenSteps + 1]*node
-	k := 0
-	for x := n; x != nil && k <= lenSteps; x = x.up {
-		if d, ok := t.rememberedLen(x); ok {
-			return d + k, true
-		}
-		above[k] = x
-		k++
-	}
-	for _, m := range t.lens {
-		if m.node == nil || m.gen != t.shapeGen {
-			continue
-		}
-		x := m.node
-		for j := 0; x != nil && j <= lenSteps; j++ {
-			for i := 0; i < k; i++ {
-				if above[i] == x { // x is j above m and i above n
-					return m.n - j + i, true
-				}
-			}
-			x = x.up
-		}
-	}
-	return 0, false
-}
-
-// ancestorAt returns the node k steps above n (n itself for 0), or nil.
-func ancestorAt(n *node, k int) *node {
-	for ; n != nil && k > 0; k-- {
-		n = n.up
-	}
-	return n
-}
-
 // pathContainsAt reports whether target lies on the path from leaf up to its
 // root, and how many steps above leaf; a broken path (dangling or cyclic)
 // counts as not containing it.

@@ -169,12 +169,20 @@ func (t *Tree) OnPath(ids []string) ([]bool, error) {
 
 // PathIndex returns id's place on the active path (0 for its root), or -1
 // when id is not on it: a chat view scrolls to a node, or reads the messages
-// before it, without reading the path's ids. It costs the path's length in
-// pointer steps, and fails closed like PathOf.
+// before it, without reading the path's ids. It walks up from the leaf until
+// it meets id (the whole path when id is not on it) and takes the path's
+// length from PathLen; it fails closed like PathOf.
 func (t *Tree) PathIndex(id string) (int, error) {
-	on, err := t.OnPath([]string{id})
-	if err != nil || !on[0] {
+	n, err := t.PathLen(t.active)
+	if err != nil {
 		return -1, err
 	}
-	return t.depthOf(id) - 1, nil
+	target := t.nodes[id]
+	if target == nil || n == 0 {
+		return -1, nil
+	}
+	if on, k := t.pathContainsAt(t.nodes[t.branches[t.active].leaf], target); on {
+		return n - 1 - k, nil
+	}
+	return -1, nil
 }

@@ -33,8 +33,8 @@ func (t *Tree) PathLen(branch string) (int, error) {
 	}
 	leaf := t.nodes[b.leaf]
 	if d, ok := t.depthNear(leaf); ok {
-		// The leaf of a branch that forks near a remembered one (a ‹ › switch
-		// to the other alternative) is counted from where they meet.
+		// A remembered node at most 64 steps above, or one that meets this
+		// leaf's path that near (a ‹ › switch to the other alternative).
 		t.rememberLen(leaf, d)
 		return d, nil
 	}
@@ -42,12 +42,6 @@ func (t *Tree) PathLen(branch string) (int, error) {
 	count := 0
 	for n := leaf; n != nil && count < limit; n = n.up {
 		tick()
-		if count <= lenSteps {
-			if m, ok := t.rememberedLen(n); ok {
-				t.rememberLen(leaf, count+m)
-				return count + m, nil
-			}
-		}
 		count++
 		if n.parent == "" {
 			t.rememberLen(leaf, count)
@@ -59,6 +53,45 @@ func (t *Tree) PathLen(branch string) (int, error) {
 		return 0, err
 	}
 	return 0, newError(CodeCorrupt, "branch "+quote(branch)+": its path could not be counted")
+}
+
+// depthNear returns n's depth (the nodes from n up to its root) when PathLen
+// remembers it for n or for a node at most lenSteps above it, or when n and a
+// remembered node meet within lenSteps above each (a fork near the leaf a
+// chat view counted), without walking further; false when it does not.
+func (t *Tree) depthNear(n *node) (int, bool) {
+	var above [lenSteps + 1]*node
+	k := 0
+	for x := n; x != nil && k <= lenSteps; x = x.up {
+		if d, ok := t.rememberedLen(x); ok {
+			return d + k, true
+		}
+		above[k] = x
+		k++
+	}
+	for _, m := range t.lens {
+		if m.node == nil || m.gen != t.shapeGen {
+			continue
+		}
+		x := m.node
+		for j := 0; x != nil && j <= lenSteps; j++ {
+			for i := 0; i < k; i++ {
+				if above[i] == x { // x is j above m and i above n
+					return m.n - j + i, true
+				}
+			}
+			x = x.up
+		}
+	}
+	return 0, false
+}
+
+// ancestorAt returns the node k steps above n (n itself for 0), or nil.
+func ancestorAt(n *node, k int) *node {
+	for ; n != nil && k > 0; k-- {
+		n = n.up
+	}
+	return n
 }
 
 func (t *Tree) rememberedLen(n *node) (int, bool) {

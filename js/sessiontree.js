@@ -388,26 +388,6 @@ function invoke(method, handle, at, args) {
   return len === 0 ? "" : decode(view(wasm), wasm.out, len);
 }
 
-// invokeChunks is invoke with one argument given as a list of byte chunks of
-// total bytes, copied straight into the input buffer.
-function invokeChunks(method, chunks, total) {
-  const w = wasm;
-  if (total + 4 > w.cap) {
-    w.ptr = reserve(w, total + 4);
-    w.cap = total + 4;
-  }
-  const u8 = view(w);
-  let off = w.ptr + 4;
-  for (const c of chunks) {
-    u8.set(c, off);
-    off += c.length;
-  }
-  const p = w.ptr;
-  u8[p] = total; u8[p + 1] = total >>> 8; u8[p + 2] = total >>> 16; u8[p + 3] = total >>> 24;
-  const len = finish(w, method, 0, 4 + total, 0);
-  return len === 0 ? "" : decode(view(w), w.out, len);
-}
-
 // invokeOne is invoke with one string argument (an append's message, a node
 // id): it is encoded straight into the input buffer, with no argument list.
 function invokeOne(method, handle, at, s) {
