@@ -604,7 +604,8 @@ func main() {
 		fmt.Printf("%-50s p50 %s ms  p99 %s ms  (%.2fx the quiet p99; target <= 1.5x)\n",
 			fmt.Sprintf("during a %v slow upload and %d exports of a 50,000-node tree (longest %s ms)", *dur, exports.Load(), ms(time.Duration(longest.Load()))),
 			ms(pct(busy, .5)), ms(pct(busy, .99)), float64(pct(busy, .99))/float64(pct(quiet, .99)))
-		fmt.Printf("(%d pairs; wrangler dev runs the router and every object on one thread: a long call of an object runs in slices, see wasm/worker/slices.go)\n", len(busy))
+		fmt.Printf("(%d pairs; the exports arrived at %.1f MB/s; wrangler dev runs the router and every object on one thread: a long call of an object runs in slices, see wasm/worker/slices.go, and a tenant's large answers leave at most at SESSIONTREE_EGRESS_RATE, 32 MiB/s, see glue/isolate.mjs)\n",
+			len(busy), float64(exports.Load())*float64(len(body))/1e6/(*dur-time.Second).Seconds())
 	}
 	for _, s := range servers {
 		if strings.Contains(s.Log(), "Reloading local server") {
