@@ -3,6 +3,8 @@
 package httpsuite
 
 import (
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -10,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sessiontree/sessiontree/wasm/worker/internal/wsclient"
 )
 
 // Bad input of every kind gets a 4xx JSON error (never a 5xx or a dropped
@@ -92,18 +96,49 @@ func TestDataSurvivesARestart(t *testing.T) {
 	}
 }
 
-// kill -9 under load: writers append with an Idempotency-Key each; the
-// worker is killed mid-run, started again, and every write whose answer was
-// lost is sent again with its key. Every acknowledged write is stored, and
+// kill -9 under load: writers append with an Idempotency-Key each, 8 over
+// HTTP and 4 on live sockets (acked there); the worker is killed mid-run,
+// started again, and every write whose answer was lost is sent again with its
+// key, the way it was sent first. Every acknowledged write is stored, and
 // every write exactly once. Runs last: it replaces the server.
 func TestKillNineLosesNoAcknowledgedWriteAndRetriesStoreOnce(t *testing.T) {
 	c := &client{t: t, token: token(t, "kill-nine")}
 	id, _ := c.create("")
 	type write struct{ key, body string }
 	var mu sync.Mutex
-	var acked, lost []write
+	var acked, lost, ackedOnSocket, lostOnSocket []write
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		ws, err := dialLive(server.URL, c.token, id, "kill-nine-"+strconv.Itoa(w))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ws.Close()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				wr := write{key: "s" + strconv.Itoa(w) + "-" + strconv.Itoa(i), body: appendBody("s" + strconv.Itoa(w) + "-" + strconv.Itoa(i))}
+				ok := trySocketAppend(ws, wr.key, wr.body)
+				mu.Lock()
+				if ok {
+					ackedOnSocket = append(ackedOnSocket, wr)
+				} else {
+					lostOnSocket = append(lostOnSocket, wr)
+				}
+				mu.Unlock()
+				if !ok {
+					return // the worker is gone
+				}
+			}
+		}()
+	}
 	for w := 0; w < 8; w++ {
 		wg.Add(1)
 		go func() {
@@ -142,20 +177,70 @@ func TestKillNineLosesNoAcknowledgedWriteAndRetriesStoreOnce(t *testing.T) {
 			t.Fatalf("the retry of %s after the restart failed", wr.key)
 		}
 	}
+	if len(lostOnSocket) > 0 {
+		ws, err := dialLive(server.URL, c.token, id, "kill-nine-again")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, wr := range lostOnSocket {
+			if !trySocketAppend(ws, wr.key, wr.body) {
+				t.Fatalf("the retry of %s on a socket after the restart failed", wr.key)
+			}
+		}
+		ws.Close()
+	}
 	seen := map[string]int{}
 	for _, m := range c.projection(id) {
 		seen[m["content"].(string)]++
 	}
-	for _, wr := range append(acked, lost...) {
+	all := append(append(append(append([]write{}, acked...), lost...), ackedOnSocket...), lostOnSocket...)
+	for _, wr := range all {
 		text := wr.body[strings.Index(wr.body, `"content":"`)+11:]
 		text = text[:strings.IndexByte(text, '"')]
 		if seen[text] != 1 {
 			t.Errorf("%s stored %d times", text, seen[text])
 		}
 	}
-	t.Logf("kill -9: %d writes acknowledged before the kill, %d unanswered and sent again; each stored once", len(acked), len(lost))
-	if len(acked) == 0 {
-		t.Fatal("no write was acknowledged before the kill: the test proved nothing")
+	if len(seen) != len(all) {
+		t.Errorf("%d messages stored, %d written", len(seen), len(all))
+	}
+	t.Logf("kill -9: %d writes acknowledged before the kill (%d on sockets), %d unanswered and sent again (%d on a socket); each stored once",
+		len(acked)+len(ackedOnSocket), len(ackedOnSocket), len(lost)+len(lostOnSocket), len(lostOnSocket))
+	if len(acked) == 0 || len(ackedOnSocket) == 0 {
+		t.Fatal("no write was acknowledged over HTTP or on a socket before the kill: the test proved nothing")
+	}
+}
+
+// dialLive opens the live socket of tree id at base as client name and reads its hello.
+func dialLive(base, tok, id, name string) (*wsclient.Conn, error) {
+	ws, _, err := wsclient.Dial(base+"/v1/trees/"+id+"/live?client="+name+"&access_token="+tok, nil)
+	if err != nil {
+		return nil, err
+	}
+	if msg, err := ws.Read(10 * time.Second); err != nil || !strings.Contains(string(msg), `"hello"`) {
+		ws.Close()
+		return nil, fmt.Errorf("no hello on the live socket: %s %v", msg, err)
+	}
+	return ws, nil
+}
+
+// trySocketAppend sends one append with an Idempotency-Key on ws and reports
+// whether it was acked 200 (a replay of the key too); the other writers'
+// changes pushed meanwhile are skipped.
+func trySocketAppend(ws *wsclient.Conn, key, body string) bool {
+	msg, _ := json.Marshal(map[string]any{"type": "write", "id": key, "route": "ops", "idempotency_key": key, "body": json.RawMessage(body)})
+	if ws.Send(msg) != nil {
+		return false
+	}
+	for {
+		raw, err := ws.Read(20 * time.Second)
+		if err != nil {
+			return false
+		}
+		var a ack
+		if json.Unmarshal(raw, &a) == nil && a.Type == "ack" && a.ID == key {
+			return a.Status == 200
+		}
 	}
 }
 
