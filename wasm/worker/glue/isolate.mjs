@@ -17,6 +17,7 @@
 // Response body is then complete, see rawbody.go). The wait is short (one
 // request's D1 round trips); concurrency across isolates is untouched, and the
 // stored version guards every write.
+import { DurableObject } from "cloudflare:workers";
 import "./wasm_exec.js";
 import mod from "./app.wasm";
 
@@ -205,7 +206,9 @@ export default {
       if (name.startsWith(PREFIX) && name !== PREFIX + "object") headers.set(name, v);
     }
     const stub = env.TREES.get(env.TREES.idFromName(object[1]));
-    const res = await stub.fetch(request.url, { method: request.method, headers, body });
+    const res = request.headers.get("upgrade")?.toLowerCase() === "websocket"
+      ? await stub.fetch(request.url, { method: request.method, headers, body })
+      : await stub.serveRouted(request.method, request.url, [...headers], body);
     // The router's other headers (CORS, Cache-Control) go on the object's answer.
     const extra = routed.headers.filter(([k]) => !k.toLowerCase().startsWith(PREFIX));
     if (res.status === 101 || extra.length === 0) return res;
@@ -335,8 +338,13 @@ function startObjects() {
 // router). It keeps the tree loaded in Go and its rows in its own SQLite
 // storage; each write is one storage transaction, and the D1 statements Go
 // returns (the tenant's index of trees) run after it.
-export class TreeObject {
+//
+// The router calls it by RPC (serveRouted), not by fetch: no HTTP request
+// and response are made inside the isolate for a call. Only a live socket's
+// upgrade, which needs a Response with a WebSocket, goes through fetch.
+export class TreeObject extends DurableObject {
   constructor(ctx, env) {
+    super(ctx, env);
     this.ctx = ctx;
     this.env = env;
     this.indexQueue = [];
@@ -353,7 +361,17 @@ export class TreeObject {
   }
 
   async fetch(request) {
-    const body = new Uint8Array(await request.arrayBuffer());
+    return this.handle(request, new Uint8Array(await request.arrayBuffer()));
+  }
+
+  // serveRouted is a call of this object by the router (RPC): the request's
+  // method, URL, headers (pairs) and body (bytes or null); it answers a Response.
+  serveRouted(method, url, headers, body) {
+    return this.handle({ method, url, headers: new Headers(headers) }, body ?? new Uint8Array(0));
+  }
+
+  // handle serves request ({method, url, headers}) with its body read.
+  async handle(request, body) {
     if (objectStarted === null || objectGo.exited) objectStarted = startObjects();
     await objectStarted;
     if (!request.headers.has(PREFIX + "create")) {
