@@ -285,6 +285,11 @@ function paced(res, tenant, rate) {
 const OLD_META =
   "SELECT id, tenant, version, etag, root, active, created_ms, updated_ms FROM trees WHERE id = ?1 AND tenant = ?2";
 
+// IDEM_OF_D1 reads an Idempotency-Key the older version kept in D1, and
+// IDEM_KEEP_MS is how long a key is kept (edge.IdemKeepMs).
+const IDEM_OF_D1 = "SELECT fingerprint, status, etag, location, body, created_ms FROM idempotency WHERE tenant = ?1 AND key = ?2";
+const IDEM_KEEP_MS = 24 * 60 * 60 * 1000;
+
 // INDEX_GAP_MS is the least time between two writes of one tree's index row.
 const INDEX_GAP_MS = 100;
 
@@ -377,6 +382,10 @@ export class TreeObject extends DurableObject {
     if (!request.headers.has(PREFIX + "create")) {
       try {
         await this.migrateOnce(request);
+        const key = request.headers.get("idempotency-key");
+        if (key && this.movedMs > 0 && Date.now() - this.movedMs < IDEM_KEEP_MS) {
+          await this.adoptKey(request.headers.get(PREFIX + "tenant") ?? "", key);
+        }
       } catch (e) {
         const error = { code: "internal", message: `the tree's object: ${e.message}` };
         return new Response(JSON.stringify({ error }) + "\n", {
@@ -507,7 +516,14 @@ export class TreeObject extends DurableObject {
     } catch {
       // no table yet: a new object
     }
-    if (holds) return;
+    if (holds) {
+      try {
+        this.movedMs = this.ctx.storage.sql.exec("SELECT ms FROM moved").toArray()[0]?.ms ?? 0;
+      } catch {
+        this.movedMs = 0; // never moved: no table
+      }
+      return;
+    }
     const tenant = request.headers.get(PREFIX + "tenant");
     const id = new URL(request.url).pathname.split("/")[3] ?? "";
     if (!tenant || !/^[0-9a-f]{32}$/.test(id)) return;
@@ -525,11 +541,34 @@ export class TreeObject extends DurableObject {
     const err = globalThis.sessiontreeMigrate(this.ctx.id.toString(), this.ctx.storage.sql, this.tx,
       meta.results[0], nodes, branches);
     if (err !== "") throw new Error(err);
+    // When it moved: for a day (the life of a key) the older version's
+    // Idempotency-Keys are looked up in D1 (adoptKey).
+    this.movedMs = Date.now();
+    this.ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS moved (ms INTEGER NOT NULL)");
+    this.ctx.storage.sql.exec("INSERT INTO moved (ms) VALUES (?)", this.movedMs);
     // The rows are in the object now; D1 keeps only the index row.
     await db.batch([
       db.prepare("DELETE FROM nodes WHERE tree = ?1").bind(id),
       db.prepare("DELETE FROM branches WHERE tree = ?1").bind(id),
     ]);
+  }
+
+  // adoptKey copies the answer the older version kept in D1 for the tenant's
+  // Idempotency-Key into this object, if the object keeps none for it: a write
+  // sent to the older version and retried after its tree moved here is
+  // answered from it (or refused, if the key named another request), never
+  // applied twice. The older version kept keys per tenant, so this is its rule.
+  async adoptKey(tenant, key) {
+    const sql = this.ctx.storage.sql;
+    try {
+      if (sql.exec("SELECT 1 AS x FROM idempotency WHERE key = ?", key).toArray().length > 0) return;
+    } catch {
+      return; // no table of keys: the object holds no tree
+    }
+    const row = await this.env.DB.prepare(IDEM_OF_D1).bind(tenant, key).first();
+    if (row === null) return;
+    sql.exec("INSERT OR IGNORE INTO idempotency (key, tenant, fingerprint, status, etag, location, body, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      key, tenant, row.fingerprint, row.status, row.etag, row.location, row.body, row.created_ms);
   }
 
   // call runs one call of this object in Go ([method, url, headers, body]),
