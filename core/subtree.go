@@ -133,6 +133,30 @@ func preview(text string) string {
 	return b.String()
 }
 
+// Title is what a list of conversations shows for the tree: the text of its
+// first user message, found from the root along first children within
+// titleSteps nodes (a system prompt or two may come first), on one line and
+// cut like a Preview; "" when there is none. It reads a handful of nodes,
+// whatever the tree's size.
+func (t *Tree) Title() string {
+	n := t.nodes[t.root]
+	for i := 0; n != nil && i < titleSteps; i++ {
+		if n.msg.Role() == "user" {
+			if text := preview(n.msg.Text()); text != "" {
+				return text
+			}
+		}
+		if len(n.children) == 0 {
+			break
+		}
+		n = t.nodes[n.children[0]]
+	}
+	return ""
+}
+
+// titleSteps bounds the nodes Title reads.
+const titleSteps = 8
+
 // OnPath reports, for each of ids, whether it is a node on the active
 // branch's path (root to leaf). It walks the path once by parent pointers and
 // copies none of its ids, so a tree view highlights its boxes at a cost of

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // forked: a b c d on main; at b, branch "side" continues with e f; c is labelled.
@@ -221,5 +222,36 @@ func TestPathIndexIsTheIndexInTheActivePath(t *testing.T) {
 				t.Fatalf("an unknown node is at %d", got)
 			}
 		}
+	}
+}
+
+func TestTitleIsTheFirstUserMessageFromTheRootOnOneLine(t *testing.T) {
+	tr := New()
+	if tr.Title() != "" {
+		t.Fatalf("an empty tree's title: %q", tr.Title())
+	}
+	for _, m := range []string{`{"role":"system","content":"be brief"}`, `{"role":"user","content":"  How do\nI  fork\ta branch?  "}`, `{"role":"assistant","content":"Like this."}`} {
+		if _, err := tr.Append(Message(m), 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := tr.Title(); got != "How do I fork a branch?" {
+		t.Fatalf("title %q", got)
+	}
+	long := New()
+	if _, err := long.Append(Message(`{"role":"user","content":"`+strings.Repeat("é", 200)+`"}`), 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := long.Title(); len(got) > PreviewBytes+len("…") || !strings.HasSuffix(got, "…") || !utf8.ValidString(got) {
+		t.Fatalf("a long title: %d bytes %q", len(got), got)
+	}
+	none := New()
+	for i := 0; i < 10; i++ {
+		if _, err := none.Append(Message(`{"role":"assistant","content":"x"}`), 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if none.Title() != "" {
+		t.Fatalf("a tree without a user message near the root: %q", none.Title())
 	}
 }

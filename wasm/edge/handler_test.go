@@ -366,3 +366,36 @@ func TestTokensRoundTrip(t *testing.T) {
 		t.Fatal("a bad tenant name was accepted")
 	}
 }
+
+// The list shows each tree's title (its first user message) and its count
+// of nodes, kept current by every write.
+func TestTheListShowsEachTreesTitleAndSize(t *testing.T) {
+	c := newClient(t, newTestHandler(NewMemStore()), "alice")
+	id := c.create(`{"messages":[{"role":"system","content":"be brief"},{"role":"user","content":"How do I\nfork a branch?"}]}`)
+	empty := c.create("")
+	list := func() map[string]map[string]any {
+		out := map[string]map[string]any{}
+		for _, v := range c.do("GET", "/v1/trees", "").json(t)["trees"].([]any) {
+			m := v.(map[string]any)
+			out[m["id"].(string)] = m
+		}
+		return out
+	}
+	got := list()
+	if got[id]["title"] != "How do I fork a branch?" || got[id]["nodes"] != float64(2) {
+		t.Fatalf("after create: %v", got[id])
+	}
+	if got[empty]["title"] != "" || got[empty]["nodes"] != float64(0) {
+		t.Fatalf("an empty tree: %v", got[empty])
+	}
+	if r := c.appendMsg(empty, "a first question"); r.status != 200 {
+		t.Fatalf("append: %d %s", r.status, r.body)
+	}
+	if r := c.appendMsg(id, "more"); r.status != 200 {
+		t.Fatalf("append: %d %s", r.status, r.body)
+	}
+	got = list()
+	if got[empty]["title"] != "a first question" || got[empty]["nodes"] != float64(1) || got[id]["nodes"] != float64(3) {
+		t.Fatalf("after appends: %v %v", got[empty], got[id])
+	}
+}

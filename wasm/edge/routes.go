@@ -111,6 +111,12 @@ func (h *Handler) list(q *request) *apiError {
 		buf = rawjson.AppendInt(buf, m.CreatedMs)
 		buf = append(buf, `,"updated_at_ms":`...)
 		buf = rawjson.AppendInt(buf, m.UpdatedMs)
+		buf = append(buf, `,"title":`...)
+		buf = rawjson.AppendString(buf, m.Title)
+		buf = append(buf, `,"nodes":`...)
+		buf = rawjson.AppendInt(buf, m.Nodes)
+		buf = append(buf, `,"bytes":`...)
+		buf = rawjson.AppendInt(buf, m.Bytes)
 		buf = append(buf, '}')
 	}
 	buf = append(buf, ']')
@@ -149,7 +155,7 @@ func (h *Handler) create(q *request) *apiError {
 		id = q.r.Header.Get(HeaderCreate) // checked by serveObject
 	}
 	m := Meta{ID: id, Tenant: q.tenant, Version: 1, ETag: newETag(1),
-		Root: t.Root(), Active: t.ActiveBranch(), CreatedMs: now, UpdatedMs: now}
+		Root: t.Root(), Active: t.ActiveBranch(), CreatedMs: now, UpdatedMs: now, Title: t.Title(), Nodes: int64(t.Len())}
 	if ae := h.checkRows(nodes, branches); ae != nil {
 		return ae
 	}
@@ -455,6 +461,7 @@ func (h *Handler) writeOf(t *core.Tree, prev Meta) (Write, bool, *apiError) {
 	m.Version++
 	m.ETag = newETag(m.Version)
 	m.Root, m.Active = t.Root(), t.ActiveBranch()
+	m.Title, m.Nodes = t.Title(), int64(t.Len())
 	m.UpdatedMs = h.now()
 	w := Write{Meta: m}
 	for _, id := range ch.Nodes {

@@ -26,6 +26,12 @@ type Meta struct {
 	Active    string
 	CreatedMs int64
 	UpdatedMs int64
+	// What the list shows of the tree besides: its title (core's Tree.Title),
+	// its nodes, and the bytes its storage takes (0 where the store does not
+	// say). Kept in the index of trees, not needed to read or write a tree.
+	Title string
+	Nodes int64
+	Bytes int64
 }
 
 // Write is one atomic change of a stored tree: its new meta row, the node and

@@ -40,7 +40,7 @@ const chunkBytes = 900 << 10
 
 const (
 	sqlMeta = `SELECT id, tenant, version, etag, root, active, created_ms, updated_ms FROM trees WHERE id = ?1 AND tenant = ?2`
-	sqlList = `SELECT id, tenant, version, etag, root, active, created_ms, updated_ms FROM trees WHERE tenant = ?1 ORDER BY created_ms, id`
+	sqlList = `SELECT id, tenant, version, etag, root, active, created_ms, updated_ms, title, nodes, bytes FROM trees WHERE tenant = ?1 ORDER BY created_ms, id`
 
 	sqlLoadNodes    = `SELECT id AS k, json FROM nodes WHERE tree = ?1 AND EXISTS (SELECT 1 FROM trees WHERE id = ?1 AND tenant = ?2) ORDER BY id`
 	sqlLoadBranches = `SELECT name AS k, json FROM branches WHERE tree = ?1 AND EXISTS (SELECT 1 FROM trees WHERE id = ?1 AND tenant = ?2) ORDER BY name`
@@ -260,7 +260,30 @@ func (s *d1Store) List(_ context.Context, tenant string) ([]edge.Meta, error) {
 	if err != nil {
 		return nil, err
 	}
-	return metasOf(res[0])
+	rs, err := rows(res[0])
+	if err != nil {
+		return nil, err
+	}
+	out := make([]edge.Meta, 0, len(rs))
+	for _, r := range rs {
+		m, err := metaOf(r)
+		if err == nil {
+			m.Title, err = text(r, "title")
+		}
+		var nodes, bytes float64
+		if err == nil {
+			nodes, err = number(r, "nodes")
+		}
+		if err == nil {
+			bytes, err = number(r, "bytes")
+		}
+		if err != nil {
+			return nil, err
+		}
+		m.Nodes, m.Bytes = int64(nodes), int64(bytes)
+		out = append(out, m)
+	}
+	return out, nil
 }
 
 func (s *d1Store) Create(_ context.Context, w edge.Write) error {

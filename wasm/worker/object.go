@@ -33,6 +33,19 @@ type objectStore struct {
 	schema bool
 }
 
+// bytes is the size of the object's SQLite storage (its rows and their
+// Idempotency-Keys), or 0 if the runtime does not say.
+func (s *objectStore) bytes() int64 {
+	v, err := s.sql.Get("databaseSize")
+	if err != nil {
+		return 0
+	}
+	if f, err := v.Float(); err == nil && f > 0 {
+		return int64(f)
+	}
+	return 0
+}
+
 var objectSchema = []string{
 	`CREATE TABLE IF NOT EXISTS tree (id TEXT PRIMARY KEY, tenant TEXT NOT NULL, version INTEGER NOT NULL, etag TEXT NOT NULL, root TEXT NOT NULL, active TEXT NOT NULL, created_ms INTEGER NOT NULL, updated_ms INTEGER NOT NULL)`,
 	`CREATE TABLE IF NOT EXISTS nodes (id TEXT PRIMARY KEY, json TEXT NOT NULL) WITHOUT ROWID`,
@@ -329,8 +342,9 @@ func (s *objectStore) List(context.Context, string) ([]edge.Meta, error) {
 // The router's index in D1 (the trees table), kept by each object after its
 // writes: a row only moves forward (objects' index writes may arrive out of order).
 const (
-	sqlIndexPut = `INSERT INTO trees (id, tenant, version, etag, root, active, created_ms, updated_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-  ON CONFLICT (id) DO UPDATE SET version = excluded.version, etag = excluded.etag, root = excluded.root, active = excluded.active, updated_ms = excluded.updated_ms
+	sqlIndexPut = `INSERT INTO trees (id, tenant, version, etag, root, active, created_ms, updated_ms, title, nodes, bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+  ON CONFLICT (id) DO UPDATE SET version = excluded.version, etag = excluded.etag, root = excluded.root, active = excluded.active, updated_ms = excluded.updated_ms,
+    title = excluded.title, nodes = excluded.nodes, bytes = excluded.bytes
   WHERE excluded.version > trees.version AND excluded.tenant = trees.tenant`
 	sqlIndexDel = `DELETE FROM trees WHERE id = ?1 AND tenant = ?2`
 )
@@ -374,7 +388,8 @@ func objectFor(name string) *objectEntry {
 				e.pending = append(e.pending, []any{sqlIndexDel, m.ID, m.Tenant})
 				return
 			}
-			e.pending = append(e.pending, []any{sqlIndexPut, m.ID, m.Tenant, m.Version, m.ETag, m.Root, m.Active, m.CreatedMs, m.UpdatedMs})
+			e.pending = append(e.pending, []any{sqlIndexPut, m.ID, m.Tenant, m.Version, m.ETag, m.Root, m.Active, m.CreatedMs, m.UpdatedMs,
+				m.Title, m.Nodes, e.store.bytes()})
 		}})
 	objects[name] = e
 	return e
