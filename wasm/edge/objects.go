@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"net/http"
 	"strconv"
+	"strings"
 )
 
 // Role is what a Handler does; see Config.Role.
@@ -27,6 +28,11 @@ const (
 	HeaderObject = "X-Sessiontree-Object"
 	HeaderTenant = "X-Sessiontree-Tenant"
 	HeaderCreate = "X-Sessiontree-Create" // the id of the tree a POST /v1/trees creates
+	// HeaderQuota and HeaderUsage come with a create: the tenant's limits
+	// ("trees bytes", 0 for none) and what it holds now ("trees bytes", from
+	// the index of trees), both set by the router's glue.
+	HeaderQuota = "X-Sessiontree-Quota"
+	HeaderUsage = "X-Sessiontree-Usage"
 	// HeaderExpires is the expiry of the request's token (Unix seconds): on
 	// the answer that accepts a live socket, the glue closes the socket then
 	// (code CloseTokenExpired), however long it stays open.
@@ -84,4 +90,45 @@ func (h *Handler) serveObject(w http.ResponseWriter, r *http.Request, parts []st
 		return errTreeNotFound(parts[0])
 	}
 	return run(&request{ctx: r.Context(), tenant: tenant, w: w, r: r})
+}
+
+// checkQuota refuses a create that would take the tenant over its quota
+// (HeaderQuota, HeaderUsage: set only by the router's glue, which drops any
+// X-Sessiontree- header a client sends), 429 quota_exceeded. Only a tree's
+// object reads them: elsewhere a client could send its own.
+func (h *Handler) checkQuota(q *request) *apiError {
+	if h.role != RoleObject {
+		return nil
+	}
+	limits, ok1 := twoInts(q.r.Header.Get(HeaderQuota))
+	used, ok2 := twoInts(q.r.Header.Get(HeaderUsage))
+	if !ok1 || !ok2 {
+		return nil
+	}
+	if limits[0] > 0 && used[0] >= limits[0] {
+		return errf(http.StatusTooManyRequests, "quota_exceeded", "this tenant holds "+strconv.FormatInt(used[0], 10)+
+			" trees, its quota; delete one before creating another")
+	}
+	if limits[1] > 0 && used[1] >= limits[1] {
+		return errf(http.StatusTooManyRequests, "quota_exceeded", "this tenant's trees take "+strconv.FormatInt(used[1], 10)+
+			" bytes, over its quota of "+strconv.FormatInt(limits[1], 10)+"; delete trees before creating another")
+	}
+	return nil
+}
+
+// twoInts reads "a b", two whole numbers of at least 0.
+func twoInts(s string) ([2]int64, bool) {
+	var out [2]int64
+	a, b, ok := strings.Cut(s, " ")
+	if !ok {
+		return out, false
+	}
+	for i, v := range []string{a, b} {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return out, false
+		}
+		out[i] = n
+	}
+	return out, true
 }

@@ -163,3 +163,46 @@ func TestWritersOnOneObjectAllGetIn(t *testing.T) {
 		t.Fatalf("%d messages, want 128", len(msgs))
 	}
 }
+
+// A create at the tenant's quota (the glue's HeaderQuota and HeaderUsage) is
+// 429 quota_exceeded and makes nothing; under it, or a retry of a create that
+// went in, is answered as usual; a handler that is no object ignores them.
+func TestACreateOverTheTenantsQuotaIsRefused(t *testing.T) {
+	obj := New(Config{Store: NewMemStore(), Role: RoleObject})
+	create := func(h *Handler, id, quota, usage, key string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("POST", "/v1/trees", strings.NewReader(`{"messages":[{"role":"user","content":"hi"}]}`))
+		r.Header.Set(HeaderTenant, "alice")
+		r.Header.Set(HeaderCreate, id)
+		r.Header.Set(HeaderQuota, quota)
+		r.Header.Set(HeaderUsage, usage)
+		if key != "" {
+			r.Header.Set("Idempotency-Key", key)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	id := func(c byte) string { return strings.Repeat(string(c), 32) }
+	if w := create(obj, id('a'), "2 0", "1 5000", "k1"); w.Code != 201 {
+		t.Fatalf("under the quota: %d %s", w.Code, w.Body)
+	}
+	for _, c := range []struct{ quota, usage string }{{"2 0", "2 5000"}, {"0 4096", "1 4096"}, {"2 4096", "7 9999"}} {
+		w := create(obj, id('b'), c.quota, c.usage, "")
+		if w.Code != 429 || !strings.Contains(w.Body.String(), `"quota_exceeded"`) {
+			t.Fatalf("quota %q, usage %q: %d %s", c.quota, c.usage, w.Code, w.Body)
+		}
+	}
+	if w := create(obj, id('a'), "2 0", "2 5000", "k1"); w.Code != 201 || w.Header().Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("the retry of a create that went in, at the quota: %d %s", w.Code, w.Body)
+	}
+	for i, bad := range []string{"", "2", "x y", "-1 0", "2 0 0"} {
+		if w := create(obj, id("cdef0"[i]), bad, "9 9", ""); w.Code != 201 {
+			t.Fatalf("quota header %q: %d %s", bad, w.Code, w.Body)
+		}
+	}
+	plain := New(Config{Store: NewMemStore(), SigningKey: testKey})
+	c := newClient(t, plain, "alice")
+	if r := c.do("POST", "/v1/trees", "", HeaderQuota, "1 0", HeaderUsage, "5 0"); r.status != 201 {
+		t.Fatalf("a handler that is no object: %d %s", r.status, r.body)
+	}
+}

@@ -135,6 +135,9 @@ const maxListPage = 1000
 func (h *Handler) create(q *request) *apiError {
 	body, done, ae := h.readWrite(q)
 	if done || ae != nil {
+		return ae // a retried create is answered even at the quota
+	}
+	if ae := h.checkQuota(q); ae != nil {
 		return ae
 	}
 	now := h.now()

@@ -205,6 +205,17 @@ export default {
       const name = k.toLowerCase();
       if (name.startsWith(PREFIX) && name !== PREFIX + "object") headers.set(name, v);
     }
+    if (routed.headers.some(([k]) => k.toLowerCase() === PREFIX + "create")) {
+      // A create: the tenant's quota and what it holds, from the index of
+      // trees, for the object to check (edge.checkQuota).
+      const quota = quotaOf(env);
+      if (quota !== null) {
+        const tenant = routed.headers.find(([k]) => k.toLowerCase() === PREFIX + "tenant")?.[1] ?? "";
+        const used = await env.DB.prepare(USAGE).bind(tenant).first();
+        headers.set(PREFIX + "quota", `${quota[0]} ${quota[1]}`);
+        headers.set(PREFIX + "usage", `${used?.n ?? 0} ${used?.b ?? 0}`);
+      }
+    }
     const stub = env.TREES.get(env.TREES.idFromName(object[1]));
     const res = request.headers.get("upgrade")?.toLowerCase() === "websocket"
       ? await stub.fetch(request.url, { method: request.method, headers, body })
@@ -220,6 +231,25 @@ export default {
     return out;
   },
 };
+
+// A tenant may hold at most MAX_TREES trees taking MAX_BYTES bytes in all
+// (SESSIONTREE_MAX_TREES, SESSIONTREE_MAX_BYTES; 0 for no limit): checked at
+// each create against the index of trees in D1 (two creates at the same
+// moment may both pass), answered 429 quota_exceeded.
+const MAX_TREES = 100000;
+const MAX_BYTES = 10 * 1024 * 1024 * 1024;
+const USAGE = "SELECT COUNT(*) AS n, COALESCE(SUM(bytes), 0) AS b FROM trees WHERE tenant = ?1";
+
+// quotaOf is [trees, bytes] of the configured quota, or null for none.
+function quotaOf(env) {
+  const num = (v, d) => {
+    if (typeof v !== "string" || v.trim() === "") return d;
+    const n = Number(v);
+    return Number.isSafeInteger(n) && n > 0 ? n : 0;
+  };
+  const q = [num(env?.SESSIONTREE_MAX_TREES, MAX_TREES), num(env?.SESSIONTREE_MAX_BYTES, MAX_BYTES)];
+  return q[0] === 0 && q[1] === 0 ? null : q;
+}
 
 // STREAM_SLICE is the size of the slices a large answer (an export) is sent
 // in, one per turn of the event loop: a 10 MB body copied in one go would

@@ -8,37 +8,19 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/sessiontree/sessiontree/wasm/worker/devserver"
 )
 
 // A tenant's large answers leave at SESSIONTREE_EGRESS_RATE once its burst (a
 // quarter second's worth) is spent, byte for byte the same as unpaced, and
 // another tenant's large answer meanwhile is paced by its own allowance, not
-// by the first tenant's debt. Run on a worker of its own, at 1 MiB/s.
+// by the first tenant's debt. Run on a worker of its own (limitedServer), at 1 MiB/s.
 func TestATenantsLargeAnswersArePacedAndNoOtherTenantWaitsForThem(t *testing.T) {
 	const rate = 1 << 20
-	state, err := os.MkdirTemp("", "sessiontree-egress-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(state)
-	o := options
-	o.Persist = state
-	o.Vars = map[string]string{"SESSIONTREE_EGRESS_RATE": fmt.Sprint(rate)}
-	for k, v := range options.Vars {
-		o.Vars[k] = v
-	}
-	s, err := devserver.Start(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Stop()
+	s := limitedServer(t)
 
 	get := func(tok, path string) ([]byte, error) {
 		req, _ := http.NewRequest("GET", s.URL+path, nil)

@@ -1,0 +1,110 @@
+//go:build !js
+
+package httpsuite
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sessiontree/sessiontree/wasm/worker/devserver"
+)
+
+// limited is a second worker, with small limits set by its variables
+// (SESSIONTREE_EGRESS_RATE 1 MiB/s, SESSIONTREE_MAX_TREES 3), started by the
+// first test that needs it and stopped after the suite.
+var (
+	limitedOnce sync.Once
+	limited     *devserver.Server
+	limitedErr  error
+	limitedDir  string
+)
+
+func limitedServer(t *testing.T) *devserver.Server {
+	limitedOnce.Do(func() {
+		if limitedDir, limitedErr = os.MkdirTemp("", "sessiontree-limited-"); limitedErr != nil {
+			return
+		}
+		o := options
+		o.Persist = limitedDir
+		o.Vars = map[string]string{"SESSIONTREE_EGRESS_RATE": fmt.Sprint(1 << 20), "SESSIONTREE_MAX_TREES": "3"}
+		for k, v := range options.Vars {
+			o.Vars[k] = v
+		}
+		limited, limitedErr = devserver.Start(o)
+	})
+	if limitedErr != nil {
+		t.Fatal(limitedErr)
+	}
+	return limited
+}
+
+func stopLimited() {
+	if limited != nil {
+		limited.Stop()
+	}
+	if limitedDir != "" {
+		os.RemoveAll(limitedDir)
+	}
+}
+
+// A tenant at its quota of trees (SESSIONTREE_MAX_TREES) gets 429
+// quota_exceeded for a create or an import, and nothing is made; a retried
+// create that went in is still answered; after a delete it creates again;
+// another tenant is not held by it.
+func TestATenantAtItsQuotaOfTreesCannotCreateMore(t *testing.T) {
+	s := limitedServer(t)
+	do := func(tok, method, path, body string, hdr ...string) (int, string) {
+		req, _ := http.NewRequest(method, s.URL+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+tok)
+		for i := 0; i+1 < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+		resp, err := httpClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	dora := token(t, "quota-dora")
+	var first string
+	for i := 0; i < 3; i++ {
+		code, body := do(dora, "POST", "/v1/trees", "", "Idempotency-Key", fmt.Sprint("create-", i))
+		if code != 201 {
+			t.Fatalf("create %d under the quota: %d %s", i, code, body)
+		}
+		if i == 0 {
+			first = body[strings.Index(body, `"id":"`)+6:][:32]
+		}
+	}
+	for _, c := range []struct{ path, body string }{{"/v1/trees", ""}, {"/v1/trees?format=openai", `[{"role":"user","content":"hi"}]`}} {
+		code, body := do(dora, "POST", c.path, c.body)
+		if code != 429 || !strings.Contains(body, `"quota_exceeded"`) || !strings.Contains(body, "3 trees") {
+			t.Fatalf("POST %s at the quota: %d %s", c.path, code, body)
+		}
+	}
+	if code, body := do(dora, "POST", "/v1/trees", "", "Idempotency-Key", "create-1"); code != 201 || !strings.Contains(body, `"id"`) {
+		t.Fatalf("the retry of a create that went in, at the quota: %d %s", code, body)
+	}
+	if code, body := do(dora, "GET", "/v1/trees", ""); code != 200 || strings.Count(body, `"id"`) != 3 {
+		t.Fatalf("the list at the quota: %d %s", code, body)
+	}
+	if code, body := do(dora, "POST", "/v1/trees", "", "X-Sessiontree-Usage", "0 0", "X-Sessiontree-Quota", "9 0"); code != 429 {
+		t.Fatalf("a client's own quota headers were believed: %d %s", code, body)
+	}
+	if code, body := do(token(t, "quota-eve"), "POST", "/v1/trees", ""); code != 201 {
+		t.Fatalf("another tenant: %d %s", code, body)
+	}
+	if code, body := do(dora, "DELETE", "/v1/trees/"+first, ""); code != 204 {
+		t.Fatalf("delete: %d %s", code, body)
+	}
+	if code, body := do(dora, "POST", "/v1/trees", ""); code != 201 {
+		t.Fatalf("a create after a delete: %d %s", code, body)
+	}
+}
