@@ -109,6 +109,30 @@ func TestKillNineLosesNoAcknowledgedWriteAndRetriesStoreOnce(t *testing.T) {
 	var acked, lost, ackedOnSocket, lostOnSocket []write
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
+	// writer sends writes named name-0, name-1, … with send until one is not
+	// answered, and files each under acked or lost.
+	writer := func(name string, send func(key, body string) bool, acked, lost *[]write) {
+		defer wg.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			wr := write{key: name + "-" + strconv.Itoa(i), body: appendBody(name + "-" + strconv.Itoa(i))}
+			ok := send(wr.key, wr.body)
+			mu.Lock()
+			if ok {
+				*acked = append(*acked, wr)
+			} else {
+				*lost = append(*lost, wr)
+			}
+			mu.Unlock()
+			if !ok {
+				return // the worker is gone
+			}
+		}
+	}
 	for w := 0; w < 4; w++ {
 		ws, err := dialLive(server.URL, c.token, id, "kill-nine-"+strconv.Itoa(w))
 		if err != nil {
@@ -116,53 +140,11 @@ func TestKillNineLosesNoAcknowledgedWriteAndRetriesStoreOnce(t *testing.T) {
 		}
 		defer ws.Close()
 		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				wr := write{key: "s" + strconv.Itoa(w) + "-" + strconv.Itoa(i), body: appendBody("s" + strconv.Itoa(w) + "-" + strconv.Itoa(i))}
-				ok := trySocketAppend(ws, wr.key, wr.body)
-				mu.Lock()
-				if ok {
-					ackedOnSocket = append(ackedOnSocket, wr)
-				} else {
-					lostOnSocket = append(lostOnSocket, wr)
-				}
-				mu.Unlock()
-				if !ok {
-					return // the worker is gone
-				}
-			}
-		}()
+		go writer("s"+strconv.Itoa(w), func(key, body string) bool { return trySocketAppend(ws, key, body) }, &ackedOnSocket, &lostOnSocket)
 	}
 	for w := 0; w < 8; w++ {
 		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				wr := write{key: "k" + strconv.Itoa(w) + "-" + strconv.Itoa(i), body: appendBody("w" + strconv.Itoa(w) + "-" + strconv.Itoa(i))}
-				ok := tryAppend(server.URL, c.token, id, wr.key, wr.body)
-				mu.Lock()
-				if ok {
-					acked = append(acked, wr)
-				} else {
-					lost = append(lost, wr)
-				}
-				mu.Unlock()
-				if !ok {
-					return // the worker is gone
-				}
-			}
-		}()
+		go writer("w"+strconv.Itoa(w), func(key, body string) bool { return tryAppend(server.URL, c.token, id, key, body) }, &acked, &lost)
 	}
 	time.Sleep(1500 * time.Millisecond)
 	server.Kill()
