@@ -137,12 +137,18 @@ func preview(text string) string {
 // first user message, found from the root along first children within
 // titleSteps nodes (a system prompt or two may come first), on one line and
 // cut like a Preview; "" when there is none. It reads a handful of nodes,
-// whatever the tree's size.
+// whatever the tree's size, and once it has found a title it answers from a
+// memo until the root changes or a node is removed (a server asks on every
+// write, and a first message may be a megabyte).
 func (t *Tree) Title() string {
+	if m := &t.title; m.text != "" && m.root == t.root && m.gen == t.shapeGen {
+		return m.text
+	}
 	n := t.nodes[t.root]
 	for i := 0; n != nil && i < titleSteps; i++ {
 		if n.msg.Role() == "user" {
 			if text := preview(n.msg.Text()); text != "" {
+				t.title.text, t.title.root, t.title.gen = text, t.root, t.shapeGen
 				return text
 			}
 		}

@@ -255,3 +255,30 @@ func TestTitleIsTheFirstUserMessageFromTheRootOnOneLine(t *testing.T) {
 		t.Fatalf("a tree without a user message near the root: %q", none.Title())
 	}
 }
+
+// Title answers from its memo only while the nodes it read stay: after a
+// prune removes the first exchange, the title is the next first message.
+func TestTitleFollowsARemovalOfTheFirstUserMessage(t *testing.T) {
+	tr := New()
+	s := mustAppend(t, tr, msg("system", "be brief"), 1)
+	if _, err := tr.Branch(s, "first-try", 2); err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, tr, msg("user", "first"), 3)
+	if err := tr.SwitchBranch("main"); err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, tr, msg("user", "second"), 4)
+	if got := tr.Title(); got != "first" {
+		t.Fatalf("title %q, want the first child's", got)
+	}
+	if err := tr.DeleteBranch("first-try"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Prune(); err != nil {
+		t.Fatal(err)
+	}
+	if got := tr.Title(); got != "second" {
+		t.Fatalf("title after the first exchange was pruned: %q", got)
+	}
+}

@@ -45,6 +45,13 @@ type Tree struct {
 	shapeGen uint64
 	lens     [8]lenMemo
 	lensNext int
+	// title is the last non-empty Title and the root and shapeGen it was
+	// read at: messages never change, so only a new root or a removal near
+	// it can change a title once there is one (subtree.go).
+	title struct {
+		text, root string
+		gen        uint64
+	}
 }
 
 // node is the stored form of a Node. key is its map key; id is what the file said

@@ -180,7 +180,9 @@ func metaOf(row safejs.Value) (edge.Meta, error) {
 	return m, err
 }
 
-func metasOf(res safejs.Value) ([]edge.Meta, error) {
+// metasOf reads the rows of res as metas, each also through more (the
+// columns a query selects besides metaOf's) when it is not nil.
+func metasOf(res safejs.Value, more func(safejs.Value, *edge.Meta) error) ([]edge.Meta, error) {
 	rs, err := rows(res)
 	if err != nil {
 		return nil, err
@@ -188,6 +190,9 @@ func metasOf(res safejs.Value) ([]edge.Meta, error) {
 	var out []edge.Meta
 	for _, r := range rs {
 		m, err := metaOf(r)
+		if err == nil && more != nil {
+			err = more(r, &m)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -221,7 +226,7 @@ func (s *d1Store) Meta(_ context.Context, tenant, id string) (edge.Meta, error) 
 	if err != nil {
 		return edge.Meta{}, err
 	}
-	ms, err := metasOf(res[0])
+	ms, err := metasOf(res[0], nil)
 	if err != nil {
 		return edge.Meta{}, err
 	}
@@ -237,7 +242,7 @@ func (s *d1Store) Load(_ context.Context, tenant, id string) (edge.Meta, []core.
 	if err != nil {
 		return edge.Meta{}, nil, nil, err
 	}
-	ms, err := metasOf(res[0])
+	ms, err := metasOf(res[0], nil)
 	if err != nil {
 		return edge.Meta{}, nil, nil, err
 	}
@@ -260,30 +265,24 @@ func (s *d1Store) List(_ context.Context, tenant string) ([]edge.Meta, error) {
 	if err != nil {
 		return nil, err
 	}
-	rs, err := rows(res[0])
-	if err != nil {
-		return nil, err
+	return metasOf(res[0], listColumns)
+}
+
+// listColumns reads what only the list selects of a row of the index: the
+// tree's title, nodes and bytes.
+func listColumns(row safejs.Value, m *edge.Meta) (err error) {
+	var nodes, bytes float64
+	if m.Title, err = text(row, "title"); err != nil {
+		return err
 	}
-	out := make([]edge.Meta, 0, len(rs))
-	for _, r := range rs {
-		m, err := metaOf(r)
-		if err == nil {
-			m.Title, err = text(r, "title")
-		}
-		var nodes, bytes float64
-		if err == nil {
-			nodes, err = number(r, "nodes")
-		}
-		if err == nil {
-			bytes, err = number(r, "bytes")
-		}
-		if err != nil {
-			return nil, err
-		}
-		m.Nodes, m.Bytes = int64(nodes), int64(bytes)
-		out = append(out, m)
+	if nodes, err = number(row, "nodes"); err != nil {
+		return err
 	}
-	return out, nil
+	if bytes, err = number(row, "bytes"); err != nil {
+		return err
+	}
+	m.Nodes, m.Bytes = int64(nodes), int64(bytes)
+	return nil
 }
 
 func (s *d1Store) Create(_ context.Context, w edge.Write) error {

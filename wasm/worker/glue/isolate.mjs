@@ -242,13 +242,16 @@ const USAGE = "SELECT COUNT(*) AS n, COALESCE(SUM(bytes), 0) AS b FROM trees WHE
 
 // quotaOf is [trees, bytes] of the configured quota, or null for none.
 function quotaOf(env) {
-  const num = (v, d) => {
-    if (typeof v !== "string" || v.trim() === "") return d;
-    const n = Number(v);
-    return Number.isSafeInteger(n) && n > 0 ? n : 0;
-  };
-  const q = [num(env?.SESSIONTREE_MAX_TREES, MAX_TREES), num(env?.SESSIONTREE_MAX_BYTES, MAX_BYTES)];
+  const q = [envLimit(env?.SESSIONTREE_MAX_TREES, MAX_TREES), envLimit(env?.SESSIONTREE_MAX_BYTES, MAX_BYTES)];
   return q[0] === 0 && q[1] === 0 ? null : q;
+}
+
+// envLimit is a limit set by the variable v: d when v is unset, a whole
+// number of at least 1, or 0 (no limit) for anything else ("0" included).
+function envLimit(v, d) {
+  if (typeof v !== "string" || v.trim() === "") return d;
+  const n = Math.floor(Number(v));
+  return Number.isSafeInteger(n) && n > 0 ? n : 0;
 }
 
 // STREAM_SLICE is the size of the slices a large answer (an export) is sent
@@ -267,14 +270,6 @@ const STREAM_SLICE = 256 * 1024;
 // limit: it shares out the isolate's thread, which is what the isolate has.
 const EGRESS_RATE = 32 * 1024 * 1024;
 const egress = new Map(); // tenant → {owed: bytes beyond its allowance (< 0: burst left), at: ms}
-
-// egressRate is the configured rate: a number of bytes a second, or 0.
-function egressRate(env) {
-  const v = env?.SESSIONTREE_EGRESS_RATE;
-  if (typeof v !== "string" || v.trim() === "") return EGRESS_RATE;
-  const n = Number(v);
-  return Number.isFinite(n) && n > 0 ? n : 0;
-}
 
 // egressDelay counts n bytes sent to tenant now and returns the milliseconds
 // to wait before sending them: none while the tenant has burst left.
@@ -407,6 +402,7 @@ export class TreeObject extends DurableObject {
 
   // handle serves request ({method, url, headers}) with its body read.
   async handle(request, body) {
+    const tenant = request.headers.get(PREFIX + "tenant") ?? "";
     if (objectStarted === null || objectGo.exited) objectStarted = startObjects();
     await objectStarted;
     if (!request.headers.has(PREFIX + "create")) {
@@ -414,7 +410,7 @@ export class TreeObject extends DurableObject {
         await this.migrateOnce(request);
         const key = request.headers.get("idempotency-key");
         if (key && this.movedMs > 0 && Date.now() - this.movedMs < IDEM_KEEP_MS) {
-          await this.adoptKey(request.headers.get(PREFIX + "tenant") ?? "", key);
+          await this.adoptKey(tenant, key);
         }
       } catch (e) {
         const error = { code: "internal", message: `the tree's object: ${e.message}` };
@@ -440,7 +436,6 @@ export class TreeObject extends DurableObject {
       // URL without the query (which may hold the token), the tenant, the client.
       const url = new URL(request.url);
       const tree = url.origin + url.pathname.replace(/\/live$/, "");
-      const tenant = request.headers.get(PREFIX + "tenant") ?? "";
       const batch = url.searchParams.get("batch") === "1";
       server.serializeAttachment({ exp: exp > 0 ? exp : 0, tree, tenant, client: tag ? tag[1] : "", batch });
       if (exp > 0) {
@@ -451,7 +446,7 @@ export class TreeObject extends DurableObject {
       return new Response(null, { status: 101, webSocket: client });
     }
     await this.finish(res, null);
-    if (res.body.length > STREAM_SLICE) return paced(res, request.headers.get(PREFIX + "tenant") ?? "", egressRate(this.env));
+    if (res.body.length > STREAM_SLICE) return paced(res, tenant, envLimit(this.env.SESSIONTREE_EGRESS_RATE, EGRESS_RATE));
     return responseOf(res);
   }
 
