@@ -227,7 +227,10 @@ func parseOp(d *rawjson.Decoder, i int) (Op, error) {
 			op.Op = opName(name)
 		case "message":
 			var raw []byte
-			if raw, err = d.Raw(); err != nil {
+			if raw, err = d.RawUnique(); err != nil {
+				if de, ok := err.(*rawjson.DuplicateKeyError); ok {
+					return bad("message names the key " + quote(de.Key) + " twice (at " + de.Where() + "); send each key once")
+				}
 				return bad("message is not valid JSON: " + err.Error())
 			}
 			// Raw validated and compacted it; only the shape is left to check.

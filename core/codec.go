@@ -758,7 +758,7 @@ func (l *loader) fastNode(key string) *node {
 		return nil
 	}
 	i += 11
-	end, ok := rawjson.CompactValue(data, i)
+	end, ok := rawjson.CompactValueUnique(data, i)
 	if !ok {
 		l.kids = l.kids[:kids]
 		return nil
@@ -910,7 +910,21 @@ func (l *loader) node(key string) (*node, error) {
 }
 
 func (l *loader) message(key string) (Message, error) {
-	raw, err := l.d.Raw()
+	_, at := l.d.Data()
+	raw, err := l.d.RawUnique()
+	if de, ok := err.(*rawjson.DuplicateKeyError); ok {
+		where := "its message names the key " + quote(de.Key) + " twice (at " + de.Where() + ")"
+		if !l.t.keepKeyDups {
+			return nil, l.corrupt("nodes."+key+".message", "node "+quote(key)+": "+where+
+				"; JSON.parse would read the last of the two and a projection the first (load it keeping duplicate keys, then repair it)")
+		}
+		if l.t.keyDups == nil {
+			l.t.keyDups = make(map[string]string)
+		}
+		l.t.keyDups[key] = where
+		l.d.Seek(at)
+		raw, err = l.d.Raw()
+	}
 	if err != nil {
 		return nil, l.corrupt("nodes."+key+".message", err.Error())
 	}

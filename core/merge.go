@@ -245,6 +245,9 @@ func (t *Tree) mergeable() error {
 	if len(t.dups) > 0 {
 		return bad("node id " + quote(t.dups[0].id) + " appears more than once")
 	}
+	for id, w := range t.keyDups {
+		return bad("node " + quote(id) + ": " + w)
+	}
 	for k, n := range t.nodes {
 		if n.id != k {
 			return bad("node stored under " + quote(k) + " says its id is " + quote(n.id))

@@ -13,9 +13,15 @@ import (
 type Message []byte
 
 // ParseMessage validates b as a message (a JSON object with a string "role") and
-// returns it compacted. It fails with CodeInvalidInput.
+// returns it compacted. It fails with CodeInvalidInput, also for an object that
+// names a key twice at any depth: JSON.parse reads the last of the two and this
+// package the first, so such a message would mean one thing on a page and
+// another to a model.
 func ParseMessage(b []byte) (Message, error) {
-	c, err := rawjson.Compact(nil, b)
+	c, err := rawjson.CompactUnique(nil, b)
+	if de, ok := err.(*rawjson.DuplicateKeyError); ok {
+		return nil, newError(CodeInvalidInput, "message names the key "+quote(de.Key)+" twice (at "+de.Where()+"); send each key once")
+	}
 	if err != nil {
 		return nil, newError(CodeInvalidInput, "message is not valid JSON: "+err.Error())
 	}

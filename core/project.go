@@ -66,6 +66,9 @@ func (t *Tree) walkUp(leaf, branch string, visit func(id string, n *node) bool) 
 		if steps > len(t.nodes) {
 			return newError(CodeCorrupt, "branch "+quote(branch)+": the parent links from "+quote(leaf)+" form a cycle through "+quote(id))
 		}
+		if t.keyDups != nil && t.keyDups[id] != "" {
+			return newError(CodeCorrupt, "branch "+quote(branch)+": node "+quote(id)+": "+t.keyDups[id]+" (Repair keeps the last value)")
+		}
 		if !visit(id, n) || n.parent == "" {
 			return nil
 		}

@@ -3,6 +3,8 @@ package core
 import (
 	"bytes"
 	"slices"
+
+	"github.com/sessiontree/sessiontree/core/rawjson"
 )
 
 // Repair fixes every problem Validate reports without dropping a message, and
@@ -17,10 +19,13 @@ import (
 //   - a dangling leaf makes its branch leafless; a missing main branch is added
 //     leafless; an unknown active branch becomes main;
 //   - a summary off its branch is re-pointed at the branch's leaf, or dropped
-//     when the branch has none (a summary is not a message).
+//     when the branch has none (a summary is not a message);
+//   - a message that names a key twice keeps the last of each such key, as
+//     JSON.parse reads it (the members it drops were never shown by a page).
 func (t *Tree) Repair() []Problem {
 	var out problems
 	did := out.add
+	t.repairKeyDups(did)
 	dups := t.dups
 	t.dups = nil
 	for _, d := range dups {
@@ -119,4 +124,32 @@ func (t *Tree) oldestOnCycle(id string) string {
 		}
 	}
 	return best
+}
+
+// repairKeyDups gives each message that names a key twice the meaning
+// JSON.parse reads in it: the last member of each such key.
+func (t *Tree) repairKeyDups(did func(kind, node, branch, msg string)) {
+	ids := make([]string, 0, len(t.keyDups))
+	for id := range t.keyDups {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	t.keyDups = nil
+	for _, id := range ids {
+		n := t.nodes[id]
+		if n == nil {
+			continue
+		}
+		msg, dropped, err := rawjson.KeepLastKeys(n.msg)
+		if err != nil || len(dropped) == 0 {
+			continue
+		}
+		n.msg = Message(msg)
+		if t.changed != nil {
+			t.changed.node(id)
+		}
+		for _, d := range dropped {
+			did(ProblemDuplicateKey, id, "", "node "+quote(id)+": kept the last "+quote(d.Key)+" of its message (dropped an earlier one at "+d.Where()+"), as JSON.parse reads it")
+		}
+	}
 }

@@ -28,14 +28,20 @@ type Tree struct {
 	names    freshNames
 	clock    int64 // last value given to branch.used
 	newID    func() string
-	dups     []*node  // later nodes of duplicate keys in a loaded file, for Validate
-	journal  *journal // open during Apply
-	spare    *journal // the last journal, kept to reuse its memory
-	changed  *changes // nil unless TrackChanges was called
-	rest     *Changes // the part of a feed TakeChangesUpTo has yet to hand out, or nil
-	slab     []node   // nodes set aside for appends: a block at a time, or a whole Apply batch
-	act      *branch  // memo of branches[active], valid while actGen == branchGen
-	actGen   uint64
+	dups     []*node // later nodes of duplicate keys in a loaded file, for Validate
+	// keyDups holds the nodes whose message names a key twice, by id, with
+	// where: loaded with KeepDuplicateKeys, for Validate and Repair. Every
+	// walk up a path fails closed on one (walkUp), so no projection or export
+	// sends a model one reading of a message a page shows with the other.
+	keyDups     map[string]string
+	keepKeyDups bool
+	journal     *journal // open during Apply
+	spare       *journal // the last journal, kept to reuse its memory
+	changed     *changes // nil unless TrackChanges was called
+	rest        *Changes // the part of a feed TakeChangesUpTo has yet to hand out, or nil
+	slab        []node   // nodes set aside for appends: a block at a time, or a whole Apply batch
+	act         *branch  // memo of branches[active], valid while actGen == branchGen
+	actGen      uint64
 	// branchGen counts adds and removals of branches on this tree (journal.go),
 	// so that the memo of the active branch never outlives its map entry.
 	branchGen uint64
@@ -110,6 +116,14 @@ type Option func(*Tree)
 // tests. Ids it returns that are already in use are skipped.
 func WithIDSource(next func() string) Option {
 	return func(t *Tree) { t.newID = next }
+}
+
+// KeepDuplicateKeys makes Unmarshal keep a message that names a key twice
+// (which it otherwise refuses as CodeCorrupt), as a problem for Validate to
+// report and Repair to fix; until then a projection through it fails closed.
+// It is how a file written before such messages were refused is opened.
+func KeepDuplicateKeys() Option {
+	return func(t *Tree) { t.keepKeyDups = true }
 }
 
 // New returns an empty tree: no nodes, one leafless branch MainBranch, active.
@@ -255,6 +269,12 @@ func (t *Tree) Clone() *Tree {
 	for _, d := range t.dups {
 		cd := *d
 		c.dups = append(c.dups, &cd)
+	}
+	if t.keyDups != nil {
+		c.keyDups = make(map[string]string, len(t.keyDups))
+		for k, v := range t.keyDups {
+			c.keyDups[k] = v
+		}
 	}
 	c.linkUp()
 	return c

@@ -16,8 +16,9 @@ const (
 	ProblemBranchName     = "branch_name_mismatch"
 	ProblemMissingMain    = "missing_main" // no branch called "main"
 	ProblemUnknownActive  = "unknown_active_branch"
-	ProblemBadSummary     = "bad_summary" // a summary pointing off its branch
-	ProblemBadRoot        = "bad_root"    // root is not the first parentless node
+	ProblemBadSummary     = "bad_summary"   // a summary pointing off its branch
+	ProblemBadRoot        = "bad_root"      // root is not the first parentless node
+	ProblemDuplicateKey   = "duplicate_key" // a message names a key twice (KeepDuplicateKeys)
 )
 
 // Problem is one structural fault found by Validate.
@@ -45,6 +46,11 @@ func (t *Tree) Validate() []Problem {
 		add(ProblemDuplicateID, d.id, "", "node id "+quote(d.id)+" appears more than once")
 	}
 	keys := t.sortedKeys()
+	for _, k := range keys {
+		if w := t.keyDups[k]; w != "" {
+			add(ProblemDuplicateKey, k, "", "node "+quote(k)+": "+w)
+		}
+	}
 	for _, k := range keys {
 		n := t.nodes[k]
 		if n.id != k {

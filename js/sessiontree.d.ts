@@ -77,7 +77,7 @@ export interface Branch {
 
 /** A structural fault found by validate(), or a fix made by repair(). */
 export interface Problem {
-  /** duplicate_id, id_mismatch, dangling_parent, cycle, children_mismatch, dangling_leaf, … */
+  /** duplicate_id, id_mismatch, dangling_parent, cycle, children_mismatch, dangling_leaf, duplicate_key, … */
   kind: string;
   node: string | null;
   branch: string | null;
@@ -374,8 +374,16 @@ export class SessionTree implements Disposable {
   constructor();
   /** The single-path tree of messages, each stamped atMs. Zero messages give an empty tree. */
   static fromLinear(messages: Message[], atMs?: number): SessionTree;
-  /** Loads a .tree.json file, as text or UTF-8 bytes (bytes are faster for big files). */
-  static load(json: string | ArrayBuffer | ArrayBufferView): SessionTree;
+  /**
+   * Loads a .tree.json file, as text or UTF-8 bytes (bytes are faster for big files).
+   * Throws `corrupt` naming the node, the key and where it is for a message that
+   * names a key twice at any depth (JSON.parse would read the last of the two
+   * and a projection the first). With `keepDuplicateKeys: true` such a message
+   * is kept instead: `validate()` reports it (`duplicate_key`), every projection
+   * and export through it throws `corrupt`, and `repair()` keeps the last value
+   * of each such key, as JSON.parse reads it.
+   */
+  static load(json: string | ArrayBuffer | ArrayBufferView, options?: { keepDuplicateKeys?: boolean }): SessionTree;
   /**
    * Loads a .tree.json from bytes, a Blob (a File), a ReadableStream of
    * Uint8Array chunks or a fetch Response, without making it a string, and in

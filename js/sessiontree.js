@@ -815,14 +815,21 @@ export class SessionTree {
   }
 
   /** Loads a .tree.json file, as text or UTF-8 bytes. */
-  static load(file) {
+  static load(file, options) {
     need();
     let arg = file;
     if (file instanceof ArrayBuffer) arg = new Uint8Array(file);
     else if (ArrayBuffer.isView(file)) arg = new Uint8Array(file.buffer, file.byteOffset, file.byteLength);
     else if (typeof file !== "string") fail(`"json" must be a string or bytes holding a .tree.json file`);
     else if (!file.isWellFormed()) fail(`"json" contains a lone surrogate (an unpaired UTF-16 code unit)`);
-    return SessionTree.#adopt(invoke(M.load, 0, 0, [arg]));
+    const args = [arg];
+    if (options !== undefined) {
+      if (options === null || typeof options !== "object") fail(`"options" must be an object`);
+      const keep = options.keepDuplicateKeys;
+      if (keep !== undefined && typeof keep !== "boolean") fail(`"options.keepDuplicateKeys" must be true or false`);
+      if (keep) args.push("keep");
+    }
+    return SessionTree.#adopt(invoke(M.load, 0, 0, args));
   }
 
   /**

@@ -70,8 +70,13 @@ func Import(format string, data []byte, opts ...core.Option) (*core.Tree, Report
 		}
 		return nil, Report{}, convert.Invalid("unknown format " + quote(format) + ": one of " + joined())
 	}
+	// A file read whole (not JSONL: its lines are taken one by one, as
+	// convert.EachLine reads them) means what JSON.parse reads in it.
+	var keys Report
+	data = keys.KeepLastKeys(0, data)
 	t, rep, err := imp(data, opts...)
 	rep.Format = format
+	rep.Problems = append(keys.Problems, rep.Problems...)
 	return t, rep, err
 }
 

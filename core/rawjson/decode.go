@@ -147,7 +147,7 @@ func (d *Decoder) Int64() (int64, error) {
 // aliases the input when the value was already compact.
 func (d *Decoder) Raw() ([]byte, error) {
 	start := skipSpace(d.data, d.pos)
-	end, spaced, err := scanValue(d.data, start)
+	end, spaced, err := scanValue(d.data, start, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +160,7 @@ func (d *Decoder) Raw() ([]byte, error) {
 
 // Skip validates and discards the value that is next.
 func (d *Decoder) Skip() error {
-	end, _, err := scanValue(d.data, skipSpace(d.data, d.pos))
+	end, _, err := scanValue(d.data, skipSpace(d.data, d.pos), nil)
 	if err != nil {
 		return err
 	}

@@ -59,7 +59,7 @@ func highs7f(x uint64) uint64 {
 // position after it, when it is valid and has no insignificant whitespace (so
 // that it is its own compact form, as Raw would return it).
 func CompactValue(data []byte, i int) (end int, ok bool) {
-	end, spaced, err := scanValue(data, i)
+	end, spaced, err := scanValue(data, i, nil)
 	return end, err == nil && !spaced
 }
 

@@ -51,7 +51,7 @@ func Valid(data []byte) bool {
 // exactly. When data is already compact and dst is nil, the result aliases data.
 func Compact(dst, data []byte) ([]byte, error) {
 	start := skipSpace(data, 0)
-	end, spaced, err := scanValue(data, start)
+	end, spaced, err := scanValue(data, start, nil)
 	if err != nil {
 		return dst, err
 	}
@@ -94,14 +94,18 @@ func appendCompact(dst, v []byte) []byte {
 // ScanValue validates the JSON value starting at data[i] (after any whitespace)
 // and returns the position just past it.
 func ScanValue(data []byte, i int) (int, error) {
-	end, _, err := scanValue(data, skipSpace(data, i))
+	end, _, err := scanValue(data, skipSpace(data, i), nil)
 	return end, err
 }
 
 // scanValue validates one value starting exactly at data[i]. spaced reports
 // whether insignificant whitespace occurs inside it. It is iterative: a byte stack
 // remembers the open containers.
-func scanValue(data []byte, i int) (end int, spaced bool, err error) {
+//
+// With a non-nil kt it also tracks the keys of every object (see keyTracker):
+// a key that repeats an earlier key of its object is a *DuplicateKeyError, or,
+// when kt collects, a member to drop.
+func scanValue(data []byte, i int, kt *keyTracker) (end int, spaced bool, err error) {
 	var stackBuf [64]byte
 	stack := stackBuf[:0]
 	for {
@@ -125,8 +129,16 @@ func scanValue(data []byte, i int) (end int, spaced bool, err error) {
 				break
 			}
 			if c == '{' {
+				if kt != nil {
+					kt.open()
+				}
 				if i, err = scanKey(data, j, &spaced); err != nil {
 					return i, spaced, err
+				}
+				if kt != nil {
+					if err = kt.key(data, j); err != nil {
+						return j, spaced, err
+					}
 				}
 			} else {
 				i = j
@@ -170,6 +182,9 @@ func scanValue(data []byte, i int) (end int, spaced bool, err error) {
 			top := stack[len(stack)-1]
 			if data[j] == closer(top) {
 				stack = stack[:len(stack)-1]
+				if kt != nil && top == '{' {
+					kt.close()
+				}
 				i = j + 1
 				continue
 			}
@@ -183,6 +198,11 @@ func scanValue(data []byte, i int) (end int, spaced bool, err error) {
 			if top == '{' {
 				if i, err = scanKey(data, k, &spaced); err != nil {
 					return i, spaced, err
+				}
+				if kt != nil {
+					if err = kt.key(data, k); err != nil {
+						return k, spaced, err
+					}
 				}
 			} else {
 				i = k

@@ -14,27 +14,25 @@ func errInput(msg string) *apiError {
 }
 
 // checkJSON reports a body that is not one valid JSON object, or one that
-// names a key twice (which of the two counts is a guess no reader should make).
+// names a key twice in any object at any depth: JSON.parse reads the last of
+// the two and core's readers the first, so a message stored so would mean
+// one thing on a page and another to a model.
 func checkJSON(body []byte, shape string) *apiError {
-	if _, err := rawjson.Compact(nil, body); err != nil {
-		return errBadJSON("the body", err)
+	if _, err := rawjson.CompactUnique(nil, body); err != nil {
+		return badBody("the body", err)
 	}
 	if body[0] != '{' {
 		return errInput("the body must be a JSON object: " + shape)
 	}
-	seen := map[string]bool{}
-	d := rawjson.NewDecoder(body)
-	err := d.Object(func(key string) error {
-		if seen[key] {
-			return errInput("the body names " + quote(key) + " twice; send each key once")
-		}
-		seen[key] = true
-		return d.Skip()
-	})
-	if err != nil {
-		return fromCore(err)
-	}
 	return nil
+}
+
+// badBody is the 400 of a body (or socket message) CompactUnique refused.
+func badBody(what string, err error) *apiError {
+	if de, ok := err.(*rawjson.DuplicateKeyError); ok {
+		return errInput(what + " names the key " + quote(de.Key) + " twice (at " + de.Where() + "); send each key once")
+	}
+	return errBadJSON(what, err)
 }
 
 // Times an op may carry ("at", milliseconds since the epoch): from

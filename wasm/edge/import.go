@@ -20,6 +20,9 @@ func (h *Handler) importTree(format string, body []byte) (*core.Tree, []byte, *a
 		}
 	}
 	if format == "sessiontree" {
+		if ae := checkJSON(body, "a .tree.json file"); ae != nil {
+			return nil, nil, ae
+		}
 		t, ae := h.treeFromFile(body)
 		return t, nil, ae
 	}

@@ -47,7 +47,9 @@ func (h *Handler) ensure(q *request, e *entry, validate bool) (bool, *apiError) 
 	if err != nil {
 		return false, storeError(e.id, err)
 	}
-	t, err := core.Unmarshal(core.JoinRows(m.Root, m.Active, branches, nodes))
+	// A message an earlier version stored with a key named twice is kept (the
+	// tree stays readable), and every projection through it fails closed.
+	t, err := core.Unmarshal(core.JoinRows(m.Root, m.Active, branches, nodes), core.KeepDuplicateKeys())
 	if err != nil {
 		return false, errf(http.StatusInternalServerError, string(core.CodeCorrupt),
 			"the stored tree "+quote(e.id)+" cannot be read: "+err.Error())

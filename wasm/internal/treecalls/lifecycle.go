@@ -54,17 +54,22 @@ func fromLinear(r *Request) ([]byte, error) {
 // load reads argument 0, a .tree.json file. A large file is read where
 // JavaScript wrote it: the tree keeps the input buffer (bridge.TakeInput)
 // instead of a copy, so a load's peak is the file once plus the tree's
-// structure; a small one is copied (Unmarshal).
+// structure; a small one is copied (Unmarshal). An argument 1 of "keep"
+// keeps messages that name a key twice (core.KeepDuplicateKeys).
 func load(r *Request) ([]byte, error) {
 	b, err := r.arg(0, "json")
 	if err != nil {
 		return nil, err
 	}
+	var opts []core.Option
+	if len(r.args) > 1 && string(r.args[1]) == "keep" {
+		opts = append(opts, core.KeepDuplicateKeys())
+	}
 	var t *core.Tree
 	if bridge.TakeInput() {
-		t, err = core.UnmarshalOwned(b)
+		t, err = core.UnmarshalOwned(b, opts...)
 	} else {
-		t, err = core.Unmarshal(b)
+		t, err = core.Unmarshal(b, opts...)
 	}
 	if err != nil {
 		return nil, err

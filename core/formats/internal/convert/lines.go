@@ -47,7 +47,7 @@ func EachLine(r io.Reader, rep *Report, fn func(line int, obj []byte)) error {
 			case obj[0] != '{':
 				rep.Problemf(n, "", "line is not a JSON object")
 			default:
-				fn(n, obj)
+				fn(n, rep.KeepLastKeys(n, obj))
 			}
 		}
 		if last {

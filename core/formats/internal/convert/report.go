@@ -7,6 +7,8 @@ package convert
 import (
 	"strconv"
 	"strings"
+
+	"github.com/sessiontree/sessiontree/core/rawjson"
 )
 
 // Report is what an import found: counts, what the format could not carry, and
@@ -22,6 +24,8 @@ type Report struct {
 	NotCarried []string
 	// Problems lists every record that could not be read as it was written.
 	Problems []Problem
+
+	keyNotes int // members dropped by KeepLastKeys so far
 }
 
 // Problem is one record an import could not read as written: a malformed or
@@ -83,4 +87,29 @@ func (c *Counted) Flush(r *Report) {
 		r.Note(strconv.Itoa(c.n[k]) + " " + k)
 	}
 	c.n, c.keys = nil, nil
+}
+
+// maxKeyNotes bounds the duplicate-key problems one import lists one by one.
+const maxKeyNotes = 100
+
+// KeepLastKeys returns the valid JSON value v as JSON.parse reads it: where an
+// object names a key twice, only the last member of that key is kept (see
+// rawjson.KeepLastKeys), so the tree holds the meaning the tool that wrote
+// the file shows. Each member dropped is listed as a problem of line (0 for a
+// file that is not line-based), the first maxKeyNotes of them one by one.
+func (r *Report) KeepLastKeys(line int, v []byte) []byte {
+	out, dropped, err := rawjson.KeepLastKeys(v)
+	if err != nil || len(dropped) == 0 {
+		return v
+	}
+	for _, d := range dropped {
+		r.keyNotes++
+		switch {
+		case r.keyNotes <= maxKeyNotes:
+			r.Problemf(line, "", "the key "+strconv.Quote(d.Key)+" is named twice (at "+d.Where()+"): kept the last value, as JSON.parse reads it")
+		case r.keyNotes == maxKeyNotes+1:
+			r.Problemf(line, "", "more keys named twice: each kept its last value, as JSON.parse reads it")
+		}
+	}
+	return out
 }
