@@ -405,6 +405,10 @@ function feedRows(cur) {
     try {
       // Not in the task that loaded and drew the conversation: a task of its own.
       await new Promise((resolve) => setTimeout(resolve, 0));
+      // The first feed (every row, in parts) is written packed: rows no record
+      // holds yet, a few hundred to an IndexedDB record (store.js); what
+      // changed meanwhile comes after it, a record a row.
+      let packed = true;
       for (;;) {
         const k0 = performance.now();
         const c = cur.tree.takeChanges({ limit: FEED_PART });
@@ -420,7 +424,8 @@ function feedRows(cur) {
         // While parts are still to come the meta record says so, with the time
         // (a tab closed mid-import leaves a conversation that is removed at the
         // next start, not one missing records: see INTERRUPTED_IMPORT_MS).
-        await w.call("putRows", [{ ...cur.meta, rev: 1, ...(c.more ? { importing: Date.now() } : {}) }, c]);
+        await w.call("putRows", [{ ...cur.meta, rev: 1, ...(c.more ? { importing: Date.now() } : {}) }, c, { packed }]);
+        if (!c.more) packed = false;
       }
     } finally {
       cur.feeding = false;

@@ -2,7 +2,13 @@
 // conversation, written from the tree's change feed (t.takeChanges()), so that
 // a send writes a handful of records whatever the conversation's size. Stores:
 //   "meta": { id, title, …, root, activeBranch, rev }   listed at start, small
-//   "rows": the record's JSON text under the key [conversation, "b"|"n", name or id]
+//   "rows": the record's JSON text under the key [conversation, "b"|"n", name or id];
+//           a node's record is null once the node is removed (it may also be in a pack);
+//           an import's node rows packed PACK_ROWS to a record under the key
+//           [conversation, "p", first id, last id] ("n\t" + id + "\t" + row lines):
+//           one record per node costs ~0.2–0.5 ms in IndexedDB, so a 200k-message
+//           import took 35–107 s, and packed it takes 3–4 s. A node's own record,
+//           written later (a send, an edit, a delta), wins over its packed copy.
 // A conversation is opened with SessionTree.fromRows over its rows. `rev` counts
 // the writes to a conversation: a tab that writes knows the rev its tree holds,
 // and a different stored rev means another tab wrote in between (tabsync.js).
@@ -29,20 +35,87 @@ export function done(tx) {
 
 /** Every row key of conversation id. */
 const range = (id) => IDBKeyRange.bound([id], [id, []]);
+/** The keys of conversation id's packs. */
+const packRange = (id) => IDBKeyRange.bound([id, "p"], [id, "p", []]);
 
-/** Writes a change feed's rows (and the conversation's meta) into an open readwrite transaction. */
-export function putRows(tx, meta, changes) {
+/** Node rows per packed record: ~250 KB of a chat's rows, one IndexedDB write. */
+export const PACK_ROWS = 500;
+
+/**
+ * Writes a change feed's rows (and the conversation's meta) into an open
+ * readwrite transaction. With packed, its node rows go PACK_ROWS to a record
+ * (an import's first feed: rows no record holds yet). A removed node's record
+ * is set to null rather than deleted, so a packed copy of it stays removed.
+ */
+export function putRows(tx, meta, changes, { packed = false } = {}) {
   const rows = tx.objectStore("rows");
   if (changes.all) rows.delete(range(meta.id));
   for (const b of changes.branches) {
     if (b.row === null) rows.delete([meta.id, "b", b.name]);
     else rows.put(b.row, [meta.id, "b", b.name]);
   }
-  for (const n of changes.nodes) {
-    if (n.row === null) rows.delete([meta.id, "n", n.id]);
-    else rows.put(n.row, [meta.id, "n", n.id]);
+  if (packed) putPacks(rows, meta.id, changes.nodes);
+  else {
+    for (const n of changes.nodes) {
+      if (n.row === null) rows.put(null, [meta.id, "n", n.id]);
+      else rows.put(n.row, [meta.id, "n", n.id]);
+    }
   }
   tx.objectStore("meta").put({ ...meta, root: changes.root, activeBranch: changes.activeBranch });
+}
+
+function putPacks(rows, id, nodes) {
+  const live = nodes.filter((n) => n.row !== null);
+  for (const n of nodes) if (n.row === null) rows.put(null, [id, "n", n.id]);
+  live.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  for (let i = 0; i < live.length; i += PACK_ROWS) {
+    const part = live.slice(i, i + PACK_ROWS);
+    let text = "";
+    for (const n of part) text += `n\t${n.id}\t${n.row}\n`;
+    rows.put(text, [id, "p", part[0].id, part[part.length - 1].id]);
+  }
+}
+
+/** Calls fn(id, row) for each row of a pack's text. */
+function eachPacked(text, fn) {
+  // "n" TAB id TAB row NEWLINE: ids have no control characters, compact JSON no raw newline.
+  for (let at = 0; at < text.length;) {
+    const tab = text.indexOf("\t", at + 2);
+    if (tab < 0) return;
+    let end = text.indexOf("\n", tab + 1);
+    if (end < 0) end = text.length;
+    fn(text.slice(at + 2, tab), text.slice(tab + 1, end));
+    at = end + 1;
+  }
+}
+
+/**
+ * Finds node rows in conversation id's packs, for readers that get a node by
+ * its id: a pack is read once, and only those whose id range holds the id.
+ */
+class PackReader {
+  #store;
+  #id;
+  #keys = null;
+  #read = new Map(); // a pack's key (joined) → Map id → row
+  constructor(store, id) { this.#store = store; this.#id = id; }
+  async row(nodeId) {
+    this.#keys ??= await request(this.#store.getAllKeys(packRange(this.#id)));
+    for (const k of this.#keys) {
+      if (nodeId < k[2] || nodeId > k[3]) continue;
+      const name = k.join("\u0000");
+      let rows = this.#read.get(name);
+      if (!rows) {
+        rows = new Map();
+        const text = await request(this.#store.get(k));
+        if (typeof text === "string") eachPacked(text, (nid, row) => rows.set(nid, row));
+        this.#read.set(name, rows);
+      }
+      const row = rows.get(nodeId);
+      if (row !== undefined) return row;
+    }
+    return undefined;
+  }
 }
 
 /** Conversations kept in IndexedDB. open() fails when the browser has no IndexedDB. */
@@ -97,11 +170,27 @@ export class Store {
     const [meta, keys, vals] = await Promise.all([request(metaReq), request(keysReq), request(valsReq)]);
     if (!meta || keys.length === 0) return null;
     const branches = [];
-    const nodes = [];
+    let nodes = [];
+    const packs = [];
+    let removed = false;
     for (let i = 0; i < keys.length; i++) {
       const [, kind, key] = keys[i];
       if (kind === "b") branches.push({ name: key, row: vals[i] });
-      else nodes.push({ id: key, row: vals[i] });
+      else if (kind === "p") packs.push(vals[i]);
+      else {
+        nodes.push({ id: key, row: vals[i] });
+        if (vals[i] === null) removed = true;
+      }
+    }
+    if (packs.length > 0 || removed) {
+      // Packed rows first, then each node's own record over its packed copy.
+      const all = new Map();
+      for (const text of packs) if (typeof text === "string") eachPacked(text, (id, row) => all.set(id, row));
+      for (const n of nodes) all.set(n.id, n.row);
+      nodes = [];
+      for (const [id, row] of all) if (row !== null) nodes.push({ id, row });
+      // In key order, as IndexedDB lists records: the file a loader reads fastest.
+      nodes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     }
     return { root: meta.root ?? null, activeBranch: meta.activeBranch ?? "main", branches, nodes, rev: meta.rev ?? 0 };
   }
@@ -124,9 +213,11 @@ export class Store {
     if (typeof b !== "string") return null;
     let at = JSON.parse(b).leaf ?? null;
     const up = [];
+    const packs = new PackReader(rows, id);
     // One more than shown: the top node's parent tells its siblings.
     while (at && up.length <= count) {
-      const row = await request(rows.get([id, "n", at]));
+      let row = await request(rows.get([id, "n", at]));
+      if (row === undefined) row = await packs.row(at);
       if (typeof row !== "string") return null;
       const node = JSON.parse(row);
       up.push({ id: at, node });
@@ -152,17 +243,24 @@ export class Store {
     for (const m of metas) {
       if (m.id === except) continue;
       const tx = this.#db.transaction("rows", "readonly");
-      const r = IDBKeyRange.bound([m.id, "n"], [m.id, "n", []]);
+      const r = IDBKeyRange.bound([m.id, "n"], [m.id, "p", []]);
       const [keys, vals] = await Promise.all([request(tx.objectStore("rows").getAllKeys(r)), request(tx.objectStore("rows").getAll(r))]);
-      for (let i = 0; i < vals.length && out.length < limit; i++) {
-        if (!vals[i].toLowerCase().includes(q)) continue;
+      const own = new Set();
+      for (let i = 0; i < keys.length; i++) if (keys[i][1] === "n") own.add(keys[i][2]);
+      const hit = (id, row) => {
+        if (out.length >= limit || !row.toLowerCase().includes(q)) return;
         try {
-          const node = JSON.parse(vals[i]);
+          const node = JSON.parse(row);
           const text = JSON.stringify(node.message ?? {}).toLowerCase();
-          if (text.includes(q)) out.push({ conv: m.id, id: keys[i][2], message: node.message });
+          if (text.includes(q)) out.push({ conv: m.id, id, message: node.message });
         } catch {
           // a damaged record: the conversation says so when it is opened
         }
+      };
+      for (let i = 0; i < vals.length && out.length < limit; i++) {
+        if (typeof vals[i] !== "string") continue; // a removed node
+        if (keys[i][1] === "n") hit(keys[i][2], vals[i]);
+        else if (vals[i].toLowerCase().includes(q)) eachPacked(vals[i], (id, row) => own.has(id) || hit(id, row));
       }
       if (out.length >= limit) break;
     }

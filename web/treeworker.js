@@ -4,9 +4,11 @@
 // the page's thread as 200,000 records or strings at once:
 //   file(id)            the stored rows of conversation id, read here, as one
 //                       .tree.json in bytes (transferred, not copied) and its rev;
-//   putRows(meta, part) one part of a change feed (the page's
+//   putRows(meta, part, { packed })
+//                       one part of a change feed (the page's
 //                       takeChanges({ limit }) while it stores an import) and
-//                       the conversation's meta, written in one transaction.
+//                       the conversation's meta, written in one transaction
+//                       (an import's first feed packed: store.js).
 // The page loads the bytes (SessionTree.load) and starts its change feed with
 // takeChanges({ stored: true }): the store holds every row already.
 import "./sessiontree.worker.js";
@@ -26,9 +28,9 @@ async function run(op, args) {
     return { value: { bytes, rev: rows.rev }, transfer: [bytes.buffer] };
   }
   if (op === "putRows") {
-    const [meta, part] = args;
+    const [meta, part, options] = args;
     const tx = store.db.transaction(["meta", "rows"], "readwrite");
-    putRows(tx, meta, part);
+    putRows(tx, meta, part, options);
     await done(tx);
     return { value: null };
   }

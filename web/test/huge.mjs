@@ -130,6 +130,16 @@ try {
 
   await one.evaluate(() => window.sessiontreeDemo.saved());
   const beforeReload = await one.evaluate(() => window.sessiontreeDemo.tree.save());
+  // The import's rows were stored packed (store.js), sends as records of their own.
+  const layout = await one.evaluate(() => new Promise((resolve, reject) => {
+    const o = indexedDB.open("sessiontree-demo");
+    o.onerror = () => reject(o.error);
+    o.onsuccess = () => {
+      const q = o.result.transaction("rows").objectStore("rows").getAllKeys();
+      q.onsuccess = () => { o.result.close(); resolve({ packs: q.result.filter((k) => k[1] === "p").length, own: q.result.filter((k) => k[1] === "n").length }); };
+    };
+  }));
+  assert.ok(layout.packs >= Math.floor(chat.nodes / 500) && layout.own < 100, `the import's rows are not packed: ${JSON.stringify(layout)}`);
   const r0 = Date.now();
   await one.reload();
   // The last messages are painted from their records first (read-only while the rest loads).
