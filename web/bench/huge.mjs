@@ -109,7 +109,8 @@ function probe() {
   window.__composer = new Promise((resolve) => {
     const tick = () => {
       const input = document.getElementById("input");
-      const want = Number(sessionStorage.getItem("bench-want") ?? 1);
+      let want = 1;
+      try { want = Number(sessionStorage.getItem("bench-want") ?? 1); } catch {} // about:blank has none
       if (input && !input.disabled && document.querySelectorAll("#messages article.msg").length >= want) resolve(performance.now());
       else requestAnimationFrame(tick);
     };
@@ -354,7 +355,7 @@ const mock = await mockEndpoint();
 const chrome = await launchChromium("bench-huge", { viewport: { width: 1280, height: 900 } });
 await chrome.browser.addInitScript(probe);
 await chrome.browser.addInitScript((url) => {
-  localStorage.setItem("sessiontree-demo.settings", JSON.stringify({ mode: "endpoint", api: "openai-chat", url, key: "sk-bench", model: "mock-gpt", budget: 32000, timeout: 60 }));
+  if (location.protocol === "http:") localStorage.setItem("sessiontree-demo.settings", JSON.stringify({ mode: "endpoint", api: "openai-chat", url, key: "sk-bench", model: "mock-gpt", budget: 32000, timeout: 60 }));
 }, mock.url);
 const errors = [];
 let failed = false;
