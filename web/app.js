@@ -18,6 +18,12 @@ import { syncTabs } from "./tabsync.js";
 const $ = (id) => document.getElementById(id);
 const CURRENT_KEY = "sessiontree-demo.current";
 const TREE_OPEN_KEY = "sessiontree-demo.tree-open";
+// A send made while its conversation was still opening (the tree not loaded):
+// kept here, per conversation, until the tree is there and takes it, so that
+// closing the tab meanwhile loses nothing (the next open applies it).
+const QUEUED_KEY = "sessiontree-demo.queued.";
+// Tests: hold an open's tree back this many ms after its preview (a slow load, on purpose).
+const HOLD_OPEN_KEY = "sessiontree-demo.test-hold-open-ms";
 // The chat view is a window over the active path (pathWindow): WINDOW messages
 // when it opens or follows the leaf, STEP more as the user scrolls, at most MAX
 // in the page at once.
@@ -181,6 +187,8 @@ async function openConversation(id) {
     }
   }
   const got = whole ? await whole : null;
+  const hold = Number(localStorage.getItem(HOLD_OPEN_KEY));
+  if (hold > 0) await new Promise((resolve) => setTimeout(resolve, hold));
   if (state.cur !== cur) return;
   if (got) {
     try {
@@ -198,11 +206,14 @@ async function openConversation(id) {
       cur.tree.takeChanges({ stored: true }); // the store holds every row
       state.store.opened(id, got.rev);
       state.timings.openRead = l0 - t0;
+      state.timings.openRows = got.took?.read; // of openRead: the worker's IndexedDB read
+      state.timings.openJoin = got.took?.join; // and its fileFromRows
       state.timings.openLoad = performance.now() - l0;
       state.timings.open = performance.now() - t0;
       cur.loading = false;
       clearSearch();
       renderAll();
+      sendQueued(cur);
       return;
     } catch {
       cur.tree?.free();
@@ -239,6 +250,53 @@ async function openConversation(id) {
   }
   clearSearch();
   renderAll();
+  sendQueued(cur);
+}
+
+/** The send waiting for conversation id to open (queueSend), or null. */
+function queuedOf(id) {
+  try {
+    const q = JSON.parse(localStorage.getItem(QUEUED_KEY + id) ?? "null");
+    return q && typeof q.text === "string" && Number.isFinite(q.at) ? q : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A send made while cur opens, before its tree is loaded: shown at once
+ * below the preview, kept in localStorage, and sent (appended, then the
+ * reply asked for) by sendQueued once the tree is there. One waits at a time.
+ */
+function queueSend(cur, text) {
+  const q = { text, at: Date.now() };
+  localStorage.setItem(QUEUED_KEY + cur.meta.id, JSON.stringify(q));
+  cur.queued = q;
+  showQueued(q);
+  state.timings.queuedShown = performance.now();
+  renderComposer();
+}
+
+/** Paints a waiting send below the preview: read-only, like the preview's messages. */
+function showQueued(q) {
+  const view = messageView(`queued-${q.at}`, { message: { role: "user", content: q.text }, label: null, createdAtMs: q.at }, { siblings: [], index: 0 }, true);
+  for (const b of view.querySelectorAll("button.act")) b.disabled = true;
+  view.classList.add("preview", "queued");
+  $("messages").append(view);
+  $("messages").scrollTop = $("messages").scrollHeight;
+}
+
+/** Sends what waited for cur's tree (queueSend, in this tab or one closed before it loaded). */
+function sendQueued(cur) {
+  const q = queuedOf(cur.meta.id);
+  cur.queued = null;
+  if (!q || state.cur !== cur || !cur.tree) return;
+  localStorage.removeItem(QUEUED_KEY + cur.meta.id);
+  state.win.follow = true;
+  const id = change("send", (t) => t.append({ role: "user", content: q.text }, q.at));
+  if (id === undefined) return;
+  state.timings.queuedSent = performance.now();
+  reply({ prior: priorTo(cur.tree, id, true), upTo: id }, (t, m) => appendAfter(t, id, m));
 }
 
 // ---- the worker: opens and imports off the page's thread ---------------------------
@@ -1109,6 +1167,13 @@ async function renderPreview(tail, cur) {
     }
     box.prepend(...items);
     box.scrollTop = box.scrollHeight;
+    if (!cur.previewed) {
+      // The last messages are there: the composer takes a send (it waits for the tree).
+      cur.previewed = true;
+      cur.queued = queuedOf(cur.meta.id); // from a visit whose tab closed before the tree loaded
+      if (cur.queued) showQueued(cur.queued);
+      renderComposer();
+    }
   }
 }
 
@@ -1234,7 +1299,10 @@ function editInPlace(view, body, id, node) {
 
 function renderComposer() {
   const busy = !!state.busy;
-  const ready = !!state.cur?.tree;
+  const cur = state.cur;
+  // Also while the conversation opens, once its last messages are painted: a
+  // send then waits for the tree (queueSend), one at a time.
+  const ready = !!cur?.tree || (!!cur?.previewed && !cur.queued);
   $("input").disabled = !ready;
   $("input").placeholder = usesEndpoint(state.settings) ? `Message ${state.settings.model}\u2026` : "Message the demo assistant\u2026";
   $("send").hidden = busy;
@@ -1456,6 +1524,14 @@ function wire() {
     e.preventDefault();
     const text = $("input").value.trim();
     if (text === "" || state.busy) return;
+    const cur = state.cur;
+    if (cur && !cur.tree && cur.loading) {
+      if (!cur.previewed || cur.queued) return;
+      $("input").value = "";
+      autosize();
+      queueSend(cur, text);
+      return;
+    }
     $("input").value = "";
     autosize();
     send(text);

@@ -22,10 +22,13 @@ const enc = new TextEncoder();
 async function run(op, args) {
   store ??= await Store.open();
   if (op === "file") {
+    const t0 = performance.now();
     const rows = await store.rows(args[0]);
     if (!rows) return { value: null };
+    const t1 = performance.now();
     const bytes = enc.encode(SessionTree.fileFromRows(rows));
-    return { value: { bytes, rev: rows.rev }, transfer: [bytes.buffer] };
+    const took = { read: t1 - t0, join: performance.now() - t1 };
+    return { value: { bytes, rev: rows.rev, took }, transfer: [bytes.buffer] };
   }
   if (op === "putRows") {
     const [meta, part, options] = args;

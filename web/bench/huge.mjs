@@ -329,7 +329,7 @@ async function measure(browser, base, c, errors) {
     const longest = window.__longest(0, performance.now());
     const tasks = window.__long.map(([s, d]) => `${Math.round(s)}+${Math.round(d)}`).join(" ") + " | marks " + performance.getEntriesByType("mark").map((m) => `${m.name}@${Math.round(m.startTime)}`).join(" ");
     const t = window.sessiontreeDemo.timings;
-    return { painted, composer: await window.__composer, longest, whole: t.interactive, tasks, timings: { openPreview: t.openPreview, openRead: t.openRead, openLoad: t.openLoad, open: t.open } };
+    return { painted, composer: await window.__composer, longest, whole: t.interactive, tasks, timings: { openPreview: t.openPreview, openRead: t.openRead, openRows: t.openRows, openJoin: t.openJoin, openLoad: t.openLoad, open: t.open } };
   }, want);
   // BENCH_HUGE_TASKS=1: the open's long tasks (start+duration, ms from navigation) and the open's own timings.
   if (process.env.BENCH_HUGE_TASKS) console.log(`# ${c.n} open: long tasks ${open.tasks}; painted ${Math.round(open.painted)}; ${JSON.stringify(open.timings, (k, v) => (typeof v === "number" ? Math.round(v) : v))}`);

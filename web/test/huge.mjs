@@ -150,11 +150,48 @@ try {
   await one.waitForFunction(() => document.querySelectorAll("#messages article.msg").length >= 50);
   const reloadWall = Date.now() - r0;
   const after = await one.evaluate(() => ({ ...window.sessiontreeDemo.timings }));
-  const total = chat.nodes + 8;
+  let total = chat.nodes + 8;
   assert.equal(await nodes(one), total, "every node is there after a reload");
   assert.ok((await one.evaluate(() => window.sessiontreeDemo.tree.save())) === beforeReload, "the reopened tree is the one stored, byte for byte");
   assert.deepEqual(await has(one, ["sent while the import is stored", "sent into the huge chat 0", "sent into the huge chat 2", "The other version's answer"]), []);
   console.log(`ok   reload: open until the whole conversation is shown ${ms(after.interactive)} from navigation (${ms(reloadWall)} wall; its last messages painted from their records ${ms(after.openPreview)} into the open, the records read and joined in the worker ${ms(after.openRead)}, loaded on the page ${ms(after.openLoad)}; ${preview} read-only messages seen before the tree was there); ${total} nodes, the same tree byte for byte, nothing lost`);
+
+  // Usable while it opens: once the last messages are painted the composer
+  // takes a send, shown at once and sent when the tree is there (the load is
+  // held back 2 s here, so the tree is surely not there yet).
+  const hold = (ms) => one.evaluate((ms) => localStorage.setItem("sessiontree-demo.test-hold-open-ms", String(ms)), ms);
+  await hold(2000);
+  await one.reload();
+  await one.waitForSelector("#messages article.msg.preview");
+  await one.waitForFunction(() => !document.getElementById("input").disabled);
+  const early = await one.evaluate(() => {
+    const loaded = !!window.sessiontreeDemo.tree;
+    const t0 = performance.now();
+    document.getElementById("input").value = "sent while it opens";
+    document.getElementById("composer").requestSubmit();
+    const shown = [...document.querySelectorAll("#messages article.queued .msg-body")].some((e) => e.textContent === "sent while it opens");
+    return { loaded, shown, ms: performance.now() - t0 };
+  });
+  assert.ok(!early.loaded && early.shown, `a send while it opens: ${JSON.stringify(early)}`);
+  await one.waitForSelector("body[data-ready='1']");
+  await one.waitForFunction(() => !document.querySelector(".typing") && document.querySelectorAll("#messages article.queued").length === 0);
+  assert.deepEqual(await has(one, ["sent while it opens"]), [], "the send made while it opened is in the tree");
+  // Sent while it opens, and the tab closed (here: reloaded) before the tree was there: the next open sends it.
+  await one.reload();
+  await one.waitForSelector("#messages article.msg.preview");
+  await one.waitForFunction(() => !document.getElementById("input").disabled);
+  await one.evaluate(() => {
+    document.getElementById("input").value = "sent, then the tab closed";
+    document.getElementById("composer").requestSubmit();
+  });
+  await hold(0);
+  await one.reload();
+  await one.waitForSelector("body[data-ready='1']");
+  await one.waitForFunction(() => !document.querySelector(".typing") && window.sessiontreeDemo.tree?.save().includes("sent, then the tab closed"));
+  await one.evaluate(() => window.sessiontreeDemo.saved());
+  total += 4; // two sends and their replies
+  assert.equal(await nodes(one), total, "both sends made while it opened, and their replies, are in the tree");
+  console.log(`ok   usable while it opens: a send once the last messages are painted shown in ${ms(early.ms)}, sent when the tree was there; one whose tab closed first sent at the next open`);
 
   const two = await open();
   assert.equal(await nodes(two), total, "the second tab opens the same conversation");
