@@ -801,10 +801,10 @@ function announceConflicts(report) {
 // exports another format, or another tab changes the open conversation, with a
 // notice naming why while it loads (a .tree.json needs only the main module).
 let interchangeReady = null;
-async function loadInterchange(why = "import/export") {
+async function loadInterchange(why = "import/export", { quiet = false } = {}) {
   if (!interchangeReady) {
     const t0 = performance.now();
-    const notice = setTimeout(() => toast(`Loading the ${why} module\u2026`), 150);
+    const notice = quiet ? 0 : setTimeout(() => toast(`Loading the ${why} module\u2026`), 150);
     interchangeReady = initInterchange(new URL("./sessiontree-interchange.wasm", import.meta.url)).then(
       () => { state.timings.interchangeLoad = performance.now() - t0; },
       (e) => { interchangeReady = null; throw e; },
@@ -1509,6 +1509,7 @@ async function openSettings() {
   if (!v) return;
   state.settings = { mode: v.mode, api: v.api, url: v.url.trim(), key: v.key.trim(), model: v.model.trim(), budget: Number(v.budget), timeout: Number(v.timeout) };
   saveSettings(state.settings);
+  prepareRequests();
   const cur = state.cur;
   if (cur && (cur.meta.system ?? "") !== v.system.trim()) {
     cur.meta.system = v.system.trim();
@@ -1739,6 +1740,18 @@ async function start() {
   if (!first) await createConversation(new SessionTree());
   document.body.dataset.ready = "1";
   state.timings.interactive = performance.now();
+  prepareRequests();
+}
+
+/**
+ * With a model endpoint configured, the projections' module (the interchange
+ * module: t.projectFor) is loaded once the page is idle, not by the first
+ * send: compiling it took 0.4–6 s of that send's way to the wire.
+ */
+function prepareRequests() {
+  if (!usesEndpoint(state.settings)) return;
+  const idle = window.requestIdleCallback ?? ((fn) => setTimeout(fn, 200));
+  idle(() => loadInterchange("provider", { quiet: true }).catch(() => {}), { timeout: 2000 });
 }
 
 start();
