@@ -553,7 +553,12 @@ function announce(text) {
   $("announce").textContent = text.length > 300 ? `${text.slice(0, 297)}\u2026` : text;
 }
 
-async function reply({ prior, upTo }, commit) {
+/**
+ * Asks for a reply to the path up to upTo (the demo assistant reads prior) and
+ * stores it with commit(tree, message). When none comes, the error banner
+ * offers again() as its Retry.
+ */
+async function reply({ prior, upTo, again }, commit) {
   state.replyFocus = focusPlace();
   const controller = new AbortController();
   state.busy = controller;
@@ -588,9 +593,24 @@ async function reply({ prior, upTo }, commit) {
     }
   } catch (e) {
     state.busy = null;
-    showError(`No reply: ${describe(e)}. Your message is kept; use \u201cGet a reply\u201d to try again.`);
+    showError(`No reply: ${describe(e)}. Your message is kept.`, again && { label: "Retry", run: retryIn(state.cur, again) });
     renderAll();
   }
+}
+
+/**
+ * A Retry for cur's failed reply: runs again() while cur is still the open
+ * conversation and no reply is on its way; else says why it cannot.
+ */
+function retryIn(cur, again) {
+  return () => {
+    if (waitingForReply()) return;
+    if (state.cur !== cur || !cur.tree) {
+      toast(`Open \u201c${cur.meta.title}\u201d again and use \u201cGet a reply\u201d there.`, "warn");
+      return;
+    }
+    again().catch((e) => showError(`Retry failed: ${describe(e)}`));
+  };
 }
 
 async function send(text) {
@@ -599,7 +619,7 @@ async function send(text) {
   state.win.follow = true;
   const id = change("send", (t) => t.append({ role: "user", content: text }));
   if (id === undefined) return;
-  await reply({ prior: priorTo(t, id, true), upTo: id }, (t, m) => appendAfter(t, id, m));
+  await reply({ prior: priorTo(t, id, true), upTo: id, again: () => replyTo(id) }, (t, m) => appendAfter(t, id, m));
 }
 
 /**
@@ -619,7 +639,7 @@ function priorTo(t, id, inclusive) {
 
 async function replyTo(userId) {
   const t = state.cur.tree;
-  await reply({ prior: priorTo(t, userId, true), upTo: userId }, (t, m) => appendAfter(t, userId, m));
+  await reply({ prior: priorTo(t, userId, true), upTo: userId, again: () => replyTo(userId) }, (t, m) => appendAfter(t, userId, m));
 }
 
 /** Appends a reply after the user's message, even if the user moved to another branch while it was on its way. */
@@ -633,7 +653,7 @@ async function regenerate(id) {
   const t = state.cur.tree;
   const prior = priorTo(t, id, false);
   prior.variant = t.siblings(id).siblings.length;
-  await reply({ prior, upTo: t.node(id).parent ?? undefined }, (t, m) => t.regenerate(id, m));
+  await reply({ prior, upTo: t.node(id).parent ?? undefined, again: () => regenerate(id) }, (t, m) => t.regenerate(id, m));
 }
 
 async function saveEdit(id, node, text) {

@@ -150,10 +150,14 @@ export function toast(text, kind = "info") {
   setTimeout(() => t.remove(), 3300);
 }
 
-/** The error banner above the chat: stays until dismissed or replaced. */
-export function showError(text) {
+/**
+ * The error banner above the chat: stays until dismissed or replaced. action
+ * ({ label, run }): a button that clears the banner and runs it (a Retry).
+ */
+export function showError(text, action) {
   const b = document.getElementById("banner");
-  b.replaceChildren(el("span.banner-text", null, text), el("button.ghost.banner-close", { type: "button", "aria-label": "Dismiss", onclick: () => clearError() }, "\u00d7"));
+  const act = action ? el("button.primary.banner-action", { type: "button", "data-action": "banner-action", onclick: () => { clearError(); action.run(); } }, action.label) : null;
+  b.replaceChildren(el("span.banner-text", null, text), act, el("button.ghost.banner-close", { type: "button", "aria-label": "Dismiss", onclick: () => clearError() }, "\u00d7"));
   b.hidden = false;
 }
 
