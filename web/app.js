@@ -8,12 +8,13 @@ import { Store, MemoryStore } from "./store.js";
 import { el, renderText, highlighted, openForm, toast, showError, clearError, describe } from "./dom.js";
 import {
   DEMO_MODEL, APIS, loadSettings, saveSettings, usesEndpoint, messageText, demoReply, endpointReply, endpointSummarizer,
-  requestBody, listModels,
+  requestBody,
 } from "./assistant.js";
 import { TreeView, MAX_BOXES } from "./treeview.js";
 import { connect } from "./worker.js";
 import { renderMarkdown, copyText, plainText } from "./markdown.js";
 import { syncTabs } from "./tabsync.js";
+import { suggestModels } from "./settings.js";
 
 const $ = (id) => document.getElementById(id);
 const CURRENT_KEY = "sessiontree-demo.current";
@@ -1428,10 +1429,7 @@ async function openSettings() {
       { name: "key", label: "API key", type: "password", value: s.key, placeholder: "Bearer token (OpenAI) or x-api-key (Anthropic); may be empty for local servers" },
       {
         name: "model", label: "Model", value: s.model, placeholder: "e.g. gpt-4o-mini, claude-sonnet-4-5, llama3.1",
-        suggest: (list) => {
-          if (!s.url) return;
-          listModels(s, AbortSignal.timeout(5000)).then((ids) => list.replaceChildren(...ids.map((id) => el("option", { value: id })))).catch(() => {});
-        },
+        suggest: (list, now) => suggestModels(list, { ...s, ...now }),
       },
       { name: "budget", label: "Context budget (approximate tokens; older turns beyond it are left out and summarized)", value: String(s.budget), placeholder: "32000" },
       { name: "timeout", label: "Timeout (seconds without a token)", value: String(s.timeout), placeholder: "60" },
