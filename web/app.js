@@ -925,7 +925,12 @@ function renderHeader() {
   $("conv-title").textContent = state.cur?.meta.title ?? "";
   const s = state.settings;
   const chip = $("assistant-chip");
-  chip.textContent = usesEndpoint(s) ? s.model : "Demo assistant \u00b7 offline";
+  const model = usesEndpoint(s) ? s.model : "Demo assistant \u00b7 offline";
+  // A model's name at every width (cut by the chip's width); on a phone the
+  // demo's chip says only "Demo" (app.css shows one of its two spans).
+  if (usesEndpoint(s)) chip.replaceChildren(model);
+  else chip.replaceChildren(el("span.chip-long", null, model), el("span.chip-short", null, "Demo"));
+  chip.title = `Replies come from ${model}: open the assistant settings`;
   chip.classList.toggle("demo", !usesEndpoint(s));
   $("btn-tree").setAttribute("aria-pressed", String(state.treeOpen));
   $("app").classList.toggle("tree-open", state.treeOpen);
