@@ -116,6 +116,7 @@ function flush() {
   const t0 = performance.now();
   const tree = cur.tree;
   const changes = tree.takeChanges();
+  cur.meta.root = changes.root; // null: a blank conversation, for "+ New chat"
   state.timings.takeChanges = performance.now() - t0;
   state.timings.rowsWritten = changes.branches.length + changes.nodes.length;
   const meta = { ...cur.meta };
@@ -345,6 +346,7 @@ async function createConversation(tree, title, { open = true } = {}) {
   const meta = { id: newId(), title: title ?? titleFrom(tree), autoTitle: title === undefined, createdAt: Date.now(), updatedAt: Date.now() };
   const t0 = performance.now();
   const all = tree.takeChanges(); // the first call: every row
+  meta.root = all.root;
   const t1 = performance.now();
   // Written in the background ("Saving…"): the conversation shows at once.
   write(() => state.store.put(meta, all, tree)).then(() => { state.timings.createWrite = performance.now() - t1; });
@@ -356,6 +358,29 @@ async function createConversation(tree, title, { open = true } = {}) {
     return;
   }
   openCreated(meta, tree, true);
+}
+
+/** Whether a conversation has no message and no system prompt of its own: a "+ New chat" reuses it. */
+function blank(meta, tree) {
+  if (meta.system) return false;
+  return tree ? tree.pathLength() === 0 && tree.stats().nodes === 0 : meta.root === null;
+}
+
+/**
+ * "+ New chat": the open conversation when it is blank, else a blank one
+ * already listed (the newest), else a new one; never a second empty "New chat".
+ */
+async function newChat() {
+  if (waitingForReply()) return;
+  const cur = state.cur;
+  if (cur?.tree && blank(cur.meta, cur.tree)) return;
+  const other = state.convs.find((c) => c !== cur?.meta && blank(c));
+  if (other) {
+    await openConversation(other.id);
+    // Its stored meta said empty: another tab may have written since.
+    if (state.cur?.meta === other && (!state.cur.tree || blank(other, state.cur.tree))) return;
+  }
+  await createConversation(new SessionTree());
 }
 
 /** Opens a conversation just made (listed first) with its tree; listed says whether it is in the list already. */
@@ -1522,7 +1547,7 @@ function wire() {
   }, { passive: true });
   $("stop").onclick = () => state.busy?.abort();
   $("btn-new").onclick = async () => {
-    await createConversation(new SessionTree());
+    await newChat();
     $("app").classList.remove("sidebar-open");
     $("input").focus();
   };
