@@ -14,6 +14,7 @@ import { TreeView, MAX_BOXES } from "./treeview.js";
 import { connect } from "./worker.js";
 import { renderMarkdown, copyText, plainText } from "./markdown.js";
 import { syncTabs } from "./tabsync.js";
+import { askBranchAtUserMessage } from "./branching.js";
 import { suggestModels } from "./settings.js";
 
 const $ = (id) => document.getElementById(id);
@@ -691,8 +692,16 @@ async function saveEdit(id, node, text) {
   }
 }
 
+/**
+ * "Branch here". At a reply (or any message not the user's): a new branch
+ * ends at it, and what the user sends next continues from it. At the user's
+ * own message: the message is sent again, changed or not, as its alternative
+ * on the new branch, and answered (askBranchAtUserMessage says why).
+ */
 async function branchHere(id) {
   const t = state.cur.tree;
+  const node = t.node(id);
+  if (node.message.role === "user") return branchAtUserMessage(id);
   const v = await openForm({
     title: "Branch here",
     fields: [
@@ -705,6 +714,20 @@ async function branchHere(id) {
   if (!v) return;
   const name = change("branch", (t) => t.branch(id, v.name.trim() || undefined));
   if (name) toast(`On branch \u201c${name}\u201d`);
+}
+
+async function branchAtUserMessage(id) {
+  const v = await askBranchAtUserMessage(state.cur.tree, id);
+  if (!v) return;
+  const newId = change("branch", (t) => {
+    // edit() puts the new version on a fresh branch; a name given takes its place.
+    const [sent] = t.apply([{ op: "edit", node: id, message: v.message }]);
+    if (v.name) t.apply([{ op: "branch", from: sent, name: v.name }, { op: "deleteBranch", branch: t.activeBranch }]);
+    return sent;
+  });
+  if (newId === undefined) return;
+  toast(`On branch \u201c${state.cur.tree.activeBranch}\u201d`);
+  await replyTo(newId);
 }
 
 async function labelNode(id) {
