@@ -14,7 +14,7 @@ import { TreeView, MAX_BOXES } from "./treeview.js";
 import { connect } from "./worker.js";
 import { renderMarkdown, copyText, plainText } from "./markdown.js";
 import { syncTabs } from "./tabsync.js";
-import { askBranchAtUserMessage } from "./branching.js";
+import { askBranchAtUserMessage, confirmDeleteBranch, deleteBranchWithMessages, countMessages } from "./branching.js";
 import { suggestModels } from "./settings.js";
 
 const $ = (id) => document.getElementById(id);
@@ -781,6 +781,19 @@ function deleteBranchName(branch) {
   toast(`Branch name \u201c${branch}\u201d deleted; its messages stay in the tree.`);
 }
 
+/** "Delete…" on a branch: its name and the messages only it holds, once confirmed (branching.js). */
+async function deleteBranchAndMessages(branch) {
+  if (waitingForReply()) return;
+  try {
+    if (!(await confirmDeleteBranch(state.cur.tree, branch))) return;
+  } catch (e) {
+    showError(`Delete \u201c${branch}\u201d failed: ${describe(e)}`);
+    return;
+  }
+  const removed = change("deleteBranchWithMessages", (t) => deleteBranchWithMessages(t, branch));
+  if (removed) toast(`Branch \u201c${branch}\u201d deleted with ${countMessages(removed.length)}.`);
+}
+
 /** Whether node `from` descends from `leaf` (looked for among its 500 nearest ancestors). */
 function extends_(t, from, leaf) {
   for (let id = from, i = 0; id && i < 500; i++) {
@@ -1024,7 +1037,12 @@ function renderBranches() {
           type: "button", "data-action": "delete-name", disabled: !canDelete,
           title: canDelete ? "Remove the name; the messages stay" : b.name === "main" ? "main cannot be deleted" : "Switch away first",
           onclick: () => deleteBranchName(b.name),
-        }, "Delete name")));
+        }, "Delete name"),
+        el("button.link.danger-link", {
+          type: "button", "data-action": "delete-branch", disabled: b.name === "main",
+          title: b.name === "main" ? "main cannot be deleted" : "Delete this branch and the messages only it holds (asks first)",
+          onclick: () => deleteBranchAndMessages(b.name),
+        }, "Delete\u2026")));
   });
   if (all.length > 150) rows.push(el("li.more", null, `\u2026 and ${all.length - 150} more: use search or the tree view`));
   list.replaceChildren(...rows);
