@@ -164,6 +164,12 @@ async function openConversation(id) {
   state.win = { start: 0, end: 0, follow: true };
   state.treeSig = "";
   localStorage.setItem(CURRENT_KEY, id);
+  cur.opening = readInto(cur, id, meta);
+  await cur.opening;
+}
+
+/** Reads conversation id into cur (state.cur), painting its last messages first; stops where the user opened another. */
+async function readInto(cur, id, meta) {
   const t0 = performance.now();
   let rows = null;
   let legacy = null;
@@ -935,6 +941,15 @@ async function importFile(file, format = "auto") {
 
 async function exportConversation() {
   const cur = state.cur;
+  if (cur?.loading) {
+    // Clicked while the conversation opens: exported once it is open.
+    toast(`Opening \u201c${cur.meta.title}\u201d: the export follows once it is open.`);
+    await cur.opening.catch(() => {}); // a failure to open is shown where it happened
+    if (state.cur !== cur) {
+      toast(`Export of \u201c${cur.meta.title}\u201d cancelled: another conversation was opened.`, "warn");
+      return;
+    }
+  }
   if (!cur?.tree) {
     if (cur?.raw) download(`${slug(cur.meta.title)}.unreadable.tree.json`, cur.raw);
     return;
