@@ -22,6 +22,11 @@ function unquote(body) {
   return lines.map((l) => l.replace(/^\s*> ?/, "")).join("\n");
 }
 
+/** Whether index of text is inside a fenced code block (an odd number of fence lines before it). */
+function inFence(text, index) {
+  return (text.slice(0, index).match(/^ {0,3}(```|~~~)/gm) ?? []).length % 2 === 1;
+}
+
 const OPEN = /<details\b([^>]*\btype="[^"]*"[^>]*)>[ \t]*\n?(?:[ \t]*<summary>([\s\S]*?)<\/summary>)?([\s\S]*)$/;
 
 function block(attrs, summary, body, closed) {
@@ -46,13 +51,14 @@ export function splitDetails(text) {
   const parts = [];
   let at = 0;
   for (const m of text.matchAll(BLOCK)) {
+    if (inFence(text, m.index)) continue; // markup quoted in a code block stays code
     if (m.index > at) parts.push({ text: text.slice(at, m.index) });
     at = m.index + m[0].length;
     parts.push(block(m[1], m[2], m[3], true));
   }
   // A block still being written (no </details> yet): the rest of the text.
   const open = OPEN.exec(text.slice(at));
-  if (open) {
+  if (open && !inFence(text, at + open.index)) {
     if (open.index > 0) parts.push({ text: text.slice(at, at + open.index) });
     parts.push(block(open[1], open[2], open[3], false));
   } else if (at < text.length) parts.push({ text: text.slice(at) });

@@ -293,6 +293,14 @@ try {
     assert.equal(await demo((id) => window.sessiontreeDemo.tree.node(id).message.content, sid), stdout, "the message keeps its escapes");
     await demo(() => window.sessiontreeDemo.saved());
     assert.equal((await storedNode(sid)).message.content, stdout);
+    // The same markup quoted in a code block stays code.
+    await page.fill("#input", "How does Open WebUI store it?\n```html\n<details type=\"reasoning\"><summary>S</summary>&gt; x</details>\n```");
+    await page.press("#input", "Enter");
+    const asked = page.locator("#messages article.msg.user", { hasText: "How does Open WebUI store it?" });
+    await asked.waitFor();
+    await settled();
+    assert.equal(await asked.locator("details").count(), 0);
+    assert.match(await asked.locator("pre code").textContent(), /<details type="reasoning">/);
     // On a phone (the drawer closed, the toasts gone).
     await page.setViewportSize({ width: 390, height: 844 });
     await demo(() => { document.getElementById("app").classList.remove("sidebar-open"); document.getElementById("toasts").replaceChildren(); });
