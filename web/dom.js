@@ -138,8 +138,10 @@ export function openForm({ title, fields, ok = "OK", danger = false, check }) {
       finish(v);
     };
     d.showModal();
-    (form.querySelector("input:not([type=radio])") ?? submit).focus();
-    form.querySelector("input:not([type=radio])")?.select?.();
+    const first = form.querySelector("input:not([type=radio]), textarea");
+    (first ?? submit).focus();
+    if (first?.tagName === "INPUT") first.select();
+    else first?.setSelectionRange(first.value.length, first.value.length); // a message to change: the caret at its end
   });
 }
 
