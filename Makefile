@@ -214,6 +214,8 @@ test-web: tools web-dist $(WEB_SERVE)
 	@node web/test/huge.mjs
 	@echo "== web: model endpoints (a local mock of OpenAI chat completions and Anthropic Messages), headless Chromium"
 	@node web/test/providers.mjs
+	@echo "== web: what a user meets first (Retry, one timeout, models, phone chip, new chat, reasoning and terminal output, branch and delete), headless Chromium"
+	@node web/test/firstuse.mjs
 
 ## worker: the edge worker (wasm/worker) under wrangler dev, on 127.0.0.1:8787
 ## (make worker PORT=9000 for another port); D1 data stays in wasm/worker/.wrangler

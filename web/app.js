@@ -8,12 +8,14 @@ import { Store, MemoryStore } from "./store.js";
 import { el, renderText, highlighted, openForm, toast, showError, clearError, describe } from "./dom.js";
 import {
   DEMO_MODEL, APIS, loadSettings, saveSettings, usesEndpoint, messageText, demoReply, endpointReply, endpointSummarizer,
-  requestBody, listModels,
+  requestBody,
 } from "./assistant.js";
 import { TreeView, MAX_BOXES } from "./treeview.js";
 import { connect } from "./worker.js";
 import { renderMarkdown, copyText, plainText } from "./markdown.js";
 import { syncTabs } from "./tabsync.js";
+import { askBranchAtUserMessage, confirmDeleteBranch, deleteBranchWithMessages, countMessages } from "./branching.js";
+import { suggestModels } from "./settings.js";
 
 const $ = (id) => document.getElementById(id);
 const CURRENT_KEY = "sessiontree-demo.current";
@@ -121,6 +123,7 @@ function flush() {
   const t0 = performance.now();
   const tree = cur.tree;
   const changes = tree.takeChanges();
+  cur.meta.root = changes.root; // null: a blank conversation, for "+ New chat"
   state.timings.takeChanges = performance.now() - t0;
   state.timings.rowsWritten = changes.branches.length + changes.nodes.length;
   const meta = { ...cur.meta };
@@ -167,6 +170,12 @@ async function openConversation(id) {
   state.win = { start: 0, end: 0, follow: true };
   state.treeSig = "";
   localStorage.setItem(CURRENT_KEY, id);
+  cur.opening = readInto(cur, id, meta);
+  await cur.opening;
+}
+
+/** Reads conversation id into cur (state.cur), painting its last messages first; stops where the user opened another. */
+async function readInto(cur, id, meta) {
   const t0 = performance.now();
   let rows = null;
   let legacy = null;
@@ -402,6 +411,7 @@ async function createConversation(tree, title, { open = true } = {}) {
   const meta = { id: newId(), title: title ?? titleFrom(tree), autoTitle: title === undefined, createdAt: Date.now(), updatedAt: Date.now() };
   const t0 = performance.now();
   const all = tree.takeChanges(); // the first call: every row
+  meta.root = all.root;
   const t1 = performance.now();
   // Written in the background ("Saving…"): the conversation shows at once.
   write(() => state.store.put(meta, all, tree)).then(() => { state.timings.createWrite = performance.now() - t1; });
@@ -413,6 +423,29 @@ async function createConversation(tree, title, { open = true } = {}) {
     return;
   }
   openCreated(meta, tree, true);
+}
+
+/** Whether a conversation has no message and no system prompt of its own: a "+ New chat" reuses it. */
+function blank(meta, tree) {
+  if (meta.system) return false;
+  return tree ? tree.pathLength() === 0 && tree.stats().nodes === 0 : meta.root === null;
+}
+
+/**
+ * "+ New chat": the open conversation when it is blank, else a blank one
+ * already listed (the newest), else a new one; never a second empty "New chat".
+ */
+async function newChat() {
+  if (waitingForReply()) return;
+  const cur = state.cur;
+  if (cur?.tree && blank(cur.meta, cur.tree)) return;
+  const other = state.convs.find((c) => c !== cur?.meta && blank(c));
+  if (other) {
+    await openConversation(other.id);
+    // Its stored meta said empty: another tab may have written since.
+    if (state.cur?.meta === other && (!state.cur.tree || blank(other, state.cur.tree))) return;
+  }
+  await createConversation(new SessionTree());
 }
 
 /** Opens a conversation just made (listed first) with its tree; listed says whether it is in the list already. */
@@ -616,7 +649,12 @@ function announce(text) {
   $("announce").textContent = text.length > 300 ? `${text.slice(0, 297)}\u2026` : text;
 }
 
-async function reply({ prior, upTo }, commit) {
+/**
+ * Asks for a reply to the path up to upTo (the demo assistant reads prior) and
+ * stores it with commit(tree, message). When none comes, the error banner
+ * offers again() as its Retry.
+ */
+async function reply({ prior, upTo, again }, commit) {
   state.replyFocus = focusPlace();
   const controller = new AbortController();
   state.busy = controller;
@@ -651,9 +689,24 @@ async function reply({ prior, upTo }, commit) {
     }
   } catch (e) {
     state.busy = null;
-    showError(`No reply: ${describe(e)}. Your message is kept; use \u201cGet a reply\u201d to try again.`);
+    showError(`No reply: ${describe(e)}. Your message is kept.`, again && { label: "Retry", run: retryIn(state.cur, again) });
     renderAll();
   }
+}
+
+/**
+ * A Retry for cur's failed reply: runs again() while cur is still the open
+ * conversation and no reply is on its way; else says why it cannot.
+ */
+function retryIn(cur, again) {
+  return () => {
+    if (waitingForReply()) return;
+    if (state.cur !== cur || !cur.tree) {
+      toast(`Open \u201c${cur.meta.title}\u201d again and use \u201cGet a reply\u201d there.`, "warn");
+      return;
+    }
+    again().catch((e) => showError(`Retry failed: ${describe(e)}`));
+  };
 }
 
 async function send(text) {
@@ -662,7 +715,7 @@ async function send(text) {
   state.win.follow = true;
   const id = change("send", (t) => t.append({ role: "user", content: text }));
   if (id === undefined) return;
-  await reply({ prior: priorTo(t, id, true), upTo: id }, (t, m) => appendAfter(t, id, m));
+  await reply({ prior: priorTo(t, id, true), upTo: id, again: () => replyTo(id) }, (t, m) => appendAfter(t, id, m));
 }
 
 /**
@@ -682,7 +735,7 @@ function priorTo(t, id, inclusive) {
 
 async function replyTo(userId) {
   const t = state.cur.tree;
-  await reply({ prior: priorTo(t, userId, true), upTo: userId }, (t, m) => appendAfter(t, userId, m));
+  await reply({ prior: priorTo(t, userId, true), upTo: userId, again: () => replyTo(userId) }, (t, m) => appendAfter(t, userId, m));
 }
 
 /** Appends a reply after the user's message, even if the user moved to another branch while it was on its way. */
@@ -696,7 +749,7 @@ async function regenerate(id) {
   const t = state.cur.tree;
   const prior = priorTo(t, id, false);
   prior.variant = t.siblings(id).siblings.length;
-  await reply({ prior, upTo: t.node(id).parent ?? undefined }, (t, m) => t.regenerate(id, m));
+  await reply({ prior, upTo: t.node(id).parent ?? undefined, again: () => regenerate(id) }, (t, m) => t.regenerate(id, m));
 }
 
 async function saveEdit(id, node, text) {
@@ -708,8 +761,16 @@ async function saveEdit(id, node, text) {
   }
 }
 
+/**
+ * "Branch here". At a reply (or any message not the user's): a new branch
+ * ends at it, and what the user sends next continues from it. At the user's
+ * own message: the message is sent again, changed or not, as its alternative
+ * on the new branch, and answered (askBranchAtUserMessage says why).
+ */
 async function branchHere(id) {
   const t = state.cur.tree;
+  const node = t.node(id);
+  if (node.message.role === "user") return branchAtUserMessage(id);
   const v = await openForm({
     title: "Branch here",
     fields: [
@@ -722,6 +783,20 @@ async function branchHere(id) {
   if (!v) return;
   const name = change("branch", (t) => t.branch(id, v.name.trim() || undefined));
   if (name) toast(`On branch \u201c${name}\u201d`);
+}
+
+async function branchAtUserMessage(id) {
+  const v = await askBranchAtUserMessage(state.cur.tree, id);
+  if (!v) return;
+  const newId = change("branch", (t) => {
+    // edit() puts the new version on a fresh branch; a name given takes its place.
+    const [sent] = t.apply([{ op: "edit", node: id, message: v.message }]);
+    if (v.name) t.apply([{ op: "branch", from: sent, name: v.name }, { op: "deleteBranch", branch: t.activeBranch }]);
+    return sent;
+  });
+  if (newId === undefined) return;
+  toast(`On branch \u201c${state.cur.tree.activeBranch}\u201d`);
+  await replyTo(newId);
 }
 
 async function labelNode(id) {
@@ -773,6 +848,19 @@ async function summarize(branch) {
 function deleteBranchName(branch) {
   change("deleteBranch", (t) => t.deleteBranch(branch));
   toast(`Branch name \u201c${branch}\u201d deleted; its messages stay in the tree.`);
+}
+
+/** "Delete…" on a branch: its name and the messages only it holds, once confirmed (branching.js). */
+async function deleteBranchAndMessages(branch) {
+  if (waitingForReply()) return;
+  try {
+    if (!(await confirmDeleteBranch(state.cur.tree, branch))) return;
+  } catch (e) {
+    showError(`Delete \u201c${branch}\u201d failed: ${describe(e)}`);
+    return;
+  }
+  const removed = change("deleteBranchWithMessages", (t) => deleteBranchWithMessages(t, branch));
+  if (removed) toast(`Branch \u201c${branch}\u201d deleted with ${countMessages(removed.length)}.`);
 }
 
 /** Whether node `from` descends from `leaf` (looked for among its 500 nearest ancestors). */
@@ -916,6 +1004,15 @@ async function importFile(file, format = "auto") {
 
 async function exportConversation() {
   const cur = state.cur;
+  if (cur?.loading) {
+    // Clicked while the conversation opens: exported once it is open.
+    toast(`Opening \u201c${cur.meta.title}\u201d: the export follows once it is open.`);
+    await cur.opening.catch(() => {}); // a failure to open is shown where it happened
+    if (state.cur !== cur) {
+      toast(`Export of \u201c${cur.meta.title}\u201d cancelled: another conversation was opened.`, "warn");
+      return;
+    }
+  }
   if (!cur?.tree) {
     if (cur?.raw) download(`${slug(cur.meta.title)}.unreadable.tree.json`, cur.raw);
     return;
@@ -967,7 +1064,12 @@ function renderHeader() {
   $("conv-title").textContent = state.cur?.meta.title ?? "";
   const s = state.settings;
   const chip = $("assistant-chip");
-  chip.textContent = usesEndpoint(s) ? s.model : "Demo assistant \u00b7 offline";
+  const model = usesEndpoint(s) ? s.model : "Demo assistant \u00b7 offline";
+  // A model's name at every width (cut by the chip's width); on a phone the
+  // demo's chip says only "Demo" (app.css shows one of its two spans).
+  if (usesEndpoint(s)) chip.replaceChildren(model);
+  else chip.replaceChildren(el("span.chip-long", null, model), el("span.chip-short", null, "Demo"));
+  chip.title = `Replies come from ${model}: open the assistant settings`;
   chip.classList.toggle("demo", !usesEndpoint(s));
   $("btn-tree").setAttribute("aria-pressed", String(state.treeOpen));
   $("app").classList.toggle("tree-open", state.treeOpen);
@@ -1013,7 +1115,12 @@ function renderBranches() {
           type: "button", "data-action": "delete-name", disabled: !canDelete,
           title: canDelete ? "Remove the name; the messages stay" : b.name === "main" ? "main cannot be deleted" : "Switch away first",
           onclick: () => deleteBranchName(b.name),
-        }, "Delete name")));
+        }, "Delete name"),
+        el("button.link.danger-link", {
+          type: "button", "data-action": "delete-branch", disabled: b.name === "main",
+          title: b.name === "main" ? "main cannot be deleted" : "Delete this branch and the messages only it holds (asks first)",
+          onclick: () => deleteBranchAndMessages(b.name),
+        }, "Delete\u2026")));
   });
   if (all.length > 150) rows.push(el("li.more", null, `\u2026 and ${all.length - 150} more: use search or the tree view`));
   list.replaceChildren(...rows);
@@ -1481,10 +1588,7 @@ async function openSettings() {
       { name: "key", label: "API key", type: "password", value: s.key, placeholder: "Bearer token (OpenAI) or x-api-key (Anthropic); may be empty for local servers" },
       {
         name: "model", label: "Model", value: s.model, placeholder: "e.g. gpt-4o-mini, claude-sonnet-4-5, llama3.1",
-        suggest: (list) => {
-          if (!s.url) return;
-          listModels(s, AbortSignal.timeout(5000)).then((ids) => list.replaceChildren(...ids.map((id) => el("option", { value: id })))).catch(() => {});
-        },
+        suggest: (list, now) => suggestModels(list, { ...s, ...now }),
       },
       { name: "budget", label: "Context budget (approximate tokens; older turns beyond it are left out and summarized)", value: String(s.budget), placeholder: "32000" },
       { name: "timeout", label: "Timeout (seconds without a token)", value: String(s.timeout), placeholder: "60" },
@@ -1581,7 +1685,7 @@ function wire() {
   }, { passive: true });
   $("stop").onclick = () => state.busy?.abort();
   $("btn-new").onclick = async () => {
-    await createConversation(new SessionTree());
+    await newChat();
     $("app").classList.remove("sidebar-open");
     $("input").focus();
   };

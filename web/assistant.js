@@ -106,10 +106,15 @@ export function demoReply(messages, variant = 0) {
 //
 // Replies stream (SSE, read with the platform's streams: fetch's body through a
 // TextDecoderStream, split into events at blank lines); a server that answers
-// JSON instead is read whole. A request that fails before any text (unreachable,
-// HTTP 5xx or 429, nothing within the timeout) is retried twice; text already
-// painted is never thrown away: Stop, a timeout or a broken stream keep it as a
-// reply marked incomplete.
+// JSON instead is read whole. A request that fails quickly before any text
+// (unreachable, HTTP 5xx or 429 within QUICK_MS) is retried twice; one that
+// failed slowly (nothing within the timeout, a gateway's late 504) is not: the
+// user would wait the whole time again, unasked. Text already painted is never
+// thrown away: Stop, a timeout or a broken stream keep it as a reply marked
+// incomplete.
+
+// A failure this soon after the request (or half the timeout, if less) is retried by itself.
+const QUICK_MS = 5000;
 
 /** The APIs a configured endpoint may speak (t.projectFor's names). */
 export const APIS = [
@@ -314,13 +319,15 @@ async function once(settings, body, { signal, onText, timeoutMs }) {
 
 /**
  * The endpoint's reply to a request body (requestBody), streamed into
- * onText(textSoFar), retried twice when it failed before any text. Resolves to
+ * onText(textSoFar), retried twice when it failed quickly before any text
+ * (a timeout is never retried: one wait of the timeout, then the error). Resolves to
  * a message to append ({ role, content, model } and `incomplete: true` with
  * `stop_reason` when it was cut short).
  */
 export async function endpointReply(settings, body, signal, { onText, onRetry } = {}) {
   const timeoutMs = Math.max(1, Number(settings.timeout) || 60) * 1000;
   for (let attempt = 0; ; attempt++) {
+    const t0 = Date.now();
     try {
       const got = await once(settings, body, { signal, onText, timeoutMs });
       const m = { role: "assistant", content: got.text, model: got.model };
@@ -330,7 +337,8 @@ export async function endpointReply(settings, body, signal, { onText, onRetry } 
       }
       return m;
     } catch (e) {
-      if (!(e instanceof EndpointError) || !e.retry || attempt >= 2 || signal?.aborted) throw e;
+      const quick = Date.now() - t0 < Math.min(QUICK_MS, timeoutMs / 2);
+      if (!(e instanceof EndpointError) || !e.retry || !quick || attempt >= 2 || signal?.aborted) throw e;
       onRetry?.(attempt + 1, e);
       await new Promise((r) => setTimeout(r, 400 * 2 ** attempt));
       if (signal?.aborted) throw new EndpointError("the request was stopped");

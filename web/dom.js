@@ -59,7 +59,8 @@ const dialog = () => document.getElementById("dialog");
 
 /**
  * Opens the modal with a title, fields and buttons. fields: [{ name, label,
- * value, placeholder, type: "text"|"password"|"url"|"radio"|"note", options }].
+ * value, placeholder, type: "text"|"password"|"url"|"radio"|"note", options,
+ * suggest(datalist, values): fills the field's suggestions when it gets the focus }].
  * Resolves to the values ({ name: value }) when submitted with `ok`, or null
  * when cancelled. check(values) may return an error sentence to keep it open.
  */
@@ -100,14 +101,16 @@ export function openForm({ title, fields, ok = "OK", danger = false, check }) {
     const input = el("input", { id, name: f.name, type: f.type ?? "text", value: f.value ?? "", placeholder: f.placeholder ?? "", autocomplete: "off", spellcheck: false });
     form.append(el("label.field", { for: id }, f.label), input);
     if (f.suggest) {
-      // Suggestions filled in later (the models an endpoint lists).
+      // Suggestions filled in later (the models an endpoint lists), asked at
+      // every focus with the form's values as they are now (not as saved).
       const list = el("datalist", { id: `${id}-list` });
       input.setAttribute("list", list.id);
       form.append(list);
-      input.addEventListener("focus", () => f.suggest(list), { once: true });
+      input.addEventListener("focus", () => f.suggest(list, values()));
     }
     inputs[f.name] = () => input.value;
   }
+  const values = () => Object.fromEntries(Object.entries(inputs).map(([k, get]) => [k, get()]));
   const error = el("p.form-error", { role: "alert", hidden: true });
   const cancel = el("button.ghost", { type: "button" }, "Cancel");
   const submit = el(danger ? "button.danger" : "button.primary", { type: "submit", value: "ok" }, ok);
@@ -125,18 +128,20 @@ export function openForm({ title, fields, ok = "OK", danger = false, check }) {
     };
     form.onsubmit = (e) => {
       e.preventDefault();
-      const values = Object.fromEntries(Object.entries(inputs).map(([k, get]) => [k, get()]));
-      const problem = check?.(values);
+      const v = values();
+      const problem = check?.(v);
       if (problem) {
         error.textContent = problem;
         error.hidden = false;
         return;
       }
-      finish(values);
+      finish(v);
     };
     d.showModal();
-    (form.querySelector("input:not([type=radio])") ?? submit).focus();
-    form.querySelector("input:not([type=radio])")?.select?.();
+    const first = form.querySelector("input:not([type=radio]), textarea");
+    (first ?? submit).focus();
+    if (first?.tagName === "INPUT") first.select();
+    else first?.setSelectionRange(first.value.length, first.value.length); // a message to change: the caret at its end
   });
 }
 
@@ -150,10 +155,14 @@ export function toast(text, kind = "info") {
   setTimeout(() => t.remove(), 3300);
 }
 
-/** The error banner above the chat: stays until dismissed or replaced. */
-export function showError(text) {
+/**
+ * The error banner above the chat: stays until dismissed or replaced. action
+ * ({ label, run }): a button that clears the banner and runs it (a Retry).
+ */
+export function showError(text, action) {
   const b = document.getElementById("banner");
-  b.replaceChildren(el("span.banner-text", null, text), el("button.ghost.banner-close", { type: "button", "aria-label": "Dismiss", onclick: () => clearError() }, "\u00d7"));
+  const act = action ? el("button.primary.banner-action", { type: "button", "data-action": "banner-action", onclick: () => { clearError(); action.run(); } }, action.label) : null;
+  b.replaceChildren(el("span.banner-text", null, text), act, el("button.ghost.banner-close", { type: "button", "aria-label": "Dismiss", onclick: () => clearError() }, "\u00d7"));
   b.hidden = false;
 }
 

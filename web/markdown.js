@@ -7,6 +7,8 @@ import MarkdownIt from "./vendor/markdown-it.mjs";
 import DOMPurify from "./vendor/purify.mjs";
 import hljs from "./vendor/highlight.mjs";
 import { el } from "./dom.js";
+import { hasANSI, renderANSI, stripANSI } from "./ansi.js";
+import { splitDetails } from "./reasoning.js";
 
 const md = new MarkdownIt({
   html: false, // raw HTML in a message is shown as text
@@ -57,7 +59,8 @@ export async function copyText(button, text) {
  */
 export function plainText(text) {
   const out = [];
-  for (const tok of md.parse(text, {})) {
+  const shown = splitDetails(stripANSI(text)).map((p) => p.text ?? "").join("\n\n"); // without reasoning blocks
+  for (const tok of md.parse(shown, {})) {
     if (tok.type === "inline") {
       for (const c of tok.children ?? []) {
         if (c.type === "text" || c.type === "code_inline") out.push(c.content);
@@ -71,13 +74,41 @@ export function plainText(text) {
   return out.join("").replace(/\s+/g, " ").trim();
 }
 
-/** The message text rendered as Markdown: a sanitized DocumentFragment. */
+/**
+ * The message text for display, a DocumentFragment: terminal output (text with
+ * ANSI escapes) as a block in its colours; else Markdown, sanitized, with each
+ * Open WebUI <details type="reasoning"> block as a closed, collapsible block
+ * whose body is Markdown too. Only what is shown changes, never the message.
+ */
 export function renderMarkdown(text) {
   if (text.trim() === "") {
     const frag = document.createDocumentFragment();
     frag.append(el("p.empty", null, "(no text)"));
     return frag;
   }
+  if (hasANSI(text)) {
+    const frag = document.createDocumentFragment();
+    frag.append(renderANSI(text));
+    return frag;
+  }
+  const parts = splitDetails(text);
+  if (parts.length === 1 && parts[0].text !== undefined) return markdown(text);
+  const frag = document.createDocumentFragment();
+  for (const p of parts) {
+    if (p.text !== undefined) {
+      if (p.text.trim() !== "") frag.append(markdown(p.text));
+      continue;
+    }
+    const kind = p.type === "reasoning" ? "reasoning" : "tool-block";
+    frag.append(el(`details.${kind}${p.done ? "" : ".writing"}`, { "data-type": p.type },
+      el("summary", null, p.summary),
+      el("div.details-body", null, p.body.trim() === "" ? null : markdown(p.body))));
+  }
+  return frag;
+}
+
+/** Markdown text rendered: a sanitized DocumentFragment with code blocks and tables wrapped. */
+function markdown(text) {
   const frag = DOMPurify.sanitize(md.render(text), PURIFY);
   // The newlines between blocks are not text of the message.
   for (const n of [...frag.childNodes]) if (n.nodeType === Node.TEXT_NODE && n.textContent.trim() === "") n.remove();

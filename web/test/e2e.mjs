@@ -165,12 +165,13 @@ async function main() {
     assert.ok(names.length >= 4, `branches: ${names}`);
   });
 
-  await step("branch here, named", async () => {
+  await step("branch here, named: at the first user message, it is sent again (changed) on the new branch and answered", async () => {
     await act(0, "branch");
-    await modal({ name: "idea" });
+    await modal({ message: "Hello tree, on an idea", name: "idea" });
     await page.waitForSelector('#branch-list li.active[data-branch="idea"]');
-    assert.equal(await msgs.count(), 1);
-    await send("On the idea branch", 3);
+    await page.waitForFunction(() => document.querySelectorAll("#messages article.msg").length === 2 && !document.querySelector(".typing"));
+    assert.equal((await texts())[0], "Hello tree, on an idea");
+    await send("On the idea branch", 4);
   });
 
   await step("label a message", async () => {
@@ -221,9 +222,9 @@ async function main() {
     await page.check('#dialog input[value="endpoint"]');
     await modal({ url: "http://llm.test/v1", key: "sk-test", model: "mock-model" });
     assert.match(await page.textContent("#assistant-chip"), /mock-model/);
-    await send("Hi model", 5);
-    assert.equal((await texts())[4], "Mocked reply");
-    assert.match(await msgs.nth(4).locator(".role").textContent(), /mock-model/);
+    await send("Hi model", 6);
+    assert.equal((await texts())[5], "Mocked reply");
+    assert.match(await msgs.nth(5).locator(".role").textContent(), /mock-model/);
     await page.click('#branch-list li[data-branch="branch-1"] [data-action="summarize"]');
     await page.waitForSelector('#branch-list li[data-branch="branch-1"] .branch-summary >> text=Mocked summary of the branch');
     assert.equal(calls, 2);
@@ -242,7 +243,7 @@ async function main() {
     await modal({});
     await page.click("#banner .banner-close");
     await msgs.last().locator('[data-action="reply"]').click();
-    await page.waitForFunction(() => document.querySelectorAll("#messages article.msg").length === 7 && !document.querySelector(".typing"));
+    await page.waitForFunction(() => document.querySelectorAll("#messages article.msg").length === 8 && !document.querySelector(".typing"));
   });
 
   await step("search across all branches, open a hit on another branch", async () => {

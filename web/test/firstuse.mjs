@@ -1,0 +1,351 @@
+// What a user meets first in the demo (issue 22), end to end in headless
+// Chromium against the local model mock (mock.mjs): the error banner's Retry,
+// one timeout for a hung endpoint, models listed before the URL is saved, the
+// model chip on a 390 px phone, "+ New chat" reusing the empty chat, Open
+// WebUI reasoning and terminal colours shown for what they are (the stored
+// message unchanged), "Branch here" at a user message, deleting a branch with
+// its own messages (and only those, in storage too), and Export clicked while
+// a chat re-opens. Each step fails without its fix. Screenshots go to
+// web/test/screenshots.   node web/test/firstuse.mjs   (after make web-dist)
+import fs from "node:fs/promises";
+import path from "node:path";
+import assert from "node:assert/strict";
+import { repo, serveDist, launchChromium } from "./start.mjs";
+import { startMock } from "./mock.mjs";
+
+const shots = path.join(repo, "web/test/screenshots");
+const mock = await startMock();
+const { server: serve, base } = await serveDist();
+const chrome = await launchChromium("firstuse", { viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+const errors = [];
+let allowNetworkErrors = false;
+
+async function step(name, fn) {
+  const t0 = performance.now();
+  await fn();
+  console.log(`ok   ${name} (${Math.round(performance.now() - t0)} ms)`);
+}
+
+let failed = false;
+try {
+  await fs.mkdir(shots, { recursive: true });
+  const page = await chrome.browser.newPage();
+  page.setDefaultTimeout(20000);
+  page.on("pageerror", (e) => errors.push(`page error: ${e.message}`));
+  page.on("console", (m) => {
+    if (m.type() !== "error") return;
+    if (allowNetworkErrors && /Failed to load resource|ERR_|500|503/.test(m.text())) return;
+    errors.push(`console: ${m.text()}`);
+  });
+  await page.goto(base);
+  await page.waitForSelector("body[data-ready='1']");
+
+  const msgs = page.locator("#messages article.msg");
+  const demo = (f, arg) => page.evaluate(f, arg);
+  const settled = () => page.waitForFunction(() => !document.querySelector(".typing"));
+  const send = async (text) => {
+    await page.fill("#input", text);
+    await page.press("#input", "Enter");
+    await page.waitForFunction((t) => [...document.querySelectorAll("#messages article.msg.user .msg-body")].some((b) => b.textContent === t), text);
+    await settled();
+  };
+  const act = async (index, action) => {
+    const m = msgs.nth(index);
+    await m.hover();
+    await m.locator(`[data-action="${action}"]`).click();
+  };
+  const roles = () => demo(() => window.sessiontreeDemo.tree.linearProjection().map((m) => m.role));
+  const convCount = () => page.locator("#conv-list li").count();
+  const settings = async (values, { api, mode = "endpoint" } = {}) => {
+    await page.click("#btn-settings");
+    await page.waitForSelector("#dialog[open]");
+    await page.check(`#dialog input[name="mode"][value="${mode}"]`);
+    if (api) await page.check(`#dialog input[name="api"][value="${api}"]`);
+    for (const [k, v] of Object.entries(values)) await page.fill(`#dialog [name="${k}"]`, v);
+    await page.locator("#dialog button[type=submit]").click();
+    await page.waitForSelector("#dialog:not([open])", { state: "attached" });
+  };
+  // The stored record of node id of the open conversation, parsed (IndexedDB, as the page wrote it).
+  const storedNode = (id) => demo(async (id) => {
+    const conv = localStorage.getItem("sessiontree-demo.current");
+    const db = await new Promise((res, rej) => { const r = indexedDB.open("sessiontree-demo"); r.onsuccess = () => res(r.result); r.onerror = () => rej(r.error); });
+    const row = await new Promise((res, rej) => { const r = db.transaction("rows").objectStore("rows").get([conv, "n", id]); r.onsuccess = () => res(r.result); r.onerror = () => rej(r.error); });
+    db.close();
+    return row === undefined ? null : JSON.parse(row);
+  }, id);
+
+  await step("models are listed as soon as a URL is typed, before Settings was ever saved", async () => {
+    await page.click("#btn-settings");
+    await page.waitForSelector("#dialog[open]");
+    await page.check('#dialog input[name="mode"][value="endpoint"]');
+    await page.check('#dialog input[name="api"][value="openai-chat"]');
+    await page.fill('#dialog [name="url"]', `${mock.url}/openai/v1`);
+    await page.locator("#dialog [name=model]").focus();
+    await page.waitForFunction(() => document.querySelectorAll("#dialog datalist option").length === 2, null, { timeout: 5000 });
+    assert.deepEqual(await page.locator("#dialog datalist option").evaluateAll((os) => os.map((o) => o.value)), ["openai-model-a", "openai-model-b"]);
+    // Another API typed in the same dialog: its models, not the first one's.
+    await page.check('#dialog input[name="api"][value="anthropic"]');
+    await page.fill('#dialog [name="url"]', `${mock.url}/anthropic/v1`);
+    await page.locator("#dialog [name=model]").focus();
+    await page.waitForFunction(() => document.querySelector("#dialog datalist option")?.value === "anthropic-model-a", null, { timeout: 5000 });
+    await page.check('#dialog input[name="api"][value="openai-chat"]');
+    await page.fill('#dialog [name="url"]', `${mock.url}/openai/v1`);
+    await page.fill('#dialog [name="model"]', "openai-model-a");
+    await page.fill('#dialog [name="timeout"]', "2");
+    await page.locator("#dialog button[type=submit]").click();
+    await page.waitForSelector("#dialog:not([open])", { state: "attached" });
+  });
+
+  await step("the model chip is in sight at 390 px, and opens Settings", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    const chip = page.locator("#assistant-chip");
+    await chip.waitFor({ state: "visible" });
+    const box = await chip.boundingBox();
+    assert.ok(box && box.width >= 40 && box.x >= 0 && box.x + box.width <= 390 && box.y >= 0, `the chip's box: ${JSON.stringify(box)}`);
+    const onTop = await demo(({ x, y }) => document.elementFromPoint(x, y)?.closest("#assistant-chip") !== null, { x: box.x + box.width / 2, y: box.y + box.height / 2 });
+    assert.ok(onTop, "nothing covers the chip");
+    assert.match(await chip.textContent(), /openai-model-a/);
+    await page.screenshot({ path: path.join(shots, "firstuse-chip-390.png") });
+    await chip.click();
+    await page.waitForSelector("#dialog[open]");
+    await page.keyboard.press("Escape");
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  await step("the error banner has Retry: quick failures are retried twice by themselves, then Retry gets the reply", async () => {
+    allowNetworkErrors = true;
+    const before = mock.requests.length;
+    await page.fill("#input", "Down for a while [flaky3]");
+    await page.press("#input", "Enter");
+    await page.waitForSelector("#banner:not([hidden]) >> text=/HTTP 503/");
+    assert.equal(mock.requests.length - before, 3, "the first try and two retries");
+    const retry = page.locator('#banner [data-action="banner-action"]');
+    assert.equal(await retry.textContent(), "Retry");
+    await page.screenshot({ path: path.join(shots, "firstuse-retry.png") });
+    await retry.click();
+    await page.waitForFunction(() => document.querySelector("#messages article.msg:last-of-type")?.textContent.includes("Text after the fence"));
+    await settled();
+    assert.equal(await page.isHidden("#banner"), true, "the banner is gone");
+    assert.equal(mock.requests.length - before, 4);
+    assert.deepEqual(await roles(), ["user", "assistant"], "one user turn, answered (no second copy of it)");
+    allowNetworkErrors = false;
+  });
+
+  await step("a hung endpoint: one timeout (not three), then the error with Retry; the message is kept", async () => {
+    allowNetworkErrors = true;
+    const before = mock.requests.length;
+    const t0 = Date.now();
+    await page.fill("#input", "Anyone there? [hang]");
+    await page.press("#input", "Enter");
+    await page.waitForSelector("#banner:not([hidden]) >> text=/sent nothing within 2 s/", { timeout: 15000 });
+    const waited = Date.now() - t0;
+    await page.waitForTimeout(1500); // a retry would have started by now
+    assert.equal(mock.requests.length - before, 1, "one request: a timeout is not retried by itself");
+    assert.ok(waited < 5500, `the error came after one timeout of 2 s (${waited} ms)`);
+    assert.equal(await page.locator('#banner [data-action="banner-action"]').textContent(), "Retry");
+    assert.equal(await msgs.last().locator(".msg-body").textContent(), "Anyone there? [hang]");
+    await page.click("#banner .banner-close");
+    allowNetworkErrors = false;
+    await settings({}, { mode: "demo" });
+  });
+
+  await step("+ New chat reuses the empty chat: clicked three times, one new conversation; an empty one listed is opened", async () => {
+    const before = await convCount();
+    for (let i = 0; i < 3; i++) {
+      await page.click("#btn-new");
+      await page.waitForFunction(() => window.sessiontreeDemo.tree?.pathLength() === 0);
+    }
+    assert.equal(await convCount(), before + 1, "one empty conversation, not three");
+    const empty = await demo(() => localStorage.getItem("sessiontree-demo.current"));
+    await page.locator("#conv-list li").nth(1).locator(".conv-open").click(); // the chat of the steps before
+    await page.waitForFunction(() => window.sessiontreeDemo.tree?.pathLength() > 0);
+    await page.click("#btn-new");
+    await page.waitForFunction((id) => localStorage.getItem("sessiontree-demo.current") === id && window.sessiontreeDemo.tree?.pathLength() === 0, empty);
+    assert.equal(await convCount(), before + 1);
+    // After a reload too (the list read from storage says which is empty).
+    await page.locator("#conv-list li").nth(1).locator(".conv-open").click();
+    await page.waitForFunction(() => window.sessiontreeDemo.tree?.pathLength() > 0);
+    await demo(() => window.sessiontreeDemo.saved());
+    await page.reload();
+    await page.waitForSelector("body[data-ready='1']");
+    await page.click("#btn-new");
+    await page.waitForFunction((id) => localStorage.getItem("sessiontree-demo.current") === id, empty);
+    assert.equal(await convCount(), before + 1);
+  });
+
+  await step("\u201cBranch here\u201d at a user message sends it again as its alternative on the new branch: never two user turns in a row", async () => {
+    await send("First question");
+    await send("Second question");
+    await act(2, "branch");
+    await page.waitForSelector("#dialog[open]");
+    assert.equal(await page.inputValue('#dialog [name="message"]'), "Second question", "the message to send again, to change");
+    await page.fill('#dialog [name="message"]', "Second question, asked differently");
+    await page.fill('#dialog [name="name"]', "alt");
+    await page.locator("#dialog button[type=submit]").click();
+    await page.waitForSelector('#branch-list li.active[data-branch="alt"]');
+    await page.waitForFunction(() => document.querySelectorAll("#messages article.msg").length === 4 && !document.querySelector(".typing"));
+    assert.deepEqual(await roles(), ["user", "assistant", "user", "assistant"]);
+    assert.equal(await msgs.nth(2).locator(".msg-body").textContent(), "Second question, asked differently");
+    assert.equal(await msgs.nth(2).locator(".switcher .count").textContent(), "2/2");
+    const names = await demo(() => window.sessiontreeDemo.tree.branches().map((b) => b.name));
+    assert.equal(names.length, 2, `main and alt, no leftover fresh name: ${names}`);
+    await send("And on from there");
+    assert.deepEqual(await roles(), ["user", "assistant", "user", "assistant", "user", "assistant"]);
+    // At the first message (no parent): the same, on a fresh branch-N.
+    await act(0, "branch");
+    await page.waitForSelector("#dialog[open]");
+    await page.locator("#dialog button[type=submit]").click();
+    await page.waitForFunction(() => document.querySelectorAll("#messages article.msg").length === 2 && !document.querySelector(".typing"));
+    assert.deepEqual(await roles(), ["user", "assistant"]);
+    assert.equal(await msgs.nth(0).locator(".switcher .count").textContent(), "2/2");
+    assert.match(await demo(() => window.sessiontreeDemo.tree.activeBranch), /^branch-\d+$/);
+  });
+
+  await step("deleting a branch with its messages: confirmed, only what no other branch holds goes, in storage too", async () => {
+    await page.click("#btn-new");
+    await page.waitForFunction(() => window.sessiontreeDemo.tree?.pathLength() === 0);
+    await send("Shared start");
+    await send("Doomed question");
+    await act(1, "rewind"); // Doomed question and its reply stay on a fresh branch
+    await page.waitForFunction(() => document.querySelectorAll("#messages article.msg").length === 2);
+    await send("Kept question");
+    const t = await demo(() => {
+      const t = window.sessiontreeDemo.tree;
+      const other = t.branches().find((b) => b.name !== "main");
+      return { other: other.name, doomed: t.pathOf(other.name), main: t.pathOf("main"), nodes: t.stats().nodes };
+    });
+    assert.equal(t.nodes, 6);
+    await page.click(`#branch-list li[data-branch="${t.other}"] [data-action="delete-branch"]`);
+    await page.waitForSelector("#dialog[open]");
+    assert.match(await page.textContent("#dialog"), /the 2 messages only this branch holds/);
+    await page.screenshot({ path: path.join(shots, "firstuse-delete-branch.png") });
+    await page.locator("#dialog button[type=submit]").click();
+    await page.waitForSelector(`#branch-list li[data-branch="${t.other}"]`, { state: "detached" });
+    const after = await demo(({ doomed }) => {
+      const tr = window.sessiontreeDemo.tree;
+      return { nodes: tr.stats().nodes, main: tr.pathOf("main"), gone: doomed.map((id) => tr.node(id) === null), names: tr.branches().map((b) => b.name) };
+    }, t);
+    assert.equal(after.nodes, 4);
+    assert.deepEqual(after.main, t.main, "main and the shared start are untouched");
+    assert.deepEqual(after.gone, [false, false, true, true], "the shared start stays, the branch's own two messages go");
+    assert.deepEqual(after.names, ["main"]);
+    await demo(() => window.sessiontreeDemo.saved());
+    assert.equal(await storedNode(t.doomed[2]), null, "the removed message's record is gone from IndexedDB");
+    assert.equal(await storedNode(t.doomed[3]), null);
+    assert.notEqual(await storedNode(t.main[3]), null);
+    await page.reload();
+    await page.waitForSelector("body[data-ready='1']");
+    const reloaded = await demo(() => ({ nodes: window.sessiontreeDemo.tree.stats().nodes, main: window.sessiontreeDemo.tree.pathOf("main") }));
+    assert.deepEqual(reloaded, { nodes: 4, main: t.main }, "after a reload");
+    // Cancelled: nothing changes. The active branch: main opens instead.
+    await act(3, "regenerate");
+    await settled();
+    const active = await demo(() => window.sessiontreeDemo.tree.activeBranch);
+    await page.click(`#branch-list li[data-branch="${active}"] [data-action="delete-branch"]`);
+    await page.waitForSelector("#dialog[open]");
+    await page.click("#dialog button.ghost");
+    assert.equal(await demo(() => window.sessiontreeDemo.tree.stats().nodes), 5);
+    await page.click(`#branch-list li[data-branch="${active}"] [data-action="delete-branch"]`);
+    await page.waitForSelector("#dialog[open] >> text=/main opens instead/");
+    await page.locator("#dialog button[type=submit]").click();
+    await page.waitForSelector('#branch-list li.active[data-branch="main"]');
+    assert.equal(await demo(() => window.sessiontreeDemo.tree.stats().nodes), 4);
+    assert.equal(await page.isDisabled('#branch-list li[data-branch="main"] [data-action="delete-branch"]'), true);
+  });
+
+  await step("Open WebUI reasoning is a closed reasoning block and terminal colours are colours; the stored messages keep their bytes", async () => {
+    const file = path.join(repo, "core/formats/testdata/openwebui/three-chats.json");
+    const raw = await fs.readFile(file);
+    const original = JSON.parse(raw)[0].chat.history.messages.th2.content;
+    await page.setInputFiles("#file", { name: "three-chats.json", mimeType: "application/json", buffer: raw });
+    await page.waitForFunction(() => document.querySelector("#conv-title").textContent === "Sums");
+    const details = page.locator("#messages article.msg details.reasoning");
+    await details.waitFor();
+    assert.equal(await details.evaluate((d) => d.open), false, "closed until opened");
+    assert.equal(await details.locator("summary").textContent(), "Thought for 2 seconds");
+    const body = msgs.last().locator(".msg-body");
+    assert.doesNotMatch(await body.innerHTML(), /&lt;details|&lt;summary|&amp;gt;/, "no markup shown as text");
+    assert.match(await body.textContent(), /156$/);
+    await details.locator("summary").click();
+    assert.equal(await details.locator(".details-body").textContent(), "12 * 13 = 120 + 36");
+    const id = await msgs.last().getAttribute("data-id");
+    assert.equal(await demo((id) => window.sessiontreeDemo.tree.node(id).message.content, id), original, "the tree's message is the file's, byte for byte");
+    await demo(() => window.sessiontreeDemo.saved());
+    assert.equal((await storedNode(id)).message.content, original, "and so is the stored record");
+    assert.doesNotMatch(await page.textContent('#branch-list li.active .branch-preview'), /details|summary/);
+
+    const ESC = "\u001b";
+    const stdout = `<local-command-stdout>${ESC}[32m\u2713 12 passed${ESC}[39m, ${ESC}[1;31m1 failed${ESC}[0m ${ESC}]0;title\u0007${ESC}[2Kdone</local-command-stdout>`;
+    const line = (o) => JSON.stringify({ isSidechain: false, userType: "external", cwd: "/home/dev/garden", sessionId: "5e550000-0000-4000-8000-0000000000aa", version: "2.1.3", ...o });
+    const jsonl = [
+      line({ type: "user", timestamp: "2025-08-02T10:00:01.000Z", parentUuid: null, uuid: "u1", message: { role: "user", content: "Run the tests" } }),
+      line({ type: "system", subtype: "local_command", content: stdout, level: "info", timestamp: "2025-08-02T10:00:02.000Z", parentUuid: "u1", uuid: "s1", isMeta: false }),
+    ].join("\n") + "\n";
+    await page.setInputFiles("#file", { name: "ansi.jsonl", mimeType: "application/jsonl", buffer: Buffer.from(jsonl) });
+    await page.waitForFunction(() => document.querySelector("#conv-title").textContent === "ansi");
+    const term = page.locator("#messages pre.terminal");
+    await term.waitFor();
+    assert.equal(await term.textContent(), "<local-command-stdout>\u2713 12 passed, 1 failed done</local-command-stdout>");
+    assert.equal(await term.locator("span.ansi-fg-2").textContent(), "\u2713 12 passed");
+    assert.equal(await term.locator("span.ansi-fg-1.ansi-bold").textContent(), "1 failed");
+    assert.doesNotMatch(await page.textContent("#messages"), /\u001b|\[32m|\[0m/);
+    const sid = await msgs.filter({ has: page.locator("pre.terminal") }).getAttribute("data-id");
+    assert.equal(await demo((id) => window.sessiontreeDemo.tree.node(id).message.content, sid), stdout, "the message keeps its escapes");
+    await demo(() => window.sessiontreeDemo.saved());
+    assert.equal((await storedNode(sid)).message.content, stdout);
+    // The same markup quoted in a code block stays code.
+    await page.fill("#input", "How does Open WebUI store it?\n```html\n<details type=\"reasoning\"><summary>S</summary>&gt; x</details>\n```");
+    await page.press("#input", "Enter");
+    const asked = page.locator("#messages article.msg.user", { hasText: "How does Open WebUI store it?" });
+    await asked.waitFor();
+    await settled();
+    assert.equal(await asked.locator("details").count(), 0);
+    assert.match(await asked.locator("pre code").textContent(), /<details type="reasoning">/);
+    // On a phone (the drawer closed, the toasts gone).
+    await page.setViewportSize({ width: 390, height: 844 });
+    await demo(() => { document.getElementById("app").classList.remove("sidebar-open"); document.getElementById("toasts").replaceChildren(); });
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: path.join(shots, "firstuse-ansi-390.png") });
+    await page.click("#menu"); // the conversations are in the drawer on a phone
+    await page.locator("#conv-list li", { hasText: "Sums" }).locator(".conv-open").click();
+    await page.waitForFunction(() => document.querySelector("#conv-title").textContent === "Sums" && document.querySelector("#messages details.reasoning"));
+    await page.locator("#messages details.reasoning summary").click();
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: path.join(shots, "firstuse-reasoning-390.png") });
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  await step("Export clicked while a chat re-opens: the export follows once it is open", async () => {
+    await page.locator("#conv-list li", { hasText: "Sums" }).locator(".conv-open").click();
+    await page.waitForFunction(() => document.querySelector("#conv-title").textContent === "Sums" && window.sessiontreeDemo.tree);
+    // The module arrives late, so the chat stays opening (its last messages painted) for a while.
+    await page.route("**/sessiontree.wasm", async (route) => {
+      await new Promise((r) => setTimeout(r, 2500));
+      await route.continue();
+    });
+    await page.reload();
+    await page.waitForSelector("#messages article.msg.preview");
+    assert.equal(await demo(() => document.body.dataset.ready ?? null), null, "still opening");
+    await page.click("#btn-export");
+    await page.waitForSelector(".toast >> text=/the export follows once it is open/");
+    await page.waitForSelector("#dialog[open] >> text=Export conversation", { timeout: 15000 });
+    const download = page.waitForEvent("download");
+    await page.locator("#dialog button[type=submit]").click();
+    const file = await download;
+    assert.equal(file.suggestedFilename(), "sums.tree.json");
+    const text = await fs.readFile(await file.path(), "utf8");
+    assert.match(text, /12 \* 13/);
+    await page.unroute("**/sessiontree.wasm");
+  });
+
+  assert.deepEqual(errors, [], "errors on the page");
+  console.log("web first use: all passed");
+} catch (e) {
+  failed = true;
+  console.error("FAIL", e?.stack ?? e, errors);
+} finally {
+  await chrome.close();
+  serve.kill();
+  mock.close();
+}
+process.exit(failed ? 1 : 0);
