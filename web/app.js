@@ -169,6 +169,7 @@ async function openConversation(id) {
   state.cur = cur;
   state.win = { start: 0, end: 0, follow: true };
   state.treeSig = "";
+  state.treePrev = null;
   localStorage.setItem(CURRENT_KEY, id);
   cur.opening = readInto(cur, id, meta);
   await cur.opening;
@@ -456,6 +457,7 @@ function openCreated(meta, tree, listed = false) {
   const cur = state.cur = { meta, tree, error: null, raw: null, feeding: false };
   state.win = { start: 0, end: 0, follow: true };
   state.treeSig = "";
+  state.treePrev = null;
   localStorage.setItem(CURRENT_KEY, meta.id);
   clearSearch();
   renderAll();
@@ -1433,6 +1435,7 @@ function renderTree() {
   if (!t) {
     view.setNodes({ nodes: [], more: false }, 0, { active: () => [], leaf: null });
     state.treeSig = "";
+    state.treePrev = null;
     return;
   }
   const t0 = performance.now();
@@ -1443,11 +1446,24 @@ function renderTree() {
   // The layout depends on the nodes, labels and where branches end; a checkout
   // or switch changes none of them, so it only moves the highlight.
   const sig = `${state.cur.meta.id}|${state.version}|${view.compact}|${branches.map((b) => `${b.name}\u0000${b.leaf}`).join("\u0001")}`;
+  // What an append at the active leaf leaves as it was: every other branch's
+  // end, the conversation, the view's mode.
+  const name = t.activeBranch;
+  const others = `${state.cur.meta.id}|${view.compact}|${name}|${branches.filter((b) => b.name !== name).map((b) => `${b.name}\u0000${b.leaf}`).join("\u0001")}`;
+  const prev = state.treePrev;
   if (sig !== state.treeSig) {
-    // The nodes without their messages (t.subtree), never the whole file.
-    view.setNodes(t.subtree(null, { runs: view.compact, limit: MAX_BOXES }), branches.length, active);
+    const node = active.leaf && prev && prev.others === others && state.version === prev.version + 1 && active.leaf !== prev.leaf ? t.node(active.leaf) : null;
+    if (node && node.parent === prev.leaf && view.extendRun(prev.leaf, active.leaf, name, node.label)) {
+      // An append at the leaf: its run box grows by one, nothing moves.
+      view.setActive(active);
+    } else {
+      // The nodes without their messages (t.subtree), never the whole file.
+      view.setNodes(t.subtree(null, { runs: view.compact, limit: MAX_BOXES }), branches.length, active);
+      state.timings.treeLayout = performance.now() - t0;
+    }
     state.treeSig = sig;
-    state.timings.treeLayout = performance.now() - t0;
+    state.treePrev = { others, version: state.version, leaf: active.leaf };
+    state.timings.treeUpdate = performance.now() - t0;
   } else {
     view.setActive(active);
   }

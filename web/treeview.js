@@ -99,6 +99,26 @@ export class TreeView {
     this.info.title = `${boxes.length.toLocaleString("en")} boxes: runs of messages without a fork, label or branch end are drawn as one box`;
   }
 
+  /**
+   * Takes node `to`, appended under `from`, into the run box that ends at
+   * `from` without laying the tree out again, where that is all the append
+   * changed: the box folds a run (compact), only `branch` ends there (its leaf
+   * moved on to `to`), and `to` has no label. Returns false, having changed
+   * nothing, for any other case (setNodes lays it out then).
+   */
+  extendRun(from, to, branch, label) {
+    const box = this.boxOf.get(from);
+    if (!this.compact || !box || box.last !== from || label || box.names?.length !== 1 || box.names[0] !== branch || this.boxOf.has(to)) return false;
+    if (box.id !== from) this.boxOf.delete(from);
+    box.last = to;
+    box.run++;
+    this.boxOf.set(to, box);
+    this.nodeCount++;
+    this.extended = (this.extended ?? 0) + 1;
+    this.info.textContent = this.info.textContent.replace(/^[\d,]+/, this.nodeCount.toLocaleString("en"));
+    return true;
+  }
+
   /** The first node of every box, in layout order: what the active path is asked about. */
   boxIds() {
     return this.boxes.map((b) => b.id);

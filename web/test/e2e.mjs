@@ -532,6 +532,42 @@ async function main() {
     assert.equal(await demo(() => window.sessiontreeDemo.tree.stats().nodes), 10000);
   });
 
+  await step("the tree view takes a send without a new layout: the run box at the leaf grows, and the view is what a fresh layout gives", async () => {
+    if ((await page.getAttribute("#btn-tree", "aria-pressed")) !== "true") await page.click("#btn-tree");
+    await page.waitForFunction(() => window.sessiontreeDemo.treeView?.boxes.length > 0 && window.sessiontreeDemo.tree);
+    // The same boxes as a layout of t.subtree now: first and last node, run length, branch ends.
+    const sameAsFresh = () => demo(() => {
+      const v = window.sessiontreeDemo.treeView;
+      const fresh = window.sessiontreeDemo.tree.subtree(null, { runs: true, limit: 50000 }).nodes.map((e) => `${e.id}|${e.last}|${e.run}|${e.branches.join(",")}`).sort();
+      const shown = v.boxes.map((x) => `${x.id}|${x.last}|${x.run}|${(x.names ?? []).join(",")}`).sort();
+      const a = new Set(shown);
+      const b = new Set(fresh);
+      return { missing: fresh.filter((x) => !a.has(x)), extra: shown.filter((x) => !b.has(x)), count: v.nodeCount, nodes: window.sessiontreeDemo.tree.stats().nodes };
+    });
+    const before = await demo(() => ({ extended: window.sessiontreeDemo.treeView.extended ?? 0, layouts: window.sessiontreeDemo.timings.treeLayout }));
+    const leaf0 = await demo(() => window.sessiontreeDemo.tree.pathWindow(-1).ids[0]);
+    await page.fill("#input", "grows the run box");
+    await page.press("#input", "Enter");
+    await page.waitForFunction((leaf0) => {
+      const t = window.sessiontreeDemo.tree;
+      const w = t.pathWindow(-2);
+      return !document.querySelector(".typing") && w.messages[1]?.role === "assistant" && t.node(w.ids[0]).parent === leaf0;
+    }, leaf0);
+    const after = await demo(() => ({ extended: window.sessiontreeDemo.treeView.extended ?? 0, update: window.sessiontreeDemo.timings.treeUpdate }));
+    assert.equal(after.extended - before.extended, 2, "the send and its reply each grew the leaf's box");
+    let d = await sameAsFresh();
+    assert.deepEqual([d.missing, d.extra, d.count], [[], [], d.nodes], "after sends, the view is the fresh layout");
+    numbers.treeAppend10k = after.update;
+    // A fork is laid out anew, and is what a fresh layout gives as well.
+    const replies = await demo(() => window.sessiontreeDemo.tree.siblings(window.sessiontreeDemo.tree.pathWindow(-1).ids[0]).siblings.length);
+    await msgs.last().hover();
+    await msgs.last().locator('[data-action="regenerate"]').click();
+    await page.waitForFunction((k) => !document.querySelector(".typing") && window.sessiontreeDemo.tree.siblings(window.sessiontreeDemo.tree.pathWindow(-1).ids[0]).siblings.length === k + 1, replies);
+    d = await sameAsFresh();
+    assert.deepEqual([d.missing, d.extra, d.count], [[], [], d.nodes], "after a regenerate, the view is the fresh layout");
+    await saved();
+  });
+
   await step("narrow screen (phone width): the chat, and the tree pane with a usable toolbar (screenshots)", async () => {
     await page.locator("#conv-list li").last().locator(".conv-open").click();
     const treeOpen = async (open) => {
