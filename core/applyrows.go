@@ -94,13 +94,13 @@ func (t *Tree) ApplyRows(root, active string, follow bool, branches, nodes []Fra
 		if e := t.nodes[f.Key]; e != nil {
 			if n.labelTime() >= e.labelTime() && (n.labelText() != e.labelText() || n.labelTime() != e.labelTime()) {
 				e.lab = n.lab
-				t.changed.node(e.id)
+				t.noteNode(e.id)
 			}
 			continue
 		}
 		n.children, n.up = nil, nil
 		t.nodes[n.id] = n
-		t.changed.node(n.id)
+		t.noteNode(n.id)
 		added = append(added, n)
 	}
 	for _, n := range added {
@@ -110,7 +110,7 @@ func (t *Tree) ApplyRows(root, active string, follow bool, branches, nodes []Fra
 		}
 		n.up = t.nodes[n.parent]
 		t.insertOrdered(&n.up.children, n.id, n.created)
-		t.changed.node(n.parent)
+		t.noteNode(n.parent)
 	}
 
 	// Branch records: each row replaces the name's record whole (live,
@@ -157,7 +157,7 @@ func (t *Tree) ApplyRows(root, active string, follow bool, branches, nodes []Fra
 		} else if wasHome {
 			delete(t.shelf, fam)
 		}
-		t.changed.branch(name)
+		t.noteBranch(name)
 	}
 	t.branchGen++
 
@@ -170,7 +170,7 @@ func (t *Tree) ApplyRows(root, active string, follow bool, branches, nodes []Fra
 			t.active = b.name
 		}
 	}
-	t.changed.setMeta()
+	t.noteMeta()
 	return nil
 }
 
@@ -180,12 +180,12 @@ func (t *Tree) dropNode(id string) {
 	t.shapeGen++
 	n := t.nodes[id]
 	delete(t.nodes, id)
-	t.changed.node(id)
+	t.noteNode(id)
 	if list := t.siblingList(n.parent); list != nil {
 		if i := slices.Index(*list, id); i >= 0 {
 			*list = slices.Delete(*list, i, i+1)
 		}
-		t.changed.node(n.parent)
+		t.noteNode(n.parent)
 	}
 	for _, c := range n.children {
 		if k := t.nodes[c]; k != nil && k.up == n {

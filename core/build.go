@@ -53,6 +53,9 @@ type Changes struct {
 	Nodes    []string // added, relabelled, removed, or whose children changed
 	Branches []string // created, moved, summarized, used or deleted
 	Meta     bool     // the root or the active branch may have changed
+	// All: anything may have changed (TakeWatched after Succeed: the tree
+	// was swapped in whole); Nodes and Branches are then empty.
+	All bool
 }
 
 // TakeChanges returns the changes since the previous call and forgets them; the
@@ -64,19 +67,57 @@ func (t *Tree) TakeChanges() Changes {
 		t.changed = &changes{}
 		return Changes{}
 	}
-	c := Changes{Meta: t.changed.meta}
-	for id := range t.changed.nodes {
+	return t.changed.take()
+}
+
+// Succeed makes t the next state of old, a tree it replaces whole under one
+// handle (a merged or reloaded copy): t's version goes on from old's, and a
+// watch old had goes on in t, saying that anything may have changed.
+func (t *Tree) Succeed(old *Tree) {
+	t.version += old.version + 1
+	if old.watched != nil {
+		t.watched = &changes{all: true}
+	}
+}
+
+// take returns what c recorded, sorted, and forgets it.
+func (c *changes) take() Changes {
+	if c.all {
+		*c = changes{}
+		return Changes{All: true, Meta: true}
+	}
+	out := Changes{Meta: c.meta}
+	for id := range c.nodes {
 		if id != "" {
-			c.Nodes = append(c.Nodes, id)
+			out.Nodes = append(out.Nodes, id)
 		}
 	}
-	for name := range t.changed.branches {
-		c.Branches = append(c.Branches, name)
+	for name := range c.branches {
+		out.Branches = append(out.Branches, name)
 	}
-	sortStrings(c.Nodes)
-	sortStrings(c.Branches)
-	*t.changed = changes{}
-	return c
+	sortStrings(out.Nodes)
+	sortStrings(out.Branches)
+	*c = changes{}
+	return out
+}
+
+// Version counts the changes made to the tree: it is larger after every
+// operation that changed a node, a branch, the root or the active branch
+// (a merge and ApplyRows too), and never goes back. A UI compares it to the
+// version it drew (React's useSyncExternalStore takes it as the snapshot).
+func (t *Tree) Version() uint64 { return t.version }
+
+// TakeWatched is TakeChanges for listeners, kept apart from it so that a
+// store's feed and change events never take each other's changes: the nodes
+// and branches changed (added, changed or removed) since the previous call,
+// sorted, and whether the root or active branch may have changed. The first
+// call starts the recording and returns nothing.
+func (t *Tree) TakeWatched() Changes {
+	if t.watched == nil {
+		t.watched = &changes{}
+		return Changes{}
+	}
+	return t.watched.take()
 }
 
 // TakeChangesUpTo is TakeChanges handed out in parts of at most max records

@@ -46,6 +46,7 @@ type changes struct {
 	nodes    map[string]struct{}
 	branches map[string]struct{}
 	meta     bool // root or active branch
+	all      bool // anything (Succeed)
 }
 
 func (c *changes) node(id string) {
@@ -72,6 +73,26 @@ func (c *changes) addBranch(name string) {
 		c.branches = make(map[string]struct{})
 	}
 	c.branches[name] = struct{}{}
+}
+
+// noteNode, noteBranch and noteMeta record a change for the store's feed
+// (TakeChanges), for the watch (TakeWatched) and in the version (Version).
+func (t *Tree) noteNode(id string) {
+	t.changed.node(id)
+	t.watched.node(id)
+	t.version++
+}
+
+func (t *Tree) noteBranch(name string) {
+	t.changed.branch(name)
+	t.watched.branch(name)
+	t.version++
+}
+
+func (t *Tree) noteMeta() {
+	t.changed.setMeta()
+	t.watched.setMeta()
+	t.version++
 }
 
 func (c *changes) setMeta() {
@@ -163,9 +184,9 @@ func (t *Tree) undoOne(u *undo) {
 // addNode stores n under n.id and links it under its parent (or the roots).
 func (t *Tree) addNode(n *node) {
 	t.nodes[n.id] = n
-	t.changed.node(n.id)
-	t.changed.node(n.parent)
-	t.changed.setMeta()
+	t.noteNode(n.id)
+	t.noteNode(n.parent)
+	t.noteMeta()
 	switch {
 	case n.parent == "":
 		t.insertOrdered(&t.roots, n.id, n.created)
@@ -186,9 +207,9 @@ func (t *Tree) removeNode(id string) {
 	t.shapeGen++
 	n := t.nodes[id]
 	delete(t.nodes, id)
-	t.changed.node(id)
-	t.changed.node(n.parent)
-	t.changed.setMeta()
+	t.noteNode(id)
+	t.noteNode(n.parent)
+	t.noteMeta()
 	if list := t.siblingList(n.parent); list != nil {
 		if i := slices.Index(*list, id); i >= 0 {
 			*list = slices.Delete(*list, i, i+1)
@@ -207,7 +228,7 @@ func (t *Tree) removeNode(id string) {
 func (t *Tree) setLeaf(b *branch, leaf string, atMs int64) {
 	old, oldMoved := b.leaf, b.moved
 	b.leaf, b.moved = leaf, atMs
-	t.changed.branch(b.name)
+	t.noteBranch(b.name)
 	if j := t.journal; j != nil && j.leafOf != b {
 		j.leafOf = b
 		j.undo = append(j.undo, undo{kind: undoLeaf, b: b, name: old, i1: oldMoved})
@@ -220,7 +241,7 @@ func (t *Tree) addBranch(b *branch) {
 	t.branchGen++
 	t.branches[b.name] = b
 	t.names.add(b.name)
-	t.changed.branch(b.name)
+	t.noteBranch(b.name)
 	tomb, had := t.tombs[b.name]
 	delete(t.tombs, b.name)
 	t.record(undo{kind: undoAddBranch, b: b, had: had, i1: tomb})
@@ -230,14 +251,14 @@ func (t *Tree) removeBranch(b *branch) {
 	t.branchGen++
 	delete(t.branches, b.name)
 	t.names.remove(b.name)
-	t.changed.branch(b.name)
+	t.noteBranch(b.name)
 	t.record(undo{kind: undoRemoveBranch, b: b})
 }
 
 func (t *Tree) setActive(name string) {
 	old := t.active
 	t.active = name
-	t.changed.setMeta()
+	t.noteMeta()
 	t.record(undo{kind: undoActive, name: old})
 }
 
@@ -246,7 +267,7 @@ func (t *Tree) touch(b *branch) {
 	oldUsed, oldClock := b.used, t.clock
 	t.clock++
 	b.used = t.clock
-	t.changed.branch(b.name)
+	t.noteBranch(b.name)
 	if j := t.journal; j != nil && j.touched != b {
 		j.touched = b
 		j.undo = append(j.undo, undo{kind: undoTouch, b: b, i1: oldUsed, i2: oldClock})
@@ -258,7 +279,7 @@ func (t *Tree) touch(b *branch) {
 func (t *Tree) setLabel(n *node, label string, atMs int64) {
 	old := n.lab
 	n.lab = newLabel(label, max(n.labelTime(), atMs))
-	t.changed.node(n.id)
+	t.noteNode(n.id)
 	t.record(undo{kind: undoLabel, n: n, lab: old})
 }
 
@@ -273,13 +294,13 @@ func (t *Tree) setTomb(name string, atMs int64) {
 		t.tombs = make(map[string]int64)
 	}
 	t.tombs[name] = atMs
-	t.changed.branch(name)
+	t.noteBranch(name)
 	t.record(undo{kind: undoTomb, name: name, had: had, i1: old})
 }
 
 func (t *Tree) setSummary(b *branch, s *Summary) {
 	old := b.summary
 	b.summary = s
-	t.changed.branch(b.name)
+	t.noteBranch(b.name)
 	t.record(undo{kind: undoSummary, b: b, sum: old})
 }

@@ -156,23 +156,25 @@ func (t *Tree) MergeWith(other *Tree, opts MergeOptions) (MergeReport, error) {
 	}
 	rep := t.diff(r)
 	rep.Conflicts = conflicts
-	changed, rest := t.changed, t.rest // the change feed goes on (a feed handed out in parts too)
+	// The change feed and the watch go on (a feed handed out in parts too),
+	// and the version counts on.
+	changed, rest, watched, version := t.changed, t.rest, t.watched, t.version
 	*t = *r
-	t.changed, t.rest = changed, rest
-	if changed != nil {
+	t.changed, t.rest, t.watched, t.version = changed, rest, watched, version
+	if changed != nil || watched != nil {
 		for _, id := range rep.NodesAdded {
-			changed.node(id)
+			t.noteNode(id)
 		}
 		for _, id := range rep.touchedNodes {
-			changed.node(id)
+			t.noteNode(id)
 		}
 		for _, list := range [][]string{rep.BranchesAdded, rep.BranchesMoved, rep.BranchesDeleted, rep.touchedBranches} {
 			for _, name := range list {
-				changed.branch(name)
+				t.noteBranch(name)
 			}
 		}
-		changed.setMeta()
 	}
+	t.noteMeta()
 	return rep.MergeReport, nil
 }
 

@@ -30,7 +30,7 @@ func (t *Tree) Prune() ([]string, error) {
 	if len(removed) > 0 {
 		for name, h := range t.hidden {
 			if t.nodes[h.leaf] == nil {
-				t.changed.branch(name)
+				t.noteBranch(name)
 			}
 		}
 	}

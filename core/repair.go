@@ -111,6 +111,18 @@ func (t *Tree) Repair() []Problem {
 		did(ProblemUnknownActive, "", t.active, "the active branch is now \"main\" (was "+quote(t.active)+")")
 		t.active = MainBranch
 	}
+	// What each fix touched, for the store's feed and for listeners.
+	for _, p := range out {
+		if p.Node != "" && t.nodes[p.Node] != nil {
+			t.noteNode(p.Node)
+		}
+		if p.Branch != "" {
+			t.noteBranch(p.Branch)
+		}
+	}
+	if len(out) > 0 {
+		t.noteMeta()
+	}
 	return out
 }
 
@@ -145,9 +157,7 @@ func (t *Tree) repairKeyDups(did func(kind, node, branch, msg string)) {
 			continue
 		}
 		n.msg = Message(msg)
-		if t.changed != nil {
-			t.changed.node(id)
-		}
+		t.noteNode(id)
 		for _, d := range dropped {
 			did(ProblemDuplicateKey, id, "", "node "+quote(id)+": kept the last "+quote(d.Key)+" of its message (dropped an earlier one at "+d.Where()+"), as JSON.parse reads it")
 		}

@@ -38,6 +38,8 @@ type Tree struct {
 	journal     *journal // open during Apply
 	spare       *journal // the last journal, kept to reuse its memory
 	changed     *changes // nil unless TrackChanges was called
+	watched     *changes // nil unless TakeWatched was called (change events, independent of the store's feed)
+	version     uint64   // counts the changes noted (noteNode, noteBranch, noteMeta): see Version
 	rest        *Changes // the part of a feed TakeChangesUpTo has yet to hand out, or nil
 	slab        []node   // nodes set aside for appends: a block at a time, or a whole Apply batch
 	act         *branch  // memo of branches[active], valid while actGen == branchGen

@@ -345,6 +345,23 @@ export interface RowChanges {
   nodes: { id: string; row: string | null }[];
 }
 
+/**
+ * What a change event tells (SessionTree.subscribe): what changed since the
+ * listeners were last told.
+ */
+export interface TreeChange {
+  /** The tree's version after the change (SessionTree.version). */
+  version: number;
+  /** Anything may have changed: the tree was replaced whole (a merge in the lean module, applyChanges of every row). */
+  all: boolean;
+  /** The root or the active branch may have changed. */
+  meta: boolean;
+  /** Ids of the nodes added, changed (children, label) or removed, sorted; `node(id)` is null for a removed one. */
+  nodes: string[];
+  /** Names of the branches added, moved, summarized or deleted, sorted. */
+  branches: string[];
+}
+
 /** Bytes of WebAssembly memory held by each loaded module. */
 export interface MemoryUsage {
   /** The main module's memory: the peak it has needed (WebAssembly memory never shrinks). */
@@ -546,6 +563,22 @@ export class SessionTree implements Disposable {
    * call without a limit takes all that is left of a feed and the changes since.
    */
   takeChanges(options?: { stored?: boolean; limit?: number }): RowChanges;
+  /**
+   * The tree's version: larger after every call that changed it (applyChanges
+   * and merge too), never smaller, the same while nothing changes: a snapshot
+   * for React's `useSyncExternalStore(t.subscribe.bind(t), () => t.version)`.
+   */
+  readonly version: number;
+  /**
+   * Calls `listener` after every call on this object that changed the tree,
+   * with what changed since the listeners were last told; a listener's own
+   * changes are told next, a listener that throws stops no other (its error
+   * goes to `reportError` where the platform has it, else `console.error`;
+   * never to the caller). Independent of takeChanges: a store's feed
+   * and events never take each other's changes. Returns the unsubscribe
+   * function; free() drops every listener.
+   */
+  subscribe(listener: (event: TreeChange) => void): () => void;
   /**
    * Brings in what another copy of this conversation changed, as that copy's
    * `takeChanges()` gave it: what a second tab or device applies instead of

@@ -269,7 +269,7 @@ const M = {
   pathOf: 0, messages: 0, summarizeBranch: 0, summaryInput: 0, summarizeBranchAsOf: 0,
   stubSummary: 0, renderBranchText: 0, spliceForLinearExport: 0, validate: 0, repair: 0,
   prune: 0, search: 0, stats: 0, replace: 0, project: 0, applyOps: 0, pathLength: 0, window: 0,
-  takeChanges: 0, applyChanges: 0, subtree: 0, onPath: 0, pathIndex: 0, loadBegin: 0, loadStep: 0, loadCancel: 0,
+  takeChanges: 0, watch: 0, applyChanges: 0, subtree: 0, onPath: 0, pathIndex: 0, loadBegin: 0, loadStep: 0, loadCancel: 0,
 };
 
 // The full flavour's further method numbers, filled in by init when the module
@@ -996,7 +996,68 @@ export class SessionTree {
   }
 
   #call(method, at, args) {
-    return invoke(method, this.#live(), at, args);
+    const out = invoke(method, this.#live(), at, args);
+    if (this.#listeners !== null) this.#changed();
+    return out;
+  }
+
+  // Change events (subscribe): the listeners (null before the first), the
+  // version the last event told, and whether listeners are being told now.
+  #listeners = null;
+  #told = 0;
+  #telling = false;
+
+  /**
+   * The tree's version: larger after every change (of this object's own calls,
+   * applyChanges and merge too), never smaller; equal while nothing changed.
+   */
+  get version() {
+    return Number(invoke(M.watch, this.#live(), 0, ["version"]));
+  }
+
+  /**
+   * Calls listener(event) after every call that changed the tree, with what
+   * changed: { version, all, meta, nodes, branches } (nodes and branches
+   * added, changed or removed; meta: the root or active branch may have
+   * changed; all: anything may have, the tree was replaced whole). Returns the
+   * function that unsubscribes it.
+   */
+  subscribe(listener) {
+    if (typeof listener !== "function") fail(`"listener" must be a function (event) => void`);
+    const h = this.#live();
+    this.#listeners ??= new Set();
+    if (this.#listeners.size === 0) this.#told = JSON.parse(invoke(M.watch, h, 0, ["take"])).version; // starts the watch, or drops what it saw unheard
+    this.#listeners.add(listener);
+    return () => void this.#listeners?.delete(listener);
+  }
+
+  // #changed tells the listeners what changed since they were last told, if
+  // anything did. A listener that changes the tree is told that too (after
+  // the others heard the first change); one that throws does not stop them.
+  #changed() {
+    const ls = this.#listeners;
+    if (ls === null || ls.size === 0 || this.#telling || this.#h === 0) return;
+    this.#telling = true;
+    try {
+      for (let round = 0; round < 64; round++) {
+        if (Number(invoke(M.watch, this.#h, 0, ["version"])) === this.#told) return;
+        const event = JSON.parse(invoke(M.watch, this.#h, 0, ["take"]));
+        this.#told = event.version;
+        for (const listener of [...ls]) {
+          try {
+            listener(event);
+          } catch (err) {
+            // Reported as the platform reports a listener's error (reportError:
+            // browsers, workers), else logged; never thrown at the caller.
+            if (typeof globalThis.reportError === "function") globalThis.reportError(err);
+            else console.error(err);
+          }
+          if (this.#h === 0) return;
+        }
+      }
+    } finally {
+      this.#telling = false;
+    }
   }
 
   // #live returns the handle, or throws when the module or this tree is gone.
@@ -1013,13 +1074,16 @@ export class SessionTree {
     const at = time(atMs);
     const id = invokeOne(M.append, this.#live(), at, text);
     this.#cache.push(text); // the module made the next slot for it
+    if (this.#listeners !== null) this.#changed();
     return id;
   }
 
   rewind(node, atMs) {
     const at = time(atMs);
     const id = str("node", node);
-    return invokeOne(M.rewind, this.#live(), at, id) || null;
+    const kept = invokeOne(M.rewind, this.#live(), at, id) || null;
+    if (this.#listeners !== null) this.#changed();
+    return kept;
   }
 
   branch(from, name, atMs) {
@@ -1095,6 +1159,7 @@ export class SessionTree {
     // the merged tree still has under the same id and bytes, and empties the
     // others (wasm/internal/treecalls replace.go).
     if (res.length > 4 + n) invoke(M.replace, h, 0, [res.subarray(4 + n)]);
+    if (this.#listeners !== null) this.#changed();
     return report;
   }
 
@@ -1114,7 +1179,9 @@ export class SessionTree {
       fail(`"other" must be a SessionTree or a .tree.json string or bytes`);
     }
     args.push(opts);
-    return JSON.parse(invoke(F.mergeTree, h, 0, args));
+    const report = JSON.parse(invoke(F.mergeTree, h, 0, args));
+    if (this.#listeners !== null) this.#changed();
+    return report;
   }
 
   apply(ops, atMs) {
@@ -1154,6 +1221,7 @@ export class SessionTree {
     else for (let i = 0; i < n; i++) if (kinds[i] !== KIND_JSON) cache.push(texts[i]);
     // "L" and one result per line, or "J" and a JSON array (applyops.go appendResults).
     const results = text.charCodeAt(0) === 76 ? (n === 0 ? [] : text.slice(1).split("\n")) : JSON.parse(text.slice(1));
+    if (this.#listeners !== null) this.#changed();
     for (let i = 0; i < results.length; i++) {
       const op = ops[i]?.op;
       if (VOID_OPS.has(op)) results[i] = undefined;
@@ -1277,6 +1345,7 @@ export class SessionTree {
       const mine = this.activeBranch;
       invoke(M.replace, h, 0, [rowsFile(changes)]);
       if (!follow && mine !== this.activeBranch && this.branches().some((b) => b.name === mine)) this.switchBranch(mine);
+      if (this.#listeners !== null) this.#changed();
       return;
     }
     const oneLine = (what, v) => {
@@ -1485,6 +1554,7 @@ export class SessionTree {
     if (wasm) invoke(M.free, this.#h, 0, NO_ARGS);
     this.#h = 0;
     this.#cache = [];
+    this.#listeners = null;
   }
 
   [dispose]() {

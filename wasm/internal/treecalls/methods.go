@@ -62,6 +62,7 @@ func Lean() []Method {
 		{"window", true, window},
 		// rows.go
 		{"takeChanges", true, takeChanges},
+		{"watch", true, watch},
 		{"applyChanges", true, applyChanges},
 		// subtree.go
 		{"subtree", true, subtree},

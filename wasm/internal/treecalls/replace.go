@@ -24,6 +24,7 @@ func replace(r *Request) ([]byte, error) {
 	}
 	e := trees[r.handle]
 	e.slots = remapSlots(&e.slots, e.tree, t)
+	t.Succeed(e.tree) // its version goes on; listeners hear that anything changed
 	e.tree = t
 	// The new tree recorded no changes: a store that follows takeChanges gets
 	// every row again from the next call ("all"), never a silent gap.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/rawjson"
 )
 
 // Rows: a store that keeps one record per node and per branch (IndexedDB, a
@@ -122,4 +123,26 @@ func applyChanges(r *Request) ([]byte, error) {
 	branches := rows(4, nb)
 	nodes := rows(4+2*nb, (len(f)-4-2*nb)/2)
 	return nil, r.tree.ApplyRows(f[1], f[2], f[0] == "follow", branches, nodes)
+}
+
+// watch answers the tree's version (argument 0 "version"), or takes what
+// changed since the previous take (argument 0 "take"; the first starts the
+// watch): {"version","all","meta","nodes","branches"} (core's Version and
+// TakeWatched), for the change events of t.subscribe.
+func watch(r *Request) ([]byte, error) {
+	t := r.tree
+	if len(r.args) == 0 || string(r.args[0]) != "take" {
+		return strconv.AppendUint(nil, t.Version(), 10), nil
+	}
+	c := t.TakeWatched()
+	b := strconv.AppendUint([]byte(`{"version":`), t.Version(), 10)
+	b = append(b, `,"all":`...)
+	b = strconv.AppendBool(b, c.All)
+	b = append(b, `,"meta":`...)
+	b = strconv.AppendBool(b, c.Meta)
+	b = append(b, `,"nodes":`...)
+	b = rawjson.AppendStrings(b, c.Nodes)
+	b = append(b, `,"branches":`...)
+	b = rawjson.AppendStrings(b, c.Branches)
+	return append(b, '}'), nil
 }
