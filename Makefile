@@ -36,6 +36,8 @@ vet: vet-worker
 test-core:
 	@echo "== core: go test (native)"
 	@$(GO) test -count=1 ./core/...
+	@echo "== core and wasm/internal: go test -race -short (native; -short skips the two stress tests, 8x slower under -race)"
+	@$(GO) test -race -short -count=1 ./core/... ./wasm/internal/...
 
 ## test-corpus: the corpus checks over the public sample files of ../shared/testdata
 ## and the real-world files of ../shared/interop (each folder's SOURCES.md), read
@@ -261,8 +263,8 @@ token: $(WORKER_DIR)/.dev.vars
 ## test-worker: native tests of the handler, then the HTTP suite against wrangler dev
 ## (a free loopback port, a fresh D1 state dir; wrangler is stopped even on failure)
 test-worker: tools worker-build
-	@echo "== worker: go test ./wasm/edge (native)"
-	@$(GO) test -count=1 ./wasm/edge/
+	@echo "== worker: go test -race ./wasm/edge (native: a Handler serves requests concurrently there)"
+	@$(GO) test -race -count=1 ./wasm/edge/
 	@echo "== worker: its safejs readers, go test (GOOS=js GOARCH=wasm, headless Chromium)"
 	@GOOS=js GOARCH=wasm $(GO) test -count=1 -timeout 2m ./$(WORKER_DIR)/internal/jsread/ 2>&1 | (grep -v 'unknown IPAddressSpace' || true)
 	@echo "== worker: HTTP suite against wrangler dev"

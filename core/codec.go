@@ -327,6 +327,7 @@ type loader struct {
 	t     *Tree
 	d     *rawjson.Decoder
 	seen  map[string]bool // top-level keys
+	keys  rawjson.Keys    // checks each message for a key named twice
 	moved []*branch       // branches without "moved_at_ms", set in link
 	slab  []node          // nodes of the last block not yet handed out
 	all   [][]node        // the blocks of nodes, in file order, for link
@@ -758,7 +759,7 @@ func (l *loader) fastNode(key string) *node {
 		return nil
 	}
 	i += 11
-	end, ok := rawjson.CompactValueUnique(data, i)
+	end, ok := l.keys.CompactValue(data, i)
 	if !ok {
 		l.kids = l.kids[:kids]
 		return nil
@@ -911,7 +912,7 @@ func (l *loader) node(key string) (*node, error) {
 
 func (l *loader) message(key string) (Message, error) {
 	_, at := l.d.Data()
-	raw, err := l.d.RawUnique()
+	raw, err := l.keys.Raw(l.d)
 	if de, ok := err.(*rawjson.DuplicateKeyError); ok {
 		where := "its message names the key " + quote(de.Key) + " twice (at " + de.Where() + ")"
 		if !l.t.keepKeyDups {

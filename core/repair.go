@@ -145,7 +145,7 @@ func (t *Tree) repairKeyDups(did func(kind, node, branch, msg string)) {
 	for id := range t.keyDups {
 		ids = append(ids, id)
 	}
-	slices.Sort(ids)
+	sortStrings(ids)
 	t.keyDups = nil
 	for _, id := range ids {
 		n := t.nodes[id]

@@ -1,10 +1,6 @@
 package rawjson
 
-import (
-	"slices"
-	"strconv"
-	"sync"
-)
+import "strconv"
 
 // Duplicate keys. RFC 8259 leaves an object whose key repeats open to any
 // reading; JSON.parse keeps the last member's value, and a reader that looks a
@@ -34,8 +30,7 @@ func (e *DuplicateKeyError) Where() string { return "$" + e.Path + pathKey(e.Key
 // compares them: after unescaping, so "role" and "r\u006fle" are one key.
 func CompactUnique(dst, data []byte) ([]byte, error) {
 	start := skipSpace(data, 0)
-	kt := getTracker(false)
-	defer putTracker(kt)
+	kt := &keyTracker{}
 	end, spaced, err := scanValue(data, start, kt)
 	if err != nil {
 		return dst, kt.located(data, start, err)
@@ -54,10 +49,26 @@ func CompactUnique(dst, data []byte) ([]byte, error) {
 
 // RawUnique is Raw that refuses an object naming a key twice, at any depth,
 // with a *DuplicateKeyError (its Path from the value's root).
-func (d *Decoder) RawUnique() ([]byte, error) {
+func (d *Decoder) RawUnique() ([]byte, error) { return new(Keys).Raw(d) }
+
+// Keys checks values for keys named twice, keeping its lists from one value
+// to the next: a loader that checks every message of a file with one Keys
+// allocates nothing for it. The zero Keys is ready to use.
+type Keys struct{ kt keyTracker }
+
+func (k *Keys) reset() *keyTracker {
+	kt := &k.kt
+	if cap(kt.keys) > 4096 || cap(kt.frames) > 1024 {
+		*kt = keyTracker{} // not kept past an ordinary value's size
+	}
+	kt.keys, kt.frames, kt.drop, kt.dup = kt.keys[:0], kt.frames[:0], kt.drop[:0], nil
+	return kt
+}
+
+// Raw is Decoder.RawUnique.
+func (k *Keys) Raw(d *Decoder) ([]byte, error) {
 	start := skipSpace(d.data, d.pos)
-	kt := getTracker(false)
-	defer putTracker(kt)
+	kt := k.reset()
 	end, spaced, err := scanValue(d.data, start, kt)
 	if err != nil {
 		return nil, kt.located(d.data, start, err)
@@ -72,9 +83,12 @@ func (d *Decoder) RawUnique() ([]byte, error) {
 // CompactValueUnique is CompactValue that also says no to a value naming a key
 // twice (RawUnique then reports it).
 func CompactValueUnique(data []byte, i int) (end int, ok bool) {
-	kt := getTracker(false)
-	end, spaced, err := scanValue(data, i, kt)
-	putTracker(kt)
+	return new(Keys).CompactValue(data, i)
+}
+
+// CompactValue is CompactValueUnique.
+func (k *Keys) CompactValue(data []byte, i int) (end int, ok bool) {
+	end, spaced, err := scanValue(data, i, k.reset())
 	return end, err == nil && !spaced
 }
 
@@ -96,8 +110,7 @@ func (d Dropped) Where() string { return "$" + d.Path + pathKey(d.Key) }
 // when no key repeats; an invalid v is returned as it is, with its error.
 func KeepLastKeys(v []byte) ([]byte, []Dropped, error) {
 	start := skipSpace(v, 0)
-	kt := getTracker(true)
-	defer putTracker(kt)
+	kt := &keyTracker{collect: true}
 	end, _, err := scanValue(v, start, kt)
 	if err == nil && skipSpace(v, end) != len(v) {
 		err = errAt(skipSpace(v, end), "unexpected data after the JSON value")
@@ -106,7 +119,7 @@ func KeepLastKeys(v []byte) ([]byte, []Dropped, error) {
 		return v, nil, err
 	}
 	// An inner object's member is found before the outer member that holds it.
-	slices.SortFunc(kt.drop, func(a, b byteRange) int { return a.start - b.start })
+	sortRanges(kt.drop)
 	out := make([]byte, 0, len(v))
 	from := 0
 	var dropped []Dropped
@@ -135,25 +148,6 @@ type keyTracker struct {
 }
 
 const setAt = 16
-
-// trackers keeps keyTrackers for reuse: a load checks every message, and a
-// tracker's lists, kept, make the check allocate nothing.
-var trackers = sync.Pool{New: func() any { return new(keyTracker) }}
-
-// putTracker gives kt back, without lists grown past an ordinary value's.
-func putTracker(kt *keyTracker) {
-	if cap(kt.keys) > 4096 || cap(kt.drop) > 4096 || cap(kt.frames) > 1024 {
-		*kt = keyTracker{}
-	}
-	trackers.Put(kt)
-}
-
-func getTracker(collect bool) *keyTracker {
-	kt := trackers.Get().(*keyTracker)
-	kt.keys, kt.frames, kt.drop = kt.keys[:0], kt.frames[:0], kt.drop[:0]
-	kt.collect, kt.dup = collect, nil
-	return kt
-}
 
 type keySpan struct {
 	start, end int  // the key's literal, quotes included
@@ -303,4 +297,32 @@ func pathKey(k string) string {
 		return "." + k
 	}
 	return "[" + string(AppendString(nil, k)) + "]"
+}
+
+// sortRanges sorts r by start: a heap sort, not a generic sort's instantiation
+// (module size).
+func sortRanges(r []byteRange) {
+	down := func(i, n int) {
+		for {
+			c := 2*i + 1
+			if c >= n {
+				return
+			}
+			if c+1 < n && r[c+1].start > r[c].start {
+				c++
+			}
+			if r[i].start >= r[c].start {
+				return
+			}
+			r[i], r[c] = r[c], r[i]
+			i = c
+		}
+	}
+	for i := len(r)/2 - 1; i >= 0; i-- {
+		down(i, len(r))
+	}
+	for n := len(r) - 1; n > 0; n-- {
+		r[0], r[n] = r[n], r[0]
+		down(0, n)
+	}
 }

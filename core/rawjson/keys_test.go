@@ -116,3 +116,18 @@ func FuzzKeepLastKeys(f *testing.F) {
 		}
 	})
 }
+
+func TestSortRangesSortsByStart(t *testing.T) {
+	for n := 0; n < 40; n++ {
+		r := make([]byteRange, n)
+		for i := range r {
+			r[i] = byteRange{start: (i * 7919) % (n + 3), end: i}
+		}
+		sortRanges(r)
+		for i := 1; i < n; i++ {
+			if r[i-1].start > r[i].start {
+				t.Fatalf("n=%d: not sorted: %v", n, r)
+			}
+		}
+	}
+}

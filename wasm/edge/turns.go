@@ -3,6 +3,7 @@ package edge
 import (
 	"net/http"
 	"strconv"
+	"sync"
 )
 
 // Turns for writers who lost. Writers that append with If-Match and read the
@@ -63,14 +64,18 @@ const (
 // it is the head (0: not yet).
 type loser struct{ seq, first, last, grant int64 }
 
-// turns is the line of writers who lost; an object's Handler serves one
-// request at a time, so it needs no lock. The line is ordered by when each
+// turns is the line of writers who lost. An object in the worker serves one
+// request at a time, but the package runs natively too, where a Handler
+// serves requests concurrently: mu is held for each whole decision
+// (precondition, wonTurn), which reads and changes the line in several
+// steps. The line is ordered by when each
 // writer joined, counted, not timed: the clock does not move while an object
 // runs (workerd holds it during a synchronous call, and a group of writes is
 // one call), so writers that join at the same millisecond must not be
 // ordered by name — a newcomer named earlier in the alphabet would take the
 // head's place after the head was told its turn, and nobody would wake it.
 type turns struct {
+	mu     sync.Mutex
 	losers map[string]loser
 	next   int64 // the place of the next writer to join
 }
@@ -153,6 +158,8 @@ func (h *Handler) precondition(q *request, ifMatch, etag string) *apiError {
 	client := WriterClient(q.r)
 	now := h.now()
 	held, _ := strconv.ParseInt(q.r.Header.Get(HeaderHeld), 10, 64)
+	h.turns.mu.Lock()
+	defer h.turns.mu.Unlock()
 	head := h.turns.head(now)
 	if head != "" && head != client && held < HoldMaxMs {
 		h.turns.lost(client, now) // in line from its first wait (a named writer)
@@ -180,6 +187,8 @@ func (h *Handler) wonTurn(q *request) {
 	if h.turns == nil {
 		return
 	}
+	h.turns.mu.Lock()
+	defer h.turns.mu.Unlock()
 	h.turns.won(WriterClient(q.r))
 	if next := h.turns.head(h.now()); next != "" {
 		q.w.Header().Set(HeaderNext, next)
