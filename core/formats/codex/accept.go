@@ -92,6 +92,10 @@ func accepted(line []byte) error {
 		if err := str(p, "role"); err != nil {
 			return err
 		}
+		// Any string parses, but Codex writes, and shows on resume, only these.
+		if r, _ := rawjson.LookupString(p, "role"); !codexRole(r) {
+			return fail("message role \"" + r + "\" is none of Codex's (user, assistant, developer, system)")
+		}
 		c, _ := rawjson.Lookup(p, "content")
 		return items(c, "message content", map[string]string{"input_text": "text", "output_text": "text", "input_image": "image_url"})
 	case "reasoning":

@@ -79,3 +79,38 @@ func TestExportGolden(t *testing.T) {
 	}
 	formattest.Golden(t, "testdata/rollback.golden.jsonl", out)
 }
+
+// A message of another tool's own role (pi's bashExecution: a command the
+// user ran) is exported in a role Codex knows, as who speaks it (issue 23 §2).
+func TestExportWritesOnlyCodexRoles(t *testing.T) {
+	tr, err := core.FromLinear([]core.Message{
+		core.Message(`{"role":"user","content":"hi"}`),
+		core.Message(`{"role":"bashExecution","command":"ls","output":"a.go","exitCode":0,"cancelled":false,"truncated":false}`),
+		core.Message(`{"role":"assistant","content":"done"}`),
+	}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := codex.Export(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sawBash := false
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if ok, why := codex.Accepted([]byte(l)); !ok {
+			t.Errorf("line not accepted (%s): %s", why, l)
+		}
+		if strings.Contains(l, "bashExecution") && strings.Contains(l, `"role":"bashExecution"`) {
+			t.Errorf("a role Codex does not know: %s", l)
+		}
+		if strings.Contains(l, "Ran `ls`") {
+			sawBash = strings.Contains(l, `"role":"user"`)
+		}
+	}
+	if !sawBash {
+		t.Fatalf("the command is not a user message:\n%s", out)
+	}
+	if ok, _ := codex.Accepted([]byte(`{"timestamp":"2026-01-01T00:00:00.000Z","type":"response_item","payload":{"type":"message","role":"bashExecution","content":[]}}`)); ok {
+		t.Fatal("the acceptance check takes a role Codex does not write")
+	}
+}

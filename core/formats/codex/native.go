@@ -19,6 +19,9 @@ import (
 func appendNative(out []byte, ts string, msg core.Message) []byte {
 	t := chat.Read(msg)
 	role := msg.Role()
+	if !codexRole(role) {
+		role = string(t.Role) // a word of another tool's (pi's bashExecution): who speaks, in Codex's words
+	}
 	textOnly := true
 	for _, p := range t.Parts {
 		textOnly = textOnly && p.Kind == chat.Text
@@ -142,4 +145,10 @@ func isUUID(s string) bool {
 		}
 	}
 	return true
+}
+
+// codexRole reports a message role Codex writes and reads back: user,
+// assistant, developer, system.
+func codexRole(role string) bool {
+	return role == "user" || role == "assistant" || role == "developer" || role == "system"
 }
