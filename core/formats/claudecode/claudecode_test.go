@@ -9,6 +9,7 @@ import (
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/formats/claudecode"
 	"github.com/sessiontree/sessiontree/core/formats/internal/formattest"
+	"github.com/sessiontree/sessiontree/core/rawjson"
 )
 
 func line(typ, uuid, parent, extra string) string {
@@ -349,3 +350,51 @@ func TestImportDoesNotAliasItsInput(t *testing.T) {
 		t.Fatal("the tree changed with its input")
 	}
 }
+
+// An assistant's content given as a string (Open WebUI's replies, Chat
+// Completions) is written as Claude Code writes text, a list of blocks, and
+// read back as the string it was (issue 23 §2).
+func TestExportWritesAnAssistantsTextAsBlocks(t *testing.T) {
+	msgs := []core.Message{
+		core.Message(`{"role":"user","content":"hi"}`),
+		core.Message(`{"role":"assistant","content":"hello **there**"}`),
+		core.Message(`{"role":"user","content":"and?"}`),
+		core.Message(`{"role":"assistant","content":""}`),
+	}
+	tr, err := core.FromLinear(msgs, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := claudecode.Export(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var contents []string
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if typ, _ := rawjson.LookupString([]byte(l), "type"); typ != "assistant" {
+			continue
+		}
+		m, _ := rawjson.Lookup([]byte(l), "message")
+		c, _ := rawjson.Lookup(m, "content")
+		contents = append(contents, string(c))
+	}
+	want := []string{`[{"type":"text","text":"hello **there**"}]`, `[]`}
+	if strings.Join(contents, "|") != strings.Join(want, "|") {
+		t.Fatalf("assistant contents %q, want %q", contents, want)
+	}
+	back, _, err := claudecode.Import(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := back.LinearProjection()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range msgs {
+		if c, _ := rawjson.Lookup(got[i], "content"); string(c) != string(must(rawjson.Lookup(msgs[i], "content"))) {
+			t.Errorf("message %d came back with content %s", i, c)
+		}
+	}
+}
+
+func must(v []byte, _ bool) []byte { return v }

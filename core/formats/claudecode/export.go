@@ -135,7 +135,8 @@ func defaultOf(key string, n core.Node) []byte {
 
 // complete gives the message of a line of type typ the members readers
 // require (an assistant message's id, type "message" and model; any
-// message's content, a string or a list): it adds those it lacks (listed in
+// message's content, a string or a list, and an assistant's a list of
+// blocks, as Claude Code always writes it): it adds those it lacks (listed in
 // added) and replaces those of another kind (their values kept in was).
 func complete(m []byte, typ, id, model string) (out []byte, added []string, was []convert.Member) {
 	if typ != "user" && typ != "assistant" {
@@ -143,7 +144,7 @@ func complete(m []byte, typ, id, model string) (out []byte, added []string, was 
 	}
 	need := [][3]string{{"content", `""`, "string|list"}}
 	if typ == "assistant" {
-		need = [][3]string{{"id", string(convert.Quote(id)), "string"}, {"type", `"message"`, "message"}, {"model", string(convert.Quote(model)), "string"}, {"content", `""`, "string|list"}}
+		need = [][3]string{{"id", string(convert.Quote(id)), "string"}, {"type", `"message"`, "message"}, {"model", string(convert.Quote(model)), "string"}, {"content", `[]`, "list"}}
 	}
 	for _, r := range need {
 		v, has := rawjson.Lookup(m, r[0])
@@ -153,13 +154,30 @@ func complete(m []byte, typ, id, model string) (out []byte, added []string, was 
 			added = append(added, r[0])
 		case r[2] == "string" && kindOf(v) == "string",
 			r[2] == "message" && string(v) == `"message"`,
+			r[2] == "list" && kindOf(v) == "array",
 			r[2] == "string|list" && (kindOf(v) == "string" || kindOf(v) == "array"):
+		case r[2] == "list" && kindOf(v) == "string":
+			// An assistant's text as a string (Open WebUI's, a Chat
+			// Completions reply): one text block, the string kept for the way back.
+			was = append(was, convert.Member{Key: r[0], Value: v})
+			m = setMember(m, r[0], textBlocks(v))
 		default:
 			was = append(was, convert.Member{Key: r[0], Value: v})
 			m = setMember(m, r[0], []byte(r[1]))
 		}
 	}
 	return m, added, was
+}
+
+// textBlocks is an assistant's content string as Claude Code writes its
+// text: one text block ([] for "").
+func textBlocks(v []byte) []byte {
+	s := rawjson.Unquote(v)
+	if s == "" {
+		return []byte("[]")
+	}
+	b := convert.NewObject(nil).String("type", "text").String("text", s).Bytes()
+	return append(append([]byte{'['}, b...), ']')
 }
 
 // sessionOf is the sessionId of the tree's first line that has one, else the
