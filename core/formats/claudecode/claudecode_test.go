@@ -357,7 +357,7 @@ func TestImportDoesNotAliasItsInput(t *testing.T) {
 func TestExportWritesAnAssistantsTextAsBlocks(t *testing.T) {
 	msgs := []core.Message{
 		core.Message(`{"role":"user","content":"hi"}`),
-		core.Message(`{"role":"assistant","content":"hello **there**"}`),
+		core.Message(`{"role":"assistant","content":"hello \u2019**there**"}`),
 		core.Message(`{"role":"user","content":"and?"}`),
 		core.Message(`{"role":"assistant","content":""}`),
 	}
@@ -378,7 +378,7 @@ func TestExportWritesAnAssistantsTextAsBlocks(t *testing.T) {
 		c, _ := rawjson.Lookup(m, "content")
 		contents = append(contents, string(c))
 	}
-	want := []string{`[{"type":"text","text":"hello **there**"}]`, `[]`}
+	want := []string{`[{"type":"text","text":"hello \u2019**there**"}]`, `[]`}
 	if strings.Join(contents, "|") != strings.Join(want, "|") {
 		t.Fatalf("assistant contents %q, want %q", contents, want)
 	}

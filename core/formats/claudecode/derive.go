@@ -19,6 +19,9 @@ type lineExt struct {
 	was       []convert.Member
 	lineAdded []string         // members the export added to the line itself
 	lineWas   []convert.Member // members of the line the export replaced, as they were
+	// text: the message's content was a string, written as its one text
+	// block ([] for ""): the import makes it that string again.
+	text bool
 	// kept lines readers would refuse, carried here rather than in place
 	before, after [][]byte
 }
@@ -52,6 +55,9 @@ func readLineExt(raw []byte) lineExt {
 	}
 	if w, ok := convert.Get(ms, "line_was"); ok {
 		e.lineWas, _ = convert.Members(w)
+	}
+	if b, ok := convert.Get(ms, "text"); ok && string(b) == "true" {
+		e.text = true
 	}
 	return e
 }
@@ -104,7 +110,7 @@ func deriveExt(line []byte) (core.Message, string, int64, lineExt, error) {
 		if _, ok := rawjson.LookupString(m, "role"); !ok {
 			return nil, "", 0, e, convert.Invalid("message has no string role")
 		}
-		if len(e.added) > 0 || len(e.was) > 0 {
+		if len(e.added) > 0 || len(e.was) > 0 || e.text {
 			mm, err := convert.Members(m)
 			if err != nil {
 				return nil, "", 0, e, err
@@ -112,6 +118,9 @@ func deriveExt(line []byte) (core.Message, string, int64, lineExt, error) {
 			mm = convert.Without(mm, e.added...)
 			for _, w := range e.was {
 				mm = convert.Set(mm, w.Key, w.Value)
+			}
+			if c, ok := convert.Get(mm, "content"); e.text && ok {
+				mm = convert.Set(mm, "content", textOfBlocks(c))
 			}
 			m = convert.NewObject(nil).Members(mm).Bytes()
 		}
@@ -128,4 +137,24 @@ func deriveExt(line []byte) (core.Message, string, int64, lineExt, error) {
 	}
 	msg, label, at, err := convert.WithNodeExt(ms, msg, at)
 	return msg, label, at, e, err
+}
+
+// textOfBlocks is the string an assistant's content was before an export
+// wrote it as blocks (lineExt.text): the text of its one text block, "" for
+// none; content of another shape (edited since) stays as it is.
+func textOfBlocks(c []byte) []byte {
+	blocks, err := convert.Elements(c)
+	switch {
+	case err != nil || len(blocks) > 1:
+		return c
+	case len(blocks) == 0:
+		return []byte(`""`)
+	}
+	if typ, _ := rawjson.LookupString(blocks[0], "type"); typ != "text" {
+		return c
+	}
+	if text, ok := rawjson.Lookup(blocks[0], "text"); ok && len(text) > 0 && text[0] == '"' {
+		return text
+	}
+	return c
 }

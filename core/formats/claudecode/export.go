@@ -90,7 +90,7 @@ func (e *entry) ownLine() bool {
 			body = setMember(body, "role", convert.Quote(typ))
 		}
 		var was []convert.Member
-		body, e.ext.added, was = complete(body, typ, e.n.ID, "")
+		body, e.ext.added, was, e.ext.text = complete(body, typ, e.n.ID, "")
 		e.ext.was = append(e.ext.was, was...)
 		ms = convert.Set(ms, "message", body)
 	}
@@ -138,9 +138,12 @@ func defaultOf(key string, n core.Node) []byte {
 // message's content, a string or a list, and an assistant's a list of
 // blocks, as Claude Code always writes it): it adds those it lacks (listed in
 // added) and replaces those of another kind (their values kept in was).
-func complete(m []byte, typ, id, model string) (out []byte, added []string, was []convert.Member) {
+//
+// text says that an assistant's content string became its text block (see
+// lineExt.text), which costs less than keeping the string in was.
+func complete(m []byte, typ, id, model string) (out []byte, added []string, was []convert.Member, text bool) {
 	if typ != "user" && typ != "assistant" {
-		return m, nil, nil
+		return m, nil, nil, false
 	}
 	need := [][3]string{{"content", `""`, "string|list"}}
 	if typ == "assistant" {
@@ -158,25 +161,26 @@ func complete(m []byte, typ, id, model string) (out []byte, added []string, was 
 			r[2] == "string|list" && (kindOf(v) == "string" || kindOf(v) == "array"):
 		case r[2] == "list" && kindOf(v) == "string":
 			// An assistant's text as a string (Open WebUI's, a Chat
-			// Completions reply): one text block, the string kept for the way back.
-			was = append(was, convert.Member{Key: r[0], Value: v})
+			// Completions reply): one text block, a string again on the way back.
 			m = setMember(m, r[0], textBlocks(v))
+			text = true
 		default:
 			was = append(was, convert.Member{Key: r[0], Value: v})
 			m = setMember(m, r[0], []byte(r[1]))
 		}
 	}
-	return m, added, was
+	return m, added, was, text
 }
 
 // textBlocks is an assistant's content string as Claude Code writes its
 // text: one text block ([] for "").
+// The string's literal is kept as it was (its escapes too), so that the way
+// back (textOfBlocks) gives the same bytes.
 func textBlocks(v []byte) []byte {
-	s := rawjson.Unquote(v)
-	if s == "" {
+	if string(v) == `""` {
 		return []byte("[]")
 	}
-	b := convert.NewObject(nil).String("type", "text").String("text", s).Bytes()
+	b := convert.NewObject(nil).String("type", "text").Raw("text", v).Bytes()
 	return append(append([]byte{'['}, b...), ']')
 }
 
@@ -281,6 +285,9 @@ func (e *entry) withExt(whole bool) []byte {
 	}
 	if len(x.was) > 0 {
 		o.Raw("was", convert.NewObject(nil).Members(x.was).Bytes())
+	}
+	if x.text {
+		o.Raw("text", []byte("true"))
 	}
 	if len(x.lineAdded) > 0 {
 		o.Raw("line_added", rawjson.AppendStrings(nil, x.lineAdded))

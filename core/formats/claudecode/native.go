@@ -44,7 +44,7 @@ func nativeLine(n core.Node, msg core.Message, session string) ([]byte, lineExt,
 			body = setMember(body, "role", convert.Quote(typ))
 		}
 		var was []convert.Member
-		body, e.added, was = complete(body, typ, n.ID, t.Model)
+		body, e.added, was, e.text = complete(body, typ, n.ID, t.Model)
 		e.was = append(e.was, was...)
 	default:
 		// In Claude Code's form the line is a Claude Code line like any
