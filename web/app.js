@@ -184,8 +184,10 @@ async function readInto(cur, id, meta) {
   // size), painted read-only while the whole conversation loads; then the
   // stored records are read and joined into one file in the worker, and the
   // page only loads its bytes (a huge conversation's records never cross here).
-  const whole = state.store.opened ? fileFromWorker(id) : null;
-  if (whole && state.store.tail) {
+  // The whole read waits for the preview: both read IndexedDB, and the
+  // tail's few gets queued behind a 100 MB read took seconds.
+  let whole = state.store.opened ? null : undefined;
+  if (whole === null && state.store.tail) {
     const tail = await state.store.tail(id, WINDOW).catch(() => null);
     if (state.cur !== cur) return;
     if (tail?.nodes.length) {
@@ -196,6 +198,7 @@ async function readInto(cur, id, meta) {
       state.timings.openPreview = performance.now() - t0;
     }
   }
+  if (whole === null) whole = fileFromWorker(id);
   const got = whole ? await whole : null;
   const hold = Number(localStorage.getItem(HOLD_OPEN_KEY));
   if (hold > 0) await new Promise((resolve) => setTimeout(resolve, hold));

@@ -38,8 +38,11 @@ const range = (id) => IDBKeyRange.bound([id], [id, []]);
 /** The keys of conversation id's packs. */
 const packRange = (id) => IDBKeyRange.bound([id, "p"], [id, "p", []]);
 
-/** Node rows per packed record: ~250 KB of a chat's rows, one IndexedDB write. */
-export const PACK_ROWS = 500;
+/**
+ * Node rows per packed record (~100 KB of a chat's rows, one IndexedDB
+ * write): few records for an import, and few bytes for the tail's reads.
+ */
+export const PACK_ROWS = 200;
 
 /**
  * Writes a change feed's rows (and the conversation's meta) into an open
@@ -97,22 +100,26 @@ class PackReader {
   #store;
   #id;
   #keys = null;
-  #read = new Map(); // a pack's key (joined) → Map id → row
+  #read = new Map(); // a pack's key (joined) → its text
   constructor(store, id) { this.#store = store; this.#id = id; }
   async row(nodeId) {
     this.#keys ??= await request(this.#store.getAllKeys(packRange(this.#id)));
     for (const k of this.#keys) {
       if (nodeId < k[2] || nodeId > k[3]) continue;
       const name = k.join("\u0000");
-      let rows = this.#read.get(name);
-      if (!rows) {
-        rows = new Map();
-        const text = await request(this.#store.get(k));
-        if (typeof text === "string") eachPacked(text, (nid, row) => rows.set(nid, row));
-        this.#read.set(name, rows);
+      let text = this.#read.get(name);
+      if (text === undefined) {
+        text = await request(this.#store.get(k));
+        this.#read.set(name, text);
       }
-      const row = rows.get(nodeId);
-      if (row !== undefined) return row;
+      if (typeof text !== "string") continue;
+      // Its line: "n" TAB id TAB row, at the start or after a newline.
+      const head = `n\t${nodeId}\t`;
+      let at = text.startsWith(head) ? 0 : text.indexOf(`\n${head}`);
+      if (at < 0) continue;
+      if (at > 0) at++;
+      const end = text.indexOf("\n", at + head.length);
+      return text.slice(at + head.length, end < 0 ? text.length : end);
     }
     return undefined;
   }
