@@ -157,7 +157,10 @@ func (t *Tree) MergeWith(other *Tree, opts MergeOptions) (MergeReport, error) {
 	rep := t.diff(r)
 	rep.Conflicts = conflicts
 	changed, rest := t.changed, t.rest // the change feed goes on (a feed handed out in parts too)
+	gen := max(t.shapeGen, r.shapeGen)
 	*t = *r
+	// Every node may have moved: what was derived from t or r is stale.
+	t.shapeGen, t.lens = gen+1, [8]lenMemo{}
 	t.changed, t.rest = changed, rest
 	if changed != nil {
 		for _, id := range rep.NodesAdded {
