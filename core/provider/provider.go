@@ -52,6 +52,8 @@
 package provider
 
 import (
+	"slices"
+
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/chat"
 	"github.com/sessiontree/sessiontree/core/rawjson"
@@ -124,7 +126,12 @@ type Report struct {
 // Body is the request body holding only the projection's fields:
 // {"messages":[…]}, {"input":[…]} or {"system":…,"messages":[…],"tools":[…]}.
 func (r Request) Body() []byte {
-	out := []byte{'{'}
+	return r.AppendBody(nil)
+}
+
+// AppendBody appends Body to b.
+func (r Request) AppendBody(b []byte) []byte {
+	out := append(slices.Grow(b, 32+len(r.System)+len(r.Messages)+len(r.Tools)), '{')
 	switch r.API {
 	case OpenAIResponses:
 		out = append(out, `"input":`...)
