@@ -63,6 +63,7 @@ func Lean() []Method {
 		// rows.go
 		{"takeChanges", true, takeChanges},
 		{"applyChanges", true, applyChanges},
+		{"helperRows", true, helperRows},
 		// subtree.go
 		{"subtree", true, subtree},
 		{"onPath", true, onPath},
