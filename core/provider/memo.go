@@ -2,6 +2,7 @@ package provider
 
 import (
 	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/rawjson"
 )
 
 // The memo a tree keeps of its converted paths (core.Tree.Memo), so that a
@@ -137,6 +138,30 @@ func (m *pathMemo) push(s *segment) {
 	m.segs = append(m.segs, s)
 }
 
+// cleanCut returns how many of msgs to take into a segment before the next
+// one starts, at most limit: none when the first is a person's plain text (a
+// user message whose content is a string) or a system message, where no call
+// waits for its result and no reply goes on; else up to the first such
+// message in reach, or all of limit when there is none. A segment that does
+// start mid-exchange converts again with the one before it (depends): this
+// only makes that rare.
+func cleanCut(msgs []core.Message, limit int) int {
+	for i, m := range msgs {
+		if i == limit {
+			return i
+		}
+		switch m.Role() {
+		case "system", "developer":
+			return i
+		case "user":
+			if c, ok := rawjson.Lookup(m, "content"); ok && len(c) > 0 && c[0] == '"' {
+				return i
+			}
+		}
+	}
+	return len(msgs)
+}
+
 // pathSegments returns branch's path of n nodes as segments, converting
 // only what the memo does not hold. A corrupt path fails as PathOf does.
 func (m *pathMemo) pathSegments(t *core.Tree, branch string, n int, keepThinking bool) ([]*segment, error) {
@@ -193,11 +218,12 @@ func (m *pathMemo) pathSegments(t *core.Tree, branch string, n int, keepThinking
 		from = m.segs[keep-1].end
 	}
 	for from < n {
-		end := min(n, max(from+segmentNodes, minEnd))
 		if err := fetch(n - from); err != nil {
 			return nil, err
 		}
 		lo := from - (n - len(tail))
+		end := min(n, max(from+segmentNodes, minEnd))
+		end += cleanCut(msgs[lo+end-from:], segmentNodes/4)
 		next := ""
 		if end < n {
 			next = at(end)
