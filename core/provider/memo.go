@@ -57,8 +57,8 @@ func memoOf(t *core.Tree, keepThinking bool) *pathMemo {
 		if !read {
 			continue
 		}
-		if last := len(m.segs) - 1; i == last && m.segs[last].last == a.Parent && m.segs[last].next == "" {
-			m.segs[last].next = "?" + a.Child // one child may continue the path
+		if s := m.segs[i]; i == len(m.segs)-1 && s.last == a.Parent && s.next == "" && s.grown == "" {
+			s.grown = a.Child // the one child that may continue the path
 			continue
 		}
 		m.truncate(i)
@@ -201,9 +201,9 @@ func (m *pathMemo) pathSegments(t *core.Tree, branch string, n int, keepThinking
 			next = at(s.end)
 		}
 		switch {
-		case s.next == next:
-		case i == len(m.segs)-1 && s.next == "?"+next:
-			s.next = next // the node added below the leaf it ended at
+		case s.next == next && s.grown == "":
+		case s.next == "" && next != "" && s.grown == next:
+			s.next, s.grown = next, "" // the path goes on into the node added below its end
 		default:
 			continue // the path leaves it for another child
 		}

@@ -15,16 +15,20 @@ import (
 type segment struct {
 	start, end int    // the path nodes [start, end) it holds
 	last, next string // the id of its last path node, and of the path node after it ("" at the leaf)
-	offset     int    // turns gathered before it on the path
-	turns      int    // turns gathered in it
-	rep        Report // what reading, pairing and renaming its turns reported
-	blocks     []block
-	tok        []int // tokens of each block
-	sys        []int // indices of its system blocks
-	sysTok     int
-	total      int
-	units      []unit
-	unitTok    []int
+	// grown is a node added below last since, when next is "": the path may
+	// go on into it (any other child added below a segment's nodes sends the
+	// segment back to conversion).
+	grown   string
+	offset  int    // turns gathered before it on the path
+	turns   int    // turns gathered in it
+	rep     Report // what reading, pairing and renaming its turns reported
+	blocks  []block
+	tok     []int // tokens of each block
+	sys     []int // indices of its system blocks
+	sysTok  int
+	total   int
+	units   []unit
+	unitTok []int
 	// per unit, and one past the last: the messages of the units before it
 	// (turnsIn of their blocks) and the latest turn an item of them holds
 	// (-1: none).

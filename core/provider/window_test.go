@@ -314,3 +314,53 @@ func TestWindowedProjectionWaitsForTheReplyToEnd(t *testing.T) {
 	checkSame(t, g.t, "", Anthropic, Options{}, "the reply went on")
 	checkSame(t, g.t, "", OpenAIChat, Options{Budget: 10}, "the reply went on, with a budget")
 }
+
+// A request after the user's turn converts only that turn: the segments of
+// the path before it are the ones the last request made; a fork far back
+// converts again only from the segment it leaves.
+func TestARequestConvertsOnlyWhatWasAdded(t *testing.T) {
+	g := &chatGen{r: rand.New(rand.NewSource(3)), t: core.New(core.WithIDSource(seqIDs()))}
+	for g.n < 3000 {
+		role := "user"
+		if g.n%2 == 1 {
+			role = "assistant"
+		}
+		g.append(t, `{"role":"`+role+`","content":`+q(g.text())+`}`)
+	}
+	segments := func() []*segment {
+		if _, err := ProjectTree(g.t, "", OpenAIChat, Options{Budget: 32000}); err != nil {
+			t.Fatal(err)
+		}
+		return append([]*segment(nil), g.t.Memo(memoKey{false}).(*pathMemo).segs...)
+	}
+	before := segments()
+	if len(before) < 10 {
+		t.Fatalf("a 3,000-node path is %d segments", len(before))
+	}
+	g.append(t, `{"role":"user","content":"one more"}`)
+	after := segments()
+	if len(after) != len(before)+1 || after[len(after)-1].end-after[len(after)-1].start != 1 {
+		t.Fatalf("after one message: %d segments (was %d), the last of %d nodes", len(after), len(before), after[len(after)-1].end-after[len(after)-1].start)
+	}
+	for i := range before {
+		if after[i] != before[i] {
+			t.Fatalf("segment %d was converted again", i)
+		}
+	}
+	// Rewind 1,000 messages and go on: the segments above the fork stay.
+	path, _ := g.t.ActivePath()
+	g.at++
+	if _, err := g.t.Rewind(path[2000], g.at); err != nil {
+		t.Fatal(err)
+	}
+	g.append(t, `{"role":"user","content":"another way"}`)
+	forked := segments()
+	kept := 0
+	for kept < len(forked) && kept < len(before) && forked[kept] == before[kept] {
+		kept++
+	}
+	if kept == 0 || before[kept].start > 2000 || forked[len(forked)-1].end != 2002 {
+		t.Fatalf("after a fork at 2,000: %d segments kept, the next from %d, the path to %d", kept, before[kept].start, forked[len(forked)-1].end)
+	}
+	checkSame(t, g.t, "", OpenAIChat, Options{Budget: 32000}, "after the fork")
+}
