@@ -135,6 +135,7 @@ func (m *pathMemo) push(s *segment) {
 	for _, x := range s.ids {
 		m.nodes[x] = i
 	}
+	s.index = i
 	m.segs = append(m.segs, s)
 }
 

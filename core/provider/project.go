@@ -16,19 +16,22 @@ func project(turns []chat.Turn, cont []bool, own *noteInput, api API, opts Optio
 	}
 	s := &segment{}
 	s.read(turns, cont, api == Anthropic && !opts.DropThinking)
-	return write([]*segment{s}, own, api, opts), nil
+	return write([]*segment{s}, own, api, opts, nil)
 }
 
 var errNegativeBudget = &core.Error{Code: core.CodeInvalidInput, Message: "budget must not be negative"}
 
 // write fits a path of segments to the budget and writes what is kept as a
-// request for api.
-func write(segs []*segment, own *noteInput, api API, opts Options) Request {
+// request for api; ready unfolds a segment fit reads (see fit).
+func write(segs []*segment, own *noteInput, api API, opts Options, ready func(*segment) error) (Request, error) {
 	var rep Report
 	for _, s := range segs {
 		rep.add(s.rep)
 	}
-	blocks := fit(segs, opts, own, &rep)
+	blocks, err := fit(segs, opts, own, &rep, ready)
+	if err != nil {
+		return Request{}, err
+	}
 	req := Request{API: api}
 	switch api {
 	case OpenAIChat:
@@ -42,7 +45,7 @@ func write(segs []*segment, own *noteInput, api API, opts Options) Request {
 		rep.Tokens += tokens(b)
 	}
 	req.Report = rep
-	return req
+	return req, nil
 }
 
 // add adds what reading a segment reported.

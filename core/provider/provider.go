@@ -235,7 +235,26 @@ func ProjectTree(t *core.Tree, branch string, api API, opts Options) (Request, e
 			}
 		}
 	}
-	return write(segs, note, api, opts), nil
+	// The segments fit reads are unfolded first; after the request, those
+	// before them fold: the next request keeps about as much.
+	read := len(segs)
+	ready := func(s *segment) error {
+		read = min(read, s.index)
+		if !s.folded {
+			return nil
+		}
+		return s.unfold(t, branch, n, keepThinking)
+	}
+	req, err := write(segs, note, api, opts, ready)
+	if err != nil {
+		return Request{}, err
+	}
+	if opts.Budget > 0 {
+		for _, s := range segs[:read] {
+			s.fold()
+		}
+	}
+	return req, nil
 }
 
 // noteInput is what the budget's note says beyond opts.Summaries: the

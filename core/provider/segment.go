@@ -34,6 +34,8 @@ type segment struct {
 	// (-1: none).
 	turnsBefore, latestBefore []int
 	pendingEnd                bool
+	folded                    bool     // its blocks but the system messages were let go (fold)
+	index                     int      // its place among the memo's segments
 	ids                       []string // the node of each turn
 	names, looks              []string // see gathered
 	where                     map[string]int
@@ -53,6 +55,24 @@ func convert(t *core.Tree, ids []string, msgs []core.Message, next string, keepT
 	s.read(g.turns, cont, keepThinking)
 	s.rep.Adopted = g.adopted
 	return s
+}
+
+// unfold converts a folded segment again, from branch's path of n nodes:
+// the same nodes, read the same way, give the same blocks.
+func (s *segment) unfold(t *core.Tree, branch string, n int, keepThinking bool) error {
+	ids, msgs, err := t.AppendTailOf(nil, nil, branch, n-s.end, s.end-s.start)
+	if err != nil {
+		return err
+	}
+	if len(ids) != s.end-s.start || ids[len(ids)-1] != s.last {
+		return &core.Error{Code: core.CodeCorrupt, Message: "branch " + quote(branch) + ": its path changed under a request"}
+	}
+	again := convert(t, ids, msgs, s.next, keepThinking)
+	if len(again.blocks) != len(s.blocks) {
+		return &core.Error{Code: core.CodeCorrupt, Message: "branch " + quote(branch) + ": a stretch of its path converted differently twice (a bug in sessiontree)"}
+	}
+	s.blocks, s.folded = again.blocks, false
+	return nil
 }
 
 // read converts turns into the segment's blocks.
@@ -147,14 +167,26 @@ type unitRef struct{ seg, unit int }
 // kept whatever its size. The kept tail starts with a user's message. A
 // system note takes the dropped blocks' place. It returns the blocks to
 // write.
-func fit(segs []*segment, opts Options, own *noteInput, rep *Report) []block {
+//
+// ready, when not nil, is called for each segment before its blocks are
+// read (other than its system messages and sums, which a folded segment
+// keeps): it unfolds a folded one.
+func fit(segs []*segment, opts Options, own *noteInput, rep *Report, ready func(*segment) error) ([]block, error) {
+	all := func() ([]block, error) {
+		for _, s := range segs {
+			if err := readyOf(s, ready); err != nil {
+				return nil, err
+			}
+		}
+		return allBlocks(segs), nil
+	}
 	total, sysTok := 0, 0
 	for _, s := range segs {
 		total += s.total
 		sysTok += s.sysTok
 	}
 	if opts.Budget <= 0 || total <= opts.Budget {
-		return allBlocks(segs)
+		return all()
 	}
 	// The units from the newest back: the newest exchange (from the last
 	// user message on, or the last unit when no user speaks) stays, and
@@ -180,7 +212,7 @@ func fit(segs []*segment, opts Options, own *noteInput, rep *Report) []block {
 	end := unitRef{len(segs) - 1, len(segs[len(segs)-1].units)} // one past the last unit
 	limit, ok := prev(end)
 	if !ok {
-		return allBlocks(segs) // no unit to drop
+		return all() // no unit to drop
 	}
 	for u, ok := limit, true; ok; u, ok = prev(u) {
 		if role(u) == userRole {
@@ -207,7 +239,7 @@ func fit(segs []*segment, opts Options, own *noteInput, rep *Report) []block {
 	}
 	if !before(first, k) {
 		rep.OverBudget = true
-		return allBlocks(segs)
+		return all()
 	}
 	// What went: every unit before k.
 	count, lastTurn := 0, -1
@@ -255,6 +287,11 @@ func fit(segs []*segment, opts Options, own *noteInput, rep *Report) []block {
 			}
 		}
 	}
+	for _, s := range segs[k.seg:] {
+		if err := readyOf(s, ready); err != nil {
+			return nil, err
+		}
+	}
 	out = append(out, ks.blocks[ks.units[k.unit].from:]...)
 	for _, s := range segs[k.seg+1:] {
 		out = append(out, s.blocks...)
@@ -265,7 +302,31 @@ func fit(segs []*segment, opts Options, own *noteInput, rep *Report) []block {
 		total += tokens(b)
 	}
 	rep.OverBudget = total > opts.Budget
-	return out
+	return out, nil
+}
+
+func readyOf(s *segment, ready func(*segment) error) error {
+	if ready == nil {
+		return nil
+	}
+	return ready(s)
+}
+
+// fold lets go of the segment's blocks but its system messages, keeping
+// what fit reads of them (roles, sums): a long path's memo holds the text
+// of what requests keep, not of the whole path. unfold converts it again.
+func (s *segment) fold() {
+	if s.folded {
+		return
+	}
+	blocks := make([]block, len(s.blocks))
+	for i, b := range s.blocks {
+		blocks[i] = block{role: b.role, turn: b.turn}
+		if b.role == sysRole {
+			blocks[i].items = b.items
+		}
+	}
+	s.blocks, s.folded, s.where = blocks, true, nil
 }
 
 // before reports whether unit a comes before unit b on the path.
