@@ -238,12 +238,24 @@ func ProjectTree(t *core.Tree, branch string, api API, opts Options) (Request, e
 	// The segments fit reads are unfolded first; after the request, those
 	// before them fold: the next request keeps about as much.
 	read := len(segs)
+	var ids []string // the path's tail, fetched once for the segments to unfold
+	var msgs []core.Message
 	ready := func(s *segment) error {
 		read = min(read, s.index)
 		if !s.folded {
 			return nil
 		}
-		return s.unfold(t, branch, n, keepThinking)
+		if need := n - s.start; need > len(ids) {
+			var err error
+			if ids, msgs, err = t.AppendTailOf(ids[:0], msgs[:0], branch, 0, need); err != nil {
+				return err
+			}
+			if len(ids) != need {
+				return &core.Error{Code: core.CodeCorrupt, Message: "branch " + quote(branch) + ": its path is shorter than it was counted"}
+			}
+		}
+		lo := s.start - (n - len(ids))
+		return s.unfold(t, ids[lo:lo+s.end-s.start], msgs[lo:lo+s.end-s.start], keepThinking)
 	}
 	req, err := write(segs, note, api, opts, ready)
 	if err != nil {

@@ -57,19 +57,15 @@ func convert(t *core.Tree, ids []string, msgs []core.Message, next string, keepT
 	return s
 }
 
-// unfold converts a folded segment again, from branch's path of n nodes:
-// the same nodes, read the same way, give the same blocks.
-func (s *segment) unfold(t *core.Tree, branch string, n int, keepThinking bool) error {
-	ids, msgs, err := t.AppendTailOf(nil, nil, branch, n-s.end, s.end-s.start)
-	if err != nil {
-		return err
-	}
+// unfold converts a folded segment again from its path nodes ids (with
+// their messages): the same nodes, read the same way, give the same blocks.
+func (s *segment) unfold(t *core.Tree, ids []string, msgs []core.Message, keepThinking bool) error {
 	if len(ids) != s.end-s.start || ids[len(ids)-1] != s.last {
-		return &core.Error{Code: core.CodeCorrupt, Message: "branch " + quote(branch) + ": its path changed under a request"}
+		return &core.Error{Code: core.CodeCorrupt, Message: "the path changed under a request (a bug in sessiontree)"}
 	}
 	again := convert(t, ids, msgs, s.next, keepThinking)
 	if len(again.blocks) != len(s.blocks) {
-		return &core.Error{Code: core.CodeCorrupt, Message: "branch " + quote(branch) + ": a stretch of its path converted differently twice (a bug in sessiontree)"}
+		return &core.Error{Code: core.CodeCorrupt, Message: "a stretch of the path converted differently twice (a bug in sessiontree)"}
 	}
 	s.blocks, s.folded = again.blocks, false
 	return nil
