@@ -2,6 +2,7 @@ package provider
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand"
 	"reflect"
@@ -363,4 +364,24 @@ func TestARequestConvertsOnlyWhatWasAdded(t *testing.T) {
 		t.Fatalf("after a fork at 2,000: %d segments kept, the next from %d, the path to %d", kept, before[kept].start, forked[len(forked)-1].end)
 	}
 	checkSame(t, g.t, "", OpenAIChat, Options{Budget: 32000}, "after the fork")
+}
+
+// A corrupt path fails the request as PathOf fails, before and after the
+// tree remembers a projection: never a request from part of the path.
+func TestARequestFailsClosedOnACorruptPath(t *testing.T) {
+	file := `{"format":"sessiontree","version":1,"root":"a","active_branch":"main","branches":{"main":{"name":"main","leaf":"c","created_at_ms":0},"ok":{"name":"ok","leaf":"a","created_at_ms":0}},"nodes":{` +
+		`"a":{"id":"a","children":[],"message":{"role":"user","content":"a"},"created_at_ms":1},` +
+		`"c":{"id":"c","parent":"gone","children":[],"message":{"role":"user","content":"c"},"created_at_ms":3}}}`
+	tr, err := core.Unmarshal([]byte(file))
+	if err != nil {
+		t.Skipf("the loader refuses the file itself: %v", err)
+	}
+	for _, budget := range []int{0, 10} {
+		if _, err := ProjectTree(tr, "main", OpenAIChat, Options{Budget: budget}); !errors.Is(err, core.ErrCorrupt) {
+			t.Errorf("budget %d: %v, want a corrupt error", budget, err)
+		}
+		if _, err := ProjectTree(tr, "ok", OpenAIChat, Options{Budget: budget}); err != nil {
+			t.Errorf("budget %d, the sound branch: %v", budget, err)
+		}
+	}
 }
