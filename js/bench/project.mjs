@@ -41,9 +41,8 @@ async function run(api, flavour, sizes, rounds) {
       const t0 = performance.now();
       const t = build(SessionTree, shape, n);
       const built = performance.now() - t0;
-      // The lean module saves and reloads the whole tree per request: fewer rounds.
-      const r = flavour === "lean" && n > 20000 ? 3 : rounds;
-      const m = measure(t, shape, { rounds: r, warm: r === rounds ? 2 * rounds : 0, unbudgeted: n <= 100 });
+      const r = rounds;
+      const m = measure(t, shape, { rounds: r, warm: 2 * rounds, unbudgeted: n <= 100 });
       t.free();
       rows.push({ flavour, shape, n, built, rounds: r, ...m });
     }
@@ -76,7 +75,7 @@ if (!isMainThread) {
       w.once("error", reject);
     }));
   }
-  print(`Node ${process.version}: t.projectFor("openai-chat", { budget: 32000 }) after the user's turn; median of ${rounds} rounds after ${2 * rounds} (3 after none for the lean flavour past 20k)`, node);
+  print(`Node ${process.version}: t.projectFor("openai-chat", { budget: 32000 }) after the user's turn; median of ${rounds} rounds after ${2 * rounds}`, node);
 
   // 2. Chromium: each flavour in a page of its own.
   if (process.env.PROJECT_CHROMIUM !== "0") {
