@@ -218,10 +218,11 @@ export interface ProjectionOptions {
    * place, with the summaries of the other branches (those without one are
    * left out: report.unsummarized counts them) and the branch's own when it
    * covers what was left out. The newest exchange (from the last user message
-   * on) is kept whatever its size. With the full module, a request converts
-   * only the messages added since the tree's last request and reads only what
-   * the budget keeps, so it costs about the same in a long chat as in a short
-   * one; the lean module hands the helper the whole saved tree each time.
+   * on) is kept whatever its size. A request converts only the messages
+   * added since the tree's last request and reads only what the budget keeps,
+   * so after the first it costs about the same in a long chat as in a short
+   * one (the lean module keeps a copy of the tree in the helper and hands it
+   * only the new rows; the first request converts the whole path once).
    */
   budget?: number;
   /**
