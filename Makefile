@@ -69,7 +69,7 @@ fuzz:
 	done
 
 ## bench: benchmarks with ratio tables (numbers go in the README)
-bench: bench-core bench-worker bench-js bench-formats bench-soak bench-peers bench-huge
+bench: bench-core bench-worker bench-js bench-formats bench-soak bench-peers bench-huge bench-project
 
 ## bench-huge: the demo with a 200k-message (~100 MB) session against a 100-message
 ## chat in headless Chromium: import, open, send, switch, long tasks, memory
@@ -166,6 +166,13 @@ test-js: build $(HOOKS_WASM)
 	@SESSIONTREE_FLAVOUR=full node js/test/browser.mjs js/test/memory-limit.mjs
 	@echo "== js: tsc --noEmit on sessiontree.d.ts"
 	@tsc --noEmit -p js/test/tsconfig.json
+
+## bench-project: t.projectFor with a budget of 32,000 tokens in chats of 100, 20k
+## and 200k messages (a chat and an agent session), each flavour, in Node and
+## headless Chromium (PROJECT_N=100,20000 for a quick look, PROJECT_CHROMIUM=0 for Node alone)
+.PHONY: bench-project
+bench-project: tools build
+	@node js/bench/project.mjs
 
 ## bench-js: the JS API against a plain-JS peer, in Node and headless Chromium
 bench-js: build

@@ -104,6 +104,7 @@ func (t *Tree) ApplyRows(root, active string, follow bool, branches, nodes []Fra
 		added = append(added, n)
 	}
 	for _, n := range added {
+		t.logAttach(n.parent, n.id)
 		if n.parent == "" {
 			t.insertOrdered(&t.roots, n.id, n.created)
 			continue

@@ -196,6 +196,7 @@ func (t *Tree) addNode(n *node) {
 		}
 		t.insertOrdered(&n.up.children, n.id, n.created)
 	}
+	t.logAttach(n.parent, n.id)
 	t.record(undo{kind: undoAddNode, n: n, name: t.root})
 	if t.root == "" {
 		t.root = n.id

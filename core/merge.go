@@ -159,7 +159,10 @@ func (t *Tree) MergeWith(other *Tree, opts MergeOptions) (MergeReport, error) {
 	// The change feed and the watch go on (a feed handed out in parts too),
 	// and the version counts on.
 	changed, rest, watched, version := t.changed, t.rest, t.watched, t.version
+	gen := max(t.shapeGen, r.shapeGen)
 	*t = *r
+	// Every node may have moved: what was derived from t or r is stale.
+	t.shapeGen, t.lens = gen+1, [8]lenMemo{}
 	t.changed, t.rest, t.watched, t.version = changed, rest, watched, version
 	if changed != nil || watched != nil {
 		for _, id := range rep.NodesAdded {

@@ -60,6 +60,11 @@ type Tree struct {
 		text, root string
 		gen        uint64
 	}
+	// attaches logs the nodes added, and memos holds data other packages
+	// derive from the tree (revision.go): neither is copied by Clone or kept
+	// by a Merge.
+	attaches attachLog
+	memos    []memo
 }
 
 // node is the stored form of a Node. key is its map key; id is what the file said

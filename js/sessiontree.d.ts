@@ -216,8 +216,13 @@ export interface ProjectionOptions {
    * no limit. Over it, the oldest turns that are not system messages are left
    * out (never a tool call without its result) and a system note takes their
    * place, with the summaries of the other branches (those without one are
-   * only counted) and the branch's own when it covers what was left out. The
-   * newest exchange (from the last user message on) is kept whatever its size.
+   * left out: report.unsummarized counts them) and the branch's own when it
+   * covers what was left out. The newest exchange (from the last user message
+   * on) is kept whatever its size. A request converts only the messages
+   * added since the tree's last request and reads only what the budget keeps,
+   * so after the first it costs about the same in a long chat as in a short
+   * one (the lean module keeps a copy of the tree in the helper and hands it
+   * only the new rows; the first request converts the whole path once).
    */
   budget?: number;
   /**
@@ -272,10 +277,19 @@ export interface ProjectionReport {
   merged: number;
   /** Anthropic: a user message was put first (the path starts with the assistant). */
   placeholder: boolean;
-  /** Messages the budget left out. */
+  /** Messages the budget left out: a system note stands in their place. */
   budgetDropped: number;
   /** What was kept is still over the budget (the newest exchange alone is). */
   overBudget: boolean;
+  /**
+   * The branches whose summaries the budget's note holds in place of what it
+   * left out, the projected branch's own first when it covers that; empty
+   * when nothing was left out. Show it beside the request, with budgetDropped,
+   * so the user knows what the model was not sent.
+   */
+  summarized: string[];
+  /** Other branches the note could say nothing of: they have no summary (only a stub, which is not sent). */
+  unsummarized: number;
 }
 
 /** Options of summarizeBranchWith. */

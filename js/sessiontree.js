@@ -198,6 +198,9 @@ async function startInterchange(source) {
     throw new SessionTreeError("invalid_input", "initInterchange: this module is not sessiontree-interchange.wasm (no import/export/merge); pass that file, or build it with make build");
   }
   f.importAll = names.indexOf("importAll");
+  // The helper's copies of the lean module's trees, which t.projectFor keeps
+  // up to date with the rows helperRows gives (wasm/internal/treecalls rows.go).
+  for (const key of ["load", "free", "applyChanges", "projectTree"]) f[key] = names.indexOf(key);
   inter = f;
 }
 
@@ -233,9 +236,9 @@ function mainBytes(method, handle, args) {
 }
 
 // interCall writes args (strings or Uint8Arrays, in any module's memory) into
-// the interchange module and runs the call. It returns a view of the result,
+// the interchange module and runs the call (on the helper's tree handle, if any). It returns a view of the result,
 // valid until the next call, or throws the SessionTreeError the module sent.
-function interCall(f, method, args) {
+function interCall(f, method, args, handle = 0) {
   const bytes = args.map((a) => (typeof a === "string" ? encoder.encode(a) : a));
   let size = 0;
   for (const b of bytes) size += 4 + b.length;
@@ -249,7 +252,7 @@ function interCall(f, method, args) {
     u8.set(b, off + 4);
     off += 4 + n;
   }
-  const r = f.exports.st_call(method, 0, size, 0);
+  const r = f.exports.st_call(method, handle, size, 0);
   const len = r < 0 ? -r - 1 : r;
   const out = len === 0 ? 0 : f.exports.st_out() >>> 0;
   u8 = new Uint8Array(f.memory.buffer);
@@ -269,7 +272,7 @@ const M = {
   pathOf: 0, messages: 0, summarizeBranch: 0, summaryInput: 0, summarizeBranchAsOf: 0,
   stubSummary: 0, renderBranchText: 0, spliceForLinearExport: 0, validate: 0, repair: 0,
   prune: 0, search: 0, stats: 0, replace: 0, project: 0, applyOps: 0, pathLength: 0, window: 0,
-  takeChanges: 0, watch: 0, applyChanges: 0, subtree: 0, onPath: 0, pathIndex: 0, loadBegin: 0, loadStep: 0, loadCancel: 0,
+  takeChanges: 0, watch: 0, applyChanges: 0, helperRows: 0, subtree: 0, onPath: 0, pathIndex: 0, loadBegin: 0, loadStep: 0, loadCancel: 0,
 };
 
 // The full flavour's further method numbers, filled in by init when the module
@@ -753,6 +756,12 @@ const freed = new FinalizationRegistry((handle) => {
     try { invoke(M.free, handle, 0, NO_ARGS); } catch { /* the module stays usable */ }
   }
 });
+// The helper's copies of trees the page dropped without free().
+const copies = new FinalizationRegistry((handle) => {
+  if (inter) {
+    try { interCall(inter, inter.free, NO_ARGS, handle); } catch { /* the helper stays usable */ }
+  }
+});
 const dispose = Symbol.dispose ?? Symbol.for("Symbol.dispose");
 // mergeOptions checks merge's options and spells them as the module reads them
 // (wasm/internal/fullcalls mergeOptions): the names of the flags set, by commas.
@@ -778,6 +787,7 @@ export class SessionTree {
   // frozen. The module numbers the messages this object holds (wasm/internal/treecalls
   // slots.go): slot i → the JSON text (not parsed yet) or the frozen object.
   #cache = [];
+  #copy = 0; // the handle of the helper's copy (t.projectFor in the lean flavour), or 0
 
   constructor() {
     need();
@@ -964,8 +974,8 @@ export class SessionTree {
       out = this.#call(F.projectTree, 0, args);
     } else {
       const f = needInterchange("t.projectFor");
-      if (f.projectFile < 0) fail("t.projectFor: this sessiontree-interchange.wasm has no projections; rebuild it with make build");
-      out = decoder.decode(interCall(f, f.projectFile, [...args, this.#saved()]));
+      if (f.projectTree < 0) fail("t.projectFor: this sessiontree-interchange.wasm has no projections; rebuild it with make build");
+      out = decoder.decode(interCall(f, f.projectTree, args, this.#helperCopy(f)));
     }
     return JSON.parse(out);
   }
@@ -985,6 +995,36 @@ export class SessionTree {
     const report = JSON.parse(decoder.decode(res.subarray(4, 4 + n)));
     const same = res.length === 4 + n;
     return { json: same ? (typeof ours === "string" ? ours : decoder.decode(treeFile("ours", ours))) : decoder.decode(res.subarray(4 + n)), report };
+  }
+
+  // #helperCopy returns the handle of the helper's copy of this tree, brought
+  // up to date: loaded from save() the first time (and after a change that
+  // is no list of added nodes), else given the rows of what was added since
+  // (the branches and the new nodes), so that a request in a long chat hands
+  // the helper a few rows and the helper converts only those (core/provider
+  // keeps what it converted with its copy).
+  #helperCopy(f) {
+    const rows = invoke(M.helperRows, this.#live(), 0, NO_ARGS);
+    if (rows !== "all" && this.#copy !== 0) {
+      try {
+        interCall(f, f.applyChanges, [rows], this.#copy);
+        return this.#copy;
+      } catch {
+        // The copy refused them: load it again below.
+      }
+    }
+    this.#dropCopy();
+    const h = Number(decoder.decode(interCall(f, f.load, [this.#saved()])));
+    this.#copy = h;
+    copies.register(this, h, this);
+    return h;
+  }
+
+  #dropCopy() {
+    if (this.#copy === 0) return;
+    copies.unregister(this);
+    try { if (inter) interCall(inter, inter.free, NO_ARGS, this.#copy); } catch { /* the helper stays usable */ }
+    this.#copy = 0;
   }
 
   // #saved returns save() as bytes: a view of the main module's memory, valid
@@ -1550,6 +1590,7 @@ export class SessionTree {
 
   free() {
     if (this.#h === 0) return;
+    this.#dropCopy();
     freed.unregister(this);
     if (wasm) invoke(M.free, this.#h, 0, NO_ARGS);
     this.#h = 0;

@@ -1588,7 +1588,9 @@ async function openSettings() {
       const { body, report } = await requestFor();
       const text = JSON.stringify(body, null, 2);
       preview = `${report.sent} message${report.sent === 1 ? "" : "s"}, about ${report.tokens} tokens` +
-        (report.budgetDropped ? `; ${report.budgetDropped} older left out by the budget, summarized in a system note` : "") +
+        (report.budgetDropped ? `; ${report.budgetDropped} older left out by the budget of ${s.budget} tokens, ` +
+          (report.summarized.length ? `with the summaries of ${report.summarized.join(", ")} in their place` : "with no summary in their place") +
+          (report.unsummarized ? ` (${report.unsummarized} other branch${report.unsummarized === 1 ? " has" : "es have"} none)` : "") : "") +
         (report.dropped ? `; ${report.dropped} no model sees left out` : "") +
         `\n\nPOST ${s.api === "anthropic" ? "/messages" : "/chat/completions"}\n${text.length > 20000 ? `${text.slice(0, 20000)}\n\u2026 (${text.length - 20000} more characters)` : text}`;
     } catch (e) {

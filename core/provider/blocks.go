@@ -35,9 +35,9 @@ type block struct {
 }
 
 // flatten turns the turns into items, dropping what no model sees and the
-// thinking api does not take back; a turn left with nothing is counted as
-// dropped.
-func flatten(turns []chat.Turn, cont []bool, api API, dropThinking bool, rep *Report) []item {
+// thinking the request does not take back (keepThinking: Anthropic's, when
+// the caller wants it); a turn left with nothing is counted as dropped.
+func flatten(turns []chat.Turn, cont []bool, keepThinking bool, rep *Report) []item {
 	var out []item
 	for i, t := range turns {
 		if t.Meta {
@@ -59,7 +59,7 @@ func flatten(turns []chat.Turn, cont []bool, api API, dropThinking bool, rep *Re
 					rep.Parts++
 				}
 			case chat.Thinking:
-				if t.Role == chat.Assistant && api == Anthropic && !dropThinking && anthropicThinking(p) != nil {
+				if t.Role == chat.Assistant && keepThinking && anthropicThinking(p) != nil {
 					out = append(out, item{role: asstRole, part: p, turn: i})
 				} else {
 					rep.Thinking++

@@ -6,23 +6,44 @@ import (
 	"github.com/sessiontree/sessiontree/core/rawjson"
 )
 
-// gather returns the turns of a path with the off-path nodes that belong to
-// it: Claude Code writes each content block of one reply on its own line
-// (the same message.id) and the result of each parallel tool call as a
-// child of the line that made the call, so the leaf's chain of parents
-// misses some of the reply's calls and their results. gather adopts, below
-// each node of the path and each adopted node, a child that is an assistant
-// message with the message id of an assistant message already taken, or a
-// message of tool results only, each answering a call taken and not yet
-// answered. Adopted assistant messages follow their parent; adopted results
-// wait until the reply ends (the next path node that is not the assistant's),
-// so the reply's calls stay one message and its results follow it. It
-// returns the turns, the id of each turn's node, and the number of nodes
-// adopted.
-func gather(t *core.Tree, ids []string) ([]chat.Turn, []string, int) {
-	onPath := make(map[string]bool, len(ids))
+// gathered is a stretch of a path with the off-path nodes that belong to
+// it (see gather).
+type gathered struct {
+	turns   []chat.Turn
+	ids     []string // the node of each turn
+	adopted int
+	// pendingEnd: results were waiting for the reply to end when the
+	// stretch ended (they follow it here; on a longer path they would
+	// follow the reply's next line if it came next).
+	pendingEnd bool
+	// names are the call ids and reply ids the stretch's turns hold, and
+	// looks those of the off-path nodes it looked at and left: what the
+	// stretch's conversion would read differently after another stretch
+	// that holds one of them (see memo.go).
+	names, looks []string
+}
+
+// gather returns the turns of a stretch of a path (ids, with their
+// messages; next is the id of the path node after it, "" at the leaf) with
+// the off-path nodes that belong to it: Claude Code writes each content
+// block of one reply on its own line (the same message.id) and the result
+// of each parallel tool call as a child of the line that made the call, so
+// the leaf's chain of parents misses some of the reply's calls and their
+// results. gather adopts, below each node of the stretch and each adopted
+// node, a child that is an assistant message with the message id of an
+// assistant message already taken, or a message of tool results only, each
+// answering a call taken and not yet answered. Adopted assistant messages
+// follow their parent; adopted results wait until the reply ends (the next
+// path node that is not the assistant's), so the reply's calls stay one
+// message and its results follow it.
+func gather(t *core.Tree, ids []string, msgs []core.Message, next string) gathered {
+	var g gathered
+	onPath := make(map[string]bool, len(ids)+1)
 	for _, id := range ids {
 		onPath[id] = true
+	}
+	if next != "" {
+		onPath[next] = true
 	}
 	replies := map[string]bool{} // message ids of assistant messages taken
 	open := map[string]bool{}    // calls taken and not yet answered
@@ -31,37 +52,54 @@ func gather(t *core.Tree, ids []string) ([]chat.Turn, []string, int) {
 		if tu.Role == chat.Assistant {
 			if id, ok := rawjson.LookupString(msg, "id"); ok && id != "" {
 				replies[id] = true
+				g.names = append(g.names, id)
 			}
 		}
 		for _, p := range tu.Parts {
 			switch p.Kind {
 			case chat.ToolCall:
+				g.names = append(g.names, p.CallID)
 				if !answered[p.CallID] {
 					open[p.CallID] = true
 				}
 			case chat.ToolResult:
+				g.names = append(g.names, p.CallID)
 				delete(open, p.CallID)
 				answered[p.CallID] = true
+			}
+		}
+	}
+	// What an off-path node that was left could have been adopted for.
+	look := func(tu chat.Turn, msg core.Message) {
+		if tu.Meta {
+			return
+		}
+		if tu.Role == chat.Assistant {
+			if id, ok := rawjson.LookupString(msg, "id"); ok && id != "" {
+				g.looks = append(g.looks, id)
+			}
+		}
+		for _, p := range tu.Parts {
+			if p.Kind == chat.ToolResult {
+				g.looks = append(g.looks, p.CallID)
 			}
 		}
 	}
 	// First the path alone, so a result the path holds is never adopted from
 	// elsewhere.
 	turns := make([]chat.Turn, len(ids))
-	msgs := make([]core.Message, len(ids))
-	for i, id := range ids {
-		n, _ := t.Node(id)
-		msgs[i] = n.Message
-		turns[i] = chat.Read(n.Message)
+	for i := range ids {
+		turns[i] = chat.Read(msgs[i])
 		for _, p := range turns[i].Parts {
 			if p.Kind == chat.ToolResult {
 				answered[p.CallID] = true
 			}
 		}
 	}
-	var out, pending []chat.Turn
-	var outIDs, pendingIDs []string
-	adopted := 0
+	out := make([]chat.Turn, 0, len(ids))
+	outIDs := make([]string, 0, len(ids))
+	var pending []chat.Turn
+	var pendingIDs []string
 	// visit walks the off-path nodes below id depth first, with a stack.
 	visit := func(id string) {
 		stack := []string{id}
@@ -82,10 +120,11 @@ func gather(t *core.Tree, ids []string) ([]chat.Turn, []string, int) {
 				case answersOpen(tu, open):
 					pending, pendingIDs = append(pending, tu), append(pendingIDs, k)
 				default:
+					look(tu, n.Message)
 					continue
 				}
 				take(tu, n.Message)
-				adopted++
+				g.adopted++
 				onPath[k] = true
 				next = append(next, k)
 			}
@@ -103,7 +142,9 @@ func gather(t *core.Tree, ids []string) ([]chat.Turn, []string, int) {
 		take(turns[i], msgs[i])
 		visit(id)
 	}
-	return append(out, pending...), append(outIDs, pendingIDs...), adopted
+	g.pendingEnd = len(pending) > 0
+	g.turns, g.ids = append(out, pending...), append(outIDs, pendingIDs...)
+	return g
 }
 
 // sameReply reports whether msg has the message id of a reply taken.

@@ -8,18 +8,29 @@ import (
 	"github.com/sessiontree/sessiontree/core/chat"
 )
 
-// project runs the phases over turns read from stored messages.
+// project runs the phases over turns read from stored messages, as one
+// segment.
 func project(turns []chat.Turn, cont []bool, own *noteInput, api API, opts Options) (Request, error) {
 	if opts.Budget < 0 {
-		return Request{}, &core.Error{Code: core.CodeInvalidInput, Message: "budget must not be negative"}
+		return Request{}, errNegativeBudget
 	}
-	rep := Report{Messages: len(turns)}
-	items := flatten(turns, cont, api, opts.DropThinking, &rep)
-	items = pair(items, &rep)
-	legalize(items, &rep)
-	blocks := group(items)
-	if opts.Budget > 0 {
-		blocks = fit(blocks, opts, own, &rep)
+	s := &segment{}
+	s.read(turns, cont, api == Anthropic && !opts.DropThinking)
+	return write([]*segment{s}, own, api, opts, nil)
+}
+
+var errNegativeBudget = &core.Error{Code: core.CodeInvalidInput, Message: "budget must not be negative"}
+
+// write fits a path of segments to the budget and writes what is kept as a
+// request for api; ready unfolds a segment fit reads (see fit).
+func write(segs []*segment, own *noteInput, api API, opts Options, ready func(*segment) error) (Request, error) {
+	var rep Report
+	for _, s := range segs {
+		rep.add(s.rep)
+	}
+	blocks, err := fit(segs, opts, own, &rep, ready)
+	if err != nil {
+		return Request{}, err
 	}
 	req := Request{API: api}
 	switch api {
@@ -35,6 +46,19 @@ func project(turns []chat.Turn, cont []bool, own *noteInput, api API, opts Optio
 	}
 	req.Report = rep
 	return req, nil
+}
+
+// add adds what reading a segment reported.
+func (r *Report) add(s Report) {
+	r.Messages += s.Messages
+	r.Adopted += s.Adopted
+	r.Dropped += s.Dropped
+	r.Thinking += s.Thinking
+	r.Parts += s.Parts
+	r.OrphanCalls = append(r.OrphanCalls, s.OrphanCalls...)
+	r.OrphanResults = append(r.OrphanResults, s.OrphanResults...)
+	r.RenamedIDs += s.RenamedIDs
+	r.RenamedTools += s.RenamedTools
 }
 
 // legalize rewrites call ids and tool names that some API refuses: each must
@@ -96,96 +120,10 @@ func legalByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
 
-// fit drops the oldest blocks that are not system messages, an assistant
-// block always with the results block after it, until the rest fits the
-// budget; the newest exchange (from the last user message on) is kept
-// whatever its size. The kept tail starts with a user's message. A system note takes the dropped
-// blocks' place.
-func fit(blocks []block, opts Options, own *noteInput, rep *Report) []block {
-	total := 0
-	for _, b := range blocks {
-		total += tokens(b)
-	}
-	if total <= opts.Budget {
-		return blocks
-	}
-	var units []unit
-	for i := 0; i < len(blocks); i++ {
-		if blocks[i].role == sysRole {
-			continue
-		}
-		u := unit{i, i + 1}
-		if blocks[i].role == asstRole && i+1 < len(blocks) && blocks[i+1].role == resultsRole {
-			u.to = i + 2
-			i++
-		}
-		units = append(units, u)
-	}
-	drop := make([]bool, len(blocks))
-	dropped, lastTurn := 0, -1
-	note := noteTokens(opts, own)
-	dropUnit := func(u unit) {
-		for i := u.from; i < u.to; i++ {
-			drop[i] = true
-			total -= tokens(blocks[i])
-			dropped++
-			for _, it := range blocks[i].items {
-				lastTurn = max(lastTurn, it.turn)
-			}
-		}
-	}
-	// The newest exchange is kept whatever its size: from the last user
-	// message on (or the last unit when no user speaks).
-	limit := len(units) - 1
-	for i := limit; i >= 0; i-- {
-		if blocks[units[i].from].role == userRole {
-			limit = i
-			break
-		}
-	}
-	k := 0
-	for ; k < limit && total+note > opts.Budget; k++ {
-		dropUnit(units[k])
-	}
-	for ; k > 0 && k < limit && blocks[units[k].from].role != userRole; k++ {
-		dropUnit(units[k])
-	}
-	if dropped == 0 {
-		rep.OverBudget = true
-		return blocks
-	}
-	var out []block
-	noted := false
-	count := 0
-	for i, b := range blocks {
-		if drop[i] {
-			count += turnsIn(b)
-			if !noted {
-				noted = true
-				out = append(out, block{role: sysRole, turn: b.turn}) // filled below
-			}
-			continue
-		}
-		out = append(out, b)
-	}
-	for i := range out {
-		if out[i].role == sysRole && out[i].items == nil {
-			out[i].items = []item{{role: sysRole, part: chat.Part{Kind: chat.Text, Text: noteText(count, opts, own, lastTurn)}}}
-		}
-	}
-	rep.BudgetDropped = count
-	total = 0
-	for _, b := range out {
-		total += tokens(b)
-	}
-	rep.OverBudget = total > opts.Budget
-	return out
-}
-
-// turnsIn counts the messages a block was made of.
 // unit is the blocks [from, to) that a budget drops together.
 type unit struct{ from, to int }
 
+// turnsIn counts the messages a block was made of.
 func turnsIn(b block) int {
 	n, last := 0, -1
 	for _, it := range b.items {
@@ -213,13 +151,6 @@ func noteText(count int, opts Options, own *noteInput, lastDropped int) string {
 		s += "\n\nSummaries of the conversation's other branches:"
 		for _, sum := range opts.Summaries {
 			s += "\n- " + sum.Branch + ": " + sum.Summary
-		}
-	}
-	if own != nil && own.unsummarized > 0 {
-		if own.unsummarized == 1 {
-			s += "\n\n(1 other branch has no summary.)"
-		} else {
-			s += "\n\n(" + strconv.Itoa(own.unsummarized) + " other branches have no summary.)"
 		}
 	}
 	return s

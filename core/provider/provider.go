@@ -39,13 +39,21 @@
 //     the rest fits (the newest exchange, from the last user message on,
 //     always stays); in their place goes a system note with the summaries
 //     Options.Summaries holds (ProjectTree passes the splice's: the other
-//     branches' summaries in name order, the stubs only counted, and the
-//     branch's own when it covers what was dropped).
+//     branches' summaries in name order, and the branch's own when it
+//     covers what was dropped; a stub tells a model nothing and is left
+//     out). The report says what went (BudgetDropped) and which summaries
+//     stood in (Summarized, Unsummarized).
+//   - ProjectTree reads a path once: the tree remembers the blocks it
+//     converted (memo.go), a request converts only the nodes added since
+//     and the budget reads the blocks from the newest back, so a budgeted
+//     request costs what it keeps, not the path.
 //
 // It is pure Go over core/rawjson: no reflection, no encoding/json.
 package provider
 
 import (
+	"slices"
+
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/chat"
 	"github.com/sessiontree/sessiontree/core/rawjson"
@@ -106,12 +114,24 @@ type Report struct {
 	Placeholder   bool     // Anthropic: a user message was put first
 	BudgetDropped int      // messages a budget dropped
 	OverBudget    bool     // what was kept is still over the budget (the newest turn alone is)
+	// Summarized names the branches whose summaries the budget's note holds
+	// in place of what it dropped (the branch's own first when it covers
+	// that), and Unsummarized counts the other branches it could not say
+	// anything of (no summary but a stub): what a client shows beside a
+	// request so the user knows what the model was not sent.
+	Summarized   []string
+	Unsummarized int
 }
 
 // Body is the request body holding only the projection's fields:
 // {"messages":[…]}, {"input":[…]} or {"system":…,"messages":[…],"tools":[…]}.
 func (r Request) Body() []byte {
-	out := []byte{'{'}
+	return r.AppendBody(nil)
+}
+
+// AppendBody appends Body to b.
+func (r Request) AppendBody(b []byte) []byte {
+	out := append(slices.Grow(b, 32+len(r.System)+len(r.Messages)+len(r.Tools)), '{')
 	switch r.API {
 	case OpenAIResponses:
 		out = append(out, `"input":`...)
@@ -158,23 +178,35 @@ func Project(msgs []core.Message, api API, opts Options) (Request, error) {
 // Claude Code transcript hangs beside it (Report.Adopted). With a budget, the
 // system note that replaces dropped turns holds the summaries of the other
 // branches, in name order as SpliceForLinearExport lists them, but only those
-// written by a person or a model: a stub ("[N turns, unsummarized]") tells a
-// model nothing, so the note counts the branches without a summary instead;
-// and the branch's own summary when it is as of a dropped node or a later
-// one. opts.Summaries, when not nil, is used instead of the other branches'.
+// written by a person or a model (a stub, "[N turns, unsummarized]", tells a
+// model nothing: Report.Unsummarized counts those branches), and the
+// branch's own summary when it is as of a dropped node or a later one.
+// opts.Summaries, when not nil, is used instead of the other branches'.
+//
+// The tree keeps what a request converted (memo.go): the next request
+// converts only the nodes added since and reads only the blocks it keeps,
+// so a request with a budget costs about the same in a 100- and a
+// 200k-message chat, and one without a budget converts only the new nodes.
+// The result is the same as converting the whole path and then fitting it.
 func ProjectTree(t *core.Tree, branch string, api API, opts Options) (Request, error) {
 	if _, ok := ParseAPI(string(api)); !ok {
 		return Request{}, unknownAPI(api)
 	}
+	if opts.Budget < 0 {
+		return Request{}, errNegativeBudget
+	}
 	if branch == "" {
 		branch = t.ActiveBranch()
 	}
-	ids, err := t.PathOf(branch)
+	n, err := t.PathLen(branch) // fails closed on a corrupt path
 	if err != nil {
 		return Request{}, err
 	}
-	turns, ids, adopted := gather(t, ids)
-	cont := continuations(turns, ids)
+	keepThinking := api == Anthropic && !opts.DropThinking
+	segs, err := memoOf(t, keepThinking).pathSegments(t, branch, n, keepThinking)
+	if err != nil {
+		return Request{}, err
+	}
 	note := &noteInput{at: -1}
 	if opts.Budget > 0 {
 		for _, b := range t.Branches() {
@@ -196,15 +228,45 @@ func ProjectTree(t *core.Tree, branch string, api API, opts Options) (Request, e
 		}
 	}
 	if note.own != nil {
-		for i, id := range ids {
-			if id == note.own.NodeID {
-				note.at = i
+		for i := len(segs) - 1; i >= 0; i-- {
+			if j := segs[i].indexOf(note.own.NodeID); j >= 0 {
+				note.at = segs[i].offset + j
+				break
 			}
 		}
 	}
-	req, err := project(turns, cont, note, api, opts)
-	req.Report.Adopted = adopted
-	return req, err
+	// The segments fit reads are unfolded first; after the request, those
+	// before them fold: the next request keeps about as much.
+	read := len(segs)
+	var ids []string // the path's tail, fetched once for the segments to unfold
+	var msgs []core.Message
+	ready := func(s *segment) error {
+		read = min(read, s.index)
+		if !s.folded {
+			return nil
+		}
+		if need := n - s.start; need > len(ids) {
+			var err error
+			if ids, msgs, err = t.AppendTailOf(ids[:0], msgs[:0], branch, 0, need); err != nil {
+				return err
+			}
+			if len(ids) != need {
+				return &core.Error{Code: core.CodeCorrupt, Message: "branch " + quote(branch) + ": its path is shorter than it was counted"}
+			}
+		}
+		lo := s.start - (n - len(ids))
+		return s.unfold(t, ids[lo:lo+s.end-s.start], msgs[lo:lo+s.end-s.start], keepThinking)
+	}
+	req, err := write(segs, note, api, opts, ready)
+	if err != nil {
+		return Request{}, err
+	}
+	if opts.Budget > 0 {
+		for _, s := range segs[:read] {
+			s.fold()
+		}
+	}
+	return req, nil
 }
 
 // noteInput is what the budget's note says beyond opts.Summaries: the
@@ -231,7 +293,8 @@ func quote(s string) string {
 // AppendJSON appends the report as a JSON object with camelCase keys, as the
 // JS API and the worker give it: {"messages","adopted","sent","tokens",
 // "dropped","thinking","parts","orphanCalls","orphanResults","renamedIds",
-// "renamedTools","merged","placeholder","budgetDropped","overBudget"}.
+// "renamedTools","merged","placeholder","budgetDropped","overBudget",
+// "summarized","unsummarized"}.
 func (r Report) AppendJSON(b []byte) []byte {
 	b = append(b, '{')
 	for i, f := range []struct {
@@ -263,6 +326,10 @@ func (r Report) AppendJSON(b []byte) []byte {
 	b = appendBool(b, r.Placeholder)
 	b = append(b, `,"overBudget":`...)
 	b = appendBool(b, r.OverBudget)
+	b = append(b, `,"summarized":`...)
+	b = rawjson.AppendStrings(b, r.Summarized)
+	b = append(b, `,"unsummarized":`...)
+	b = rawjson.AppendInt(b, int64(r.Unsummarized))
 	return append(b, '}')
 }
 

@@ -297,8 +297,11 @@ func TestProjectTreeUsesTheSplice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(other.System), "(1 other branch has no summary.)") || strings.Contains(string(other.System), "unsummarized") {
-		t.Errorf("a stub is counted, not quoted: %s", other.System)
+	if strings.Contains(string(other.System), "no summary") || strings.Contains(string(other.System), "unsummarized") {
+		t.Errorf("a stub is neither quoted nor counted in the note: %s", other.System)
+	}
+	if r := other.Report; r.Unsummarized != 1 || !reflect.DeepEqual(r.Summarized, []string{"idea"}) {
+		t.Errorf("the report says which summaries stood in and how many branches had none: %+v", r)
 	}
 	if !strings.Contains(string(other.System), "Summary of this conversation up to then:\\nthe idea branch") {
 		t.Errorf("the branch's own summary, as of a node after the dropped ones, is in the note: %s", other.System)

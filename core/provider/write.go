@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"slices"
+
 	"github.com/sessiontree/sessiontree/core/chat"
 	"github.com/sessiontree/sessiontree/core/rawjson"
 )
@@ -17,7 +19,12 @@ func (o *obj) key(k string) *obj {
 	return o
 }
 
-func (o *obj) str(k, v string) *obj { o.key(k); o.b = rawjson.AppendString(o.b, v); return o }
+func (o *obj) str(k, v string) *obj {
+	o.b = slices.Grow(o.b, len(k)+len(v)+8) // one growth for a long text, not one per doubling
+	o.key(k)
+	o.b = rawjson.AppendString(o.b, v)
+	return o
+}
 func (o *obj) raw(k string, v []byte) *obj {
 	o.key(k)
 	o.b = append(o.b, v...)
@@ -29,7 +36,12 @@ func newObj() *obj { return &obj{b: []byte{'{'}} }
 
 // list writes a JSON array of raw values.
 func list(vals [][]byte) []byte {
-	out := []byte{'['}
+	n := 2 + len(vals)
+	for _, v := range vals {
+		n += len(v)
+	}
+	out := make([]byte, 1, n) // sized once: a request of 250 long messages is ~130 KB
+	out[0] = '['
 	for i, v := range vals {
 		if i > 0 {
 			out = append(out, ',')

@@ -78,10 +78,48 @@ test("projectFor keeps the budget, never splits a call from its result, and note
   const { request, report } = t.projectFor("openai-chat", { budget: 600 });
   assert.ok(report.budgetDropped > 0 && report.tokens <= 600 && !report.overBudget, JSON.stringify(report));
   assert.ok(/idea: tried another way/.test(request.messages[0].content), request.messages[0].content);
+  assert.deepEqual(report.summarized, ["idea"], "the report names the summaries that stood in");
+  assert.equal(report.unsummarized, 0);
+  assert.ok(!/no summary/.test(request.messages[0].content), "the note says nothing of branches without a summary");
   const ids = new Set(request.messages.filter((m) => m.role === "tool").map((m) => m.tool_call_id));
   for (const m of request.messages) for (const c of m.tool_calls ?? []) assert.ok(ids.has(c.id), `call ${c.id} kept without its result`);
   const idea = t.projectFor("anthropic", { branch: "idea" });
   assert.equal(idea.request.messages.length, 3);
+  t.free();
+});
+
+// What a chat client does: the user's turn, a request, the reply, again and
+// again, with forks, summaries and tool calls. The full module answers from
+// the live tree, converting only what changed since the last request; the
+// lean module hands the helper the saved tree. Each request must be the one
+// a fresh copy of the tree (every message converted anew) gives.
+test("projectFor as a chat grows is what a fresh copy projects, lean and full alike", () => {
+  const t = new SessionTree();
+  const apis = ["openai-chat", "openai-responses", "anthropic"];
+  let seed = 7;
+  const rand = (n) => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n; };
+  const path = [];
+  for (let i = 0; i < 240; i++) {
+    const k = rand(10);
+    let msg;
+    if (k < 4) msg = { role: "user", content: `turn ${i} ` + "u".repeat(rand(600)) };
+    else if (k < 6) msg = { role: "assistant", content: null, tool_calls: [{ id: `c${i}`, type: "function", function: { name: "f", arguments: "{}" } }] };
+    else if (k < 7) msg = { role: "tool", tool_call_id: `c${i - 1}`, content: "r".repeat(rand(900)) };
+    else if (k < 8) msg = { role: "system", content: `note ${i}` };
+    else msg = { role: "assistant", content: `reply ${i} ` + "a".repeat(rand(600)) };
+    path.push(t.append(msg, i + 1));
+    if (i % 50 === 49) t.rewind(path[path.length - 1 - rand(20)], i + 1); // a fork
+    if (i % 70 === 69) t.summarizeBranch(t.branches()[rand(t.branches().length)].name, `summary ${i}`, "m", i + 1);
+    if (i % 3 === 0) {
+      const api = apis[rand(3)];
+      const options = [{}, { budget: 300 }, { budget: 2000 }, { budget: 9000, thinking: false }][rand(4)];
+      const got = t.projectFor(api, options);
+      const copy = SessionTree.load(t.save());
+      const want = copy.projectFor(api, options);
+      copy.free();
+      assert.deepEqual(got, want, `request ${i} (${api}, ${JSON.stringify(options)})`);
+    }
+  }
   t.free();
 });
 

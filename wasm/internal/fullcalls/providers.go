@@ -69,7 +69,7 @@ func projectFor(t *core.Tree, r *treecalls.Request, first int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := append([]byte(`{"request":`), req.Body()...)
+	b := req.AppendBody(append(make([]byte, 0, 512+len(req.Messages)+len(req.System)+len(req.Tools)), `{"request":`...))
 	b = append(b, `,"report":`...)
 	b = req.Report.AppendJSON(b)
 	return append(b, '}'), nil

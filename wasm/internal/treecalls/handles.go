@@ -13,6 +13,8 @@ type entry struct {
 	size int
 	// tracking: takeChanges has started the tree's change recording.
 	tracking bool
+	// helper: what helperRows last told the interchange helper's copy.
+	helper helperCopy
 }
 
 // trees holds every live tree by handle. Handle 0 is never used: it means

@@ -64,6 +64,7 @@ func Lean() []Method {
 		{"takeChanges", true, takeChanges},
 		{"watch", true, watch},
 		{"applyChanges", true, applyChanges},
+		{"helperRows", true, helperRows},
 		// subtree.go
 		{"subtree", true, subtree},
 		{"onPath", true, onPath},

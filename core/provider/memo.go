@@ -1,0 +1,245 @@
+package provider
+
+import (
+	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
+
+// The memo a tree keeps of its converted paths (core.Tree.Memo), so that a
+// request costs what it keeps and what changed since the last one, not the
+// whole path: a chat resends the same prefix at every turn. It holds the
+// last projected path as segments of segmentNodes path nodes; a request
+// keeps the segments its path still starts with, converts the rest, and
+// fits the budget from the newest block back.
+//
+// It stays exact: a segment converts on its own as within the whole path
+// unless a later one shares an id with it (a call answered or repeated
+// across them, a reply's lines split between them) or starts by continuing
+// its reply; then the two convert as one. A node added below a node a
+// segment read (core.Tree.AddedSince) sends that segment and those after it
+// back to conversion; a node removed or relinked, a merge, or more than 128
+// nodes added between two requests, the whole memo.
+type pathMemo struct {
+	rev   core.Revision
+	segs  []*segment
+	names map[string]int // a call, result or reply id → the segment that holds it first
+	nodes map[string]int // a node a segment read (path or adopted) → that segment
+}
+
+// memoKey is the key of the memo on a tree: one for requests that keep
+// Anthropic's thinking and one for the rest, since flatten differs.
+type memoKey struct{ keepThinking bool }
+
+// segmentNodes is how many path nodes a segment holds when a long path is
+// converted: small enough that a fork converts little again, large enough
+// that the sums over segments stay a small part of a request.
+const segmentNodes = 256
+
+// memoOf returns the tree's memo for keepThinking, with what the tree's
+// edits since it was made no longer cover dropped.
+func memoOf(t *core.Tree, keepThinking bool) *pathMemo {
+	key := memoKey{keepThinking}
+	m, _ := t.Memo(key).(*pathMemo)
+	if m == nil {
+		m = &pathMemo{rev: t.Revision(), names: map[string]int{}, nodes: map[string]int{}}
+		t.SetMemo(key, m)
+		return m
+	}
+	added, ok := t.AddedSince(m.rev)
+	if !ok {
+		m.truncate(0)
+	}
+	for _, a := range added {
+		// A node added below one a segment read may be one it would adopt,
+		// unless it is the path's next node below the last segment's end
+		// (checked when the path is matched: next is "" there).
+		i, read := m.nodes[a.Parent]
+		if !read {
+			continue
+		}
+		if s := m.segs[i]; i == len(m.segs)-1 && s.last == a.Parent && s.next == "" && s.grown == "" {
+			s.grown = a.Child // the one child that may continue the path
+			continue
+		}
+		m.truncate(i)
+	}
+	m.rev = t.Revision()
+	return m
+}
+
+// truncate drops the segments from i on.
+func (m *pathMemo) truncate(i int) {
+	if i >= len(m.segs) {
+		return
+	}
+	for _, s := range m.segs[i:] {
+		for _, x := range s.names {
+			if j, ok := m.names[x]; ok && j >= i {
+				delete(m.names, x)
+			}
+		}
+		for _, x := range s.ids {
+			if j, ok := m.nodes[x]; ok && j >= i {
+				delete(m.nodes, x)
+			}
+		}
+	}
+	clear(m.segs[i:])
+	m.segs = m.segs[:i]
+}
+
+// depends returns the first segment s would read differently after, or -1:
+// one that holds an id s holds or looked at, or the last one with blocks
+// when s starts by continuing its reply.
+func (m *pathMemo) depends(s *segment) int {
+	dep := len(m.segs)
+	for _, list := range [][]string{s.names, s.looks} {
+		for _, x := range list {
+			if i, ok := m.names[x]; ok && i < dep {
+				dep = i
+			}
+		}
+	}
+	if n := len(m.segs); n > 0 && dep > n-1 && m.segs[n-1].pendingEnd && len(s.ids) > 0 {
+		// The results the last segment ends with wait for its reply to end.
+		dep = n - 1
+	}
+	if len(s.blocks) > 0 && s.blocks[0].role == asstRole {
+		for i := len(m.segs) - 1; i >= 0 && i < dep; i-- {
+			if r := m.segs[i].lastRole(); r != 0 {
+				if r == asstRole {
+					dep = i
+				}
+				break
+			}
+		}
+	}
+	if dep == len(m.segs) {
+		return -1
+	}
+	return dep
+}
+
+// push appends s, after the segments it does not depend on.
+func (m *pathMemo) push(s *segment) {
+	i := len(m.segs)
+	if i > 0 {
+		p := m.segs[i-1]
+		s.offset = p.offset + p.turns
+	}
+	for _, x := range s.names {
+		if _, ok := m.names[x]; !ok {
+			m.names[x] = i
+		}
+	}
+	for _, x := range s.ids {
+		m.nodes[x] = i
+	}
+	s.index = i
+	m.segs = append(m.segs, s)
+}
+
+// cleanCut returns how many of msgs to take into a segment before the next
+// one starts, at most limit: none when the first is a person's plain text (a
+// user message whose content is a string) or a system message, where no call
+// waits for its result and no reply goes on; else up to the first such
+// message in reach, or all of limit when there is none. A segment that does
+// start mid-exchange converts again with the one before it (depends): this
+// only makes that rare.
+func cleanCut(msgs []core.Message, limit int) int {
+	for i, m := range msgs {
+		if i == limit {
+			return i
+		}
+		switch m.Role() {
+		case "system", "developer":
+			return i
+		case "user":
+			if c, ok := rawjson.Lookup(m, "content"); ok && len(c) > 0 && c[0] == '"' {
+				return i
+			}
+		}
+	}
+	return len(msgs)
+}
+
+// pathSegments returns branch's path of n nodes as segments, converting
+// only what the memo does not hold. A corrupt path fails as PathOf does.
+func (m *pathMemo) pathSegments(t *core.Tree, branch string, n int, keepThinking bool) ([]*segment, error) {
+	// The path's tail, fetched from the leaf up as far as needed: tail[i]
+	// is path node n-len(tail)+i.
+	var tail []string
+	var msgs []core.Message
+	fetch := func(count int) error {
+		count = min(count, n)
+		if count <= len(tail) {
+			return nil
+		}
+		var err error
+		tail, msgs, err = t.AppendTailOf(tail[:0], msgs[:0], branch, 0, count)
+		if err == nil && len(tail) != count {
+			err = &core.Error{Code: core.CodeCorrupt, Message: "branch " + quote(branch) + ": its path is shorter than it was counted"}
+		}
+		return err
+	}
+	at := func(i int) string { return tail[i-(n-len(tail))] }
+	// The segments the path still starts with: the last whose last node is
+	// on the path with the path's next node after it.
+	keep := 0
+	for i := len(m.segs) - 1; i >= 0; i-- {
+		s := m.segs[i]
+		if s.end > n {
+			continue
+		}
+		if err := fetch(max(n-s.end+1, 2*len(tail), 64)); err != nil {
+			return nil, err
+		}
+		if at(s.end-1) != s.last {
+			continue
+		}
+		next := ""
+		if s.end < n {
+			next = at(s.end)
+		}
+		switch {
+		case s.next == next && s.grown == "":
+		case s.next == "" && next != "" && s.grown == next:
+			s.next, s.grown = next, "" // the path goes on into the node added below its end
+		default:
+			continue // the path leaves it for another child
+		}
+		keep = i + 1
+		break
+	}
+	m.truncate(keep)
+	// Convert the rest, segmentNodes path nodes at a time; a segment that
+	// depends on an earlier one converts again with it, over twice the span.
+	from, minEnd := 0, 0
+	if keep > 0 {
+		from = m.segs[keep-1].end
+	}
+	for from < n {
+		if err := fetch(n - from); err != nil {
+			return nil, err
+		}
+		lo := from - (n - len(tail))
+		end := min(n, max(from+segmentNodes, minEnd))
+		end += cleanCut(msgs[lo+end-from:], segmentNodes/4)
+		next := ""
+		if end < n {
+			next = at(end)
+		}
+		s := convert(t, tail[lo:lo+end-from], msgs[lo:lo+end-from], next, keepThinking)
+		s.start, s.end = from, end
+		if dep := m.depends(s); dep >= 0 {
+			start := m.segs[dep].start
+			minEnd = max(end, start+2*(end-start))
+			m.truncate(dep)
+			from = start
+			continue
+		}
+		m.push(s)
+		from = end
+	}
+	return m.segs, nil
+}

@@ -1,0 +1,387 @@
+package provider
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sessiontree/sessiontree/core"
+)
+
+// chatGen grows a random conversation tree: text of every size, system
+// messages anywhere, OpenAI tool calls and their results (some answered
+// late, some never, some ids repeated or illegal), Claude Code replies split
+// over lines with their parallel results hung beside the path, thinking,
+// tools' own notes, forks every fork messages, summaries.
+type chatGen struct {
+	r     *rand.Rand
+	t     *core.Tree
+	at    int64
+	n     int
+	open  []string // calls not yet answered
+	calls int
+	reply int
+}
+
+func (g *chatGen) text() string {
+	n := g.r.Intn(600)
+	if g.r.Intn(20) == 0 {
+		n = g.r.Intn(6000)
+	}
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = "abcdefgh ij\n"[g.r.Intn(12)]
+	}
+	return string(b)
+}
+
+func (g *chatGen) callID() string {
+	g.calls++
+	switch g.r.Intn(60) {
+	case 0:
+		return "call_" + strconv.Itoa(g.r.Intn(g.calls)) // maybe a repeat
+	case 1:
+		return "call.with/illegal chars " + strconv.Itoa(g.calls)
+	}
+	return "call_" + strconv.Itoa(g.calls)
+}
+
+func q(s string) string { return strconv.Quote(s) }
+
+// message returns the next message of the path.
+func (g *chatGen) message() string {
+	switch k := g.r.Intn(100); {
+	case k < 3:
+		return `{"role":"system","content":` + q(g.text()) + `}`
+	case k < 5:
+		return `{"role":"system","content":"x","claudecode":{"type":"system"}}` // a tool's note
+	case k < 30 && len(g.open) > 0:
+		i := g.r.Intn(len(g.open))
+		id := g.open[i]
+		g.open = append(g.open[:i], g.open[i+1:]...)
+		return `{"role":"tool","tool_call_id":` + q(id) + `,"content":` + q(g.text()) + `}`
+	case k < 32:
+		return `{"role":"tool","tool_call_id":"nobody_` + strconv.Itoa(g.r.Intn(50)) + `","content":"stray"}`
+	case k < 45:
+		var calls []string
+		for j := g.r.Intn(3); j >= 0; j-- {
+			id := g.callID()
+			g.open = append(g.open, id)
+			calls = append(calls, `{"id":`+q(id)+`,"type":"function","function":{"name":"f`+strconv.Itoa(j)+`","arguments":"{\"a\":1}"}}`)
+		}
+		content := "null"
+		if g.r.Intn(2) == 0 {
+			content = q(g.text())
+		}
+		return `{"role":"assistant","content":` + content + `,"tool_calls":[` + strings.Join(calls, ",") + `]}`
+	case k < 50:
+		return `{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","signature":"SIG"},{"type":"text","text":` + q(g.text()) + `}]}`
+	case k < 53:
+		return `{"role":"user","content":"   "}`
+	case k < 75:
+		return `{"role":"assistant","content":` + q(g.text()) + `}`
+	}
+	return `{"role":"user","content":` + q(g.text()) + `}`
+}
+
+func (g *chatGen) append(t *testing.T, line string) string {
+	t.Helper()
+	m, err := core.ParseMessage([]byte(line))
+	if err != nil {
+		t.Fatalf("%s: %v", line, err)
+	}
+	g.at++
+	id, err := g.t.Append(m, g.at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.n++
+	return id
+}
+
+// beside appends line as a child of node, off the active path.
+func (g *chatGen) beside(t *testing.T, node, line string) {
+	t.Helper()
+	active := g.t.ActiveBranch()
+	g.at++
+	name, err := g.t.Branch(node, "", g.at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.t.SwitchBranch(name); err != nil {
+		t.Fatal(err)
+	}
+	g.append(t, line)
+	if err := g.t.SwitchBranch(active); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// claudeReply appends a Claude Code reply: a text line and a line of two
+// tool_use blocks (one message id), the first call's result on the path and
+// the second's beside it, as Claude Code writes parallel calls. check, when
+// not nil, projects at the points where a request may come between.
+func (g *chatGen) claudeReply(t *testing.T, check func()) {
+	g.reply++
+	msgID := q("msg_" + strconv.Itoa(g.reply))
+	g.append(t, `{"role":"assistant","id":`+msgID+`,"content":[{"type":"text","text":`+q(g.text())+`}]}`)
+	a, b := g.callID(), g.callID()
+	line := g.append(t, `{"role":"assistant","id":`+msgID+`,"content":[{"type":"tool_use","id":`+q(a)+`,"name":"Read","input":{}},{"type":"tool_use","id":`+q(b)+`,"name":"Grep","input":{"p":1}}]}`)
+	if check != nil && g.r.Intn(3) == 0 {
+		check() // the leaf is the reply's last line, its results not there yet
+	}
+	g.beside(t, line, `{"role":"user","content":[{"type":"tool_result","tool_use_id":`+q(b)+`,"content":`+q(g.text())+`}]}`)
+	if check != nil && g.r.Intn(3) == 0 {
+		check() // one result waits beside the path for the reply to end
+	}
+	switch g.r.Intn(4) {
+	case 0:
+		g.append(t, `{"role":"assistant","id":`+msgID+`,"content":[{"type":"text","text":"and more"}]}`) // the reply goes on
+		if check != nil {
+			check()
+		}
+	case 1:
+		g.open = append(g.open, a) // answered later, or never
+	default:
+		g.append(t, `{"role":"user","content":[{"type":"tool_result","tool_use_id":`+q(a)+`,"content":"done"}]}`)
+	}
+}
+
+// checkSame projects branch both ways and fails on any difference.
+func checkSame(t *testing.T, tr *core.Tree, branch string, api API, opts Options, what string) {
+	t.Helper()
+	want, werr := projectTreePlain(tr, branch, api, opts)
+	got, gerr := ProjectTree(tr, branch, api, opts)
+	if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+		t.Fatalf("%s: errors differ: plain %v, windowed %v", what, werr, gerr)
+	}
+	if werr != nil {
+		return
+	}
+	got.Report.Summarized, got.Report.Unsummarized = nil, 0 // the plain projection has no such fields
+	if !bytes.Equal(got.Body(), want.Body()) {
+		t.Fatalf("%s: bodies differ\nplain    %.3000s\nwindowed %.3000s", what, want.Body(), got.Body())
+	}
+	if !reflect.DeepEqual(got.Report, want.Report) {
+		t.Fatalf("%s: reports differ\nplain    %+v\nwindowed %+v", what, want.Report, got.Report)
+	}
+}
+
+func randomOptions(r *rand.Rand) (API, Options) {
+	api := APIs[r.Intn(len(APIs))]
+	var o Options
+	switch r.Intn(5) {
+	case 0:
+	case 1:
+		o.Budget = 1 + r.Intn(200)
+	case 2:
+		o.Budget = 500 + r.Intn(4000)
+	case 3:
+		o.Budget = 20000 + r.Intn(40000)
+	default:
+		o.Budget = 1 << 30
+	}
+	o.DropThinking = r.Intn(4) == 0
+	return api, o
+}
+
+// The windowed projection (what the tree remembers, the blocks the budget
+// keeps) is the plain one (the whole path converted, then trimmed), over
+// random trees forking every 5, 50 and 2,000 messages, projected again and
+// again as they grow, fork, get summaries, nodes beside old ones, prunes and
+// merges.
+func TestWindowedProjectionIsThePlainOne(t *testing.T) {
+	cases := []struct {
+		seed        int64
+		nodes, fork int
+	}{
+		{1, 400, 5}, {2, 600, 50}, {3, 5000, 2000}, {4, 300, 5}, {5, 1200, 50}, {6, 2500, 2000},
+	}
+	if testing.Short() {
+		cases = cases[:2]
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("seed %d, %d nodes, a fork every %d", c.seed, c.nodes, c.fork), func(t *testing.T) {
+			r := rand.New(rand.NewSource(c.seed))
+			g := &chatGen{r: r, t: core.New(core.WithIDSource(seqIDs()))}
+			checks, every := 0, max(12, c.nodes/40)
+			for g.n < c.nodes {
+				check := func() {
+					if r.Intn(every/12) > 0 {
+						return
+					}
+					api, o := randomOptions(r)
+					checks++
+					checkSame(t, g.t, "", api, o, fmt.Sprintf("seed %d check %d (%d nodes, %s, %+v)", c.seed, checks, g.n, api, o))
+				}
+				switch k := r.Intn(100); {
+				case k < 8:
+					g.claudeReply(t, check)
+				default:
+					g.append(t, g.message())
+				}
+				if g.n%c.fork == 0 {
+					// Rewind to an earlier message and go on from there.
+					path, _ := g.t.ActivePath()
+					g.at++
+					if _, err := g.t.Rewind(path[r.Intn(len(path))], g.at); err != nil {
+						t.Fatal(err)
+					}
+				}
+				switch k := r.Intn(400); {
+				case k < 4:
+					names := branchNames(g.t)
+					g.at++
+					if err := g.t.SummarizeBranch(names[r.Intn(len(names))], "summary "+strconv.Itoa(k), "", g.at); err != nil {
+						t.Fatal(err)
+					}
+				case k < 8:
+					path, _ := g.t.ActivePath()
+					g.beside(t, path[r.Intn(len(path))], g.message())
+				case k < 24 && len(g.open) > 0:
+					// A late result beside one of the last nodes: adopted
+					// when the call came before it.
+					path, _ := g.t.ActivePath()
+					id := g.open[r.Intn(len(g.open))]
+					g.beside(t, path[max(0, len(path)-1-r.Intn(20))], `{"role":"user","content":[{"type":"tool_result","tool_use_id":`+q(id)+`,"content":"late"}]}`)
+				case k < 10:
+					names := branchNames(g.t)
+					if err := g.t.SwitchBranch(names[r.Intn(len(names))]); err != nil {
+						t.Fatal(err)
+					}
+				case k < 11:
+					if err := g.t.DeleteBranch(branchNames(g.t)[0]); err == nil {
+						if _, err := g.t.Prune(); err != nil {
+							t.Fatal(err)
+						}
+					}
+				case k < 12:
+					if _, err := g.t.Merge(g.t.Clone()); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if r.Intn(every) == 0 {
+					names := branchNames(g.t)
+					branch := ""
+					if r.Intn(5) == 0 {
+						branch = names[r.Intn(len(names))]
+					}
+					api, o := randomOptions(r)
+					checks++
+					checkSame(t, g.t, branch, api, o, fmt.Sprintf("seed %d check %d (%d nodes, branch %q, %s, %+v)", c.seed, checks, g.n, branch, api, o))
+				}
+			}
+			names := branchNames(g.t)
+			for i := 0; i < 8; i++ {
+				name := names[r.Intn(len(names))]
+				for _, api := range APIs {
+					_, o := randomOptions(r)
+					checkSame(t, g.t, name, api, o, fmt.Sprintf("seed %d, branch %q, %s, %+v", c.seed, name, api, o))
+				}
+			}
+		})
+	}
+}
+
+func branchNames(t *core.Tree) []string {
+	var out []string
+	for _, b := range t.Branches() {
+		out = append(out, b.Name)
+	}
+	return out
+}
+
+func seqIDs() func() string {
+	n := 0
+	return func() string { n++; return "n" + strconv.Itoa(n) }
+}
+
+// A reply whose parallel result waits beside the path when a request comes,
+// then goes on with an assistant line of no message id: the result still
+// waits for a turn that is not the assistant's, as the plain projection places it.
+func TestWindowedProjectionWaitsForTheReplyToEnd(t *testing.T) {
+	g := &chatGen{r: rand.New(rand.NewSource(1)), t: core.New(core.WithIDSource(seqIDs()))}
+	g.append(t, `{"role":"user","content":"grep"}`)
+	line := g.append(t, `{"role":"assistant","id":"m1","content":[{"type":"tool_use","id":"b","name":"Grep","input":{}}]}`)
+	g.beside(t, line, `{"role":"user","content":[{"type":"tool_result","tool_use_id":"b","content":"B"}]}`)
+	checkSame(t, g.t, "", Anthropic, Options{}, "the reply's last line so far")
+	g.append(t, `{"role":"assistant","content":[{"type":"text","text":"and more"}]}`)
+	g.append(t, `{"role":"user","content":"thanks"}`)
+	checkSame(t, g.t, "", Anthropic, Options{}, "the reply went on")
+	checkSame(t, g.t, "", OpenAIChat, Options{Budget: 10}, "the reply went on, with a budget")
+}
+
+// A request after the user's turn converts only that turn: the segments of
+// the path before it are the ones the last request made; a fork far back
+// converts again only from the segment it leaves.
+func TestARequestConvertsOnlyWhatWasAdded(t *testing.T) {
+	g := &chatGen{r: rand.New(rand.NewSource(3)), t: core.New(core.WithIDSource(seqIDs()))}
+	for g.n < 3000 {
+		role := "user"
+		if g.n%2 == 1 {
+			role = "assistant"
+		}
+		g.append(t, `{"role":"`+role+`","content":`+q(g.text())+`}`)
+	}
+	segments := func() []*segment {
+		if _, err := ProjectTree(g.t, "", OpenAIChat, Options{Budget: 32000}); err != nil {
+			t.Fatal(err)
+		}
+		return append([]*segment(nil), g.t.Memo(memoKey{false}).(*pathMemo).segs...)
+	}
+	before := segments()
+	if len(before) < 10 {
+		t.Fatalf("a 3,000-node path is %d segments", len(before))
+	}
+	g.append(t, `{"role":"user","content":"one more"}`)
+	after := segments()
+	if len(after) != len(before)+1 || after[len(after)-1].end-after[len(after)-1].start != 1 {
+		t.Fatalf("after one message: %d segments (was %d), the last of %d nodes", len(after), len(before), after[len(after)-1].end-after[len(after)-1].start)
+	}
+	for i := range before {
+		if after[i] != before[i] {
+			t.Fatalf("segment %d was converted again", i)
+		}
+	}
+	// Rewind 1,000 messages and go on: the segments above the fork stay.
+	path, _ := g.t.ActivePath()
+	g.at++
+	if _, err := g.t.Rewind(path[2000], g.at); err != nil {
+		t.Fatal(err)
+	}
+	g.append(t, `{"role":"user","content":"another way"}`)
+	forked := segments()
+	kept := 0
+	for kept < len(forked) && kept < len(before) && forked[kept] == before[kept] {
+		kept++
+	}
+	if kept == 0 || before[kept].start > 2000 || forked[len(forked)-1].end != 2002 {
+		t.Fatalf("after a fork at 2,000: %d segments kept, the next from %d, the path to %d", kept, before[kept].start, forked[len(forked)-1].end)
+	}
+	checkSame(t, g.t, "", OpenAIChat, Options{Budget: 32000}, "after the fork")
+}
+
+// A corrupt path fails the request as PathOf fails, before and after the
+// tree remembers a projection: never a request from part of the path.
+func TestARequestFailsClosedOnACorruptPath(t *testing.T) {
+	file := `{"format":"sessiontree","version":1,"root":"a","active_branch":"main","branches":{"main":{"name":"main","leaf":"c","created_at_ms":0},"ok":{"name":"ok","leaf":"a","created_at_ms":0}},"nodes":{` +
+		`"a":{"id":"a","children":[],"message":{"role":"user","content":"a"},"created_at_ms":1},` +
+		`"c":{"id":"c","parent":"gone","children":[],"message":{"role":"user","content":"c"},"created_at_ms":3}}}`
+	tr, err := core.Unmarshal([]byte(file))
+	if err != nil {
+		t.Skipf("the loader refuses the file itself: %v", err)
+	}
+	for _, budget := range []int{0, 10} {
+		if _, err := ProjectTree(tr, "main", OpenAIChat, Options{Budget: budget}); !errors.Is(err, core.ErrCorrupt) {
+			t.Errorf("budget %d: %v, want a corrupt error", budget, err)
+		}
+		if _, err := ProjectTree(tr, "ok", OpenAIChat, Options{Budget: budget}); err != nil {
+			t.Errorf("budget %d, the sound branch: %v", budget, err)
+		}
+	}
+}
