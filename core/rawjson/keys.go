@@ -28,24 +28,7 @@ func (e *DuplicateKeyError) Where() string { return "$" + e.Path + pathKey(e.Key
 // CompactUnique is Compact that also refuses an object naming a key twice, at
 // any depth, with a *DuplicateKeyError. Keys are compared as JSON.parse
 // compares them: after unescaping, so "role" and "r\u006fle" are one key.
-func CompactUnique(dst, data []byte) ([]byte, error) {
-	start := skipSpace(data, 0)
-	kt := &keyTracker{}
-	end, spaced, err := scanValue(data, start, kt)
-	if err != nil {
-		return dst, kt.located(data, start, err)
-	}
-	if skipSpace(data, end) != len(data) {
-		return dst, errAt(skipSpace(data, end), "unexpected data after the JSON value")
-	}
-	if !spaced {
-		if dst == nil {
-			return data[start:end], nil
-		}
-		return append(dst, data[start:end]...), nil
-	}
-	return appendCompact(dst, data[start:end]), nil
-}
+func CompactUnique(dst, data []byte) ([]byte, error) { return compact(dst, data, &keyTracker{}) }
 
 // RawUnique is Raw that refuses an object naming a key twice, at any depth,
 // with a *DuplicateKeyError (its Path from the value's root).

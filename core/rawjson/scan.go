@@ -49,10 +49,16 @@ func Valid(data []byte) bool {
 // Compact validates data as one JSON value and appends it to dst without
 // insignificant whitespace. String contents, number text and key order are kept
 // exactly. When data is already compact and dst is nil, the result aliases data.
-func Compact(dst, data []byte) ([]byte, error) {
+func Compact(dst, data []byte) ([]byte, error) { return compact(dst, data, nil) }
+
+// compact is Compact, checking keys with kt when it is not nil.
+func compact(dst, data []byte, kt *keyTracker) ([]byte, error) {
 	start := skipSpace(data, 0)
-	end, spaced, err := scanValue(data, start, nil)
+	end, spaced, err := scanValue(data, start, kt)
 	if err != nil {
+		if kt != nil {
+			return dst, kt.located(data, start, err)
+		}
 		return dst, err
 	}
 	if skipSpace(data, end) != len(data) {

@@ -10,6 +10,7 @@ import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import assert from "node:assert/strict";
 import { bigTree } from "./bigtree.mjs";
+import { step } from "./start.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const { chromium } = createRequire(path.join(repo, ".tools", "package.json"))("playwright-core");
@@ -43,12 +44,6 @@ function stopServer() {
   if (server && server.exitCode === null) server.kill();
 }
 process.on("exit", stopServer);
-
-async function step(name, fn) {
-  const t0 = performance.now();
-  await fn();
-  console.log(`ok   ${name} (${Math.round(performance.now() - t0)} ms)`);
-}
 
 async function main() {
   const base = await startServer();

@@ -10,7 +10,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import assert from "node:assert/strict";
-import { repo, serveDist, launchChromium } from "./start.mjs";
+import { repo, serveDist, launchChromium, openPage, step } from "./start.mjs";
 import { startMock } from "./mock.mjs";
 
 const shots = path.join(repo, "web/test/screenshots");
@@ -18,27 +18,12 @@ const mock = await startMock();
 const { server: serve, base } = await serveDist();
 const chrome = await launchChromium("firstuse", { viewport: { width: 1280, height: 900 }, acceptDownloads: true });
 const errors = [];
-let allowNetworkErrors = false;
 
-async function step(name, fn) {
-  const t0 = performance.now();
-  await fn();
-  console.log(`ok   ${name} (${Math.round(performance.now() - t0)} ms)`);
-}
 
 let failed = false;
 try {
   await fs.mkdir(shots, { recursive: true });
-  const page = await chrome.browser.newPage();
-  page.setDefaultTimeout(20000);
-  page.on("pageerror", (e) => errors.push(`page error: ${e.message}`));
-  page.on("console", (m) => {
-    if (m.type() !== "error") return;
-    if (allowNetworkErrors && /Failed to load resource|ERR_|500|503/.test(m.text())) return;
-    errors.push(`console: ${m.text()}`);
-  });
-  await page.goto(base);
-  await page.waitForSelector("body[data-ready='1']");
+  const page = await openPage(chrome.browser, base, errors, 20000);
 
   const msgs = page.locator("#messages article.msg");
   const demo = (f, arg) => page.evaluate(f, arg);
@@ -113,7 +98,7 @@ try {
   });
 
   await step("the error banner has Retry: quick failures are retried twice by themselves, then Retry gets the reply", async () => {
-    allowNetworkErrors = true;
+    errors.allowNetwork = true;
     const before = mock.requests.length;
     await page.fill("#input", "Down for a while [flaky3]");
     await page.press("#input", "Enter");
@@ -128,11 +113,11 @@ try {
     assert.equal(await page.isHidden("#banner"), true, "the banner is gone");
     assert.equal(mock.requests.length - before, 4);
     assert.deepEqual(await roles(), ["user", "assistant"], "one user turn, answered (no second copy of it)");
-    allowNetworkErrors = false;
+    errors.allowNetwork = false;
   });
 
   await step("a hung endpoint: one timeout (not three), then the error with Retry; the message is kept", async () => {
-    allowNetworkErrors = true;
+    errors.allowNetwork = true;
     const before = mock.requests.length;
     const t0 = Date.now();
     await page.fill("#input", "Anyone there? [hang]");
@@ -145,7 +130,7 @@ try {
     assert.equal(await page.locator('#banner [data-action="banner-action"]').textContent(), "Retry");
     assert.equal(await msgs.last().locator(".msg-body").textContent(), "Anyone there? [hang]");
     await page.click("#banner .banner-close");
-    allowNetworkErrors = false;
+    errors.allowNetwork = false;
     await settings({}, { mode: "demo" });
   });
 

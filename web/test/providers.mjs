@@ -10,7 +10,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import assert from "node:assert/strict";
-import { repo, serveDist, launchChromium } from "./start.mjs";
+import { repo, serveDist, launchChromium, openPage, step } from "./start.mjs";
 import { judgeBodies } from "./schema.mjs";
 import { startMock, REPLY } from "./mock.mjs";
 
@@ -27,27 +27,12 @@ const { server: serve, base } = await serveDist();
 const chrome = await launchChromium("providers", { viewport: { width: 1280, height: 900 } });
 const browser = chrome.browser;
 const errors = [];
-let allowNetworkErrors = false;
 
-async function step(name, fn) {
-  const t0 = performance.now();
-  await fn();
-  console.log(`ok   ${name} (${Math.round(performance.now() - t0)} ms)`);
-}
 
 let failed = false;
 try {
   await fs.mkdir(shots, { recursive: true });
-  const page = await browser.newPage();
-  page.setDefaultTimeout(20000);
-  page.on("pageerror", (e) => errors.push(`page error: ${e.message}`));
-  page.on("console", (m) => {
-    if (m.type() !== "error") return;
-    if (allowNetworkErrors && /Failed to load resource|ERR_|500|503/.test(m.text())) return;
-    errors.push(`console: ${m.text()}`);
-  });
-  await page.goto(base);
-  await page.waitForSelector("body[data-ready='1']");
+  const page = await openPage(browser, base, errors, 20000);
   const msgs = page.locator("#messages article.msg");
   const settings = async (values, { api, mode = "endpoint" } = {}) => {
     await page.click("#btn-settings");
@@ -142,7 +127,7 @@ try {
   });
 
   await step("HTTP 500: retried, then a clear error; 503 once: retried and answered", async () => {
-    allowNetworkErrors = true;
+    errors.allowNetwork = true;
     const before = requests.length;
     await page.fill("#input", "Fail please [fail500]");
     await page.press("#input", "Enter");
@@ -155,11 +140,11 @@ try {
     await page.waitForSelector(".toast >> text=/Retrying \\(1\\/2\\)/");
     await settled();
     assert.match(await lastBody().textContent(), /Text after the fence/);
-    allowNetworkErrors = false;
+    errors.allowNetwork = false;
   });
 
   await step("a server that hangs: one timeout (not retried by itself), then an error; the message is kept", async () => {
-    allowNetworkErrors = true;
+    errors.allowNetwork = true;
     const before = requests.length;
     await page.fill("#input", "Anyone there? [hang]");
     await page.press("#input", "Enter");
@@ -167,7 +152,7 @@ try {
     assert.equal(requests.length - before, 1);
     assert.equal(await lastBody().textContent(), "Anyone there? [hang]");
     await page.click("#banner .banner-close");
-    allowNetworkErrors = false;
+    errors.allowNetwork = false;
   });
 
   await step("Anthropic Messages, streamed and not: the body is the API's; what is sent is shown in Settings", async () => {

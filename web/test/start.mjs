@@ -47,14 +47,27 @@ export async function launchChromium(name, options = {}) {
 
 /**
  * Opens the page at base in a new tab of browser and waits until it is ready;
- * page errors and console errors are pushed to errors (a test fails on any).
+ * page errors and console errors are pushed to errors (a test fails on any),
+ * but for the browser's own lines about a failed request while
+ * errors.allowNetwork is true (a step against an endpoint that fails on purpose).
  */
 export async function openPage(browser, base, errors, timeout = 15000) {
   const page = await browser.newPage();
   page.setDefaultTimeout(timeout);
   page.on("pageerror", (e) => errors.push(`page error: ${e.message}`));
-  page.on("console", (m) => m.type() === "error" && errors.push(`console: ${m.text()}`));
+  page.on("console", (m) => {
+    if (m.type() !== "error") return;
+    if (errors.allowNetwork && /Failed to load resource|ERR_|500|503/.test(m.text())) return;
+    errors.push(`console: ${m.text()}`);
+  });
   await page.goto(base);
   await page.waitForSelector("body[data-ready='1']");
   return page;
+}
+
+/** Runs one step of a test and prints its name and time once it passed. */
+export async function step(name, fn) {
+  const t0 = performance.now();
+  await fn();
+  console.log(`ok   ${name} (${Math.round(performance.now() - t0)} ms)`);
 }
