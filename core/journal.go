@@ -175,6 +175,7 @@ func (t *Tree) addNode(n *node) {
 		}
 		t.insertOrdered(&n.up.children, n.id, n.created)
 	}
+	learnDepthOnAdd(n)
 	t.record(undo{kind: undoAddNode, n: n, name: t.root})
 	if t.root == "" {
 		t.root = n.id
