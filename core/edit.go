@@ -288,10 +288,32 @@ func (t *Tree) latestBranchThrough(id string) *branch {
 	if target == nil {
 		return nil
 	}
-	// A branch is asked whether it runs through id only when it would beat
-	// the best so far, and then answers from the depths (depth.go) in
-	// O(log depth) steps: a ‹ › switch in a 200k-message chat walked every
-	// other branch to its root.
+	// Branches are asked from the most recently used (recent.go), and only
+	// while one could still beat the best found; each answers from the
+	// depths (depth.go) in O(log depth) steps. A ‹ › switch in a
+	// 200k-message chat walked every branch to its root.
+	var best *branch
+	for b := t.recentBranches(); b != nil; b = b.older {
+		if best != nil && b.used < best.used {
+			break
+		}
+		if o := b.older; o != nil && o.used > b.used {
+			// Out of order: a change the chain missed. Ask every branch.
+			t.recentOK = false
+			return t.latestBranchThroughAll(target)
+		}
+		if best != nil && !t.usedLater(b, best) {
+			continue
+		}
+		if on, _ := t.onPathOf(t.nodes[b.leaf], target); on {
+			best = b
+		}
+	}
+	return best
+}
+
+// latestBranchThroughAll is latestBranchThrough asking every branch.
+func (t *Tree) latestBranchThroughAll(target *node) *branch {
 	var best *branch
 	for _, b := range t.branches {
 		if best != nil && !t.usedLater(b, best) {

@@ -147,6 +147,7 @@ func (t *Tree) undoOne(u *undo) {
 		t.active = u.name
 	case undoTouch:
 		u.b.used, t.clock = u.i1, u.i2
+		t.recentOK = false
 	case undoLabel:
 		u.n.lab = u.lab
 	case undoTomb:
@@ -220,6 +221,7 @@ func (t *Tree) setLeaf(b *branch, leaf string, atMs int64) {
 func (t *Tree) addBranch(b *branch) {
 	t.branchGen++
 	t.branches[b.name] = b
+	t.recentAdd(b)
 	t.names.add(b.name)
 	t.changed.branch(b.name)
 	tomb, had := t.tombs[b.name]
@@ -230,6 +232,7 @@ func (t *Tree) addBranch(b *branch) {
 func (t *Tree) removeBranch(b *branch) {
 	t.branchGen++
 	delete(t.branches, b.name)
+	t.recentRemove(b)
 	t.names.remove(b.name)
 	t.changed.branch(b.name)
 	t.record(undo{kind: undoRemoveBranch, b: b})
@@ -247,6 +250,7 @@ func (t *Tree) touch(b *branch) {
 	oldUsed, oldClock := b.used, t.clock
 	t.clock++
 	b.used = t.clock
+	t.recentTouch(b)
 	t.changed.branch(b.name)
 	if j := t.journal; j != nil && j.touched != b {
 		j.touched = b

@@ -14,8 +14,10 @@ import (
 // tool-heavy chat with a fork every 50: the ‹ › switch (Open), the switch and
 // the render after it, Siblings, PathLen, PathIndex and the tree view's
 // Subtree. Each op runs over forks spread from the root to the leaf; ns/op is
-// their mean and p50-ns and max-ns the median and the slowest fork. `make
-// bench-nav` prints the 200k÷100 ratios (core/internal/benchtable).
+// their mean, p50-ns and max-ns the median and the slowest fork, and
+// first-max-ns the slowest first meeting with a fork (for open: the first
+// switch to an alternative not used since it was made). `make bench-nav`
+// prints the 200k÷100 ratios (core/internal/benchtable).
 func BenchmarkNavigation(b *testing.B) {
 	for _, s := range navShapes {
 		for _, n := range []int{100, 20_000, 200_000} {
@@ -184,9 +186,24 @@ func pick(odd bool, a, b string) string {
 	return b
 }
 
-// runNavOp runs op over c's forks in turn, then times each fork on its own
-// (eight runs, both ways) for the median and the slowest.
+// runNavOp times op on each of c's forks once, both ways (the first time it
+// meets the fork: first-max-ns, the slowest), then runs it over the forks in
+// turn (ns/op), then times each fork again on its own, eight runs both ways
+// (p50-ns, the median fork, and max-ns, the slowest).
 func runNavOp(b *testing.B, c *navChat, op func(*navChat, navFork, bool) error) {
+	timeFork := func(f navFork, runs int) float64 {
+		start := time.Now()
+		for i := 0; i < runs; i++ {
+			if err := op(c, f, i%2 == 1); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return float64(time.Since(start).Nanoseconds()) / float64(runs)
+	}
+	first := 0.0
+	for _, f := range c.forks {
+		first = max(first, timeFork(f, 2))
+	}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		if err := op(c, c.forks[i/2%len(c.forks)], i%2 == 1); err != nil {
@@ -195,15 +212,10 @@ func runNavOp(b *testing.B, c *navChat, op func(*navChat, navFork, bool) error) 
 	}
 	per := make([]float64, len(c.forks))
 	for k, f := range c.forks {
-		start := time.Now()
-		for i := 0; i < 8; i++ {
-			if err := op(c, f, i%2 == 1); err != nil {
-				b.Fatal(err)
-			}
-		}
-		per[k] = float64(time.Since(start).Nanoseconds()) / 8
+		per[k] = timeFork(f, 8)
 	}
 	slices.Sort(per)
 	b.ReportMetric(per[len(per)/2], "p50-ns")
 	b.ReportMetric(per[len(per)-1], "max-ns")
+	b.ReportMetric(first, "first-max-ns")
 }

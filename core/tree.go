@@ -39,6 +39,12 @@ type Tree struct {
 	// branchGen counts adds and removals of branches on this tree (journal.go),
 	// so that the memo of the active branch never outlives its map entry.
 	branchGen uint64
+	// recent heads the chain of branches by last use (recent.go), valid
+	// while recentOK and recentGen == branchGen.
+	recent, recentTail *branch
+	recentLen          int
+	recentGen          uint64
+	recentOK           bool
 	// shapeGen counts the changes that can move a node's place (a node
 	// removed, up pointers relinked), so that the title Title remembers
 	// never outlives them; adding a node moves none.
@@ -74,6 +80,8 @@ type branch struct {
 	created int64
 	moved   int64 // when leaf was last set, for Merge (see movedDefault)
 	used    int64 // logical clock of the last time this branch was active
+	// newer and older chain the branches by use (recent.go).
+	newer, older *branch
 }
 
 // Node is a read-only view of one message in the tree.
