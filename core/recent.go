@@ -1,10 +1,5 @@
 package core
 
-import (
-	"cmp"
-	"slices"
-)
-
 // The branches by their last use, most recent first: Open asks them in that
 // order whether they run through a node and stops once no branch left can
 // beat the one found, so a ‹ › switch back to the alternative just left asks
@@ -26,7 +21,15 @@ func (t *Tree) recentBranches() *branch {
 	for _, b := range t.branches {
 		list = append(list, b)
 	}
-	slices.SortFunc(list, func(a, b *branch) int { return cmp.Compare(b.used, a.used) })
+	sortFunc(list, func(a, b *branch) int {
+		if a.used == b.used {
+			return 0
+		}
+		if a.used > b.used {
+			return -1
+		}
+		return 1
+	})
 	t.recent, t.recentTail, t.recentLen = nil, nil, len(list)
 	for i := len(list) - 1; i >= 0; i-- {
 		t.pushRecent(list[i])
