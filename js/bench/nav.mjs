@@ -10,17 +10,19 @@
 // switch to an alternative unused since it was made), and the 200k÷100
 // ratios of the three, measured in this run.
 // Prints a table; asserts nothing.
-//   node js/bench/nav.mjs        (after make build; BENCH_NAV_SIZES=100,20000 for a quicker look)
+//   node js/bench/nav.mjs        (after make build; BENCH_NAV_SIZES=100,20000 for a quicker look,
+//                                 BENCH_NAV_SHAPES=fork2000,tools50 for some chats only)
 import { init, SessionTree } from "../sessiontree.js";
 
 const sizes = (process.env.BENCH_NAV_SIZES ?? "100,20000,200000").split(",").map(Number);
 const reps = Number(process.env.BENCH_NAV_REPS ?? 8); // timed runs per fork, both ways
+const only = (process.env.BENCH_NAV_SHAPES ?? "").split(",").filter(Boolean); // e.g. fork2000,tools50
 const shapes = [
   { name: "fork5", every: 5 },
   { name: "fork50", every: 50 },
   { name: "fork2000", every: 2000 },
   { name: "tools50", every: 50, tools: true },
-];
+].filter((s) => !only.length || only.includes(s.name));
 const TARGETS = 64;
 
 const filler = "The tree keeps every branch of the conversation; this sentence pads a message. ".repeat(6).slice(0, 440);
