@@ -44,6 +44,11 @@ func (t *Tree) recentBranches() *branch {
 // chain stale.
 func (t *Tree) recentAdd(b *branch) {
 	switch {
+	case len(t.branches) == 1:
+		// The only branch (New's main, say): the whole chain.
+		t.recent, t.recentTail, t.recentOK = nil, nil, true
+		t.pushRecent(b)
+		t.recentLen = 0
 	case !t.recentOK || t.recentGen != t.branchGen-1 || t.recent == nil:
 		t.recentOK = false
 		return
