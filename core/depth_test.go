@@ -111,6 +111,11 @@ func navCheck(t *testing.T, where string, rng *rand.Rand, tr *Tree) {
 		if got, want := name(tr.latestBranchThrough(id)), plainLatestThrough(tr, paths, id); got != want {
 			t.Fatalf("%s: the branch Open picks for %s is %s; the plain walk says %s", where, id, got, want)
 		}
+		for k, n := range tr.nodes {
+			if n.mark != 0 {
+				t.Fatalf("%s: asking which branch runs through %s left a mark on %s", where, id, k)
+			}
+		}
 		sib, i, err := tr.Siblings(id)
 		wantSib, wantI := plainSiblings(tr, id)
 		if err != nil || !slices.Equal(sib, wantSib) || i != wantI {
