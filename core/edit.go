@@ -309,6 +309,11 @@ func (t *Tree) latestBranchThrough(id string) *branch {
 			best = b
 		}
 	}
+	if best != nil && t.branches[best.name] != best {
+		// A record replaced behind the chain's back: ask every branch.
+		t.recentOK = false
+		return t.latestBranchThroughAll(target)
+	}
 	return best
 }
 
