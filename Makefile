@@ -69,7 +69,7 @@ fuzz:
 	done
 
 ## bench: benchmarks with ratio tables (numbers go in the README)
-bench: bench-core bench-worker bench-js bench-formats bench-soak bench-peers bench-huge bench-project
+bench: bench-core bench-nav bench-worker bench-js bench-formats bench-soak bench-peers bench-huge bench-project
 
 ## bench-huge: the demo with a 200k-message (~100 MB) session against a 100-message
 ## chat in headless Chromium: import, open, send, switch, long tasks, memory
@@ -94,7 +94,19 @@ bench-soak: build
 
 bench-core:
 	@echo "== core benchmarks (native)"
-	@$(GO) test -run '^$$' -bench . -benchmem -count=3 ./core/ | $(GO) run ./core/internal/benchtable
+	@$(GO) test -run '^$$' -bench . -skip Navigation -benchmem -count=3 ./core/ | $(GO) run ./core/internal/benchtable
+
+## bench-nav: what a chat view does (open, the ‹ › switch and its render's reads,
+## siblings, pathLength, pathIndex, subtree) in chats of 100, 20k and 200k
+## messages with a fork every 5, 50 and 2,000 and a tool-heavy one, natively and
+## through the JS API in Node: the median and the slowest fork, the slowest first
+## switch, and the 200k÷100 ratios measured in the same run
+.PHONY: bench-nav
+bench-nav: build
+	@echo "== navigation benchmarks (native)"
+	@$(GO) test -run '^$$' -bench Navigation -benchtime 100x -count 1 ./core/ | $(GO) run ./core/internal/benchtable
+	@echo "== navigation benchmarks (Node, wasm)"
+	@node js/bench/nav.mjs
 
 ## bench-formats: import throughput (MB/s) of each JSONL format and ChatGPT on ~20 MB inputs, natively and in wasm (headless Chromium), and a 100 MB Claude Code import's memory (live/input, peak/input) natively
 bench-formats:

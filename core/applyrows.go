@@ -83,10 +83,15 @@ func (t *Tree) ApplyRows(root, active string, follow bool, branches, nodes []Fra
 
 	// Nodes: removals first (a pruned subtree goes whole), then additions, each
 	// linked under its parent in (created, id) order.
+	var dropped []*node
 	for _, f := range nodes {
-		if f.JSON == nil && t.nodes[f.Key] != nil {
+		if n := t.nodes[f.Key]; f.JSON == nil && n != nil {
 			t.dropNode(f.Key)
+			dropped = append(dropped, n)
 		}
+	}
+	if orphans(t, dropped) {
+		t.forgetDepths() // what the orphans' subtrees knew of their depths is no longer true
 	}
 	var added []*node
 	for _, f := range liveN {
@@ -98,7 +103,7 @@ func (t *Tree) ApplyRows(root, active string, follow bool, branches, nodes []Fra
 			}
 			continue
 		}
-		n.children, n.up = nil, nil
+		n.children, n.up, n.jump, n.depth = nil, nil, nil, 0
 		t.nodes[n.id] = n
 		t.noteNode(n.id)
 		added = append(added, n)
@@ -173,6 +178,19 @@ func (t *Tree) ApplyRows(root, active string, follow bool, branches, nodes []Fra
 	}
 	t.noteMeta()
 	return nil
+}
+
+// orphans reports whether a node of dropped left a child behind (the checks
+// above refuse that; kept in case).
+func orphans(t *Tree, dropped []*node) bool {
+	for _, n := range dropped {
+		for _, c := range n.children {
+			if t.nodes[c] != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // dropNode removes node id for ApplyRows: out of its parent's children (or the

@@ -284,54 +284,60 @@ func (t *Tree) Open(id string, atMs int64) (string, error) {
 // latestBranchThrough returns the most recently used branch whose path
 // contains id (the active one, then the smallest name, on a tie), or nil.
 func (t *Tree) latestBranchThrough(id string) *branch {
-	var best *branch
 	target := t.nodes[id]
 	if target == nil {
 		return nil
 	}
-	// A branch that does not run through id is walked to its root, which in
-	// a 200k-message chat is most of a ‹ › switch. When the depths of id and
-	// of a branch's leaf are known (PathLen remembers them: each leaf a chat
-	// view counted, and id once a branch was found to run through it), the
-	// answer is the one node that many steps above the leaf.
-	dTarget, known := t.depthNear(target)
-	for _, b := range t.branches {
-		leaf := t.nodes[b.leaf]
-		dLeaf, leafKnown := t.depthNear(leaf)
-		var through bool
-		if known && leafKnown {
-			through = dLeaf >= dTarget && ancestorAt(leaf, dLeaf-dTarget) == target
-		} else {
-			var k int
-			through, k = t.pathContainsAt(leaf, target)
-			if through && !known && leafKnown {
-				dTarget, known = dLeaf-k, true
-				t.rememberLen(target, dTarget)
-			}
+	// Branches are asked from the most recently used (recent.go), and only
+	// while one could still beat the best found; each answers from the
+	// depths (depth.go) in O(log depth) steps. A ‹ › switch in a
+	// 200k-message chat walked every branch to its root.
+	var best *branch
+	for b := t.recentBranches(); b != nil; b = b.older {
+		if best != nil && b.used < best.used {
+			break
 		}
-		if !through {
+		if o := b.older; o != nil && o.used > b.used {
+			// Out of order: a change the chain missed. Ask every branch.
+			t.recentOK = false
+			return t.latestBranchThroughAll(target)
+		}
+		if best != nil && !t.usedLater(b, best) {
 			continue
 		}
-		if best == nil || b.used > best.used ||
-			(b.used == best.used && (b.name == t.active || (best.name != t.active && b.name < best.name))) {
+		if on, _ := t.onPathOf(t.nodes[b.leaf], target); on {
+			best = b
+		}
+	}
+	if best != nil && t.branches[best.name] != best {
+		// A record replaced behind the chain's back: ask every branch.
+		t.recentOK = false
+		return t.latestBranchThroughAll(target)
+	}
+	return best
+}
+
+// latestBranchThroughAll is latestBranchThrough asking every branch.
+func (t *Tree) latestBranchThroughAll(target *node) *branch {
+	var best *branch
+	for _, b := range t.branches {
+		if best != nil && !t.usedLater(b, best) {
+			continue
+		}
+		if on, _ := t.onPathOf(t.nodes[b.leaf], target); on {
 			best = b
 		}
 	}
 	return best
 }
 
-// pathContainsAt reports whether target lies on the path from leaf up to its
-// root, and how many steps above leaf; a broken path (dangling or cyclic)
-// counts as not containing it.
-func (t *Tree) pathContainsAt(leaf, target *node) (bool, int) {
-	n := leaf
-	for steps, limit := 0, len(t.nodes); n != nil && steps <= limit; steps++ {
-		if n == target {
-			return true, steps
-		}
-		n = n.up
+// usedLater reports whether a was used more recently than b, the active
+// branch and then the smaller name first on a tie.
+func (t *Tree) usedLater(a, b *branch) bool {
+	if a.used != b.used {
+		return a.used > b.used
 	}
-	return false, 0
+	return a.name == t.active || (b.name != t.active && a.name < b.name)
 }
 
 // pathContains reports whether id lies on the path from leaf to its root. A

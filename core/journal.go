@@ -168,6 +168,7 @@ func (t *Tree) undoOne(u *undo) {
 		t.active = u.name
 	case undoTouch:
 		u.b.used, t.clock = u.i1, u.i2
+		t.recentOK = false
 	case undoLabel:
 		u.n.lab = u.lab
 	case undoTomb:
@@ -197,6 +198,7 @@ func (t *Tree) addNode(n *node) {
 		t.insertOrdered(&n.up.children, n.id, n.created)
 	}
 	t.logAttach(n.parent, n.id)
+	learnDepthOnAdd(n)
 	t.record(undo{kind: undoAddNode, n: n, name: t.root})
 	if t.root == "" {
 		t.root = n.id
@@ -241,6 +243,7 @@ func (t *Tree) setLeaf(b *branch, leaf string, atMs int64) {
 func (t *Tree) addBranch(b *branch) {
 	t.branchGen++
 	t.branches[b.name] = b
+	t.recentAdd(b)
 	t.names.add(b.name)
 	t.noteBranch(b.name)
 	tomb, had := t.tombs[b.name]
@@ -251,6 +254,7 @@ func (t *Tree) addBranch(b *branch) {
 func (t *Tree) removeBranch(b *branch) {
 	t.branchGen++
 	delete(t.branches, b.name)
+	t.recentRemove(b)
 	t.names.remove(b.name)
 	t.noteBranch(b.name)
 	t.record(undo{kind: undoRemoveBranch, b: b})
@@ -268,6 +272,7 @@ func (t *Tree) touch(b *branch) {
 	oldUsed, oldClock := b.used, t.clock
 	t.clock++
 	b.used = t.clock
+	t.recentTouch(b)
 	t.noteBranch(b.name)
 	if j := t.journal; j != nil && j.touched != b {
 		j.touched = b

@@ -162,7 +162,7 @@ func (t *Tree) MergeWith(other *Tree, opts MergeOptions) (MergeReport, error) {
 	gen := max(t.shapeGen, r.shapeGen)
 	*t = *r
 	// Every node may have moved: what was derived from t or r is stale.
-	t.shapeGen, t.lens = gen+1, [8]lenMemo{}
+	t.shapeGen = gen + 1
 	t.changed, t.rest, t.watched, t.version = changed, rest, watched, version
 	if changed != nil || watched != nil {
 		for _, id := range rep.NodesAdded {

@@ -164,29 +164,37 @@ func (t *Tree) Title() string {
 const titleSteps = 8
 
 // OnPath reports, for each of ids, whether it is a node on the active
-// branch's path (root to leaf). It walks the path once by parent pointers and
-// copies none of its ids, so a tree view highlights its boxes at a cost of
-// the path's length in pointer steps rather than a copy of every id on it
-// (200,000 of them in a huge chat). An id that is no node is not on the path.
-// It fails closed like PathOf.
+// branch's path (root to leaf), copying none of the path's ids (200,000 of
+// them in a huge chat). A few ids are answered from their depths (depth.go),
+// O(log depth) steps each; many, by one walk of the path that marks it. An id
+// that is no node is not on the path. It fails closed like PathOf.
 func (t *Tree) OnPath(ids []string) ([]bool, error) {
 	b := t.branches[t.active]
 	if b == nil {
 		return nil, t.errNoBranch(t.active)
 	}
+	n, err := t.PathLen(t.active)
+	if err != nil {
+		return nil, err
+	}
+	res := make([]bool, len(ids))
+	if len(ids)*64 < n {
+		leaf := t.nodes[b.leaf]
+		for i, id := range ids {
+			res[i], _ = t.onPathOf(leaf, t.nodes[id])
+		}
+		return res, nil
+	}
 	// Marked on the way up and cleared by a second walk of the same steps
-	// (no list of the path is kept: a huge path allocates nothing here). A
-	// cycle comes round again until walkUp ends it with corrupt, both times.
+	// (no list of the path is kept: a huge path allocates nothing here).
 	setMarks := func(v uint8) error {
 		return t.walkUp(b.leaf, t.active, func(_ string, n *node) bool {
 			n.mark = v
 			return true
 		})
 	}
-	err := setMarks(1)
-	var res []bool
+	err = setMarks(1)
 	if err == nil {
-		res = make([]bool, len(ids))
 		for i, id := range ids {
 			if n := t.nodes[id]; n != nil && n.mark == 1 {
 				res[i] = true
@@ -194,14 +202,17 @@ func (t *Tree) OnPath(ids []string) ([]bool, error) {
 		}
 	}
 	_ = setMarks(0) // the same walk, ending as the first did
-	return res, err
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // PathIndex returns id's place on the active path (0 for its root), or -1
 // when id is not on it: a chat view scrolls to a node, or reads the messages
-// before it, without reading the path's ids. It walks up from the leaf until
-// it meets id (the whole path when id is not on it) and takes the path's
-// length from PathLen; it fails closed like PathOf.
+// before it, without reading the path's ids. It answers from the depths of id
+// and of the leaf (depth.go), in O(log depth) steps; it fails closed like
+// PathOf.
 func (t *Tree) PathIndex(id string) (int, error) {
 	n, err := t.PathLen(t.active)
 	if err != nil {
@@ -211,7 +222,7 @@ func (t *Tree) PathIndex(id string) (int, error) {
 	if target == nil || n == 0 {
 		return -1, nil
 	}
-	if on, k := t.pathContainsAt(t.nodes[t.branches[t.active].leaf], target); on {
+	if on, k := t.onPathOf(t.nodes[t.branches[t.active].leaf], target); on {
 		return n - 1 - k, nil
 	}
 	return -1, nil

@@ -47,12 +47,16 @@ type Tree struct {
 	// branchGen counts adds and removals of branches on this tree (journal.go),
 	// so that the memo of the active branch never outlives its map entry.
 	branchGen uint64
+	// recent heads the chain of branches by last use (recent.go), valid
+	// while recentOK and recentGen == branchGen.
+	recent, recentTail *branch
+	recentLen          int
+	recentGen          uint64
+	recentOK           bool
 	// shapeGen counts the changes that can move a node's place (a node
-	// removed, up pointers relinked), so that the path lengths PathLen
-	// remembers (window.go) never outlive them; adding a node moves none.
+	// removed, up pointers relinked), so that the title Title remembers
+	// never outlives them; adding a node moves none.
 	shapeGen uint64
-	lens     [8]lenMemo
-	lensNext int
 	// title is the last non-empty Title and the root and shapeGen it was
 	// read at: messages never change, so only a new root or a removal near
 	// it can change a title once there is one (subtree.go).
@@ -77,6 +81,8 @@ type node struct {
 	lab      *nodeLabel // nil when the node was never labelled
 	created  int64
 	up       *node // the node called parent; nil for a root or a dangling parent
+	jump     *node // an ancestor further up, once depth is known (depth.go)
+	depth    int32 // the nodes from here up to the root; 0 until known (depth.go)
 	mark     uint8 // scratch for walks that visit each node once; always 0 between calls
 }
 
@@ -87,6 +93,8 @@ type branch struct {
 	created int64
 	moved   int64 // when leaf was last set, for Merge (see movedDefault)
 	used    int64 // logical clock of the last time this branch was active
+	// newer and older chain the branches by use (recent.go).
+	newer, older *branch
 }
 
 // Node is a read-only view of one message in the tree.
@@ -324,11 +332,12 @@ func (n *node) labelTime() int64 {
 	return n.lab.at
 }
 
-// linkUp sets every node's up pointer from its parent id.
+// linkUp sets every node's up pointer from its parent id, and forgets what
+// the nodes knew of their depths (depth.go).
 func (t *Tree) linkUp() {
 	t.shapeGen++
 	for _, n := range t.nodes {
-		n.up = nil
+		n.up, n.jump, n.depth = nil, nil, 0
 		if n.parent != "" {
 			n.up = t.nodes[n.parent]
 		}

@@ -510,7 +510,10 @@ export class SessionTree implements Disposable {
    * recently used branch whose path holds node (as checkout); when none does (its branch
    * name was deleted, say), the newest leaf below node gets a fresh `branch-N` of its own,
    * active. No branch moves, and a deleted name never comes back (fresh names skip
-   * deleted ones). Returns the active branch's name.
+   * deleted ones). Returns the active branch's name. Branches are asked from the most
+   * recently used, O(log path length) each, until none left could be more recent: a ‹ ›
+   * switch back and forth asks one or two; the first switch to an alternative unused since
+   * it was made asks every branch used after it.
    */
   open(node: string, atMs?: number): string;
   /** Adds message as a new sibling of node on a fresh active branch; returns the new id. */
@@ -636,16 +639,19 @@ export class SessionTree implements Disposable {
    */
   subtree(id?: string | null, options?: { depth?: number; limit?: number; runs?: boolean }): { nodes: SubtreeNode[]; more: boolean };
   /**
-   * For each of `ids`, whether that node is on the active path, in one walk
-   * up the path inside the module (no id of the path is copied out): how a
-   * tree view highlights its boxes in a huge chat without `activePath()`. An
-   * unknown id is not on the path. Throws `corrupt` like `activePath()`.
+   * For each of `ids`, whether that node is on the active path, inside the
+   * module (no id of the path is copied out): how a tree view highlights its
+   * boxes in a huge chat without `activePath()`. A few ids cost O(log path
+   * length) each (each node knows its depth); more than the path's length
+   * over 64, one walk up the path. An unknown id is not on the path. Throws
+   * `corrupt` like `activePath()`.
    */
   onPath(ids: readonly string[]): boolean[];
   /**
    * `id`'s index on the active path (0: the root), or -1 when it is not on
    * it: what `activePath().indexOf(id)` answers, without copying the path's
-   * ids out (a chat view scrolling to a message of a huge chat).
+   * ids out (a chat view scrolling to a message of a huge chat), in O(log
+   * path length) steps.
    */
   pathIndex(id: string): number;
   /** The node with id, or null. */

@@ -17,11 +17,19 @@ import (
 // line matches "BenchmarkName/size-P  N  123 ns/op  45.6 MB/s ... 7.8 B/node".
 var line = regexp.MustCompile(`^Benchmark(\w+)/(\w+?)(?:-\d+)?\s+\d+\s+(.*)$`)
 
+// navLine matches "BenchmarkNavigation/chat/size/op-P  N  123 ns/op ... 45 p50-ns".
+var navLine = regexp.MustCompile(`^BenchmarkNavigation/(\w+)/(\w+)/([\w+]+?)(?:-\d+)?\s+\d+\s+(.*)$`)
+
 func main() {
 	metrics := map[string]map[string]map[string]float64{} // bench → size → unit → value
+	nav := navTable{}
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 1<<20)
 	for in.Scan() {
+		if m := navLine.FindStringSubmatch(in.Text()); m != nil {
+			nav.add(m[1], m[3], m[2], strings.Fields(m[4]))
+			continue
+		}
 		m := line.FindStringSubmatch(in.Text())
 		if m == nil {
 			if t := in.Text(); strings.HasPrefix(t, "FAIL") || strings.HasPrefix(t, "panic") || strings.Contains(t, "--- FAIL") {
@@ -49,6 +57,12 @@ func main() {
 			if !seen || (unit == "MB/s" && v > old) || (unit != "MB/s" && v < old) {
 				metrics[m[1]][m[2]][unit] = v
 			}
+		}
+	}
+	if len(nav) > 0 {
+		nav.print()
+		if len(metrics) == 0 {
+			return
 		}
 	}
 	get := func(bench, size, unit string) float64 { return metrics[bench][size][unit] }
@@ -123,4 +137,55 @@ func dur(ns float64) string {
 		return fmt.Sprintf("%.2f µs", ns/1e3)
 	}
 	return fmt.Sprintf("%.0f ns", ns)
+}
+
+// navTable holds BenchmarkNavigation's metrics: chat → op → size → unit → the
+// best value of the runs.
+type navTable map[string]map[string]map[string]map[string]float64
+
+func (t navTable) add(chat, op, size string, f []string) {
+	if t[chat] == nil {
+		t[chat] = map[string]map[string]map[string]float64{}
+	}
+	if t[chat][op] == nil {
+		t[chat][op] = map[string]map[string]float64{}
+	}
+	if t[chat][op][size] == nil {
+		t[chat][op][size] = map[string]float64{}
+	}
+	for i := 0; i+1 < len(f); i += 2 {
+		if v, err := strconv.ParseFloat(f[i], 64); err == nil {
+			if old, seen := t[chat][op][size][f[i+1]]; !seen || v < old {
+				t[chat][op][size][f[i+1]] = v
+			}
+		}
+	}
+}
+
+// print writes the navigation table: per chat and op, the median fork, the
+// slowest and the slowest first meeting at 100, 20k and 200k messages, and
+// the 200k÷100 ratios of the three.
+func (t navTable) print() {
+	fmt.Println()
+	fmt.Println("Navigation (native): median fork / slowest fork / slowest first meeting with a fork")
+	fmt.Println("| chat | op | 100 messages | 20k | 200k | 200k÷100 median | slowest | first |")
+	fmt.Println("|---|---|---|---|---|---|---|---|")
+	for _, chat := range []string{"fork5", "fork50", "fork2000", "tools50"} {
+		for _, op := range []string{"open", "switch+render", "siblings", "pathLength", "pathIndex", "subtree"} {
+			m := t[chat][op]
+			if m == nil || m["100"] == nil || m["200k"] == nil {
+				continue
+			}
+			cell := func(size string) string {
+				v := m[size]
+				if v == nil {
+					return "–"
+				}
+				return dur(v["p50-ns"]) + " / " + dur(v["max-ns"]) + " / " + dur(v["first-max-ns"])
+			}
+			ratio := func(unit string) string { return fmt.Sprintf("%.2f×", m["200k"][unit]/m["100"][unit]) }
+			fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", chat, op, cell("100"), cell("20k"), cell("200k"),
+				ratio("p50-ns"), ratio("max-ns"), ratio("first-max-ns"))
+		}
+	}
 }
