@@ -48,16 +48,16 @@ export async function launchChromium(name, options = {}) {
 /**
  * Opens the page at base in a new tab of browser and waits until it is ready;
  * page errors and console errors are pushed to errors (a test fails on any),
- * but for the browser's own lines about a failed request while
- * errors.allowNetwork is true (a step against an endpoint that fails on purpose).
+ * but for the browser's own lines about a failed request while allowNetwork()
+ * says so (a step against an endpoint that fails on purpose).
  */
-export async function openPage(browser, base, errors, timeout = 15000) {
+export async function openPage(browser, base, errors, timeout = 15000, allowNetwork = () => false) {
   const page = await browser.newPage();
   page.setDefaultTimeout(timeout);
   page.on("pageerror", (e) => errors.push(`page error: ${e.message}`));
   page.on("console", (m) => {
     if (m.type() !== "error") return;
-    if (errors.allowNetwork && /Failed to load resource|ERR_|500|503/.test(m.text())) return;
+    if (allowNetwork() && /Failed to load resource|ERR_|500|503/.test(m.text())) return;
     errors.push(`console: ${m.text()}`);
   });
   await page.goto(base);
