@@ -1,16 +1,18 @@
 //go:build corpus
 
-package provider
+package provider_test
 
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/formats"
+	"github.com/sessiontree/sessiontree/core/formats/openai"
 	"github.com/sessiontree/sessiontree/core/internal/corpus"
+	. "github.com/sessiontree/sessiontree/core/provider"
 )
 
 // Every branch of every corpus file (shared/interop and shared/testdata,
@@ -20,7 +22,7 @@ import (
 // a JSON-schema validator run outside the repository).
 func TestCorpusProjectionsKeepTheAPIRules(t *testing.T) {
 	dump := os.Getenv("PROVIDER_DUMP")
-	files, unread, projections, empty := 0, 0, 0, 0
+	files, unread, projections, empty, exports := 0, 0, 0, 0, 0
 	var sum Report
 	for _, p := range corpus.Files(t, "interop/*", "testdata/*") {
 		data, err := os.ReadFile(p)
@@ -34,6 +36,15 @@ func TestCorpusProjectionsKeepTheAPIRules(t *testing.T) {
 			continue
 		}
 		files++
+		// export("openai") is Chat Completions messages the API accepts.
+		if out, _, err := openai.ExportReport(tr); err != nil {
+			t.Errorf("%s: openai export: %v", p, err)
+		} else if len(out) > 2 {
+			exports++
+			if ps := CheckBody(OpenAIChat, []byte(`{"messages":`+string(out)+`}`)); len(ps) > 0 {
+				t.Errorf("%s: the openai export breaks the API's rules:\n%s", p, strings.Join(first(ps, 5), "\n"))
+			}
+		}
 		for _, br := range tr.Branches() {
 			if br.Leaf == "" {
 				continue
@@ -55,7 +66,7 @@ func TestCorpusProjectionsKeepTheAPIRules(t *testing.T) {
 						}
 						continue
 					}
-					if ps := checkBody(api, req.Body()); len(ps) > 0 {
+					if ps := CheckBody(api, req.Body()); len(ps) > 0 {
 						t.Errorf("%s branch %s, %s budget %d:\n%s", p, br.Name, api, budget, strings.Join(first(ps, 5), "\n"))
 					}
 					if budget > 0 && !req.Report.OverBudget && req.Report.Tokens > budget {
@@ -65,7 +76,7 @@ func TestCorpusProjectionsKeepTheAPIRules(t *testing.T) {
 						add(&sum, req.Report)
 					}
 					if dump != "" {
-						name := strings.NewReplacer("/", "_", " ", "_").Replace(filepath.Base(p) + "." + br.Name + "." + string(api) + "." + itoa(budget) + ".json")
+						name := strings.NewReplacer("/", "_", " ", "_").Replace(filepath.Base(p) + "." + br.Name + "." + string(api) + "." + strconv.Itoa(budget) + ".json")
 						if err := os.WriteFile(filepath.Join(dump, name), req.Body(), 0o644); err != nil {
 							t.Fatal(err)
 						}
@@ -74,6 +85,7 @@ func TestCorpusProjectionsKeepTheAPIRules(t *testing.T) {
 			}
 		}
 	}
+	t.Logf("%d openai exports keep the Chat Completions rules", exports)
 	t.Logf("%d files (%d not imported), %d projections (%d with nothing a model sees); without a budget: %d messages read, %d written, %d dropped, %d thinking left out, %d parts left out, %d orphan calls, %d orphan results, %d ids and %d names made legal",
 		files, unread, projections, empty, sum.Messages, sum.Sent, sum.Dropped, sum.Thinking, sum.Parts, len(sum.OrphanCalls), len(sum.OrphanResults), sum.RenamedIDs, sum.RenamedTools)
 }
@@ -96,5 +108,3 @@ func add(sum *Report, r Report) {
 	sum.RenamedIDs += r.RenamedIDs
 	sum.RenamedTools += r.RenamedTools
 }
-
-var _ = core.MainBranch

@@ -1,7 +1,6 @@
 // Package openai imports and exports an OpenAI chat "messages" array: a JSON
 // array of messages (or {"messages":[…]}), linear. Import keeps each message
-// exactly; export writes the active branch's projection, without the members
-// other importers add to keep their original records (chatgpt, claudecode, …).
+// exactly; export writes the active branch as the API takes it (Export).
 package openai
 
 import (
@@ -10,6 +9,7 @@ import (
 
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/formats/internal/convert"
+	"github.com/sessiontree/sessiontree/core/provider"
 	"github.com/sessiontree/sessiontree/core/rawjson"
 )
 
@@ -62,21 +62,25 @@ var Private = []string{
 	"codex", "codex_after", "codex_before",
 }
 
-// Export writes the active branch's projection as a JSON array.
+// Export writes the active branch as Chat Completions "messages": the
+// conversion t.projectFor("openai-chat") makes without a budget, so that every
+// message is one the API accepts (another tool's blocks, calls, results and
+// roles in OpenAI's shapes; the members importers add, timestamps and usage
+// left out). ExportReport says what it could not carry.
 func Export(t *core.Tree) ([]byte, error) {
-	msgs, err := t.LinearProjection()
+	out, _, err := ExportReport(t)
+	return out, err
+}
+
+// ExportReport is Export with the conversion's report: what it left out or
+// wrote as text (thinking, parts the API cannot take, a call without a
+// result, messages no model sees).
+func ExportReport(t *core.Tree) ([]byte, provider.Report, error) {
+	req, err := provider.ProjectTree(t, "", provider.OpenAIChat, provider.Options{})
 	if err != nil {
-		return nil, err
+		return nil, provider.Report{}, err
 	}
-	out := []byte{'['}
-	for i, m := range msgs {
-		core.Tick()
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, Plain(m)...)
-	}
-	return append(out, ']'), nil
+	return req.Messages, req.Report, nil
 }
 
 // Plain returns m without the Private members.

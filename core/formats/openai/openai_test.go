@@ -1,9 +1,11 @@
 package openai_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/formats/claudecode"
 	"github.com/sessiontree/sessiontree/core/formats/internal/formattest"
 	"github.com/sessiontree/sessiontree/core/formats/openai"
@@ -71,5 +73,72 @@ func TestImportDoesNotAliasItsInput(t *testing.T) {
 	}
 	if after := string(tr.Marshal()); after != before {
 		t.Fatalf("the tree changed with its input:\n%s\n%s", before, after)
+	}
+}
+
+// Export writes messages Chat Completions accepts whatever shape they were
+// stored in (issue 23 §2): Anthropic tool_use/tool_result and thinking
+// blocks, pi's toolCall, a Codex input_text, model/usage/timestamp fields;
+// ExportReport says what it could not carry.
+func TestExportIsChatCompletionsMessages(t *testing.T) {
+	tr, err := core.FromLinear([]core.Message{
+		core.Message(`{"role":"user","content":[{"type":"input_text","text":"list the files"}],"timestamp":1750537483}`),
+		core.Message(`{"role":"assistant","model":"claude-x","usage":{"input_tokens":3},"content":[{"type":"thinking","thinking":"hmm","signature":"s"},{"type":"text","text":"running ls"},{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}]}`),
+		core.Message(`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"a.go"}]}`),
+		core.Message(`{"role":"assistant","content":[{"type":"toolCall","id":"call_2","name":"read","arguments":{"path":"a.go"}}]}`),
+		core.Message(`{"role":"toolResult","toolCallId":"call_2","toolName":"read","content":[{"type":"text","text":"package a"}],"isError":false}`),
+		core.Message(`{"role":"assistant","content":"done"}`),
+	}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, rep, err := openai.ExportReport(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []map[string]any
+	if err := json.Unmarshal(out, &msgs); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	allowed := map[string]map[string]bool{
+		"system":    {"role": true, "content": true, "name": true},
+		"user":      {"role": true, "content": true, "name": true},
+		"assistant": {"role": true, "content": true, "name": true, "tool_calls": true, "refusal": true},
+		"tool":      {"role": true, "content": true, "tool_call_id": true},
+	}
+	calls := map[string]bool{}
+	for i, m := range msgs {
+		role, _ := m["role"].(string)
+		keys := allowed[role]
+		if keys == nil {
+			t.Fatalf("message %d: role %q: %s", i, role, out)
+		}
+		for k := range m {
+			if !keys[k] {
+				t.Errorf("message %d (%s): field %q is not Chat Completions': %s", i, role, k, out)
+			}
+		}
+		if tc, ok := m["tool_calls"].([]any); ok {
+			for _, c := range tc {
+				call := c.(map[string]any)
+				fn, _ := call["function"].(map[string]any)
+				if call["type"] != "function" || fn == nil || fn["name"] == "" {
+					t.Errorf("message %d: a tool call not in OpenAI's shape: %v", i, call)
+				}
+				if args, ok := fn["arguments"].(string); !ok || !json.Valid([]byte(args)) {
+					t.Errorf("message %d: arguments are not JSON text: %v", i, fn["arguments"])
+				}
+				calls[call["id"].(string)] = true
+			}
+		}
+		if role == "tool" && !calls[m["tool_call_id"].(string)] {
+			t.Errorf("message %d: a result for no call before it: %s", i, out)
+		}
+	}
+	if len(calls) != 2 {
+		t.Fatalf("%d calls written as calls, want 2: %s", len(calls), out)
+	}
+	if rep.Thinking != 1 {
+		t.Errorf("the report does not say the thinking was left out: %+v", rep)
 	}
 }
