@@ -52,11 +52,14 @@ func ReadSocketWrite(msg []byte, tree, tenant, client string) (w SocketWrite, ac
 		return w, SocketError("", errTooLarge("a socket message may have at most "+itoa(MaxSocketMessage)+
 			" bytes; send a larger write over HTTP"))
 	}
-	if _, err := rawjson.CompactUnique(nil, msg); err != nil || len(msg) == 0 || bytes.TrimSpace(msg)[0] != '{' {
+	// The envelope's own keys are checked below; its "body" is checked by
+	// the route it is served by (checkJSON), so that its 400 is acked under
+	// the write's id.
+	if _, err := rawjson.Compact(nil, msg); err != nil || len(msg) == 0 || bytes.TrimSpace(msg)[0] != '{' {
 		if err == nil {
 			return w, SocketError("", errInput("a socket message is a JSON object"))
 		}
-		return w, SocketError("", badBody("the message", err))
+		return w, SocketError("", errBadJSON("the message", err))
 	}
 	var typ, route, ifMatch, key string
 	var body []byte

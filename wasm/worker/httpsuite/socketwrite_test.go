@@ -103,6 +103,11 @@ func TestAWriteOnTheLiveSocketIsAckedThereAndPushedToTheOthers(t *testing.T) {
 	if bad.Status != 400 || bad.Body.Error.Code != "invalid_input" {
 		t.Fatalf("a key twice: %+v", bad)
 	}
+	// A message that names a key twice, at any depth: acked 400 under its write's id.
+	bad = writeOn(t, a, "w6", "", "", `{"ops":[{"op":"append","message":{"role":"user","role":"assistant","content":"x"}}]}`)
+	if bad.Status != 400 || bad.Body.Error.Code != "invalid_input" || !strings.Contains(bad.Body.Error.Message, "$.ops[0].message.role") {
+		t.Fatalf("a message's key twice: %+v", bad)
+	}
 	// The writer's own socket got acks only: nothing else is waiting on it.
 	if msg, err := a.Read(300 * time.Millisecond); err == nil {
 		t.Fatalf("the writer got its own change pushed back: %s", msg)
