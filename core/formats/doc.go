@@ -37,7 +37,9 @@
 //   - What a format has no field for (branch names, summaries, labels, a time or
 //     message the record does not reproduce) goes under a "sessiontree" member:
 //     of the file (in a JSONL session: its header line, where pi keeps it,
-//     or a final {"type":"sessiontree"} line) for branches, of a record for
+//     or, in Claude Code's, the first line's "sessiontree" under "tree": a
+//     line of a type of its own is one its readers report as unknown; an
+//     empty tree's export is that line alone) for branches, of a record for
 //     a node. The
 //     original message kept there holds no second copy of a string the record
 //     holds already: a reference to it stands in (see internal/convert,

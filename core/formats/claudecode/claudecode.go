@@ -109,8 +109,13 @@ func (sc *scanner) line(n int, obj []byte) {
 	s, rep := sc.s, sc.s.B.Report
 	f := scan(obj)
 	if string(f.typ) == `"`+convert.ExtKey+`"` {
-		sc.ext = bytes.Clone(obj)
+		sc.ext = bytes.Clone(obj) // the branches on a line of their own (an empty tree, or an export before they moved)
 		return
+	}
+	if x, ok := rawjson.Lookup(obj, convert.ExtKey); ok && sc.ext == nil {
+		if tree, ok := rawjson.Lookup(x, "tree"); ok && len(tree) > 0 && tree[0] == '{' {
+			sc.ext = bytes.Clone(tree) // the branches, in the first line's "sessiontree" (Export)
+		}
 	}
 	uuid := unquote(f.uuid)
 	if uuid == "" {

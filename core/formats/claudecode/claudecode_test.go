@@ -240,8 +240,17 @@ func TestExportKeepsEveryLineAndTheSequence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := strings.SplitN(string(out), `{"type":"sessiontree"`, 2)[0]
-	if got != in {
+	// The branches ride in the first line's "sessiontree" (no line of a type
+	// Claude Code's readers do not know): without it, the lines are the file's.
+	if strings.Contains(string(out), `{"type":"sessiontree"`) {
+		t.Fatalf("the branches are on a line of their own: %s", out)
+	}
+	first, rest, _ := strings.Cut(string(out), "\n")
+	cut, tree, ok := strings.Cut(first, `,"sessiontree":{"tree":`)
+	if !ok || !strings.Contains(tree, `"active_branch":"main"`) {
+		t.Fatalf("the first line does not carry the branches: %s", first)
+	}
+	if got := cut + "}\n" + rest; got != in {
 		t.Fatalf("export differs from the file:\n%s\nwant\n%s", got, in)
 	}
 	// A node added under a line inside the sequence is kept where it is.

@@ -10,8 +10,11 @@ import (
 
 // Export writes t as a transcript: every root's nodes in preorder, the active
 // path last (so its leaf is the last line, where Claude Code resumes), the
-// kept lines in place, and a final {"type":"sessiontree",…} line with the
-// branches. A node imported from Claude Code is written as its own line; any
+// kept lines in place, the branches under "tree" in the first line's
+// "sessiontree" member (a {"type":"sessiontree",…} line of its own, which
+// earlier exports ended with and the import still reads, is one that
+// claude-code-log reports as an unknown record; an empty tree's export is
+// that line alone). A node imported from Claude Code is written as its own line; any
 // other node as a line in Claude Code's form (see nativeLine). A line gets a
 // "sessiontree" member only for what it cannot say itself: a parent the link
 // phase would not find, a label, a time, members added so readers accept it.
@@ -31,12 +34,20 @@ func Export(t *core.Tree) ([]byte, error) {
 		}
 	}
 	placeParents(entries)
+	if len(entries) == 0 {
+		// No line to carry the branches: they get a line of their own.
+		return convert.AppendTreeExtLine(nil, t), nil
+	}
+	// The branches travel in the first line's "sessiontree" member, as pi's
+	// header carries them: a line of a type of its own, with no uuid, is one
+	// readers of Claude Code's sessions (claude-code-log) report as unknown.
+	entries[0].tree = convert.TreeExt(t)
 	var out []byte
 	for _, e := range entries {
 		core.Tick()
 		out = e.appendTo(out)
 	}
-	return convert.AppendTreeExtLine(out, t), nil
+	return out, nil
 }
 
 // entry is one node as the export writes it.
@@ -46,8 +57,9 @@ type entry struct {
 	before, after [][]byte     // the kept lines
 	line          []byte       // the line, without "sessiontree"
 	ext           lineExt
-	converted     bool // the message was put in Claude Code's form: what comes back is that form
-	keptInExt     bool // a kept line readers would refuse: the kept lines travel in "sessiontree"
+	converted     bool   // the message was put in Claude Code's form: what comes back is that form
+	keptInExt     bool   // a kept line readers would refuse: the kept lines travel in "sessiontree"
+	tree          []byte // the first line's: the tree's branches (convert.TreeExt), under "tree" in its "sessiontree"
 }
 
 func newEntry(n core.Node, session string) *entry {
@@ -302,6 +314,9 @@ func (e *entry) withExt(whole bool) []byte {
 		if len(e.after) > 0 {
 			o.Raw("after", rawArray(e.after))
 		}
+	}
+	if e.tree != nil {
+		o.Raw("tree", e.tree)
 	}
 	ext := o.Bytes()
 	if len(ext) == 2 {
