@@ -48,3 +48,16 @@ func TestImportsKeepTheLastValueOfAKeyNamedTwiceAndSaySo(t *testing.T) {
 		}
 	}
 }
+
+// A conversation's title is read as JSON.parse reads the file, too.
+func TestImportAllTitlesMeanWhatJSONParseReads(t *testing.T) {
+	file := `[{"title":"shown","title":"kept","mapping":{"a":{"id":"a","message":{"id":"a","author":{"role":"user"},"content":{"content_type":"text","parts":["hi"]}},"parent":null,"children":[]}},"current_node":"a"},` +
+		`{"title":"second","mapping":{"b":{"id":"b","message":{"id":"b","author":{"role":"user"},"content":{"content_type":"text","parts":["yo"]}},"parent":null,"children":[]}},"current_node":"b"}]`
+	convs, err := formats.ImportAll([]byte(file), formats.ChatGPT)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(convs) != 2 || convs[0].Title != "kept" || convs[1].Title != "second" {
+		t.Fatalf("titles: %q", []string{convs[0].Title, convs[1].Title})
+	}
+}

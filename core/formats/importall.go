@@ -43,7 +43,7 @@ func ImportAll(data []byte, format string, opts ...core.Option) ([]Conversation,
 		if err != nil {
 			return nil, err
 		}
-		return []Conversation{{Title: titleOf(format, data), Tree: t, Report: rep}}, nil
+		return []Conversation{{Title: titleOf(format, parsed(data)), Tree: t, Report: rep}}, nil
 	}
 	out := make([]Conversation, 0, len(items))
 	for i, it := range items {
@@ -61,7 +61,7 @@ func ImportAll(data []byte, format string, opts ...core.Option) ([]Conversation,
 			t, rep = core.New(opts...), Report{Format: format, Records: 1}
 			rep.Problems = append(rep.Problems, Problem{Message: "conversation " + strconv.Itoa(i+1) + " of " + strconv.Itoa(len(items)) + ": " + message(err)})
 		}
-		out = append(out, Conversation{Title: titleOf(format, it), Tree: t, Report: rep})
+		out = append(out, Conversation{Title: titleOf(format, parsed(it)), Tree: t, Report: rep})
 	}
 	return out, nil
 }
@@ -101,4 +101,11 @@ func message(err error) string {
 		return e.Message
 	}
 	return err.Error()
+}
+
+// parsed is data as JSON.parse reads it (the last of a key named twice), for
+// the title, as Import reads the conversation (rawjson.KeepLastKeys).
+func parsed(data []byte) []byte {
+	out, _, _ := rawjson.KeepLastKeys(data)
+	return out
 }
