@@ -1,5 +1,6 @@
 // A 20,000-message chat (about 14 MB of .tree.json) end to end in headless
-// Chromium: import, send, ‹ › switch, reload, two tabs. Prints how long each
+// Chromium, with a model endpoint (the local mock): import, send, ‹ › switch,
+// reload, a send while it opens, two tabs. Prints how long each
 // takes (measured, never asserted) and asserts that nothing is lost.
 //   node web/test/huge.mjs   (after make web-dist; web/.bin/serve serves web/dist)
 import fs from "node:fs/promises";
@@ -7,6 +8,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import assert from "node:assert/strict";
 import { repo, serveDist, launchChromium, openPage } from "./start.mjs";
+import { startMock } from "./mock.mjs";
 
 const shots = path.join(repo, "web/test/screenshots");
 const N = 20000;
@@ -35,6 +37,12 @@ const { server, base } = await serveDist();
 
 const chrome = await launchChromium("huge", { viewport: { width: 1280, height: 900 } });
 const browser = chrome.browser;
+// Replies come from a model endpoint, as a user with one configured meets it:
+// the local mock of OpenAI chat completions (mock.mjs), streamed.
+const mock = await startMock();
+await browser.addInitScript((url) => {
+  if (location.protocol === "http:") localStorage.setItem("sessiontree-demo.settings", JSON.stringify({ mode: "endpoint", api: "openai-chat", url, key: "sk-test", model: "mock-gpt", budget: 32000, timeout: 60 }));
+}, `${mock.url}/openai/v1`);
 const errors = [];
 const ms = (x) => `${Math.round(x)} ms`;
 
@@ -228,12 +236,14 @@ try {
   const memory = await one.evaluate(() => ({ heap: performance.memory?.usedJSHeapSize ?? 0 }));
   if (memory.heap) console.log(`# tab one's JS heap: ${(memory.heap / 1e6).toFixed(0)} MB`);
   assert.deepEqual(errors, [], "errors on the pages");
-  console.log(`web 20k chat: all passed in ${ms(performance.now() - t0)}`);
+  assert.ok(mock.requests.length >= 8, `the replies did not come from the endpoint: ${mock.requests.length} requests`);
+  console.log(`web 20k chat: all passed in ${ms(performance.now() - t0)} (${mock.requests.length} requests to the mock endpoint)`);
 } catch (e) {
   failed = true;
   console.error("FAIL", e?.stack ?? e, errors);
 } finally {
   await chrome.close();
   server.kill();
+  mock.close();
 }
 process.exit(failed ? 1 : 0);
