@@ -63,13 +63,8 @@ func (k *Keys) Raw(d *Decoder) ([]byte, error) {
 	return appendCompact(nil, d.data[start:end]), nil
 }
 
-// CompactValueUnique is CompactValue that also says no to a value naming a key
-// twice (RawUnique then reports it).
-func CompactValueUnique(data []byte, i int) (end int, ok bool) {
-	return new(Keys).CompactValue(data, i)
-}
-
-// CompactValue is CompactValueUnique.
+// CompactValue is the package's CompactValue (fast.go) that also says no to
+// a value naming a key twice (Raw then reports it).
 func (k *Keys) CompactValue(data []byte, i int) (end int, ok bool) {
 	end, spaced, err := scanValue(data, i, k.reset())
 	return end, err == nil && !spaced
