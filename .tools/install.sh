@@ -6,7 +6,9 @@
 #   - bin/wasmbrowsertest and bin/go_js_wasm_exec -> it          (go.mod/go.sum here)
 #   - node_modules/: typescript, playwright-core, wrangler, d3-hierarchy, the demo's Markdown
 #     libraries, and the openai and @anthropic-ai/sdk request types that judge the
-#     demo's request bodies (web/test/schema.mjs) (package-lock.json)
+#     demo's request bodies (web/test/schema.mjs); React 19, assistant-ui, the AI SDK
+#     (ai, @ai-sdk/react), zod and Vite for the framework adapters, their judges and the
+#     example apps (package-lock.json)
 #
 # Afterwards, run wasm tests in headless Chromium with
 #   PATH="<repo>/.tools/bin:$PATH" GOOS=js GOARCH=wasm go test ./...
