@@ -6,6 +6,7 @@ import (
 
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/formats/chatgpt"
+	"github.com/sessiontree/sessiontree/core/formats/claudeai"
 	"github.com/sessiontree/sessiontree/core/formats/claudecode"
 	"github.com/sessiontree/sessiontree/core/formats/codex"
 	"github.com/sessiontree/sessiontree/core/formats/internal/convert"
@@ -32,25 +33,27 @@ const (
 	ClaudeCode = "claudecode"
 	Pi         = "pi"
 	Codex      = "codex"
+	ClaudeAI   = "claudeai"
 	OpenAI     = "openai"
 	Markdown   = "markdown"
 	Auto       = "auto"
 )
 
 // Names lists the formats in the order of the specification.
-var Names = []string{ChatGPT, OpenWebUI, LibreChat, ClaudeCode, Pi, Codex, OpenAI, Markdown}
+var Names = []string{ChatGPT, OpenWebUI, LibreChat, ClaudeCode, Pi, Codex, ClaudeAI, OpenAI, Markdown}
 
 type importer func([]byte, ...core.Option) (*core.Tree, convert.Report, error)
 
 var importers = map[string]importer{
 	ChatGPT: chatgpt.Import, OpenWebUI: openwebui.Import, LibreChat: librechat.Import,
 	ClaudeCode: claudecode.Import, Pi: pi.Import, Codex: codex.Import, OpenAI: openai.Import,
+	ClaudeAI: claudeai.Import,
 }
 
 var exporters = map[string]func(*core.Tree) ([]byte, error){
 	ChatGPT: chatgpt.Export, OpenWebUI: openwebui.Export, LibreChat: librechat.Export,
 	ClaudeCode: claudecode.Export, Pi: pi.Export, Codex: codex.Export, OpenAI: openai.Export,
-	Markdown: markdown.Export,
+	Markdown: markdown.Export, ClaudeAI: claudeai.Export,
 }
 
 // Import reads data in format ("auto" detects it). Failures are *core.Error:
@@ -154,7 +157,7 @@ func Detect(data []byte) string {
 		return SessionTree
 	}
 	// JSONL: judged by the first line when it is an object of its own.
-	if first[0] == '{' && rawjson.Valid(first) && (len(first) < len(data) || !hasAny(first, "mapping", "history", "messages", "chat")) {
+	if first[0] == '{' && rawjson.Valid(first) && (len(first) < len(data) || !hasAny(first, "mapping", "history", "messages", "chat", "chat_messages")) {
 		typ, _ := rawjson.LookupString(first, "type")
 		_, hasPayload := rawjson.Lookup(first, "payload")
 		switch {
@@ -183,6 +186,8 @@ func Detect(data []byte) string {
 	switch {
 	case has(item, "mapping"):
 		return ChatGPT
+	case isClaudeAI(item):
+		return ClaudeAI
 	case isChat(item):
 		return OpenWebUI
 	case has(item, "role") && data[0] == '[':
@@ -196,6 +201,13 @@ func Detect(data []byte) string {
 		return OpenAI
 	}
 	return ""
+}
+
+// isClaudeAI reports whether item is a claude.ai conversation: a
+// "chat_messages" array.
+func isClaudeAI(item []byte) bool {
+	v, ok := rawjson.Lookup(item, "chat_messages")
+	return ok && len(v) > 0 && v[0] == '['
 }
 
 // isChat reports whether item is an Open WebUI chat: a "history" object (a

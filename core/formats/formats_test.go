@@ -18,7 +18,7 @@ import (
 // those are read by the corpus tests, build tag corpus, make test-corpus).
 // Embedded, so that the GOOS=js run (no file system) reads them too.
 //
-//go:embed testdata/chatgpt testdata/openwebui testdata/librechat testdata/claudecode testdata/pi testdata/codex testdata/openai
+//go:embed testdata/chatgpt testdata/openwebui testdata/librechat testdata/claudecode testdata/pi testdata/codex testdata/openai testdata/claudeai
 var fixtures embed.FS
 
 // fixture is the content of testdata/<name>, a fresh copy each call.
@@ -159,6 +159,9 @@ var shapes = []shape{
 	{"codex/rollback.jsonl", "codex", 5, 7, 1, 2, "", "user,assistant,user", ""},
 	{"openai/tool-calls.json", "openai", 5, 5, 1, 1, "", "system,user,assistant,tool,assistant", ""},
 	{"openai/messages-object.json", "openai", 3, 3, 1, 1, "", "developer,user,assistant", ""},
+	{"claudeai/retries.json", "claudeai", 7, 8, 3, 4,
+		"c1a00001-0000-4000-8000-000000000001,c1a00002-0000-4000-8000-000000000002,c1a00004-0000-4000-8000-000000000004",
+		"user,assistant,user", "c1b00003-0000-4000-8000-000000000003"},
 }
 
 // Every fixture is detected as its format and imports to a valid tree of the
@@ -443,5 +446,61 @@ func TestMarkdownHasTheActiveBranchAndTheOtherSummaries(t *testing.T) {
 	}
 	if !strings.Contains(string(md), "## Other branches") || !regexp.MustCompile(`branch-1\*\*: \[\d+ turns, unsummarized\]`).Match(md) {
 		t.Fatalf("markdown:\n%s", md)
+	}
+}
+
+// A claude.ai conversations.json is a tree per conversation: an edit of the
+// first message is another root of the same conversation (both under the root
+// parent), a retry a sibling, main ends at current_leaf_message_uuid (not the
+// newest leaf), an older conversation without parent fields is a chain in
+// file order, an attachment's extracted text reaches the model before the
+// message's own blocks, and an entry that is no message is reported and
+// written back on export.
+func TestClaudeAIKeepsEditsRetriesTheCurrentLeafAndOldExports(t *testing.T) {
+	tr, _ := mustImport(t, "auto", fixture(t, "claudeai/retries.json"))
+	r := roots(tr)
+	if !hasPrefixes(r, "c1a00001", "c1a00005", "c1b00001") && !hasPrefixes(r, "c1b00001", "c1a00001", "c1a00005") {
+		t.Fatalf("roots %v: the first message, its edit, the old conversation's first", r)
+	}
+	if !hasPrefixes(kids(t, tr, "c1a00001-0000-4000-8000-000000000001"), "c1a00002", "c1a00003") {
+		t.Fatal("the first question has the answer and its retry")
+	}
+	if n, _ := tr.Node("c1b00002-0000-4000-8000-000000000002"); n.Parent != "c1b00001-0000-4000-8000-000000000001" {
+		t.Fatal("an old export's message follows the one before it")
+	}
+	msgs, _ := tr.LinearProjection()
+	if !strings.Contains(string(msgs[0]), `"<attachment name=\"schedule.txt\">\nbake at 18:00, levain at 10:00\n</attachment>"},{"start_timestamp"`) {
+		t.Fatalf("the attachment's text comes first: %s", msgs[0])
+	}
+	if !strings.Contains(string(msgs[1]), `{"type":"thinking","thinking":"Levain peaks`) {
+		t.Fatalf("the content blocks are the message's: %s", msgs[1])
+	}
+	out, err := formats.Export(tr, formats.ClaudeAI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), `{"uuid":"c1b00003-0000-4000-8000-000000000003","text":"no sender"}`) ||
+		!strings.Contains(string(out), `"current_leaf_message_uuid":"c1a00004-0000-4000-8000-000000000004"`) {
+		t.Fatalf("export: %s", out)
+	}
+	convs, err := formats.ImportAll(fixture(t, "claudeai/retries.json"), formats.Auto)
+	if err != nil || len(convs) != 2 || convs[0].Title != "Sourdough timing" || convs[1].Title != "Old export" || convs[0].Tree.Len() != 5 || convs[1].Tree.Len() != 2 {
+		t.Fatalf("ImportAll: %v %+v", err, convs)
+	}
+}
+
+// Without current_leaf_message_uuid main ends at the newest leaf, as
+// claude.ai shows the last reply; a current leaf that names no message is
+// reported and the newest leaf taken.
+func TestClaudeAIMainIsTheNewestLeafWhenNoneIsNamed(t *testing.T) {
+	for _, cur := range []string{``, `,"current_leaf_message_uuid":"gone"`} {
+		file := `[{"uuid":"c","name":"n","created_at":"2025-01-01T00:00:00Z","chat_messages":[` +
+			`{"uuid":"q","sender":"human","text":"hi","created_at":"2025-01-01T00:00:00Z","parent_message_uuid":"00000000-0000-4000-8000-000000000000"},` +
+			`{"uuid":"late","sender":"assistant","text":"b","created_at":"2025-01-01T00:00:09Z","parent_message_uuid":"q"},` +
+			`{"uuid":"early","sender":"assistant","text":"a","created_at":"2025-01-01T00:00:05Z","parent_message_uuid":"q"}]` + cur + `}]`
+		tr, rep := mustImport(t, "auto", []byte(file))
+		if leaf(t, tr, "main") != "late" || (cur != "" && (len(rep.Problems) != 1 || rep.Problems[0].ID != "gone")) {
+			t.Fatalf("%s: main at %s, problems %v", cur, leaf(t, tr, "main"), rep.Problems)
+		}
 	}
 }

@@ -65,6 +65,10 @@ func FuzzImportOpenAI(f *testing.F) {
 	fuzzImport(f, "openai", "openai/tool-calls.json", "openai/messages-object.json")
 }
 
+func FuzzImportClaudeAI(f *testing.F) {
+	fuzzImport(f, "claudeai", "claudeai/retries.json")
+}
+
 func FuzzImportAuto(f *testing.F) {
-	fuzzImport(f, "auto", "pi/labels.jsonl", "codex/subagent.jsonl", "claudecode/agent.jsonl", "librechat/linear.json")
+	fuzzImport(f, "auto", "pi/labels.jsonl", "codex/subagent.jsonl", "claudecode/agent.jsonl", "librechat/linear.json", "claudeai/retries.json")
 }

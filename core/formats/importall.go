@@ -18,8 +18,9 @@ type Conversation struct {
 }
 
 // ImportAll reads data in format ("auto" detects it) as a list of
-// conversations: each conversation of a ChatGPT conversations.json and each
-// chat of an Open WebUI export becomes a tree of its own (Import makes them
+// conversations: each conversation of a ChatGPT or claude.ai
+// conversations.json and each chat of an Open WebUI export becomes a tree of
+// its own (Import makes them
 // roots of one tree); a file of any other format is one conversation.
 // Failures are *core.Error (invalid_input for a file that cannot be read at
 // all); a conversation with nothing to import is an empty tree whose report
@@ -32,7 +33,7 @@ func ImportAll(data []byte, format string, opts ...core.Option) ([]Conversation,
 		}
 	}
 	var items [][]byte
-	if format == ChatGPT || format == OpenWebUI {
+	if format == ChatGPT || format == OpenWebUI || format == ClaudeAI {
 		trimmed := trimSpace(data)
 		if len(trimmed) > 0 && trimmed[0] == '[' && rawjson.Valid(trimmed) {
 			items, _ = convert.Elements(trimmed)
@@ -73,6 +74,10 @@ func titleOf(format string, item []byte) string {
 		return ""
 	}
 	if s, ok := rawjson.LookupString(item, "title"); ok {
+		return s
+	}
+	if format == ClaudeAI {
+		s, _ := rawjson.LookupString(item, "name")
 		return s
 	}
 	if format == OpenWebUI {

@@ -52,13 +52,12 @@ func TestImportAllOfALinearFormatIsOneConversation(t *testing.T) {
 func TestAutoRefusesAFileOfNoKnownFormatWithTheFormatsItReads(t *testing.T) {
 	for _, in := range []string{
 		`{"version":4,"history":[{"id":"1","name":"chat","messages":[{"role":"user","content":"hi"}]}],"folders":[],"prompts":[]}`,
-		`[{"uuid":"u","name":"n","chat_messages":[]}]`,
 		`{"conversations":[]}`,
 	} {
 		_, _, err := formats.Import(formats.Auto, []byte(in))
 		var e *core.Error
 		if !errors.As(err, &e) || e.Code != core.CodeInvalidInput || !strings.Contains(e.Message, "cannot tell the format") ||
-			!strings.Contains(e.Message, "chatgpt, openwebui, librechat, claudecode, pi, codex, openai") || strings.Contains(e.Message, "markdown") {
+			!strings.Contains(e.Message, "chatgpt, openwebui, librechat, claudecode, pi, codex, claudeai, openai") || strings.Contains(e.Message, "markdown") {
 			t.Fatalf("%s: %v", in, err)
 		}
 		if _, err := formats.ImportAll([]byte(in), formats.Auto); !errors.As(err, &e) || e.Code != core.CodeInvalidInput {

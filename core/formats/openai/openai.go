@@ -59,7 +59,7 @@ func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error
 var Private = []string{
 	"chatgpt", "chatgpt_conversation", "openwebui_chat", "librechat", "librechat_conversation",
 	"claudecode", "claudecode_after", "claudecode_before", "pi", "pi_after", "pi_before",
-	"codex", "codex_after", "codex_before",
+	"codex", "codex_after", "codex_before", "claudeai", "claudeai_conversation", "sillytavern", "sillytavern_chat",
 }
 
 // Export writes the active branch as Chat Completions "messages": the

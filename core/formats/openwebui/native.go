@@ -11,7 +11,7 @@ import (
 
 // foreignKeys are the members other formats keep their records under: a
 // message holding one came from that format.
-var foreignKeys = []string{"chatgpt", "librechat", "claudecode", "pi", "codex"}
+var foreignKeys = []string{"chatgpt", "librechat", "claudecode", "pi", "codex", "claudeai", "sillytavern"}
 
 // ownShape reports whether msg is an Open WebUI message as it is: a role Open
 // WebUI shows (user, assistant, system), content a string, and no record of

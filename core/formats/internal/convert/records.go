@@ -7,7 +7,8 @@ import "github.com/sessiontree/sessiontree/core/rawjson"
 var recordKeys = []string{
 	"chatgpt", "chatgpt_conversation", "claudecode", "claudecode_before", "claudecode_after",
 	"codex", "codex_before", "codex_after", "librechat", "librechat_conversation",
-	"openwebui_chat", "pi", "pi_before", "pi_after",
+	"openwebui_chat", "pi", "pi_before", "pi_after", "claudeai", "claudeai_conversation",
+	"sillytavern", "sillytavern_chat",
 }
 
 // HasRecord reports whether msg keeps a format's record: a message that came
