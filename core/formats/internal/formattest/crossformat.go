@@ -5,6 +5,7 @@ import (
 
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/formats/chatgpt"
+	"github.com/sessiontree/sessiontree/core/formats/claudeai"
 	"github.com/sessiontree/sessiontree/core/formats/librechat"
 	"github.com/sessiontree/sessiontree/core/formats/openwebui"
 	"github.com/sessiontree/sessiontree/core/formats/pi"
@@ -43,12 +44,13 @@ func CrossFormats(t *testing.T, name string, tr *core.Tree, to []Exchange) map[s
 }
 
 // Trees is the exchange of the tree formats this package's callers check
-// against each other: pi, openwebui, librechat and chatgpt.
+// against each other: pi, openwebui, librechat, chatgpt and claudeai.
 func Trees() []Exchange {
 	return []Exchange{
 		{"pi", pi.Export, pi.Import},
 		{"openwebui", openwebui.Export, openwebui.Import},
 		{"librechat", librechat.Export, librechat.Import},
 		{"chatgpt", chatgpt.Export, chatgpt.Import},
+		{"claudeai", claudeai.Export, claudeai.Import},
 	}
 }
