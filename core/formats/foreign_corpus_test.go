@@ -40,7 +40,7 @@ func TestCorpusForeignFilesAreRefusedClearly(t *testing.T) {
 		_, _, err = formats.Import(formats.Auto, data)
 		var e *core.Error
 		if !errors.As(err, &e) || e.Code != core.CodeInvalidInput || !strings.HasPrefix(e.Message, "cannot tell the format of the input") ||
-			!strings.Contains(e.Message, "chatgpt, openwebui, librechat, claudecode, pi, codex, claudeai, openai") {
+			!strings.Contains(e.Message, "chatgpt, openwebui, librechat, claudecode, pi, codex, claudeai, sillytavern, openai") {
 			t.Errorf("%s: %v", filepath.Base(f), err)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/sessiontree/sessiontree/core/formats/openai"
 	"github.com/sessiontree/sessiontree/core/formats/openwebui"
 	"github.com/sessiontree/sessiontree/core/formats/pi"
+	"github.com/sessiontree/sessiontree/core/formats/sillytavern"
 	"github.com/sessiontree/sessiontree/core/rawjson"
 )
 
@@ -27,33 +28,34 @@ type Problem = convert.Problem
 
 // Format names, as every API spells them.
 const (
-	ChatGPT    = "chatgpt"
-	OpenWebUI  = "openwebui"
-	LibreChat  = "librechat"
-	ClaudeCode = "claudecode"
-	Pi         = "pi"
-	Codex      = "codex"
-	ClaudeAI   = "claudeai"
-	OpenAI     = "openai"
-	Markdown   = "markdown"
-	Auto       = "auto"
+	ChatGPT     = "chatgpt"
+	OpenWebUI   = "openwebui"
+	LibreChat   = "librechat"
+	ClaudeCode  = "claudecode"
+	Pi          = "pi"
+	Codex       = "codex"
+	ClaudeAI    = "claudeai"
+	SillyTavern = "sillytavern"
+	OpenAI      = "openai"
+	Markdown    = "markdown"
+	Auto        = "auto"
 )
 
 // Names lists the formats in the order of the specification.
-var Names = []string{ChatGPT, OpenWebUI, LibreChat, ClaudeCode, Pi, Codex, ClaudeAI, OpenAI, Markdown}
+var Names = []string{ChatGPT, OpenWebUI, LibreChat, ClaudeCode, Pi, Codex, ClaudeAI, SillyTavern, OpenAI, Markdown}
 
 type importer func([]byte, ...core.Option) (*core.Tree, convert.Report, error)
 
 var importers = map[string]importer{
 	ChatGPT: chatgpt.Import, OpenWebUI: openwebui.Import, LibreChat: librechat.Import,
 	ClaudeCode: claudecode.Import, Pi: pi.Import, Codex: codex.Import, OpenAI: openai.Import,
-	ClaudeAI: claudeai.Import,
+	ClaudeAI: claudeai.Import, SillyTavern: sillytavern.Import,
 }
 
 var exporters = map[string]func(*core.Tree) ([]byte, error){
 	ChatGPT: chatgpt.Export, OpenWebUI: openwebui.Export, LibreChat: librechat.Export,
 	ClaudeCode: claudecode.Export, Pi: pi.Export, Codex: codex.Export, OpenAI: openai.Export,
-	Markdown: markdown.Export, ClaudeAI: claudeai.Export,
+	Markdown: markdown.Export, ClaudeAI: claudeai.Export, SillyTavern: sillytavern.Export,
 }
 
 // Import reads data in format ("auto" detects it). Failures are *core.Error:
@@ -83,7 +85,7 @@ func Import(format string, data []byte, opts ...core.Option) (*core.Tree, Report
 	return t, rep, err
 }
 
-// ImportReader reads a JSONL format (claudecode, pi, codex) line by line from
+// ImportReader reads a JSONL format (claudecode, pi, codex, sillytavern) line by line from
 // r, holding the tree but not the file; other formats are read whole.
 func ImportReader(format string, r io.Reader, opts ...core.Option) (*core.Tree, Report, error) {
 	switch format {
@@ -93,6 +95,8 @@ func ImportReader(format string, r io.Reader, opts ...core.Option) (*core.Tree, 
 		return pi.ImportReader(r, opts...)
 	case Codex:
 		return codex.ImportReader(r, opts...)
+	case SillyTavern:
+		return sillytavern.ImportReader(r, opts...)
 	}
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -161,6 +165,8 @@ func Detect(data []byte) string {
 		typ, _ := rawjson.LookupString(first, "type")
 		_, hasPayload := rawjson.Lookup(first, "payload")
 		switch {
+		case typ == "" && (has(first, "character_name") || has(first, "chat_metadata") || (has(first, "mes") && has(first, "is_user"))):
+			return SillyTavern
 		case typ == "session" || (typ == "message" && has(first, "parentId")):
 			return Pi
 		case hasPayload || typ == "session_meta" || typ == "response_item" || typ == "event_msg":

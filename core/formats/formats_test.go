@@ -2,6 +2,8 @@ package formats_test
 
 import (
 	"embed"
+	"encoding/json"
+	"reflect"
 	"errors"
 	"io/fs"
 	"regexp"
@@ -18,7 +20,7 @@ import (
 // those are read by the corpus tests, build tag corpus, make test-corpus).
 // Embedded, so that the GOOS=js run (no file system) reads them too.
 //
-//go:embed testdata/chatgpt testdata/openwebui testdata/librechat testdata/claudecode testdata/pi testdata/codex testdata/openai testdata/claudeai
+//go:embed testdata/chatgpt testdata/openwebui testdata/librechat testdata/claudecode testdata/pi testdata/codex testdata/openai testdata/claudeai testdata/sillytavern
 var fixtures embed.FS
 
 // fixture is the content of testdata/<name>, a fresh copy each call.
@@ -162,6 +164,7 @@ var shapes = []shape{
 	{"claudeai/retries.json", "claudeai", 7, 8, 3, 4,
 		"c1a00001-0000-4000-8000-000000000001,c1a00002-0000-4000-8000-000000000002,c1a00004-0000-4000-8000-000000000004",
 		"user,assistant,user", "c1b00003-0000-4000-8000-000000000003"},
+	{"sillytavern/swipes.jsonl", "sillytavern", 7, 5, 2, 4, "m2.1,m3,m4.2,m5", "assistant,user,assistant,user", ""},
 }
 
 // Every fixture is detected as its format and imports to a valid tree of the
@@ -501,6 +504,46 @@ func TestClaudeAIMainIsTheNewestLeafWhenNoneIsNamed(t *testing.T) {
 		tr, rep := mustImport(t, "auto", []byte(file))
 		if leaf(t, tr, "main") != "late" || (cur != "" && (len(rep.Problems) != 1 || rep.Problems[0].ID != "gone")) {
 			t.Fatalf("%s: main at %s, problems %v", cur, leaf(t, tr, "main"), rep.Problems)
+		}
+	}
+}
+
+// A SillyTavern chat's swipes are siblings: swipe_id is the active one, whose
+// reply the chat goes on from, and every other swipe is a branch of its own;
+// each keeps its own text and time (its swipe_info's send_date), the active
+// one its whole line; an export writes the same lines back.
+func TestSillyTavernSwipesAreSiblingBranches(t *testing.T) {
+	file := fixture(t, "sillytavern/swipes.jsonl")
+	tr, _ := mustImport(t, "auto", file)
+	if r := roots(tr); len(r) != 2 || !hasPrefixes(kids(t, tr, "m3"), "m4.0", "m4.1", "m4.2") {
+		t.Fatalf("roots %v, m3's children %v", r, kids(t, tr, "m3"))
+	}
+	cold, _ := tr.Node("m4.1")
+	if !strings.Contains(string(cold.Message), `"content":"Cold rain on the roof"`) || cold.CreatedAtMs != 1727485400000 {
+		t.Fatalf("the second swipe: %s at %d", cold.Message, cold.CreatedAtMs)
+	}
+	leaves := map[string]bool{}
+	for _, b := range tr.Branches() {
+		leaves[b.Leaf] = true
+	}
+	if !leaves["m2.0"] || !leaves["m4.0"] || !leaves["m4.1"] || leaf(t, tr, "main") != "m5" {
+		t.Fatalf("branches %v", tr.Branches())
+	}
+	out, err := formats.Export(tr, formats.SillyTavern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Split(strings.TrimSpace(string(file)), "\n")
+	got := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(got) != len(want) || !strings.HasPrefix(got[0], `{"user_name":"Ana","character_name":"Quill","create_date":"2024-9-28@01h02m36s","chat_metadata":{`) {
+		t.Fatalf("export:\n%s", out)
+	}
+	for i := 1; i < len(want); i++ {
+		var a, b any
+		_ = json.Unmarshal([]byte(want[i]), &a)
+		_ = json.Unmarshal([]byte(got[i]), &b)
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("line %d:\n%s\n%s", i+1, want[i], got[i])
 		}
 	}
 }

@@ -69,6 +69,10 @@ func FuzzImportClaudeAI(f *testing.F) {
 	fuzzImport(f, "claudeai", "claudeai/retries.json")
 }
 
+func FuzzImportSillyTavern(f *testing.F) {
+	fuzzImport(f, "sillytavern", "sillytavern/swipes.jsonl")
+}
+
 func FuzzImportAuto(f *testing.F) {
-	fuzzImport(f, "auto", "pi/labels.jsonl", "codex/subagent.jsonl", "claudecode/agent.jsonl", "librechat/linear.json", "claudeai/retries.json")
+	fuzzImport(f, "auto", "pi/labels.jsonl", "codex/subagent.jsonl", "claudecode/agent.jsonl", "librechat/linear.json", "claudeai/retries.json", "sillytavern/swipes.jsonl")
 }

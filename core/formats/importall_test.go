@@ -57,7 +57,7 @@ func TestAutoRefusesAFileOfNoKnownFormatWithTheFormatsItReads(t *testing.T) {
 		_, _, err := formats.Import(formats.Auto, []byte(in))
 		var e *core.Error
 		if !errors.As(err, &e) || e.Code != core.CodeInvalidInput || !strings.Contains(e.Message, "cannot tell the format") ||
-			!strings.Contains(e.Message, "chatgpt, openwebui, librechat, claudecode, pi, codex, claudeai, openai") || strings.Contains(e.Message, "markdown") {
+			!strings.Contains(e.Message, "chatgpt, openwebui, librechat, claudecode, pi, codex, claudeai, sillytavern, openai") || strings.Contains(e.Message, "markdown") {
 			t.Fatalf("%s: %v", in, err)
 		}
 		if _, err := formats.ImportAll([]byte(in), formats.Auto); !errors.As(err, &e) || e.Code != core.CodeInvalidInput {

@@ -61,7 +61,7 @@ func same(a, b *core.Tree) bool {
 }
 
 func TestImportOfExportGivesTheTreeBack(t *testing.T) {
-	for _, format := range []string{"chatgpt", "openwebui", "librechat", "claudecode", "pi", "claudeai"} {
+	for _, format := range []string{"chatgpt", "openwebui", "librechat", "claudecode", "pi", "claudeai", "sillytavern"} {
 		for seed := uint64(1); seed <= 60; seed++ {
 			tr := randomTree(seed)
 			out, err := formats.Export(tr, format)
@@ -88,7 +88,7 @@ var roundTrips = []string{"chatgpt/forks.json", "chatgpt/two-conversations.json"
 	"openwebui/three-chats.json", "openwebui/regenerated.json",
 	"claudecode/compact-after-rewind.jsonl", "claudecode/compact-preserved.jsonl", "claudecode/sidechain.jsonl",
 	"claudecode/agent.jsonl", "claudecode/torn.jsonl", "pi/labels.jsonl", "pi/tools-compaction.jsonl",
-	"claudeai/retries.json"}
+	"claudeai/retries.json", "sillytavern/swipes.jsonl"}
 
 func TestImportedFilesSurviveAnExportRoundTrip(t *testing.T) {
 	for _, file := range roundTrips {

@@ -1,0 +1,200 @@
+package sillytavern
+
+import (
+	"bytes"
+	"strconv"
+
+	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/formats/internal/convert"
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
+
+// Export writes t as a SillyTavern chat: the header, then one line per node
+// of the active path whose swipes are the node and its siblings (swipe_id
+// the node). What the lines cannot show — the nodes below a swipe off the
+// path, the branches — is under "sessiontree" in the header.
+func Export(t *core.Tree) ([]byte, error) {
+	if err := convert.Corrupt(t); err != nil {
+		return nil, err
+	}
+	path, _ := t.ActivePath()
+	header := headerOf(t, path)
+	shown := make(map[string]bool)
+	var lines [][]byte
+	for i, id := range path {
+		n, _ := t.Node(id)
+		sibs := []string{id}
+		if n.Parent != "" {
+			p, _ := t.Node(n.Parent)
+			sibs = p.Children
+		} else if all, _, err := t.Siblings(id); err == nil {
+			sibs = all
+		}
+		for _, s := range sibs {
+			shown[s] = true
+		}
+		lines = append(lines, group(t, sibs, id, i+2, header, i == 0))
+	}
+	var hiddenNodes [][]byte
+	for _, g := range convert.Groups(t, nil) {
+		for _, n := range g.Nodes {
+			if shown[n.ID] {
+				continue
+			}
+			o := convert.NewObject(nil).String("id", n.ID).String("parent", n.Parent).Raw("message", n.Message)
+			if n.Label != "" {
+				o.String("label", n.Label)
+			}
+			hiddenNodes = append(hiddenNodes, o.Int("created_at_ms", n.CreatedAtMs).Bytes())
+		}
+	}
+	ext := convert.TreeExt(t)
+	ext = append(ext[:len(ext)-1], `,"nodes":`...)
+	ext = append(append(ext, rawArray(hiddenNodes)...), '}')
+	hm, _ := convert.Members(header)
+	out := convert.NewObject(nil).Members(hm).Raw(convert.ExtKey, ext).Bytes()
+	out = append(out, '\n')
+	return convert.AppendLines(out, lines), nil
+}
+
+// headerOf is the header a previous import kept on the first node of the
+// path (or any node), else one made up as SillyTavern writes a new chat's.
+func headerOf(t *core.Tree, path []string) []byte {
+	for _, id := range path[:min(1, len(path))] {
+		n, _ := t.Node(id)
+		if h, ok := rawjson.Lookup(n.Message, ChatKey); ok && len(h) > 0 && h[0] == '{' {
+			return h
+		}
+	}
+	user, char := "User", "Assistant"
+	var at int64
+	for _, id := range path {
+		n, _ := t.Node(id)
+		if at == 0 {
+			at = n.CreatedAtMs
+		}
+	}
+	return convert.NewObject(nil).String("user_name", user).String("character_name", char).
+		String("create_date", humanized(at)).Raw("chat_metadata", []byte("{}")).Bytes()
+}
+
+// group writes the line of the active node id among its siblings sibs, the
+// n-th line of the file.
+func group(t *core.Tree, sibs []string, id string, n int, header []byte, first bool) []byte {
+	active := 0
+	for j, s := range sibs {
+		if s == id {
+			active = j
+		}
+	}
+	node, _ := t.Node(id)
+	line, own := ownLine(node)
+	if !own {
+		line = native(t, node, header)
+	}
+	ms, _ := convert.Members(line)
+	if !own || !sameGroup(t, ms, sibs, active) {
+		texts := make([]string, len(sibs))
+		for j, s := range sibs {
+			sn, _ := t.Node(s)
+			texts[j] = text(t, sn)
+		}
+		ms = convert.Set(ms, "mes", convert.Quote(texts[active]))
+		if len(sibs) > 1 || has(ms, "swipes") {
+			ms = convert.Set(ms, "swipes", rawjson.AppendStrings(nil, texts))
+			ms = convert.Set(ms, "swipe_id", strconv.AppendInt(nil, int64(active), 10))
+			ms = convert.Set(ms, "swipe_info", swipeInfo(t, sibs))
+		}
+	}
+	line = convert.NewObject(nil).Members(ms).Bytes()
+	// What the line does not give back, alternative by alternative.
+	alts, _ := alternatives(ms, n)
+	exts := make([][]byte, len(sibs))
+	needed := false
+	for j, s := range sibs {
+		sn, _ := t.Node(s)
+		want := alternative{}
+		if j < len(alts) {
+			want = alts[j]
+		}
+		if first && j == active {
+			want.msg = convert.AppendMember(want.msg, ChatKey, header)
+		}
+		d := func([]byte) (core.Message, string, int64, error) { return want.msg, want.label, want.at, nil }
+		if j >= len(alts) {
+			d = func([]byte) (core.Message, string, int64, error) { return nil, "", 0, convert.Invalid("no such swipe") }
+		}
+		rec := convert.Faithful(line, sn, d)
+		e := []byte("{}")
+		if v, ok := rawjson.Lookup(rec, convert.ExtKey); ok && len(rec) != len(line) {
+			e = v
+		}
+		if want.id != s {
+			e = convert.AppendMember(e, "id", convert.Quote(s))
+		}
+		if len(e) > 2 {
+			needed = true
+		}
+		exts[j] = e
+	}
+	if !needed {
+		return line
+	}
+	return convert.AppendMember(line, convert.ExtKey, append(append([]byte(`{"nodes":`), rawArray(exts)...), '}'))
+}
+
+// ownLine returns the line the node came from, when it is the line's active
+// alternative.
+func ownLine(n core.Node) ([]byte, bool) {
+	rec, ok := rawjson.Lookup(n.Message, Key)
+	if !ok || len(rec) == 0 || rec[0] != '{' {
+		return nil, false
+	}
+	if _, ok := rawjson.Lookup(rec, "mes"); !ok {
+		return nil, false
+	}
+	return rec, true
+}
+
+// sameGroup reports whether the line's swipes are still the siblings' texts
+// with the active one at swipe_id (or, without swipes, there is one sibling).
+func sameGroup(t *core.Tree, ms []convert.Member, sibs []string, active int) bool {
+	sw, ok := convert.Get(ms, "swipes")
+	if !ok {
+		return len(sibs) == 1
+	}
+	swipes, err := convert.Elements(sw)
+	if err != nil || len(swipes) != len(sibs) {
+		return false
+	}
+	if string(mustGet(ms, "swipe_id")) != strconv.Itoa(active) {
+		return false
+	}
+	for j, s := range sibs {
+		if j == active {
+			continue
+		}
+		sn, _ := t.Node(s)
+		c, _ := rawjson.Lookup(sn.Message, "content")
+		if !bytes.Equal(c, swipes[j]) {
+			return false
+		}
+	}
+	return true
+}
+
+func has(ms []convert.Member, key string) bool {
+	_, ok := convert.Get(ms, key)
+	return ok
+}
+
+func rawArray(items [][]byte) []byte {
+	out := []byte{'['}
+	for i, it := range items {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, it...)
+	}
+	return append(out, ']')
+}
