@@ -28,7 +28,13 @@ func Export(t *core.Tree) ([]byte, error) {
 			p, _ := t.Node(n.Parent)
 			sibs = p.Children
 		} else if all, _, err := t.Siblings(id); err == nil {
-			sibs = all
+			// The tree's root first, so that an import makes it the root again.
+			sibs = []string{t.Root()}
+			for _, r := range all {
+				if r != t.Root() {
+					sibs = append(sibs, r)
+				}
+			}
 		}
 		for _, s := range sibs {
 			shown[s] = true

@@ -9,6 +9,7 @@ import (
 	"github.com/sessiontree/sessiontree/core/formats/librechat"
 	"github.com/sessiontree/sessiontree/core/formats/openwebui"
 	"github.com/sessiontree/sessiontree/core/formats/pi"
+	"github.com/sessiontree/sessiontree/core/formats/sillytavern"
 )
 
 // Exchange is a format's Export and Import, for CrossFormats.
@@ -44,7 +45,8 @@ func CrossFormats(t *testing.T, name string, tr *core.Tree, to []Exchange) map[s
 }
 
 // Trees is the exchange of the tree formats this package's callers check
-// against each other: pi, openwebui, librechat, chatgpt and claudeai.
+// against each other: pi, openwebui, librechat, chatgpt, claudeai and
+// sillytavern.
 func Trees() []Exchange {
 	return []Exchange{
 		{"pi", pi.Export, pi.Import},
@@ -52,5 +54,6 @@ func Trees() []Exchange {
 		{"librechat", librechat.Export, librechat.Import},
 		{"chatgpt", chatgpt.Export, chatgpt.Import},
 		{"claudeai", claudeai.Export, claudeai.Import},
+		{"sillytavern", sillytavern.Export, sillytavern.Import},
 	}
 }

@@ -1,0 +1,142 @@
+package sillytavern_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/formats/sillytavern"
+)
+
+// foreign is a tree of other tools' messages deeper than a chat: a retried
+// answer (two siblings), a reply below the answer that is not on the path,
+// reasoning, a tool call and its result, a system message and a label.
+func foreign(t *testing.T) *core.Tree {
+	tr := core.New()
+	add := func(id, parent, msg string, at int64) {
+		if err := tr.InsertNode(id, parent, core.Message(msg), "", at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("s", "", `{"role":"system","content":"Be brief."}`, 1000)
+	add("u1", "s", `{"role":"user","content":"list the files\nplease"}`, 2000)
+	add("a1", "u1", `{"role":"assistant","content":[{"type":"thinking","thinking":"use ls"},{"type":"text","text":"Listing."},{"type":"toolCall","id":"t1","name":"ls","arguments":{"path":"."}}]}`, 3000)
+	add("r1", "a1", `{"role":"toolResult","toolCallId":"t1","toolName":"ls","content":[{"type":"text","text":"a.go b.go"}]}`, 4000)
+	add("a2", "u1", `{"role":"assistant","content":"Try ls.","x":1.50}`, 5000)
+	add("u2", "a2", `{"role":"user","content":"thanks"}`, 6000)
+	_ = tr.Label("a2", "short one")
+	_ = tr.SetBranch(core.MainBranch, "r1", 0)
+	return tr
+}
+
+type line struct {
+	UserName     *string         `json:"user_name"`
+	ChatMetadata json.RawMessage `json:"chat_metadata"`
+	Name         *string         `json:"name"`
+	IsUser       *bool           `json:"is_user"`
+	Mes          *string         `json:"mes"`
+	SendDate     *string         `json:"send_date"`
+	Swipes       []string        `json:"swipes"`
+	SwipeID      *int            `json:"swipe_id"`
+	SwipeInfo    []any           `json:"swipe_info"`
+	Extra        map[string]any  `json:"extra"`
+}
+
+func lines(t *testing.T, out []byte) []line {
+	t.Helper()
+	var ls []line
+	for i, raw := range bytes.Split(bytes.TrimSuffix(out, []byte("\n")), []byte("\n")) {
+		var l line
+		if err := json.Unmarshal(raw, &l); err != nil {
+			t.Fatalf("line %d is no JSON object: %v", i+1, err)
+		}
+		ls = append(ls, l)
+	}
+	return ls
+}
+
+// SillyTavern's /api/chats/get (src/endpoints/chats.js at ba6f7b7) splits the
+// file on "\n" and silently drops a line JSON.parse refuses; its /import
+// takes a .jsonl only when the first line has user_name (or name); the
+// client's getChat shifts that header off and reads chat_metadata from it.
+// So every line is one JSON object, the header first.
+func TestTheHeaderComesFirstAndEveryLineIsOneObject(t *testing.T) {
+	out, err := sillytavern.Export(foreign(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls := lines(t, out)
+	if len(ls) != 1+4 || ls[0].UserName == nil || ls[0].Mes != nil || !bytes.HasPrefix(ls[0].ChatMetadata, []byte("{")) {
+		t.Fatalf("%d lines, header %+v", len(ls), ls[0])
+	}
+}
+
+// The client's addOneMessage (public/script.js) renders mes (a string),
+// dates send_date through parseTimestamp (public/scripts/utils.js: Unix ms,
+// "2024-6-5 @14h 56m 50s 682ms", "2024-7-12@01h31m37s", "June 19, 2023
+// 2:20pm") and shows swipes[swipe_id] (swipe_info one per swipe) as the
+// message, so mes is the active swipe. A system message is SillyTavern's
+// narrator (extra.type), the model's reasoning extra.reasoning.
+func TestEveryMessageIsOneSillyTavernRenders(t *testing.T) {
+	out, _ := sillytavern.Export(foreign(t))
+	ls := lines(t, out)[1:]
+	sys, u1, a1, r1 := ls[0], ls[1], ls[2], ls[3]
+	if *sys.Mes != "Be brief." || *sys.IsUser || sys.Extra["type"] != "narrator" {
+		t.Fatalf("system %+v", sys)
+	}
+	if *u1.Mes != "list the files\nplease" || !*u1.IsUser || *u1.SendDate != "1970-1-1 @00h 00m 02s 000ms" {
+		t.Fatalf("user %+v", u1)
+	}
+	if *a1.SwipeID != 0 || len(a1.Swipes) != 2 || a1.Swipes[0] != *a1.Mes || a1.Swipes[1] != "Try ls." || len(a1.SwipeInfo) != 2 || a1.Extra["reasoning"] != "use ls" {
+		t.Fatalf("the answer and its retry %+v", a1)
+	}
+	if !strings.Contains(*a1.Mes, "Listing.") || !strings.Contains(*r1.Mes, "a.go b.go") || !*r1.IsUser {
+		t.Fatalf("call %q, result %q", *a1.Mes, *r1.Mes)
+	}
+}
+
+// What a chat cannot show (the reply below the retry, the label, the other
+// format's fields) comes back from the "sessiontree" members.
+func TestATreeDeeperThanAChatComesBack(t *testing.T) {
+	tr := foreign(t)
+	out, _ := sillytavern.Export(tr)
+	back, rep, err := sillytavern.Import(out)
+	if err != nil || string(back.Marshal()) != string(tr.Marshal()) {
+		t.Fatalf("%v %v\n%s\n%s", err, rep.Problems, tr.Marshal(), back.Marshal())
+	}
+}
+
+// Swipes and their dates, as SillyTavern wrote them in 2023 and writes them now.
+func TestSwipesAreSiblingsWithTheirOwnDates(t *testing.T) {
+	file := `{"user_name":"You","character_name":"C","create_date":1674559900991}` + "\n" +
+		`{"name":"C","is_user":false,"send_date":1674563371558,"mes":"b","swipe_id":1,"swipes":["a","b"],"swipe_info":[{"send_date":"June 19, 2023 2:20pm"},{"send_date":"2024-7-12@01h31m37s"}]}`
+	tr, _, err := sillytavern.Import([]byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := tr.Node("m2.0")
+	b, _ := tr.Node("m2.1")
+	if a.CreatedAtMs != 1687184400000 || b.CreatedAtMs != 1674563371558 || tr.Root() != "m2.0" {
+		t.Fatalf("swipe a at %d, b at %d", a.CreatedAtMs, b.CreatedAtMs)
+	}
+	if br, _ := tr.LookupBranch(core.MainBranch); br.Leaf != "m2.1" {
+		t.Fatalf("main at %s, want the swipe_id one", br.Leaf)
+	}
+}
+
+// Bad input is an error with a code or a report, never a panic.
+func TestInputThatIsNoChatIsRefusedOrReported(t *testing.T) {
+	for _, in := range []string{``, "\n\n", `[1]`} {
+		if _, _, err := sillytavern.Import([]byte(in)); err == nil {
+			t.Errorf("%q: no error", in)
+		} else if e, ok := err.(*core.Error); !ok || e.Code != core.CodeInvalidInput {
+			t.Errorf("%q: %v", in, err)
+		}
+	}
+	tr, rep, err := sillytavern.Import([]byte("{\"user_name\":\"u\"}\n{\"mes\":\"x\",\"swipes\":[\"x\"],\"swipe_id\":7}\nnot json\n"))
+	if err != nil || tr.Len() != 1 || len(rep.Problems) != 2 {
+		t.Fatalf("%v %d %v", err, tr.Len(), rep.Problems)
+	}
+}
