@@ -444,14 +444,15 @@ export class SessionTree implements Disposable {
 
   /**
    * Imports another tool's chat export (SPEC §7): format is chatgpt, openwebui,
-   * librechat, claudecode, pi, codex, openai, sessiontree (a .tree.json), or auto
+   * librechat, claudecode, pi, codex, claudeai (claude.ai's conversations.json),
+   * sillytavern (a SillyTavern chat .jsonl), openai, sessiontree (a .tree.json), or auto
    * (detect; the default). The
    * report says what was read and everything the format could not carry.
    * Needs the full module (`init({ full: true })`) or `await initInterchange()` once before.
    */
   static import(text: string | ArrayBuffer | ArrayBufferView, format?: string): { tree: SessionTree; report: ImportReport };
   /**
-   * Imports a file that holds several conversations (a ChatGPT
+   * Imports a file that holds several conversations (a ChatGPT or claude.ai
    * conversations.json, an Open WebUI export of several chats) as one tree per
    * conversation, each with its title (`""` when the file gives none) and its
    * own report. A file of any other format is one conversation. `format` as

@@ -1,7 +1,8 @@
 // Package formats imports and exports the chat formats other tools write:
 // chatgpt (conversations.json), openwebui, librechat, claudecode (session
-// JSONL), pi (session JSONL v3), codex (rollout JSONL), openai (a messages
-// array) and markdown (export only). "auto" detects the format by content.
+// JSONL), pi (session JSONL v3), codex (rollout JSONL), claudeai (claude.ai's
+// conversations.json), sillytavern (SillyTavern's chat JSONL), openai (a
+// messages array) and markdown (export only). "auto" detects the format by content.
 //
 // Decisions, the same for every format:
 //
@@ -27,7 +28,9 @@
 //     saw (after a compaction: the boundary, the summary and what followed), and
 //     the pre-compaction history stays whole on its own branch.
 //   - Branches: main ends at the format's current leaf (current_node, currentId,
-//     the last line of a JSONL session, the last LibreChat message); every other
+//     the last line of a JSONL session, the last LibreChat message, claude.ai's
+//     current_leaf_message_uuid or newest leaf, SillyTavern's swipe_id on the
+//     last line); every other
 //     leaf gets a branch "branch-N" (other conversations of a file: a branch
 //     named after their id), so no line of work is unnamed.
 //   - A message of another format's shape is written in the target format's
@@ -44,7 +47,9 @@
 //     original message kept there holds no second copy of a string the record
 //     holds already: a reference to it stands in (see internal/convert,
 //     Elide). So import(export(t)) gives t back for chatgpt,
-//     openwebui, librechat, claudecode and pi. A message that came from another
+//     openwebui, librechat, claudecode, pi, claudeai and sillytavern (whose
+//     chat is one chain of swipes: the nodes below a swipe off the path ride
+//     in its header). A message that came from another
 //     format is written in the target's own form (through core/chat), so it
 //     comes back in that form, not as a second copy of the original.
 //     codex, openai and markdown are

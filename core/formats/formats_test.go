@@ -3,9 +3,9 @@ package formats_test
 import (
 	"embed"
 	"encoding/json"
-	"reflect"
 	"errors"
 	"io/fs"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"

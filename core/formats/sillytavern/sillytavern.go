@@ -48,9 +48,9 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 	b := convert.NewBuilder("sillytavern", opts)
 	var header, treeExt []byte
 	seenHeader := false
-	prev := ""   // the active node of the line before
-	first := ""  // the first line's active node
-	lines := 0   // lines read
+	prev := ""  // the active node of the line before
+	first := "" // the first line's active node
+	lines := 0  // lines read
 	err := convert.EachLine(r, b.Report, func(line int, obj []byte) {
 		lines++
 		obj = bytes.Clone(obj)
