@@ -17,3 +17,17 @@ export function aiSDK(t: SessionTree, fromChat: MyMessage[]): MyMessage[] {
   const plain: UIMessage[] = toUIMessages(t);
   return r.changed && added.length > 0 ? r.messages : view.concat(plain as MyMessage[]);
 }
+
+// assistant-ui: the adapter is a ThreadHistoryAdapter; what load() gives
+// is what MessageRepository.import takes.
+import type { ExportedMessageRepository, ThreadHistoryAdapter, ThreadMessage } from "@assistant-ui/core";
+import { fromThreadMessage, historyAdapter, toRepository, toThreadMessage } from "../assistant-ui.js";
+
+export async function assistantUI(t: SessionTree, m: ThreadMessage): Promise<string | null | undefined> {
+  const history: ThreadHistoryAdapter = historyAdapter(t);
+  const repo: ExportedMessageRepository = await history.load();
+  await history.append({ message: m, parentId: repo.messages.at(-1)?.message.id ?? null });
+  const again: ThreadMessage = toThreadMessage(t.node(t.activePath()[0])!);
+  t.append(fromThreadMessage(again));
+  return toRepository(t).headId;
+}
