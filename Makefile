@@ -163,7 +163,11 @@ test-wasm:
 	  grep -aq 'sessiontree/core\.(\*Tree)\.Merge' $$tmp/full.wasm || { echo "the full module lacks core.(*Tree).Merge (is the check still right?)"; exit 1; }
 
 ## test-js: the JS API's tests in Node and in headless Chromium, and tsc on the .d.ts
-test-js: build $(HOOKS_WASM)
+# The adapters' judges (the pinned `ai` and @assistant-ui/core) bundled for the browser page.
+JUDGES := js/test/build/judges.js
+$(JUDGES): js/test/judges.entry.js js/test/build-judges.mjs
+	@node js/test/build-judges.mjs
+test-js: build $(HOOKS_WASM) $(JUDGES)
 	@echo "== js: node --test"
 	@node --test js/test/*.test.js
 	@echo "== js: the same tests in headless Chromium"
@@ -176,7 +180,7 @@ test-js: build $(HOOKS_WASM)
 	@node js/test/browser.mjs js/test/memory-limit.mjs
 	@SESSIONTREE_FLAVOUR=full node --test js/test/memory-limit.mjs
 	@SESSIONTREE_FLAVOUR=full node js/test/browser.mjs js/test/memory-limit.mjs
-	@echo "== js: tsc --noEmit on sessiontree.d.ts"
+	@echo "== js: tsc --noEmit on sessiontree.d.ts and the adapters' .d.ts (against ai's types)"
 	@tsc --noEmit -p js/test/tsconfig.json
 
 ## bench-project: t.projectFor with a budget of 32,000 tokens in chats of 100, 20k

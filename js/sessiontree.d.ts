@@ -444,7 +444,7 @@ export class SessionTree implements Disposable {
 
   /**
    * Imports another tool's chat export (SPEC §7): format is chatgpt, openwebui,
-   * librechat, claudecode, pi, codex, openai, sessiontree (a .tree.json), or auto
+   * librechat, claudecode, pi, codex, openai, ai-sdk (a UIMessage[]), sessiontree (a .tree.json), or auto
    * (detect; the default). The
    * report says what was read and everything the format could not carry.
    * Needs the full module (`init({ full: true })`) or `await initInterchange()` once before.

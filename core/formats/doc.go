@@ -1,6 +1,7 @@
 // Package formats imports and exports the chat formats other tools write:
 // chatgpt (conversations.json), openwebui, librechat, claudecode (session
-// JSONL), pi (session JSONL v3), codex (rollout JSONL), openai (a messages
+// JSONL), pi (session JSONL v3), codex (rollout JSONL), ai-sdk (the AI SDK's
+// UIMessage[], linear: package aisdk), openai (a messages
 // array) and markdown (export only). "auto" detects the format by content.
 //
 // Decisions, the same for every format:
