@@ -162,7 +162,8 @@ test-wasm:
 	  if grep -aqE 'sessiontree/core\.\(\*Tree\)\.Merge|sessiontree/core/formats\.' $$tmp/lean.wasm; then echo "the lean module links merge or the formats"; exit 1; fi; \
 	  grep -aq 'sessiontree/core\.(\*Tree)\.Merge' $$tmp/full.wasm || { echo "the full module lacks core.(*Tree).Merge (is the check still right?)"; exit 1; }
 
-## test-js: the JS API's tests in Node and in headless Chromium, and tsc on the .d.ts
+## test-js: the JS API's tests in Node and in headless Chromium, sessiontree/idb's
+## and sessiontree/react's in pages of headless Chromium, and tsc on the .d.ts
 test-js: build $(HOOKS_WASM)
 	@echo "== js: node --test"
 	@node --test js/test/*.test.js
@@ -176,6 +177,8 @@ test-js: build $(HOOKS_WASM)
 	@node js/test/browser.mjs js/test/memory-limit.mjs
 	@SESSIONTREE_FLAVOUR=full node --test js/test/memory-limit.mjs
 	@SESSIONTREE_FLAVOUR=full node js/test/browser.mjs js/test/memory-limit.mjs
+	@echo "== js: sessiontree/idb (IndexedDB, a worker, two tabs) in headless Chromium"
+	@node js/test/idb.mjs
 	@echo "== js: tsc --noEmit on sessiontree.d.ts"
 	@tsc --noEmit -p js/test/tsconfig.json
 
@@ -229,8 +232,6 @@ test-web: tools web-dist $(WEB_SERVE)
 	@node web/test/e2e.mjs
 	@echo "== web: two tabs on one conversation stay in sync (merge), headless Chromium"
 	@node web/test/tabsync.mjs
-	@echo "== web: the IndexedDB store: an import's rows packed, records of their own over them, headless Chromium"
-	@node web/test/store.mjs
 	@echo "== web: a 20,000-message chat (send, switch, reload, two tabs), headless Chromium"
 	@node web/test/huge.mjs
 	@echo "== web: model endpoints (a local mock of OpenAI chat completions and Anthropic Messages), headless Chromium"

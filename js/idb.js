@@ -444,8 +444,13 @@ class ConversationStore {
       const sliceMs = options.sliceMs ?? 20;
       // Checked in a worker of its own, stopped once it answers: WebAssembly
       // memory never shrinks, and stopping the worker gives the second copy's back.
-      let problems = options.check === false ? [] : await checkInWorker(file);
+      const timings = {};
+      const t0 = performance.now();
+      let problems = options.check === false ? [] : await checkInWorker(file, timings);
+      const t1 = performance.now();
       const tree = await SessionTree.loadFrom(file, { sliceMs });
+      timings.check = t1 - t0;
+      timings.load = performance.now() - t1;
       let repairs = [];
       try {
         problems ??= tree.validate();
@@ -455,7 +460,7 @@ class ConversationStore {
         throw e;
       }
       const conversation = await this.create(tree, meta, { inParts: true, autosave });
-      return { conversations: [{ conversation, report: null }], problems, repairs };
+      return { conversations: [{ conversation, report: null }], problems, repairs, timings };
     }
     await this.#options.loadMerge();
     const bytes = isBlob ? new Uint8Array(await file.arrayBuffer()) : file;
@@ -473,7 +478,7 @@ class ConversationStore {
     } finally {
       for (const c of got) c?.tree.free();
     }
-    return { conversations: out, problems: [], repairs: [] };
+    return { conversations: out, problems: [], repairs: [], timings: {} };
   }
 
   async open(id, options = {}) {
@@ -875,6 +880,7 @@ class Conversation {
           this.meta.activeBranch = c.activeBranch;
           const meta = { ...this.meta, rev: 1, ...(c.more ? { importing: Date.now() } : {}) };
           await this.#store._writePart(meta, c, { packed });
+          this.timings.parts = (this.timings.parts ?? 0) + 1;
           if (!c.more) packed = false;
         }
       } finally {
@@ -988,7 +994,7 @@ class Conversation {
  * a sessiontree/worker started for it and stopped once it answers; null when
  * no worker could start. Rejects as the load does for a file that does not read.
  */
-async function checkInWorker(file) {
+async function checkInWorker(file, timings) {
   if (typeof Worker !== "function") return null;
   let st;
   try {
@@ -999,7 +1005,9 @@ async function checkInWorker(file) {
   }
   try {
     const t = await st.SessionTree.loadFrom(file);
-    return await t.validate();
+    const problems = await t.validate();
+    timings.checkMemory = (await st.memoryUsage()).main; // the checker's peak: it is stopped next
+    return problems;
   } finally {
     st.close();
   }

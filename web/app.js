@@ -747,13 +747,19 @@ async function importFile(file, format = "auto") {
       // here in slices, then its rows written a part at a time while the
       // conversation is shown and usable.
       const l0 = performance.now();
-      const { conversations, problems, repairs } = await state.store.importFile(file, {
+      const { conversations, problems, repairs, timings } = await state.store.importFile(file, {
         format: "sessiontree", sliceMs: LOAD_SLICE_MS, autosave: false, meta: { autoTitle: false },
       });
       state.timings.importLoad = performance.now() - l0;
+      state.timings.importCheck = timings.check;
+      state.timings.importRead = timings.load;
+      state.timings.checkMemory = timings.checkMemory; // its peak (make bench-huge)
       const conv = conversations[0].conversation;
       const w0 = performance.now();
-      write(() => conv.saved()).then(() => { state.timings.createWrite = performance.now() - w0; });
+      write(() => conv.saved()).then(() => {
+        state.timings.createWrite = performance.now() - w0;
+        state.timings.feedParts = conv.timings.parts;
+      });
       if (waitingForReply()) {
         state.convs.unshift(conv.meta); // stored, listed, not opened under the reply
         conv.close();
