@@ -179,6 +179,8 @@ test-js: build $(HOOKS_WASM)
 	@SESSIONTREE_FLAVOUR=full node js/test/browser.mjs js/test/memory-limit.mjs
 	@echo "== js: sessiontree/idb (IndexedDB, a worker, two tabs) in headless Chromium"
 	@node js/test/idb.mjs
+	@echo "== js: sessiontree/react with React 19 (a page bundled by Vite) in headless Chromium"
+	@node js/test/react.mjs
 	@echo "== js: tsc --noEmit on sessiontree.d.ts"
 	@tsc --noEmit -p js/test/tsconfig.json
 

@@ -341,10 +341,16 @@ class ConversationStore {
     }
   }
 
-  /** Puts meta (a copy) in the list in place of its id's entry, or first. */
+  /**
+   * Puts meta (a copy) in the list in place of its id's entry, or first; a
+   * write that changed only the rev, root or active branch leaves the list as
+   * it is (a list re-renders for what it shows).
+   */
   _listed(meta) {
     const m = Object.freeze({ ...meta });
     const at = this.#conversations.findIndex((c) => c.id === m.id);
+    const shown = (x) => JSON.stringify({ ...x, rev: 0, root: 0, activeBranch: 0 });
+    if (at >= 0 && shown(this.#conversations[at]) === shown(m)) return;
     if (at >= 0) this.#setList(this.#conversations.map((c, i) => (i === at ? m : c)));
     else this.#setList([m, ...this.#conversations].sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0)));
   }

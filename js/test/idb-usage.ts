@@ -32,3 +32,16 @@ export async function usage(file: File): Promise<number> {
   await store.close();
   return rev + rows + gone.length + problems.length + hits.length + PACK_ROWS + store.stats.merges;
 }
+
+import { useConversations, useTree, useActivePath, useSiblings, useBranches } from "../react.js";
+import type { ConversationStore } from "../idb.js";
+
+export function hooks(store: ConversationStore, id: string | null): string {
+  const list = useConversations(store);
+  const { tree, loading, error } = useTree(store, id, { sliceMs: 20 });
+  const w = useActivePath(tree, { start: -50, count: 50 });
+  const s = useSiblings(tree, w?.ids[0]);
+  const b = useBranches(tree);
+  if (s.siblings.length > 1) s.select(0);
+  return `${list.length} ${loading} ${error?.message} ${w?.length} ${w?.messages[0]?.role} ${b?.active} ${b?.branches.length}`;
+}
