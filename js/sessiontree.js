@@ -1164,8 +1164,9 @@ export class SessionTree {
 
   #sibling(method, node, message_, atMs) {
     const text = message(message_);
-    const id = this.#call(method, time(atMs), [str("node", node), text]);
-    this.#cache.push(text);
+    const id = invoke(method, this.#live(), time(atMs), [str("node", node), text]);
+    this.#cache.push(text); // the module made the next slot for it: before a listener reads it
+    if (this.#listeners !== null) this.#changed();
     return id;
   }
 
