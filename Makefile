@@ -162,8 +162,13 @@ test-wasm:
 	  if grep -aqE 'sessiontree/core\.\(\*Tree\)\.Merge|sessiontree/core/formats\.' $$tmp/lean.wasm; then echo "the lean module links merge or the formats"; exit 1; fi; \
 	  grep -aq 'sessiontree/core\.(\*Tree)\.Merge' $$tmp/full.wasm || { echo "the full module lacks core.(*Tree).Merge (is the check still right?)"; exit 1; }
 
-## test-js: the JS API's tests in Node and in headless Chromium, and tsc on the .d.ts
-test-js: build $(HOOKS_WASM)
+## test-js: the JS API's tests in Node and in headless Chromium, sessiontree/idb's
+## and sessiontree/react's in pages of headless Chromium, and tsc on the .d.ts
+# The adapters' judges (the pinned `ai` and @assistant-ui/core) bundled for the browser page.
+JUDGES := js/test/build/judges.js
+$(JUDGES): js/test/judges.entry.js js/test/build-judges.mjs
+	@node js/test/build-judges.mjs
+test-js: build $(HOOKS_WASM) $(JUDGES)
 	@echo "== js: node --test"
 	@node --test js/test/*.test.js
 	@echo "== js: the same tests in headless Chromium"
@@ -176,7 +181,11 @@ test-js: build $(HOOKS_WASM)
 	@node js/test/browser.mjs js/test/memory-limit.mjs
 	@SESSIONTREE_FLAVOUR=full node --test js/test/memory-limit.mjs
 	@SESSIONTREE_FLAVOUR=full node js/test/browser.mjs js/test/memory-limit.mjs
-	@echo "== js: tsc --noEmit on sessiontree.d.ts"
+	@echo "== js: sessiontree/idb (IndexedDB, a worker, two tabs) in headless Chromium"
+	@node js/test/idb.mjs
+	@echo "== js: sessiontree/react with React 19 (a page bundled by Vite) in headless Chromium"
+	@node js/test/react.mjs
+	@echo "== js: tsc --noEmit on sessiontree.d.ts and the packages' .d.ts (the adapters against ai's types)"
 	@tsc --noEmit -p js/test/tsconfig.json
 
 ## bench-project: t.projectFor with a budget of 32,000 tokens in chats of 100, 20k
@@ -207,7 +216,7 @@ demo: web-dist $(WEB_SERVE)
 
 web-dist: build $(D3_HIERARCHY) $(MARKDOWN_IT) $(DOMPURIFY) $(HIGHLIGHT)
 	@rm -rf web/dist.tmp && mkdir -p web/dist.tmp/vendor
-	@cp $(WEB_FILES) js/sessiontree.js js/worker.js js/sessiontree.worker.js js/sessiontree.wasm js/sessiontree-interchange.wasm js/wasm_exec.js web/dist.tmp/
+	@cp $(WEB_FILES) js/sessiontree.js js/worker.js js/sessiontree.worker.js js/idb.js js/idb-records.js js/idb.worker.js js/sessiontree.wasm js/sessiontree-interchange.wasm js/wasm_exec.js web/dist.tmp/
 	@cp $(D3_HIERARCHY) web/dist.tmp/vendor/d3-hierarchy.mjs
 	@cp $(MARKDOWN_IT) web/dist.tmp/vendor/markdown-it.mjs
 	@cp $(DOMPURIFY) web/dist.tmp/vendor/purify.mjs
@@ -229,8 +238,6 @@ test-web: tools web-dist $(WEB_SERVE)
 	@node web/test/e2e.mjs
 	@echo "== web: two tabs on one conversation stay in sync (merge), headless Chromium"
 	@node web/test/tabsync.mjs
-	@echo "== web: the IndexedDB store: an import's rows packed, records of their own over them, headless Chromium"
-	@node web/test/store.mjs
 	@echo "== web: a 20,000-message chat (send, switch, reload, two tabs), headless Chromium"
 	@node web/test/huge.mjs
 	@echo "== web: model endpoints (a local mock of OpenAI chat completions and Anthropic Messages), headless Chromium"

@@ -47,6 +47,8 @@ func (m Message) Text() string {
 	var pieces []string
 	if raw, ok := rawjson.Lookup(m, "content"); ok {
 		pieces = appendContent(pieces, raw)
+	} else if raw, ok := rawjson.Lookup(m, "parts"); ok && len(raw) > 0 && raw[0] == '[' {
+		pieces = appendContent(pieces, raw) // an AI SDK UIMessage: its parts
 	}
 	if raw, ok := rawjson.Lookup(m, "tool_calls"); ok && len(raw) > 0 && raw[0] == '[' {
 		d := rawjson.NewDecoder(raw)

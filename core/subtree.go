@@ -214,7 +214,12 @@ func (t *Tree) OnPath(ids []string) ([]bool, error) {
 // and of the leaf (depth.go), in O(log depth) steps; it fails closed like
 // PathOf.
 func (t *Tree) PathIndex(id string) (int, error) {
-	n, err := t.PathLen(t.active)
+	return t.PathIndexOn(t.active, id)
+}
+
+// PathIndexOn is PathIndex on branch's path.
+func (t *Tree) PathIndexOn(branch, id string) (int, error) {
+	n, err := t.PathLen(branch)
 	if err != nil {
 		return -1, err
 	}
@@ -222,7 +227,7 @@ func (t *Tree) PathIndex(id string) (int, error) {
 	if target == nil || n == 0 {
 		return -1, nil
 	}
-	if on, k := t.onPathOf(t.nodes[t.branches[t.active].leaf], target); on {
+	if on, k := t.onPathOf(t.nodes[t.branches[branch].leaf], target); on {
 		return n - 1 - k, nil
 	}
 	return -1, nil

@@ -57,3 +57,31 @@ func (t *Tree) AppendTailOf(ids []string, msgs []Message, branch string, skip, c
 	slices.Reverse(msgs[m0:])
 	return ids, msgs, nil
 }
+
+// AppendHeadOf appends to ids and msgs the first count nodes of branch's
+// path, root first (fewer when the path is shorter): a request that keeps
+// the newest messages of a long path and the system messages it starts
+// with reads its head this way, in O(log depth + count) steps. A corrupt
+// path fails as PathOf does.
+func (t *Tree) AppendHeadOf(ids []string, msgs []Message, branch string, count int) ([]string, []Message, error) {
+	n, err := t.PathLen(branch)
+	if err != nil || count <= 0 || n == 0 {
+		return ids, msgs, err
+	}
+	count = min(count, n)
+	top := ancestorAtDepth(t.nodes[t.branches[branch].leaf], count)
+	if top == nil {
+		return ids, msgs, newError(CodeCorrupt, "branch "+quote(branch)+": its path could not be counted")
+	}
+	i0, m0 := len(ids), len(msgs)
+	for x := top; x != nil && len(ids)-i0 < count; x = x.up {
+		ids = append(ids, x.id)
+		msgs = append(msgs, x.msg)
+	}
+	if len(ids)-i0 != count {
+		return ids[:i0], msgs[:m0], newError(CodeCorrupt, "branch "+quote(branch)+": its path is shorter than it was counted")
+	}
+	slices.Reverse(ids[i0:])
+	slices.Reverse(msgs[m0:])
+	return ids, msgs, nil
+}

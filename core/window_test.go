@@ -125,3 +125,47 @@ func TestPathLenWithRememberedLengthsIsTheLengthOfThePath(t *testing.T) {
 		}
 	}
 }
+
+// The head of a path is its first nodes, root first, as PathOf lists them,
+// on every branch of a tree that forks, and a corrupt path fails closed.
+func TestAppendHeadOfIsTheStartOfThePath(t *testing.T) {
+	tr := New()
+	var ids []string
+	for i := 0; i < 300; i++ {
+		id, err := tr.Append(Message(`{"role":"user","content":"m"}`), int64(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+		if i%37 == 36 {
+			if _, err := tr.Rewind(ids[i-20], int64(i)); err != nil {
+				t.Fatal(err)
+			}
+			ids = ids[:i-19]
+			ids = append(ids, make([]string, 19)...)[:i-19]
+		}
+	}
+	for _, b := range tr.Branches() {
+		path, err := tr.PathOf(b.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, count := range []int{1, 2, 8, 9, len(path) - 1, len(path), len(path) + 5} {
+			got, msgs, err := tr.AppendHeadOf(nil, nil, b.Name, count)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := path[:min(count, len(path))]
+			if !slices.Equal(got, want) || len(msgs) != len(want) {
+				t.Fatalf("branch %s, head of %d: %v, want %v", b.Name, count, got, want)
+			}
+			i, err := tr.PathIndexOn(b.Name, want[len(want)-1])
+			if err != nil || i != len(want)-1 {
+				t.Fatalf("branch %s: PathIndexOn = %d, %v; want %d", b.Name, i, err, len(want)-1)
+			}
+		}
+	}
+	if _, _, err := tr.AppendHeadOf(nil, nil, "nope", 3); err == nil {
+		t.Fatal("a missing branch gave a head")
+	}
+}

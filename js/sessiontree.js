@@ -273,6 +273,7 @@ const M = {
   stubSummary: 0, renderBranchText: 0, spliceForLinearExport: 0, validate: 0, repair: 0,
   prune: 0, search: 0, stats: 0, replace: 0, project: 0, applyOps: 0, pathLength: 0, window: 0,
   takeChanges: 0, watch: 0, applyChanges: 0, helperRows: 0, subtree: 0, onPath: 0, pathIndex: 0, loadBegin: 0, loadStep: 0, loadCancel: 0,
+  slotBytes: 0,
 };
 
 // The full flavour's further method numbers, filled in by init when the module
@@ -1113,7 +1114,10 @@ export class SessionTree {
     const text = message(message_);
     const at = time(atMs);
     const id = invokeOne(M.append, this.#live(), at, text);
-    this.#cache.push(text); // the module made the next slot for it
+    // The module made the next slot for it. Its text is not kept: a chat of
+    // 200k appended messages would hold them all twice, and every collection
+    // of the page's heap would walk them; a read takes it back (#slotted).
+    this.#cache.push(undefined);
     if (this.#listeners !== null) this.#changed();
     return id;
   }
@@ -1160,8 +1164,9 @@ export class SessionTree {
 
   #sibling(method, node, message_, atMs) {
     const text = message(message_);
-    const id = this.#call(method, time(atMs), [str("node", node), text]);
-    this.#cache.push(text);
+    const id = invoke(method, this.#live(), time(atMs), [str("node", node), text]);
+    this.#cache.push(text); // the module made the next slot for it: before a listener reads it
+    if (this.#listeners !== null) this.#changed();
     return id;
   }
 
@@ -1256,9 +1261,9 @@ export class SessionTree {
     const w = wasm;
     const len = sendOps(w, M.applyOps, h, at, texts, kinds, times);
     const text = decode(view(w), w.out, len);
-    const cache = this.#cache; // the module made the appends' slots, in order
-    if (appends === n) for (let i = 0; i < n; i++) cache.push(texts[i]);
-    else for (let i = 0; i < n; i++) if (kinds[i] !== KIND_JSON) cache.push(texts[i]);
+    const cache = this.#cache; // the module made the appends' slots, in order (texts not kept: see append)
+    if (appends === n) for (let i = 0; i < n; i++) cache.push(undefined);
+    else for (let i = 0; i < n; i++) if (kinds[i] !== KIND_JSON) cache.push(undefined);
     // "L" and one result per line, or "J" and a JSON array (applyops.go appendResults).
     const results = text.charCodeAt(0) === 76 ? (n === 0 ? [] : text.slice(1).split("\n")) : JSON.parse(text.slice(1));
     if (this.#listeners !== null) this.#changed();
@@ -1285,8 +1290,10 @@ export class SessionTree {
     if (this.#h === 0) throw new SessionTreeError("invalid_input", "this SessionTree was freed; make or load a new one");
     const w = wasm;
     const len = send(M.project, this.#h, 0, args);
-    const [out, p] = this.#slotted(view(w), w.out);
-    if (p !== w.out + len) throw new SessionTreeError("corrupt", "the module's projection did not match the message cache (a bug in sessiontree)");
+    const end = w.out + len;
+    const [out, p, missing] = this.#slotted(view(w), w.out);
+    if (p !== end) throw new SessionTreeError("corrupt", "the module's projection did not match the message cache (a bug in sessiontree)");
+    if (missing !== null) this.#takeBack(missing, out);
     return out;
   }
 
@@ -1305,16 +1312,42 @@ export class SessionTree {
     for (let i = 0; i < n; i++) fresh = Math.max(fresh, slots[i] + 1 - cache.length);
     if (fresh > 0) p = newTexts(u8, p, fresh, cache);
     const out = new Array(n);
+    let missing = null; // indexes into out of slots whose text JS let go (append)
     for (let i = 0; i < n; i++) {
       const s = slots[i];
       let m = cache[s];
+      if (m === undefined) {
+        (missing ??= []).push(i);
+        continue;
+      }
       if (typeof m !== "object") {
         m = deepFreeze(JSON.parse(m));
         cache[s] = m;
       }
       out[i] = m;
     }
-    return [out, p];
+    if (missing !== null) missing = missing.map((i) => [i, slots[i]]);
+    return [out, p, missing];
+  }
+
+  // #takeBack reads the bytes of the slots whose texts JS let go (missing:
+  // [index into out, slot] pairs, from #slotted) from the module
+  // (wasm/internal/treecalls slotBytes) and parses each into out and the
+  // cache. It calls the module: the caller has read its result first.
+  #takeBack(missing, out) {
+    const w = wasm;
+    const list = missing.map((x) => x[1]);
+    const at = missing.map((x) => x[0]);
+    send(M.slotBytes, this.#live(), 0, [list.join(",")]);
+    const u8 = view(w);
+    const cache = this.#cache;
+    for (let i = 0, q = w.out; i < list.length; i++, q += 8) {
+      const addr = (u8[q] | (u8[q + 1] << 8) | (u8[q + 2] << 16) | (u8[q + 3] << 24)) >>> 0;
+      const size = (u8[q + 4] | (u8[q + 5] << 8) | (u8[q + 6] << 16) | (u8[q + 7] << 24)) >>> 0;
+      let m = cache[list[i]];
+      if (m === undefined) m = cache[list[i]] = deepFreeze(JSON.parse(decoder.decode(u8.subarray(addr, addr + size))));
+      out[at[i]] = m;
+    }
   }
 
 
@@ -1421,9 +1454,10 @@ export class SessionTree {
     const w = wasm;
     const len = send(M.window, this.#live(), 0, [name, String(Math.min(skip, 2 ** 27 - 1)), String(Math.min(count, 2 ** 27 - 1))]);
     const u8 = view(w);
-    const [messages, p] = this.#slotted(u8, w.out);
+    const [messages, p, missing] = this.#slotted(u8, w.out);
     const ids = p === w.out + len ? [] : decode(u8, p, w.out + len - p).split("\n");
     if (ids.length !== messages.length) throw new SessionTreeError("corrupt", "the module's window did not match the message cache (a bug in sessiontree)");
+    if (missing !== null) this.#takeBack(missing, messages);
     return { ids, messages };
   }
 

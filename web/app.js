@@ -4,16 +4,14 @@
 // tree view, import and export. Everything the user sees is built with
 // textContent: message text never becomes markup.
 import { init, initInterchange, SessionTree } from "./sessiontree.js";
-import { Store, MemoryStore } from "./store.js";
+import { openStore } from "./idb.js";
 import { el, renderText, highlighted, openForm, toast, showError, clearError, describe } from "./dom.js";
 import {
   DEMO_MODEL, APIS, loadSettings, saveSettings, usesEndpoint, messageText, demoReply, endpointReply, endpointSummarizer,
   requestBody,
 } from "./assistant.js";
 import { TreeView, MAX_BOXES } from "./treeview.js";
-import { connect } from "./worker.js";
 import { renderMarkdown, copyText, plainText } from "./markdown.js";
-import { syncTabs } from "./tabsync.js";
 import { askBranchAtUserMessage, confirmDeleteBranch, deleteBranchWithMessages, countMessages } from "./branching.js";
 import { suggestModels } from "./settings.js";
 
@@ -46,11 +44,23 @@ const FORMATS = [
 ];
 const hasFormats = typeof initInterchange === "function" && typeof SessionTree.import === "function";
 
+// The demo's IndexedDB database (the layout of sessiontree/idb: existing data opens as it is).
+const DB_NAME = "sessiontree-demo";
+let busyController = null;
+let busyRelease = null;
+
 const state = {
   store: null,
   convs: [], // metadata, newest first
   cur: null, // { meta, tree: SessionTree | null, error: string | null, raw: string | null }
-  busy: null, // AbortController of the reply being fetched
+  // AbortController of the reply being fetched; while one is, the open
+  // conversation takes no other tab's rows (conv.hold()).
+  get busy() { return busyController; },
+  set busy(c) {
+    busyController = c;
+    busyRelease?.();
+    busyRelease = c ? state.cur?.conv?.hold() ?? null : null;
+  },
   win: { start: 0, end: 0, follow: true }, // the chat view's window of path indexes
   settings: loadSettings(),
   writes: Promise.resolve(),
@@ -69,13 +79,8 @@ window.sessiontreeDemo = {
   get treeView() { return state.treeView; },
   timings: state.timings,
   get store() { return state.store; },
-  /** The WebAssembly memory of the demo's workers while they run ({ main, interchange }: the import checker's too), else null. */
-  workerMemory: async () => {
-    const w = worker && (await worker);
-    const all = await Promise.all([w?.st, checking].map((st) => st?.memoryUsage().catch(() => null)));
-    if (!all[0] && !all[1]) return null;
-    return { main: (all[0]?.main ?? 0) + (all[1]?.main ?? 0), interchange: (all[0]?.interchange ?? 0) + (all[1]?.interchange ?? 0) };
-  },
+  /** The WebAssembly memory of the demo's workers: none of its own now (sessiontree/idb's worker runs no module; its import check is not measured from here). */
+  workerMemory: async () => null,
   /** Resolves once every change made so far is in IndexedDB. */
   saved: () => flush(),
 };
@@ -117,18 +122,15 @@ function flush() {
   if (!cur) return state.writes;
   state.dirty = null;
   state.pending--;
-  if (!cur.tree) return state.writes; // freed since: its last state was saved when it was left
-  if (cur.feeding) return state.writes; // an import's rows are being written: its feed takes these changes too
-  // Only the rows this change touched (a send: the new node, its parent, the branch).
-  const t0 = performance.now();
-  const tree = cur.tree;
-  const changes = tree.takeChanges();
-  cur.meta.root = changes.root; // null: a blank conversation, for "+ New chat"
-  state.timings.takeChanges = performance.now() - t0;
-  state.timings.rowsWritten = changes.branches.length + changes.nodes.length;
-  const meta = { ...cur.meta };
-  const takenAt = state.store.epoch;
-  return write(() => state.store.put(meta, changes, tree, takenAt));
+  if (!cur.conv || cur.conv.closed) return state.writes; // closed since: its last state was saved then
+  // Only the rows this change touched (a send: the new node, its parent, the branch);
+  // an import's rows still being written take it with them.
+  const conv = cur.conv;
+  return write(async () => {
+    const r = await conv.save();
+    state.timings.takeChanges = r.takeMs;
+    state.timings.rowsWritten = r.rows;
+  });
 }
 
 function write(job) {
@@ -148,7 +150,7 @@ function write(job) {
 function renderSaveState(failed) {
   const s = $("save-state");
   if (failed) s.textContent = "Not saved";
-  else if (state.store instanceof MemoryStore) s.textContent = "Not stored (no IndexedDB)";
+  else if (!state.store.persistent) s.textContent = "Not stored (no IndexedDB)";
   else s.textContent = state.pending ? "Saving\u2026" : "Saved";
   s.dataset.state = failed ? "failed" : state.pending ? "saving" : "saved";
 }
@@ -164,8 +166,8 @@ async function openConversation(id) {
   if (!meta || waitingForReply()) return;
   $("app").classList.remove("sidebar-open");
   flush();
-  if (state.cur?.tree && state.cur.meta.id !== id) release(state.cur);
-  const cur = { meta, tree: null, error: null, raw: null, loading: true };
+  release(state.cur);
+  const cur = { meta, conv: null, tree: null, error: null, raw: null, loading: true };
   state.cur = cur;
   state.win = { start: 0, end: 0, follow: true };
   state.treeSig = "";
@@ -178,92 +180,70 @@ async function openConversation(id) {
 /** Reads conversation id into cur (state.cur), painting its last messages first; stops where the user opened another. */
 async function readInto(cur, id, meta) {
   const t0 = performance.now();
-  let rows = null;
-  let legacy = null;
   // The last messages first, from their own records (a few reads whatever the
-  // size), painted read-only while the whole conversation loads; then the
-  // stored records are read and joined into one file in the worker, and the
-  // page only loads its bytes (a huge conversation's records never cross here).
-  // The whole read waits for the preview: both read IndexedDB, and the
-  // tail's few gets queued behind a 100 MB read took seconds.
-  let whole = state.store.opened ? null : undefined;
-  if (whole === null && state.store.tail) {
-    const tail = await state.store.tail(id, WINDOW).catch(() => null);
-    if (state.cur !== cur) return;
-    if (tail?.nodes.length) {
-      renderHeader();
-      renderConversations();
-      await renderPreview(tail, cur);
-      if (state.cur !== cur) return;
-      state.timings.openPreview = performance.now() - t0;
-    }
-  }
-  if (whole === null) whole = fileFromWorker(id);
-  const got = whole ? await whole : null;
-  const hold = Number(localStorage.getItem(HOLD_OPEN_KEY));
-  if (hold > 0) await new Promise((resolve) => setTimeout(resolve, hold));
-  if (state.cur !== cur) return;
-  if (got) {
-    try {
-      await wasmReady;
-      if (state.cur !== cur) return;
-      const l0 = performance.now();
-      // In slices (loadFrom): a 100 MB file is no long task; the preview stays
-      // painted and the page answers meanwhile.
-      const tree = await SessionTree.loadFrom(got.bytes, { sliceMs: LOAD_SLICE_MS });
-      if (state.cur !== cur) {
-        tree.free();
-        return;
-      }
-      cur.tree = tree;
-      cur.tree.takeChanges({ stored: true }); // the store holds every row
-      state.store.opened(id, got.rev);
-      state.timings.openRead = l0 - t0;
-      state.timings.openRows = got.took?.read; // of openRead: the worker's IndexedDB read
-      state.timings.openJoin = got.took?.join; // and its fileFromRows
-      state.timings.openLoad = performance.now() - l0;
-      state.timings.open = performance.now() - t0;
-      cur.loading = false;
-      clearSearch();
-      renderAll();
-      sendQueued(cur);
-      return;
-    } catch {
-      cur.tree?.free();
-      cur.tree = null; // read again below, where a failure is described and its data kept
-    }
-  }
+  // size), painted read-only while the whole conversation loads; then
+  // sessiontree/idb reads and joins the stored records in its worker, and the
+  // page only loads their bytes, in slices (store.open).
+  let conv = null;
   try {
-    await wasmReady;
-    rows = await state.store.rows(id);
-    state.timings.openRead = performance.now() - t0;
-    if (rows) {
-      const t1 = performance.now();
-      cur.tree = SessionTree.fromRows(rows);
-      const t2 = performance.now();
-      cur.tree.takeChanges({ stored: true }); // the store holds every row
-      state.timings.openLoad = t2 - t1;
-      state.timings.openFeed = performance.now() - t2;
-    } else {
-      legacy = await state.store.legacy(id); // a conversation stored whole (version 1)
-      if (legacy === null) throw new Error("its saved tree is missing from storage");
-      cur.tree = SessionTree.load(legacy);
-      const all = cur.tree.takeChanges();
-      await write(() => state.store.put({ ...meta }, all, cur.tree));
-    }
+    conv = await state.store.open(id, {
+      autosave: false, // persist() writes after every change (conv.save)
+      sliceMs: LOAD_SLICE_MS,
+      tailCount: WINDOW,
+      onTail: async (tail) => {
+        if (state.cur !== cur) return;
+        renderHeader();
+        renderConversations();
+        await renderPreview(tail, cur);
+        if (state.cur !== cur) return;
+        state.timings.openPreview = performance.now() - t0;
+        const hold = Number(localStorage.getItem(HOLD_OPEN_KEY));
+        if (hold > 0) await new Promise((resolve) => setTimeout(resolve, hold));
+      },
+    });
+    if (conv === null) throw new Error("its saved tree is missing from storage");
   } catch (e) {
+    if (state.cur !== cur) return;
     cur.error = describe(e);
-    cur.raw = legacy ?? (rows ? SessionTree.fileFromRows(rows) : null);
+    cur.raw = e?.file ?? null;
+  }
+  if (state.cur !== cur) {
+    conv?.close();
+    return;
+  }
+  if (conv) {
+    conv.meta = meta; // the listed record: the page's changes to it are written with the rows
+    adopt(cur, conv);
+    state.timings.openRead = conv.timings.read !== undefined ? (conv.timings.open - conv.timings.load) : undefined;
+    state.timings.openRows = conv.timings.read; // the worker's IndexedDB read
+    state.timings.openJoin = conv.timings.join; // and its fileFromRows
+    state.timings.openLoad = conv.timings.load;
   }
   state.timings.open = performance.now() - t0;
   cur.loading = false;
-  if (state.cur !== cur) {
-    cur.tree?.free();
-    return;
-  }
   clearSearch();
   renderAll();
   sendQueued(cur);
+}
+
+/**
+ * Makes conv (sessiontree/idb) cur's conversation: its tree, and what another
+ * tab's changes to it do here (applied in place, merged, or a reload's tree).
+ */
+function adopt(cur, conv) {
+  cur.conv = conv;
+  cur.tree = conv.tree;
+  conv.subscribe((e) => {
+    if (state.cur !== cur) return;
+    if (e.kind === "error") {
+      showError(`Could not save to this browser's storage: ${describe(e.error)}. Export the conversation to keep a copy.`);
+      return;
+    }
+    cur.tree = conv.tree; // a reload's tree (the one before is freed)
+    if (e.kind === "merged") announceConflicts(e.report);
+    state.version++;
+    renderAll();
+  });
 }
 
 /** The send waiting for conversation id to open (queueSend), or null. */
@@ -312,100 +292,10 @@ function sendQueued(cur) {
   reply({ prior: priorTo(cur.tree, id, true), upTo: id }, (t, m) => appendAfter(t, id, m));
 }
 
-// ---- the worker: opens and imports off the page's thread ---------------------------
-
-let worker = null;
-const WORKER_IDLE_MS = 5000;
-// A load on the page runs in slices of this long (SessionTree.loadFrom): well
+// A load on the page runs in slices of this long (store.open's sliceMs): well
 // under the 50 ms of a long task, a slice ending at the module's next yield point.
 const LOAD_SLICE_MS = 20;
 let wasmReady = null; // init() of the page's module (start)
-
-/**
- * The demo's worker (treeworker.js): the sessiontree/worker entry (connect) and
- * the storage work of opens and imports. Started on first use; null where
- * module workers are missing.
- */
-function treeWorker() {
-  if (worker === null) {
-    const started = worker = (async () => {
-      const w = new Worker(new URL("./treeworker.js", import.meta.url), { type: "module" });
-      const st = await connect(new URL("./sessiontree.wasm", import.meta.url), { worker: w });
-      const waiting = new Map();
-      let seq = 0;
-      w.addEventListener("message", ({ data }) => {
-        const p = data?.demo !== undefined ? waiting.get(data.demo) : null;
-        if (!p) return;
-        waiting.delete(data.demo);
-        if (data.ok) p.resolve(data.value);
-        else p.reject(Object.assign(new Error(data.message), { code: data.code }));
-      });
-      // WebAssembly memory never shrinks: a worker left idle is stopped, so the
-      // memory a huge import or open needed goes back to the system.
-      let idle = 0;
-      let stopped = false;
-      const call = (op, args) => new Promise((resolve, reject) => {
-        if (stopped) throw new Error("the demo's worker was stopped"); // ask treeWorker() again
-        clearTimeout(idle);
-        const demo = ++seq;
-        waiting.set(demo, { resolve, reject });
-        w.postMessage({ demo, op, args });
-      }).finally(() => {
-        if (waiting.size) return;
-        clearTimeout(idle);
-        idle = setTimeout(() => {
-          if (waiting.size) return;
-          stopped = true;
-          st.close();
-          if (worker === started) worker = null;
-        }, WORKER_IDLE_MS);
-      });
-      return { st, call };
-    })().catch((e) => {
-      console.warn(`sessiontree demo: no worker (${describe(e)}); opens and imports run on the page`);
-      return null;
-    });
-  }
-  return worker;
-}
-
-let checking = null; // the sessiontree/worker entry checking an import, while it runs
-
-/**
- * The structural problems of a .tree.json file (validate), read and checked in
- * a worker started for it and stopped once it answers (WebAssembly memory never
- * shrinks: stopping the worker gives it back); null when no worker could start.
- * Rejects as the load does for a file that does not read.
- */
-async function checkInWorker(file) {
-  let st;
-  try {
-    st = await connect(new URL("./sessiontree.wasm", import.meta.url));
-  } catch {
-    return null;
-  }
-  checking = st;
-  try {
-    const t = await st.SessionTree.loadFrom(file);
-    const problems = await t.validate();
-    t.free().catch(() => {}); // gone with the worker anyway
-    state.timings.checkMemory = (await st.memoryUsage()).main; // its peak (make bench-huge)
-    return problems;
-  } finally {
-    if (checking === st) checking = null;
-    st.close();
-  }
-}
-
-/** Conversation id's stored rows as one file's bytes and their rev, read in the worker; null if that failed. */
-async function fileFromWorker(id) {
-  try {
-    const w = await treeWorker();
-    return w ? await w.call("file", [id]) : null;
-  } catch {
-    return null;
-  }
-}
 
 async function createConversation(tree, title, { open = true } = {}) {
   if (waitingForReply()) {
@@ -413,20 +303,18 @@ async function createConversation(tree, title, { open = true } = {}) {
     return;
   }
   const meta = { id: newId(), title: title ?? titleFrom(tree), autoTitle: title === undefined, createdAt: Date.now(), updatedAt: Date.now() };
-  const t0 = performance.now();
-  const all = tree.takeChanges(); // the first call: every row
-  meta.root = all.root;
+  meta.root = tree.pathLength() ? tree.pathWindow(0, 1).ids[0] : null;
   const t1 = performance.now();
   // Written in the background ("Saving…"): the conversation shows at once.
-  write(() => state.store.put(meta, all, tree)).then(() => { state.timings.createWrite = performance.now() - t1; });
-  state.timings.createFeed = t1 - t0;
+  const conv = await state.store.create(tree, meta, { autosave: false });
+  write(() => conv.saved()).then(() => { state.timings.createWrite = performance.now() - t1; });
   state.convs.unshift(meta);
   if (!open) {
-    tree.free();
+    conv.close();
     renderConversations();
     return;
   }
-  openCreated(meta, tree, true);
+  openCreated(meta, conv, true);
 }
 
 /** Whether a conversation has no message and no system prompt of its own: a "+ New chat" reuses it. */
@@ -452,12 +340,13 @@ async function newChat() {
   await createConversation(new SessionTree());
 }
 
-/** Opens a conversation just made (listed first) with its tree; listed says whether it is in the list already. */
-function openCreated(meta, tree, listed = false) {
+/** Opens a conversation just made (listed first), conv (sessiontree/idb); listed says whether it is in the list already. */
+function openCreated(meta, conv, listed = false) {
   if (!listed) state.convs.unshift(meta);
   flush();
   release(state.cur);
-  const cur = state.cur = { meta, tree, error: null, raw: null, feeding: false };
+  const cur = state.cur = { meta, conv: null, tree: null, error: null, raw: null };
+  adopt(cur, conv);
   state.win = { start: 0, end: 0, follow: true };
   state.treeSig = "";
   state.treePrev = null;
@@ -467,69 +356,13 @@ function openCreated(meta, tree, listed = false) {
   return cur;
 }
 
-/** Frees a conversation's tree that is left: once its rows are written when an import is still writing them. */
+/** Closes a conversation that is left (sessiontree/idb writes what is pending, then frees its tree). */
 function release(cur) {
-  const tree = cur?.tree;
-  if (!tree) return;
-  if (cur.feeding) cur.feeding.finally(() => tree.free());
-  else tree.free();
+  if (!cur?.conv) return;
+  flush();
+  cur.conv.close();
+  cur.tree = null;
 }
-
-// An import's meta record still marked as under way this long after its last
-// part was written: its tab was closed before the end (parts take < 1 s each).
-const INTERRUPTED_IMPORT_MS = 60000;
-
-// Rows per part of an import's first feed (~1 MB of a chat's records): what
-// the page turns into strings and posts to the worker at a time.
-const FEED_PART = 2000;
-
-/**
- * Writes every row of cur's tree (an import: the store has none of it) a part
- * at a time through the worker, each part one transaction, then the changes
- * made meanwhile (a send during the import): the tree's change feed in parts
- * (takeChanges({ limit })), so no module and no heap holds all of its rows at
- * once, and the page's thread works ~a few ms per part. From the call on,
- * flush() leaves the changes to it; the conversation is at rev 1 throughout.
- * Queued as a write: saved() resolves once it is done.
- */
-function feedRows(cur) {
-  let done;
-  cur.feeding = new Promise((resolve) => { done = resolve; });
-  state.timings.feedParts = 0;
-  state.timings.feedTakeMax = 0;
-  return write(async () => {
-    try {
-      // Not in the task that loaded and drew the conversation: a task of its own.
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      // The first feed (every row, in parts) is written packed: rows no record
-      // holds yet, a few hundred to an IndexedDB record (store.js); what
-      // changed meanwhile comes after it, a record a row.
-      let packed = true;
-      for (;;) {
-        const k0 = performance.now();
-        const c = cur.tree.takeChanges({ limit: FEED_PART });
-        const took = performance.now() - k0;
-        if (state.timings.feedParts === 0) state.timings.feedFirst = took;
-        state.timings.feedTakeMax = Math.max(state.timings.feedTakeMax, took);
-        if (!c.all && !c.more && c.nodes.length === 0 && c.branches.length === 0) break;
-        state.timings.feedParts++;
-        // Asked for each part: the worker stops when idle (the import's check
-        // and load can take longer than that), and starts again here.
-        const w = await treeWorker();
-        if (!w) throw new Error("the demo's worker did not start");
-        // While parts are still to come the meta record says so, with the time
-        // (a tab closed mid-import leaves a conversation that is removed at the
-        // next start, not one missing records: see INTERRUPTED_IMPORT_MS).
-        await w.call("putRows", [{ ...cur.meta, rev: 1, ...(c.more ? { importing: Date.now() } : {}) }, c, { packed }]);
-        if (!c.more) packed = false;
-      }
-    } finally {
-      cur.feeding = false;
-      done();
-    }
-  });
-}
-
 
 async function deleteConversation(meta) {
   if (waitingForReply()) return;
@@ -544,10 +377,10 @@ async function deleteConversation(meta) {
     state.dirty = null;
     state.pending--;
   }
-  await write(() => state.store.remove(meta.id));
+  await write(() => state.store.delete(meta.id));
   state.convs = state.convs.filter((c) => c !== meta);
   if (state.cur?.meta === meta) {
-    state.cur.tree?.free();
+    state.cur.conv?.close(); // deleted: nothing more is written
     state.cur = null;
     if (state.convs.length) await openConversation(state.convs[0].id);
     else await createConversation(new SessionTree());
@@ -564,7 +397,7 @@ async function renameConversation(meta) {
   if (!v) return;
   meta.title = v.title.trim();
   meta.autoTitle = false;
-  write(() => state.store.put({ ...meta }));
+  write(() => state.store.update(meta.id, { title: meta.title, autoTitle: false }));
   renderAll();
 }
 
@@ -868,15 +701,6 @@ async function deleteBranchAndMessages(branch) {
   if (removed) toast(`Branch \u201c${branch}\u201d deleted with ${countMessages(removed.length)}.`);
 }
 
-/** Whether node `from` descends from `leaf` (looked for among its 500 nearest ancestors). */
-function extends_(t, from, leaf) {
-  for (let id = from, i = 0; id && i < 500; i++) {
-    if (id === leaf) return true;
-    id = t.node(id)?.parent ?? null;
-  }
-  return false;
-}
-
 /**
  * After a merge with another tab's copy (merged with { freshNames, keepPlace }:
  * a branch both tabs moved keeps the other leaf under a fresh branch-N, and this
@@ -917,40 +741,34 @@ async function importFile(file, format = "auto") {
   try {
     const head = new Uint8Array(await file.slice(0, 64).arrayBuffer());
     const isTree = (format === "auto" && looksLikeTreeFile(head)) || format === "sessiontree" || !hasFormats;
-    const w = isTree && state.store.opened && !waitingForReply() ? await treeWorker() : null;
-    if (w) {
-      // Checked in a worker of its own, stopped once it has answered, so that
-      // the module memory of that second copy of a huge file is given back
-      // before the page loads the copy it shows (only one module holds the
-      // tree at a time). Its rows then go to the demo's worker a part at a
-      // time (feedRows), written while the conversation is shown and usable.
-      const base = file.name.replace(/\.(tree\.json|jsonl|json|md)$/i, "") || "Imported";
-      const meta = { id: newId(), title: base, autoTitle: false, createdAt: Date.now(), updatedAt: Date.now(), rev: 1 };
+    if (isTree && state.store.persistent && !waitingForReply()) {
+      // sessiontree/idb's import: checked in a worker of its own, stopped once
+      // it has answered (only one module holds a huge tree at a time), loaded
+      // here in slices, then its rows written a part at a time while the
+      // conversation is shown and usable.
       const l0 = performance.now();
-      let problems = await checkInWorker(file);
-      const l1 = performance.now();
-      state.timings.importCheck = l1 - l0;
-      const tree = await SessionTree.loadFrom(file, { sliceMs: LOAD_SLICE_MS }); // in slices: no long task
-      state.timings.importRead = performance.now() - l1;
-      let fixes = [];
-      try {
-        problems ??= tree.validate(); // no checker: checked here
-        if (problems.length) fixes = tree.repair();
-      } catch (e) {
-        tree.free();
-        throw e;
-      }
+      const { conversations, problems, repairs, timings } = await state.store.importFile(file, {
+        format: "sessiontree", sliceMs: LOAD_SLICE_MS, autosave: false, meta: { autoTitle: false },
+      });
       state.timings.importLoad = performance.now() - l0;
+      state.timings.importCheck = timings.check;
+      state.timings.importRead = timings.load;
+      state.timings.checkMemory = timings.checkMemory; // its peak (make bench-huge)
+      const conv = conversations[0].conversation;
+      const w0 = performance.now();
+      write(() => conv.saved()).then(() => {
+        state.timings.createWrite = performance.now() - w0;
+        state.timings.feedParts = conv.timings.parts;
+      });
       if (waitingForReply()) {
-        tree.free();
+        state.convs.unshift(conv.meta); // stored, listed, not opened under the reply
+        conv.close();
+        renderConversations();
         return;
       }
-      state.store.opened(meta.id, 1);
-      const cur = openCreated(meta, tree);
-      const w0 = performance.now();
-      feedRows(cur).then(() => { state.timings.createWrite = performance.now() - w0; });
+      openCreated(conv.meta, conv);
       state.timings.import = performance.now() - t0;
-      const note = problems.length ? ` It had ${problems.length} structural problem${problems.length === 1 ? "" : "s"}; repaired: ${fixes.slice(0, 3).map((p) => p.message).join("; ")}${fixes.length > 3 ? "; \u2026" : ""}.` : "";
+      const note = problems.length ? ` It had ${problems.length} structural problem${problems.length === 1 ? "" : "s"}; repaired: ${repairs.slice(0, 3).map((p) => p.message).join("; ")}${repairs.length > 3 ? "; \u2026" : ""}.` : "";
       clearError();
       toast(`Imported \u201c${file.name}\u201d.${note}`, note ? "warn" : "info");
       return;
@@ -1542,10 +1360,10 @@ let searchToken = 0;
  */
 async function searchOthers(q, box) {
   const token = ++searchToken;
-  if (q.length < 2 || !state.store.searchRows || state.convs.length < 2) return;
+  if (q.length < 2 || state.convs.length < 2) return;
   let hits;
   try {
-    hits = await state.store.searchRows(q, state.cur?.meta.id, 30);
+    hits = (await state.store.search(q, { except: state.cur?.meta.id, limit: 30 })).map((h) => ({ ...h, conv: h.conversation }));
   } catch (e) {
     console.warn(`sessiontree: searching the other conversations failed: ${e.message}`);
     return;
@@ -1638,7 +1456,7 @@ async function openSettings() {
   const cur = state.cur;
   if (cur && (cur.meta.system ?? "") !== v.system.trim()) {
     cur.meta.system = v.system.trim();
-    write(() => state.store.put({ ...cur.meta }));
+    write(() => state.store.update(cur.meta.id, { system: cur.meta.system }));
   }
   renderAll();
 }
@@ -1770,21 +1588,6 @@ function wire() {
   });
 }
 
-/**
- * After another tab's changes came into tree: the user stays where they were,
- * on their branch mine, or, when another tab's concurrent work took that name,
- * on the branch now ending at their leaf myLeaf. Returns whether it switched.
- */
-function keepPlace(tree, mine, myLeaf) {
-  const list = tree.branches();
-  let target = list.some((b) => b.name === mine) ? mine : null;
-  const now = list.find((b) => b.name === mine)?.leaf ?? null;
-  if (myLeaf && now !== myLeaf && !extends_(tree, now, myLeaf)) target = list.find((b) => b.leaf === myLeaf)?.name ?? target;
-  if (!target || tree.activeBranch === target) return false;
-  tree.switchBranch(target);
-  return true;
-}
-
 async function start() {
   wire();
   // Leaving the page: write what is pending now.
@@ -1799,56 +1602,22 @@ async function start() {
   // messages from their records (store.tail) before it needs the module.
   wasmReady = init(new URL("./sessiontree.wasm", import.meta.url));
   const wasmFailed = wasmReady.then(() => null, (e) => e);
-  const opening = Store.open();
-  opening.catch(() => {});
+  // Conversations in IndexedDB (sessiontree/idb), every tab on one kept in
+  // sync: another tab's rows applied in place, merged only when both wrote.
+  const storeOptions = { name: DB_NAME, loadMerge: () => loadInterchange("tab sync") };
   try {
-    state.store = await opening;
+    state.store = await openStore(storeOptions);
   } catch (e) {
-    state.store = new MemoryStore();
+    state.store = await openStore({ ...storeOptions, memory: true });
     showError(`This browser's storage (IndexedDB) is not available: ${describe(e)}. Conversations will not survive a reload; export them to keep them.`);
   }
-  // Other tabs on the same conversation: merge their changes in (tabsync.js).
-  state.store = syncTabs(state.store, {
-    current: () => (state.cur?.tree ? { id: state.cur.meta.id, tree: state.cur.tree, clean: !state.dirty && state.pending === 0 && !state.busy } : null),
-    reloaded: (id, tree) => {
-      const cur = state.cur;
-      if (!cur?.tree || cur.meta.id !== id) {
-        tree.free();
-        return;
-      }
-      if (keepPlace(tree, cur.tree.activeBranch, cur.tree.pathWindow(-1).ids[0] ?? null)) {
-        tree.takeChanges(); // this tab's place, not a change to store
-      }
-      cur.tree.free();
-      cur.tree = tree;
-      state.version++;
-      renderAll();
-    },
-    merged: (report) => { announceConflicts(report); state.version++; renderAll(); },
-    mergeOptions: { freshNames: true, keepPlace: true },
-    loadMerge: () => loadInterchange("tab sync"),
-    applied: (id, before) => {
-      if (state.cur?.tree) keepPlace(state.cur.tree, before.branch, before.leaf);
-      state.version++;
-      renderAll();
-    },
-    // A catch-up reads the stored conversation in the worker, as an open does.
-    open: async (id) => {
-      const got = await fileFromWorker(id);
-      if (!got) return null;
-      const tree = await SessionTree.loadFrom(got.bytes, { sliceMs: LOAD_SLICE_MS });
-      tree.takeChanges({ stored: true });
-      return { tree, rev: got.rev };
-    },
-  });
   try {
-    state.convs = await state.store.list();
     // An import whose tab was closed before its records were all written:
     // removed (an import under way in another tab marks its meta every part).
-    const interrupted = state.convs.filter((c) => c.importing && Date.now() - c.importing > INTERRUPTED_IMPORT_MS);
-    for (const m of interrupted) await state.store.remove(m.id);
+    const interrupted = await state.store.removeInterrupted();
     if (interrupted.length) toast(`An import that was interrupted before it was stored was removed: \u201c${interrupted[0].title}\u201d${interrupted.length > 1 ? ` and ${interrupted.length - 1} more` : ""}.`, "warn");
-    state.convs = state.convs.filter((c) => !c.importing);
+    // The page's own copies: it changes a conversation's record (title, system prompt) in place.
+    state.convs = (await state.store.list()).map((m) => ({ ...m }));
   } catch (e) {
     showError(`Could not read the saved conversations: ${describe(e)}. They are left untouched.`);
     state.convs = [];

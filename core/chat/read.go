@@ -103,6 +103,9 @@ func read(m core.Message) Turn {
 		}
 	case content != nil && string(content) != "null":
 		t.Parts = append(t.Parts, Part{Kind: Other, Raw: content})
+	case content == nil && isArray(member(msg, "parts")):
+		// An AI SDK UIMessage stored as it was (without its id): its parts.
+		each(member(msg, "parts"), func(p []byte) { t.Parts = appendUIPart(t.Parts, p) })
 	}
 	if r := str(msg, "refusal"); r != "" && t.Role == Assistant {
 		t.Parts = append(t.Parts, Part{Kind: Text, Text: r})

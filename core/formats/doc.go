@@ -1,8 +1,9 @@
 // Package formats imports and exports the chat formats other tools write:
 // chatgpt (conversations.json), openwebui, librechat, claudecode (session
 // JSONL), pi (session JSONL v3), codex (rollout JSONL), claudeai (claude.ai's
-// conversations.json), sillytavern (SillyTavern's chat JSONL), openai (a
-// messages array) and markdown (export only). "auto" detects the format by content.
+// conversations.json), sillytavern (SillyTavern's chat JSONL), ai-sdk (the AI
+// SDK's UIMessage[], linear: package aisdk), openai (a messages array) and
+// markdown (export only). "auto" detects the format by content.
 //
 // Decisions, the same for every format:
 //

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/formats/aisdk"
 	"github.com/sessiontree/sessiontree/core/formats/chatgpt"
 	"github.com/sessiontree/sessiontree/core/formats/claudeai"
 	"github.com/sessiontree/sessiontree/core/formats/claudecode"
@@ -38,11 +39,12 @@ const (
 	SillyTavern = "sillytavern"
 	OpenAI      = "openai"
 	Markdown    = "markdown"
+	AISDK       = "ai-sdk"
 	Auto        = "auto"
 )
 
 // Names lists the formats in the order of the specification.
-var Names = []string{ChatGPT, OpenWebUI, LibreChat, ClaudeCode, Pi, Codex, ClaudeAI, SillyTavern, OpenAI, Markdown}
+var Names = []string{ChatGPT, OpenWebUI, LibreChat, ClaudeCode, Pi, Codex, ClaudeAI, SillyTavern, OpenAI, Markdown, AISDK}
 
 type importer func([]byte, ...core.Option) (*core.Tree, convert.Report, error)
 
@@ -50,12 +52,14 @@ var importers = map[string]importer{
 	ChatGPT: chatgpt.Import, OpenWebUI: openwebui.Import, LibreChat: librechat.Import,
 	ClaudeCode: claudecode.Import, Pi: pi.Import, Codex: codex.Import, OpenAI: openai.Import,
 	ClaudeAI: claudeai.Import, SillyTavern: sillytavern.Import,
+	AISDK: aisdk.Import,
 }
 
 var exporters = map[string]func(*core.Tree) ([]byte, error){
 	ChatGPT: chatgpt.Export, OpenWebUI: openwebui.Export, LibreChat: librechat.Export,
 	ClaudeCode: claudecode.Export, Pi: pi.Export, Codex: codex.Export, OpenAI: openai.Export,
 	Markdown: markdown.Export, ClaudeAI: claudeai.Export, SillyTavern: sillytavern.Export,
+	AISDK: aisdk.Export,
 }
 
 // Import reads data in format ("auto" detects it). Failures are *core.Error:
@@ -196,6 +200,8 @@ func Detect(data []byte) string {
 		return ClaudeAI
 	case isChat(item):
 		return OpenWebUI
+	case uiMessage(item) && data[0] == '[':
+		return AISDK
 	case has(item, "role") && data[0] == '[':
 		return OpenAI
 	}
@@ -203,6 +209,9 @@ func Detect(data []byte) string {
 		list, _ := convert.Elements(msgs)
 		if len(list) > 0 && (has(list[0], "messageId") || has(list[0], "parentMessageId")) || has(item, "conversationId") {
 			return LibreChat
+		}
+		if len(list) > 0 && uiMessage(list[0]) {
+			return AISDK
 		}
 		return OpenAI
 	}
@@ -224,6 +233,13 @@ func isChat(item []byte) bool {
 	}
 	h, ok := rawjson.Lookup(item, "history")
 	return ok && len(h) > 0 && h[0] == '{'
+}
+
+// uiMessage reports whether item is an AI SDK UIMessage: an id, a role and
+// a "parts" array, no "content".
+func uiMessage(item []byte) bool {
+	parts, ok := rawjson.Lookup(item, "parts")
+	return ok && len(parts) > 0 && parts[0] == '[' && has(item, "id") && has(item, "role") && !has(item, "content")
 }
 
 // legacyCodexItem reports whether the first line of rest is a bare Responses

@@ -21,6 +21,9 @@ type gathered struct {
 	// stretch's conversion would read differently after another stretch
 	// that holds one of them (see memo.go).
 	names, looks []string
+	// results are the call ids of the results among looks: what a call
+	// before the stretch would have taken (see enough).
+	results []string
 }
 
 // gather returns the turns of a stretch of a path (ids, with their
@@ -82,6 +85,7 @@ func gather(t *core.Tree, ids []string, msgs []core.Message, next string) gather
 		for _, p := range tu.Parts {
 			if p.Kind == chat.ToolResult {
 				g.looks = append(g.looks, p.CallID)
+				g.results = append(g.results, p.CallID)
 			}
 		}
 	}

@@ -123,10 +123,6 @@ func (m *pathMemo) depends(s *segment) int {
 // push appends s, after the segments it does not depend on.
 func (m *pathMemo) push(s *segment) {
 	i := len(m.segs)
-	if i > 0 {
-		p := m.segs[i-1]
-		s.offset = p.offset + p.turns
-	}
 	for _, x := range s.names {
 		if _, ok := m.names[x]; !ok {
 			m.names[x] = i
@@ -163,9 +159,10 @@ func cleanCut(msgs []core.Message, limit int) int {
 	return len(msgs)
 }
 
-// pathSegments returns branch's path of n nodes as segments, converting
-// only what the memo does not hold. A corrupt path fails as PathOf does.
-func (m *pathMemo) pathSegments(t *core.Tree, branch string, n int, keepThinking bool) ([]*segment, error) {
+// pathSegments returns branch's path of n nodes from node lo on (or from
+// an earlier one the memo starts at) as segments, converting only what the
+// memo does not hold. A corrupt path fails as PathOf does.
+func (m *pathMemo) pathSegments(t *core.Tree, branch string, n int, keepThinking bool, lo int) ([]*segment, error) {
 	// The path's tail, fetched from the leaf up as far as needed: tail[i]
 	// is path node n-len(tail)+i.
 	var tail []string
@@ -211,10 +208,13 @@ func (m *pathMemo) pathSegments(t *core.Tree, branch string, n int, keepThinking
 		keep = i + 1
 		break
 	}
+	if keep > 0 && m.segs[0].start > lo {
+		keep = 0 // the request reads further back than the memo starts
+	}
 	m.truncate(keep)
 	// Convert the rest, segmentNodes path nodes at a time; a segment that
 	// depends on an earlier one converts again with it, over twice the span.
-	from, minEnd := 0, 0
+	from, minEnd := lo, 0
 	if keep > 0 {
 		from = m.segs[keep-1].end
 	}
@@ -222,15 +222,15 @@ func (m *pathMemo) pathSegments(t *core.Tree, branch string, n int, keepThinking
 		if err := fetch(n - from); err != nil {
 			return nil, err
 		}
-		lo := from - (n - len(tail))
+		at0 := from - (n - len(tail))
 		end := min(n, max(from+segmentNodes, minEnd))
-		end += cleanCut(msgs[lo+end-from:], segmentNodes/4)
+		end += cleanCut(msgs[at0+end-from:], segmentNodes/4)
 		next := ""
 		if end < n {
 			next = at(end)
 		}
-		s := convert(t, tail[lo:lo+end-from], msgs[lo:lo+end-from], next, keepThinking)
-		s.start, s.end = from, end
+		s := convert(t, from, tail[at0:at0+end-from], msgs[at0:at0+end-from], next, keepThinking)
+		s.end = end
 		if dep := m.depends(s); dep >= 0 {
 			start := m.segs[dep].start
 			minEnd = max(end, start+2*(end-start))

@@ -22,8 +22,18 @@ func projectTreePlain(t *core.Tree, branch string, api API, opts Options) (Reque
 	if err != nil {
 		return Request{}, err
 	}
+	path := ids
 	turns, ids, adopted := gatherPlain(t, ids)
 	cont := continuations(turns, ids)
+	// Each turn's place: the path nodes gathered before it.
+	pos := make([]int, len(ids))
+	p := 0
+	for i, id := range ids {
+		pos[i] = p
+		if p < len(path) && id == path[p] {
+			p++
+		}
+	}
 	note := &noteInput{at: -1}
 	if opts.Budget > 0 {
 		for _, b := range t.Branches() {
@@ -45,19 +55,19 @@ func projectTreePlain(t *core.Tree, branch string, api API, opts Options) (Reque
 		}
 	}
 	if note.own != nil {
-		for i, id := range ids {
+		for i, id := range path {
 			if id == note.own.NodeID {
 				note.at = i
 			}
 		}
 	}
-	req, err := projectPlain(turns, cont, note, api, opts)
+	req, err := projectPlain(turns, cont, pos, note, api, opts)
 	req.Report.Adopted = adopted
 	return req, err
 }
 
 // projectPlain is project as it was.
-func projectPlain(turns []chat.Turn, cont []bool, own *noteInput, api API, opts Options) (Request, error) {
+func projectPlain(turns []chat.Turn, cont []bool, pos []int, own *noteInput, api API, opts Options) (Request, error) {
 	if opts.Budget < 0 {
 		return Request{}, &core.Error{Code: core.CodeInvalidInput, Message: "budget must not be negative"}
 	}
@@ -67,7 +77,7 @@ func projectPlain(turns []chat.Turn, cont []bool, own *noteInput, api API, opts 
 	legalize(items, &rep)
 	blocks := group(items)
 	if opts.Budget > 0 {
-		blocks = fitPlain(blocks, opts, own, &rep)
+		blocks = fitPlain(blocks, pos, opts, own, &rep)
 	}
 	req := Request{API: api}
 	switch api {
@@ -85,8 +95,11 @@ func projectPlain(turns []chat.Turn, cont []bool, own *noteInput, api API, opts 
 	return req, nil
 }
 
-// fitPlain is fit as it was: over every block of the path.
-func fitPlain(blocks []block, opts Options, own *noteInput, rep *Report) []block {
+// fitPlain is fit over every block of the path: the path's preamble (the
+// system blocks it starts with) kept, every other block in a unit, units
+// dropped from the oldest while the rest is over the budget, counted in path
+// nodes (pos: the path nodes before each turn).
+func fitPlain(blocks []block, pos []int, opts Options, own *noteInput, rep *Report) []block {
 	total := 0
 	for _, b := range blocks {
 		total += tokens(b)
@@ -96,8 +109,8 @@ func fitPlain(blocks []block, opts Options, own *noteInput, rep *Report) []block
 	}
 	var units []unit
 	for i := 0; i < len(blocks); i++ {
-		if blocks[i].role == sysRole {
-			continue
+		if len(units) == 0 && blocks[i].role == sysRole {
+			continue // the preamble
 		}
 		u := unit{i, i + 1}
 		if blocks[i].role == asstRole && i+1 < len(blocks) && blocks[i+1].role == resultsRole {
@@ -107,16 +120,13 @@ func fitPlain(blocks []block, opts Options, own *noteInput, rep *Report) []block
 		units = append(units, u)
 	}
 	drop := make([]bool, len(blocks))
-	dropped, lastTurn := 0, -1
+	dropped := 0
 	note := noteTokens(opts, own)
 	dropUnit := func(u unit) {
 		for i := u.from; i < u.to; i++ {
 			drop[i] = true
 			total -= tokens(blocks[i])
 			dropped++
-			for _, it := range blocks[i].items {
-				lastTurn = max(lastTurn, it.turn)
-			}
 		}
 	}
 	// The newest exchange is kept whatever its size: from the last user
@@ -139,24 +149,19 @@ func fitPlain(blocks []block, opts Options, own *noteInput, rep *Report) []block
 		rep.OverBudget = true
 		return blocks
 	}
+	keptPos := pos[blocks[units[k].from].turn]
+	count := keptPos - pos[blocks[units[0].from].turn]
 	var out []block
 	noted := false
-	count := 0
 	for i, b := range blocks {
 		if drop[i] {
-			count += turnsIn(b)
 			if !noted {
 				noted = true
-				out = append(out, block{role: sysRole, turn: b.turn}) // filled below
+				out = append(out, block{role: sysRole, turn: b.turn, items: []item{{role: sysRole, part: chat.Part{Kind: chat.Text, Text: noteText(count, opts, own, keptPos-1)}}}})
 			}
 			continue
 		}
 		out = append(out, b)
-	}
-	for i := range out {
-		if out[i].role == sysRole && out[i].items == nil {
-			out[i].items = []item{{role: sysRole, part: chat.Part{Kind: chat.Text, Text: noteText(count, opts, own, lastTurn)}}}
-		}
 	}
 	rep.BudgetDropped = count
 	total = 0

@@ -16,21 +16,25 @@ func project(turns []chat.Turn, cont []bool, own *noteInput, api API, opts Optio
 	}
 	s := &segment{}
 	s.read(turns, cont, api == Anthropic && !opts.DropThinking)
-	return write([]*segment{s}, own, api, opts, nil)
+	req, _, err := write([]*segment{s}, own, api, opts, nil, nil, nil)
+	return req, err
 }
 
 var errNegativeBudget = &core.Error{Code: core.CodeInvalidInput, Message: "budget must not be negative"}
 
 // write fits a path of segments to the budget and writes what is kept as a
 // request for api; ready unfolds a segment fit reads (see fit).
-func write(segs []*segment, own *noteInput, api API, opts Options, ready func(*segment) error) (Request, error) {
+//
+// With h, segs are a window of the path (see fit): write reports false, and
+// writes nothing, when the window does not decide the request.
+func write(segs []*segment, own *noteInput, api API, opts Options, ready func(*segment) error, h *head, known func(string) bool) (Request, bool, error) {
 	var rep Report
 	for _, s := range segs {
 		rep.add(s.rep)
 	}
-	blocks, err := fit(segs, opts, own, &rep, ready)
-	if err != nil {
-		return Request{}, err
+	blocks, ok, err := fit(segs, opts, own, &rep, ready, h, known)
+	if err != nil || !ok {
+		return Request{}, ok, err
 	}
 	req := Request{API: api}
 	switch api {
@@ -45,7 +49,7 @@ func write(segs []*segment, own *noteInput, api API, opts Options, ready func(*s
 		rep.Tokens += tokens(b)
 	}
 	req.Report = rep
-	return req, nil
+	return req, true, nil
 }
 
 // add adds what reading a segment reported.

@@ -180,14 +180,24 @@ func Project(msgs []core.Message, api API, opts Options) (Request, error) {
 // branches, in name order as SpliceForLinearExport lists them, but only those
 // written by a person or a model (a stub, "[N turns, unsummarized]", tells a
 // model nothing: Report.Unsummarized counts those branches), and the
-// branch's own summary when it is as of a dropped node or a later one.
+// branch's own summary when it is as of the last dropped path node or a
+// later one.
 // opts.Summaries, when not nil, is used instead of the other branches'.
+//
+// With a budget, a request reads the path from its leaf back only as far as
+// the budget needs (a window of at least windowNodes nodes, doubled until it
+// decides the request: see fit), and its preamble (the system messages the
+// path starts with): the first request of a 200k-message chat converts a
+// few hundred messages, not the path. What it drops is counted in path nodes
+// (Report.BudgetDropped); the other counts of its Report (Messages, Adopted,
+// Dropped, Thinking, Parts, orphans, renames) are of the part of the path it
+// read, which holds at least what it sends.
 //
 // The tree keeps what a request converted (memo.go): the next request
 // converts only the nodes added since and reads only the blocks it keeps,
 // so a request with a budget costs about the same in a 100- and a
 // 200k-message chat, and one without a budget converts only the new nodes.
-// The result is the same as converting the whole path and then fitting it.
+// The request is the same as converting the whole path and then fitting it.
 func ProjectTree(t *core.Tree, branch string, api API, opts Options) (Request, error) {
 	if _, ok := ParseAPI(string(api)); !ok {
 		return Request{}, unknownAPI(api)
@@ -203,10 +213,7 @@ func ProjectTree(t *core.Tree, branch string, api API, opts Options) (Request, e
 		return Request{}, err
 	}
 	keepThinking := api == Anthropic && !opts.DropThinking
-	segs, err := memoOf(t, keepThinking).pathSegments(t, branch, n, keepThinking)
-	if err != nil {
-		return Request{}, err
-	}
+	m := memoOf(t, keepThinking)
 	note := &noteInput{at: -1}
 	if opts.Budget > 0 {
 		for _, b := range t.Branches() {
@@ -228,45 +235,99 @@ func ProjectTree(t *core.Tree, branch string, api API, opts Options) (Request, e
 		}
 	}
 	if note.own != nil {
-		for i := len(segs) - 1; i >= 0; i-- {
-			if j := segs[i].indexOf(note.own.NodeID); j >= 0 {
-				note.at = segs[i].offset + j
-				break
+		if note.at, err = t.PathIndexOn(branch, note.own.NodeID); err != nil {
+			return Request{}, err
+		}
+	}
+	known := func(id string) bool { _, ok := m.names[id]; return ok }
+	lo := 0
+	if opts.Budget > 0 && !wholePaths {
+		lo = max(0, n-windowNodes)
+	}
+	for {
+		segs, err := m.pathSegments(t, branch, n, keepThinking, lo)
+		if err != nil {
+			return Request{}, err
+		}
+		var h *head
+		if len(segs) > 0 && segs[0].start > 0 {
+			if h, err = headOf(t, branch, n, segs[0].start, keepThinking); err != nil {
+				return Request{}, err
+			}
+			if h == nil { // the path's first unit lies within the window
+				lo = 0
+				continue
 			}
 		}
-	}
-	// The segments fit reads are unfolded first; after the request, those
-	// before them fold: the next request keeps about as much.
-	read := len(segs)
-	var ids []string // the path's tail, fetched once for the segments to unfold
-	var msgs []core.Message
-	ready := func(s *segment) error {
-		read = min(read, s.index)
-		if !s.folded {
-			return nil
-		}
-		if need := n - s.start; need > len(ids) {
-			var err error
-			if ids, msgs, err = t.AppendTailOf(ids[:0], msgs[:0], branch, 0, need); err != nil {
-				return err
+		// The segments fit reads are unfolded first; after the request, those
+		// before them fold: the next request keeps about as much.
+		read := len(segs)
+		var ids []string // the path's tail, fetched once for the segments to unfold
+		var msgs []core.Message
+		ready := func(s *segment) error {
+			read = min(read, s.index)
+			if !s.folded {
+				return nil
 			}
-			if len(ids) != need {
-				return &core.Error{Code: core.CodeCorrupt, Message: "branch " + quote(branch) + ": its path is shorter than it was counted"}
+			if need := n - s.start; need > len(ids) {
+				var err error
+				if ids, msgs, err = t.AppendTailOf(ids[:0], msgs[:0], branch, 0, need); err != nil {
+					return err
+				}
+				if len(ids) != need {
+					return &core.Error{Code: core.CodeCorrupt, Message: "branch " + quote(branch) + ": its path is shorter than it was counted"}
+				}
+			}
+			lo := s.start - (n - len(ids))
+			return s.unfold(t, ids[lo:lo+s.end-s.start], msgs[lo:lo+s.end-s.start], keepThinking)
+		}
+		req, ok, err := write(segs, note, api, opts, ready, h, known)
+		if err != nil {
+			return Request{}, err
+		}
+		if !ok { // the window does not decide the request: twice as far back
+			lo = max(0, n-2*(n-segs[0].start))
+			continue
+		}
+		if opts.Budget > 0 {
+			for _, s := range segs[:read] {
+				s.fold()
 			}
 		}
-		lo := s.start - (n - len(ids))
-		return s.unfold(t, ids[lo:lo+s.end-s.start], msgs[lo:lo+s.end-s.start], keepThinking)
+		return req, nil
 	}
-	req, err := write(segs, note, api, opts, ready)
-	if err != nil {
-		return Request{}, err
-	}
-	if opts.Budget > 0 {
-		for _, s := range segs[:read] {
-			s.fold()
+}
+
+// windowNodes is how far back from its leaf a budgeted request first reads
+// a path it has not read before: at a few hundred characters a message,
+// more than a budget of 32,000 tokens holds.
+const windowNodes = 2 * segmentNodes
+
+// wholePaths makes every request convert the whole path (the tests compare
+// the windowed requests with it).
+var wholePaths = false
+
+// headOf returns the preamble of branch's path of n nodes, when the path's
+// first unit comes before node base (else nil): the path's first nodes
+// converted, as many as that takes.
+func headOf(t *core.Tree, branch string, n, base int, keepThinking bool) (*head, error) {
+	for j := min(8, base); ; j = min(2*j, base) {
+		ids, msgs, err := t.AppendHeadOf(nil, nil, branch, j+1)
+		if err != nil {
+			return nil, err
+		}
+		if len(ids) != j+1 {
+			return nil, &core.Error{Code: core.CodeCorrupt, Message: "branch " + quote(branch) + ": its path is shorter than it was counted"}
+		}
+		s := convert(t, 0, ids[:j], msgs[:j], ids[j], keepThinking)
+		if len(s.units) > 0 {
+			from := s.units[0].from
+			return &head{blocks: s.blocks[:from], tok: s.sysTok, firstPos: int(s.pos[s.blocks[from].turn])}, nil
+		}
+		if j == base {
+			return nil, nil
 		}
 	}
-	return req, nil
 }
 
 // noteInput is what the budget's note says beyond opts.Summaries: the

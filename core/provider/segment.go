@@ -19,33 +19,43 @@ type segment struct {
 	// go on into it (any other child added below a segment's nodes sends the
 	// segment back to conversion).
 	grown   string
-	offset  int    // turns gathered before it on the path
 	turns   int    // turns gathered in it
 	rep     Report // what reading, pairing and renaming its turns reported
 	blocks  []block
 	tok     []int // tokens of each block
-	sys     []int // indices of its system blocks
+	sys     []int // indices of the path's preamble blocks it holds (see units)
 	sysTok  int
 	total   int
 	units   []unit
 	unitTok []int
-	// per unit, and one past the last: the messages of the units before it
-	// (turnsIn of their blocks) and the latest turn an item of them holds
-	// (-1: none).
-	turnsBefore, latestBefore []int
-	pendingEnd                bool
-	folded                    bool     // its blocks but the system messages were let go (fold)
-	index                     int      // its place among the memo's segments
-	ids                       []string // the node of each turn
-	names, looks              []string // see gathered
-	where                     map[string]int
+	// pos is, for each turn, the path nodes of the segment before it (a
+	// path node's own index in the segment): start+pos[i] path nodes come
+	// before turn i on the path, what a budget counts as left out.
+	pos          []int32
+	pendingEnd   bool
+	folded       bool     // its blocks but the system messages were let go (fold)
+	index        int      // its place among the memo's segments
+	ids          []string // the node of each turn
+	names, looks []string // see gathered
+	results      []string // see gathered
+	where        map[string]int
 }
 
 // convert reads and converts the path nodes ids (with their messages; next
 // is the path node after them) into a segment.
-func convert(t *core.Tree, ids []string, msgs []core.Message, next string, keepThinking bool) *segment {
+func convert(t *core.Tree, start int, ids []string, msgs []core.Message, next string, keepThinking bool) *segment {
 	g := gather(t, ids, msgs, next)
-	s := &segment{last: ids[len(ids)-1], next: next, ids: g.ids, pendingEnd: g.pendingEnd, names: g.names, looks: g.looks}
+	s := &segment{start: start, last: ids[len(ids)-1], next: next, ids: g.ids, pendingEnd: g.pendingEnd, names: g.names, looks: g.looks, results: g.results}
+	// Each turn's place: the stretch's path nodes gathered before it (an
+	// adopted node follows the path node it hangs from).
+	s.pos = make([]int32, len(g.ids))
+	p := 0
+	for i, id := range g.ids {
+		s.pos[i] = int32(p)
+		if p < len(ids) && id == ids[p] {
+			p++
+		}
+	}
 	cont := continuations(g.turns, g.ids)
 	for i, tu := range g.turns {
 		if len(tu.Parts) == 1 && tu.Parts[0].Kind == chat.ToolResult {
@@ -63,7 +73,7 @@ func (s *segment) unfold(t *core.Tree, ids []string, msgs []core.Message, keepTh
 	if len(ids) != s.end-s.start || ids[len(ids)-1] != s.last {
 		return &core.Error{Code: core.CodeCorrupt, Message: "the path changed under a request (a bug in sessiontree)"}
 	}
-	again := convert(t, ids, msgs, s.next, keepThinking)
+	again := convert(t, s.start, ids, msgs, s.next, keepThinking)
 	if len(again.blocks) != len(s.blocks) {
 		return &core.Error{Code: core.CodeCorrupt, Message: "a stretch of the path converted differently twice (a bug in sessiontree)"}
 	}
@@ -73,6 +83,12 @@ func (s *segment) unfold(t *core.Tree, ids []string, msgs []core.Message, keepTh
 
 // read converts turns into the segment's blocks.
 func (s *segment) read(turns []chat.Turn, cont []bool, keepThinking bool) {
+	if s.pos == nil { // a list of messages, not a stretch of a tree: each turn is one
+		s.pos = make([]int32, len(turns))
+		for i := range s.pos {
+			s.pos[i] = int32(i)
+		}
+	}
 	s.turns = len(turns)
 	s.rep.Messages = len(turns)
 	items := flatten(turns, cont, keepThinking, &s.rep)
@@ -85,39 +101,35 @@ func (s *segment) read(turns []chat.Turn, cont []bool, keepThinking bool) {
 func (s *segment) setBlocks(blocks []block) {
 	s.blocks = blocks
 	s.tok = make([]int, len(blocks))
+	s.units = units(blocks, s.start == 0)
+	lead := len(blocks)
+	if len(s.units) > 0 {
+		lead = s.units[0].from
+	}
 	for i, b := range blocks {
 		s.tok[i] = tokens(b)
 		s.total += s.tok[i]
-		if b.role == sysRole {
-			s.sys = append(s.sys, i)
+		if s.start == 0 && i < lead {
+			s.sys = append(s.sys, i) // the path's preamble (see units)
 			s.sysTok += s.tok[i]
 		}
 	}
-	s.units = units(blocks)
 	s.unitTok = make([]int, len(s.units))
-	s.turnsBefore = make([]int, len(s.units)+1)
-	s.latestBefore = make([]int, len(s.units)+1)
-	s.latestBefore[0] = -1
 	for k, u := range s.units {
-		n, latest := 0, s.latestBefore[k]
 		for i := u.from; i < u.to; i++ {
 			s.unitTok[k] += s.tok[i]
-			n += turnsIn(blocks[i])
-			for _, it := range blocks[i].items {
-				latest = max(latest, it.turn)
-			}
 		}
-		s.turnsBefore[k+1] = s.turnsBefore[k] + n
-		s.latestBefore[k+1] = latest
 	}
 }
 
-// units lists the blocks a budget drops together: each block that is not a
-// system message, an assistant's with the results block after it.
-func units(blocks []block) []unit {
+// units lists the blocks a budget drops together: each block, an
+// assistant's with the results block after it, but the system messages a
+// path starts with (atRoot: blocks is the start of a path), its preamble,
+// which a request always keeps.
+func units(blocks []block, atRoot bool) []unit {
 	var out []unit
 	for i := 0; i < len(blocks); i++ {
-		if blocks[i].role == sysRole {
+		if atRoot && len(out) == 0 && blocks[i].role == sysRole {
 			continue
 		}
 		u := unit{i, i + 1}
@@ -156,37 +168,57 @@ func (s *segment) indexOf(id string) int {
 // unitRef is a unit of a path of segments: the segment and the unit in it.
 type unitRef struct{ seg, unit int }
 
+// head is what a request whose segments start past the path's root (a
+// window: see ProjectTree) knows of the path before them: its preamble (the
+// system blocks it starts with) and the path nodes before its first unit.
+type head struct {
+	blocks   []block
+	tok      int
+	firstPos int
+}
+
 // fit keeps what a budget allows of a path of segments, reading only the
-// blocks it keeps: it drops the oldest blocks that are not system messages,
-// an assistant block always with the results block after it, until the rest
-// fits the budget; the newest exchange (from the last user message on) is
-// kept whatever its size. The kept tail starts with a user's message. A
-// system note takes the dropped blocks' place. It returns the blocks to
-// write.
+// blocks it keeps: it drops the oldest units while the rest is over the
+// budget; the path's preamble (the system messages it starts with) and the
+// newest exchange (from the last user message on) are kept whatever their
+// size, and the kept tail starts with a user's message. A system note takes
+// the dropped units' place. It returns the blocks to write.
 //
 // ready, when not nil, is called for each segment before its blocks are
-// read (other than its system messages and sums, which a folded segment
-// keeps): it unfolds a folded one.
-func fit(segs []*segment, opts Options, own *noteInput, rep *Report, ready func(*segment) error) ([]block, error) {
-	all := func() ([]block, error) {
+// read (other than its preamble and sums, which a folded segment keeps): it
+// unfolds a folded one.
+//
+// With h, segs are a window of the path, from past its root to its leaf;
+// fit then reports false when the window does not decide the request (it
+// must reach further back): when all of it fits, when it holds no user
+// message, when what is kept reaches its first segment, or when a kept
+// segment may read differently with what lies before the window (known
+// tells whether an id is one the window holds; see enough).
+func fit(segs []*segment, opts Options, own *noteInput, rep *Report, ready func(*segment) error, h *head, known func(string) bool) ([]block, bool, error) {
+	win := h != nil
+	all := func() ([]block, bool, error) {
+		if win {
+			return nil, false, nil
+		}
 		for _, s := range segs {
 			if err := readyOf(s, ready); err != nil {
-				return nil, err
+				return nil, true, err
 			}
 		}
-		return allBlocks(segs), nil
+		return allBlocks(segs), true, nil
 	}
 	total, sysTok := 0, 0
 	for _, s := range segs {
 		total += s.total
 		sysTok += s.sysTok
 	}
+	if win {
+		total += h.tok
+		sysTok += h.tok
+	}
 	if opts.Budget <= 0 || total <= opts.Budget {
 		return all()
 	}
-	// The units from the newest back: the newest exchange (from the last
-	// user message on, or the last unit when no user speaks) stays, and
-	// the units before it stay while they fit.
 	note := noteTokens(opts, own)
 	prev := func(u unitRef) (unitRef, bool) {
 		for u.unit--; u.unit < 0; u.unit = len(segs[u.seg].units) - 1 {
@@ -205,31 +237,47 @@ func fit(segs []*segment, opts Options, own *noteInput, rep *Report, ready func(
 		return u, true
 	}
 	role := func(u unitRef) role { s := segs[u.seg]; return s.blocks[s.units[u.unit].from].role }
+	pos := func(u unitRef) int {
+		s := segs[u.seg]
+		return s.start + int(s.pos[s.blocks[s.units[u.unit].from].turn])
+	}
 	end := unitRef{len(segs) - 1, len(segs[len(segs)-1].units)} // one past the last unit
 	limit, ok := prev(end)
 	if !ok {
 		return all() // no unit to drop
 	}
+	user := false
 	for u, ok := limit, true; ok; u, ok = prev(u) {
 		if role(u) == userRole {
-			limit = u
+			limit, user = u, true
 			break
 		}
 	}
+	if win && !user {
+		return nil, false, nil // the last user message lies further back
+	}
 	// k: the first unit kept. Units go from the oldest while the rest is
 	// over the budget, never the newest exchange.
-	k, kept := end, sysTok
+	k, kept, stopped := end, sysTok, false
 	for u, ok := prev(end); ok; u, ok = prev(u) {
 		if kept+segs[u.seg].unitTok[u.unit]+note > opts.Budget {
+			stopped = true
 			break
 		}
 		kept += segs[u.seg].unitTok[u.unit]
 		k = u
 	}
+	if win && !stopped {
+		return nil, false, nil // all of the window fits
+	}
 	if before(limit, k) {
 		k = limit
 	}
-	first, _ := next(unitRef{0, -1})
+	// first: the path's first unit (before the window: any unit of it comes after).
+	first := unitRef{-1, 0}
+	if !win {
+		first, _ = next(unitRef{0, -1})
+	}
 	for before(first, k) && before(k, limit) && role(k) != userRole {
 		k, _ = next(k)
 	}
@@ -237,22 +285,20 @@ func fit(segs []*segment, opts Options, own *noteInput, rep *Report, ready func(
 		rep.OverBudget = true
 		return all()
 	}
-	// What went: every unit before k.
-	count, lastTurn := 0, -1
-	for i := 0; i < k.seg; i++ {
-		s := segs[i]
-		count += s.turnsBefore[len(s.units)]
-		if l := s.latestBefore[len(s.units)]; l >= 0 {
-			lastTurn = max(lastTurn, s.offset+l)
-		}
+	if win && !enough(segs, k.seg, known) {
+		return nil, false, nil
 	}
-	ks := segs[k.seg]
-	count += ks.turnsBefore[k.unit]
-	if l := ks.latestBefore[k.unit]; l >= 0 {
-		lastTurn = max(lastTurn, ks.offset+l)
+	// What went: the path nodes from its first unit to the first kept.
+	firstPos := 0
+	if win {
+		firstPos = h.firstPos
+	} else {
+		firstPos = pos(first)
 	}
-	noteBlock := block{role: sysRole, items: []item{{role: sysRole, part: chat.Part{Kind: chat.Text, Text: noteText(count, opts, own, lastTurn)}}}}
-	if own != nil && own.own != nil && own.at >= lastTurn {
+	keptPos := pos(k)
+	count := keptPos - firstPos
+	noteBlock := block{role: sysRole, items: []item{{role: sysRole, part: chat.Part{Kind: chat.Text, Text: noteText(count, opts, own, keptPos-1)}}}}
+	if own != nil && own.own != nil && own.at >= 0 && own.at >= keptPos-1 {
 		rep.Summarized = append(rep.Summarized, own.own.Branch)
 	}
 	for _, sum := range opts.Summaries {
@@ -261,33 +307,23 @@ func fit(segs []*segment, opts Options, own *noteInput, rep *Report, ready func(
 	if own != nil {
 		rep.Unsummarized = own.unsummarized
 	}
-	// The system messages before the first unit, the note, the system
-	// messages among the units dropped, then every block from unit k on.
+	// The preamble, the note, then every block from unit k on.
 	var out []block
-	fs := segs[first.seg]
-	from := fs.units[first.unit].from
-	for i := 0; i < first.seg; i++ {
-		out = append(out, segs[i].blocks...) // system blocks only: no unit before first
+	if win {
+		out = append(out, h.blocks...)
+	} else {
+		for i := 0; i < first.seg; i++ {
+			out = append(out, segs[i].blocks...) // the preamble only: no unit before first
+		}
+		out = append(out, segs[first.seg].blocks[:segs[first.seg].units[first.unit].from]...)
 	}
-	out = append(out, fs.blocks[:from]...)
 	out = append(out, noteBlock)
-	for i := first.seg; i <= k.seg; i++ {
-		s := segs[i]
-		to := len(s.blocks)
-		if i == k.seg {
-			to = s.units[k.unit].from
-		}
-		for _, j := range s.sys {
-			if (i > first.seg || j > from) && j < to {
-				out = append(out, s.blocks[j])
-			}
-		}
-	}
 	for _, s := range segs[k.seg:] {
 		if err := readyOf(s, ready); err != nil {
-			return nil, err
+			return nil, true, err
 		}
 	}
+	ks := segs[k.seg]
 	out = append(out, ks.blocks[ks.units[k.unit].from:]...)
 	for _, s := range segs[k.seg+1:] {
 		out = append(out, s.blocks...)
@@ -298,7 +334,30 @@ func fit(segs []*segment, opts Options, own *noteInput, rep *Report, ready func(
 		total += tokens(b)
 	}
 	rep.OverBudget = total > opts.Budget
-	return out, nil
+	return out, true, nil
+}
+
+// enough reports whether the window's segments from kept on read as they
+// would with the whole path before them: kept is not the window's first
+// segment (which may start within an exchange), and no segment from it on
+// holds a result whose call it could not find, or left beside the path a
+// result for a call the window does not hold (a call before the window
+// would have taken it).
+func enough(segs []*segment, kept int, known func(string) bool) bool {
+	if kept < 1 {
+		return false
+	}
+	for _, s := range segs[kept:] {
+		if len(s.rep.OrphanResults) > 0 {
+			return false
+		}
+		for _, id := range s.results {
+			if !known(id) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func readyOf(s *segment, ready func(*segment) error) error {

@@ -167,8 +167,27 @@ func checkSame(t *testing.T, tr *core.Tree, branch string, api API, opts Options
 	if !bytes.Equal(got.Body(), want.Body()) {
 		t.Fatalf("%s: bodies differ\nplain    %.3000s\nwindowed %.3000s", what, want.Body(), got.Body())
 	}
+	if opts.Budget > 0 && got.Report.BudgetDropped > 0 {
+		// A request that dropped messages read only part of the path: what
+		// it counts of its conversion is of that part.
+		sameRead(t, what, got.Report, want.Report)
+		return
+	}
 	if !reflect.DeepEqual(got.Report, want.Report) {
 		t.Fatalf("%s: reports differ\nplain    %+v\nwindowed %+v", what, want.Report, got.Report)
+	}
+}
+
+// sameRead checks a windowed request's report against the plain one's: the
+// same what it sent and left out, and of its conversion at most as much.
+func sameRead(t *testing.T, what string, got, want Report) {
+	t.Helper()
+	if got.Sent != want.Sent || got.Tokens != want.Tokens || got.Merged != want.Merged || got.Placeholder != want.Placeholder ||
+		got.BudgetDropped != want.BudgetDropped || got.OverBudget != want.OverBudget ||
+		got.Messages > want.Messages || got.Adopted > want.Adopted || got.Dropped > want.Dropped || got.Thinking > want.Thinking ||
+		got.Parts > want.Parts || len(got.OrphanCalls) > len(want.OrphanCalls) || len(got.OrphanResults) > len(want.OrphanResults) ||
+		got.RenamedIDs > want.RenamedIDs || got.RenamedTools > want.RenamedTools {
+		t.Fatalf("%s: reports differ\nplain    %+v\nwindowed %+v", what, want, got)
 	}
 }
 
@@ -316,11 +335,13 @@ func TestWindowedProjectionWaitsForTheReplyToEnd(t *testing.T) {
 	checkSame(t, g.t, "", OpenAIChat, Options{Budget: 10}, "the reply went on, with a budget")
 }
 
-// A request after the user's turn converts only that turn: the segments of
-// the path before it are the ones the last request made; a fork far back
-// converts again only from the segment it leaves.
+// The first request with a budget converts the path's newest stretch, as far
+// back as the budget needs, not the path; a request after the user's turn
+// converts only that turn: the segments before it are the ones the last
+// request made; a fork converts again only from the segment it leaves.
 func TestARequestConvertsOnlyWhatWasAdded(t *testing.T) {
 	g := &chatGen{r: rand.New(rand.NewSource(3)), t: core.New(core.WithIDSource(seqIDs()))}
+	g.append(t, `{"role":"system","content":"be brief"}`)
 	for g.n < 3000 {
 		role := "user"
 		if g.n%2 == 1 {
@@ -328,16 +349,22 @@ func TestARequestConvertsOnlyWhatWasAdded(t *testing.T) {
 		}
 		g.append(t, `{"role":"`+role+`","content":`+q(g.text())+`}`)
 	}
+	budget := 2000
 	segments := func() []*segment {
-		if _, err := ProjectTree(g.t, "", OpenAIChat, Options{Budget: 32000}); err != nil {
+		req, err := ProjectTree(g.t, "", OpenAIChat, Options{Budget: budget})
+		if err != nil {
 			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(req.Messages, []byte(`[{"role":"system","content":"be brief"}`)) {
+			t.Fatalf("the request does not start with the path's system message: %.200s", req.Messages)
 		}
 		return append([]*segment(nil), g.t.Memo(memoKey{false}).(*pathMemo).segs...)
 	}
 	before := segments()
-	if len(before) < 10 {
-		t.Fatalf("a 3,000-node path is %d segments", len(before))
+	if read := before[len(before)-1].end - before[0].start; read > windowNodes || before[0].start == 0 {
+		t.Fatalf("the first request of a 3,000-node path read %d nodes from %d", read, before[0].start)
 	}
+	checkSame(t, g.t, "", OpenAIChat, Options{Budget: budget}, "the first request")
 	g.append(t, `{"role":"user","content":"one more"}`)
 	after := segments()
 	if len(after) != len(before)+1 || after[len(after)-1].end-after[len(after)-1].start != 1 {
@@ -348,22 +375,29 @@ func TestARequestConvertsOnlyWhatWasAdded(t *testing.T) {
 			t.Fatalf("segment %d was converted again", i)
 		}
 	}
-	// Rewind 1,000 messages and go on: the segments above the fork stay.
+	// A budget the window cannot decide reads twice as far, and again.
+	budget = 40000
+	wide := segments()
+	if wide[0].start >= after[0].start || wide[0].start == 0 {
+		t.Fatalf("a larger budget read from %d (the window was from %d)", wide[0].start, after[0].start)
+	}
+	checkSame(t, g.t, "", OpenAIChat, Options{Budget: budget}, "a larger budget")
+	// Rewind 100 messages and go on: the segments above the fork stay.
 	path, _ := g.t.ActivePath()
 	g.at++
-	if _, err := g.t.Rewind(path[2000], g.at); err != nil {
+	if _, err := g.t.Rewind(path[2900], g.at); err != nil {
 		t.Fatal(err)
 	}
 	g.append(t, `{"role":"user","content":"another way"}`)
 	forked := segments()
 	kept := 0
-	for kept < len(forked) && kept < len(before) && forked[kept] == before[kept] {
+	for kept < len(forked) && kept < len(wide) && forked[kept] == wide[kept] {
 		kept++
 	}
-	if kept == 0 || before[kept].start > 2000 || forked[len(forked)-1].end != 2002 {
-		t.Fatalf("after a fork at 2,000: %d segments kept, the next from %d, the path to %d", kept, before[kept].start, forked[len(forked)-1].end)
+	if kept == 0 || wide[kept].start > 2900 || forked[len(forked)-1].end != 2902 {
+		t.Fatalf("after a fork at 2,900: %d segments kept, the next from %d, the path to %d", kept, wide[kept].start, forked[len(forked)-1].end)
 	}
-	checkSame(t, g.t, "", OpenAIChat, Options{Budget: 32000}, "after the fork")
+	checkSame(t, g.t, "", OpenAIChat, Options{Budget: budget}, "after the fork")
 }
 
 // A corrupt path fails the request as PathOf fails, before and after the

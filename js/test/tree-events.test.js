@@ -112,3 +112,15 @@ test("subscribe's argument is checked, and free drops the listeners", () => {
   assert.equal(n, 0);
   assert.throws(() => t.version, "invalid_input");
 });
+
+test("a listener reads the message an edit or a regenerate just added (the page's cache has it before the event)", () => {
+  const t = SessionTree.fromLinear([say(0), say(1)], 1);
+  const [q, r] = t.activePath();
+  const seen = [];
+  t.subscribe(() => seen.push(t.pathWindow(-1).messages[0].content));
+  t.edit(q, { role: "user", content: "edited" }, 2);
+  t.switchBranch("main", 3);
+  t.regenerate(r, { role: "assistant", content: "again" }, 4);
+  assert.deepEqual(seen, ["edited", "turn 1", "again"]);
+  t.free();
+});

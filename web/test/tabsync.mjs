@@ -22,7 +22,7 @@ const send = async (page, text) => {
 const save = (page) => page.evaluate(() => window.sessiontreeDemo.tree.save());
 // Whether the page fetched the interchange module (merge), which loads on the first merge needed.
 const loadedMerge = (page) => page.evaluate(() => performance.getEntriesByType("resource").some((e) => e.name.includes("sessiontree-interchange.wasm")));
-const state = (page) => page.evaluate((w) => ({ stats: window.sessiontreeDemo.store.stats, behind: window.sessiontreeDemo.store.behind(), missing: w.filter((s) => !window.sessiontreeDemo.tree.save().includes(s)), stored: window.sessiontreeDemo.timings.rowsWritten }), []);
+const state = (page) => page.evaluate((w) => ({ stats: window.sessiontreeDemo.store.stats, missing: w.filter((s) => !window.sessiontreeDemo.tree.save().includes(s)), stored: window.sessiontreeDemo.timings.rowsWritten }), []);
 async function converged(a, b, want) {
   const wait = (p) => p.waitForFunction((w) => w.every((s) => window.sessiontreeDemo.tree.save().includes(s)), want, { timeout: 15000 })
     .catch(async (e) => {

@@ -60,6 +60,7 @@ func Lean() []Method {
 		// project.go: windows of a path
 		{"pathLength", true, pathLength},
 		{"window", true, window},
+		{"slotBytes", true, slotBytes},
 		// rows.go
 		{"takeChanges", true, takeChanges},
 		{"watch", true, watch},

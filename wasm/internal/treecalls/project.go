@@ -140,3 +140,37 @@ func countArg(r *Request, i int, name string) (int, error) {
 	}
 	return n, nil
 }
+
+// slotBytes returns where the bytes of the slots argument 0 lists (decimal,
+// comma-separated) lie in the module's memory, as a uint32 address and a
+// uint32 length each, in the order listed: JavaScript keeps the text of a
+// message it sent (an append's) only until a read needs it, and reads it
+// back this way. Each slot must be one JS holds (below the table's length).
+func slotBytes(r *Request) ([]byte, error) {
+	list, err := r.str(0, "slots")
+	if err != nil {
+		return nil, err
+	}
+	b := grow(8 * (len(list)/2 + 1))
+	if list == "" {
+		return b, nil
+	}
+	n := 0
+	for i := 0; i <= len(list); i++ {
+		if i < len(list) && list[i] >= '0' && list[i] <= '9' {
+			n = 10*n + int(list[i]-'0')
+			if n >= r.slots.len() {
+				return nil, &core.Error{Code: core.CodeInvalidInput, Message: "slot " + strconv.Itoa(n) + " is not one JavaScript holds"}
+			}
+			continue
+		}
+		if i < len(list) && list[i] != ',' {
+			return nil, &core.Error{Code: core.CodeInvalidInput, Message: "slots must be decimal numbers separated by commas"}
+		}
+		m := r.slots.at(n)
+		b = appendUint32(b, keyOf(m))
+		b = appendUint32(b, uint32(len(m)))
+		n = 0
+	}
+	return b, nil
+}

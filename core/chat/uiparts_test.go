@@ -1,0 +1,34 @@
+package chat
+
+import (
+	"testing"
+
+	"github.com/sessiontree/sessiontree/core"
+)
+
+func TestReadAISDKUIMessageParts(t *testing.T) {
+	runReadCases(t, []readCase{
+		{"a UIMessage's text and reasoning parts are text and thinking",
+			`{"role":"assistant","parts":[{"type":"step-start"},{"type":"reasoning","text":"hmm","state":"done"},{"type":"text","text":"hi","state":"done"}]}`,
+			Turn{Role: Assistant, Source: "assistant", Parts: []Part{{Kind: Thinking, Text: "hmm"}, {Kind: Text, Text: "hi"}}}},
+		{"a tool part with its output is a call and its result",
+			`{"role":"assistant","parts":[{"type":"tool-weather","toolCallId":"c1","state":"output-available","input":{"city":"Oslo"},"output":{"t":3}}]}`,
+			Turn{Role: Assistant, Source: "assistant", Parts: []Part{{Kind: ToolCall, CallID: "c1", Name: "weather", Args: `{"city":"Oslo"}`}, {Kind: ToolResult, CallID: "c1", Name: "weather", Text: `{"t":3}`}}}},
+		{"a dynamic tool names its tool; an error is an error result",
+			`{"role":"assistant","parts":[{"type":"dynamic-tool","toolName":"f","toolCallId":"c2","state":"output-error","input":{},"errorText":"boom"}]}`,
+			Turn{Role: Assistant, Source: "assistant", Parts: []Part{{Kind: ToolCall, CallID: "c2", Name: "f", Args: `{}`}, {Kind: ToolResult, CallID: "c2", Name: "f", Text: "boom", IsError: true}}}},
+		{"a call still waiting for its tool is a call alone",
+			`{"role":"assistant","parts":[{"type":"tool-f","toolCallId":"c3","state":"input-available","input":{"a":1}}]}`,
+			Turn{Role: Assistant, Source: "assistant", Parts: []Part{{Kind: ToolCall, CallID: "c3", Name: "f", Args: `{"a":1}`}}}},
+		{"an image file is an image, another file is kept as it was",
+			`{"role":"user","parts":[{"type":"file","mediaType":"image/png","url":"data:image/png;base64,AA=="},{"type":"file","mediaType":"application/pdf","url":"https://x/a.pdf"}]}`,
+			Turn{Role: User, Source: "user", Parts: []Part{{Kind: Image, URL: "data:image/png;base64,AA=="}, {Kind: Other, Raw: []byte(`{"type":"file","mediaType":"application/pdf","url":"https://x/a.pdf"}`)}}}},
+	})
+}
+
+func TestAUIMessageHasItsTextForSearch(t *testing.T) {
+	m := core.Message(`{"role":"user","parts":[{"type":"text","text":"find me"},{"type":"file","mediaType":"image/png","url":"u"}]}`)
+	if got := m.Text(); got != "find me [file]" {
+		t.Fatalf("Text() = %q", got)
+	}
+}

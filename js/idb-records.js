@@ -1,0 +1,268 @@
+// The IndexedDB records of sessiontree/idb, shared by the page (idb.js) and the
+// store's worker (idb.worker.js); not an entry of the package. Stores:
+//   "meta": { id, title, createdAt, updatedAt, root, activeBranch, rev, … } one a
+//           conversation, listed at start, small;
+//   "rows": the record's JSON text under the key [conversation, "b"|"n", name or id];
+//           a node's record is null once the node is removed (it may also be in a pack);
+//           an import's node rows packed PACK_ROWS to a record under the key
+//           [conversation, "p", first id, last id] ("n\t" + id + "\t" + row lines):
+//           one record per node costs ~0.2–0.5 ms in IndexedDB, so a 200k-message
+//           import took 35–107 s, and packed it takes 3–4 s. A node's own record,
+//           written later (a send, an edit, a delta), wins over its packed copy;
+//   "trees": version 1's whole .tree.json per conversation, read once and turned
+//           into rows (the demo's database of before issue 16).
+// `rev` counts the writes to a conversation: a tab that writes knows the rev its
+// tree holds, and a different stored rev means another tab wrote in between.
+
+export const DB_VERSION = 2;
+
+/**
+ * Node rows per packed record (~100 KB of a chat's rows, one IndexedDB
+ * write): few records for an import, and few bytes for the tail's reads.
+ */
+export const PACK_ROWS = 200;
+
+export function request(r) {
+  return new Promise((resolve, reject) => {
+    r.onsuccess = () => resolve(r.result);
+    r.onerror = () => reject(r.error);
+  });
+}
+
+export function done(tx) {
+  return new Promise((resolve, reject) => {
+    tx.oncomplete = () => resolve();
+    tx.onerror = () => reject(tx.error);
+    tx.onabort = () => reject(tx.error ?? new Error("the storage transaction was aborted"));
+  });
+}
+
+/** Every row key of conversation id. */
+export const range = (id) => IDBKeyRange.bound([id], [id, []]);
+/** The keys of conversation id's packs. */
+const packRange = (id) => IDBKeyRange.bound([id, "p"], [id, "p", []]);
+
+/** Opens (creating or upgrading) the database called name. */
+export async function openDatabase(name) {
+  if (typeof indexedDB === "undefined") throw new Error("this browser has no IndexedDB");
+  const r = indexedDB.open(name, DB_VERSION);
+  r.onupgradeneeded = () => {
+    const db = r.result;
+    if (!db.objectStoreNames.contains("meta")) db.createObjectStore("meta", { keyPath: "id" });
+    if (!db.objectStoreNames.contains("trees")) db.createObjectStore("trees", { keyPath: "id" });
+    if (!db.objectStoreNames.contains("rows")) db.createObjectStore("rows");
+  };
+  const db = await request(r);
+  // Another tab upgrading the database: let it (this tab's next write fails and says so).
+  db.onversionchange = () => db.close();
+  return db;
+}
+
+/**
+ * Writes a change feed's rows (and the conversation's meta) into an open
+ * readwrite transaction. With packed, its node rows go PACK_ROWS to a record
+ * (an import's first feed: rows no record holds yet). A removed node's record
+ * is set to null rather than deleted, so a packed copy of it stays removed.
+ */
+export function putRows(tx, meta, changes, { packed = false } = {}) {
+  const rows = tx.objectStore("rows");
+  if (changes.all) rows.delete(range(meta.id));
+  for (const b of changes.branches) {
+    if (b.row === null) rows.delete([meta.id, "b", b.name]);
+    else rows.put(b.row, [meta.id, "b", b.name]);
+  }
+  if (packed) putPacks(rows, meta.id, changes.nodes);
+  else {
+    for (const n of changes.nodes) rows.put(n.row, [meta.id, "n", n.id]);
+  }
+  tx.objectStore("meta").put({ ...meta, root: changes.root, activeBranch: changes.activeBranch });
+}
+
+function putPacks(rows, id, nodes) {
+  const live = nodes.filter((n) => n.row !== null);
+  for (const n of nodes) if (n.row === null) rows.put(null, [id, "n", n.id]);
+  live.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  for (let i = 0; i < live.length; i += PACK_ROWS) {
+    const part = live.slice(i, i + PACK_ROWS);
+    let text = "";
+    for (const n of part) text += `n\t${n.id}\t${n.row}\n`;
+    rows.put(text, [id, "p", part[0].id, part[part.length - 1].id]);
+  }
+}
+
+/** Calls fn(id, row) for each row of a pack's text. */
+function eachPacked(text, fn) {
+  // "n" TAB id TAB row NEWLINE: ids have no control characters, compact JSON no raw newline.
+  for (let at = 0; at < text.length;) {
+    const tab = text.indexOf("\t", at + 2);
+    if (tab < 0) return;
+    let end = text.indexOf("\n", tab + 1);
+    if (end < 0) end = text.length;
+    fn(text.slice(at + 2, tab), text.slice(tab + 1, end));
+    at = end + 1;
+  }
+}
+
+/**
+ * Finds node rows in conversation id's packs, for readers that get a node by
+ * its id: a pack is read once, and only those whose id range holds the id.
+ */
+class PackReader {
+  #store;
+  #id;
+  #keys = null;
+  #read = new Map(); // a pack's key (joined) → its text
+  constructor(store, id) { this.#store = store; this.#id = id; }
+  async row(nodeId) {
+    this.#keys ??= await request(this.#store.getAllKeys(packRange(this.#id)));
+    for (const k of this.#keys) {
+      if (nodeId < k[2] || nodeId > k[3]) continue;
+      const name = k.join("\u0000");
+      let text = this.#read.get(name);
+      if (text === undefined) {
+        text = await request(this.#store.get(k));
+        this.#read.set(name, text);
+      }
+      if (typeof text !== "string") continue;
+      // Its line: "n" TAB id TAB row, at the start or after a newline.
+      const head = `n\t${nodeId}\t`;
+      let at = text.startsWith(head) ? 0 : text.indexOf(`\n${head}`);
+      if (at < 0) continue;
+      if (at > 0) at++;
+      const end = text.indexOf("\n", at + head.length);
+      return text.slice(at + head.length, end < 0 ? text.length : end);
+    }
+    return undefined;
+  }
+}
+
+/** Every conversation's meta record, the newest first. */
+export async function readList(db) {
+  const all = await request(db.transaction("meta", "readonly").objectStore("meta").getAll());
+  return all.sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0));
+}
+
+/** The meta record of conversation id, or null. */
+export async function readMeta(db, id) {
+  return (await request(db.transaction("meta", "readonly").objectStore("meta").get(id))) ?? null;
+}
+
+/**
+ * A conversation's rows, as SessionTree.fromRows takes them, with the rev
+ * they are as of; null when none are stored.
+ */
+export async function readRows(db, id) {
+  const tx = db.transaction(["meta", "rows"], "readonly");
+  const metaReq = tx.objectStore("meta").get(id);
+  const keysReq = tx.objectStore("rows").getAllKeys(range(id));
+  const valsReq = tx.objectStore("rows").getAll(range(id));
+  const [meta, keys, vals] = await Promise.all([request(metaReq), request(keysReq), request(valsReq)]);
+  if (!meta || keys.length === 0) return null;
+  const branches = [];
+  let nodes = [];
+  const packs = [];
+  let removed = false;
+  for (let i = 0; i < keys.length; i++) {
+    const [, kind, key] = keys[i];
+    if (kind === "b") branches.push({ name: key, row: vals[i] });
+    else if (kind === "p") packs.push(vals[i]);
+    else {
+      nodes.push({ id: key, row: vals[i] });
+      if (vals[i] === null) removed = true;
+    }
+  }
+  if (packs.length > 0 || removed) {
+    // Packed rows first, then each node's own record over its packed copy.
+    const all = new Map();
+    for (const text of packs) if (typeof text === "string") eachPacked(text, (id, row) => all.set(id, row));
+    for (const n of nodes) all.set(n.id, n.row);
+    nodes = [];
+    for (const [id, row] of all) if (row !== null) nodes.push({ id, row });
+    // In key order, as IndexedDB lists records: the file a loader reads fastest.
+    nodes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+  return { root: meta.root ?? null, activeBranch: meta.activeBranch ?? "main", branches, nodes, rev: meta.rev ?? 0 };
+}
+
+/**
+ * The last count nodes of the active branch's path, read from their records
+ * one by one from the leaf up (a few gets, whatever the conversation's size):
+ * { activeBranch, nodes: [{ id, node, siblings }] } root first; null when not
+ * stored so.
+ */
+export async function readTail(db, id, count) {
+  const tx = db.transaction(["meta", "rows"], "readonly");
+  const rows = tx.objectStore("rows");
+  const meta = await request(tx.objectStore("meta").get(id));
+  if (!meta) return null;
+  const activeBranch = meta.activeBranch ?? "main";
+  const b = await request(rows.get([id, "b", activeBranch]));
+  if (typeof b !== "string") return null;
+  let at = JSON.parse(b).leaf ?? null;
+  const up = [];
+  const packs = new PackReader(rows, id);
+  // One more than shown: the top node's parent tells its siblings.
+  while (at && up.length <= count) {
+    let row = await request(rows.get([id, "n", at]));
+    if (row === undefined) row = await packs.row(at);
+    if (typeof row !== "string") return null;
+    const node = JSON.parse(row);
+    up.push({ id: at, node });
+    at = node.parent ?? null;
+  }
+  const nodes = [];
+  for (let i = Math.min(up.length, count) - 1; i >= 0; i--) {
+    const parent = up[i + 1]?.node;
+    nodes.push({ id: up[i].id, node: up[i].node, siblings: parent ? parent.children : null });
+  }
+  return { activeBranch, nodes };
+}
+
+/**
+ * Nodes of the conversations metas (but except) whose record contains query
+ * (any case): [{ conversation, id, message }], at most limit. Reads the node
+ * records one conversation at a time and parses only those that match.
+ */
+export async function searchRows(db, metas, query, except, limit) {
+  const q = query.toLowerCase();
+  const out = [];
+  for (const m of metas) {
+    if (m.id === except) continue;
+    const tx = db.transaction("rows", "readonly");
+    const r = IDBKeyRange.bound([m.id, "n"], [m.id, "p", []]);
+    const [keys, vals] = await Promise.all([request(tx.objectStore("rows").getAllKeys(r)), request(tx.objectStore("rows").getAll(r))]);
+    const own = new Set();
+    for (let i = 0; i < keys.length; i++) if (keys[i][1] === "n") own.add(keys[i][2]);
+    const hit = (id, row) => {
+      if (out.length >= limit || !row.toLowerCase().includes(q)) return;
+      let node;
+      try {
+        node = JSON.parse(row);
+      } catch {
+        return; // a damaged record: the conversation says so when it is opened
+      }
+      if (JSON.stringify(node.message ?? {}).toLowerCase().includes(q)) out.push({ conversation: m.id, id, message: node.message });
+    };
+    for (let i = 0; i < vals.length && out.length < limit; i++) {
+      if (typeof vals[i] !== "string") continue; // a removed node
+      if (keys[i][1] === "n") hit(keys[i][2], vals[i]);
+      else if (vals[i].toLowerCase().includes(q)) eachPacked(vals[i], (id, row) => own.has(id) || hit(id, row));
+    }
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
+/** A version-1 conversation's whole .tree.json, or null. */
+export async function readLegacy(db, id) {
+  const row = await request(db.transaction("trees", "readonly").objectStore("trees").get(id));
+  return row ? row.json : null;
+}
+
+/** Writes a part of a change feed and the meta in one transaction (no rev check). */
+export async function writePart(db, meta, changes, options) {
+  const tx = db.transaction(["meta", "rows", "trees"], "readwrite");
+  putRows(tx, meta, changes, options);
+  if (changes.all) tx.objectStore("trees").delete(meta.id);
+  await done(tx);
+}

@@ -1,0 +1,1020 @@
+// sessiontree/idb: conversations kept in the browser's IndexedDB, one record per
+// node and per branch, written from each tree's change feed (takeChanges), so a
+// send writes a handful of records whatever the conversation's size. See idb.d.ts.
+//
+//   import { openStore } from "sessiontree/idb";
+//   const store = await openStore({ name: "my-chats" });
+//   const conv = await store.open(store.conversations[0].id); // read in a worker, loaded in slices
+//   conv.tree.append({ role: "user", content: "hi" });         // written in the next task
+//
+// Tabs on the same conversation stay in sync without moving whole trees: a
+// write is the feed's rows plus the conversation's `rev`, bumped in the same
+// transaction and checked against the rev this tab's tree holds. Equal, the rows
+// go in and are posted on a BroadcastChannel as a delta ({ id, rev, prev,
+// changes }); a tab at prev with nothing of its own waiting applies them in
+// place (t.applyChanges). Different, another tab wrote in between and the two
+// copies diverged: only then the stored rows are read, merged into this tab's
+// tree (t.merge with { freshNames, keepPlace }: readable branch-N names, each
+// tab stays on its user's work) and the rows where the union differs written. A
+// tab that cannot apply a delta reloads the conversation once the burst is over.
+import { init, initInterchange, SessionTree, SessionTreeError } from "./sessiontree.js";
+import {
+  PACK_ROWS, openDatabase, readList, readMeta, readRows, readTail, readLegacy, searchRows, writePart, putRows, range,
+} from "./idb-records.js";
+
+export { PACK_ROWS };
+
+const CATCH_UP_MS = 60; // a behind tab reloads once the other tab's burst is over
+const MAX_DELTA = 2000; // rows posted with a write; a bigger write is announced by its rev alone
+const FEED_PART = 2000; // rows per part of an import's first feed (~1 MB of a chat's records)
+const WORKER_IDLE_MS = 5000; // the store's worker is stopped when idle this long
+const POLL_MS = 3000; // a visible tab compares the stored rev this often (a missed post)
+const INTERRUPTED_MS = 60000; // an import's meta still marked this long after its last part: its tab closed
+const DIVERGED = Symbol("another tab wrote first");
+
+const fail = (message) => {
+  throw new SessionTreeError("invalid_input", message);
+};
+const visible = () => typeof document === "undefined" || document.visibilityState === "visible";
+const newId = () => `c${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+
+/**
+ * Opens the store called options.name (an IndexedDB database of that name; a
+ * store in memory with { memory: true }). Rejects when the browser has no
+ * IndexedDB: open { memory: true } then.
+ */
+export async function openStore(options = {}) {
+  if (typeof options !== "object" || options === null) fail(`openStore's options must be an object like { name: "chats" }`);
+  const known = new Set(["name", "memory", "worker", "sync", "mergeOptions", "loadMerge"]);
+  for (const k of Object.keys(options)) if (!known.has(k)) fail(`openStore has no option ${JSON.stringify(k)}`);
+  const name = options.name ?? "sessiontree";
+  if (typeof name !== "string" || name === "") fail(`"name" must be a non-empty string`);
+  if (options.loadMerge !== undefined && typeof options.loadMerge !== "function") fail(`"loadMerge" must be a function that loads the interchange module`);
+  const records = options.memory ? new MemoryRecords() : new IDBRecords(name, await openDatabase(name));
+  const store = new ConversationStore(records, {
+    name,
+    worker: !options.memory && options.worker !== false && typeof Worker === "function",
+    sync: !options.memory && options.sync !== false,
+    mergeOptions: { freshNames: true, keepPlace: true, ...options.mergeOptions },
+    loadMerge: options.loadMerge ?? (() => initInterchange()),
+  });
+  await store.list();
+  return store;
+}
+
+// ---- records: IndexedDB, or memory -----------------------------------------------
+
+class IDBRecords {
+  constructor(name, db) { this.name = name; this.db = db; this.persistent = true; }
+  list() { return readList(this.db); }
+  meta(id) { return readMeta(this.db, id); }
+  rows(id) { return readRows(this.db, id); }
+  tail(id, count) { return readTail(this.db, id, count); }
+  legacy(id) { return readLegacy(this.db, id); }
+  search(metas, query, except, limit) { return searchRows(this.db, metas, query, except, limit); }
+  writePart(meta, changes, options) { return writePart(this.db, meta, changes, options); }
+
+  /** Merges fields into conversation id's meta record (no rows, no rev). */
+  updateMeta(id, fields) {
+    const tx = this.db.transaction("meta", "readwrite");
+    const metas = tx.objectStore("meta");
+    const got = metas.get(id);
+    got.onsuccess = () => got.result && metas.put({ ...got.result, ...fields, id });
+    return txDone(tx);
+  }
+
+  /**
+   * One readwrite transaction: checks the stored rev is expect (unless
+   * undefined), writes the rows and the meta, bumps the rev. Resolves to the
+   * rev written, or DIVERGED (nothing written).
+   */
+  write(meta, changes, expect) {
+    return new Promise((resolve, reject) => {
+      const tx = this.db.transaction(["meta", "rows", "trees"], "readwrite");
+      let rev = 0;
+      let diverged = false;
+      tx.oncomplete = () => resolve(rev);
+      tx.onerror = () => reject(tx.error);
+      tx.onabort = () => (diverged ? resolve(DIVERGED) : reject(tx.error ?? new Error("the storage transaction was aborted")));
+      const got = tx.objectStore("meta").get(meta.id);
+      got.onsuccess = () => {
+        const stored = got.result?.rev ?? 0;
+        if (expect !== undefined && stored !== expect) {
+          diverged = true;
+          tx.abort();
+          return;
+        }
+        rev = stored + 1;
+        putRows(tx, { ...meta, rev }, changes);
+        if (changes.all) tx.objectStore("trees").delete(meta.id);
+      };
+    });
+  }
+
+  remove(id) {
+    const tx = this.db.transaction(["meta", "rows", "trees"], "readwrite");
+    tx.objectStore("meta").delete(id);
+    tx.objectStore("rows").delete(range(id));
+    tx.objectStore("trees").delete(id);
+    return txDone(tx);
+  }
+
+  close() { this.db.close(); }
+}
+
+function txDone(tx) {
+  return new Promise((resolve, reject) => {
+    tx.oncomplete = () => resolve();
+    tx.onerror = () => reject(tx.error);
+    tx.onabort = () => reject(tx.error ?? new Error("the storage transaction was aborted"));
+  });
+}
+
+/** The same records in memory (no IndexedDB, tests): nothing survives a reload, no tab sync. */
+class MemoryRecords {
+  persistent = false;
+  #meta = new Map();
+  #rows = new Map(); // id → { branches: Map, nodes: Map }
+
+  async list() { return [...this.#meta.values()].map((m) => ({ ...m })).sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0)); }
+  async meta(id) { const m = this.#meta.get(id); return m ? { ...m } : null; }
+  async rows(id) {
+    const meta = this.#meta.get(id);
+    const r = this.#rows.get(id);
+    if (!meta || !r) return null;
+    return {
+      root: meta.root ?? null, activeBranch: meta.activeBranch ?? "main", rev: meta.rev ?? 0,
+      branches: [...r.branches].map(([name, row]) => ({ name, row })),
+      nodes: [...r.nodes].map(([id, row]) => ({ id, row })),
+    };
+  }
+  async tail() { return null; }
+  async legacy() { return null; }
+  async search(metas, query, except, limit) {
+    const q = query.toLowerCase();
+    const out = [];
+    for (const m of metas) {
+      if (m.id === except) continue;
+      for (const [id, row] of this.#rows.get(m.id)?.nodes ?? []) {
+        if (out.length >= limit) return out;
+        if (!row.toLowerCase().includes(q)) continue;
+        const node = JSON.parse(row);
+        if (JSON.stringify(node.message ?? {}).toLowerCase().includes(q)) out.push({ conversation: m.id, id, message: node.message });
+      }
+    }
+    return out;
+  }
+  async updateMeta(id, fields) { if (this.#meta.has(id)) this.#meta.set(id, { ...this.#meta.get(id), ...fields, id }); }
+  async writePart(meta, changes) { this.#put(meta, changes); }
+  async write(meta, changes) {
+    const rev = (this.#meta.get(meta.id)?.rev ?? 0) + 1;
+    this.#put({ ...meta, rev }, changes);
+    return rev;
+  }
+  #put(meta, changes) {
+    this.#meta.set(meta.id, { ...meta, root: changes.root, activeBranch: changes.activeBranch });
+    let r = this.#rows.get(meta.id);
+    if (!r || changes.all) this.#rows.set(meta.id, (r = { branches: new Map(), nodes: new Map() }));
+    for (const b of changes.branches) b.row === null ? r.branches.delete(b.name) : r.branches.set(b.name, b.row);
+    for (const n of changes.nodes) n.row === null ? r.nodes.delete(n.id) : r.nodes.set(n.id, n.row);
+  }
+  async remove(id) { this.#meta.delete(id); this.#rows.delete(id); }
+  close() {}
+}
+
+// ---- the store's worker -------------------------------------------------------------
+
+/**
+ * The store's Web Worker (idb.worker.js), started on first use and stopped when
+ * idle (its heap held a huge conversation's strings). call() resolves to null
+ * when no worker could run: the caller does the work on the page then.
+ */
+class StoreWorker {
+  #worker = null;
+  #waiting = new Map();
+  #seq = 0;
+  #idle = 0;
+  #broken = false;
+
+  #start() {
+    const w = new Worker(new URL("./idb.worker.js", import.meta.url), { type: "module" });
+    w.onmessage = ({ data }) => {
+      const p = this.#waiting.get(data?.idb);
+      if (!p) return;
+      this.#waiting.delete(data.idb);
+      if (data.ok) p.resolve(data.value);
+      else p.reject(new Error(data.message));
+    };
+    w.onerror = (e) => {
+      // A worker that does not start (no module workers): the page does the work.
+      e.preventDefault?.();
+      this.#broken = true;
+      for (const p of this.#waiting.values()) p.resolve(undefined);
+      this.#waiting.clear();
+      this.stop();
+    };
+    return w;
+  }
+
+  /** Resolves to the op's answer; undefined when no worker runs here. */
+  call(op, args, transfer = []) {
+    if (this.#broken) return Promise.resolve(undefined);
+    this.#worker ??= this.#start();
+    clearTimeout(this.#idle);
+    const id = ++this.#seq;
+    return new Promise((resolve, reject) => {
+      this.#waiting.set(id, { resolve, reject });
+      this.#worker.postMessage({ idb: id, op, args }, transfer);
+    }).finally(() => {
+      if (this.#waiting.size) return;
+      clearTimeout(this.#idle);
+      this.#idle = setTimeout(() => this.#waiting.size || this.stop(), WORKER_IDLE_MS);
+    });
+  }
+
+  stop() {
+    clearTimeout(this.#idle);
+    this.#worker?.terminate();
+    this.#worker = null;
+    for (const p of this.#waiting.values()) p.reject(new Error("the store was closed"));
+    this.#waiting.clear();
+  }
+}
+
+// ---- the store ----------------------------------------------------------------------
+
+/** The rows of all (every row of a tree) that differ from stored ones, and the stored ones all lacks (null). */
+function diff(stored, all) {
+  const pick = (was, now, key) => {
+    const old = new Map(was.map((r) => [r[key], r.row]));
+    const out = [];
+    for (const r of now) {
+      if (old.get(r[key]) !== r.row) out.push(r);
+      old.delete(r[key]);
+    }
+    // A merge never removes a node: a stored node the union lacks is kept (and said).
+    if (key === "name") for (const k of old.keys()) out.push({ [key]: k, row: null });
+    else if (old.size) console.warn(`sessiontree/idb: the merged tree lacks ${old.size} stored node(s); they are kept`);
+    return out;
+  };
+  return { all: false, root: all.root, activeBranch: all.activeBranch, branches: pick(stored.branches, all.branches, "name"), nodes: pick(stored.nodes, all.nodes, "id") };
+}
+
+/** Where a tree's user is: the active branch and its leaf. */
+function place(tree) {
+  return { branch: tree.activeBranch, leaf: tree.pathWindow(-1).ids[0] ?? null };
+}
+
+/** Whether node `from` descends from `leaf` (looked for among its 500 nearest ancestors). */
+function descends(tree, from, leaf) {
+  for (let id = from, i = 0; id && i < 500; i++) {
+    if (id === leaf) return true;
+    id = tree.node(id)?.parent ?? null;
+  }
+  return false;
+}
+
+/**
+ * Puts tree back where its user was (before: { branch, leaf }) after another
+ * tab's rows came in: on that branch while it still leads on from the leaf,
+ * else on the branch now ending at the leaf. Returns whether it switched.
+ */
+function keepPlace(tree, before) {
+  const list = tree.branches();
+  let target = list.some((b) => b.name === before.branch) ? before.branch : null;
+  const now = list.find((b) => b.name === before.branch)?.leaf ?? null;
+  if (before.leaf && now !== before.leaf && !descends(tree, now, before.leaf)) target = list.find((b) => b.leaf === before.leaf)?.name ?? target;
+  if (!target || tree.activeBranch === target) return false;
+  tree.switchBranch(target);
+  return true;
+}
+
+function checkMeta(meta) {
+  if (meta === undefined) return {};
+  if (typeof meta !== "object" || meta === null || Array.isArray(meta)) fail(`"meta" must be an object like { title: "A chat" }`);
+  if (meta.id !== undefined && (typeof meta.id !== "string" || meta.id === "")) fail(`"meta.id" must be a non-empty string`);
+  return meta;
+}
+
+class ConversationStore {
+  #records;
+  #options;
+  #worker;
+  #channel = null;
+  #conversations = [];
+  #listeners = new Set();
+  #open = new Map(); // id → Promise<Conversation> (opening or open)
+  #closing = new Map(); // id → Promise of a conversation's close (its last save, then free)
+  #writes = Promise.resolve();
+  #poll = 0;
+  #onVisible = null;
+  #closed = false;
+  /** What the tab sync did: merges, reloads, deltas posted and applied. */
+  stats = { merges: 0, reloads: 0, posted: 0, applied: 0 };
+
+  constructor(records, options) {
+    this.#records = records;
+    this.#options = options;
+    this.#worker = options.worker ? new StoreWorker() : null;
+    if (options.sync) this.#startSync();
+  }
+
+  get name() { return this.#options.name; }
+  get persistent() { return this.#records.persistent; }
+  get conversations() { return this.#conversations; }
+
+  subscribe(listener) {
+    if (typeof listener !== "function") fail(`"listener" must be a function (conversations) => void`);
+    this.#listeners.add(listener);
+    return () => void this.#listeners.delete(listener);
+  }
+
+  #setList(list) {
+    this.#conversations = Object.freeze(list);
+    for (const l of [...this.#listeners]) {
+      try {
+        l(list);
+      } catch (err) {
+        if (typeof globalThis.reportError === "function") globalThis.reportError(err);
+        else console.error(err);
+      }
+    }
+  }
+
+  /**
+   * Puts meta (a copy) in the list in place of its id's entry, or first; a
+   * write that changed only the rev, root or active branch leaves the list as
+   * it is (a list re-renders for what it shows).
+   */
+  _listed(meta) {
+    const m = Object.freeze({ ...meta });
+    const at = this.#conversations.findIndex((c) => c.id === m.id);
+    const shown = (x) => JSON.stringify({ ...x, rev: 0, root: 0, activeBranch: 0 });
+    if (at >= 0 && shown(this.#conversations[at]) === shown(m)) return;
+    if (at >= 0) this.#setList(this.#conversations.map((c, i) => (i === at ? m : c)));
+    else this.#setList([m, ...this.#conversations].sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0)));
+  }
+
+  #live() {
+    if (this.#closed) fail(`the store ${JSON.stringify(this.name)} was closed`);
+  }
+
+  async list() {
+    this.#live();
+    const all = (await this.#records.list()).filter((m) => !m.importing);
+    this.#setList(all.map((m) => Object.freeze(m)));
+    return this.#conversations;
+  }
+
+  meta(id) {
+    this.#live();
+    return this.#records.meta(id);
+  }
+
+  rows(id) {
+    this.#live();
+    return this.#records.rows(id);
+  }
+
+  tail(id, count = 50) {
+    this.#live();
+    if (!Number.isInteger(count) || count < 1) fail(`"count" must be a whole number above 0`);
+    return this.#records.tail(id, count);
+  }
+
+  async search(query, options = {}) {
+    this.#live();
+    if (typeof query !== "string" || query === "") fail(`"query" must be a non-empty string`);
+    const limit = options.limit ?? 30;
+    if (!Number.isInteger(limit) || limit < 1) fail(`"limit" must be a whole number above 0`);
+    const metas = (await this.#records.list()).filter((m) => !m.importing);
+    return this.#records.search(metas, query, options.except, limit);
+  }
+
+  /** Runs job after every write queued before it (writes of one store never interleave). */
+  _queue(job) {
+    const run = this.#writes.then(job);
+    this.#writes = run.catch(() => {});
+    return run;
+  }
+
+  /** Resolves once every write queued so far is done. */
+  saved() {
+    return this.#writes;
+  }
+
+  _records() { return this.#records; }
+  _options() { return this.#options; }
+
+  async create(tree, meta, options = {}) {
+    this.#live();
+    if (tree === undefined || tree === null) tree = new SessionTree();
+    if (!(tree instanceof SessionTree)) fail(`"tree" must be a SessionTree (or undefined for an empty one)`);
+    // The object given is the conversation's meta (conv.meta), filled in.
+    const m = meta === undefined ? {} : checkMeta(meta);
+    const now = Date.now();
+    m.id ??= newId();
+    m.title ??= "";
+    m.createdAt ??= now;
+    m.updatedAt ??= now;
+    delete m.rev;
+    delete m.importing;
+    if (this.#open.has(m.id) || (await this.#records.meta(m.id))) fail(`a conversation ${JSON.stringify(m.id)} is stored already`);
+    const conv = new Conversation(this, m, tree, 0, options.autosave !== false);
+    this.#open.set(m.id, Promise.resolve(conv));
+    if (options.inParts) {
+      m.rev = 1;
+      conv._rev = 1;
+      conv._feed();
+    } else {
+      conv.save().catch(() => {}); // written in the background; conv.saved() tells
+    }
+    this._listed(m);
+    return conv;
+  }
+
+  async importFile(file, options = {}) {
+    this.#live();
+    if (typeof options !== "object" || options === null) fail(`importFile's options must be an object like { format: "auto" }`);
+    const isBlob = typeof Blob === "function" && file instanceof Blob;
+    if (!isBlob && !(file instanceof Uint8Array)) fail(`"file" must be a File, Blob or Uint8Array`);
+    const format = options.format ?? "auto";
+    const headBytes = isBlob ? new Uint8Array(await file.slice(0, 64).arrayBuffer()) : file.subarray(0, 64);
+    const head = new TextDecoder().decode(headBytes);
+    const isTree = format === "sessiontree" || format === "tree.json" || (format === "auto" && /^\s*\{\s*"format"\s*:\s*"sessiontree"/.test(head));
+    const base = options.title ?? (typeof file.name === "string" ? file.name.replace(/\.(tree\.json|jsonl|json|md)$/i, "") : "") ?? "";
+    const meta = { ...checkMeta(options.meta), title: base || "Imported" };
+    const autosave = options.autosave !== false;
+    await init();
+    if (isTree) {
+      const sliceMs = options.sliceMs ?? 20;
+      // Checked in a worker of its own, stopped once it answers: WebAssembly
+      // memory never shrinks, and stopping the worker gives the second copy's back.
+      const timings = {};
+      const t0 = performance.now();
+      let problems = options.check === false ? [] : await checkInWorker(file, timings);
+      const t1 = performance.now();
+      const tree = await SessionTree.loadFrom(file, { sliceMs });
+      timings.check = t1 - t0;
+      timings.load = performance.now() - t1;
+      let repairs = [];
+      try {
+        problems ??= tree.validate();
+        if (problems.length) repairs = tree.repair();
+      } catch (e) {
+        tree.free();
+        throw e;
+      }
+      const conversation = await this.create(tree, meta, { inParts: true, autosave });
+      return { conversations: [{ conversation, report: null }], problems, repairs, timings };
+    }
+    await this.#options.loadMerge();
+    const bytes = isBlob ? new Uint8Array(await file.arrayBuffer()) : file;
+    const got = SessionTree.importAll(bytes, format);
+    const out = [];
+    try {
+      // The file's first conversation is the newest: the others are created first.
+      for (let i = got.length - 1; i >= 0; i--) {
+        const c = got[i];
+        const title = got.length > 1 && c.title?.trim() ? c.title.trim() : meta.title;
+        const at = Date.now() - i; // the file's order, newest first
+        out.unshift({ conversation: await this.create(c.tree, { ...meta, title, createdAt: at, updatedAt: at }, { autosave }), report: c.report });
+        got[i] = null;
+      }
+    } finally {
+      for (const c of got) c?.tree.free();
+    }
+    return { conversations: out, problems: [], repairs: [], timings: {} };
+  }
+
+  async open(id, options = {}) {
+    this.#live();
+    if (typeof id !== "string" || id === "") fail(`"id" must be a non-empty string`);
+    if (typeof options !== "object" || options === null) fail(`open's options must be an object like { sliceMs: 20 }`);
+    await this.#closing.get(id); // a close of the same conversation writes first
+    const had = this.#open.get(id);
+    if (had) {
+      const conv = await had;
+      conv._refs++;
+      return conv;
+    }
+    const opening = this.#read(id, options);
+    this.#open.set(id, opening);
+    try {
+      const conv = await opening;
+      if (!conv) this.#open.delete(id);
+      return conv;
+    } catch (e) {
+      this.#open.delete(id);
+      throw e;
+    }
+  }
+
+  async #read(id, options) {
+    const timings = {};
+    const t0 = performance.now();
+    const meta = await this.#records.meta(id);
+    if (!meta || meta.importing) return null;
+    const signal = options.signal;
+    const stop = () => {
+      if (signal?.aborted) throw signal.reason ?? new DOMException("the open was aborted", "AbortError");
+    };
+    // The last messages first, from their own records (a few reads whatever
+    // the size); the whole read waits for it: both read IndexedDB, and the
+    // tail's gets queued behind a 100 MB read took seconds.
+    if (options.onTail) {
+      const tail = await this.#records.tail(id, options.tailCount ?? 60).catch(() => null);
+      stop();
+      if (tail?.nodes.length) {
+        await options.onTail(tail);
+        timings.tail = performance.now() - t0;
+      }
+      stop();
+    }
+    const whole = await this.#whole(id, options.sliceMs ?? 20, timings);
+    stop();
+    if (whole) {
+      timings.open = performance.now() - t0;
+      return new Conversation(this, meta, whole.tree, whole.rev, options.autosave !== false, timings);
+    }
+    let rows = null;
+    let legacy = null;
+    try {
+      await init();
+      rows = await this.#records.rows(id);
+      if (rows) {
+        const tree = SessionTree.fromRows(rows);
+        tree.takeChanges({ stored: true }); // the store holds every row
+        timings.open = performance.now() - t0;
+        return new Conversation(this, meta, tree, rows.rev, options.autosave !== false, timings);
+      }
+      legacy = await this.#records.legacy(id); // a conversation stored whole (version 1)
+      if (legacy === null) throw new SessionTreeError("corrupt", `conversation ${id}: its saved tree is missing from storage`);
+      const tree = SessionTree.load(legacy);
+      const conv = new Conversation(this, meta, tree, meta.rev ?? 0, options.autosave !== false, timings);
+      await conv.save(); // every row, and the whole file's record dropped
+      return conv;
+    } catch (e) {
+      if (e?.name === "AbortError") throw e;
+      const err = e instanceof SessionTreeError ? e : new SessionTreeError("corrupt", String(e?.message ?? e));
+      if (!err.message.includes(id)) err.message = `conversation ${id} could not be opened: ${err.message}`;
+      // What was stored, for the user to keep (export it): the conversation is left untouched.
+      err.file = legacy ?? (rows ? SessionTree.fileFromRows(rows) : null);
+      throw err;
+    }
+  }
+
+  /**
+   * Conversation id's stored rows as a tree and their rev, the rows read and
+   * joined in the worker and loaded on the page in slices; null when the
+   * worker could not do it (or the load failed: the caller reads again).
+   */
+  async #whole(id, sliceMs, timings = {}) {
+    if (!this.#worker) return null;
+    let got;
+    try {
+      got = await this.#worker.call("file", [this.name, id]);
+      if (!got) return null;
+      await init();
+      const l0 = performance.now();
+      const tree = await SessionTree.loadFrom(got.bytes, { sliceMs });
+      tree.takeChanges({ stored: true }); // the store holds every row
+      timings.read = got.took?.read;
+      timings.join = got.took?.join;
+      timings.load = performance.now() - l0;
+      return { tree, rev: got.rev };
+    } catch {
+      return null;
+    }
+  }
+
+  /** Reads conversation id as stored (worker, else rows): { tree, rev } or null. */
+  async _reread(id) {
+    const got = await this.#whole(id, 20);
+    if (got) return got;
+    const rows = await this.#records.rows(id);
+    if (!rows) return null;
+    const tree = SessionTree.fromRows(rows);
+    tree.takeChanges({ stored: true });
+    return { tree, rev: rows.rev };
+  }
+
+  /** Writes an import's part (the worker when there is one). */
+  async _writePart(meta, part, options) {
+    if (this.#worker) {
+      const done = await this.#worker.call("putPart", [this.name, meta, part, options]);
+      if (done !== undefined) return;
+    }
+    await this.#records.writePart(meta, part, options);
+  }
+
+  update(id, fields) {
+    this.#live();
+    if (typeof fields !== "object" || fields === null) fail(`"fields" must be an object like { title: "A chat" }`);
+    const clean = { ...fields };
+    for (const k of ["id", "rev", "root", "activeBranch", "importing"]) delete clean[k];
+    return this._queue(async () => {
+      await this.#records.updateMeta(id, clean);
+      const m = this.#conversations.find((c) => c.id === id);
+      if (m) this._listed({ ...m, ...clean });
+      this._post({ list: true });
+    });
+  }
+
+  async delete(id) {
+    this.#live();
+    const opening = this.#open.get(id);
+    const conv = opening ? await opening.catch(() => null) : null;
+    conv?._deleted();
+    await this._queue(() => this.#records.remove(id));
+    this.#setList(this.#conversations.filter((c) => c.id !== id));
+    this._post({ list: true });
+  }
+
+  async removeInterrupted(options = {}) {
+    this.#live();
+    const olderThan = options.olderThanMs ?? INTERRUPTED_MS;
+    const all = await this.#records.list();
+    const gone = all.filter((m) => m.importing && Date.now() - m.importing > olderThan && !this.#open.has(m.id));
+    for (const m of gone) await this._queue(() => this.#records.remove(m.id));
+    if (gone.length) this._post({ list: true });
+    return gone;
+  }
+
+  /** A conversation's close began (its last save is queued): the next open of id reads anew, after it. */
+  _closing(id, done) {
+    this.#open.delete(id);
+    this.#closing.set(id, done);
+    done.finally(() => this.#closing.get(id) === done && this.#closing.delete(id));
+  }
+
+  async close() {
+    if (this.#closed) return;
+    const open = await Promise.all([...this.#open.values()].map((p) => p.catch(() => null)));
+    await Promise.all(open.map((c) => c?._close()));
+    await Promise.all(this.#closing.values());
+    await this.#writes;
+    this.#closed = true;
+    clearInterval(this.#poll);
+    if (this.#onVisible) document.removeEventListener("visibilitychange", this.#onVisible);
+    this.#channel?.close();
+    this.#worker?.stop();
+    this.#records.close();
+    this.#listeners.clear();
+  }
+
+  // ---- tab sync ----
+
+  _post(message) {
+    this.#channel?.postMessage(message);
+  }
+
+  #startSync() {
+    if (typeof BroadcastChannel === "function") {
+      this.#channel = new BroadcastChannel(`${this.name}-sync`);
+      this.#channel.addEventListener("message", (e) => this.#heard(e.data ?? {}));
+    }
+    // A post can be missed (a tab frozen, a channel closed): a visible tab also
+    // compares the stored rev of what it has open (one small read) every few seconds.
+    this.#poll = setInterval(() => {
+      if (!visible()) return;
+      for (const p of this.#open.values()) {
+        p.then((conv) => conv && !conv._scheduled() && this.#records.meta(conv.id).then((m) => m && (m.rev ?? 0) > conv._rev && conv._schedule()))
+          .catch(() => {});
+      }
+    }, POLL_MS);
+    if (typeof document !== "undefined") {
+      this.#onVisible = () => {
+        if (!visible()) return;
+        for (const p of this.#open.values()) p.then((conv) => conv?._schedule()).catch(() => {});
+      };
+      document.addEventListener("visibilitychange", this.#onVisible);
+    }
+  }
+
+  async #heard({ id, rev, prev, changes, meta, list }) {
+    if (this.#closed) return;
+    if (list) {
+      this.list().catch(() => {});
+      return;
+    }
+    if (typeof id !== "string") return;
+    if (meta && !meta.importing) this._listed(meta);
+    const opening = this.#open.get(id);
+    const conv = opening ? await opening.catch(() => null) : null;
+    if (!conv || rev <= conv._rev) return;
+    if (changes && conv._apply(rev, prev, changes)) return;
+    if (visible()) conv._schedule();
+  }
+}
+
+// ---- a conversation open in this tab ---------------------------------------------------
+
+class Conversation {
+  #store;
+  #tree;
+  #listeners = new Set();
+  #off = null; // the autosave's tree subscription
+  #autosave;
+  #taken = 0; // the tree's version when its changes were last taken (or stored)
+  #writing = 0;
+  #holds = 0;
+  #saveTimer = 0;
+  #catchUp = 0;
+  #running = null;
+  #feeding = null;
+  #closing = null;
+  #deleted = false;
+  _refs = 1;
+  _rev;
+
+  constructor(store, meta, tree, rev, autosave, timings = {}) {
+    this.#store = store;
+    this.meta = meta;
+    this.#tree = tree;
+    this._rev = rev;
+    this.timings = timings;
+    this.#autosave = autosave;
+    this.#taken = tree.version;
+    this.#watch();
+  }
+
+  get id() { return this.meta.id; }
+  get tree() { return this.#tree; }
+  get rev() { return this._rev; }
+  get closed() { return this.#closing !== null; }
+
+  #watch() {
+    this.#off?.();
+    this.#off = this.#autosave ? this.#tree.subscribe(() => this.#scheduleSave()) : null;
+  }
+
+  #scheduleSave() {
+    if (this.#saveTimer || this.#closing) return;
+    this.#saveTimer = setTimeout(() => {
+      this.#saveTimer = 0;
+      if (this.#tree.version !== this.#taken) this.save().catch((e) => this.#emit({ kind: "error", error: e }));
+    }, 0);
+  }
+
+  subscribe(listener) {
+    if (typeof listener !== "function") fail(`"listener" must be a function (event) => void`);
+    this.#listeners.add(listener);
+    return () => void this.#listeners.delete(listener);
+  }
+
+  #emit(event) {
+    for (const l of [...this.#listeners]) {
+      try {
+        l(event);
+      } catch (err) {
+        if (typeof globalThis.reportError === "function") globalThis.reportError(err);
+        else console.error(err);
+      }
+    }
+  }
+
+  hold() {
+    this.#holds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#holds--;
+    };
+  }
+
+  /** Whether nothing of this tab's waits to be written (a delta or a reload may come in). */
+  #clean() {
+    return !this.#closing && this.#holds === 0 && this.#writing === 0 && !this.#feeding && !this.#saveTimer && this.#tree.version === this.#taken;
+  }
+
+  save() {
+    if (this.#closing && this.#closing !== "closing") return Promise.reject(new SessionTreeError("invalid_input", `conversation ${this.id} was closed`));
+    clearTimeout(this.#saveTimer);
+    this.#saveTimer = 0;
+    this.#writing++;
+    return this.#store._queue(() => this.#write()).finally(() => { this.#writing--; });
+  }
+
+  saved() {
+    return Promise.all([this.#feeding, this.#store.saved()]).then(() => {});
+  }
+
+  async #write() {
+    if (this.#deleted) return { rev: this._rev, rows: 0 };
+    if (this.#feeding) {
+      await this.#feeding; // the import's feed takes these changes too
+      return { rev: this._rev, rows: 0 };
+    }
+    const records = this.#store._records();
+    const t0 = performance.now();
+    const changes = this.#tree.takeChanges();
+    this.#taken = this.#tree.version;
+    const takeMs = performance.now() - t0;
+    this.meta.root = changes.root;
+    this.meta.activeBranch = changes.activeBranch;
+    const meta = { ...this.meta };
+    delete meta.rev;
+    let rev = await records.write(meta, changes, changes.all || !records.persistent ? undefined : this._rev);
+    let written = changes;
+    if (rev === DIVERGED) ({ rev, changes: written } = await this.#mergeAndWrite(meta));
+    this._rev = rev;
+    this.meta.rev = rev;
+    this.#store._listed(this.meta);
+    if (records.persistent) {
+      this.#store.stats.posted++;
+      // The rows written, as a delta from rev - 1 (a tab at that rev applies them).
+      const small = !written.all && written.branches.length + written.nodes.length <= MAX_DELTA;
+      this.#store._post({ id: this.id, rev, prev: rev - 1, changes: small ? written : undefined, meta: { ...this.meta } });
+    }
+    return { rev, rows: written.branches.length + written.nodes.length, takeMs };
+  }
+
+  // Merges the stored copy into this tree and writes the rows where the union
+  // differs from what is stored; returns the rev written and those rows.
+  async #mergeAndWrite(meta) {
+    const store = this.#store;
+    const records = store._records();
+    const { loadMerge, mergeOptions } = store._options();
+    await loadMerge();
+    for (;;) {
+      const rows = await records.rows(this.id);
+      const tree = this.#tree;
+      if (rows) {
+        const theirs = SessionTree.fromRows(rows);
+        const before = place(tree);
+        let report;
+        try {
+          report = tree.merge(theirs, mergeOptions);
+        } finally {
+          theirs.free();
+        }
+        store.stats.merges++;
+        if (report.changed) this.#emit({ kind: "merged", report, before });
+      }
+      tree.takeChanges(); // what is written next holds it
+      this.#taken = tree.version;
+      const copy = tree.clone();
+      let all;
+      try {
+        all = copy.takeChanges(); // the first call: every row
+      } finally {
+        copy.free();
+      }
+      const changes = rows ? diff(rows, all) : all;
+      const rev = await records.write({ ...meta, root: all.root, activeBranch: all.activeBranch }, changes, rows ? rows.rev : undefined);
+      if (rev !== DIVERGED) return { rev, changes };
+    }
+  }
+
+  // An import's rows, a part at a time (takeChanges({ limit })), each part one
+  // transaction: the first feed packed; the meta says importing until the last.
+  _feed() {
+    let done;
+    this.#feeding = new Promise((resolve) => { done = resolve; });
+    const feeding = this.#feeding;
+    const run = this.#store._queue(async () => {
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 0)); // not in the task that made the tree
+        let packed = true;
+        for (;;) {
+          const c = this.#tree.takeChanges({ limit: FEED_PART });
+          this.#taken = this.#tree.version;
+          if (!c.all && !c.more && c.nodes.length === 0 && c.branches.length === 0) break;
+          this.meta.root = c.root;
+          this.meta.activeBranch = c.activeBranch;
+          const meta = { ...this.meta, rev: 1, ...(c.more ? { importing: Date.now() } : {}) };
+          await this.#store._writePart(meta, c, { packed });
+          this.timings.parts = (this.timings.parts ?? 0) + 1;
+          if (!c.more) packed = false;
+        }
+      } finally {
+        this.#feeding = null;
+        done();
+      }
+      this.#store._post({ list: true });
+    });
+    run.catch((e) => this.#emit({ kind: "error", error: e }));
+    return feeding;
+  }
+
+  // ---- tab sync ----
+
+  _scheduled() { return !!(this.#catchUp || this.#running); }
+
+  _schedule(ms = CATCH_UP_MS) {
+    if (this.#closing) return;
+    clearTimeout(this.#catchUp);
+    this.#catchUp = setTimeout(() => {
+      this.#catchUp = 0;
+      if (this.#running) {
+        this.#running.then(() => this._schedule());
+        return;
+      }
+      this.#running = this.#reload()
+        .catch((e) => console.warn(`sessiontree/idb: could not read another tab's changes to ${this.id}: ${e.message}`))
+        .finally(() => { this.#running = null; });
+    }, ms);
+  }
+
+  /** Applies another tab's delta in place when it applies to what this tab holds; says whether it did. */
+  _apply(rev, prev, changes) {
+    if (!this.#clean() || this._scheduled() || this._rev !== prev) return false;
+    const tree = this.#tree;
+    try {
+      const before = place(tree);
+      tree.applyChanges(changes);
+      this._rev = rev;
+      this.meta.rev = rev;
+      this.#store.stats.applied++;
+      keepPlace(tree, before);
+      tree.takeChanges(); // the applied rows are stored already, and this tab's place is its own
+      this.#taken = tree.version;
+      this.#emit({ kind: "applied", before });
+      return true;
+    } catch (err) {
+      if (err?.code !== "conflict") console.warn(`sessiontree/idb: another tab's changes to ${this.id} did not apply (${err?.message}); reading them from storage`);
+      return false;
+    }
+  }
+
+  async #reload() {
+    if (this.#closing) return;
+    if (!this.#clean()) {
+      this._schedule(250); // a change of this tab is being written (it merges if need be): look again after
+      return;
+    }
+    const stored = await this.#store._records().meta(this.id);
+    if (!stored || (stored.rev ?? 0) === this._rev) return;
+    const tree = this.#tree;
+    const version = tree.version;
+    const got = await this.#store._reread(this.id).catch(() => null);
+    if (!got) return;
+    if (this.#closing || this.#tree !== tree || tree.version !== version || !this.#clean() || got.rev <= this._rev) {
+      got.tree.free();
+      if (!this.#closing && got.rev > this._rev) this._schedule(250);
+      return;
+    }
+    const before = place(tree);
+    if (keepPlace(got.tree, before)) got.tree.takeChanges(); // this tab's place, not a change to store
+    this._rev = got.rev;
+    this.meta.rev = got.rev;
+    this.#store.stats.reloads++;
+    this.#tree = got.tree;
+    this.#taken = got.tree.version;
+    this.#watch();
+    this.#emit({ kind: "reloaded", before, previous: tree });
+    tree.free();
+  }
+
+  _deleted() {
+    this.#deleted = true;
+  }
+
+  close() {
+    if (this.#closing) return this.#closing === "closing" ? Promise.resolve() : this.#closing;
+    if (--this._refs > 0) return Promise.resolve();
+    return this._close();
+  }
+
+  _close() {
+    if (this.#closing) return this.#closing === "closing" ? Promise.resolve() : this.#closing;
+    this.#closing = "closing";
+    const last = this.#deleted || this.#tree.version === this.#taken ? this.#feeding : this.save();
+    this.#closing = Promise.resolve(last).catch(() => {}).then(() => this.#feeding).then(() => {
+      clearTimeout(this.#catchUp);
+      this.#off?.();
+      this.#listeners.clear();
+      this.#tree.free();
+    });
+    this.#store._closing(this.id, this.#closing);
+    return this.#closing;
+  }
+}
+
+// ---- an import's check, in a worker of its own --------------------------------------
+
+/**
+ * The structural problems of a .tree.json file (validate), read and checked in
+ * a sessiontree/worker started for it and stopped once it answers; null when
+ * no worker could start. Rejects as the load does for a file that does not read.
+ */
+async function checkInWorker(file, timings) {
+  if (typeof Worker !== "function") return null;
+  let st;
+  try {
+    const { connect } = await import("./worker.js");
+    st = await connect();
+  } catch {
+    return null;
+  }
+  try {
+    const t = await st.SessionTree.loadFrom(file);
+    const problems = await t.validate();
+    timings.checkMemory = (await st.memoryUsage()).main; // the checker's peak: it is stopped next
+    return problems;
+  } finally {
+    st.close();
+  }
+}

@@ -1,0 +1,298 @@
+// sessiontree/idb in headless Chromium, through its public API only: an import's
+// rows written in parts and packed read back exactly as rows written one record
+// a row; a node's own record wins over its packed copy and a removed node stays
+// removed; the tail and the search read packs; a version-1 record is upgraded; an
+// interrupted import is removed and one under way elsewhere kept; two tabs stay
+// in sync by deltas (no merge module), merge with readable names only when they
+// diverged, and see each other's list.
+//   node js/test/idb.mjs   (after make build)
+import assert from "node:assert/strict";
+import { serveJS, launch } from "./chromium.mjs";
+
+const { server, base } = await serveJS();
+const chrome = await launch("idb");
+const errors = [];
+let failed = false;
+const tab = async () => {
+  const page = await chrome.browser.newPage();
+  page.on("pageerror", (e) => errors.push(`page error: ${e.message}`));
+  page.on("console", (m) => m.type() === "error" && errors.push(`console: ${m.text()}`));
+  await page.goto(`${base}/test/blank.html`);
+  await page.evaluate(async () => {
+    window.st = await import("/sessiontree.js");
+    window.idb = await import("/idb.js");
+    await window.st.init();
+  });
+  return page;
+};
+const step = async (name, fn) => {
+  const t0 = performance.now();
+  await fn();
+  console.log(`ok   ${name} (${Math.round(performance.now() - t0)} ms)`);
+};
+
+try {
+  const page = await tab();
+
+  await step("an import written in parts, packed, reads back as the tree; later records win over packs; tail and search read packs", async () => {
+    const r = await page.evaluate(async () => {
+      const { SessionTree } = window.st;
+      const { openStore, PACK_ROWS } = window.idb;
+      const store = await openStore({ name: "packs" });
+      const msgs = Array.from({ length: 2 * PACK_ROWS + 37 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `turn ${i} needle${i}` }));
+      const t = SessionTree.fromLinear(msgs, 1);
+      t.edit(t.activePath()[10], { role: "user", content: "another version" }, 2);
+      t.switchBranch("main");
+      const file = t.save();
+      const out = {};
+      const packed = await store.create(SessionTree.load(file), { id: "packed", title: "p", createdAt: 1 }, { inParts: true, autosave: false });
+      out.listedWhileImporting = store.conversations.some((c) => c.id === "packed");
+      await packed.saved();
+      const plain = await store.create(SessionTree.load(file), { id: "plain", title: "q", createdAt: 0 });
+      await plain.saved();
+      const db = await new Promise((res) => { const o = indexedDB.open("packs"); o.onsuccess = () => res(o.result); });
+      const keys = await new Promise((res) => { const q = db.transaction("rows").objectStore("rows").getAllKeys(IDBKeyRange.bound(["packed", "p"], ["packed", "p", []])); q.onsuccess = () => res(q.result); });
+      const own = await new Promise((res) => { const q = db.transaction("rows").objectStore("rows").getAllKeys(IDBKeyRange.bound(["packed", "n"], ["packed", "n", []])); q.onsuccess = () => res(q.result); });
+      const metaRec = await new Promise((res) => { const q = db.transaction("meta").objectStore("meta").get("packed"); q.onsuccess = () => res(q.result); });
+      db.close();
+      out.packs = keys.length;
+      out.own = own.length;
+      out.importingLeft = "importing" in metaRec;
+      out.rev = metaRec.rev;
+      const fileOf = async (id) => SessionTree.fileFromRows(await store.rows(id));
+      out.sameAsPlain = (await fileOf("packed")) === (await fileOf("plain"));
+      out.sameAsTree = (await fileOf("packed")) === file;
+      // Later changes (autosave off: saved by hand): a send, then a pruned branch.
+      packed.tree.append({ role: "user", content: "sent after the import" }, 3);
+      packed.tree.deleteBranch("branch-1", 4);
+      out.removedCount = packed.tree.prune().length;
+      const w = await packed.save();
+      out.rowsWritten = w.rows;
+      out.afterChanges = (await fileOf("packed")) === packed.tree.save();
+      const path = packed.tree.activePath();
+      const tail = await store.tail("packed", 20);
+      out.tail = JSON.stringify(tail.nodes.map((n) => n.id)) === JSON.stringify(path.slice(-20));
+      out.tailLast = tail.nodes.at(-1).node.message.content;
+      out.n = PACK_ROWS + 7;
+      out.search = (await store.search(`needle${out.n}`, { except: "plain" })).map((h) => `${h.conversation}:${h.message.content}`);
+      out.searchRemoved = (await store.search("another version", { except: "plain" })).length;
+      await packed.close();
+      await plain.close();
+      // Reopened (read and joined in the worker, loaded in slices): the same tree.
+      const again = await store.open("packed", { onTail: (t) => { out.onTail = t.nodes.length; } });
+      out.reopened = again.tree.save() === (await fileOf("packed"));
+      out.timings = Object.keys(again.timings).sort().join(",");
+      await again.close();
+      await store.delete("packed");
+      out.afterDelete = [await store.rows("packed"), await store.open("packed"), store.conversations.map((c) => c.id).join(",")];
+      await store.close();
+      return out;
+    });
+    assert.ok(r.listedWhileImporting, "the importing tab does not list its import");
+    assert.ok(r.packs >= 2 && r.own === 0, `an import's rows were not packed: ${r.packs} packs, ${r.own} own records`);
+    assert.equal(r.importingLeft, false, "the import's meta still says importing");
+    assert.equal(r.rev, 1);
+    assert.ok(r.sameAsPlain, "packed rows read back differently from one record a row");
+    assert.ok(r.sameAsTree, "packed rows do not make the tree they were cut from");
+    assert.ok(r.removedCount > 0, "the test pruned nothing");
+    assert.ok(r.rowsWritten > 0 && r.rowsWritten < 50, `a send and a prune wrote ${r.rowsWritten} rows`);
+    assert.ok(r.afterChanges, "after a send and a prune, the rows are not the tree (a packed copy won, or a removed node came back)");
+    assert.ok(r.tail, "the tail read from packs is not the active path's end");
+    assert.equal(r.tailLast, "sent after the import");
+    assert.deepEqual(r.search, [`packed:turn ${r.n} needle${r.n}`]);
+    assert.equal(r.searchRemoved, 0, "the search found a removed node in its pack");
+    assert.equal(r.onTail, 60);
+    assert.ok(r.reopened, "reopened, the tree is not its rows");
+    assert.match(r.timings, /join.*load.*open.*read.*tail/);
+    assert.deepEqual(r.afterDelete, [null, null, "plain"]);
+  });
+
+  await step("a version-1 record (a whole .tree.json) opens and is turned into rows; importFile takes .tree.json and another tool's file", async () => {
+    const r = await page.evaluate(async () => {
+      const { SessionTree } = window.st;
+      const { openStore } = window.idb;
+      const t = SessionTree.fromLinear([{ role: "user", content: "old" }, { role: "assistant", content: "days" }], 1);
+      // The demo's database as version 1 left it: meta and "trees" only.
+      await new Promise((res, rej) => {
+        const o = indexedDB.open("legacy", 1);
+        o.onupgradeneeded = () => { o.result.createObjectStore("meta", { keyPath: "id" }); o.result.createObjectStore("trees", { keyPath: "id" }); };
+        o.onsuccess = () => {
+          const tx = o.result.transaction(["meta", "trees"], "readwrite");
+          tx.objectStore("meta").put({ id: "v1", title: "old", createdAt: 5, updatedAt: 5 });
+          tx.objectStore("trees").put({ id: "v1", json: t.save() });
+          tx.oncomplete = () => { o.result.close(); res(); };
+          tx.onerror = () => rej(tx.error);
+        };
+      });
+      const store = await openStore({ name: "legacy" });
+      const out = { listed: store.conversations.map((c) => c.title) };
+      const conv = await store.open("v1");
+      out.same = conv.tree.save() === t.save();
+      await conv.close();
+      out.rows = SessionTree.fileFromRows(await store.rows("v1")) === t.save();
+      // importFile: a .tree.json (checked in a worker, written in parts) and an OpenAI messages file.
+      const a = await store.importFile(new File([t.save()], "kept.tree.json"), { meta: { source: "file" } });
+      await a.conversations[0].conversation.saved();
+      out.treeImport = [a.conversations.length, a.conversations[0].conversation.meta.title, a.conversations[0].conversation.meta.source, a.problems.length];
+      const b = await store.importFile(new TextEncoder().encode(JSON.stringify([{ role: "user", content: "from openai" }])), { format: "openai", title: "oa" });
+      await b.conversations[0].conversation.saved();
+      out.otherImport = [b.conversations.length, b.conversations[0].report?.format, b.conversations[0].conversation.tree.pathWindow(0).messages[0].content];
+      for (const c of [...a.conversations, ...b.conversations]) await c.conversation.close();
+      out.listedAfter = store.conversations.map((c) => c.title).sort().join(",");
+      await store.close();
+      return out;
+    });
+    assert.deepEqual(r.listed, ["old"]);
+    assert.ok(r.same, "the version-1 conversation did not open as it was");
+    assert.ok(r.rows, "the version-1 conversation was not turned into rows");
+    assert.deepEqual(r.treeImport, [1, "kept", "file", 0]);
+    assert.deepEqual(r.otherImport, [1, "openai", "from openai"]);
+    assert.equal(r.listedAfter, "kept,oa,old");
+  });
+
+  await step("removeInterrupted: an import whose tab closed midway goes, one under way elsewhere stays; neither is listed", async () => {
+    const r = await page.evaluate(async () => {
+      const { openStore } = window.idb;
+      const first = await openStore({ name: "interrupted" });
+      await first.close();
+      await new Promise((res) => {
+        const o = indexedDB.open("interrupted");
+        o.onsuccess = () => {
+          const tx = o.result.transaction(["meta", "rows"], "readwrite");
+          const now = Date.now();
+          tx.objectStore("meta").put({ id: "half", title: "half", createdAt: now, updatedAt: now, rev: 1, importing: now - 120000, root: "a", activeBranch: "main" });
+          tx.objectStore("meta").put({ id: "live", title: "live", createdAt: now, updatedAt: now, rev: 1, importing: now, root: "a", activeBranch: "main" });
+          tx.objectStore("rows").put("{}", ["half", "n", "a"]);
+          tx.oncomplete = () => { o.result.close(); res(); };
+        };
+      });
+      const store = await openStore({ name: "interrupted" });
+      const gone = (await store.removeInterrupted()).map((m) => m.id);
+      const out = { gone, listed: store.conversations.length, half: await store.meta("half"), halfRows: await store.rows("half"), live: (await store.meta("live"))?.title };
+      await store.close();
+      return out;
+    });
+    assert.deepEqual(r.gone, ["half"]);
+    assert.equal(r.listed, 0);
+    assert.equal(r.half, null);
+    assert.equal(r.halfRows, null);
+    assert.equal(r.live, "live");
+  });
+
+  await step("two tabs: a delta applied in place (no merge module), a merge with readable names only when both wrote, lists in sync", async () => {
+    const other = await tab();
+    const open = (p, id) => p.evaluate(async (id) => {
+      window.store ??= await window.idb.openStore({ name: "tabs" });
+      window.events = [];
+      window.conv = id ? await window.store.open(id) : await window.store.create(undefined, { title: "shared" });
+      window.conv.subscribe((e) => window.events.push(e.kind));
+      return window.conv.id;
+    }, id);
+    const id = await open(page);
+    await page.evaluate(() => window.conv.saved());
+    await open(other, id);
+    await page.evaluate(() => { window.conv.tree.append({ role: "user", content: "from tab one" }); });
+    await other.waitForFunction(() => window.events.includes("applied"), null, { timeout: 10000 });
+    const seen = await other.evaluate(() => ({
+      text: window.conv.tree.pathWindow(-1).messages[0]?.content,
+      stats: window.store.stats,
+      merge: performance.getEntriesByType("resource").some((e) => e.name.includes("interchange")),
+    }));
+    assert.equal(seen.text, "from tab one");
+    assert.equal(seen.stats.applied, 1);
+    assert.equal(seen.merge, false, "applying a delta loaded the merge module");
+
+    // Both write at once: tab two holds its tree (a reply streaming) while tab one writes, then writes its own.
+    await other.evaluate(() => { window.release = window.conv.hold(); });
+    await page.evaluate(() => { window.conv.tree.append({ role: "assistant", content: "reply in tab one" }); return window.conv.saved(); });
+    await other.evaluate(async () => {
+      window.conv.tree.append({ role: "assistant", content: "reply in tab two" });
+      window.release();
+      await window.conv.save();
+    });
+    const same = (p) => p.evaluate(() => {
+      const f = JSON.parse(window.conv.tree.save());
+      delete f.active_branch;
+      for (const b of Object.values(f.branches)) delete b.used;
+      return JSON.stringify(f);
+    });
+    await page.waitForFunction((want) => {
+      const f = JSON.parse(window.conv.tree.save());
+      delete f.active_branch;
+      for (const b of Object.values(f.branches)) delete b.used;
+      return JSON.stringify(f) === want;
+    }, await same(other), { timeout: 10000 }).catch(async () => assert.equal(await same(page), await same(other), "the two tabs did not converge"));
+    const after = await Promise.all([page, other].map((p) => p.evaluate(() => ({
+      stats: window.store.stats,
+      names: window.conv.tree.branches().map((b) => b.name),
+      mine: window.conv.tree.pathWindow(-1).messages[0].content,
+    }))));
+    assert.equal(after[1].stats.merges, 1, `tab two did not merge: ${JSON.stringify(after)}`);
+    assert.equal(after[0].stats.merges, 0, "tab one merged although it never diverged");
+    for (const a of after) for (const n of a.names) assert.match(n, /^(main|branch-\d+)$/);
+    assert.equal(after[0].mine, "reply in tab one", "tab one left its user's work");
+    assert.equal(after[1].mine, "reply in tab two", "tab two left its user's work");
+
+    // The list: a conversation made in tab one is listed in tab two.
+    await other.evaluate(() => { window.lists = 0; window.store.subscribe(() => window.lists++); });
+    await page.evaluate(async () => { const c = await window.store.create(undefined, { title: "second" }); await c.saved(); await c.close(); });
+    await other.waitForFunction(() => window.store.conversations.some((c) => c.title === "second"), null, { timeout: 10000 });
+    assert.ok(await other.evaluate(() => window.lists > 0));
+    // Closing: everything pending written, then a fresh store reads it all.
+    await other.evaluate(async () => { window.conv.tree.append({ role: "user", content: "last words" }); await window.store.close(); });
+    const reread = await page.evaluate(async (id) => {
+      await window.store.close();
+      const s = await window.idb.openStore({ name: "tabs" });
+      const c = await s.open(id);
+      const text = c.tree.save();
+      await s.close();
+      return [text.includes("last words"), text.includes("reply in tab two"), text.includes("reply in tab one")];
+    }, id);
+    assert.deepEqual(reread, [true, true, true]);
+    await other.close();
+  });
+
+  await step("a store in memory: the same API, nothing in IndexedDB", async () => {
+    const r = await page.evaluate(async () => {
+      const store = await window.idb.openStore({ name: "mem", memory: true });
+      const c = await store.create(undefined, { title: "m" });
+      c.tree.append({ role: "user", content: "in memory" });
+      await new Promise((res) => setTimeout(res, 10));
+      await c.saved();
+      const rows = await store.rows(c.id);
+      const hits = await store.search("memory");
+      await c.close();
+      const again = await store.open(c.id);
+      const out = { persistent: store.persistent, nodes: rows.nodes.length, hits: hits.length, again: again.tree.pathLength(), dbs: (await indexedDB.databases()).map((d) => d.name).includes("mem") };
+      await store.close();
+      return out;
+    });
+    assert.deepEqual(r, { persistent: false, nodes: 1, hits: 1, again: 1, dbs: false });
+  });
+
+  await step("arguments are checked with sentences", async () => {
+    const r = await page.evaluate(async () => {
+      const msgs = [];
+      const store = await window.idb.openStore({ name: "args", memory: true });
+      for (const f of [() => window.idb.openStore({ nmae: "x" }), () => store.open(""), () => store.create({}), () => store.search("")]) {
+        try { await f(); msgs.push("no error"); } catch (e) { msgs.push(`${e.code}: ${e.message}`); }
+      }
+      return msgs;
+    });
+    assert.deepEqual(r, [
+      'invalid_input: openStore has no option "nmae"',
+      'invalid_input: "id" must be a non-empty string',
+      'invalid_input: "tree" must be a SessionTree (or undefined for an empty one)',
+      'invalid_input: "query" must be a non-empty string',
+    ]);
+  });
+  assert.deepEqual(errors, [], "errors on the pages");
+  console.log("sessiontree/idb: all passed");
+} catch (e) {
+  failed = true;
+  console.error("FAIL", e?.stack ?? e, errors);
+} finally {
+  await chrome.close();
+  server.close();
+}
+process.exit(failed ? 1 : 0);

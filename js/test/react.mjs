@@ -1,0 +1,143 @@
+// sessiontree/react with the real React 19 and react-dom (pinned in .tools), in
+// headless Chromium: a page bundled by Vite (js/test/react-page.js) renders a
+// conversation list, a chat (useTree: open and close with the component) with a
+// 3-message window of the active path, a ‹ n/m › switcher and the branches, each
+// counting its renders; the tree is changed and only the components whose
+// slice changed render again.
+//   node js/test/react.mjs   (after make build)
+import assert from "node:assert/strict";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { root, serveJS, launch } from "./chromium.mjs";
+
+const { build } = await import(pathToFileURL(path.join(root, "..", ".tools", "node_modules", "vite", "dist", "node", "index.js")).href);
+const out = await fs.mkdtemp(path.join(os.tmpdir(), "st-react-"));
+const t0 = performance.now();
+await build({
+  configFile: false,
+  logLevel: "warn",
+  root: path.join(root, "test"),
+  // React from .tools (it is a peer dependency: the package never bundles it).
+  resolve: { alias: [{ find: /^(react|react-dom)(\/.*)?$/, replacement: path.join(root, "..", ".tools", "node_modules", "$1$2") }] },
+  build: {
+    outDir: out,
+    emptyOutDir: true,
+    minify: false,
+    lib: { entry: path.join(root, "test", "react-page.js"), formats: ["es"], fileName: () => "react-page.js" },
+    rollupOptions: { external: ["/sessiontree.js", "/idb.js"] },
+  },
+  define: { "process.env.NODE_ENV": JSON.stringify("production") },
+});
+const bundle = await fs.readFile(path.join(out, "react-page.js"), "utf8");
+await fs.rm(out, { recursive: true, force: true });
+console.log(`# bundled with Vite in ${Math.round(performance.now() - t0)} ms (${Math.round(bundle.length / 1024)} KB)`);
+
+const { server, base } = await serveJS({
+  "/test/react.html": `<!doctype html><meta charset=utf-8><div id=root></div><script type=module src="/test/react-page.bundle.js"></script>`,
+  "/test/react-page.bundle.js": bundle,
+});
+const chrome = await launch("react");
+const errors = [];
+let failed = false;
+const step = async (name, fn) => {
+  const s = performance.now();
+  await fn();
+  console.log(`ok   ${name} (${Math.round(performance.now() - s)} ms)`);
+};
+try {
+  const page = await chrome.browser.newPage();
+  page.on("pageerror", (e) => errors.push(`page error: ${e.message}`));
+  page.on("console", (m) => m.type() === "error" && errors.push(`console: ${m.text()}`));
+  await page.goto(`${base}/test/react.html`);
+  await page.waitForFunction(() => typeof window.start === "function");
+  const { ids } = await page.evaluate(() => window.start());
+  const settle = () => page.evaluate(() => new Promise((r) => setTimeout(r, 50)));
+  const counts = () => page.evaluate(() => ({ ...window.renders }));
+  const text = (sel) => page.textContent(sel);
+  const delta = (a, b) => Object.fromEntries(Object.keys(b).map((k) => [k, b[k] - a[k]]));
+
+  await step("useTree opens the conversation (StrictMode: opened twice, one conversation); useConversations lists it", async () => {
+    await page.waitForSelector("#path li");
+    assert.equal(await text("#list"), "ten");
+    assert.deepEqual(await page.$$eval("#path li", (els) => els.map((e) => e.textContent)), ["m7", "m8", "m9"]);
+    assert.equal(await page.getAttribute("#path", "data-length"), "10");
+    assert.equal(await page.getAttribute("#path", "data-start"), "7");
+    assert.equal(await text("#siblings"), "1/1");
+    assert.equal(await text("#branches"), "main: main");
+  });
+
+  await step("a change outside the window (a label on the first message) renders nothing again", async () => {
+    await settle();
+    const before = await counts();
+    await page.evaluate((id) => window.conversation.tree.label(id, "start"), ids[0]);
+    await settle();
+    assert.deepEqual(delta(before, await counts()), { list: 0, chat: 0, path: 0, siblings: 0, branches: 0 });
+  });
+
+  await step("a label inside the window renders the path alone", async () => {
+    const before = await counts();
+    await page.evaluate((id) => window.conversation.tree.label(id, "here"), ids[9]);
+    await settle();
+    const d = delta(before, await counts());
+    assert.ok(d.path >= 1 && d.siblings === 0 && d.branches === 0 && d.chat === 0 && d.list === 0, JSON.stringify(d));
+  });
+
+  await step("an append moves the window and the branch's leaf: the path and the branches render, the switcher does not", async () => {
+    const before = await counts();
+    await page.evaluate(() => window.conversation.tree.append({ role: "user", content: "m10" }));
+    await page.waitForFunction(() => document.querySelector("#path li:last-child")?.textContent === "m10");
+    await settle();
+    const d = delta(before, await counts());
+    assert.ok(d.path >= 1 && d.branches >= 1 && d.siblings === 0 && d.chat === 0, JSON.stringify(d));
+    assert.deepEqual(await page.$$eval("#path li", (els) => els.map((e) => e.textContent)), ["m8", "m9", "m10"]);
+  });
+
+  await step("an edit at the switcher's node: ‹ 1/2 › and the new branch; select(0) goes back with its own continuation", async () => {
+    await page.evaluate((id) => window.conversation.tree.edit(id, { role: "user", content: "m8 again" }), ids[8]);
+    await page.waitForFunction(() => document.querySelector("#siblings")?.textContent === "1/2" && document.querySelector("#path li:last-child")?.textContent === "m8 again");
+    assert.match(await text("#branches"), /^branch-1: .*main/);
+    await settle();
+    const before = await counts();
+    await page.evaluate(() => window.select(0));
+    await page.waitForFunction(() => document.querySelector("#path li:last-child")?.textContent === "m10");
+    await settle();
+    const d = delta(before, await counts());
+    assert.ok(d.path >= 1 && d.branches >= 1 && d.siblings === 0 && d.chat === 0, JSON.stringify(d));
+    assert.equal(await text("#siblings"), "1/2");
+    assert.deepEqual(await page.$$eval("#path li", (els) => els.map((e) => e.textContent)), ["m8", "m9", "m10"]);
+  });
+
+  await step("the list follows the store: a conversation created elsewhere renders the list alone", async () => {
+    await settle();
+    const before = await counts();
+    await page.evaluate(async () => { const c = await window.store.create(undefined, { title: "eleven" }); await c.close(); });
+    await page.waitForFunction(() => document.querySelector("#list").textContent.includes("eleven"));
+    await settle();
+    const d = delta(before, await counts());
+    assert.ok(d.list >= 1 && d.path === 0 && d.branches === 0 && d.siblings === 0, JSON.stringify(d));
+  });
+
+  await step("unmounted, the conversation is written and closed; opened again, everything is there", async () => {
+    const id = await page.evaluate(() => { window.kept = window.conversation; const id = window.kept.id; window.show(null); return id; });
+    await page.waitForFunction(() => window.kept.closed && !document.querySelector("#chat"));
+    const saved = await page.evaluate(async (id) => {
+      await window.store.saved();
+      const c = await window.store.open(id);
+      const s = c.tree.save();
+      await c.close();
+      return [s.includes("m8 again"), s.includes('"here"'), s.includes("m10")];
+    }, id);
+    assert.deepEqual(saved, [true, true, true]);
+  });
+  assert.deepEqual(errors, [], "errors on the page");
+  console.log("sessiontree/react: all passed");
+} catch (e) {
+  failed = true;
+  console.error("FAIL", e?.stack ?? e, errors);
+} finally {
+  await chrome.close();
+  server.close();
+}
+process.exit(failed ? 1 : 0);
