@@ -213,18 +213,29 @@ export interface ProjectionOptions {
   /**
    * The most approximate tokens the request may hold (a token per 4 bytes of
    * text, arguments and names, rounded up, plus 4 per message); 0 or absent:
-   * no limit. Over it, the oldest turns that are not system messages are left
-   * out (never a tool call without its result) and a system note takes their
-   * place, with the summaries of the other branches (those without one are
-   * left out: report.unsummarized counts them) and the branch's own when it
-   * covers what was left out. The newest exchange (from the last user message
-   * on) is kept whatever its size. A request converts only the messages
-   * added since the tree's last request and reads only what the budget keeps,
-   * so after the first it costs about the same in a long chat as in a short
-   * one (the lean module keeps a copy of the tree in the helper and hands it
-   * only the new rows; the first request converts the whole path once).
+   * no limit. Over it, the oldest turns are left out (never a tool call
+   * without its result; the system messages the path starts with, its
+   * preamble, always stay) and a system note takes their place, with the
+   * summaries of the other branches (those without one are left out:
+   * report.unsummarized counts them) and the branch's own when it covers what
+   * was left out; report.budgetDropped counts the path's messages left out.
+   * The newest exchange (from the last user message on) is kept whatever its
+   * size. A request reads the path from its end back only as far as the
+   * budget needs (the first request of a 200k-message chat converts a few
+   * hundred messages), then converts only the messages added since, so it
+   * costs about the same in a long chat as in a short one. With a budget,
+   * the report's other counts (messages, dropped, parts, …) are of the part
+   * of the path the request read. In the lean module the first request
+   * copies the tree into the helper once (then hands it only the new rows):
+   * a chat client that sends requests loads the full module.
    */
   budget?: number;
+  /**
+   * A node of the branch's path where the request's path ends: the request
+   * for a regenerated reply, or for a reply to an earlier turn, without a
+   * copy of the tree. Not on the path: an invalid_input error.
+   */
+  upTo?: string;
   /**
    * false leaves out every thinking block, even one the API would take back.
    * Default true: Anthropic gets back thinking with an Anthropic signature (it

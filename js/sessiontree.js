@@ -970,6 +970,7 @@ export class SessionTree {
     }
     if (options.thinking !== undefined && options.thinking !== null && typeof options.thinking !== "boolean") fail(`"thinking" must be true or false`);
     const args = [api, branch, budget, options.thinking === false ? "false" : ""];
+    if (options.upTo !== undefined && options.upTo !== null) args.push(str("upTo", options.upTo));
     let out;
     if (fullModule()) {
       out = this.#call(F.projectTree, 0, args);

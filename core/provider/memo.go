@@ -159,10 +159,11 @@ func cleanCut(msgs []core.Message, limit int) int {
 	return len(msgs)
 }
 
-// pathSegments returns branch's path of n nodes from node lo on (or from
+// pathSegments returns the first n nodes of branch's path (the path less
+// its last skip nodes) from node lo on (or from
 // an earlier one the memo starts at) as segments, converting only what the
 // memo does not hold. A corrupt path fails as PathOf does.
-func (m *pathMemo) pathSegments(t *core.Tree, branch string, n int, keepThinking bool, lo int) ([]*segment, error) {
+func (m *pathMemo) pathSegments(t *core.Tree, branch string, skip, n int, keepThinking bool, lo int) ([]*segment, error) {
 	// The path's tail, fetched from the leaf up as far as needed: tail[i]
 	// is path node n-len(tail)+i.
 	var tail []string
@@ -173,7 +174,7 @@ func (m *pathMemo) pathSegments(t *core.Tree, branch string, n int, keepThinking
 			return nil
 		}
 		var err error
-		tail, msgs, err = t.AppendTailOf(tail[:0], msgs[:0], branch, 0, count)
+		tail, msgs, err = t.AppendTailOf(tail[:0], msgs[:0], branch, skip, count)
 		if err == nil && len(tail) != count {
 			err = &core.Error{Code: core.CodeCorrupt, Message: "branch " + quote(branch) + ": its path is shorter than it was counted"}
 		}

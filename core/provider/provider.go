@@ -85,6 +85,10 @@ type Options struct {
 	// verify (one made on another platform or for another model), and a
 	// request with thinking disabled needs none.
 	DropThinking bool
+	// UpTo, when not "", ends the path at this node of the branch's path
+	// (ProjectTree): the request for a regenerated reply or a reply to an
+	// earlier turn, without a copy of the tree rewound there.
+	UpTo string
 }
 
 // Request is a projection: the request body's fields as compact JSON. Merge
@@ -212,6 +216,17 @@ func ProjectTree(t *core.Tree, branch string, api API, opts Options) (Request, e
 	if err != nil {
 		return Request{}, err
 	}
+	skip := 0 // the branch's path nodes below UpTo
+	if opts.UpTo != "" {
+		i, err := t.PathIndexOn(branch, opts.UpTo)
+		if err != nil {
+			return Request{}, err
+		}
+		if i < 0 {
+			return Request{}, &core.Error{Code: core.CodeInvalidInput, Message: "node " + quote(opts.UpTo) + " is not on the path of branch " + quote(branch)}
+		}
+		skip, n = n-1-i, i+1
+	}
 	keepThinking := api == Anthropic && !opts.DropThinking
 	m := memoOf(t, keepThinking)
 	note := &noteInput{at: -1}
@@ -238,6 +253,9 @@ func ProjectTree(t *core.Tree, branch string, api API, opts Options) (Request, e
 		if note.at, err = t.PathIndexOn(branch, note.own.NodeID); err != nil {
 			return Request{}, err
 		}
+		if note.at >= n {
+			note.at = -1 // below UpTo
+		}
 	}
 	known := func(id string) bool { _, ok := m.names[id]; return ok }
 	lo := 0
@@ -245,7 +263,7 @@ func ProjectTree(t *core.Tree, branch string, api API, opts Options) (Request, e
 		lo = max(0, n-windowNodes)
 	}
 	for {
-		segs, err := m.pathSegments(t, branch, n, keepThinking, lo)
+		segs, err := m.pathSegments(t, branch, skip, n, keepThinking, lo)
 		if err != nil {
 			return Request{}, err
 		}
@@ -271,7 +289,7 @@ func ProjectTree(t *core.Tree, branch string, api API, opts Options) (Request, e
 			}
 			if need := n - s.start; need > len(ids) {
 				var err error
-				if ids, msgs, err = t.AppendTailOf(ids[:0], msgs[:0], branch, 0, need); err != nil {
+				if ids, msgs, err = t.AppendTailOf(ids[:0], msgs[:0], branch, skip, need); err != nil {
 					return err
 				}
 				if len(ids) != need {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -285,6 +286,9 @@ func TestWindowedProjectionIsThePlainOne(t *testing.T) {
 					}
 				}
 				if r.Intn(every) == 0 {
+					checkUpTo(t, g.t, r, fmt.Sprintf("seed %d, %d nodes", c.seed, g.n))
+				}
+				if r.Intn(every) == 0 {
 					names := branchNames(g.t)
 					branch := ""
 					if r.Intn(5) == 0 {
@@ -418,4 +422,68 @@ func TestARequestFailsClosedOnACorruptPath(t *testing.T) {
 			t.Errorf("budget %d, the sound branch: %v", budget, err)
 		}
 	}
+}
+
+// checkUpTo projects the active path up to a random node of it (UpTo) and
+// compares the request with the one for a copy of the tree rewound there
+// (no summaries: the copy's rewind makes a branch of its own).
+func checkUpTo(t *testing.T, tr *core.Tree, r *rand.Rand, what string) {
+	t.Helper()
+	path, err := tr.ActivePath()
+	if err != nil || len(path) == 0 {
+		return
+	}
+	for _, b := range tr.Branches() {
+		if b.Name == tr.ActiveBranch() && b.Summary != nil {
+			return // the copy's rewind makes a branch without it
+		}
+	}
+	up := path[r.Intn(len(path))]
+	if r.Intn(3) == 0 {
+		up = path[max(0, len(path)-1-r.Intn(4))]
+	}
+	api, o := randomOptions(r)
+	o.Summaries = []core.Summary{}
+	copy := tr.Clone()
+	if up != path[len(path)-1] {
+		if _, err := copy.Rewind(up, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, werr := ProjectTree(copy, "", api, o)
+	o.UpTo = up
+	got, gerr := ProjectTree(tr, "", api, o)
+	if (werr == nil) != (gerr == nil) {
+		t.Fatalf("%s, up to %s: errors differ: copy %v, UpTo %v", what, up, werr, gerr)
+	}
+	if werr != nil {
+		return
+	}
+	if !bytes.Equal(got.Body(), want.Body()) || got.Report.BudgetDropped != want.Report.BudgetDropped {
+		t.Fatalf("%s, up to %s (%s, %+v): bodies differ\ncopy %.2000s\nUpTo %.2000s", what, up, api, o, want.Body(), got.Body())
+	}
+}
+
+// UpTo must be a node of the branch's path.
+func TestUpToOffThePathIsRefused(t *testing.T) {
+	g := &chatGen{r: rand.New(rand.NewSource(1)), t: core.New(core.WithIDSource(seqIDs()))}
+	a := g.append(t, `{"role":"user","content":"a"}`)
+	g.append(t, `{"role":"assistant","content":"b"}`)
+	g.at++
+	if _, err := g.t.Rewind(a, g.at); err != nil {
+		t.Fatal(err)
+	}
+	other := g.append(t, `{"role":"assistant","content":"c"}`)
+	names := branchNames(g.t)
+	for _, name := range names {
+		path, _ := g.t.PathOf(name)
+		if slices.Contains(path, other) {
+			continue
+		}
+		if _, err := ProjectTree(g.t, name, OpenAIChat, Options{UpTo: other}); !errors.Is(err, core.ErrInvalidInput) {
+			t.Fatalf("branch %s up to a node off its path: %v", name, err)
+		}
+		return
+	}
+	t.Fatal("no branch without the node")
 }

@@ -150,3 +150,25 @@ test("projectFor refuses an unknown API, a bad budget and an unknown branch with
   assert.throws(() => t.projectFor("anthropic", { branch: "nope" }), "branch_not_found");
   t.free();
 });
+
+test("projectFor with upTo is the request of a copy rewound there (regenerate) and refuses a node off the path", () => {
+  const t = new SessionTree();
+  const ids = [];
+  for (let i = 0; i < 60; i++) ids.push(t.append({ role: i % 2 ? "assistant" : "user", content: `turn ${i} `.repeat(20) }, i + 1));
+  for (const budget of [undefined, 300, 5000]) {
+    for (const at of [0, 10, 31, 58, 59]) {
+      const copy = t.clone();
+      if (at !== 59) copy.rewind(ids[at], 100);
+      const want = copy.projectFor("openai-chat", { budget });
+      copy.free();
+      const got = t.projectFor("openai-chat", { budget, upTo: ids[at] });
+      assert.deepEqual(got.request, want.request, `up to ${at}, budget ${budget}`);
+      assert.equal(got.report.budgetDropped, want.report.budgetDropped);
+    }
+  }
+  t.rewind(ids[10], 200);
+  const other = t.append({ role: "assistant", content: "another way" }, 201);
+  t.switchBranch(t.branches().find((b) => b.name !== t.activeBranch).name); // the old line
+  assert.throws(() => t.projectFor("openai-chat", { upTo: other }), "invalid_input");
+  assert.throws(() => t.projectFor("openai-chat", { upTo: 5 }), "invalid_input");
+});

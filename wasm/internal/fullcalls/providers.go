@@ -18,7 +18,7 @@ import (
 // thinking ("false": leave every thinking part out; else ""). It returns
 // {"request":body,"report":report}.
 func projectTree(r *treecalls.Request) ([]byte, error) {
-	return projectFor(r.Tree(), r, 0)
+	return projectFor(r.Tree(), r, 0, 4)
 }
 
 // projectFile is projectTree on a saved tree, argument 4 (the .tree.json
@@ -32,10 +32,12 @@ func projectFile(r *treecalls.Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return projectFor(t, r, 0)
+	return projectFor(t, r, 0, 5)
 }
 
-func projectFor(t *core.Tree, r *treecalls.Request, first int) ([]byte, error) {
+// projectFor reads the arguments api, branch, budget and thinking from first
+// on, and upTo (the node the path ends at) at upTo when there is one.
+func projectFor(t *core.Tree, r *treecalls.Request, first, upTo int) ([]byte, error) {
 	name, err := r.Str(first, "api")
 	if err != nil {
 		return nil, err
@@ -65,6 +67,11 @@ func projectFor(t *core.Tree, r *treecalls.Request, first int) ([]byte, error) {
 		return nil, err
 	}
 	opts.DropThinking = thinking == "false"
+	if upTo < r.NArgs() {
+		if opts.UpTo, err = r.Str(upTo, "upTo"); err != nil {
+			return nil, err
+		}
+	}
 	req, err := provider.ProjectTree(t, branch, api, opts)
 	if err != nil {
 		return nil, err

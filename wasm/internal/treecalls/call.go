@@ -105,6 +105,9 @@ func (r *Request) str(i int, name string) (string, error) {
 // fails naming it.
 func (r *Request) Arg(i int, name string) ([]byte, error) { return r.arg(i, name) }
 
+// NArgs returns the number of arguments.
+func (r *Request) NArgs() int { return len(r.args) }
+
 // Str returns argument i as a string (a copy), or fails naming it.
 func (r *Request) Str(i int, name string) (string, error) { return r.str(i, name) }
 
