@@ -34,16 +34,17 @@
 //     hidden or empty system messages, and every import field (a format's
 //     record, its kept lines): only what the API's schema names is written.
 //   - A budget (Options.Budget, in approximate tokens: bytes of text and
-//     arguments / 4, rounded up, plus 4 per message) drops the oldest turns
-//     that are not system messages, never a call without its result, until
-//     the rest fits (the newest exchange, from the last user message on,
-//     always stays); in their place goes a system note with the summaries
+//     arguments / 4, rounded up, plus 4 per message) drops the oldest turns,
+//     never a call without its result, until the rest fits (the path's
+//     preamble, the system messages it starts with, and the newest exchange,
+//     from the last user message on, always stay); in their place goes a system note with the summaries
 //     Options.Summaries holds (ProjectTree passes the splice's: the other
 //     branches' summaries in name order, and the branch's own when it
 //     covers what was dropped; a stub tells a model nothing and is left
 //     out). The report says what went (BudgetDropped) and which summaries
 //     stood in (Summarized, Unsummarized).
-//   - ProjectTree reads a path once: the tree remembers the blocks it
+//   - ProjectTree reads a path once, and with a budget only from its leaf
+//     back as far as the budget needs: the tree remembers the blocks it
 //     converted (memo.go), a request converts only the nodes added since
 //     and the budget reads the blocks from the newest back, so a budgeted
 //     request costs what it keeps, not the path.
