@@ -863,6 +863,43 @@ function download(name, text) {
   setTimeout(() => URL.revokeObjectURL(url), 10000);
 }
 
+/** Import (the button, the file picker, a file dropped anywhere on the page) and Export. */
+function wireImportExport() {
+  $("btn-export").onclick = exportConversation;
+  $("btn-import").onclick = () => $("file").click();
+  $("file").accept = hasFormats ? ".json,.jsonl,application/json" : ".json,application/json";
+  $("file").onchange = async () => {
+    const f = $("file").files[0];
+    $("file").value = "";
+    if (f) await importFile(f);
+  };
+  // Drag and drop a file anywhere on the page to import it.
+  let depth = 0;
+  const overlay = $("drop");
+  const hasFiles = (e) => [...(e.dataTransfer?.types ?? [])].includes("Files");
+  window.addEventListener("dragenter", (e) => {
+    if (!hasFiles(e)) return;
+    depth++;
+    overlay.hidden = false;
+  });
+  window.addEventListener("dragleave", () => {
+    if (--depth <= 0) {
+      depth = 0;
+      overlay.hidden = true;
+    }
+  });
+  window.addEventListener("dragover", (e) => {
+    if (hasFiles(e)) e.preventDefault();
+  });
+  window.addEventListener("drop", (e) => {
+    e.preventDefault();
+    depth = 0;
+    overlay.hidden = true;
+    const f = e.dataTransfer?.files?.[0];
+    if (f) importFile(f);
+  });
+}
+
 // ---- rendering ------------------------------------------------------------------
 
 function renderAll() {
@@ -1237,6 +1274,37 @@ function autosize() {
   a.style.height = `${Math.min(200, a.scrollHeight + 2)}px`;
 }
 
+/** The composer (send, Enter, its height), the chat view's scrolling and Stop. */
+function wireChat() {
+  $("composer").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const text = $("input").value.trim();
+    if (text === "" || state.busy) return;
+    const cur = state.cur;
+    if (cur && !cur.tree && cur.loading) {
+      if (!cur.previewed || cur.queued) return;
+      $("input").value = "";
+      autosize();
+      queueSend(cur, text);
+      return;
+    }
+    $("input").value = "";
+    autosize();
+    send(text);
+  });
+  $("input").addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      $("composer").requestSubmit();
+    }
+  });
+  $("input").addEventListener("input", autosize);
+  $("messages").addEventListener("scroll", () => {
+    if (!state.scrollFrame) state.scrollFrame = requestAnimationFrame(() => { state.scrollFrame = 0; onChatScroll(); });
+  }, { passive: true });
+  $("stop").onclick = () => state.busy?.abort();
+}
+
 // ---- the tree view ----------------------------------------------------------------
 
 function renderTree() {
@@ -1296,6 +1364,28 @@ function pickFromTree(id) {
   checkout(id, "treeCheckout");
   reveal(id);
   state.timings.treeClick = performance.now() - t0;
+}
+
+/** The tree view's toggle and its bar (fit, the active leaf, zoom, compact). */
+function wireTree() {
+  $("btn-tree").onclick = () => {
+    state.treeOpen = !state.treeOpen;
+    localStorage.setItem(TREE_OPEN_KEY, state.treeOpen ? "1" : "0");
+    renderHeader();
+    renderTree();
+  };
+  $("tree-fit").onclick = () => state.treeView?.fit();
+  $("tree-active").onclick = () => {
+    const v = state.treeView;
+    const box = v?.leaf ? v.boxOf.get(v.leaf) : null;
+    if (box) v.centerOn(box);
+  };
+  $("tree-in").onclick = () => state.treeView?.zoom(1.25);
+  $("tree-out").onclick = () => state.treeView?.zoom(0.8);
+  $("tree-compact").onchange = (e) => {
+    state.treeView?.setCompact(e.target.checked);
+    renderTree();
+  };
 }
 
 // ---- search -------------------------------------------------------------------------
@@ -1386,6 +1476,20 @@ function clearSearch() {
   runSearch();
 }
 
+/** "+ New chat", the sidebar's toggle on a narrow screen, and search as the user types. */
+function wireSidebar() {
+  $("btn-new").onclick = async () => {
+    await newChat();
+    $("app").classList.remove("sidebar-open");
+    $("input").focus();
+  };
+  $("menu").onclick = () => $("app").classList.toggle("sidebar-open");
+  $("search").addEventListener("input", () => {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(runSearch, 120);
+  });
+}
+
 // ---- settings ---------------------------------------------------------------------
 
 async function openSettings() {
@@ -1454,30 +1558,12 @@ async function openSettings() {
 
 // ---- start -------------------------------------------------------------------------------
 
+/** The page's controls: each view wires its own; the keyboard shortcuts and Settings are the page's. */
 function wire() {
-  $("composer").addEventListener("submit", (e) => {
-    e.preventDefault();
-    const text = $("input").value.trim();
-    if (text === "" || state.busy) return;
-    const cur = state.cur;
-    if (cur && !cur.tree && cur.loading) {
-      if (!cur.previewed || cur.queued) return;
-      $("input").value = "";
-      autosize();
-      queueSend(cur, text);
-      return;
-    }
-    $("input").value = "";
-    autosize();
-    send(text);
-  });
-  $("input").addEventListener("keydown", (e) => {
-    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
-      e.preventDefault();
-      $("composer").requestSubmit();
-    }
-  });
-  $("input").addEventListener("input", autosize);
+  wireChat();
+  wireSidebar();
+  wireImportExport();
+  wireTree();
   // Keyboard: Ctrl+Shift+O new chat, Shift+Esc or "/" the composer, Esc stops a
   // reply, ArrowUp in an empty composer edits the last message, Alt+←/→ on a
   // focused message switches its alternatives.
@@ -1510,73 +1596,8 @@ function wire() {
       }
     }
   });
-  $("messages").addEventListener("scroll", () => {
-    if (!state.scrollFrame) state.scrollFrame = requestAnimationFrame(() => { state.scrollFrame = 0; onChatScroll(); });
-  }, { passive: true });
-  $("stop").onclick = () => state.busy?.abort();
-  $("btn-new").onclick = async () => {
-    await newChat();
-    $("app").classList.remove("sidebar-open");
-    $("input").focus();
-  };
   $("btn-settings").onclick = openSettings;
   $("assistant-chip").onclick = openSettings;
-  $("btn-export").onclick = exportConversation;
-  $("btn-import").onclick = () => $("file").click();
-  $("file").accept = hasFormats ? ".json,.jsonl,application/json" : ".json,application/json";
-  $("file").onchange = async () => {
-    const f = $("file").files[0];
-    $("file").value = "";
-    if (f) await importFile(f);
-  };
-  $("btn-tree").onclick = () => {
-    state.treeOpen = !state.treeOpen;
-    localStorage.setItem(TREE_OPEN_KEY, state.treeOpen ? "1" : "0");
-    renderHeader();
-    renderTree();
-  };
-  $("menu").onclick = () => $("app").classList.toggle("sidebar-open");
-  $("search").addEventListener("input", () => {
-    clearTimeout(searchTimer);
-    searchTimer = setTimeout(runSearch, 120);
-  });
-  $("tree-fit").onclick = () => state.treeView?.fit();
-  $("tree-active").onclick = () => {
-    const v = state.treeView;
-    const box = v?.leaf ? v.boxOf.get(v.leaf) : null;
-    if (box) v.centerOn(box);
-  };
-  $("tree-in").onclick = () => state.treeView?.zoom(1.25);
-  $("tree-out").onclick = () => state.treeView?.zoom(0.8);
-  $("tree-compact").onchange = (e) => {
-    state.treeView?.setCompact(e.target.checked);
-    renderTree();
-  };
-  // Drag and drop a file anywhere on the page to import it.
-  let depth = 0;
-  const overlay = $("drop");
-  const hasFiles = (e) => [...(e.dataTransfer?.types ?? [])].includes("Files");
-  window.addEventListener("dragenter", (e) => {
-    if (!hasFiles(e)) return;
-    depth++;
-    overlay.hidden = false;
-  });
-  window.addEventListener("dragleave", () => {
-    if (--depth <= 0) {
-      depth = 0;
-      overlay.hidden = true;
-    }
-  });
-  window.addEventListener("dragover", (e) => {
-    if (hasFiles(e)) e.preventDefault();
-  });
-  window.addEventListener("drop", (e) => {
-    e.preventDefault();
-    depth = 0;
-    overlay.hidden = true;
-    const f = e.dataTransfer?.files?.[0];
-    if (f) importFile(f);
-  });
 }
 
 async function start() {
