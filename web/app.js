@@ -5,19 +5,18 @@
 // textContent: message text never becomes markup.
 import { init, initInterchange, SessionTree } from "./sessiontree.js";
 import { openStore } from "./idb.js";
-import { el, renderText, highlighted, openForm, toast, showError, clearError, describe } from "./dom.js";
+import { $, el, highlighted, openForm, toast, showError, clearError, describe } from "./dom.js";
 import {
   DEMO_MODEL, APIS, loadSettings, saveSettings, usesEndpoint, messageText, demoReply, endpointReply, endpointSummarizer,
   requestBody,
 } from "./assistant.js";
-import { TreeView, MAX_BOXES } from "./treeview.js";
 import { renderMarkdown, copyText, plainText } from "./markdown.js";
 import { askBranchAtUserMessage, confirmDeleteBranch, deleteBranchWithMessages, countMessages } from "./branching.js";
 import { suggestModels } from "./settings.js";
+import { renderTree, wireTree } from "./treepanel.js";
 
-const $ = (id) => document.getElementById(id);
 const CURRENT_KEY = "sessiontree-demo.current";
-const TREE_OPEN_KEY = "sessiontree-demo.tree-open";
+export const TREE_OPEN_KEY = "sessiontree-demo.tree-open";
 // A send made while its conversation was still opening (the tree not loaded):
 // kept here, per conversation, until the tree is there and takes it, so that
 // closing the tab meanwhile loses nothing (the next open applies it).
@@ -49,7 +48,7 @@ const DB_NAME = "sessiontree-demo";
 let busyController = null;
 let busyRelease = null;
 
-const state = {
+export const state = {
   store: null,
   convs: [], // metadata, newest first
   cur: null, // { meta, tree: SessionTree | null, error: string | null, raw: string | null }
@@ -650,7 +649,7 @@ function rewind(id) {
  * Shows message id on the active path (open: the latest branch through it, else a
  * fresh branch of its own; main and every other branch stay where they are).
  */
-function checkout(id, name = "checkout") {
+export function checkout(id, name = "checkout") {
   return change(name, (t) => t.open(id));
 }
 
@@ -911,7 +910,7 @@ function renderAll() {
   }
 }
 
-function renderHeader() {
+export function renderHeader() {
   $("conv-title").textContent = state.cur?.meta.title ?? "";
   const s = state.settings;
   const chip = $("assistant-chip");
@@ -1171,7 +1170,7 @@ function onChatScroll() {
 }
 
 /** Shows node id of the active path in the chat view, centered and flashing. */
-function reveal(id) {
+export function reveal(id) {
   const t = state.cur?.tree;
   if (!t) return;
   let e = $("messages").querySelector(`[data-id="${CSS.escape(id)}"]`);
@@ -1303,89 +1302,6 @@ function wireChat() {
     if (!state.scrollFrame) state.scrollFrame = requestAnimationFrame(() => { state.scrollFrame = 0; onChatScroll(); });
   }, { passive: true });
   $("stop").onclick = () => state.busy?.abort();
-}
-
-// ---- the tree view ----------------------------------------------------------------
-
-function renderTree() {
-  if (!state.treeOpen) return;
-  const t = state.cur?.tree;
-  if (!state.treeView) state.treeView = new TreeView($("treepane"), { onPick: (id) => pickFromTree(id), locate: boxNodeOf });
-  const view = state.treeView;
-  if (!t) {
-    view.setNodes({ nodes: [], more: false }, 0, { active: () => [], leaf: null });
-    state.treeSig = "";
-    state.treePrev = null;
-    return;
-  }
-  const t0 = performance.now();
-  const branches = t.branches();
-  // Which boxes are on the active path, asked of the module (t.onPath), and
-  // the path's last node: never the path's ids (200,000 of them in a huge chat).
-  const active = { active: (ids) => t.onPath(ids), leaf: t.pathWindow(-1).ids[0] ?? null };
-  // The layout depends on the nodes, labels and where branches end; a checkout
-  // or switch changes none of them, so it only moves the highlight.
-  const sig = `${state.cur.meta.id}|${state.version}|${view.compact}|${branches.map((b) => `${b.name}\u0000${b.leaf}`).join("\u0001")}`;
-  // What an append at the active leaf leaves as it was: every other branch's
-  // end, the conversation, the view's mode.
-  const name = t.activeBranch;
-  const others = `${state.cur.meta.id}|${view.compact}|${name}|${branches.filter((b) => b.name !== name).map((b) => `${b.name}\u0000${b.leaf}`).join("\u0001")}`;
-  const prev = state.treePrev;
-  if (sig !== state.treeSig) {
-    const node = active.leaf && prev && prev.others === others && state.version === prev.version + 1 && active.leaf !== prev.leaf ? t.node(active.leaf) : null;
-    if (node && node.parent === prev.leaf && view.extendRun(prev.leaf, active.leaf, name, node.label)) {
-      // An append at the leaf: its run box grows by one, nothing moves.
-      view.setActive(active);
-    } else {
-      // The nodes without their messages (t.subtree), never the whole file.
-      view.setNodes(t.subtree(null, { runs: view.compact, limit: MAX_BOXES }), branches.length, active);
-      state.timings.treeLayout = performance.now() - t0;
-    }
-    state.treeSig = sig;
-    state.treePrev = { others, version: state.version, leaf: active.leaf };
-    state.timings.treeUpdate = performance.now() - t0;
-  } else {
-    view.setActive(active);
-  }
-}
-
-/** The node that starts or ends the tree view's box holding id: id's nearest such ancestor (a run's inner node is in no map). */
-function boxNodeOf(id, boxOf) {
-  const t = state.cur?.tree;
-  for (let at = id, steps = 0; at && t && steps < 1e7; steps++) {
-    if (boxOf.has(at)) return at;
-    at = t.node(at)?.parent ?? null;
-  }
-  return null;
-}
-
-function pickFromTree(id) {
-  const t0 = performance.now();
-  checkout(id, "treeCheckout");
-  reveal(id);
-  state.timings.treeClick = performance.now() - t0;
-}
-
-/** The tree view's toggle and its bar (fit, the active leaf, zoom, compact). */
-function wireTree() {
-  $("btn-tree").onclick = () => {
-    state.treeOpen = !state.treeOpen;
-    localStorage.setItem(TREE_OPEN_KEY, state.treeOpen ? "1" : "0");
-    renderHeader();
-    renderTree();
-  };
-  $("tree-fit").onclick = () => state.treeView?.fit();
-  $("tree-active").onclick = () => {
-    const v = state.treeView;
-    const box = v?.leaf ? v.boxOf.get(v.leaf) : null;
-    if (box) v.centerOn(box);
-  };
-  $("tree-in").onclick = () => state.treeView?.zoom(1.25);
-  $("tree-out").onclick = () => state.treeView?.zoom(0.8);
-  $("tree-compact").onchange = (e) => {
-    state.treeView?.setCompact(e.target.checked);
-    renderTree();
-  };
 }
 
 // ---- search -------------------------------------------------------------------------
