@@ -8,8 +8,8 @@ import { plainText } from "./markdown.js";
 import { confirmDeleteBranch, deleteBranchWithMessages, countMessages } from "./branching.js";
 import {
   state, persist, write, waitingForReply, openConversation, createConversation, newChat, change, checkout, renderAll,
-  reveal,
 } from "./app.js";
+import { reveal } from "./chat.js";
 
 export function renderConversations() {
   const list = $("conv-list");

@@ -3,7 +3,8 @@
 // the panel's bar. The canvas itself is treeview.js.
 import { $ } from "./dom.js";
 import { TreeView, MAX_BOXES } from "./treeview.js";
-import { TREE_OPEN_KEY, state, checkout, renderHeader, reveal } from "./app.js";
+import { TREE_OPEN_KEY, state, checkout, renderHeader } from "./app.js";
+import { reveal } from "./chat.js";
 
 export function renderTree() {
   if (!state.treeOpen) return;
