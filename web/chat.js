@@ -5,10 +5,9 @@
 import { $, el } from "./dom.js";
 import { DEMO_MODEL, usesEndpoint, messageText } from "./assistant.js";
 import { renderMarkdown, copyText } from "./markdown.js";
-import {
-  state, queuedOf, queueSend, showQueued, regenerate, saveEdit, branchHere, labelNode, rewind, checkout,
-} from "./app.js";
+import { state, queuedOf, queueSend, showQueued } from "./app.js";
 import { send, replyTo } from "./reply.js";
+import { regenerate, saveEdit, branchHere, labelNode, rewind, checkout } from "./actions.js";
 import { slug, download } from "./importexport.js";
 
 // The chat view is a window over the active path (pathWindow): WINDOW messages

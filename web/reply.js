@@ -4,8 +4,9 @@
 import { $, toast, showError, clearError, describe } from "./dom.js";
 import { usesEndpoint, messageText, demoReply, endpointReply, requestBody } from "./assistant.js";
 import { renderMarkdown } from "./markdown.js";
-import { state, waitingForReply, change, focusPlace, loadInterchange, renderAll } from "./app.js";
+import { state, waitingForReply, loadInterchange, renderAll } from "./app.js";
 import { roleName, renderChat, renderComposer } from "./chat.js";
+import { change, focusPlace } from "./actions.js";
 
 const CONTEXT = 50; // messages before a turn handed to the demo assistant (the endpoint gets projectFor)
 

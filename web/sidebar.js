@@ -7,9 +7,10 @@ import { usesEndpoint, messageText, endpointSummarizer } from "./assistant.js";
 import { plainText } from "./markdown.js";
 import { confirmDeleteBranch, deleteBranchWithMessages, countMessages } from "./branching.js";
 import {
-  state, persist, write, waitingForReply, openConversation, createConversation, newChat, change, checkout, renderAll,
+  state, persist, write, waitingForReply, openConversation, createConversation, newChat, renderAll,
 } from "./app.js";
 import { reveal } from "./chat.js";
+import { change, checkout } from "./actions.js";
 
 export function renderConversations() {
   const list = $("conv-list");

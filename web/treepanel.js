@@ -3,8 +3,9 @@
 // the panel's bar. The canvas itself is treeview.js.
 import { $ } from "./dom.js";
 import { TreeView, MAX_BOXES } from "./treeview.js";
-import { TREE_OPEN_KEY, state, checkout, renderHeader } from "./app.js";
+import { TREE_OPEN_KEY, state, renderHeader } from "./app.js";
 import { reveal } from "./chat.js";
+import { checkout } from "./actions.js";
 
 export function renderTree() {
   if (!state.treeOpen) return;
