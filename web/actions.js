@@ -3,7 +3,8 @@
 // regenerate, branch here, label, rewind, open an alternative.
 import { $, openForm, toast, showError, describe } from "./dom.js";
 import { askBranchAtUserMessage } from "./branching.js";
-import { state, persist, renderAll } from "./app.js";
+import { state, renderAll } from "./app.js";
+import { persist } from "./conversations.js";
 import { reply, priorTo, replyTo } from "./reply.js";
 
 // Changes that only move the active branch: the tree view keeps its layout.

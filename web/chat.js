@@ -5,7 +5,8 @@
 import { $, el } from "./dom.js";
 import { DEMO_MODEL, usesEndpoint, messageText } from "./assistant.js";
 import { renderMarkdown, copyText } from "./markdown.js";
-import { state, queuedOf, queueSend, showQueued } from "./app.js";
+import { state } from "./app.js";
+import { queuedOf, queueSend, showQueued } from "./conversations.js";
 import { send, replyTo } from "./reply.js";
 import { regenerate, saveEdit, branchHere, labelNode, rewind, checkout } from "./actions.js";
 import { slug, download } from "./importexport.js";

@@ -3,9 +3,8 @@
 // in parts) and export to each format.
 import { SessionTree } from "./sessiontree.js";
 import { $, el, openForm, toast, showError, clearError, describe } from "./dom.js";
-import {
-  hasFormats, state, write, waitingForReply, LOAD_SLICE_MS, createConversation, openCreated, loadInterchange,
-} from "./app.js";
+import { hasFormats, state, loadInterchange } from "./app.js";
+import { write, waitingForReply, LOAD_SLICE_MS, createConversation, openCreated } from "./conversations.js";
 import { renderConversations } from "./sidebar.js";
 
 const FORMATS = [

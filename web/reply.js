@@ -4,7 +4,8 @@
 import { $, toast, showError, clearError, describe } from "./dom.js";
 import { usesEndpoint, messageText, demoReply, endpointReply, requestBody } from "./assistant.js";
 import { renderMarkdown } from "./markdown.js";
-import { state, waitingForReply, loadInterchange, renderAll } from "./app.js";
+import { state, loadInterchange, renderAll } from "./app.js";
+import { waitingForReply } from "./conversations.js";
 import { roleName, renderChat, renderComposer } from "./chat.js";
 import { change, focusPlace } from "./actions.js";
 

@@ -3,7 +3,8 @@
 // request sends), and the Model field's suggestions.
 import { el, openForm, describe } from "./dom.js";
 import { APIS, saveSettings, usesEndpoint, listModels } from "./assistant.js";
-import { state, write, renderAll, prepareRequests } from "./app.js";
+import { state, renderAll, prepareRequests } from "./app.js";
+import { write } from "./conversations.js";
 import { requestFor } from "./reply.js";
 
 export async function openSettings() {

@@ -6,9 +6,8 @@ import { $, el, highlighted, openForm, toast, showError, describe } from "./dom.
 import { usesEndpoint, messageText, endpointSummarizer } from "./assistant.js";
 import { plainText } from "./markdown.js";
 import { confirmDeleteBranch, deleteBranchWithMessages, countMessages } from "./branching.js";
-import {
-  state, persist, write, waitingForReply, openConversation, createConversation, newChat, renderAll,
-} from "./app.js";
+import { state, renderAll } from "./app.js";
+import { persist, write, waitingForReply, openConversation, createConversation, newChat } from "./conversations.js";
 import { reveal } from "./chat.js";
 import { change, checkout } from "./actions.js";
 
