@@ -3,6 +3,26 @@
 // 〈2/3〉 switcher at every fork, per-message and per-branch actions, search, a
 // tree view, import and export. Everything the user sees is built with
 // textContent: message text never becomes markup.
+//
+// Where things are (each view in a module of its own):
+//   app.js            the shared state, the second module's loading, the top bar, start()
+//   conversations.js  conversations in IndexedDB (sessiontree/idb): open, create, save,
+//                     close; a send queued while a tree loads; another tab's changes
+//   chat.js           the chat view: the message window, the preview while a
+//                     conversation opens, each message's element, the composer
+//   reply.js          a send and its reply: the request, the demo assistant, streaming, Retry
+//   actions.js        change() and each message's actions (edit, regenerate, branch
+//                     here, label, rewind, ‹ › alternatives)
+//   sidebar.js        the conversation list, the branches and their actions, search
+//   importexport.js   import (picker, drop, every format) and export
+//   treepanel.js      the tree view's panel and bar (treeview.js draws the canvas)
+//   settings.js       the assistant settings dialog
+//   assistant.js      the demo assistant and the endpoint's client (request, stream, models)
+//   branching.js      "Branch here" at a user message, a branch deleted with its messages
+//   dom.js            $(), el(), the form dialog, toasts, the error banner
+//   markdown.js, reasoning.js, ansi.js   a message's text as the page shows it
+// The views import state (and renderAll) from here and read them only inside
+// their functions: the imports go both ways, and nothing runs before start().
 import { init, initInterchange, SessionTree } from "./sessiontree.js";
 import { openStore } from "./idb.js";
 import { $, el, toast, showError, describe } from "./dom.js";
@@ -13,6 +33,8 @@ import { renderChat, renderComposer, wireChat } from "./chat.js";
 import { renderConversations, renderBranches, wireSidebar } from "./sidebar.js";
 import { wireImportExport } from "./importexport.js";
 import { renderTree, wireTree } from "./treepanel.js";
+
+// ---- the shared state ------------------------------------------------------------
 
 export const TREE_OPEN_KEY = "sessiontree-demo.tree-open";
 
@@ -61,7 +83,7 @@ window.sessiontreeDemo = {
 
 let wasmReady = null; // init() of the page's module (start)
 
-// ---- import and export ------------------------------------------------------------
+// ---- the second module ------------------------------------------------------------
 
 // Other tools' formats and merge live in a second module
 // (sessiontree-interchange.wasm), loaded the first time the user imports or
@@ -80,7 +102,7 @@ export async function loadInterchange(why = "import/export", { quiet = false } =
   return interchangeReady;
 }
 
-// ---- rendering ------------------------------------------------------------------
+// ---- rendering (the top bar here, each view in its module) ------------------------
 
 export function renderAll() {
   const parts = { renderHeader, renderConversations, renderBranches, renderChat, renderComposer, renderTree };
