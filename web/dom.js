@@ -1,6 +1,9 @@
 // Small DOM helpers: elements built with textContent only (message text, names
 // and labels never become markup), a modal form, toasts and the error banner.
 
+/** The page's element with that id. */
+export const $ = (id) => document.getElementById(id);
+
 /**
  * el("button.primary", { onclick, title }, "text", child…): an element with
  * classes, properties (attributes for data-*, aria-*, role, for), and children

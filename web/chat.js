@@ -1,0 +1,347 @@
+// The chat view: the active path as a window of messages (pathWindow: at most
+// MAX in the page, moved as the user scrolls), each message with its ‹ 2/3 ›
+// switcher and its actions, the preview painted while a conversation opens,
+// and the composer.
+import { $, el } from "./dom.js";
+import { DEMO_MODEL, usesEndpoint, messageText } from "./assistant.js";
+import { renderMarkdown, copyText } from "./markdown.js";
+import { state } from "./app.js";
+import { queuedOf, queueSend, showQueued } from "./conversations.js";
+import { send, replyTo } from "./reply.js";
+import { regenerate, saveEdit, branchHere, labelNode, rewind, checkout } from "./actions.js";
+import { slug, download } from "./importexport.js";
+
+// The chat view is a window over the active path (pathWindow): WINDOW messages
+// when it opens or follows the leaf, STEP more as the user scrolls, at most MAX
+// in the page at once.
+export const WINDOW = 60;
+const STEP = 40;
+const MAX = 160;
+
+export function roleName(m) {
+  if (m.role === "user") return "You";
+  if (m.role === "assistant") return m.model === DEMO_MODEL ? "Demo assistant \u00b7 offline" : m.model ? `Assistant \u00b7 ${m.model}` : "Assistant";
+  return m.role;
+}
+
+export function renderChat() {
+  const box = $("messages");
+  const cur = state.cur;
+  if (!cur) {
+    box.replaceChildren();
+    return;
+  }
+  if (!cur.tree) {
+    if (cur.loading) return; // its preview (renderPreview) stays until the tree is there
+    box.replaceChildren(el("div.card.error-card", { role: "alert" },
+      el("h2", null, "This conversation could not be opened"),
+      el("p", null, cur.error ?? ""),
+      el("p", null, "Its saved data is kept exactly as it was. Download it to inspect or repair it elsewhere."),
+      cur.raw ? el("button.primary", { type: "button", onclick: () => download(`${slug(cur.meta.title)}.unreadable.tree.json`, cur.raw) }, "Download the saved file") : null));
+    return;
+  }
+  const t = cur.tree;
+  const t0 = performance.now();
+  const len = t.pathLength();
+  if (!len) {
+    box.replaceChildren(welcome());
+    state.win = { start: 0, end: 0, follow: true };
+    return;
+  }
+  // The window of the path to show: the leaf end when following (pathWindow(-n)
+  // reads only those nodes), else the same indexes as before, clamped.
+  const w = state.win;
+  const anchor = w.follow ? null : topVisible(box);
+  let { start, end } = w;
+  if (w.follow || end === 0) {
+    end = len;
+    start = Math.max(0, len - Math.max(WINDOW, Math.min(MAX, w.end - w.start)));
+  } else {
+    end = Math.min(end, len);
+    start = Math.min(start, Math.max(0, end - 1));
+    if (end - start < WINDOW) end = Math.min(len, start + WINDOW);
+  }
+  const { ids } = end === len ? t.pathWindow(start - len) : t.pathWindow(start, end);
+  const leaf = end === len ? ids[ids.length - 1] : t.pathWindow(-1).ids[0];
+  state.win = { start, end, follow: w.follow, len };
+  const items = [];
+  if (start > 0) {
+    state.moreAbove ??= el("div.more-above", { "aria-hidden": "true" });
+    state.moreAbove.textContent = `${start} earlier message${start === 1 ? "" : "s"} \u2191`;
+    items.push(state.moreAbove);
+  }
+  // Messages never change, so a message's element is kept and reused while its
+  // label, its alternatives and its place (the leaf or not) stay the same.
+  const cache = state.views.get(cur.meta.id) ?? new Map();
+  const next = new Map();
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i];
+    const node = t.node(id);
+    if (node.message.role === "system" && messageText(node.message).trim() === "") continue; // a hidden system node (ChatGPT's)
+    const sib = t.siblings(id);
+    const key = `${node.label}\u0000${sib.siblings.length}\u0000${sib.index}\u0000${id === leaf}`;
+    let view = cache.get(id);
+    if (!view || view.key !== key || view.element.querySelector(".editor")) view = { key, element: messageView(id, node, sib, id === leaf) };
+    view.element.classList.remove("flash", "preview");
+    view.element.dataset.index = String(start + i);
+    next.set(id, view);
+    items.push(view.element);
+  }
+  state.views = new Map([[cur.meta.id, next]]);
+  if (end < len) {
+    state.moreBelow ??= el("div.more-below", { "aria-hidden": "true" });
+    state.moreBelow.textContent = `${len - end} later message${len - end === 1 ? "" : "s"} \u2193`;
+    items.push(state.moreBelow);
+  }
+  if (state.busy && end === len) {
+    items.push(el(`div.msg.assistant.typing${state.stream ? ".streaming" : ""}`, { "aria-busy": "true" },
+      el("div.msg-head", null, el("span.role", null, usesEndpoint(state.settings) ? state.settings.model : "Demo assistant \u00b7 offline")),
+      el("div.msg-body", { dir: "auto" }, state.stream ? renderMarkdown(state.stream) : null),
+      el("div.dots", { "aria-label": "Writing a reply" }, el("span"), el("span"), el("span"))));
+  }
+  state.painting = true;
+  // While a reply is on its way the actions wait: toggled here, so that the
+  // elements of the messages are kept.
+  const busy = !!state.busy;
+  for (const v of next.values()) {
+    if (v.busy === busy) continue;
+    v.busy = busy;
+    for (const b of v.element.querySelectorAll("button.act")) b.disabled = busy || b.dataset.edge === "1";
+    const r = v.element.querySelector('[data-action="reply"]');
+    if (r) r.hidden = busy;
+  }
+  // Only what changed moves: a send inserts one element, a window that slides drops one.
+  const keep = new Set(items);
+  for (const c of [...box.children]) if (!keep.has(c)) c.remove();
+  let at = box.firstChild;
+  for (const it of items) {
+    if (at === it) at = at.nextSibling;
+    else box.insertBefore(it, at);
+  }
+  if (w.follow) box.scrollTop = box.scrollHeight;
+  else if (anchor) {
+    const e = box.querySelector(`[data-index="${anchor.index}"]`);
+    if (e) box.scrollTop = e.offsetTop - anchor.offset;
+  }
+  state.painting = false;
+  state.timings.chatWindow = performance.now() - t0;
+}
+
+/**
+ * The last messages of a conversation as stored (store.tail), painted before
+ * its tree is loaded: read-only (their actions wait), replaced by renderChat
+ * once the tree is there.
+ */
+export async function renderPreview(tail, cur) {
+  const box = $("messages");
+  const n = tail.nodes.length;
+  // Kept as the chat view's elements of these messages (state.views, under the
+  // key renderChat gives them): once the tree is loaded, renderChat reuses them
+  // instead of rendering the same messages again.
+  const views = new Map();
+  state.views = new Map([[cur.meta.id, views]]);
+  box.replaceChildren();
+  $("input").disabled = true;
+  $("send").disabled = true;
+  $("input").placeholder = "Opening the conversation\u2026";
+  // From the leaf up, a few messages a task (their Markdown is most of the
+  // cost): the screenful at the bottom shows first, and no task is long.
+  for (let to = n, step = PREVIEW_FIRST; to > 0; to -= step, step = PREVIEW_STEP) {
+    if (to < n) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      if (state.cur !== cur || cur.tree) return; // switched away, or the tree is there (renderChat took over)
+    }
+    const items = [];
+    for (let i = Math.max(0, to - step); i < to; i++) {
+      const { id, node, siblings } = tail.nodes[i];
+      const m = node.message ?? {};
+      if (m.role === "system" && messageText(m).trim() === "") continue;
+      const sib = siblings ? { siblings, index: Math.max(0, siblings.indexOf(id)) } : { siblings: [id], index: 0 };
+      const label = node.label ?? null;
+      const view = messageView(id, { message: m, label, createdAtMs: node.created_at_ms ?? 0 }, sib, i === n - 1);
+      for (const b of view.querySelectorAll("button.act")) b.disabled = true;
+      view.classList.add("preview");
+      views.set(id, { key: `${label}\u0000${sib.siblings.length}\u0000${sib.index}\u0000${i === n - 1}`, element: view, busy: undefined });
+      items.push(view);
+    }
+    box.prepend(...items);
+    box.scrollTop = box.scrollHeight;
+    if (!cur.previewed) {
+      // The last messages are there: the composer takes a send (it waits for the tree).
+      cur.previewed = true;
+      cur.queued = queuedOf(cur.meta.id); // from a visit whose tab closed before the tree loaded
+      if (cur.queued) showQueued(cur.queued);
+      renderComposer();
+    }
+  }
+}
+
+// How many messages of a preview one task renders: the first task fewer (a
+// screenful), as it also pays for the Markdown renderer's first use.
+const PREVIEW_FIRST = 4;
+const PREVIEW_STEP = 12;
+
+/** The first message shown at the top of the chat view: its path index and offset. */
+function topVisible(box) {
+  const top = box.scrollTop;
+  for (const e of box.querySelectorAll("article.msg[data-index]")) {
+    if (e.offsetTop + e.offsetHeight > top) return { index: Number(e.dataset.index), offset: e.offsetTop - top };
+  }
+  return null;
+}
+
+/** Moves the chat view's window as the user scrolls: more above near the top, more below near the bottom. */
+function onChatScroll() {
+  const box = $("messages");
+  const t = state.cur?.tree;
+  if (!t || state.painting) return;
+  const w = state.win;
+  const len = w.len ?? t.pathLength(); // as of the last render: every change renders
+  const fromBottom = box.scrollHeight - box.scrollTop - box.clientHeight;
+  if (box.scrollTop < 300 && w.start > 0) {
+    const start = Math.max(0, w.start - STEP);
+    state.win = { start, end: Math.min(w.end, start + MAX), follow: false };
+    renderChat();
+  } else if (fromBottom < 300 && w.end < len) {
+    const end = Math.min(len, w.end + STEP);
+    state.win = { start: Math.max(w.start, end - MAX), end, follow: false };
+    renderChat();
+  } else {
+    w.follow = w.end === len && fromBottom < 40;
+  }
+}
+
+/** Shows node id of the active path in the chat view, centered and flashing. */
+export function reveal(id) {
+  const t = state.cur?.tree;
+  if (!t) return;
+  let e = $("messages").querySelector(`[data-id="${CSS.escape(id)}"]`);
+  if (!e) {
+    const i = t.pathIndex(id);
+    if (i < 0) return;
+    const len = t.pathLength();
+    const start = Math.max(0, i - Math.floor(WINDOW / 2));
+    state.win = { start, end: Math.min(len, start + WINDOW), follow: false };
+    renderChat();
+    e = $("messages").querySelector(`[data-id="${CSS.escape(id)}"]`);
+  }
+  state.win.follow = false;
+  e?.scrollIntoView({ block: "center" });
+  e?.classList.add("flash");
+}
+
+function welcome() {
+  const ideas = ["Plan a weekend trip to Lisbon", "Explain branching in one paragraph?", "Write a haiku about trees"];
+  return el("div.card.welcome", null,
+    el("h2", null, "A chat that keeps every branch"),
+    el("p", null, "Every message is a node of a tree. Edit a message, regenerate a reply or rewind to any point: nothing is lost, and the \u2039 2/3 \u203a arrows bring back each alternative with its own continuation."),
+    el("p.muted", null, usesEndpoint(state.settings)
+      ? `Replies come from ${state.settings.model}.`
+      : "Replies come from the built-in demo assistant: offline and deterministic. Configure any OpenAI-compatible endpoint in Settings."),
+    el("div.ideas", null, ...ideas.map((s) => el("button.chip", { type: "button", onclick: () => { $("input").value = s; $("input").focus(); autosize(); } }, s))));
+}
+
+export function messageView(id, node, sib, isLeaf) {
+  const m = node.message;
+  const act = (label, action, fn, title) => el("button.act", { type: "button", "data-action": action, title: title ?? label, onclick: fn }, label);
+  const actions = [];
+  if (sib.siblings.length > 1) {
+    actions.push(el("span.switcher", { "aria-label": `Alternative ${sib.index + 1} of ${sib.siblings.length}` },
+      el("button.act", { type: "button", "data-action": "prev", "data-edge": sib.index === 0 ? "1" : "0", "aria-label": "Previous alternative", onclick: () => checkout(sib.siblings[sib.index - 1], "switchSibling") }, "\u2039"),
+      el("span.count", null, `${sib.index + 1}/${sib.siblings.length}`),
+      el("button.act", { type: "button", "data-action": "next", "data-edge": sib.index === sib.siblings.length - 1 ? "1" : "0", "aria-label": "Next alternative", onclick: () => checkout(sib.siblings[sib.index + 1], "switchSibling") }, "\u203a")));
+  }
+  const view = el(`article.msg.${m.role === "user" ? "user" : m.role === "assistant" ? "assistant" : "other"}${m.incomplete ? ".incomplete" : ""}`, { "data-id": id, tabIndex: -1 });
+  const body = el("div.msg-body", { dir: "auto" }, renderMarkdown(messageText(m)));
+  const copy = act("Copy", "copy", () => copyText(copy, messageText(m)), "Copy the message's text");
+  actions.push(copy);
+  actions.push(act("Edit", "edit", () => editInPlace(view, body, id, node)));
+  if (m.role === "assistant") actions.push(act("Regenerate", "regenerate", () => regenerate(id)));
+  if (m.role === "user" && isLeaf) actions.push(act("Get a reply", "reply", () => replyTo(id)));
+  if (!isLeaf) actions.push(act("Rewind here", "rewind", () => rewind(id), "Continue from this message; the later ones stay on a branch"));
+  actions.push(act("Branch here", "branch", () => branchHere(id), "Start a named branch at this message"));
+  actions.push(act(node.label ? "Relabel" : "Label", "label", () => labelNode(id)));
+  view.append(
+    el("div.msg-head", null,
+      el("span.role", null, roleName(m)),
+      node.label ? el("span.label-chip", { title: "Label" }, node.label) : null,
+      m.incomplete ? el("span.msg-status", { title: "The reply was cut short; regenerate to try again" }, `incomplete (${m.stop_reason ?? "stopped"})`) : null,
+      el("time", { dateTime: new Date(node.createdAtMs).toISOString() }, new Date(node.createdAtMs).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }))),
+    body,
+    el("div.msg-actions", null, ...actions));
+  return view;
+}
+
+function editInPlace(view, body, id, node) {
+  if (view.querySelector(".editor")) return;
+  const area = el("textarea.editor", { value: messageText(node.message), rows: 3, "aria-label": "Edit the message" });
+  const isUser = node.message.role === "user";
+  const form = el("form.edit-form", null, area, el("div.edit-buttons", null,
+    el("button.ghost", { type: "button", onclick: () => { form.replaceWith(body); } }, "Cancel"),
+    el("button.primary", { type: "submit", "data-action": "save-edit" }, isUser ? "Save & send" : "Save as a new version")));
+  form.onsubmit = (e) => {
+    e.preventDefault();
+    const text = area.value.trim();
+    if (text === "") return;
+    saveEdit(id, node, text);
+  };
+  area.onkeydown = (e) => {
+    if (e.key === "Enter" && !e.shiftKey) {
+      e.preventDefault();
+      form.requestSubmit();
+    } else if (e.key === "Escape") form.replaceWith(body);
+  };
+  body.replaceWith(form);
+  area.focus();
+  area.style.height = `${Math.min(300, area.scrollHeight + 4)}px`;
+}
+
+export function renderComposer() {
+  const busy = !!state.busy;
+  const cur = state.cur;
+  // Also while the conversation opens, once its last messages are painted: a
+  // send then waits for the tree (queueSend), one at a time.
+  const ready = !!cur?.tree || (!!cur?.previewed && !cur.queued);
+  $("input").disabled = !ready;
+  $("input").placeholder = usesEndpoint(state.settings) ? `Message ${state.settings.model}\u2026` : "Message the demo assistant\u2026";
+  $("send").hidden = busy;
+  $("stop").hidden = !busy;
+  $("send").disabled = !ready;
+}
+
+function autosize() {
+  const a = $("input");
+  a.style.height = "auto";
+  a.style.height = `${Math.min(200, a.scrollHeight + 2)}px`;
+}
+
+/** The composer (send, Enter, its height), the chat view's scrolling and Stop. */
+export function wireChat() {
+  $("composer").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const text = $("input").value.trim();
+    if (text === "" || state.busy) return;
+    const cur = state.cur;
+    if (cur && !cur.tree && cur.loading) {
+      if (!cur.previewed || cur.queued) return;
+      $("input").value = "";
+      autosize();
+      queueSend(cur, text);
+      return;
+    }
+    $("input").value = "";
+    autosize();
+    send(text);
+  });
+  $("input").addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      $("composer").requestSubmit();
+    }
+  });
+  $("input").addEventListener("input", autosize);
+  $("messages").addEventListener("scroll", () => {
+    if (!state.scrollFrame) state.scrollFrame = requestAnimationFrame(() => { state.scrollFrame = 0; onChatScroll(); });
+  }, { passive: true });
+  $("stop").onclick = () => state.busy?.abort();
+}

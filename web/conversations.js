@@ -1,0 +1,307 @@
+// Conversations kept in IndexedDB through sessiontree/idb: open one (its last
+// messages painted from their records first, the tree loaded in slices),
+// create one, "+ New chat", close one, the save after every change, a send
+// made while the tree is still loading, and another tab's changes arriving.
+import { SessionTree } from "./sessiontree.js";
+import { $, toast, showError, describe } from "./dom.js";
+import { messageText } from "./assistant.js";
+import { state, renderAll, renderHeader } from "./app.js";
+import { WINDOW, renderPreview, messageView, renderComposer } from "./chat.js";
+import { reply, priorTo, appendAfter } from "./reply.js";
+import { change } from "./actions.js";
+import { renderConversations, clearSearch } from "./sidebar.js";
+
+export const CURRENT_KEY = "sessiontree-demo.current";
+
+// A send made while its conversation was still opening (the tree not loaded):
+// kept here, per conversation, until the tree is there and takes it, so that
+// closing the tab meanwhile loses nothing (the next open applies it).
+const QUEUED_KEY = "sessiontree-demo.queued.";
+// Tests: hold an open's tree back this many ms after its preview (a slow load, on purpose).
+const HOLD_OPEN_KEY = "sessiontree-demo.test-hold-open-ms";
+
+function newId() {
+  return `c${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+}
+
+function titleFrom(tree) {
+  // The conversation's first message ever (an edited first message stays a sibling of it).
+  const root = tree.pathLength() ? tree.pathWindow(0, 1).ids[0] : null;
+  const first = root ? tree.node(tree.siblings(root).siblings[0]) : null;
+  const text = first ? messageText(first.message).replace(/\s+/g, " ").trim() : "";
+  if (text === "") return "New chat";
+  return text.length > 48 ? text.slice(0, 47) + "\u2026" : text;
+}
+
+/**
+ * Saves the open conversation after every change (the active branch too). The
+ * save runs in the next task, after the change is drawn; flush() runs it now.
+ */
+export function persist() {
+  const cur = state.cur;
+  if (!cur?.tree) return;
+  cur.meta.updatedAt = Date.now();
+  if (cur.meta.autoTitle && (cur.meta.title === "New chat" || cur.tree.pathLength() <= 2)) cur.meta.title = titleFrom(cur.tree);
+  state.dirty = cur;
+  state.pending++;
+  renderSaveState();
+  state.flushTimer ||= setTimeout(flush, 0);
+}
+
+export function flush() {
+  clearTimeout(state.flushTimer);
+  state.flushTimer = 0;
+  const cur = state.dirty;
+  if (!cur) return state.writes;
+  state.dirty = null;
+  state.pending--;
+  if (!cur.conv || cur.conv.closed) return state.writes; // closed since: its last state was saved then
+  // Only the rows this change touched (a send: the new node, its parent, the branch);
+  // an import's rows still being written take it with them.
+  const conv = cur.conv;
+  return write(async () => {
+    const r = await conv.save();
+    state.timings.takeChanges = r.takeMs;
+    state.timings.rowsWritten = r.rows;
+  });
+}
+
+export function write(job) {
+  state.pending++;
+  renderSaveState();
+  state.writes = state.writes.then(job).then(
+    () => { state.pending--; renderSaveState(); },
+    (e) => {
+      state.pending--;
+      renderSaveState("failed");
+      showError(`Could not save to this browser's storage: ${describe(e)}. Export the conversation to keep a copy.`);
+    },
+  );
+  return state.writes;
+}
+
+export function renderSaveState(failed) {
+  const s = $("save-state");
+  if (failed) s.textContent = "Not saved";
+  else if (!state.store.persistent) s.textContent = "Not stored (no IndexedDB)";
+  else s.textContent = state.pending ? "Saving\u2026" : "Saved";
+  s.dataset.state = failed ? "failed" : state.pending ? "saving" : "saved";
+}
+
+/** Whether a reply is on its way (then the conversation stays open): tells the user so. */
+export function waitingForReply() {
+  if (state.busy) toast("A reply is on its way: wait for it, or stop it first.", "warn");
+  return !!state.busy;
+}
+
+export async function openConversation(id) {
+  const meta = state.convs.find((c) => c.id === id);
+  if (!meta || waitingForReply()) return;
+  $("app").classList.remove("sidebar-open");
+  flush();
+  release(state.cur);
+  const cur = { meta, conv: null, tree: null, error: null, raw: null, loading: true };
+  state.cur = cur;
+  state.win = { start: 0, end: 0, follow: true };
+  state.treeSig = "";
+  state.treePrev = null;
+  localStorage.setItem(CURRENT_KEY, id);
+  cur.opening = readInto(cur, id, meta);
+  await cur.opening;
+}
+
+/** Reads conversation id into cur (state.cur), painting its last messages first; stops where the user opened another. */
+async function readInto(cur, id, meta) {
+  const t0 = performance.now();
+  // The last messages first, from their own records (a few reads whatever the
+  // size), painted read-only while the whole conversation loads; then
+  // sessiontree/idb reads and joins the stored records in its worker, and the
+  // page only loads their bytes, in slices (store.open).
+  let conv = null;
+  try {
+    conv = await state.store.open(id, {
+      autosave: false, // persist() writes after every change (conv.save)
+      sliceMs: LOAD_SLICE_MS,
+      tailCount: WINDOW,
+      onTail: async (tail) => {
+        if (state.cur !== cur) return;
+        renderHeader();
+        renderConversations();
+        await renderPreview(tail, cur);
+        if (state.cur !== cur) return;
+        state.timings.openPreview = performance.now() - t0;
+        const hold = Number(localStorage.getItem(HOLD_OPEN_KEY));
+        if (hold > 0) await new Promise((resolve) => setTimeout(resolve, hold));
+      },
+    });
+    if (conv === null) throw new Error("its saved tree is missing from storage");
+  } catch (e) {
+    if (state.cur !== cur) return;
+    cur.error = describe(e);
+    cur.raw = e?.file ?? null;
+  }
+  if (state.cur !== cur) {
+    conv?.close();
+    return;
+  }
+  if (conv) {
+    conv.meta = meta; // the listed record: the page's changes to it are written with the rows
+    adopt(cur, conv);
+    state.timings.openRead = conv.timings.read !== undefined ? (conv.timings.open - conv.timings.load) : undefined;
+    state.timings.openRows = conv.timings.read; // the worker's IndexedDB read
+    state.timings.openJoin = conv.timings.join; // and its fileFromRows
+    state.timings.openLoad = conv.timings.load;
+  }
+  state.timings.open = performance.now() - t0;
+  cur.loading = false;
+  clearSearch();
+  renderAll();
+  sendQueued(cur);
+}
+
+/**
+ * Makes conv (sessiontree/idb) cur's conversation: its tree, and what another
+ * tab's changes to it do here (applied in place, merged, or a reload's tree).
+ */
+function adopt(cur, conv) {
+  cur.conv = conv;
+  cur.tree = conv.tree;
+  conv.subscribe((e) => {
+    if (state.cur !== cur) return;
+    if (e.kind === "error") {
+      showError(`Could not save to this browser's storage: ${describe(e.error)}. Export the conversation to keep a copy.`);
+      return;
+    }
+    cur.tree = conv.tree; // a reload's tree (the one before is freed)
+    if (e.kind === "merged") announceConflicts(e.report);
+    state.version++;
+    renderAll();
+  });
+}
+
+/** The send waiting for conversation id to open (queueSend), or null. */
+export function queuedOf(id) {
+  try {
+    const q = JSON.parse(localStorage.getItem(QUEUED_KEY + id) ?? "null");
+    return q && typeof q.text === "string" && Number.isFinite(q.at) ? q : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A send made while cur opens, before its tree is loaded: shown at once
+ * below the preview, kept in localStorage, and sent (appended, then the
+ * reply asked for) by sendQueued once the tree is there. One waits at a time.
+ */
+export function queueSend(cur, text) {
+  const q = { text, at: Date.now() };
+  localStorage.setItem(QUEUED_KEY + cur.meta.id, JSON.stringify(q));
+  cur.queued = q;
+  showQueued(q);
+  state.timings.queuedShown = performance.now();
+  renderComposer();
+}
+
+/** Paints a waiting send below the preview: read-only, like the preview's messages. */
+export function showQueued(q) {
+  const view = messageView(`queued-${q.at}`, { message: { role: "user", content: q.text }, label: null, createdAtMs: q.at }, { siblings: [], index: 0 }, true);
+  for (const b of view.querySelectorAll("button.act")) b.disabled = true;
+  view.classList.add("preview", "queued");
+  $("messages").append(view);
+  $("messages").scrollTop = $("messages").scrollHeight;
+}
+
+/** Sends what waited for cur's tree (queueSend, in this tab or one closed before it loaded). */
+function sendQueued(cur) {
+  const q = queuedOf(cur.meta.id);
+  cur.queued = null;
+  if (!q || state.cur !== cur || !cur.tree) return;
+  localStorage.removeItem(QUEUED_KEY + cur.meta.id);
+  state.win.follow = true;
+  const id = change("send", (t) => t.append({ role: "user", content: q.text }, q.at));
+  if (id === undefined) return;
+  state.timings.queuedSent = performance.now();
+  reply({ prior: priorTo(cur.tree, id, true), upTo: id }, (t, m) => appendAfter(t, id, m));
+}
+
+// A load on the page runs in slices of this long (store.open's sliceMs): well
+// under the 50 ms of a long task, a slice ending at the module's next yield point.
+export const LOAD_SLICE_MS = 20;
+
+export async function createConversation(tree, title, { open = true } = {}) {
+  if (waitingForReply()) {
+    tree.free();
+    return;
+  }
+  const meta = { id: newId(), title: title ?? titleFrom(tree), autoTitle: title === undefined, createdAt: Date.now(), updatedAt: Date.now() };
+  meta.root = tree.pathLength() ? tree.pathWindow(0, 1).ids[0] : null;
+  const t1 = performance.now();
+  // Written in the background ("Saving…"): the conversation shows at once.
+  const conv = await state.store.create(tree, meta, { autosave: false });
+  write(() => conv.saved()).then(() => { state.timings.createWrite = performance.now() - t1; });
+  state.convs.unshift(meta);
+  if (!open) {
+    conv.close();
+    renderConversations();
+    return;
+  }
+  openCreated(meta, conv, true);
+}
+
+/** Whether a conversation has no message and no system prompt of its own: a "+ New chat" reuses it. */
+function blank(meta, tree) {
+  if (meta.system) return false;
+  return tree ? tree.pathLength() === 0 && tree.stats().nodes === 0 : meta.root === null;
+}
+
+/**
+ * "+ New chat": the open conversation when it is blank, else a blank one
+ * already listed (the newest), else a new one; never a second empty "New chat".
+ */
+export async function newChat() {
+  if (waitingForReply()) return;
+  const cur = state.cur;
+  if (cur?.tree && blank(cur.meta, cur.tree)) return;
+  const other = state.convs.find((c) => c !== cur?.meta && blank(c));
+  if (other) {
+    await openConversation(other.id);
+    // Its stored meta said empty: another tab may have written since.
+    if (state.cur?.meta === other && (!state.cur.tree || blank(other, state.cur.tree))) return;
+  }
+  await createConversation(new SessionTree());
+}
+
+/** Opens a conversation just made (listed first), conv (sessiontree/idb); listed says whether it is in the list already. */
+export function openCreated(meta, conv, listed = false) {
+  if (!listed) state.convs.unshift(meta);
+  flush();
+  release(state.cur);
+  const cur = state.cur = { meta, conv: null, tree: null, error: null, raw: null };
+  adopt(cur, conv);
+  state.win = { start: 0, end: 0, follow: true };
+  state.treeSig = "";
+  state.treePrev = null;
+  localStorage.setItem(CURRENT_KEY, meta.id);
+  clearSearch();
+  renderAll();
+  return cur;
+}
+
+/** Closes a conversation that is left (sessiontree/idb writes what is pending, then frees its tree). */
+function release(cur) {
+  if (!cur?.conv) return;
+  flush();
+  cur.conv.close();
+  cur.tree = null;
+}
+
+/**
+ * After a merge with another tab's copy (merged with { freshNames, keepPlace }:
+ * a branch both tabs moved keeps the other leaf under a fresh branch-N, and this
+ * tab stays on its user's work): say what was kept where.
+ */
+function announceConflicts(report) {
+  const kept = report.conflicts.filter((c) => c.kind === "branch").map((c) => c.keptAs);
+  if (kept.length) toast(`Another tab wrote here at the same time: its work and yours are both kept (${kept.join(", ")}).`);
+}

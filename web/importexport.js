@@ -1,0 +1,199 @@
+// Import (the button or a file dropped on the page; every format, a multi-chat
+// file as one conversation per chat, a .tree.json checked in a worker and stored
+// in parts) and export to each format.
+import { SessionTree } from "./sessiontree.js";
+import { $, el, openForm, toast, showError, clearError, describe } from "./dom.js";
+import { hasFormats, state, loadInterchange } from "./app.js";
+import { write, waitingForReply, LOAD_SLICE_MS, createConversation, openCreated } from "./conversations.js";
+import { renderConversations } from "./sidebar.js";
+
+const FORMATS = [
+  { value: "tree.json", label: ".tree.json", hint: "sessiontree's own file: every branch, label and summary", ext: ".tree.json" },
+  { value: "chatgpt", label: "ChatGPT", hint: "conversations.json (mapping, current_node)", ext: ".chatgpt.json" },
+  { value: "openwebui", label: "Open WebUI", hint: "chat JSON (history.messages)", ext: ".openwebui.json" },
+  { value: "librechat", label: "LibreChat", hint: "export JSON", ext: ".librechat.json" },
+  { value: "claudecode", label: "Claude Code", hint: "session JSONL", ext: ".claudecode.jsonl" },
+  { value: "pi", label: "pi", hint: "session JSONL v3", ext: ".pi.jsonl" },
+  { value: "codex", label: "Codex", hint: "rollout JSONL (active branch)", ext: ".codex.jsonl" },
+  { value: "openai", label: "OpenAI messages", hint: "the active branch as a messages array", ext: ".openai.json" },
+  { value: "markdown", label: "Markdown", hint: "readable; other branches as summaries", ext: ".md" },
+];
+
+function looksLikeTreeFile(bytes) {
+  const head = new TextDecoder().decode(bytes.subarray(0, 64));
+  return /^\s*\{\s*"format"\s*:\s*"sessiontree"/.test(head);
+}
+
+async function importFile(file, format = "auto") {
+  const t0 = performance.now();
+  let got = []; // [{ title, tree, note }]
+  try {
+    const head = new Uint8Array(await file.slice(0, 64).arrayBuffer());
+    const isTree = (format === "auto" && looksLikeTreeFile(head)) || format === "sessiontree" || !hasFormats;
+    if (isTree && state.store.persistent && !waitingForReply()) {
+      // sessiontree/idb's import: checked in a worker of its own, stopped once
+      // it has answered (only one module holds a huge tree at a time), loaded
+      // here in slices, then its rows written a part at a time while the
+      // conversation is shown and usable.
+      const l0 = performance.now();
+      const { conversations, problems, repairs, timings } = await state.store.importFile(file, {
+        format: "sessiontree", sliceMs: LOAD_SLICE_MS, autosave: false, meta: { autoTitle: false },
+      });
+      state.timings.importLoad = performance.now() - l0;
+      state.timings.importCheck = timings.check;
+      state.timings.importRead = timings.load;
+      state.timings.checkMemory = timings.checkMemory; // its peak (make bench-huge)
+      const conv = conversations[0].conversation;
+      const w0 = performance.now();
+      write(() => conv.saved()).then(() => {
+        state.timings.createWrite = performance.now() - w0;
+        state.timings.feedParts = conv.timings.parts;
+      });
+      if (waitingForReply()) {
+        state.convs.unshift(conv.meta); // stored, listed, not opened under the reply
+        conv.close();
+        renderConversations();
+        return;
+      }
+      openCreated(conv.meta, conv);
+      state.timings.import = performance.now() - t0;
+      const note = problems.length ? ` It had ${problems.length} structural problem${problems.length === 1 ? "" : "s"}; repaired: ${repairs.slice(0, 3).map((p) => p.message).join("; ")}${repairs.length > 3 ? "; \u2026" : ""}.` : "";
+      clearError();
+      toast(`Imported \u201c${file.name}\u201d.${note}`, note ? "warn" : "info");
+      return;
+    }
+    if (isTree) {
+      // A .tree.json is read from the file's bytes, never made a string (loadFrom).
+      const l0 = performance.now();
+      const tree = await SessionTree.loadFrom(file);
+      state.timings.importLoad = performance.now() - l0;
+      let note = "";
+      const problems = tree.validate();
+      if (problems.length) {
+        const fixes = tree.repair();
+        note = ` It had ${problems.length} structural problem${problems.length === 1 ? "" : "s"}; repaired: ${fixes.slice(0, 3).map((p) => p.message).join("; ")}${fixes.length > 3 ? "; \u2026" : ""}.`;
+      }
+      got.push({ title: "", tree, note });
+    } else {
+      await loadInterchange();
+      const bytes = new Uint8Array(await file.arrayBuffer());
+      // One conversation per chat of the file (a ChatGPT conversations.json holds many), each with its title.
+      for (const c of SessionTree.importAll(bytes, format)) {
+        const r = c.report;
+        let note = ` Read as ${r.format}: ${r.nodes} message${r.nodes === 1 ? "" : "s"}, ${r.branches} branch${r.branches === 1 ? "" : "es"}.`;
+        if (r.notCarried.length) note += ` Not carried: ${r.notCarried.join("; ")}.`;
+        if (r.problems.length) note += ` ${r.problems.length} problem${r.problems.length === 1 ? "" : "s"}: ${r.problems.slice(0, 2).map((p) => p.message).join("; ")}.`;
+        got.push({ title: c.title, tree: c.tree, note });
+      }
+    }
+  } catch (e) {
+    for (const g of got) g.tree.free();
+    if (format === "auto" && hasFormats && !looksLikeTreeFile(new Uint8Array(await file.slice(0, 64).arrayBuffer()))) {
+      // Detection failed or the file did not read as what it looked like: ask which format it is.
+      const v = await openForm({
+        title: `Which format is \u201c${file.name}\u201d?`,
+        fields: [
+          { type: "note", text: `It could not be read as detected: ${describe(e)}` },
+          { name: "format", type: "radio", label: "Read it as", value: "chatgpt", options: FORMATS.filter((f) => f.value !== "markdown" && f.value !== "tree.json") },
+        ],
+        ok: "Import",
+      });
+      if (v) return importFile(file, v.format);
+    }
+    showError(`Could not import \u201c${file.name}\u201d: ${describe(e)}. Nothing was changed.`);
+    return;
+  }
+  clearError();
+  const base = file.name.replace(/\.(tree\.json|jsonl|json|md)$/i, "") || "Imported";
+  const name = (g) => (g.title.trim() !== "" && got.length > 1 ? g.title.trim() : base);
+  // The file's first conversation ends on top and open; the others are listed.
+  for (let i = got.length - 1; i >= 1; i--) await createConversation(got[i].tree, name(got[i]), { open: false });
+  await createConversation(got[0].tree, name(got[0]));
+  state.timings.import = performance.now() - t0;
+  const note = got.length > 1 ? ` ${got.length} conversations.${got[0].note}` : got[0].note;
+  toast(`Imported \u201c${file.name}\u201d.${note}`, note.includes("problem") ? "warn" : "info");
+}
+
+async function exportConversation() {
+  const cur = state.cur;
+  if (cur?.loading) {
+    // Clicked while the conversation opens: exported once it is open.
+    toast(`Opening \u201c${cur.meta.title}\u201d: the export follows once it is open.`);
+    await cur.opening.catch(() => {}); // a failure to open is shown where it happened
+    if (state.cur !== cur) {
+      toast(`Export of \u201c${cur.meta.title}\u201d cancelled: another conversation was opened.`, "warn");
+      return;
+    }
+  }
+  if (!cur?.tree) {
+    if (cur?.raw) download(`${slug(cur.meta.title)}.unreadable.tree.json`, cur.raw);
+    return;
+  }
+  const formats = hasFormats ? FORMATS : FORMATS.slice(0, 1);
+  const v = await openForm({
+    title: "Export conversation",
+    fields: [{ name: "format", type: "radio", label: "Format", value: "tree.json", options: formats }],
+    ok: "Download",
+  });
+  if (!v) return;
+  const f = FORMATS.find((x) => x.value === v.format);
+  let text;
+  try {
+    if (f.value !== "tree.json") await loadInterchange();
+    text = f.value === "tree.json" ? cur.tree.save() : cur.tree.export(f.value);
+  } catch (e) {
+    showError(`Export as ${f.label} failed: ${describe(e)}`);
+    return;
+  }
+  download(`${slug(cur.meta.title)}${f.ext}`, text);
+}
+
+export function slug(title) {
+  return title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 40) || "conversation";
+}
+
+export function download(name, text) {
+  const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
+  const a = el("a", { href: url, download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}
+
+/** Import (the button, the file picker, a file dropped anywhere on the page) and Export. */
+export function wireImportExport() {
+  $("btn-export").onclick = exportConversation;
+  $("btn-import").onclick = () => $("file").click();
+  $("file").accept = hasFormats ? ".json,.jsonl,application/json" : ".json,application/json";
+  $("file").onchange = async () => {
+    const f = $("file").files[0];
+    $("file").value = "";
+    if (f) await importFile(f);
+  };
+  // Drag and drop a file anywhere on the page to import it.
+  let depth = 0;
+  const overlay = $("drop");
+  const hasFiles = (e) => [...(e.dataTransfer?.types ?? [])].includes("Files");
+  window.addEventListener("dragenter", (e) => {
+    if (!hasFiles(e)) return;
+    depth++;
+    overlay.hidden = false;
+  });
+  window.addEventListener("dragleave", () => {
+    if (--depth <= 0) {
+      depth = 0;
+      overlay.hidden = true;
+    }
+  });
+  window.addEventListener("dragover", (e) => {
+    if (hasFiles(e)) e.preventDefault();
+  });
+  window.addEventListener("drop", (e) => {
+    e.preventDefault();
+    depth = 0;
+    overlay.hidden = true;
+    const f = e.dataTransfer?.files?.[0];
+    if (f) importFile(f);
+  });
+}

@@ -1,0 +1,141 @@
+// A send and its reply: the request for the configured endpoint (t.projectFor,
+// with the budget) or the demo assistant's turn, the reply streamed into the
+// chat view once a frame, Retry, and where the reply is stored.
+import { $, toast, showError, clearError, describe } from "./dom.js";
+import { usesEndpoint, messageText, demoReply, endpointReply, requestBody } from "./assistant.js";
+import { renderMarkdown } from "./markdown.js";
+import { state, loadInterchange, renderAll } from "./app.js";
+import { waitingForReply } from "./conversations.js";
+import { roleName, renderChat, renderComposer } from "./chat.js";
+import { change, focusPlace } from "./actions.js";
+
+const CONTEXT = 50; // messages before a turn handed to the demo assistant (the endpoint gets projectFor)
+
+/**
+ * The request body for the configured endpoint: the path up to node upTo (the
+ * user's turn), projected for the endpoint's API by the library (t.projectFor:
+ * roles, tool pairs, the budget with the other branches' summaries in place of
+ * what is left out), with the conversation's system prompt.
+ */
+export async function requestFor(upTo) {
+  await loadInterchange("provider");
+  const s = state.settings;
+  // upTo: the path ends there (regenerate, a reply to an earlier turn).
+  const { request, report } = state.cur.tree.projectFor(s.api, { budget: s.budget, upTo });
+  return { body: requestBody(s, request, state.cur.meta.system ?? ""), report };
+}
+
+/** Paints the reply streaming in, once per frame. */
+function paintStream(text) {
+  state.stream = text;
+  if (state.streamFrame) return;
+  state.streamFrame = requestAnimationFrame(() => {
+    state.streamFrame = 0;
+    const body = $("messages").querySelector(".typing .msg-body");
+    if (!body) return;
+    body.replaceChildren(renderMarkdown(state.stream));
+    body.closest(".typing").classList.add("streaming");
+    if (state.win.follow) $("messages").scrollTop = $("messages").scrollHeight;
+  });
+}
+
+/** Says a new reply to screen readers (the list itself is redrawn, so it is not the live region). */
+function announce(text) {
+  $("announce").textContent = text.length > 300 ? `${text.slice(0, 297)}\u2026` : text;
+}
+
+/**
+ * Asks for a reply to the path up to upTo (the demo assistant reads prior) and
+ * stores it with commit(tree, message). When none comes, the error banner
+ * offers again() as its Retry.
+ */
+export async function reply({ prior, upTo, again }, commit) {
+  state.replyFocus = focusPlace();
+  const controller = new AbortController();
+  state.busy = controller;
+  state.stream = "";
+  renderComposer();
+  renderChat();
+  try {
+    let message;
+    if (usesEndpoint(state.settings)) {
+      const { body } = await requestFor(upTo);
+      state.timings.lastRequest = body;
+      message = await endpointReply(state.settings, body, controller.signal, {
+        onText: paintStream,
+        onRetry: (n, e) => toast(`Retrying (${n}/2): ${describe(e)}`, "warn"),
+      });
+    } else {
+      await new Promise((r) => setTimeout(r, 120)); // a beat, so the reply reads as one
+      message = demoReply(prior, prior.variant ?? 0);
+    }
+    state.busy = null;
+    clearError();
+    const acted = focusPlace() ?? state.replyFocus;
+    change("reply", (t) => commit(t, message));
+    if (acted && (!document.activeElement || document.activeElement === document.body)) {
+      const last = $("messages").querySelector("article.msg:last-of-type");
+      (last?.querySelector(`[data-action="${acted.action}"]`) ?? last)?.focus({ preventScroll: true });
+    }
+    announce(`${roleName(message)}: ${messageText(message)}`);
+    if (message.incomplete) {
+      const why = { stopped: "you stopped it", timeout: "the endpoint went quiet (timeout)", error: "the stream broke", cut: "the stream ended early" }[message.stop_reason] ?? message.stop_reason;
+      toast(`The reply is kept as it was when ${why}; it is marked incomplete. Regenerate to try again.`, "warn");
+    }
+  } catch (e) {
+    state.busy = null;
+    showError(`No reply: ${describe(e)}. Your message is kept.`, again && { label: "Retry", run: retryIn(state.cur, again) });
+    renderAll();
+  }
+}
+
+/**
+ * A Retry for cur's failed reply: runs again() while cur is still the open
+ * conversation and no reply is on its way; else says why it cannot.
+ */
+function retryIn(cur, again) {
+  return () => {
+    if (waitingForReply()) return;
+    if (state.cur !== cur || !cur.tree) {
+      toast(`Open \u201c${cur.meta.title}\u201d again and use \u201cGet a reply\u201d there.`, "warn");
+      return;
+    }
+    again().catch((e) => showError(`Retry failed: ${describe(e)}`));
+  };
+}
+
+export async function send(text) {
+  const t = state.cur?.tree;
+  if (!t || state.busy) return;
+  state.win.follow = true;
+  const id = change("send", (t) => t.append({ role: "user", content: text }));
+  if (id === undefined) return;
+  await reply({ prior: priorTo(t, id, true), upTo: id, again: () => replyTo(id) }, (t, m) => appendAfter(t, id, m));
+}
+
+/**
+ * The messages of the active path up to node id (included or not), at most
+ * CONTEXT of them, with the number of user turns before (for the demo assistant).
+ */
+export function priorTo(t, id, inclusive) {
+  const len = t.pathLength();
+  let end = len;
+  if (t.pathWindow(-1).ids[0] !== id) end = t.pathIndex(id) + 1;
+  if (!inclusive) end--;
+  const start = Math.max(0, end - CONTEXT);
+  const prior = [...(end === len ? t.pathWindow(start - len) : t.pathWindow(start, end)).messages];
+  prior.turnsBefore = start === 0 ? 0 : Math.ceil(start / 2); // user, assistant, user, …: an estimate past the window
+  return prior;
+}
+
+export async function replyTo(userId) {
+  const t = state.cur.tree;
+  await reply({ prior: priorTo(t, userId, true), upTo: userId, again: () => replyTo(userId) }, (t, m) => appendAfter(t, userId, m));
+}
+
+/** Appends a reply after the user's message, even if the user moved to another branch while it was on its way. */
+export function appendAfter(t, userId, message) {
+  if (t.pathWindow(-1).ids[0] !== userId) t.open(userId);
+  state.win.follow = true;
+  return t.append(message);
+}

@@ -1,0 +1,238 @@
+// The sidebar: the conversations (open, rename, delete), the branches of the
+// open one (switch, summarize, delete the name, or the branch with the
+// messages only it holds), and search across every conversation.
+import { SessionTree } from "./sessiontree.js";
+import { $, el, highlighted, openForm, toast, showError, describe } from "./dom.js";
+import { usesEndpoint, messageText, endpointSummarizer } from "./assistant.js";
+import { plainText } from "./markdown.js";
+import { confirmDeleteBranch, deleteBranchWithMessages, countMessages } from "./branching.js";
+import { state, renderAll } from "./app.js";
+import { persist, write, waitingForReply, openConversation, createConversation, newChat } from "./conversations.js";
+import { reveal } from "./chat.js";
+import { change, checkout } from "./actions.js";
+
+export function renderConversations() {
+  const list = $("conv-list");
+  list.replaceChildren(...state.convs.map((c) => el(
+    `li.conv${state.cur?.meta === c ? ".current" : ""}`,
+    { "data-id": c.id },
+    el("button.conv-open", { type: "button", onclick: () => openConversation(c.id), title: c.title },
+      el("span.conv-name", null, c.title),
+      el("span.conv-time", null, new Date(c.updatedAt).toLocaleString([], { dateStyle: "short", timeStyle: "short" }))),
+    el("button.icon.small", { type: "button", title: "Rename", "aria-label": `Rename ${c.title}`, onclick: () => renameConversation(c) }, "\u270e"),
+    el("button.icon.small", { type: "button", title: "Delete", "aria-label": `Delete ${c.title}`, onclick: () => deleteConversation(c) }, "\u00d7"),
+  )));
+}
+
+async function renameConversation(meta) {
+  const v = await openForm({
+    title: "Rename conversation",
+    fields: [{ name: "title", label: "Title", value: meta.title }],
+    ok: "Rename",
+    check: (v) => (v.title.trim() === "" ? "The title cannot be empty." : null),
+  });
+  if (!v) return;
+  meta.title = v.title.trim();
+  meta.autoTitle = false;
+  write(() => state.store.update(meta.id, { title: meta.title, autoTitle: false }));
+  renderAll();
+}
+
+async function deleteConversation(meta) {
+  if (waitingForReply()) return;
+  const ok = await openForm({
+    title: `Delete \u201c${meta.title}\u201d?`,
+    fields: [{ type: "note", text: "The conversation and every branch of it are removed from this browser. Export it first to keep a copy." }],
+    ok: "Delete",
+    danger: true,
+  });
+  if (!ok) return;
+  if (state.dirty?.meta === meta) {
+    state.dirty = null;
+    state.pending--;
+  }
+  await write(() => state.store.delete(meta.id));
+  state.convs = state.convs.filter((c) => c !== meta);
+  if (state.cur?.meta === meta) {
+    state.cur.conv?.close(); // deleted: nothing more is written
+    state.cur = null;
+    if (state.convs.length) await openConversation(state.convs[0].id);
+    else await createConversation(new SessionTree());
+  } else renderConversations();
+}
+
+export function renderBranches() {
+  const list = $("branch-list");
+  const t = state.cur?.tree;
+  if (!t) {
+    list.replaceChildren();
+    $("branch-count").textContent = "";
+    return;
+  }
+  const active = t.activeBranch;
+  const all = t.branches().sort((a, b) => (a.name === active ? -1 : b.name === active ? 1 : b.createdAtMs - a.createdAtMs));
+  $("branch-count").textContent = String(all.length);
+  const rows = all.slice(0, 150).map((b) => {
+    const leaf = b.leaf ? t.node(b.leaf) : null;
+    const preview = leaf ? plainText(messageText(leaf.message).slice(0, 600)).slice(0, 70) : "(empty)";
+    const isActive = b.name === active;
+    const canDelete = b.name !== "main" && !isActive;
+    return el(`li.branch${isActive ? ".active" : ""}`, { "data-branch": b.name },
+      el("button.branch-open", { type: "button", onclick: () => change("switch", (t) => t.switchBranch(b.name)), title: `Switch to ${b.name}` },
+        el("span.branch-name", null, b.name),
+        el("span.branch-preview", null, preview)),
+      b.summary ? el("p.branch-summary", null, b.summary.summary, el("small", null, b.summary.modelId ? ` \u2014 ${b.summary.modelId}` : " \u2014 stub")) : null,
+      el("div.branch-actions", null,
+        el("button.link", { type: "button", "data-action": "summarize", disabled: !b.leaf, title: b.leaf ? "Attach a summary of this branch" : "The branch has no messages yet", onclick: () => summarize(b.name) }, "Summarize"),
+        el("button.link", {
+          type: "button", "data-action": "delete-name", disabled: !canDelete,
+          title: canDelete ? "Remove the name; the messages stay" : b.name === "main" ? "main cannot be deleted" : "Switch away first",
+          onclick: () => deleteBranchName(b.name),
+        }, "Delete name"),
+        el("button.link.danger-link", {
+          type: "button", "data-action": "delete-branch", disabled: b.name === "main",
+          title: b.name === "main" ? "main cannot be deleted" : "Delete this branch and the messages only it holds (asks first)",
+          onclick: () => deleteBranchAndMessages(b.name),
+        }, "Delete\u2026")));
+  });
+  if (all.length > 150) rows.push(el("li.more", null, `\u2026 and ${all.length - 150} more: use search or the tree view`));
+  list.replaceChildren(...rows);
+}
+
+async function summarize(branch) {
+  const t = state.cur.tree;
+  const s = state.settings;
+  try {
+    if (usesEndpoint(s)) {
+      toast(`Summarizing \u201c${branch}\u201d with ${s.model}\u2026`);
+      const got = await t.summarizeBranchWith(branch, endpointSummarizer(s), undefined, { timeoutMs: 30000, modelId: s.model });
+      if (got.modelId === null) showError(`${s.model} did not give a summary of \u201c${branch}\u201d (unreachable, failed or timed out); the stub summary was attached instead.`);
+    } else {
+      t.summarizeBranch(branch, t.stubSummary(branch).summary);
+      toast("Summarized with the stub (configure a model in Settings for real summaries).");
+    }
+  } catch (e) {
+    showError(`Summarize \u201c${branch}\u201d failed: ${describe(e)}`);
+    return;
+  }
+  persist();
+  renderAll();
+}
+
+function deleteBranchName(branch) {
+  change("deleteBranch", (t) => t.deleteBranch(branch));
+  toast(`Branch name \u201c${branch}\u201d deleted; its messages stay in the tree.`);
+}
+
+/** "Delete…" on a branch: its name and the messages only it holds, once confirmed (branching.js). */
+async function deleteBranchAndMessages(branch) {
+  if (waitingForReply()) return;
+  try {
+    if (!(await confirmDeleteBranch(state.cur.tree, branch))) return;
+  } catch (e) {
+    showError(`Delete \u201c${branch}\u201d failed: ${describe(e)}`);
+    return;
+  }
+  const removed = change("deleteBranchWithMessages", (t) => deleteBranchWithMessages(t, branch));
+  if (removed) toast(`Branch \u201c${branch}\u201d deleted with ${countMessages(removed.length)}.`);
+}
+
+let searchTimer = 0;
+
+function runSearch() {
+  const q = $("search").value.trim();
+  const box = $("search-results");
+  const t = state.cur?.tree;
+  if (q === "" || !t) {
+    box.replaceChildren();
+    box.hidden = true;
+    return;
+  }
+  const t0 = performance.now();
+  let hits;
+  try {
+    hits = t.search(q, 50);
+  } catch (e) {
+    showError(`Search failed: ${describe(e)}`);
+    return;
+  }
+  state.timings.search = performance.now() - t0;
+  box.hidden = false;
+  box.replaceChildren(
+    el("p.search-count", null, hits.length === 0 ? "No message matches, on any branch." : `${hits.length === 50 ? "50+" : hits.length} match${hits.length === 1 ? "" : "es"} across all branches`),
+    ...hits.map((h) => el("button.hit", {
+      type: "button", "data-node": h.nodeId,
+      onclick: () => {
+        const t1 = performance.now();
+        checkout(h.nodeId, "searchCheckout");
+        reveal(h.nodeId);
+        state.timings.searchClick = performance.now() - t1;
+        if (window.matchMedia("(max-width: 860px)").matches) $("app").classList.remove("sidebar-open");
+      },
+    }, el("span.hit-role", null, h.role), el("span.hit-snippet", null, highlighted(clean(h.snippet), q)))),
+  );
+  searchOthers(q, box);
+}
+
+/** A snippet on one line: newlines (and their escaped form) as spaces. */
+function clean(snippet) {
+  return snippet.replace(/\\n|\s+/g, " ").trim();
+}
+
+let searchToken = 0;
+
+/**
+ * The other conversations' matches, read from their stored records (a scan of
+ * the rows that contain the query, parsed only then), listed under the open
+ * conversation's; a hit opens its conversation at that message.
+ */
+async function searchOthers(q, box) {
+  const token = ++searchToken;
+  if (q.length < 2 || state.convs.length < 2) return;
+  let hits;
+  try {
+    hits = (await state.store.search(q, { except: state.cur?.meta.id, limit: 30 })).map((h) => ({ ...h, conv: h.conversation }));
+  } catch (e) {
+    console.warn(`sessiontree: searching the other conversations failed: ${e.message}`);
+    return;
+  }
+  if (token !== searchToken || !hits.length) return;
+  const lower = q.toLowerCase();
+  const title = (id) => state.convs.find((c) => c.id === id)?.title ?? "(removed)";
+  box.append(
+    el("p.search-count", null, `${hits.length === 30 ? "30+" : hits.length} in other conversations`),
+    ...hits.map((h) => {
+      const text = clean(messageText(h.message));
+      const at = Math.max(0, text.toLowerCase().indexOf(lower) - 40);
+      const snippet = `${at ? "\u2026" : ""}${text.slice(at, at + 120)}`;
+      return el("button.hit", {
+        type: "button", "data-node": h.id, "data-conv": h.conv,
+        onclick: async () => {
+          await openConversation(h.conv);
+          if (state.cur?.meta.id !== h.conv || !state.cur.tree?.node(h.id)) return;
+          checkout(h.id, "searchCheckout");
+          reveal(h.id);
+        },
+      }, el("span.hit-role", null, `${h.message.role} \u00b7 ${title(h.conv)}`), el("span.hit-snippet", null, highlighted(snippet, q)));
+    }),
+  );
+}
+
+export function clearSearch() {
+  $("search").value = "";
+  runSearch();
+}
+
+/** "+ New chat", the sidebar's toggle on a narrow screen, and search as the user types. */
+export function wireSidebar() {
+  $("btn-new").onclick = async () => {
+    await newChat();
+    $("app").classList.remove("sidebar-open");
+    $("input").focus();
+  };
+  $("menu").onclick = () => $("app").classList.toggle("sidebar-open");
+  $("search").addEventListener("input", () => {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(runSearch, 120);
+  });
+}
