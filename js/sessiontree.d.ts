@@ -475,6 +475,14 @@ export class SessionTree implements Disposable {
   /** The tree in another format (SPEC §7, markdown included), as text. Needs the full module or `await initInterchange()` once before. */
   export(format: string): string;
   /**
+   * The same with a report: for `"openai"` (Chat Completions messages, the
+   * conversion `projectFor("openai-chat")` makes without a budget) what it
+   * could not carry (thinking, parts the API cannot take, calls without a
+   * result, messages no model sees); null for the other formats, which carry
+   * what they cannot write in the file itself.
+   */
+  export(format: string, options: { report: true }): { text: string; report: ProjectionReport | null };
+  /**
    * The path of a branch (default: the active one) as the fields of a request
    * body for a model API, with a report of what was changed or left out:
    * roles mapped, every tool call paired with its result by id (an orphan

@@ -945,11 +945,23 @@ export class SessionTree {
   }
 
   /** The tree in another format (SPEC §7), as text. Needs the full module or `await initInterchange()` first. */
-  export(format) {
-    if (fullModule()) return this.#call(F.exportTree, 0, [str("format", format)]);
-    const f = needInterchange("t.export");
-    str("format", format);
-    return decoder.decode(interCall(f, f.export, [format, this.#saved()]));
+  export(format, options) {
+    if (options !== undefined && (options === null || typeof options !== "object")) fail(`"options" must be an object ({ report: true })`);
+    const withReport = options?.report === true;
+    if (options?.report !== undefined && typeof options.report !== "boolean") fail(`"options.report" must be true or false`);
+    let res;
+    if (fullModule()) {
+      if (!withReport) return this.#call(F.exportTree, 0, [str("format", format)]);
+      res = mainBytes(F.exportTree, this.#live(), [str("format", format), "report"]);
+    } else {
+      const f = needInterchange("t.export");
+      str("format", format);
+      if (!withReport) return decoder.decode(interCall(f, f.export, [format, this.#saved()]));
+      res = interCall(f, f.export, [format, this.#saved(), "report"]);
+    }
+    // [u32 report length][report JSON][the file] (wasm/internal/fullcalls exportReported)
+    const n = res[0] | (res[1] << 8) | (res[2] << 16) | (res[3] << 24);
+    return { text: decoder.decode(res.subarray(4 + n)), report: JSON.parse(decoder.decode(res.subarray(4, 4 + n))) };
   }
 
   /**

@@ -221,3 +221,22 @@ test("initInterchange takes bytes, a WebAssembly.Module or a URL, and loads besi
     try { await initInterchange(new URL("./sessiontree.wasm", ${JSON.stringify(mod)})); } catch (e) { console.log(e.code, e.message); }`;
   assert.ok(/invalid_input initInterchange: .*sessiontree-interchange\.wasm/.test(execFileSync(process.execPath, ["--input-type=module", "-e", bad]).toString()), "the main module is not taken for the interchange module");
 });
+
+test("export with { report: true }: the openai export says what it could not carry; other formats give null", () => {
+  const t = SessionTree.fromLinear([
+    { role: "user", content: "read it" },
+    { role: "assistant", content: [{ type: "thinking", thinking: "hm", signature: "S" }, { type: "tool_use", id: "toolu_1", name: "Read", input: {} }] },
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "A" }] },
+    { role: "assistant", content: [{ type: "text", text: "done" }] },
+  ], 1);
+  const { text, report } = t.export("openai", { report: true });
+  assert.equal(text, t.export("openai"));
+  const messages = JSON.parse(text);
+  assert.deepEqual(messages.map((m) => m.role), ["user", "assistant", "tool", "assistant"]);
+  assert.equal(report.thinking, 1, "the thinking block is said to be left out");
+  assert.equal(report.messages, 4);
+  const md = t.export("markdown", { report: true });
+  assert.equal(md.report, null);
+  assert.equal(md.text, t.export("markdown"));
+  assert.throws(() => t.export("openai", { report: "yes" }), "invalid_input");
+});

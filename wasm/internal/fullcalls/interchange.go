@@ -56,6 +56,9 @@ func exportFile(c *treecalls.Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c.NArgs() > 2 { // "report": see exportReported
+		return exportReported(t, format)
+	}
 	return formats.Export(t, format)
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/formats"
+	"github.com/sessiontree/sessiontree/core/formats/openai"
 	"github.com/sessiontree/sessiontree/core/rawjson"
 	"github.com/sessiontree/sessiontree/wasm/internal/bridge"
 	"github.com/sessiontree/sessiontree/wasm/internal/treecalls"
@@ -83,11 +84,35 @@ func importTree(r *treecalls.Request) ([]byte, error) {
 	return strconv.AppendUint(b, uint64(treecalls.Keep(t, len(data))), 10), nil
 }
 
-// exportTree writes the live tree in format argument 0.
+// exportTree writes the live tree in format argument 0; with argument 1
+// "report", as exportReported does.
 func exportTree(r *treecalls.Request) ([]byte, error) {
 	format, err := r.Str(0, "format")
 	if err != nil {
 		return nil, err
 	}
+	if r.NArgs() > 1 {
+		return exportReported(r.Tree(), format)
+	}
 	return formats.Export(r.Tree(), format)
+}
+
+// exportReported writes t in format as a little-endian uint32 length, the
+// export's report as JSON (the openai export's projection report, null for
+// the other formats: they carry what they cannot write in the file itself),
+// and then the file.
+func exportReported(t *core.Tree, format string) ([]byte, error) {
+	if format != "openai" {
+		out, err := formats.Export(t, format)
+		if err != nil {
+			return nil, err
+		}
+		return append(sealReport(append(make([]byte, 4, 8+len(out)), "null"...)), out...), nil
+	}
+	out, rep, err := openai.ExportReport(t)
+	if err != nil {
+		return nil, err
+	}
+	b := sealReport(rep.AppendJSON(make([]byte, 4, 512+len(out))))
+	return append(b, out...), nil
 }
