@@ -42,14 +42,9 @@ func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error
 	// every value below is a compact slice of it and is walked without being
 	// validated again; ids taken from it are cloned.
 	data, _ = rawjson.Compact(nil, data)
-	var convs [][]byte
-	switch {
-	case len(data) > 0 && data[0] == '[':
-		convs, _ = convert.Elements(data)
-	case len(data) > 0 && data[0] == '{':
-		convs = [][]byte{data}
-	default:
-		return nil, convert.Report{}, convert.Invalid("chatgpt: expected an array of conversations or one conversation object")
+	convs, err := convert.SplitConversations("chatgpt", data)
+	if err != nil {
+		return nil, convert.Report{}, err
 	}
 	b := convert.NewBuilder("chatgpt", opts)
 	var active string

@@ -47,14 +47,9 @@ func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error
 		return nil, convert.Report{}, convert.Invalid("claudeai: not valid JSON")
 	}
 	data, _ = rawjson.Compact(nil, data)
-	var convs [][]byte
-	switch data[0] {
-	case '[':
-		convs, _ = convert.Elements(data)
-	case '{':
-		convs = [][]byte{data}
-	default:
-		return nil, convert.Report{}, convert.Invalid("claudeai: expected an array of conversations or one conversation object")
+	convs, err := convert.SplitConversations("claudeai", data)
+	if err != nil {
+		return nil, convert.Report{}, err
 	}
 	b := convert.NewBuilder("claudeai", opts)
 	var active string
@@ -142,7 +137,7 @@ func importConversation(b *convert.Builder, ci int, ms []convert.Member) string 
 	header := convert.NewObject(nil)
 	for _, m := range convert.Without(ms, convert.ExtKey, "current_leaf_message_uuid") {
 		if m.Key == "chat_messages" {
-			header.Raw(m.Key, rawArray(bad))
+			header.Raw(m.Key, convert.RawArray(bad))
 		} else {
 			header.Raw(m.Key, m.Value)
 		}
@@ -184,17 +179,6 @@ func newestLeaf(entries []entry, ids []string) string {
 		}
 	}
 	return best
-}
-
-func rawArray(items [][]byte) []byte {
-	out := []byte{'['}
-	for i, it := range items {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, it...)
-	}
-	return append(out, ']')
 }
 
 // role maps claude.ai's sender to a chat role.
@@ -253,7 +237,7 @@ func content(ms []convert.Member) []byte {
 		}
 		parts = [][]byte{convert.NewObject(nil).Raw("type", []byte(`"text"`)).Raw("text", text).Bytes()}
 	}
-	return rawArray(append(blocks, parts...))
+	return convert.RawArray(append(blocks, parts...))
 }
 
 // attachmentText is how an attachment's extracted text reaches the model.

@@ -30,7 +30,7 @@ func Export(t *core.Tree) ([]byte, error) {
 			hm = append(hm, convert.Member{Key: "chat_messages", Value: []byte("[]")})
 		}
 		bad, _ := convert.Elements(mustGet(hm, "chat_messages"))
-		list := rawArray(bad)
+		list := convert.RawArray(bad)
 		list = list[:len(list)-1]
 		prev := ""
 		for i, n := range c.Nodes {

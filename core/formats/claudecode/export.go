@@ -309,10 +309,10 @@ func (e *entry) withExt(whole bool) []byte {
 	}
 	if e.keptInExt {
 		if len(e.before) > 0 {
-			o.Raw("before", rawArray(e.before))
+			o.Raw("before", convert.RawArray(e.before))
 		}
 		if len(e.after) > 0 {
-			o.Raw("after", rawArray(e.after))
+			o.Raw("after", convert.RawArray(e.after))
 		}
 	}
 	if e.tree != nil {
@@ -327,15 +327,4 @@ func (e *entry) withExt(whole bool) []byte {
 		return e.line
 	}
 	return convert.NewObject(nil).Members(convert.Without(ms, convert.ExtKey)).Raw(convert.ExtKey, ext).Bytes()
-}
-
-func rawArray(items [][]byte) []byte {
-	out := []byte{'['}
-	for i, it := range items {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, it...)
-	}
-	return append(out, ']')
 }

@@ -56,7 +56,7 @@ func Export(t *core.Tree) ([]byte, error) {
 	}
 	ext := convert.TreeExt(t)
 	ext = append(ext[:len(ext)-1], `,"nodes":`...)
-	ext = append(append(ext, rawArray(hiddenNodes)...), '}')
+	ext = append(append(ext, convert.RawArray(hiddenNodes)...), '}')
 	hm, _ := convert.Members(header)
 	out := convert.NewObject(nil).Members(hm).Raw(convert.ExtKey, ext).Bytes()
 	out = append(out, '\n')
@@ -146,7 +146,7 @@ func group(t *core.Tree, sibs []string, id string, n int, header []byte, first b
 	if !needed {
 		return line
 	}
-	return convert.AppendMember(line, convert.ExtKey, append(append([]byte(`{"nodes":`), rawArray(exts)...), '}'))
+	return convert.AppendMember(line, convert.ExtKey, append(append([]byte(`{"nodes":`), convert.RawArray(exts)...), '}'))
 }
 
 // ownLine returns the line the node came from, when it is the line's active
@@ -192,15 +192,4 @@ func sameGroup(t *core.Tree, ms []convert.Member, sibs []string, active int) boo
 func has(ms []convert.Member, key string) bool {
 	_, ok := convert.Get(ms, key)
 	return ok
-}
-
-func rawArray(items [][]byte) []byte {
-	out := []byte{'['}
-	for i, it := range items {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, it...)
-	}
-	return append(out, ']')
 }

@@ -99,7 +99,7 @@ func swipeInfo(tr *core.Tree, sibs []string) []byte {
 		n, _ := tr.Node(s)
 		items[j] = convert.NewObject(nil).String("send_date", humanized(n.CreatedAtMs)).Raw("extra", []byte("{}")).Bytes()
 	}
-	return rawArray(items)
+	return convert.RawArray(items)
 }
 
 // humanized writes ms as SillyTavern's "2024-6-5 @14h 56m 50s 682ms" (UTC).

@@ -212,7 +212,8 @@ func (s *Session) Finish(active string, ext []byte) (*core.Tree, *Report) {
 	return s.B.Finish(active, nil, ext)
 }
 
-func rawArray(items [][]byte) []byte {
+// RawArray writes a JSON array of raw values.
+func RawArray(items [][]byte) []byte {
 	out := []byte{'['}
 	for i, it := range items {
 		if i > 0 {
@@ -239,10 +240,10 @@ func Attachments(msg core.Message, beforeKey, afterKey string) (core.Message, []
 // Reattach appends the kept lines back to a derived message, as an import does.
 func Reattach(msg core.Message, beforeKey string, before [][]byte, afterKey string, after [][]byte) core.Message {
 	if len(before) > 0 {
-		msg = AppendMember(msg, beforeKey, rawArray(before))
+		msg = AppendMember(msg, beforeKey, RawArray(before))
 	}
 	if len(after) > 0 {
-		msg = AppendMember(msg, afterKey, rawArray(after))
+		msg = AppendMember(msg, afterKey, RawArray(after))
 	}
 	return msg
 }
@@ -275,4 +276,18 @@ func Unfold2(rec []byte, key string, message []byte) []byte {
 		return rec
 	}
 	return NewObject(nil).Members(Set(ms, key, message)).Bytes()
+}
+
+// SplitConversations splits a file of conversations (an array of them, or one
+// conversation object) into their JSON; format names the format in the
+// error.
+func SplitConversations(format string, data []byte) ([][]byte, error) {
+	switch {
+	case len(data) > 0 && data[0] == '[':
+		convs, _ := Elements(data)
+		return convs, nil
+	case len(data) > 0 && data[0] == '{':
+		return [][]byte{data}, nil
+	}
+	return nil, Invalid(format + ": expected an array of conversations or one conversation object")
 }
