@@ -10,11 +10,14 @@ import { renderConversations } from "./sidebar.js";
 const FORMATS = [
   { value: "tree.json", label: ".tree.json", hint: "sessiontree's own file: every branch, label and summary", ext: ".tree.json" },
   { value: "chatgpt", label: "ChatGPT", hint: "conversations.json (mapping, current_node)", ext: ".chatgpt.json" },
+  { value: "claudeai", label: "claude.ai", hint: "conversations.json (chat_messages, edits and retries)", ext: ".claudeai.json" },
   { value: "openwebui", label: "Open WebUI", hint: "chat JSON (history.messages)", ext: ".openwebui.json" },
   { value: "librechat", label: "LibreChat", hint: "export JSON", ext: ".librechat.json" },
   { value: "claudecode", label: "Claude Code", hint: "session JSONL", ext: ".claudecode.jsonl" },
   { value: "pi", label: "pi", hint: "session JSONL v3", ext: ".pi.jsonl" },
   { value: "codex", label: "Codex", hint: "rollout JSONL (active branch)", ext: ".codex.jsonl" },
+  { value: "sillytavern", label: "SillyTavern", hint: "chat JSONL (swipes)", ext: ".sillytavern.jsonl" },
+  { value: "ai-sdk", label: "AI SDK UIMessage[]", hint: "the active branch as useChat's messages", ext: ".uimessages.json" },
   { value: "openai", label: "OpenAI messages", hint: "the active branch as a messages array", ext: ".openai.json" },
   { value: "markdown", label: "Markdown", hint: "readable; other branches as summaries", ext: ".md" },
 ];
