@@ -146,7 +146,8 @@ func defaultOf(key string, n core.Node) []byte {
 }
 
 // complete gives the message of a line of type typ the members readers
-// require (an assistant message's id, type "message" and model; any
+// require (an assistant message's id, type "message", model, stop_reason and
+// stop_sequence, and a usage in Claude's words; any
 // message's content, a string or a list, and an assistant's a list of
 // blocks, as Claude Code always writes it): it adds those it lacks (listed in
 // added) and replaces those of another kind (their values kept in was).
