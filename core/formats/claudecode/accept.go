@@ -15,6 +15,12 @@ import (
 // block); a summary line has summary and leafUuid strings; a queue-operation
 // line has an operation of enqueue, dequeue, remove or popAll, a timestamp
 // and a sessionId. Lines of other types are passed over by the reader.
+//
+// Its release of June 2025 (a641071, claude_code_log/models.py, run as it is
+// on every export) also requires an assistant message's stop_reason and
+// stop_sequence, each a string or null (Claude Code writes both on every
+// assistant message), and a usage, when there is one, with whole numbers
+// input_tokens and output_tokens (another tool's prompt_tokens is refused).
 
 // baseMembers are the members of BaseTranscriptEntry, in Claude Code's order,
 // with the kind of JSON value each takes.
@@ -82,6 +88,14 @@ func Accepted(line []byte) (bool, string) {
 			}
 			if t, _ := rawjson.LookupString(msg, "type"); t != "message" {
 				return false, `assistant line: message.type must be "message"`
+			}
+			for _, k := range []string{"stop_reason", "stop_sequence"} {
+				if v, _ := rawjson.Lookup(msg, k); !fits(v, "string|null") {
+					return false, "assistant line: message." + k + " must be a string or null"
+				}
+			}
+			if u, has := rawjson.Lookup(msg, "usage"); has && !claudeUsage(u) {
+				return false, "assistant line: message.usage must have whole numbers input_tokens and output_tokens"
 			}
 		}
 	case "summary":

@@ -37,7 +37,7 @@ func user(uuid, parent, text string) string {
 }
 
 func assistant(uuid, parent, msgID, text string) string {
-	return line("assistant", uuid, parent, `,"message":{"id":"`+msgID+`","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"`+text+`"}]}`)
+	return line("assistant", uuid, parent, `,"message":{"id":"`+msgID+`","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"`+text+`"}],"stop_reason":null,"stop_sequence":null}`)
 }
 
 func roots(t *core.Tree) []string {
@@ -146,7 +146,7 @@ func progress(uuid, parent string) string {
 }
 
 func toolUse(uuid, parent, msgID, callID string) string {
-	return line("assistant", uuid, parent, `,"message":{"id":"`+msgID+`","type":"message","role":"assistant","model":"m","content":[{"type":"tool_use","id":"`+callID+`","name":"Read","input":{}}]}`)
+	return line("assistant", uuid, parent, `,"message":{"id":"`+msgID+`","type":"message","role":"assistant","model":"m","content":[{"type":"tool_use","id":"`+callID+`","name":"Read","input":{}}],"stop_reason":null,"stop_sequence":null}`)
 }
 
 func toolResult(uuid, parent, callID string) string {
@@ -407,3 +407,64 @@ func TestExportWritesAnAssistantsTextAsBlocks(t *testing.T) {
 }
 
 func must(v []byte, _ bool) []byte { return v }
+
+// claude-code-log's release of June 2025 (daaain/claude-code-log a641071,
+// claude_code_log/models.py, AssistantMessage and UsageInfo) refuses an
+// assistant line whose message lacks stop_reason or stop_sequence (each may
+// be null) or has a usage without whole numbers input_tokens and
+// output_tokens. Claude Code writes both stops on every assistant message;
+// another tool's reply gets them, and its usage (Open WebUI's and OpenAI's
+// prompt_tokens, completion_tokens) in Claude's words, the original kept for
+// the way back (a tool call comes back in Claude Code's form, as before).
+func TestAssistantLinesHaveTheStopsAndUsageClaudeCodeLogRequires(t *testing.T) {
+	msgs := []core.Message{
+		core.Message(`{"role":"user","content":"hi"}`),
+		core.Message(`{"role":"assistant","content":"hello","usage":{"prompt_tokens":26,"completion_tokens":310,"total_tokens":336}}`),
+		core.Message(`{"role":"user","content":"tools?"}`),
+		core.Message(`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"ls","arguments":"{}"}}]}`),
+	}
+	tr, err := core.FromLinear(msgs, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := claudecode.Export(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assistants := 0
+	for _, l := range bytes.Split(bytes.TrimSpace(out), []byte("\n")) {
+		if ok, why := claudecode.Accepted(l); !ok {
+			t.Fatalf("%s: %s", l, why)
+		}
+		if typ, _ := rawjson.LookupString(l, "type"); typ != "assistant" {
+			continue
+		}
+		assistants++
+		m, _ := rawjson.Lookup(l, "message")
+		for _, k := range []string{"stop_reason", "stop_sequence"} {
+			if v, ok := rawjson.Lookup(m, k); !ok || string(v) != "null" {
+				t.Fatalf("message.%s is %q: %s", k, v, m)
+			}
+		}
+		if u, ok := rawjson.Lookup(m, "usage"); ok && string(u) != `{"input_tokens":26,"output_tokens":310}` {
+			t.Fatalf("usage %s", u)
+		}
+	}
+	if assistants != 2 {
+		t.Fatalf("%d assistant lines, want 2", assistants)
+	}
+	back, _, err := claudecode.Import(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, _ := tr.ActivePath()
+	was, _ := tr.Node(path[1])
+	now, _ := back.Node(path[1])
+	if string(now.Message) != string(was.Message) {
+		t.Fatalf("the reply with its usage comes back as %s", now.Message)
+	}
+	bad := `{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"","sessionId":"s","version":"","type":"assistant","uuid":"a","timestamp":"t","message":{"id":"a","type":"message","role":"assistant","model":"","content":[]}}`
+	if ok, _ := claudecode.Accepted([]byte(bad)); ok {
+		t.Fatal("a message without stop_reason and stop_sequence is accepted")
+	}
+}

@@ -313,10 +313,12 @@ func sameStructure(a, b *core.Tree) string {
 
 // The readers accept every line of a claudecode export of every file of
 // both corpora, whatever its format (which keeps the tree's structure), and an export of another format's tree
-// is at most 1.3 times the size of its export in its own format (messages are
-// written in Claude Code's form, not carried twice).
+// is at most 1.35 times the size of its export in its own format (messages are
+// written in Claude Code's form, not carried twice; the 0.05 over 1.3 is the
+// stop_reason and stop_sequence of every assistant message, which
+// claude-code-log a641071 requires, on the smallest files).
 func TestCorpusEveryFormatExportsToLinesReadersAccept(t *testing.T) {
-	files := corpusFiles(t, "interop/*", "testdata/*")
+	files := corpusFiles(t, "interop/*", "interop-new/*", "testdata/*")
 	accepted, total := 0, 0
 	for _, f := range files {
 		if strings.Contains(f, "/foreign/") {
@@ -338,7 +340,7 @@ func TestCorpusEveryFormatExportsToLinesReadersAccept(t *testing.T) {
 			continue
 		}
 		if format := filepath.Base(filepath.Dir(f)); format != "claudecode" {
-			if own, err := formats.Export(tr, format); err == nil && float64(len(out)) > 1.3*float64(len(own)) {
+			if own, err := formats.Export(tr, format); err == nil && float64(len(out)) > 1.35*float64(len(own)) {
 				t.Errorf("%s: claudecode export %d bytes, %.2f times its own format's", filepath.Base(f), len(out), float64(len(out))/float64(len(own)))
 			}
 		}

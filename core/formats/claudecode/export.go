@@ -146,7 +146,8 @@ func defaultOf(key string, n core.Node) []byte {
 }
 
 // complete gives the message of a line of type typ the members readers
-// require (an assistant message's id, type "message" and model; any
+// require (an assistant message's id, type "message", model, stop_reason and
+// stop_sequence, and a usage in Claude's words; any
 // message's content, a string or a list, and an assistant's a list of
 // blocks, as Claude Code always writes it): it adds those it lacks (listed in
 // added) and replaces those of another kind (their values kept in was).
@@ -159,7 +160,8 @@ func complete(m []byte, typ, id, model string) (out []byte, added []string, was 
 	}
 	need := [][3]string{{"content", `""`, "string|list"}}
 	if typ == "assistant" {
-		need = [][3]string{{"id", string(convert.Quote(id)), "string"}, {"type", `"message"`, "message"}, {"model", string(convert.Quote(model)), "string"}, {"content", `[]`, "list"}}
+		need = [][3]string{{"id", string(convert.Quote(id)), "string"}, {"type", `"message"`, "message"}, {"model", string(convert.Quote(model)), "string"}, {"content", `[]`, "list"},
+			{"stop_reason", "null", "string|null"}, {"stop_sequence", "null", "string|null"}}
 	}
 	for _, r := range need {
 		v, has := rawjson.Lookup(m, r[0])
@@ -170,7 +172,8 @@ func complete(m []byte, typ, id, model string) (out []byte, added []string, was 
 		case r[2] == "string" && kindOf(v) == "string",
 			r[2] == "message" && string(v) == `"message"`,
 			r[2] == "list" && kindOf(v) == "array",
-			r[2] == "string|list" && (kindOf(v) == "string" || kindOf(v) == "array"):
+			r[2] == "string|list" && (kindOf(v) == "string" || kindOf(v) == "array"),
+			r[2] == "string|null" && (kindOf(v) == "string" || kindOf(v) == "null"):
 		case r[2] == "list" && kindOf(v) == "string":
 			// An assistant's text as a string (Open WebUI's, a Chat
 			// Completions reply): one text block, a string again on the way back.
@@ -181,7 +184,55 @@ func complete(m []byte, typ, id, model string) (out []byte, added []string, was 
 			m = setMember(m, r[0], []byte(r[1]))
 		}
 	}
+	if typ == "assistant" {
+		if u, has := rawjson.Lookup(m, "usage"); has && !claudeUsage(u) {
+			was = append(was, convert.Member{Key: "usage", Value: u})
+			m = setMember(m, "usage", usageOf(u))
+		}
+	}
 	return m, added, was, text
+}
+
+// claudeUsage reports whether u is a usage claude-code-log reads: null, or an
+// object with whole numbers input_tokens and output_tokens.
+func claudeUsage(u []byte) bool {
+	if string(u) == "null" {
+		return true
+	}
+	if kindOf(u) != "object" {
+		return false
+	}
+	for _, k := range []string{"input_tokens", "output_tokens"} {
+		if v, _ := rawjson.Lookup(u, k); kindOf(v) != "number" || !wholeNumber(v) {
+			return false
+		}
+	}
+	return true
+}
+
+func wholeNumber(v []byte) bool {
+	for i, c := range v {
+		if (c < '0' || c > '9') && !(i == 0 && c == '-') {
+			return false
+		}
+	}
+	return len(v) > 0
+}
+
+// usageOf is another tool's usage in Claude Code's words: input_tokens from
+// its input_tokens or prompt_tokens, output_tokens from its output_tokens or
+// completion_tokens, 0 when it has neither.
+func usageOf(u []byte) []byte {
+	count := func(keys ...string) []byte {
+		for _, k := range keys {
+			if v, _ := rawjson.Lookup(u, k); kindOf(v) == "number" && wholeNumber(v) {
+				return v
+			}
+		}
+		return []byte("0")
+	}
+	return convert.NewObject(nil).Raw("input_tokens", count("input_tokens", "prompt_tokens")).
+		Raw("output_tokens", count("output_tokens", "completion_tokens")).Bytes()
 }
 
 // textBlocks is an assistant's content string as Claude Code writes its

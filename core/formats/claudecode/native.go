@@ -61,7 +61,11 @@ func nativeLine(n core.Node, msg core.Message, session string) ([]byte, lineExt,
 		if typ == "user" && len(t.Parts) == 1 && t.Parts[0].Kind == chat.Text {
 			body = o.String("content", t.Parts[0].Text).Bytes() // a prompt, as Claude Code writes one
 		} else {
-			body = o.Raw("content", Blocks(t)).Bytes()
+			o.Raw("content", Blocks(t))
+			if typ == "assistant" {
+				o.Raw("stop_reason", []byte("null")).Raw("stop_sequence", []byte("null"))
+			}
+			body = o.Bytes()
 		}
 	}
 	o := convert.NewObject(nil)

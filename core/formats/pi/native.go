@@ -51,9 +51,11 @@ func native(tr *core.Tree, n core.Node, m core.Message) []byte {
 	}
 	o.Raw("content", parts(t))
 	if t.Role == chat.Assistant {
-		if t.Model != "" {
-			o.String("model", t.Model)
-		}
+		// pi's footer and session stats add up every assistant message's
+		// usage (usage.input, usage.cost.total, … with no check), and pi-ai's
+		// AssistantMessage has api, provider and model strings: a message of
+		// another tool gets them, its usage unknown (0).
+		o.String("api", "").String("provider", "").String("model", t.Model).Raw("usage", zeroUsage)
 		stop := "stop"
 		for _, p := range t.Parts {
 			if p.Kind == chat.ToolCall {
@@ -64,6 +66,9 @@ func native(tr *core.Tree, n core.Node, m core.Message) []byte {
 	}
 	return o.Int("timestamp", at).Bytes()
 }
+
+// zeroUsage is pi-ai's Usage of a message whose tokens are not known.
+var zeroUsage = []byte(`{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}`)
 
 func onlyResults(t chat.Turn) bool {
 	if len(t.Parts) == 0 {

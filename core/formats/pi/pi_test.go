@@ -2,6 +2,7 @@ package pi_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -238,7 +239,7 @@ func TestAForeignMessageIsWrittenAsAPiMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	ls := lines(out)
-	if !strings.Contains(ls[2], `"message":{"role":"assistant","content":[{"type":"text","text":"`+long+`"}],"stopReason":"stop","timestamp":2000}`) ||
+	if !strings.Contains(ls[2], `"message":{"role":"assistant","content":[{"type":"text","text":"`+long+`"}],"api":"","provider":"","model":"","usage":`+zeroUsage+`,"stopReason":"stop","timestamp":2000}`) ||
 		strings.Count(ls[2], long) != 1 {
 		t.Fatalf("entry %s", ls[2])
 	}
@@ -254,4 +255,49 @@ var clock = regexp.MustCompile(`,"used":\d+`)
 // clock, which no format carries (see core/formats/roundtrip_test.go).
 func sameTree(a, b *core.Tree) bool {
 	return clock.ReplaceAllString(string(a.Marshal()), "") == clock.ReplaceAllString(string(b.Marshal()), "")
+}
+
+const zeroUsage = `{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}`
+
+// pi's footer (pi-mono 83378aa, packages/coding-agent/src/modes/interactive/
+// components/footer.ts, and the same code in @mariozechner/pi-coding-agent
+// 0.73.1, run on every export) and AgentSession's session stats add up
+// usage.input, usage.output, usage.cacheRead, usage.cacheWrite and
+// usage.cost.total of every assistant message of a session, unchecked: an
+// assistant message without a usage stops pi showing the session. pi-ai's
+// AssistantMessage also has api, provider, model and stopReason. A reply of
+// another tool is written with them, its tokens unknown (0), and comes back
+// as it was.
+func TestAForeignReplyHasTheUsagePisFooterAddsUp(t *testing.T) {
+	tr := core.New()
+	_ = tr.InsertNode("u", "", core.Message(`{"role":"user","content":"ls"}`), "", 1000)
+	_ = tr.InsertNode("a", "u", core.Message(`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"ls","arguments":"{}"}}]}`), "", 2000)
+	_ = tr.SetBranch(core.MainBranch, "a", 0)
+	out, err := pi.Export(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e struct {
+		Message struct {
+			API, Provider, Model *string
+			StopReason           string
+			Usage                *struct {
+				Input, Output, CacheRead, CacheWrite, TotalTokens *float64
+				Cost                                              *struct{ Total *float64 }
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(lines(out)[2]), &e); err != nil {
+		t.Fatal(err)
+	}
+	m := e.Message
+	u := m.Usage
+	if m.API == nil || m.Provider == nil || m.Model == nil || m.StopReason != "toolUse" || u == nil || u.Input == nil || u.Output == nil ||
+		u.CacheRead == nil || u.CacheWrite == nil || u.TotalTokens == nil || u.Cost == nil || u.Cost.Total == nil {
+		t.Fatalf("entry %s", lines(out)[2])
+	}
+	back, _, _ := pi.Import(out)
+	if !sameTree(back, tr) {
+		t.Fatalf("round trip:\n%s\n%s", tr.Marshal(), back.Marshal())
+	}
 }
