@@ -93,6 +93,17 @@ export interface TreeHistoryAdapter extends Omit<ThreadHistoryAdapter, "load" | 
   withFormat<TMessage, TStorageFormat extends Record<string, unknown>>(
     formatAdapter: MessageFormatAdapter<TMessage, TStorageFormat>,
   ): TreeFormatHistoryAdapter<TMessage>;
+  /**
+   * Makes the tree follow assistant-ui's branch picker: opens the node that
+   * holds the runtime's message `messageId` (`t.open`, nothing when it is the
+   * active leaf already), so the path the user switched to is the active one
+   * after a reload and in other tabs. Call it with the thread's last message
+   * once a run is over (`useAuiState((s) => s.thread.messages.at(-1)?.id)`).
+   * Returns the active branch's name, or null for a message not stored yet.
+   * Not part of assistant-ui's interface: its runtime tells a history nothing
+   * of a switch.
+   */
+  open(messageId: string): string | null;
 }
 
 /** What `withFormat` returns: a `GenericThreadHistoryAdapter` with every method. */

@@ -134,7 +134,13 @@ function placement(t) {
       for (const [k, copy] of copies) if (!ids.has(k)) ids.set(k, copy);
     }
   }
-  return { put, revise, remove, nodeOf };
+  function open(id) {
+    const node = nodeOf(id);
+    if (node === undefined) return null; // not stored yet (a reply still streaming)
+    const path = t.activePath();
+    return path[path.length - 1] === node ? t.activeBranch : t.open(node);
+  }
+  return { put, revise, remove, open };
 }
 
 const timeOf = (m) => (m?.createdAt instanceof Date && !Number.isNaN(m.createdAt.getTime()) ? m.createdAt.getTime() : undefined);
@@ -210,6 +216,10 @@ export function historyAdapter(t) {
     },
     withFormat(formatAdapter) {
       return formatted(t, place, formatAdapter);
+    },
+    open(messageId) {
+      if (typeof messageId !== "string" || messageId === "") fail(`"messageId" must be a non-empty string`);
+      return place.open(messageId);
     },
   };
 }

@@ -193,8 +193,29 @@ test("delete: the message leaves the active path as it leaves assistant-ui's rep
   const nodes = t.stats().nodes;
   await history.delete(items);
   await history.delete([{ parentId: null, message: msg("user", "never stored") }]);
+
   assert.equal(t.stats().nodes, nodes);
   await assert.rejects(history.delete("no"), "invalid_input", /"items" must be an array/);
+  t.free();
+});
+
+test("open follows assistant-ui's branch picker: the runtime's head becomes the tree's active leaf", async () => {
+  const { t, history, repo, msg, add, agree } = runtimeAndTree();
+  const u = await add(null, msg("user", "hi"));
+  const a = await add(u.id, msg("assistant", "first"));
+  const a2 = await add(u.id, msg("assistant", "second")); // a reload: the runtime moves its head there
+  repo.switchToBranch(a2.id);
+  await agree();
+  repo.switchToBranch(a.id); // ‹ in the picker
+  const before = t.activeBranch;
+  assert.ok(history.open(a.id) !== null);
+  assert.ok(t.activeBranch !== before, "the first reply's branch is active");
+  await agree();
+  const nodes = t.stats().nodes;
+  assert.equal(history.open(a.id), t.activeBranch, "the active leaf already: nothing");
+  assert.equal(t.stats().nodes, nodes);
+  assert.equal(history.open("never stored"), null);
+  assert.throws(() => history.open(""), "invalid_input", /"messageId" must be a non-empty string/);
   t.free();
 });
 
