@@ -230,7 +230,7 @@ $(D3_HIERARCHY) $(MARKDOWN_IT) $(DOMPURIFY) $(HIGHLIGHT):
 $(WEB_SERVE): $(wildcard web/serve/*.go) go.mod
 	@$(GO) build -o $@ ./web/serve
 
-## test-web: the static server's tests, then the demo page end to end in headless Chromium
+## test-web: the static server's tests, then the demo page and the example apps end to end in headless Chromium
 test-web: tools web-dist $(WEB_SERVE)
 	@echo "== web/serve: go test"
 	@$(GO) test -count=1 ./web/serve/
@@ -244,6 +244,8 @@ test-web: tools web-dist $(WEB_SERVE)
 	@node web/test/providers.mjs
 	@echo "== web: what a user meets first (Retry, one timeout, models, phone chip, new chat, reasoning and terminal output, branch and delete), headless Chromium"
 	@node web/test/firstuse.mjs
+	@echo "== web: the example apps (web/examples: assistant-ui, useChat) built with Vite, end to end in headless Chromium, and their numbers against the same apps without sessiontree"
+	@node web/test/examples.mjs
 
 ## worker: the edge worker (wasm/worker) under wrangler dev, on 127.0.0.1:8787
 ## (make worker PORT=9000 for another port); D1 data stays in wasm/worker/.wrangler

@@ -14,7 +14,7 @@
  * an edit or a reload is a new sibling on a fresh branch and nothing is lost.
  * The tree saves, syncs and merges as always.
  */
-import type { ExportedMessageRepository, ExportedMessageRepositoryItem, ThreadHistoryAdapter, ThreadMessage } from "@assistant-ui/core";
+import type { ExportedMessageRepository, ExportedMessageRepositoryItem, GenericThreadHistoryAdapter, MessageFormatAdapter, MessageFormatItem, MessageFormatRepository, ThreadHistoryAdapter, ThreadMessage } from "@assistant-ui/core";
 import type { Message, SessionTree, TreeNode } from "./sessiontree.js";
 
 /**
@@ -43,17 +43,73 @@ export function toThreadMessage(node: TreeNode): ThreadMessage;
 export function toRepository(t: SessionTree): ExportedMessageRepository & { headId: string | null };
 
 /**
- * A `ThreadHistoryAdapter` on `t`. `load()` is `toRepository(t)`.
- * `append({ message, parentId })` stores the message under its parent (ids the
- * runtime gave are mapped to the nodes made for them): after the active leaf
- * an append; under a node with children a new sibling of its last child on a
- * fresh branch (`t.edit`: a reload or an edit); under another leaf that leaf's
- * branch first (`checkout`); with `parentId: null` in a non-empty tree a new
- * root beside the first. A message stored already is not stored twice. Its
- * `createdAt` is the node's time. Rejects with `not_found` for a parent the
- * tree does not hold, `invalid_input` for a message `fromThreadMessage` refuses.
+ * A `ThreadHistoryAdapter` on `t`, for `useLocalRuntime` (and, through
+ * `withFormat`, `useChatRuntime` / `useAISDKRuntime`). Nothing is ever removed
+ * from the tree: a changed message is a newer version beside the old one, a
+ * deleted one is left out of the active path and kept on a branch.
+ *
+ * - `load()` is `toRepository(t)`.
+ * - `append({ message, parentId })` stores the message under its parent (ids
+ *   the runtime gave are mapped to the nodes made for them): after the active
+ *   leaf an append; under a node with children a new sibling of its last child
+ *   on a fresh branch (`t.edit`: a reload or an edit); under another leaf that
+ *   leaf's branch first (`checkout`); with `parentId: null` in a non-empty tree
+ *   a new root beside the first. A message stored already is not stored twice.
+ *   Its `createdAt` is the node's time. Rejects with `not_found` for a parent
+ *   the tree does not hold, `invalid_input` for a message `fromThreadMessage`
+ *   refuses.
+ * - `update({ message, parentId })` (a finished paused run, a tool result, a
+ *   feedback): a message not stored yet is appended (an upsert); one stored
+ *   with the same fields is left alone; a changed one is stored as its newer
+ *   version, a sibling on a fresh active branch (`t.regenerate` for the
+ *   assistant's, `t.edit` otherwise), and the runtime's id names the new node
+ *   from then on; the older version stays on its branch (‹ › after a reload
+ *   shows both), as `syncChat` of `sessiontree/ai-sdk` does.
+ * - `delete(items)`: each message on the active path is left out of it: the
+ *   messages after it on the path are copied under its parent as a new sibling
+ *   on a fresh active branch (what assistant-ui's repository shows: the
+ *   children moved up to the parent), the runtime's ids naming the copies; the
+ *   last message is left out by `t.rewind`; the message and what followed it
+ *   stay on their branch. A message not in the tree or off the active path is
+ *   a success with nothing to do; the only message of a tree is kept.
+ * - `withFormat(formatAdapter)`: the same on messages of another shape (the
+ *   AI SDK's `UIMessage` for `useChatRuntime`, format `"ai-sdk/v6"`): a node
+ *   stores what `encode` gives (an object with a role of system, user or
+ *   assistant, else `invalid_input`), `load` gives every node to `decode` as
+ *   `{ id, parent_id, format, content }` with the active leaf as `headId`. For
+ *   an `ai-sdk/…` format a node stored in another shape (a `{ role, content }`
+ *   text, a ThreadMessage) is given as `{ role, parts: [text] }`; a stored
+ *   UIMessage (`sessiontree/ai-sdk`'s shape) as it is, so the two entries
+ *   share a tree.
  */
-export function historyAdapter(t: SessionTree): ThreadHistoryAdapter & {
+export function historyAdapter(t: SessionTree): TreeHistoryAdapter;
+
+/** What `historyAdapter` returns: a `ThreadHistoryAdapter` with every method. */
+export interface TreeHistoryAdapter extends Omit<ThreadHistoryAdapter, "load" | "append" | "update" | "delete" | "withFormat"> {
   load(): Promise<ExportedMessageRepository & { headId: string | null }>;
   append(item: ExportedMessageRepositoryItem): Promise<void>;
-};
+  update(item: ExportedMessageRepositoryItem): Promise<void>;
+  delete(items: ExportedMessageRepositoryItem[]): Promise<void>;
+  withFormat<TMessage, TStorageFormat extends Record<string, unknown>>(
+    formatAdapter: MessageFormatAdapter<TMessage, TStorageFormat>,
+  ): TreeFormatHistoryAdapter<TMessage>;
+  /**
+   * Makes the tree follow assistant-ui's branch picker: opens the node that
+   * holds the runtime's message `messageId` (`t.open`, nothing when it is the
+   * active leaf already), so the path the user switched to is the active one
+   * after a reload and in other tabs. Call it with the thread's last message
+   * once a run is over (`useAuiState((s) => s.thread.messages.at(-1)?.id)`).
+   * Returns the active branch's name, or null for a message not stored yet.
+   * Not part of assistant-ui's interface: its runtime tells a history nothing
+   * of a switch.
+   */
+  open(messageId: string): string | null;
+}
+
+/** What `withFormat` returns: a `GenericThreadHistoryAdapter` with every method. */
+export interface TreeFormatHistoryAdapter<TMessage> extends Omit<GenericThreadHistoryAdapter<TMessage>, "load" | "append" | "update" | "delete"> {
+  load(): Promise<MessageFormatRepository<TMessage> & { headId: string | null }>;
+  append(item: MessageFormatItem<TMessage>): Promise<void>;
+  update(item: MessageFormatItem<TMessage>, localMessageId?: string): Promise<void>;
+  delete(items: MessageFormatItem<TMessage>[]): Promise<void>;
+}

@@ -73,34 +73,153 @@ export function toRepository(t) {
   return { headId: path[path.length - 1], messages };
 }
 
+// placement keeps assistant-ui's messages in the tree: `put` stores one
+// under its parent (an append after the active leaf, an edit or a reload as a
+// new sibling), `revise` stores a changed message as its newer version,
+// `remove` leaves messages out of the active path. `ids` maps the runtime's id
+// of a message to the node that holds it now. Nothing is ever removed from the
+// tree: an older version and a message left out stay on a branch.
+function placement(t) {
+  const ids = new Map();
+  const nodeOf = (id) => ids.get(id) ?? (t.node(id) ? id : undefined);
+  const parentOf = (id, parentId) => {
+    if (parentId === null || parentId === undefined) return null;
+    const parent = nodeOf(parentId);
+    if (parent === undefined) throw new SessionTreeError("not_found", `the parent ${JSON.stringify(parentId)} of message ${JSON.stringify(id)} is not in the tree`);
+    return parent;
+  };
+  function put(id, parentId, stored, at) {
+    if (nodeOf(id) !== undefined) return; // stored already
+    const parent = parentOf(id, parentId);
+    let node;
+    if (t.stats().nodes === 0) node = t.append(stored, at);
+    else {
+      const path = t.activePath();
+      if (parent === path[path.length - 1]) node = t.append(stored, at);
+      else if (parent === null) node = t.edit(path[0], stored, at); // another first message: a sibling root
+      else {
+        const kids = t.children(parent);
+        if (kids.length > 0) node = t.edit(kids[kids.length - 1], stored, at); // an edit or a reload: a new sibling
+        else node = t.apply([{ op: "checkout", node: parent }, { op: "append", message: stored }], at)[1];
+      }
+    }
+    ids.set(id, node);
+  }
+  function revise(id, parentId, stored, at) {
+    const node = nodeOf(id);
+    if (node === undefined) return put(id, parentId, stored, at); // an upsert
+    const old = t.node(node);
+    if (JSON.stringify(old.message) === JSON.stringify(stored)) return;
+    // A newer version: a sibling on a fresh active branch, the old one kept on its own.
+    ids.set(id, stored.role === "assistant" ? t.regenerate(node, stored, at) : t.edit(node, stored, at));
+  }
+  function remove(list) {
+    for (const id of list) {
+      const node = nodeOf(id);
+      if (node === undefined || !t.onPath([node])[0]) continue; // gone already, or off the path
+      const path = t.activePath();
+      const i = path.indexOf(node);
+      const after = path.slice(i + 1);
+      if (after.length === 0) {
+        if (i > 0) t.rewind(path[i - 1]);
+        continue; // the only message: a tree keeps it
+      }
+      // The path without it: the messages after it copied under its parent,
+      // as a new sibling on a fresh branch; the runtime's ids follow the copies.
+      const ops = [{ op: "edit", node, message: t.node(after[0]).message }];
+      for (const k of after.slice(1)) ops.push({ op: "append", message: t.node(k).message });
+      const made = t.apply(ops);
+      const copies = new Map(after.map((k, j) => [k, made[j]]));
+      for (const [runtimeId, n] of ids) if (copies.has(n)) ids.set(runtimeId, copies.get(n));
+      for (const [k, copy] of copies) if (!ids.has(k)) ids.set(k, copy);
+    }
+  }
+  function open(id) {
+    const node = nodeOf(id);
+    if (node === undefined) return null; // not stored yet (a reply still streaming)
+    const path = t.activePath();
+    return path[path.length - 1] === node ? t.activeBranch : t.open(node);
+  }
+  return { put, revise, remove, open };
+}
+
+const timeOf = (m) => (m?.createdAt instanceof Date && !Number.isNaN(m.createdAt.getTime()) ? m.createdAt.getTime() : undefined);
+
+function checkItem(item) {
+  if (!isObject(item) || !isObject(item.message)) fail(`an item must be { message, parentId }`);
+  return item;
+}
+
+// uiMessageContent: what a format of the AI SDK's UIMessage is given to
+// decode for a node stored in another shape: the text of its content.
+function uiMessageContent(msg) {
+  if (Array.isArray(msg.parts)) return msg;
+  const text = typeof msg.content === "string" ? msg.content
+    : Array.isArray(msg.content) ? msg.content.filter((p) => isObject(p) && p.type === "text").map((p) => p.text).join("") : "";
+  return { role: ROLES.has(msg.role) ? msg.role : "assistant", parts: text === "" ? [] : [{ type: "text", text }] };
+}
+
+// formatted is the GenericThreadHistoryAdapter withFormat returns.
+function formatted(t, place, format) {
+  if (!isObject(format) || typeof format.format !== "string" || typeof format.encode !== "function" || typeof format.decode !== "function" || typeof format.getId !== "function") {
+    fail(`"formatAdapter" must be { format, encode, decode, getId }`);
+  }
+  const aiSDK = format.format.startsWith("ai-sdk/");
+  const encode = (item) => {
+    const stored = format.encode(checkItem(item));
+    if (!isObject(stored) || !ROLES.has(stored.role)) fail(`the ${format.format} encoding of message ${JSON.stringify(format.getId(item.message))} must be an object with a "role" of "system", "user" or "assistant"`);
+    return JSON.parse(JSON.stringify(stored));
+  };
+  return {
+    async load() {
+      if (t.stats().nodes === 0) return { headId: null, messages: [] };
+      const path = t.activePath();
+      const messages = t.subtree(null).nodes.map(({ id }) => {
+        const n = t.node(id);
+        const content = aiSDK ? uiMessageContent(n.message) : structuredClone(n.message);
+        return format.decode({ id, parent_id: n.parent, format: format.format, content });
+      });
+      return { headId: path[path.length - 1], messages };
+    },
+    async append(item) {
+      place.put(format.getId(checkItem(item).message), item.parentId, encode(item), timeOf(item.message));
+    },
+    async update(item) {
+      place.revise(format.getId(checkItem(item).message), item.parentId, encode(item), timeOf(item.message));
+    },
+    async delete(items) {
+      if (!Array.isArray(items)) fail(`"items" must be an array of { message, parentId }`);
+      place.remove(items.map((item) => format.getId(checkItem(item).message)));
+    },
+  };
+}
+
 /** A ThreadHistoryAdapter on tree `t`. See assistant-ui.d.ts. */
 export function historyAdapter(t) {
   if (!(t instanceof SessionTree)) fail(`"tree" must be a SessionTree`);
-  const ids = new Map(); // assistant-ui's id of a message appended here → its node
-  const node = (id) => ids.get(id) ?? id;
+  const place = placement(t);
   return {
     async load() {
       return toRepository(t);
     },
     async append(item) {
-      if (!isObject(item)) fail(`an appended item must be { message, parentId }`);
-      const { message, parentId } = item;
-      const stored = fromThreadMessage(message);
-      const at = message.createdAt instanceof Date && !Number.isNaN(message.createdAt.getTime()) ? message.createdAt.getTime() : undefined;
-      if (ids.has(message.id) || t.node(message.id)) return; // stored already
-      const parent = parentId === null || parentId === undefined ? null : node(parentId);
-      if (parent !== null && !t.node(parent)) throw new SessionTreeError("not_found", `the parent ${JSON.stringify(parentId)} of message ${JSON.stringify(message.id)} is not in the tree`);
-      let id;
-      if (t.stats().nodes === 0) id = t.append(stored, at);
-      else {
-        const path = t.activePath();
-        const kids = parent === null ? null : t.children(parent);
-        if (parent === path[path.length - 1]) id = t.append(stored, at);
-        else if (parent === null) id = t.edit(path[0], stored, at); // another first message: a sibling root
-        else if (kids.length > 0) id = t.edit(kids[kids.length - 1], stored, at); // an edit or a reload: a new sibling
-        else id = t.apply([{ op: "checkout", node: parent }, { op: "append", message: stored }], at)[1];
-      }
-      ids.set(message.id, id);
+      const { message, parentId } = checkItem(item);
+      place.put(message.id, parentId, fromThreadMessage(message), timeOf(message));
+    },
+    async update(item) {
+      const { message, parentId } = checkItem(item);
+      place.revise(message.id, parentId, fromThreadMessage(message), timeOf(message));
+    },
+    async delete(items) {
+      if (!Array.isArray(items)) fail(`"items" must be an array of { message, parentId }`);
+      place.remove(items.map((item) => checkItem(item).message.id));
+    },
+    withFormat(formatAdapter) {
+      return formatted(t, place, formatAdapter);
+    },
+    open(messageId) {
+      if (typeof messageId !== "string" || messageId === "") fail(`"messageId" must be a non-empty string`);
+      return place.open(messageId);
     },
   };
 }

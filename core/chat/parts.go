@@ -6,7 +6,8 @@ import "github.com/sessiontree/sessiontree/core/rawjson"
 // Completions (text, image_url, refusal, input_audio, file), Responses
 // (input_text, output_text, input_image, refusal), Anthropic (text,
 // thinking, redacted_thinking, tool_use, tool_result, image), pi (text,
-// thinking, toolCall, image) and a bare string.
+// thinking, toolCall, image), assistant-ui's ThreadMessage (text, reasoning,
+// tool-call, image) and a bare string.
 func appendPart(parts []Part, p []byte) []Part {
 	if isString(p) {
 		if s := unquote(p); s != "" {
@@ -39,6 +40,10 @@ func appendPart(parts []Part, p []byte) []Part {
 		return append(parts, Part{Kind: ToolCall, CallID: str(p, "id"), Name: str(p, "name"), Args: args(jsonText(member(p, "input")))})
 	case "toolCall": // pi
 		return append(parts, Part{Kind: ToolCall, CallID: str(p, "id"), Name: str(p, "name"), Args: args(jsonText(member(p, "arguments")))})
+	case "reasoning": // assistant-ui
+		return append(parts, Part{Kind: Thinking, Text: str(p, "text")})
+	case "tool-call": // assistant-ui: the call and, once the tool ran, its result
+		return appendAUIToolCall(parts, p)
 	case "tool_result": // Anthropic, in a user message
 		return append(parts, toolResult(str(p, "tool_use_id"), "", member(p, "content"), isTrue(p, "is_error")))
 	case "image":
@@ -59,10 +64,34 @@ func appendPart(parts []Part, p []byte) []Part {
 	return append(parts, Part{Kind: Other, Raw: p})
 }
 
+// appendAUIToolCall reads assistant-ui's tool-call part ({"toolCallId",
+// "toolName", "args", "argsText", "result"?, "isError"?}): a ToolCall, then a
+// ToolResult when it holds a result (its text, or its JSON when not a string).
+func appendAUIToolCall(parts []Part, p []byte) []Part {
+	id, name := str(p, "toolCallId"), str(p, "toolName")
+	a := member(p, "args")
+	if !isObject(a) {
+		a = []byte(args(str(p, "argsText")))
+	}
+	parts = append(parts, Part{Kind: ToolCall, CallID: id, Name: name, Args: args(jsonText(a))})
+	if r := member(p, "result"); r != nil {
+		text := jsonText(r)
+		if string(r) == "null" {
+			text = ""
+		}
+		parts = append(parts, Part{Kind: ToolResult, CallID: id, Name: name, Text: text, IsError: isTrue(p, "isError")})
+	}
+	return parts
+}
+
 // imageURL is the URL of an Anthropic image block ({"source":{"type":"base64",
-// "media_type","data"}} or {"source":{"type":"url","url"}}) or a pi image
-// ({"data","mimeType"}), "" when it has none.
+// "media_type","data"}} or {"source":{"type":"url","url"}}), a pi image
+// ({"data","mimeType"}) or an assistant-ui image ({"image": url}), "" when it
+// has none.
 func imageURL(p []byte) string {
+	if u := str(p, "image"); u != "" {
+		return u
+	}
 	if src := member(p, "source"); isObject(src) {
 		switch str(src, "type") {
 		case "base64":

@@ -31,3 +31,22 @@ export async function assistantUI(t: SessionTree, m: ThreadMessage): Promise<str
   t.append(fromThreadMessage(again));
   return toRepository(t).headId;
 }
+
+// update, delete and withFormat: what useLocalRuntime and useChatRuntime call.
+import type { GenericThreadHistoryAdapter, MessageFormatAdapter } from "@assistant-ui/core";
+
+export async function assistantUIFormats(t: SessionTree, m: ThreadMessage, format: MessageFormatAdapter<UIMessage, { role: string; parts: unknown[] }>): Promise<string | null> {
+  const history = historyAdapter(t);
+  await history.update({ message: m, parentId: null });
+  await history.delete([{ message: m, parentId: null }]);
+  const generic: GenericThreadHistoryAdapter<UIMessage> = history.withFormat(format);
+  const ui = history.withFormat(format);
+  const { headId, messages } = await ui.load();
+  const first: UIMessage | undefined = messages[0]?.message;
+  if (first) {
+    await ui.update({ message: first, parentId: null }, first.id);
+    await generic.append({ message: first, parentId: null });
+    await ui.delete([{ message: first, parentId: null }]);
+  }
+  return headId;
+}

@@ -5,7 +5,8 @@
 import { test, assert, mainSource } from "./harness.js";
 import { init, SessionTree } from "../sessiontree.js";
 import { historyAdapter, toRepository, fromThreadMessage } from "../assistant-ui.js";
-import { MessageRepository } from "./judges.js";
+import { toUIMessages } from "../ai-sdk.js";
+import { MessageRepository, validateUIMessages } from "./judges.js";
 
 await init(mainSource);
 
@@ -106,6 +107,154 @@ test("an AI SDK UIMessage and a plain message load as ThreadMessages assistant-u
   assert.deepEqual(u.content, [{ type: "text", text: "plain" }]);
   assert.deepEqual(a.content, [{ type: "reasoning", text: "so" }, { type: "tool-call", toolCallId: "c", toolName: "get", args: { a: 1 }, argsText: '{"a":1}', result: 2 }, { type: "text", text: "two" }]);
   assert.deepEqual(toRepository(new SessionTree()), { headId: null, messages: [] });
+  t.free();
+});
+
+// A runtime's side of the history: assistant-ui's MessageRepository changed
+// the way LocalRuntime changes it, and the same change through the adapter.
+function runtimeAndTree() {
+  const t = new SessionTree();
+  const history = historyAdapter(t);
+  const repo = new MessageRepository();
+  let n = 0;
+  const msg = (role, text, extra = {}) => ({
+    id: `aui-${++n}`, role, content: [{ type: "text", text }], createdAt: new Date(1700000000000 + n),
+    metadata: { unstable_state: null, unstable_annotations: [], unstable_data: [], steps: [], custom: {} },
+    ...(role === "assistant" ? { status: { type: "complete", reason: "stop" } } : { attachments: [] }),
+    ...extra,
+  });
+  const add = async (parentId, m) => { repo.addOrUpdateMessage(parentId, m); await history.append({ parentId, message: m }); return m; };
+  // The texts of the head's path, the runtime's and the tree's (through a fresh repository).
+  const texts = (r) => r.getMessages().map((m) => m.content.map((p) => p.text ?? p.type).join(""));
+  const agree = async () => {
+    const fresh = new MessageRepository();
+    fresh.import(await history.load());
+    assert.deepEqual(texts(fresh), texts(repo), "the tree's active path is what the runtime shows");
+    await judge(t);
+    return fresh;
+  };
+  return { t, history, repo, msg, add, texts, agree };
+}
+
+test("update: a changed message is its newer version (a sibling, the old kept), the runtime's id follows it; unchanged or new (upsert) as append", async () => {
+  const { t, history, repo, msg, add, agree } = runtimeAndTree();
+  const u = await add(null, msg("user", "weather?"));
+  const call = { type: "tool-call", toolCallId: "c1", toolName: "weather", args: { city: "Oslo" }, argsText: '{"city":"Oslo"}' };
+  const a = await add(u.id, msg("assistant", "", { content: [call], status: { type: "requires-action", reason: "tool-calls" } }));
+  assert.equal(t.stats().nodes, 2);
+  // The tool's result comes: LocalRuntime rewrites the message and calls update.
+  const done = { ...a, content: [{ ...call, result: { t: 3 } }, { type: "text", text: "3 degrees" }], status: { type: "complete", reason: "stop" } };
+  repo.addOrUpdateMessage(u.id, done);
+  await history.update({ parentId: u.id, message: done });
+  assert.equal(t.stats().nodes, 3, "the paused version is kept");
+  const fresh = await agree();
+  const head = fresh.getMessages()[1];
+  assert.deepEqual(head.content.map((p) => p.type), ["tool-call", "text"]);
+  assert.equal(fresh.getBranches(head.id).length, 2, "after a reload ‹ 2/2 ›: the paused version and the finished one");
+  // The same message again: nothing; a follow-up under the runtime's id goes under the new version.
+  await history.update({ parentId: u.id, message: done });
+  assert.equal(t.stats().nodes, 3);
+  await add(a.id, msg("user", "thanks"));
+  await agree();
+  assert.equal(t.node(t.activePath()[2]).parent, t.activePath()[1]);
+  // An update of a message the history never got (its append failed): stored, as append does.
+  const late = msg("assistant", "late");
+  const last = t.activePath().at(-1);
+  repo.addOrUpdateMessage(repo.getMessages().at(-1).id, late);
+  await history.update({ parentId: repo.getMessages().at(-2).id, message: late });
+  assert.equal(t.node(t.activePath().at(-1)).parent, last);
+  await agree();
+  t.free();
+});
+
+test("delete: the message leaves the active path as it leaves assistant-ui's repository (its children move up), nothing is lost; a missing one is a success", async () => {
+  const { t, history, repo, msg, add, agree } = runtimeAndTree();
+  const u1 = await add(null, msg("user", "one"));
+  const a1 = await add(u1.id, msg("assistant", "two"));
+  const u2 = await add(a1.id, msg("user", "three"));
+  const a2 = await add(u2.id, msg("assistant", "four"));
+  const item = (m) => ({ parentId: repo.getMessage(m.id).parentId, message: m });
+  // The middle: what followed it is under its parent now.
+  let items = [item(a1)];
+  repo.deleteMessage(a1.id);
+  await history.delete(items);
+  await agree();
+  assert.equal(t.search("two").length, 1, "the deleted message is kept on its branch");
+  // The runtime's ids name the copies: appending under a2 continues the new path.
+  await add(a2.id, msg("assistant", "five"));
+  await agree();
+  // The last message: the path stops before it.
+  const five = repo.getMessages().at(-1);
+  items = [item(five)];
+  repo.deleteMessage(five.id);
+  await history.delete(items);
+  await agree();
+  // Deleted twice (the runtime may send it again), or never stored: nothing to do.
+  const nodes = t.stats().nodes;
+  await history.delete(items);
+  await history.delete([{ parentId: null, message: msg("user", "never stored") }]);
+
+  assert.equal(t.stats().nodes, nodes);
+  await assert.rejects(history.delete("no"), "invalid_input", /"items" must be an array/);
+  t.free();
+});
+
+test("open follows assistant-ui's branch picker: the runtime's head becomes the tree's active leaf", async () => {
+  const { t, history, repo, msg, add, agree } = runtimeAndTree();
+  const u = await add(null, msg("user", "hi"));
+  const a = await add(u.id, msg("assistant", "first"));
+  const a2 = await add(u.id, msg("assistant", "second")); // a reload: the runtime moves its head there
+  repo.switchToBranch(a2.id);
+  await agree();
+  repo.switchToBranch(a.id); // ‹ in the picker
+  const before = t.activeBranch;
+  assert.ok(history.open(a.id) !== null);
+  assert.ok(t.activeBranch !== before, "the first reply's branch is active");
+  await agree();
+  const nodes = t.stats().nodes;
+  assert.equal(history.open(a.id), t.activeBranch, "the active leaf already: nothing");
+  assert.equal(t.stats().nodes, nodes);
+  assert.equal(history.open("never stored"), null);
+  assert.throws(() => history.open(""), "invalid_input", /"messageId" must be a non-empty string/);
+  t.free();
+});
+
+// The AI SDK v6 format as assistant-ui's AI SDK runtime registers it (the
+// message without its id stored; decoded with the entry's id).
+const aiSDKFormat = {
+  format: "ai-sdk/v6",
+  encode: ({ message: { id, ...rest } }) => rest,
+  decode: (stored) => ({ parentId: stored.parent_id, message: { id: stored.id, ...stored.content } }),
+  getId: (message) => message.id,
+};
+
+test("withFormat (useChatRuntime's ai-sdk/v6): UIMessages stored as sessiontree/ai-sdk stores them; load gives UIMessages validateUIMessages accepts, the head's path toUIMessages(t)", async () => {
+  const t = new SessionTree();
+  t.append({ role: "system", content: "be brief" }, 1); // a message of another shape, loaded as text
+  const h = historyAdapter(t).withFormat(aiSDKFormat);
+  const root = t.activePath()[0];
+  const u = { id: "u1", role: "user", parts: [{ type: "text", text: "hi" }] };
+  const a = { id: "a1", role: "assistant", parts: [{ type: "reasoning", text: "so", state: "done" }, { type: "text", text: "hello", state: "done" }] };
+  await h.append({ parentId: root, message: u });
+  await h.append({ parentId: "u1", message: a });
+  const a2 = { id: "a2", role: "assistant", parts: [{ type: "text", text: "hello again" }] }; // a regenerate
+  await h.append({ parentId: "u1", message: a2 });
+  const tool = { id: "a2", role: "assistant", parts: [{ type: "text", text: "hello again" }, { type: "tool-get", toolCallId: "c", state: "output-available", input: { a: 1 }, output: 2 }] };
+  await h.update({ parentId: "u1", message: tool }, "a2");
+  const loaded = await h.load();
+  assert.equal(loaded.messages.length, t.stats().nodes);
+  await validateUIMessages({ messages: loaded.messages.map((i) => i.message) });
+  const byId = new Map(loaded.messages.map((i) => [i.message.id, i]));
+  const head = [];
+  for (let id = loaded.headId; id !== null; id = byId.get(id).parentId) head.unshift(byId.get(id).message);
+  assert.deepEqual(head, toUIMessages(t), "the head's path is sessiontree/ai-sdk's view of the active path");
+  assert.deepEqual(head.map((m) => m.parts.at(-1).type), ["text", "text", "tool-get"]);
+  assert.deepEqual(head[0].parts, [{ type: "text", text: "be brief" }]);
+  // Deleting the reply: the path stops at the user's message.
+  await h.delete([{ parentId: "u1", message: tool }]);
+  assert.equal(t.activePath().length, 2);
+  assert.throws(() => historyAdapter(t).withFormat({ format: "x" }), "invalid_input", /"formatAdapter" must be/);
+  await assert.rejects(historyAdapter(t).withFormat({ ...aiSDKFormat, encode: () => ({ parts: [] }) }).append({ parentId: null, message: u }), "invalid_input", /must be an object with a "role"/);
   t.free();
 });
 

@@ -9,9 +9,9 @@ import { fileURLToPath } from "node:url";
 
 export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
-/** Starts web/.bin/serve on web/dist; resolves to { server, base } once it serves. */
-export async function serveDist() {
-  const server = spawn(path.join(repo, "web/.bin/serve"), ["-dir", path.join(repo, "web/dist"), "-addr", "127.0.0.1:0"], { stdio: ["ignore", "pipe", "inherit"] });
+/** Starts web/.bin/serve on dir (default web/dist); resolves to { server, base } once it serves. */
+export async function serveDist(dir = path.join(repo, "web/dist")) {
+  const server = spawn(path.join(repo, "web/.bin/serve"), ["-dir", dir, "-addr", "127.0.0.1:0"], { stdio: ["ignore", "pipe", "inherit"] });
   process.on("exit", () => server.exitCode === null && server.kill());
   const base = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("web/serve did not start within 10 s")), 10000);
