@@ -457,6 +457,7 @@ export class SessionTree implements Disposable {
    * Imports another tool's chat export (SPEC §7): format is chatgpt, openwebui,
    * librechat, claudecode, pi, codex, claudeai (claude.ai's conversations.json),
    * sillytavern (a SillyTavern chat .jsonl), openai, ai-sdk (a UIMessage[]),
+   * assistant-ui (an ExportedMessageRepository),
    * sessiontree (a .tree.json), or auto
    * (detect; the default). The
    * report says what was read and everything the format could not carry.

@@ -2,8 +2,9 @@
 // chatgpt (conversations.json), openwebui, librechat, claudecode (session
 // JSONL), pi (session JSONL v3), codex (rollout JSONL), claudeai (claude.ai's
 // conversations.json), sillytavern (SillyTavern's chat JSONL), ai-sdk (the AI
-// SDK's UIMessage[], linear: package aisdk), openai (a messages array) and
-// markdown (export only). "auto" detects the format by content.
+// SDK's UIMessage[], linear: package aisdk), assistant-ui (assistant-ui's
+// ExportedMessageRepository, the whole tree: package assistantui), openai (a
+// messages array) and markdown (export only). "auto" detects the format by content.
 //
 // Decisions, the same for every format:
 //

@@ -23,6 +23,7 @@ func TestImportsKeepTheLastValueOfAKeyNamedTwiceAndSaySo(t *testing.T) {
 			`{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","timestamp":"2025-01-01T00:00:01Z","message":{"role":"assistant","content":[{"type":"text","text":"shown","text":"sent"}]}}` + "\n", "sent", "$.message.content[0].text", 2},
 		{formats.SillyTavern, "{\"user_name\":\"u\",\"character_name\":\"c\"}\n{\"name\":\"c\",\"is_user\":false,\"mes\":\"shown\",\"mes\":\"sent\"}\n", "sent", "$.mes", 2},
 		{formats.ClaudeAI, `[{"uuid":"c","chat_messages":[{"uuid":"m","sender":"human","text":"shown","text":"sent"}]}]`, "sent", "$[0].chat_messages[0].text", 0},
+		{formats.AssistantUI, `{"headId":"m","messages":[{"message":{"id":"m","role":"user","content":[{"type":"text","text":"shown","text":"sent"}]},"parentId":null}]}`, "sent", "$.messages[0].message.content[0].text", 0},
 	} {
 		tr, rep, err := formats.Import(c.format, []byte(c.file))
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/formats/aisdk"
+	"github.com/sessiontree/sessiontree/core/formats/assistantui"
 	"github.com/sessiontree/sessiontree/core/formats/chatgpt"
 	"github.com/sessiontree/sessiontree/core/formats/claudeai"
 	"github.com/sessiontree/sessiontree/core/formats/claudecode"
@@ -40,11 +41,12 @@ const (
 	OpenAI      = "openai"
 	Markdown    = "markdown"
 	AISDK       = "ai-sdk"
+	AssistantUI = "assistant-ui"
 	Auto        = "auto"
 )
 
 // Names lists the formats in the order of the specification.
-var Names = []string{ChatGPT, OpenWebUI, LibreChat, ClaudeCode, Pi, Codex, ClaudeAI, SillyTavern, OpenAI, Markdown, AISDK}
+var Names = []string{ChatGPT, OpenWebUI, LibreChat, ClaudeCode, Pi, Codex, ClaudeAI, SillyTavern, OpenAI, Markdown, AISDK, AssistantUI}
 
 type importer func([]byte, ...core.Option) (*core.Tree, convert.Report, error)
 
@@ -52,14 +54,14 @@ var importers = map[string]importer{
 	ChatGPT: chatgpt.Import, OpenWebUI: openwebui.Import, LibreChat: librechat.Import,
 	ClaudeCode: claudecode.Import, Pi: pi.Import, Codex: codex.Import, OpenAI: openai.Import,
 	ClaudeAI: claudeai.Import, SillyTavern: sillytavern.Import,
-	AISDK: aisdk.Import,
+	AISDK: aisdk.Import, AssistantUI: assistantui.Import,
 }
 
 var exporters = map[string]func(*core.Tree) ([]byte, error){
 	ChatGPT: chatgpt.Export, OpenWebUI: openwebui.Export, LibreChat: librechat.Export,
 	ClaudeCode: claudecode.Export, Pi: pi.Export, Codex: codex.Export, OpenAI: openai.Export,
 	Markdown: markdown.Export, ClaudeAI: claudeai.Export, SillyTavern: sillytavern.Export,
-	AISDK: aisdk.Export,
+	AISDK: aisdk.Export, AssistantUI: assistantui.Export,
 }
 
 // Import reads data in format ("auto" detects it). Failures are *core.Error:
@@ -207,6 +209,9 @@ func Detect(data []byte) string {
 	}
 	if msgs, ok := rawjson.Lookup(item, "messages"); ok {
 		list, _ := convert.Elements(msgs)
+		if data[0] == '{' && (has(item, "headId") || len(list) > 0 && has(list[0], "message") && has(list[0], "parentId")) {
+			return AssistantUI
+		}
 		if len(list) > 0 && (has(list[0], "messageId") || has(list[0], "parentMessageId")) || has(item, "conversationId") {
 			return LibreChat
 		}

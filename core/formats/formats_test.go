@@ -20,7 +20,7 @@ import (
 // those are read by the corpus tests, build tag corpus, make test-corpus).
 // Embedded, so that the GOOS=js run (no file system) reads them too.
 //
-//go:embed testdata/chatgpt testdata/openwebui testdata/librechat testdata/claudecode testdata/pi testdata/codex testdata/openai testdata/claudeai testdata/sillytavern
+//go:embed testdata/chatgpt testdata/openwebui testdata/librechat testdata/claudecode testdata/pi testdata/codex testdata/openai testdata/claudeai testdata/sillytavern testdata/assistant-ui
 var fixtures embed.FS
 
 // fixture is the content of testdata/<name>, a fresh copy each call.
@@ -165,6 +165,7 @@ var shapes = []shape{
 		"c1a00001-0000-4000-8000-000000000001,c1a00002-0000-4000-8000-000000000002,c1a00004-0000-4000-8000-000000000004",
 		"user,assistant,user", "c1b00003-0000-4000-8000-000000000003"},
 	{"sillytavern/swipes.jsonl", "sillytavern", 7, 5, 2, 4, "m2.1,m3,m4.2,m5", "assistant,user,assistant,user", ""},
+	{"assistant-ui/edits.json", "assistant-ui", 5, 5, 1, 2, "u1,a2,u2,a3", "user,assistant,user,assistant", ""},
 }
 
 // Every fixture is detected as its format and imports to a valid tree of the

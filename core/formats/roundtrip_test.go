@@ -61,7 +61,7 @@ func same(a, b *core.Tree) bool {
 }
 
 func TestImportOfExportGivesTheTreeBack(t *testing.T) {
-	for _, format := range []string{"chatgpt", "openwebui", "librechat", "claudecode", "pi", "claudeai", "sillytavern"} {
+	for _, format := range []string{"chatgpt", "openwebui", "librechat", "claudecode", "pi", "claudeai", "sillytavern", "assistant-ui"} {
 		for seed := uint64(1); seed <= 60; seed++ {
 			tr := randomTree(seed)
 			out, err := formats.Export(tr, format)

@@ -3,12 +3,13 @@
 // what load() gives and exports the same tree, head and branches. Node and
 // Chromium, both flavours.
 import { test, assert, mainSource } from "./harness.js";
-import { init, SessionTree } from "../sessiontree.js";
+import { init, initInterchange, SessionTree } from "../sessiontree.js";
 import { historyAdapter, toRepository, fromThreadMessage } from "../assistant-ui.js";
 import { toUIMessages } from "../ai-sdk.js";
 import { MessageRepository, validateUIMessages } from "./judges.js";
 
 await init(mainSource);
+await initInterchange();
 
 // plain: a repository's items as JSON (Dates as ISO strings), for comparing.
 const plain = (repo) => JSON.parse(JSON.stringify(repo));
@@ -265,4 +266,20 @@ test("bad input is refused with a sentence", async () => {
   await assert.rejects(historyAdapter(t).append({ parentId: "nope", message: { id: "m", role: "user", content: [] } }), "not_found", /parent "nope"/);
   assert.equal(t.stats().nodes, 0);
   t.free();
+});
+
+test("the assistant-ui export format (Go, t.export): MessageRepository imports it and exports it back, head = active leaf; SessionTree.import gives the tree back", async () => {
+  for (let seed = 1; seed <= 25; seed++) {
+    const t = randomTree(seed);
+    const file = t.export("assistant-ui");
+    const data = JSON.parse(file);
+    const repo = new MessageRepository();
+    repo.import(data);
+    const back = plain(repo.export());
+    assert.deepEqual(back.headId, data.headId, `seed ${seed}: head`);
+    assert.deepEqual(back.messages, data.messages.map(({ message, parentId }) => ({ message, parentId })), `seed ${seed}: MessageRepository.export() is not what it imported`);
+    assert.deepEqual(repo.getMessages().map((m) => m.id), t.activePath(), `seed ${seed}: the head's path is not the active path`);
+    const { tree } = SessionTree.import(file, "auto");
+    assert.equal(tree.save().replace(/,"used":\d+|,"moved_at_ms":\d+/g, ""), t.save().replace(/,"used":\d+|,"moved_at_ms":\d+/g, ""), `seed ${seed}: import(export(t)) != t`);
+  }
 });

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/formats/assistantui"
 	"github.com/sessiontree/sessiontree/core/formats/chatgpt"
 	"github.com/sessiontree/sessiontree/core/formats/claudeai"
 	"github.com/sessiontree/sessiontree/core/formats/librechat"
@@ -45,8 +46,8 @@ func CrossFormats(t *testing.T, name string, tr *core.Tree, to []Exchange) map[s
 }
 
 // Trees is the exchange of the tree formats this package's callers check
-// against each other: pi, openwebui, librechat, chatgpt, claudeai and
-// sillytavern.
+// against each other: pi, openwebui, librechat, chatgpt, claudeai,
+// sillytavern and assistant-ui.
 func Trees() []Exchange {
 	return []Exchange{
 		{"pi", pi.Export, pi.Import},
@@ -55,5 +56,6 @@ func Trees() []Exchange {
 		{"chatgpt", chatgpt.Export, chatgpt.Import},
 		{"claudeai", claudeai.Export, claudeai.Import},
 		{"sillytavern", sillytavern.Export, sillytavern.Import},
+		{"assistant-ui", assistantui.Export, assistantui.Import},
 	}
 }
