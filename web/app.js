@@ -180,7 +180,7 @@ async function start() {
     if (document.visibilityState === "hidden") flush();
   });
   $("formats-note").textContent = hasFormats
-    ? "Import: .tree.json, ChatGPT, claude.ai, Open WebUI, LibreChat, Claude Code, pi, Codex, SillyTavern, AI SDK UIMessage[], OpenAI messages (detected). Export: those and Markdown."
+    ? "Import: .tree.json, ChatGPT, claude.ai, Open WebUI, LibreChat, Claude Code, pi, Codex, SillyTavern, AI SDK UIMessage[], assistant-ui, OpenAI messages (detected). Export: those and Markdown."
     : "Import and export: .tree.json.";
   // The module starts while the storage opens: an open paints its last
   // messages from their records (store.tail) before it needs the module.

@@ -18,6 +18,7 @@ const FORMATS = [
   { value: "codex", label: "Codex", hint: "rollout JSONL (active branch)", ext: ".codex.jsonl" },
   { value: "sillytavern", label: "SillyTavern", hint: "chat JSONL (swipes)", ext: ".sillytavern.jsonl" },
   { value: "ai-sdk", label: "AI SDK UIMessage[]", hint: "the active branch as useChat's messages", ext: ".uimessages.json" },
+  { value: "assistant-ui", label: "assistant-ui", hint: "ExportedMessageRepository (every branch, the head)", ext: ".assistant-ui.json" },
   { value: "openai", label: "OpenAI messages", hint: "the active branch as a messages array", ext: ".openai.json" },
   { value: "markdown", label: "Markdown", hint: "readable; other branches as summaries", ext: ".md" },
 ];
