@@ -12,7 +12,12 @@ import { fileURLToPath } from "node:url";
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url))); // js/
 const tools = createRequire(path.join(root, "..", ".tools", "package.json"));
 const { chromium } = tools("playwright-core");
-const files = process.argv.slice(2).map((f) => path.relative(root, path.resolve(f)).split(path.sep).join("/"));
+// One page imports every file in turn, and some check what a call does before
+// init or initInterchange: sessiontree.test.js first, then the tree-*.test.js,
+// then the rest (the adapters' tests load both modules at their top).
+const rank = (f) => (/(^|\/)sessiontree\.test\.js$/.test(f) ? 0 : /(^|\/)tree-[^/]*\.test\.js$/.test(f) ? 1 : 2);
+const files = process.argv.slice(2).map((f) => path.relative(root, path.resolve(f)).split(path.sep).join("/"))
+  .map((f, i) => [f, i]).sort((a, b) => rank(a[0]) - rank(b[0]) || a[1] - b[1]).map(([f]) => f);
 const types = { ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm", ".html": "text/html" };
 
 const page = `<!doctype html><meta charset="utf-8"><script type="module">
