@@ -1,0 +1,301 @@
+package formats_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/formats"
+)
+
+// What the tools' own readers require of an export, learned by running them
+// (transcribed in a temp folder, never committed) on the export of every
+// importable file of both corpora and the fixtures (issue 23). Each check below
+// names the reader and the commit it was read at; each is run here on every
+// fixture's export and on random trees (system and tool roles, edits, several
+// roots).
+
+// readerTrees is every fixture read as auto reads it, and random trees.
+func readerTrees(t *testing.T) map[string]*core.Tree {
+	t.Helper()
+	trees := map[string]*core.Tree{}
+	for _, name := range fixtureNames(t) {
+		tr, _, err := formats.Import(formats.Auto, fixture(t, name))
+		if err != nil {
+			continue // a fixture auto refuses is no export's source
+		}
+		trees[name] = tr
+	}
+	for seed := uint64(1); seed <= 20; seed++ {
+		trees[fmt.Sprintf("random tree %d", seed)] = randomTree(seed)
+	}
+	return trees
+}
+
+// LibreChat's import (danny-avila/LibreChat api/server/utils/import:
+// importers.js b6e4959, fork.js cloneMessagesWithTimestamps 0b4ce67,
+// importBatchBuilder.js 7bc795c) reads a flat export in file order, giving each
+// message a new id and its parent's new id, so a parent comes first and a root's
+// parent is 00000000-0000-0000-0000-000000000000 (or none); saveBatch stores
+// each message through the mongoose message schema (packages/data-schemas
+// message.ts ce3ce5f), which casts createdAt to a Date, text, sender, model
+// and endpoint to strings, isCreatedByUser to a boolean and tokenCount to a
+// number, and one failed cast loses the whole file. The conversation's title
+// is a string (convo.ts 34cb6d7).
+func TestALibreChatExportIsWhatLibreChatsImporterStores(t *testing.T) {
+	for name, tr := range readerTrees(t) {
+		out, err := formats.Export(tr, formats.LibreChat)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var f struct {
+			ConversationID string           `json:"conversationId"`
+			Title          any              `json:"title"`
+			Recursive      bool             `json:"recursive"`
+			Messages       []map[string]any `json:"messages"`
+			Options        map[string]any   `json:"options"`
+		}
+		if err := json.Unmarshal(out, &f); err != nil || f.ConversationID == "" || f.Messages == nil || f.Recursive {
+			t.Fatalf("%s: not a flat LibreChat export (%v)", name, err)
+		}
+		if _, ok := f.Title.(string); f.Title != nil && !ok {
+			t.Fatalf("%s: title %v is not a string", name, f.Title)
+		}
+		seen := map[string]bool{}
+		for _, m := range f.Messages {
+			id, _ := m["messageId"].(string)
+			p, isString := m["parentMessageId"].(string)
+			if id == "" || (m["parentMessageId"] != nil && !isString) || (isString && p != "00000000-0000-0000-0000-000000000000" && !seen[p]) {
+				t.Fatalf("%s: message %q: parent %v is not an earlier message", name, id, m["parentMessageId"])
+			}
+			seen[id] = true
+			if at, ok := m["createdAt"]; ok {
+				s, _ := at.(string)
+				if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
+					t.Fatalf("%s: message %s: createdAt %v is no date", name, id, at)
+				}
+			}
+			for _, k := range []string{"text", "sender", "endpoint", "finish_reason"} {
+				if v, ok := m[k]; ok && v != nil {
+					if _, isStr := v.(string); !isStr {
+						t.Fatalf("%s: message %s: %s %v is not a string", name, id, k, v)
+					}
+				}
+			}
+			if _, ok := m["text"].(string); !ok {
+				if _, parts := m["content"].([]any); !parts {
+					t.Fatalf("%s: message %s has neither text nor content", name, id)
+				}
+			}
+			if v, ok := m["model"]; ok && v != nil {
+				if _, isStr := v.(string); !isStr {
+					t.Fatalf("%s: message %s: model %v", name, id, v)
+				}
+			}
+			if _, ok := m["isCreatedByUser"].(bool); !ok {
+				t.Fatalf("%s: message %s: isCreatedByUser %v", name, id, m["isCreatedByUser"])
+			}
+			if v, ok := m["tokenCount"]; ok {
+				if _, isNum := v.(float64); !isNum {
+					t.Fatalf("%s: message %s: tokenCount %v", name, id, v)
+				}
+			}
+		}
+	}
+}
+
+// LibreChat's ChatGPT import (importers.js b6e4959, processConversation) runs
+// Object.entries over each conversation's mapping, reads every entry's
+// message.content.content_type, message.metadata.model_slug and author.role,
+// and dates the conversation new Date(create_time * 1000), which the mongoose
+// conversation schema refuses when it is not a number (Invalid Date), losing
+// every conversation of the file. Open WebUI's ChatGPT import
+// (open-webui/open-webui src/lib/utils/index.ts 5ffcc7c, convertOpenAIMessages
+// and validateChat) walks the mapping in key order and keeps a conversation
+// only when its last entry has no children and every kept entry's first part
+// (or text) is a string.
+func TestAChatGPTExportIsWhatLibreChatAndOpenWebUIImport(t *testing.T) {
+	for name, tr := range readerTrees(t) {
+		out, err := formats.Export(tr, formats.ChatGPT)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var convs []map[string]json.RawMessage
+		if err := json.Unmarshal(out, &convs); err != nil || len(convs) == 0 {
+			t.Fatalf("%s: not an array of conversations: %v", name, err)
+		}
+		for i, c := range convs {
+			var created any
+			_ = json.Unmarshal(c["create_time"], &created)
+			if _, ok := created.(float64); !ok {
+				t.Fatalf("%s: conversation %d: create_time %s is not a number", name, i, c["create_time"])
+			}
+			var title any
+			_ = json.Unmarshal(c["title"], &title)
+			if _, ok := title.(string); !ok {
+				t.Fatalf("%s: conversation %d: title %s", name, i, c["title"])
+			}
+			keys, entries := mappingInOrder(t, c["mapping"])
+			if len(keys) == 0 {
+				t.Fatalf("%s: conversation %d has no mapping", name, i)
+			}
+			if last := entries[keys[len(keys)-1]]; len(last.Children) != 0 {
+				t.Fatalf("%s: conversation %d: the mapping's last entry %s has children (Open WebUI's validateChat refuses it)", name, i, keys[len(keys)-1])
+			}
+			for _, k := range keys {
+				m := entries[k].Message
+				if m == nil {
+					continue
+				}
+				if m.Content == nil || m.Content.ContentType == "" || m.Metadata == nil || m.Author == nil || m.Author.Role == "" {
+					t.Fatalf("%s: entry %s lacks content_type, metadata or author.role", name, k)
+				}
+				if slug, ok := m.Metadata["model_slug"]; ok && slug != nil {
+					if _, isStr := slug.(string); !isStr {
+						t.Fatalf("%s: entry %s: model_slug %v", name, k, slug)
+					}
+				}
+			}
+		}
+	}
+}
+
+type chatgptEntry struct {
+	Children []string `json:"children"`
+	Message  *struct {
+		Author *struct {
+			Role string `json:"role"`
+		} `json:"author"`
+		Content *struct {
+			ContentType string `json:"content_type"`
+		} `json:"content"`
+		Metadata map[string]any `json:"metadata"`
+	} `json:"message"`
+}
+
+// mappingInOrder reads a mapping object keeping its keys' order, the order
+// JavaScript's for…in and Object.entries give for such keys.
+func mappingInOrder(t *testing.T, raw json.RawMessage) ([]string, map[string]chatgptEntry) {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, nil
+	}
+	var keys []string
+	entries := map[string]chatgptEntry{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var e chatgptEntry
+		if err := dec.Decode(&e); err != nil {
+			t.Fatal(err)
+		}
+		k := tok.(string)
+		keys = append(keys, k)
+		entries[k] = e
+	}
+	return keys, entries
+}
+
+// Open WebUI's import (src/lib/components/chat/Settings/DataControls.svelte
+// 9e3d540) posts each element's chat to the backend, whose ChatModel
+// (backend/open_webui/models/chats.py 4151145) takes the chat's title as a
+// str; the chat page walks history.messages from currentId up the parentIds
+// (createMessagesList, src/lib/utils/index.ts 5ffcc7c) to a message whose
+// parentId is null, renders each content as a markdown string, and moves
+// between siblings through the parent's childrenIds, or, for a root, the
+// messages whose parentId === null (so a root's parentId is null, not absent).
+func TestAnOpenWebUIExportIsWhatOpenWebUIImportsAndShows(t *testing.T) {
+	type message struct {
+		ID          string   `json:"id"`
+		ParentID    *string  `json:"parentId"`
+		ChildrenIDs []string `json:"childrenIds"`
+		Role        string   `json:"role"`
+		Content     any      `json:"content"`
+	}
+	for name, tr := range readerTrees(t) {
+		out, err := formats.Export(tr, formats.OpenWebUI)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var chats []struct {
+			Chat struct {
+				Title   any `json:"title"`
+				History struct {
+					CurrentID *string                               `json:"currentId"`
+					Messages  map[string]map[string]json.RawMessage `json:"messages"`
+				} `json:"history"`
+			} `json:"chat"`
+		}
+		if err := json.Unmarshal(out, &chats); err != nil || len(chats) == 0 {
+			t.Fatalf("%s: not an array of chats: %v", name, err)
+		}
+		for i, c := range chats {
+			if _, ok := c.Chat.Title.(string); !ok {
+				t.Fatalf("%s: chat %d: title %v is not a string", name, i, c.Chat.Title)
+			}
+			msgs := map[string]message{}
+			for id, raw := range c.Chat.History.Messages {
+				if _, ok := raw["parentId"]; !ok {
+					t.Fatalf("%s: message %s has no parentId (a root's is null)", name, id)
+				}
+				var m message
+				b, _ := json.Marshal(raw)
+				_ = json.Unmarshal(b, &m)
+				if m.ID != id || m.ChildrenIDs == nil {
+					t.Fatalf("%s: message %s: id %q, childrenIds %v", name, id, m.ID, m.ChildrenIDs)
+				}
+				if _, ok := m.Content.(string); !ok {
+					t.Fatalf("%s: message %s: content is not a string", name, id)
+				}
+				if m.Role != "user" && m.Role != "assistant" && m.Role != "system" {
+					t.Fatalf("%s: message %s: role %q", name, id, m.Role)
+				}
+				msgs[id] = m
+			}
+			for id, m := range msgs {
+				for _, k := range m.ChildrenIDs {
+					if ch, ok := msgs[k]; !ok || ch.ParentID == nil || *ch.ParentID != id {
+						t.Fatalf("%s: child %s of %s does not name it as parent", name, k, id)
+					}
+				}
+				if m.ParentID != nil {
+					p, ok := msgs[*m.ParentID]
+					if !ok || !contains(p.ChildrenIDs, id) {
+						t.Fatalf("%s: message %s: parent %s does not list it", name, id, *m.ParentID)
+					}
+				}
+			}
+			if c.Chat.History.CurrentID == nil {
+				continue
+			}
+			cur, steps := *c.Chat.History.CurrentID, 0
+			for {
+				m, ok := msgs[cur]
+				if !ok {
+					t.Fatalf("%s: chat %d: the path from currentId reaches %q, no message", name, i, cur)
+				}
+				if m.ParentID == nil {
+					break
+				}
+				if cur, steps = *m.ParentID, steps+1; steps > len(msgs) {
+					t.Fatalf("%s: chat %d: the path from currentId loops", name, i)
+				}
+			}
+		}
+	}
+}
+
+func contains(s []string, x string) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
