@@ -142,6 +142,21 @@ func (h *Handler) create(q *request) *apiError {
 	if ae := h.checkQuota(q); ae != nil {
 		return ae
 	}
+	id := newTreeID()
+	if h.role == RoleObject {
+		id = q.r.Header.Get(HeaderCreate) // checked by serveObject
+	}
+	release, ae := h.reserve(q, id, int64(len(body)))
+	if ae != nil {
+		return ae
+	}
+	if release != nil {
+		defer func() {
+			if release != nil {
+				release()
+			}
+		}()
+	}
 	now := h.now()
 	var t *core.Tree
 	var report []byte
@@ -155,10 +170,6 @@ func (h *Handler) create(q *request) *apiError {
 	}
 	branches, nodes := t.Rows()
 	t.TakeChanges()
-	id := newTreeID()
-	if h.role == RoleObject {
-		id = q.r.Header.Get(HeaderCreate) // checked by serveObject
-	}
 	m := Meta{ID: id, Tenant: q.tenant, Version: 1, ETag: newETag(1),
 		Root: t.Root(), Active: t.ActiveBranch(), CreatedMs: now, UpdatedMs: now, Title: t.Title(), Nodes: int64(t.Len())}
 	if ae := h.checkRows(nodes, branches); ae != nil {
@@ -180,6 +191,7 @@ func (h *Handler) create(q *request) *apiError {
 	if err := h.store.Create(q.ctx, w); err != nil {
 		return h.afterFailedWrite(q, storeError(m.ID, err))
 	}
+	release = nil // the tree holds the place now
 	h.wrote(Write{Meta: m, PutNodes: nodes, PutBranches: branches}, false)
 	e := h.cache.acquire(m.ID)
 	e.tree, e.meta = t, m

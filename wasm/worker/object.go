@@ -340,10 +340,11 @@ func (s *objectStore) List(context.Context, string) ([]edge.Meta, error) {
 }
 
 // The router's index in D1 (the trees table), kept by each object after its
-// writes: a row only moves forward (objects' index writes may arrive out of order).
+// writes: a row only moves forward (objects' index writes may arrive out of order);
+// a create's row replaces its reservation (version 0, glue/isolate.mjs RESERVE).
 const (
 	sqlIndexPut = `INSERT INTO trees (id, tenant, version, etag, root, active, created_ms, updated_ms, title, nodes, bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
-  ON CONFLICT (id) DO UPDATE SET version = excluded.version, etag = excluded.etag, root = excluded.root, active = excluded.active, updated_ms = excluded.updated_ms,
+  ON CONFLICT (id) DO UPDATE SET created_ms = excluded.created_ms, version = excluded.version, etag = excluded.etag, root = excluded.root, active = excluded.active, updated_ms = excluded.updated_ms,
     title = excluded.title, nodes = excluded.nodes, bytes = excluded.bytes
   WHERE excluded.version > trees.version AND excluded.tenant = trees.tenant`
 	sqlIndexDel = `DELETE FROM trees WHERE id = ?1 AND tenant = ?2`

@@ -205,21 +205,34 @@ export default {
       const name = k.toLowerCase();
       if (name.startsWith(PREFIX) && name !== PREFIX + "object") headers.set(name, v);
     }
-    if (routed.headers.some(([k]) => k.toLowerCase() === PREFIX + "create")) {
-      // A create: the tenant's quota and what it holds, from the index of
-      // trees, for the object to check (edge.checkQuota).
+    // A create takes its place under the tenant's quota first (reserve);
+    // a place whose create did not go in is given back.
+    let reservation = null;
+    const created = routed.headers.find(([k]) => k.toLowerCase() === PREFIX + "create")?.[1];
+    if (created !== undefined) {
       const quota = quotaOf(env);
       if (quota !== null) {
         const tenant = routed.headers.find(([k]) => k.toLowerCase() === PREFIX + "tenant")?.[1] ?? "";
-        const used = await env.DB.prepare(USAGE).bind(tenant).first();
-        headers.set(PREFIX + "quota", `${quota[0]} ${quota[1]}`);
-        headers.set(PREFIX + "usage", `${used?.n ?? 0} ${used?.b ?? 0}`);
+        const r = await reserve(env.DB, tenant, created, body?.length ?? 0, quota);
+        if (r.reserved) reservation = { tenant, id: created };
+        else if (!r.mine) {
+          // Over the quota: the object answers 429 quota_exceeded (edge.checkQuota).
+          headers.set(PREFIX + "quota", `${quota[0]} ${quota[1]}`);
+          headers.set(PREFIX + "usage", `${r.trees} ${r.bytes}`);
+        }
       }
     }
     const stub = env.TREES.get(env.TREES.idFromName(object[1]));
-    const res = request.headers.get("upgrade")?.toLowerCase() === "websocket"
-      ? await stub.fetch(request.url, { method: request.method, headers, body })
-      : await stub.serveRouted(request.method, request.url, [...headers], body);
+    let res;
+    try {
+      res = request.headers.get("upgrade")?.toLowerCase() === "websocket"
+        ? await stub.fetch(request.url, { method: request.method, headers, body })
+        : await stub.serveRouted(request.method, request.url, [...headers], body);
+    } finally {
+      if (reservation !== null && res?.status !== 201) {
+        await env.DB.prepare(RELEASE).bind(reservation.id, reservation.tenant).run();
+      }
+    }
     // The router's other headers (CORS, Cache-Control) go on the object's answer.
     const extra = routed.headers.filter(([k]) => !k.toLowerCase().startsWith(PREFIX));
     if (res.status === 101 || extra.length === 0) return res;
@@ -233,12 +246,43 @@ export default {
 };
 
 // A tenant may hold at most MAX_TREES trees taking MAX_BYTES bytes in all
-// (SESSIONTREE_MAX_TREES, SESSIONTREE_MAX_BYTES; 0 for no limit): checked at
-// each create against the index of trees in D1 (two creates at the same
-// moment may both pass), answered 429 quota_exceeded.
+// (SESSIONTREE_MAX_TREES, SESSIONTREE_MAX_BYTES; 0 for no limit), answered
+// 429 quota_exceeded. One place counts: the index of trees in D1. A create
+// takes its place there before it goes to its tree's object, with one
+// statement that checks the quota and inserts the tree's row (version 0, a
+// reservation, its bytes the body's size) in one step: D1 runs statements one
+// at a time, so creates racing each other never pass the quota. The object's
+// row of the new tree (version 1, its real bytes) replaces the reservation;
+// a create that fails gives it back (RELEASE), and a reservation older than
+// RESERVATION_MS (its router died) counts no longer and is dropped.
 const MAX_TREES = 100000;
 const MAX_BYTES = 10 * 1024 * 1024 * 1024;
-const USAGE = "SELECT COUNT(*) AS n, COALESCE(SUM(bytes), 0) AS b FROM trees WHERE tenant = ?1";
+const RESERVATION_MS = 60000;
+const LIVE_ROWS = "tenant = ?2 AND (version > 0 OR created_ms > ?3 - " + RESERVATION_MS + ")";
+const RESERVE_PRUNE = "DELETE FROM trees WHERE tenant = ?1 AND version = 0 AND created_ms <= ?2";
+const RESERVE = `INSERT INTO trees (id, tenant, version, etag, root, active, created_ms, updated_ms, title, nodes, bytes)
+  SELECT ?1, ?2, 0, '', '', '', ?3, ?3, '', 0, ?4
+  WHERE NOT EXISTS (SELECT 1 FROM trees WHERE id = ?1)
+    AND (?5 = 0 OR (SELECT COUNT(*) FROM trees WHERE ${LIVE_ROWS}) < ?5)
+    AND (?6 = 0 OR (SELECT COALESCE(SUM(bytes), 0) FROM trees WHERE ${LIVE_ROWS}) < ?6)`;
+const RESERVED = `SELECT COUNT(*) AS n, COALESCE(SUM(bytes), 0) AS b,
+  (SELECT COUNT(*) FROM trees WHERE id = ?1 AND tenant = ?2) AS mine FROM trees WHERE ${LIVE_ROWS}`;
+const RELEASE = "DELETE FROM trees WHERE id = ?1 AND tenant = ?2 AND version = 0";
+
+// reserve takes the place of tree id (a create of size bytes) in tenant's
+// quota: {reserved} if this call took it, {mine} if the tree or its
+// reservation was there already (a retried create), else what the tenant
+// holds ({trees, bytes}), at or over its quota.
+async function reserve(db, tenant, id, bytes, quota) {
+  const now = Date.now();
+  const [, insert, held] = await db.batch([
+    db.prepare(RESERVE_PRUNE).bind(tenant, now - RESERVATION_MS),
+    db.prepare(RESERVE).bind(id, tenant, now, bytes, quota[0], quota[1]),
+    db.prepare(RESERVED).bind(id, tenant, now),
+  ]);
+  const row = held.results[0] ?? {};
+  return { reserved: insert.meta.changes === 1, mine: row.mine > 0, trees: row.n ?? 0, bytes: row.b ?? 0 };
+}
 
 // quotaOf is [trees, bytes] of the configured quota, or null for none.
 function quotaOf(env) {
