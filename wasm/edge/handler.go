@@ -107,7 +107,8 @@ type request struct {
 	tenant string
 	w      http.ResponseWriter
 	r      *http.Request
-	idem   *Idem // the request's Idempotency-Key, if it has one (beginIdem)
+	idem   *Idem  // the request's Idempotency-Key, if it has one (beginIdem)
+	turn   string // the writer's place in the line of If-Match writers (turns.go)
 }
 
 // ServeHTTP routes r. Every failure is a JSON error; a panic below becomes a

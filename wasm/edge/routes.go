@@ -196,7 +196,7 @@ func (h *Handler) create(q *request) *apiError {
 	e := h.cache.acquire(m.ID)
 	e.tree, e.meta = t, m
 	h.cache.release(e)
-	q.w.Header().Set("ETag", m.ETag)
+	q.w.Header().Set("ETag", h.readETag(q, m.ETag))
 	q.w.Header().Set("Location", location)
 	writeJSON(q.w, http.StatusCreated, buf)
 	return nil
@@ -204,7 +204,7 @@ func (h *Handler) create(q *request) *apiError {
 
 func (h *Handler) get(q *request, id string) *apiError {
 	return h.read(q, id, func(t *core.Tree, m Meta) *apiError {
-		q.w.Header().Set("ETag", m.ETag)
+		q.w.Header().Set("ETag", h.readETag(q, m.ETag))
 		if inm := q.r.Header.Get("If-None-Match"); inm != "" && etagListHas(inm, m.ETag) {
 			q.w.WriteHeader(http.StatusNotModified)
 			return nil
@@ -305,7 +305,7 @@ func (h *Handler) projection(q *request, id string) *apiError {
 			buf = append(buf, msg...)
 		}
 		buf = append(buf, "]}\n"...)
-		q.w.Header().Set("ETag", m.ETag)
+		q.w.Header().Set("ETag", h.readETag(q, m.ETag))
 		writeJSON(q.w, http.StatusOK, buf)
 		return nil
 	})
@@ -523,7 +523,7 @@ func (h *Handler) export(q *request, id string) *apiError {
 			"; formats: sessiontree, "+strings.Join(formats.Names, ", "))
 	}
 	return h.read(q, id, func(t *core.Tree, m Meta) *apiError {
-		q.w.Header().Set("ETag", m.ETag)
+		q.w.Header().Set("ETag", h.readETag(q, m.ETag))
 		if inm := q.r.Header.Get("If-None-Match"); inm != "" && etagListHas(inm, m.ETag) {
 			q.w.WriteHeader(http.StatusNotModified)
 			return nil
@@ -584,10 +584,10 @@ func contains(list []string, s string) bool {
 }
 
 // etagListHas reports whether an If-Match / If-None-Match header value names
-// etag ("*" names any).
+// etag ("*" names any), whatever ticket it carries (turns.go).
 func etagListHas(header, etag string) bool {
 	for _, part := range strings.Split(header, ",") {
-		part = strings.TrimPrefix(strings.TrimSpace(part), "W/")
+		part, _ = splitTicket(strings.TrimPrefix(strings.TrimSpace(part), "W/"))
 		if part == "*" || part == etag {
 			return true
 		}

@@ -496,7 +496,7 @@ func internalAnswer(err error) any {
 
 // methodSocket is the method the glue gives a write message of a live
 // socket (edge.ServeSocket): its url is the tree's, its body the message, its
-// headers the socket's tenant and client (and HeaderHeld when asked again).
+// headers the socket's tenant and client (and HeaderHeld and HeaderTurn when asked again).
 const methodSocket = "SOCKET"
 
 func objectCall(e *objectEntry, req *http.Request) (safejs.Value, error) {
@@ -511,8 +511,8 @@ func objectCall(e *objectEntry, req *http.Request) (safejs.Value, error) {
 		held, _ := strconv.ParseInt(req.Header.Get(edge.HeaderHeld), 10, 64)
 		var h http.Header
 		ack, h = e.h.ServeSocket(router, msg, req.URL.String(), req.Header.Get(edge.HeaderTenant),
-			req.Header.Get(edge.ClientHeader), held)
-		for _, k := range []string{edge.HeaderHold, edge.HeaderNext} {
+			req.Header.Get(edge.ClientHeader), held, req.Header.Get(edge.HeaderTurn))
+		for _, k := range []string{edge.HeaderHold, edge.HeaderNext, edge.HeaderTurn} {
 			if v := h.Get(k); v != "" {
 				w.Header().Set(k, v)
 			}

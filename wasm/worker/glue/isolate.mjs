@@ -496,9 +496,9 @@ export class TreeObject extends DurableObject {
 
   // serve runs one call of this object (queued: see drain) and returns its
   // answer. A write held for an earlier writer's turn (wasm/edge/turns.go) is
-  // asked again a little later, saying how long it has waited; the object
-  // serves other calls meanwhile. It is asked again when a write names its
-  // client (name) next in line, or after the hold's milliseconds at most.
+  // asked again a little later, saying how long it has waited and its place
+  // in line; the object serves other calls meanwhile. It is asked again when
+  // a write names its place next, or after the hold's milliseconds at most.
   async serve(method, url, headers, body, name, origin = null) {
     const start = Date.now();
     let call = [method, url, headers, body];
@@ -510,18 +510,22 @@ export class TreeObject extends DurableObject {
         if (next !== undefined) for (const wake of this.held.get(next[1]) ?? []) wake();
         return res;
       }
+      // Its place in line (a name, or "#n" for a writer without one) is
+      // what a later write names next, and goes with the call asked again.
+      const place = res.headers.find(([k]) => k.toLowerCase() === PREFIX + "turn")?.[1] ?? name;
       let timer, wake;
       await Promise.race([
         new Promise((resolve) => {
           wake = resolve;
-          if (!this.held.has(name)) this.held.set(name, new Set());
-          this.held.get(name).add(wake);
+          if (!this.held.has(place)) this.held.set(place, new Set());
+          this.held.get(place).add(wake);
         }),
         new Promise((resolve) => (timer = setTimeout(resolve, Number(hold[1]) || 1))),
       ]);
       clearTimeout(timer);
-      this.held.get(name)?.delete(wake);
-      call = [method, url, [...headers, [PREFIX + "held", String(Date.now() - start)]], body];
+      this.held.get(place)?.delete(wake);
+      if (this.held.get(place)?.size === 0) this.held.delete(place);
+      call = [method, url, [...headers, [PREFIX + "held", String(Math.max(1, Date.now() - start))], [PREFIX + "turn", place]], body];
     }
   }
 
