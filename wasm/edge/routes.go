@@ -209,9 +209,25 @@ func (h *Handler) get(q *request, id string) *apiError {
 			q.w.WriteHeader(http.StatusNotModified)
 			return nil
 		}
-		writeJSON(q.w, http.StatusOK, append(t.Marshal(), '\n'))
+		writeJSON(q.w, http.StatusOK, h.treeJSON(t, id, m.ETag))
 		return nil
 	})
+}
+
+// treeJSON is the .tree.json of tree id at etag, serialized once per
+// version: GETs and exports of an unchanged tree share the bytes.
+func (h *Handler) treeJSON(t *core.Tree, id, etag string) []byte {
+	h.exportMu.Lock()
+	c := h.lastExport
+	h.exportMu.Unlock()
+	if c.id == id && c.etag == etag && c.format == "" {
+		return c.body
+	}
+	body := append(t.Marshal(), '\n')
+	h.exportMu.Lock()
+	h.lastExport = exportCache{id: id, etag: etag, body: body}
+	h.exportMu.Unlock()
+	return body
 }
 
 func (h *Handler) delete(q *request, id string) *apiError {
@@ -274,6 +290,11 @@ func (h *Handler) projection(q *request, id string) *apiError {
 		}
 	}
 	return h.read(q, id, func(t *core.Tree, m Meta) *apiError {
+		if inm := q.r.Header.Get("If-None-Match"); inm != "" && etagListHas(inm, m.ETag) {
+			q.w.Header().Set("ETag", h.readETag(q, m.ETag))
+			q.w.WriteHeader(http.StatusNotModified)
+			return nil
+		}
 		branch := query.Get("branch")
 		if branch == "" {
 			branch = t.ActiveBranch()
@@ -522,6 +543,9 @@ func (h *Handler) export(q *request, id string) *apiError {
 		return errf(http.StatusBadRequest, string(core.CodeInvalidInput), "unknown format "+quote(format)+
 			"; formats: sessiontree, "+strings.Join(formats.Names, ", "))
 	}
+	if format == "sessiontree" {
+		format = "" // one kept export for both spellings
+	}
 	return h.read(q, id, func(t *core.Tree, m Meta) *apiError {
 		q.w.Header().Set("ETag", h.readETag(q, m.ETag))
 		if inm := q.r.Header.Get("If-None-Match"); inm != "" && etagListHas(inm, m.ETag) {
@@ -538,13 +562,13 @@ func (h *Handler) export(q *request, id string) *apiError {
 		}
 		h.exportMu.Unlock()
 		if body == nil {
-			if format != "" && format != "sessiontree" {
+			if format != "" {
 				var err error
 				if body, err = formats.Export(t, format); err != nil {
 					return fromCore(err)
 				}
 			} else {
-				body = append(t.Marshal(), '\n')
+				body = h.treeJSON(t, id, m.ETag)
 			}
 			h.exportMu.Lock()
 			h.lastExport = exportCache{id: id, etag: m.ETag, format: format, body: body}

@@ -21,9 +21,9 @@ import (
 // (created): 4 trees take less, 5 take more.
 var quotaBody = `{"messages":[{"role":"user","content":"` + strings.Repeat("q", 256<<10) + `"}]}`
 
-// quotaServer is a third worker, with SESSIONTREE_MAX_TREES 5 and
-// SESSIONTREE_MAX_BYTES 4.8 quotaBodies, started by the first test that
-// needs it and stopped after the suite.
+// quotaServer is a third worker, with SESSIONTREE_MAX_TREES 5,
+// SESSIONTREE_MAX_BYTES 4.8 quotaBodies and live sockets at most 3 a tree and
+// 5 a tenant, started by the first test that needs it and stopped after the suite.
 var (
 	quotaOnce sync.Once
 	quotaSrv  *devserver.Server
@@ -38,7 +38,8 @@ func quotaServer(t *testing.T) *devserver.Server {
 		}
 		o := options
 		o.Persist = quotaDir
-		o.Vars = map[string]string{"SESSIONTREE_MAX_TREES": "5", "SESSIONTREE_MAX_BYTES": fmt.Sprint(len(quotaBody) * 48 / 10)}
+		o.Vars = map[string]string{"SESSIONTREE_MAX_TREES": "5", "SESSIONTREE_MAX_BYTES": fmt.Sprint(len(quotaBody) * 48 / 10),
+			"SESSIONTREE_MAX_SOCKETS_PER_TREE": "3", "SESSIONTREE_MAX_SOCKETS_PER_TENANT": "5"}
 		for k, v := range options.Vars {
 			o.Vars[k] = v
 		}
