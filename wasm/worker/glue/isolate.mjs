@@ -208,6 +208,7 @@ export default {
     // A create takes its place under the tenant's quota first (reserve);
     // a place whose create did not go in is given back.
     let reservation = null;
+    let fwdBody = body;
     const created = routed.headers.find(([k]) => k.toLowerCase() === PREFIX + "create")?.[1];
     if (created !== undefined) {
       const quota = quotaOf(env);
@@ -216,9 +217,14 @@ export default {
         const r = await reserve(env.DB, tenant, created, body?.length ?? 0, quota);
         if (r.reserved) reservation = { tenant, id: created };
         else if (!r.mine) {
-          // Over the quota: the object answers 429 quota_exceeded (edge.checkQuota).
+          // Over the quota: the object answers 429 quota_exceeded
+          // (edge.checkQuota), and needs no body for it (no tree and no kept
+          // answer has this id): a refused create costs the object nothing
+          // of its size.
           headers.set(PREFIX + "quota", `${quota[0]} ${quota[1]}`);
           headers.set(PREFIX + "usage", `${r.trees} ${r.bytes}`);
+          headers.delete("content-length");
+          fwdBody = new Uint8Array(0);
         }
       }
     }
@@ -227,7 +233,7 @@ export default {
     try {
       res = request.headers.get("upgrade")?.toLowerCase() === "websocket"
         ? await stub.fetch(request.url, { method: request.method, headers, body })
-        : await stub.serveRouted(request.method, request.url, [...headers], body);
+        : await stub.serveRouted(request.method, request.url, [...headers], fwdBody);
     } finally {
       if (reservation !== null && res?.status !== 201) {
         await env.DB.prepare(RELEASE).bind(reservation.id, reservation.tenant).run();
