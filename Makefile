@@ -303,6 +303,9 @@ test-worker: tools worker-build
 ## bench-worker: latency and load of the worker against a trivial Go worker and
 ## the stock per-request runtime, all under wrangler dev on loopback (~2 minutes)
 bench-worker: tools worker-build
+	@echo "== worker upload size (wrangler deploy --dry-run; issue 25's target: <= 2 MB gzipped)"
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	  (cd $(WORKER_DIR) && $(WRANGLER_ENV) wrangler deploy --dry-run --outdir "$$tmp" </dev/null 2>&1) | grep 'Total Upload' || true
 	@echo "== worker benchmarks (wrangler dev on 127.0.0.1)"
 	@rm -rf $(WORKER_DIR)/build-stock $(WORKER_DIR)/build-trivial
 	@$(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o $(WORKER_DIR)/build-stock >/dev/null

@@ -43,7 +43,7 @@ func (h *Handler) extra(q *request, id, route string) *apiError {
 				buf = append(buf, '}')
 			}
 			buf = append(buf, "]}\n"...)
-			q.w.Header().Set("ETag", m.ETag)
+			q.w.Header().Set("ETag", h.readETag(q, m.ETag))
 			writeJSON(q.w, http.StatusOK, buf)
 			return nil
 		})
@@ -64,7 +64,7 @@ func (h *Handler) extra(q *request, id, route string) *apiError {
 			buf = append(buf, `,"updated_at_ms":`...)
 			buf = rawjson.AppendInt(buf, m.UpdatedMs)
 			buf = append(buf, "}\n"...)
-			q.w.Header().Set("ETag", m.ETag)
+			q.w.Header().Set("ETag", h.readETag(q, m.ETag))
 			writeJSON(q.w, http.StatusOK, buf)
 			return nil
 		})
@@ -109,7 +109,7 @@ func (h *Handler) changes(q *request, id string) *apiError {
 			buf = append(buf, d...)
 		}
 		buf = append(buf, "]}\n"...)
-		q.w.Header().Set("ETag", m.ETag)
+		q.w.Header().Set("ETag", h.readETag(q, m.ETag))
 		writeJSON(q.w, http.StatusOK, buf)
 		return nil
 	})

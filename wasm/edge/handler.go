@@ -46,6 +46,11 @@ type Config struct {
 	// RateLimit is each tenant's requests per second (with a burst of twice
 	// as many) in one router, or 0 for none; over it, 429 with Retry-After.
 	RateLimit float64
+	// Quota bounds each tenant's trees and their bytes, counted by Store if
+	// it is a QuotaStore (one step per create: racing creates never pass
+	// it). In the worker the router's glue counts in D1 instead and tells
+	// each create's object (HeaderQuota, HeaderUsage).
+	Quota Quota
 	// OnWrite, if set, is called after each write a Handler stored, with the
 	// write (deleted: the tree is gone, and only w.Meta's ID and Tenant are
 	// set). An object keeps its router's index (the tree list) with it, and
@@ -67,6 +72,7 @@ type Handler struct {
 
 	exportMu   sync.Mutex
 	lastExport exportCache
+	quota      Quota
 	turns      *turns // RoleObject: the writers who lost, in line (turns.go)
 }
 
@@ -85,6 +91,7 @@ func New(cfg Config) *Handler {
 	}
 	h.cache = newTreeCache(n)
 	h.cors = cfg.CORSOrigins
+	h.quota = cfg.Quota
 	if cfg.RateLimit > 0 {
 		h.limiter = newLimiter(cfg.RateLimit)
 	}
@@ -100,7 +107,8 @@ type request struct {
 	tenant string
 	w      http.ResponseWriter
 	r      *http.Request
-	idem   *Idem // the request's Idempotency-Key, if it has one (beginIdem)
+	idem   *Idem  // the request's Idempotency-Key, if it has one (beginIdem)
+	turn   string // the writer's place in the line of If-Match writers (turns.go)
 }
 
 // ServeHTTP routes r. Every failure is a JSON error; a panic below becomes a

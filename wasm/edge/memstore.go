@@ -16,8 +16,15 @@ import (
 type MemStore struct {
 	mu        sync.Mutex
 	trees     map[string]*memTree
-	idem      map[string]Idem // by tenant + "\x00" + key
-	RowWrites int             // node and branch rows put or deleted, in total
+	idem      map[string]Idem           // by tenant + "\x00" + key
+	reserved  map[string]memReservation // by tree id: creates in flight (Reserve)
+	RowWrites int                       // node and branch rows put or deleted, in total
+}
+
+// memReservation is the place a create in flight took under its tenant's quota.
+type memReservation struct {
+	tenant string
+	bytes  int64
 }
 
 type memTree struct {
@@ -29,7 +36,7 @@ type memTree struct {
 
 // NewMemStore returns an empty MemStore.
 func NewMemStore() *MemStore {
-	return &MemStore{trees: map[string]*memTree{}, idem: map[string]Idem{}}
+	return &MemStore{trees: map[string]*memTree{}, idem: map[string]Idem{}, reserved: map[string]memReservation{}}
 }
 
 // errKeyTaken stands for the unique constraint of a real database.
@@ -111,6 +118,7 @@ func (s *MemStore) Create(_ context.Context, w Write) error {
 	}
 	t := &memTree{nodes: map[string][]byte{}, branches: map[string][]byte{}}
 	s.trees[w.Meta.ID] = t
+	delete(s.reserved, w.Meta.ID)
 	s.apply(t, w)
 	return nil
 }
@@ -230,4 +238,54 @@ func (s *MemStore) Changes(_ context.Context, tenant, id string, since int64) ([
 		out = append(out, d)
 	}
 	return out, true, nil
+}
+
+// Reserve implements QuotaStore: the check and the reservation are one step
+// under the store's lock.
+func (s *MemStore) Reserve(_ context.Context, tenant, id string, bytes int64, q Quota) (Usage, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.trees[id] != nil || s.reserved[id] != (memReservation{}) {
+		return Usage{}, true, nil // a retry of a create: its place is taken already
+	}
+	var u Usage
+	for _, t := range s.trees {
+		if t.meta.Tenant == tenant {
+			u.Trees++
+			u.Bytes += t.bytes()
+		}
+	}
+	for _, r := range s.reserved {
+		if r.tenant == tenant {
+			u.Trees++
+			u.Bytes += r.bytes
+		}
+	}
+	if q.over(u) {
+		return u, false, nil
+	}
+	s.reserved[id] = memReservation{tenant: tenant, bytes: bytes}
+	return u, true, nil
+}
+
+// Release implements QuotaStore.
+func (s *MemStore) Release(_ context.Context, tenant, id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.reserved[id].tenant == tenant {
+		delete(s.reserved, id)
+	}
+	return nil
+}
+
+// bytes is what the tree's rows take.
+func (t *memTree) bytes() int64 {
+	var n int64
+	for _, b := range t.nodes {
+		n += int64(len(b))
+	}
+	for _, b := range t.branches {
+		n += int64(len(b))
+	}
+	return n
 }

@@ -105,13 +105,9 @@ func (h *Handler) checkQuota(q *request) *apiError {
 	if !ok1 || !ok2 {
 		return nil
 	}
-	if limits[0] > 0 && used[0] >= limits[0] {
-		return errf(http.StatusTooManyRequests, "quota_exceeded", "this tenant holds "+strconv.FormatInt(used[0], 10)+
-			" trees, its quota; delete one before creating another")
-	}
-	if limits[1] > 0 && used[1] >= limits[1] {
-		return errf(http.StatusTooManyRequests, "quota_exceeded", "this tenant's trees take "+strconv.FormatInt(used[1], 10)+
-			" bytes, over its quota of "+strconv.FormatInt(limits[1], 10)+"; delete trees before creating another")
+	qt := Quota{Trees: limits[0], Bytes: limits[1]}
+	if u := (Usage{Trees: used[0], Bytes: used[1]}); qt.over(u) {
+		return errQuota(qt, u)
 	}
 	return nil
 }

@@ -5,15 +5,20 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // fabric does in Go what glue/isolate.mjs does on the platform: a router
 // answers every request first; when it names an object, the request goes to
 // that object (one Handler and store per name, made on first use) with the
-// router's X-Sessiontree- headers and no other header of that prefix.
+// router's X-Sessiontree- headers and no other header of that prefix. A
+// write an object holds for an earlier writer's turn (HeaderHold) is asked
+// again, as the glue does, when a write names its place next (HeaderNext) or
+// after the hold, with its place in line (HeaderTurn).
 type fabric struct {
 	t       *testing.T
 	router  *Handler
@@ -21,10 +26,12 @@ type fabric struct {
 	mu      sync.Mutex
 	objects map[string]*Handler
 	stores  map[string]*MemStore
+	held    map[string][]chan struct{} // place in line → its held writes' wakers
+	woken   map[string]bool            // places named before their write waited
 }
 
 func newFabric(t *testing.T) *fabric {
-	f := &fabric{t: t, index: NewMemStore(), objects: map[string]*Handler{}, stores: map[string]*MemStore{}}
+	f := &fabric{t: t, index: NewMemStore(), objects: map[string]*Handler{}, stores: map[string]*MemStore{}, held: map[string][]chan struct{}{}, woken: map[string]bool{}}
 	f.router = New(Config{Store: f.index, SigningKey: testKey, Role: RoleRouter})
 	return f
 }
@@ -54,19 +61,63 @@ func (f *fabric) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Write(rec.Body.Bytes())
 		return
 	}
-	fwd := r.Clone(r.Context())
-	fwd.Body = io.NopCloser(bytes.NewReader(body))
-	for k := range fwd.Header {
-		if strings.HasPrefix(strings.ToLower(k), "x-sessiontree-") {
-			fwd.Header.Del(k)
+	start, place := time.Now(), ""
+	for {
+		fwd := r.Clone(r.Context())
+		fwd.Body = io.NopCloser(bytes.NewReader(body))
+		for k := range fwd.Header {
+			if strings.HasPrefix(strings.ToLower(k), "x-sessiontree-") {
+				fwd.Header.Del(k)
+			}
+		}
+		for k, v := range rec.Header() {
+			if strings.HasPrefix(strings.ToLower(k), "x-sessiontree-") && k != HeaderObject {
+				fwd.Header[k] = v
+			}
+		}
+		if place != "" {
+			fwd.Header.Set(HeaderHeld, strconv.FormatInt(max(1, time.Since(start).Milliseconds()), 10))
+			fwd.Header.Set(HeaderTurn, place)
+		}
+		out := httptest.NewRecorder()
+		f.object(name).ServeHTTP(out, fwd)
+		hold, _ := strconv.Atoi(out.Header().Get(HeaderHold))
+		if hold == 0 {
+			if next := out.Header().Get(HeaderNext); next != "" {
+				f.wake(next)
+			}
+			for k, v := range out.Header() {
+				w.Header()[k] = v
+			}
+			w.WriteHeader(out.Code)
+			w.Write(out.Body.Bytes())
+			return
+		}
+		woken := make(chan struct{}, 1)
+		place = out.Header().Get(HeaderTurn)
+		f.mu.Lock()
+		if f.held[place] == nil && f.woken[place] { // named before it waited
+			woken <- struct{}{}
+		}
+		delete(f.woken, place)
+		f.held[place] = append(f.held[place], woken)
+		f.mu.Unlock()
+		select {
+		case <-woken:
+		case <-time.After(time.Duration(hold) * time.Millisecond):
 		}
 	}
-	for k, v := range rec.Header() {
-		if strings.HasPrefix(strings.ToLower(k), "x-sessiontree-") && k != HeaderObject {
-			fwd.Header[k] = v
-		}
+}
+
+// wake asks the writes held at place again.
+func (f *fabric) wake(place string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, c := range f.held[place] {
+		c <- struct{}{}
 	}
-	f.object(name).ServeHTTP(w, fwd)
+	f.woken[place] = f.held[place] == nil // the glue is one thread; here the write may wait a moment later
+	delete(f.held, place)
 }
 
 // With a router and one object per tree, the API of SPEC §6 is the same: a

@@ -53,7 +53,7 @@ func (h *Handler) modelProjection(q *request, id, name string) *apiError {
 		buf = append(buf, `,"report":`...)
 		buf = req.Report.AppendJSON(buf)
 		buf = append(buf, "}\n"...)
-		q.w.Header().Set("ETag", m.ETag)
+		q.w.Header().Set("ETag", h.readETag(q, m.ETag))
 		writeJSON(q.w, http.StatusOK, buf)
 		return nil
 	})

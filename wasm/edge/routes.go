@@ -142,6 +142,21 @@ func (h *Handler) create(q *request) *apiError {
 	if ae := h.checkQuota(q); ae != nil {
 		return ae
 	}
+	id := newTreeID()
+	if h.role == RoleObject {
+		id = q.r.Header.Get(HeaderCreate) // checked by serveObject
+	}
+	release, ae := h.reserve(q, id, int64(len(body)))
+	if ae != nil {
+		return ae
+	}
+	if release != nil {
+		defer func() {
+			if release != nil {
+				release()
+			}
+		}()
+	}
 	now := h.now()
 	var t *core.Tree
 	var report []byte
@@ -155,10 +170,6 @@ func (h *Handler) create(q *request) *apiError {
 	}
 	branches, nodes := t.Rows()
 	t.TakeChanges()
-	id := newTreeID()
-	if h.role == RoleObject {
-		id = q.r.Header.Get(HeaderCreate) // checked by serveObject
-	}
 	m := Meta{ID: id, Tenant: q.tenant, Version: 1, ETag: newETag(1),
 		Root: t.Root(), Active: t.ActiveBranch(), CreatedMs: now, UpdatedMs: now, Title: t.Title(), Nodes: int64(t.Len())}
 	if ae := h.checkRows(nodes, branches); ae != nil {
@@ -180,11 +191,12 @@ func (h *Handler) create(q *request) *apiError {
 	if err := h.store.Create(q.ctx, w); err != nil {
 		return h.afterFailedWrite(q, storeError(m.ID, err))
 	}
+	release = nil // the tree holds the place now
 	h.wrote(Write{Meta: m, PutNodes: nodes, PutBranches: branches}, false)
 	e := h.cache.acquire(m.ID)
 	e.tree, e.meta = t, m
 	h.cache.release(e)
-	q.w.Header().Set("ETag", m.ETag)
+	q.w.Header().Set("ETag", h.readETag(q, m.ETag))
 	q.w.Header().Set("Location", location)
 	writeJSON(q.w, http.StatusCreated, buf)
 	return nil
@@ -192,14 +204,30 @@ func (h *Handler) create(q *request) *apiError {
 
 func (h *Handler) get(q *request, id string) *apiError {
 	return h.read(q, id, func(t *core.Tree, m Meta) *apiError {
-		q.w.Header().Set("ETag", m.ETag)
+		q.w.Header().Set("ETag", h.readETag(q, m.ETag))
 		if inm := q.r.Header.Get("If-None-Match"); inm != "" && etagListHas(inm, m.ETag) {
 			q.w.WriteHeader(http.StatusNotModified)
 			return nil
 		}
-		writeJSON(q.w, http.StatusOK, append(t.Marshal(), '\n'))
+		writeJSON(q.w, http.StatusOK, h.treeJSON(t, id, m.ETag))
 		return nil
 	})
+}
+
+// treeJSON is the .tree.json of tree id at etag, serialized once per
+// version: GETs and exports of an unchanged tree share the bytes.
+func (h *Handler) treeJSON(t *core.Tree, id, etag string) []byte {
+	h.exportMu.Lock()
+	c := h.lastExport
+	h.exportMu.Unlock()
+	if c.id == id && c.etag == etag && c.format == "" {
+		return c.body
+	}
+	body := append(t.Marshal(), '\n')
+	h.exportMu.Lock()
+	h.lastExport = exportCache{id: id, etag: etag, body: body}
+	h.exportMu.Unlock()
+	return body
 }
 
 func (h *Handler) delete(q *request, id string) *apiError {
@@ -262,6 +290,11 @@ func (h *Handler) projection(q *request, id string) *apiError {
 		}
 	}
 	return h.read(q, id, func(t *core.Tree, m Meta) *apiError {
+		if inm := q.r.Header.Get("If-None-Match"); inm != "" && etagListHas(inm, m.ETag) {
+			q.w.Header().Set("ETag", h.readETag(q, m.ETag))
+			q.w.WriteHeader(http.StatusNotModified)
+			return nil
+		}
 		branch := query.Get("branch")
 		if branch == "" {
 			branch = t.ActiveBranch()
@@ -293,7 +326,7 @@ func (h *Handler) projection(q *request, id string) *apiError {
 			buf = append(buf, msg...)
 		}
 		buf = append(buf, "]}\n"...)
-		q.w.Header().Set("ETag", m.ETag)
+		q.w.Header().Set("ETag", h.readETag(q, m.ETag))
 		writeJSON(q.w, http.StatusOK, buf)
 		return nil
 	})
@@ -510,8 +543,11 @@ func (h *Handler) export(q *request, id string) *apiError {
 		return errf(http.StatusBadRequest, string(core.CodeInvalidInput), "unknown format "+quote(format)+
 			"; formats: sessiontree, "+strings.Join(formats.Names, ", "))
 	}
+	if format == "sessiontree" {
+		format = "" // one kept export for both spellings
+	}
 	return h.read(q, id, func(t *core.Tree, m Meta) *apiError {
-		q.w.Header().Set("ETag", m.ETag)
+		q.w.Header().Set("ETag", h.readETag(q, m.ETag))
 		if inm := q.r.Header.Get("If-None-Match"); inm != "" && etagListHas(inm, m.ETag) {
 			q.w.WriteHeader(http.StatusNotModified)
 			return nil
@@ -526,13 +562,13 @@ func (h *Handler) export(q *request, id string) *apiError {
 		}
 		h.exportMu.Unlock()
 		if body == nil {
-			if format != "" && format != "sessiontree" {
+			if format != "" {
 				var err error
 				if body, err = formats.Export(t, format); err != nil {
 					return fromCore(err)
 				}
 			} else {
-				body = append(t.Marshal(), '\n')
+				body = h.treeJSON(t, id, m.ETag)
 			}
 			h.exportMu.Lock()
 			h.lastExport = exportCache{id: id, etag: m.ETag, format: format, body: body}
@@ -572,10 +608,10 @@ func contains(list []string, s string) bool {
 }
 
 // etagListHas reports whether an If-Match / If-None-Match header value names
-// etag ("*" names any).
+// etag ("*" names any), whatever ticket it carries (turns.go).
 func etagListHas(header, etag string) bool {
 	for _, part := range strings.Split(header, ",") {
-		part = strings.TrimPrefix(strings.TrimSpace(part), "W/")
+		part, _ = splitTicket(strings.TrimPrefix(strings.TrimSpace(part), "W/"))
 		if part == "*" || part == etag {
 			return true
 		}

@@ -113,6 +113,7 @@ func ReadSocketWrite(msg []byte, tree, tenant, client string) (w SocketWrite, ac
 	req.ContentLength = int64(len(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(HeaderTenant, tenant)
+	req.Header.Set(headerSocket, "1")
 	if ifMatch != "" {
 		req.Header.Set("If-Match", ifMatch)
 	}
@@ -182,9 +183,10 @@ func SocketThrottled(id string, retryAfter int64) []byte {
 // an object's Handler and returns its ack, and the answer's headers, where
 // the glue finds HeaderNext and HeaderHold as over HTTP: a write held for an
 // earlier writer's turn (turns.go) has no ack yet, and is served again later
-// with heldMs, the milliseconds it has waited. router, if not nil, is the
-// rate limit the write passes first, as over HTTP.
-func (h *Handler) ServeSocket(router *Handler, msg []byte, tree, tenant, client string, heldMs int64) ([]byte, http.Header) {
+// with heldMs, the milliseconds it has waited, and turn, its place in line
+// (HeaderTurn). router, if not nil, is the rate limit the write passes
+// first, as over HTTP.
+func (h *Handler) ServeSocket(router *Handler, msg []byte, tree, tenant, client string, heldMs int64, turn string) ([]byte, http.Header) {
 	w, ack := ReadSocketWrite(msg, tree, tenant, client)
 	if ack != nil {
 		return ack, http.Header{}
@@ -195,6 +197,9 @@ func (h *Handler) ServeSocket(router *Handler, msg []byte, tree, tenant, client 
 		}
 	} else {
 		w.Req.Header.Set(HeaderHeld, strconv.FormatInt(heldMs, 10))
+	}
+	if turn != "" {
+		w.Req.Header.Set(HeaderTurn, turn)
 	}
 	rec := NewRecorder()
 	h.ServeHTTP(rec, w.Req)

@@ -3,6 +3,7 @@ package edge
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -20,8 +21,17 @@ import (
 // keeps its place). A head that does not write within grantMs of its 412 went
 // away and loses its place. If-Match keeps its meaning (a write is applied
 // only at the ETag it names); the line decides who gets the next version.
-// A writer without a name has no place in the line and waits while it is
-// not empty.
+//
+// A writer needs no name to have a place: a plain HTTP client that knows
+// nothing of ClientHeader takes its place when its If-Match write first
+// reaches the object (a place "#n", counted), first come, first served. A
+// held write keeps its place while the glue asks again (HeaderTurn on the
+// call). A writer's place survives its 412 and the read after it: the head's
+// 412 carries the tree's ETag with the place as a ticket ("7-3fa2…~12"),
+// and so does the first read of the tree (GET) within grantMs after it, the
+// one the head makes; If-Match with that ETag matches the tree's version
+// whatever the ticket, and names the place. Other reads answer the plain
+// ETag. A name (ClientHeader) only makes the place independent of reads.
 
 // HeaderHold on an object's answer asks the glue to call again with the same
 // request after that many milliseconds, or as soon as a write of the tree
@@ -32,6 +42,13 @@ const (
 	HeaderHold = "X-Sessiontree-Hold"
 	HeaderHeld = "X-Sessiontree-Held"
 	HeaderNext = "X-Sessiontree-Next"
+	// HeaderTurn on a held answer is the writer's place in line (its name
+	// or "#n"), which a later HeaderNext names; the glue sends it back on
+	// the calls that ask again.
+	HeaderTurn = "X-Sessiontree-Turn"
+	// headerSocket marks a write that came on a live socket (ServeSocket):
+	// its 412 carries the plain ETag, as its ack always did.
+	headerSocket = "X-Sessiontree-Socket"
 )
 
 const (
@@ -41,13 +58,11 @@ const (
 	// place.
 	HoldMaxMs = 10_000
 	// holdStepMs is how long the glue waits before it asks again when no
-	// write names the request's client next: a named writer is woken when it
-	// is, and asks again after holdStepMs anyway, so that a head that went
-	// away (its grant passed, see grantMs) holds the line for about that
-	// long, not HoldMaxMs; anonymous writers, never named, ask again every
-	// holdStepAnonMs.
-	holdStepMs     = 2_000
-	holdStepAnonMs = 250
+	// write names the request's place next: a writer is woken when it is,
+	// and asks again after holdStepMs anyway, so that a head that went away
+	// (its grant passed, see grantMs) holds the line for about that long,
+	// not HoldMaxMs.
+	holdStepMs = 2_000
 	// grantMs is how long the head of the line has for its read and its
 	// write after it was told its turn (a 412): a writer that went away
 	// loses its place then, and holds the others no longer.
@@ -78,6 +93,10 @@ type turns struct {
 	mu     sync.Mutex
 	losers map[string]loser
 	next   int64 // the place of the next writer to join
+
+	tickets int64  // the last ticket given with a read
+	owed    string // the anonymous head ("#ticket") told its turn, whose read has not come yet
+	owedAt  int64  // when it was told
 }
 
 func newTurns() *turns { return &turns{losers: map[string]loser{}} }
@@ -138,6 +157,63 @@ func (t *turns) granted(c string, now int64) {
 	}
 }
 
+// ticketSep separates an ETag's ticket from the ETag, inside its quotes.
+const ticketSep = '~'
+
+// splitTicket returns etag without its ticket, and the ticket (0: none).
+func splitTicket(etag string) (string, int64) {
+	i := strings.LastIndexByte(etag, ticketSep)
+	if i < 0 || !strings.HasSuffix(etag, `"`) {
+		return etag, 0
+	}
+	n, err := strconv.ParseInt(etag[i+1:len(etag)-1], 10, 64)
+	if err != nil || n <= 0 {
+		return etag, 0
+	}
+	return etag[:i] + `"`, n
+}
+
+// withTicket is etag (quoted) carrying ticket n.
+func withTicket(etag string, n int64) string {
+	return strings.TrimSuffix(etag, `"`) + string(ticketSep) + strconv.FormatInt(n, 10) + `"`
+}
+
+// turnKey is the place in line of q's writer: the one the glue says it
+// holds (HeaderTurn), its name, "#n" from the ticket of the ETag its
+// If-Match names, or "" (none yet).
+func turnKey(q *request) string {
+	if c := q.r.Header.Get(HeaderTurn); c != "" {
+		return c
+	}
+	if c := WriterClient(q.r); c != "" {
+		return c
+	}
+	for _, part := range strings.Split(q.r.Header.Get("If-Match"), ",") {
+		if _, n := splitTicket(strings.TrimPrefix(strings.TrimSpace(part), "W/")); n > 0 {
+			return "#" + strconv.FormatInt(n, 10)
+		}
+	}
+	return ""
+}
+
+// readETag is the ETag to send with a read of the tree to q: the plain
+// one, or with the head's place as its ticket for the first read after the
+// head's 412 (see above), when q's client has no name.
+func (h *Handler) readETag(q *request, etag string) string {
+	if h.turns == nil || q.r.Header.Get(HeaderTenant) == "" || WriterClient(q.r) != "" {
+		return etag
+	}
+	t := h.turns
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.owed == "" || h.now()-t.owedAt > grantMs {
+		return etag
+	}
+	n, _ := strconv.ParseInt(t.owed[1:], 10, 64)
+	t.owed = ""
+	return withTicket(etag, n)
+}
+
 // precondition checks a write's If-Match against the tree's ETag. Without
 // turns (or without If-Match) it is the plain check: 412 on a mismatch. An
 // object's turns add holds: a writer who is not the head of the line is
@@ -155,28 +231,38 @@ func (h *Handler) precondition(q *request, ifMatch, etag string) *apiError {
 		}
 		return nil
 	}
-	client := WriterClient(q.r)
+	client := turnKey(q)
 	now := h.now()
 	held, _ := strconv.ParseInt(q.r.Header.Get(HeaderHeld), 10, 64)
-	h.turns.mu.Lock()
-	defer h.turns.mu.Unlock()
-	head := h.turns.head(now)
+	t := h.turns
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if client == "" { // a writer without a name or a ticket: a place at the end
+		t.tickets++
+		client = "#" + strconv.FormatInt(t.tickets, 10)
+	}
+	q.turn = client
+	head := t.head(now)
 	if head != "" && head != client && held < HoldMaxMs {
-		h.turns.lost(client, now) // in line from its first wait (a named writer)
-		step := holdStepMs
-		if client == "" {
-			step = holdStepAnonMs
-		}
-		q.w.Header().Set(HeaderHold, strconv.Itoa(step))
+		t.lost(client, now) // in line from its first wait
+		q.w.Header().Set(HeaderHold, strconv.Itoa(holdStepMs))
+		q.w.Header().Set(HeaderTurn, client)
 		return errf(http.StatusServiceUnavailable, "busy",
 			"an earlier writer's turn: the tree's object holds this write for a moment")
 	}
 	if !match {
-		h.turns.lost(client, now)
-		if h.turns.head(now) == client {
-			h.turns.granted(client, now)
+		t.lost(client, now)
+		ae := errStaleIfMatch(q, ifMatch, etag)
+		if t.head(now) == client {
+			t.granted(client, now)
+			n, err := strconv.ParseInt(strings.TrimPrefix(client, "#"), 10, 64)
+			if err == nil && client[0] == '#' && q.r.Header.Get(headerSocket) == "" {
+				// Its read comes next: it gets its place as a ticket (readETag).
+				t.owed, t.owedAt = client, now
+				q.w.Header().Set("ETag", withTicket(etag, n))
+			}
 		}
-		return errStaleIfMatch(q, ifMatch, etag)
+		return ae
 	}
 	return nil
 }
@@ -189,7 +275,11 @@ func (h *Handler) wonTurn(q *request) {
 	}
 	h.turns.mu.Lock()
 	defer h.turns.mu.Unlock()
-	h.turns.won(WriterClient(q.r))
+	key := q.turn
+	if key == "" {
+		key = turnKey(q)
+	}
+	h.turns.won(key)
 	if next := h.turns.head(h.now()); next != "" {
 		q.w.Header().Set(HeaderNext, next)
 	}

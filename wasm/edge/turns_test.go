@@ -3,9 +3,12 @@ package edge
 import (
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // objectCall sends one request to a tree's object as its glue does: with the
@@ -157,4 +160,78 @@ func TestAHeadThatWentAwayHoldsTheLineForSecondsNotTheWholeHold(t *testing.T) {
 	if c := objectCall(t, h, "POST", ops, appendOps, "c", b.Header().Get("ETag"), step); c.Code != 200 {
 		t.Fatalf("c asked again after a went away: %d %s, want its write in", c.Code, c.Body)
 	}
+}
+
+// slowNet delays every request by a millisecond, as a network does: the
+// writers of a test overlap as they do over HTTP.
+type slowNet struct{ http.Handler }
+
+func (s slowNet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	time.Sleep(time.Millisecond)
+	s.Handler.ServeHTTP(w, r)
+}
+
+// Issue 25 §3: 32 plain HTTP clients appending with If-Match and reading
+// the tree again on 412, none of them sending ClientHeader: each gets a write
+// in within 5 s, first come first served: nobody writes a third time before
+// the last has written once.
+func TestPlainIfMatchWritersWithoutANameAllGetTurns(t *testing.T) {
+	f := newFabric(t)
+	c := newClient(t, slowNet{f}, "alice")
+	id := c.create("")
+	const writers = 32
+	var mu sync.Mutex
+	var order []int // the writer of each write that went in
+	first := make([]time.Duration, writers)
+	var ready, wg sync.WaitGroup
+	ready.Add(writers)
+	begin := make(chan struct{})
+	var start time.Time
+	for i := 0; i < writers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			etag := c.do("GET", "/v1/trees/"+id, "").header.Get("ETag")
+			ready.Done()
+			<-begin
+			for wrote := 0; wrote < 3 && time.Since(start) < 5*time.Second; {
+				r := c.do("POST", "/v1/trees/"+id+"/ops", appendOps, "If-Match", etag)
+				switch r.status {
+				case 200:
+					mu.Lock()
+					order = append(order, i)
+					if wrote == 0 {
+						first[i] = time.Since(start)
+					}
+					mu.Unlock()
+					wrote++
+					etag = r.header.Get("ETag")
+				case 412:
+					etag = c.do("GET", "/v1/trees/"+id, "").header.Get("ETag")
+				default:
+					t.Errorf("append: %d %s", r.status, r.body)
+					return
+				}
+			}
+		}()
+	}
+	ready.Wait()
+	start = time.Now()
+	close(begin)
+	wg.Wait()
+	counts := make([]int, writers)
+	seen := 0
+	for _, w := range order {
+		if counts[w]++; counts[w] == 1 {
+			seen++
+		} else if counts[w] == 3 && seen < writers {
+			t.Errorf("writer %d wrote a third time when %d of %d had written once", w, seen, writers)
+		}
+	}
+	for i, d := range first {
+		if d == 0 {
+			t.Errorf("writer %d got no write in within 5 s", i)
+		}
+	}
+	t.Logf("%d writes; the last first write after %v", len(order), slices.Max(first))
 }

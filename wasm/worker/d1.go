@@ -40,7 +40,7 @@ const chunkBytes = 900 << 10
 
 const (
 	sqlMeta = `SELECT id, tenant, version, etag, root, active, created_ms, updated_ms FROM trees WHERE id = ?1 AND tenant = ?2`
-	sqlList = `SELECT id, tenant, version, etag, root, active, created_ms, updated_ms, title, nodes, bytes FROM trees WHERE tenant = ?1 ORDER BY created_ms, id`
+	sqlList = `SELECT id, tenant, version, etag, root, active, created_ms, updated_ms, title, nodes, bytes FROM trees WHERE tenant = ?1 AND version > 0 ORDER BY created_ms, id`
 
 	sqlLoadNodes    = `SELECT id AS k, json FROM nodes WHERE tree = ?1 AND EXISTS (SELECT 1 FROM trees WHERE id = ?1 AND tenant = ?2) ORDER BY id`
 	sqlLoadBranches = `SELECT name AS k, json FROM branches WHERE tree = ?1 AND EXISTS (SELECT 1 FROM trees WHERE id = ?1 AND tenant = ?2) ORDER BY name`

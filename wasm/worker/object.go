@@ -340,10 +340,11 @@ func (s *objectStore) List(context.Context, string) ([]edge.Meta, error) {
 }
 
 // The router's index in D1 (the trees table), kept by each object after its
-// writes: a row only moves forward (objects' index writes may arrive out of order).
+// writes: a row only moves forward (objects' index writes may arrive out of order);
+// a create's row replaces its reservation (version 0, glue/isolate.mjs RESERVE).
 const (
 	sqlIndexPut = `INSERT INTO trees (id, tenant, version, etag, root, active, created_ms, updated_ms, title, nodes, bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
-  ON CONFLICT (id) DO UPDATE SET version = excluded.version, etag = excluded.etag, root = excluded.root, active = excluded.active, updated_ms = excluded.updated_ms,
+  ON CONFLICT (id) DO UPDATE SET created_ms = excluded.created_ms, version = excluded.version, etag = excluded.etag, root = excluded.root, active = excluded.active, updated_ms = excluded.updated_ms,
     title = excluded.title, nodes = excluded.nodes, bytes = excluded.bytes
   WHERE excluded.version > trees.version AND excluded.tenant = trees.tenant`
 	sqlIndexDel = `DELETE FROM trees WHERE id = ?1 AND tenant = ?2`
@@ -495,7 +496,7 @@ func internalAnswer(err error) any {
 
 // methodSocket is the method the glue gives a write message of a live
 // socket (edge.ServeSocket): its url is the tree's, its body the message, its
-// headers the socket's tenant and client (and HeaderHeld when asked again).
+// headers the socket's tenant and client (and HeaderHeld and HeaderTurn when asked again).
 const methodSocket = "SOCKET"
 
 func objectCall(e *objectEntry, req *http.Request) (safejs.Value, error) {
@@ -510,8 +511,8 @@ func objectCall(e *objectEntry, req *http.Request) (safejs.Value, error) {
 		held, _ := strconv.ParseInt(req.Header.Get(edge.HeaderHeld), 10, 64)
 		var h http.Header
 		ack, h = e.h.ServeSocket(router, msg, req.URL.String(), req.Header.Get(edge.HeaderTenant),
-			req.Header.Get(edge.ClientHeader), held)
-		for _, k := range []string{edge.HeaderHold, edge.HeaderNext} {
+			req.Header.Get(edge.ClientHeader), held, req.Header.Get(edge.HeaderTurn))
+		for _, k := range []string{edge.HeaderHold, edge.HeaderNext, edge.HeaderTurn} {
 			if v := h.Get(k); v != "" {
 				w.Header().Set(k, v)
 			}

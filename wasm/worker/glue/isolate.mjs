@@ -205,25 +205,46 @@ export default {
       const name = k.toLowerCase();
       if (name.startsWith(PREFIX) && name !== PREFIX + "object") headers.set(name, v);
     }
-    if (routed.headers.some(([k]) => k.toLowerCase() === PREFIX + "create")) {
-      // A create: the tenant's quota and what it holds, from the index of
-      // trees, for the object to check (edge.checkQuota).
+    // A create takes its place under the tenant's quota first (reserve);
+    // a place whose create did not go in is given back.
+    let reservation = null;
+    let fwdBody = body;
+    const created = routed.headers.find(([k]) => k.toLowerCase() === PREFIX + "create")?.[1];
+    if (created !== undefined) {
       const quota = quotaOf(env);
       if (quota !== null) {
         const tenant = routed.headers.find(([k]) => k.toLowerCase() === PREFIX + "tenant")?.[1] ?? "";
-        const used = await env.DB.prepare(USAGE).bind(tenant).first();
-        headers.set(PREFIX + "quota", `${quota[0]} ${quota[1]}`);
-        headers.set(PREFIX + "usage", `${used?.n ?? 0} ${used?.b ?? 0}`);
+        const r = await reserve(env.DB, tenant, created, body?.length ?? 0, quota);
+        if (r.reserved) reservation = { tenant, id: created };
+        else if (!r.mine) {
+          // Over the quota: the object answers 429 quota_exceeded
+          // (edge.checkQuota), and needs no body for it (no tree and no kept
+          // answer has this id): a refused create costs the object nothing
+          // of its size.
+          headers.set(PREFIX + "quota", `${quota[0]} ${quota[1]}`);
+          headers.set(PREFIX + "usage", `${r.trees} ${r.bytes}`);
+          headers.delete("content-length");
+          fwdBody = new Uint8Array(0);
+        }
       }
     }
     const stub = env.TREES.get(env.TREES.idFromName(object[1]));
-    const res = request.headers.get("upgrade")?.toLowerCase() === "websocket"
-      ? await stub.fetch(request.url, { method: request.method, headers, body })
-      : await stub.serveRouted(request.method, request.url, [...headers], body);
+    let res;
+    try {
+      res = request.headers.get("upgrade")?.toLowerCase() === "websocket"
+        ? await stub.fetch(request.url, { method: request.method, headers, body })
+        : await stub.serveRouted(request.method, request.url, [...headers], fwdBody);
+    } finally {
+      if (reservation !== null && res?.status !== 201) {
+        await env.DB.prepare(RELEASE).bind(reservation.id, reservation.tenant).run();
+      }
+    }
     // The router's other headers (CORS, Cache-Control) go on the object's answer.
     const extra = routed.headers.filter(([k]) => !k.toLowerCase().startsWith(PREFIX));
-    if (res.status === 101 || extra.length === 0) return res;
-    const out = new Response(res.body, res);
+    const encoded = res.headers.has("content-encoding"); // a kept read's gzip: sent as it is
+    if (res.status === 101 || (extra.length === 0 && !encoded)) return res;
+    const out = new Response(res.body, { status: res.status, statusText: res.statusText, headers: res.headers,
+      ...(encoded ? { encodeBody: "manual" } : {}) });
     for (const [k, v] of extra) {
       if (k.toLowerCase() === "vary") out.headers.append(k, v);
       else out.headers.set(k, v);
@@ -233,12 +254,43 @@ export default {
 };
 
 // A tenant may hold at most MAX_TREES trees taking MAX_BYTES bytes in all
-// (SESSIONTREE_MAX_TREES, SESSIONTREE_MAX_BYTES; 0 for no limit): checked at
-// each create against the index of trees in D1 (two creates at the same
-// moment may both pass), answered 429 quota_exceeded.
+// (SESSIONTREE_MAX_TREES, SESSIONTREE_MAX_BYTES; 0 for no limit), answered
+// 429 quota_exceeded. One place counts: the index of trees in D1. A create
+// takes its place there before it goes to its tree's object, with one
+// statement that checks the quota and inserts the tree's row (version 0, a
+// reservation, its bytes the body's size) in one step: D1 runs statements one
+// at a time, so creates racing each other never pass the quota. The object's
+// row of the new tree (version 1, its real bytes) replaces the reservation;
+// a create that fails gives it back (RELEASE), and a reservation older than
+// RESERVATION_MS (its router died) counts no longer and is dropped.
 const MAX_TREES = 100000;
 const MAX_BYTES = 10 * 1024 * 1024 * 1024;
-const USAGE = "SELECT COUNT(*) AS n, COALESCE(SUM(bytes), 0) AS b FROM trees WHERE tenant = ?1";
+const RESERVATION_MS = 60000;
+const LIVE_ROWS = "tenant = ?2 AND (version > 0 OR created_ms > ?3 - " + RESERVATION_MS + ")";
+const RESERVE_PRUNE = "DELETE FROM trees WHERE tenant = ?1 AND version = 0 AND created_ms <= ?2";
+const RESERVE = `INSERT INTO trees (id, tenant, version, etag, root, active, created_ms, updated_ms, title, nodes, bytes)
+  SELECT ?1, ?2, 0, '', '', '', ?3, ?3, '', 0, ?4
+  WHERE NOT EXISTS (SELECT 1 FROM trees WHERE id = ?1)
+    AND (?5 = 0 OR (SELECT COUNT(*) FROM trees WHERE ${LIVE_ROWS}) < ?5)
+    AND (?6 = 0 OR (SELECT COALESCE(SUM(bytes), 0) FROM trees WHERE ${LIVE_ROWS}) < ?6)`;
+const RESERVED = `SELECT COUNT(*) AS n, COALESCE(SUM(bytes), 0) AS b,
+  (SELECT COUNT(*) FROM trees WHERE id = ?1 AND tenant = ?2) AS mine FROM trees WHERE ${LIVE_ROWS}`;
+const RELEASE = "DELETE FROM trees WHERE id = ?1 AND tenant = ?2 AND version = 0";
+
+// reserve takes the place of tree id (a create of size bytes) in tenant's
+// quota: {reserved} if this call took it, {mine} if the tree or its
+// reservation was there already (a retried create), else what the tenant
+// holds ({trees, bytes}), at or over its quota.
+async function reserve(db, tenant, id, bytes, quota) {
+  const now = Date.now();
+  const [, insert, held] = await db.batch([
+    db.prepare(RESERVE_PRUNE).bind(tenant, now - RESERVATION_MS),
+    db.prepare(RESERVE).bind(id, tenant, now, bytes, quota[0], quota[1]),
+    db.prepare(RESERVED).bind(id, tenant, now),
+  ]);
+  const row = held.results[0] ?? {};
+  return { reserved: insert.meta.changes === 1, mine: row.mine > 0, trees: row.n ?? 0, bytes: row.b ?? 0 };
+}
 
 // quotaOf is [trees, bytes] of the configured quota, or null for none.
 function quotaOf(env) {
@@ -289,7 +341,7 @@ function egressDelay(tenant, n, rate) {
 
 // paced streams a large answer in slices, one per turn of the event loop,
 // each when the tenant's egress allows it.
-function paced(res, tenant, rate) {
+function paced(res, tenant, rate, encoded = false) {
   const body = res.body;
   let at = 0;
   const stream = new ReadableStream({
@@ -303,7 +355,56 @@ function paced(res, tenant, rate) {
     },
   });
   const headers = res.headers.filter(([k]) => !k.toLowerCase().startsWith(PREFIX));
-  return new Response(stream, { status: res.status, headers });
+  return new Response(stream, { status: res.status, headers, ...(encoded ? { encodeBody: "manual" } : {}) });
+}
+
+// Large reads are served from what a version already serialized, compressed
+// once: an object keeps the gzip of its last few large GET answers
+// (READS_KEPT, over READ_GZIP_MIN bytes) with their ETag. A GET of a client
+// that takes gzip, for an answer it keeps, is asked of Go with If-None-Match
+// of that ETag: Go answers 304 at once when the tree has not changed (no
+// serializing, no copy), and the kept bytes go out (paced per tenant like
+// any large answer). A client's own If-None-Match is Go's to answer (304).
+// While no call but reads ran since (this.writes) and no writer waits for a
+// turn, the kept bytes go out without a call into Go at all.
+const READ_GZIP_MIN = 64 * 1024;
+// KEPT_READ: the tree and its projections (exports keep their own pacing by
+// their bytes: the isolation numbers below).
+const KEPT_READ = /^\/v1\/trees\/[0-9a-f]{32}(\/projection)?$/;
+const READS_KEPT = 4;
+
+async function gzip(bytes) {
+  const out = new Response(new Blob([bytes]).stream().pipeThrough(new CompressionStream("gzip")));
+  return new Uint8Array(await out.arrayBuffer());
+}
+
+// plainETag is an ETag without the ticket of a writer's place (edge.splitTicket).
+const plainETag = (tag) => tag.replace(/~\d+"$/, '"');
+
+// keptAnswer is the answer of a kept read: its gzip, its headers, and Go's
+// ETag of this call (which may carry a ticket).
+function keptAnswer(kept, res, tenant, rate) {
+  const etag = res.headers.find(([k]) => k.toLowerCase() === "etag")?.[1] ?? kept.etag;
+  const headers = [...kept.headers, ["etag", etag], ["content-encoding", "gzip"], ["vary", "Accept-Encoding"]];
+  const out = { status: 200, headers, body: kept.gz };
+  if (kept.gz.length > STREAM_SLICE) return paced(out, tenant, rate, true);
+  return new Response(kept.gz, { status: 200, headers, encodeBody: "manual" });
+}
+
+// A tree takes at most SOCKETS_PER_TREE live sockets and a tenant
+// SOCKETS_PER_TENANT (SESSIONTREE_MAX_SOCKETS_PER_TREE,
+// SESSIONTREE_MAX_SOCKETS_PER_TENANT; 0 for no limit; edge.DefaultSocketsPerTree,
+// edge.DefaultSocketsPerTenant): each write goes out as a frame per socket of
+// its tree. The tenant's are counted over the objects of this isolate
+// (socketCounts: each object's own count, since an object sees only its own
+// sockets), as the rate limit is.
+const SOCKETS_PER_TREE = 128;
+const SOCKETS_PER_TENANT = 1024;
+const socketCounts = new Map(); // object id → {tenant, n}: its live sockets
+
+// ws0Tenant is the tenant of an object's live sockets (kept with each).
+function ws0Tenant(ctx) {
+  return ctx.getWebSockets()[0]?.deserializeAttachment()?.tenant ?? "";
 }
 
 // OLD_META reads a tree's row of the D1 index (the older version's only row).
@@ -380,7 +481,9 @@ export class TreeObject extends DurableObject {
     this.indexQueue = [];
     this.queue = []; // calls waiting for Go: {call: [method, url, headers, body], resolve, reject}
     this.draining = false;
-    this.held = new Map(); // client name → wakers of its writes held for an earlier writer's turn
+    this.held = new Map(); // place in line → wakers of its writes held for an earlier writer's turn
+    this.reads = new Map(); // path and query of a large GET → {etag, gz, headers, writes}: kept reads
+    this.writes = 0; // calls other than reads served (drain): a kept read made at another count is asked of Go again
     this.indexing = null;
     const storage = ctx.storage;
     this.tx = (fn) =>
@@ -420,9 +523,42 @@ export class TreeObject extends DurableObject {
         });
       }
     }
-    const res = await this.serve(request.method, request.url, [...request.headers], body,
+    const headers = [...request.headers];
+    if (request.headers.get("upgrade")?.toLowerCase() === "websocket") {
+      // A live socket: what is open now and the limits, for Go to decide
+      // (edge.socketsOver).
+      this.countSockets(tenant);
+      let ofTenant = 0;
+      for (const c of socketCounts.values()) if (c.tenant === tenant) ofTenant += c.n;
+      headers.push([PREFIX + "sockets", `${this.ctx.getWebSockets().length} ${ofTenant}`]);
+      headers.push([PREFIX + "socket-limits", `${envLimit(this.env.SESSIONTREE_MAX_SOCKETS_PER_TREE, SOCKETS_PER_TREE)} ${envLimit(this.env.SESSIONTREE_MAX_SOCKETS_PER_TENANT, SOCKETS_PER_TENANT)}`]);
+    }
+    const url = new URL(request.url);
+    const readKey = request.method === "GET" && KEPT_READ.test(url.pathname) && !request.headers.has("upgrade") &&
+      /\bgzip\b/i.test(request.headers.get("accept-encoding") ?? "") ? url.pathname + url.search : null;
+    const kept = readKey === null ? undefined : this.reads.get(readKey);
+    const asked = kept !== undefined && !request.headers.has("if-none-match");
+    const rate = envLimit(this.env.SESSIONTREE_EGRESS_RATE, EGRESS_RATE);
+    if (asked && kept.writes === this.writes && this.held.size === 0) {
+      // No call since it was kept could have changed the tree (and no
+      // writer waits for a turn, whose read may be owed its place): the
+      // kept bytes go out without a call into Go.
+      return keptAnswer(kept, { headers: [] }, tenant, rate);
+    }
+    if (asked) headers.push(["if-none-match", kept.etag]);
+    const res = await this.serve(request.method, request.url, headers, body,
       request.headers.get("sessiontree-client") ?? "");
-    if (res.headers.some(([k]) => k.toLowerCase() === PREFIX + "live")) {
+    const live = res.headers.find(([k]) => k.toLowerCase() === PREFIX + "live")?.[1];
+    if (live === "close") {
+      // Refused (too many live sockets): accepted and closed at once with
+      // Go's code and reason, which a browser's WebSocket can read.
+      const [client, server] = Object.values(new WebSocketPair());
+      server.accept();
+      const code = Number(res.headers.find(([k]) => k.toLowerCase() === PREFIX + "close")?.[1]) || 1008;
+      server.close(code, new TextDecoder().decode(res.body));
+      return new Response(null, { status: 101, webSocket: client });
+    }
+    if (live !== undefined) {
       // Go accepted a live client: a hibernatable WebSocket on this object,
       // tagged with the client's name, greeted with the answer's body.
       const [client, server] = Object.values(new WebSocketPair());
@@ -443,18 +579,38 @@ export class TreeObject extends DurableObject {
         if (alarm === null || alarm > exp * 1000) await this.ctx.storage.setAlarm(exp * 1000);
       }
       server.send(new TextDecoder().decode(res.body));
+      this.countSockets(tenant);
       return new Response(null, { status: 101, webSocket: client });
     }
+    const writes = this.writes; // as of this read's answer
     await this.finish(res, null);
-    if (res.body.length > STREAM_SLICE) return paced(res, tenant, envLimit(this.env.SESSIONTREE_EGRESS_RATE, EGRESS_RATE));
+    if (asked && res.status === 304) {
+      kept.writes = writes;
+      return keptAnswer(kept, res, tenant, rate);
+    }
+    const etag = res.headers.find(([k]) => k.toLowerCase() === "etag")?.[1];
+    if (readKey !== null && res.status === 200 && res.body.length >= READ_GZIP_MIN && etag !== undefined &&
+        !res.headers.some(([k]) => k.toLowerCase() === "content-encoding")) {
+      const fresh = {
+        writes,
+        etag: plainETag(etag),
+        gz: await gzip(res.body),
+        headers: res.headers.filter(([k]) => !k.toLowerCase().startsWith(PREFIX) && !["etag", "content-length"].includes(k.toLowerCase())),
+      };
+      this.reads.delete(readKey);
+      this.reads.set(readKey, fresh);
+      if (this.reads.size > READS_KEPT) this.reads.delete(this.reads.keys().next().value);
+      return keptAnswer(fresh, res, tenant, rate);
+    }
+    if (res.body.length > STREAM_SLICE) return paced(res, tenant, rate);
     return responseOf(res);
   }
 
   // serve runs one call of this object (queued: see drain) and returns its
   // answer. A write held for an earlier writer's turn (wasm/edge/turns.go) is
-  // asked again a little later, saying how long it has waited; the object
-  // serves other calls meanwhile. It is asked again when a write names its
-  // client (name) next in line, or after the hold's milliseconds at most.
+  // asked again a little later, saying how long it has waited and its place
+  // in line; the object serves other calls meanwhile. It is asked again when
+  // a write names its place next, or after the hold's milliseconds at most.
   async serve(method, url, headers, body, name, origin = null) {
     const start = Date.now();
     let call = [method, url, headers, body];
@@ -466,18 +622,22 @@ export class TreeObject extends DurableObject {
         if (next !== undefined) for (const wake of this.held.get(next[1]) ?? []) wake();
         return res;
       }
+      // Its place in line (a name, or "#n" for a writer without one) is
+      // what a later write names next, and goes with the call asked again.
+      const place = res.headers.find(([k]) => k.toLowerCase() === PREFIX + "turn")?.[1] ?? name;
       let timer, wake;
       await Promise.race([
         new Promise((resolve) => {
           wake = resolve;
-          if (!this.held.has(name)) this.held.set(name, new Set());
-          this.held.get(name).add(wake);
+          if (!this.held.has(place)) this.held.set(place, new Set());
+          this.held.get(place).add(wake);
         }),
         new Promise((resolve) => (timer = setTimeout(resolve, Number(hold[1]) || 1))),
       ]);
       clearTimeout(timer);
-      this.held.get(name)?.delete(wake);
-      call = [method, url, [...headers, [PREFIX + "held", String(Date.now() - start)]], body];
+      this.held.get(place)?.delete(wake);
+      if (this.held.get(place)?.size === 0) this.held.delete(place);
+      call = [method, url, [...headers, [PREFIX + "held", String(Math.max(1, Date.now() - start))], [PREFIX + "turn", place]], body];
     }
   }
 
@@ -635,6 +795,9 @@ export class TreeObject extends DurableObject {
         } catch (e) {
           for (const g of group) g.reject(e);
         }
+        // Every call but a read may have changed the tree: kept reads made
+        // before it are asked of Go again.
+        if (group.some((g) => g.call[0] !== "GET")) this.writes++;
         // The event loop turns once: other objects, the router, and the
         // writes that arrived meanwhile (the next group) run before the next
         // call. A call arriving while the queue is empty is run at once.
@@ -726,7 +889,21 @@ export class TreeObject extends DurableObject {
     await this.finish(res, ws);
   }
 
+  // countSockets keeps this object's count of live sockets (socketCounts),
+  // leaving out closing, a socket that is closing.
+  countSockets(tenant, closing = null) {
+    const n = this.ctx.getWebSockets().filter((ws) => ws !== closing).length;
+    const key = this.ctx.id.toString();
+    if (n === 0) socketCounts.delete(key);
+    else socketCounts.set(key, { tenant: tenant || socketCounts.get(key)?.tenant || ws0Tenant(this.ctx), n });
+  }
+
+  webSocketError(ws) {
+    this.countSockets("", ws);
+  }
+
   webSocketClose(ws, code) {
+    this.countSockets("", ws);
     try {
       ws.close(code === 1005 || code === 1006 ? 1000 : code, "closed");
     } catch {

@@ -56,6 +56,7 @@ func run(m *testing.M, dir string) int {
 	fmt.Printf("httpsuite: wrangler dev on %s (started in %v)\n", server.URL, time.Since(start).Round(time.Millisecond))
 	code := m.Run()
 	stopLimited()
+	stopQuota()
 	if code != 0 {
 		fmt.Println("httpsuite: wrangler's log:\n" + server.Log())
 	}

@@ -1,0 +1,102 @@
+//go:build !js
+
+package httpsuite
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sessiontree/sessiontree/wasm/edge"
+	"github.com/sessiontree/sessiontree/wasm/worker/internal/wsclient"
+)
+
+// Issue 25 §4: a tree takes at most SESSIONTREE_MAX_SOCKETS_PER_TREE live
+// sockets and a tenant SESSIONTREE_MAX_SOCKETS_PER_TENANT (here 3 and 5); one
+// over either is closed at once with code 4029 and a reason; a socket closed
+// makes room again.
+func TestLiveSocketsOverTheTreesOrTenantsLimitAreClosedWith4029(t *testing.T) {
+	s := quotaServer(t)
+	tok := token(t, "sockets")
+	create := func() string {
+		req, _ := http.NewRequest("POST", s.URL+"/v1/trees", nil)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		resp, err := httpClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var v struct{ ID string }
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 201 || json.Unmarshal(b, &v) != nil {
+			t.Fatalf("create: %d %s", resp.StatusCode, b)
+		}
+		return v.ID
+	}
+	// open dials tree id's live socket and reads its first message: the
+	// socket, or the close it got.
+	open := func(id string) (*wsclient.Conn, *wsclient.CloseError) {
+		ws, _, err := wsclient.Dial(s.URL+"/v1/trees/"+id+"/live?access_token="+tok, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, err := ws.Read(5 * time.Second)
+		var ce *wsclient.CloseError
+		if errors.As(err, &ce) {
+			ws.Close()
+			return nil, ce
+		}
+		if err != nil || !strings.Contains(string(msg), `"hello"`) {
+			t.Fatalf("live: %s %v", msg, err)
+		}
+		return ws, nil
+	}
+	a, b := create(), create()
+	var socks []*wsclient.Conn
+	defer func() {
+		for _, ws := range socks {
+			ws.Close()
+		}
+	}()
+	for i := 0; i < 3; i++ {
+		ws, ce := open(a)
+		if ce != nil {
+			t.Fatalf("socket %d of tree a, under its limit: %v", i, ce)
+		}
+		socks = append(socks, ws)
+	}
+	if _, ce := open(a); ce == nil || ce.Code != edge.CloseTooManySockets || !strings.Contains(ce.Reason, "this tree has 3 live sockets") {
+		t.Fatalf("a fourth socket on one tree: %v", ce)
+	}
+	for i := 0; i < 2; i++ {
+		ws, ce := open(b)
+		if ce != nil {
+			t.Fatalf("socket %d of tree b, under the tenant's limit: %v", i, ce)
+		}
+		socks = append(socks, ws)
+	}
+	if _, ce := open(b); ce == nil || ce.Code != edge.CloseTooManySockets || !strings.Contains(ce.Reason, "this tenant has 5 live sockets") {
+		t.Fatalf("a sixth socket of the tenant: %v\n%s", ce, s.Log()[max(0, len(s.Log())-4000):])
+	}
+	if _, ce := open(create()); ce == nil || ce.Code != edge.CloseTooManySockets {
+		t.Fatalf("a sixth socket of the tenant, on a third tree: %v", ce)
+	}
+	socks[0].Close()
+	socks = socks[1:]
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		ws, ce := open(a)
+		if ce == nil {
+			socks = append(socks, ws)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a socket closed made no room: %v", ce)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
