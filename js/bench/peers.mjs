@@ -18,7 +18,7 @@
 // at depth 1,000, and 10k appends into a new conversation. Memory is the JS
 // heap and the WebAssembly memory grown since before the open, after a
 // collection, per message on the path.
-// PEERS_N=20000 for a quick look; PEERS_CHROMIUM=0 for Node alone;
+// PEERS_N=20000 for a quick look; PEERS_CHROMIUM=0 for Node alone, PEERS_NODE=0 for Chromium alone;
 // PEERS_ROUNDS / PEERS_WARMUP for more or fewer rounds.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -74,8 +74,10 @@ if (mode === "run") {
   try {
     for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(tmp, name), text);
     let before = load();
-    const node = await rounds(NODE, (w) => JSON.parse(execFileSync(process.execPath, ["--expose-gc", self, "run", w, tmp], { encoding: "utf8", maxBuffer: 1 << 20 })));
-    table(node, `Node ${process.version}, fresh processes (load average ${before} before, ${load()} after)`);
+    if (process.env.PEERS_NODE !== "0") {
+      const node = await rounds(NODE, (w) => JSON.parse(execFileSync(process.execPath, ["--expose-gc", self, "run", w, tmp], { encoding: "utf8", maxBuffer: 1 << 20 })));
+      table(node, `Node ${process.version}, fresh processes (load average ${before} before, ${load()} after)`);
+    }
     if (process.env.PEERS_CHROMIUM !== "0") {
       before = load();
       const browser = await chromium(tmp);
