@@ -78,9 +78,11 @@ bench: bench-core bench-nav bench-worker bench-js bench-formats bench-soak bench
 bench-huge: tools web-dist $(WEB_SERVE)
 	@node web/bench/huge.mjs
 
-## bench-peers: opening a 100k-message conversation against the way pi, LibreChat
-## and a ChatGPT-export viewer keep their trees, in Node and in headless Chromium
-## (PEERS_N=20000 for a quick look, PEERS_CHROMIUM=0 for Node alone)
+## bench-peers: a 100k-message conversation (+2,000 abandoned replies) against pi's own
+## SessionManager (npm, pinned), LibreChat's and chatgpt-web-share's walks and the V8
+## floor: open, full list, a 10k-deep leaf ×50, save, regenerate, append, memory; in
+## Node and in headless Chromium (PEERS_N=20000 for a quick look, PEERS_CHROMIUM=0 or
+## PEERS_NODE=0 for one of them, PEERS_ROUNDS=9 PEERS_WARMUP=2 by default)
 .PHONY: bench-peers
 bench-peers: tools build
 	@node js/bench/peers.mjs

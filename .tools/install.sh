@@ -8,7 +8,8 @@
 #     libraries, and the openai and @anthropic-ai/sdk request types that judge the
 #     demo's request bodies (web/test/schema.mjs); React 19, assistant-ui, the AI SDK
 #     (ai, @ai-sdk/react), zod and Vite for the framework adapters, their judges and the
-#     example apps (package-lock.json)
+#     example apps, and pi's own SessionManager (@mariozechner/pi-coding-agent, pinned;
+#     make bench-peers runs it, never the project) (package-lock.json)
 #
 # Afterwards, run wasm tests in headless Chromium with
 #   PATH="<repo>/.tools/bin:$PATH" GOOS=js GOARCH=wasm go test ./...

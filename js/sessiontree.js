@@ -1289,25 +1289,44 @@ export class SessionTree {
   }
 
   linearProjection() {
-    return this.#project(NO_ARGS);
+    return this.#project("");
   }
 
   linearProjectionOf(branch) {
-    return this.#project([str("branch", branch)]);
+    return this.#project(str("branch", branch));
   }
+
+  // The list the last projection handed out (the caller got a copy), which
+  // the module's answer to the next one builds on (wasm/internal/treecalls
+  // project.go listMemo): unchanged, or the same plus the messages appended
+  // since, it is not read again. null while none is held.
+  #list = null;
 
   // #project reads the slots of a path (see wasm/internal/treecalls/project.go) and maps
   // them to cached messages; the module sends the bytes of those not cached.
-  #project(args) {
+  // It tells the module how long a list it holds: when the path still starts
+  // with that list, the module sends only what follows it.
+  #project(branch) {
     need();
     if (this.#h === 0) throw new SessionTreeError("invalid_input", "this SessionTree was freed; make or load a new one");
+    const held = this.#list;
+    this.#list = null; // held again only if this call succeeds
     const w = wasm;
-    const len = send(M.project, this.#h, 0, args);
+    const len = send(M.project, this.#h, 0, [branch, held === null ? "" : String(held.length)]);
     const end = w.out + len;
-    const [out, p, missing] = this.#slotted(view(w), w.out);
-    if (p !== end) throw new SessionTreeError("corrupt", "the module's projection did not match the message cache (a bug in sessiontree)");
+    const u8 = view(w);
+    const [out, p, missing] = this.#slotted(u8, w.out);
+    if (p + 4 !== end) throw new SessionTreeError("corrupt", "the module's projection did not match the message cache (a bug in sessiontree)");
+    const kept = (u8[p] | (u8[p + 1] << 8) | (u8[p + 2] << 16) | (u8[p + 3] << 24)) >>> 0;
     if (missing !== null) this.#takeBack(missing, out);
-    return out;
+    let list = out;
+    if (kept !== 0) {
+      if (held === null || kept !== held.length) throw new SessionTreeError("corrupt", "the module's projection did not match the list it built on (a bug in sessiontree)");
+      list = held;
+      for (let i = 0; i < out.length; i++) list.push(out[i]);
+    }
+    this.#list = list;
+    return list.slice();
   }
 
   // #slotted reads a list of message slots at p (wasm/internal/treecalls
@@ -1642,6 +1661,7 @@ export class SessionTree {
     if (wasm) invoke(M.free, this.#h, 0, NO_ARGS);
     this.#h = 0;
     this.#cache = [];
+    this.#list = null;
     this.#listeners = null;
   }
 

@@ -1,89 +1,288 @@
 // The contenders of make bench-peers, as one module that runs in Node and in a
-// Chromium page alike: sessiontree against the way three chat tools keep a
-// conversation tree, each on the same conversation in its own file format:
-//   - pi: a session JSONL, one JSON.parse per line, entries in a Map by id,
-//     the leaf is the last entry, the context walks parentId up from it
-//     (as pi's SessionManager does);
-//   - LibreChat: the flat export, JSON.parse of the file, messages in a Map by
-//     messageId, the thread walks parentMessageId up from the last message
-//     (as LibreChat's tree helpers do over a Map index);
-//   - ChatGPT: conversations.json, JSON.parse of the file, the thread walks
-//     `mapping` from `current_node` (as a ChatGPT-export viewer does).
-// These are written here after those tools' published behaviour, not copied
-// from them (the project commits no other project's code).
+// Chromium page alike: sessiontree against the tree code of three chat tools,
+// each on the same conversation in its own file format, and the floor V8 sets:
+//   - pi: @mariozechner/pi-coding-agent's own SessionManager, from npm, pinned
+//     in .tools/package.json (Node only: it reads and writes files); in
+//     Chromium, "pi walk" stands in for it: its file read as it reads it (one
+//     JSON.parse a line, a Map by id, the last entry the leaf) and its context
+//     built as it builds it (a walk of parentId up from the leaf);
+//   - LibreChat: its export, one JSON.parse, a Map by messageId built once,
+//     the thread a walk of parentMessageId up from the newest message, the
+//     stored message objects handed back as they are (LibreChat's
+//     getMessagesForConversation, with its Map kept between calls);
+//   - chatgpt: conversations.json, one JSON.parse, the thread a walk of
+//     mapping[…].parent up from current_node, each node's message object
+//     (chatgpt-web-share's getMessageListFromHistory);
+//   - floor: sessiontree's own file read by V8 alone: one JSON.parse, the
+//     path a walk of nodes[…].parent, JSON.stringify to save; what any JS
+//     reader of that file pays at least.
+// The walks are written here to match the fastest behaviour of each tool (a
+// Map built once, no copies), not copied from them: the project commits no
+// other project's code.
+//
+// Every contender offers the same steps, run in this order on one fresh
+// process or page: open (the file's bytes → the last 50 messages as JS
+// objects), full (the whole request list as objects), deep (the list from a
+// leaf DEEP messages down, REPEAT times), save, regenerate (REGEN replies to
+// the node at depth REGEN_AT, one after the other), build (BUILD messages,
+// one append each, in a new conversation). A step a tool has no code for
+// answers null. Each step returns its time in ms and checks its answer.
 
-/** The contenders, in the order they run. */
-export const WHO = ["sessiontree", "pi", "librechat", "chatgpt"];
+/** The workloads' sizes. */
+export const DEEP = 10000, REPEAT = 50, REGEN_AT = 1000, REGEN = 1000, BUILD = 10000;
 
+const say = (i) => ({ role: i % 2 ? "assistant" : "user", content: `message ${i}: ` + "a sentence of an ordinary chat reply, ".repeat(6) });
+const piSay = (i) => ({ role: i % 2 ? "assistant" : "user", content: [{ type: "text", text: `message ${i}: ` + "a sentence of an ordinary chat reply, ".repeat(6) }], timestamp: i });
 const warmMessages = () => Array.from({ length: 3000 }, (_, j) => ({ role: "user", content: `warm ${j} `.repeat(30) }));
+
+function check(what, got, want) {
+  if (got !== want) throw new Error(`${what}: ${got}, want ${want}`);
+}
+
+const now = () => performance.now();
+
+/**
+ * The contender who, ready to run its steps: env is { st (the sessiontree
+ * module, init done), pi (pi's module, in Node), file (pi's file path, in
+ * Node), dir (a folder pi may keep its sessions in), bytes (the file's bytes),
+ * write(text) (where a save goes: /dev/null in Node), n (messages on the
+ * active path) }.
+ */
+export function contender(who, env) {
+  const make = { sessiontree, pi: piReal, "pi walk": piWalk, librechat, chatgpt, floor }[who];
+  if (!make) throw new Error(`no contender ${who}`);
+  return make(env);
+}
 
 /**
  * Warms who up as a page that has been open a moment is (WebAssembly runs its
  * first calls in baseline code and tiers hot functions up as they run; the
- * peers get JSON.parse and a walk on a small file). st is the sessiontree
- * module (init done) for sessiontree.
+ * others get JSON.parse and a walk on a small file).
  */
-export function warm(who, st) {
+export function warm(who, env) {
   for (let i = 0; i < 5; i++) {
     if (who === "sessiontree") {
-      const w = st.SessionTree.load(st.SessionTree.fromLinear(warmMessages(), 1).save());
-      w.pathWindow(-50); w.linearProjection(); w.free();
+      const { SessionTree } = env.st;
+      const w = SessionTree.load(SessionTree.fromLinear(warmMessages(), 1).save());
+      w.pathWindow(-50); w.linearProjection();
+      for (let j = 0; j < 200; j++) w.append(say(j));
+      w.linearProjection(); w.save(); w.free();
     } else {
       JSON.parse(JSON.stringify(warmMessages()));
     }
   }
 }
 
-/**
- * Opens bytes (the file, already in memory) as who does: open is the time
- * until the last 50 messages are JS objects, all the time for the full
- * request list as objects after that. keep holds what stays in memory.
- */
-export function contend(who, bytes, st) {
-  let last50, full, keep;
-  const t0 = performance.now();
-  let open, all;
-  if (who === "sessiontree") {
-    const t = st.SessionTree.load(bytes);
-    last50 = t.pathWindow(-50).messages;
-    open = performance.now() - t0;
-    const t2 = performance.now();
-    full = t.linearProjection();
-    all = performance.now() - t2;
-    keep = t;
-  } else {
-    const text = new TextDecoder().decode(bytes);
-    let index, leaf, up, msg;
-    if (who === "pi") {
+// timed times a step: fn, or [find, fn] where find (not timed) finds what fn
+// works on (a node deep in the path) and fn gets it.
+function timed(fn) {
+  if (fn === null) return () => null;
+  const [find, run] = Array.isArray(fn) ? fn : [() => undefined, fn];
+  return () => {
+    const x = find();
+    const t0 = now();
+    run(x);
+    return now() - t0;
+  };
+}
+
+function steps(s) {
+  return {
+    open: timed(s.open), full: timed(s.full), deep: timed(s.deep ?? null), save: timed(s.save ?? null),
+    regenerate: timed(s.regenerate ?? null), build: timed(s.build ?? null), keep: () => s.kept(),
+  };
+}
+
+function sessiontree(env) {
+  const { SessionTree } = env.st;
+  let t, list;
+  return steps({
+    open() {
+      t = SessionTree.load(env.bytes());
+      check("sessiontree: the last 50", t.pathWindow(-50).messages.length, 50);
+    },
+    full() {
+      list = t.linearProjection();
+      check("sessiontree: the list", list.length, env.n);
+    },
+    deep: [() => t.pathWindow(DEEP - 1, DEEP).ids[0], (id) => {
+      const home = t.activeBranch;
+      t.branch(id);
+      for (let i = 0; i < REPEAT; i++) check("sessiontree: the deep list", t.linearProjection().length, DEEP);
+      t.switchBranch(home);
+    }],
+    save() {
+      env.write(t.save());
+    },
+    regenerate: [() => t.pathWindow(REGEN_AT - 1, REGEN_AT).ids[0], (id) => {
+      for (let i = 0; i < REGEN; i++) t.regenerate(id, say(i));
+    }],
+    build() {
+      const b = new SessionTree();
+      for (let i = 0; i < BUILD; i++) b.append(say(i));
+      check("sessiontree: built", b.pathLength(), BUILD);
+      b.free();
+    },
+    kept: () => [t, list],
+  });
+}
+
+function piReal(env) {
+  const { SessionManager } = env.pi;
+  let sm, list;
+  return steps({
+    open() {
+      sm = SessionManager.open(env.file, env.dir);
+      check("pi: the last 50", sm.buildSessionContext().messages.slice(-50).length, 50);
+    },
+    full() {
+      list = sm.buildSessionContext().messages;
+      check("pi: the list", list.length, env.n);
+    },
+    deep: [() => sm.getBranch()[DEEP - 1].id, (id) => {
+      const home = sm.getLeafId();
+      sm.branch(id);
+      for (let i = 0; i < REPEAT; i++) check("pi: the deep list", sm.buildSessionContext().messages.length, DEEP);
+      sm.branch(home);
+    }],
+    save() {
+      // pi rewrites its session file whole (after a migration, a fork); here into env.write's sink.
+      sm.sessionFile = env.sink;
+      sm._rewriteFile();
+    },
+    regenerate: [() => sm.getBranch()[REGEN_AT - 1].parentId, (parent) => {
+      sm.persist = false; // kept in memory from here, as SessionManager.inMemory keeps a session
+      for (let i = 0; i < REGEN; i++) {
+        sm.branch(parent);
+        sm.appendMessage(piSay(i));
+      }
+    }],
+    build() {
+      const b = SessionManager.inMemory(env.dir);
+      for (let i = 0; i < BUILD; i++) b.appendMessage(piSay(i));
+      check("pi: built", b.buildSessionContext().messages.length, BUILD);
+    },
+    kept: () => [sm, list],
+  });
+}
+
+// walk returns the objects from leaf up to the root, root first: up(x) is
+// x's parent object or undefined, of(x) what goes in the list (skipped when
+// null).
+function walk(leaf, up, of) {
+  const out = [];
+  for (let x = leaf; x !== undefined; x = up(x)) {
+    const m = of(x);
+    if (m !== null) out.push(m);
+  }
+  return out.reverse();
+}
+
+function piWalk(env) {
+  let index, entries, leaf, list;
+  const up = (e) => (e.parentId ? index.get(e.parentId) : undefined);
+  const of = (e) => (e.type === "message" ? e.message : null);
+  return steps({
+    open() {
+      const text = new TextDecoder().decode(env.bytes());
       index = new Map();
-      let last = null;
+      entries = [];
       for (const line of text.split("\n")) {
         if (!line) continue;
         const e = JSON.parse(line);
-        if (e.id) { index.set(e.id, e); last = e; }
+        entries.push(e);
+        if (e.type !== "session") { index.set(e.id, e); leaf = e; }
       }
-      leaf = last; up = (e) => (e.parentId ? index.get(e.parentId) : null); msg = (e) => e.message;
-    } else if (who === "librechat") {
-      const data = JSON.parse(text);
+      check("pi walk: the last 50", walk(leaf, up, of).slice(-50).length, 50);
+    },
+    full() {
+      list = walk(leaf, up, of);
+      check("pi walk: the list", list.length, env.n);
+    },
+    deep: [() => walk(leaf, up, (e) => e)[DEEP - 1], (at) => {
+      for (let i = 0; i < REPEAT; i++) check("pi walk: the deep list", walk(at, up, of).length, DEEP);
+    }],
+    save() {
+      env.write(entries.map((e) => JSON.stringify(e)).join("\n") + "\n");
+    },
+    kept: () => [index, entries, list],
+  });
+}
+
+function librechat(env) {
+  let data, index, leaf, list;
+  const up = (m) => index.get(m.parentMessageId);
+  const of = (m) => m;
+  return steps({
+    open() {
+      data = JSON.parse(new TextDecoder().decode(env.bytes()));
       index = new Map();
       for (const m of data.messages) index.set(m.messageId, m);
       leaf = data.messages[data.messages.length - 1];
-      up = (m) => index.get(m.parentMessageId) ?? null; msg = (m) => ({ role: m.isCreatedByUser ? "user" : "assistant", content: m.text });
-    } else {
-      const conv = JSON.parse(text)[0];
-      index = conv.mapping;
-      leaf = index[conv.current_node];
-      up = (n) => (n.parent ? index[n.parent] : null); msg = (n) => n.message && { role: n.message.author.role, content: n.message.content.parts.join("") };
-    }
-    const path = [];
-    for (let e = leaf; e; e = up(e)) path.push(e);
-    path.reverse();
-    last50 = path.slice(-50).map(msg);
-    open = performance.now() - t0;
-    const t2 = performance.now();
-    full = path.map(msg).filter(Boolean);
-    all = performance.now() - t2;
-    keep = index;
-  }
-  return { open, all, last50, full, keep };
+      check("librechat: the last 50", walk(leaf, up, of).slice(-50).length, 50);
+    },
+    full() {
+      list = walk(leaf, up, of);
+      check("librechat: the list", list.length, env.n);
+    },
+    deep: [() => walk(leaf, up, of)[DEEP - 1], (at) => {
+      for (let i = 0; i < REPEAT; i++) check("librechat: the deep list", walk(at, up, of).length, DEEP);
+    }],
+    save() {
+      env.write(JSON.stringify(data));
+    },
+    kept: () => [data, index, list],
+  });
+}
+
+function chatgpt(env) {
+  let all, mapping, leaf, list;
+  const up = (n) => (n.parent ? mapping[n.parent] : undefined);
+  const of = (n) => n.message;
+  return steps({
+    open() {
+      all = JSON.parse(new TextDecoder().decode(env.bytes()));
+      mapping = all[0].mapping;
+      leaf = mapping[all[0].current_node];
+      check("chatgpt: the last 50", walk(leaf, up, of).slice(-50).length, 50);
+    },
+    full() {
+      list = walk(leaf, up, of);
+      check("chatgpt: the list", list.length, env.n);
+    },
+    deep: [() => walk(leaf, up, (n) => (n.message ? n : null))[DEEP - 1], (at) => {
+      for (let i = 0; i < REPEAT; i++) check("chatgpt: the deep list", walk(at, up, of).length, DEEP);
+    }],
+    save() {
+      env.write(JSON.stringify(all));
+    },
+    kept: () => [all, list],
+  });
+}
+
+function floor(env) {
+  let file, nodes, leaf, list;
+  const up = (n) => (n.parent ? nodes[n.parent] : undefined);
+  const of = (n) => n.message;
+  return steps({
+    open() {
+      file = JSON.parse(new TextDecoder().decode(env.bytes()));
+      nodes = file.nodes;
+      leaf = nodes[file.branches[file.active_branch].leaf];
+      const last = [];
+      for (let n = leaf; n !== undefined && last.length < 50; n = up(n)) last.push(n.message);
+      check("floor: the last 50", last.length, 50);
+    },
+    full() {
+      list = walk(leaf, up, of);
+      check("floor: the list", list.length, env.n);
+    },
+    deep: [() => walk(leaf, up, (n) => n)[DEEP - 1], (at) => {
+      for (let i = 0; i < REPEAT; i++) check("floor: the deep list", walk(at, up, of).length, DEEP);
+    }],
+    save() {
+      env.write(JSON.stringify(file));
+    },
+    kept: () => [file, list],
+  });
 }

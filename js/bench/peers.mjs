@@ -1,99 +1,192 @@
-// make bench-peers: sessiontree against the way three chat tools keep a
-// conversation tree, on the same 100k-message conversation in each tool's own
-// file (made by sessiontree's exporters), in Node and then in headless
-// Chromium (issue 16's targets); the contenders are js/bench/contenders.js.
+// make bench-peers: sessiontree against the tree code of three chat tools (pi's
+// own SessionManager from npm; LibreChat's and chatgpt-web-share's walks, and
+// the floor V8 sets: see js/bench/contenders.js), on one conversation of
+// PEERS_N (100k) messages on the active path plus 2,000 abandoned replies,
+// each tool reading it in its own file format (made by sessiontree's
+// exporters, sessiontree's own fields taken out), in Node and then in
+// headless Chromium (issue 26).
 // Each contender runs in a fresh process (node --expose-gc) or a fresh browser
-// context, 5 times, the contenders in turn (one run of each, then the next
-// round), so that a machine whose load changes during the run weighs on all of
-// them alike; times are medians, and the load average is printed before and
-// after. Measured: open (the file's bytes in memory → the last 50 messages as
-// JS objects), the full request list as JS objects, and the memory held per
-// message after both (JS heap + WebAssembly memory, after a collection).
-// PEERS_N=20000 for a quick look; PEERS_CHROMIUM=0 for Node alone.
+// context, the contenders in turn round by round (the order rotated each
+// round), PEERS_WARMUP (2) rounds thrown away and PEERS_ROUNDS (9) kept, so
+// that a machine whose load changes during the run weighs on all of them
+// alike; times are medians (the slowest beside them), the load average is
+// printed before and after. Steps, in this order in each process: open (the
+// file → the last 50 messages as JS objects; in Node from the file on disk,
+// in Chromium from its bytes in memory), memory per message, the full
+// request list as objects, memory per message (the list kept), the list from
+// a leaf 10k deep 50 times, save (into /dev/null in Node), 1,000 regenerates
+// at depth 1,000, and 10k appends into a new conversation. Memory is the JS
+// heap and the WebAssembly memory grown since before the open, after a
+// collection, per message on the path.
+// PEERS_N=20000 for a quick look; PEERS_CHROMIUM=0 for Node alone, PEERS_NODE=0 for Chromium alone;
+// PEERS_ROUNDS / PEERS_WARMUP for more or fewer rounds.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
-import { WHO, warm, contend } from "./contenders.js";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { contender, warm } from "./contenders.js";
 
 const self = fileURLToPath(import.meta.url);
 const repo = path.resolve(path.dirname(self), "../..");
 const N = Number(process.env.PEERS_N ?? 100000);
-const [, , mode, who, file] = process.argv;
+const ABANDONED = Math.min(2000, Math.floor(N / 50));
+const ROUNDS = Number(process.env.PEERS_ROUNDS ?? 9);
+const WARMUP = Number(process.env.PEERS_WARMUP ?? 2);
+const STEPS = ["open", "mem1", "full", "mem2", "deep", "save", "regenerate", "build"];
+const NODE = ["sessiontree", "pi", "librechat", "chatgpt", "floor"];
+const PAGE = ["sessiontree", "pi walk", "librechat", "chatgpt", "floor"];
+const FILE = { sessiontree: "sessiontree", pi: "pi", "pi walk": "pi", librechat: "librechat", chatgpt: "chatgpt", floor: "sessiontree" };
+const [, , mode, who, dir] = process.argv;
 
 if (mode === "run") {
-  const bytes = fs.readFileSync(file);
-  let st = null, base = 0;
+  const file = path.join(dir, FILE[who]);
+  const env = { n: N, file, dir: path.join(dir, "pi-sessions"), sink: "/dev/null", bytes: () => fs.readFileSync(file), write: (s) => fs.writeFileSync("/dev/null", s) };
   if (who === "sessiontree") {
-    st = await import("../sessiontree.js");
-    await st.init();
+    env.st = await import("../sessiontree.js");
+    await env.st.init();
   }
-  warm(who, st);
-  globalThis.gc();
-  if (st) base = st.memoryUsage().main;
-  const heapStart = process.memoryUsage().heapUsed;
-  const r = contend(who, bytes, st);
-  globalThis.gc();
-  const held = process.memoryUsage().heapUsed - heapStart + (st ? st.memoryUsage().main - base : 0);
-  if (r.last50.length !== 50 || r.full.length < N) throw new Error(`${who}: ${r.last50.length} last, ${r.full.length} in the list`);
-  console.log(JSON.stringify({ open: r.open, all: r.all, perMessage: held / N, keep: !!r.keep }));
+  if (who === "pi") {
+    // pi's SessionManager, as its package builds it (its index would load the whole agent).
+    env.pi = await import(pathToFileURL(path.join(repo, ".tools/node_modules/@mariozechner/pi-coding-agent/dist/core/session-manager.js")));
+  }
+  warm(who, env);
+  const c = contender(who, env);
+  const memory = () => {
+    globalThis.gc();
+    return process.memoryUsage().heapUsed + (env.st ? env.st.memoryUsage().main : 0);
+  };
+  const base = memory();
+  const r = {};
+  r.open = c.open();
+  r.mem1 = (memory() - base) / N;
+  r.full = c.full();
+  r.mem2 = (memory() - base) / N;
+  for (const s of ["deep", "save", "regenerate", "build"]) r[s] = c[s]();
+  console.log(JSON.stringify(r));
 } else {
-  const { init, SessionTree } = await import("../sessiontree.js");
-  await init({ full: true });
-  const say = (i) => ({ role: i % 2 ? "assistant" : "user", content: `message ${i}: ` + "a sentence of an ordinary chat reply, ".repeat(6) });
-  const t = SessionTree.fromLinear(Array.from({ length: N }, (_, i) => say(i)), 1);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sessiontree-peers-"));
-  const files = { sessiontree: t.save(), pi: t.export("pi"), librechat: t.export("librechat"), chatgpt: t.export("chatgpt") };
-  t.free();
+  const files = await conversation();
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "sessiontree-peers-"));
+  fs.mkdirSync(path.join(tmp, "pi-sessions"));
   const load = () => os.loadavg().map((x) => x.toFixed(2)).join(" ");
   try {
-    for (const [who, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, who), text);
+    for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(tmp, name), text);
     let before = load();
-    const node = await rounds((who) => JSON.parse(execFileSync(process.execPath, ["--expose-gc", self, "run", who, path.join(dir, who)], { encoding: "utf8" })));
-    table(node, `Node ${process.version}, medians of 5 fresh processes, in turn (load average ${before} before, ${load()} after)`);
+    if (process.env.PEERS_NODE !== "0") {
+      const node = await rounds(NODE, (w) => JSON.parse(execFileSync(process.execPath, ["--expose-gc", self, "run", w, tmp], { encoding: "utf8", maxBuffer: 1 << 20 })));
+      table(node, `Node ${process.version}, fresh processes (load average ${before} before, ${load()} after)`);
+    }
     if (process.env.PEERS_CHROMIUM !== "0") {
       before = load();
-      const browser = await chromium(dir);
+      const browser = await chromium(tmp);
       try {
-        const page = await rounds((who) => browser.run(who));
-        table(page, `headless Chromium ${browser.version}, medians of 5 fresh browser contexts, in turn (load average ${before} before, ${load()} after)`);
+        const page = await rounds(PAGE, (w) => browser.run(w));
+        table(page, `headless Chromium ${browser.version}, fresh browser contexts (load average ${before} before, ${load()} after)`);
       } finally {
         await browser.close();
       }
     }
   } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(tmp, { recursive: true, force: true });
   }
 
-  // rounds runs each contender 5 times, in turn, and returns their medians.
-  async function rounds(run) {
-    const runs = Object.fromEntries(WHO.map((w) => [w, []]));
-    for (let i = 0; i < 5; i++) for (const w of WHO) runs[w].push(await run(w));
-    return WHO.map((w) => {
-      const med = (k) => runs[w].map((r) => r[k]).sort((a, b) => a - b)[2];
-      return { who: w, mb: Buffer.byteLength(files[w]) / 1e6, open: med("open"), all: med("all"), per: med("perMessage") };
+  // rounds runs each of who in turn, WARMUP + ROUNDS times (the order rotated
+  // each round), and returns each one's median and slowest of every step.
+  async function rounds(who, run) {
+    const runs = Object.fromEntries(who.map((w) => [w, []]));
+    for (let i = 0; i < WARMUP + ROUNDS; i++) {
+      for (let j = 0; j < who.length; j++) {
+        const w = who[(i + j) % who.length];
+        const r = await run(w);
+        if (i >= WARMUP) runs[w].push(r);
+      }
+    }
+    return who.map((w) => {
+      const row = { who: w, mb: Buffer.byteLength(files[FILE[w]]) / 1e6 };
+      for (const s of STEPS) {
+        const xs = runs[w].map((r) => r[s]);
+        if (xs[0] === null || xs[0] === undefined) continue;
+        xs.sort((a, b) => a - b);
+        row[s] = { med: xs[Math.floor(xs.length / 2)], max: xs[xs.length - 1] };
+      }
+      return row;
     });
   }
 
   function table(rows, where) {
-    const peers = rows.filter((r) => r.who !== "sessiontree");
-    const best = (k) => Math.min(...peers.map((r) => r[k]));
-    const pi = rows.find((r) => r.who === "pi");
-    console.log(`\n== ${N.toLocaleString("en")} messages, ${where}`);
-    console.log("| | file | open: last 50 messages as objects | full request list as objects | memory held per message |");
-    console.log("|---|---:|---:|---:|---:|");
-    for (const r of rows) console.log(`| ${r.who} | ${r.mb.toFixed(1)} MB | ${r.open.toFixed(0)} ms | ${r.all.toFixed(0)} ms | ${r.per.toFixed(0)} B |`);
-    const st = rows[0];
-    console.log(`sessiontree ÷ the fastest peer: open ${(st.open / best("open")).toFixed(2)}× (target ≤ 0.5×), full list ${((st.open + st.all) / Math.min(...peers.map((r) => r.open + r.all))).toFixed(2)}× from the file (target ≤ 1.0×); memory ÷ pi ${(st.per / pi.per).toFixed(2)}× (target ≤ 1.5×)`);
+    const st = rows[0], peers = rows.filter((r) => r.who !== "sessiontree" && r.who !== "floor");
+    const fl = rows.find((r) => r.who === "floor");
+    const ms = (x) => (x.med >= 100 ? x.med.toFixed(0) : x.med.toFixed(1)) + ` (${x.max >= 100 ? x.max.toFixed(0) : x.max.toFixed(1)})`;
+    const label = { open: "open: the last 50 messages as objects", full: "the full request list as objects", deep: `the list from a 10k-deep leaf, 50 times`, save: "save", regenerate: "1,000 regenerates at depth 1,000", build: "10k messages, one append each", mem1: "memory per message after the open", mem2: "… after the full list" };
+    console.log(`\n== ${N.toLocaleString("en")} messages on the path + ${ABANDONED.toLocaleString("en")} abandoned replies; ${where}; medians of ${ROUNDS} rounds after ${WARMUP} thrown away (the slowest in brackets); ratio = sessiontree ÷ the fastest peer, and ÷ the floor`);
+    console.log(`| workload | ${rows.map((r) => `${r.who} (${r.mb.toFixed(1)} MB)`).join(" | ")} | ÷ fastest peer | ÷ floor |`);
+    console.log(`|---|${rows.map(() => "---:").join("|")}|---:|---:|`);
+    for (const s of STEPS) {
+      const unit = s.startsWith("mem") ? (x) => `${x.med.toFixed(0)} B` : ms;
+      const have = peers.filter((r) => r[s]);
+      const best = have.length ? Math.min(...have.map((r) => r[s].med)) : NaN;
+      const ratio = (x) => (Number.isFinite(x) ? x.toFixed(2) + "×" : "");
+      console.log(`| ${label[s]} | ${rows.map((r) => (r[s] ? unit(r[s]) : "")).join(" | ")} | ${ratio(st[s].med / best)} | ${fl[s] ? ratio(st[s].med / fl[s].med) : ""} |`);
+    }
   }
 }
 
+// conversation makes the bench's conversation, in every file format: N
+// messages on the active path and ABANDONED earlier replies regenerated
+// (spread evenly), in the order a user makes them, each a millisecond after
+// the one before; sessiontree saves it, and each tool's file is written from
+// that file here as the tool writes its own (ids, parents, messages, times;
+// sessiontree's exporters would add what they keep to read an export back
+// exactly, and take a while over 2,000 branches).
+async function conversation() {
+  const { init, SessionTree } = await import("../sessiontree.js");
+  await init();
+  const say = (i) => ({ role: i % 2 ? "assistant" : "user", content: `message ${i}: ` + "a sentence of an ordinary chat reply, ".repeat(6) });
+  const t = new SessionTree();
+  const every = Math.floor(N / ABANDONED);
+  let at = 1;
+  for (let i = 0; i < N; i++) {
+    const id = t.append(say(i), at++);
+    if (i % every === every - 1) t.regenerate(id, say(i), at++);
+  }
+  const st = t.save();
+  const abandoned = t.branches().length - 1;
+  t.free();
+  if (abandoned !== ABANDONED) throw new Error(`the conversation has ${abandoned} abandoned replies, want ${ABANDONED}`);
+  const file = JSON.parse(st);
+  const nodes = Object.values(file.nodes).sort((a, b) => a.created_at_ms - b.created_at_ms);
+  const leaf = file.branches[file.active_branch].leaf;
+  if (nodes[nodes.length - 1].id !== leaf) throw new Error("the active leaf is not the newest message");
+  const iso = (ms) => new Date(ms).toISOString();
+  const text = (m) => m.content;
+  const pi = [JSON.stringify({ type: "session", version: 3, id: file.root + "-session", timestamp: iso(1), cwd: "" })];
+  for (const n of nodes) {
+    const message = { role: n.message.role, content: [{ type: "text", text: text(n.message) }], ...(n.message.role === "assistant" ? { stopReason: "stop" } : {}), timestamp: n.created_at_ms };
+    pi.push(JSON.stringify({ type: "message", id: n.id, parentId: n.parent ?? null, timestamp: iso(n.created_at_ms), message }));
+  }
+  const NONE = "00000000-0000-0000-0000-000000000000";
+  const librechat = {
+    conversationId: file.root, endpoint: "openAI", title: "message 0",
+    messages: nodes.map((n) => ({ messageId: n.id, parentMessageId: n.parent ?? NONE, conversationId: file.root, sender: n.message.role, isCreatedByUser: n.message.role === "user", createdAt: iso(n.created_at_ms), text: text(n.message) })),
+  };
+  const mapping = { "client-created-root": { id: "client-created-root", message: null, parent: null, children: [file.root] } };
+  for (const n of nodes) {
+    mapping[n.id] = {
+      id: n.id,
+      message: { id: n.id, author: { role: n.message.role, name: null, metadata: {} }, create_time: n.created_at_ms / 1000, update_time: null, content: { content_type: "text", parts: [text(n.message)] }, status: "finished_successfully", end_turn: n.message.role === "assistant" ? true : null, weight: 1.0, metadata: {}, recipient: "all", channel: null },
+      parent: n.parent ?? "client-created-root",
+      children: n.children ?? [],
+    };
+  }
+  const chatgpt = [{ title: "message 0", create_time: 0.001, update_time: nodes[nodes.length - 1].created_at_ms / 1000, conversation_id: file.root, id: file.root, mapping, current_node: leaf }];
+  return { sessiontree: st, pi: pi.join("\n") + "\n", librechat: JSON.stringify(librechat), chatgpt: JSON.stringify(chatgpt) };
+}
+
 // chromium starts headless Chromium for the page runs: each run a fresh
-// browser context whose page fetches the file (not timed), warms up as the Node
-// run does, then opens it (contenders.js); memory is the JS heap (CDP, after a
+// browser context whose page fetches the file (not timed), warms up as the
+// Node run does, then runs the steps; memory is the JS heap (CDP, after a
 // collection) and the module's memory, as in Node.
 async function chromium(dir) {
   const { chromium } = createRequire(path.join(repo, ".tools", "package.json"))("playwright-core");
@@ -103,19 +196,17 @@ async function chromium(dir) {
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
   });
   const html = `<!doctype html><meta charset="utf-8"><title>bench-peers</title><script type="module">
-import { warm, contend } from "/js/bench/contenders.js";
-let bytes, st = null, base = 0, kept;
-window.prepare = async (who) => {
-  bytes = new Uint8Array(await (await fetch("/file/" + who)).arrayBuffer());
-  if (who === "sessiontree") { st = await import("/js/sessiontree.js"); await st.init(); }
-  warm(who, st);
-  if (st) base = st.memoryUsage().main;
+import { contender, warm } from "/js/bench/contenders.js";
+let c, env;
+window.prepare = async (who, file, n) => {
+  const bytes = new Uint8Array(await (await fetch("/file/" + file)).arrayBuffer());
+  env = { n, bytes: () => bytes, write: (s) => { window.sunk = s.length; } };
+  if (who === "sessiontree") { env.st = await import("/js/sessiontree.js"); await env.st.init(); }
+  warm(who, env);
+  c = contender(who, env);
 };
-window.go = (who) => {
-  const r = contend(who, bytes, st);
-  kept = r;
-  return { open: r.open, all: r.all, last50: r.last50.length, full: r.full.length, wasm: st ? st.memoryUsage().main - base : 0 };
-};
+window.step = (s) => c[s]();
+window.wasm = () => (env.st ? env.st.memoryUsage().main : 0);
 window.ready = true;
 </script>`;
   // A loopback server for the page: the file is fetched over HTTP (a route
@@ -142,17 +233,21 @@ window.ready = true;
         page.setDefaultTimeout(600000);
         await page.goto(`${origin}/`);
         await page.waitForFunction(() => window.ready === true);
-        await page.evaluate((w) => window.prepare(w), who);
+        await page.evaluate(([w, f, n]) => window.prepare(w, f, n), [who, FILE[who], N]);
         const cdp = await ctx.newCDPSession(page);
-        const heap = async () => {
+        const memory = async () => {
           await cdp.send("HeapProfiler.collectGarbage");
-          return (await cdp.send("Runtime.getHeapUsage")).usedSize;
+          return (await cdp.send("Runtime.getHeapUsage")).usedSize + (await page.evaluate(() => window.wasm()));
         };
-        const h0 = await heap();
-        const r = await page.evaluate((w) => window.go(w), who);
-        const held = (await heap()) - h0 + r.wasm;
-        if (r.last50 !== 50 || r.full < N) throw new Error(`${who} in Chromium: ${r.last50} last, ${r.full} in the list`);
-        return { open: r.open, all: r.all, perMessage: held / N };
+        const step = (s) => page.evaluate((x) => window.step(x), s);
+        const base = await memory();
+        const r = {};
+        r.open = await step("open");
+        r.mem1 = ((await memory()) - base) / N;
+        r.full = await step("full");
+        r.mem2 = ((await memory()) - base) / N;
+        for (const s of ["deep", "save", "regenerate", "build"]) r[s] = await step(s);
+        return r;
       } finally {
         await ctx.close();
       }

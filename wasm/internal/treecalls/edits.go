@@ -13,10 +13,12 @@ func appendMessage(r *Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	before, branch := r.tree.Version(), r.tree.ActiveBranch()
 	id, err := r.tree.Append(msg, r.at)
 	if err != nil {
 		return nil, err
 	}
+	r.entry.list.noteAppend(r.tree, before, branch)
 	r.sent(msg)
 	return text(id), nil
 }

@@ -15,6 +15,8 @@ type entry struct {
 	tracking bool
 	// helper: what helperRows last told the interchange helper's copy.
 	helper helperCopy
+	// list: the path JS holds from its last project "since" call.
+	list listMemo
 }
 
 // trees holds every live tree by handle. Handle 0 is never used: it means

@@ -14,25 +14,101 @@ var (
 )
 
 // project returns the messages of argument 0's branch (the active one when
-// there is no argument) as slots: a little-endian uint32 count, the slots, then
-// for each slot new to JS, in slot order, where its message's bytes are in the
-// module's memory, as a uint32 address and a uint32 length. JS reads them there,
-// before its next call (the slot table holds every message it numbered, so the
-// bytes stay where they are): a first projection of a loaded tree copies none
-// of the file's messages into a result buffer, which would then stay that big.
-// (In a native build, as in tests, the address is the low 32 bits of one.)
+// there is no argument, or it is empty) as slots: a little-endian uint32 count,
+// the slots, then for each slot new to JS, in slot order, where its message's
+// bytes are in the module's memory, as a uint32 address and a uint32 length. JS
+// reads them there, before its next call (the slot table holds every message it
+// numbered, so the bytes stay where they are): a first projection of a loaded
+// tree copies none of the file's messages into a result buffer, which would
+// then stay that big. (In a native build, as in tests, the address is the low
+// 32 bits of one.)
+//
+// With argument 1, JS says how long the list it holds from the previous call
+// with one is (decimal; "" or "0" when it holds none): when that list is still
+// the start of the path (nothing changed since, or only appends to that
+// branch: see listMemo), the answer is the messages after it, followed by a
+// uint32 of how many of the list stay; otherwise the whole path, followed by
+// 0. JS asks so for linearProjection, and hands back a copy of its list.
 func project(r *Request) ([]byte, error) {
 	branch := r.tree.ActiveBranch()
-	if len(r.args) > 0 {
+	if len(r.args) > 0 && len(r.args[0]) > 0 {
 		branch = string(r.args[0])
 	}
+	memo := &r.entry.list
+	if len(r.args) < 2 {
+		*memo = listMemo{}
+		return projectAll(r, branch, 0)
+	}
+	held := 0
+	if len(r.args[1]) > 0 {
+		var err error
+		if held, err = countArg(r, 1, "held"); err != nil {
+			return nil, err
+		}
+	}
+	if kept, ok := memo.kept(r.tree, branch); ok && held > 0 && kept == held {
+		n, err := r.tree.PathLen(branch)
+		if err == nil && n >= kept {
+			ids, msgs, err := r.tree.AppendTailOf(windowIDs[:0], path[:0], branch, 0, n-kept)
+			windowIDs, path = ids, msgs
+			defer clear(msgs)
+			defer clear(ids)
+			if err == nil {
+				*memo = listMemo{valid: true, version: r.tree.Version(), branch: branch, n: n}
+				return appendUint32(slotted(r.slots, msgs, 4), uint32(kept)), nil
+			}
+		}
+	}
+	*memo = listMemo{}
+	b, err := projectAll(r, branch, 4)
+	if err != nil {
+		return nil, err
+	}
+	*memo = listMemo{valid: true, version: r.tree.Version(), branch: branch, n: int(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24)}
+	return appendUint32(b, 0), nil
+}
+
+// projectAll writes the messages of the branch's path as slots (see project),
+// with room for extra more bytes after them.
+func projectAll(r *Request, branch string, extra int) ([]byte, error) {
 	msgs, err := r.tree.AppendProjectionOf(path[:0], branch)
 	path = msgs
 	defer clear(msgs) // the buffer must not keep a freed tree's messages alive
 	if err != nil {
 		return nil, err
 	}
-	return slotted(r.slots, msgs, 0), nil
+	return slotted(r.slots, msgs, extra), nil
+}
+
+// listMemo is what the last project call of a tree with a held length handed
+// JavaScript:
+// the path of branch, n messages long, at the tree's version. An append to
+// that branch while the memo holds moves the memo's version along with the
+// tree's (noteAppend): the list JS holds is then still the start of the path,
+// which goes on by the appended messages. Any other change leaves the version
+// behind, and the next call sends the whole path.
+type listMemo struct {
+	valid   bool
+	version uint64
+	branch  string
+	n       int
+}
+
+// kept returns how many messages of the list JS holds are still the start of
+// branch's path.
+func (m *listMemo) kept(t *core.Tree, branch string) (int, bool) {
+	if !m.valid || m.version != t.Version() || m.branch != branch {
+		return 0, false
+	}
+	return m.n, true
+}
+
+// noteAppend is told of an append to the active branch, which was at version
+// before it: the memo holds on when it held then.
+func (m *listMemo) noteAppend(t *core.Tree, before uint64, branch string) {
+	if m.valid && m.version == before && m.branch == branch {
+		m.version = t.Version()
+	}
 }
 
 // slotted writes msgs as slots (see project), with room for extra more bytes

@@ -2,6 +2,7 @@ package treecalls
 
 import (
 	"encoding/binary"
+	"strings"
 	"testing"
 )
 
@@ -66,5 +67,46 @@ func TestAProjectionSendsEachMessageItsSlotOnceAndOnlyUnseenBytes(t *testing.T) 
 	slots, sent = projection(t, must(t, "project", h))
 	if len(slots) != 3 || slots[0] != 0 || len(sent) != 3 {
 		t.Fatalf("after prune: slots %v, sent %q", slots, sent)
+	}
+}
+
+// held splits a project result asked with a held length into the slots sent
+// and how many messages of the held list stay.
+func held(t *testing.T, res string) (slots []uint32, kept uint32) {
+	t.Helper()
+	kept = binary.LittleEndian.Uint32([]byte(res[len(res)-4:]))
+	slots, _ = projection(t, res[:len(res)-4])
+	return slots, kept
+}
+
+func TestAProjectionBuildsOnTheListJSHoldsOnlyWhileOnlyAppendsFollowed(t *testing.T) {
+	h := handleOf(t, must(t, "fromLinear", 0, `[{"role":"user","content":"a"},{"role":"assistant","content":"b"}]`))
+	if slots, kept := held(t, must(t, "project", h, "", "")); len(slots) != 2 || kept != 0 {
+		t.Fatalf("first: slots %v, kept %d; want the path, 0", slots, kept)
+	}
+	if slots, kept := held(t, must(t, "project", h, "", "2")); len(slots) != 0 || kept != 2 {
+		t.Fatalf("unchanged: slots %v, kept %d; want none, 2", slots, kept)
+	}
+	must(t, "append", h, `{"role":"user","content":"c"}`)
+	must(t, "append", h, `{"role":"assistant","content":"d"}`)
+	if slots, kept := held(t, must(t, "project", h, "", "2")); len(slots) != 2 || slots[0] != 2 || kept != 2 {
+		t.Fatalf("after two appends: slots %v, kept %d; want slots 2 and 3, 2", slots, kept)
+	}
+	if slots, kept := held(t, must(t, "project", h, "", "3")); len(slots) != 4 || kept != 0 {
+		t.Fatalf("JS holds another length: slots %v, kept %d; want the path, 0", slots, kept)
+	}
+	first := strings.Split(must(t, "pathOf", h), "\n")[1]
+	must(t, "rewind", h, first) // any other change: the whole path again
+	must(t, "append", h, `{"role":"user","content":"e"}`)
+	must(t, "append", h, `{"role":"assistant","content":"f"}`)
+	must(t, "append", h, `{"role":"user","content":"g"}`)
+	if slots, kept := held(t, must(t, "project", h, "", "4")); len(slots) != 5 || kept != 0 {
+		t.Fatalf("after a rewind and three appends: slots %v, kept %d; want the 5-message path, 0", slots, kept)
+	}
+	if slots, kept := held(t, must(t, "project", h, "", "5")); len(slots) != 0 || kept != 5 {
+		t.Fatalf("unchanged again: slots %v, kept %d; want none, 5", slots, kept)
+	}
+	if slots, kept := held(t, must(t, "project", h, "branch-1", "5")); len(slots) != 4 || kept != 0 {
+		t.Fatalf("another branch: slots %v, kept %d; want its 4-message path, 0", slots, kept)
 	}
 }
