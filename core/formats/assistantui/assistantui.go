@@ -120,8 +120,8 @@ func Export(t *core.Tree) ([]byte, error) {
 		return nil, err
 	}
 	out := []byte(`{"headId":`)
-	if leaf := activeLeaf(t); leaf != "" {
-		out = rawjson.AppendString(out, leaf)
+	if b, _ := t.LookupBranch(t.ActiveBranch()); b.Leaf != "" {
+		out = rawjson.AppendString(out, b.Leaf)
 	} else {
 		out = append(out, "null"...)
 	}
@@ -147,15 +147,6 @@ func Export(t *core.Tree) ([]byte, error) {
 	out = append(out, `],"sessiontree":`...)
 	out = append(out, convert.TreeExt(t)...)
 	return append(out, '}'), nil
-}
-
-func activeLeaf(t *core.Tree) string {
-	for _, b := range t.Branches() {
-		if b.Name == t.ActiveBranch() {
-			return b.Leaf
-		}
-	}
-	return ""
 }
 
 // Own reports whether m is a stored ThreadMessage: a role of the three and
@@ -184,7 +175,11 @@ func record(t *core.Tree, n core.Node) []byte {
 		role = "assistant"
 	}
 	var parts [][]byte
-	calls := map[string]int{} // call id → its part, for a result in the same message
+	type made struct {
+		at   int // its part's index
+		call chat.Part
+	}
+	calls := map[string]made{} // by call id: a call, for its result in the same message
 	for _, p := range turn.Parts {
 		switch p.Kind {
 		case chat.Text:
@@ -192,12 +187,11 @@ func record(t *core.Tree, n core.Node) []byte {
 		case chat.Thinking:
 			parts = append(parts, convert.NewObject(nil).String("type", "reasoning").String("text", p.Text).Bytes())
 		case chat.ToolCall:
-			calls[p.CallID] = len(parts)
+			calls[p.CallID] = made{len(parts), p}
 			parts = append(parts, toolCall(p.CallID, p.Name, p.Args, nil))
 		case chat.ToolResult:
-			if i, ok := calls[p.CallID]; ok && p.CallID != "" {
-				c := turn.Parts[callIndex(turn.Parts, p.CallID)]
-				parts[i] = toolCall(c.CallID, c.Name, c.Args, &p)
+			if c, ok := calls[p.CallID]; ok && p.CallID != "" {
+				parts[c.at] = toolCall(c.call.CallID, c.call.Name, c.call.Args, &p)
 				continue
 			}
 			parts = append(parts, toolCall(p.CallID, p.Name, "{}", &p)) // its call is in another message
@@ -218,21 +212,12 @@ func record(t *core.Tree, n core.Node) []byte {
 	return o.Bytes()
 }
 
-func callIndex(parts []chat.Part, id string) int {
-	for i, p := range parts {
-		if p.Kind == chat.ToolCall && p.CallID == id {
-			return i
-		}
-	}
-	return 0
-}
-
 // toolCall writes a "tool-call" part: its arguments as an object (an
 // argument text that is not a JSON object goes as {} with the text in
 // argsText) and, with a result, the result's text (isError when it failed).
 func toolCall(id, name, args string, result *chat.Part) []byte {
-	argsObj := []byte(args)
-	if !rawjson.Valid(argsObj) || len(bytes.TrimSpace(argsObj)) == 0 || bytes.TrimSpace(argsObj)[0] != '{' {
+	argsObj := bytes.TrimSpace([]byte(args))
+	if len(argsObj) == 0 || argsObj[0] != '{' || !rawjson.Valid(argsObj) {
 		argsObj = []byte("{}")
 	}
 	o := convert.NewObject(nil).String("type", "tool-call").String("toolCallId", id).String("toolName", name).Raw("args", argsObj).String("argsText", args)
