@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -163,25 +164,71 @@ func TestAHeadThatWentAwayHoldsTheLineForSecondsNotTheWholeHold(t *testing.T) {
 }
 
 // slowNet delays every request by a millisecond, as a network does: the
-// writers of a test overlap as they do over HTTP.
-type slowNet struct{ http.Handler }
+// writers of a test overlap as they do over HTTP. It numbers the requests
+// as they reach the server, after the delay: seq counts them, and arrived
+// keeps the number of each writer's first write (headerTestWriter), so that
+// a test can tell the order in which writers came from the order in which
+// their goroutines happened to run.
+type slowNet struct {
+	http.Handler
+	seq     *atomic.Int64
+	mu      *sync.Mutex
+	arrived map[string]int64
+}
+
+// headerTestWriter names a test's writer to slowNet; the server ignores it.
+const headerTestWriter = "X-Test-Writer"
+
+func newSlowNet(h http.Handler) slowNet {
+	return slowNet{h, new(atomic.Int64), new(sync.Mutex), map[string]int64{}}
+}
 
 func (s slowNet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	time.Sleep(time.Millisecond)
+	n := s.seq.Add(1)
+	if who := r.Header.Get(headerTestWriter); who != "" && r.Method == "POST" {
+		s.mu.Lock()
+		if _, ok := s.arrived[who]; !ok {
+			s.arrived[who] = n
+		}
+		s.mu.Unlock()
+	}
 	s.Handler.ServeHTTP(w, r)
+}
+
+// etagVersion is the version an ETag names ("7-3fa2…": 7): the order in
+// which the writes went in.
+func etagVersion(t *testing.T, etag string) int64 {
+	t.Helper()
+	s := strings.TrimPrefix(strings.Trim(etag, `W/"`), `"`)
+	if i := strings.IndexByte(s, '-'); i > 0 {
+		s = s[:i]
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		t.Fatalf("ETag %q names no version", etag)
+	}
+	return v
 }
 
 // Issue 25 §3: 32 plain HTTP clients appending with If-Match and reading
 // the tree again on 412, none of them sending ClientHeader: each gets a write
-// in within 5 s, first come first served: nobody writes a third time before
-// the last has written once.
+// in within 5 s, first come first served: a writer that came for its third
+// write does not get it before every writer that had come earlier (its first
+// write reached the server before the third one was asked for) has written
+// once. Order is the server's: arrivals as slowNet numbers them, writes by
+// the version of the ETag they made, so a goroutine the scheduler starts
+// late is not taken for a writer that was passed over.
 func TestPlainIfMatchWritersWithoutANameAllGetTurns(t *testing.T) {
 	f := newFabric(t)
-	c := newClient(t, slowNet{f}, "alice")
+	net := newSlowNet(f)
+	c := newClient(t, net, "alice")
 	id := c.create("")
 	const writers = 32
 	var mu sync.Mutex
-	var order []int // the writer of each write that went in
+	firstV := make([]int64, writers) // the version of each writer's first write
+	thirdV := make([]int64, writers) // of its third
+	asked3 := make([]int64, writers) // slowNet's count when it asked for its third
 	first := make([]time.Duration, writers)
 	var ready, wg sync.WaitGroup
 	ready.Add(writers)
@@ -191,21 +238,27 @@ func TestPlainIfMatchWritersWithoutANameAllGetTurns(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			who := strconv.Itoa(i)
 			etag := c.do("GET", "/v1/trees/"+id, "").header.Get("ETag")
 			ready.Done()
 			<-begin
 			for wrote := 0; wrote < 3 && time.Since(start) < 5*time.Second; {
-				r := c.do("POST", "/v1/trees/"+id+"/ops", appendOps, "If-Match", etag)
+				r := c.do("POST", "/v1/trees/"+id+"/ops", appendOps, "If-Match", etag, headerTestWriter, who)
 				switch r.status {
 				case 200:
+					etag = r.header.Get("ETag")
+					v := etagVersion(t, etag)
 					mu.Lock()
-					order = append(order, i)
-					if wrote == 0 {
-						first[i] = time.Since(start)
+					switch wrote {
+					case 0:
+						first[i], firstV[i] = time.Since(start), v
+					case 1:
+						asked3[i] = net.seq.Load() // its next write comes after this
+					case 2:
+						thirdV[i] = v
 					}
 					mu.Unlock()
 					wrote++
-					etag = r.header.Get("ETag")
 				case 412:
 					etag = c.do("GET", "/v1/trees/"+id, "").header.Get("ETag")
 				default:
@@ -219,13 +272,16 @@ func TestPlainIfMatchWritersWithoutANameAllGetTurns(t *testing.T) {
 	start = time.Now()
 	close(begin)
 	wg.Wait()
-	counts := make([]int, writers)
-	seen := 0
-	for _, w := range order {
-		if counts[w]++; counts[w] == 1 {
-			seen++
-		} else if counts[w] == 3 && seen < writers {
-			t.Errorf("writer %d wrote a third time when %d of %d had written once", w, seen, writers)
+	for w := range writers {
+		if thirdV[w] == 0 {
+			continue
+		}
+		for x := range writers {
+			came, ok := net.arrived[strconv.Itoa(x)]
+			if ok && came < asked3[w] && (firstV[x] == 0 || firstV[x] > thirdV[w]) {
+				t.Errorf("writer %d wrote a third time (version %d) before writer %d, which came earlier, wrote once (version %d)",
+					w, thirdV[w], x, firstV[x])
+			}
 		}
 	}
 	for i, d := range first {
@@ -233,5 +289,5 @@ func TestPlainIfMatchWritersWithoutANameAllGetTurns(t *testing.T) {
 			t.Errorf("writer %d got no write in within 5 s", i)
 		}
 	}
-	t.Logf("%d writes; the last first write after %v", len(order), slices.Max(first))
+	t.Logf("the last first write after %v", slices.Max(first))
 }
