@@ -90,3 +90,30 @@ func (t *Tree) SpliceForLinearExport() (Splice, error) {
 	}
 	return out, nil
 }
+
+// BranchSummaries returns the summary of branch (nil when it has none), the
+// summaries of the other branches in name order, and how many other branches
+// have none: what a request's note says of the branches it does not send. It
+// sorts the summarized branches only (a chat that forked 40,000 times and
+// summarized 3 sorts 3).
+func (t *Tree) BranchSummaries(branch string) (own *Summary, others []Summary, unsummarized int) {
+	var names []string
+	for name, b := range t.branches {
+		switch {
+		case name == branch:
+			if b.summary != nil {
+				s := *b.summary
+				own = &s
+			}
+		case b.summary == nil:
+			unsummarized++
+		default:
+			names = append(names, name)
+		}
+	}
+	sortStrings(names)
+	for _, name := range names {
+		others = append(others, *t.branches[name].summary)
+	}
+	return own, others, unsummarized
+}

@@ -232,22 +232,13 @@ func ProjectTree(t *core.Tree, branch string, api API, opts Options) (Request, e
 	m := memoOf(t, keepThinking)
 	note := &noteInput{at: -1}
 	if opts.Budget > 0 {
-		for _, b := range t.Branches() {
-			switch {
-			case b.Name == branch:
-				if b.Summary != nil {
-					s := *b.Summary
-					note.own = &s
-				}
-			case opts.Summaries != nil:
-			case b.Summary != nil:
-				note.others = append(note.others, *b.Summary)
-			default:
-				note.unsummarized++
-			}
-		}
+		var others []core.Summary
+		note.own, others, note.unsummarized = t.BranchSummaries(branch)
 		if opts.Summaries == nil {
-			opts.Summaries = note.others
+			note.others = others
+			opts.Summaries = others
+		} else {
+			note.unsummarized = 0
 		}
 	}
 	if note.own != nil {
