@@ -247,7 +247,22 @@ async function measure(browser, base, c, errors) {
   // the text is painted, until the request is on the wire, until the first
   // reply token is painted, until stored; the longest task from submit to the
   // reply's end.
+  // BENCH_HUGE_PROFILE=DIR: the page's CPU profile of the sends, and of the
+  // switches, written there (.cpuprofile, for DevTools or js/bench/profsum.mjs).
+  const profile = async (what, run) => {
+    const dir = process.env.BENCH_HUGE_PROFILE;
+    if (!dir) return run();
+    await cdp.send("Profiler.enable");
+    await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
+    await cdp.send("Profiler.start");
+    try { return await run(); } finally {
+      const { profile: p } = await cdp.send("Profiler.stop");
+      await fs.mkdir(dir, { recursive: true });
+      await fs.writeFile(path.join(dir, `${c.shape}-${c.n}-${what}.cpuprofile`), JSON.stringify(p));
+    }
+  };
   const sends = [];
+  await profile("send", async () => {
   for (let k = 0; k < SENDS; k++) {
     sends.push(await page.evaluate(async (text) => {
       const frame = () => new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
@@ -271,6 +286,7 @@ async function measure(browser, base, c, errors) {
       return { sync, shown, wire, token, stored, longest: window.__longest(t0, performance.now()) };
     }, `bench send ${k}`));
   }
+  });
   r.sendSyncMax = Math.max(...sends.map((s) => s.sync));
   r.sendStoredMax = Math.max(...sends.map((s) => s.stored));
   r.sendSync = median(sends.map((s) => s.sync));
@@ -296,6 +312,7 @@ async function measure(browser, base, c, errors) {
   // ‹ › at the fork (the reply of each send made the path 2 longer; the fork stays at its index).
   const switches = [];
   const s0 = await page.evaluate(() => performance.now());
+  await profile("switch", async () => {
   for (let k = 0; k < SWITCHES; k++) {
     switches.push(await page.evaluate(async ({ i, dir }) => {
       const t0 = performance.now();
@@ -304,6 +321,7 @@ async function measure(browser, base, c, errors) {
       return performance.now() - t0;
     }, { i: c.forkIndex, dir: k % 2 ? "prev" : "next" }));
   }
+  });
   r.switch = median(switches);
   r.switchMax = Math.max(...switches);
   r.switchLongest = await page.evaluate((s0) => window.__longest(s0, performance.now()), s0);
