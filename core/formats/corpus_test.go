@@ -337,3 +337,25 @@ func TestInteropForeignFilesAreRefused(t *testing.T) {
 		}
 	}
 }
+
+// The assistant-ui export of every file of both corpora keeps the rules of
+// assistant-ui's runtime (checkAssistantUIExport; js/test/corpus-judges.mjs
+// runs assistant-ui itself on the same exports).
+func TestCorpusAssistantUIExportsAreWhatAssistantUIsRuntimeLoads(t *testing.T) {
+	n := 0
+	for _, f := range corpus.Files(t, "interop/*", "interop-new/*") {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, _, err := formats.Import(formats.Auto, data)
+		if err != nil {
+			continue // interop/foreign: other tools' formats (TestInteropForeignFilesAreRefused)
+		}
+		checkAssistantUIExport(t, filepath.Base(f), tr)
+		n++
+	}
+	if n < 39 {
+		t.Fatalf("%d corpus files imported, want at least 39", n)
+	}
+}

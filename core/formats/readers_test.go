@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -298,4 +299,130 @@ func contains(s []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// assistant-ui's LocalRuntime imports what its history adapter loads into its
+// MessageRepository without converting it (@assistant-ui/core 0.3.35,
+// runtimes/local/local-thread-runtime-core.js, runtime/utils/
+// message-repository.js), so every message must already be the ThreadMessage
+// its types (types/message.d.ts) describe and fromThreadMessageLike
+// (runtime/utils/thread-message-like.js) makes: an id (unique: the repository
+// keys messages by it), a createdAt; an assistant's parts text, reasoning,
+// tool-call (toolCallId, toolName, args an object, argsText), source, file,
+// image, data or generative-ui, its status, and metadata with unstable_state,
+// unstable_annotations, unstable_data, steps and custom; a user's parts text,
+// image, audio, file or data, its attachments, and metadata with custom and
+// no steps (fromThreadMessageLike throws "metadata.steps is only supported for
+// assistant messages"), nor unstable_*, timing or submittedFeedback; a system
+// message exactly one text part ("System messages must have exactly one text
+// message part"); status only on an assistant, attachments only on a user; an
+// image a data:image/, https: or blob: URL (it drops any other). The file's
+// headId is the message the thread opens at: the active branch's leaf.
+// js/test/corpus-judges.mjs runs the package itself on every corpus file.
+func TestAnAssistantUIExportIsWhatAssistantUIsRuntimeLoads(t *testing.T) {
+	for name, tr := range readerTrees(t) {
+		checkAssistantUIExport(t, name, tr)
+	}
+}
+
+func checkAssistantUIExport(t *testing.T, name string, tr *core.Tree) {
+	t.Helper()
+	out, err := formats.Export(tr, formats.AssistantUI)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var file struct {
+		HeadID   *string `json:"headId"`
+		Messages []struct {
+			Message  map[string]json.RawMessage `json:"message"`
+			ParentID *string                    `json:"parentId"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(out, &file); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if path, _ := tr.ActivePath(); len(path) > 0 && (file.HeadID == nil || *file.HeadID != path[len(path)-1]) {
+		t.Fatalf("%s: headId %v, the active leaf is %s", name, file.HeadID, path[len(path)-1])
+	}
+	if len(file.Messages) != tr.Len() {
+		t.Fatalf("%s: %d messages for %d nodes", name, len(file.Messages), tr.Len())
+	}
+	seen := map[string]bool{}
+	for _, item := range file.Messages {
+		m := item.Message
+		var id, role, created string
+		_ = json.Unmarshal(m["id"], &id)
+		_ = json.Unmarshal(m["role"], &role)
+		_ = json.Unmarshal(m["createdAt"], &created)
+		where := name + ": message " + id
+		if id == "" || seen[id] {
+			t.Fatalf("%s: no id, or an id twice", where)
+		}
+		if item.ParentID != nil && !seen[*item.ParentID] {
+			t.Fatalf("%s: parent %s is not an earlier message", where, *item.ParentID)
+		}
+		seen[id] = true
+		if _, err := time.Parse(time.RFC3339Nano, created); err != nil {
+			t.Fatalf("%s: createdAt %q", where, created)
+		}
+		var parts []map[string]json.RawMessage
+		if err := json.Unmarshal(m["content"], &parts); err != nil {
+			t.Fatalf("%s: content is not a list of parts", where)
+		}
+		allowed := map[string][]string{
+			"assistant": {"text", "reasoning", "tool-call", "source", "file", "image", "data", "generative-ui"},
+			"user":      {"text", "image", "audio", "file", "data"},
+			"system":    {"text"},
+		}[role]
+		if allowed == nil || (role == "system" && len(parts) != 1) {
+			t.Fatalf("%s: role %q with %d parts", where, role, len(parts))
+		}
+		for _, p := range parts {
+			var typ, image string
+			_ = json.Unmarshal(p["type"], &typ)
+			_ = json.Unmarshal(p["image"], &image)
+			if !contains(allowed, typ) {
+				t.Fatalf("%s: a %s message holds no %q part", where, role, typ)
+			}
+			var str string
+			switch typ {
+			case "text", "reasoning":
+				if json.Unmarshal(p["text"], &str) != nil {
+					t.Fatalf("%s: a %s part without a text", where, typ)
+				}
+			case "image":
+				if !strings.HasPrefix(image, "data:image/") && !strings.HasPrefix(image, "https://") && !strings.HasPrefix(image, "blob:") {
+					t.Fatalf("%s: image %.40q is dropped by assistant-ui", where, image)
+				}
+			case "tool-call":
+				var args map[string]any
+				var callID, toolName, argsText *string
+				_ = json.Unmarshal(p["toolCallId"], &callID)
+				_ = json.Unmarshal(p["toolName"], &toolName)
+				_ = json.Unmarshal(p["argsText"], &argsText)
+				if json.Unmarshal(p["args"], &args) != nil || args == nil || callID == nil || *callID == "" || toolName == nil || argsText == nil {
+					t.Fatalf("%s: tool-call part %s", where, mustJSON(p))
+				}
+			}
+		}
+		var meta map[string]json.RawMessage
+		if err := json.Unmarshal(m["metadata"], &meta); err != nil || meta == nil || meta["custom"] == nil {
+			t.Fatalf("%s: metadata %s has no custom", where, m["metadata"])
+		}
+		for _, k := range []string{"unstable_state", "unstable_annotations", "unstable_data", "steps"} {
+			if _, ok := meta[k]; ok != (role == "assistant") {
+				t.Fatalf("%s: a %s message's metadata with %s: %v", where, role, k, ok)
+			}
+		}
+		_, status := m["status"]
+		_, attachments := m["attachments"]
+		if status != (role == "assistant") || attachments != (role == "user") {
+			t.Fatalf("%s: a %s message with status %v, attachments %v", where, role, status, attachments)
+		}
+	}
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }
