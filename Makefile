@@ -46,7 +46,7 @@ test-core:
 ## native ones, and the assistant-ui and ai-sdk exports of the real-world files
 ## judged by those libraries (js/test/corpus-judges.mjs). SESSIONTREE_SHARED=/abs/path reads another folder.
 SESSIONTREE_SHARED ?= $(abspath $(CURDIR)/../shared)
-test-corpus: build
+test-corpus: tools build
 	@if [ ! -d "$(SESSIONTREE_SHARED)/testdata" ] || [ ! -d "$(SESSIONTREE_SHARED)/interop" ]; then \
 	  echo "no shared folder at $(SESSIONTREE_SHARED) (with testdata/ and interop/): make test-corpus SESSIONTREE_SHARED=/abs/path"; exit 1; fi
 	@echo "== corpus: go test -tags corpus ./core/... over $(SESSIONTREE_SHARED)/testdata and $(SESSIONTREE_SHARED)/interop"
