@@ -42,16 +42,19 @@ test-core:
 ## test-corpus: the corpus checks over the public sample files of ../shared/testdata
 ## and the real-world files of ../shared/interop (each folder's SOURCES.md), read
 ## where they are, never copied into the repository: core's tests built with the
-## tag corpus, and the interchange module's imports of the sample files against the
-## native ones. SESSIONTREE_SHARED=/abs/path reads another folder.
+## tag corpus, the interchange module's imports of the sample files against the
+## native ones, and the assistant-ui and ai-sdk exports of the real-world files
+## judged by those libraries (js/test/corpus-judges.mjs). SESSIONTREE_SHARED=/abs/path reads another folder.
 SESSIONTREE_SHARED ?= $(abspath $(CURDIR)/../shared)
-test-corpus: build
+test-corpus: tools build
 	@if [ ! -d "$(SESSIONTREE_SHARED)/testdata" ] || [ ! -d "$(SESSIONTREE_SHARED)/interop" ]; then \
 	  echo "no shared folder at $(SESSIONTREE_SHARED) (with testdata/ and interop/): make test-corpus SESSIONTREE_SHARED=/abs/path"; exit 1; fi
 	@echo "== corpus: go test -tags corpus ./core/... over $(SESSIONTREE_SHARED)/testdata and $(SESSIONTREE_SHARED)/interop"
 	@SESSIONTREE_SHARED="$(SESSIONTREE_SHARED)" $(GO) test -count=1 -tags corpus ./core/...
 	@echo "== corpus: the interchange module imports $(SESSIONTREE_SHARED)/testdata as core/formats does natively (node --test)"
 	@SESSIONTREE_SHARED="$(SESSIONTREE_SHARED)" node --test js/test/tree-interchange.test.js
+	@echo "== corpus: assistant-ui's and the AI SDK's own readers on the exports of every file of $(SESSIONTREE_SHARED)/interop and interop-new (node --test)"
+	@SESSIONTREE_SHARED="$(SESSIONTREE_SHARED)" node --test js/test/corpus-judges.mjs
 
 # make test runs the corpus checks where the shared folder exists (CI has it),
 # and says so in one line where it does not (a fresh clone with nothing beside it).

@@ -337,3 +337,28 @@ func TestInteropForeignFilesAreRefused(t *testing.T) {
 		}
 	}
 }
+
+// The assistant-ui, SillyTavern and claude.ai exports of every file of both
+// corpora keep the rules of those tools' readers (readers_test.go;
+// js/test/corpus-judges.mjs runs assistant-ui itself on the same exports).
+func TestCorpusExportsAreWhatAssistantUISillyTavernAndClaudeAIRead(t *testing.T) {
+	n := 0
+	for _, f := range corpus.Files(t, "interop/*", "interop-new/*") {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, rep, err := formats.Import(formats.Auto, data)
+		if err != nil {
+			continue // interop/foreign: other tools' formats (TestInteropForeignFilesAreRefused)
+		}
+		name := filepath.Base(f)
+		checkAssistantUIExport(t, name, tr)
+		checkSillyTavernExport(t, name, tr)
+		checkClaudeAIExport(t, name, tr, rep.Format == formats.ClaudeAI)
+		n++
+	}
+	if n < 39 {
+		t.Fatalf("%d corpus files imported, want at least 39", n)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -298,4 +300,295 @@ func contains(s []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// assistant-ui's LocalRuntime imports what its history adapter loads into its
+// MessageRepository without converting it (@assistant-ui/core 0.3.35,
+// runtimes/local/local-thread-runtime-core.js, runtime/utils/
+// message-repository.js), so every message must already be the ThreadMessage
+// its types (types/message.d.ts) describe and fromThreadMessageLike
+// (runtime/utils/thread-message-like.js) makes: an id (unique: the repository
+// keys messages by it), a createdAt; an assistant's parts text, reasoning,
+// tool-call (toolCallId, toolName, args an object, argsText), source, file,
+// image, data or generative-ui, its status, and metadata with unstable_state,
+// unstable_annotations, unstable_data, steps and custom; a user's parts text,
+// image, audio, file or data, its attachments, and metadata with custom and
+// no steps (fromThreadMessageLike throws "metadata.steps is only supported for
+// assistant messages"), nor unstable_*, timing or submittedFeedback; a system
+// message exactly one text part ("System messages must have exactly one text
+// message part"); status only on an assistant, attachments only on a user; an
+// image a data:image/, https: or blob: URL (it drops any other). The file's
+// headId is the message the thread opens at: the active branch's leaf.
+// js/test/corpus-judges.mjs runs the package itself on every corpus file.
+func TestAnAssistantUIExportIsWhatAssistantUIsRuntimeLoads(t *testing.T) {
+	for name, tr := range readerTrees(t) {
+		checkAssistantUIExport(t, name, tr)
+	}
+}
+
+func checkAssistantUIExport(t *testing.T, name string, tr *core.Tree) {
+	t.Helper()
+	out, err := formats.Export(tr, formats.AssistantUI)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var file struct {
+		HeadID   *string `json:"headId"`
+		Messages []struct {
+			Message  map[string]json.RawMessage `json:"message"`
+			ParentID *string                    `json:"parentId"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(out, &file); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if path, _ := tr.ActivePath(); len(path) > 0 && (file.HeadID == nil || *file.HeadID != path[len(path)-1]) {
+		t.Fatalf("%s: headId %v, the active leaf is %s", name, file.HeadID, path[len(path)-1])
+	}
+	if len(file.Messages) != tr.Len() {
+		t.Fatalf("%s: %d messages for %d nodes", name, len(file.Messages), tr.Len())
+	}
+	seen := map[string]bool{}
+	for _, item := range file.Messages {
+		m := item.Message
+		var id, role, created string
+		_ = json.Unmarshal(m["id"], &id)
+		_ = json.Unmarshal(m["role"], &role)
+		_ = json.Unmarshal(m["createdAt"], &created)
+		where := name + ": message " + id
+		if id == "" || seen[id] {
+			t.Fatalf("%s: no id, or an id twice", where)
+		}
+		if item.ParentID != nil && !seen[*item.ParentID] {
+			t.Fatalf("%s: parent %s is not an earlier message", where, *item.ParentID)
+		}
+		seen[id] = true
+		if _, err := time.Parse(time.RFC3339Nano, created); err != nil {
+			t.Fatalf("%s: createdAt %q", where, created)
+		}
+		var parts []map[string]json.RawMessage
+		if err := json.Unmarshal(m["content"], &parts); err != nil {
+			t.Fatalf("%s: content is not a list of parts", where)
+		}
+		allowed := map[string][]string{
+			"assistant": {"text", "reasoning", "tool-call", "source", "file", "image", "data", "generative-ui"},
+			"user":      {"text", "image", "audio", "file", "data"},
+			"system":    {"text"},
+		}[role]
+		if allowed == nil || (role == "system" && len(parts) != 1) {
+			t.Fatalf("%s: role %q with %d parts", where, role, len(parts))
+		}
+		for _, p := range parts {
+			var typ, image string
+			_ = json.Unmarshal(p["type"], &typ)
+			_ = json.Unmarshal(p["image"], &image)
+			if !contains(allowed, typ) {
+				t.Fatalf("%s: a %s message holds no %q part", where, role, typ)
+			}
+			var str string
+			switch typ {
+			case "text", "reasoning":
+				if json.Unmarshal(p["text"], &str) != nil {
+					t.Fatalf("%s: a %s part without a text", where, typ)
+				}
+			case "image":
+				if !strings.HasPrefix(image, "data:image/") && !strings.HasPrefix(image, "https://") && !strings.HasPrefix(image, "blob:") {
+					t.Fatalf("%s: image %.40q is dropped by assistant-ui", where, image)
+				}
+			case "tool-call":
+				var args map[string]any
+				var callID, toolName, argsText *string
+				_ = json.Unmarshal(p["toolCallId"], &callID)
+				_ = json.Unmarshal(p["toolName"], &toolName)
+				_ = json.Unmarshal(p["argsText"], &argsText)
+				if json.Unmarshal(p["args"], &args) != nil || args == nil || callID == nil || *callID == "" || toolName == nil || argsText == nil {
+					t.Fatalf("%s: tool-call part %s", where, mustJSON(p))
+				}
+			}
+		}
+		var meta map[string]json.RawMessage
+		if err := json.Unmarshal(m["metadata"], &meta); err != nil || meta == nil || meta["custom"] == nil {
+			t.Fatalf("%s: metadata %s has no custom", where, m["metadata"])
+		}
+		for _, k := range []string{"unstable_state", "unstable_annotations", "unstable_data", "steps"} {
+			if _, ok := meta[k]; ok != (role == "assistant") {
+				t.Fatalf("%s: a %s message's metadata with %s: %v", where, role, k, ok)
+			}
+		}
+		_, status := m["status"]
+		_, attachments := m["attachments"]
+		if status != (role == "assistant") || attachments != (role == "user") {
+			t.Fatalf("%s: a %s message with status %v, attachments %v", where, role, status, attachments)
+		}
+	}
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// SillyTavern's chat loading (SillyTavern ba6f7b7): /api/chats/get
+// (src/endpoints/chats.js) splits the file on "\n", JSON.parses each line and
+// silently drops one that fails; /import takes a .jsonl only when its first
+// line has user_name (or name); the client's getChat (public/script.js)
+// shifts that header off and reads chat_metadata (an object) from it, then
+// renders each message's mes (a string) by name and is_user, dates send_date
+// through parseTimestamp (public/scripts/utils.js: Unix ms, "2024-6-5 @14h
+// 56m 50s 682ms", "2024-7-12@01h31m37s", "June 19, 2023 2:20pm"; anything
+// else is an invalid date), and pages a message's swipes by swipe_id (an
+// index into swipes, whose entry is mes) with swipe_info, one per swipe.
+func TestASillyTavernExportIsWhatSillyTavernLoads(t *testing.T) {
+	for name, tr := range readerTrees(t) {
+		checkSillyTavernExport(t, name, tr)
+	}
+}
+
+var stDate = regexp.MustCompile(`^\d+$|(\w+)\s(\d{1,2}),\s(\d{4})\s(\d{1,2}):(\d{1,2})(am|pm)|(\d{4})-(\d{1,2})-(\d{1,2})@(\d{1,2})h(\d{1,2})m(\d{1,2})s|(\d{4})-(\d{1,2})-(\d{1,2}) @(\d{1,2})h (\d{1,2})m (\d{1,2})s (\d{1,3})ms`)
+
+func stDateOK(v json.RawMessage) bool {
+	var n float64
+	if json.Unmarshal(v, &n) == nil {
+		return n >= 0
+	}
+	var s string
+	return json.Unmarshal(v, &s) == nil && stDate.MatchString(s)
+}
+
+func checkSillyTavernExport(t *testing.T, name string, tr *core.Tree) {
+	t.Helper()
+	out, err := formats.Export(tr, formats.SillyTavern)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	for i, l := range lines {
+		var line map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(l), &line); err != nil || line == nil {
+			t.Fatalf("%s: line %d is not one JSON object (/get drops it): %v", name, i+1, err)
+		}
+		if i == 0 {
+			_, user := line["user_name"]
+			_, nm := line["name"]
+			if (!user && !nm) || line["mes"] != nil || (line["chat_metadata"] != nil && line["chat_metadata"][0] != '{') {
+				t.Fatalf("%s: header %s", name, l)
+			}
+			continue
+		}
+		var m struct {
+			Mes       *string           `json:"mes"`
+			Name      *string           `json:"name"`
+			IsUser    *bool             `json:"is_user"`
+			Swipes    *[]string         `json:"swipes"`
+			SwipeID   *int              `json:"swipe_id"`
+			SwipeInfo *[]map[string]any `json:"swipe_info"`
+		}
+		if err := json.Unmarshal([]byte(l), &m); err != nil || m.Mes == nil || m.Name == nil || m.IsUser == nil {
+			t.Fatalf("%s: line %d: mes, name or is_user missing or of the wrong type (%v)", name, i+1, err)
+		}
+		if d, ok := line["send_date"]; ok && !stDateOK(d) {
+			t.Fatalf("%s: line %d: send_date %s is no date parseTimestamp reads", name, i+1, d)
+		}
+		if m.Swipes == nil && m.SwipeID == nil {
+			continue
+		}
+		if m.Swipes == nil || m.SwipeID == nil || *m.SwipeID < 0 || *m.SwipeID >= len(*m.Swipes) || (*m.Swipes)[*m.SwipeID] != *m.Mes {
+			t.Fatalf("%s: line %d: swipe_id %v does not name mes among swipes", name, i+1, m.SwipeID)
+		}
+		if m.SwipeInfo != nil && len(*m.SwipeInfo) != len(*m.Swipes) {
+			t.Fatalf("%s: line %d: %d swipe_info for %d swipes", name, i+1, len(*m.SwipeInfo), len(*m.Swipes))
+		}
+	}
+}
+
+// claude.ai's importers: Cherry Studio's AnthropicImporter
+// (src/renderer/src/services/import/importers/AnthropicImporter.ts 06a9426)
+// takes a file only when every conversation has uuid, a chat_messages array
+// and created_at and no mapping; its ClaudeImporter (ClaudeImporter.ts
+// 117ddde) walks every message's content array (a message without one fails
+// its conversation; a tool_use needs its name, a thinking block its
+// "thinking") and imports the path from current_leaf_message_uuid up the
+// parent_message_uuid links; polylogue's ClaudeAISession
+// (polylogue/sources/providers/claude_ai.py d250e57) requires uuid, name,
+// created_at and updated_at strings on a conversation and uuid, text and
+// sender strings on every message. A claude.ai file's own messages are
+// written back as they were (ownFile), older ones without a content array
+// and a damaged one without a sender (both readers refuse the original too).
+func TestAClaudeAIExportIsWhatItsImportersRead(t *testing.T) {
+	for name, tr := range readerTrees(t) {
+		checkClaudeAIExport(t, name, tr, strings.HasPrefix(name, "claudeai/"))
+	}
+}
+
+func checkClaudeAIExport(t *testing.T, name string, tr *core.Tree, ownFile bool) {
+	t.Helper()
+	out, err := formats.Export(tr, formats.ClaudeAI)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	type block struct {
+		Type     string  `json:"type"`
+		Name     *string `json:"name"`
+		Thinking *string `json:"thinking"`
+	}
+	var convs []struct {
+		UUID, Name, Created, Updated *string
+		Messages                     *[]struct {
+			UUID    *string  `json:"uuid"`
+			Text    *string  `json:"text"`
+			Sender  *string  `json:"sender"`
+			Created *string  `json:"created_at"`
+			Content *[]block `json:"content"`
+			Parent  *string  `json:"parent_message_uuid"`
+		} `json:"chat_messages"`
+		Mapping     json.RawMessage `json:"mapping"`
+		CurrentLeaf *string         `json:"current_leaf_message_uuid"`
+	}
+	if err := json.Unmarshal([]byte(strings.NewReplacer(`"created_at":`, `"Created":`, `"updated_at":`, `"Updated":`).Replace(string(out))), &convs); err != nil || len(convs) == 0 {
+		t.Fatalf("%s: not an array of conversations: %v", name, err)
+	}
+	for i, c := range convs {
+		if c.UUID == nil || c.Name == nil || c.Created == nil || c.Updated == nil || c.Messages == nil || c.Mapping != nil {
+			t.Fatalf("%s: conversation %d lacks uuid, name, created_at, updated_at or chat_messages, or has a mapping", name, i)
+		}
+		parent, known := map[string]string{}, map[string]bool{}
+		for _, m := range *c.Messages {
+			if m.UUID == nil {
+				t.Fatalf("%s: conversation %d: a message without uuid", name, i)
+			}
+			if (m.Text == nil || m.Sender == nil) && !ownFile {
+				t.Fatalf("%s: conversation %d: message %s lacks text or sender", name, i, *m.UUID)
+			}
+			if m.Content == nil && !ownFile {
+				t.Fatalf("%s: message %s has no content array", name, *m.UUID)
+			}
+			for _, b := range derefBlocks(m.Content) {
+				if (b.Type == "tool_use" && b.Name == nil) || (b.Type == "thinking" && b.Thinking == nil) {
+					t.Fatalf("%s: message %s: a %s block without its name or thinking", name, *m.UUID, b.Type)
+				}
+			}
+			known[*m.UUID] = true
+			if m.Parent != nil {
+				parent[*m.UUID] = *m.Parent
+			}
+		}
+		if c.CurrentLeaf == nil {
+			t.Fatalf("%s: conversation %d has no current_leaf_message_uuid", name, i)
+		}
+		steps := 0
+		for id := *c.CurrentLeaf; id != "" && id != claudeaiRoot; id = parent[id] {
+			if steps++; steps > len(*c.Messages) || !known[id] {
+				t.Fatalf("%s: conversation %d: the walk from the current leaf loops or leaves the conversation", name, i)
+			}
+		}
+	}
+}
+
+const claudeaiRoot = "00000000-0000-4000-8000-000000000000"
+
+func derefBlocks[T any](p *[]T) []T {
+	if p == nil {
+		return nil
+	}
+	return *p
 }

@@ -15,16 +15,17 @@ import (
 	. "github.com/sessiontree/sessiontree/core/provider"
 )
 
-// Every branch of every corpus file (shared/interop and shared/testdata,
-// imported with the format its folder names) projects, for every API, with
+// Every branch of every corpus file (shared/interop, shared/interop-new and
+// shared/testdata, imported with the format its folder names) projects, for every API, with
 // and without a budget, into a body that keeps every rule of schema_test.go.
-// With PROVIDER_DUMP set to a folder, each body is written there too (for
-// a JSON-schema validator run outside the repository).
+// With PROVIDER_DUMP set to a folder, each body is written there too, and
+// each file's openai export as <file>.openai-export.json (for a JSON-schema
+// validator run outside the repository).
 func TestCorpusProjectionsKeepTheAPIRules(t *testing.T) {
 	dump := os.Getenv("PROVIDER_DUMP")
 	files, unread, projections, empty, exports := 0, 0, 0, 0, 0
 	var sum Report
-	for _, p := range corpus.Files(t, "interop/*", "testdata/*") {
+	for _, p := range corpus.Files(t, "interop/*", "interop-new/*", "testdata/*") {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
@@ -39,8 +40,15 @@ func TestCorpusProjectionsKeepTheAPIRules(t *testing.T) {
 		// export("openai") is Chat Completions messages the API accepts.
 		if out, _, err := openai.ExportReport(tr); err != nil {
 			t.Errorf("%s: openai export: %v", p, err)
-		} else if len(out) > 2 {
+		} else if len(out) <= 2 {
+			t.Errorf("%s: the openai export has no message (the API wants at least one)", p)
+		} else {
 			exports++
+			if dump != "" {
+				if err := os.WriteFile(filepath.Join(dump, filepath.Base(p)+".openai-export.json"), out, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 			if ps := CheckBody(OpenAIChat, []byte(`{"messages":`+string(out)+`}`)); len(ps) > 0 {
 				t.Errorf("%s: the openai export breaks the API's rules:\n%s", p, strings.Join(first(ps, 5), "\n"))
 			}
@@ -86,6 +94,9 @@ func TestCorpusProjectionsKeepTheAPIRules(t *testing.T) {
 		}
 	}
 	t.Logf("%d openai exports keep the Chat Completions rules", exports)
+	if exports < 54 {
+		t.Errorf("%d openai exports checked, want every importable file of interop, interop-new and testdata (54)", exports)
+	}
 	t.Logf("%d files (%d not imported), %d projections (%d with nothing a model sees); without a budget: %d messages read, %d written, %d dropped, %d thinking left out, %d parts left out, %d orphan calls, %d orphan results, %d ids and %d names made legal",
 		files, unread, projections, empty, sum.Messages, sum.Sent, sum.Dropped, sum.Thinking, sum.Parts, len(sum.OrphanCalls), len(sum.OrphanResults), sum.RenamedIDs, sum.RenamedTools)
 }

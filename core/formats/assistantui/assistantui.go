@@ -20,6 +20,7 @@ package assistantui
 import (
 	"bytes"
 	"strconv"
+	"strings"
 
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/chat"
@@ -149,67 +150,264 @@ func Export(t *core.Tree) ([]byte, error) {
 	return append(out, '}'), nil
 }
 
-// Own reports whether m is a stored ThreadMessage: a role of the three and
-// a "content" array.
+// Own reports whether m is a stored ThreadMessage: a role of the three, a
+// "content" array of parts assistant-ui takes for that role (see validParts),
+// and no "id" or "createdAt" (the node's).
 func Own(m core.Message) bool {
-	role := m.Role()
-	if role != "system" && role != "user" && role != "assistant" {
+	ms, err := convert.Members(m)
+	if err != nil {
 		return false
 	}
-	c, ok := rawjson.Lookup(m, "content")
-	return ok && len(c) > 0 && c[0] == '['
+	_, id := convert.Get(ms, "id")
+	_, at := convert.Get(ms, "createdAt")
+	c, _ := convert.Get(ms, "content")
+	return !id && !at && validParts(convert.Str(ms, "role"), c)
+}
+
+// validParts reports whether content is a list of parts assistant-ui's
+// ThreadMessage of role holds, as @assistant-ui/core's fromThreadMessageLike
+// (thread-message-like.ts) and its ThreadMessage types (types/message.ts)
+// say: an assistant's text, reasoning, tool-call (toolCallId, toolName, args
+// an object, argsText), source, file, image, data and generative-ui parts; a
+// user's text, image, audio, file and data parts; a system message exactly
+// one text part. An image is a data:image/ or an https: or blob: URL (any
+// other is dropped by the runtime).
+func validParts(role string, content []byte) bool {
+	if len(content) == 0 || content[0] != '[' {
+		return false
+	}
+	parts, err := convert.Elements(content)
+	if err != nil {
+		return false
+	}
+	if role == "system" {
+		if len(parts) != 1 {
+			return false
+		}
+	} else if role != "user" && role != "assistant" {
+		return false
+	}
+	for _, p := range parts {
+		ps, err := convert.Members(p)
+		if err != nil {
+			return false
+		}
+		typ := convert.Str(ps, "type")
+		ok := false
+		switch role {
+		case "system":
+			ok = typ == "text"
+		case "user":
+			ok = typ == "text" || typ == "image" || typ == "audio" || typ == "file" || typ == "data"
+		case "assistant":
+			ok = typ == "text" || typ == "reasoning" || typ == "tool-call" || typ == "source" || typ == "file" || typ == "image" || typ == "data" || typ == "generative-ui"
+		}
+		if !ok {
+			return false
+		}
+		switch typ {
+		case "text", "reasoning":
+			if v, ok := convert.Get(ps, "text"); !ok || len(v) == 0 || v[0] != '"' {
+				return false
+			}
+		case "image":
+			if !imageURL(convert.Str(ps, "image")) {
+				return false
+			}
+		case "tool-call":
+			args, _ := convert.Get(ps, "args")
+			for _, k := range []string{"toolCallId", "toolName", "argsText"} {
+				if v, ok := convert.Get(ps, k); !ok || len(v) == 0 || v[0] != '"' {
+					return false
+				}
+			}
+			if convert.Str(ps, "toolCallId") == "" || len(args) == 0 || args[0] != '{' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// imageURL reports whether assistant-ui keeps an image part of url: a
+// data:image/ URL, or an https: or blob: one.
+func imageURL(url string) bool {
+	lower := func(n int) string {
+		if len(url) < n {
+			return ""
+		}
+		b := []byte(url[:n])
+		for i, c := range b {
+			if 'A' <= c && c <= 'Z' {
+				b[i] = c + 'a' - 'A'
+			}
+		}
+		return string(b)
+	}
+	return lower(11) == "data:image/" || lower(8) == "https://" || lower(5) == "blob:"
+}
+
+// The members of a ThreadMessage's metadata each role may have (its types:
+// a user's or a system message's unstable_*, steps, submittedFeedback and
+// timing are undefined, and fromThreadMessageLike refuses steps on them).
+var userMeta = map[string]bool{"custom": true, "isOptimistic": true, "modality": true}
+
+// complete writes a stored ThreadMessage (ms, its members) for node n with
+// what assistant-ui's types require and it lacks, as fromThreadMessageLike
+// fills it in: an assistant's status and metadata (unstable_state,
+// unstable_annotations, unstable_data, steps, custom), a user's attachments,
+// metadata.custom; a member the role may not have is left out (the message
+// rides whole in the record's "sessiontree" member then).
+func complete(id, created string, ms []convert.Member) []byte {
+	role := convert.Str(ms, "role")
+	meta, _ := convert.Get(ms, "metadata")
+	mms, err := convert.Members(meta)
+	if err != nil {
+		mms = nil
+	}
+	if role == "assistant" {
+		for _, d := range []convert.Member{{Key: "unstable_state", Value: []byte("null")}, {Key: "unstable_annotations", Value: []byte("[]")},
+			{Key: "unstable_data", Value: []byte("[]")}, {Key: "steps", Value: []byte("[]")}, {Key: "custom", Value: []byte("{}")}} {
+			if _, ok := convert.Get(mms, d.Key); !ok {
+				mms = append(mms, d)
+			}
+		}
+	} else {
+		kept := mms[:0:0]
+		for _, m := range mms {
+			if userMeta[m.Key] && (role == "user" || m.Key == "custom") {
+				kept = append(kept, m)
+			}
+		}
+		if _, ok := convert.Get(kept, "custom"); !ok {
+			kept = append(kept, convert.Member{Key: "custom", Value: []byte("{}")})
+		}
+		mms = kept
+	}
+	o := convert.NewObject(nil).String("id", id)
+	for _, m := range ms {
+		switch {
+		case m.Key == "metadata":
+			o.Raw("metadata", convert.NewObject(nil).Members(mms).Bytes())
+		case m.Key == "status" && role != "assistant", m.Key == "attachments" && role != "user":
+		default:
+			o.Raw(m.Key, m.Value)
+		}
+	}
+	if _, ok := convert.Get(ms, "metadata"); !ok {
+		o.Raw("metadata", convert.NewObject(nil).Members(mms).Bytes())
+	}
+	if _, ok := convert.Get(ms, "status"); !ok && role == "assistant" {
+		o.Raw("status", []byte(`{"type":"complete","reason":"unknown"}`))
+	}
+	if _, ok := convert.Get(ms, "attachments"); !ok && role == "user" {
+		o.Raw("attachments", []byte(`[]`))
+	}
+	return o.String("createdAt", created).Bytes()
 }
 
 // record writes node n's message as a ThreadMessage.
 func record(t *core.Tree, n core.Node) []byte {
 	created := convert.FormatISO(n.CreatedAtMs)
 	if Own(n.Message) {
-		ms, err := convert.Members(n.Message)
-		if err == nil {
-			return convert.NewObject(nil).String("id", n.ID).Members(ms).String("createdAt", created).Bytes()
+		if ms, err := convert.Members(n.Message); err == nil {
+			return complete(n.ID, created, ms)
 		}
 	}
 	turn := convert.Named(t, n, chat.Read(n.Message))
 	role := string(turn.Role)
-	if turn.Role == chat.Tool {
+	switch turn.Role {
+	case chat.Tool:
 		role = "assistant"
+	case chat.User:
+		// A user message of tool results only (Anthropic's tool_result
+		// blocks) is shown as the results of the calls: an assistant's
+		// tool-call parts, the part a user message cannot hold.
+		shown, tools := false, false
+		for _, p := range turn.Parts {
+			shown = shown || p.Kind == chat.Text || (p.Kind == chat.Image && imageURL(p.URL))
+			tools = tools || p.Kind == chat.ToolCall || p.Kind == chat.ToolResult
+		}
+		if tools && !shown {
+			role = "assistant"
+		}
 	}
 	var parts [][]byte
+	if role == "system" {
+		// Exactly one text part.
+		parts = append(parts, convert.NewObject(nil).String("type", "text").String("text", turn.Text()).Bytes())
+		turn.Parts = nil
+	}
 	type made struct {
 		at   int // its part's index
 		call chat.Part
 	}
 	calls := map[string]made{} // by call id: a call, for its result in the same message
-	for _, p := range turn.Parts {
-		switch p.Kind {
-		case chat.Text:
+	for i, p := range turn.Parts {
+		if p.Kind == chat.ToolCall && p.CallID == "" {
+			p.CallID = n.ID + "-call-" + strconv.Itoa(i) // a tool-call part has an id
+		}
+		switch {
+		case p.Kind == chat.Text:
+			if role == "assistant" && strings.TrimSpace(p.Text) == "" {
+				continue // assistant-ui drops an empty text part of a reply
+			}
 			parts = append(parts, convert.NewObject(nil).String("type", "text").String("text", p.Text).Bytes())
-		case chat.Thinking:
-			parts = append(parts, convert.NewObject(nil).String("type", "reasoning").String("text", p.Text).Bytes())
-		case chat.ToolCall:
+		case p.Kind == chat.Thinking:
+			if role == "assistant" && strings.TrimSpace(p.Text) != "" {
+				parts = append(parts, convert.NewObject(nil).String("type", "reasoning").String("text", p.Text).Bytes())
+			}
+		case p.Kind == chat.Image:
+			if imageURL(p.URL) {
+				parts = append(parts, convert.NewObject(nil).String("type", "image").String("image", p.URL).Bytes())
+			}
+		case role == "user" && (p.Kind == chat.ToolCall || p.Kind == chat.ToolResult):
+			// A user message holds no tool-call part: a data part.
+			parts = append(parts, dataPart(p))
+		case p.Kind == chat.ToolCall:
 			calls[p.CallID] = made{len(parts), p}
 			parts = append(parts, toolCall(p.CallID, p.Name, p.Args, nil))
-		case chat.ToolResult:
+		case p.Kind == chat.ToolResult:
 			if c, ok := calls[p.CallID]; ok && p.CallID != "" {
 				parts[c.at] = toolCall(c.call.CallID, c.call.Name, c.call.Args, &p)
 				continue
 			}
-			parts = append(parts, toolCall(p.CallID, p.Name, "{}", &p)) // its call is in another message
-		case chat.Image:
-			if p.URL != "" {
-				parts = append(parts, convert.NewObject(nil).String("type", "image").String("image", p.URL).Bytes())
+			id := p.CallID
+			if id == "" {
+				id = n.ID + "-result-" + strconv.Itoa(i)
 			}
+			parts = append(parts, toolCall(id, p.Name, "{}", &p)) // its call is in another message
 		}
 	}
 	o := convert.NewObject(nil).String("id", n.ID).String("role", role).Raw("content", convert.RawArray(parts)).String("createdAt", created)
-	o.Raw("metadata", []byte(`{"unstable_state":null,"unstable_annotations":[],"unstable_data":[],"steps":[],"custom":{}}`))
 	switch role {
 	case "assistant":
+		o.Raw("metadata", []byte(`{"unstable_state":null,"unstable_annotations":[],"unstable_data":[],"steps":[],"custom":{}}`))
 		o.Raw("status", []byte(`{"type":"complete","reason":"unknown"}`))
 	case "user":
+		o.Raw("metadata", []byte(`{"custom":{}}`))
 		o.Raw("attachments", []byte(`[]`))
+	default:
+		o.Raw("metadata", []byte(`{"custom":{}}`))
 	}
 	return o.Bytes()
+}
+
+// dataPart writes a tool call or result a user message holds as a data part
+// named "tool-call" or "tool-result".
+func dataPart(p chat.Part) []byte {
+	d := convert.NewObject(nil).String("toolCallId", p.CallID).String("toolName", p.Name)
+	name := "tool-result"
+	if p.Kind == chat.ToolCall {
+		name = "tool-call"
+		d.String("argsText", p.Args)
+	} else {
+		d.String("result", p.Text)
+		if p.IsError {
+			d.Raw("isError", []byte("true"))
+		}
+	}
+	return convert.NewObject(nil).String("type", "data").String("name", name).Raw("data", d.Bytes()).Bytes()
 }
 
 // toolCall writes a "tool-call" part: its arguments as an object (an

@@ -20,9 +20,13 @@ import (
 // string, call_id}, function_call_output {call_id, output: a string or
 // [input_text | input_image]}, custom_tool_call {call_id, name, input},
 // custom_tool_call_output {call_id, output}; any other type is
-// ResponseItem::Other). Codex cannot be built here (cargo cannot fetch
-// crates), so the rules are stated as this function, which the export
-// checks the lines it writes back with, and the tests check every export with.
+// ResponseItem::Other). Codex cannot be built here (codex-protocol needs
+// crates no reachable registry has), so the rules are stated as this
+// function, which the export checks the lines it writes back with, and the
+// tests check every export with. The same types, copied with their serde
+// attributes (models.rs and protocol.rs at 001cb8e) and compiled against
+// Debian's serde in a temp folder, read every line of the codex export of
+// every corpus file (docs/formats.md).
 func Accepted(line []byte) (bool, string) {
 	if err := accepted(line); err != nil {
 		return false, err.Error()
