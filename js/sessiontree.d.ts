@@ -684,6 +684,13 @@ export class SessionTree implements Disposable {
   siblings(id: string): { siblings: string[]; index: number };
   /** Every branch, by name. */
   branches(): Branch[];
+  /**
+   * At most `limit` branches: the active one first, then the others by their
+   * last use, most recent first. Reads `limit` branches, not every branch.
+   */
+  recentBranches(limit: number): Branch[];
+  /** The number of branches. */
+  branchCount(): number;
   /** The name of the branch appends go to. */
   readonly activeBranch: string;
   /** Whether the tree has more than its main branch. */

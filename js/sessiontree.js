@@ -273,7 +273,7 @@ const M = {
   stubSummary: 0, renderBranchText: 0, spliceForLinearExport: 0, validate: 0, repair: 0,
   prune: 0, search: 0, stats: 0, replace: 0, project: 0, applyOps: 0, pathLength: 0, window: 0,
   takeChanges: 0, watch: 0, applyChanges: 0, helperRows: 0, subtree: 0, onPath: 0, pathIndex: 0, loadBegin: 0, loadStep: 0, loadCancel: 0,
-  slotBytes: 0,
+  slotBytes: 0, recentBranches: 0, branchCount: 0,
 };
 
 // The full flavour's further method numbers, filled in by init when the module
@@ -1557,6 +1557,21 @@ export class SessionTree {
 
   branches() {
     return JSON.parse(this.#call(M.branches, 0, NO_ARGS));
+  }
+
+  /**
+   * At most `limit` branches: the active one first, then the others by their
+   * last use, most recent first. It reads `limit` branches, not every branch:
+   * a sidebar's list costs the same with 2 branches and with 40,000.
+   */
+  recentBranches(limit) {
+    if (!(Number.isSafeInteger(limit) && limit >= 0)) fail(`"limit" must be a count (an integer >= 0)`);
+    return JSON.parse(this.#call(M.recentBranches, 0, [String(limit)]));
+  }
+
+  /** The number of branches. */
+  branchCount() {
+    return Number(this.#call(M.branchCount, 0, NO_ARGS));
   }
 
   get activeBranch() {

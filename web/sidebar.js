@@ -61,42 +61,72 @@ async function deleteConversation(meta) {
   } else renderConversations();
 }
 
+// The branch list shows the active branch, then the others by last use
+// (t.recentBranches: it reads ROWS branches, not all of them), each row kept
+// while its branch's name, leaf, summary and place stay the same: a send or a
+// switch rebuilds one or two rows, whatever the number of branches.
+const ROWS = 150;
+let branchRows = { tree: null, rows: new Map() };
+
 export function renderBranches() {
   const list = $("branch-list");
   const t = state.cur?.tree;
   if (!t) {
     list.replaceChildren();
+    branchRows = { tree: null, rows: new Map() };
     $("branch-count").textContent = "";
     return;
   }
+  if (branchRows.tree !== t) branchRows = { tree: t, rows: new Map() };
   const active = t.activeBranch;
-  const all = t.branches().sort((a, b) => (a.name === active ? -1 : b.name === active ? 1 : b.createdAtMs - a.createdAtMs));
-  $("branch-count").textContent = String(all.length);
-  const rows = all.slice(0, 150).map((b) => {
-    const leaf = b.leaf ? t.node(b.leaf) : null;
-    const preview = leaf ? plainText(messageText(leaf.message).slice(0, 600)).slice(0, 70) : "(empty)";
-    const isActive = b.name === active;
-    const canDelete = b.name !== "main" && !isActive;
-    return el(`li.branch${isActive ? ".active" : ""}`, { "data-branch": b.name },
-      el("button.branch-open", { type: "button", onclick: () => change("switch", (t) => t.switchBranch(b.name)), title: `Switch to ${b.name}` },
-        el("span.branch-name", null, b.name),
-        el("span.branch-preview", null, preview)),
-      b.summary ? el("p.branch-summary", null, b.summary.summary, el("small", null, b.summary.modelId ? ` \u2014 ${b.summary.modelId}` : " \u2014 stub")) : null,
-      el("div.branch-actions", null,
-        el("button.link", { type: "button", "data-action": "summarize", disabled: !b.leaf, title: b.leaf ? "Attach a summary of this branch" : "The branch has no messages yet", onclick: () => summarize(b.name) }, "Summarize"),
-        el("button.link", {
-          type: "button", "data-action": "delete-name", disabled: !canDelete,
-          title: canDelete ? "Remove the name; the messages stay" : b.name === "main" ? "main cannot be deleted" : "Switch away first",
-          onclick: () => deleteBranchName(b.name),
-        }, "Delete name"),
-        el("button.link.danger-link", {
-          type: "button", "data-action": "delete-branch", disabled: b.name === "main",
-          title: b.name === "main" ? "main cannot be deleted" : "Delete this branch and the messages only it holds (asks first)",
-          onclick: () => deleteBranchAndMessages(b.name),
-        }, "Delete\u2026")));
+  const count = t.branchCount();
+  $("branch-count").textContent = String(count);
+  const rows = new Map();
+  const items = t.recentBranches(ROWS).map((b) => {
+    const key = `${b.leaf}\u0000${b.name === active}\u0000${b.summary?.summary ?? ""}\u0000${b.summary?.modelId ?? ""}\u0000${b.summary ? "s" : ""}`;
+    let row = branchRows.rows.get(b.name);
+    if (!row || row.key !== key) row = { key, element: branchRow(t, b, active) };
+    rows.set(b.name, row);
+    return row.element;
   });
-  if (all.length > 150) rows.push(el("li.more", null, `\u2026 and ${all.length - 150} more: use search or the tree view`));
-  list.replaceChildren(...rows);
+  branchRows.rows = rows;
+  if (count > ROWS) {
+    branchRows.more ??= el("li.more");
+    branchRows.more.textContent = `\u2026 and ${count - ROWS} more: use search or the tree view`;
+    items.push(branchRows.more);
+  }
+  // Only what changed moves.
+  const keep = new Set(items);
+  for (const c of [...list.children]) if (!keep.has(c)) c.remove();
+  let at = list.firstChild;
+  for (const it of items) {
+    if (at === it) at = at.nextSibling;
+    else list.insertBefore(it, at);
+  }
+}
+
+function branchRow(t, b, active) {
+  const leaf = b.leaf ? t.node(b.leaf) : null;
+  const preview = leaf ? plainText(messageText(leaf.message).slice(0, 600)).slice(0, 70) : "(empty)";
+  const isActive = b.name === active;
+  const canDelete = b.name !== "main" && !isActive;
+  return el(`li.branch${isActive ? ".active" : ""}`, { "data-branch": b.name },
+    el("button.branch-open", { type: "button", onclick: () => change("switch", (t) => t.switchBranch(b.name)), title: `Switch to ${b.name}` },
+      el("span.branch-name", null, b.name),
+      el("span.branch-preview", null, preview)),
+    b.summary ? el("p.branch-summary", null, b.summary.summary, el("small", null, b.summary.modelId ? ` \u2014 ${b.summary.modelId}` : " \u2014 stub")) : null,
+    el("div.branch-actions", null,
+      el("button.link", { type: "button", "data-action": "summarize", disabled: !b.leaf, title: b.leaf ? "Attach a summary of this branch" : "The branch has no messages yet", onclick: () => summarize(b.name) }, "Summarize"),
+      el("button.link", {
+        type: "button", "data-action": "delete-name", disabled: !canDelete,
+        title: canDelete ? "Remove the name; the messages stay" : b.name === "main" ? "main cannot be deleted" : "Switch away first",
+        onclick: () => deleteBranchName(b.name),
+      }, "Delete name"),
+      el("button.link.danger-link", {
+        type: "button", "data-action": "delete-branch", disabled: b.name === "main",
+        title: b.name === "main" ? "main cannot be deleted" : "Delete this branch and the messages only it holds (asks first)",
+        onclick: () => deleteBranchAndMessages(b.name),
+      }, "Delete\u2026")));
 }
 
 async function summarize(branch) {

@@ -124,3 +124,26 @@ if (!isNode) {
     st.close();
   });
 }
+
+test("recentBranches: the active branch, then the others by last use, at most limit, as branches() describes them; branchCount counts them all", () => {
+  const { t, b } = forked(); // main, side (active)
+  for (let i = 0; i < 5; i++) t.branch(b, `b${i}`, 10 + i);
+  t.switchBranch("b1");
+  t.switchBranch("b3");
+  t.switchBranch("main");
+  assert.equal(t.branchCount(), 7);
+  assert.equal(t.branches().length, 7);
+  const names = t.recentBranches(100).map((x) => x.name);
+  assert.deepEqual(names.slice(0, 4), ["main", "b3", "b1", "b4"]);
+  assert.deepEqual([...names].sort(), t.branches().map((x) => x.name).sort());
+  assert.deepEqual(t.recentBranches(2).map((x) => x.name), ["main", "b3"]);
+  assert.deepEqual(t.recentBranches(0), []);
+  const byName = new Map(t.branches().map((x) => [x.name, x]));
+  for (const x of t.recentBranches(100)) assert.deepEqual(x, byName.get(x.name));
+  // A reload keeps the order of use.
+  const u = SessionTree.load(t.save());
+  assert.deepEqual(u.recentBranches(3).map((x) => x.name), ["main", "b3", "b1"]);
+  for (const bad of [-1, 1.5, "3", null, undefined]) assert.throws(() => t.recentBranches(bad), "invalid_input");
+  u.free();
+  t.free();
+});

@@ -74,5 +74,8 @@ func Lean() []Method {
 		{"loadBegin", false, loadBegin},
 		{"loadStep", false, loadStep},
 		{"loadCancel", false, loadCancel},
+		// reads.go: a sidebar's branches
+		{"recentBranches", true, recentBranches},
+		{"branchCount", true, branchCount},
 	}
 }

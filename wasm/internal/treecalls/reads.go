@@ -55,6 +55,27 @@ func branches(r *Request) ([]byte, error) {
 	return append(b, ']'), nil
 }
 
+// recentBranches returns at most argument 0 (a count) branches: the active
+// one, then the others by their last use (core's RecentBranches).
+func recentBranches(r *Request) ([]byte, error) {
+	limit, err := countArg(r, 0, "limit")
+	if err != nil {
+		return nil, err
+	}
+	b := []byte{'['}
+	for i, br := range r.tree.RecentBranches(limit) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendBranch(b, br)
+	}
+	return append(b, ']'), nil
+}
+
+func branchCount(r *Request) ([]byte, error) {
+	return rawjson.AppendInt(nil, int64(r.tree.BranchCount())), nil
+}
+
 func activeBranch(r *Request) ([]byte, error) { return []byte(r.tree.ActiveBranch()), nil }
 
 func hasBranches(r *Request) ([]byte, error) {
