@@ -106,7 +106,6 @@ func TestRecentBranchesAfterALoadDoNotDependOnTheMap(t *testing.T) {
 	}
 }
 
-
 // checkSummaries compares BranchSummaries with a walk of Branches (in name
 // order).
 func checkSummaries(t *testing.T, tr *Tree, branch, where string) {

@@ -20,10 +20,10 @@ func member(obj []byte, key string) []byte {
 }
 
 // isTrue reports whether obj's member key is the literal true.
-func isTrue(obj []byte, key string) bool {
-	v := member(obj, key)
-	return len(v) == 4 && string(v) == "true"
-}
+func isTrue(obj []byte, key string) bool { return isLiteralTrue(member(obj, key)) }
+
+// isLiteralTrue reports whether the value v is the literal true.
+func isLiteralTrue(v []byte) bool { return len(v) == 4 && string(v) == "true" }
 
 func isObject(v []byte) bool { return len(v) > 0 && v[0] == '{' }
 func isArray(v []byte) bool  { return len(v) > 0 && v[0] == '[' }

@@ -2,6 +2,7 @@ package chat
 
 import (
 	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/rawjson"
 )
 
 // read dispatches on what the message carries: the original record of a
@@ -11,39 +12,48 @@ import (
 // provider shapes share.
 func read(m core.Message) Turn {
 	msg := []byte(m)
-	role := str(msg, "role")
-	t := Turn{Role: mapRole(role), Source: role, Model: str(msg, "model")}
-	t.TimeMs = timeOf(msg)
+	// The message's members, found in one pass: read asks for a dozen of
+	// them, and each lookup would scan the whole message (its text) again.
+	var buf [16]rawjson.Field
+	fields := rawjson.Fields(msg, buf[:0])
+	get := func(key string) []byte {
+		v, _ := rawjson.Get(fields, key)
+		return v
+	}
+	getStr := func(key string) string { return unquote(get(key)) }
+	role := getStr("role")
+	t := Turn{Role: mapRole(role), Source: role, Model: getStr("model")}
+	t.TimeMs = timeOfValue(get("timestamp"))
 	for _, key := range [...]string{"claudecode", "pi", "codex"} {
-		if rec := member(msg, key); t.TimeMs == 0 && isObject(rec) {
+		if rec := get(key); t.TimeMs == 0 && isObject(rec) {
 			t.TimeMs = timeOf(rec)
 		}
 	}
 
-	if rec := member(msg, "chatgpt"); isObject(rec) {
+	if rec := get("chatgpt"); isObject(rec) {
 		if cm := member(rec, "message"); isObject(cm) && isObject(member(cm, "content")) {
 			readChatGPT(&t, rec, cm)
 			return t
 		}
 	}
-	if rec := member(msg, "librechat"); isObject(rec) && isArray(member(rec, "content")) {
+	if rec := get("librechat"); isObject(rec) && isArray(member(rec, "content")) {
 		readLibreChat(&t, rec)
 		return t
 	}
-	if rec := member(msg, "claudecode"); isObject(rec) && !isObject(member(rec, "message")) && member(rec, "message") == nil {
+	if rec := get("claudecode"); isObject(rec) && !isObject(member(rec, "message")) && member(rec, "message") == nil {
 		// A line with no message of its own (system, progress): Claude Code
 		// never sends it to the model.
 		t.Meta = true
 	}
-	if rec := member(msg, "pi"); isObject(rec) {
+	if rec := get("pi"); isObject(rec) {
 		switch str(rec, "type") {
 		case "compaction":
 			t.Source = "compactionSummary"
-			t.Parts = append(t.Parts, Part{Kind: Text, Text: piCompactionPrefix + str(msg, "content") + piCompactionSuffix})
+			t.Parts = append(t.Parts, Part{Kind: Text, Text: piCompactionPrefix + getStr("content") + piCompactionSuffix})
 			return t
 		case "branch_summary":
 			t.Source = "branchSummary"
-			t.Parts = append(t.Parts, Part{Kind: Text, Text: piBranchPrefix + str(msg, "content") + piBranchSuffix})
+			t.Parts = append(t.Parts, Part{Kind: Text, Text: piBranchPrefix + getStr("content") + piBranchSuffix})
 			return t
 		}
 	}
@@ -51,11 +61,11 @@ func read(m core.Message) Turn {
 	switch role {
 	case "bashExecution": // pi: a command the user ran with "!"
 		t.Role = User
-		t.Meta = isTrue(msg, "excludeFromContext")
+		t.Meta = isLiteralTrue(get("excludeFromContext"))
 		t.Parts = append(t.Parts, Part{Kind: Text, Text: bashText(msg)})
 		return t
 	case "toolResult": // pi
-		t.Parts = append(t.Parts, toolResult(str(msg, "toolCallId"), str(msg, "toolName"), member(msg, "content"), isTrue(msg, "isError")))
+		t.Parts = append(t.Parts, toolResult(getStr("toolCallId"), getStr("toolName"), get("content"), isLiteralTrue(get("isError"))))
 		return t
 	case "compactionSummary", "branchSummary": // pi's agent messages, as a caller may store them
 		t.Role = User
@@ -63,13 +73,13 @@ func read(m core.Message) Turn {
 		if role == "branchSummary" {
 			pre, suf = piBranchPrefix, piBranchSuffix
 		}
-		t.Parts = append(t.Parts, Part{Kind: Text, Text: pre + str(msg, "summary") + suf})
+		t.Parts = append(t.Parts, Part{Kind: Text, Text: pre + getStr("summary") + suf})
 		return t
 	case "custom": // pi: a message an extension injected
 		t.Role = User
 	}
 
-	switch typ := str(msg, "type"); typ {
+	switch typ := getStr("type"); typ {
 	case "function_call", "custom_tool_call", "function_call_output", "custom_tool_call_output", "reasoning":
 		// An OpenAI Responses item stored with a role.
 		t.Parts = appendItem(t.Parts, msg, &t)
@@ -78,45 +88,45 @@ func read(m core.Message) Turn {
 
 	// Open WebUI keeps the Responses items of an assistant reply in "output";
 	// they say more than the rendered content string.
-	if out := member(msg, "output"); isArray(out) && t.Role == Assistant {
+	if out := get("output"); isArray(out) && t.Role == Assistant {
 		each(out, func(item []byte) { t.Parts = appendItem(t.Parts, item, &t) })
 		if len(t.Parts) > 0 {
 			return t
 		}
 	}
 
-	content := member(msg, "content")
+	content := get("content")
 	switch {
 	case isString(content):
 		s := unquote(content)
 		if t.Role == Tool {
-			t.Parts = append(t.Parts, Part{Kind: ToolResult, CallID: toolCallID(msg), Name: str(msg, "name"), Text: s})
+			t.Parts = append(t.Parts, Part{Kind: ToolResult, CallID: toolCallID(msg), Name: getStr("name"), Text: s})
 		} else if s != "" {
 			t.Parts = appendText(t.Parts, s, t.Role == Assistant && hasDetails(s))
 		}
 	case isArray(content):
 		if t.Role == Tool {
 			text, raw := resultContent(content)
-			t.Parts = append(t.Parts, Part{Kind: ToolResult, CallID: toolCallID(msg), Name: str(msg, "name"), Text: text, Raw: raw})
+			t.Parts = append(t.Parts, Part{Kind: ToolResult, CallID: toolCallID(msg), Name: getStr("name"), Text: text, Raw: raw})
 		} else {
 			each(content, func(p []byte) { t.Parts = appendPart(t.Parts, p) })
 		}
 	case content != nil && string(content) != "null":
 		t.Parts = append(t.Parts, Part{Kind: Other, Raw: content})
-	case content == nil && isArray(member(msg, "parts")):
+	case content == nil && isArray(get("parts")):
 		// An AI SDK UIMessage stored as it was (without its id): its parts.
-		each(member(msg, "parts"), func(p []byte) { t.Parts = appendUIPart(t.Parts, p) })
+		each(get("parts"), func(p []byte) { t.Parts = appendUIPart(t.Parts, p) })
 	}
-	if r := str(msg, "refusal"); r != "" && t.Role == Assistant {
+	if r := getStr("refusal"); r != "" && t.Role == Assistant {
 		t.Parts = append(t.Parts, Part{Kind: Text, Text: r})
 	}
-	each(member(msg, "tool_calls"), func(c []byte) { t.Parts = appendChatCall(t.Parts, c) })
-	if fc := member(msg, "function_call"); isObject(fc) { // the legacy single call
+	each(get("tool_calls"), func(c []byte) { t.Parts = appendChatCall(t.Parts, c) })
+	if fc := get("function_call"); isObject(fc) { // the legacy single call
 		name := str(fc, "name")
 		t.Parts = append(t.Parts, Part{Kind: ToolCall, CallID: legacyCallID(name), Name: name, Args: args(jsonText(member(fc, "arguments")))})
 	}
 	if role == "function" && len(t.Parts) == 0 {
-		t.Parts = append(t.Parts, Part{Kind: ToolResult, CallID: legacyCallID(str(msg, "name")), Name: str(msg, "name")})
+		t.Parts = append(t.Parts, Part{Kind: ToolResult, CallID: legacyCallID(getStr("name")), Name: getStr("name")})
 	}
 	if t.Role == System && len(t.Parts) == 0 {
 		t.Hidden = true
@@ -162,8 +172,10 @@ func legacyCallID(name string) string { return "function:" + name }
 
 // timeOf is the message's own time: pi's and Open WebUI's "timestamp"
 // (milliseconds, or seconds when it is small), or an ISO string.
-func timeOf(msg []byte) int64 {
-	v := member(msg, "timestamp")
+func timeOf(msg []byte) int64 { return timeOfValue(member(msg, "timestamp")) }
+
+// timeOfValue is timeOf of a message whose "timestamp" is v (nil: none).
+func timeOfValue(v []byte) int64 {
 	if isString(v) {
 		return isoMillis(unquote(v))
 	}

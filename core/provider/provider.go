@@ -253,6 +253,9 @@ func ProjectTree(t *core.Tree, branch string, api API, opts Options) (Request, e
 	lo := 0
 	if opts.Budget > 0 && !wholePaths {
 		lo = max(0, n-windowNodes)
+		if len(m.segs) == 0 {
+			lo = max(0, n-firstWindow(t, branch, skip, n, opts.Budget))
+		}
 	}
 	for {
 		segs, err := m.pathSegments(t, branch, skip, n, keepThinking, lo)
@@ -312,6 +315,26 @@ func ProjectTree(t *core.Tree, branch string, api API, opts Options) (Request, e
 // a path it has not read before: at a few hundred characters a message,
 // more than a budget of 32,000 tokens holds.
 const windowNodes = 2 * segmentNodes
+
+// firstWindow is how many nodes a request that has converted nothing of the
+// path yet reads first: windowNodes, or, when the last nodes' size says the
+// budget holds more of them, twice that many and a segment (the part kept
+// must start past the window's first segment, see fit), so that the first
+// request after a load converts its window once instead of a window and
+// then twice it. A guess: fit still asks for more when it is short.
+func firstWindow(t *core.Tree, branch string, skip, n, budget int) int {
+	_, msgs, err := t.AppendTailOf(nil, nil, branch, skip, min(n, 64))
+	if err != nil || len(msgs) == 0 {
+		return windowNodes
+	}
+	size := 0
+	for _, m := range msgs {
+		size += len(m)
+	}
+	perNode := max(1, 4+size/len(msgs)/4) // tokens, as blocks.go counts them
+	want := 2*(budget/perNode) + segmentNodes
+	return min(max(windowNodes, want), 1<<20)
+}
 
 // wholePaths makes every request convert the whole path (the tests compare
 // the windowed requests with it).

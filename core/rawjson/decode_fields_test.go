@@ -1,0 +1,93 @@
+package rawjson
+
+import (
+	"bytes"
+	"testing"
+)
+
+// Fields and Get answer what Lookup answers, for every key of every object
+// and for keys that are absent, on valid objects and broken ones.
+func FuzzFieldsGetIsLookup(f *testing.F) {
+	for _, s := range []string{
+		`{"role":"user","content":"hi \"there\" \\ done","n":[1,{"a":"}"}],"role":"x"}`,
+		`{ "a" : 1 , "b":{"c":[true,false,null]}, "\u0061":2}`,
+		`{"k":"` + string(bytes.Repeat([]byte("abcdefgh"), 9)) + `\\"}`,
+		`{"a":}`, `{"a" 1}`, `[1]`, `{}`, `{"a":1,`, `  {"a":"x\\\\"}`,
+	} {
+		f.Add([]byte(s), "a")
+		f.Add([]byte(s), "role")
+	}
+	f.Fuzz(func(t *testing.T, obj []byte, key string) {
+		fs := Fields(obj, nil)
+		keys := []string{key, "a", "role", "content", "k", "b"}
+		for _, fl := range fs {
+			keys = append(keys, Unquote(fl.Key))
+		}
+		for _, k := range keys {
+			want, wok := Lookup(obj, k)
+			got, gok := Get(fs, k)
+			if wok != gok || wok && !bytes.Equal(want, got) {
+				t.Fatalf("%q in %q: Get %q %v, Lookup %q %v", k, obj, got, gok, want, wok)
+			}
+		}
+	})
+}
+
+// skipByByte is skipValid as it was, a byte at a time: the reference for the
+// eight-bytes-at-a-time string skip.
+func skipByByte(data []byte, i int) int {
+	depth := 0
+	for i < len(data) {
+		switch c := data[i]; c {
+		case '"':
+			i++
+			for i < len(data) && data[i] != '"' {
+				if data[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			if i >= len(data) {
+				return len(data)
+			}
+			i++
+		case '{', '[':
+			depth++
+			i++
+		case '}', ']':
+			depth--
+			i++
+		case ',', ':', ' ', '\t', '\n', '\r':
+			if depth == 0 {
+				return i
+			}
+			i++
+		default:
+			i++
+		}
+		if depth <= 0 {
+			if depth < 0 {
+				return i - 1
+			}
+			if c := data[i-1]; c == '"' || c == '}' || c == ']' {
+				return min(i, len(data))
+			}
+		}
+	}
+	return min(i, len(data))
+}
+
+// skipValid ends every value, valid or not, where the byte-at-a-time skip does.
+func FuzzSkipValidIsByByte(f *testing.F) {
+	for _, s := range []string{`"abcdefghijklmnop\"qrstuvwxyz0123456789"`, `{"a":"` + string(bytes.Repeat([]byte(`x\\`), 20)) + `"}`,
+		`["é😀 long string over eight bytes", 1]`, `"unterminated string that is long enough`, `"ab\`, `"abcdefg\"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for i := range min(len(data), 16) {
+			if got, want := skipValid(data, i), skipByByte(data, i); got != want {
+				t.Fatalf("skipValid(%q, %d) = %d, byte by byte %d", data, i, got, want)
+			}
+		}
+	})
+}
