@@ -17,10 +17,15 @@ package main
 
 import (
 	"github.com/sessiontree/sessiontree/wasm/internal/fullcalls"
+	"github.com/sessiontree/sessiontree/wasm/internal/gcpace"
 	"github.com/sessiontree/sessiontree/wasm/internal/treecalls"
 )
 
 func main() {
+	// This module links runtime/debug anyway: its sliced loads hold the
+	// collector, so that an open's slices and its first calls do not mark
+	// the whole heap.
+	gcpace.Install()
 	treecalls.Serve(fullcalls.Full())
 	// The exports stay callable only while the program runs: never return.
 	select {}

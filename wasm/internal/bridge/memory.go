@@ -110,3 +110,11 @@ func free(sys, idle uint64) uint64 {
 }
 
 func mib(n uint64) string { return strconv.FormatUint((n+(1<<20)-1)>>20, 10) }
+
+// HoldCollector and ReleaseCollector are called as a sliced load begins and
+// as it ends (whole, failed or given up): no-ops, unless a module installs
+// wasm/internal/gcpace, which holds the collector while loads run.
+var (
+	HoldCollector    = func() {}
+	ReleaseCollector = func() {}
+)
