@@ -2,7 +2,7 @@
 // MAX in the page, moved as the user scrolls), each message with its ‹ 2/3 ›
 // switcher and its actions, the preview painted while a conversation opens,
 // and the composer.
-import { $, el } from "./dom.js";
+import { $, el, syncChildren } from "./dom.js";
 import { DEMO_MODEL, usesEndpoint, messageText } from "./assistant.js";
 import { renderMarkdown, copyText } from "./markdown.js";
 import { state } from "./app.js";
@@ -110,14 +110,7 @@ export function renderChat() {
     const r = v.element.querySelector('[data-action="reply"]');
     if (r) r.hidden = busy;
   }
-  // Only what changed moves: a send inserts one element, a window that slides drops one.
-  const keep = new Set(items);
-  for (const c of [...box.children]) if (!keep.has(c)) c.remove();
-  let at = box.firstChild;
-  for (const it of items) {
-    if (at === it) at = at.nextSibling;
-    else box.insertBefore(it, at);
-  }
+  syncChildren(box, items); // only what changed moves
   if (w.follow) box.scrollTop = box.scrollHeight;
   else if (anchor) {
     const e = box.querySelector(`[data-index="${anchor.index}"]`);

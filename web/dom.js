@@ -28,6 +28,21 @@ export function el(spec, props, ...children) {
 }
 
 /** Message text as paragraphs and ``` code blocks, as text nodes only. */
+/**
+ * Makes parent's children exactly items, in order, moving only what changed:
+ * an element kept in place is not touched (a send inserts one, a window
+ * that slides drops one).
+ */
+export function syncChildren(parent, items) {
+  const keep = new Set(items);
+  for (const c of [...parent.children]) if (!keep.has(c)) c.remove();
+  let at = parent.firstChild;
+  for (const it of items) {
+    if (at === it) at = at.nextSibling;
+    else parent.insertBefore(it, at);
+  }
+}
+
 export function renderText(text) {
   const frag = document.createDocumentFragment();
   const parts = text.split(/^```[^\n]*\n?/m);

@@ -2,7 +2,7 @@
 // open one (switch, summarize, delete the name, or the branch with the
 // messages only it holds), and search across every conversation.
 import { SessionTree } from "./sessiontree.js";
-import { $, el, highlighted, openForm, toast, showError, describe } from "./dom.js";
+import { $, el, highlighted, openForm, toast, showError, describe, syncChildren } from "./dom.js";
 import { usesEndpoint, messageText, endpointSummarizer } from "./assistant.js";
 import { plainText } from "./markdown.js";
 import { confirmDeleteBranch, deleteBranchWithMessages, countMessages } from "./branching.js";
@@ -95,14 +95,7 @@ export function renderBranches() {
     branchRows.more.textContent = `\u2026 and ${count - ROWS} more: use search or the tree view`;
     items.push(branchRows.more);
   }
-  // Only what changed moves.
-  const keep = new Set(items);
-  for (const c of [...list.children]) if (!keep.has(c)) c.remove();
-  let at = list.firstChild;
-  for (const it of items) {
-    if (at === it) at = at.nextSibling;
-    else list.insertBefore(it, at);
-  }
+  syncChildren(list, items);
 }
 
 function branchRow(t, b, active) {
