@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -28,6 +29,7 @@ type Server struct {
 	logMu   *sync.Mutex
 	stopped bool
 	copyDir string // the copy of the worker's build it serves (snapshot)
+	done    chan struct{}
 }
 
 // Options says what to run.
@@ -36,6 +38,7 @@ type Options struct {
 	Config  string            // the config file, relative to Dir ("" = wrangler.toml)
 	Persist string            // the D1 state directory (made and migrated if new)
 	Vars    map[string]string // --var NAME:value
+	Nudge   bool              // GET /healthz every second while it runs (see nudge)
 }
 
 // Wrangler is the wrangler binary: $WRANGLER, or the project-local one found
@@ -197,12 +200,54 @@ func Start(o Options) (*Server, error) {
 		}
 		if lastErr = s.waitReady(90 * time.Second); lastErr == nil {
 			s.copyDir = copyDir
+			s.done = make(chan struct{})
+			if o.Nudge {
+				go s.nudge()
+			}
 			return s, nil
 		}
 		s.Stop()
 	}
 	os.RemoveAll(copyDir)
 	return nil, lastErr
+}
+
+// nudge sends GET /healthz every second until the server stops.
+//
+// wrangler dev's proxy sends each request to workerd on a pooled keep-alive
+// connection, and workerd closes one idle for 5 s (sooner by its own clock
+// when its thread was busy): a request sent on one just closed fails. The
+// proxy answers such a failed POST (or any method but GET and HEAD) 503 "Your
+// worker restarted mid-request", and keeps a failed GET or HEAD to send again
+// only when its next request arrives: a client that waits for that GET
+// before sending anything else waits until its timeout. A request a second
+// sends the kept ones again within a second.
+func (s *Server) nudge() {
+	c := &http.Client{Timeout: 30 * time.Second}
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-t.C:
+		}
+		// Not waited for: a nudge kept by the proxy is sent by the next.
+		go func() {
+			if resp, err := c.Get(s.URL + "/healthz"); err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}()
+	}
+}
+
+// halt stops the nudges.
+func (s *Server) halt() {
+	if s.done != nil {
+		close(s.done)
+		s.done = nil
+	}
 }
 
 type lockedWriter struct{ s *Server }
@@ -256,6 +301,7 @@ func (s *Server) Kill() {
 		return
 	}
 	s.stopped = true
+	s.halt()
 	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 	for i := 0; i < 50 && syscall.Kill(-s.cmd.Process.Pid, 0) == nil; i++ {
 		time.Sleep(100 * time.Millisecond)
@@ -268,6 +314,7 @@ func (s *Server) Stop() {
 		return
 	}
 	s.stopped = true
+	s.halt()
 	defer s.removeCopy()
 	pgid := s.cmd.Process.Pid
 	syscall.Kill(-pgid, syscall.SIGTERM)

@@ -44,7 +44,7 @@ func run(m *testing.M, dir string) int {
 	var raw [32]byte
 	rand.Read(raw[:])
 	key = []byte(hex.EncodeToString(raw[:]))
-	options = devserver.Options{Dir: dir, Persist: state,
+	options = devserver.Options{Dir: dir, Persist: state, Nudge: true,
 		Vars: map[string]string{"SESSIONTREE_SIGNING_KEY": string(key), "SESSIONTREE_CORS_ORIGINS": "https://app.example"}}
 	start := time.Now()
 	server, err = devserver.Start(options)
