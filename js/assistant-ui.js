@@ -20,7 +20,11 @@ export function fromThreadMessage(m) {
   return JSON.parse(JSON.stringify(out)); // what the tree stores: JSON, no Date or undefined
 }
 
-const emptyMetadata = () => ({ unstable_state: null, unstable_annotations: [], unstable_data: [], steps: [], custom: {} });
+// assistant-ui refuses steps on a message that is not the assistant's
+// (fromThreadMessageLike: "metadata.steps is only supported for assistant messages").
+const emptyMetadata = (role) => role === "assistant"
+  ? { unstable_state: null, unstable_annotations: [], unstable_data: [], steps: [], custom: {} }
+  : { unstable_state: null, unstable_annotations: [], unstable_data: [], custom: {} };
 
 // parts maps a stored message's content to ThreadMessage parts: its own
 // (a stored ThreadMessage), a text, an AI SDK UIMessage's parts, or the text
@@ -51,7 +55,7 @@ function parts(msg) {
 export function toThreadMessage(node) {
   const msg = node.message;
   const role = ROLES.has(msg.role) ? msg.role : msg.role === "tool" ? "assistant" : "user";
-  const out = { id: node.id, role, content: parts(msg), createdAt: new Date(node.createdAtMs), metadata: emptyMetadata() };
+  const out = { id: node.id, role, content: parts(msg), createdAt: new Date(node.createdAtMs), metadata: emptyMetadata(role) };
   if (role === "assistant") out.status = { type: "complete", reason: "unknown" };
   if (role === "user") out.attachments = [];
   if (Array.isArray(msg.content)) {

@@ -6,7 +6,7 @@ import { test, assert, mainSource } from "./harness.js";
 import { init, initInterchange, SessionTree } from "../sessiontree.js";
 import { historyAdapter, toRepository, fromThreadMessage } from "../assistant-ui.js";
 import { toUIMessages } from "../ai-sdk.js";
-import { MessageRepository, validateUIMessages } from "./judges.js";
+import { MessageRepository, fromThreadMessageLike, validateUIMessages } from "./judges.js";
 
 await init(mainSource);
 await initInterchange();
@@ -108,6 +108,13 @@ test("an AI SDK UIMessage and a plain message load as ThreadMessages assistant-u
   assert.deepEqual(u.content, [{ type: "text", text: "plain" }]);
   assert.deepEqual(a.content, [{ type: "reasoning", text: "so" }, { type: "tool-call", toolCallId: "c", toolName: "get", args: { a: 1 }, argsText: '{"a":1}', result: 2 }, { type: "text", text: "two" }]);
   assert.deepEqual(toRepository(new SessionTree()), { headId: null, messages: [] });
+  // What assistant-ui's own loader (fromThreadMessageLike) takes too: it
+  // refuses metadata.steps on a message that is not the assistant's.
+  t.append({ role: "system", content: "be brief" }, 3);
+  for (const { message } of toRepository(t).messages) {
+    const back = fromThreadMessageLike(message, message.id, { type: "complete", reason: "unknown" });
+    assert.equal(back.role, message.role);
+  }
   t.free();
 });
 

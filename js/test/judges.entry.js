@@ -2,4 +2,4 @@
 // js/test/build-judges.mjs (make test-js): the AI SDK's validateUIMessages and
 // assistant-ui's MessageRepository, from the pinned packages in .tools.
 export { validateUIMessages, safeValidateUIMessages } from "ai";
-export { MessageRepository } from "@assistant-ui/core/internal";
+export { MessageRepository, fromThreadMessageLike } from "@assistant-ui/core/internal";

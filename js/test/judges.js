@@ -12,3 +12,5 @@ const judges = isNode
 export const validateUIMessages = judges.validateUIMessages;
 /** assistant-ui's MessageRepository (from @assistant-ui/core's internal entry). */
 export const MessageRepository = judges.MessageRepository;
+/** assistant-ui's fromThreadMessageLike: what its runtimes load a message with. */
+export const fromThreadMessageLike = judges.fromThreadMessageLike;
