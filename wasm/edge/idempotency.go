@@ -3,7 +3,6 @@ package edge
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"net/http"
 )
 
 // maxIdemKeyLen bounds an Idempotency-Key (a UUID is 36 bytes).
@@ -53,7 +52,7 @@ func (h *Handler) replay(q *request) (bool, *apiError) {
 		return false, nil
 	}
 	if kept.Fingerprint != q.idem.Fingerprint {
-		return false, errf(http.StatusUnprocessableEntity, "invalid_input",
+		return false, errf(statusUnprocessableEntity, "invalid_input",
 			"this Idempotency-Key was used for another request (another route or body); use a new key for a new write")
 	}
 	hdr := q.w.Header()

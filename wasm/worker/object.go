@@ -3,11 +3,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
-	"net/http"
 	"strconv"
 	"strings"
 
@@ -444,7 +442,7 @@ func serveObjectBatch(_ safejs.Value, args []safejs.Value) any {
 	if err != nil {
 		return internalAnswer(err)
 	}
-	reqs := make([]*http.Request, len(calls))
+	reqs := make([]*edge.Request, len(calls))
 	for i, c := range calls {
 		parts, err := jsread.Elements(c)
 		if err != nil || len(parts) != 4 {
@@ -489,7 +487,7 @@ func serveObjectBatch(_ safejs.Value, args []safejs.Value) any {
 }
 
 func internalAnswer(err error) any {
-	res, _ := answer(http.StatusInternalServerError, http.Header{"Content-Type": {"application/json; charset=utf-8"}},
+	res, _ := answer(500, edge.Header{"Content-Type": {"application/json; charset=utf-8"}},
 		[]byte(`{"error":{"code":"internal","message":`+string(rawjson.AppendString(nil, "the tree's object: "+err.Error()))+"}}\n"), nil, nil)
 	return res
 }
@@ -499,7 +497,7 @@ func internalAnswer(err error) any {
 // headers the socket's tenant and client (and HeaderHeld and HeaderTurn when asked again).
 const methodSocket = "SOCKET"
 
-func objectCall(e *objectEntry, req *http.Request) (safejs.Value, error) {
+func objectCall(e *objectEntry, req *edge.Request) (safejs.Value, error) {
 	e.pending, e.push, e.indexNow = nil, nil, false
 	w := edge.NewRecorder()
 	var ack []byte
@@ -509,7 +507,7 @@ func objectCall(e *objectEntry, req *http.Request) (safejs.Value, error) {
 			return safejs.Value{}, err
 		}
 		held, _ := strconv.ParseInt(req.Header.Get(edge.HeaderHeld), 10, 64)
-		var h http.Header
+		var h edge.Header
 		ack, h = e.h.ServeSocket(router, msg, req.URL.String(), req.Header.Get(edge.HeaderTenant),
 			req.Header.Get(edge.ClientHeader), held, req.Header.Get(edge.HeaderTurn))
 		for _, k := range []string{edge.HeaderHold, edge.HeaderNext, edge.HeaderTurn} {
@@ -518,7 +516,7 @@ func objectCall(e *objectEntry, req *http.Request) (safejs.Value, error) {
 			}
 		}
 	} else {
-		e.h.ServeHTTP(w, req)
+		e.h.Serve(w, req)
 	}
 	index, msgs, now := e.pending, e.push, e.indexNow
 	e.pending, e.push, e.indexNow = nil, nil, false
@@ -535,9 +533,9 @@ func objectCall(e *objectEntry, req *http.Request) (safejs.Value, error) {
 	return res, err
 }
 
-// requestOf makes the http.Request of method, url, headers [[k, v]…] and body
+// requestOf makes the request of method, url, headers [[k, v]…] and body
 // (a Uint8Array, or null).
-func requestOf(jsMethod, jsURL, jsHeaders, jsBody safejs.Value) (*http.Request, error) {
+func requestOf(jsMethod, jsURL, jsHeaders, jsBody safejs.Value) (*edge.Request, error) {
 	method, err := jsMethod.String()
 	if err != nil {
 		return nil, err
@@ -557,11 +555,10 @@ func requestOf(jsMethod, jsURL, jsHeaders, jsBody safejs.Value) (*http.Request, 
 			return nil, err
 		}
 	}
-	req, err := http.NewRequest(method, url, bytes.NewReader(body))
+	req, err := edge.NewRequest(method, url, body)
 	if err != nil {
 		return nil, err
 	}
-	req.ContentLength = int64(len(body))
 	pairs, err := jsread.Elements(jsHeaders)
 	if err != nil {
 		return nil, err
@@ -598,7 +595,7 @@ var (
 func serveRoute(_ safejs.Value, args []safejs.Value) any {
 	res, err := routeCall(args)
 	if err != nil {
-		res, _ = answer(http.StatusInternalServerError, http.Header{"Content-Type": {"application/json; charset=utf-8"}},
+		res, _ = answer(500, edge.Header{"Content-Type": {"application/json; charset=utf-8"}},
 			[]byte(`{"error":{"code":"internal","message":`+string(rawjson.AppendString(nil, "routing: "+err.Error()))+"}}\n"), nil, nil)
 	}
 	return res
@@ -616,7 +613,7 @@ func routeCall(args []safejs.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p := strings.TrimSuffix(req.URL.Path, "/"); p == "/v1/trees" && req.Method == http.MethodGet {
+	if p := strings.TrimSuffix(req.URL.Path, "/"); p == "/v1/trees" && req.Method == "GET" {
 		return nil, nil // the list: D1
 	}
 	if c := strings.Join(conf[:], "\x00"); router == nil || routerConf != c {
@@ -624,7 +621,7 @@ func routeCall(args []safejs.Value) (any, error) {
 		routerConf = c
 	}
 	w := edge.NewRecorder()
-	router.ServeHTTP(w, req)
+	router.Serve(w, req)
 	return answer(w.Status(), w.Header(), w.Bytes(), nil, nil)
 }
 
@@ -680,7 +677,7 @@ func jsBytes(body []byte) (safejs.Value, error) {
 
 // answer is the JS object {status, headers, body, index, push} of an object's
 // call: push holds the messages for the object's live WebSockets.
-func answer(status int, h http.Header, body []byte, index, push []any) (safejs.Value, error) {
+func answer(status int, h edge.Header, body []byte, index, push []any) (safejs.Value, error) {
 	var hs []any
 	for k, vs := range h {
 		for _, v := range vs {

@@ -21,8 +21,10 @@ import { DurableObject } from "cloudflare:workers";
 import "./wasm_exec.js";
 import mod from "./app.wasm";
 
-// syumai/workers reads globalThis.context when its packages initialise:
-// env (bindings, vars), ctx (the ExecutionContext) and binding (where Go puts
+// A syumai/workers program (the benchmark's trivial worker; the worker itself
+// leaves that package and net/http out, and is handed env with each call)
+// reads globalThis.context when its packages initialise: env (bindings,
+// vars), ctx (the ExecutionContext) and binding (where Go puts
 // handleRequest). One object serves the whole isolate; env is the same object
 // for every request of an isolate, and is refreshed anyway.
 const context = { env: undefined, ctx: undefined, binding: {} };
@@ -154,8 +156,10 @@ async function buffered(request) {
   return [new Request(request, { body }), body];
 }
 
-// inGo runs request in the isolate's router instance, one request at a time.
-async function inGo(request, env, ctx) {
+// inGo runs request in the isolate's router instance, one request at a time:
+// the worker's sessiontreeList (the tree list, over D1), or the handler of a
+// syumai/workers program (the benchmark's trivial worker).
+async function inGo(request, body, env, ctx) {
   await enter();
   let mine = null;
   try {
@@ -164,7 +168,8 @@ async function inGo(request, env, ctx) {
     if (started === null || go.exited) started = start();
     mine = go;
     await started;
-    return await context.binding.handleRequest(request);
+    if (typeof globalThis.sessiontreeList !== "function") return await context.binding.handleRequest(request);
+    return responseOf(await globalThis.sessiontreeList(env, request.method, request.url, [...request.headers], body));
   } finally {
     // A request whose instance was given up meanwhile leaves nothing: the
     // slot belongs to the request that started the new instance.
@@ -190,11 +195,11 @@ export default {
     await objectStarted;
     // A program without the objects' role (the benchmark's trivial worker)
     // has no router of its own: its one instance serves everything.
-    if (typeof globalThis.sessiontreeRoute !== "function") return inGo(req, env, ctx);
+    if (typeof globalThis.sessiontreeRoute !== "function") return inGo(req, body, env, ctx);
     const text = (v) => (typeof v === "string" ? v : "");
     const routed = globalThis.sessiontreeRoute(text(env.SESSIONTREE_SIGNING_KEY), text(env.SESSIONTREE_CORS_ORIGINS),
       text(env.SESSIONTREE_RATE_LIMIT), request.method, request.url, [...request.headers]);
-    if (routed === null) return inGo(req, env, ctx);
+    if (routed === null) return inGo(req, body, env, ctx);
     // The router names the tree's object: the request goes there, with the
     // router's x-sessiontree- headers and none of the client's.
     const object = routed.headers.find(([k]) => k.toLowerCase() === PREFIX + "object");
