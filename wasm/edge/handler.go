@@ -281,6 +281,12 @@ func (h *Handler) readBody(q *request) ([]byte, *apiError) {
 		return nil, errTooLarge("the body is " + strconv.FormatInt(q.r.ContentLength, 10) +
 			" bytes; the limit is " + strconv.FormatInt(max, 10))
 	}
+	if q.r.raw != nil {
+		if int64(len(q.r.raw)) > max {
+			return nil, errTooLarge("the body is over the limit of " + strconv.FormatInt(max, 10) + " bytes")
+		}
+		return q.r.raw, nil // the whole body, handed over by the worker: no copy of megabytes
+	}
 	if q.r.Body == nil {
 		return nil, nil // the Workers runtime gives no body for a request without one
 	}

@@ -95,16 +95,18 @@ type Request struct {
 	Body          io.Reader // nil for none
 	ContentLength int64     // -1 when not known
 	ctx           context.Context
+	raw           []byte // the whole body, when NewRequest was given it: read without a copy
 }
 
 // NewRequest is a request of method for rawURL (absolute, or a path) with
-// body (nil for none) and no header fields yet.
+// body (nil for none) and no header fields yet. The Handler reads body as it
+// is, without a copy: it must not change while the request is served.
 func NewRequest(method, rawURL string, body []byte) (*Request, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, err
 	}
-	r := &Request{Method: method, URL: u, Header: Header{}, ContentLength: int64(len(body))}
+	r := &Request{Method: method, URL: u, Header: Header{}, ContentLength: int64(len(body)), raw: body}
 	if body != nil {
 		r.Body = bytes.NewReader(body)
 	}

@@ -3,7 +3,9 @@ package edge
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 )
 
 // The Handler's Header keys its fields as net/http does, so that a Header
@@ -47,5 +49,32 @@ func TestServeHTTPCarriesARequestAndItsAnswer(t *testing.T) {
 	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/v1/trees", nil))
 	if w.Code != http.StatusUnauthorized || w.Header().Get("WWW-Authenticate") == "" {
 		t.Errorf("GET /v1/trees without a token: %d, WWW-Authenticate %q", w.Code, w.Header().Get("WWW-Authenticate"))
+	}
+}
+
+// A body handed over whole (NewRequest, as the worker does) is read without
+// a copy and held to the same limit as one read from a stream.
+func TestABodyHandedOverWholeKeepsTheBodyLimit(t *testing.T) {
+	key := []byte("0123456789abcdef0123")
+	lim := DefaultLimits
+	lim.Body = 1000
+	h := New(Config{Store: NewMemStore(), SigningKey: key, Limits: lim})
+	tok, _ := IssueToken(key, "alice", time.Now().Unix()+3600)
+	for _, tc := range []struct {
+		n    int
+		want int
+	}{{900, http.StatusCreated}, {1001, http.StatusRequestEntityTooLarge}} {
+		body := `{"messages":[{"role":"user","content":"` + strings.Repeat("x", tc.n-len(`{"messages":[{"role":"user","content":""}]}`)) + `"}]}`
+		r, err := NewRequest(http.MethodPost, "/v1/trees", []byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.ContentLength = -1 // as if its length were not known: the body itself is measured
+		r.Header.Set("Authorization", "Bearer "+tok)
+		w := NewRecorder()
+		h.Serve(w, r)
+		if w.Status() != tc.want {
+			t.Errorf("a body of %d bytes under a limit of 1,000: %d %s, want %d", len(body), w.Status(), w.Bytes(), tc.want)
+		}
 	}
 }

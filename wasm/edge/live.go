@@ -139,7 +139,24 @@ func Delta(w Write, deleted bool, max int) []byte {
 	head = rawjson.AppendString(head, m.Root)
 	head = append(head, `,"active":`...)
 	head = rawjson.AppendString(head, m.Active)
-	buf := append([]byte(nil), head...)
+	// Over max, the rows are not rendered at all (a batch of megabytes
+	// would be copied only to be dropped): their size is known beforehand.
+	size := len(head) + 64 + len(w.DelNodes)*3 + len(w.DelBranches)*3
+	for _, frags := range [][]core.Fragment{w.PutNodes, w.PutBranches} {
+		for _, f := range frags {
+			size += len(f.Key) + len(f.JSON) + 4
+		}
+	}
+	for _, keys := range [][]string{w.DelNodes, w.DelBranches} {
+		for _, k := range keys {
+			size += len(k)
+		}
+	}
+	if size > max {
+		return append(head, `,"partial":true}`...)
+	}
+	buf := make([]byte, 0, size)
+	buf = append(buf, head...)
 	rows := func(name string, frags []core.Fragment) {
 		buf = append(buf, `,"`+name+`":{`...)
 		for i, f := range frags {

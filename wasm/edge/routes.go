@@ -506,6 +506,7 @@ func (h *Handler) writeOf(t *core.Tree, prev Meta) (Write, bool, *apiError) {
 			continue // the parent of a root
 		}
 		if b, ok := t.NodeJSON(id); ok {
+			core.TickBytes(len(b))
 			w.PutNodes = append(w.PutNodes, core.Fragment{Key: id, JSON: b})
 		} else {
 			w.DelNodes = append(w.DelNodes, id)

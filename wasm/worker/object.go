@@ -175,23 +175,35 @@ func (s *objectStore) Load(ctx context.Context, tenant, id string) (edge.Meta, [
 	return m, nodes, branches, err
 }
 
-func (s *objectStore) rows(w edge.Write) error {
+// rowStmt is one statement of a write's rows and its one argument.
+type rowStmt struct{ sql, arg string }
+
+// rowStmts are the statements that store w's rows, rendered before the
+// write's transaction (in slices: nothing yields inside a transaction), so
+// that the transaction itself only runs them.
+func rowStmts(w edge.Write) []rowStmt {
+	var out []rowStmt
 	for _, st := range []struct {
 		sql  string
 		put  []core.Fragment
 		keys []string
 	}{{oPutNodes, w.PutNodes, nil}, {oPutBranch, w.PutBranches, nil}, {oDelNodes, nil, w.DelNodes}, {oDelBranch, nil, w.DelBranches}} {
 		for _, arg := range chunkRows(st.put) {
-			if _, err := s.exec(st.sql, arg); err != nil {
-				return err
-			}
+			out = append(out, rowStmt{st.sql, arg})
 		}
 		for keys := st.keys; len(keys) > 0; {
 			n := min(len(keys), 2000)
-			if _, err := s.exec(st.sql, string(rawjson.AppendStrings(nil, keys[:n]))); err != nil {
-				return err
-			}
+			out = append(out, rowStmt{st.sql, string(rawjson.AppendStrings(nil, keys[:n]))})
 			keys = keys[n:]
+		}
+	}
+	return out
+}
+
+func (s *objectStore) rows(stmts []rowStmt) error {
+	for _, st := range stmts {
+		if _, err := s.exec(st.sql, st.arg); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -202,11 +214,13 @@ func chunkRows(frags []core.Fragment) []string {
 	var out []string
 	var buf []byte
 	for _, f := range frags {
+		core.TickBytes(len(f.JSON))
 		if len(buf) > chunkBytes {
 			out = append(out, string(append(buf, '}')))
 			buf = nil
 		}
 		if buf == nil {
+			buf = make([]byte, 0, chunkBytes+len(f.JSON)+len(f.Key)+8)
 			buf = append(buf, '{')
 		} else {
 			buf = append(buf, ',')
@@ -233,6 +247,7 @@ func (s *objectStore) keepIdem(tenant string, k *edge.Idem) error {
 }
 
 func (s *objectStore) Create(ctx context.Context, w edge.Write) error {
+	stmts := rowStmts(w)
 	return s.inTx(func() error {
 		rs, err := s.exec(`SELECT 1 AS x FROM tree`)
 		if err != nil {
@@ -245,7 +260,7 @@ func (s *objectStore) Create(ctx context.Context, w edge.Write) error {
 		if _, err := s.exec(oInsertTree, m.ID, m.Tenant, m.Version, m.ETag, m.Root, m.Active, m.CreatedMs, m.UpdatedMs); err != nil {
 			return err
 		}
-		if err := s.rows(w); err != nil {
+		if err := s.rows(stmts); err != nil {
 			return err
 		}
 		return s.keepIdem(m.Tenant, w.Idem)
@@ -253,6 +268,7 @@ func (s *objectStore) Create(ctx context.Context, w edge.Write) error {
 }
 
 func (s *objectStore) Commit(ctx context.Context, prev int64, w edge.Write) error {
+	stmts := rowStmts(w)
 	return s.inTx(func() error {
 		m := w.Meta
 		cur, err := s.Meta(ctx, m.Tenant, m.ID)
@@ -265,7 +281,7 @@ func (s *objectStore) Commit(ctx context.Context, prev int64, w edge.Write) erro
 		if _, err := s.exec(oUpdateTree, m.ID, m.Tenant, m.Version, m.ETag, m.Root, m.Active, m.UpdatedMs); err != nil {
 			return err
 		}
-		if err := s.rows(w); err != nil {
+		if err := s.rows(stmts); err != nil {
 			return err
 		}
 		if w.Delta != nil {
