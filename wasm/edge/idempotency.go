@@ -3,6 +3,7 @@ package edge
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/sessiontree/sessiontree/core"
 )
 
 // maxIdemKeyLen bounds an Idempotency-Key (a UUID is 36 bytes).
@@ -37,7 +38,12 @@ func (h *Handler) beginIdem(q *request, body []byte) (done bool, ae *apiError) {
 	}
 	sum := sha256.New()
 	sum.Write([]byte(q.r.Method + " " + q.r.URL.Path + "\n"))
-	sum.Write(body)
+	for rest := body; len(rest) > 0; {
+		n := min(len(rest), 64<<10)
+		sum.Write(rest[:n]) // in pieces: a body of megabytes is hashed in slices
+		core.TickBytes(n)
+		rest = rest[n:]
+	}
 	q.idem = &Idem{Key: key, Fingerprint: hex.EncodeToString(sum.Sum(nil))}
 	return h.replay(q)
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -50,6 +51,13 @@ var objectSchema = []string{
 	`CREATE TABLE IF NOT EXISTS branches (name TEXT PRIMARY KEY, json TEXT NOT NULL) WITHOUT ROWID`,
 	`CREATE TABLE IF NOT EXISTS changes (version INTEGER PRIMARY KEY, delta TEXT NOT NULL)`,
 	`CREATE TABLE IF NOT EXISTS idempotency (key TEXT PRIMARY KEY, tenant TEXT NOT NULL, fingerprint TEXT NOT NULL, status INTEGER NOT NULL, etag TEXT NOT NULL, location TEXT NOT NULL, body TEXT NOT NULL, created_ms INTEGER NOT NULL) WITHOUT ROWID`,
+	// The new node rows of a large write stored ahead of its transaction
+	// (stage), with the version they belong to.
+	`CREATE TABLE IF NOT EXISTS staged (id TEXT PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID`,
+	// A write whose object stopped between its staged rows and its
+	// transaction never went in: its rows go (they are not the tree's).
+	`DELETE FROM nodes WHERE id IN (SELECT id FROM staged WHERE version > (SELECT COALESCE(MAX(version), 0) FROM tree))`,
+	`DELETE FROM staged`,
 }
 
 const (
@@ -72,6 +80,26 @@ const (
 )
 
 const loadChunk = 1 << 20
+
+// Large writes are stored in slices (issue 25: one tenant's 1,000-op batch
+// or 100,000-message create held the isolate's thread, every other tenant's,
+// for the seconds of one storage transaction). A write whose new node rows
+// take at least stageMin bytes stores them first, stageBytes at a time, each
+// piece in a small transaction of its own (with the ids in the staged table)
+// and a yield after it. No stored row refers to those rows yet: they become
+// the tree's in the write's own transaction, which then holds only the tree's
+// row, the changed rows that existed before, the branches and the keys. If
+// the object stops in between, the write never went in, and its staged rows
+// are deleted when the object's storage is next opened (objectSchema).
+const (
+	stageMin   = 1 << 20
+	stageBytes = 128 << 10
+
+	oStage    = `INSERT INTO staged (id, version) SELECT key, ?2 FROM json_each(?1) WHERE true ON CONFLICT (id) DO UPDATE SET version = excluded.version`
+	oExisting = `SELECT id FROM nodes WHERE id IN (SELECT value FROM json_each(?1))`
+	oUnstage  = `DELETE FROM staged WHERE id IN (SELECT id FROM staged LIMIT 5000)`
+	oDrop     = `DELETE FROM nodes WHERE id IN (SELECT id FROM staged WHERE version = ?1)`
+)
 
 // exec runs one statement and returns its rows.
 func (s *objectStore) exec(query string, args ...any) ([]safejs.Value, error) {
@@ -210,17 +238,20 @@ func (s *objectStore) rows(stmts []rowStmt) error {
 }
 
 // chunkRows renders frags as JSON objects {key: fragment} of about chunkBytes.
-func chunkRows(frags []core.Fragment) []string {
+func chunkRows(frags []core.Fragment) []string { return chunkRowsOf(frags, chunkBytes) }
+
+// chunkRowsOf renders frags as JSON objects {key: fragment} of about size bytes.
+func chunkRowsOf(frags []core.Fragment, size int) []string {
 	var out []string
 	var buf []byte
 	for _, f := range frags {
 		core.TickBytes(len(f.JSON))
-		if len(buf) > chunkBytes {
+		if len(buf) > size {
 			out = append(out, string(append(buf, '}')))
 			buf = nil
 		}
 		if buf == nil {
-			buf = make([]byte, 0, chunkBytes+len(f.JSON)+len(f.Key)+8)
+			buf = make([]byte, 0, size+len(f.JSON)+len(f.Key)+8)
 			buf = append(buf, '{')
 		} else {
 			buf = append(buf, ',')
@@ -247,6 +278,135 @@ func (s *objectStore) keepIdem(tenant string, k *edge.Idem) error {
 }
 
 func (s *objectStore) Create(ctx context.Context, w edge.Write) error {
+	if !staging(w) {
+		return s.create(w)
+	}
+	rs, err := s.exec(`SELECT 1 AS x FROM tree`)
+	if err != nil {
+		return err
+	}
+	if len(rs) > 0 {
+		return errors.New("this object holds a tree already")
+	}
+	return s.staged(w, w.PutNodes, func(w edge.Write) error { return s.create(w) })
+}
+
+// staging reports whether w's node rows are large enough to be stored in
+// slices ahead of its transaction. Never inside a transaction (a group of
+// small writes): nothing yields there.
+func staging(w edge.Write) bool {
+	if inTx > 0 {
+		return false
+	}
+	n := 0
+	for _, f := range w.PutNodes {
+		n += len(f.JSON)
+	}
+	return n >= stageMin
+}
+
+// staged stores the rows fresh of w (new: no stored row has their ids) in
+// slices, then w without them by write, and then forgets which rows were
+// staged. If write fails, the staged rows are deleted.
+func (s *objectStore) staged(w edge.Write, fresh []core.Fragment, write func(edge.Write) error) error {
+	var rest []core.Fragment // the rows of w that are not fresh (none for a create)
+	if len(fresh) < len(w.PutNodes) {
+		isFresh := make(map[string]bool, len(fresh))
+		for _, f := range fresh {
+			core.Tick()
+			isFresh[f.Key] = true
+		}
+		for _, f := range w.PutNodes {
+			if !isFresh[f.Key] {
+				rest = append(rest, f)
+			}
+		}
+	}
+	v := w.Meta.Version
+	err := s.stage(fresh, v)
+	if err == nil {
+		w.PutNodes = rest
+		err = write(w)
+	}
+	if err != nil {
+		if derr := s.inTx(func() error {
+			if _, err := s.exec(oDrop, v); err != nil {
+				return err
+			}
+			_, err := s.exec(`DELETE FROM staged`)
+			return err
+		}); derr != nil {
+			// The object's storage is next opened with them (objectSchema).
+			os.Stderr.WriteString("sessiontree worker: the staged rows of a failed write stay until the object is opened again: " + derr.Error() + "\n")
+		}
+		return err
+	}
+	return s.unstage()
+}
+
+// stage stores frags as node rows of version v ahead of their write, in
+// pieces of about stageBytes, one transaction each, yielding after each.
+func (s *objectStore) stage(frags []core.Fragment, v int64) error {
+	for _, arg := range chunkRowsOf(frags, stageBytes) {
+		if err := s.inTx(func() error {
+			if _, err := s.exec(oStage, arg, v); err != nil {
+				return err
+			}
+			_, err := s.exec(oPutNodes, arg)
+			return err
+		}); err != nil {
+			return err
+		}
+		yieldSlice()
+	}
+	return nil
+}
+
+// unstage forgets the staged ids of a write that went in, in slices.
+func (s *objectStore) unstage() error {
+	for {
+		rs, err := s.exec(`SELECT 1 AS x FROM staged LIMIT 1`)
+		if err != nil || len(rs) == 0 {
+			return err
+		}
+		if _, err := s.exec(oUnstage); err != nil {
+			return err
+		}
+		yieldSlice()
+	}
+}
+
+// fresh is the rows of frags whose ids no stored node has.
+func (s *objectStore) fresh(frags []core.Fragment) ([]core.Fragment, error) {
+	stored := map[string]bool{}
+	for i := 0; i < len(frags); i += 2000 {
+		keys := make([]string, 0, 2000)
+		for _, f := range frags[i:min(len(frags), i+2000)] {
+			core.Tick()
+			keys = append(keys, f.Key)
+		}
+		rs, err := s.exec(oExisting, string(rawjson.AppendStrings(nil, keys)))
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rs {
+			id, err := jsread.Text(r, "id")
+			if err != nil {
+				return nil, err
+			}
+			stored[id] = true
+		}
+	}
+	var out []core.Fragment
+	for _, f := range frags {
+		if !stored[f.Key] {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+func (s *objectStore) create(w edge.Write) error {
 	stmts := rowStmts(w)
 	return s.inTx(func() error {
 		rs, err := s.exec(`SELECT 1 AS x FROM tree`)
@@ -268,6 +428,24 @@ func (s *objectStore) Create(ctx context.Context, w edge.Write) error {
 }
 
 func (s *objectStore) Commit(ctx context.Context, prev int64, w edge.Write) error {
+	if !staging(w) {
+		return s.commit(ctx, prev, w)
+	}
+	cur, err := s.Meta(ctx, w.Meta.Tenant, w.Meta.ID)
+	if err != nil {
+		return err
+	}
+	if cur.Version != prev {
+		return edge.ErrStale
+	}
+	fresh, err := s.fresh(w.PutNodes)
+	if err != nil {
+		return err
+	}
+	return s.staged(w, fresh, func(w edge.Write) error { return s.commit(ctx, prev, w) })
+}
+
+func (s *objectStore) commit(ctx context.Context, prev int64, w edge.Write) error {
 	stmts := rowStmts(w)
 	return s.inTx(func() error {
 		m := w.Meta
