@@ -406,6 +406,7 @@ function keptAnswer(kept, res, tenant, rate) {
 const SOCKETS_PER_TREE = 128;
 const SOCKETS_PER_TENANT = 1024;
 const socketCounts = new Map(); // object id → {tenant, n}: its live sockets
+const upgradingOf = new Map(); // tenant → its live sockets being opened, over every object
 
 // ws0Tenant is the tenant of an object's live sockets (kept with each).
 function ws0Tenant(ctx) {
@@ -490,6 +491,7 @@ export class TreeObject extends DurableObject {
     this.reads = new Map(); // path and query of a large GET → {etag, gz, headers, writes}: kept reads
     this.writes = 0; // calls other than reads served (drain): a kept read made at another count is asked of Go again
     this.indexing = null;
+    this.upgrading = 0; // live sockets being opened (handle)
     const storage = ctx.storage;
     this.tx = (fn) =>
       storage.transactionSync(() => {
@@ -529,15 +531,34 @@ export class TreeObject extends DurableObject {
       }
     }
     const headers = [...request.headers];
-    if (request.headers.get("upgrade")?.toLowerCase() === "websocket") {
+    const upgrade = request.headers.get("upgrade")?.toLowerCase() === "websocket";
+    if (upgrade) {
       // A live socket: what is open now and the limits, for Go to decide
-      // (edge.socketsOver).
+      // (edge.socketsOver). Upgrades still on their way count as open: 2,000
+      // at once each saw fewer than the limit and all went in (174 of a limit
+      // of 128).
       this.countSockets(tenant);
-      let ofTenant = 0;
+      let ofTenant = upgradingOf.get(tenant) ?? 0;
       for (const c of socketCounts.values()) if (c.tenant === tenant) ofTenant += c.n;
-      headers.push([PREFIX + "sockets", `${this.ctx.getWebSockets().length} ${ofTenant}`]);
+      headers.push([PREFIX + "sockets", `${this.ctx.getWebSockets().length + this.upgrading} ${ofTenant}`]);
       headers.push([PREFIX + "socket-limits", `${envLimit(this.env.SESSIONTREE_MAX_SOCKETS_PER_TREE, SOCKETS_PER_TREE)} ${envLimit(this.env.SESSIONTREE_MAX_SOCKETS_PER_TENANT, SOCKETS_PER_TENANT)}`]);
+      this.upgrading++;
+      upgradingOf.set(tenant, (upgradingOf.get(tenant) ?? 0) + 1);
     }
+    try {
+      return await this.serveRequest(request, body, tenant, headers);
+    } finally {
+      if (upgrade) {
+        this.upgrading--;
+        const n = upgradingOf.get(tenant) - 1;
+        if (n > 0) upgradingOf.set(tenant, n);
+        else upgradingOf.delete(tenant);
+      }
+    }
+  }
+
+  // serveRequest serves request with its body, after handle's checks.
+  async serveRequest(request, body, tenant, headers) {
     const url = new URL(request.url);
     const readKey = request.method === "GET" && KEPT_READ.test(url.pathname) && !request.headers.has("upgrade") &&
       /\bgzip\b/i.test(request.headers.get("accept-encoding") ?? "") ? url.pathname + url.search : null;
