@@ -40,10 +40,14 @@ const bytesPerTick = 2 << 10
 
 // tickBytes is tick for a unit of work on n bytes: a large message counts as
 // the nodes its size is worth.
-func tickBytes(n int) {
+func tickBytes(n int) { tickWork(1 + n/bytesPerTick) }
+
+// tickWork counts units ticks at once, and yields if they reach the next
+// yield point.
+func tickWork(units int) {
 	if yieldFn != nil {
 		before := yieldTicks / yieldEvery
-		yieldTicks += uint32(1 + n/bytesPerTick)
+		yieldTicks += uint32(units)
 		if yieldTicks/yieldEvery != before {
 			yieldFn()
 		}

@@ -132,16 +132,26 @@ function leave() {
 // body that reached the cap and answers 413 too_large.
 const BODY_CAP = 8 * 1024 * 1024 + 1;
 
+const BUFFER_TURN = 256 * 1024;
+
 async function buffered(request) {
   if (request.body === null) return [request, null];
   const reader = request.body.getReader();
   const chunks = [];
   let size = 0;
+  let turn = 0;
   while (size < BODY_CAP) {
     const { done, value } = await reader.read();
     if (done) break;
     chunks.push(value);
     size += value.byteLength;
+    // Chunks already there are read in microtasks, one task in all: a body
+    // of megabytes that arrived whole held the thread (~150 ms for 5.6 MB
+    // under load, in a CPU profile) unless the event loop turns meanwhile.
+    if (size - turn >= BUFFER_TURN) {
+      turn = size;
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
   }
   // The rest of a body over the cap is read and dropped: a body left unread
   // (or canceled) breaks the next request on the connection under wrangler dev.
