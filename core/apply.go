@@ -51,6 +51,7 @@ func (t *Tree) Apply(ops []Op, nowMs int64) ([]string, error) {
 	}()
 	results := make([]string, len(ops))
 	for i, op := range ops {
+		tickBytes(len(op.Message))
 		at := nowMs
 		if op.HasAt {
 			at = op.At
@@ -179,6 +180,7 @@ func ParseOps(data []byte) ([]Op, error) {
 		if err != nil {
 			return err
 		}
+		tickBytes(len(op.Message))
 		if len(ops) == cap(ops) {
 			// Double: append's gentler growth copies a long batch of these
 			// large structs several times over.

@@ -23,3 +23,67 @@ func TestTheNodeLoopsCallTheYieldFunctionEveryFewHundredNodes(t *testing.T) {
 		t.Fatalf("a marshal and an unmarshal of 2,000 nodes called yield %d times, want about %d", calls, 2*2000/yieldEvery)
 	}
 }
+
+// A batch of ops yields by the size of its messages, not only by their
+// number: 40 ops of 256 KiB each (10 MiB) are as much work as tens of
+// thousands of small nodes, and a host must get its turns during their
+// parse, their scan and their apply (issue 25: a 1,000-op batch of 7 KB
+// messages held the worker's thread for seconds, with no yield at all).
+func TestAnOpsBatchOfLargeMessagesYieldsByTheirSize(t *testing.T) {
+	calls := 0
+	SetYield(func() { calls++ })
+	defer SetYield(nil)
+	var b []byte
+	b = append(b, `[`...)
+	text := make([]byte, 256<<10)
+	for i := range text {
+		text[i] = 'a' + byte(i%26)
+	}
+	for i := 0; i < 40; i++ {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"op":"append","message":{"role":"user","content":"`...)
+		b = append(b, text...)
+		b = append(b, `"}}`...)
+	}
+	b = append(b, ']')
+	ops, err := ParseOps(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed := calls
+	// 10 MiB at one tick per 2 KiB and a yield per 256 ticks: ~20 yields.
+	if parsed < 15 {
+		t.Fatalf("parsing 40 ops of 256 KiB called yield %d times, want about 20", parsed)
+	}
+	tr := New()
+	if _, err := tr.Apply(ops, 1_700_000_000_000); err != nil {
+		t.Fatal(err)
+	}
+	if applied := calls - parsed; applied < 15 {
+		t.Fatalf("applying 40 ops of 256 KiB called yield %d times, want about 20", applied)
+	}
+}
+
+// Sorting the ids of a large tree (its rows, Validate) yields too: a sort of
+// 100,000 ids held the worker's thread for ~0.2 s in one piece.
+func TestSortingManyIdsYields(t *testing.T) {
+	next := randomIDs()
+	keys := make([]string, 100_000)
+	for i := range keys {
+		keys[i] = next()
+	}
+	calls := 0
+	SetYield(func() { calls++ })
+	defer SetYield(nil)
+	sortKeys(keys)
+	if calls < 20 {
+		t.Fatalf("sorting 100,000 ids called yield %d times, want at least 20", calls)
+	}
+	for i := 1; i < len(keys); i++ {
+		if keys[i-1] > keys[i] {
+			t.Fatalf("not sorted at %d: %q > %q", i, keys[i-1], keys[i])
+		}
+	}
+}

@@ -114,7 +114,12 @@ func ScanValue(data []byte, i int) (int, error) {
 func scanValue(data []byte, i int, kt *keyTracker) (end int, spaced bool, err error) {
 	var stackBuf [64]byte
 	stack := stackBuf[:0]
+	nextYield := i + yieldBytes
 	for {
+		if i >= nextYield && yieldFn != nil {
+			yieldFn() // a long body: let the host run others (SetYield)
+			nextYield = i + yieldBytes
+		}
 		// Expect a value at i.
 		if i >= len(data) {
 			return i, spaced, errAt(i, "unexpected end of JSON input")

@@ -2,7 +2,6 @@ package edge
 
 import (
 	"bytes"
-	"net/http"
 	"strconv"
 
 	"github.com/sessiontree/sessiontree/core"
@@ -10,7 +9,7 @@ import (
 )
 
 func errInput(msg string) *apiError {
-	return errf(http.StatusBadRequest, string(core.CodeInvalidInput), msg)
+	return errf(statusBadRequest, string(core.CodeInvalidInput), msg)
 }
 
 // checkJSON reports a body that is not one valid JSON object, or one that
@@ -148,7 +147,7 @@ func (h *Handler) treeFromFile(body []byte) (*core.Tree, *apiError) {
 		if len(probs) > 1 {
 			msg += " (and " + itoa(len(probs)-1) + " more problems; repair the file first)"
 		}
-		return nil, errf(http.StatusBadRequest, string(core.CodeCorrupt), msg)
+		return nil, errf(statusBadRequest, string(core.CodeCorrupt), msg)
 	}
 	_, nodes := t.Rows()
 	for _, f := range nodes {

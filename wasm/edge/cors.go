@@ -1,14 +1,13 @@
 package edge
 
 import (
-	"net/http"
 	"sync"
 )
 
 // corsHeaders adds the CORS headers of an allowed Origin and reports whether
 // it was one. A preflight (OPTIONS with Access-Control-Request-Method) also
 // gets the methods and headers the API takes.
-func (h *Handler) corsHeaders(w http.ResponseWriter, r *http.Request) bool {
+func (h *Handler) corsHeaders(w ResponseWriter, r *Request) bool {
 	origin := r.Header.Get("Origin")
 	if origin == "" || len(h.cors) == 0 {
 		return false
@@ -24,7 +23,7 @@ func (h *Handler) corsHeaders(w http.ResponseWriter, r *http.Request) bool {
 	}
 	hdr.Set("Access-Control-Allow-Origin", origin)
 	hdr.Set("Access-Control-Expose-Headers", "ETag, Location, Retry-After, Idempotent-Replayed")
-	if r.Method == http.MethodOptions {
+	if r.Method == methodOptions {
 		hdr.Set("Access-Control-Allow-Methods", "GET, POST, DELETE")
 		hdr.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, If-Match, If-None-Match, Idempotency-Key, Sessiontree-Client")
 		hdr.Set("Access-Control-Max-Age", "600")

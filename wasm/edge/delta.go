@@ -1,8 +1,6 @@
 package edge
 
 import (
-	"net/http"
-
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/rawjson"
 )
@@ -29,7 +27,7 @@ func (h *Handler) applyDelta(q *request, id string) *apiError {
 	}
 	ifMatch := q.r.Header.Get("If-Match")
 	if ifMatch == "" {
-		return errf(http.StatusPreconditionRequired, "precondition_required",
+		return errf(statusPreconditionRequired, "precondition_required",
 			"a delta applies on top of the version it was taken from: send that ETag in If-Match")
 	}
 	if ae := checkJSON(body, `a delta {"nodes":{…},"branches":{…},"deleted_nodes":[…],"deleted_branches":[…]}`); ae != nil {

@@ -2,7 +2,6 @@ package edge
 
 import (
 	"errors"
-	"net/http"
 
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/rawjson"
@@ -31,15 +30,15 @@ func errf(status int, code, message string) *apiError {
 }
 
 func errTreeNotFound(id string) *apiError {
-	return errf(http.StatusNotFound, string(core.CodeNotFound), "no tree with id "+quote(id))
+	return errf(statusNotFound, string(core.CodeNotFound), "no tree with id "+quote(id))
 }
 
 func errTooLarge(message string) *apiError {
-	return errf(http.StatusRequestEntityTooLarge, string(core.CodeTooLarge), message)
+	return errf(statusRequestEntityTooLarge, string(core.CodeTooLarge), message)
 }
 
 func errBadJSON(what string, err error) *apiError {
-	return errf(http.StatusBadRequest, string(core.CodeInvalidInput), what+" is not valid JSON: "+err.Error())
+	return errf(statusBadRequest, string(core.CodeInvalidInput), what+" is not valid JSON: "+err.Error())
 }
 
 // fromCore maps an error of the core package to its HTTP status, keeping its code.
@@ -50,22 +49,22 @@ func fromCore(err error) *apiError {
 	}
 	var ce *core.Error
 	if !errors.As(err, &ce) {
-		return errf(http.StatusInternalServerError, CodeInternal, err.Error())
+		return errf(statusInternalServerError, CodeInternal, err.Error())
 	}
-	status := http.StatusBadRequest
+	status := statusBadRequest
 	switch ce.Code {
 	case core.CodeNotFound, core.CodeBranchNotFound:
-		status = http.StatusNotFound
+		status = statusNotFound
 	case core.CodeBranchExists, core.CodeConflict, core.CodeEmptyBranch:
-		status = http.StatusConflict
+		status = statusConflict
 	case core.CodeTooLarge:
-		status = http.StatusRequestEntityTooLarge
+		status = statusRequestEntityTooLarge
 	}
 	return errf(status, string(ce.Code), ce.Message)
 }
 
-func writeError(w http.ResponseWriter, e *apiError) {
-	if e.status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+func writeError(w ResponseWriter, e *apiError) {
+	if e.status == statusServiceUnavailable && w.Header().Get("Retry-After") == "" {
 		w.Header().Set("Retry-After", "1")
 	}
 	buf := append([]byte(nil), `{"error":{"code":`...)
@@ -76,14 +75,14 @@ func writeError(w http.ResponseWriter, e *apiError) {
 	writeJSON(w, e.status, buf)
 }
 
-func writeJSON(w http.ResponseWriter, status int, body []byte) {
+func writeJSON(w ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	writeBody(w, status, body)
 }
 
 // writeBody writes body with its length, keeping a Content-Type already set
 // (JSON by default).
-func writeBody(w http.ResponseWriter, status int, body []byte) {
+func writeBody(w ResponseWriter, status int, body []byte) {
 	h := w.Header()
 	if h.Get("Content-Type") == "" {
 		h.Set("Content-Type", "application/json; charset=utf-8")

@@ -1,7 +1,6 @@
 package edge
 
 import (
-	"net/http"
 	"strconv"
 
 	"github.com/sessiontree/sessiontree/core"
@@ -44,7 +43,7 @@ func (h *Handler) extra(q *request, id, route string) *apiError {
 			}
 			buf = append(buf, "]}\n"...)
 			q.w.Header().Set("ETag", h.readETag(q, m.ETag))
-			writeJSON(q.w, http.StatusOK, buf)
+			writeJSON(q.w, statusOK, buf)
 			return nil
 		})
 	default: // stats
@@ -65,7 +64,7 @@ func (h *Handler) extra(q *request, id, route string) *apiError {
 			buf = rawjson.AppendInt(buf, m.UpdatedMs)
 			buf = append(buf, "}\n"...)
 			q.w.Header().Set("ETag", h.readETag(q, m.ETag))
-			writeJSON(q.w, http.StatusOK, buf)
+			writeJSON(q.w, statusOK, buf)
 			return nil
 		})
 	}
@@ -78,7 +77,7 @@ func (h *Handler) extra(q *request, id, route string) *apiError {
 func (h *Handler) changes(q *request, id string) *apiError {
 	log, ok := h.store.(ChangeLog)
 	if !ok {
-		return errf(http.StatusNotImplemented, CodeNotImplemented,
+		return errf(statusNotImplemented, CodeNotImplemented,
 			"changes need the Durable Object build of the worker; read the tree instead")
 	}
 	since, err := strconv.ParseInt(q.r.URL.Query().Get("since"), 10, 64)
@@ -94,7 +93,7 @@ func (h *Handler) changes(q *request, id string) *apiError {
 			return storeError(id, err)
 		}
 		if !kept {
-			return errf(http.StatusGone, "gone", "the changes since version "+strconv.FormatInt(since, 10)+
+			return errf(statusGone, "gone", "the changes since version "+strconv.FormatInt(since, 10)+
 				" are no longer all kept (the last "+itoa(KeepChanges)+" are); read the tree instead")
 		}
 		buf := []byte(`{"etag":`)
@@ -110,7 +109,7 @@ func (h *Handler) changes(q *request, id string) *apiError {
 		}
 		buf = append(buf, "]}\n"...)
 		q.w.Header().Set("ETag", h.readETag(q, m.ETag))
-		writeJSON(q.w, http.StatusOK, buf)
+		writeJSON(q.w, statusOK, buf)
 		return nil
 	})
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"io"
-	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -105,28 +104,28 @@ func New(cfg Config) *Handler {
 type request struct {
 	ctx    context.Context
 	tenant string
-	w      http.ResponseWriter
-	r      *http.Request
+	w      ResponseWriter
+	r      *Request
 	idem   *Idem  // the request's Idempotency-Key, if it has one (beginIdem)
 	turn   string // the writer's place in the line of If-Match writers (turns.go)
 }
 
-// ServeHTTP routes r. Every failure is a JSON error; a panic below becomes a
+// Serve routes r. Every failure is a JSON error; a panic below becomes a
 // 500, never a dropped connection.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) Serve(w ResponseWriter, r *Request) {
 	defer func() {
 		if p := recover(); p != nil {
 			msg := "internal error"
 			if err, ok := p.(error); ok {
 				msg += ": " + err.Error()
 			}
-			writeError(w, errf(http.StatusInternalServerError, CodeInternal, msg))
+			writeError(w, errf(statusInternalServerError, CodeInternal, msg))
 		}
 	}()
 	// Answers are per tenant and change with every write: no cache keeps them.
 	w.Header().Set("Cache-Control", "private, no-store")
-	if h.corsHeaders(w, r) && r.Method == http.MethodOptions {
-		w.WriteHeader(http.StatusNoContent) // a preflight, answered for any route
+	if h.corsHeaders(w, r) && r.Method == methodOptions {
+		w.WriteHeader(statusNoContent) // a preflight, answered for any route
 		return
 	}
 	if e := h.serve(w, r); e != nil {
@@ -134,18 +133,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (h *Handler) serve(w http.ResponseWriter, r *http.Request) *apiError {
+func (h *Handler) serve(w ResponseWriter, r *Request) *apiError {
 	path := r.URL.Path
 	if path == "/" || path == "/healthz" {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		if r.Method != methodGet && r.Method != methodHead {
 			return methodNotAllowed(w, "GET")
 		}
-		writeJSON(w, http.StatusOK, []byte(`{"service":"sessiontree","api":"/v1/trees"}`+"\n"))
+		writeJSON(w, statusOK, []byte(`{"service":"sessiontree","api":"/v1/trees"}`+"\n"))
 		return nil
 	}
 	rest, ok := strings.CutPrefix(path, "/v1/trees")
 	if !ok || (rest != "" && rest[0] != '/') {
-		return errf(http.StatusNotFound, "not_found", "no route "+quote(path)+"; the API is under /v1/trees")
+		return errf(statusNotFound, "not_found", "no route "+quote(path)+"; the API is under /v1/trees")
 	}
 	parts := strings.Split(strings.Trim(rest, "/"), "/")
 	if rest == "" || rest == "/" {
@@ -157,17 +156,17 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) *apiError {
 	case len(parts) == 0:
 		allow = "GET, POST"
 		switch r.Method {
-		case http.MethodGet:
+		case methodGet:
 			run = h.list
-		case http.MethodPost:
+		case methodPost:
 			run = h.create
 		}
 	case len(parts) == 1:
 		allow = "GET, DELETE"
 		switch r.Method {
-		case http.MethodGet:
+		case methodGet:
 			run = func(q *request) *apiError { return h.get(q, parts[0]) }
-		case http.MethodDelete:
+		case methodDelete:
 			run = func(q *request) *apiError { return h.delete(q, parts[0]) }
 		}
 	case len(parts) == 2:
@@ -175,44 +174,44 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) *apiError {
 		switch parts[1] {
 		case "ops":
 			allow = "POST"
-			if r.Method == http.MethodPost {
+			if r.Method == methodPost {
 				run = func(q *request) *apiError { return h.ops(q, id) }
 			}
 		case "merge":
 			allow = "POST"
-			if r.Method == http.MethodPost {
+			if r.Method == methodPost {
 				run = func(q *request) *apiError { return h.merge(q, id) }
 			}
 		case "delta":
 			allow = "POST"
-			if r.Method == http.MethodPost {
+			if r.Method == methodPost {
 				run = func(q *request) *apiError { return h.applyDelta(q, id) }
 			}
 		case "projection":
 			allow = "GET"
-			if r.Method == http.MethodGet {
+			if r.Method == methodGet {
 				run = func(q *request) *apiError { return h.projection(q, id) }
 			}
 		case "export":
 			allow = "GET"
-			if r.Method == http.MethodGet {
+			if r.Method == methodGet {
 				run = func(q *request) *apiError { return h.export(q, id) }
 			}
 		case "changes", "search", "stats":
 			allow = "GET"
-			if r.Method == http.MethodGet {
+			if r.Method == methodGet {
 				route := parts[1]
 				run = func(q *request) *apiError { return h.extra(q, id, route) }
 			}
 		case "live":
 			allow = "GET"
-			if r.Method == http.MethodGet {
+			if r.Method == methodGet {
 				run = func(q *request) *apiError { return h.live(q, id) }
 			}
 		}
 	}
 	if allow == "" {
-		return errf(http.StatusNotFound, "not_found", "no route "+quote(path))
+		return errf(statusNotFound, "not_found", "no route "+quote(path))
 	}
 	if run == nil {
 		return methodNotAllowed(w, allow)
@@ -235,24 +234,24 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) *apiError {
 	if h.limiter != nil {
 		if wait := h.limiter.take(tenant, h.now()); wait > 0 {
 			w.Header().Set("Retry-After", strconv.FormatInt((wait+999)/1000, 10))
-			return errf(http.StatusTooManyRequests, "rate_limited",
+			return errf(statusTooManyRequests, "rate_limited",
 				"too many requests for this tenant; try again in "+strconv.FormatInt((wait+999)/1000, 10)+" s")
 		}
 	}
-	if h.role == RoleRouter && (len(parts) > 0 || r.Method == http.MethodPost) {
+	if h.role == RoleRouter && (len(parts) > 0 || r.Method == methodPost) {
 		return h.forward(w, r, tenant, exp, parts)
 	}
 	return run(&request{ctx: r.Context(), tenant: tenant, w: w, r: r})
 }
 
-func methodNotAllowed(w http.ResponseWriter, allow string) *apiError {
+func methodNotAllowed(w ResponseWriter, allow string) *apiError {
 	w.Header().Set("Allow", allow)
-	return errf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "this route allows "+allow)
+	return errf(statusMethodNotAllowed, CodeMethodNotAllowed, "this route allows "+allow)
 }
 
-func (h *Handler) authenticate(r *http.Request) (string, int64, *apiError) {
+func (h *Handler) authenticate(r *Request) (string, int64, *apiError) {
 	if len(h.key) == 0 {
-		return "", 0, errf(http.StatusInternalServerError, CodeInternal,
+		return "", 0, errf(statusInternalServerError, CodeInternal,
 			"the worker has no signing key: set the secret SESSIONTREE_SIGNING_KEY")
 	}
 	auth := r.Header.Get("Authorization")
@@ -272,7 +271,7 @@ func (h *Handler) authenticate(r *http.Request) (string, int64, *apiError) {
 			return tenant, exp, nil
 		}
 	}
-	return "", 0, errf(http.StatusUnauthorized, CodeUnauthorized, err.Error())
+	return "", 0, errf(statusUnauthorized, CodeUnauthorized, err.Error())
 }
 
 // readBody reads the request body within the body limit.
@@ -282,12 +281,18 @@ func (h *Handler) readBody(q *request) ([]byte, *apiError) {
 		return nil, errTooLarge("the body is " + strconv.FormatInt(q.r.ContentLength, 10) +
 			" bytes; the limit is " + strconv.FormatInt(max, 10))
 	}
+	if q.r.raw != nil {
+		if int64(len(q.r.raw)) > max {
+			return nil, errTooLarge("the body is over the limit of " + strconv.FormatInt(max, 10) + " bytes")
+		}
+		return q.r.raw, nil // the whole body, handed over by the worker: no copy of megabytes
+	}
 	if q.r.Body == nil {
 		return nil, nil // the Workers runtime gives no body for a request without one
 	}
 	b, err := io.ReadAll(io.LimitReader(q.r.Body, max+1))
 	if err != nil {
-		return nil, errf(http.StatusBadRequest, "invalid_input", "reading the body: "+err.Error())
+		return nil, errf(statusBadRequest, "invalid_input", "reading the body: "+err.Error())
 	}
 	if int64(len(b)) > max {
 		return nil, errTooLarge("the body is over the limit of " + strconv.FormatInt(max, 10) + " bytes")

@@ -3,7 +3,7 @@ package edge
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"net/http"
+	"github.com/sessiontree/sessiontree/core"
 )
 
 // maxIdemKeyLen bounds an Idempotency-Key (a UUID is 36 bytes).
@@ -38,7 +38,12 @@ func (h *Handler) beginIdem(q *request, body []byte) (done bool, ae *apiError) {
 	}
 	sum := sha256.New()
 	sum.Write([]byte(q.r.Method + " " + q.r.URL.Path + "\n"))
-	sum.Write(body)
+	for rest := body; len(rest) > 0; {
+		n := min(len(rest), 64<<10)
+		sum.Write(rest[:n]) // in pieces: a body of megabytes is hashed in slices
+		core.TickBytes(n)
+		rest = rest[n:]
+	}
 	q.idem = &Idem{Key: key, Fingerprint: hex.EncodeToString(sum.Sum(nil))}
 	return h.replay(q)
 }
@@ -53,7 +58,7 @@ func (h *Handler) replay(q *request) (bool, *apiError) {
 		return false, nil
 	}
 	if kept.Fingerprint != q.idem.Fingerprint {
-		return false, errf(http.StatusUnprocessableEntity, "invalid_input",
+		return false, errf(statusUnprocessableEntity, "invalid_input",
 			"this Idempotency-Key was used for another request (another route or body); use a new key for a new write")
 	}
 	hdr := q.w.Header()

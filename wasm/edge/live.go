@@ -1,7 +1,6 @@
 package edge
 
 import (
-	"net/http"
 	"strconv"
 	"strings"
 
@@ -61,7 +60,7 @@ func validClient(s string) bool {
 }
 
 // WriterClient is the client a request names (ClientHeader), or "".
-func WriterClient(r *http.Request) string {
+func WriterClient(r *Request) string {
 	if c := r.Header.Get(ClientHeader); validClient(c) {
 		return c
 	}
@@ -77,12 +76,12 @@ const MaxDelta = 900 << 10
 // pushes every accepted change (Delta). Only the objects serve it.
 func (h *Handler) live(q *request, id string) *apiError {
 	if h.role != RoleObject {
-		return errf(http.StatusNotImplemented, CodeNotImplemented,
+		return errf(statusNotImplemented, CodeNotImplemented,
 			"live sync needs the Durable Object build of the worker; pull and push instead")
 	}
 	if !strings.EqualFold(q.r.Header.Get("Upgrade"), "websocket") {
 		q.w.Header().Set("Upgrade", "websocket")
-		return errf(http.StatusUpgradeRequired, "upgrade_required",
+		return errf(statusUpgradeRequired, "upgrade_required",
 			"the live route is a WebSocket: send Upgrade: websocket")
 	}
 	client := q.r.URL.Query().Get("client")
@@ -95,7 +94,7 @@ func (h *Handler) live(q *request, id string) *apiError {
 		q.w.Header().Set(HeaderLive, "close")
 		q.w.Header().Set(HeaderClose, strconv.Itoa(CloseTooManySockets))
 		q.w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		q.w.WriteHeader(http.StatusOK)
+		q.w.WriteHeader(statusOK)
 		q.w.Write([]byte(reason))
 		return nil
 	}
@@ -114,7 +113,7 @@ func (h *Handler) live(q *request, id string) *apiError {
 		buf = rawjson.AppendInt(buf, m.Version)
 		buf = append(buf, '}')
 		q.w.Header().Set(HeaderLive, "accept")
-		writeJSON(q.w, http.StatusOK, buf)
+		writeJSON(q.w, statusOK, buf)
 		return nil
 	})
 }
@@ -140,7 +139,24 @@ func Delta(w Write, deleted bool, max int) []byte {
 	head = rawjson.AppendString(head, m.Root)
 	head = append(head, `,"active":`...)
 	head = rawjson.AppendString(head, m.Active)
-	buf := append([]byte(nil), head...)
+	// Over max, the rows are not rendered at all (a batch of megabytes
+	// would be copied only to be dropped): their size is known beforehand.
+	size := len(head) + 64 + len(w.DelNodes)*3 + len(w.DelBranches)*3
+	for _, frags := range [][]core.Fragment{w.PutNodes, w.PutBranches} {
+		for _, f := range frags {
+			size += len(f.Key) + len(f.JSON) + 4
+		}
+	}
+	for _, keys := range [][]string{w.DelNodes, w.DelBranches} {
+		for _, k := range keys {
+			size += len(k)
+		}
+	}
+	if size > max {
+		return append(head, `,"partial":true}`...)
+	}
+	buf := make([]byte, 0, size)
+	buf = append(buf, head...)
 	rows := func(name string, frags []core.Fragment) {
 		buf = append(buf, `,"`+name+`":{`...)
 		for i, f := range frags {
@@ -169,7 +185,7 @@ func Delta(w Write, deleted bool, max int) []byte {
 // socketsOver is why a live socket is refused (HeaderSockets at
 // HeaderSocketLimits, both set by the glue), or "" to accept it. The reason
 // is a close frame's: at most 123 bytes.
-func socketsOver(r *http.Request) string {
+func socketsOver(r *Request) string {
 	open, ok1 := twoInts(r.Header.Get(HeaderSockets))
 	limit, ok2 := twoInts(r.Header.Get(HeaderSocketLimits))
 	if !ok1 || !ok2 {

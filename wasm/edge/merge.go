@@ -1,8 +1,6 @@
 package edge
 
 import (
-	"net/http"
-
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/rawjson"
 )
@@ -42,7 +40,7 @@ func (h *Handler) mergeTree(q *request, id string) *apiError {
 func (h *Handler) answerWrite(q *request, m Meta, buf []byte) *apiError {
 	h.wonTurn(q)
 	q.w.Header().Set("ETag", m.ETag)
-	writeJSON(q.w, http.StatusOK, buf)
+	writeJSON(q.w, statusOK, buf)
 	return nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"net/http"
 	"strconv"
 	"strings"
 )
@@ -48,7 +47,7 @@ const CloseTokenExpired = 4001
 func ObjectName(tenant, id string) string { return tenant + "/" + id }
 
 // forward answers a request of one tree (or a create) with the hand-off.
-func (h *Handler) forward(w http.ResponseWriter, r *http.Request, tenant string, exp int64, parts []string) *apiError {
+func (h *Handler) forward(w ResponseWriter, r *Request, tenant string, exp int64, parts []string) *apiError {
 	var id string
 	if len(parts) > 0 {
 		id = parts[0]
@@ -59,7 +58,7 @@ func (h *Handler) forward(w http.ResponseWriter, r *http.Request, tenant string,
 	w.Header().Set(HeaderObject, ObjectName(tenant, id))
 	w.Header().Set(HeaderTenant, tenant)
 	w.Header().Set(HeaderExpires, strconv.FormatInt(exp, 10))
-	w.WriteHeader(http.StatusNoContent)
+	w.WriteHeader(statusNoContent)
 	return nil
 }
 
@@ -77,14 +76,14 @@ func (h *Handler) createID(tenant, idemKey string) string {
 }
 
 // serveObject runs a route of one tree for the tenant its router named.
-func (h *Handler) serveObject(w http.ResponseWriter, r *http.Request, parts []string, run func(*request) *apiError) *apiError {
+func (h *Handler) serveObject(w ResponseWriter, r *Request, parts []string, run func(*request) *apiError) *apiError {
 	tenant := r.Header.Get(HeaderTenant)
 	if !ValidTenant(tenant) {
-		return errf(http.StatusInternalServerError, CodeInternal, "the tree's object was reached without a tenant")
+		return errf(statusInternalServerError, CodeInternal, "the tree's object was reached without a tenant")
 	}
 	if len(parts) == 0 {
-		if r.Method != http.MethodPost || !validTreeID(r.Header.Get(HeaderCreate)) {
-			return errf(http.StatusInternalServerError, CodeInternal, "a tree's object serves one tree, not the list")
+		if r.Method != methodPost || !validTreeID(r.Header.Get(HeaderCreate)) {
+			return errf(statusInternalServerError, CodeInternal, "a tree's object serves one tree, not the list")
 		}
 	} else if !validTreeID(parts[0]) {
 		return errTreeNotFound(parts[0])

@@ -1,7 +1,6 @@
 package edge
 
 import (
-	"net/http"
 	"strconv"
 
 	"github.com/sessiontree/sessiontree/core"
@@ -17,14 +16,14 @@ import (
 func (h *Handler) modelProjection(q *request, id, name string) *apiError {
 	api, ok := provider.ParseAPI(name)
 	if !ok {
-		return errf(http.StatusBadRequest, string(core.CodeInvalidInput), "unknown API "+quote(name)+
+		return errf(statusBadRequest, string(core.CodeInvalidInput), "unknown API "+quote(name)+
 			"; for=openai-chat, openai-responses or anthropic")
 	}
 	var opts provider.Options
 	if b := q.r.URL.Query().Get("budget"); b != "" {
 		n, err := strconv.Atoi(b)
 		if err != nil || n < 0 {
-			return errf(http.StatusBadRequest, string(core.CodeInvalidInput), "budget must be a whole number of tokens, 0 or more, not "+quote(b))
+			return errf(statusBadRequest, string(core.CodeInvalidInput), "budget must be a whole number of tokens, 0 or more, not "+quote(b))
 		}
 		opts.Budget = n
 	}
@@ -33,7 +32,7 @@ func (h *Handler) modelProjection(q *request, id, name string) *apiError {
 	case "false":
 		opts.DropThinking = true
 	default:
-		return errf(http.StatusBadRequest, string(core.CodeInvalidInput), "thinking must be true or false, not "+quote(th))
+		return errf(statusBadRequest, string(core.CodeInvalidInput), "thinking must be true or false, not "+quote(th))
 	}
 	return h.read(q, id, func(t *core.Tree, m Meta) *apiError {
 		branch := q.r.URL.Query().Get("branch")
@@ -54,7 +53,7 @@ func (h *Handler) modelProjection(q *request, id, name string) *apiError {
 		buf = req.Report.AppendJSON(buf)
 		buf = append(buf, "}\n"...)
 		q.w.Header().Set("ETag", h.readETag(q, m.ETag))
-		writeJSON(q.w, http.StatusOK, buf)
+		writeJSON(q.w, statusOK, buf)
 		return nil
 	})
 }

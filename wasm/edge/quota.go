@@ -2,7 +2,6 @@ package edge
 
 import (
 	"context"
-	"net/http"
 	"strconv"
 )
 
@@ -33,10 +32,10 @@ type QuotaStore interface {
 // errQuota is the 429 of a create over q with u already held.
 func errQuota(q Quota, u Usage) *apiError {
 	if q.Trees > 0 && u.Trees >= q.Trees {
-		return errf(http.StatusTooManyRequests, "quota_exceeded", "this tenant holds "+strconv.FormatInt(u.Trees, 10)+
+		return errf(statusTooManyRequests, "quota_exceeded", "this tenant holds "+strconv.FormatInt(u.Trees, 10)+
 			" trees, its quota; delete one before creating another")
 	}
-	return errf(http.StatusTooManyRequests, "quota_exceeded", "this tenant's trees take "+strconv.FormatInt(u.Bytes, 10)+
+	return errf(statusTooManyRequests, "quota_exceeded", "this tenant's trees take "+strconv.FormatInt(u.Bytes, 10)+
 		" bytes, over its quota of "+strconv.FormatInt(q.Bytes, 10)+"; delete trees before creating another")
 }
 

@@ -3,7 +3,6 @@ package edge
 import (
 	"errors"
 	"math/rand/v2"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -20,7 +19,7 @@ func storeError(id string, err error) *apiError {
 	if errors.Is(err, ErrNoTree) {
 		return errTreeNotFound(id)
 	}
-	return errf(http.StatusInternalServerError, CodeInternal, "storage: "+err.Error())
+	return errf(statusInternalServerError, CodeInternal, "storage: "+err.Error())
 }
 
 // ensure makes e hold the stored state of tree id for q's tenant. With
@@ -51,7 +50,7 @@ func (h *Handler) ensure(q *request, e *entry, validate bool) (bool, *apiError) 
 	// tree stays readable), and every projection through it fails closed.
 	t, err := core.Unmarshal(core.JoinRows(m.Root, m.Active, branches, nodes), core.KeepDuplicateKeys())
 	if err != nil {
-		return false, errf(http.StatusInternalServerError, string(core.CodeCorrupt),
+		return false, errf(statusInternalServerError, string(core.CodeCorrupt),
 			"the stored tree "+quote(e.id)+" cannot be read: "+err.Error())
 	}
 	t.TakeChanges()
@@ -127,7 +126,7 @@ func (h *Handler) list(q *request) *apiError {
 		buf = rawjson.AppendString(buf, next)
 	}
 	buf = append(buf, "}\n"...)
-	writeJSON(q.w, http.StatusOK, buf)
+	writeJSON(q.w, statusOK, buf)
 	return nil
 }
 
@@ -187,7 +186,7 @@ func (h *Handler) create(q *request) *apiError {
 	}
 	buf = append(buf, "}\n"...)
 	w := Write{Meta: m, PutNodes: nodes, PutBranches: branches,
-		Idem: h.keep(q, http.StatusCreated, m.ETag, location, buf)}
+		Idem: h.keep(q, statusCreated, m.ETag, location, buf)}
 	if err := h.store.Create(q.ctx, w); err != nil {
 		return h.afterFailedWrite(q, storeError(m.ID, err))
 	}
@@ -198,7 +197,7 @@ func (h *Handler) create(q *request) *apiError {
 	h.cache.release(e)
 	q.w.Header().Set("ETag", h.readETag(q, m.ETag))
 	q.w.Header().Set("Location", location)
-	writeJSON(q.w, http.StatusCreated, buf)
+	writeJSON(q.w, statusCreated, buf)
 	return nil
 }
 
@@ -206,10 +205,10 @@ func (h *Handler) get(q *request, id string) *apiError {
 	return h.read(q, id, func(t *core.Tree, m Meta) *apiError {
 		q.w.Header().Set("ETag", h.readETag(q, m.ETag))
 		if inm := q.r.Header.Get("If-None-Match"); inm != "" && etagListHas(inm, m.ETag) {
-			q.w.WriteHeader(http.StatusNotModified)
+			q.w.WriteHeader(statusNotModified)
 			return nil
 		}
-		writeJSON(q.w, http.StatusOK, h.treeJSON(t, id, m.ETag))
+		writeJSON(q.w, statusOK, h.treeJSON(t, id, m.ETag))
 		return nil
 	})
 }
@@ -249,10 +248,10 @@ func (h *Handler) delete(q *request, id string) *apiError {
 		}
 		ifVersion = e.meta.Version
 	}
-	err := h.store.Delete(q.ctx, q.tenant, id, ifVersion, h.keep(q, http.StatusNoContent, "", "", nil))
+	err := h.store.Delete(q.ctx, q.tenant, id, ifVersion, h.keep(q, statusNoContent, "", "", nil))
 	e.tree = nil
 	if errors.Is(err, ErrStale) {
-		return errf(http.StatusPreconditionFailed, CodePreconditionFail,
+		return errf(statusPreconditionFailed, CodePreconditionFail,
 			"the tree "+quote(id)+" changed since the If-Match "+q.r.Header.Get("If-Match")+"; nothing was deleted")
 	}
 	if err != nil {
@@ -260,7 +259,7 @@ func (h *Handler) delete(q *request, id string) *apiError {
 	}
 	h.wrote(Write{Meta: Meta{ID: id, Tenant: q.tenant}}, true)
 	h.cache.drop(id)
-	q.w.WriteHeader(http.StatusNoContent)
+	q.w.WriteHeader(statusNoContent)
 	return nil
 }
 
@@ -292,7 +291,7 @@ func (h *Handler) projection(q *request, id string) *apiError {
 	return h.read(q, id, func(t *core.Tree, m Meta) *apiError {
 		if inm := q.r.Header.Get("If-None-Match"); inm != "" && etagListHas(inm, m.ETag) {
 			q.w.Header().Set("ETag", h.readETag(q, m.ETag))
-			q.w.WriteHeader(http.StatusNotModified)
+			q.w.WriteHeader(statusNotModified)
 			return nil
 		}
 		branch := query.Get("branch")
@@ -327,7 +326,7 @@ func (h *Handler) projection(q *request, id string) *apiError {
 		}
 		buf = append(buf, "]}\n"...)
 		q.w.Header().Set("ETag", h.readETag(q, m.ETag))
-		writeJSON(q.w, http.StatusOK, buf)
+		writeJSON(q.w, statusOK, buf)
 		return nil
 	})
 }
@@ -377,7 +376,7 @@ func opsAnswer(results []string, etag string) []byte {
 // ETag, so a client that only needs the version can skip a read.
 func errStaleIfMatch(q *request, ifMatch, etag string) *apiError {
 	q.w.Header().Set("ETag", etag)
-	return errf(http.StatusPreconditionFailed, CodePreconditionFail,
+	return errf(statusPreconditionFailed, CodePreconditionFail,
 		"If-Match "+ifMatch+" does not match the tree's ETag "+etag)
 }
 
@@ -393,7 +392,7 @@ func retrying(id, notDone string, try func() (ae *apiError, retry bool)) *apiErr
 			return ae
 		}
 	}
-	return errf(http.StatusServiceUnavailable, string(core.CodeConflict), // Retry-After: see writeError
+	return errf(statusServiceUnavailable, string(core.CodeConflict), // Retry-After: see writeError
 		"the tree "+quote(id)+" kept changing under this "+notDone+", try again")
 }
 
@@ -448,7 +447,7 @@ func (h *Handler) commit(q *request, id string, e *entry, fresh bool, answer fun
 		return e.meta, answer(e.meta.ETag), nil, false // nothing to store: the ETag stays
 	}
 	buf := answer(w.Meta.ETag)
-	w.Idem = h.keep(q, http.StatusOK, w.Meta.ETag, "", buf)
+	w.Idem = h.keep(q, statusOK, w.Meta.ETag, "", buf)
 	if err := h.store.Commit(q.ctx, e.meta.Version, w); err != nil {
 		e.tree = nil
 		if errors.Is(err, ErrStale) {
@@ -507,6 +506,7 @@ func (h *Handler) writeOf(t *core.Tree, prev Meta) (Write, bool, *apiError) {
 			continue // the parent of a root
 		}
 		if b, ok := t.NodeJSON(id); ok {
+			core.TickBytes(len(b))
 			w.PutNodes = append(w.PutNodes, core.Fragment{Key: id, JSON: b})
 		} else {
 			w.DelNodes = append(w.DelNodes, id)
@@ -540,7 +540,7 @@ var contentTypes = map[string]string{
 func (h *Handler) export(q *request, id string) *apiError {
 	format := q.r.URL.Query().Get("format")
 	if format != "" && format != "sessiontree" && !contains(formats.Names, format) {
-		return errf(http.StatusBadRequest, string(core.CodeInvalidInput), "unknown format "+quote(format)+
+		return errf(statusBadRequest, string(core.CodeInvalidInput), "unknown format "+quote(format)+
 			"; formats: sessiontree, "+strings.Join(formats.Names, ", "))
 	}
 	if format == "sessiontree" {
@@ -549,7 +549,7 @@ func (h *Handler) export(q *request, id string) *apiError {
 	return h.read(q, id, func(t *core.Tree, m Meta) *apiError {
 		q.w.Header().Set("ETag", h.readETag(q, m.ETag))
 		if inm := q.r.Header.Get("If-None-Match"); inm != "" && etagListHas(inm, m.ETag) {
-			q.w.WriteHeader(http.StatusNotModified)
+			q.w.WriteHeader(statusNotModified)
 			return nil
 		}
 		var body []byte
@@ -585,7 +585,7 @@ func (h *Handler) export(q *request, id string) *apiError {
 			}
 		}
 		q.w.Header().Set("Content-Disposition", `attachment; filename="`+id+ext+`"`)
-		writeBody(q.w, http.StatusOK, body)
+		writeBody(q.w, statusOK, body)
 		return nil
 	})
 }

@@ -2,7 +2,6 @@ package edge
 
 import (
 	"bytes"
-	"net/http"
 	"strconv"
 
 	"github.com/sessiontree/sessiontree/core/rawjson"
@@ -40,7 +39,7 @@ var socketRoutes = map[string]bool{"ops": true, "merge": true, "delta": true}
 // stands for, to be served by the tree's object, and the client's id of it.
 type SocketWrite struct {
 	ID  string
-	Req *http.Request
+	Req *Request
 }
 
 // ReadSocketWrite reads msg, a message of a live socket of tree (the tree's
@@ -106,11 +105,10 @@ func ReadSocketWrite(msg []byte, tree, tenant, client string) (w SocketWrite, ac
 	case body == nil:
 		return w, SocketError(w.ID, errInput(`a write message carries its request's JSON in "body"`))
 	}
-	req, rerr := http.NewRequest(http.MethodPost, tree+"/"+route, bytes.NewReader(body))
+	req, rerr := NewRequest(methodPost, tree+"/"+route, body)
 	if rerr != nil {
 		return w, SocketError(w.ID, errInput("the socket's tree URL: "+rerr.Error()))
 	}
-	req.ContentLength = int64(len(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(HeaderTenant, tenant)
 	req.Header.Set(headerSocket, "1")
@@ -128,7 +126,7 @@ func ReadSocketWrite(msg []byte, tree, tenant, client string) (w SocketWrite, ac
 }
 
 // SocketAck is the ack of the write id that got the HTTP answer status, h, body.
-func SocketAck(id string, status int, h http.Header, body []byte) []byte {
+func SocketAck(id string, status int, h Header, body []byte) []byte {
 	buf := append(make([]byte, 0, len(body)+96), `{"type":"ack","id":`...)
 	buf = rawjson.AppendString(buf, id)
 	buf = append(buf, `,"status":`...)
@@ -174,7 +172,7 @@ func (h *Handler) Throttle(tenant string) int64 {
 func SocketThrottled(id string, retryAfter int64) []byte {
 	rec := NewRecorder()
 	rec.Header().Set("Retry-After", strconv.FormatInt(retryAfter, 10))
-	writeError(rec, errf(http.StatusTooManyRequests, "rate_limited",
+	writeError(rec, errf(statusTooManyRequests, "rate_limited",
 		"too many requests for this tenant; try again in "+strconv.FormatInt(retryAfter, 10)+" s"))
 	return SocketAck(id, rec.status, rec.header, rec.Bytes())
 }
@@ -186,14 +184,14 @@ func SocketThrottled(id string, retryAfter int64) []byte {
 // with heldMs, the milliseconds it has waited, and turn, its place in line
 // (HeaderTurn). router, if not nil, is the rate limit the write passes
 // first, as over HTTP.
-func (h *Handler) ServeSocket(router *Handler, msg []byte, tree, tenant, client string, heldMs int64, turn string) ([]byte, http.Header) {
+func (h *Handler) ServeSocket(router *Handler, msg []byte, tree, tenant, client string, heldMs int64, turn string) ([]byte, Header) {
 	w, ack := ReadSocketWrite(msg, tree, tenant, client)
 	if ack != nil {
-		return ack, http.Header{}
+		return ack, Header{}
 	}
 	if heldMs == 0 {
 		if wait := router.Throttle(tenant); wait > 0 {
-			return SocketThrottled(w.ID, wait), http.Header{}
+			return SocketThrottled(w.ID, wait), Header{}
 		}
 	} else {
 		w.Req.Header.Set(HeaderHeld, strconv.FormatInt(heldMs, 10))
@@ -202,19 +200,19 @@ func (h *Handler) ServeSocket(router *Handler, msg []byte, tree, tenant, client 
 		w.Req.Header.Set(HeaderTurn, turn)
 	}
 	rec := NewRecorder()
-	h.ServeHTTP(rec, w.Req)
+	h.Serve(rec, w.Req)
 	if rec.header.Get(HeaderHold) != "" {
 		return nil, rec.header
 	}
 	return SocketAck(w.ID, rec.status, rec.header, rec.Bytes()), rec.header
 }
 
-// Recorder is the http.ResponseWriter of a call served inside the worker (an
+// Recorder is the ResponseWriter of a call served inside the worker (an
 // object's call, a router's, a socket write; net/http/httptest is for tests).
 // A body written in one Write is kept as given, not copied: the Handler never
 // changes a slice it wrote (an export's bytes are its cache's).
 type Recorder struct {
-	header http.Header
+	header Header
 	status int
 	wrote  bool
 	one    []byte
@@ -222,7 +220,7 @@ type Recorder struct {
 }
 
 // NewRecorder is a Recorder of a 200 answer with no headers yet.
-func NewRecorder() *Recorder { return &Recorder{header: http.Header{}, status: http.StatusOK} }
+func NewRecorder() *Recorder { return &Recorder{header: Header{}, status: statusOK} }
 
 // Status is the answer's status.
 func (r *Recorder) Status() int { return r.status }
@@ -235,14 +233,14 @@ func (r *Recorder) Bytes() []byte {
 	return r.body.Bytes()
 }
 
-func (r *Recorder) Header() http.Header { return r.header }
+func (r *Recorder) Header() Header { return r.header }
 func (r *Recorder) WriteHeader(s int) {
 	if !r.wrote {
 		r.status, r.wrote = s, true
 	}
 }
 func (r *Recorder) Write(p []byte) (int, error) {
-	r.WriteHeader(http.StatusOK)
+	r.WriteHeader(statusOK)
 	if r.one == nil && r.body.Len() == 0 {
 		r.one = p
 		return len(p), nil

@@ -1,7 +1,6 @@
 package edge
 
 import (
-	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -247,7 +246,7 @@ func (h *Handler) precondition(q *request, ifMatch, etag string) *apiError {
 		t.lost(client, now) // in line from its first wait
 		q.w.Header().Set(HeaderHold, strconv.Itoa(holdStepMs))
 		q.w.Header().Set(HeaderTurn, client)
-		return errf(http.StatusServiceUnavailable, "busy",
+		return errf(statusServiceUnavailable, "busy",
 			"an earlier writer's turn: the tree's object holds this write for a moment")
 	}
 	if !match {

@@ -13,7 +13,6 @@ import (
 	"github.com/sessiontree/sessiontree/core/rawjson"
 	"github.com/sessiontree/sessiontree/wasm/edge"
 	"github.com/sessiontree/sessiontree/wasm/worker/internal/jsread"
-	"github.com/sessiontree/sessiontree/wasm/worker/internal/workersjs"
 )
 
 // d1Store is edge.Store over a D1 database (schema: migrations/). Every write is
@@ -26,9 +25,11 @@ import (
 //
 // The binding is looked up on every call: the runtime hands each request its
 // own env, and an object of one request may not be used by another.
-type d1Store struct{}
+type d1Store struct {
+	binding func(name string) safejs.Value // a binding of the current request's env
+}
 
-func (s *d1Store) db() safejs.Value { return workersjs.Binding("DB") }
+func (s *d1Store) db() safejs.Value { return s.binding("DB") }
 
 type stmt struct {
 	sql  string

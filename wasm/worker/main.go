@@ -1,91 +1,135 @@
-//go:build js && wasm
+//go:build js && wasm && !stock
 
 // Command worker is the sessiontree edge worker: the HTTP API of package edge,
-// served by github.com/syumai/workers over trees stored in Cloudflare D1.
+// served over trees kept in Durable Objects, with the tenants' index of trees
+// in Cloudflare D1.
 //
-// Built normally, it keeps serving once started, for glue/isolate.mjs, which
-// starts it twice per isolate. As the router (the Worker's fetch) it
-// authenticates, lists trees from D1 and names the Durable Object of every
-// other request's tree; as the objects' instance (SESSIONTREE_ROLE=object in
-// its environment) it serves each tree's object synchronously over that
-// object's SQLite storage (object.go). Built with -ldflags
-// "-X main.runtimeMode=stock" it behaves like a stock syumai/workers program
-// (one Go instance per request, every tree in D1 rows), for the benchmark
-// that compares the two.
+// glue/isolate.mjs starts it twice per isolate, and each instance keeps
+// serving once started. The objects' instance (SESSIONTREE_ROLE=object in its
+// environment) routes every request synchronously (globalThis.sessiontreeRoute)
+// and serves each tree's object over that object's SQLite storage
+// (object.go). The router's instance serves the tree list from D1
+// (globalThis.sessiontreeList). Neither imports net/http (see wasm/edge's
+// http.go): the glue hands Go a request's method, URL, header pairs and body,
+// and takes back {status, headers, body}.
+//
+// Built with -tags stock (main_stock.go) it is a stock github.com/syumai/workers
+// program instead (one Go instance per request, every tree in D1 rows), for
+// the benchmark that compares the two.
 package main
 
 import (
-	"net/http"
 	"os"
-	"sync"
+	"strings"
 
 	"github.com/hack-pad/safejs"
 	"github.com/sessiontree/sessiontree/wasm/edge"
-	"github.com/syumai/workers"
-	"github.com/syumai/workers/cloudflare"
 )
 
-// runtimeMode is "isolate" (serve forever) or "stock" (serve, then exit).
-var runtimeMode = "isolate"
-
-// lazyHandler builds the edge handler on the first request, when the
-// environment (the D1 binding and the signing key) is known.
-type lazyHandler struct {
-	once sync.Once
-	role edge.Role
-	h    *edge.Handler
-}
-
-func (l *lazyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	l.once.Do(func() {
-		l.h = edge.New(routerConfig(&d1Store{}, l.role, cloudflare.Getenv("SESSIONTREE_SIGNING_KEY"),
-			cloudflare.Getenv("SESSIONTREE_CORS_ORIGINS"), cloudflare.Getenv("SESSIONTREE_RATE_LIMIT")))
-	})
-	bw := &bufferedWriter{ResponseWriter: w}
-	l.h.ServeHTTP(bw, r)
-	bw.finish()
-}
+// ready tells the glue that the instance has registered its functions (the
+// import the glue provides as workers.ready).
+//
+//go:wasmimport workers ready
+func ready()
 
 func main() {
+	funcs := map[string]func(safejs.Value, []safejs.Value) any{"sessiontreeList": serveList}
 	if os.Getenv("SESSIONTREE_ROLE") == "object" {
-		fn, err := safejs.FuncOf(serveObject)
-		if err == nil {
-			err = safejs.Global().Set("sessiontreeObject", fn)
+		funcs = map[string]func(safejs.Value, []safejs.Value) any{
+			"sessiontreeObject":      serveObject,
+			"sessiontreeRoute":       serveRoute,
+			"sessiontreeResume":      serveResume,
+			"sessiontreeObjectBatch": serveObjectBatch,
+			"sessiontreeMigrate":     serveMigrate,
 		}
+	}
+	for name, f := range funcs {
+		fn, err := safejs.FuncOf(f)
 		if err == nil {
-			if fn, err = safejs.FuncOf(serveRoute); err == nil {
-				err = safejs.Global().Set("sessiontreeRoute", fn)
-			}
-		}
-		if err == nil {
-			if fn, err = safejs.FuncOf(serveResume); err == nil {
-				err = safejs.Global().Set("sessiontreeResume", fn)
-			}
-		}
-		if err == nil {
-			if fn, err = safejs.FuncOf(serveObjectBatch); err == nil {
-				err = safejs.Global().Set("sessiontreeObjectBatch", fn)
-			}
-		}
-		if err == nil {
-			if fn, err = safejs.FuncOf(serveMigrate); err == nil {
-				err = safejs.Global().Set("sessiontreeMigrate", fn)
-			}
+			err = safejs.Global().Set(name, fn)
 		}
 		if err != nil {
 			os.Stderr.WriteString("sessiontree worker: " + err.Error() + "\n")
 			os.Exit(1)
 		}
-		workers.Ready()
-		select {}
 	}
-	h := &lazyHandler{role: edge.RoleRouter}
-	if runtimeMode == "stock" {
-		h.role = edge.RoleAll
-		workers.Serve(h)
-		return
-	}
-	workers.ServeNonBlock(h)
-	workers.Ready()
+	ready()
 	select {}
+}
+
+// The router's instance: the tree list, read from D1. The glue lets one
+// request at a time into this instance (its D1 calls are tied to the request
+// that made them), so listEnv is the env of the request being served.
+var (
+	list     *edge.Handler
+	listConf string
+	listEnv  safejs.Value
+)
+
+// envText is the worker's variable name in env, or "" when it is not a string.
+func envText(env safejs.Value, name string) string {
+	v, err := env.Get(name)
+	if err != nil {
+		return ""
+	}
+	s, _ := v.String()
+	return s
+}
+
+// listBinding is the binding name of the request being served (D1's DB).
+func listBinding(name string) safejs.Value {
+	v, err := listEnv.Get(name)
+	if err != nil {
+		return safejs.Undefined()
+	}
+	return v
+}
+
+// serveList is globalThis.sessiontreeList(env, method, url, headers [[k, v]…],
+// body) → a Promise of {status, headers, body}: the request served by the
+// router's Handler over D1. It always resolves; a failure is a 500 answer.
+func serveList(_ safejs.Value, args []safejs.Value) any {
+	run := func() any {
+		if len(args) != 5 {
+			return internalAnswer(errString("sessiontreeList takes 5 arguments"))
+		}
+		req, err := requestOf(args[1], args[2], args[3], args[4])
+		if err != nil {
+			return internalAnswer(err)
+		}
+		listEnv = args[0]
+		key, cors, rate := envText(listEnv, "SESSIONTREE_SIGNING_KEY"), envText(listEnv, "SESSIONTREE_CORS_ORIGINS"),
+			envText(listEnv, "SESSIONTREE_RATE_LIMIT")
+		if c := strings.Join([]string{key, cors, rate}, "\x00"); list == nil || listConf != c {
+			list = edge.New(routerConfig(&d1Store{binding: listBinding}, edge.RoleRouter, key, cors, rate))
+			listConf = c
+		}
+		w := edge.NewRecorder()
+		list.Serve(w, req)
+		res, err := answer(w.Status(), w.Header(), w.Bytes(), nil, nil)
+		if err != nil {
+			return internalAnswer(err)
+		}
+		return res
+	}
+	executor, err := safejs.FuncOf(func(_ safejs.Value, fns []safejs.Value) any {
+		resolve := fns[0]
+		// D1's promises settle on the event loop: the request is served in
+		// a goroutine, which waits for them while this call returns.
+		go func() { _, _ = resolve.Invoke(run()) }()
+		return nil
+	})
+	if err != nil {
+		return internalAnswer(err)
+	}
+	defer executor.Release()
+	ctor, err := safejs.Global().Get("Promise")
+	if err != nil {
+		return internalAnswer(err)
+	}
+	p, err := ctor.New(executor)
+	if err != nil {
+		return internalAnswer(err)
+	}
+	return p
 }

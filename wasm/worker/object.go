@@ -3,11 +3,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
-	"net/http"
+	"os"
 	"strconv"
 	"strings"
 
@@ -52,6 +51,13 @@ var objectSchema = []string{
 	`CREATE TABLE IF NOT EXISTS branches (name TEXT PRIMARY KEY, json TEXT NOT NULL) WITHOUT ROWID`,
 	`CREATE TABLE IF NOT EXISTS changes (version INTEGER PRIMARY KEY, delta TEXT NOT NULL)`,
 	`CREATE TABLE IF NOT EXISTS idempotency (key TEXT PRIMARY KEY, tenant TEXT NOT NULL, fingerprint TEXT NOT NULL, status INTEGER NOT NULL, etag TEXT NOT NULL, location TEXT NOT NULL, body TEXT NOT NULL, created_ms INTEGER NOT NULL) WITHOUT ROWID`,
+	// The new node rows of a large write stored ahead of its transaction
+	// (stage), with the version they belong to.
+	`CREATE TABLE IF NOT EXISTS staged (id TEXT PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID`,
+	// A write whose object stopped between its staged rows and its
+	// transaction never went in: its rows go (they are not the tree's).
+	`DELETE FROM nodes WHERE id IN (SELECT id FROM staged WHERE version > (SELECT COALESCE(MAX(version), 0) FROM tree))`,
+	`DELETE FROM staged`,
 }
 
 const (
@@ -74,6 +80,26 @@ const (
 )
 
 const loadChunk = 1 << 20
+
+// Large writes are stored in slices (issue 25: one tenant's 1,000-op batch
+// or 100,000-message create held the isolate's thread, every other tenant's,
+// for the seconds of one storage transaction). A write whose new node rows
+// take at least stageMin bytes stores them first, stageBytes at a time, each
+// piece in a small transaction of its own (with the ids in the staged table)
+// and a yield after it. No stored row refers to those rows yet: they become
+// the tree's in the write's own transaction, which then holds only the tree's
+// row, the changed rows that existed before, the branches and the keys. If
+// the object stops in between, the write never went in, and its staged rows
+// are deleted when the object's storage is next opened (objectSchema).
+const (
+	stageMin   = 1 << 20
+	stageBytes = 128 << 10
+
+	oStage    = `INSERT INTO staged (id, version) SELECT key, ?2 FROM json_each(?1) WHERE true ON CONFLICT (id) DO UPDATE SET version = excluded.version`
+	oExisting = `SELECT id FROM nodes WHERE id IN (SELECT value FROM json_each(?1))`
+	oUnstage  = `DELETE FROM staged WHERE id IN (SELECT id FROM staged LIMIT 5000)`
+	oDrop     = `DELETE FROM nodes WHERE id IN (SELECT id FROM staged WHERE version = ?1)`
+)
 
 // exec runs one statement and returns its rows.
 func (s *objectStore) exec(query string, args ...any) ([]safejs.Value, error) {
@@ -177,38 +203,55 @@ func (s *objectStore) Load(ctx context.Context, tenant, id string) (edge.Meta, [
 	return m, nodes, branches, err
 }
 
-func (s *objectStore) rows(w edge.Write) error {
+// rowStmt is one statement of a write's rows and its one argument.
+type rowStmt struct{ sql, arg string }
+
+// rowStmts are the statements that store w's rows, rendered before the
+// write's transaction (in slices: nothing yields inside a transaction), so
+// that the transaction itself only runs them.
+func rowStmts(w edge.Write) []rowStmt {
+	var out []rowStmt
 	for _, st := range []struct {
 		sql  string
 		put  []core.Fragment
 		keys []string
 	}{{oPutNodes, w.PutNodes, nil}, {oPutBranch, w.PutBranches, nil}, {oDelNodes, nil, w.DelNodes}, {oDelBranch, nil, w.DelBranches}} {
 		for _, arg := range chunkRows(st.put) {
-			if _, err := s.exec(st.sql, arg); err != nil {
-				return err
-			}
+			out = append(out, rowStmt{st.sql, arg})
 		}
 		for keys := st.keys; len(keys) > 0; {
 			n := min(len(keys), 2000)
-			if _, err := s.exec(st.sql, string(rawjson.AppendStrings(nil, keys[:n]))); err != nil {
-				return err
-			}
+			out = append(out, rowStmt{st.sql, string(rawjson.AppendStrings(nil, keys[:n]))})
 			keys = keys[n:]
+		}
+	}
+	return out
+}
+
+func (s *objectStore) rows(stmts []rowStmt) error {
+	for _, st := range stmts {
+		if _, err := s.exec(st.sql, st.arg); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
 // chunkRows renders frags as JSON objects {key: fragment} of about chunkBytes.
-func chunkRows(frags []core.Fragment) []string {
+func chunkRows(frags []core.Fragment) []string { return chunkRowsOf(frags, chunkBytes) }
+
+// chunkRowsOf renders frags as JSON objects {key: fragment} of about size bytes.
+func chunkRowsOf(frags []core.Fragment, size int) []string {
 	var out []string
 	var buf []byte
 	for _, f := range frags {
-		if len(buf) > chunkBytes {
+		core.TickBytes(len(f.JSON))
+		if len(buf) > size {
 			out = append(out, string(append(buf, '}')))
 			buf = nil
 		}
 		if buf == nil {
+			buf = make([]byte, 0, size+len(f.JSON)+len(f.Key)+8)
 			buf = append(buf, '{')
 		} else {
 			buf = append(buf, ',')
@@ -235,6 +278,136 @@ func (s *objectStore) keepIdem(tenant string, k *edge.Idem) error {
 }
 
 func (s *objectStore) Create(ctx context.Context, w edge.Write) error {
+	if !staging(w) {
+		return s.create(w)
+	}
+	rs, err := s.exec(`SELECT 1 AS x FROM tree`)
+	if err != nil {
+		return err
+	}
+	if len(rs) > 0 {
+		return errors.New("this object holds a tree already")
+	}
+	return s.staged(w, w.PutNodes, func(w edge.Write) error { return s.create(w) })
+}
+
+// staging reports whether w's node rows are large enough to be stored in
+// slices ahead of its transaction. Never inside a transaction (a group of
+// small writes): nothing yields there.
+func staging(w edge.Write) bool {
+	if inTx > 0 {
+		return false
+	}
+	n := 0
+	for _, f := range w.PutNodes {
+		n += len(f.JSON)
+	}
+	return n >= stageMin
+}
+
+// staged stores the rows fresh of w (new: no stored row has their ids) in
+// slices, then w without them by write, and then forgets which rows were
+// staged. If write fails, the staged rows are deleted.
+func (s *objectStore) staged(w edge.Write, fresh []core.Fragment, write func(edge.Write) error) error {
+	var rest []core.Fragment // the rows of w that are not fresh (none for a create)
+	if len(fresh) < len(w.PutNodes) {
+		isFresh := make(map[string]bool, len(fresh))
+		for _, f := range fresh {
+			core.Tick()
+			isFresh[f.Key] = true
+		}
+		for _, f := range w.PutNodes {
+			if !isFresh[f.Key] {
+				rest = append(rest, f)
+			}
+		}
+	}
+	v := w.Meta.Version
+	err := s.stage(fresh, v)
+	if err == nil {
+		w.PutNodes = rest
+		err = write(w)
+	}
+	if err != nil {
+		if derr := s.inTx(func() error {
+			if _, err := s.exec(oDrop, v); err != nil {
+				return err
+			}
+			_, err := s.exec(`DELETE FROM staged`)
+			return err
+		}); derr != nil {
+			// The object's storage is next opened with them (objectSchema).
+			os.Stderr.WriteString("sessiontree worker: the staged rows of a failed write stay until the object is opened again: " + derr.Error() + "\n")
+		}
+		return err
+	}
+	return s.unstage()
+}
+
+// stage stores frags as node rows of version v ahead of their write, in
+// pieces of about stageBytes, one transaction each, yielding after each.
+func (s *objectStore) stage(frags []core.Fragment, v int64) error {
+	for _, arg := range chunkRowsOf(frags, stageBytes) {
+		if err := s.inTx(func() error {
+			if _, err := s.exec(oStage, arg, v); err != nil {
+				return err
+			}
+			_, err := s.exec(oPutNodes, arg)
+			return err
+		}); err != nil {
+			return err
+		}
+		yieldSlice()
+	}
+	return nil
+}
+
+// unstage forgets the staged ids of a write that went in, in slices.
+func (s *objectStore) unstage() error {
+	for {
+		rs, err := s.exec(`SELECT 1 AS x FROM staged LIMIT 1`)
+		if err != nil || len(rs) == 0 {
+			return err
+		}
+		if _, err := s.exec(oUnstage); err != nil {
+			return err
+		}
+		yieldSlice()
+	}
+}
+
+// fresh is the rows of frags whose ids no stored node has.
+func (s *objectStore) fresh(frags []core.Fragment) ([]core.Fragment, error) {
+	stored := map[string]bool{}
+	for i := 0; i < len(frags); i += 2000 {
+		keys := make([]string, 0, 2000)
+		for _, f := range frags[i:min(len(frags), i+2000)] {
+			core.Tick()
+			keys = append(keys, f.Key)
+		}
+		rs, err := s.exec(oExisting, string(rawjson.AppendStrings(nil, keys)))
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rs {
+			id, err := jsread.Text(r, "id")
+			if err != nil {
+				return nil, err
+			}
+			stored[id] = true
+		}
+	}
+	var out []core.Fragment
+	for _, f := range frags {
+		if !stored[f.Key] {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+func (s *objectStore) create(w edge.Write) error {
+	stmts := rowStmts(w)
 	return s.inTx(func() error {
 		rs, err := s.exec(`SELECT 1 AS x FROM tree`)
 		if err != nil {
@@ -247,7 +420,7 @@ func (s *objectStore) Create(ctx context.Context, w edge.Write) error {
 		if _, err := s.exec(oInsertTree, m.ID, m.Tenant, m.Version, m.ETag, m.Root, m.Active, m.CreatedMs, m.UpdatedMs); err != nil {
 			return err
 		}
-		if err := s.rows(w); err != nil {
+		if err := s.rows(stmts); err != nil {
 			return err
 		}
 		return s.keepIdem(m.Tenant, w.Idem)
@@ -255,6 +428,25 @@ func (s *objectStore) Create(ctx context.Context, w edge.Write) error {
 }
 
 func (s *objectStore) Commit(ctx context.Context, prev int64, w edge.Write) error {
+	if !staging(w) {
+		return s.commit(ctx, prev, w)
+	}
+	cur, err := s.Meta(ctx, w.Meta.Tenant, w.Meta.ID)
+	if err != nil {
+		return err
+	}
+	if cur.Version != prev {
+		return edge.ErrStale
+	}
+	fresh, err := s.fresh(w.PutNodes)
+	if err != nil {
+		return err
+	}
+	return s.staged(w, fresh, func(w edge.Write) error { return s.commit(ctx, prev, w) })
+}
+
+func (s *objectStore) commit(ctx context.Context, prev int64, w edge.Write) error {
+	stmts := rowStmts(w)
 	return s.inTx(func() error {
 		m := w.Meta
 		cur, err := s.Meta(ctx, m.Tenant, m.ID)
@@ -267,7 +459,7 @@ func (s *objectStore) Commit(ctx context.Context, prev int64, w edge.Write) erro
 		if _, err := s.exec(oUpdateTree, m.ID, m.Tenant, m.Version, m.ETag, m.Root, m.Active, m.UpdatedMs); err != nil {
 			return err
 		}
-		if err := s.rows(w); err != nil {
+		if err := s.rows(stmts); err != nil {
 			return err
 		}
 		if w.Delta != nil {
@@ -444,7 +636,7 @@ func serveObjectBatch(_ safejs.Value, args []safejs.Value) any {
 	if err != nil {
 		return internalAnswer(err)
 	}
-	reqs := make([]*http.Request, len(calls))
+	reqs := make([]*edge.Request, len(calls))
 	for i, c := range calls {
 		parts, err := jsread.Elements(c)
 		if err != nil || len(parts) != 4 {
@@ -489,7 +681,7 @@ func serveObjectBatch(_ safejs.Value, args []safejs.Value) any {
 }
 
 func internalAnswer(err error) any {
-	res, _ := answer(http.StatusInternalServerError, http.Header{"Content-Type": {"application/json; charset=utf-8"}},
+	res, _ := answer(500, edge.Header{"Content-Type": {"application/json; charset=utf-8"}},
 		[]byte(`{"error":{"code":"internal","message":`+string(rawjson.AppendString(nil, "the tree's object: "+err.Error()))+"}}\n"), nil, nil)
 	return res
 }
@@ -499,7 +691,7 @@ func internalAnswer(err error) any {
 // headers the socket's tenant and client (and HeaderHeld and HeaderTurn when asked again).
 const methodSocket = "SOCKET"
 
-func objectCall(e *objectEntry, req *http.Request) (safejs.Value, error) {
+func objectCall(e *objectEntry, req *edge.Request) (safejs.Value, error) {
 	e.pending, e.push, e.indexNow = nil, nil, false
 	w := edge.NewRecorder()
 	var ack []byte
@@ -509,7 +701,7 @@ func objectCall(e *objectEntry, req *http.Request) (safejs.Value, error) {
 			return safejs.Value{}, err
 		}
 		held, _ := strconv.ParseInt(req.Header.Get(edge.HeaderHeld), 10, 64)
-		var h http.Header
+		var h edge.Header
 		ack, h = e.h.ServeSocket(router, msg, req.URL.String(), req.Header.Get(edge.HeaderTenant),
 			req.Header.Get(edge.ClientHeader), held, req.Header.Get(edge.HeaderTurn))
 		for _, k := range []string{edge.HeaderHold, edge.HeaderNext, edge.HeaderTurn} {
@@ -518,7 +710,7 @@ func objectCall(e *objectEntry, req *http.Request) (safejs.Value, error) {
 			}
 		}
 	} else {
-		e.h.ServeHTTP(w, req)
+		e.h.Serve(w, req)
 	}
 	index, msgs, now := e.pending, e.push, e.indexNow
 	e.pending, e.push, e.indexNow = nil, nil, false
@@ -535,9 +727,9 @@ func objectCall(e *objectEntry, req *http.Request) (safejs.Value, error) {
 	return res, err
 }
 
-// requestOf makes the http.Request of method, url, headers [[k, v]…] and body
+// requestOf makes the request of method, url, headers [[k, v]…] and body
 // (a Uint8Array, or null).
-func requestOf(jsMethod, jsURL, jsHeaders, jsBody safejs.Value) (*http.Request, error) {
+func requestOf(jsMethod, jsURL, jsHeaders, jsBody safejs.Value) (*edge.Request, error) {
 	method, err := jsMethod.String()
 	if err != nil {
 		return nil, err
@@ -557,11 +749,10 @@ func requestOf(jsMethod, jsURL, jsHeaders, jsBody safejs.Value) (*http.Request, 
 			return nil, err
 		}
 	}
-	req, err := http.NewRequest(method, url, bytes.NewReader(body))
+	req, err := edge.NewRequest(method, url, body)
 	if err != nil {
 		return nil, err
 	}
-	req.ContentLength = int64(len(body))
 	pairs, err := jsread.Elements(jsHeaders)
 	if err != nil {
 		return nil, err
@@ -598,7 +789,7 @@ var (
 func serveRoute(_ safejs.Value, args []safejs.Value) any {
 	res, err := routeCall(args)
 	if err != nil {
-		res, _ = answer(http.StatusInternalServerError, http.Header{"Content-Type": {"application/json; charset=utf-8"}},
+		res, _ = answer(500, edge.Header{"Content-Type": {"application/json; charset=utf-8"}},
 			[]byte(`{"error":{"code":"internal","message":`+string(rawjson.AppendString(nil, "routing: "+err.Error()))+"}}\n"), nil, nil)
 	}
 	return res
@@ -616,7 +807,7 @@ func routeCall(args []safejs.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p := strings.TrimSuffix(req.URL.Path, "/"); p == "/v1/trees" && req.Method == http.MethodGet {
+	if p := strings.TrimSuffix(req.URL.Path, "/"); p == "/v1/trees" && req.Method == "GET" {
 		return nil, nil // the list: D1
 	}
 	if c := strings.Join(conf[:], "\x00"); router == nil || routerConf != c {
@@ -624,7 +815,7 @@ func routeCall(args []safejs.Value) (any, error) {
 		routerConf = c
 	}
 	w := edge.NewRecorder()
-	router.ServeHTTP(w, req)
+	router.Serve(w, req)
 	return answer(w.Status(), w.Header(), w.Bytes(), nil, nil)
 }
 
@@ -680,7 +871,7 @@ func jsBytes(body []byte) (safejs.Value, error) {
 
 // answer is the JS object {status, headers, body, index, push} of an object's
 // call: push holds the messages for the object's live WebSockets.
-func answer(status int, h http.Header, body []byte, index, push []any) (safejs.Value, error) {
+func answer(status int, h edge.Header, body []byte, index, push []any) (safejs.Value, error) {
 	var hs []any
 	for k, vs := range h {
 		for _, v := range vs {

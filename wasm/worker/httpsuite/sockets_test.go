@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -98,5 +99,61 @@ func TestLiveSocketsOverTheTreesOrTenantsLimitAreClosedWith4029(t *testing.T) {
 			t.Fatalf("a socket closed made no room: %v", ce)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Sockets opened all at once are held to the limit as well: each upgrade
+// counts those still on their way (before: 2,000 at once on one tree, each
+// saw fewer than the tree's 128, and 174 stayed open).
+func TestSocketsOpenedAtOnceStayWithinTheTreesLimit(t *testing.T) {
+	s := quotaServer(t)
+	tok := token(t, "sockets-at-once")
+	req, _ := http.NewRequest("POST", s.URL+"/v1/trees", nil)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct{ ID string }
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 201 || json.Unmarshal(b, &v) != nil {
+		t.Fatalf("create: %d %s", resp.StatusCode, b)
+	}
+	const n = 24
+	var mu sync.Mutex
+	var socks []*wsclient.Conn
+	refused := 0
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ws, _, err := wsclient.Dial(s.URL+"/v1/trees/"+v.ID+"/live?access_token="+tok, nil)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			_, err = ws.Read(30 * time.Second)
+			mu.Lock()
+			defer mu.Unlock()
+			var ce *wsclient.CloseError
+			switch {
+			case errors.As(err, &ce) && ce.Code == edge.CloseTooManySockets:
+				refused++
+				ws.Close()
+			case err != nil:
+				t.Errorf("socket %d: %v", i, err)
+			default:
+				socks = append(socks, ws)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, ws := range socks {
+		ws.Close()
+	}
+	if len(socks) != 3 || refused != n-3 {
+		t.Fatalf("%d sockets at once on a tree of limit 3: %d open, %d refused with 4029; want 3 and %d", n, len(socks), refused, n-3)
 	}
 }

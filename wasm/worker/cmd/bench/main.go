@@ -325,7 +325,8 @@ func main() {
 	dir := flag.String("dir", "wasm/worker", "the worker's directory")
 	dur := flag.Duration("duration", 20*time.Second, "how long each load test runs")
 	n := flag.Int("n", 300, "requests per latency measurement")
-	only := flag.String("only", "", "run only these parts, comma-separated: latency, live, load, ifmatch, bigread, isolation (default: all)")
+	only := flag.String("only", "", "run only these parts, comma-separated: latency, live, load, ifmatch, bigread, isolation, stalls (default: all)")
+	stallParts := flag.String("stalls", "", "the loads of the stalls part, comma-separated: create, batch, sockets (default: all)")
 	flag.StringVar(&logTo, "log", "", "write each wrangler dev's whole output to this file (the worker's first) at the end")
 	flag.Parse()
 	defer dumpLogs()
@@ -654,6 +655,9 @@ func main() {
 			ms(pct(busy, .5)), ms(pct(busy, .99)), float64(pct(busy, .99))/float64(pct(quiet, .99)))
 		fmt.Printf("(%d pairs; the exports arrived at %.1f MB/s; wrangler dev runs the router and every object on one thread: a long call of an object runs in slices, see wasm/worker/slices.go, and a tenant's large answers leave at most at SESSIONTREE_EGRESS_RATE, 32 MiB/s, see glue/isolate.mjs)\n",
 			len(busy), float64(exports.Load())*float64(len(body))/1e6/(*dur-time.Second).Seconds())
+	}
+	if want("stalls") {
+		stalls(iso, key, *dur, *stallParts)
 	}
 	for _, s := range servers {
 		if strings.Contains(s.Log(), "Reloading local server") {
