@@ -25,16 +25,3 @@ func (t *Tree) AppendProjectionOf(dst []Message, branch string) ([]Message, erro
 	slices.Reverse(dst[start:])
 	return dst, nil
 }
-
-// EachOnPathUp calls visit with the message of each node of branch's path,
-// leaf first, until visit returns false, and fails as LinearProjectionOf does
-// (a dangling or cyclic path is CodeCorrupt naming branch, after the nodes
-// before it were visited). With PathLen first, a caller fills a list of the
-// path from its end without a buffer of the path's messages.
-func (t *Tree) EachOnPathUp(branch string, visit func(m Message) bool) error {
-	b := t.branches[branch]
-	if b == nil {
-		return t.errNoBranch(branch)
-	}
-	return t.walkUp(b.leaf, branch, func(_ string, n *node) bool { return visit(n.msg) })
-}

@@ -72,42 +72,6 @@ func project(r *Request) ([]byte, error) {
 // projectAll writes the messages of the branch's path as slots (see project),
 // with room for extra more bytes after them.
 func projectAll(r *Request, branch string, extra int) ([]byte, error) {
-	// The slots straight from a walk up the path, filled from the end: no
-	// buffer of the path's messages, which for a long chat would grow the
-	// module's memory (never given back) by 24 bytes a message. A walk that
-	// does not meet PathLen's count (a corrupt path) falls back to the list.
-	if n, err := r.tree.PathLen(branch); err == nil && n > 0 {
-		s := r.slots
-		known := s.len()
-		slots := slices.Grow(slotBuf[:0], n)[:n]
-		slotBuf = slots
-		i := n
-		err := r.tree.EachOnPathUp(branch, func(m core.Message) bool {
-			if i--; i < 0 {
-				return false
-			}
-			slot, ok := s.lookup(m)
-			if !ok {
-				slot = s.add(m)
-			}
-			slots[i] = slot
-			return true
-		})
-		if err == nil && i == 0 {
-			// The walk numbered the new messages leaf first; JS gets them
-			// numbered root first, as a list of the path numbers them.
-			if last := s.len() - 1; last > known {
-				s.reverseFrom(known)
-				for j, slot := range slots {
-					if int(slot) >= known {
-						slots[j] = uint32(known + last - int(slot))
-					}
-				}
-			}
-			return slotsOut(s, slots, known, extra), nil
-		}
-		s.truncate(known) // JS gets none of the slots made on the way
-	}
 	msgs, err := r.tree.AppendProjectionOf(path[:0], branch)
 	path = msgs
 	defer clear(msgs) // the buffer must not keep a freed tree's messages alive
@@ -153,23 +117,18 @@ func (m *listMemo) noteAppend(t *core.Tree, before uint64, branch string) {
 func slotted(s *slotTable, msgs []core.Message, extra int) []byte {
 	known := s.len()
 	slots := slices.Grow(slotBuf[:0], len(msgs))
+	size := 4 + 4*len(msgs) + extra
 	for _, m := range msgs {
 		slot, ok := s.lookup(m)
 		if !ok {
 			slot = s.add(m)
+			size += 8
 		}
 		slots = append(slots, slot)
 	}
 	slotBuf = slots
-	return slotsOut(s, slots, known, extra)
-}
-
-// slotsOut writes slots as project's answer: their count, the slots, then
-// where the bytes of each slot from known on are, with room for extra more
-// bytes after them.
-func slotsOut(s *slotTable, slots []uint32, known, extra int) []byte {
-	b := grow(4 + 4*len(slots) + 8*(s.len()-known) + extra)
-	b = appendUint32(b, uint32(len(slots)))
+	b := grow(size)
+	b = appendUint32(b, uint32(len(msgs)))
 	for _, slot := range slots {
 		b = appendUint32(b, slot)
 	}

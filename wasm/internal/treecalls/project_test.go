@@ -110,30 +110,3 @@ func TestAProjectionBuildsOnTheListJSHoldsOnlyWhileOnlyAppendsFollowed(t *testin
 		t.Fatalf("another branch: slots %v, kept %d; want its 4-message path, 0", slots, kept)
 	}
 }
-
-// A projection numbers the path's new messages root first, and one that fails
-// half way up the path (the root's message names a key twice, kept at load:
-// corrupt until Repair) makes no slot: JS gets none, so the table must hold
-// none either.
-func TestAProjectionThatFailsHalfWayUpMakesNoSlot(t *testing.T) {
-	file := `{"format":"sessiontree","version":1,"root":"a","active_branch":"main",` +
-		`"branches":{"main":{"name":"main","leaf":"c","created_at_ms":1}},"nodes":{` +
-		`"a":{"id":"a","children":["b"],"message":{"role":"user","content":"x","content":"x"},"created_at_ms":1},` +
-		`"b":{"id":"b","parent":"a","children":["c"],"message":{"role":"assistant","content":"y"},"created_at_ms":2},` +
-		`"c":{"id":"c","parent":"b","children":[],"message":{"role":"user","content":"z"},"created_at_ms":3}}}`
-	h := handleOf(t, must(t, "load", 0, file, "keep"))
-	if n := must(t, "pathLength", h); n != "3" {
-		t.Fatalf("pathLength %s, want 3", n)
-	}
-	if res, ok := do(t, "project", h); ok || code(t, res) != "corrupt" {
-		t.Fatalf("project: %q, want corrupt", res)
-	}
-	if n := trees[h].slots.len(); n != 0 {
-		t.Fatalf("%d slots after a failed projection, want 0", n)
-	}
-	must(t, "repair", h)
-	slots, sent := projection(t, must(t, "project", h))
-	if len(slots) != 3 || slots[0] != 0 || slots[1] != 1 || slots[2] != 2 || len(sent) != 3 || !strings.Contains(sent[0], `"x"`) || sent[2] != `{"role":"user","content":"z"}` {
-		t.Fatalf("after repair: slots %v, sent %q (want 0, 1, 2, root first)", slots, sent)
-	}
-}

@@ -141,35 +141,6 @@ func (s *slotTable) lookup(m core.Message) (uint32, bool) {
 	}
 }
 
-// reverseFrom reverses the order of the slots from k on (slot k gets the
-// message of the last, and so on); the index learns them again at the next
-// lookup.
-func (s *slotTable) reverseFrom(k int) {
-	for i, j := k, s.n-1; i < j; i, j = i+1, j-1 {
-		a, b := &s.chunks[i/chunkSize][i%chunkSize], &s.chunks[j/chunkSize][j%chunkSize]
-		*a, *b = *b, *a
-	}
-	s.indexed = min(s.indexed, k)
-}
-
-// truncate forgets the slots from n on, which JS never got (a projection that
-// failed half way); the index is built again by the next lookup.
-func (s *slotTable) truncate(n int) {
-	if n >= s.n {
-		return
-	}
-	keep := (n + chunkSize - 1) / chunkSize
-	clear(s.chunks[keep:])
-	s.chunks = s.chunks[:keep]
-	if keep > 0 {
-		last := &s.chunks[keep-1]
-		clear((*last)[n-(keep-1)*chunkSize:])
-		*last = (*last)[:n-(keep-1)*chunkSize]
-	}
-	s.n = n
-	s.index, s.used, s.indexed = nil, 0, 0
-}
-
 // reset forgets every slot (JS drops its cache in the same call), so that the
 // messages of pruned nodes are not kept alive by the table.
 func (s *slotTable) reset() { *s = slotTable{} }
