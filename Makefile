@@ -84,7 +84,8 @@ bench-huge: tools web-dist $(WEB_SERVE)
 ## bench-peers: a 100k-message conversation (+2,000 abandoned replies) against pi's own
 ## SessionManager (npm, pinned), LibreChat's and chatgpt-web-share's walks and the V8
 ## floor: open, full list, a 10k-deep leaf ×50, save, regenerate, append, memory; in
-## Node and in headless Chromium (PEERS_N=20000 for a quick look, PEERS_CHROMIUM=0 or
+## Node and in headless Chromium; first the lean module's size (gzip, brotli) against
+## a bare Go program built in the run (PEERS_N=20000 for a quick look, PEERS_CHROMIUM=0 or
 ## PEERS_NODE=0 for one of them, PEERS_ROUNDS=9 PEERS_WARMUP=2 by default)
 .PHONY: bench-peers
 bench-peers: tools build
@@ -200,7 +201,8 @@ test-js: build $(HOOKS_WASM) $(JUDGES)
 bench-project: tools build
 	@node js/bench/project.mjs
 
-## bench-js: the JS API against a plain-JS peer, in Node and headless Chromium
+## bench-js: the JS API against a plain-JS peer, in Node and headless Chromium, and the
+## modules' size (gzip, brotli) and time to ready against a bare Go program built in the run
 bench-js: build
 	@node js/bench/run.mjs
 

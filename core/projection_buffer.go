@@ -13,6 +13,11 @@ func (t *Tree) AppendProjectionOf(dst []Message, branch string) ([]Message, erro
 		return dst, t.errNoBranch(branch)
 	}
 	start := len(dst)
+	if b.leaf != "" {
+		// Room for the whole path at once: appending would grow dst by
+		// doubling, leaving up to twice its size behind as garbage.
+		dst = slices.Grow(dst, t.depth(t.nodes[b.leaf]))
+	}
 	err := t.walkUp(b.leaf, branch, func(_ string, n *node) bool { dst = append(dst, n.msg); return true })
 	if err != nil {
 		return dst[:start], err

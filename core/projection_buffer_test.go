@@ -52,3 +52,30 @@ func TestAppendProjectionOfFailsClosedLikeLinearProjectionOf(t *testing.T) {
 		t.Fatalf("buffer changed on a corrupt path: %q", got)
 	}
 }
+
+// A projection into an empty buffer allocates the path once, at its length: in
+// wasm, memory grown for a full list of a long chat never shrinks, and a buffer
+// grown by doubling would leave up to twice the path behind (issue 26: memory
+// after the full list).
+func TestAppendProjectionOfAllocatesThePathOnceAtItsLength(t *testing.T) {
+	tr := New(counterIDs())
+	for i := 0; i < 5000; i++ {
+		mustAppend(t, tr, msg("user", "m"), int64(i+1))
+	}
+	loaded, err := Unmarshal(tr.Marshal())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []*Tree{tr, loaded} {
+		got, err := x.AppendProjectionOf(nil, MainBranch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 5000 || cap(got) > len(got)+len(got)/16 { // the allocator rounds up a little
+			t.Fatalf("len %d cap %d, want 5000 and room for little more", len(got), cap(got))
+		}
+		if allocs := testing.AllocsPerRun(5, func() { _, _ = x.AppendProjectionOf(nil, MainBranch) }); allocs != 1 {
+			t.Fatalf("%v allocations, want 1", allocs)
+		}
+	}
+}

@@ -28,6 +28,7 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { contender, warm } from "./contenders.js";
+import { moduleSizes, sizeTable } from "./sizes.js";
 
 const self = fileURLToPath(import.meta.url);
 const repo = path.resolve(path.dirname(self), "../..");
@@ -67,6 +68,10 @@ if (mode === "run") {
   for (const s of ["deep", "save", "regenerate", "build"]) r[s] = c[s]();
   console.log(JSON.stringify(r));
 } else {
+  // The lean module's size against a bare Go program built now (issue 26: ≤ 1.3× gzipped).
+  const sizes = await moduleSizes();
+  await sizes.remove();
+  console.log(`Module size, compressed, against a bare Go WebAssembly program built in this run\n${sizeTable(sizes)}\n`);
   const files = await conversation();
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "sessiontree-peers-"));
   fs.mkdirSync(path.join(tmp, "pi-sessions"));

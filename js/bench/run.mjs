@@ -8,8 +8,6 @@ import http from "node:http";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import zlib from "node:zlib";
-import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
@@ -17,6 +15,7 @@ import { init, SessionTree } from "../sessiontree.js";
 import { PlainTree } from "./peer.js";
 import { runWorkloads, workloads } from "./workloads.js";
 import { printMergeTable } from "./merge.js";
+import { moduleSizes, sizeTable } from "./sizes.js";
 
 const js = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const repo = path.dirname(js);
@@ -63,11 +62,8 @@ if (benchMerge) {
 
 // 2. The bare Go program, built now with the same flags as the module.
 const tmp = await fs.mkdtemp(path.join(os.tmpdir(), "st-bench-"));
-const bare = path.join(tmp, "bare.wasm");
-execFileSync("go", ["build", "-trimpath", "-ldflags=-s -w", "-o", bare, "./js/bench/bare"],
-  { cwd: repo, env: { ...process.env, GOOS: "js", GOARCH: "wasm" } });
-const gz = async (f) => zlib.gzipSync(await fs.readFile(f), { level: 9 }).length;
-const sizes = { st: await gz(path.join(js, "sessiontree.wasm")), full: await gz(path.join(js, "sessiontree-interchange.wasm")), bare: await gz(bare) };
+const sizes = await moduleSizes();
+const bare = sizes.bare_path;
 
 // 3. Chromium: the same workloads, then time to ready in fresh pages.
 const types = { ".js": "text/javascript", ".wasm": "application/wasm" };
@@ -176,16 +172,14 @@ try {
     }
   }
   const median = (a) => a.sort((x, y) => x - y)[a.length >> 1];
-  const kib = (b) => `${(b / 1024).toFixed(0)} KiB (${b} B)`;
   const ms = (a) => `${median(a).toFixed(1)} ms`;
   console.log(`\nModule size and time to ready (fetch + compile + instantiate + run), Chromium, median of ${readyRounds}`);
-  console.log("| | lean: sessiontree.wasm | full: sessiontree-interchange.wasm | bare Go (syscall/js only) | lean / bare | full / bare | target (lean) |");
-  console.log("|---|---:|---:|---:|---:|---:|---:|");
-  console.log(`| gzip -9 size | ${kib(sizes.st)} | ${kib(sizes.full)} | ${kib(sizes.bare)} | ${(sizes.st / sizes.bare).toFixed(2)}× | ${(sizes.full / sizes.bare).toFixed(2)}× | ≤ 1.3× |`);
+  console.log(sizeTable(sizes));
   console.log(`| time to ready | ${ms(ready.st)} | ${ms(ready.full)} | ${ms(ready.bare)} | ${(median(ready.st) / median(ready.bare)).toFixed(2)}× | ${(median(ready.full) / median(ready.bare)).toFixed(2)}× | ≤ 1.3× |`);
   console.log(`| the full file as the lean module's helper: time to ready after init (initInterchange) | | ${ms(ready.interchange)} | | | | |`);
 } finally {
   await browser.close();
   server.close();
   await fs.rm(tmp, { recursive: true, force: true });
+  await sizes.remove();
 }

@@ -1,6 +1,7 @@
 package treecalls
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/sessiontree/sessiontree/core"
@@ -115,7 +116,7 @@ func (m *listMemo) noteAppend(t *core.Tree, before uint64, branch string) {
 // after them.
 func slotted(s *slotTable, msgs []core.Message, extra int) []byte {
 	known := s.len()
-	slots := slotBuf[:0]
+	slots := slices.Grow(slotBuf[:0], len(msgs))
 	size := 4 + 4*len(msgs) + extra
 	for _, m := range msgs {
 		slot, ok := s.lookup(m)
