@@ -119,14 +119,12 @@ func stalls(iso target, key string, dur time.Duration, which string) {
 		body := messagesBody(100_000, 40)
 		var took []time.Duration
 		busy := during(other, tree, func() {
-			for end := time.Now().Add(dur); len(took) == 0 || time.Now().Before(end); {
-				t0 := time.Now()
+			took = timed(dur, 0, func() {
 				code, b, err := iso.do("POST", "/v1/trees", body)
 				if err != nil || code != 201 {
 					fail("a 100,000-message create: %d %v %.200s", code, err, b)
 				}
-				took = append(took, time.Since(t0))
-			}
+			})
 		})
 		results = append(results, result{"a 100,000-message create", quiet, busy,
 			fmt.Sprintf("%d creates of %.1f MB, each %s s", len(took), float64(len(body))/1e6, secs(took))})
@@ -138,14 +136,12 @@ func stalls(iso target, key string, dur time.Duration, which string) {
 		body := opsBody(1_000, 7_000)
 		var took []time.Duration
 		busy := during(other, tree, func() {
-			for end := time.Now().Add(dur); len(took) == 0 || time.Now().Before(end) && len(took) < 3; {
-				t0 := time.Now()
+			took = timed(dur, 3, func() {
 				code, b, err := iso.do("POST", "/v1/trees/"+big+"/ops", body)
 				if err != nil || code != 200 {
 					fail("a 1,000-op batch: %d %v %.200s", code, err, b)
 				}
-				took = append(took, time.Since(t0))
-			}
+			})
 		})
 		results = append(results, result{"a 1,000-op batch on an 8 MB tree", quiet, busy,
 			fmt.Sprintf("%d batches of %.1f MB, each %s s", len(took), float64(len(body))/1e6, secs(took))})
@@ -245,4 +241,16 @@ func (t target) createBody(body string) string {
 		fail("create: %v", err)
 	}
 	return v.ID
+}
+
+// timed runs one until dur has passed (at least once; at most limit times
+// when limit > 0) and returns how long each run took.
+func timed(dur time.Duration, limit int, one func()) []time.Duration {
+	var took []time.Duration
+	for end := time.Now().Add(dur); len(took) == 0 || time.Now().Before(end) && (limit <= 0 || len(took) < limit); {
+		t0 := time.Now()
+		one()
+		took = append(took, time.Since(t0))
+	}
+	return took
 }
