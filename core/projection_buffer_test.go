@@ -2,7 +2,9 @@ package core
 
 import (
 	"bytes"
+	"runtime"
 	"testing"
+	"unsafe"
 )
 
 // AppendProjectionOf is LinearProjectionOf into a reused buffer.
@@ -74,8 +76,23 @@ func TestAppendProjectionOfAllocatesThePathOnceAtItsLength(t *testing.T) {
 		if len(got) != 5000 || cap(got) > len(got)+len(got)/16 { // the allocator rounds up a little
 			t.Fatalf("len %d cap %d, want 5000 and room for little more", len(got), cap(got))
 		}
-		if allocs := testing.AllocsPerRun(5, func() { _, _ = x.AppendProjectionOf(nil, MainBranch) }); allocs != 1 {
-			t.Fatalf("%v allocations, want 1", allocs)
+		// The bytes a projection allocates: the path's buffer once. Under
+		// the race detector (make test runs core both ways) sync.Pool drops
+		// the walk's scratch at random, so only the plain build counts.
+		if raceEnabled {
+			continue
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		const runs = 5
+		for range runs {
+			_, _ = x.AppendProjectionOf(nil, MainBranch)
+		}
+		runtime.ReadMemStats(&after)
+		per := (after.TotalAlloc - before.TotalAlloc) / runs
+		once := uint64(cap(got)) * uint64(unsafe.Sizeof(Message(nil)))
+		if per > once+once/8 {
+			t.Fatalf("%d bytes a projection, want about one buffer of the path's length (%d bytes): a buffer grown by doubling allocates ~2x", per, once)
 		}
 	}
 }
