@@ -6,51 +6,17 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/sessiontree/sessiontree/wasm/worker/devserver"
 )
 
-// limited is a second worker, with small limits set by its variables
-// (SESSIONTREE_EGRESS_RATE 1 MiB/s, SESSIONTREE_MAX_TREES 3), started by the
-// first test that needs it and stopped after the suite.
-var (
-	limitedOnce sync.Once
-	limited     *devserver.Server
-	limitedErr  error
-	limitedDir  string
-)
+// limited is a second worker, with small limits (SESSIONTREE_EGRESS_RATE
+// 1 MiB/s, SESSIONTREE_MAX_TREES 3).
+var limited = &extraServer{name: "limited", vars: map[string]string{"SESSIONTREE_EGRESS_RATE": fmt.Sprint(1 << 20), "SESSIONTREE_MAX_TREES": "3"}}
 
-func limitedServer(t *testing.T) *devserver.Server {
-	limitedOnce.Do(func() {
-		if limitedDir, limitedErr = os.MkdirTemp("", "sessiontree-limited-"); limitedErr != nil {
-			return
-		}
-		o := options
-		o.Persist = limitedDir
-		o.Vars = map[string]string{"SESSIONTREE_EGRESS_RATE": fmt.Sprint(1 << 20), "SESSIONTREE_MAX_TREES": "3"}
-		for k, v := range options.Vars {
-			o.Vars[k] = v
-		}
-		limited, limitedErr = devserver.Start(o)
-	})
-	if limitedErr != nil {
-		t.Fatal(limitedErr)
-	}
-	return limited
-}
-
-func stopLimited() {
-	if limited != nil {
-		limited.Stop()
-	}
-	if limitedDir != "" {
-		os.RemoveAll(limitedDir)
-	}
-}
+func limitedServer(t *testing.T) *devserver.Server { return limited.get(t) }
 
 // A tenant at its quota of trees (SESSIONTREE_MAX_TREES) gets 429
 // quota_exceeded for a create or an import, and nothing is made; a retried

@@ -11,7 +11,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -55,8 +57,8 @@ func run(m *testing.M, dir string) int {
 	defer func() { server.Stop() }()
 	fmt.Printf("httpsuite: wrangler dev on %s (started in %v)\n", server.URL, time.Since(start).Round(time.Millisecond))
 	code := m.Run()
-	stopLimited()
-	stopQuota()
+	limited.stop()
+	quota.stop()
 	if code != 0 {
 		fmt.Println("httpsuite: wrangler's log:\n" + server.Log())
 	}
@@ -73,3 +75,41 @@ func token(t testing.TB, tenant string) string {
 }
 
 func startAgain() (*devserver.Server, error) { return devserver.Start(options) }
+
+// extraServer is a worker of its own with some variables set (vars, on top
+// of the suite's), started by the first test that needs it and stopped after
+// the suite.
+type extraServer struct {
+	name string
+	vars map[string]string
+	once sync.Once
+	srv  *devserver.Server
+	err  error
+	dir  string
+}
+
+func (e *extraServer) get(t *testing.T) *devserver.Server {
+	e.once.Do(func() {
+		if e.dir, e.err = os.MkdirTemp("", "sessiontree-"+e.name+"-"); e.err != nil {
+			return
+		}
+		o := options
+		o.Persist = e.dir
+		o.Vars = maps.Clone(e.vars)
+		maps.Copy(o.Vars, options.Vars)
+		e.srv, e.err = devserver.Start(o)
+	})
+	if e.err != nil {
+		t.Fatal(e.err)
+	}
+	return e.srv
+}
+
+func (e *extraServer) stop() {
+	if e.srv != nil {
+		e.srv.Stop()
+	}
+	if e.dir != "" {
+		os.RemoveAll(e.dir)
+	}
+}

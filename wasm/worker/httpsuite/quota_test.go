@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -26,41 +25,10 @@ var quotaBody = `{"messages":[{"role":"user","content":"` + strings.Repeat("q", 
 // quotaServer is a third worker, with SESSIONTREE_MAX_TREES 5,
 // SESSIONTREE_MAX_BYTES 4.8 quotaBodies and live sockets at most 3 a tree and
 // 5 a tenant, started by the first test that needs it and stopped after the suite.
-var (
-	quotaOnce sync.Once
-	quotaSrv  *devserver.Server
-	quotaErr  error
-	quotaDir  string
-)
+var quota = &extraServer{name: "quota", vars: map[string]string{"SESSIONTREE_MAX_TREES": "5", "SESSIONTREE_MAX_BYTES": fmt.Sprint(len(quotaBody) * 48 / 10),
+	"SESSIONTREE_MAX_SOCKETS_PER_TREE": "3", "SESSIONTREE_MAX_SOCKETS_PER_TENANT": "5"}}
 
-func quotaServer(t *testing.T) *devserver.Server {
-	quotaOnce.Do(func() {
-		if quotaDir, quotaErr = os.MkdirTemp("", "sessiontree-quota-"); quotaErr != nil {
-			return
-		}
-		o := options
-		o.Persist = quotaDir
-		o.Vars = map[string]string{"SESSIONTREE_MAX_TREES": "5", "SESSIONTREE_MAX_BYTES": fmt.Sprint(len(quotaBody) * 48 / 10),
-			"SESSIONTREE_MAX_SOCKETS_PER_TREE": "3", "SESSIONTREE_MAX_SOCKETS_PER_TENANT": "5"}
-		for k, v := range options.Vars {
-			o.Vars[k] = v
-		}
-		quotaSrv, quotaErr = devserver.Start(o)
-	})
-	if quotaErr != nil {
-		t.Fatal(quotaErr)
-	}
-	return quotaSrv
-}
-
-func stopQuota() {
-	if quotaSrv != nil {
-		quotaSrv.Stop()
-	}
-	if quotaDir != "" {
-		os.RemoveAll(quotaDir)
-	}
-}
+func quotaServer(t *testing.T) *devserver.Server { return quota.get(t) }
 
 // createsAtOnce sends n creates of body for tok at once to s and counts the
 // trees made and the creates refused 429 quota_exceeded; any other answer
