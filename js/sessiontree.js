@@ -119,11 +119,44 @@ async function instantiate(source, imports, who) {
       const { readFile } = await import("node:fs/promises");
       return (await WebAssembly.instantiate(await readFile(url), imports)).instance;
     }
+    const compiled = await compileInWorker(url);
+    if (compiled) return WebAssembly.instantiate(compiled, imports);
     const res = await fetch(url);
     if (!res.ok) throw new SessionTreeError("not_found", `${who}: fetching ${url} failed with HTTP ${res.status}`);
     return (await instantiateResponse(res, imports)).instance;
   }
   throw new SessionTreeError("invalid_input", `${who}: the source must be a URL, a string, bytes, a Response or a WebAssembly.Module`);
+}
+
+/**
+ * In a page, a module from a URL is compiled in a dedicated worker and handed
+ * back: compiled on the page's thread, Chromium held that thread for 140–300 ms
+ * at a time (long tasks) for the 5.5 MB full module, in a worker it holds it
+ * for none (js/sessiontree.compile.js, beside this file). Resolves to null
+ * where no worker can do it (no DOM, no Worker, the file not served, a failed
+ * fetch): the caller then compiles on its own thread and reports any error.
+ */
+async function compileInWorker(url) {
+  if (typeof document === "undefined" || typeof Worker !== "function") return null;
+  let worker;
+  try {
+    worker = new Worker(new URL("./sessiontree.compile.js", import.meta.url));
+  } catch {
+    return null;
+  }
+  try {
+    return await new Promise((resolve) => {
+      worker.onmessage = (e) => resolve(e.data instanceof WebAssembly.Module ? e.data : null);
+      worker.onerror = (e) => {
+        e.preventDefault?.();
+        resolve(null);
+      };
+      worker.onmessageerror = () => resolve(null);
+      worker.postMessage(url.href);
+    });
+  } finally {
+    worker.terminate();
+  }
 }
 
 async function instantiateResponse(res, imports) {

@@ -104,6 +104,23 @@ async function main() {
     numbers.ttiFreshWall = Date.now() - t0;
     await page.waitForSelector(".welcome");
     assert.match(await page.textContent("#assistant-chip"), /Demo assistant/);
+    // The module was compiled in sessiontree's compiler worker, not on the
+    // page's thread: the page fetched that worker's script and no module.
+    const fetched = await page.evaluate(() => performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname.split("/").pop()));
+    assert.ok(fetched.includes("sessiontree.compile.js"), `the compiler worker started: ${fetched.join(" ")}`);
+    assert.ok(!fetched.some((f) => f.endsWith(".wasm")), `the page's thread fetched no module: ${fetched.join(" ")}`);
+  });
+
+  await step("without its compiler worker (the file not served) the module starts on the page's thread", async () => {
+    await page.route("**/sessiontree.compile.js", (route) => route.fulfill({ status: 404, body: "" }));
+    allowNetworkErrors = true;
+    await page.reload();
+    await ready();
+    allowNetworkErrors = false;
+    const fetched = await page.evaluate(() => performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname.split("/").pop()));
+    assert.ok(fetched.includes("sessiontree.wasm"), `the page fetched the module itself: ${fetched.join(" ")}`);
+    await page.unroute("**/sessiontree.compile.js");
+    await page.waitForSelector(".welcome");
   });
 
   await step("chat: two turns with the demo assistant", async () => {
@@ -331,7 +348,7 @@ async function main() {
       const [md] = await Promise.all([page.waitForEvent("download"), page.locator("#dialog button[type=submit]").click()]);
       assert.match(md.suggestedFilename(), /\.md$/);
       assert.match(await fs.readFile(await md.path(), "utf8"), /^# Conversation[\s\S]*## user/);
-      assert.ok(await demo(() => performance.getEntriesByType("resource").some((e) => e.name.includes("sessiontree-interchange.wasm"))), "the interchange module is loaded");
+      assert.ok(await demo(async () => (await import("./sessiontree.js")).memoryUsage().interchange > 0), "the interchange module is loaded");
     } else {
       await page.keyboard.press("Escape");
     }

@@ -20,8 +20,8 @@ const send = async (page, text) => {
   await page.waitForFunction(() => !document.querySelector(".typing"));
 };
 const save = (page) => page.evaluate(() => window.sessiontreeDemo.tree.save());
-// Whether the page fetched the interchange module (merge), which loads on the first merge needed.
-const loadedMerge = (page) => page.evaluate(() => performance.getEntriesByType("resource").some((e) => e.name.includes("sessiontree-interchange.wasm")));
+// Whether the page started the interchange module (merge), which loads on the first merge needed.
+const loadedMerge = (page) => page.evaluate(async () => (await import("./sessiontree.js")).memoryUsage().interchange > 0);
 const state = (page) => page.evaluate((w) => ({ stats: window.sessiontreeDemo.store.stats, missing: w.filter((s) => !window.sessiontreeDemo.tree.save().includes(s)), stored: window.sessiontreeDemo.timings.rowsWritten }), []);
 async function converged(a, b, want) {
   const wait = (p) => p.waitForFunction((w) => w.every((s) => window.sessiontreeDemo.tree.save().includes(s)), want, { timeout: 15000 })
