@@ -236,7 +236,30 @@ async function start() {
 export function prepareRequests() {
   if (!usesEndpoint(state.settings)) return;
   const idle = window.requestIdleCallback ?? ((fn) => setTimeout(fn, 200));
-  idle(() => loadInterchange("provider", { quiet: true }).catch(() => {}), { timeout: 2000 });
+  idle(() => loadInterchange("provider", { quiet: true }).then(() => idle(warmRequests, { timeout: 4000 }), () => {}), { timeout: 2000 });
+}
+
+/**
+ * The first request in a page runs the projection's code for the first time,
+ * and the browser compiles it then: 40–70 ms more in the first send's task.
+ * A request for a small tree of its own (a fork, a budget) runs that code
+ * once while the page is idle instead.
+ */
+function warmRequests() {
+  const s = state.settings;
+  const t = new SessionTree();
+  try {
+    const asked = t.append({ role: "user", content: "Which branch is this?" });
+    t.append({ role: "assistant", content: "The first one." });
+    t.edit(asked, { role: "user", content: "And this one?" });
+    t.append({ role: "assistant", content: [{ type: "text", text: "The second." }] });
+    t.projectFor(s.api, { budget: s.budget });
+    t.projectFor(s.api);
+  } catch {
+    // a settings value the real request will report; nothing to warm
+  } finally {
+    t.free();
+  }
 }
 
 start();

@@ -247,8 +247,8 @@ async function measure(browser, base, c, errors) {
   // the text is painted, until the request is on the wire, until the first
   // reply token is painted, until stored; the longest task from submit to the
   // reply's end.
-  // BENCH_HUGE_PROFILE=DIR: the page's CPU profile of the sends, and of the
-  // switches, written there (.cpuprofile, for DevTools or js/bench/profsum.mjs).
+  // BENCH_HUGE_PROFILE=DIR: the page's CPU profile of the sends, of the
+  // switches and of the open (a reload), written there (.cpuprofile, for DevTools or js/bench/profsum.mjs).
   const profile = async (what, run) => {
     const dir = process.env.BENCH_HUGE_PROFILE;
     if (!dir) return run();
@@ -340,15 +340,14 @@ async function measure(browser, base, c, errors) {
 
   // Open it again: a reload, from navigation start to the frame showing the last 50 messages.
   await page.evaluate((want) => { sessionStorage.setItem("bench-want", String(want)); return window.sessiontreeDemo.saved(); }, want);
-  await page.reload();
-  const open = await page.evaluate(async (want) => {
+  const open = await profile("open", async () => { await page.reload(); return page.evaluate(async (want) => {
     const painted = await window.__watch(want);
     await new Promise((res) => { const w = () => (document.body.dataset.ready === "1" ? res() : setTimeout(w, 20)); w(); });
     const longest = window.__longest(0, performance.now());
     const tasks = window.__long.map(([s, d]) => `${Math.round(s)}+${Math.round(d)}`).join(" ") + " | marks " + performance.getEntriesByType("mark").map((m) => `${m.name}@${Math.round(m.startTime)}`).join(" ");
     const t = window.sessiontreeDemo.timings;
     return { painted, composer: await window.__composer, longest, whole: t.interactive, tasks, timings: { openPreview: t.openPreview, openRead: t.openRead, openRows: t.openRows, openJoin: t.openJoin, openLoad: t.openLoad, open: t.open } };
-  }, want);
+  }, want); });
   // BENCH_HUGE_TASKS=1: the open's long tasks (start+duration, ms from navigation) and the open's own timings.
   if (process.env.BENCH_HUGE_TASKS) console.log(`# ${c.n} open: long tasks ${open.tasks}; painted ${Math.round(open.painted)}; ${JSON.stringify(open.timings, (k, v) => (typeof v === "number" ? Math.round(v) : v))}`);
   r.openPainted = open.painted;
