@@ -943,6 +943,7 @@ func (l *loader) message(key string) (Message, error) {
 func (l *loader) link() {
 	t := l.t
 	l.linkUp()
+	l.learnDepths()
 	for _, b := range l.moved {
 		b.moved = t.movedDefault(b)
 	}
@@ -977,6 +978,18 @@ func (l *loader) linkUp() {
 	for _, d := range t.dups {
 		d.up = nil
 	}
+}
+
+// learnDepths teaches the loaded nodes their depths (learnDepths), in file
+// order; duplicates, unlinked, are left unknown.
+func (l *loader) learnDepths() {
+	learnDepths(func(yield func(*node)) {
+		for _, block := range l.all {
+			for i := range block {
+				yield(&block[i])
+			}
+		}
+	})
 }
 
 func canonBranch(t *Tree, name string) string {

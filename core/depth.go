@@ -131,3 +131,45 @@ func (t *Tree) onPathOf(leaf, target *node) (bool, int) {
 	}
 	return false, 0
 }
+
+// learnDepths teaches every node it is given (each through one call of
+// visit's yield, in any order) its depth and jump pointer, in O(nodes) in
+// all: each node is walked once, from it up to the nearest node that knows
+// its depth or to its root. A load does this so that the first question after
+// it (a path's length, a request's window) does not walk the whole path. A
+// node whose path is broken (a dangling parent, a cycle, a duplicate) keeps
+// depth 0 and answers as before (depth walks it, walkUp names the problem).
+// Nodes' marks are 0 again when it returns.
+func learnDepths(visit func(yield func(*node))) {
+	var chain, broken []*node
+	visit(func(n *node) {
+		if n.depth > 0 || n.mark != 0 {
+			return
+		}
+		chain = chain[:0]
+		x := n
+		for x != nil && x.depth == 0 && x.mark == 0 {
+			tick()
+			x.mark = 1
+			chain = append(chain, x)
+			if x.parent == "" {
+				break
+			}
+			x = x.up
+		}
+		top := chain[len(chain)-1]
+		if top.parent == "" || (x != nil && x.depth > 0 && x == top.up) {
+			for i := len(chain) - 1; i >= 0; i-- {
+				learnDepth(chain[i])
+				chain[i].mark = 0
+			}
+			return
+		}
+		// Up to a dangling parent, around a cycle, or into a chain already
+		// found broken: marked, so that no later walk goes up it again.
+		broken = append(broken, chain...)
+	})
+	for _, n := range broken {
+		n.mark = 0
+	}
+}

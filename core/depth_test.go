@@ -329,3 +329,76 @@ func TestNavigationOfALoadedCorruptTreeFailsClosed(t *testing.T) {
 		}
 	}
 }
+
+// depthsAsLoaded checks what a load taught tr's nodes: a node on a sound path
+// knows its depth (the plain walk's length) and an ancestor to jump to, from
+// which every ancestor is found; a node on a broken path knows nothing; no
+// mark is left set.
+func depthsAsLoaded(t *testing.T, where string, rng *rand.Rand, tr *Tree) {
+	t.Helper()
+	for id, n := range tr.nodes {
+		if n.mark != 0 {
+			t.Fatalf("%s: %s keeps a mark", where, id)
+		}
+		path, ok := plainPath(tr, id)
+		if !ok {
+			if n.depth != 0 {
+				t.Fatalf("%s: %s on a broken path has depth %d", where, id, n.depth)
+			}
+			continue
+		}
+		if int(n.depth) != len(path) || n.jump == nil {
+			t.Fatalf("%s: %s has depth %d (jump %v) after the load, the walk says %d", where, id, n.depth, n.jump != nil, len(path))
+		}
+		d := 1 + rng.IntN(len(path))
+		if a := ancestorAtDepth(n, d); a == nil || a.id != path[d-1] {
+			t.Fatalf("%s: the ancestor of %s at depth %d is wrong", where, id, d)
+		}
+	}
+}
+
+// A load teaches every node on a sound path its depth (so the first request
+// or path length after it walks nothing), in any file order (ids are
+// random, the file sorted by them), and leaves the nodes of a cycle or below
+// a dangling parent unknown, as the lazy walk would.
+func TestALoadTeachesEveryNodeItsDepth(t *testing.T) {
+	for seed := uint64(1); seed <= 6; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		tr := New()
+		var ids []string
+		for step := 0; step < 1500; step++ {
+			var id string
+			var err error
+			switch {
+			case len(ids) > 2 && rng.IntN(40) == 0:
+				id, err = tr.Regenerate(ids[rng.IntN(len(ids))], msg("assistant", "again"), int64(step))
+			case len(ids) > 2 && rng.IntN(40) == 0:
+				_, err = tr.Open(ids[rng.IntN(len(ids))], int64(step))
+			default:
+				id, err = tr.Append(msg([]string{"user", "assistant"}[step%2], "m"), int64(step))
+			}
+			if err != nil {
+				t.Fatalf("seed %d step %d: %v", seed, step, err)
+			}
+			if id != "" {
+				ids = append(ids, id)
+			}
+		}
+		loaded, err := Unmarshal(tr.Marshal())
+		if err != nil {
+			t.Fatal(err)
+		}
+		depthsAsLoaded(t, "seed "+strconv.FormatUint(seed, 10), rng, loaded)
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	for what, change := range map[string]func(nodes map[string]map[string]any, ids []string){
+		"a cycle":           func(nodes map[string]map[string]any, ids []string) { nodes[ids[100]]["parent"] = ids[200] },
+		"a dangling parent": func(nodes map[string]map[string]any, ids []string) { nodes[ids[100]]["parent"] = "gone" },
+		"a node its own parent": func(nodes map[string]map[string]any, ids []string) {
+			nodes[ids[10]]["parent"] = ids[10]
+		},
+	} {
+		tr, _ := corruptLoad(t, change)
+		depthsAsLoaded(t, what, rng, tr)
+	}
+}

@@ -247,6 +247,7 @@ export function prepareRequests() {
  */
 function warmRequests() {
   const s = state.settings;
+  const t0 = performance.now();
   const t = new SessionTree();
   try {
     const asked = t.append({ role: "user", content: "Which branch is this?" });
@@ -259,6 +260,7 @@ function warmRequests() {
     // a settings value the real request will report; nothing to warm
   } finally {
     t.free();
+    state.timings.warmRequests = performance.now() - t0;
   }
 }
 
