@@ -5,7 +5,7 @@
 import { SessionTree } from "./sessiontree.js";
 import { $, toast, showError, describe } from "./dom.js";
 import { messageText } from "./assistant.js";
-import { state, renderAll, renderHeader } from "./app.js";
+import { state, renderAll, renderHeader, prepareRequestFor } from "./app.js";
 import { WINDOW, renderPreview, messageView, renderComposer } from "./chat.js";
 import { reply, priorTo, appendAfter } from "./reply.js";
 import { change } from "./actions.js";
@@ -166,6 +166,7 @@ async function readInto(cur, id, meta) {
 function adopt(cur, conv) {
   cur.conv = conv;
   cur.tree = conv.tree;
+  prepareRequestFor(cur);
   conv.subscribe((e) => {
     if (state.cur !== cur) return;
     if (e.kind === "error") {

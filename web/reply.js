@@ -64,6 +64,9 @@ export async function reply({ prior, upTo, again, controller }, commit) {
       await nextTask();
       const { body } = await requestFor(upTo);
       state.timings.lastRequest = body;
+      // fetch itself holds the page's thread ~0.1 ms a KB of body (a 32k-token
+      // request: 10–40 ms): in a task of its own too.
+      await nextTask();
       message = await endpointReply(state.settings, body, controller.signal, {
         onText: paintStream,
         onRetry: (n, e) => toast(`Retrying (${n}/2): ${describe(e)}`, "warn"),
