@@ -248,19 +248,22 @@ export function prepareRequests() {
 export function prepareRequestFor(cur) {
   if (!usesEndpoint(state.settings)) return;
   const idle = window.requestIdleCallback ?? ((fn) => setTimeout(fn, 200));
-  idle(() => {
-    if (state.cur !== cur || !cur.tree || state.busy) return;
+  // A growing budget, one request an idle callback: each converts only the
+  // messages the one before did not (they are kept), so no task is long.
+  const budgets = [8, 4, 2, 1].map((d) => Math.ceil(state.settings.budget / d));
+  state.timings.prepareRequest = [];
+  const step = () => {
+    if (state.cur !== cur || !cur.tree || state.busy || !budgets.length) return;
     const t0 = performance.now();
-    loadInterchange("provider", { quiet: true }).then(() => {
-      if (state.cur !== cur || !cur.tree || state.busy) return;
-      try {
-        cur.tree.projectFor(state.settings.api, { budget: state.settings.budget });
-      } catch {
-        // the real request reports it
-      }
-      state.timings.prepareRequest = performance.now() - t0;
-    }, () => {});
-  }, { timeout: 3000 });
+    try {
+      cur.tree.projectFor(state.settings.api, { budget: budgets.shift() });
+    } catch {
+      return; // the real request reports it
+    }
+    state.timings.prepareRequest.push(Math.round(performance.now() - t0));
+    idle(step, { timeout: 3000 });
+  };
+  idle(() => loadInterchange("provider", { quiet: true }).then(() => idle(step, { timeout: 3000 }), () => {}), { timeout: 3000 });
 }
 
 /**
