@@ -189,10 +189,11 @@ async function start() {
   // keeps (the lean one hands its tree to the interchange module first, a
   // copy of the whole tree at the first request after an open: 3.6 s at
   // 200k messages in Node), and the page downloads one module, not two.
+  performance.mark("start");
   wasmReady = usesEndpoint(state.settings)
     ? init(new URL("./sessiontree-interchange.wasm", import.meta.url))
     : init(new URL("./sessiontree.wasm", import.meta.url));
-  const wasmFailed = wasmReady.then(() => null, (e) => e);
+  const wasmFailed = wasmReady.then(() => { performance.mark("module ready"); return null; }, (e) => e);
   // Conversations in IndexedDB (sessiontree/idb), every tab on one kept in
   // sync: another tab's rows applied in place, merged only when both wrote.
   const storeOptions = { name: DB_NAME, loadMerge: () => loadInterchange("tab sync") };
@@ -261,6 +262,7 @@ export function prepareRequestFor(cur) {
       return; // the real request reports it
     }
     state.timings.prepareRequest.push(Math.round(performance.now() - t0));
+    performance.mark("request prepared");
     idle(step, { timeout: 3000 });
   };
   idle(() => loadInterchange("provider", { quiet: true }).then(() => idle(step, { timeout: 3000 }), () => {}), { timeout: 3000 });

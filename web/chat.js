@@ -159,6 +159,7 @@ export async function renderPreview(tail, cur) {
     }
     box.prepend(...items);
     box.scrollTop = box.scrollHeight;
+    performance.mark(`preview: ${n - to + items.length} painted`);
     if (!cur.previewed) {
       // The last messages are there: the composer takes a send (it waits for the tree).
       cur.previewed = true;

@@ -153,9 +153,11 @@ async function readInto(cur, id, meta) {
     state.timings.openLoad = conv.timings.load;
   }
   state.timings.open = performance.now() - t0;
+  performance.mark("open: tree loaded");
   cur.loading = false;
   clearSearch();
   renderAll();
+  performance.mark("open: rendered");
   sendQueued(cur);
 }
 
