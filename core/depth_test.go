@@ -121,6 +121,10 @@ func navCheck(t *testing.T, where string, rng *rand.Rand, tr *Tree) {
 		if err != nil || !slices.Equal(sib, wantSib) || i != wantI {
 			t.Fatalf("%s: Siblings(%s) = %v %d %v; the plain walk says %v %d", where, id, sib, i, err, wantSib, wantI)
 		}
+		label, count, at, err := tr.Switcher(id)
+		if err != nil || label != tr.nodes[id].labelText() || count != len(wantSib) || at != wantI {
+			t.Fatalf("%s: Switcher(%s) = %q %d %d %v; the plain walk says %d siblings, at %d", where, id, label, count, at, err, len(wantSib), wantI)
+		}
 	}
 }
 

@@ -130,6 +130,27 @@ func (t *Tree) Siblings(id string) ([]string, int, error) {
 	return slices.Clone(*list), i, nil
 }
 
+// Switcher returns what a chat view shows of node id besides its message:
+// its label ("" when none), the number of its siblings (id included) and its
+// index among them (Siblings' list and index), without copying the list: a
+// chat view asks it of every message on the screen at each redraw.
+func (t *Tree) Switcher(id string) (label string, count, index int, err error) {
+	tick()
+	n := t.nodes[id]
+	if n == nil {
+		return "", 0, 0, errNodeNotFound(id)
+	}
+	list := t.siblingList(n.parent)
+	if list == nil {
+		return "", 0, 0, newError(CodeCorrupt, "node "+quote(id)+" has parent "+quote(n.parent)+", which is not a node")
+	}
+	i := slices.Index(*list, id)
+	if i < 0 {
+		return "", 0, 0, newError(CodeCorrupt, "node "+quote(id)+" is missing from its parent's children")
+	}
+	return n.labelText(), len(*list), i, nil
+}
+
 // RenderBranchText renders branch as plain text, one turn per line, "role: text"
 // (see Message.Text): the input of a summarizer.
 func (t *Tree) RenderBranchText(branch string) (string, error) {

@@ -670,6 +670,15 @@ export class SessionTree implements Disposable {
    */
   onPath(ids: readonly string[]): boolean[];
   /**
+   * For each of `ids`, what a chat view shows of that node besides its
+   * message: its label (`null` when none), how many alternatives it has
+   * (`siblings`, the node included) and its place among them (`index`), or
+   * `null` for an id that is not a node: one call for a screen of messages,
+   * where `node()` and `siblings()` are two each and copy the message and the
+   * list. Throws `corrupt` for a node whose parent is missing.
+   */
+  switchers(ids: readonly string[]): ({ label: string | null; siblings: number; index: number } | null)[];
+  /**
    * `id`'s index on the active path (0: the root), or -1 when it is not on
    * it: what `activePath().indexOf(id)` answers, without copying the path's
    * ids out (a chat view scrolling to a message of a huge chat), in O(log

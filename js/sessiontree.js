@@ -306,7 +306,7 @@ const M = {
   stubSummary: 0, renderBranchText: 0, spliceForLinearExport: 0, validate: 0, repair: 0,
   prune: 0, search: 0, stats: 0, replace: 0, project: 0, applyOps: 0, pathLength: 0, window: 0,
   takeChanges: 0, watch: 0, applyChanges: 0, helperRows: 0, subtree: 0, onPath: 0, pathIndex: 0, loadBegin: 0, loadStep: 0, loadCancel: 0,
-  slotBytes: 0, recentBranches: 0, branchCount: 0,
+  slotBytes: 0, recentBranches: 0, branchCount: 0, switchers: 0,
 };
 
 // The full flavour's further method numbers, filled in by init when the module
@@ -1560,6 +1560,20 @@ export class SessionTree {
     const res = new Array(ids.length);
     for (let i = 0; i < ids.length; i++) res[i] = got.charCodeAt(i) === 49;
     return res;
+  }
+
+  /**
+   * For each of ids, what a chat view shows of that node besides its message:
+   * { label, siblings, index } (label null when none; siblings: how many
+   * alternatives, the node included; index: its place among them), or null
+   * for an id that is not a node. One call for a screen of messages, where
+   * node() and siblings() are two each and copy the message and the list.
+   */
+  switchers(ids) {
+    if (!Array.isArray(ids)) fail(`"ids" must be an array of node ids`);
+    for (const id of ids) if (typeof id !== "string" || id.includes("\n")) fail(`"ids" must hold node ids (strings of one line), got ${typeof id === "string" ? JSON.stringify(id.slice(0, 40)) : typeof id}`);
+    if (ids.length === 0) return [];
+    return JSON.parse(this.#call(M.switchers, 0, [ids.join("\n")])).map((s) => (s === null ? null : { label: s[0], siblings: s[1], index: s[2] }));
   }
 
   /** id's index on the active path (0: its root), or -1 when it is not on it; no id of the path is copied out. */

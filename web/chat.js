@@ -61,7 +61,7 @@ export function renderChat() {
     start = Math.min(start, Math.max(0, end - 1));
     if (end - start < WINDOW) end = Math.min(len, start + WINDOW);
   }
-  const { ids } = end === len ? t.pathWindow(start - len) : t.pathWindow(start, end);
+  const { ids, messages } = end === len ? t.pathWindow(start - len) : t.pathWindow(start, end);
   const leaf = end === len ? ids[ids.length - 1] : t.pathWindow(-1).ids[0];
   state.win = { start, end, follow: w.follow, len };
   const items = [];
@@ -74,14 +74,16 @@ export function renderChat() {
   // label, its alternatives and its place (the leaf or not) stay the same.
   const cache = state.views.get(cur.meta.id) ?? new Map();
   const next = new Map();
+  // Each message's label and ‹ 2/3 › in one call (t.switchers); its node and
+  // its siblings' ids are read only for a message not drawn as it is yet.
+  const nav = t.switchers(ids);
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i];
-    const node = t.node(id);
-    if (node.message.role === "system" && messageText(node.message).trim() === "") continue; // a hidden system node (ChatGPT's)
-    const sib = t.siblings(id);
-    const key = `${node.label}\u0000${sib.siblings.length}\u0000${sib.index}\u0000${id === leaf}`;
+    const m = messages[i];
+    if (m.role === "system" && messageText(m).trim() === "") continue; // a hidden system node (ChatGPT's)
+    const key = `${nav[i].label}\u0000${nav[i].siblings}\u0000${nav[i].index}\u0000${id === leaf}`;
     let view = cache.get(id);
-    if (!view || view.key !== key || view.element.querySelector(".editor")) view = { key, element: messageView(id, node, sib, id === leaf) };
+    if (!view || view.key !== key || view.element.querySelector(".editor")) view = { key, element: messageView(id, t.node(id), t.siblings(id), id === leaf) };
     view.element.classList.remove("flash", "preview");
     view.element.dataset.index = String(start + i);
     next.set(id, view);

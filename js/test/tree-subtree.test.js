@@ -147,3 +147,22 @@ test("recentBranches: the active branch, then the others by last use, at most li
   u.free();
   t.free();
 });
+
+test("switchers: each node's label, number of alternatives and place among them, as node() and siblings() say, in one call", () => {
+  const { t, a, b, c, d, e, f } = forked();
+  t.label(c, "good answer");
+  const x = t.regenerate(b, { role: "assistant", content: "third version" });
+  const all = [a, b, c, d, e, f, x];
+  const want = all.map((id) => {
+    const s = t.siblings(id);
+    return { label: t.node(id).label ?? null, siblings: s.siblings.length, index: s.index };
+  });
+  assert.deepEqual(t.switchers(all), want);
+  assert.ok(want.some((w) => w.siblings > 1) && want.some((w) => w.label === "good answer"), "the tree has a fork and a label");
+  assert.deepEqual(t.switchers([a, "no-such-node"]), [want[0], null]);
+  assert.deepEqual(t.switchers([]), []);
+  assert.throws(() => t.switchers("a"), "invalid_input");
+  assert.throws(() => t.switchers([a, "x\ny"]), "invalid_input");
+  t.free();
+  assert.throws(() => t.switchers([a]), "invalid_input");
+});

@@ -77,5 +77,6 @@ func Lean() []Method {
 		// reads.go: a sidebar's branches
 		{"recentBranches", true, recentBranches},
 		{"branchCount", true, branchCount},
+		{"switchers", true, switchers},
 	}
 }

@@ -2,6 +2,8 @@ package treecalls
 
 import (
 	"bytes"
+	"errors"
+	"strings"
 
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/rawjson"
@@ -42,6 +44,43 @@ func siblings(r *Request) ([]byte, error) {
 	b = append(b, `,"index":`...)
 	b = rawjson.AppendInt(b, int64(i))
 	return append(b, '}'), nil
+}
+
+// switchers answers core's Switcher for the ids in its one argument, one per
+// line: a JSON array of [label or null, siblings, index] per id, null for an
+// id that is not a node (a chat view's redraw: one call for the screen).
+func switchers(r *Request) ([]byte, error) {
+	arg, err := r.arg(0, "ids")
+	if err != nil {
+		return nil, err
+	}
+	b := []byte{'['}
+	if len(arg) > 0 {
+		for i, id := range strings.Split(string(arg), "\n") {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			label, count, index, err := r.tree.Switcher(id)
+			if ce := (*core.Error)(nil); errors.As(err, &ce) && ce.Code == core.CodeNotFound {
+				b = append(b, "null"...)
+				continue
+			} else if err != nil {
+				return nil, err
+			}
+			b = append(b, '[')
+			if label == "" {
+				b = append(b, "null"...)
+			} else {
+				b = rawjson.AppendString(b, label)
+			}
+			b = append(b, ',')
+			b = rawjson.AppendInt(b, int64(count))
+			b = append(b, ',')
+			b = rawjson.AppendInt(b, int64(index))
+			b = append(b, ']')
+		}
+	}
+	return append(b, ']'), nil
 }
 
 func branches(r *Request) ([]byte, error) {
