@@ -11,13 +11,14 @@ package bridge
 // collection, after one block of the step's size (one memory.grow) unless the
 // garbage counted since the last collection covers it; the freed pages serve
 // the heap's next small allocations. The memory then grows O(log n) times over
-// a burst, staying within an eighth (at least minStep) of what the heap
-// reached. A call that grew the memory by more than smallGrowth (a load, a
+// a burst, staying within an eighth of what the heap reached. A call that grew the memory by more than smallGrowth (a load, a
 // whole list) starts the count again and takes no step: the memory it leaves
 // is what it needs, and a collection would add to a call that is long already.
+// Below stepsFrom (V8's allowance of external memory) a growth costs V8 no
+// collection, and a step would cost Go one: the memory grows as Go asks.
 const (
-	minStep     = 4 << 20
 	smallGrowth = 1 << 20
+	stepsFrom   = 64 << 20
 )
 
 var (
@@ -41,10 +42,10 @@ func afterCall(size uint64) uint64 {
 		smallGrows = 0
 		return 0
 	}
-	if smallGrows++; smallGrows < 2 || holds > 0 {
+	if smallGrows++; smallGrows < 2 || holds > 0 || size < stepsFrom {
 		return 0
 	}
-	step := max(size/8, minStep)
+	step := size / 8
 	if size+step+headroom > memoryLimit {
 		return 0
 	}
