@@ -14,7 +14,7 @@ func (t *Tree) InsertNode(id, parent string, msg Message, label string, atMs int
 	if parent != "" && t.nodes[parent] == nil {
 		return newError(CodeNotFound, "parent "+quote(parent)+" of node "+quote(id)+" is not a node")
 	}
-	msg, err := ParseMessage(msg)
+	msg, err := parseMessage(msg, &t.keys)
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,7 @@ const nodeBlock = 32
 // branch has no leaf), moves the leaf to it and returns the new node's id.
 func (t *Tree) Append(msg Message, atMs int64) (string, error) {
 	tick()
-	msg, err := ParseMessage(msg)
+	msg, err := parseMessage(msg, &t.keys)
 	if err != nil {
 		return "", err
 	}
@@ -201,7 +201,7 @@ func (t *Tree) Edit(id string, msg Message, atMs int64) (string, error) {
 	if n == nil {
 		return "", errNodeNotFound(id)
 	}
-	msg, err := ParseMessage(msg)
+	msg, err := parseMessage(msg, &t.keys)
 	if err != nil {
 		return "", err
 	}

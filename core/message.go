@@ -17,8 +17,12 @@ type Message []byte
 // names a key twice at any depth: JSON.parse reads the last of the two and this
 // package the first, so such a message would mean one thing on a page and
 // another to a model.
-func ParseMessage(b []byte) (Message, error) {
-	c, err := rawjson.CompactUnique(nil, b)
+func ParseMessage(b []byte) (Message, error) { return parseMessage(b, new(rawjson.Keys)) }
+
+// parseMessage is ParseMessage checking keys with k, whose lists a tree keeps
+// from one append to the next.
+func parseMessage(b []byte, k *rawjson.Keys) (Message, error) {
+	c, err := k.CompactUnique(nil, b)
 	if de, ok := err.(*rawjson.DuplicateKeyError); ok {
 		return nil, newError(CodeInvalidInput, "message names the key "+quote(de.Key)+" twice (at "+de.Where()+"); send each key once")
 	}

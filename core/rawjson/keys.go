@@ -63,6 +63,9 @@ func (k *Keys) Raw(d *Decoder) ([]byte, error) {
 	return appendCompact(nil, d.data[start:end]), nil
 }
 
+// CompactUnique is the package's CompactUnique with k's lists.
+func (k *Keys) CompactUnique(dst, data []byte) ([]byte, error) { return compact(dst, data, k.reset()) }
+
 // CompactValue is the package's CompactValue (fast.go) that also says no to
 // a value naming a key twice (Raw then reports it).
 func (k *Keys) CompactValue(data []byte, i int) (end int, ok bool) {
