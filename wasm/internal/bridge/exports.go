@@ -42,18 +42,11 @@ func stCall(method, handle, n uint32, at float64) int32 {
 	}
 	res, ok := Do(method, handle, input[:min(int(n), len(input))], at)
 	output = res
-	if step := afterCall(uint64(memoryPages()) << 16); step > 0 {
-		grow(step) // growth.go
-		sizeSeen = uint64(memoryPages()) << 16
-	}
 	if !ok {
 		return -int32(len(res)) - 1
 	}
 	return int32(len(res))
 }
-
-// memoryPages returns the memory's size in 64 KiB pages (memory.size).
-func memoryPages() int32
 
 // stOut returns the address of the output buffer.
 //

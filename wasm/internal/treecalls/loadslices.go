@@ -61,7 +61,7 @@ func loadBegin(r *Request) ([]byte, error) {
 		return nil, err
 	}
 	l := &slicedLoad{buf: make([]byte, n, max(n, 8))}
-	bridge.Hold() // released when the load ends (loadStep, loadCancel)
+	bridge.HoldCollector() // released when the load ends (loadStep, loadCancel)
 	nextLoad++
 	for nextLoad == 0 || loads[nextLoad] != nil {
 		nextLoad++
@@ -119,7 +119,7 @@ func loadStep(r *Request) ([]byte, error) {
 		return []byte("pending"), nil
 	}
 	delete(loads, n)
-	bridge.Release()
+	bridge.ReleaseCollector()
 	if err != nil {
 		bridge.Owe(cap(l.buf))
 		return nil, err
@@ -141,7 +141,7 @@ func loadCancel(r *Request) ([]byte, error) {
 		bridge.Cancel(l.call)
 	}
 	delete(loads, uint32(n))
-	bridge.Release()
+	bridge.ReleaseCollector()
 	bridge.Owe(cap(l.buf))
 	return nil, nil
 }
