@@ -28,9 +28,10 @@ const PreviewBytes = 120
 // reports more. With runs, a node joins the entry of its parent when that
 // parent has one child, no label and no branch ending at it, and the node has
 // no label (a labelled node is an entry of its own): a 200k-message chat
-// without forks is one entry. A node reached
-// twice (a corrupt tree) is listed once. The cost grows with the nodes
-// visited: the entries' nodes, and every node of their runs.
+// without forks is one entry. A node reached twice (a corrupt tree) is
+// listed once. Read in runs, the cost grows with the entries, not with the
+// nodes of their runs (runs.go keeps where each run ends); otherwise, or
+// when the tree's links disagree, with the nodes visited.
 func (t *Tree) Subtree(from string, depth, limit int, runs bool) (entries []TreeEntry, more bool, err error) {
 	var tops []string
 	if from == "" {
@@ -46,6 +47,16 @@ func (t *Tree) Subtree(from string, depth, limit int, runs bool) (entries []Tree
 			leafOf[b.leaf] = append(leafOf[b.leaf], name)
 		}
 	}
+	if runs {
+		if entries, more, ok := t.subtreeInRuns(tops, depth, limit, leafOf); ok {
+			return entries, more, nil
+		}
+	}
+	return t.subtreeWalk(tops, depth, limit, runs, leafOf)
+}
+
+// subtreeWalk is Subtree by a walk of every node it lists or folds.
+func (t *Tree) subtreeWalk(tops []string, depth, limit int, runs bool, leafOf map[string][]string) (entries []TreeEntry, more bool, err error) {
 	const seen = 1
 	var visited []*node
 	defer func() {
