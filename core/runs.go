@@ -469,3 +469,48 @@ func (t *Tree) subtreeInRuns(tops []string, depth, limit int, leafOf map[string]
 	}
 	return entries, more, true
 }
+
+// onPathByRuns answers OnPath into res from the runs, when they are in step
+// and every id that is a node starts or ends a run: the path from leaf is
+// climbed a run at a time (the parent of a run's head ends the run above),
+// so the cost is the path's runs and the ids, not its nodes. False when the
+// runs cannot answer; res is then to be filled another way.
+func (t *Tree) onPathByRuns(leaf *node, ids []string, res []bool) bool {
+	ix := t.runs
+	if leaf == nil || !ix.inStep(t) || !ix.sound {
+		return false
+	}
+	nodes := make([]*node, len(ids))
+	for i, id := range ids {
+		if n := t.nodes[id]; n != nil {
+			if n.run == nil {
+				return false
+			}
+			nodes[i] = n
+		}
+	}
+	h, _ := headAbove(t, leaf)
+	if h == nil {
+		return false
+	}
+	own := h.run // the leaf's run: on the path from its head to the leaf
+	on := make(map[*runSpan]bool)
+	for x, steps := h, 0; x.parent != ""; steps++ {
+		p := x.up
+		if p == nil || !endsRun(p) || steps > len(t.nodes) {
+			return false
+		}
+		x = p.run.head
+		on[x.run] = true
+	}
+	for i, n := range nodes {
+		switch {
+		case n == nil:
+		case n.run == own:
+			res[i] = n == own.head || n == leaf
+		default:
+			res[i] = on[n.run]
+		}
+	}
+	return true
+}

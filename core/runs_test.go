@@ -154,6 +154,24 @@ func checkRuns(t *testing.T, rng *rand.Rand, tr *Tree, ids []string, where strin
 			leafOf[b.leaf] = append(leafOf[b.leaf], name)
 		}
 	}
+	// OnPath of the boxes' first and last nodes and of random nodes, from
+	// the runs and without them.
+	if entries, _, ok := tr.subtreeInRuns(tr.roots, -1, 0, leafOf); ok {
+		var ask []string
+		for _, e := range entries {
+			ask = append(ask, e.ID, e.Last)
+		}
+		for _, some := range [][]string{ask, {ids[rng.Intn(len(ids))], "no such node"}} {
+			got, err1 := tr.OnPath(some)
+			runs := tr.runs
+			tr.runs = nil
+			want, err2 := tr.OnPath(some)
+			tr.runs = runs
+			if (err1 == nil) != (err2 == nil) || !slices.Equal(got, want) {
+				t.Fatalf("%s: OnPath by runs %v (%v), by depths %v (%v)", where, got, err1, want, err2)
+			}
+		}
+	}
 	for _, from := range froms {
 		tops := tr.roots
 		if from != "" {

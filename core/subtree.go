@@ -176,8 +176,10 @@ const titleSteps = 8
 
 // OnPath reports, for each of ids, whether it is a node on the active
 // branch's path (root to leaf), copying none of the path's ids (200,000 of
-// them in a huge chat). A few ids are answered from their depths (depth.go),
-// O(log depth) steps each; many, by one walk of the path that marks it. An id
+// them in a huge chat). When Subtree's runs are at hand (runs.go) and each id
+// starts or ends one (a tree view's boxes), the path is climbed a run at a
+// time; otherwise a few ids are answered from their depths (depth.go),
+// O(log depth) steps each, and many by one walk of the path that marks it. An id
 // that is no node is not on the path. It fails closed like PathOf.
 func (t *Tree) OnPath(ids []string) ([]bool, error) {
 	b := t.branches[t.active]
@@ -189,6 +191,9 @@ func (t *Tree) OnPath(ids []string) ([]bool, error) {
 		return nil, err
 	}
 	res := make([]bool, len(ids))
+	if t.onPathByRuns(t.nodes[b.leaf], ids, res) {
+		return res, nil
+	}
 	if len(ids)*64 < n {
 		leaf := t.nodes[b.leaf]
 		for i, id := range ids {
