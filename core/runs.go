@@ -446,7 +446,7 @@ func (t *Tree) subtreeInRuns(tops []string, depth, limit int, leafOf map[string]
 		}
 		entries = append(entries, TreeEntry{ID: n.id, Last: last.id, Run: lastOff - it.off + 1, Parent: n.parent,
 			Depth: it.depth, Children: len(last.children), Label: n.labelText(), Role: n.msg.Role(),
-			Preview: preview(n.msg.Text()), Branches: leafOf[last.id]})
+			Preview: previewOf(n.msg), Branches: leafOf[last.id]})
 		if depth >= 0 && it.depth >= depth {
 			continue
 		}

@@ -1,6 +1,10 @@
 package core
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
 
 // TreeEntry is one entry of a Subtree read: a node without its message or,
 // read in runs, a run of nodes each the only child of the one before (what a
@@ -92,7 +96,7 @@ func (t *Tree) subtreeWalk(tops []string, depth, limit int, runs bool, leafOf ma
 			break
 		}
 		e := TreeEntry{ID: it.id, Last: it.id, Run: 1, Parent: n.parent, Depth: it.depth,
-			Label: n.labelText(), Role: n.msg.Role(), Preview: preview(n.msg.Text())}
+			Label: n.labelText(), Role: n.msg.Role(), Preview: previewOf(n.msg)}
 		last := n
 		for runs && len(last.children) == 1 && last.labelText() == "" && leafOf[e.Last] == nil {
 			next := t.nodes[last.children[0]]
@@ -114,6 +118,21 @@ func (t *Tree) subtreeWalk(tops []string, depth, limit int, runs bool, leafOf ma
 		}
 	}
 	return entries, more, nil
+}
+
+// previewOf is preview(m.Text()) without converting the whole message when
+// its content is one plain string (printable ASCII, no escape: read in
+// place) that the preview cuts: its preview is then the text's. A tree view
+// reads thousands of previews.
+func previewOf(m Message) string {
+	if raw, ok := rawjson.Lookup(m, "content"); ok {
+		if s, _, ok := rawjson.PlainString(raw, 0); ok && len(s) > PreviewBytes {
+			if p := preview(s); strings.HasSuffix(p, "…") {
+				return p
+			}
+		}
+	}
+	return preview(m.Text())
 }
 
 // preview puts text (Message.Text: newlines written as `\n`) on one line with
