@@ -99,11 +99,12 @@ func (t *Tree) ApplyRows(root, active string, follow bool, branches, nodes []Fra
 		if e := t.nodes[f.Key]; e != nil {
 			if n.labelTime() >= e.labelTime() && (n.labelText() != e.labelText() || n.labelTime() != e.labelTime()) {
 				e.lab = n.lab
+				t.runs = nil // runs.go builds them again
 				t.noteNode(e.id)
 			}
 			continue
 		}
-		n.children, n.up, n.jump, n.depth = nil, nil, nil, 0
+		n.children, n.up, n.jump, n.depth, n.run = nil, nil, nil, 0, nil
 		t.nodes[n.id] = n
 		t.noteNode(n.id)
 		added = append(added, n)

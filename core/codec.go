@@ -944,6 +944,10 @@ func (l *loader) link() {
 	t := l.t
 	l.linkUp()
 	l.learnDepths()
+	if !l.alias && len(t.dups) == 0 {
+		// Every node in the blocks is the map's: runs.go may go through them.
+		t.loaded, t.loadedAt = l.all, t.Revision()
+	}
 	for _, b := range l.moved {
 		b.moved = t.movedDefault(b)
 	}

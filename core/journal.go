@@ -197,6 +197,7 @@ func (t *Tree) addNode(n *node) {
 		}
 		t.insertOrdered(&n.up.children, n.id, n.created)
 	}
+	t.runs.attach(t, n)
 	t.logAttach(n.parent, n.id)
 	learnDepthOnAdd(n)
 	t.record(undo{kind: undoAddNode, n: n, name: t.root})
@@ -284,6 +285,7 @@ func (t *Tree) touch(b *branch) {
 // never goes back, so a later local change also wins a later Merge.
 func (t *Tree) setLabel(n *node, label string, atMs int64) {
 	old := n.lab
+	t.runs.relabel(t, n, label != "")
 	n.lab = newLabel(label, max(n.labelTime(), atMs))
 	t.noteNode(n.id)
 	t.record(undo{kind: undoLabel, n: n, lab: old})

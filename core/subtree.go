@@ -1,6 +1,10 @@
 package core
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
 
 // TreeEntry is one entry of a Subtree read: a node without its message or,
 // read in runs, a run of nodes each the only child of the one before (what a
@@ -28,9 +32,10 @@ const PreviewBytes = 120
 // reports more. With runs, a node joins the entry of its parent when that
 // parent has one child, no label and no branch ending at it, and the node has
 // no label (a labelled node is an entry of its own): a 200k-message chat
-// without forks is one entry. A node reached
-// twice (a corrupt tree) is listed once. The cost grows with the nodes
-// visited: the entries' nodes, and every node of their runs.
+// without forks is one entry. A node reached twice (a corrupt tree) is
+// listed once. Read in runs, the cost grows with the entries, not with the
+// nodes of their runs (runs.go keeps where each run ends); otherwise, or
+// when the tree's links disagree, with the nodes visited.
 func (t *Tree) Subtree(from string, depth, limit int, runs bool) (entries []TreeEntry, more bool, err error) {
 	var tops []string
 	if from == "" {
@@ -46,6 +51,16 @@ func (t *Tree) Subtree(from string, depth, limit int, runs bool) (entries []Tree
 			leafOf[b.leaf] = append(leafOf[b.leaf], name)
 		}
 	}
+	if runs {
+		if entries, more, ok := t.subtreeInRuns(tops, depth, limit, leafOf); ok {
+			return entries, more, nil
+		}
+	}
+	return t.subtreeWalk(tops, depth, limit, runs, leafOf)
+}
+
+// subtreeWalk is Subtree by a walk of every node it lists or folds.
+func (t *Tree) subtreeWalk(tops []string, depth, limit int, runs bool, leafOf map[string][]string) (entries []TreeEntry, more bool, err error) {
 	const seen = 1
 	var visited []*node
 	defer func() {
@@ -81,7 +96,7 @@ func (t *Tree) Subtree(from string, depth, limit int, runs bool) (entries []Tree
 			break
 		}
 		e := TreeEntry{ID: it.id, Last: it.id, Run: 1, Parent: n.parent, Depth: it.depth,
-			Label: n.labelText(), Role: n.msg.Role(), Preview: preview(n.msg.Text())}
+			Label: n.labelText(), Role: n.msg.Role(), Preview: previewOf(n.msg)}
 		last := n
 		for runs && len(last.children) == 1 && last.labelText() == "" && leafOf[e.Last] == nil {
 			next := t.nodes[last.children[0]]
@@ -103,6 +118,21 @@ func (t *Tree) Subtree(from string, depth, limit int, runs bool) (entries []Tree
 		}
 	}
 	return entries, more, nil
+}
+
+// previewOf is preview(m.Text()) without converting the whole message when
+// its content is one plain string (printable ASCII, no escape: read in
+// place) that the preview cuts: its preview is then the text's. A tree view
+// reads thousands of previews.
+func previewOf(m Message) string {
+	if raw, ok := rawjson.Lookup(m, "content"); ok {
+		if s, _, ok := rawjson.PlainString(raw, 0); ok && len(s) > PreviewBytes {
+			if p := preview(s); strings.HasSuffix(p, "…") {
+				return p
+			}
+		}
+	}
+	return preview(m.Text())
 }
 
 // preview puts text (Message.Text: newlines written as `\n`) on one line with
@@ -165,8 +195,10 @@ const titleSteps = 8
 
 // OnPath reports, for each of ids, whether it is a node on the active
 // branch's path (root to leaf), copying none of the path's ids (200,000 of
-// them in a huge chat). A few ids are answered from their depths (depth.go),
-// O(log depth) steps each; many, by one walk of the path that marks it. An id
+// them in a huge chat). When Subtree's runs are at hand (runs.go) and each id
+// starts or ends one (a tree view's boxes), the path is climbed a run at a
+// time; otherwise a few ids are answered from their depths (depth.go),
+// O(log depth) steps each, and many by one walk of the path that marks it. An id
 // that is no node is not on the path. It fails closed like PathOf.
 func (t *Tree) OnPath(ids []string) ([]bool, error) {
 	b := t.branches[t.active]
@@ -178,6 +210,9 @@ func (t *Tree) OnPath(ids []string) ([]bool, error) {
 		return nil, err
 	}
 	res := make([]bool, len(ids))
+	if t.onPathByRuns(t.nodes[b.leaf], ids, res) {
+		return res, nil
+	}
 	if len(ids)*64 < n {
 		leaf := t.nodes[b.leaf]
 		for i, id := range ids {

@@ -282,3 +282,26 @@ func TestTitleFollowsARemovalOfTheFirstUserMessage(t *testing.T) {
 		t.Fatalf("title after the first exchange was pruned: %q", got)
 	}
 }
+
+// A preview read from a plain content string in place is the preview of the
+// message's text, for every kind of message.
+func TestAPreviewOfAMessageIsThePreviewOfItsText(t *testing.T) {
+	long := strings.Repeat("plain words ", 20)
+	for _, m := range []Message{
+		msg("user", long),
+		msg("user", "short"),
+		msg("user", strings.Repeat("x", 121)),
+		msg("user", strings.Repeat("x", 120)),
+		msg("user", strings.Repeat(" ", 200)+"late"),
+		msg("user", long+"\nwith a newline"),
+		msg("user", "é"+long),
+		msg("user", `a \n literal `+long),
+		Message(`{"role":"assistant","content":"` + strings.Repeat("y", 130) + `","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}`),
+		Message(`{"role":"assistant","content":"tiny","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}`),
+		Message(`{"role":"user","content":[{"type":"text","text":"` + long + `"}]}`),
+	} {
+		if got, want := previewOf(m), preview(m.Text()); got != want {
+			t.Errorf("previewOf(%s) = %q, want %q", m, got, want)
+		}
+	}
+}

@@ -61,6 +61,15 @@ type Tree struct {
 	// removed, up pointers relinked), so that the title Title remembers
 	// never outlives them; adding a node moves none.
 	shapeGen uint64
+	// runs is what Subtree knows of the tree's chains (runs.go), kept up
+	// to date by every add and label change; valid while shapeGen is as it
+	// saw it.
+	runs *runIndex
+	// loaded holds the blocks of nodes a load made, every one in the map,
+	// as of loadedAt: until the first read of runs, which finds them there
+	// faster than in the map.
+	loaded   [][]node
+	loadedAt Revision
 	// title is the last non-empty Title and the root and shapeGen it was
 	// read at: messages never change, so only a new root or a removal near
 	// it can change a title once there is one (subtree.go).
@@ -87,10 +96,11 @@ type node struct {
 	msg      Message
 	lab      *nodeLabel // nil when the node was never labelled
 	created  int64
-	up       *node // the node called parent; nil for a root or a dangling parent
-	jump     *node // an ancestor further up, once depth is known (depth.go)
-	depth    int32 // the nodes from here up to the root; 0 until known (depth.go)
-	mark     uint8 // scratch for walks that visit each node once; always 0 between calls
+	up       *node    // the node called parent; nil for a root or a dangling parent
+	jump     *node    // an ancestor further up, once depth is known (depth.go)
+	depth    int32    // the nodes from here up to the root; 0 until known (depth.go)
+	mark     uint8    // scratch for walks that visit each node once; always 0 between calls
+	run      *runSpan // the run this node starts or ends (runs.go); nil inside one
 }
 
 type branch struct {
@@ -151,6 +161,7 @@ func KeepDuplicateKeys() Option {
 // New returns an empty tree: no nodes, one leafless branch MainBranch, active.
 func New(opts ...Option) *Tree {
 	t := empty(opts)
+	t.runs = &runIndex{sound: true}
 	t.addBranch(&branch{name: MainBranch})
 	t.active = MainBranch
 	return t
@@ -271,6 +282,7 @@ func (t *Tree) Clone() *Tree {
 	for k, n := range t.nodes {
 		cn := *n
 		cn.children = slices.Clone(n.children)
+		cn.run = nil // the runs are the tree's (runs.go)
 		c.nodes[k] = &cn
 	}
 	for k, b := range t.branches {

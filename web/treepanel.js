@@ -38,7 +38,10 @@ export function renderTree() {
       view.setActive(active);
     } else {
       // The nodes without their messages (t.subtree), never the whole file.
-      view.setNodes(t.subtree(null, { runs: view.compact, limit: MAX_BOXES }), branches.length, active);
+      const t1 = performance.now();
+      const read = t.subtree(null, { runs: view.compact, limit: MAX_BOXES });
+      state.timings.treeRead = performance.now() - t1;
+      view.setNodes(read, branches.length, active);
       state.timings.treeLayout = performance.now() - t0;
     }
     state.treeSig = sig;

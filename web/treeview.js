@@ -29,17 +29,18 @@ function buildBoxes(entries) {
   let count = 0;
   for (const e of entries) {
     const parentBox = (e.parent !== null && boxOf.get(e.parent)) || top;
-    const box = {
-      id: e.id, last: e.last, run: e.run, children: [], parent: parentBox.top ? null : parentBox,
-      role: e.role || "?", text: e.preview === "" ? "(no text)" : e.preview, label: e.label,
-      names: e.branches.length ? e.branches : undefined,
-    };
+    const box = { id: e.id, last: e.last, run: e.run, children: [], parent: parentBox.top ? null : parentBox, ...boxWords(e) };
     parentBox.children.push(box);
     boxOf.set(e.id, box);
     boxOf.set(e.last, box);
     count += e.run;
   }
   return { top, boxOf, count };
+}
+
+/** What a box says of entry e: its role, text, label and the branches ending there. */
+function boxWords(e) {
+  return { role: e.role || "?", text: e.preview === "" ? "(no text)" : e.preview, label: e.label, names: e.branches.length ? e.branches : undefined };
 }
 
 /**
@@ -77,6 +78,20 @@ export class TreeView {
    */
   setNodes(read, branchCount, active) {
     const t0 = performance.now();
+    // The boxes' places depend only on which nodes start and end them, under
+    // which box, with how many children: when none of that changed (a label
+    // on a message that is a box of its own, a label's new words, a branch
+    // made or moved at a box's last message), the boxes keep their places
+    // and the view stays where it is; only their words change.
+    const shape = read.nodes.map((e) => `${e.id}\u0000${e.last}\u0000${e.parent}\u0000${e.run}\u0000${e.childCount}`).join("\u0001") + (read.more ? "+" : "");
+    if (this.boxes.length && shape === this.shape) {
+      for (const e of read.nodes) Object.assign(this.boxOf.get(e.id), boxWords(e));
+      this.patched = (this.patched ?? 0) + 1;
+      this.layoutMs = performance.now() - t0;
+      this.#describe(branchCount);
+      this.setActive(active);
+      return;
+    }
     const { top, boxOf, count } = buildBoxes(read.nodes);
     const root = hierarchy(top, (b) => (b.children.length ? b.children : null));
     tidyTree().nodeSize([W + GAP_X, H + GAP_Y]).separation((a, b) => (a.parent === b.parent ? 1 : 1.2))(root);
@@ -91,12 +106,18 @@ export class TreeView {
     this.boxOf = boxOf;
     this.nodeCount = count;
     this.layoutMs = performance.now() - t0;
+    this.shape = shape;
     this.placed = false; // a new layout: center on the active message again
     this.setActive(active);
-    const branches = branchCount;
     this.more = read.more;
-    this.info.textContent = `${count.toLocaleString("en")}${read.more ? "+" : ""} messages \u00b7 ${branches.toLocaleString("en")} branch${branches === 1 ? "" : "es"}${read.more ? ` (the first ${boxes.length.toLocaleString("en")} boxes)` : ""}`;
-    this.info.title = `${boxes.length.toLocaleString("en")} boxes: runs of messages without a fork, label or branch end are drawn as one box`;
+    this.#describe(branchCount);
+  }
+
+  /** The bar's count of messages, branches and boxes. */
+  #describe(branches) {
+    const count = this.nodeCount, more = this.more, boxes = this.boxes.length;
+    this.info.textContent = `${count.toLocaleString("en")}${more ? "+" : ""} messages \u00b7 ${branches.toLocaleString("en")} branch${branches === 1 ? "" : "es"}${more ? ` (the first ${boxes.toLocaleString("en")} boxes)` : ""}`;
+    this.info.title = `${boxes.toLocaleString("en")} boxes: runs of messages without a fork, label or branch end are drawn as one box`;
   }
 
   /**
@@ -110,6 +131,7 @@ export class TreeView {
     const box = this.boxOf.get(from);
     if (!this.compact || !box || box.last !== from || label || box.names?.length !== 1 || box.names[0] !== branch || this.boxOf.has(to)) return false;
     if (box.id !== from) this.boxOf.delete(from);
+    this.shape = null; // the boxes no longer match the last read
     box.last = to;
     box.run++;
     this.boxOf.set(to, box);

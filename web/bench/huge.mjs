@@ -359,7 +359,7 @@ async function measure(browser, base, c, errors) {
   await page.screenshot({ path: path.join(shots, `bench-huge-${c.shape}-${c.n}.png`) });
   await page.click("#btn-tree");
   await page.waitForFunction(() => window.sessiontreeDemo.treeView?.boxes.length > 0);
-  r.treeLayout = await page.evaluate(() => window.sessiontreeDemo.timings.treeLayout);
+  Object.assign(r, await page.evaluate(() => ({ treeLayout: window.sessiontreeDemo.timings.treeLayout, treeRead: window.sessiontreeDemo.timings.treeRead, treeBoxes: window.sessiontreeDemo.treeView.layoutMs })));
   await page.waitForTimeout(200);
   await page.screenshot({ path: path.join(shots, `bench-huge-${c.shape}-${c.n}-tree.png`) });
   await page.click("#btn-tree");
@@ -423,6 +423,8 @@ function table(shape, [s, b]) {
     ["‹ › switch until painted, the slowest", ms(s.switchMax), ms(b.switchMax), b.switchMax / s.switchMax, ""],
     ["‹ › switch: longest main-thread task", ms(s.switchLongest), ms(b.switchLongest), null, "≤ 100 ms"],
     ["tree view: t.subtree + layout", ms(s.treeLayout), ms(b.treeLayout), b.treeLayout / s.treeLayout, ""],
+    ["tree view: of which t.subtree", ms(s.treeRead), ms(b.treeRead), b.treeRead / s.treeRead, ""],
+    ["tree view: of which the layout and the active path", ms(s.treeBoxes), ms(b.treeBoxes), b.treeBoxes / s.treeBoxes, ""],
     ["peak memory during the import (the page's and the workers' modules and JS heaps, at once) / file", "", `${mb(b.peak)} / ${mb(b.mb * 1e6)}`, b.peak / (b.mb * 1e6), "≤ 3×"],
     ["the same, each part's own peak summed / file", "", `${mb(b.peakSum)} / ${mb(b.mb * 1e6)}`, b.peakSum / (b.mb * 1e6), ""],
     ["module memory after the import (page)", mb(s.wasm), mb(b.wasm), null, ""],

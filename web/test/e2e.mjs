@@ -580,6 +580,37 @@ async function main() {
     await saved();
   });
 
+  await step("a label on a message that is a box of its own keeps every box in its place; one inside a run lays the tree out anew", async () => {
+    const view = () => demo(() => {
+      const v = window.sessiontreeDemo.treeView;
+      const t = window.sessiontreeDemo.tree;
+      const fresh = t.subtree(null, { runs: true, limit: 50000 }).nodes.map((e) => `${e.id}|${e.last}|${e.run}|${e.label ?? ""}|${e.branches.join(",")}`).sort();
+      const shown = v.boxes.map((x) => `${x.id}|${x.last}|${x.run}|${x.label ?? ""}|${(x.names ?? []).join(",")}`).sort();
+      return { same: JSON.stringify(fresh) === JSON.stringify(shown), places: v.boxes.map((x) => `${x.id}@${x.x},${x.y}`).join(" "), patched: v.patched ?? 0, view: [v.k, v.tx, v.ty] };
+    });
+    const n = await msgs.count();
+    // The regenerated reply: a fork's child and a branch's end, a box of its own.
+    const leaf = await demo(() => window.sessiontreeDemo.tree.pathWindow(-1).ids[0]);
+    assert.equal(await demo((id) => window.sessiontreeDemo.treeView.boxOf.get(id)?.run, leaf), 1);
+    const before = await view();
+    await act(n - 1, "label");
+    await modal({ label: "kept in place" });
+    await page.waitForFunction((k) => (window.sessiontreeDemo.treeView.patched ?? 0) === k + 1, before.patched);
+    const after = await view();
+    assert.ok(after.same, "after a label, the boxes say what a fresh read says");
+    assert.equal(after.places, before.places, "no box moved");
+    assert.deepEqual(after.view, before.view, "the view did not move");
+    assert.equal(await demo((id) => window.sessiontreeDemo.treeView.boxOf.get(id).label, leaf), "kept in place");
+    // The message two before: inside a run, which the label parts.
+    await act(n - 3, "label");
+    await modal({ label: "parts a run" });
+    await page.waitForFunction(() => window.sessiontreeDemo.treeView.boxes.some((b) => b.label === "parts a run"));
+    const parted = await view();
+    assert.ok(parted.same, "after a label inside a run, the boxes are what a fresh read gives");
+    assert.equal(parted.patched, after.patched, "a parted run is laid out anew");
+    await saved();
+  });
+
   await step("narrow screen (phone width): the chat, and the tree pane with a usable toolbar (screenshots)", async () => {
     await page.locator("#conv-list li").last().locator(".conv-open").click();
     const treeOpen = async (open) => {

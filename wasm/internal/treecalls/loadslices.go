@@ -107,6 +107,9 @@ func loadStep(r *Request) ([]byte, error) {
 				// remembered: a chat view's first pathLength (a walk of the
 				// whole path, ~0.1 s at 200k messages) then answers at once.
 				_, _ = t.PathLen(t.ActiveBranch())
+				// So are the runs a tree view reads (core/runs.go: one pass
+				// over the nodes): its first Subtree then costs its boxes.
+				_, _, _ = t.Subtree("", -1, 1, true)
 			}
 			l.tree = t
 			return nil, err
