@@ -292,8 +292,18 @@ export interface ConversationStore {
   removeInterrupted(options?: { olderThanMs?: number }): Promise<ConversationMeta[]>;
   /** Resolves once every write queued so far is done. */
   saved(): Promise<void>;
-  /** What the tab sync did so far. */
-  readonly stats: { merges: number; reloads: number; posted: number; applied: number };
+  /**
+   * Writes what the open conversations have not yet got into IndexedDB (the
+   * write in flight's changes and those waiting) to localStorage,
+   * synchronously. The store calls it itself when the page is hidden or goes
+   * away (`pagehide`), where a write in flight or queued may never finish;
+   * the next open() of a conversation applies its journal and writes it, and
+   * the write that lands it removes it. A journal that no longer applies is
+   * kept under `<key>:unapplied:<ms>` and said on the console.
+   */
+  journal(): void;
+  /** What the tab sync did so far (replayed: journals applied at an open). */
+  readonly stats: { merges: number; reloads: number; posted: number; applied: number; replayed: number };
   /** Closes every open conversation (writing what is pending), the worker, the channel and the database. */
   close(): Promise<void>;
 }

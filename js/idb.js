@@ -31,6 +31,7 @@ const WORKER_IDLE_MS = 5000; // the store's worker is stopped when idle this lon
 const POLL_MS = 3000; // a visible tab compares the stored rev this often (a missed post)
 const INTERRUPTED_MS = 60000; // an import's meta still marked this long after its last part: its tab closed
 const DIVERGED = Symbol("another tab wrote first");
+const JOURNAL_ROWS = 20000; // rows a page going away journals at most (a few MB; more would stall the unload)
 
 const fail = (message) => {
   throw new SessionTreeError("invalid_input", message);
@@ -260,6 +261,29 @@ function diff(stored, all) {
   return { all: false, root: all.root, activeBranch: all.activeBranch, branches: pick(stored.branches, all.branches, "name"), nodes: pick(stored.nodes, all.nodes, "id") };
 }
 
+/** The localStorage key of conversation id's journal in store name. */
+const journalKey = (name, id) => `sessiontree-journal:${name}:${id}`;
+
+/**
+ * One set of changes out of several taken one after another (takeChanges's
+ * form): a later row wins; from the last `all` on, the set is every row.
+ */
+function joinChanges(list) {
+  if (list.length === 1) return list[0];
+  let from = 0;
+  for (let i = list.length - 1; i > 0 && from === 0; i--) if (list[i].all) from = i;
+  const nodes = new Map();
+  const branches = new Map();
+  for (let i = from; i < list.length; i++) {
+    for (const n of list[i].nodes) nodes.set(n.id, n);
+    for (const b of list[i].branches) branches.set(b.name, b);
+  }
+  const all = !!list[from].all;
+  const last = list[list.length - 1];
+  const keep = (rows) => (all ? rows.filter((r) => r.row != null) : rows);
+  return { all, root: last.root, activeBranch: last.activeBranch, branches: keep([...branches.values()]), nodes: keep([...nodes.values()]) };
+}
+
 /** Where a tree's user is: the active branch and its leaf. */
 function place(tree) {
   return { branch: tree.activeBranch, leaf: tree.pathWindow(-1).ids[0] ?? null };
@@ -308,16 +332,41 @@ class ConversationStore {
   #writes = Promise.resolve();
   #poll = 0;
   #onVisible = null;
+  #onHide = null;
+  #held = new Set(); // the conversations open in this tab, until freed (what a page going away journals)
   #closed = false;
   /** What the tab sync did: merges, reloads, deltas posted and applied. */
-  stats = { merges: 0, reloads: 0, posted: 0, applied: 0 };
+  stats = { merges: 0, reloads: 0, posted: 0, applied: 0, replayed: 0 };
 
   constructor(records, options) {
     this.#records = records;
     this.#options = options;
     this.#worker = options.worker ? new StoreWorker() : null;
     if (options.sync) this.#startSync();
+    if (records.persistent && typeof addEventListener === "function" && typeof document !== "undefined") {
+      // A page going away (a reload, a closed tab) does not wait for a write in
+      // flight, nor for one queued behind it: what is not yet written is
+      // journaled synchronously and replayed at the next open (see journal).
+      this.#onHide = () => this.journal();
+      addEventListener("pagehide", this.#onHide);
+      document.addEventListener("visibilitychange", this.#onHide);
+    }
   }
+
+  /**
+   * Writes what every open conversation has not yet got into IndexedDB (the
+   * changes being written and those waiting) to localStorage, synchronously;
+   * the next open of the conversation applies them and writes them, and a
+   * write that lands them removes the journal. Runs by itself when the page
+   * is hidden or goes away.
+   */
+  journal() {
+    if (this.#closed) return;
+    for (const conv of this.#held) conv._journal();
+  }
+
+  _hold(conv) { this.#held.add(conv); }
+  _unhold(conv) { this.#held.delete(conv); }
 
   get name() { return this.#options.name; }
   get persistent() { return this.#records.persistent; }
@@ -535,7 +584,7 @@ class ConversationStore {
     stop();
     if (whole) {
       timings.open = performance.now() - t0;
-      return new Conversation(this, meta, whole.tree, whole.rev, options.autosave !== false, timings);
+      return new Conversation(this, meta, whole.tree, whole.rev, options.autosave !== false, timings)._replay();
     }
     let rows = null;
     let legacy = null;
@@ -546,7 +595,7 @@ class ConversationStore {
         const tree = SessionTree.fromRows(rows);
         tree.takeChanges({ stored: true }); // the store holds every row
         timings.open = performance.now() - t0;
-        return new Conversation(this, meta, tree, rows.rev, options.autosave !== false, timings);
+        return new Conversation(this, meta, tree, rows.rev, options.autosave !== false, timings)._replay();
       }
       legacy = await this.#records.legacy(id); // a conversation stored whole (version 1)
       if (legacy === null) throw new SessionTreeError("corrupt", `conversation ${id}: its saved tree is missing from storage`);
@@ -657,6 +706,10 @@ class ConversationStore {
     this.#closed = true;
     clearInterval(this.#poll);
     if (this.#onVisible) document.removeEventListener("visibilitychange", this.#onVisible);
+    if (this.#onHide) {
+      removeEventListener("pagehide", this.#onHide);
+      document.removeEventListener("visibilitychange", this.#onHide);
+    }
     this.#channel?.close();
     this.#worker?.stop();
     this.#records.close();
@@ -725,6 +778,11 @@ class Conversation {
   #feeding = null;
   #closing = null;
   #deleted = false;
+  // The changes taken from the tree and not yet known to be stored, oldest
+  // first: the write in flight's, a failed write's (the next write takes them
+  // again) and what a journal took.
+  #untold = [];
+  #journaled = false; // this conversation's journal is in localStorage
   _refs = 1;
   _rev;
 
@@ -737,6 +795,7 @@ class Conversation {
     this.#autosave = autosave;
     this.#taken = tree.version;
     this.#watch();
+    store._hold(this);
   }
 
   get id() { return this.meta.id; }
@@ -786,7 +845,7 @@ class Conversation {
 
   /** Whether nothing of this tab's waits to be written (a delta or a reload may come in). */
   #clean() {
-    return !this.#closing && this.#holds === 0 && this.#writing === 0 && !this.#feeding && !this.#saveTimer && this.#tree.version === this.#taken;
+    return !this.#closing && this.#holds === 0 && this.#writing === 0 && !this.#feeding && !this.#saveTimer && this.#tree.version === this.#taken && this.#untold.length === 0;
   }
 
   save() {
@@ -809,9 +868,11 @@ class Conversation {
     }
     const records = this.#store._records();
     const t0 = performance.now();
-    const changes = this.#tree.takeChanges();
+    this.#untold.push(this.#tree.takeChanges());
     this.#taken = this.#tree.version;
     const takeMs = performance.now() - t0;
+    const told = this.#untold.length;
+    const changes = joinChanges(this.#untold);
     this.meta.root = changes.root;
     this.meta.activeBranch = changes.activeBranch;
     const meta = { ...this.meta };
@@ -819,6 +880,8 @@ class Conversation {
     let rev = await records.write(meta, changes, changes.all || !records.persistent ? undefined : this._rev);
     let written = changes;
     if (rev === DIVERGED) ({ rev, changes: written } = await this.#mergeAndWrite(meta));
+    this.#untold.splice(0, told); // stored (a journal may have taken more meanwhile)
+    if (this.#journaled && this.#untold.length === 0) this.#unjournal();
     this._rev = rev;
     this.meta.rev = rev;
     this.#store._listed(this.meta);
@@ -970,6 +1033,76 @@ class Conversation {
 
   _deleted() {
     this.#deleted = true;
+    this.#untold = [];
+    if (this.#journaled) this.#unjournal();
+  }
+
+  // ---- the journal: what a page going away had not yet stored ----
+
+  #journalKey() { return journalKey(this.#store.name, this.id); }
+
+  /** Puts what is not yet stored in localStorage, synchronously (the store's journal()). */
+  _journal() {
+    if (this.#deleted || this.#feeding || typeof localStorage === "undefined") return;
+    if (this.#tree.version !== this.#taken) {
+      this.#untold.push(this.#tree.takeChanges());
+      this.#taken = this.#tree.version;
+      // Still written to IndexedDB as usual when the page stays (hidden, not gone).
+      if (!this.#closing) this.save().catch((e) => this.#emit({ kind: "error", error: e }));
+    }
+    if (this.#untold.length === 0) return;
+    const changes = joinChanges(this.#untold);
+    if (changes.nodes.length + changes.branches.length > JOURNAL_ROWS) return;
+    try {
+      localStorage.setItem(this.#journalKey(), JSON.stringify({ at: Date.now(), rev: this._rev, changes }));
+      this.#journaled = true;
+    } catch {
+      // localStorage full or refused: the write in flight is all there is.
+    }
+  }
+
+  #unjournal() {
+    this.#journaled = false;
+    try {
+      localStorage.removeItem(this.#journalKey());
+    } catch {
+      // nothing to remove
+    }
+  }
+
+  /**
+   * Applies the journal a page going away left for this conversation (its
+   * changes after what is stored, or some of what is stored already: rows
+   * applied twice are the same rows) and writes them. A journal that no
+   * longer applies (another tab changed the same records since) is kept
+   * under a key of its own and said on the console, never dropped.
+   */
+  _replay() {
+    if (typeof localStorage === "undefined") return this;
+    const key = this.#journalKey();
+    let text = null;
+    try {
+      text = localStorage.getItem(key);
+    } catch {
+      return this;
+    }
+    if (text === null) return this;
+    try {
+      const { changes } = JSON.parse(text);
+      this.#tree.applyChanges(changes, { follow: true }); // the user's place when the page went
+      this.#journaled = true;
+      this.#store.stats.replayed++;
+      this.save().catch((e) => this.#emit({ kind: "error", error: e }));
+    } catch (err) {
+      try {
+        localStorage.setItem(`${key}:unapplied:${Date.now()}`, text);
+        localStorage.removeItem(key);
+      } catch {
+        // left where it is
+      }
+      console.warn(`sessiontree/idb: the changes to ${this.id} a page left unsaved did not apply (${err?.message}); they are kept in localStorage under ${key}:unapplied`);
+    }
+    return this;
   }
 
   close() {
@@ -986,6 +1119,7 @@ class Conversation {
       clearTimeout(this.#catchUp);
       this.#off?.();
       this.#listeners.clear();
+      this.#store._unhold(this);
       this.#tree.free();
     });
     this.#store._closing(this.id, this.#closing);

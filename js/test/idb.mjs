@@ -252,6 +252,57 @@ try {
     await other.close();
   });
 
+  await step("a reload with a write stuck in flight and one queued behind it: the journal brings both back at the next open", async () => {
+    const p = await tab();
+    const id = await p.evaluate(async () => {
+      const store = await window.idb.openStore({ name: "journal" });
+      const conv = await store.create(undefined, { title: "j" });
+      conv.tree.append({ role: "user", content: "stored before" });
+      await conv.saved();
+      // Another connection keeps a write transaction over the store's records
+      // busy: the store's next writes wait behind it, as behind a slow disk.
+      const db = await new Promise((res) => { const o = indexedDB.open("journal"); o.onsuccess = () => res(o.result); });
+      const meta = db.transaction(["rows", "meta"], "readwrite").objectStore("meta");
+      const spin = () => { meta.get("none").onsuccess = spin; };
+      spin();
+      conv.tree.append({ role: "assistant", content: "reply in flight" });
+      conv.save().catch(() => {}); // stuck behind the busy transaction
+      await new Promise((res) => setTimeout(res, 20));
+      conv.tree.append({ role: "user", content: "queued behind it" });
+      conv.tree.label(conv.tree.pathWindow(-1).ids[0], "last");
+      return conv.id;
+    });
+    await p.reload(); // pagehide: the store journals what is not stored
+    const r = await p.evaluate(async (id) => {
+      window.st = await import("/sessiontree.js");
+      window.idb = await import("/idb.js");
+      await window.st.init();
+      const key = `sessiontree-journal:journal:${id}`;
+      const journaled = localStorage.getItem(key) !== null;
+      const store = await window.idb.openStore({ name: "journal" });
+      const conv = await store.open(id);
+      const texts = conv.tree.pathWindow(-10).messages.map((m) => m.content);
+      const label = conv.tree.node(conv.tree.pathWindow(-1).ids[0]).label;
+      await conv.saved();
+      const left = localStorage.getItem(key);
+      const replayed = store.stats.replayed;
+      await store.close();
+      // What the replay wrote is in IndexedDB itself: a store opened anew reads it with no journal.
+      const again = await window.idb.openStore({ name: "journal" });
+      const c2 = await again.open(id);
+      const stored = c2.tree.pathWindow(-10).messages.map((m) => m.content);
+      await again.close();
+      return { journaled, texts, label, left, replayed, stored };
+    }, id);
+    assert.ok(r.journaled, "the page went away without a journal");
+    assert.deepEqual(r.texts, ["stored before", "reply in flight", "queued behind it"]);
+    assert.equal(r.label, "last");
+    assert.equal(r.replayed, 1);
+    assert.equal(r.left, null, "the journal stayed after its rows were written");
+    assert.deepEqual(r.stored, r.texts);
+    await p.close();
+  });
+
   await step("a store in memory: the same API, nothing in IndexedDB", async () => {
     const r = await page.evaluate(async () => {
       const store = await window.idb.openStore({ name: "mem", memory: true });
