@@ -7,8 +7,9 @@ package core
 // Revision marks a point in a tree's edits: Revision() before deriving data,
 // AddedSince after, to learn what the data may no longer cover.
 type Revision struct {
-	gen  uint64 // shapeGen
-	adds uint64 // attaches logged
+	gen   uint64 // shapeGen
+	adds  uint64 // attaches logged
+	names uint64 // branch names noted (nameLog)
 }
 
 // Attach is a node added under a parent: Parent "" for a new root.
@@ -29,8 +30,29 @@ func (t *Tree) logAttach(parent, child string) {
 	t.attaches.n++
 }
 
+// nameLog is a ring of the names of the last attachLogSize branch rows that
+// changed (a branch made, moved, used, summarized or deleted).
+type nameLog struct {
+	n    uint64
+	ring [attachLogSize]string
+}
+
 // Revision returns the tree's current revision.
-func (t *Tree) Revision() Revision { return Revision{t.shapeGen, t.attaches.n} }
+func (t *Tree) Revision() Revision { return Revision{t.shapeGen, t.attaches.n, t.branchLog.n} }
+
+// BranchesChangedSince returns the names of the branches whose rows changed
+// since r, oldest first (a name may repeat; a deleted branch's too), and
+// true; false where AddedSince is false, or after more than 128 changes.
+func (t *Tree) BranchesChangedSince(r Revision) ([]string, bool) {
+	if r.gen != t.shapeGen || r.names > t.branchLog.n || t.branchLog.n-r.names > attachLogSize {
+		return nil, false
+	}
+	out := make([]string, 0, t.branchLog.n-r.names)
+	for i := r.names; i < t.branchLog.n; i++ {
+		out = append(out, t.branchLog.ring[i%attachLogSize])
+	}
+	return out, true
+}
 
 // AddedSince returns the nodes added since r, oldest first, and true; false
 // when the tree changed since r in a way such a list does not cover (a node

@@ -77,7 +77,7 @@ func (t *Tree) runIndex() *runIndex {
 			ix.adds = t.attaches.n
 			return ix
 		}
-		if added, ok := t.AddedSince(Revision{ix.gen, ix.adds}); ok && ix.replay(t, added) {
+		if added, ok := t.AddedSince(Revision{gen: ix.gen, adds: ix.adds}); ok && ix.replay(t, added) {
 			ix.adds = t.attaches.n
 			return ix
 		}

@@ -491,9 +491,16 @@ export class SessionTree implements Disposable {
    * takes it back (Anthropic, with an Anthropic signature), Anthropic's
    * alternation and tool rules kept. The messages may come from any format
    * SessionTree.import reads. Needs the full module or `await initInterchange()` once before
-   * (the helper reads the saved tree on every call; the full module projects the
-   * live one). When the path ends with the assistant, Anthropic continues that
-   * message (a prefill) where OpenAI writes a new one: append the user's turn first.
+   * (the full module projects the live tree; the lean one keeps a copy in the helper,
+   * handed only the rows changed since the last call). When the path ends with the
+   * assistant, Anthropic continues that message (a prefill) where OpenAI writes a new
+   * one: append the user's turn first.
+   *
+   * A chat resends the same prefix at every turn: for "openai-chat" and
+   * "openai-responses" the messages (input items) are frozen objects, and the next call
+   * hands back the same objects for the messages it keeps, neither written nor parsed
+   * again, so a request costs what changed since the last one. Copy a message to change
+   * it (`{ ...m }`); the arrays themselves are new for each call.
    *
    * ```js
    * const { request } = t.projectFor("anthropic", { budget: 100_000 });

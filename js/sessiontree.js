@@ -822,6 +822,9 @@ export class SessionTree {
   // slots.go): slot i → the JSON text (not parsed yet) or the frozen object.
   #cache = [];
   #copy = 0; // the handle of the helper's copy (t.projectFor in the lean flavour), or 0
+  #requestMessages = null; // t.projectFor's last messages by serial (frozen, shared with the caller)
+  #requestModule = null; // the module instance that numbered them
+  #requestHeld = ""; // their serials as runs ("a-b,c"), what the module is told
 
   constructor() {
     need();
@@ -1014,8 +1017,13 @@ export class SessionTree {
       budget = String(options.budget);
     }
     if (options.thinking !== undefined && options.thinking !== null && typeof options.thinking !== "boolean") fail(`"thinking" must be true or false`);
-    const args = [api, branch, budget, options.thinking === false ? "false" : ""];
-    if (options.upTo !== undefined && options.upTo !== null) args.push(str("upTo", options.upTo));
+    const upTo = options.upTo !== undefined && options.upTo !== null ? str("upTo", options.upTo) : "";
+    // The messages of the last request, by serial: the module writes one this
+    // tab holds as its number (a chat resends the same prefix; nothing of it
+    // is written or parsed again).
+    const module = fullModule() ? wasm : inter;
+    const held = this.#requestModule === module ? this.#requestMessages : null; // serials are one instance's
+    const args = [api, branch, budget, options.thinking === false ? "false" : "", upTo, held === null ? "" : this.#requestHeld];
     let out;
     if (fullModule()) {
       out = this.#call(F.projectTree, 0, args);
@@ -1024,7 +1032,38 @@ export class SessionTree {
       if (f.projectTree < 0) fail("t.projectFor: this sessiontree-interchange.wasm has no projections; rebuild it with make build");
       out = decoder.decode(interCall(f, f.projectTree, args, this.#helperCopy(f)));
     }
-    return JSON.parse(out);
+    const res = JSON.parse(out);
+    const serials = res.serials;
+    if (serials === undefined) return res;
+    delete res.serials;
+    const list = api === "openai-responses" ? res.request.input : res.request.messages;
+    const next = new Map();
+    const spans = []; // the serials held next, as runs: "a-b,c"
+    let lo = 0, hi = 0;
+    for (let i = 0; i < list.length; i++) {
+      const n = serials[i];
+      if (n !== 0) {
+        if (n === hi + 1 && lo !== 0) hi = n;
+        else {
+          if (lo !== 0) spans.push(lo === hi ? `${lo}` : `${lo}-${hi}`);
+          lo = hi = n;
+        }
+      }
+      let m = list[i];
+      if (typeof m === "number") {
+        m = held?.get(m);
+        if (m === undefined) throw new SessionTreeError("corrupt", "t.projectFor: the module named a message this tree does not hold (a bug in sessiontree)");
+        list[i] = m;
+      } else if (n !== 0) {
+        deepFreeze(m);
+      }
+      if (n !== 0) next.set(n, m);
+    }
+    if (lo !== 0) spans.push(lo === hi ? `${lo}` : `${lo}-${hi}`);
+    this.#requestMessages = next;
+    this.#requestHeld = spans.join(",");
+    this.#requestModule = module;
+    return res;
   }
 
   /**

@@ -32,6 +32,9 @@ type block struct {
 	role  role
 	items []item
 	turn  int // the first item's turn
+	// out is what the block wrote (write.go), shared by its copies; nil for
+	// a block made for one request (the budget's note).
+	out *blockOut
 }
 
 // flatten turns the turns into items, dropping what no model sees and the
@@ -203,6 +206,9 @@ func group(items []item) []block {
 // tokens is a block's approximate token count: 4 per message, and a token
 // per 4 bytes of its text, arguments and names, rounded up.
 func tokens(b block) int {
+	if b.out != nil && b.out.tok > 0 {
+		return b.out.tok
+	}
 	n := 0
 	for _, it := range b.items {
 		p := it.part

@@ -24,6 +24,12 @@ type pathMemo struct {
 	segs  []*segment
 	names map[string]int // a call, result or reply id → the segment that holds it first
 	nodes map[string]int // a node a segment read (path or adopted) → that segment
+	// head is the path's preamble as a request last converted it (headOf)
+	// from the path's first nodes headIDs; a node added below one it read
+	// (headRead) drops it.
+	head     *head
+	headIDs  []string
+	headRead map[string]bool
 }
 
 // memoKey is the key of the memo on a tree: one for requests that keep
@@ -48,8 +54,12 @@ func memoOf(t *core.Tree, keepThinking bool) *pathMemo {
 	added, ok := t.AddedSince(m.rev)
 	if !ok {
 		m.truncate(0)
+		m.head = nil
 	}
 	for _, a := range added {
+		if m.headRead[a.Parent] {
+			m.head = nil
+		}
 		// A node added below one a segment read may be one it would adopt,
 		// unless it is the path's next node below the last segment's end
 		// (checked when the path is matched: next is "" there).

@@ -82,9 +82,9 @@ func projectPlain(turns []chat.Turn, cont []bool, pos []int, own *noteInput, api
 	req := Request{API: api}
 	switch api {
 	case OpenAIChat:
-		req.Messages = writeChat(blocks, &rep)
+		req.Messages, req.Serials = writeMessages(blocks, api, &rep, nil, chatMessages)
 	case OpenAIResponses:
-		req.Messages = writeResponses(blocks, &rep)
+		req.Messages, req.Serials = writeMessages(blocks, api, &rep, nil, responsesItems)
 	case Anthropic:
 		req.System, req.Messages, req.Tools = writeAnthropic(blocks, &rep)
 	}

@@ -39,9 +39,9 @@ func write(segs []*segment, own *noteInput, api API, opts Options, ready func(*s
 	req := Request{API: api}
 	switch api {
 	case OpenAIChat:
-		req.Messages = writeChat(blocks, &rep)
+		req.Messages, req.Serials = writeMessages(blocks, api, &rep, opts.Held, chatMessages)
 	case OpenAIResponses:
-		req.Messages = writeResponses(blocks, &rep)
+		req.Messages, req.Serials = writeMessages(blocks, api, &rep, opts.Held, responsesItems)
 	case Anthropic:
 		req.System, req.Messages, req.Tools = writeAnthropic(blocks, &rep)
 	}

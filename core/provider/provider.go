@@ -90,6 +90,11 @@ type Options struct {
 	// (ProjectTree): the request for a regenerated reply or a reply to an
 	// earlier turn, without a copy of the tree rewound there.
 	UpTo string
+	// Held says which messages the caller holds from an earlier request of
+	// the same tree (Chat Completions and Responses: Request.Serials): each
+	// is written as its serial number, a JSON number, in place of the
+	// message object, so that a caller that parsed a message once keeps it.
+	Held func(serial uint64) bool
 }
 
 // Request is a projection: the request body's fields as compact JSON. Merge
@@ -100,6 +105,11 @@ type Request struct {
 	Messages []byte // the "messages" array (Chat Completions, Anthropic) or the "input" array (Responses)
 	Tools    []byte // Anthropic's "tools": a definition for each tool the history uses; nil when none
 	Report   Report
+	// Serials (Chat Completions and Responses) has a number for each
+	// message of Messages: the same number always stands for the same
+	// message bytes (a block the tree's memo keeps writes once), 0 for one
+	// written for this request alone (the budget's note). See Options.Held.
+	Serials []uint64
 }
 
 // Report tells what a projection changed or left out.
@@ -264,7 +274,7 @@ func ProjectTree(t *core.Tree, branch string, api API, opts Options) (Request, e
 		}
 		var h *head
 		if len(segs) > 0 && segs[0].start > 0 {
-			if h, err = headOf(t, branch, n, segs[0].start, keepThinking); err != nil {
+			if h, err = headOf(t, m, branch, n, segs[0].start, keepThinking); err != nil {
 				return Request{}, err
 			}
 			if h == nil { // the path's first unit lies within the window
@@ -343,7 +353,14 @@ var wholePaths = false
 // headOf returns the preamble of branch's path of n nodes, when the path's
 // first unit comes before node base (else nil): the path's first nodes
 // converted, as many as that takes.
-func headOf(t *core.Tree, branch string, n, base int, keepThinking bool) (*head, error) {
+func headOf(t *core.Tree, m *pathMemo, branch string, n, base int, keepThinking bool) (*head, error) {
+	if m.head != nil && len(m.headIDs)-1 <= base {
+		// The last request's, when the path starts with the same nodes.
+		ids, _, err := t.AppendHeadOf(nil, nil, branch, len(m.headIDs))
+		if err == nil && slices.Equal(ids, m.headIDs) {
+			return m.head, nil
+		}
+	}
 	for j := min(8, base); ; j = min(2*j, base) {
 		ids, msgs, err := t.AppendHeadOf(nil, nil, branch, j+1)
 		if err != nil {
@@ -355,7 +372,15 @@ func headOf(t *core.Tree, branch string, n, base int, keepThinking bool) (*head,
 		s := convert(t, 0, ids[:j], msgs[:j], ids[j], keepThinking)
 		if len(s.units) > 0 {
 			from := s.units[0].from
-			return &head{blocks: s.blocks[:from], tok: s.sysTok, firstPos: int(s.pos[s.blocks[from].turn])}, nil
+			h := &head{blocks: s.blocks[:from], tok: s.sysTok, firstPos: int(s.pos[s.blocks[from].turn])}
+			m.head, m.headIDs, m.headRead = h, ids, make(map[string]bool, len(s.ids)+j)
+			for _, id := range s.ids {
+				m.headRead[id] = true
+			}
+			for _, id := range ids[:j] {
+				m.headRead[id] = true
+			}
+			return h, nil
 		}
 		if j == base {
 			return nil, nil

@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"slices"
+
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/chat"
 )
@@ -100,6 +102,10 @@ func (s *segment) read(turns []chat.Turn, cont []bool, keepThinking bool) {
 // setBlocks keeps blocks and sums what fit reads of them.
 func (s *segment) setBlocks(blocks []block) {
 	s.blocks = blocks
+	outs := make([]blockOut, len(blocks))
+	for i := range blocks {
+		blocks[i].out = &outs[i]
+	}
 	s.tok = make([]int, len(blocks))
 	s.units = units(blocks, s.start == 0)
 	lead := len(blocks)
@@ -108,6 +114,7 @@ func (s *segment) setBlocks(blocks []block) {
 	}
 	for i, b := range blocks {
 		s.tok[i] = tokens(b)
+		b.out.tok = s.tok[i]
 		s.total += s.tok[i]
 		if s.start == 0 && i < lead {
 			s.sys = append(s.sys, i) // the path's preamble (see units)
@@ -324,6 +331,11 @@ func fit(segs []*segment, opts Options, own *noteInput, rep *Report, ready func(
 		}
 	}
 	ks := segs[k.seg]
+	more := len(ks.blocks) - ks.units[k.unit].from
+	for _, s := range segs[k.seg+1:] {
+		more += len(s.blocks)
+	}
+	out = slices.Grow(out, more) // one allocation for the ~250 blocks a request keeps
 	out = append(out, ks.blocks[ks.units[k.unit].from:]...)
 	for _, s := range segs[k.seg+1:] {
 		out = append(out, s.blocks...)

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -486,4 +487,74 @@ func TestUpToOffThePathIsRefused(t *testing.T) {
 		return
 	}
 	t.Fatal("no branch without the node")
+}
+
+// A caller that holds the messages of its last request gets their serials in
+// their place (Options.Held): each serial stands for the bytes it stood for
+// before, so the request read back is the one written in full; a message the
+// memo keeps has the same serial in the next request, after an append too.
+func TestHeldMessagesComeBackAsTheirSerials(t *testing.T) {
+	g := &chatGen{r: rand.New(rand.NewSource(5)), t: core.New(core.WithIDSource(seqIDs()))}
+	for g.n < 2000 {
+		role := "user"
+		if g.n%2 == 1 {
+			role = "assistant"
+		}
+		g.append(t, `{"role":"`+role+`","content":`+q(g.text())+`}`)
+	}
+	for _, api := range []API{OpenAIChat, OpenAIResponses} {
+		known := map[uint64]json.RawMessage{} // what the caller holds, by serial
+		for round := 0; round < 4; round++ {
+			opts := Options{Budget: 3000, Held: func(n uint64) bool { _, ok := known[n]; return ok }}
+			req, err := ProjectTree(g.t, "", api, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var items []json.RawMessage
+			if err := json.Unmarshal(req.Messages, &items); err != nil {
+				t.Fatal(err)
+			}
+			if len(items) != len(req.Serials) {
+				t.Fatalf("%s: %d messages, %d serials", api, len(items), len(req.Serials))
+			}
+			numbers := 0
+			next := map[uint64]json.RawMessage{}
+			for i, it := range items {
+				if it[0] != '{' {
+					numbers++
+					if string(it) != strconv.FormatUint(req.Serials[i], 10) {
+						t.Fatalf("%s: message %d is %s, its serial %d", api, i, it, req.Serials[i])
+					}
+					items[i] = known[req.Serials[i]]
+				}
+				if req.Serials[i] != 0 {
+					next[req.Serials[i]] = items[i]
+				}
+			}
+			full, err := ProjectTree(g.t, "", api, Options{Budget: 3000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			back := append(append([]byte("["), bytes.Join(bytesOf(items), []byte(","))...), ']')
+			if !bytes.Equal(back, full.Messages) {
+				t.Fatalf("%s round %d: the request with what the caller holds put back is not the request", api, round)
+			}
+			if round > 0 && numbers < len(items)-4 {
+				t.Fatalf("%s round %d: only %d of %d messages came back as serials", api, round, numbers, len(items))
+			}
+			if round == 0 && numbers != 0 {
+				t.Fatalf("%s: %d serials for a caller that holds nothing", api, numbers)
+			}
+			known = next
+			g.append(t, `{"role":"user","content":"and then?"}`)
+		}
+	}
+}
+
+func bytesOf(items []json.RawMessage) [][]byte {
+	out := make([][]byte, len(items))
+	for i, it := range items {
+		out[i] = it
+	}
+	return out
 }

@@ -2,6 +2,8 @@ package provider
 
 import (
 	"slices"
+	"strconv"
+	"sync/atomic"
 
 	"github.com/sessiontree/sessiontree/core/chat"
 	"github.com/sessiontree/sessiontree/core/rawjson"
@@ -97,52 +99,129 @@ func resultText(p chat.Part, rep *Report) string {
 	return p.Text
 }
 
-// writeChat writes the blocks as Chat Completions messages.
-func writeChat(blocks []block, rep *Report) []byte {
-	var msgs [][]byte
-	for _, b := range blocks {
-		switch b.role {
-		case sysRole:
-			msgs = append(msgs, newObj().str("role", "system").str("content", joinText(b)).done())
-		case userRole:
-			o := newObj().str("role", "user")
-			if onlyText(b) {
-				o.str("content", joinText(b))
-			} else {
-				o.raw("content", list(chatParts(b, rep)))
-			}
-			msgs = append(msgs, o.done())
-		case asstRole:
-			var calls [][]byte
-			for _, it := range b.items {
-				switch it.part.Kind {
-				case chat.ToolCall:
-					fn := newObj().str("name", it.part.Name).str("arguments", it.part.Args).done()
-					calls = append(calls, newObj().str("id", it.part.CallID).str("type", "function").raw("function", fn).done())
-				}
-			}
-			text := joinText(b)
-			if text == "" && calls == nil {
-				continue
-			}
-			o := newObj().str("role", "assistant")
-			if text == "" {
-				o.raw("content", []byte("null"))
-			} else {
-				o.str("content", text)
-			}
-			if calls != nil {
-				o.raw("tool_calls", list(calls))
-			}
-			msgs = append(msgs, o.done())
-		case resultsRole:
-			for _, it := range b.items {
-				msgs = append(msgs, newObj().str("role", "tool").str("tool_call_id", it.part.CallID).str("content", resultText(it.part, rep)).done())
-			}
+// blockOut is what a block wrote for each API whose messages are the
+// blocks' own (Anthropic's merge across blocks), kept with the block.
+type blockOut struct {
+	chat, responses *written
+	tok             int // the block's tokens (0: not counted yet)
+}
+
+// written is one block's messages for one API, what writing them counted
+// (Report.Parts) and their serials.
+type written struct {
+	msgs    [][]byte
+	serials []uint64
+	parts   int
+}
+
+// serials numbers the messages blocks wrote, across trees: a number stands
+// for the same bytes for as long as a caller holds it.
+var serials atomic.Uint64
+
+// wrote is what b writes for api by one: once for a block the memo keeps.
+func (b block) wrote(api API, one func(block, *Report) [][]byte) *written {
+	var slot **written
+	if b.out != nil {
+		switch api {
+		case OpenAIChat:
+			slot = &b.out.chat
+		case OpenAIResponses:
+			slot = &b.out.responses
 		}
 	}
-	rep.Sent = len(msgs)
-	return list(msgs)
+	if slot != nil && *slot != nil {
+		return *slot
+	}
+	var rep Report
+	w := &written{msgs: one(b, &rep), parts: rep.Parts}
+	if slot != nil {
+		w.serials = make([]uint64, len(w.msgs))
+		for i := range w.serials {
+			w.serials[i] = serials.Add(1)
+		}
+		*slot = w
+	}
+	return w
+}
+
+// writeMessages writes the blocks' messages as one JSON array, a message
+// the caller holds (held) as its serial, and the serial of each (0: none).
+func writeMessages(blocks []block, api API, rep *Report, held func(uint64) bool, one func(block, *Report) [][]byte) ([]byte, []uint64) {
+	outs := make([]*written, len(blocks))
+	n := 0
+	for i, b := range blocks {
+		outs[i] = b.wrote(api, one)
+		n += len(outs[i].msgs)
+	}
+	vals := make([][]byte, 0, n)
+	nums := make([]uint64, 0, n)
+	var digits []byte // the serials written in place of messages, in one buffer
+	for _, w := range outs {
+		rep.Parts += w.parts
+		for i, m := range w.msgs {
+			var n uint64
+			if w.serials != nil {
+				n = w.serials[i]
+			}
+			if n != 0 && held != nil && held(n) {
+				if cap(digits)-len(digits) < 20 {
+					digits = make([]byte, 0, 20*(cap(vals)-len(vals)))
+				}
+				at := len(digits)
+				digits = strconv.AppendUint(digits, n, 10)
+				m = digits[at:len(digits):len(digits)]
+			}
+			vals = append(vals, m)
+			nums = append(nums, n)
+		}
+	}
+	rep.Sent = len(vals)
+	return list(vals), nums
+}
+
+// chatMessages writes a block as Chat Completions messages.
+func chatMessages(b block, rep *Report) [][]byte {
+	var msgs [][]byte
+	switch b.role {
+	case sysRole:
+		msgs = append(msgs, newObj().str("role", "system").str("content", joinText(b)).done())
+	case userRole:
+		o := newObj().str("role", "user")
+		if onlyText(b) {
+			o.str("content", joinText(b))
+		} else {
+			o.raw("content", list(chatParts(b, rep)))
+		}
+		msgs = append(msgs, o.done())
+	case asstRole:
+		var calls [][]byte
+		for _, it := range b.items {
+			switch it.part.Kind {
+			case chat.ToolCall:
+				fn := newObj().str("name", it.part.Name).str("arguments", it.part.Args).done()
+				calls = append(calls, newObj().str("id", it.part.CallID).str("type", "function").raw("function", fn).done())
+			}
+		}
+		text := joinText(b)
+		if text == "" && calls == nil {
+			return nil
+		}
+		o := newObj().str("role", "assistant")
+		if text == "" {
+			o.raw("content", []byte("null"))
+		} else {
+			o.str("content", text)
+		}
+		if calls != nil {
+			o.raw("tool_calls", list(calls))
+		}
+		msgs = append(msgs, o.done())
+	case resultsRole:
+		for _, it := range b.items {
+			msgs = append(msgs, newObj().str("role", "tool").str("tool_call_id", it.part.CallID).str("content", resultText(it.part, rep)).done())
+		}
+	}
+	return msgs
 }
 
 // chatParts writes a user block's parts: text and image_url.
@@ -164,64 +243,61 @@ func chatParts(b block, rep *Report) [][]byte {
 	return parts
 }
 
-// writeResponses writes the blocks as Responses input items.
-func writeResponses(blocks []block, rep *Report) []byte {
+// responsesItems writes a block as Responses input items.
+func responsesItems(b block, rep *Report) [][]byte {
 	var items [][]byte
-	for _, b := range blocks {
-		switch b.role {
-		case sysRole:
-			items = append(items, newObj().str("type", "message").str("role", "system").str("content", joinText(b)).done())
-		case userRole:
-			o := newObj().str("type", "message").str("role", "user")
-			if onlyText(b) {
-				o.str("content", joinText(b))
-			} else {
-				var parts [][]byte
-				for _, it := range b.items {
-					switch it.part.Kind {
-					case chat.Text:
-						parts = append(parts, newObj().str("type", "input_text").str("text", it.part.Text).done())
-					case chat.Image:
-						if u := imageURL(it.part); u != "" {
-							parts = append(parts, newObj().str("type", "input_image").str("image_url", u).str("detail", "auto").done())
-						} else {
-							rep.Parts++
-							parts = append(parts, newObj().str("type", "input_text").str("text", "[image]").done())
-						}
-					}
-				}
-				o.raw("content", list(parts))
-			}
-			items = append(items, o.done())
-		case asstRole:
-			text := ""
-			flush := func() {
-				if text != "" {
-					items = append(items, newObj().str("type", "message").str("role", "assistant").str("content", text).done())
-					text = ""
-				}
-			}
+	switch b.role {
+	case sysRole:
+		items = append(items, newObj().str("type", "message").str("role", "system").str("content", joinText(b)).done())
+	case userRole:
+		o := newObj().str("type", "message").str("role", "user")
+		if onlyText(b) {
+			o.str("content", joinText(b))
+		} else {
+			var parts [][]byte
 			for _, it := range b.items {
 				switch it.part.Kind {
 				case chat.Text:
-					if text != "" {
-						text += "\n\n"
+					parts = append(parts, newObj().str("type", "input_text").str("text", it.part.Text).done())
+				case chat.Image:
+					if u := imageURL(it.part); u != "" {
+						parts = append(parts, newObj().str("type", "input_image").str("image_url", u).str("detail", "auto").done())
+					} else {
+						rep.Parts++
+						parts = append(parts, newObj().str("type", "input_text").str("text", "[image]").done())
 					}
-					text += it.part.Text
-				case chat.ToolCall:
-					flush()
-					items = append(items, newObj().str("type", "function_call").str("call_id", it.part.CallID).
-						str("name", it.part.Name).str("arguments", it.part.Args).done())
 				}
 			}
-			flush()
-		case resultsRole:
-			for _, it := range b.items {
-				items = append(items, newObj().str("type", "function_call_output").str("call_id", it.part.CallID).
-					str("output", resultText(it.part, rep)).done())
+			o.raw("content", list(parts))
+		}
+		items = append(items, o.done())
+	case asstRole:
+		text := ""
+		flush := func() {
+			if text != "" {
+				items = append(items, newObj().str("type", "message").str("role", "assistant").str("content", text).done())
+				text = ""
 			}
 		}
+		for _, it := range b.items {
+			switch it.part.Kind {
+			case chat.Text:
+				if text != "" {
+					text += "\n\n"
+				}
+				text += it.part.Text
+			case chat.ToolCall:
+				flush()
+				items = append(items, newObj().str("type", "function_call").str("call_id", it.part.CallID).
+					str("name", it.part.Name).str("arguments", it.part.Args).done())
+			}
+		}
+		flush()
+	case resultsRole:
+		for _, it := range b.items {
+			items = append(items, newObj().str("type", "function_call_output").str("call_id", it.part.CallID).
+				str("output", resultText(it.part, rep)).done())
+		}
 	}
-	rep.Sent = len(items)
-	return list(items)
+	return items
 }

@@ -110,6 +110,12 @@ test("projectFor as a chat grows is what a fresh copy projects, lean and full al
     path.push(t.append(msg, i + 1));
     if (i % 50 === 49) t.rewind(path[path.length - 1 - rand(20)], i + 1); // a fork
     if (i % 70 === 69) t.summarizeBranch(t.branches()[rand(t.branches().length)].name, `summary ${i}`, "m", i + 1);
+    if (i % 90 === 89) { // the user goes back to an older line, and drops another
+      const names = t.branches().map((b) => b.name).filter((n) => n !== t.activeBranch);
+      t.switchBranch(names[rand(names.length)]);
+      const rest = t.branches().map((b) => b.name).filter((n) => n !== t.activeBranch);
+      if (rest.length > 1) t.deleteBranch(rest[rand(rest.length)], i + 1);
+    }
     if (i % 3 === 0) {
       const api = apis[rand(3)];
       const options = [{}, { budget: 300 }, { budget: 2000 }, { budget: 9000, thinking: false }][rand(4)];
@@ -119,6 +125,43 @@ test("projectFor as a chat grows is what a fresh copy projects, lean and full al
       copy.free();
       assert.deepEqual(got, want, `request ${i} (${api}, ${JSON.stringify(options)})`);
     }
+  }
+  t.free();
+});
+
+// A chat resends the same prefix at every turn: the messages of a request
+// are frozen objects, and the next request hands back the same objects for
+// the messages it keeps (nothing of them written or parsed again), lean and
+// full alike; a message the tree's memo does not keep (the budget's note) is
+// a new object each time.
+test("projectFor hands back the same frozen message objects for what the last request held", () => {
+  const t = new SessionTree();
+  for (let i = 0; i < 300; i++) t.append({ role: i % 2 ? "assistant" : "user", content: `turn ${i} `.repeat(30) }, i + 1);
+  for (const api of ["openai-chat", "openai-responses"]) {
+    const list = (r) => (api === "openai-chat" ? r.request.messages : r.request.input);
+    const a = t.projectFor(api, { budget: 8000 });
+    const b = t.projectFor(api, { budget: 8000 });
+    assert.deepEqual(b, a);
+    const la = list(a), lb = list(b);
+    assert.ok(la.length > 20 && la.length < 300, `the budget kept ${la.length}`);
+    assert.ok(Object.isFrozen(lb[5]) && Object.isFrozen(lb.at(-1)), "the messages are frozen");
+    assert.ok(lb[0] !== la[0] && lb[0].role === "system", "the budget's note is made for each request");
+    for (let i = 1; i < la.length; i++) assert.equal(lb[i], la[i], `message ${i} was made again`);
+    t.append({ role: "user", content: "one more" }, 1000);
+    const c = list(t.projectFor(api, { budget: 8000 }));
+    const copy = SessionTree.load(t.save());
+    assert.deepEqual(c, list(copy.projectFor(api, { budget: 8000 })), "the reused messages are the request a fresh copy makes");
+    copy.free();
+    const kept = new Set(lb);
+    const reused = c.filter((m) => kept.has(m)).length;
+    assert.ok(reused >= c.length - 3, `only ${reused} of ${c.length} messages reused after an append`);
+    let refused = null;
+    try {
+      c[c.length - 1].content = "changed";
+    } catch (e) {
+      refused = e;
+    }
+    assert.ok(refused instanceof TypeError, "a message of a request could be changed");
   }
   t.free();
 });

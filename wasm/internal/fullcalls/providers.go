@@ -1,7 +1,10 @@
 package fullcalls
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/provider"
@@ -15,8 +18,9 @@ import (
 
 // projectTree projects the live tree: arguments api, branch ("" for the
 // active one), budget (decimal approximate tokens; "" or "0": none) and
-// thinking ("false": leave every thinking part out; else ""). It returns
-// {"request":body,"report":report}.
+// thinking ("false": leave every thinking part out; else ""), then upTo
+// ("": the leaf) and held (see projectFor), both optional. It returns
+// {"request":body,"report":report}, with "serials" when held was given.
 func projectTree(r *treecalls.Request) ([]byte, error) {
 	return projectFor(r.Tree(), r, 0, 4)
 }
@@ -72,12 +76,72 @@ func projectFor(t *core.Tree, r *treecalls.Request, first, upTo int) ([]byte, er
 			return nil, err
 		}
 	}
+	// held (after upTo): the serials of the messages the caller keeps from
+	// its last request (heldSet); with it the answer also holds
+	// "serials" (provider.Options.Held, Request.Serials).
+	serials := upTo+1 < r.NArgs()
+	if serials {
+		list, err := r.Str(upTo+1, "held")
+		if err != nil {
+			return nil, err
+		}
+		if opts.Held, err = heldSet(list); err != nil {
+			return nil, err
+		}
+	}
 	req, err := provider.ProjectTree(t, branch, api, opts)
 	if err != nil {
 		return nil, err
 	}
-	b := req.AppendBody(append(make([]byte, 0, 512+len(req.Messages)+len(req.System)+len(req.Tools)), `{"request":`...))
+	b := req.AppendBody(append(make([]byte, 0, 512+len(req.Messages)+len(req.System)+len(req.Tools)+8*len(req.Serials)), `{"request":`...))
 	b = append(b, `,"report":`...)
 	b = req.Report.AppendJSON(b)
+	if serials && req.Serials != nil {
+		b = append(b, `,"serials":[`...)
+		for i, n := range req.Serials {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendUint(b, n, 10)
+		}
+		b = append(b, ']')
+	}
 	return append(b, '}'), nil
+}
+
+// heldSet reads serials given as ranges, "a-b" or "a", comma-separated
+// ("" for none): a request's messages are mostly runs of serials.
+func heldSet(list string) (func(uint64) bool, error) {
+	if list == "" {
+		return nil, nil
+	}
+	type span struct{ lo, hi uint64 }
+	spans := make([]span, 0, strings.Count(list, ",")+1)
+	for list != "" {
+		item, rest, _ := strings.Cut(list, ",")
+		a, b, isRange := strings.Cut(item, "-")
+		lo, err1 := strconv.ParseUint(a, 10, 64)
+		hi, err2 := lo, error(nil)
+		if isRange {
+			hi, err2 = strconv.ParseUint(b, 10, 64)
+		}
+		if err1 != nil || err2 != nil || lo == 0 || hi < lo {
+			return nil, bridge.Invalid(`"held" must be serials or ranges of them ("3-9"), whole numbers above 0, separated by commas`)
+		}
+		spans = append(spans, span{lo, hi})
+		list = rest
+	}
+	slices.SortFunc(spans, func(x, y span) int { return cmp.Compare(x.lo, y.lo) })
+	return func(n uint64) bool {
+		i, _ := slices.BinarySearchFunc(spans, n, func(s span, n uint64) int {
+			if s.hi < n {
+				return -1
+			}
+			if s.lo > n {
+				return 1
+			}
+			return 0
+		})
+		return i < len(spans) && spans[i].lo <= n && n <= spans[i].hi
+	}, nil
 }

@@ -75,3 +75,25 @@ func TestProjectTreeRefusesAnUnknownAPIAndABadBudget(t *testing.T) {
 		t.Errorf("unknown branch: %s", res)
 	}
 }
+
+// The serials a caller holds come as runs ("a-b") and single ones, in any
+// order; anything else is refused with a sentence.
+func TestHeldSerialsAreReadAsRuns(t *testing.T) {
+	held, err := heldSet("40-45,7,9-9,100-200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n, want := range map[uint64]bool{1: false, 7: true, 8: false, 9: true, 39: false, 40: true, 45: true, 46: false, 99: false, 100: true, 150: true, 200: true, 201: false} {
+		if held(n) != want {
+			t.Errorf("held(%d) = %v", n, !want)
+		}
+	}
+	if held, err := heldSet(""); err != nil || held != nil {
+		t.Fatalf("none held: %v", err)
+	}
+	for _, bad := range []string{"0", "3-1", "a", "1,,2", "1-", "-4", "5-x", "18446744073709551616"} {
+		if _, err := heldSet(bad); err == nil || !strings.Contains(err.Error(), `"held"`) {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}

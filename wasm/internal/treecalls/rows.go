@@ -151,60 +151,45 @@ func watch(r *Request) ([]byte, error) {
 // (what t.projectFor projects in the lean flavour) up to date: "all" when
 // the copy must be loaded from save() (the first time, or after a change
 // that is no list of added nodes: a removal, a merge, a load in place, more
-// than 128 nodes added), else the rows applyChanges takes with "follow":
-// every branch (an empty row for one gone since) and the nodes added since
-// the last call. So a request in a long chat hands the helper a few rows,
-// not the whole tree.
+// than 128 nodes or branch changes), else the rows applyChanges takes with
+// "follow": the branches whose rows changed since the last call (an empty
+// row for one gone) and the nodes added. So a request in a long chat hands
+// the helper a few rows, whatever the number of branches.
 func helperRows(r *Request) ([]byte, error) {
 	t, e := r.tree, r.entry
 	m := &e.helper
 	added, ok := t.AddedSince(m.rev)
-	if m.tree != t || !ok {
-		*m = helperCopy{tree: t, rev: t.Revision(), branches: branchNames(t)}
+	named, namedOK := t.BranchesChangedSince(m.rev)
+	if m.tree != t || !ok || !namedOK {
+		*m = helperCopy{tree: t, rev: t.Revision()}
 		return []byte("all"), nil
 	}
-	names := branchNames(t)
-	live := make(map[string]bool, len(names))
-	for _, name := range names {
-		live[name] = true
-	}
-	var gone []string
-	for _, name := range m.branches {
-		if !live[name] {
-			gone = append(gone, name)
+	seen := make(map[string]bool, len(named))
+	names := named[:0]
+	for _, name := range named {
+		if !seen[name] {
+			seen[name] = true
+			names = append(names, name)
 		}
 	}
-	b := line(line(line([]byte("follow\n"), t.Root()), t.ActiveBranch()), strconv.Itoa(len(names)+len(gone)))
+	b := line(line(line([]byte("follow\n"), t.Root()), t.ActiveBranch()), strconv.Itoa(len(names)))
 	for _, name := range names {
 		b = line(b, name)
-		b, _ = t.AppendBranchJSON(b, name)
+		b, _ = t.AppendBranchJSON(b, name) // nothing for one deleted: an empty row
 		b = append(b, '\n')
-	}
-	for _, name := range gone {
-		b = line(line(b, name), "")
 	}
 	for _, a := range added {
 		b = line(b, a.Child)
 		b, _ = t.AppendNodeJSON(b, a.Child)
 		b = append(b, '\n')
 	}
-	m.rev, m.branches = t.Revision(), names
+	m.rev = t.Revision()
 	return b[:len(b)-1], nil // no line break after the last row
 }
 
 // helperCopy is what helperRows last told the helper: the tree (a load in
-// place replaces it), its revision then and its branches' names.
+// place replaces it) and its revision then.
 type helperCopy struct {
-	tree     *core.Tree
-	rev      core.Revision
-	branches []string
-}
-
-func branchNames(t *core.Tree) []string {
-	bs := t.Branches()
-	names := make([]string, len(bs))
-	for i, b := range bs {
-		names[i] = b.Name
-	}
-	return names
+	tree *core.Tree
+	rev  core.Revision
 }
