@@ -496,11 +496,11 @@ export class SessionTree implements Disposable {
    * assistant, Anthropic continues that message (a prefill) where OpenAI writes a new
    * one: append the user's turn first.
    *
-   * A chat resends the same prefix at every turn: for "openai-chat" and
-   * "openai-responses" the messages (input items) are frozen objects, and the next call
-   * hands back the same objects for the messages it keeps, neither written nor parsed
-   * again, so a request costs what changed since the last one. Copy a message to change
-   * it (`{ ...m }`); the arrays themselves are new for each call.
+   * A chat resends the same prefix at every turn: the messages (Responses: input items;
+   * Anthropic: each message's content blocks) are frozen objects, and the next call hands
+   * back the same objects for what it keeps, neither written nor parsed again, so a
+   * request costs what changed since the last one. Copy one to change it (`{ ...m }`);
+   * the arrays (and Anthropic's message objects) are new for each call.
    *
    * ```js
    * const { request } = t.projectFor("anthropic", { budget: 100_000 });

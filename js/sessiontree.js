@@ -1036,7 +1036,20 @@ export class SessionTree {
     const serials = res.serials;
     if (serials === undefined) return res;
     delete res.serials;
-    const list = api === "openai-responses" ? res.request.input : res.request.messages;
+    // The numbered objects: each message, or (Anthropic) each content block.
+    let list = api === "openai-responses" ? res.request.input : res.request.messages;
+    let owners = null;
+    if (api === "anthropic") {
+      const flat = [];
+      owners = [];
+      for (const m of list) {
+        for (let k = 0; k < m.content.length; k++) {
+          flat.push(m.content[k]);
+          owners.push(m.content, k);
+        }
+      }
+      list = flat;
+    }
     const next = new Map();
     const spans = []; // the serials held next, as runs: "a-b,c"
     let lo = 0, hi = 0;
@@ -1053,7 +1066,8 @@ export class SessionTree {
       if (typeof m === "number") {
         m = held?.get(m);
         if (m === undefined) throw new SessionTreeError("corrupt", "t.projectFor: the module named a message this tree does not hold (a bug in sessiontree)");
-        list[i] = m;
+        if (owners === null) list[i] = m;
+        else owners[2 * i][owners[2 * i + 1]] = m;
       } else if (n !== 0) {
         deepFreeze(m);
       }

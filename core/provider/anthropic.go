@@ -1,6 +1,9 @@
 package provider
 
 import (
+	"slices"
+	"strconv"
+
 	"github.com/sessiontree/sessiontree/core/chat"
 	"github.com/sessiontree/sessiontree/core/rawjson"
 )
@@ -9,125 +12,180 @@ import (
 // with the assistant: the first message must be the user's.
 const placeholderText = "(conversation continues)"
 
-// anthropicMessage is one message being built: its role and content blocks.
+// anthropicMessage is one message being built: its role and content blocks
+// with their serials (0: written for this request alone).
 type anthropicMessage struct {
-	user   bool
-	blocks [][]byte
+	user    bool
+	blocks  [][]byte
+	serials []uint64
 	// lastText is the index in blocks of the last text block and its text,
 	// so a final assistant message can lose its trailing whitespace.
 	lastText int
 	text     string
 }
 
+// anthropicPiece is what one block writes for Anthropic: the system text
+// it adds (a system block), or the content blocks of a user or assistant
+// message, its last text block and the tools it calls; kept with the block
+// (blockOut) like the other APIs' messages.
+type anthropicPiece struct {
+	system   string
+	isSystem bool
+	user     bool
+	content  [][]byte
+	serials  []uint64
+	lastText int
+	text     string
+	tools    []string
+	parts    int
+}
+
+// anthropicOf is what b writes for Anthropic: once for a block the memo keeps.
+func anthropicOf(b block) *anthropicPiece {
+	if b.out != nil && b.out.anthropic != nil {
+		return b.out.anthropic
+	}
+	var rep Report
+	p := &anthropicPiece{lastText: -1}
+	text := func(s string) {
+		if isBlank(s) {
+			return
+		}
+		p.lastText, p.text = len(p.content), s
+		p.content = append(p.content, newObj().str("type", "text").str("text", s).done())
+	}
+	switch b.role {
+	case sysRole:
+		p.isSystem, p.system = true, joinText(b)
+	case userRole:
+		p.user = true
+		for _, it := range b.items {
+			switch it.part.Kind {
+			case chat.Text:
+				text(it.part.Text)
+			case chat.Image:
+				if src := anthropicImage(it.part); src != nil {
+					p.content = append(p.content, newObj().str("type", "image").raw("source", src).done())
+				} else {
+					rep.Parts++
+					text("[image]")
+				}
+			}
+		}
+	case asstRole:
+		for _, it := range b.items {
+			part := it.part
+			switch part.Kind {
+			case chat.Text:
+				text(part.Text)
+			case chat.Thinking: // flatten kept only what Anthropic takes back
+				p.content = append(p.content, anthropicThinking(part))
+			case chat.ToolCall:
+				input := []byte(part.Args)
+				if !isJSONObject(input) {
+					input = newObj().str("input", part.Args).done()
+				}
+				p.content = append(p.content, newObj().str("type", "tool_use").str("id", part.CallID).str("name", part.Name).raw("input", input).done())
+				p.tools = append(p.tools, part.Name)
+			}
+		}
+	case resultsRole:
+		p.user = true
+		for _, it := range b.items {
+			o := newObj().str("type", "tool_result").str("tool_use_id", it.part.CallID)
+			if t := resultText(it.part, &rep); t != "" {
+				o.str("content", t)
+			}
+			if it.part.IsError {
+				o.raw("is_error", []byte("true"))
+			}
+			p.content = append(p.content, o.done())
+		}
+	}
+	p.parts = rep.Parts
+	p.content = slices.Clip(p.content)
+	p.serials = make([]uint64, len(p.content))
+	if b.out != nil {
+		for i := range p.serials {
+			p.serials[i] = serials.Add(1)
+		}
+		b.out.anthropic = p
+	}
+	return p
+}
+
 // writeAnthropic writes the blocks as Anthropic's system, messages and the
-// tools the history uses.
-func writeAnthropic(blocks []block, rep *Report) (system, messages, tools []byte) {
+// tools the history uses, a content block the caller holds (held) as its
+// serial, and the serial of each content block, message after message.
+func writeAnthropic(blocks []block, rep *Report, held func(uint64) bool) (system, messages, tools []byte, nums []uint64) {
 	sys := ""
 	var msgs []*anthropicMessage
 	var toolNames []string
 	seenTool := map[string]bool{}
-	add := func(user bool, content [][]byte, lastText int, text string) {
-		if len(content) == 0 {
-			return
-		}
-		if n := len(msgs); n > 0 && msgs[n-1].user == user {
-			m := msgs[n-1]
-			if lastText >= 0 {
-				m.lastText, m.text = len(m.blocks)+lastText, text
-			}
-			m.blocks = append(m.blocks, content...)
-			rep.Merged++
-			return
-		}
-		msgs = append(msgs, &anthropicMessage{user: user, blocks: content, lastText: lastText, text: text})
-	}
 	for _, b := range blocks {
-		var content [][]byte
-		lastText, last := -1, ""
-		text := func(s string) {
-			if isBlank(s) {
-				return
-			}
-			lastText, last = len(content), s
-			content = append(content, newObj().str("type", "text").str("text", s).done())
-		}
-		switch b.role {
-		case sysRole:
-			if t := joinText(b); t != "" {
+		p := anthropicOf(b)
+		rep.Parts += p.parts
+		if p.isSystem {
+			if p.system != "" {
 				if sys != "" {
 					sys += "\n\n"
 				}
-				sys += t
+				sys += p.system
 			}
 			continue
-		case userRole:
-			for _, it := range b.items {
-				switch it.part.Kind {
-				case chat.Text:
-					text(it.part.Text)
-				case chat.Image:
-					if src := anthropicImage(it.part); src != nil {
-						content = append(content, newObj().str("type", "image").raw("source", src).done())
-					} else {
-						rep.Parts++
-						text("[image]")
-					}
-				}
-			}
-			add(true, content, lastText, last)
-		case asstRole:
-			for _, it := range b.items {
-				p := it.part
-				switch p.Kind {
-				case chat.Text:
-					text(p.Text)
-				case chat.Thinking: // flatten kept only what Anthropic takes back
-					content = append(content, anthropicThinking(p))
-				case chat.ToolCall:
-					input := []byte(p.Args)
-					if !isJSONObject(input) {
-						input = newObj().str("input", p.Args).done()
-					}
-					content = append(content, newObj().str("type", "tool_use").str("id", p.CallID).str("name", p.Name).raw("input", input).done())
-					if !seenTool[p.Name] {
-						seenTool[p.Name] = true
-						toolNames = append(toolNames, p.Name)
-					}
-				}
-			}
-			add(false, content, lastText, last)
-		case resultsRole:
-			for _, it := range b.items {
-				o := newObj().str("type", "tool_result").str("tool_use_id", it.part.CallID)
-				if t := resultText(it.part, rep); t != "" {
-					o.str("content", t)
-				}
-				if it.part.IsError {
-					o.raw("is_error", []byte("true"))
-				}
-				content = append(content, o.done())
-			}
-			add(true, content, -1, "")
 		}
+		for _, name := range p.tools {
+			if !seenTool[name] {
+				seenTool[name] = true
+				toolNames = append(toolNames, name)
+			}
+		}
+		if len(p.content) == 0 {
+			continue
+		}
+		if n := len(msgs); n > 0 && msgs[n-1].user == p.user {
+			m := msgs[n-1]
+			if p.lastText >= 0 {
+				m.lastText, m.text = len(m.blocks)+p.lastText, p.text
+			}
+			m.blocks = append(m.blocks, p.content...)
+			m.serials = append(m.serials, p.serials...)
+			rep.Merged++
+			continue
+		}
+		// Copies: a merge appends to them, and the last text may be trimmed.
+		msgs = append(msgs, &anthropicMessage{user: p.user, blocks: slices.Clone(p.content), serials: slices.Clone(p.serials), lastText: p.lastText, text: p.text})
 	}
 	if len(msgs) > 0 && !msgs[0].user {
 		rep.Placeholder = true
-		first := &anthropicMessage{user: true, lastText: -1, blocks: [][]byte{newObj().str("type", "text").str("text", placeholderText).done()}}
+		first := &anthropicMessage{user: true, lastText: -1, blocks: [][]byte{newObj().str("type", "text").str("text", placeholderText).done()}, serials: []uint64{0}}
 		msgs = append([]*anthropicMessage{first}, msgs...)
 	}
 	// The final assistant message may not end with whitespace.
 	if n := len(msgs); n > 0 && !msgs[n-1].user {
 		m := msgs[n-1]
 		if m.lastText == len(m.blocks)-1 && m.lastText >= 0 {
-			m.blocks[m.lastText] = newObj().str("type", "text").str("text", trimRight(m.text)).done()
+			if t := trimRight(m.text); t != m.text {
+				m.blocks[m.lastText] = newObj().str("type", "text").str("text", t).done()
+				m.serials[m.lastText] = 0
+			}
 		}
 	}
 	out := make([][]byte, len(msgs))
+	var digits []byte
 	for i, m := range msgs {
 		r := "assistant"
 		if m.user {
 			r = "user"
 		}
+		for k, n := range m.serials {
+			if n != 0 && held != nil && held(n) {
+				at := len(digits)
+				digits = strconv.AppendUint(digits, n, 10)
+				m.blocks[k] = digits[at:len(digits):len(digits)]
+			}
+		}
+		nums = append(nums, m.serials...)
 		out[i] = newObj().str("role", r).raw("content", list(m.blocks)).done()
 	}
 	rep.Sent = len(out)
@@ -142,7 +200,7 @@ func writeAnthropic(blocks []block, rep *Report) (system, messages, tools []byte
 		}
 		tools = list(defs)
 	}
-	return system, list(out), tools
+	return system, list(out), tools, nums
 }
 
 // anthropicThinking is a thinking part as Anthropic takes it back: a

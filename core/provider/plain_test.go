@@ -86,7 +86,7 @@ func projectPlain(turns []chat.Turn, cont []bool, pos []int, own *noteInput, api
 	case OpenAIResponses:
 		req.Messages, req.Serials = writeMessages(blocks, api, &rep, nil, responsesItems)
 	case Anthropic:
-		req.System, req.Messages, req.Tools = writeAnthropic(blocks, &rep)
+		req.System, req.Messages, req.Tools, req.Serials = writeAnthropic(blocks, &rep, opts.Held)
 	}
 	for _, b := range blocks {
 		rep.Tokens += tokens(b)

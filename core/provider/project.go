@@ -43,7 +43,7 @@ func write(segs []*segment, own *noteInput, api API, opts Options, ready func(*s
 	case OpenAIResponses:
 		req.Messages, req.Serials = writeMessages(blocks, api, &rep, opts.Held, responsesItems)
 	case Anthropic:
-		req.System, req.Messages, req.Tools = writeAnthropic(blocks, &rep)
+		req.System, req.Messages, req.Tools, req.Serials = writeAnthropic(blocks, &rep, opts.Held)
 	}
 	for _, b := range blocks {
 		rep.Tokens += tokens(b)

@@ -90,10 +90,10 @@ type Options struct {
 	// (ProjectTree): the request for a regenerated reply or a reply to an
 	// earlier turn, without a copy of the tree rewound there.
 	UpTo string
-	// Held says which messages the caller holds from an earlier request of
-	// the same tree (Chat Completions and Responses: Request.Serials): each
-	// is written as its serial number, a JSON number, in place of the
-	// message object, so that a caller that parsed a message once keeps it.
+	// Held says which messages (Anthropic: content blocks) the caller holds
+	// from an earlier request of the same tree (Request.Serials): each is
+	// written as its serial number, a JSON number, in place of the object,
+	// so that a caller that parsed one once keeps it.
 	Held func(serial uint64) bool
 }
 
@@ -105,10 +105,12 @@ type Request struct {
 	Messages []byte // the "messages" array (Chat Completions, Anthropic) or the "input" array (Responses)
 	Tools    []byte // Anthropic's "tools": a definition for each tool the history uses; nil when none
 	Report   Report
-	// Serials (Chat Completions and Responses) has a number for each
-	// message of Messages: the same number always stands for the same
-	// message bytes (a block the tree's memo keeps writes once), 0 for one
-	// written for this request alone (the budget's note). See Options.Held.
+	// Serials has a number for each message of Messages (Chat Completions,
+	// Responses) or for each content block of each message, message after
+	// message (Anthropic): the same number always stands for the same bytes
+	// (a block the tree's memo keeps writes once), 0 for one written for
+	// this request alone (the budget's note, a trimmed last text, Anthropic's
+	// placeholder). See Options.Held.
 	Serials []uint64
 }
 

@@ -502,7 +502,7 @@ func TestHeldMessagesComeBackAsTheirSerials(t *testing.T) {
 		}
 		g.append(t, `{"role":"`+role+`","content":`+q(g.text())+`}`)
 	}
-	for _, api := range []API{OpenAIChat, OpenAIResponses} {
+	for _, api := range APIs {
 		known := map[uint64]json.RawMessage{} // what the caller holds, by serial
 		for round := 0; round < 4; round++ {
 			opts := Options{Budget: 3000, Held: func(n uint64) bool { _, ok := known[n]; return ok }}
@@ -513,6 +513,21 @@ func TestHeldMessagesComeBackAsTheirSerials(t *testing.T) {
 			var items []json.RawMessage
 			if err := json.Unmarshal(req.Messages, &items); err != nil {
 				t.Fatal(err)
+			}
+			// Anthropic numbers each message's content blocks.
+			type message struct {
+				Role    string            `json:"role"`
+				Content []json.RawMessage `json:"content"`
+			}
+			var msgs []message
+			if api == Anthropic {
+				if err := json.Unmarshal(req.Messages, &msgs); err != nil {
+					t.Fatal(err)
+				}
+				items = items[:0]
+				for _, m := range msgs {
+					items = append(items, m.Content...)
+				}
 			}
 			if len(items) != len(req.Serials) {
 				t.Fatalf("%s: %d messages, %d serials", api, len(items), len(req.Serials))
@@ -536,6 +551,16 @@ func TestHeldMessagesComeBackAsTheirSerials(t *testing.T) {
 				t.Fatal(err)
 			}
 			back := append(append([]byte("["), bytes.Join(bytesOf(items), []byte(","))...), ']')
+			if api == Anthropic {
+				var ms [][]byte
+				k := 0
+				for _, m := range msgs {
+					content := bytesOf(items[k : k+len(m.Content)])
+					k += len(m.Content)
+					ms = append(ms, append(append([]byte(`{"role":"`+m.Role+`","content":[`), bytes.Join(content, []byte(","))...), ']', '}'))
+				}
+				back = append(append([]byte("["), bytes.Join(ms, []byte(","))...), ']')
+			}
 			if !bytes.Equal(back, full.Messages) {
 				t.Fatalf("%s round %d: the request with what the caller holds put back is not the request", api, round)
 			}

@@ -99,10 +99,10 @@ func resultText(p chat.Part, rep *Report) string {
 	return p.Text
 }
 
-// blockOut is what a block wrote for each API whose messages are the
-// blocks' own (Anthropic's merge across blocks), kept with the block.
+// blockOut is what a block wrote for each API, kept with the block.
 type blockOut struct {
 	chat, responses *written
+	anthropic       *anthropicPiece
 	tok             int // the block's tokens (0: not counted yet)
 }
 
