@@ -201,7 +201,7 @@ export default {
     const [req, body] = await buffered(request);
     // Go routes synchronously, in the objects' instance (no I/O there);
     // only the tree list (null: it reads D1) waits for the router's instance.
-    if (objectStarted === null || objectGo.exited) objectStarted = startObjects();
+    if (objectStarted === null || objectGo.exited) objectStarted = startObjects(env);
     await objectStarted;
     // A program without the objects' role (the benchmark's trivial worker)
     // has no router of its own: its one instance serves everything.
@@ -473,8 +473,12 @@ const objectContext = { env: undefined, ctx: undefined, binding: {} };
 let objectGo = null;
 let objectStarted = null;
 
-function startObjects() {
-  const [instanceGo, readyPromise] = instantiate({ SESSIONTREE_ROLE: "object" }, objectContext, (g) => {
+// env's SESSIONTREE_KEPT_BYTES bounds the bytes of the trees the instance
+// keeps loaded (object.go, keptBytes).
+function startObjects(env) {
+  const goEnv = { SESSIONTREE_ROLE: "object" };
+  if (env?.SESSIONTREE_KEPT_BYTES !== undefined) goEnv.SESSIONTREE_KEPT_BYTES = String(env.SESSIONTREE_KEPT_BYTES);
+  const [instanceGo, readyPromise] = instantiate(goEnv, objectContext, (g) => {
     if (objectGo === g) objectStarted = null;
   });
   objectGo = instanceGo;
@@ -523,7 +527,7 @@ export class TreeObject extends DurableObject {
   // handle serves request ({method, url, headers}) with its body read.
   async handle(request, body) {
     const tenant = request.headers.get(PREFIX + "tenant") ?? "";
-    if (objectStarted === null || objectGo.exited) objectStarted = startObjects();
+    if (objectStarted === null || objectGo.exited) objectStarted = startObjects(this.env);
     await objectStarted;
     if (!request.headers.has(PREFIX + "create")) {
       try {
@@ -757,7 +761,7 @@ export class TreeObject extends DurableObject {
     ]);
     if (meta.results.length === 0 || branches.results.length === 0) return;
     const nodes = await db.prepare("SELECT id AS k, json FROM nodes WHERE tree = ?1 ORDER BY id").bind(id).all();
-    if (objectStarted === null || objectGo.exited) objectStarted = startObjects();
+    if (objectStarted === null || objectGo.exited) objectStarted = startObjects(this.env);
     await objectStarted;
     const err = globalThis.sessiontreeMigrate(this.ctx.id.toString(), this.ctx.storage.sql, this.tx,
       meta.results[0], nodes, branches);
@@ -907,7 +911,7 @@ export class TreeObject extends DurableObject {
         message: "this socket was opened before writes went over sockets; open it again to write on it" } } }));
       return;
     }
-    if (objectStarted === null || objectGo.exited) objectStarted = startObjects();
+    if (objectStarted === null || objectGo.exited) objectStarted = startObjects(this.env);
     await objectStarted;
     const headers = [[PREFIX + "tenant", tenant]];
     if (client) headers.push(["sessiontree-client", client]);
