@@ -563,6 +563,7 @@ type objectEntry struct {
 	pending  []any
 	push     []any
 	indexNow bool
+	stored   int64 // the bytes of its storage as of its last write, or -1 before it was measured
 }
 
 // maxObjects bounds the Handlers kept by count.
@@ -585,15 +586,20 @@ func keptBytes() int64 {
 }
 
 // sized notes what object name holds after a call, which may drop others.
+// Its storage is measured once and then after each write (OnWrite), not on
+// every read.
 func sized(name string, e *objectEntry) {
-	objects.Sized(name, e.store.bytes()+e.h.KeptBytes())
+	if e.stored < 0 {
+		e.stored = e.store.bytes()
+	}
+	objects.Sized(name, e.stored+e.h.KeptBytes())
 }
 
 func objectFor(name string) *objectEntry {
 	if e, ok := objects.Get(name); ok {
 		return e
 	}
-	e := &objectEntry{store: &objectStore{}}
+	e := &objectEntry{store: &objectStore{}, stored: -1}
 	e.h = edge.New(edge.Config{Store: e.store, Role: edge.RoleObject, CacheTrees: 1,
 		OnWrite: func(w edge.Write, deleted bool) {
 			m := w.Meta
@@ -603,10 +609,12 @@ func objectFor(name string) *objectEntry {
 			e.indexNow = e.indexNow || deleted || m.Version == 1
 			if deleted {
 				e.pending = append(e.pending, []any{sqlIndexDel, m.ID, m.Tenant})
+				e.stored = -1
 				return
 			}
+			e.stored = e.store.bytes()
 			e.pending = append(e.pending, []any{sqlIndexPut, m.ID, m.Tenant, m.Version, m.ETag, m.Root, m.Active, m.CreatedMs, m.UpdatedMs,
-				m.Title, m.Nodes, e.store.bytes()})
+				m.Title, m.Nodes, e.stored})
 		}})
 	objects.Put(name, e)
 	return e
