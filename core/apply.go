@@ -173,7 +173,17 @@ func ParseOps(data []byte) ([]Op, error) {
 	d := rawjson.NewDecoder(data)
 	// Every op has an "op" key: count them to size the slice once (capped, so
 	// that text which only repeats "op" cannot make it much larger than data).
-	ops := make([]Op, 0, min(bytes.Count(data, []byte(`"op"`)), len(data)/24+1))
+	// The count runs in pieces that tick, like the parse: over a body of
+	// megabytes it is a long loop of its own (a key split between two
+	// pieces is missed; the slice then grows once).
+	count := 0
+	for rest := data; len(rest) > 0; {
+		n := min(len(rest), 64<<10)
+		count += bytes.Count(rest[:n], []byte(`"op"`))
+		tickBytes(n)
+		rest = rest[n:]
+	}
+	ops := make([]Op, 0, min(count, len(data)/24+1))
 	err := d.Array(func() error {
 		i := len(ops)
 		op, err := parseOp(d, i)

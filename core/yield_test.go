@@ -87,3 +87,30 @@ func TestSortingManyIdsYields(t *testing.T) {
 		}
 	}
 }
+
+// ParseOps counts a batch's ops before it parses them: that count over a
+// body of megabytes yields too (issue 25: one uninterrupted pass over a 7 MB
+// batch held the worker's thread). Here the first op is refused, so every
+// yield seen comes from the count.
+func TestParseOpsYieldsWhileItCountsTheOps(t *testing.T) {
+	calls := 0
+	SetYield(func() { calls++ })
+	defer SetYield(nil)
+	b := []byte(`[{"op":"nonsense"}`)
+	fill := make([]byte, 7_000)
+	for i := range fill {
+		fill[i] = 'y'
+	}
+	for len(b) < 4<<20 {
+		b = append(b, `,{"op":"append","message":{"role":"user","content":"`...)
+		b = append(b, fill...)
+		b = append(b, `"}}`...)
+	}
+	b = append(b, ']')
+	if _, err := ParseOps(b); err == nil {
+		t.Fatal("an op named nonsense was taken")
+	}
+	if want := (4 << 20) / (bytesPerTick * yieldEvery); calls < want-1 {
+		t.Fatalf("counting the ops of a 4 MiB batch called yield %d times, want about %d", calls, want)
+	}
+}

@@ -8,7 +8,7 @@ var yieldFn func()
 
 // yieldBytes is how much JSON a scan reads between two yields: about as
 // long as core's loops take between theirs.
-const yieldBytes = 256 << 10
+const yieldBytes = 64 << 10
 
 // SetYield sets the function a long scan calls every so often (nil: none).
 // Like core.SetYield, it is meant to be set once at start-up by a

@@ -100,6 +100,14 @@ func New(cfg Config) *Handler {
 	return h
 }
 
+// KeptBytes is the size of the answer h keeps serialized (its last export or
+// .tree.json), which it holds beside its loaded trees.
+func (h *Handler) KeptBytes() int64 {
+	h.exportMu.Lock()
+	defer h.exportMu.Unlock()
+	return int64(len(h.lastExport.body))
+}
+
 // request is one call, authenticated.
 type request struct {
 	ctx    context.Context

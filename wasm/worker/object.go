@@ -92,8 +92,11 @@ const loadChunk = 1 << 20
 // the object stops in between, the write never went in, and its staged rows
 // are deleted when the object's storage is next opened (objectSchema).
 const (
-	stageMin   = 1 << 20
-	stageBytes = 128 << 10
+	stageMin = 1 << 20
+	// stageBytes is 32 KiB: a piece of 128 KiB (its rows' text handed to
+	// SQLite twice, and their insert) took 15-50 ms under load, and every
+	// other request waited for it.
+	stageBytes = 32 << 10
 
 	oStage    = `INSERT INTO staged (id, version) SELECT key, ?2 FROM json_each(?1) WHERE true ON CONFLICT (id) DO UPDATE SET version = excluded.version`
 	oExisting = `SELECT id FROM nodes WHERE id IN (SELECT value FROM json_each(?1))`
@@ -376,12 +379,16 @@ func (s *objectStore) unstage() error {
 	}
 }
 
+// freshIDs is how many ids fresh looks up in one query: a query of 2,000
+// took 12-50 ms under load, in one piece.
+const freshIDs = 256
+
 // fresh is the rows of frags whose ids no stored node has.
 func (s *objectStore) fresh(frags []core.Fragment) ([]core.Fragment, error) {
 	stored := map[string]bool{}
-	for i := 0; i < len(frags); i += 2000 {
-		keys := make([]string, 0, 2000)
-		for _, f := range frags[i:min(len(frags), i+2000)] {
+	for i := 0; i < len(frags); i += freshIDs {
+		keys := make([]string, 0, freshIDs)
+		for _, f := range frags[i:min(len(frags), i+freshIDs)] {
 			core.Tick()
 			keys = append(keys, f.Key)
 		}
@@ -542,8 +549,11 @@ const (
 	sqlIndexDel = `DELETE FROM trees WHERE id = ?1 AND tenant = ?2`
 )
 
-// objects holds one Handler per object name.
-var objects = map[string]*objectEntry{}
+// objects holds one Handler per object name, each with its tree loaded,
+// within maxObjects and keptBytes (edge.Kept): the runtime evicts idle
+// objects, and a Handler dropped here is made again (its tree read again) on
+// the next call.
+var objects = edge.NewKept[*objectEntry](maxObjects, keptBytes())
 
 // objectEntry is one object's Handler and storage; pending collects the index
 // statements of the call being served, push its messages to live clients.
@@ -553,23 +563,43 @@ type objectEntry struct {
 	pending  []any
 	push     []any
 	indexNow bool
+	stored   int64 // the bytes of its storage as of its last write, or -1 before it was measured
 }
 
-// maxObjects bounds the Handlers kept; the runtime evicts idle objects, and a
-// Handler dropped here is made again (its tree read again) on the next call.
+// maxObjects bounds the Handlers kept by count.
 const maxObjects = 256
 
+// defaultKeptBytes bounds them by size: an object counts the bytes of its
+// storage (its rows, which its loaded tree mirrors in memory) and of the
+// answer its Handler keeps serialized. Go's memory came to about 2.4 times
+// the trees' stored bytes (256 trees of 256 KiB: 156 MB), and a deployed
+// isolate has 128 MB, shared with the router's instance.
+const defaultKeptBytes = 32 << 20
+
+// keptBytes is SESSIONTREE_KEPT_BYTES (bytes; 0 for no bound by size), set
+// by the glue when it starts the objects' instance, or defaultKeptBytes.
+func keptBytes() int64 {
+	if v, err := strconv.ParseInt(strings.TrimSpace(os.Getenv("SESSIONTREE_KEPT_BYTES")), 10, 64); err == nil && v >= 0 {
+		return v
+	}
+	return defaultKeptBytes
+}
+
+// sized notes what object name holds after a call, which may drop others.
+// Its storage is measured once and then after each write (OnWrite), not on
+// every read.
+func sized(name string, e *objectEntry) {
+	if e.stored < 0 {
+		e.stored = e.store.bytes()
+	}
+	objects.Sized(name, e.stored+e.h.KeptBytes())
+}
+
 func objectFor(name string) *objectEntry {
-	if e := objects[name]; e != nil {
+	if e, ok := objects.Get(name); ok {
 		return e
 	}
-	if len(objects) >= maxObjects {
-		for k := range objects {
-			delete(objects, k)
-			break
-		}
-	}
-	e := &objectEntry{store: &objectStore{}}
+	e := &objectEntry{store: &objectStore{}, stored: -1}
 	e.h = edge.New(edge.Config{Store: e.store, Role: edge.RoleObject, CacheTrees: 1,
 		OnWrite: func(w edge.Write, deleted bool) {
 			m := w.Meta
@@ -579,12 +609,14 @@ func objectFor(name string) *objectEntry {
 			e.indexNow = e.indexNow || deleted || m.Version == 1
 			if deleted {
 				e.pending = append(e.pending, []any{sqlIndexDel, m.ID, m.Tenant})
+				e.stored = -1
 				return
 			}
+			e.stored = e.store.bytes()
 			e.pending = append(e.pending, []any{sqlIndexPut, m.ID, m.Tenant, m.Version, m.ETag, m.Root, m.Active, m.CreatedMs, m.UpdatedMs,
-				m.Title, m.Nodes, e.store.bytes()})
+				m.Title, m.Nodes, e.stored})
 		}})
-	objects[name] = e
+	objects.Put(name, e)
 	return e
 }
 
@@ -600,17 +632,23 @@ func serveObject(_ safejs.Value, args []safejs.Value) any {
 	if err != nil {
 		return internalAnswer(err)
 	}
-	req, err := requestOf(args[3], args[4], args[5], args[6])
+	req, fill, err := requestLater(args[3], args[4], args[5], args[6])
 	if err != nil {
 		return internalAnswer(err)
 	}
 	e := objectFor(name)
 	e.store.sql, e.store.tx = args[1], args[2]
 	return runSliced(func() any {
+		if fill != nil {
+			if err := fill(); err != nil {
+				return internalAnswer(err)
+			}
+		}
 		res, err := objectCall(e, req)
 		if err != nil {
 			return internalAnswer(err)
 		}
+		sized(name, e)
 		return res
 	})
 }
@@ -666,9 +704,10 @@ func serveObjectBatch(_ safejs.Value, args []safejs.Value) any {
 			// write: a write's own error rolls back only its savepoint), so
 			// nothing of it is stored while the loaded tree holds its writes:
 			// the object reads its tree again on its next call.
-			delete(objects, name)
+			objects.Delete(name)
 			return internalAnswer(err)
 		}
+		sized(name, e)
 		obj, err := safejs.ValueOf(map[string]any{})
 		if err == nil {
 			err = obj.Set("batch", out) // Set converts the safejs.Values inside
@@ -730,6 +769,48 @@ func objectCall(e *objectEntry, req *edge.Request) (safejs.Value, error) {
 // requestOf makes the request of method, url, headers [[k, v]…] and body
 // (a Uint8Array, or null).
 func requestOf(jsMethod, jsURL, jsHeaders, jsBody safejs.Value) (*edge.Request, error) {
+	req, fill, err := requestLater(jsMethod, jsURL, jsHeaders, jsBody)
+	if err == nil && fill != nil {
+		err = fill()
+	}
+	return req, err
+}
+
+// copyPiece is how much of a body is copied into Go between two yields.
+const copyPiece = 256 << 10
+
+// requestLater is requestOf whose body, if over copyPiece, is copied by
+// fill, in pieces with a yield after each (so inside runSliced): a body of
+// megabytes copied in one piece held the thread for 30 ms under load.
+func requestLater(jsMethod, jsURL, jsHeaders, jsBody safejs.Value) (*edge.Request, func() error, error) {
+	var fill func() error
+	req, err := requestWith(jsMethod, jsURL, jsHeaders, jsBody, func(body []byte) error {
+		if len(body) <= copyPiece {
+			_, err := safejs.CopyBytesToGo(body, jsBody)
+			return err
+		}
+		fill = func() error {
+			for at := 0; at < len(body); at += copyPiece {
+				end := min(len(body), at+copyPiece)
+				piece, err := jsBody.Call("subarray", at, end)
+				if err != nil {
+					return err
+				}
+				if _, err := safejs.CopyBytesToGo(body[at:end], piece); err != nil {
+					return err
+				}
+				yieldSlice()
+			}
+			return nil
+		}
+		return nil
+	})
+	return req, fill, err
+}
+
+// requestWith makes the request with a body of jsBody's length, which
+// fillBody fills (at once or later).
+func requestWith(jsMethod, jsURL, jsHeaders, jsBody safejs.Value, fillBody func([]byte) error) (*edge.Request, error) {
 	method, err := jsMethod.String()
 	if err != nil {
 		return nil, err
@@ -745,7 +826,7 @@ func requestOf(jsMethod, jsURL, jsHeaders, jsBody safejs.Value) (*edge.Request, 
 			return nil, err
 		}
 		body = make([]byte, n)
-		if _, err := safejs.CopyBytesToGo(body, jsBody); err != nil {
+		if err := fillBody(body); err != nil {
 			return nil, err
 		}
 	}

@@ -134,8 +134,10 @@ const BODY_CAP = 8 * 1024 * 1024 + 1;
 
 const BUFFER_TURN = 256 * 1024;
 
+// buffered reads request's body whole (up to BODY_CAP) and answers the
+// request as it was, its body's chunks (null for none) and their size.
 async function buffered(request) {
-  if (request.body === null) return [request, null];
+  if (request.body === null) return [request, null, 0];
   const reader = request.body.getReader();
   const chunks = [];
   let size = 0;
@@ -156,14 +158,49 @@ async function buffered(request) {
   // The rest of a body over the cap is read and dropped: a body left unread
   // (or canceled) breaks the next request on the connection under wrangler dev.
   if (size >= BODY_CAP) while (!(await reader.read()).done);
-  const body = new Uint8Array(Math.min(size, BODY_CAP));
+  return [request, chunks, Math.min(size, BODY_CAP)];
+}
+
+// joined is chunks of size bytes in one array, made a turn of the event loop
+// at a time for a large body (each turn copies BUFFER_TURN bytes).
+async function joined(chunks, size) {
+  const body = new Uint8Array(size);
   let at = 0;
+  let turn = 0;
   for (const c of chunks) {
-    const n = Math.min(c.byteLength, body.length - at);
+    if (at >= size) break;
+    const n = Math.min(c.byteLength, size - at);
     body.set(n === c.byteLength ? c : c.subarray(0, n), at);
     at += n;
+    if (at - turn >= BUFFER_TURN) {
+      turn = at;
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
   }
-  return [new Request(request, { body }), body];
+  return body;
+}
+
+// STREAM_MIN is the size from which a body goes to its tree's object as a
+// stream of its chunks rather than one array: an RPC argument is copied
+// (structured clone) in one piece, which for a 7 MB batch held the isolate
+// 30-100 ms under load (issue 25), and the object reads a stream a turn at a time.
+const STREAM_MIN = 1024 * 1024;
+
+// streamOf is a byte stream of chunks (size bytes in all).
+function streamOf(chunks, size) {
+  const { readable, writable } = new FixedLengthStream(size);
+  (async () => {
+    const w = writable.getWriter();
+    let left = size;
+    for (const c of chunks) {
+      if (left <= 0) break;
+      const piece = c.byteLength <= left ? c : c.subarray(0, left);
+      left -= piece.byteLength;
+      await w.write(piece);
+    }
+    await w.close();
+  })().catch((e) => console.error("sessiontree: a body's stream to its object failed:", e));
+  return readable;
 }
 
 // inGo runs request in the isolate's router instance, one request at a time:
@@ -198,18 +235,25 @@ function responseOf(res) {
 
 export default {
   async fetch(request, env, ctx) {
-    const [req, body] = await buffered(request);
+    const [req, chunks, size] = await buffered(request);
+    // The body in one array, for Go's router instance and for a small call
+    // of an object; a large one goes to its object as a stream (streamOf).
+    const whole = async () => {
+      const body = chunks === null ? null : await joined(chunks, size);
+      return [body === null ? req : new Request(req, { body }), body];
+    };
     // Go routes synchronously, in the objects' instance (no I/O there);
     // only the tree list (null: it reads D1) waits for the router's instance.
-    if (objectStarted === null || objectGo.exited) objectStarted = startObjects();
+    if (objectStarted === null || objectGo.exited) objectStarted = startObjects(env);
     await objectStarted;
     // A program without the objects' role (the benchmark's trivial worker)
     // has no router of its own: its one instance serves everything.
-    if (typeof globalThis.sessiontreeRoute !== "function") return inGo(req, body, env, ctx);
+    if (typeof globalThis.sessiontreeRoute !== "function") return inGo(...(await whole()), env, ctx);
     const text = (v) => (typeof v === "string" ? v : "");
     const routed = globalThis.sessiontreeRoute(text(env.SESSIONTREE_SIGNING_KEY), text(env.SESSIONTREE_CORS_ORIGINS),
       text(env.SESSIONTREE_RATE_LIMIT), request.method, request.url, [...request.headers]);
-    if (routed === null) return inGo(req, body, env, ctx);
+    if (routed === null) return inGo(...(await whole()), env, ctx);
+    const body = chunks === null || size >= STREAM_MIN ? null : await joined(chunks, size);
     // The router names the tree's object: the request goes there, with the
     // router's x-sessiontree- headers and none of the client's.
     const object = routed.headers.find(([k]) => k.toLowerCase() === PREFIX + "object");
@@ -223,13 +267,13 @@ export default {
     // A create takes its place under the tenant's quota first (reserve);
     // a place whose create did not go in is given back.
     let reservation = null;
-    let fwdBody = body;
+    let fwdBody = chunks !== null && size >= STREAM_MIN ? null : body;
     const created = routed.headers.find(([k]) => k.toLowerCase() === PREFIX + "create")?.[1];
     if (created !== undefined) {
       const quota = quotaOf(env);
       if (quota !== null) {
         const tenant = routed.headers.find(([k]) => k.toLowerCase() === PREFIX + "tenant")?.[1] ?? "";
-        const r = await reserve(env.DB, tenant, created, body?.length ?? 0, quota);
+        const r = await reserve(env.DB, tenant, created, size, quota);
         if (r.reserved) reservation = { tenant, id: created };
         else if (!r.mine) {
           // Over the quota: the object answers 429 quota_exceeded
@@ -248,7 +292,7 @@ export default {
     try {
       res = request.headers.get("upgrade")?.toLowerCase() === "websocket"
         ? await stub.fetch(request.url, { method: request.method, headers, body })
-        : await stub.serveRouted(request.method, request.url, [...headers], fwdBody);
+        : await stub.serveRouted(request.method, request.url, [...headers], fwdBody ?? (chunks === null ? null : streamOf(chunks, size)));
     } finally {
       if (reservation !== null && res?.status !== 201) {
         await env.DB.prepare(RELEASE).bind(reservation.id, reservation.tenant).run();
@@ -473,8 +517,12 @@ const objectContext = { env: undefined, ctx: undefined, binding: {} };
 let objectGo = null;
 let objectStarted = null;
 
-function startObjects() {
-  const [instanceGo, readyPromise] = instantiate({ SESSIONTREE_ROLE: "object" }, objectContext, (g) => {
+// env's SESSIONTREE_KEPT_BYTES bounds the bytes of the trees the instance
+// keeps loaded (object.go, keptBytes).
+function startObjects(env) {
+  const goEnv = { SESSIONTREE_ROLE: "object" };
+  if (env?.SESSIONTREE_KEPT_BYTES !== undefined) goEnv.SESSIONTREE_KEPT_BYTES = String(env.SESSIONTREE_KEPT_BYTES);
+  const [instanceGo, readyPromise] = instantiate(goEnv, objectContext, (g) => {
     if (objectGo === g) objectStarted = null;
   });
   objectGo = instanceGo;
@@ -516,14 +564,19 @@ export class TreeObject extends DurableObject {
 
   // serveRouted is a call of this object by the router (RPC): the request's
   // method, URL, headers (pairs) and body (bytes or null); it answers a Response.
-  serveRouted(method, url, headers, body) {
+  // A large body comes as a stream (streamOf), read here a turn at a time.
+  async serveRouted(method, url, headers, body) {
+    if (body instanceof ReadableStream) {
+      const [, chunks, size] = await buffered({ body });
+      body = await joined(chunks, size);
+    }
     return this.handle({ method, url, headers: new Headers(headers) }, body ?? new Uint8Array(0));
   }
 
   // handle serves request ({method, url, headers}) with its body read.
   async handle(request, body) {
     const tenant = request.headers.get(PREFIX + "tenant") ?? "";
-    if (objectStarted === null || objectGo.exited) objectStarted = startObjects();
+    if (objectStarted === null || objectGo.exited) objectStarted = startObjects(this.env);
     await objectStarted;
     if (!request.headers.has(PREFIX + "create")) {
       try {
@@ -757,7 +810,7 @@ export class TreeObject extends DurableObject {
     ]);
     if (meta.results.length === 0 || branches.results.length === 0) return;
     const nodes = await db.prepare("SELECT id AS k, json FROM nodes WHERE tree = ?1 ORDER BY id").bind(id).all();
-    if (objectStarted === null || objectGo.exited) objectStarted = startObjects();
+    if (objectStarted === null || objectGo.exited) objectStarted = startObjects(this.env);
     await objectStarted;
     const err = globalThis.sessiontreeMigrate(this.ctx.id.toString(), this.ctx.storage.sql, this.tx,
       meta.results[0], nodes, branches);
@@ -907,7 +960,7 @@ export class TreeObject extends DurableObject {
         message: "this socket was opened before writes went over sockets; open it again to write on it" } } }));
       return;
     }
-    if (objectStarted === null || objectGo.exited) objectStarted = startObjects();
+    if (objectStarted === null || objectGo.exited) objectStarted = startObjects(this.env);
     await objectStarted;
     const headers = [[PREFIX + "tenant", tenant]];
     if (client) headers.push(["sessiontree-client", client]);

@@ -3,6 +3,7 @@
 package httpsuite
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -121,5 +122,45 @@ func TestChangesSearchStatsImportAndPagesThroughTheWorker(t *testing.T) {
 	rest := c.do("GET", "/v1/trees?limit=1&after="+page["next"].(string), "").object(t)
 	if len(rest["trees"].([]any)) != 1 || rest["next"] != nil {
 		t.Fatalf("second page: %v", rest)
+	}
+}
+
+// A body of 1 MiB or more goes from the router to its tree's object as a
+// stream of its chunks (glue/isolate.mjs, streamOf), read and joined there a
+// turn at a time: a create of about 6 MiB comes back byte for byte, and a
+// body over the 8 MiB limit is refused with 413, the connection still usable.
+func TestALargeBodyReachesItsTreesObjectWhole(t *testing.T) {
+	c := &client{t: t, token: token(t, "streamed")}
+	var b strings.Builder
+	var want []string
+	b.WriteString(`{"messages":[`)
+	for i := 0; i < 12; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		// Each message different at every position, so that a chunk out of
+		// place or twice would show.
+		var m strings.Builder
+		for j := 0; m.Len() < 500_000; j++ {
+			fmt.Fprintf(&m, "%d.%d ", i, j)
+		}
+		want = append(want, m.String())
+		fmt.Fprintf(&b, `{"role":"user","content":%q}`, m.String())
+	}
+	b.WriteString(`]}`)
+	id, _ := c.create(b.String())
+	msgs := c.projection(id)
+	if len(msgs) != len(want) {
+		t.Fatalf("%d messages came back, want %d", len(msgs), len(want))
+	}
+	for i, m := range msgs {
+		if m["content"] != want[i] {
+			t.Fatalf("message %d did not come back whole (%d bytes, want %d)", i, len(m["content"].(string)), len(want[i]))
+		}
+	}
+	over := `{"messages":[{"role":"user","content":"` + strings.Repeat("o", 9<<20) + `"}]}`
+	wantError(t, c.do("POST", "/v1/trees", over), 413, "too_large")
+	if r := c.do("GET", "/v1/trees/"+id+"/stats", ""); r.status != 200 {
+		t.Fatalf("stats after a refused body: %d %.300s", r.status, r.body)
 	}
 }
