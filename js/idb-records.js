@@ -64,23 +64,26 @@ export async function openDatabase(name) {
  * (an import's first feed: rows no record holds yet). A removed node's record
  * is set to null rather than deleted, so a packed copy of it stays removed.
  */
-export function putRows(tx, meta, changes, { packed = false } = {}) {
+export function putRows(tx, meta, changes, { packed = false, own = null } = {}) {
   const rows = tx.objectStore("rows");
   if (changes.all) rows.delete(range(meta.id));
   for (const b of changes.branches) {
     if (b.row === null) rows.delete([meta.id, "b", b.name]);
     else rows.put(b.row, [meta.id, "b", b.name]);
   }
-  if (packed) putPacks(rows, meta.id, changes.nodes);
+  if (packed) putPacks(rows, meta.id, changes.nodes, own);
   else {
     for (const n of changes.nodes) rows.put(n.row, [meta.id, "n", n.id]);
   }
   tx.objectStore("meta").put({ ...meta, root: changes.root, activeBranch: changes.activeBranch });
 }
 
-function putPacks(rows, id, nodes) {
+// own: ids whose rows also get a record of their own (the path's last nodes,
+// which an open reads first: one get each instead of a pack each).
+function putPacks(rows, id, nodes, own) {
   const live = nodes.filter((n) => n.row !== null);
   for (const n of nodes) if (n.row === null) rows.put(null, [id, "n", n.id]);
+  if (own) for (const n of live) if (own.has(n.id)) rows.put(n.row, [id, "n", n.id]);
   live.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   for (let i = 0; i < live.length; i += PACK_ROWS) {
     const part = live.slice(i, i + PACK_ROWS);

@@ -89,7 +89,8 @@ try {
       return out;
     });
     assert.ok(r.listedWhileImporting, "the importing tab does not list its import");
-    assert.ok(r.packs >= 2 && r.own === 0, `an import's rows were not packed: ${r.packs} packs, ${r.own} own records`);
+    // Packed, but for the path's last 100 nodes, which also have records of their own (an open reads them first).
+    assert.ok(r.packs >= 2 && r.own === 100, `an import's rows were not packed, its tail not own records: ${r.packs} packs, ${r.own} own records`);
     assert.equal(r.importingLeft, false, "the import's meta still says importing");
     assert.equal(r.rev, 1);
     assert.ok(r.sameAsPlain, "packed rows read back differently from one record a row");
