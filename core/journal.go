@@ -84,8 +84,7 @@ func (t *Tree) noteNode(id string) {
 }
 
 func (t *Tree) noteBranch(name string) {
-	t.branchLog.ring[t.branchLog.n%attachLogSize] = name
-	t.branchLog.n++
+	t.branchLog.add(name)
 	t.changed.branch(name)
 	t.watched.branch(name)
 	t.version++

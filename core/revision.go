@@ -9,63 +9,64 @@ package core
 type Revision struct {
 	gen   uint64 // shapeGen
 	adds  uint64 // attaches logged
-	names uint64 // branch names noted (nameLog)
+	names uint64 // branch changes logged
 }
 
 // Attach is a node added under a parent: Parent "" for a new root.
 type Attach struct{ Parent, Child string }
 
-// attachLogSize bounds the attaches a tree remembers: a chat adds a message
-// or two between two requests.
+// attachLogSize bounds the attaches (and branch changes) a tree remembers: a
+// chat adds a message or two between two requests.
 const attachLogSize = 128
 
-// attachLog is a ring of the last attachLogSize attaches.
-type attachLog struct {
+// ringLog keeps the last attachLogSize values logged, and how many were.
+type ringLog[T any] struct {
 	n    uint64
-	ring [attachLogSize]Attach
+	ring [attachLogSize]T
 }
 
-func (t *Tree) logAttach(parent, child string) {
-	t.attaches.ring[t.attaches.n%attachLogSize] = Attach{parent, child}
-	t.attaches.n++
+func (l *ringLog[T]) add(v T) {
+	l.ring[l.n%attachLogSize] = v
+	l.n++
 }
 
-// nameLog is a ring of the names of the last attachLogSize branch rows that
-// changed (a branch made, moved, used, summarized or deleted).
-type nameLog struct {
-	n    uint64
-	ring [attachLogSize]string
+// since returns the values logged after the first from, oldest first, and
+// true; false when some of them were overwritten since.
+func (l *ringLog[T]) since(from uint64) ([]T, bool) {
+	if from > l.n || l.n-from > attachLogSize {
+		return nil, false
+	}
+	out := make([]T, 0, l.n-from)
+	for i := from; i < l.n; i++ {
+		out = append(out, l.ring[i%attachLogSize])
+	}
+	return out, true
 }
+
+func (t *Tree) logAttach(parent, child string) { t.attaches.add(Attach{parent, child}) }
 
 // Revision returns the tree's current revision.
 func (t *Tree) Revision() Revision { return Revision{t.shapeGen, t.attaches.n, t.branchLog.n} }
 
 // BranchesChangedSince returns the names of the branches whose rows changed
-// since r, oldest first (a name may repeat; a deleted branch's too), and
-// true; false where AddedSince is false, or after more than 128 changes.
+// since r (a branch made, moved, used, summarized or deleted), oldest first
+// (a name may repeat), and true; false where AddedSince is false, or after
+// more than 128 changes.
 func (t *Tree) BranchesChangedSince(r Revision) ([]string, bool) {
-	if r.gen != t.shapeGen || r.names > t.branchLog.n || t.branchLog.n-r.names > attachLogSize {
+	if r.gen != t.shapeGen {
 		return nil, false
 	}
-	out := make([]string, 0, t.branchLog.n-r.names)
-	for i := r.names; i < t.branchLog.n; i++ {
-		out = append(out, t.branchLog.ring[i%attachLogSize])
-	}
-	return out, true
+	return t.branchLog.since(r.names)
 }
 
 // AddedSince returns the nodes added since r, oldest first, and true; false
 // when the tree changed since r in a way such a list does not cover (a node
 // removed or relinked, a merge, a rollback, or more than 128 nodes added).
 func (t *Tree) AddedSince(r Revision) ([]Attach, bool) {
-	if r.gen != t.shapeGen || r.adds > t.attaches.n || t.attaches.n-r.adds > attachLogSize {
+	if r.gen != t.shapeGen {
 		return nil, false
 	}
-	out := make([]Attach, 0, t.attaches.n-r.adds)
-	for i := r.adds; i < t.attaches.n; i++ {
-		out = append(out, t.attaches.ring[i%attachLogSize])
-	}
-	return out, true
+	return t.attaches.since(r.adds)
 }
 
 // Memo returns what SetMemo stored under key on this tree, or nil. A package

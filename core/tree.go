@@ -80,8 +80,8 @@ type Tree struct {
 	// attaches logs the nodes added, and memos holds data other packages
 	// derive from the tree (revision.go): neither is copied by Clone or kept
 	// by a Merge.
-	attaches  attachLog
-	branchLog nameLog // the branch rows changed last (BranchesChangedSince)
+	attaches  ringLog[Attach]
+	branchLog ringLog[string] // the branch rows changed last (BranchesChangedSince)
 	memos     []memo
 	// keys checks each new message for keys named twice, its lists kept
 	// from one append to the next (an append allocates nothing for them).
