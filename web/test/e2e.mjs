@@ -611,6 +611,87 @@ async function main() {
     await saved();
   });
 
+  await step("a tree with more boxes than the view lays out: the boxes around the active message, kept in step by a send, a label and a switch without reading the tree again; More widens it", async () => {
+    const { init, SessionTree } = await import(pathToFileURL(path.join(repo, "web/dist/sessiontree.js")).href);
+    await init();
+    // 6,000 messages, an edited question with its answer every 5: ~2,400 boxes.
+    const messages = Array.from({ length: 6000 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `${i % 2 ? "Answer" : "Question"} ${i}` }));
+    const built = SessionTree.fromLinear(messages, 1_700_000_000_000);
+    const path0 = built.activePath();
+    for (let i = 5, at = 1_750_000_000_000; i < 5990; i += 5) {
+      built.edit(path0[i - (i % 2)], { role: "user", content: `Another question ${i}` }, at++);
+      built.append({ role: "assistant", content: `Another answer ${i}` }, at++);
+    }
+    built.switchBranch("main");
+    const file = built.save();
+    const whole = built.subtree(null, { runs: true }).nodes.length;
+    built.free();
+    if ((await page.getAttribute("#btn-tree", "aria-pressed")) !== "true") await page.click("#btn-tree");
+    await page.setInputFiles("#file", { name: "windowed.tree.json", mimeType: "application/json", buffer: Buffer.from(file) });
+    await page.waitForFunction(() => document.querySelector("#conv-title").textContent === "windowed" && window.sessiontreeDemo.treeView?.boxes.length > 0 && document.body.dataset.ready === "1");
+    // The view against a fresh read around the leaf it shows, box by box.
+    const view = () => demo(() => {
+      const v = window.sessiontreeDemo.treeView;
+      const t = window.sessiontreeDemo.tree;
+      const leaf = t.pathWindow(-1).ids[0];
+      const key = (id, last, run, label, names) => `${id}|${last}|${run}|${label ?? ""}|${(names ?? []).join(",")}`;
+      const fresh = t.subtreeAround(leaf, { limit: v.limit }).nodes.map((e) => key(e.id, e.last, e.run, e.label, e.branches)).sort();
+      const shown = v.boxes.map((b) => key(b.id, b.last, b.run, b.label, b.names)).sort();
+      const on = t.onPath(v.boxIds());
+      return {
+        same: JSON.stringify(fresh) === JSON.stringify(shown), boxes: v.boxes.length, partial: v.partial, above: v.above, leaf, hasLeaf: v.boxOf.get(leaf)?.last === leaf,
+        highlight: v.boxIds().every((id, i) => v.active.has(id) === on[i]), reads: v.reads ?? 0, extended: v.extended ?? 0, patched: v.patched ?? 0,
+        more: !document.querySelector("#tree-more").hidden, info: document.querySelector("#treepane .tree-info").textContent,
+      };
+    });
+    let v = await view();
+    assert.ok(v.partial && v.above > 0 && v.boxes <= 1000 && v.boxes > 500 && whole > 2000, `a window of the ${whole} boxes: ${JSON.stringify(v)}`);
+    assert.ok(v.same && v.hasLeaf && v.highlight && v.more, `the window is a fresh read around the leaf: ${JSON.stringify(v)}`);
+    assert.match(v.info, /boxes around the active message/);
+    // A send and its reply: the leaf's box grows twice, nothing is read again.
+    const before = v;
+    await page.fill("#input", "a send into a window");
+    await page.press("#input", "Enter");
+    await page.waitForFunction((leaf0) => {
+      const t = window.sessiontreeDemo.tree;
+      const w = t.pathWindow(-2);
+      return !document.querySelector(".typing") && w.messages[1]?.role === "assistant" && t.node(w.ids[0]).parent === leaf0;
+    }, before.leaf);
+    v = await view();
+    assert.deepEqual([v.reads, v.extended - before.extended], [before.reads, 2], "a send grows the leaf's box without a read");
+    assert.ok(v.same && v.hasLeaf && v.highlight, `after a send, the view is a fresh read: ${JSON.stringify(v)}`);
+    // A label on the message that starts the leaf's box parts the box (a
+    // labelled message is a box of its own): read again. A new label on it
+    // then rewrites that box's words only.
+    const start = await demo(() => window.sessiontreeDemo.treeView.boxOf.get(window.sessiontreeDemo.tree.pathWindow(-1).ids[0]).id);
+    const m = page.locator(`#messages article.msg[data-id="${start}"]`);
+    await m.hover();
+    await m.locator('[data-action="label"]').click();
+    await modal({ label: "parts a box" });
+    await page.waitForFunction((k) => window.sessiontreeDemo.treeView.reads === k + 1, v.reads);
+    v = await view();
+    assert.ok(v.same && v.highlight, `after a label that parts a box, the view is a fresh read: ${JSON.stringify(v)}`);
+    await m.hover();
+    await m.locator('[data-action="label"]').click();
+    await modal({ label: "renamed" });
+    await page.waitForFunction((k) => (window.sessiontreeDemo.treeView.patched ?? 0) === k + 1, v.patched);
+    const labelled = await view();
+    assert.equal(labelled.reads, v.reads, "a new label on a labelled message reads nothing else");
+    assert.ok(labelled.same && labelled.highlight, `after a label, the view is a fresh read: ${JSON.stringify(labelled)}`);
+    // ‹ › to the other version of that message (a fork in view): the highlight moves, nothing is read.
+    await m.hover();
+    await m.locator('[data-action="next"]').click();
+    await page.waitForFunction((leaf) => window.sessiontreeDemo.tree.pathWindow(-1).ids[0] !== leaf, labelled.leaf);
+    v = await view();
+    assert.ok(v.hasLeaf && v.highlight && v.reads === labelled.reads, `a switch inside the window moves the highlight only: ${JSON.stringify(v)}`);
+    // More: four times the boxes, here the whole tree (and the box the label parted off).
+    await page.click("#tree-more");
+    await page.waitForFunction((k) => window.sessiontreeDemo.treeView.reads === k + 1, v.reads);
+    v = await view();
+    assert.ok(!v.partial && !v.more && v.boxes === whole + 1 && v.same, `More lays out the whole tree: ${JSON.stringify(v)}`);
+    await saved();
+  });
+
   await step("narrow screen (phone width): the chat, and the tree pane with a usable toolbar (screenshots)", async () => {
     await page.locator("#conv-list li").last().locator(".conv-open").click();
     const treeOpen = async (open) => {
