@@ -84,6 +84,7 @@ func (t *Tree) noteNode(id string) {
 }
 
 func (t *Tree) noteBranch(name string) {
+	t.noteEnd(name)
 	t.changed.branch(name)
 	t.watched.branch(name)
 	t.version++

@@ -378,16 +378,19 @@ type runRead struct {
 	splits map[*node][]runSplit
 }
 
-// newRunRead returns a read of t in runs with the branch ends of leafOf, or
+// newRunRead returns a read of t in runs with the tree's branch ends, or
 // false when the runs cannot answer (links that disagree): Subtree walks then.
-func (t *Tree) newRunRead(leafOf map[string][]string) (*runRead, bool) {
+func (t *Tree) newRunRead() (*runRead, bool) {
 	if ix := t.runIndex(); !ix.sound {
 		return nil, false
 	}
-	r := &runRead{t: t, leafOf: leafOf}
-	for id := range leafOf {
-		l := t.nodes[id]
-		if l == nil || endsRun(l) {
+	e := t.branchEnds()
+	r := &runRead{t: t, leafOf: e.leafOf}
+	for id, l := range e.node {
+		if l == nil {
+			l = t.nodes[id]
+		}
+		if l == nil || len(l.children) != 1 || endsRun(l) {
 			continue // not a node, or the end of its run
 		}
 		h, off := headAbove(t, l)
@@ -412,10 +415,11 @@ func (t *Tree) newRunRead(leafOf map[string][]string) (*runRead, bool) {
 // (links that disagree, a top not under a root, a node listed twice): Subtree
 // walks then.
 func (t *Tree) subtreeInRuns(tops []string, depth, limit int, leafOf map[string][]string) (entries []TreeEntry, more, ok bool) {
-	r, ok := t.newRunRead(leafOf)
+	r, ok := t.newRunRead()
 	if !ok {
 		return nil, false, false
 	}
+	r.leafOf = leafOf
 	entries, _, more, ok = r.read(tops, depth, limit, false)
 	return entries, more, ok
 }

@@ -172,6 +172,13 @@ func checkRuns(t *testing.T, rng *rand.Rand, tr *Tree, ids []string, where strin
 			}
 		}
 	}
+	// Subtree itself, with the branch ends the tree keeps (ends.go), against
+	// the walk with the ends listed afresh.
+	if got, _, err := tr.Subtree("", -1, 0, true); err != nil {
+		t.Fatalf("%s: Subtree: %v", where, err)
+	} else if want, _, _ := tr.subtreeWalk(tr.roots, -1, 0, true, leafOf); !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s: Subtree with the kept branch ends:\n%+v\nwalk with fresh ones:\n%+v", where, got, want)
+	}
 	// SubtreeAround the active leaf and a random node, at random limits.
 	nears := []string{}
 	if b := tr.branches[tr.active]; b != nil && b.leaf != "" {

@@ -54,29 +54,6 @@ func (t *Tree) Subtree(from string, depth, limit int, runs bool) (entries []Tree
 	return t.subtreeWalk(tops, depth, limit, runs, leafOf)
 }
 
-// leafOf maps each node where live branches end to their names, sorted
-// (only the names that share a leaf are sorted: not all 4,000 of a tree
-// forked every 50 messages for each read).
-func (t *Tree) leafOf() map[string][]string {
-	leafOf := make(map[string][]string, len(t.branches))
-	shared := false
-	for name, b := range t.branches {
-		if b.leaf != "" {
-			names := append(leafOf[b.leaf], name)
-			leafOf[b.leaf] = names
-			shared = shared || len(names) > 1
-		}
-	}
-	if shared {
-		for _, names := range leafOf {
-			if len(names) > 1 {
-				sortStrings(names)
-			}
-		}
-	}
-	return leafOf
-}
-
 // SubtreeAround is at most limit entries of Subtree in runs around node
 // near: what a tree view of a huge tree lays out around the message a user
 // is at, at a cost that grows with limit and with the runs between near and
@@ -96,7 +73,7 @@ func (t *Tree) SubtreeAround(near string, limit int) (entries []TreeEntry, above
 		return nil, 0, false, errNodeNotFound(near)
 	}
 	if limit > 0 {
-		if r, ok := t.newRunRead(t.leafOf()); ok {
+		if r, ok := t.newRunRead(); ok {
 			if entries, top, more, ok := r.around(n, limit); ok {
 				if top != nil {
 					above = t.depth(top) - 1
