@@ -195,17 +195,24 @@ export class TreeView {
   }
 
   /**
-   * Highlights the active path and brings its leaf into view. active(ids)
-   * answers, for the boxes' first nodes, whether each is on the active path
-   * (t.onPath: the path's own ids are never read), leaf is the path's last
-   * node (null for none).
+   * Highlights the active path and brings its leaf into view. leaf is the
+   * path's last node (null for none): when it ends a laid-out box, the path's
+   * boxes are that box and those above it; otherwise active(ids) answers, for
+   * the boxes' first nodes, whether each is on the active path (t.onPath: the
+   * path's own ids are never read).
    */
   setActive({ active, leaf }) {
-    const ids = this.boxIds();
-    const on = ids.length ? active(ids) : [];
-    this.active = new Set(ids.filter((_, i) => on[i]));
+    const box = leaf ? this.boxOf.get(leaf) : null;
+    if (box?.last === leaf) {
+      // The leaf ends a laid-out box: the path's boxes are it and the boxes above it.
+      this.active = new Set();
+      for (let b = box; b; b = b.parent) this.active.add(b.id);
+    } else {
+      const ids = this.boxIds();
+      const on = ids.length ? active(ids) : [];
+      this.active = new Set(ids.filter((_, i) => on[i]));
+    }
     this.leaf = leaf;
-    const box = this.leaf ? this.boxOf.get(this.leaf) : null;
     if (!this.placed) {
       // A small tree is shown whole; a big one around the active message.
       if (!this.fit(0.7) && box) this.centerOn(box);

@@ -248,7 +248,7 @@ async function measure(browser, base, c, errors) {
   // reply token is painted, until stored; the longest task from submit to the
   // reply's end.
   // BENCH_HUGE_PROFILE=DIR: the page's CPU profile of the sends, of the
-  // switches and of the open (a reload), written there (.cpuprofile, for DevTools or js/bench/profsum.mjs).
+  // switches, of the open (a reload) and of the tree view's opening, written there (.cpuprofile, for DevTools or js/bench/profsum.mjs).
   const profile = async (what, run) => {
     const dir = process.env.BENCH_HUGE_PROFILE;
     if (!dir) return run();
@@ -358,9 +358,11 @@ async function measure(browser, base, c, errors) {
   await fs.mkdir(shots, { recursive: true });
   await page.screenshot({ path: path.join(shots, `bench-huge-${c.shape}-${c.n}.png`) });
   const tv0 = await page.evaluate(() => performance.now());
-  await page.click("#btn-tree");
-  await page.waitForFunction(() => window.sessiontreeDemo.treeView?.boxes.length > 0);
-  await page.evaluate(() => new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0))));
+  await profile("tree", async () => {
+    await page.click("#btn-tree");
+    await page.waitForFunction(() => window.sessiontreeDemo.treeView?.boxes.length > 0);
+    await page.evaluate(() => new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0))));
+  });
   Object.assign(r, await page.evaluate((tv0) => ({ treeLayout: window.sessiontreeDemo.timings.treeLayout, treeRead: window.sessiontreeDemo.timings.treeRead, treeBoxes: window.sessiontreeDemo.treeView.layoutMs, treeOpenLongest: window.__longest(tv0, performance.now()), treeShown: window.sessiontreeDemo.treeView.boxes.length }), tv0));
   await page.waitForTimeout(200);
   await page.screenshot({ path: path.join(shots, `bench-huge-${c.shape}-${c.n}-tree.png`) });
