@@ -5,7 +5,7 @@
 // box with a count): the whole tree up to WINDOW_BOXES boxes, else that many
 // around the active message. It draws only the boxes inside the viewport, so
 // 10,000 nodes pan and zoom smoothly, a 200k-message chat without forks is
-// one box, and one forking every 50 messages (8,000 boxes) lays out 1,000.
+// one box, and one forking every 50 messages (8,000 boxes) lays out 500.
 import { hierarchy, tree as tidyTree } from "./vendor/d3-hierarchy.mjs";
 
 const W = 176; // box width
@@ -25,7 +25,7 @@ export const MAX_BOXES = 50000;
  * limit): a tree with more (a 200k-message chat forking every 50 messages has
  * 8,000) shows the part around the active message, and "More" widens it.
  */
-export const WINDOW_BOXES = 1000;
+export const WINDOW_BOXES = 500;
 
 /**
  * The boxes for the entries of t.subtree(null, { runs }): each entry a box
@@ -161,9 +161,9 @@ export class TreeView {
   /** The bar's count of messages, branches and boxes, and its "More" button. */
   #describe(branches) {
     const count = this.nodeCount, boxes = this.boxes.length;
-    const part = this.partial ? ` (${boxes.toLocaleString("en")} boxes around the active message${this.above ? `; ${this.above.toLocaleString("en")} messages above them` : ""})` : "";
-    this.info.textContent = `${count.toLocaleString("en")}${this.partial ? "+" : ""} messages \u00b7 ${branches.toLocaleString("en")} branch${branches === 1 ? "" : "es"}${part}`;
-    this.info.title = `${boxes.toLocaleString("en")} boxes: runs of messages without a fork, label or branch end are drawn as one box`;
+    this.info.textContent = `${count.toLocaleString("en")} messages${this.partial ? " shown" : ""} \u00b7 ${branches.toLocaleString("en")} branch${branches === 1 ? "" : "es"}`;
+    const part = this.partial ? `: the ${boxes.toLocaleString("en")} around the active message${this.above ? `, ${this.above.toLocaleString("en")} messages above them` : ""} (More lays out more)` : "";
+    this.info.title = `${boxes.toLocaleString("en")} boxes${part}; runs of messages without a fork, label or branch end are drawn as one box`;
     const more = this.root.querySelector("#tree-more");
     if (more) more.hidden = !this.partial || this.limit >= MAX_BOXES;
   }
