@@ -23,6 +23,7 @@ import (
 //   - a message that names a key twice keeps the last of each such key, as
 //     JSON.parse reads it (the members it drops were never shown by a page).
 func (t *Tree) Repair() []Problem {
+	t.ends = nil // it renames branches and clears leaves in place (ends.go)
 	var out problems
 	did := out.add
 	t.repairKeyDups(did)

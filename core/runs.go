@@ -363,6 +363,51 @@ func (ix *runIndex) relabel(t *Tree, n *node, labelled bool) {
 	startRun(head, last, count)
 }
 
+// runSplit is a branch's leaf inside a run (not at its end), off nodes
+// below the run's head: Subtree ends an entry there.
+type runSplit struct {
+	off  int
+	leaf *node
+}
+
+// runRead is one read of the tree in runs: where branches end (leafOf, by
+// leaf id) and the runs they split (by head, ordered by offset).
+type runRead struct {
+	t      *Tree
+	leafOf map[string][]string
+	splits map[*node][]runSplit
+}
+
+// newRunRead returns a read of t in runs with the tree's branch ends, or
+// false when the runs cannot answer (links that disagree): Subtree walks then.
+func (t *Tree) newRunRead() (*runRead, bool) {
+	if ix := t.runIndex(); !ix.sound {
+		return nil, false
+	}
+	e := t.branchEnds()
+	r := &runRead{t: t, leafOf: e.leafOf}
+	for id, l := range e.node {
+		if l == nil {
+			l = t.nodes[id]
+		}
+		if l == nil || len(l.children) != 1 || endsRun(l) {
+			continue // not a node, or the end of its run
+		}
+		h, off := headAbove(t, l)
+		if h == nil {
+			continue // on a cycle of single children: under no root
+		}
+		if r.splits == nil {
+			r.splits = make(map[*node][]runSplit)
+		}
+		r.splits[h] = append(r.splits[h], runSplit{off, l})
+	}
+	for _, s := range r.splits {
+		slices.SortFunc(s, func(a, b runSplit) int { return a.off - b.off })
+	}
+	return r, true
+}
+
 // subtreeInRuns is Subtree in runs over the index: each entry costs one
 // lookup of its first node, whatever its run's length. A branch whose leaf
 // is inside a run (a branch made at an old message, not yet appended to)
@@ -370,32 +415,20 @@ func (ix *runIndex) relabel(t *Tree, n *node, labelled bool) {
 // (links that disagree, a top not under a root, a node listed twice): Subtree
 // walks then.
 func (t *Tree) subtreeInRuns(tops []string, depth, limit int, leafOf map[string][]string) (entries []TreeEntry, more, ok bool) {
-	ix := t.runIndex()
-	if !ix.sound {
+	r, ok := t.newRunRead()
+	if !ok {
 		return nil, false, false
 	}
-	type split struct {
-		off  int
-		leaf *node
-	}
-	var splits map[*node][]split
-	for id := range leafOf {
-		l := t.nodes[id]
-		if l == nil || endsRun(l) {
-			continue // not a node, or the end of its run
-		}
-		h, off := headAbove(t, l)
-		if h == nil {
-			continue // on a cycle of single children: under no root
-		}
-		if splits == nil {
-			splits = make(map[*node][]split)
-		}
-		splits[h] = append(splits[h], split{off, l})
-	}
-	for _, s := range splits {
-		slices.SortFunc(s, func(a, b split) int { return a.off - b.off })
-	}
+	r.leafOf = leafOf
+	entries, _, more, ok = r.read(tops, depth, limit, false)
+	return entries, more, ok
+}
+
+// read lists the entries under tops (see subtreeInRuns), or with count only
+// counts them (entries stays nil): n is their number, at most limit (> 0)
+// with more set when there are others.
+func (r *runRead) read(tops []string, depth, limit int, count bool) (entries []TreeEntry, n int, more, ok bool) {
+	t := r.t
 	type item struct {
 		n     *node
 		head  *node
@@ -414,29 +447,29 @@ func (t *Tree) subtreeInRuns(tops []string, depth, limit int, leafOf map[string]
 	for i := len(tops) - 1; i >= 0; i-- {
 		n := t.nodes[tops[i]]
 		if n == nil || t.depth(n) == 0 {
-			return nil, false, false
+			return nil, 0, false, false
 		}
 		h, off := headAbove(t, n)
 		if h == nil {
-			return nil, false, false
+			return nil, 0, false, false
 		}
 		stack = append(stack, item{n, h, off, 0})
 	}
 	for len(stack) > 0 {
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if limit > 0 && len(entries) == limit {
+		if limit > 0 && n == limit {
 			more = true
 			break
 		}
-		n, s := it.n, spanOf(it.head)
-		if s == nil || n.mark != 0 {
-			return nil, false, false
+		x, s := it.n, spanOf(it.head)
+		if s == nil || x.mark != 0 {
+			return nil, 0, false, false
 		}
-		n.mark = 1
-		listed = append(listed, n)
+		x.mark = 1
+		listed = append(listed, x)
 		lastOff, last := s.n-1, s.last
-		for _, sp := range splits[it.head] {
+		for _, sp := range r.splits[it.head] {
 			if sp.off >= it.off {
 				if sp.off < lastOff {
 					lastOff, last = sp.off, sp.leaf
@@ -444,9 +477,12 @@ func (t *Tree) subtreeInRuns(tops []string, depth, limit int, leafOf map[string]
 				break
 			}
 		}
-		entries = append(entries, TreeEntry{ID: n.id, Last: last.id, Run: lastOff - it.off + 1, Parent: n.parent,
-			Depth: it.depth, Children: len(last.children), Label: n.labelText(), Role: n.msg.Role(),
-			Preview: previewOf(n.msg), Branches: leafOf[last.id]})
+		n++
+		if !count {
+			entries = append(entries, TreeEntry{ID: x.id, Last: last.id, Run: lastOff - it.off + 1, Parent: x.parent,
+				Depth: it.depth, Children: len(last.children), Label: x.labelText(), Role: x.msg.Role(),
+				Preview: previewOf(x.msg), Branches: r.leafOf[last.id]})
+		}
 		if depth >= 0 && it.depth >= depth {
 			continue
 		}
@@ -454,7 +490,7 @@ func (t *Tree) subtreeInRuns(tops []string, depth, limit int, leafOf map[string]
 			// Split at a branch's leaf: the run goes on at its only child.
 			next := t.nodes[last.children[0]]
 			if next == nil || next.up != last {
-				return nil, false, false
+				return nil, 0, false, false
 			}
 			stack = append(stack, item{next, it.head, lastOff + 1, it.depth + 1})
 			continue
@@ -462,12 +498,123 @@ func (t *Tree) subtreeInRuns(tops []string, depth, limit int, leafOf map[string]
 		for i := len(last.children) - 1; i >= 0; i-- {
 			c := t.nodes[last.children[i]]
 			if c == nil || c.up != last {
-				return nil, false, false
+				return nil, 0, false, false
 			}
 			stack = append(stack, item{c, c, 0, it.depth + 1})
 		}
 	}
-	return entries, more, true
+	return entries, n, more, true
+}
+
+// around is SubtreeAround over the runs: the entries, the read's top (nil
+// for every root) and more. It climbs from near's run a run at a time while
+// the subtree of the run above fits in limit, counting what each step adds
+// (the run's own entries and its other children's subtrees, each counted at
+// most to the limit), so the cost is the runs climbed and the limit, never
+// the tree. At the first run whose subtree does not fit, the read takes that
+// run too, the subtree it came from whole, and of its other children's
+// subtrees, in their order, what the limit leaves (more then).
+func (r *runRead) around(near *node, limit int) (entries []TreeEntry, top *node, more, ok bool) {
+	t := r.t
+	h, _ := headAbove(t, near)
+	if h == nil {
+		return nil, nil, false, false
+	}
+	_, n, more, ok := r.read([]string{h.id}, -1, limit, true)
+	if !ok || more {
+		entries, _, more, ok = r.read([]string{h.id}, -1, limit, false)
+		return entries, h, more, ok
+	}
+	top = h
+	for steps := 0; top.parent != ""; steps++ {
+		p := top.up
+		if p == nil || !endsRun(p) || steps > len(t.nodes) {
+			return nil, nil, false, false
+		}
+		up := p.run.head
+		m := n + 1 + len(r.splits[up])
+		for _, id := range p.children {
+			if m > limit {
+				break
+			}
+			if c := t.nodes[id]; c != top {
+				_, k, more, ok := r.read([]string{id}, -1, limit-m+1, true)
+				if !ok {
+					return nil, nil, false, false
+				}
+				if m += k; more {
+					m++
+				}
+			}
+		}
+		if m > limit {
+			if n+1+len(r.splits[up]) > limit {
+				break // not even the run above: top's subtree alone
+			}
+			return r.partial(up, top, n, limit)
+		}
+		top, n = up, m
+	}
+	if top.parent == "" {
+		// At a root: every root, if they all fit.
+		m := n
+		for _, id := range t.roots {
+			if m > limit {
+				break
+			}
+			if id != top.id {
+				_, k, more, ok := r.read([]string{id}, -1, limit-m+1, true)
+				if !ok {
+					return nil, nil, false, false
+				}
+				if m += k; more {
+					m++
+				}
+			}
+		}
+		if m <= limit {
+			entries, _, more, ok = r.read(t.roots, -1, limit, false)
+			return entries, nil, more, ok
+		}
+	}
+	entries, _, more, ok = r.read([]string{top.id}, -1, limit, false)
+	return entries, top, more, ok
+}
+
+// partial reads run up (whose last node is from's parent), the subtree of
+// from (n entries) whole, and of the last node's other children's subtrees,
+// in their order, what limit leaves; more is then true.
+func (r *runRead) partial(up, from *node, n, limit int) (entries []TreeEntry, top *node, more, ok bool) {
+	t := r.t
+	s := len(r.splits[up])
+	entries, _, _, ok = r.read([]string{up.id}, s, 0, false)
+	if !ok {
+		return nil, nil, false, false
+	}
+	left := limit - len(entries) - n
+	p := from.up
+	for _, id := range p.children {
+		var sub []TreeEntry
+		var cut bool
+		switch {
+		case t.nodes[id] == from:
+			sub, _, _, ok = r.read([]string{id}, -1, 0, false)
+		case left > 0:
+			sub, _, cut, ok = r.read([]string{id}, -1, left, false)
+			left -= len(sub)
+		default:
+			cut = true
+		}
+		if !ok {
+			return nil, nil, false, false
+		}
+		for i := range sub {
+			sub[i].Depth += s + 1
+		}
+		entries = append(entries, sub...)
+		more = more || cut
+	}
+	return entries, up, true, true
 }
 
 // onPathByRuns answers OnPath into res from the runs, when they are in step

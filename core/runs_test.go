@@ -172,6 +172,36 @@ func checkRuns(t *testing.T, rng *rand.Rand, tr *Tree, ids []string, where strin
 			}
 		}
 	}
+	// Subtree itself, with the branch ends the tree keeps (ends.go), against
+	// the walk with the ends listed afresh.
+	if got, _, err := tr.Subtree("", -1, 0, true); err != nil {
+		t.Fatalf("%s: Subtree: %v", where, err)
+	} else if want, _, _ := tr.subtreeWalk(tr.roots, -1, 0, true, leafOf); !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s: Subtree with the kept branch ends:\n%+v\nwalk with fresh ones:\n%+v", where, got, want)
+	}
+	// SubtreeAround the active leaf and a random node, at random limits.
+	nears := []string{}
+	if b := tr.branches[tr.active]; b != nil && b.leaf != "" {
+		nears = append(nears, b.leaf)
+	}
+	if len(ids) > 0 {
+		nears = append(nears, ids[rng.Intn(len(ids))])
+	}
+	for _, near := range nears {
+		for _, limit := range []int{1, 1 + rng.Intn(8), 5 + rng.Intn(60), 1000000} {
+			got, above, more, err := tr.SubtreeAround(near, limit)
+			if tr.nodes[near] == nil {
+				if err == nil {
+					t.Fatalf("%s: SubtreeAround of the removed node %q: no error", where, near)
+				}
+				continue
+			}
+			want, wabove, wmore := aroundByWalk(tr, leafOf, near, limit)
+			if err != nil || more != wmore || above != wabove || !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s, SubtreeAround(%q, %d): %v\nruns  %+v (above %d, more %v)\nwalk  %+v (above %d, more %v)", where, near, limit, err, got, above, more, want, wabove, wmore)
+			}
+		}
+	}
 	for _, from := range froms {
 		tops := tr.roots
 		if from != "" {
@@ -191,6 +221,95 @@ func checkRuns(t *testing.T, rng *rand.Rand, tr *Tree, ids []string, where strin
 			}
 		}
 	}
+}
+
+// aroundByWalk is SubtreeAround by its definition, over the walk's read of
+// the whole tree in runs: the entry holding near, then the highest entry
+// above it that starts a run (its parent has other than one child, or one
+// of the two a label) whose subtree has at most limit entries, near's run's
+// first entry at least; every root when the whole tree fits; then, if the
+// run above fits with it, that run, the subtree climbed from and what the
+// limit leaves of the others, in order.
+func aroundByWalk(tr *Tree, leafOf map[string][]string, near string, limit int) ([]TreeEntry, int, bool) {
+	all, _, _ := tr.subtreeWalk(tr.roots, -1, 0, true, leafOf)
+	if len(all) <= limit {
+		return all, 0, false
+	}
+	byID, byLast := map[string]int{}, map[string]int{}
+	for i, e := range all {
+		byID[e.ID], byLast[e.Last] = i, i
+	}
+	parent := func(i int) int {
+		if all[i].Parent == "" {
+			return -1
+		}
+		return byLast[all[i].Parent]
+	}
+	size := func(i int) int {
+		j := i + 1
+		for j < len(all) && all[j].Depth > all[i].Depth {
+			j++
+		}
+		return j - i
+	}
+	head := func(i int) int {
+		for p := parent(i); p >= 0 && all[p].Children == 1 && all[i].Label == "" && all[p].Label == ""; p = parent(i) {
+			i = p
+		}
+		return i
+	}
+	x := near
+	for {
+		if _, ok := byID[x]; ok {
+			break
+		}
+		x = tr.nodes[x].parent
+	}
+	top := head(byID[x])
+	up := -1
+	for size(top) <= limit && parent(top) >= 0 {
+		if u := head(parent(top)); size(u) > limit {
+			up = u
+			break
+		}
+		top = head(parent(top))
+	}
+	aboveOf := func(i int) int {
+		n := 0
+		for p := parent(i); p >= 0; p = parent(p) {
+			n += all[p].Run
+		}
+		return n
+	}
+	rebase := func(es []TreeEntry, d int) []TreeEntry {
+		out := slices.Clone(es)
+		for i := range out {
+			out[i].Depth -= d
+		}
+		return out
+	}
+	if up >= 0 {
+		p := parent(top)
+		if own := p - up + 1; size(top)+own <= limit {
+			out := slices.Clone(all[up : p+1])
+			left := limit - own - size(top)
+			for c := p + 1; c < p+size(p); c += size(c) {
+				if c == top {
+					out = append(out, all[c:c+size(c)]...)
+					continue
+				}
+				k := min(size(c), left)
+				out = append(out, all[c:c+k]...)
+				left -= k
+			}
+			return rebase(out, all[up].Depth), aboveOf(up), true
+		}
+	}
+	n, more := size(top), false
+	if n > limit {
+		n, more = limit, true
+	}
+	return rebase(all[top:top+n], all[top].Depth), aboveOf(top), more
 }
 
 // TestSubtreeInRunsFallsBackWhereLinksDisagree: a tree whose children lists

@@ -45,18 +45,45 @@ func (t *Tree) Subtree(from string, depth, limit int, runs bool) (entries []Tree
 	} else {
 		tops = []string{from}
 	}
-	leafOf := make(map[string][]string)
-	for _, name := range t.branchNames() {
-		if b := t.branches[name]; b.leaf != "" {
-			leafOf[b.leaf] = append(leafOf[b.leaf], name)
-		}
-	}
+	leafOf := t.leafOf()
 	if runs {
 		if entries, more, ok := t.subtreeInRuns(tops, depth, limit, leafOf); ok {
 			return entries, more, nil
 		}
 	}
 	return t.subtreeWalk(tops, depth, limit, runs, leafOf)
+}
+
+// SubtreeAround is at most limit entries of Subtree in runs around node
+// near: what a tree view of a huge tree lays out around the message a user
+// is at, at a cost that grows with limit and with the runs between near and
+// the read's top, not with the tree (a 200k-message chat with 4,000 forks
+// reads limit entries). The read is the subtree of the highest run above
+// near whose subtree fits in limit (Subtree of every root when the whole
+// tree fits); then, if the run above that one fits with it, that run and, of
+// its last node's other children's subtrees in their order, what the limit
+// leaves (more: true). When near's own run's subtree does not fit, it is
+// that subtree cut at limit, like Subtree's limit. Entries are in depth-first
+// order, depths counted from the read's top; above is how many nodes are
+// above the top on its path (0 at a root). limit ≤ 0 reads the whole tree.
+// When the tree's links disagree it reads from the roots, like Subtree.
+func (t *Tree) SubtreeAround(near string, limit int) (entries []TreeEntry, above int, more bool, err error) {
+	n := t.nodes[near]
+	if n == nil {
+		return nil, 0, false, errNodeNotFound(near)
+	}
+	if limit > 0 {
+		if r, ok := t.newRunRead(); ok {
+			if entries, top, more, ok := r.around(n, limit); ok {
+				if top != nil {
+					above = t.depth(top) - 1
+				}
+				return entries, above, more, nil
+			}
+		}
+	}
+	entries, more, err = t.Subtree("", -1, limit, true)
+	return entries, 0, more, err
 }
 
 // subtreeWalk is Subtree by a walk of every node it lists or folds.

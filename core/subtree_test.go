@@ -305,3 +305,54 @@ func TestAPreviewOfAMessageIsThePreviewOfItsText(t *testing.T) {
 		}
 	}
 }
+
+// forkedEvery is a chat of n messages with an edited question and its answer
+// every `every` messages (the demo's bench shape), on main at the end.
+func forkedEvery(t *testing.T, n, every int) *Tree {
+	t.Helper()
+	tr := New()
+	ids := make([]string, n)
+	for i := range n {
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		ids[i] = mustAppend(t, tr, msg(role, "turn"), int64(i))
+	}
+	for i := every; i < n-10; i += every {
+		if _, err := tr.Edit(ids[i-i%2], msg("user", "again"), int64(n+i)); err != nil {
+			t.Fatal(err)
+		}
+		mustAppend(t, tr, msg("assistant", "other"), int64(n+i))
+	}
+	if err := tr.SwitchBranch(MainBranch); err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// TestSubtreeAroundCostsItsLimitNotTheTree: around the leaf of a chat forking
+// every 50 messages, a read of 200 boxes allocates as much at 50,000 messages
+// (1,000 branches) as at 5,000 (100): neither the branches nor the boxes
+// outside the limit are listed, once the tree's runs and branch ends are
+// kept (the first read builds them); a branch moved between reads costs its
+// own update.
+func TestSubtreeAroundCostsItsLimitNotTheTree(t *testing.T) {
+	cost := func(n int) callCost {
+		tr := forkedEvery(t, n, 50)
+		leaf := tr.branches[MainBranch].leaf
+		if _, _, _, err := tr.SubtreeAround(leaf, 200); err != nil {
+			t.Fatal(err)
+		}
+		return measureCalls(20, func(i int) {
+			got, _, _, err := tr.SubtreeAround(leaf, 200)
+			if err != nil || len(got) < 190 || len(got) > 200 {
+				t.Fatalf("SubtreeAround: %d entries, %v", len(got), err)
+			}
+		})
+	}
+	small, big := cost(5000), cost(50000)
+	if big.bytes > 1.3*small.bytes || big.allocs > 1.3*small.allocs {
+		t.Fatalf("a read of 200 boxes: %.0f bytes in %.0f allocations at 5,000 messages, %.0f in %.0f at 50,000", small.bytes, small.allocs, big.bytes, big.allocs)
+	}
+}

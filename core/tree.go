@@ -65,6 +65,7 @@ type Tree struct {
 	// to date by every add and label change; valid while shapeGen is as it
 	// saw it.
 	runs *runIndex
+	ends *branchEnds // where branches end, for Subtree (ends.go); nil until read
 	// loaded holds the blocks of nodes a load made, every one in the map,
 	// as of loadedAt: until the first read of runs, which finds them there
 	// faster than in the map.

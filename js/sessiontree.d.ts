@@ -668,6 +668,21 @@ export class SessionTree implements Disposable {
    */
   subtree(id?: string | null, options?: { depth?: number; limit?: number; runs?: boolean }): { nodes: SubtreeNode[]; more: boolean };
   /**
+   * At most `limit` entries of the tree read in runs (as `subtree(id, { runs:
+   * true })` reads them) around node `id`: the subtree under the highest
+   * ancestor of `id` whose subtree has at most `limit` entries, the first
+   * node of `id`'s own chain at least (then `more` says it stopped at the
+   * limit), every root when the whole tree fits. What a tree view of a huge
+   * chat lays out around the message a user is at: the cost grows with
+   * `limit` and the chains between `id` and the read's top, not with the
+   * tree (a 200k-message chat forking every 50 messages reads `limit`
+   * entries, where `subtree` reads 8,000). `above` is the number of nodes
+   * above the read's top on its path (0 when it starts at a root). `limit`
+   * omitted reads the whole tree. Throws `not_found` for an unknown id,
+   * `invalid_input` for a bad limit.
+   */
+  subtreeAround(id: string, options?: { limit?: number }): { nodes: SubtreeNode[]; more: boolean; above: number };
+  /**
    * For each of `ids`, whether that node is on the active path, inside the
    * module (no id of the path is copied out): how a tree view highlights its
    * boxes in a huge chat without `activePath()`. A few ids cost O(log path

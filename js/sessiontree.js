@@ -306,7 +306,7 @@ const M = {
   stubSummary: 0, renderBranchText: 0, spliceForLinearExport: 0, validate: 0, repair: 0,
   prune: 0, search: 0, stats: 0, replace: 0, project: 0, applyOps: 0, pathLength: 0, window: 0,
   takeChanges: 0, watch: 0, applyChanges: 0, helperRows: 0, subtree: 0, onPath: 0, pathIndex: 0, loadBegin: 0, loadStep: 0, loadCancel: 0,
-  slotBytes: 0, recentBranches: 0, branchCount: 0, switchers: 0,
+  slotBytes: 0, recentBranches: 0, branchCount: 0, switchers: 0, subtreeAround: 0,
 };
 
 // The full flavour's further method numbers, filled in by init when the module
@@ -1599,6 +1599,22 @@ export class SessionTree {
     };
     const d = count("depth", depth, 0), l = count("limit", limit, 1) || "0";
     return JSON.parse(this.#call(M.subtree, 0, [top, d, l, runs ? "1" : "0"]));
+  }
+
+  /**
+   * At most limit entries of the tree in runs around node id: the subtree
+   * under the highest ancestor of id whose subtree fits the limit (id's own
+   * chain at least; the whole tree when it fits), as subtree() with runs
+   * reads it, and above, the nodes above the read's top on its path (0: it
+   * starts at a root). See sessiontree.d.ts.
+   */
+  subtreeAround(id, options = {}) {
+    const near = str("id", id);
+    if (typeof options !== "object" || options === null) fail(`"options" must be an object ({ limit })`);
+    const { limit } = options;
+    if (limit !== undefined && limit !== null && limit !== Infinity && (!Number.isSafeInteger(limit) || limit < 1)) fail(`"limit" must be an integer ≥ 1 or undefined, got ${String(limit)}`);
+    const l = limit === undefined || limit === null || limit === Infinity ? "0" : String(Math.min(limit, 2 ** 27 - 1));
+    return JSON.parse(this.#call(M.subtreeAround, 0, [near, l]));
   }
 
   /**

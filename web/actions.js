@@ -7,9 +7,6 @@ import { state, renderAll } from "./app.js";
 import { persist } from "./conversations.js";
 import { reply, priorTo, replyTo } from "./reply.js";
 
-// Changes that only move the active branch: the tree view keeps its layout.
-const NAVIGATION = new Set(["checkout", "switch", "switchSibling", "treeCheckout", "searchCheckout"]);
-
 /** Runs one change on the open tree, then saves and redraws; a failure is shown, nothing else changes. */
 export function change(name, fn) {
   const t = state.cur?.tree;
@@ -22,7 +19,6 @@ export function change(name, fn) {
     showError(`${name} failed: ${describe(e)}`);
     return undefined;
   }
-  if (!NAVIGATION.has(name)) state.version++;
   const focus = focusPlace();
   persist();
   renderAll();

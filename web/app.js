@@ -62,11 +62,10 @@ export const state = {
   writes: Promise.resolve(),
   pending: 0,
   treeView: null,
-  treeSig: "",
+  treeSeen: null, // what the tree view was laid out from, and what changed since (treepanel.js)
   treeOpen: localStorage.getItem(TREE_OPEN_KEY) === "1",
   timings: {},
   views: new Map(), // conversation id → (node id → { key, element }) of the chat view
-  version: 0, // bumped by every change to the nodes or labels (the tree view's layout)
 };
 
 // The page's handle for people poking at it from the console (and the e2e test).

@@ -10,6 +10,7 @@ import { WINDOW, renderPreview, messageView, renderComposer } from "./chat.js";
 import { reply, priorTo, appendAfter } from "./reply.js";
 import { change } from "./actions.js";
 import { renderConversations, clearSearch } from "./sidebar.js";
+import { forgetTree } from "./treepanel.js";
 
 export const CURRENT_KEY = "sessiontree-demo.current";
 
@@ -103,8 +104,7 @@ export async function openConversation(id) {
   const cur = { meta, conv: null, tree: null, error: null, raw: null, loading: true };
   state.cur = cur;
   state.win = { start: 0, end: 0, follow: true };
-  state.treeSig = "";
-  state.treePrev = null;
+  forgetTree();
   localStorage.setItem(CURRENT_KEY, id);
   cur.opening = readInto(cur, id, meta);
   await cur.opening;
@@ -177,7 +177,6 @@ function adopt(cur, conv) {
     }
     cur.tree = conv.tree; // a reload's tree (the one before is freed)
     if (e.kind === "merged") announceConflicts(e.report);
-    state.version++;
     renderAll();
   });
 }
@@ -283,8 +282,7 @@ export function openCreated(meta, conv, listed = false) {
   const cur = state.cur = { meta, conv: null, tree: null, error: null, raw: null };
   adopt(cur, conv);
   state.win = { start: 0, end: 0, follow: true };
-  state.treeSig = "";
-  state.treePrev = null;
+  forgetTree();
   localStorage.setItem(CURRENT_KEY, meta.id);
   clearSearch();
   renderAll();

@@ -1,9 +1,11 @@
-// The tree view: every node of the conversation on a canvas, laid out by
-// d3-hierarchy. It reads the tree through t.subtree (ids, roles, previews,
-// labels and branch ends, never the messages; the module folds linear runs,
-// one child after another with no label or branch end, into one box with a
-// count), and draws only the boxes inside the viewport, so 10,000 nodes pan
-// and zoom smoothly and a 200k-message chat without forks is one box.
+// The tree view: the conversation's nodes on a canvas, laid out by
+// d3-hierarchy. It reads the tree through t.subtreeAround (ids, roles,
+// previews, labels and branch ends, never the messages; the module folds
+// linear runs, one child after another with no label or branch end, into one
+// box with a count): the whole tree up to WINDOW_BOXES boxes, else that many
+// around the active message. It draws only the boxes inside the viewport, so
+// 10,000 nodes pan and zoom smoothly, a 200k-message chat without forks is
+// one box, and one forking every 50 messages (8,000 boxes) lays out 500.
 import { hierarchy, tree as tidyTree } from "./vendor/d3-hierarchy.mjs";
 
 const W = 176; // box width
@@ -19,6 +21,13 @@ const ROLE = { user: "You", assistant: "AI", system: "System", tool: "Tool" };
 export const MAX_BOXES = 50000;
 
 /**
+ * The boxes laid out around the active message at first (t.subtreeAround's
+ * limit): a tree with more (a 200k-message chat forking every 50 messages has
+ * 8,000) shows the part around the active message, and "More" widens it.
+ */
+export const WINDOW_BOXES = 500;
+
+/**
  * The boxes for the entries of t.subtree(null, { runs }): each entry a box
  * (a run of messages without a fork, label or branch end when read in runs),
  * as a d3 hierarchy's data. boxOf maps a box's first and last node to it.
@@ -29,7 +38,7 @@ function buildBoxes(entries) {
   let count = 0;
   for (const e of entries) {
     const parentBox = (e.parent !== null && boxOf.get(e.parent)) || top;
-    const box = { id: e.id, last: e.last, run: e.run, children: [], parent: parentBox.top ? null : parentBox, ...boxWords(e) };
+    const box = { id: e.id, last: e.last, run: e.run, childCount: e.childCount, children: [], parent: parentBox.top ? null : parentBox, ...boxWords(e) };
     parentBox.children.push(box);
     boxOf.set(e.id, box);
     boxOf.set(e.last, box);
@@ -66,6 +75,8 @@ export class TreeView {
     this.ty = 0;
     this.frame = 0;
     this.compact = true;
+    this.limit = WINDOW_BOXES;
+    this.above = 0;
     this.placed = false;
     this.#wire();
     new ResizeObserver(() => this.#resize()).observe(this.canvas);
@@ -73,10 +84,14 @@ export class TreeView {
 
   /**
    * Lays the tree out again (after the structure changed): read is
-   * t.subtree(null, { runs, limit: MAX_BOXES }) (the nodes without their
-   * messages), branchCount the number of branches.
+   * t.subtreeAround(leaf, { limit }) or t.subtree(null, { runs, limit:
+   * MAX_BOXES }) (the nodes without their messages; above: the nodes above
+   * its top), branchCount the number of branches.
    */
   setNodes(read, branchCount, active) {
+    this.reads = (this.reads ?? 0) + 1;
+    this.above = read.above ?? 0;
+    this.branchCount = branchCount;
     const t0 = performance.now();
     // The boxes' places depend only on which nodes start and end them, under
     // which box, with how many children: when none of that changed (a label
@@ -86,6 +101,7 @@ export class TreeView {
     const shape = read.nodes.map((e) => `${e.id}\u0000${e.last}\u0000${e.parent}\u0000${e.run}\u0000${e.childCount}`).join("\u0001") + (read.more ? "+" : "");
     if (this.boxes.length && shape === this.shape) {
       for (const e of read.nodes) Object.assign(this.boxOf.get(e.id), boxWords(e));
+      this.more = read.more;
       this.patched = (this.patched ?? 0) + 1;
       this.layoutMs = performance.now() - t0;
       this.#describe(branchCount);
@@ -113,11 +129,43 @@ export class TreeView {
     this.#describe(branchCount);
   }
 
-  /** The bar's count of messages, branches and boxes. */
+  /**
+   * Rewrites the words of the boxes the entries start (t.subtree(id, { runs:
+   * true, depth: 0 }) of a box's first node, after a label): true if each
+   * still starts and ends where it did, with as many children, and still
+   * starts a box (labelled, or under a box that ends in a fork, a label or a
+   * branch end: a cleared label may join it to the box above); otherwise it
+   * changes nothing and returns false (setNodes lays the tree out then).
+   */
+  patchWords(entries) {
+    const boxes = entries.map((e) => e && this.boxOf.get(e.id));
+    const starts = (e, p) => e.label || (p ? p.childCount !== 1 || p.names || (p.run === 1 && p.label) : e.parent === null);
+    if (!entries.every((e, i) => e && boxes[i]?.id === e.id && boxes[i].last === e.last && boxes[i].run === e.run && boxes[i].childCount === e.childCount && starts(e, boxes[i].parent))) return false;
+    entries.forEach((e, i) => Object.assign(boxes[i], boxWords(e)));
+    this.shape = null; // the boxes no longer match the last read
+    this.patched = (this.patched ?? 0) + 1;
+    this.redraw();
+    return true;
+  }
+
+  /** Lays out four times as many boxes around the active message at the next render (up to MAX_BOXES). */
+  widen() {
+    this.limit = Math.min(MAX_BOXES, this.limit * 4);
+  }
+
+  /** Whether the boxes are part of the tree (the rest is above them or cut at the limit). */
+  get partial() {
+    return this.above > 0 || this.more;
+  }
+
+  /** The bar's count of messages, branches and boxes, and its "More" button. */
   #describe(branches) {
-    const count = this.nodeCount, more = this.more, boxes = this.boxes.length;
-    this.info.textContent = `${count.toLocaleString("en")}${more ? "+" : ""} messages \u00b7 ${branches.toLocaleString("en")} branch${branches === 1 ? "" : "es"}${more ? ` (the first ${boxes.toLocaleString("en")} boxes)` : ""}`;
-    this.info.title = `${boxes.toLocaleString("en")} boxes: runs of messages without a fork, label or branch end are drawn as one box`;
+    const count = this.nodeCount, boxes = this.boxes.length;
+    this.info.textContent = `${count.toLocaleString("en")} messages${this.partial ? " shown" : ""} \u00b7 ${branches.toLocaleString("en")} branch${branches === 1 ? "" : "es"}`;
+    const part = this.partial ? `: the ${boxes.toLocaleString("en")} around the active message${this.above ? `, ${this.above.toLocaleString("en")} messages above them` : ""} (More lays out more)` : "";
+    this.info.title = `${boxes.toLocaleString("en")} boxes${part}; runs of messages without a fork, label or branch end are drawn as one box`;
+    const more = this.root.querySelector("#tree-more");
+    if (more) more.hidden = !this.partial || this.limit >= MAX_BOXES;
   }
 
   /**
@@ -137,7 +185,7 @@ export class TreeView {
     this.boxOf.set(to, box);
     this.nodeCount++;
     this.extended = (this.extended ?? 0) + 1;
-    this.info.textContent = this.info.textContent.replace(/^[\d,]+/, this.nodeCount.toLocaleString("en"));
+    this.#describe(this.branchCount ?? 0);
     return true;
   }
 
@@ -147,17 +195,24 @@ export class TreeView {
   }
 
   /**
-   * Highlights the active path and brings its leaf into view. active(ids)
-   * answers, for the boxes' first nodes, whether each is on the active path
-   * (t.onPath: the path's own ids are never read), leaf is the path's last
-   * node (null for none).
+   * Highlights the active path and brings its leaf into view. leaf is the
+   * path's last node (null for none): when it ends a laid-out box, the path's
+   * boxes are that box and those above it; otherwise active(ids) answers, for
+   * the boxes' first nodes, whether each is on the active path (t.onPath: the
+   * path's own ids are never read).
    */
   setActive({ active, leaf }) {
-    const ids = this.boxIds();
-    const on = ids.length ? active(ids) : [];
-    this.active = new Set(ids.filter((_, i) => on[i]));
+    const box = leaf ? this.boxOf.get(leaf) : null;
+    if (box?.last === leaf) {
+      // The leaf ends a laid-out box: the path's boxes are it and the boxes above it.
+      this.active = new Set();
+      for (let b = box; b; b = b.parent) this.active.add(b.id);
+    } else {
+      const ids = this.boxIds();
+      const on = ids.length ? active(ids) : [];
+      this.active = new Set(ids.filter((_, i) => on[i]));
+    }
     this.leaf = leaf;
-    const box = this.leaf ? this.boxOf.get(this.leaf) : null;
     if (!this.placed) {
       // A small tree is shown whole; a big one around the active message.
       if (!this.fit(0.7) && box) this.centerOn(box);
@@ -399,6 +454,27 @@ export class TreeView {
     };
     edges(false);
     edges(true);
+    if (this.above > 0) {
+      // The part of the tree above the boxes: a dashed stub and how many messages.
+      ctx.setLineDash([4 / k, 4 / k]);
+      ctx.beginPath();
+      for (const b of shown) {
+        if (b.parent) continue;
+        ctx.moveTo(b.x, b.y - GAP_Y);
+        ctx.lineTo(b.x, b.y);
+      }
+      ctx.strokeStyle = C.accent;
+      ctx.lineWidth = 2 / Math.max(k, 0.25);
+      ctx.stroke();
+      ctx.setLineDash([]);
+      if (k >= 0.42) {
+        ctx.font = "600 11px system-ui, sans-serif";
+        ctx.fillStyle = C.muted;
+        ctx.textAlign = "center";
+        ctx.textBaseline = "middle";
+        for (const b of shown) if (!b.parent) ctx.fillText(`\u22ee ${this.above.toLocaleString("en")} earlier messages`, b.x, b.y - GAP_Y - 8);
+      }
+    }
     const detail = k >= 0.42;
     ctx.textBaseline = "middle";
     if (k < 0.12) {

@@ -81,6 +81,35 @@ test("subtree checks its arguments: an unknown node, a bad depth or limit, a fre
   assert.throws(() => t.subtree(), "invalid_input", /freed/);
 });
 
+test("subtreeAround: the whole tree in runs when it fits the limit, else the boxes around a node (its own first), with the nodes above", () => {
+  const { t, a, d, f } = forked();
+  assert.deepEqual(t.subtreeAround(d, { limit: 4 }), { ...t.subtree(null, { runs: true }), above: 0 });
+  assert.deepEqual(t.subtreeAround(f), { ...t.subtree(null, { runs: true }), above: 0 });
+  t.free();
+  // 2,000 messages, an edited question with its answer every 10: 400 boxes.
+  const w = SessionTree.fromLinear(Array.from({ length: 2000 }, (_, i) => say(i)), 1);
+  const path = w.activePath();
+  for (let i = 10; i < 2000; i += 10) {
+    w.edit(path[i], { role: "user", content: `again ${i}` }, 2 + i);
+    w.append({ role: "assistant", content: `answer ${i}` }, 3 + i);
+  }
+  w.switchBranch("main");
+  const leaf = w.pathWindow(-1).ids[0];
+  const all = w.subtree(null, { runs: true }).nodes;
+  const r = w.subtreeAround(leaf, { limit: 50 });
+  assert.ok(r.nodes.length <= 50 && r.nodes.length >= 48 && r.nodes.length < all.length, `${r.nodes.length} boxes`);
+  assert.ok(r.nodes.some((n) => n.last === leaf), "the leaf's box is read");
+  assert.equal(r.nodes[0].depth, 0);
+  assert.equal(r.above, w.pathIndex(r.nodes[0].id), "above: the nodes above the top on the path");
+  // The same entries as the whole read has under that top, depths counted from it.
+  const at = all.findIndex((n) => n.id === r.nodes[0].id);
+  assert.deepEqual(r.nodes, all.slice(at, at + r.nodes.length).map((n) => ({ ...n, depth: n.depth - all[at].depth })));
+  assert.throws(() => w.subtreeAround("nope"), "not_found");
+  assert.throws(() => w.subtreeAround(leaf, { limit: 0 }), "invalid_input", /"limit"/);
+  assert.throws(() => w.subtreeAround(null), "invalid_input", /"id"/);
+  w.free();
+});
+
 test("a preview is one short line of the message's text", () => {
   const t = new SessionTree();
   t.append({ role: "user", content: "  many\n\nlines\there  " }, 1);

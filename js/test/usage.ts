@@ -57,7 +57,8 @@ const total: number = tw.pathLength("main");
 const screen: { ids: string[]; messages: readonly Readonly<{ role: string }>[] } = tw.pathWindow(-50, undefined, "main");
 void total; void screen;
 const sub: { nodes: { id: string; parent: string | null; childCount: number; preview: string; branches: string[]; run: number; last: string }[]; more: boolean } = tw.subtree(null, { depth: 2, limit: 500, runs: true });
-void sub;
+const around: { nodes: { id: string; last: string; run: number }[]; more: boolean; above: number } = tw.subtreeAround(sub.nodes[0].id, { limit: 1000 });
+void sub; void around;
 
 // Rows and streams.
 const rows: { all: boolean; nodes: { id: string; row: string | null }[] } = tw.takeChanges();

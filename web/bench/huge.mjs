@@ -248,7 +248,7 @@ async function measure(browser, base, c, errors) {
   // reply token is painted, until stored; the longest task from submit to the
   // reply's end.
   // BENCH_HUGE_PROFILE=DIR: the page's CPU profile of the sends, of the
-  // switches and of the open (a reload), written there (.cpuprofile, for DevTools or js/bench/profsum.mjs).
+  // switches, of the open (a reload) and of the tree view's opening, written there (.cpuprofile, for DevTools or js/bench/profsum.mjs).
   const profile = async (what, run) => {
     const dir = process.env.BENCH_HUGE_PROFILE;
     if (!dir) return run();
@@ -357,11 +357,53 @@ async function measure(browser, base, c, errors) {
   // As a user sees it: the chat, then the tree view (t.subtree: a chain is one box).
   await fs.mkdir(shots, { recursive: true });
   await page.screenshot({ path: path.join(shots, `bench-huge-${c.shape}-${c.n}.png`) });
-  await page.click("#btn-tree");
-  await page.waitForFunction(() => window.sessiontreeDemo.treeView?.boxes.length > 0);
-  Object.assign(r, await page.evaluate(() => ({ treeLayout: window.sessiontreeDemo.timings.treeLayout, treeRead: window.sessiontreeDemo.timings.treeRead, treeBoxes: window.sessiontreeDemo.treeView.layoutMs })));
+  const tv0 = await page.evaluate(() => performance.now());
+  await profile("tree", async () => {
+    await page.click("#btn-tree");
+    await page.waitForFunction(() => window.sessiontreeDemo.treeView?.boxes.length > 0);
+    await page.evaluate(() => new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0))));
+  });
+  Object.assign(r, await page.evaluate((tv0) => ({ treeLayout: window.sessiontreeDemo.timings.treeLayout, treeRead: window.sessiontreeDemo.timings.treeRead, treeBoxes: window.sessiontreeDemo.treeView.layoutMs, treeOpenLongest: window.__longest(tv0, performance.now()), treeShown: window.sessiontreeDemo.treeView.boxes.length }), tv0));
   await page.waitForTimeout(200);
   await page.screenshot({ path: path.join(shots, `bench-huge-${c.shape}-${c.n}-tree.png`) });
+  // With the tree view open: a send (the leaf's box grows), a ‹ › switch (the
+  // highlight moves), a label: the tree view's own time (renderTree) and the
+  // longest main-thread task of each, and how the view took it.
+  const treeAct = (act) => page.evaluate(async ({ act, i, text }) => {
+    const frame = () => new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
+    const d = window.sessiontreeDemo;
+    const t0 = performance.now();
+    const hows = [];
+    let ms = 0;
+    const took = () => {
+      ms = Math.max(ms, d.timings.renderTree ?? 0);
+      hows.push(d.timings.treeHow);
+    };
+    if (act === "send") {
+      document.getElementById("input").value = text;
+      document.getElementById("composer").requestSubmit();
+      took();
+      while (!document.querySelector(".typing")) await frame();
+      while (document.querySelector(".typing")) await frame();
+      took();
+      await d.saved();
+    } else if (act === "label") {
+      // As the label dialog does it: change() on the open tree, then every view.
+      const { change } = await import("./actions.js");
+      change("label", (t) => t.label(t.node(t.pathWindow(-1).ids[0]).parent, "bench"));
+      took();
+      await frame();
+    } else {
+      document.querySelector(`#messages [data-index="${i}"] [data-action="${act}"]`).click();
+      took();
+      await frame();
+    }
+    return { ms, how: hows.join("+"), longest: window.__longest(t0, performance.now()) };
+  }, { act, i: c.forkIndex, text: `bench tree send ${act}` });
+  r.treeSend = await treeAct("send");
+  r.treeSwitch = await treeAct("next");
+  r.treeSwitchBack = await treeAct("prev");
+  r.treeLabel = await treeAct("label");
   await page.click("#btn-tree");
   await page.close();
   return r;
@@ -425,6 +467,12 @@ function table(shape, [s, b]) {
     ["tree view: t.subtree + layout", ms(s.treeLayout), ms(b.treeLayout), b.treeLayout / s.treeLayout, ""],
     ["tree view: of which t.subtree", ms(s.treeRead), ms(b.treeRead), b.treeRead / s.treeRead, ""],
     ["tree view: of which the layout and the active path", ms(s.treeBoxes), ms(b.treeBoxes), b.treeBoxes / s.treeBoxes, ""],
+    ["tree view: boxes laid out", s.treeShown, b.treeShown, null, ""],
+    ["tree view: open, longest main-thread task", ms(s.treeOpenLongest), ms(b.treeOpenLongest), null, "≤ 100 ms"],
+    ...[["send", "treeSend"], ["‹ › switch", "treeSwitch"], ["› switch back", "treeSwitchBack"], ["label", "treeLabel"]].flatMap(([what, k]) => [
+      [`tree view open, ${what}: renderTree (${s[k].how} / ${b[k].how})`, ms(s[k].ms), ms(b[k].ms), b[k].ms / s[k].ms, ""],
+      [`tree view open, ${what}: longest main-thread task`, ms(s[k].longest), ms(b[k].longest), null, "≤ 100 ms"],
+    ]),
     ["peak memory during the import (the page's and the workers' modules and JS heaps, at once) / file", "", `${mb(b.peak)} / ${mb(b.mb * 1e6)}`, b.peak / (b.mb * 1e6), "≤ 3×"],
     ["the same, each part's own peak summed / file", "", `${mb(b.peakSum)} / ${mb(b.mb * 1e6)}`, b.peakSum / (b.mb * 1e6), ""],
     ["module memory after the import (page)", mb(s.wasm), mb(b.wasm), null, ""],

@@ -501,7 +501,11 @@ async function main() {
   await step("a 10,000-node import, then navigating it", async () => {
     const t0 = Date.now();
     await page.setInputFiles("#file", { name: "big.tree.json", mimeType: "application/json", buffer: Buffer.from(big.json) });
-    await page.waitForFunction(() => document.querySelector("#conv-title").textContent === "big" && window.sessiontreeDemo.treeView?.nodeCount === 10000);
+    await page.waitForFunction(() => document.querySelector("#conv-title").textContent === "big" && window.sessiontreeDemo.treeView?.boxes.length > 0);
+    // 921 boxes: the 500 around the active message, then More lays out all.
+    assert.ok(await demo(() => window.sessiontreeDemo.treeView.partial && window.sessiontreeDemo.treeView.boxes.length <= 500), "a window of the boxes");
+    await page.click("#tree-more");
+    await page.waitForFunction(() => window.sessiontreeDemo.treeView.nodeCount === 10000);
     numbers.import10k = Date.now() - t0;
     numbers.layout10k = await demo(() => window.sessiontreeDemo.treeView.layoutMs);
     numbers.boxes10k = await demo(() => window.sessiontreeDemo.treeView.boxes.length);
@@ -547,14 +551,17 @@ async function main() {
   await step("the tree view takes a send without a new layout: the run box at the leaf grows, and the view is what a fresh layout gives", async () => {
     if ((await page.getAttribute("#btn-tree", "aria-pressed")) !== "true") await page.click("#btn-tree");
     await page.waitForFunction(() => window.sessiontreeDemo.treeView?.boxes.length > 0 && window.sessiontreeDemo.tree);
-    // The same boxes as a layout of t.subtree now: first and last node, run length, branch ends.
+    // The same boxes as a layout of a read now (t.subtreeAround the leaf, the
+    // view's limit): first and last node, run length, branch ends, messages.
     const sameAsFresh = () => demo(() => {
       const v = window.sessiontreeDemo.treeView;
-      const fresh = window.sessiontreeDemo.tree.subtree(null, { runs: true, limit: 50000 }).nodes.map((e) => `${e.id}|${e.last}|${e.run}|${e.branches.join(",")}`).sort();
+      const t = window.sessiontreeDemo.tree;
+      const read = t.subtreeAround(t.pathWindow(-1).ids[0], { limit: v.limit }).nodes;
+      const fresh = read.map((e) => `${e.id}|${e.last}|${e.run}|${e.branches.join(",")}`).sort();
       const shown = v.boxes.map((x) => `${x.id}|${x.last}|${x.run}|${(x.names ?? []).join(",")}`).sort();
       const a = new Set(shown);
       const b = new Set(fresh);
-      return { missing: fresh.filter((x) => !a.has(x)), extra: shown.filter((x) => !b.has(x)), count: v.nodeCount, nodes: window.sessiontreeDemo.tree.stats().nodes };
+      return { missing: fresh.filter((x) => !a.has(x)), extra: shown.filter((x) => !b.has(x)), count: v.nodeCount, nodes: read.reduce((n, e) => n + e.run, 0) };
     });
     const before = await demo(() => ({ extended: window.sessiontreeDemo.treeView.extended ?? 0, layouts: window.sessiontreeDemo.timings.treeLayout }));
     const leaf0 = await demo(() => window.sessiontreeDemo.tree.pathWindow(-1).ids[0]);
@@ -584,7 +591,7 @@ async function main() {
     const view = () => demo(() => {
       const v = window.sessiontreeDemo.treeView;
       const t = window.sessiontreeDemo.tree;
-      const fresh = t.subtree(null, { runs: true, limit: 50000 }).nodes.map((e) => `${e.id}|${e.last}|${e.run}|${e.label ?? ""}|${e.branches.join(",")}`).sort();
+      const fresh = t.subtreeAround(t.pathWindow(-1).ids[0], { limit: v.limit }).nodes.map((e) => `${e.id}|${e.last}|${e.run}|${e.label ?? ""}|${e.branches.join(",")}`).sort();
       const shown = v.boxes.map((x) => `${x.id}|${x.last}|${x.run}|${x.label ?? ""}|${(x.names ?? []).join(",")}`).sort();
       return { same: JSON.stringify(fresh) === JSON.stringify(shown), places: v.boxes.map((x) => `${x.id}@${x.x},${x.y}`).join(" "), patched: v.patched ?? 0, view: [v.k, v.tx, v.ty] };
     });
@@ -608,6 +615,91 @@ async function main() {
     const parted = await view();
     assert.ok(parted.same, "after a label inside a run, the boxes are what a fresh read gives");
     assert.equal(parted.patched, after.patched, "a parted run is laid out anew");
+    await saved();
+  });
+
+  await step("a tree with more boxes than the view lays out: the boxes around the active message, kept in step by a send, a label and a switch without reading the tree again; More widens it", async () => {
+    const { init, SessionTree } = await import(pathToFileURL(path.join(repo, "web/dist/sessiontree.js")).href);
+    await init();
+    // 6,000 messages, an edited question with its answer every 5: ~2,400 boxes.
+    const messages = Array.from({ length: 6000 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `${i % 2 ? "Answer" : "Question"} ${i}` }));
+    const built = SessionTree.fromLinear(messages, 1_700_000_000_000);
+    const path0 = built.activePath();
+    for (let i = 5, at = 1_750_000_000_000; i < 5990; i += 5) {
+      built.edit(path0[i - (i % 2)], { role: "user", content: `Another question ${i}` }, at++);
+      built.append({ role: "assistant", content: `Another answer ${i}` }, at++);
+    }
+    built.switchBranch("main");
+    const file = built.save();
+    const whole = built.subtree(null, { runs: true }).nodes.length;
+    built.free();
+    if ((await page.getAttribute("#btn-tree", "aria-pressed")) !== "true") await page.click("#btn-tree");
+    await page.setInputFiles("#file", { name: "windowed.tree.json", mimeType: "application/json", buffer: Buffer.from(file) });
+    await page.waitForFunction(() => document.querySelector("#conv-title").textContent === "windowed" && window.sessiontreeDemo.treeView?.boxes.length > 0 && document.body.dataset.ready === "1");
+    // The view against a fresh read around the leaf it shows, box by box.
+    const view = () => demo(() => {
+      const v = window.sessiontreeDemo.treeView;
+      const t = window.sessiontreeDemo.tree;
+      const leaf = t.pathWindow(-1).ids[0];
+      const key = (id, last, run, label, names) => `${id}|${last}|${run}|${label ?? ""}|${(names ?? []).join(",")}`;
+      const fresh = t.subtreeAround(leaf, { limit: v.limit }).nodes.map((e) => key(e.id, e.last, e.run, e.label, e.branches)).sort();
+      const shown = v.boxes.map((b) => key(b.id, b.last, b.run, b.label, b.names)).sort();
+      const on = t.onPath(v.boxIds());
+      return {
+        same: JSON.stringify(fresh) === JSON.stringify(shown), boxes: v.boxes.length, partial: v.partial, above: v.above, leaf, hasLeaf: v.boxOf.get(leaf)?.last === leaf,
+        highlight: v.boxIds().every((id, i) => v.active.has(id) === on[i]), reads: v.reads ?? 0, extended: v.extended ?? 0, patched: v.patched ?? 0,
+        more: !document.querySelector("#tree-more").hidden, info: document.querySelector("#treepane .tree-info").title,
+      };
+    });
+    let v = await view();
+    assert.ok(v.partial && v.above > 0 && v.boxes <= 500 && v.boxes > 400 && whole > 2000, `a window of the ${whole} boxes: ${JSON.stringify(v)}`);
+    assert.ok(v.same && v.hasLeaf && v.highlight && v.more, `the window is a fresh read around the leaf: ${JSON.stringify(v)}`);
+    assert.match(v.info, /^[\d,]+ boxes: the [\d,]+ around the active message, [\d,]+ messages above them/);
+    // A send and its reply: the leaf's box grows twice, nothing is read again.
+    const before = v;
+    await page.fill("#input", "a send into a window");
+    await page.press("#input", "Enter");
+    await page.waitForFunction((leaf0) => {
+      const t = window.sessiontreeDemo.tree;
+      const w = t.pathWindow(-2);
+      return !document.querySelector(".typing") && w.messages[1]?.role === "assistant" && t.node(w.ids[0]).parent === leaf0;
+    }, before.leaf);
+    v = await view();
+    assert.deepEqual([v.reads, v.extended - before.extended], [before.reads, 2], "a send grows the leaf's box without a read");
+    assert.ok(v.same && v.hasLeaf && v.highlight, `after a send, the view is a fresh read: ${JSON.stringify(v)}`);
+    // A label on the message that starts the leaf's box parts the box (a
+    // labelled message is a box of its own): read again. A new label on it
+    // then rewrites that box's words only.
+    const start = await demo(() => window.sessiontreeDemo.treeView.boxOf.get(window.sessiontreeDemo.tree.pathWindow(-1).ids[0]).id);
+    const m = page.locator(`#messages article.msg[data-id="${start}"]`);
+    await m.hover();
+    await m.locator('[data-action="label"]').click();
+    await modal({ label: "parts a box" });
+    await page.waitForFunction((k) => window.sessiontreeDemo.treeView.reads === k + 1, v.reads);
+    v = await view();
+    assert.ok(v.same && v.highlight, `after a label that parts a box, the view is a fresh read: ${JSON.stringify(v)}`);
+    await m.hover();
+    await m.locator('[data-action="label"]').click();
+    await modal({ label: "renamed" });
+    await page.waitForFunction((k) => (window.sessiontreeDemo.treeView.patched ?? 0) === k + 1, v.patched);
+    const labelled = await view();
+    assert.equal(labelled.reads, v.reads, "a new label on a labelled message reads nothing else");
+    assert.ok(labelled.same && labelled.highlight, `after a label, the view is a fresh read: ${JSON.stringify(labelled)}`);
+    // ‹ › to the other version of that message (a fork in view): the highlight moves, nothing is read.
+    await m.hover();
+    await m.locator('[data-action="next"]').click();
+    await page.waitForFunction((leaf) => window.sessiontreeDemo.tree.pathWindow(-1).ids[0] !== leaf, labelled.leaf);
+    v = await view();
+    assert.ok(v.hasLeaf && v.highlight && v.reads === labelled.reads, `a switch inside the window moves the highlight only: ${JSON.stringify(v)}`);
+    // More: four times the boxes (2,000), then the whole tree (and the box the label parted off).
+    await page.click("#tree-more");
+    await page.waitForFunction((k) => window.sessiontreeDemo.treeView.reads === k + 1, v.reads);
+    v = await view();
+    assert.ok(v.partial && v.boxes <= 2000 && v.boxes > 1900 && v.same && v.hasLeaf && v.highlight, `More: four times the boxes: ${JSON.stringify(v)}`);
+    await page.click("#tree-more");
+    await page.waitForFunction((k) => window.sessiontreeDemo.treeView.reads === k + 1, v.reads);
+    v = await view();
+    assert.ok(!v.partial && !v.more && v.boxes === whole + 1 && v.same, `More lays out the whole tree: ${JSON.stringify(v)}`);
     await saved();
   });
 

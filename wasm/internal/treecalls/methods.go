@@ -78,5 +78,7 @@ func Lean() []Method {
 		{"recentBranches", true, recentBranches},
 		{"branchCount", true, branchCount},
 		{"switchers", true, switchers},
+		// subtree.go: a tree view around a message
+		{"subtreeAround", true, subtreeAround},
 	}
 }

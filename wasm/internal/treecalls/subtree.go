@@ -36,21 +36,52 @@ func subtree(r *Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := grow(64 * len(entries))
+	b := appendEntries(grow(256*len(entries)+64), entries)
+	b = append(b, `,"more":`...)
+	return append(appendBool(b, more), '}'), nil
+}
+
+// subtreeAround returns core's SubtreeAround as
+// {"nodes":[…],"more":bool,"above":n}: a tree view's boxes around a message.
+// Arguments: the node and the limit in decimal (0 for none).
+func subtreeAround(r *Request) ([]byte, error) {
+	near, err := r.str(0, "id")
+	if err != nil {
+		return nil, err
+	}
+	limit, err := countArg(r, 1, "limit")
+	if err != nil {
+		return nil, err
+	}
+	entries, above, more, err := r.tree.SubtreeAround(near, limit)
+	if err != nil {
+		return nil, err
+	}
+	b := appendEntries(grow(256*len(entries)+64), entries)
+	b = append(b, `,"more":`...)
+	b = appendBool(b, more)
+	b = append(b, `,"above":`...)
+	b = rawjson.AppendInt(b, int64(above))
+	return append(b, '}'), nil
+}
+
+// appendEntries appends `{"nodes":[…]` (the object left open).
+func appendEntries(b []byte, entries []core.TreeEntry) []byte {
 	b = append(b, `{"nodes":[`...)
-	for i, e := range entries {
+	for i := range entries {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendEntry(b, &e)
+		b = appendEntry(b, &entries[i])
 	}
-	b = append(b, `],"more":`...)
-	if more {
-		b = append(b, "true}"...)
-	} else {
-		b = append(b, "false}"...)
+	return append(b, ']')
+}
+
+func appendBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, "true"...)
 	}
-	return b, nil
+	return append(b, "false"...)
 }
 
 func appendEntry(b []byte, e *core.TreeEntry) []byte {
