@@ -30,6 +30,8 @@ type pathMemo struct {
 	head     *head
 	headIDs  []string
 	headRead map[string]bool
+	// scratch: the buffers of the tree's requests (write).
+	scratch scratch
 }
 
 // memoKey is the key of the memo on a tree: one for requests that keep

@@ -16,7 +16,7 @@ func project(turns []chat.Turn, cont []bool, own *noteInput, api API, opts Optio
 	}
 	s := &segment{}
 	s.read(turns, cont, api == Anthropic && !opts.DropThinking)
-	req, _, err := write([]*segment{s}, own, api, opts, nil, nil, nil)
+	req, _, err := write([]*segment{s}, own, api, opts, nil, nil, nil, nil)
 	return req, err
 }
 
@@ -27,29 +27,55 @@ var errNegativeBudget = &core.Error{Code: core.CodeInvalidInput, Message: "budge
 //
 // With h, segs are a window of the path (see fit): write reports false, and
 // writes nothing, when the window does not decide the request.
-func write(segs []*segment, own *noteInput, api API, opts Options, ready func(*segment) error, h *head, known func(string) bool) (Request, bool, error) {
+//
+// sc holds the buffers a request builds and lets go of (nil: new ones): a
+// tree's memo keeps one, so that a chat's requests do not allocate their
+// window's size again at every turn (in wasm each such allocation brings
+// the next collection of the whole heap closer).
+func write(segs []*segment, own *noteInput, api API, opts Options, ready func(*segment) error, h *head, known func(string) bool, sc *scratch) (Request, bool, error) {
+	if sc == nil {
+		sc = new(scratch)
+	}
 	var rep Report
 	for _, s := range segs {
 		rep.add(s.rep)
 	}
-	blocks, ok, err := fit(segs, opts, own, &rep, ready, h, known)
+	blocks, ok, err := fit(segs, opts, own, &rep, ready, h, known, sc)
 	if err != nil || !ok {
 		return Request{}, ok, err
 	}
 	req := Request{API: api}
 	switch api {
 	case OpenAIChat:
-		req.Messages, req.Serials = writeMessages(blocks, api, &rep, opts.Held, chatMessages)
+		req.Messages, req.Serials = writeMessages(blocks, api, &rep, opts.Held, chatMessages, sc)
 	case OpenAIResponses:
-		req.Messages, req.Serials = writeMessages(blocks, api, &rep, opts.Held, responsesItems)
+		req.Messages, req.Serials = writeMessages(blocks, api, &rep, opts.Held, responsesItems, sc)
 	case Anthropic:
 		req.System, req.Messages, req.Tools, req.Serials = writeAnthropic(blocks, &rep, opts.Held)
 	}
 	for _, b := range blocks {
 		rep.Tokens += tokens(b)
 	}
+	sc.letGo()
 	req.Report = rep
 	return req, true, nil
+}
+
+// scratch is what a request builds and lets go of once written: the blocks
+// fit keeps, and the messages' pieces before they are joined (see write).
+type scratch struct {
+	blocks []block
+	outs   []*written
+	vals   [][]byte
+	digits []byte
+}
+
+// letGo lets go of what the buffers point to once a request is written: its
+// blocks name messages of segments a later edit may drop.
+func (sc *scratch) letGo() {
+	clear(sc.blocks[:cap(sc.blocks)])
+	clear(sc.outs[:cap(sc.outs)])
+	clear(sc.vals[:cap(sc.vals)])
 }
 
 // add adds what reading a segment reported.

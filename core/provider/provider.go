@@ -306,7 +306,7 @@ func ProjectTree(t *core.Tree, branch string, api API, opts Options) (Request, e
 			lo := s.start - (n - len(ids))
 			return s.unfold(t, ids[lo:lo+s.end-s.start], msgs[lo:lo+s.end-s.start], keepThinking)
 		}
-		req, ok, err := write(segs, note, api, opts, ready, h, known)
+		req, ok, err := write(segs, note, api, opts, ready, h, known, &m.scratch)
 		if err != nil {
 			return Request{}, err
 		}

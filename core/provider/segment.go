@@ -201,7 +201,7 @@ type head struct {
 // message, when what is kept reaches its first segment, or when a kept
 // segment may read differently with what lies before the window (known
 // tells whether an id is one the window holds; see enough).
-func fit(segs []*segment, opts Options, own *noteInput, rep *Report, ready func(*segment) error, h *head, known func(string) bool) ([]block, bool, error) {
+func fit(segs []*segment, opts Options, own *noteInput, rep *Report, ready func(*segment) error, h *head, known func(string) bool, sc *scratch) ([]block, bool, error) {
 	win := h != nil
 	all := func() ([]block, bool, error) {
 		if win {
@@ -315,7 +315,7 @@ func fit(segs []*segment, opts Options, own *noteInput, rep *Report, ready func(
 		rep.Unsummarized = own.unsummarized
 	}
 	// The preamble, the note, then every block from unit k on.
-	var out []block
+	out := sc.blocks[:0]
 	if win {
 		out = append(out, h.blocks...)
 	} else {
@@ -336,6 +336,7 @@ func fit(segs []*segment, opts Options, own *noteInput, rep *Report, ready func(
 		more += len(s.blocks)
 	}
 	out = slices.Grow(out, more) // one allocation for the ~250 blocks a request keeps
+	sc.blocks = out[:0]          // the next request's, once this one is written
 	out = append(out, ks.blocks[ks.units[k.unit].from:]...)
 	for _, s := range segs[k.seg+1:] {
 		out = append(out, s.blocks...)

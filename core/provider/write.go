@@ -145,17 +145,21 @@ func (b block) wrote(api API, one func(block, *Report) [][]byte) *written {
 }
 
 // writeMessages writes the blocks' messages as one JSON array, a message
-// the caller holds (held) as its serial, and the serial of each (0: none).
-func writeMessages(blocks []block, api API, rep *Report, held func(uint64) bool, one func(block, *Report) [][]byte) ([]byte, []uint64) {
-	outs := make([]*written, len(blocks))
+// the caller holds (held) as its serial, and the serial of each (0: none);
+// sc (or nil) lends its buffers.
+func writeMessages(blocks []block, api API, rep *Report, held func(uint64) bool, one func(block, *Report) [][]byte, sc *scratch) ([]byte, []uint64) {
+	if sc == nil {
+		sc = new(scratch)
+	}
+	outs := slices.Grow(sc.outs[:0], len(blocks))[:len(blocks)]
 	n := 0
 	for i, b := range blocks {
 		outs[i] = b.wrote(api, one)
 		n += len(outs[i].msgs)
 	}
-	vals := make([][]byte, 0, n)
+	vals := slices.Grow(sc.vals[:0], n)
 	nums := make([]uint64, 0, n)
-	var digits []byte // the serials written in place of messages, in one buffer
+	digits := sc.digits[:0] // the serials written in place of messages, in one buffer
 	for _, w := range outs {
 		rep.Parts += w.parts
 		for i, m := range w.msgs {
@@ -176,6 +180,10 @@ func writeMessages(blocks []block, api API, rep *Report, held func(uint64) bool,
 		}
 	}
 	rep.Sent = len(vals)
+	if cap(digits) > cap(sc.digits) {
+		sc.digits = digits[:0]
+	}
+	sc.outs, sc.vals = outs[:0], vals[:0]
 	return list(vals), nums
 }
 

@@ -28,6 +28,7 @@ const BIG = Number(process.env.BENCH_HUGE_N ?? 200000);
 const SMALL = 100;
 const SENDS = 5;
 const SWITCHES = 6;
+const PROJECT_ROUNDS = Number(process.env.BENCH_HUGE_PROJECT_ROUNDS ?? 101);
 const SHAPES = (process.env.BENCH_HUGE_SHAPES ?? "fork2000,fork50,agent").split(",");
 
 /**
@@ -297,18 +298,6 @@ async function measure(browser, base, c, errors) {
   r.sendStored = median(sends.map((s) => s.stored));
   r.sendLongest = Math.max(...sends.map((s) => s.longest));
 
-  // The request a send builds, alone: t.projectFor with the demo's 32k budget.
-  r.project = await page.evaluate(async () => {
-    const t = window.sessiontreeDemo.tree;
-    const times = [];
-    for (let k = 0; k < 7; k++) {
-      const t0 = performance.now();
-      t.projectFor("openai-chat", { budget: 32000 });
-      times.push(performance.now() - t0);
-    }
-    return times.sort((a, b) => a - b)[3];
-  });
-
   // ‹ › at the fork (the reply of each send made the path 2 longer; the fork stays at its index).
   const switches = [];
   const s0 = await page.evaluate(() => performance.now());
@@ -405,6 +394,28 @@ async function measure(browser, base, c, errors) {
   r.treeSwitchBack = await treeAct("prev");
   r.treeLabel = await treeAct("label");
   await page.click("#btn-tree");
+
+  // Last, as it appends: the request a send builds, alone: t.projectFor with the demo's 32k budget,
+  // as a send calls it (after the user's turn was appended; the reply appended
+  // after it), over PROJECT_ROUNDS rounds. Each call is well under a
+  // millisecond, and the page's clock ticks in 0.1 ms (jittered): a median of a
+  // few such ticks compares 0.2 with 0.4 ms. The mean of the rounds, their
+  // slowest tenth left out (a collection that lands in one), averages the ticks
+  // out.
+  r.project = await page.evaluate(async (rounds) => {
+    const t = window.sessiontreeDemo.tree;
+    const times = [];
+    for (let k = 0; k < rounds; k++) {
+      t.append({ role: "user", content: `Round ${k}: one more question about the request.` });
+      const t0 = performance.now();
+      t.projectFor("openai-chat", { budget: 32000 });
+      times.push(performance.now() - t0);
+      t.append({ role: "assistant", content: `Round ${k}: the answer.` });
+    }
+    times.sort((a, b) => a - b);
+    const kept = times.slice(0, Math.ceil(times.length * 0.9));
+    return kept.reduce((a, b) => a + b, 0) / kept.length;
+  }, PROJECT_ROUNDS);
   await page.close();
   return r;
 }
@@ -443,6 +454,7 @@ process.exit(failed ? 1 : 0);
 
 function table(shape, [s, b]) {
   const ms = (x) => (x === undefined || Number.isNaN(x) ? "" : `${Math.round(x)} ms`);
+  const ms2 = (x) => (x === undefined || Number.isNaN(x) ? "" : `${x.toFixed(2)} ms`);
   const mb = (x) => `${(x / 1e6).toFixed(0)} MB`;
   const rows = [
     ["import until the last 50 messages are painted", ms(s.importPainted), ms(b.importPainted), b.importPainted / s.importPainted, ""],
@@ -460,7 +472,7 @@ function table(shape, [s, b]) {
     ["send: until the first reply token is painted", ms(s.sendToken), ms(b.sendToken), b.sendToken / s.sendToken, ""],
     ["send: until the reply is stored", ms(s.sendStored), ms(b.sendStored), b.sendStored / s.sendStored, ""],
     ["send: longest main-thread task, submit to stored", ms(s.sendLongest), ms(b.sendLongest), null, "≤ 100 ms"],
-    ["t.projectFor(\"openai-chat\", { budget: 32000 }) in the page", ms(s.project), ms(b.project), b.project / s.project, "≤ 1.5×"],
+    [`t.projectFor("openai-chat", { budget: 32000 }) in the page after the user's turn (mean of ${PROJECT_ROUNDS}, slowest tenth out)`, ms2(s.project), ms2(b.project), b.project / s.project, "≤ 1.5×"],
     ["‹ › switch until painted", ms(s.switch), ms(b.switch), b.switch / s.switch, "≤ 100 ms, ≤ 1.5×"],
     ["‹ › switch until painted, the slowest", ms(s.switchMax), ms(b.switchMax), b.switchMax / s.switchMax, ""],
     ["‹ › switch: longest main-thread task", ms(s.switchLongest), ms(b.switchLongest), null, "≤ 100 ms"],
