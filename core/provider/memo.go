@@ -178,8 +178,12 @@ func cleanCut(msgs []core.Message, limit int) int {
 func (m *pathMemo) pathSegments(t *core.Tree, branch string, skip, n int, keepThinking bool, lo int) ([]*segment, error) {
 	// The path's tail, fetched from the leaf up as far as needed: tail[i]
 	// is path node n-len(tail)+i.
-	var tail []string
-	var msgs []core.Message
+	tail, msgs := m.scratch.tail[:0], m.scratch.msgs[:0] // the last request's buffers
+	defer func() {
+		clear(msgs[:cap(msgs)]) // the tree's messages and ids: not kept alive here
+		clear(tail[:cap(tail)])
+		m.scratch.tail, m.scratch.msgs = tail[:0], msgs[:0]
+	}()
 	fetch := func(count int) error {
 		count = min(count, n)
 		if count <= len(tail) {

@@ -68,6 +68,10 @@ type scratch struct {
 	outs   []*written
 	vals   [][]byte
 	digits []byte
+	// tail and msgs: the path's last nodes as pathSegments fetched them
+	// (segments copy what they keep).
+	tail []string
+	msgs []core.Message
 }
 
 // letGo lets go of what the buffers point to once a request is written: its

@@ -212,7 +212,7 @@ func fit(segs []*segment, opts Options, own *noteInput, rep *Report, ready func(
 				return nil, true, err
 			}
 		}
-		return allBlocks(segs), true, nil
+		return allBlocks(segs, sc), true, nil
 	}
 	total, sysTok := 0, 0
 	for _, s := range segs {
@@ -400,7 +400,7 @@ func (s *segment) fold() {
 // before reports whether unit a comes before unit b on the path.
 func before(a, b unitRef) bool { return a.seg < b.seg || a.seg == b.seg && a.unit < b.unit }
 
-func allBlocks(segs []*segment) []block {
+func allBlocks(segs []*segment, sc *scratch) []block {
 	if len(segs) == 1 {
 		return segs[0].blocks
 	}
@@ -408,9 +408,10 @@ func allBlocks(segs []*segment) []block {
 	for _, s := range segs {
 		n += len(s.blocks)
 	}
-	out := make([]block, 0, n)
+	out := slices.Grow(sc.blocks[:0], n)
 	for _, s := range segs {
 		out = append(out, s.blocks...)
 	}
+	sc.blocks = out[:0]
 	return out
 }

@@ -395,13 +395,15 @@ async function measure(browser, base, c, errors) {
   r.treeLabel = await treeAct("label");
   await page.click("#btn-tree");
 
-  // Last, as it appends: the request a send builds, alone: t.projectFor with the demo's 32k budget,
-  // as a send calls it (after the user's turn was appended; the reply appended
-  // after it), over PROJECT_ROUNDS rounds. Each call is well under a
-  // millisecond, and the page's clock ticks in 0.1 ms (jittered): a median of a
-  // few such ticks compares 0.2 with 0.4 ms. The mean of the rounds, their
-  // slowest tenth left out (a collection that lands in one), averages the ticks
-  // out.
+  // Last, as it appends: the request a send builds, alone: t.projectFor with
+  // the demo's 32k budget, as a send calls it (after the user's turn was
+  // appended; the reply appended after it), over PROJECT_ROUNDS rounds. Each
+  // call is well under a millisecond, and the page's clock ticks in 0.1 ms
+  // (jittered): a median of a few such ticks compares 0.2 with 0.4 ms. The
+  // mean of the fastest three quarters of the rounds averages the ticks out;
+  // the quarter left out is where the machine ran something else (a loaded
+  // 2-core machine takes the thread away for 10-30 ms: a CPU profile of
+  // those rounds holds few samples) or a collection landed.
   r.project = await page.evaluate(async (rounds) => {
     const t = window.sessiontreeDemo.tree;
     const times = [];
@@ -413,7 +415,7 @@ async function measure(browser, base, c, errors) {
       t.append({ role: "assistant", content: `Round ${k}: the answer.` });
     }
     times.sort((a, b) => a - b);
-    const kept = times.slice(0, Math.ceil(times.length * 0.9));
+    const kept = times.slice(0, Math.ceil(times.length * 0.75));
     return kept.reduce((a, b) => a + b, 0) / kept.length;
   }, PROJECT_ROUNDS);
   await page.close();
@@ -472,7 +474,7 @@ function table(shape, [s, b]) {
     ["send: until the first reply token is painted", ms(s.sendToken), ms(b.sendToken), b.sendToken / s.sendToken, ""],
     ["send: until the reply is stored", ms(s.sendStored), ms(b.sendStored), b.sendStored / s.sendStored, ""],
     ["send: longest main-thread task, submit to stored", ms(s.sendLongest), ms(b.sendLongest), null, "≤ 100 ms"],
-    [`t.projectFor("openai-chat", { budget: 32000 }) in the page after the user's turn (mean of ${PROJECT_ROUNDS}, slowest tenth out)`, ms2(s.project), ms2(b.project), b.project / s.project, "≤ 1.5×"],
+    [`t.projectFor("openai-chat", { budget: 32000 }) in the page after the user's turn (mean of the fastest 3/4 of ${PROJECT_ROUNDS} rounds)`, ms2(s.project), ms2(b.project), b.project / s.project, "≤ 1.5×"],
     ["‹ › switch until painted", ms(s.switch), ms(b.switch), b.switch / s.switch, "≤ 100 ms, ≤ 1.5×"],
     ["‹ › switch until painted, the slowest", ms(s.switchMax), ms(b.switchMax), b.switchMax / s.switchMax, ""],
     ["‹ › switch: longest main-thread task", ms(s.switchLongest), ms(b.switchLongest), null, "≤ 100 ms"],

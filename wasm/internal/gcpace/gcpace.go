@@ -8,7 +8,9 @@
 // (the first request after an open). While sliced loads are under way the
 // collector waits; when the last one ends its next cycle comes when the heap
 // has doubled (a memory limit, GOGC off), as a collection at that point would
-// have set it with GOGC=100, and GOGC=100 comes back once that cycle has run. The file's bytes and
+// have set it with GOGC=100, and the settings the loads found (the GOGC and
+// GOMEMLIMIT the page's module was started with: 200 and 3584 MiB, see
+// js/sessiontree.js) come back once that cycle has run. The file's bytes and
 // the tree are most of what a load allocates, so the heap grows little beyond
 // what GOGC=100 lets it.
 //
@@ -35,16 +37,25 @@ var (
 	holding   atomic.Int32
 	restoring atomic.Bool
 	// Percent is the GOGC set last: -1 while loads hold the collector or
-	// until the cycle after them, then 100 (tests read it).
+	// until the cycle after them, then the one they found (tests read it).
 	Percent atomic.Int64
 	// Limit is the memory limit set last (tests read it).
 	Limit atomic.Int64
+	// found: the GOGC and memory limit in force before the first load held
+	// the collector, put back after it (a load while they are being put back
+	// finds the loads' own settings: found stays).
+	foundPercent atomic.Int64
+	foundLimit   atomic.Int64
 )
 
 func hold() {
 	if holding.Add(1) == 1 {
-		debug.SetGCPercent(-1)
-		debug.SetMemoryLimit(math.MaxInt64)
+		p := debug.SetGCPercent(-1)
+		l := debug.SetMemoryLimit(math.MaxInt64)
+		if !restoring.Load() {
+			foundPercent.Store(int64(p))
+			foundLimit.Store(l)
+		}
 		Percent.Store(-1)
 		Limit.Store(math.MaxInt64)
 	}
@@ -52,7 +63,7 @@ func hold() {
 
 // release sets the next cycle at twice the heap in use: a memory limit with
 // GOGC off (GOGC's goal would be counted from the heap marked before the
-// load); after that cycle, GOGC=100 and no limit.
+// load); after that cycle, the GOGC and limit the first hold found.
 func release() {
 	if n := holding.Add(-1); n > 0 {
 		return
@@ -70,10 +81,11 @@ func release() {
 		runtime.SetFinalizer(s, func(*sentinel) {
 			restoring.Store(false)
 			if holding.Load() == 0 {
-				debug.SetGCPercent(100)
-				debug.SetMemoryLimit(math.MaxInt64)
-				Percent.Store(100)
-				Limit.Store(math.MaxInt64)
+				p, l := foundPercent.Load(), foundLimit.Load()
+				debug.SetGCPercent(int(p))
+				debug.SetMemoryLimit(l)
+				Percent.Store(p)
+				Limit.Store(l)
 			}
 		})
 	}

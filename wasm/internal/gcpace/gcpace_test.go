@@ -1,7 +1,6 @@
 package gcpace
 
 import (
-	"math"
 	"runtime"
 	"runtime/debug"
 	"testing"
@@ -11,11 +10,13 @@ import (
 )
 
 // A load holds the collector (no cycle while it runs), its end sets the next
-// goal at about twice the heap then, and GOGC=100 is back after that cycle.
-// Two loads at once hold it until both end.
+// goal at about twice the heap then, and the GOGC and memory limit it found
+// (the module's own: the page starts it with GOGC=200) are back after that
+// cycle. Two loads at once hold it until both end.
 func TestLoadsHoldTheCollectorAndGOGCComesBack(t *testing.T) {
 	Install()
-	defer debug.SetGCPercent(100)
+	defer debug.SetGCPercent(debug.SetGCPercent(200))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(3 << 30))
 	bridge.HoldCollector()
 	bridge.HoldCollector()
 	var before, after runtime.MemStats
@@ -42,17 +43,20 @@ func TestLoadsHoldTheCollectorAndGOGCComesBack(t *testing.T) {
 	}
 	runtime.GC()
 	deadline := time.Now().Add(5 * time.Second)
-	for Percent.Load() != 100 && time.Now().Before(deadline) {
+	for Percent.Load() != 200 && time.Now().Before(deadline) {
 		runtime.GC()
 		time.Sleep(10 * time.Millisecond)
 	}
-	if Percent.Load() != 100 || Limit.Load() != math.MaxInt64 {
-		t.Fatalf("GOGC %d, limit %d after the next cycles, want 100 and none back", Percent.Load(), Limit.Load())
+	if Percent.Load() != 200 || Limit.Load() != 3<<30 {
+		t.Fatalf("GOGC %d, limit %d after the next cycles, want the 200 and 3 GiB the loads found", Percent.Load(), Limit.Load())
+	}
+	if p := debug.SetGCPercent(200); p != 200 {
+		t.Fatalf("the runtime's GOGC is %d, want 200", p)
 	}
 	runtime.KeepAlive(live)
 	// A release without a hold changes nothing.
 	bridge.ReleaseCollector()
-	if Percent.Load() != 100 {
+	if Percent.Load() != 200 {
 		t.Fatalf("a stray release set GOGC %d", Percent.Load())
 	}
 }
