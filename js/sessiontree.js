@@ -822,9 +822,9 @@ export class SessionTree {
   // slots.go): slot i → the JSON text (not parsed yet) or the frozen object.
   #cache = [];
   #copy = 0; // the handle of the helper's copy (t.projectFor in the lean flavour), or 0
-  #requestMessages = null; // t.projectFor's last messages by serial (frozen, shared with the caller)
+  #requestMessages = null; // t.projectFor's last messages in order (Anthropic: content blocks; frozen, shared with the caller)
   #requestModule = null; // the module instance that numbered them
-  #requestHeld = ""; // their serials as runs ("a-b,c"), what the module is told
+  #requestHeld = ""; // their serials as runs ("a-b,c,0"), what the module is told
 
   constructor() {
     need();
@@ -1018,9 +1018,10 @@ export class SessionTree {
     }
     if (options.thinking !== undefined && options.thinking !== null && typeof options.thinking !== "boolean") fail(`"thinking" must be true or false`);
     const upTo = options.upTo !== undefined && options.upTo !== null ? str("upTo", options.upTo) : "";
-    // The messages of the last request, by serial: the module writes one this
-    // tab holds as its number (a chat resends the same prefix; nothing of it
-    // is written or parsed again).
+    // The messages of the last request, in order, with their serials: the
+    // module writes a run of them this tab holds as [p,c] (the c messages
+    // from p on), an Anthropic content block as p (a chat resends the same
+    // prefix; nothing of it is written or parsed again).
     const module = fullModule() ? wasm : inter;
     const held = this.#requestModule === module ? this.#requestMessages : null; // serials are one instance's
     const args = [api, branch, budget, options.thinking === false ? "false" : "", upTo, held === null ? "" : this.#requestHeld];
@@ -1033,49 +1034,53 @@ export class SessionTree {
       out = decoder.decode(interCall(f, f.projectTree, args, this.#helperCopy(f)));
     }
     const res = JSON.parse(out);
-    const serials = res.serials;
-    if (serials === undefined) return res;
+    const runs = res.serials;
+    if (runs === undefined) return res;
     delete res.serials;
-    // The numbered objects: each message, or (Anthropic) each content block.
-    let list = api === "openai-responses" ? res.request.input : res.request.messages;
-    let owners = null;
+    const broken = () => new SessionTreeError("corrupt", "t.projectFor: the module named a message this tree does not hold (a bug in sessiontree)");
+    let list; // every message (Anthropic: content block) of the request, in order
     if (api === "anthropic") {
-      const flat = [];
-      owners = [];
-      for (const m of list) {
-        for (let k = 0; k < m.content.length; k++) {
-          flat.push(m.content[k]);
-          owners.push(m.content, k);
+      list = [];
+      for (const m of res.request.messages) {
+        const c = m.content;
+        for (let k = 0; k < c.length; k++) {
+          if (typeof c[k] === "number") {
+            const x = held?.[c[k]];
+            if (x === undefined) throw broken();
+            c[k] = x;
+          }
+          list.push(c[k]);
         }
       }
-      list = flat;
-    }
-    const next = new Map();
-    const spans = []; // the serials held next, as runs: "a-b,c"
-    let lo = 0, hi = 0;
-    for (let i = 0; i < list.length; i++) {
-      const n = serials[i];
-      if (n !== 0) {
-        if (n === hi + 1 && lo !== 0) hi = n;
-        else {
-          if (lo !== 0) spans.push(lo === hi ? `${lo}` : `${lo}-${hi}`);
-          lo = hi = n;
+    } else {
+      const entries = api === "openai-responses" ? res.request.input : res.request.messages;
+      list = [];
+      for (const e of entries) {
+        if (Array.isArray(e)) {
+          const [p, c] = e;
+          if (held === null || !(p >= 0 && c > 0 && p + c <= held.length)) throw broken();
+          for (let k = p; k < p + c; k++) list.push(held[k]);
+        } else {
+          list.push(e);
         }
       }
-      let m = list[i];
-      if (typeof m === "number") {
-        m = held?.get(m);
-        if (m === undefined) throw new SessionTreeError("corrupt", "t.projectFor: the module named a message this tree does not hold (a bug in sessiontree)");
-        if (owners === null) list[i] = m;
-        else owners[2 * i][owners[2 * i + 1]] = m;
-      } else if (n !== 0) {
-        deepFreeze(m);
-      }
-      if (n !== 0) next.set(n, m);
+      if (api === "openai-responses") res.request.input = list;
+      else res.request.messages = list;
     }
-    if (lo !== 0) spans.push(lo === hi ? `${lo}` : `${lo}-${hi}`);
-    this.#requestMessages = next;
-    this.#requestHeld = spans.join(",");
+    // Freeze what is new and numbered: a numbered message comes back as the
+    // same object while the tree writes it the same.
+    let i = 0;
+    for (const item of runs.split(",")) {
+      const dash = item.indexOf("-");
+      const lo = Number(dash < 0 ? item : item.slice(0, dash));
+      const hi = dash < 0 ? lo : Number(item.slice(dash + 1));
+      for (let n = lo; n <= hi && i < list.length; n++, i++) {
+        if (n !== 0 && !Object.isFrozen(list[i])) deepFreeze(list[i]);
+      }
+    }
+    if (i !== list.length) throw broken();
+    this.#requestMessages = list;
+    this.#requestHeld = runs;
     this.#requestModule = module;
     return res;
   }

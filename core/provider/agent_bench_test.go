@@ -37,20 +37,17 @@ func agentTree(tb testing.TB, n int) *core.Tree {
 // chatTurns makes requests as a chat does, after each user turn, holding
 // what the last one sent; each returns how many messages it sent.
 func chatTurns(tb testing.TB, t *core.Tree, api API) func() int {
-	var held map[uint64]bool
+	var held []uint64
 	k := 0
 	return func() int {
 		if _, err := t.Append(core.Message(fmt.Sprintf(`{"role":"user","content":"Round %d: one more question."}`, k)), int64(1e9+k)); err != nil {
 			tb.Fatal(err)
 		}
-		req, err := ProjectTree(t, "", api, Options{Budget: 32000, Held: func(s uint64) bool { return held[s] }})
+		req, err := ProjectTree(t, "", api, Options{Budget: 32000, Held: held})
 		if err != nil {
 			tb.Fatal(err)
 		}
-		held = make(map[uint64]bool, len(req.Serials))
-		for _, s := range req.Serials {
-			held[s] = true
-		}
+		held = req.Serials
 		if _, err := t.Append(core.Message(fmt.Sprintf(`{"role":"assistant","content":"Round %d: the answer."}`, k)), int64(1e9+k)); err != nil {
 			tb.Fatal(err)
 		}
@@ -75,15 +72,11 @@ func TestARequestAllocatesLittleMoreThanItsOwnBytes(t *testing.T) {
 			turn()
 		}
 		var sent int
-		held := map[uint64]bool{}
 		req, err := ProjectTree(tr, "", api, Options{Budget: 32000})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, s := range req.Serials {
-			held[s] = true
-		}
-		opts := Options{Budget: 32000, Held: func(s uint64) bool { return held[s] }}
+		opts := Options{Budget: 32000, Held: req.Serials}
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		const n = 20

@@ -116,8 +116,9 @@ func anthropicOf(b block) *anthropicPiece {
 
 // writeAnthropic writes the blocks as Anthropic's system, messages and the
 // tools the history uses, a content block the caller holds (held) as its
-// serial, and the serial of each content block, message after message.
-func writeAnthropic(blocks []block, rep *Report, held func(uint64) bool) (system, messages, tools []byte, nums []uint64) {
+// place in what the caller holds (Options.Held), and the serial of each
+// content block, message after message.
+func writeAnthropic(blocks []block, rep *Report, held *places) (system, messages, tools []byte, nums []uint64) {
 	sys := ""
 	var msgs []*anthropicMessage
 	var toolNames []string
@@ -179,9 +180,9 @@ func writeAnthropic(blocks []block, rep *Report, held func(uint64) bool) (system
 			r = "user"
 		}
 		for k, n := range m.serials {
-			if n != 0 && held != nil && held(n) {
+			if p, ok := held.find(n); ok {
 				at := len(digits)
-				digits = strconv.AppendUint(digits, n, 10)
+				digits = strconv.AppendInt(digits, int64(p), 10)
 				m.blocks[k] = digits[at:len(digits):len(digits)]
 			}
 		}

@@ -90,11 +90,14 @@ type Options struct {
 	// (ProjectTree): the request for a regenerated reply or a reply to an
 	// earlier turn, without a copy of the tree rewound there.
 	UpTo string
-	// Held says which messages (Anthropic: content blocks) the caller holds
-	// from an earlier request of the same tree (Request.Serials): each is
-	// written as its serial number, a JSON number, in place of the object,
-	// so that a caller that parsed one once keeps it.
-	Held func(serial uint64) bool
+	// Held is the Serials of the request the caller holds from the same
+	// tree, in their order (0s included): a message of this request that is
+	// one of them is written as where it is in Held instead of the object,
+	// so that a caller that parsed it once keeps it and a request costs what
+	// changed, not its window: a run of such messages at consecutive places
+	// of Held (Chat Completions, Responses) as one JSON array [p,c], the c
+	// messages from Held[p] on; an Anthropic content block as the number p.
+	Held []uint64
 }
 
 // Request is a projection: the request body's fields as compact JSON. Merge
@@ -112,6 +115,9 @@ type Request struct {
 	// this request alone (the budget's note, a trimmed last text, Anthropic's
 	// placeholder). See Options.Held.
 	Serials []uint64
+	// Entries is how many values Messages holds (Chat Completions,
+	// Responses): Report.Sent less what runs of held messages folded.
+	Entries int
 }
 
 // Report tells what a projection changed or left out.

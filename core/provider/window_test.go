@@ -489,11 +489,14 @@ func TestUpToOffThePathIsRefused(t *testing.T) {
 	t.Fatal("no branch without the node")
 }
 
-// A caller that holds the messages of its last request gets their serials in
-// their place (Options.Held): each serial stands for the bytes it stood for
-// before, so the request read back is the one written in full; a message the
-// memo keeps has the same serial in the next request, after an append too.
-func TestHeldMessagesComeBackAsTheirSerials(t *testing.T) {
+// A caller that holds the messages of its last request gets, in their
+// place, where they are in what it holds (Options.Held): a run of them as
+// [p,c] (Chat Completions, Responses), a content block as p (Anthropic); the
+// request read back is the one written in full, a message the memo keeps
+// has the same serial in the next request (after an append, after a switch
+// of branch too), and a chat's request after an append is a few runs and
+// the new messages.
+func TestHeldMessagesComeBackAsTheirPlaces(t *testing.T) {
 	g := &chatGen{r: rand.New(rand.NewSource(5)), t: core.New(core.WithIDSource(seqIDs()))}
 	for g.n < 2000 {
 		role := "user"
@@ -502,16 +505,17 @@ func TestHeldMessagesComeBackAsTheirSerials(t *testing.T) {
 		}
 		g.append(t, `{"role":"`+role+`","content":`+q(g.text())+`}`)
 	}
+	fork := ""
 	for _, api := range APIs {
-		known := map[uint64]json.RawMessage{} // what the caller holds, by serial
-		for round := 0; round < 4; round++ {
-			opts := Options{Budget: 3000, Held: func(n uint64) bool { _, ok := known[n]; return ok }}
-			req, err := ProjectTree(g.t, "", api, opts)
+		var held []uint64               // what the caller holds: the last request's serials
+		var heldItems []json.RawMessage // … and its messages (Anthropic: content blocks)
+		for round := 0; round < 6; round++ {
+			req, err := ProjectTree(g.t, "", api, Options{Budget: 3000, Held: held})
 			if err != nil {
 				t.Fatal(err)
 			}
-			var items []json.RawMessage
-			if err := json.Unmarshal(req.Messages, &items); err != nil {
+			var entries []json.RawMessage
+			if err := json.Unmarshal(req.Messages, &entries); err != nil {
 				t.Fatal(err)
 			}
 			// Anthropic numbers each message's content blocks.
@@ -520,31 +524,44 @@ func TestHeldMessagesComeBackAsTheirSerials(t *testing.T) {
 				Content []json.RawMessage `json:"content"`
 			}
 			var msgs []message
+			var items []json.RawMessage
+			refs := 0
 			if api == Anthropic {
 				if err := json.Unmarshal(req.Messages, &msgs); err != nil {
 					t.Fatal(err)
 				}
-				items = items[:0]
 				for _, m := range msgs {
-					items = append(items, m.Content...)
+					for _, c := range m.Content {
+						if c[0] != '{' {
+							p, err := strconv.Atoi(string(c))
+							if err != nil || p < 0 || p >= len(heldItems) {
+								t.Fatalf("%s: a content block is %s, not a place in the %d held", api, c, len(heldItems))
+							}
+							c = heldItems[p]
+							refs++
+						}
+						items = append(items, c)
+					}
+				}
+			} else {
+				if len(entries) != req.Entries {
+					t.Fatalf("%s: %d values, Entries %d", api, len(entries), req.Entries)
+				}
+				for _, e := range entries {
+					if e[0] == '[' {
+						var run [2]int
+						if err := json.Unmarshal(e, &run); err != nil || run[1] < 1 || run[0] < 0 || run[0]+run[1] > len(heldItems) {
+							t.Fatalf("%s: a run %s of the %d held", api, e, len(heldItems))
+						}
+						items = append(items, heldItems[run[0]:run[0]+run[1]]...)
+						refs += run[1]
+						continue
+					}
+					items = append(items, e)
 				}
 			}
 			if len(items) != len(req.Serials) {
 				t.Fatalf("%s: %d messages, %d serials", api, len(items), len(req.Serials))
-			}
-			numbers := 0
-			next := map[uint64]json.RawMessage{}
-			for i, it := range items {
-				if it[0] != '{' {
-					numbers++
-					if string(it) != strconv.FormatUint(req.Serials[i], 10) {
-						t.Fatalf("%s: message %d is %s, its serial %d", api, i, it, req.Serials[i])
-					}
-					items[i] = known[req.Serials[i]]
-				}
-				if req.Serials[i] != 0 {
-					next[req.Serials[i]] = items[i]
-				}
 			}
 			full, err := ProjectTree(g.t, "", api, Options{Budget: 3000})
 			if err != nil {
@@ -564,14 +581,38 @@ func TestHeldMessagesComeBackAsTheirSerials(t *testing.T) {
 			if !bytes.Equal(back, full.Messages) {
 				t.Fatalf("%s round %d: the request with what the caller holds put back is not the request", api, round)
 			}
-			if round > 0 && numbers < len(items)-4 {
-				t.Fatalf("%s round %d: only %d of %d messages came back as serials", api, round, numbers, len(items))
+			if !slices.Equal(req.Serials, full.Serials) {
+				t.Fatalf("%s round %d: serials differ from a request that held nothing", api, round)
 			}
-			if round == 0 && numbers != 0 {
-				t.Fatalf("%s: %d serials for a caller that holds nothing", api, numbers)
+			switch {
+			case round == 0 && refs != 0:
+				t.Fatalf("%s: %d held for a caller that holds nothing", api, refs)
+			case round > 0 && round != 4 && refs < len(items)-4:
+				t.Fatalf("%s round %d: only %d of %d messages came back as held", api, round, refs, len(items))
+			case round > 0 && round != 4 && api != Anthropic && len(entries) > 8:
+				t.Fatalf("%s round %d: %d values for %d messages: a chat's next request is a few runs and what is new", api, round, len(entries), len(items))
 			}
-			known = next
+			held, heldItems = req.Serials, items
+			if round == 3 {
+				// Another branch, from a node inside the window: the request
+				// after the switch still refers to what it holds.
+				path, err := g.t.PathOf(g.t.ActiveBranch())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fork == "" {
+					if fork, err = g.t.Branch(path[len(path)-20], "", 1); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := g.t.SwitchBranch(fork); err != nil {
+					t.Fatal(err)
+				}
+			}
 			g.append(t, `{"role":"user","content":"and then?"}`)
+		}
+		if err := g.t.SwitchBranch("main"); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

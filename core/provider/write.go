@@ -144,10 +144,11 @@ func (b block) wrote(api API, one func(block, *Report) [][]byte) *written {
 	return w
 }
 
-// writeMessages writes the blocks' messages as one JSON array, a message
-// the caller holds (held) as its serial, and the serial of each (0: none);
+// writeMessages writes the blocks' messages as one JSON array, a run of
+// messages the caller holds (held) as [p,c] (Options.Held), and returns
+// the serial of each message (0: none) and how many values the array holds;
 // sc (or nil) lends its buffers.
-func writeMessages(blocks []block, api API, rep *Report, held func(uint64) bool, one func(block, *Report) [][]byte, sc *scratch) ([]byte, []uint64) {
+func writeMessages(blocks []block, api API, rep *Report, held *places, one func(block, *Report) [][]byte, sc *scratch) ([]byte, []uint64, int) {
 	if sc == nil {
 		sc = new(scratch)
 	}
@@ -157,34 +158,106 @@ func writeMessages(blocks []block, api API, rep *Report, held func(uint64) bool,
 		outs[i] = b.wrote(api, one)
 		n += len(outs[i].msgs)
 	}
-	vals := slices.Grow(sc.vals[:0], n)
+	vals := sc.vals[:0]
 	nums := make([]uint64, 0, n)
-	digits := sc.digits[:0] // the serials written in place of messages, in one buffer
+	digits := sc.digits[:0] // the runs written in place of messages, in one buffer
+	runAt, runLen := 0, 0   // the open run of held messages: Held[runAt:runAt+runLen]
+	flush := func() {
+		if runLen == 0 {
+			return
+		}
+		at := len(digits)
+		digits = append(digits, '[')
+		digits = strconv.AppendInt(digits, int64(runAt), 10)
+		digits = append(digits, ',')
+		digits = strconv.AppendInt(digits, int64(runLen), 10)
+		digits = append(digits, ']')
+		vals = append(vals, digits[at:len(digits):len(digits)])
+		runLen = 0
+	}
 	for _, w := range outs {
 		rep.Parts += w.parts
+		if w.serials == nil {
+			nums = append(nums, make([]uint64, len(w.msgs))...)
+		} else {
+			nums = append(nums, w.serials...)
+		}
 		for i, m := range w.msgs {
-			var n uint64
 			if w.serials != nil {
-				n = w.serials[i]
-			}
-			if n != 0 && held != nil && held(n) {
-				if cap(digits)-len(digits) < 20 {
-					digits = make([]byte, 0, 20*(cap(vals)-len(vals)))
+				if p, ok := held.find(w.serials[i]); ok {
+					if runLen > 0 && p == runAt+runLen {
+						runLen++
+					} else {
+						flush()
+						runAt, runLen = p, 1
+					}
+					continue
 				}
-				at := len(digits)
-				digits = strconv.AppendUint(digits, n, 10)
-				m = digits[at:len(digits):len(digits)]
 			}
+			flush()
 			vals = append(vals, m)
-			nums = append(nums, n)
 		}
 	}
-	rep.Sent = len(vals)
+	flush()
+	rep.Sent = len(nums)
 	if cap(digits) > cap(sc.digits) {
 		sc.digits = digits[:0]
 	}
 	sc.outs, sc.vals = outs[:0], vals[:0]
-	return list(vals), nums
+	return list(vals), nums, len(vals)
+}
+
+// places finds a serial's place in the list the caller holds
+// (Options.Held): a few places after the last one found first (a request's
+// held messages come in runs of the list, after what the budget dropped
+// from its front); a serial above the list's largest is none of them (the
+// messages written since were numbered after it); else by a map made on
+// the first such miss.
+type places struct {
+	list []uint64
+	last int
+	max  uint64 // the list's largest serial, once a miss needed it
+	at   map[uint64]int
+}
+
+func placesIn(list []uint64) *places {
+	if len(list) == 0 {
+		return nil
+	}
+	return &places{list: list, last: -1}
+}
+
+func (h *places) find(n uint64) (int, bool) {
+	if h == nil || n == 0 {
+		return 0, false
+	}
+	for p := h.last + 1; p < min(len(h.list), h.last+17); p++ {
+		if h.list[p] == n {
+			h.last = p
+			return p, true
+		}
+	}
+	if h.max == 0 {
+		h.max = slices.Max(h.list)
+	}
+	if n > h.max {
+		return 0, false
+	}
+	if h.at == nil {
+		h.at = make(map[uint64]int, len(h.list))
+		for i, s := range h.list {
+			if s != 0 {
+				if _, dup := h.at[s]; !dup {
+					h.at[s] = i
+				}
+			}
+		}
+	}
+	p, ok := h.at[n]
+	if ok {
+		h.last = p
+	}
+	return p, ok
 }
 
 // chatMessages writes a block as Chat Completions messages.

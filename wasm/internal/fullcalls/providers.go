@@ -1,8 +1,6 @@
 package fullcalls
 
 import (
-	"cmp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -77,15 +75,16 @@ func projectFor(t *core.Tree, r *treecalls.Request, first, upTo int) ([]byte, er
 		}
 	}
 	// held (after upTo): the serials of the messages the caller keeps from
-	// its last request (heldSet); with it the answer also holds
-	// "serials" (provider.Options.Held, Request.Serials).
+	// its last request, in its order, as runs (heldList); with it the answer
+	// also holds "serials", this request's as runs (provider.Options.Held,
+	// Request.Serials): what the caller sends as held next time.
 	serials := upTo+1 < r.NArgs()
 	if serials {
 		list, err := r.Str(upTo+1, "held")
 		if err != nil {
 			return nil, err
 		}
-		if opts.Held, err = heldSet(list); err != nil {
+		if opts.Held, err = heldList(list); err != nil {
 			return nil, err
 		}
 	}
@@ -97,51 +96,69 @@ func projectFor(t *core.Tree, r *treecalls.Request, first, upTo int) ([]byte, er
 	b = append(b, `,"report":`...)
 	b = req.Report.AppendJSON(b)
 	if serials && req.Serials != nil {
-		b = append(b, `,"serials":[`...)
-		for i, n := range req.Serials {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = strconv.AppendUint(b, n, 10)
-		}
-		b = append(b, ']')
+		b = append(b, `,"serials":"`...)
+		b = appendRuns(b, req.Serials)
+		b = append(b, '"')
 	}
 	return append(b, '}'), nil
 }
 
-// heldSet reads serials given as ranges, "a-b" or "a", comma-separated
-// ("" for none): a request's messages are mostly runs of serials.
-func heldSet(list string) (func(uint64) bool, error) {
+// appendRuns writes serials as runs: "a-b" for a, a+1, …, b; "a" alone; 0
+// (a message written for one request) as "0"; comma-separated. A request's
+// serials are mostly runs: the messages of a stretch of the path were
+// numbered in turn when it was first written.
+func appendRuns(b []byte, serials []uint64) []byte {
+	for i := 0; i < len(serials); {
+		j := i + 1
+		if serials[i] != 0 {
+			for j < len(serials) && serials[j] == serials[j-1]+1 {
+				j++
+			}
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendUint(b, serials[i], 10)
+		if j-i > 1 {
+			b = append(b, '-')
+			b = strconv.AppendUint(b, serials[j-1], 10)
+		}
+		i = j
+	}
+	return b
+}
+
+// heldList reads the serials a caller holds, in its order, as appendRuns
+// writes them ("" for none): the list is less than 1<<20 serials long.
+func heldList(list string) ([]uint64, error) {
 	if list == "" {
 		return nil, nil
 	}
-	type span struct{ lo, hi uint64 }
-	spans := make([]span, 0, strings.Count(list, ",")+1)
+	type run struct{ lo, hi uint64 }
+	runs := make([]run, 0, strings.Count(list, ",")+1)
+	total := 0
 	for list != "" {
 		item, rest, _ := strings.Cut(list, ",")
-		a, b, isRange := strings.Cut(item, "-")
+		a, b, isRun := strings.Cut(item, "-")
 		lo, err1 := strconv.ParseUint(a, 10, 64)
 		hi, err2 := lo, error(nil)
-		if isRange {
+		if isRun {
 			hi, err2 = strconv.ParseUint(b, 10, 64)
 		}
-		if err1 != nil || err2 != nil || lo == 0 || hi < lo {
-			return nil, bridge.Invalid(`"held" must be serials or ranges of them ("3-9"), whole numbers above 0, separated by commas`)
+		if err1 != nil || err2 != nil || hi < lo || isRun && lo == 0 || hi-lo >= 1<<20 || total+int(hi-lo) >= 1<<20 {
+			return nil, bridge.Invalid(`"held" must be serials or runs of them ("3-9"), whole numbers, 0 alone, separated by commas`)
 		}
-		spans = append(spans, span{lo, hi})
+		runs = append(runs, run{lo, hi})
+		total += int(hi-lo) + 1
 		list = rest
 	}
-	slices.SortFunc(spans, func(x, y span) int { return cmp.Compare(x.lo, y.lo) })
-	return func(n uint64) bool {
-		i, _ := slices.BinarySearchFunc(spans, n, func(s span, n uint64) int {
-			if s.hi < n {
-				return -1
-			}
-			if s.lo > n {
-				return 1
-			}
-			return 0
-		})
-		return i < len(spans) && spans[i].lo <= n && n <= spans[i].hi
-	}, nil
+	out := make([]uint64, total)
+	i := 0
+	for _, r := range runs {
+		for n := r.lo; n <= r.hi; n++ {
+			out[i] = n
+			i++
+		}
+	}
+	return out, nil
 }
