@@ -471,7 +471,7 @@ function keptAnswer(kept, res, tenant, rate) {
 // another tenant's p99 went up 7-13x). Per isolate, like the egress rate;
 // counted by the objects' Go instance (edge.Pacer, sessiontreePace).
 const FANOUT_RATE = 2048;
-const FANOUT_SLICE = 16;
+const FANOUT_SLICE = 32;
 const UPGRADE_RATE = 32;
 
 // pace counts n units of key's work under rate a second and answers the
