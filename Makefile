@@ -324,7 +324,8 @@ test-worker: tools worker-build worker-upload
 	  $(GO) test -count=1 -timeout 6m ./$(WORKER_DIR)/httpsuite/
 
 ## bench-worker: latency and load of the worker against a trivial Go worker and
-## the stock per-request runtime, all under wrangler dev on loopback (~2 minutes)
+## the stock per-request runtime, all under wrangler dev on loopback (~5 minutes:
+## the stalls part opens 2,000 sockets at its tenant's 32 upgrades a second)
 bench-worker: tools worker-build worker-upload
 	@echo "== worker benchmarks (wrangler dev on 127.0.0.1)"
 	@rm -rf $(WORKER_DIR)/build-stock $(WORKER_DIR)/build-trivial

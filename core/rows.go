@@ -81,6 +81,7 @@ func appendFragments(buf []byte, list []Fragment) []byte {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
+		tickBytes(len(f.JSON)) // a large tree's first load: megabytes copied
 		buf = rawjson.AppendString(buf, f.Key)
 		buf = append(buf, ':')
 		buf = append(buf, f.JSON...)

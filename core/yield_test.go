@@ -1,6 +1,10 @@
 package core
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 func TestTheNodeLoopsCallTheYieldFunctionEveryFewHundredNodes(t *testing.T) {
 	calls := 0
@@ -112,5 +116,32 @@ func TestParseOpsYieldsWhileItCountsTheOps(t *testing.T) {
 	}
 	if want := (4 << 20) / (bytesPerTick * yieldEvery); calls < want-1 {
 		t.Fatalf("counting the ops of a 4 MiB batch called yield %d times, want about %d", calls, want)
+	}
+}
+
+// A large tree's first load joins its stored rows into a file and copies that
+// file: both pass megabytes and yield by their size (issue 25: each held the
+// worker's thread 30-60 ms in one piece for an 8 MB tree under load).
+func TestJoiningAndCopyingALargeTreesRowsYields(t *testing.T) {
+	calls := 0
+	SetYield(func() { calls++ })
+	defer SetYield(nil)
+	fill := strings.Repeat("z", 7_000)
+	var nodes []Fragment
+	for i := 0; len(nodes) < 600; i++ {
+		nodes = append(nodes, Fragment{Key: fmt.Sprintf("n%04d", i), JSON: []byte(`{"id":"n` + fmt.Sprintf("%04d", i) + `","content":"` + fill + `"}`)})
+	}
+	file := JoinRows("n0000", "main", nil, nodes)
+	want := len(file) / (bytesPerTick * yieldEvery)
+	if calls < want-1 {
+		t.Fatalf("joining %d bytes of rows called yield %d times, want about %d", len(file), calls, want)
+	}
+	calls = 0
+	out, _ := cloneCounting(file, childrenKey)
+	if len(out) != len(file) {
+		t.Fatalf("the copy has %d bytes of %d", len(out), len(file))
+	}
+	if calls < want-1 {
+		t.Fatalf("copying %d bytes called yield %d times, want about %d", len(file), calls, want)
 	}
 }

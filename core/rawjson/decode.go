@@ -271,7 +271,15 @@ func keyEquals(lit []byte, key string) bool {
 // skipValid returns the end of the value at data[i], assuming it is valid JSON.
 func skipValid(data []byte, i int) int {
 	depth := 0
+	nextYield := i + yieldBytes
 	for i < len(data) {
+		if i >= nextYield && yieldFn != nil {
+			// A lookup that skips a value of megabytes (the messages of a
+			// 100,000-message create: 65 ms in one piece under load) lets
+			// the host run others, as a scan does (SetYield).
+			yieldFn()
+			nextYield = i + yieldBytes
+		}
 		switch c := data[i]; c {
 		case '"':
 			i++

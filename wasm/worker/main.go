@@ -41,6 +41,7 @@ func main() {
 			"sessiontreeResume":      serveResume,
 			"sessiontreeObjectBatch": serveObjectBatch,
 			"sessiontreeMigrate":     serveMigrate,
+			"sessiontreePace":        servePace,
 		}
 	}
 	for name, f := range funcs {

@@ -58,6 +58,10 @@ var objectSchema = []string{
 	// transaction never went in: its rows go (they are not the tree's).
 	`DELETE FROM nodes WHERE id IN (SELECT id FROM staged WHERE version > (SELECT COALESCE(MAX(version), 0) FROM tree))`,
 	`DELETE FROM staged`,
+	// A deleted tree's rows are deleted after its transaction, in pieces
+	// (Delete): the rows of an object that stopped in between go now.
+	`DELETE FROM nodes WHERE NOT EXISTS (SELECT 1 FROM tree)`,
+	`DELETE FROM changes WHERE NOT EXISTS (SELECT 1 FROM tree)`,
 }
 
 const (
@@ -74,12 +78,29 @@ const (
 	// A table's rows in chunks of about ?2 bytes, each one string of
 	// key US json RS key US json …: JSON text holds no raw control character,
 	// ids and branch names none either. ?1 is the last key of the chunk before.
+	// At most ?3 rows (the running sum is then over those only, not the
+	// rest of the table: a chunk costs its own rows).
 	oChunk = `SELECT group_concat(k || char(31) || json, char(30)) AS rows, max(k) AS last FROM (
   SELECT k, json, sum(length(k) + length(json) + 2) OVER (ORDER BY k) AS run, length(k) + length(json) + 2 AS size
-  FROM (SELECT %s AS k, json FROM %s WHERE %s > ?1) ORDER BY k) WHERE run <= ?2 OR run = size`
+  FROM (SELECT {key} AS k, json FROM {table} WHERE {key} > ?1 ORDER BY {key} LIMIT ?3) ORDER BY k) WHERE run <= ?2 OR run = size`
 )
 
-const loadChunk = 1 << 20
+// A tree is loaded loadChunk bytes or loadRows rows a query at most, with a
+// yield after each (issue 25: chunks of 1 MiB, one query each and no yield
+// between them, held the isolate for the whole first load of a large tree).
+const (
+	loadChunk   = 128 << 10
+	loadRows    = 64 // the first chunk's; then nextLoadRows
+	minLoadRows = 4
+	maxLoadRows = 4096
+)
+
+// Rows of a deleted tree are deleted dropRows at a time, a yield after each.
+const (
+	dropRows     = 1024
+	oDropNodes   = `DELETE FROM nodes WHERE id IN (SELECT id FROM nodes LIMIT ?1)`
+	oDropChanges = `DELETE FROM changes WHERE version IN (SELECT version FROM changes LIMIT ?1)`
+)
 
 // Large writes are stored in slices (issue 25: one tenant's 1,000-op batch
 // or 100,000-message create held the isolate's thread, every other tenant's,
@@ -100,7 +121,7 @@ const (
 
 	oStage    = `INSERT INTO staged (id, version) SELECT key, ?2 FROM json_each(?1) WHERE true ON CONFLICT (id) DO UPDATE SET version = excluded.version`
 	oExisting = `SELECT id FROM nodes WHERE id IN (SELECT value FROM json_each(?1))`
-	oUnstage  = `DELETE FROM staged WHERE id IN (SELECT id FROM staged LIMIT 5000)`
+	oUnstage  = `DELETE FROM staged WHERE id IN (SELECT id FROM staged LIMIT 1000)`
 	oDrop     = `DELETE FROM nodes WHERE id IN (SELECT id FROM staged WHERE version = ?1)`
 )
 
@@ -162,11 +183,15 @@ func (s *objectStore) Meta(_ context.Context, tenant, id string) (edge.Meta, err
 }
 
 func (s *objectStore) chunks(key, table string) ([]core.Fragment, error) {
-	q := strings.Replace(strings.Replace(strings.Replace(oChunk, "%s", key, 1), "%s", table, 1), "%s", key, 1)
+	q := strings.NewReplacer("{key}", key, "{table}", table).Replace(oChunk)
 	var out []core.Fragment
 	last := ""
-	for {
-		rs, err := s.exec(q, last, loadChunk)
+	rows := loadRows
+	for first := true; ; first = false {
+		if !first {
+			yieldSlice()
+		}
+		rs, err := s.exec(q, last, loadChunk, rows)
 		if err != nil {
 			return nil, err
 		}
@@ -180,7 +205,10 @@ func (s *objectStore) chunks(key, table string) ([]core.Fragment, error) {
 		if all == "" {
 			return out, nil
 		}
-		for _, row := range strings.Split(all, "\x1e") {
+		n := 0
+		for row := range strings.SplitSeq(all, "\x1e") {
+			n++
+			core.TickBytes(len(row))
 			k, j, ok := strings.Cut(row, "\x1f")
 			if !ok {
 				return nil, errors.New("object storage: a row without its separator")
@@ -190,7 +218,24 @@ func (s *objectStore) chunks(key, table string) ([]core.Fragment, error) {
 		if last, err = jsread.Text(rs[0], "last"); err != nil {
 			return nil, err
 		}
+		rows = nextLoadRows(rows, n, len(all))
 	}
+}
+
+// nextLoadRows is how many rows the next chunk of a load reads, after one
+// that read limit rows and kept n of them, size bytes: the query reads its
+// limit of rows whole (their sizes are summed), so rows of 7 KB under a
+// limit of 512 read 3.5 MB to keep 128 KiB (40-110 ms a query in a
+// profile). The limit follows what fits: doubled while whole chunks stay
+// small, about what fitted (and a quarter more) when bytes cut the chunk.
+func nextLoadRows(limit, n, size int) int {
+	switch {
+	case n >= limit && size < loadChunk/2:
+		return min(limit*2, maxLoadRows)
+	case n < limit:
+		return max(minLoadRows, n+n/4+1)
+	}
+	return limit
 }
 
 func (s *objectStore) Load(ctx context.Context, tenant, id string) (edge.Meta, []core.Fragment, []core.Fragment, error) {
@@ -281,6 +326,10 @@ func (s *objectStore) keepIdem(tenant string, k *edge.Idem) error {
 }
 
 func (s *objectStore) Create(ctx context.Context, w edge.Write) error {
+	// Rows a delete left (dropRest failed): not the new tree's.
+	if err := s.dropRest(); err != nil {
+		return err
+	}
 	if !staging(w) {
 		return s.create(w)
 	}
@@ -509,7 +558,7 @@ func (s *objectStore) Changes(ctx context.Context, tenant, id string, since int6
 }
 
 func (s *objectStore) Delete(ctx context.Context, tenant, id string, ifVersion int64, idem *edge.Idem) error {
-	return s.inTx(func() error {
+	if err := s.inTx(func() error {
 		cur, err := s.Meta(ctx, tenant, id)
 		if err != nil {
 			return err
@@ -517,13 +566,52 @@ func (s *objectStore) Delete(ctx context.Context, tenant, id string, ifVersion i
 		if ifVersion != 0 && cur.Version != ifVersion {
 			return edge.ErrStale
 		}
-		for _, q := range []string{`DELETE FROM nodes`, `DELETE FROM branches`, `DELETE FROM changes`, `DELETE FROM tree`} {
+		// The tree's row goes in this transaction (the tree is gone for
+		// every later call); its node rows and kept changes after it, in
+		// pieces (dropRest).
+		for _, q := range []string{`DELETE FROM branches`, `DELETE FROM tree`} {
 			if _, err := s.exec(q); err != nil {
 				return err
 			}
 		}
 		return s.keepIdem(tenant, idem)
-	})
+	}); err != nil {
+		return err
+	}
+	if err := s.dropRest(); err != nil {
+		// Deleted anyway: the rows go when the object's storage is next
+		// opened (objectSchema), or before its next create.
+		os.Stderr.WriteString("sessiontree worker: the rows of a deleted tree stay until the object is opened again: " + err.Error() + "\n")
+	}
+	return nil
+}
+
+// dropRest deletes the node rows and kept changes of an object that holds no
+// tree (a tree deleted, or rows left when the object stopped in a delete),
+// dropRows at a time, each piece its own statement with a yield after it.
+func (s *objectStore) dropRest() error {
+	for _, t := range []struct{ probe, drop string }{
+		{`SELECT 1 AS x FROM nodes LIMIT 1`, oDropNodes},
+		{`SELECT 1 AS x FROM changes LIMIT 1`, oDropChanges},
+	} {
+		for {
+			if rs, err := s.exec(`SELECT 1 AS x FROM tree LIMIT 1`); err != nil || len(rs) > 0 {
+				return err // a tree again: its rows are its own
+			}
+			rs, err := s.exec(t.probe)
+			if err != nil || len(rs) == 0 {
+				if err != nil {
+					return err
+				}
+				break
+			}
+			if _, err := s.exec(t.drop, dropRows); err != nil {
+				return err
+			}
+			yieldSlice()
+		}
+	}
+	return nil
 }
 
 func (s *objectStore) Replay(_ context.Context, tenant, key string) (edge.Idem, bool, error) {

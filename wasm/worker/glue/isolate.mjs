@@ -288,9 +288,17 @@ export default {
       }
     }
     const stub = env.TREES.get(env.TREES.idFromName(object[1]));
+    const upgrade = request.headers.get("upgrade")?.toLowerCase() === "websocket";
+    if (upgrade) {
+      // A tenant opens at most UPGRADE_RATE live sockets a second: the
+      // rest wait their turn here (see pace).
+      const tenant = routed.headers.find(([k]) => k.toLowerCase() === PREFIX + "tenant")?.[1] ?? "";
+      const wait = pace("upgrades " + tenant, 1, envLimit(env.SESSIONTREE_UPGRADE_RATE, UPGRADE_RATE));
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    }
     let res;
     try {
-      res = request.headers.get("upgrade")?.toLowerCase() === "websocket"
+      res = upgrade
         ? await stub.fetch(request.url, { method: request.method, headers, body })
         : await stub.serveRouted(request.method, request.url, [...headers], fwdBody ?? (chunks === null ? null : streamOf(chunks, size)));
     } finally {
@@ -448,6 +456,30 @@ function keptAnswer(kept, res, tenant, rate) {
   const out = { status: 200, headers, body: kept.gz };
   if (kept.gz.length > STREAM_SLICE) return paced(out, tenant, rate, true);
   return new Response(kept.gz, { status: 200, headers, encodeBody: "manual" });
+}
+
+// A tenant's fan-out (the frames its writes send to the live sockets of its
+// trees) leaves an isolate at most FANOUT_RATE frames a second
+// (SESSIONTREE_FANOUT_RATE; 0 for no limit) once a burst of a quarter
+// second's worth is spent, FANOUT_SLICE sockets a turn of the event loop; and
+// a tenant opens at most UPGRADE_RATE live sockets a second
+// (SESSIONTREE_UPGRADE_RATE), the rest waiting their turn in the router.
+// Nothing is refused or dropped: a tree's writes wait for its fan-out
+// (drain), so a tenant that writes faster than its sockets can be told is
+// slowed, not every tenant of the isolate (issue 25: each write to a tree of
+// 128 sockets sent 128 frames in one piece, and 2,000 upgrades at once, and
+// another tenant's p99 went up 7-13x). Per isolate, like the egress rate;
+// counted by the objects' Go instance (edge.Pacer, sessiontreePace).
+const FANOUT_RATE = 2048;
+const FANOUT_SLICE = 32;
+const UPGRADE_RATE = 32;
+
+// pace counts n units of key's work under rate a second and answers the
+// milliseconds to wait before doing them (edge.Pacer.Delay).
+function pace(key, n, rate) {
+  if (rate <= 0 || typeof globalThis.sessiontreePace !== "function") return 0;
+  const d = globalThis.sessiontreePace(key, n, rate, Date.now());
+  return d > 0 ? d : 0;
 }
 
 // A tree takes at most SOCKETS_PER_TREE live sockets and a tenant
@@ -736,7 +768,12 @@ export class TreeObject extends DurableObject {
   // changes of one group as one message {"type":"changes","changes":[…]}
   // (one frame, not one per write: 32 live writers otherwise cost 31 frames
   // a write); any other gets one message per change.
-  push(group, results) {
+  //
+  // The frames go out FANOUT_SLICE sockets at a time, a turn of the event
+  // loop between slices, each slice when the tenant's fan-out rate allows it
+  // (pace): other tenants' requests run in between. The first slice of a
+  // fan-out within the tenant's burst goes out before push returns.
+  async push(group, results) {
     let sockets = null;
     const out = new Map(); // socket → its messages
     results.forEach((res, i) => {
@@ -749,14 +786,25 @@ export class TreeObject extends DurableObject {
         out.get(ws).push(...res.push);
       }
     });
-    for (const [ws, msgs] of out) {
-      if (expired(ws)) continue;
-      try {
-        if (msgs.length > 1 && ws.deserializeAttachment()?.batch) ws.send(`{"type":"changes","changes":[${msgs.join(",")}]}`);
-        else for (const msg of msgs) ws.send(msg);
-      } catch {
-        // a socket closing meanwhile: its client reads the tree when it reconnects
-      }
+    if (out.size === 0) return;
+    const entries = [...out];
+    const tenant = ws0Tenant(this.ctx);
+    const rate = envLimit(this.env?.SESSIONTREE_FANOUT_RATE, FANOUT_RATE);
+    for (let i = 0; i < entries.length; i += FANOUT_SLICE) {
+      const slice = entries.slice(i, i + FANOUT_SLICE);
+      const batched = slice.map(([ws, msgs]) => msgs.length > 1 && ws.deserializeAttachment()?.batch);
+      const frames = slice.reduce((n, [, msgs], j) => n + (batched[j] ? 1 : msgs.length), 0);
+      const wait = pace("frames " + tenant, frames, rate);
+      if (i > 0 || wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      slice.forEach(([ws, msgs], j) => {
+        if (expired(ws)) return;
+        try {
+          if (batched[j]) ws.send(`{"type":"changes","changes":[${msgs.join(",")}]}`);
+          else for (const msg of msgs) ws.send(msg);
+        } catch {
+          // a socket closing meanwhile: its client reads the tree when it reconnects
+        }
+      });
     }
   }
 
@@ -870,16 +918,22 @@ export class TreeObject extends DurableObject {
         }
         const group = this.queue.splice(0, n);
         try {
+          // The writers are answered once their fan-out has begun; the
+          // next call waits for the rest of it (paced: see push), so the
+          // frames of one socket keep their order and a tenant writing
+          // faster than its fan-out may go is slowed itself.
           if (group.length === 1) {
             const res = await this.runOne(group[0].call);
-            this.push(group, [res]);
+            const pushing = this.push(group, [res]);
             group[0].resolve(res);
+            await pushing;
           } else {
             const out = globalThis.sessiontreeObjectBatch(this.ctx.id.toString(), this.ctx.storage.sql, this.tx,
               group.map((g) => g.call));
             if (out.batch === undefined) throw new Error(out.body ? new TextDecoder().decode(out.body) : "batch failed");
-            this.push(group, out.batch);
+            const pushing = this.push(group, out.batch);
             group.forEach((g, i) => g.resolve(out.batch[i]));
+            await pushing;
           }
         } catch (e) {
           for (const g of group) g.reject(e);

@@ -14,7 +14,8 @@ import (
 
 // limited is a second worker, with small limits (SESSIONTREE_EGRESS_RATE
 // 1 MiB/s, SESSIONTREE_MAX_TREES 3).
-var limited = &extraServer{name: "limited", vars: map[string]string{"SESSIONTREE_EGRESS_RATE": fmt.Sprint(1 << 20), "SESSIONTREE_MAX_TREES": "3"}}
+var limited = &extraServer{name: "limited", vars: map[string]string{"SESSIONTREE_EGRESS_RATE": fmt.Sprint(1 << 20), "SESSIONTREE_MAX_TREES": "3",
+	"SESSIONTREE_FANOUT_RATE": "4"}}
 
 func limitedServer(t *testing.T) *devserver.Server { return limited.get(t) }
 
