@@ -1264,7 +1264,7 @@ export class SessionTree {
   #sibling(method, node, message_, atMs) {
     const text = message(message_);
     const id = invoke(method, this.#live(), time(atMs), [str("node", node), text]);
-    this.#cache.push(text); // the module made the next slot for it: before a listener reads it
+    this.#cache.push(undefined); // the module made the next slot for it; its text is not kept (see append)
     if (this.#listeners !== null) this.#changed();
     return id;
   }
