@@ -2,9 +2,9 @@ package treecalls
 
 import (
 	"encoding/binary"
+	"runtime"
 	"strconv"
 	"strings"
-	"runtime"
 	"testing"
 
 	"github.com/sessiontree/sessiontree/wasm/internal/bridge"
