@@ -69,8 +69,8 @@ func costTreeOf(t testing.TB, size int) (uint32, string) {
 
 // An append and a regenerate, through the module's calls as JavaScript makes
 // them (the argument in the input buffer, the slot JS keeps, the list memo,
-// the change log), allocate as much in a tree of 20,000 messages and 400
-// branches as in one of 100 and 2 (issue 26): nothing in the call copies the
+// the change log), allocate as much in a tree of 20,000 messages and 401
+// branches as in one of 100 and 3 (issue 26): nothing in the call copies the
 // path or the branches, walks them, or names a branch by looking at the
 // others. Counted in allocations and bytes, never in time: 2,000 calls of
 // each, so that the maps' and lists' growth averages out.
