@@ -30,19 +30,40 @@ func (t *Tree) appendValid(msg Message, atMs int64) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if len(t.slab) == 0 {
-		// Nodes come in blocks: one allocation per nodeBlock appends. A node
-		// is rarely freed (Prune), so a block rarely outlives its use.
-		t.slab = make([]node, nodeBlock)
-	}
-	n := &t.slab[0]
-	t.slab = t.slab[1:]
+	n := t.newNode()
 	*n = node{id: id, parent: b.leaf, up: up, msg: msg, created: atMs}
 	t.addNode(n)
 	t.setLeaf(b, id, atMs)
 	t.touch(b)
 	return id, nil
 }
+
+// newNode returns a zero node for an append, an edit or a regenerate to fill.
+// Nodes come in blocks: one allocation per nodeBlock new nodes. A node is
+// rarely freed (Prune), so a block rarely outlives its use.
+func (t *Tree) newNode() *node {
+	if len(t.slab) == 0 {
+		t.slab = make([]node, nodeBlock)
+	}
+	n := &t.slab[0]
+	t.slab = t.slab[1:]
+	return n
+}
+
+// newBranch returns a zero branch for Edit, Open, Rewind and the like to
+// fill, from blocks of branchBlock as newNode's nodes: a chat regenerated a
+// thousand times allocates 16 blocks, not a thousand branches.
+func (t *Tree) newBranch() *branch {
+	if len(t.branchSlab) == 0 {
+		t.branchSlab = make([]branch, branchBlock)
+	}
+	b := &t.branchSlab[0]
+	t.branchSlab = t.branchSlab[1:]
+	return b
+}
+
+// branchBlock is how many branches newBranch allocates at a time.
+const branchBlock = 64
 
 func (t *Tree) activeBranch() (*branch, error) {
 	// Appends and rewinds ask for it on every call: a memo saves a map lookup.
@@ -205,14 +226,18 @@ func (t *Tree) Edit(id string, msg Message, atMs int64) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if n.parent != "" && t.nodes[n.parent] == nil {
+	// n.up is the node called n.parent, nil when there is none (tree.go):
+	// no map lookup for it here or in addNode.
+	if n.parent != "" && n.up == nil {
 		return "", newError(CodeCorrupt, "node "+quote(id)+" has parent "+quote(n.parent)+", which is not a node")
 	}
 	newID, err := t.freshID()
 	if err != nil {
 		return "", err
 	}
-	t.addNode(&node{id: newID, parent: n.parent, msg: msg, created: atMs})
+	nn := t.newNode()
+	*nn = node{id: newID, parent: n.parent, up: n.up, msg: msg, created: atMs}
+	t.addNode(nn)
 	t.startBranch(newID, atMs)
 	return newID, nil
 }
@@ -220,7 +245,8 @@ func (t *Tree) Edit(id string, msg Message, atMs int64) (string, error) {
 // startBranch puts leaf on a fresh branch of its own, made at atMs, and makes
 // it the active one: what Edit and Open do.
 func (t *Tree) startBranch(leaf string, atMs int64) *branch {
-	b := &branch{name: t.freshName(), leaf: leaf, created: atMs, moved: atMs}
+	b := t.newBranch()
+	*b = branch{name: t.freshName(), leaf: leaf, created: atMs, moved: atMs}
 	t.addBranch(b)
 	t.use(b)
 	return b

@@ -46,6 +46,7 @@ type Tree struct {
 	version     uint64   // counts the changes noted (noteNode, noteBranch, noteMeta): see Version
 	rest        *Changes // the part of a feed TakeChangesUpTo has yet to hand out, or nil
 	slab        []node   // nodes set aside for appends: a block at a time, or a whole Apply batch
+	branchSlab  []branch // branches set aside for new ones, a block at a time (newBranch)
 	act         *branch  // memo of branches[active], valid while actGen == branchGen
 	actGen      uint64
 	// branchGen counts adds and removals of branches on this tree (journal.go),
@@ -245,6 +246,17 @@ func (b *branch) view() Branch {
 		v.Summary = &s
 	}
 	return v
+}
+
+// NodeID returns the id of the node whose id is the bytes b, as the tree
+// keeps it, and true; or false when there is no such node. A caller holding
+// an id as bytes (the module's input buffer) finds the node without copying
+// them into a string of its own.
+func (t *Tree) NodeID(b []byte) (string, bool) {
+	if n := t.nodes[string(b)]; n != nil {
+		return n.id, true
+	}
+	return "", false
 }
 
 // HasBranches reports whether the tree has more than its main branch, i.e. is no

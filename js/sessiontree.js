@@ -443,6 +443,28 @@ function invokeOne(method, handle, at, s) {
   return len === 0 ? "" : decode(view(w), w.out, len);
 }
 
+// invokeTwo is invoke with two string arguments (an edit's or a regenerate's
+// node id and message), encoded straight into the input buffer as invokeOne
+// does, with no argument list.
+function invokeTwo(method, handle, at, a, b) {
+  const w = wasm;
+  const room = 8 + 3 * (a.length + b.length);
+  if (room > w.cap) {
+    if (a.length > BIG || b.length > BIG) return invoke(method, handle, at, [a, b]);
+    w.ptr = reserve(w, room);
+    w.cap = room;
+  }
+  const u8 = view(w);
+  const p = w.ptr;
+  const n = a.length <= SHORT ? writeShort(u8, p + 4, a) : encoder.encodeInto(a, u8.subarray(p + 4, p + 4 + 3 * a.length)).written;
+  u8[p] = n; u8[p + 1] = n >>> 8; u8[p + 2] = n >>> 16; u8[p + 3] = n >>> 24;
+  const q = p + 4 + n;
+  const m = b.length <= SHORT ? writeShort(u8, q + 4, b) : encoder.encodeInto(b, u8.subarray(q + 4, p + room)).written;
+  u8[q] = m; u8[q + 1] = m >>> 8; u8[q + 2] = m >>> 16; u8[q + 3] = m >>> 24;
+  const len = finish(w, method, handle, 8 + n + m, at);
+  return len === 0 ? "" : decode(view(w), w.out, len);
+}
+
 // Ids, names and numbers are short: a loop writes and reads their UTF-8 faster
 // than TextEncoder and TextDecoder, which cost a call into the runtime each.
 const SHORT = 64;
@@ -1268,8 +1290,8 @@ export class SessionTree {
 
   #sibling(method, node, message_, atMs) {
     const text = message(message_);
-    const id = invoke(method, this.#live(), time(atMs), [str("node", node), text]);
-    this.#cache.push(text); // the module made the next slot for it: before a listener reads it
+    const id = invokeTwo(method, this.#live(), time(atMs), str("node", node), text);
+    this.#cache.push(undefined); // the module made the next slot for it; its text is not kept (see append)
     if (this.#listeners !== null) this.#changed();
     return id;
   }

@@ -56,8 +56,12 @@ export function contender(who, env) {
 
 /**
  * Warms who up as a page that has been open a moment is (WebAssembly runs its
- * first calls in baseline code and tiers hot functions up as they run; the
- * others get JSON.parse and a walk on a small file).
+ * first calls in baseline code and tiers hot functions up as they run, as V8
+ * does a script's functions): a small conversation opened, listed and saved,
+ * then 200 appends and 200 regenerates, in each tool's own code where the
+ * bench runs it (sessiontree; pi's SessionManager, in memory); the walks get
+ * JSON.parse, a walk and JSON.stringify on a small file. Both sides warm the
+ * paths the regenerate and build steps time, so neither starts them cold.
  */
 export function warm(who, env) {
   for (let i = 0; i < 5; i++) {
@@ -65,8 +69,23 @@ export function warm(who, env) {
       const { SessionTree } = env.st;
       const w = SessionTree.load(SessionTree.fromLinear(warmMessages(), 1).save());
       w.pathWindow(-50); w.linearProjection();
-      for (let j = 0; j < 200; j++) w.append(say(j));
+      let id;
+      for (let j = 0; j < 200; j++) id = w.append(say(j));
+      for (let j = 0; j < 200; j++) w.regenerate(id, say(j));
       w.linearProjection(); w.save(); w.free();
+    } else if (who === "pi") {
+      const { SessionManager } = env.pi;
+      const w = SessionManager.inMemory(env.dir);
+      for (let j = 0; j < 3000; j++) w.appendMessage(piSay(j));
+      w.buildSessionContext();
+      const parent = w.getBranch()[2998].id;
+      for (let j = 0; j < 200; j++) w.appendMessage(piSay(j));
+      for (let j = 0; j < 200; j++) {
+        w.branch(parent);
+        w.appendMessage(piSay(j));
+      }
+      w.buildSessionContext();
+      JSON.parse(JSON.stringify(warmMessages()));
     } else {
       JSON.parse(JSON.stringify(warmMessages()));
     }

@@ -447,3 +447,23 @@ test("init takes bytes or a WebAssembly.Module in a fresh Node process", { skip:
     assert.equal(execFileSync(process.execPath, ["--input-type=module", "-e", src]).toString().trim(), "ok", how);
   }
 });
+
+test("an edit's and a regenerate's two arguments cross whole: short, long, non-ASCII, and a change listener reads the new message", () => {
+  const t = new SessionTree();
+  t.append(user("q"));
+  const a = t.append(bot("a"));
+  const seen = [];
+  const off = t.subscribe(() => seen.push(t.linearProjection().at(-1).content));
+  const short = bot("héllo 😀");
+  const long = bot("long é ".repeat(400) + "😀");
+  const r1 = t.regenerate(a, short);
+  const r2 = t.edit(r1, long);
+  const r3 = t.regenerate(r2, bot("x"));
+  off();
+  assert.deepEqual(seen, [short.content, long.content, "x"]);
+  assert.equal(t.node(r1).message.content, short.content);
+  assert.equal(t.node(r2).message.content, long.content);
+  assert.deepEqual(t.siblings(r3).siblings, t.siblings(a).siblings);
+  assert.equal(t.siblings(a).siblings.length, 4);
+  assert.throws(() => t.regenerate("no-such-node", short), "not_found", /no-such-node/);
+});

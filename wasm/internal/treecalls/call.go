@@ -96,6 +96,19 @@ func (r *Request) arg(i int, name string) ([]byte, error) {
 }
 
 // str returns argument i as a string (a copy).
+// nodeID returns argument i, a node id, as the tree keeps it when the tree
+// has that node (no copy), else as a copy (for the call's not-found error).
+func (r *Request) nodeID(i int, name string) (string, error) {
+	b, err := r.arg(i, name)
+	if err != nil {
+		return "", err
+	}
+	if id, ok := r.tree.NodeID(b); ok {
+		return id, nil
+	}
+	return string(b), nil
+}
+
 func (r *Request) str(i int, name string) (string, error) {
 	b, err := r.arg(i, name)
 	return string(b), err

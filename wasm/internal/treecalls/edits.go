@@ -100,7 +100,7 @@ func regenerate(r *Request) ([]byte, error) {
 }
 
 func sibling(r *Request, op func(*core.Tree, string, core.Message, int64) (string, error)) ([]byte, error) {
-	id, err := r.str(0, "node")
+	id, err := r.nodeID(0, "node")
 	if err != nil {
 		return nil, err
 	}
