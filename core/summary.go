@@ -94,26 +94,56 @@ func (t *Tree) SpliceForLinearExport() (Splice, error) {
 // BranchSummaries returns the summary of branch (nil when it has none), the
 // summaries of the other branches in name order, and how many other branches
 // have none: what a request's note says of the branches it does not send. It
-// sorts the summarized branches only (a chat that forked 40,000 times and
-// summarized 3 sorts 3).
+// reads the summarized branches only, kept from one call to the next with
+// the branch rows changed since (a chat that forked 40,000 times and
+// summarized 3 reads 3 at each request, not 40,000).
 func (t *Tree) BranchSummaries(branch string) (own *Summary, others []Summary, unsummarized int) {
 	var names []string
-	for name, b := range t.branches {
-		switch {
-		case name == branch:
-			if b.summary != nil {
-				s := *b.summary
-				own = &s
-			}
-		case b.summary == nil:
-			unsummarized++
-		default:
+	for name := range t.summarizedBranches() {
+		if name != branch {
 			names = append(names, name)
 		}
+	}
+	if b := t.branches[branch]; b != nil {
+		if b.summary != nil {
+			s := *b.summary
+			own = &s
+		}
+		unsummarized = len(t.branches) - 1 - len(names)
+	} else {
+		unsummarized = len(t.branches) - len(names)
 	}
 	sortStrings(names)
 	for _, name := range names {
 		others = append(others, *t.branches[name].summary)
 	}
 	return own, others, unsummarized
+}
+
+// summarizedBranches returns the branches that have a summary: the set of
+// the last call brought up to date with the branch rows changed since, or,
+// when the log does not cover what changed (a rollback, a merge, a load,
+// more than 128 rows), read again from every branch.
+func (t *Tree) summarizedBranches() map[string]bool {
+	if t.summarized != nil {
+		if changed, ok := t.BranchesChangedSince(t.summarizedAt); ok {
+			for _, name := range changed {
+				if b := t.branches[name]; b != nil && b.summary != nil {
+					t.summarized[name] = true
+				} else {
+					delete(t.summarized, name)
+				}
+			}
+			t.summarizedAt = t.Revision()
+			return t.summarized
+		}
+	}
+	t.summarized = map[string]bool{}
+	for name, b := range t.branches {
+		if b.summary != nil {
+			t.summarized[name] = true
+		}
+	}
+	t.summarizedAt = t.Revision()
+	return t.summarized
 }

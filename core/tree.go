@@ -85,6 +85,10 @@ type Tree struct {
 	attaches  ringLog[Attach]
 	branchLog ringLog[string] // the branch rows changed last (BranchesChangedSince)
 	memos     []memo
+	// summarized: the branches with a summary as of revision summarizedAt
+	// (BranchSummaries), kept up from the branch-change log.
+	summarized   map[string]bool
+	summarizedAt Revision
 	// keys checks each new message for keys named twice, its lists kept
 	// from one append to the next (an append allocates nothing for them).
 	keys rawjson.Keys
