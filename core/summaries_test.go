@@ -2,7 +2,6 @@ package core
 
 import (
 	"math/rand/v2"
-	"slices"
 	"strconv"
 	"testing"
 )
@@ -76,36 +75,8 @@ func TestBranchSummariesFollowEveryChange(t *testing.T) {
 				}
 			}
 			for _, branch := range []string{tr.ActiveBranch(), pick, "none"} {
-				own, others, unsummarized := tr.BranchSummaries(branch)
-				var wantOthers []Summary
-				var wantOwn *Summary
-				wantUn := 0
-				all := tr.Branches()
-				slices.SortFunc(all, func(a, b Branch) int { return cmpStr(a.Name, b.Name) })
-				for _, b := range all {
-					switch {
-					case b.Name == branch:
-						wantOwn = b.Summary
-					case b.Summary == nil:
-						wantUn++
-					default:
-						wantOthers = append(wantOthers, *b.Summary)
-					}
-				}
-				if (own == nil) != (wantOwn == nil) || own != nil && *own != *wantOwn || unsummarized != wantUn || !slices.Equal(others, wantOthers) {
-					t.Fatalf("seed %d step %d, branch %q: got %v %v %d, want %v %v %d", seed, step, branch, own, others, unsummarized, wantOwn, wantOthers, wantUn)
-				}
+				checkSummaries(t, tr, branch, "seed "+strconv.FormatUint(seed, 10)+" step "+strconv.Itoa(step))
 			}
 		}
 	}
-}
-
-func cmpStr(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
