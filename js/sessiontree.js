@@ -1060,7 +1060,10 @@ export class SessionTree {
     if (runs === undefined) return res;
     delete res.serials;
     const broken = () => new SessionTreeError("corrupt", "t.projectFor: the module named a message this tree does not hold (a bug in sessiontree)");
-    let list; // every message (Anthropic: content block) of the request, in order
+    // Every message (Anthropic: content block) of the request, in order; what
+    // came new is frozen (a numbered one comes back as the same object while
+    // the tree writes it the same; what is held was frozen when it came).
+    let list;
     if (api === "anthropic") {
       list = [];
       for (const m of res.request.messages) {
@@ -1070,6 +1073,8 @@ export class SessionTree {
             const x = held?.[c[k]];
             if (x === undefined) throw broken();
             c[k] = x;
+          } else {
+            deepFreeze(c[k]);
           }
           list.push(c[k]);
         }
@@ -1083,24 +1088,22 @@ export class SessionTree {
           if (held === null || !(p >= 0 && c > 0 && p + c <= held.length)) throw broken();
           for (let k = p; k < p + c; k++) list.push(held[k]);
         } else {
-          list.push(e);
+          list.push(deepFreeze(e));
         }
       }
       if (api === "openai-responses") res.request.input = list;
       else res.request.messages = list;
     }
-    // Freeze what is new and numbered: a numbered message comes back as the
-    // same object while the tree writes it the same.
-    let i = 0;
-    for (const item of runs.split(",")) {
-      const dash = item.indexOf("-");
-      const lo = Number(dash < 0 ? item : item.slice(0, dash));
-      const hi = dash < 0 ? lo : Number(item.slice(dash + 1));
-      for (let n = lo; n <= hi && i < list.length; n++, i++) {
-        if (n !== 0 && !Object.isFrozen(list[i])) deepFreeze(list[i]);
-      }
+    // The runs name as many serials as the list holds messages.
+    let count = 0;
+    for (let at = 0; at < runs.length;) {
+      let end = runs.indexOf(",", at);
+      if (end < 0) end = runs.length;
+      const dash = runs.indexOf("-", at);
+      count += dash < 0 || dash > end ? 1 : Number(runs.slice(dash + 1, end)) - Number(runs.slice(at, dash)) + 1;
+      at = end + 1;
     }
-    if (i !== list.length) throw broken();
+    if (count !== list.length) throw broken();
     this.#requestMessages = list;
     this.#requestHeld = runs;
     this.#requestModule = module;

@@ -180,8 +180,8 @@ func (m *pathMemo) pathSegments(t *core.Tree, branch string, skip, n int, keepTh
 	// is path node n-len(tail)+i.
 	tail, msgs := m.scratch.tail[:0], m.scratch.msgs[:0] // the last request's buffers
 	defer func() {
-		clear(msgs[:cap(msgs)]) // the tree's messages and ids: not kept alive here
-		clear(tail[:cap(tail)])
+		clear(msgs) // the tree's messages and ids: not kept alive here
+		clear(tail)
 		m.scratch.tail, m.scratch.msgs = tail[:0], msgs[:0]
 	}()
 	fetch := func(count int) error {

@@ -76,10 +76,12 @@ type scratch struct {
 
 // letGo lets go of what the buffers point to once a request is written: its
 // blocks name messages of segments a later edit may drop.
+// The buffers are kept at the length this request used: that much is cleared.
 func (sc *scratch) letGo() {
-	clear(sc.blocks[:cap(sc.blocks)])
-	clear(sc.outs[:cap(sc.outs)])
-	clear(sc.vals[:cap(sc.vals)])
+	clear(sc.blocks)
+	clear(sc.outs)
+	clear(sc.vals)
+	sc.blocks, sc.outs, sc.vals = sc.blocks[:0], sc.outs[:0], sc.vals[:0]
 }
 
 // add adds what reading a segment reported.

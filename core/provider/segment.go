@@ -336,11 +336,11 @@ func fit(segs []*segment, opts Options, own *noteInput, rep *Report, ready func(
 		more += len(s.blocks)
 	}
 	out = slices.Grow(out, more) // one allocation for the ~250 blocks a request keeps
-	sc.blocks = out[:0]          // the next request's, once this one is written
 	out = append(out, ks.blocks[ks.units[k.unit].from:]...)
 	for _, s := range segs[k.seg+1:] {
 		out = append(out, s.blocks...)
 	}
+	sc.blocks = out // the next request's, once this one is written (letGo)
 	rep.BudgetDropped = count
 	total = 0
 	for _, b := range out {
@@ -412,6 +412,6 @@ func allBlocks(segs []*segment, sc *scratch) []block {
 	for _, s := range segs {
 		out = append(out, s.blocks...)
 	}
-	sc.blocks = out[:0]
+	sc.blocks = out // the next request's, once this one is written (letGo)
 	return out
 }

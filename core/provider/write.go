@@ -203,7 +203,7 @@ func writeMessages(blocks []block, api API, rep *Report, held *places, one func(
 	if cap(digits) > cap(sc.digits) {
 		sc.digits = digits[:0]
 	}
-	sc.outs, sc.vals = outs[:0], vals[:0]
+	sc.outs, sc.vals = outs, vals // the next request's, once this one is written (letGo)
 	return list(vals), nums, len(vals)
 }
 
