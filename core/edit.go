@@ -41,25 +41,22 @@ func (t *Tree) appendValid(msg Message, atMs int64) (string, error) {
 // newNode returns a zero node for an append, an edit or a regenerate to fill.
 // Nodes come in blocks: one allocation per nodeBlock new nodes. A node is
 // rarely freed (Prune), so a block rarely outlives its use.
-func (t *Tree) newNode() *node {
-	if len(t.slab) == 0 {
-		t.slab = make([]node, nodeBlock)
-	}
-	n := &t.slab[0]
-	t.slab = t.slab[1:]
-	return n
-}
+func (t *Tree) newNode() *node { return fromSlab(&t.slab, nodeBlock) }
 
 // newBranch returns a zero branch for Edit, Open, Rewind and the like to
 // fill, from blocks of branchBlock as newNode's nodes: a chat regenerated a
 // thousand times allocates 16 blocks, not a thousand branches.
-func (t *Tree) newBranch() *branch {
-	if len(t.branchSlab) == 0 {
-		t.branchSlab = make([]branch, branchBlock)
+func (t *Tree) newBranch() *branch { return fromSlab(&t.branchSlab, branchBlock) }
+
+// fromSlab takes the next zero value of *slab, making a block of n first
+// when it is used up.
+func fromSlab[T any](slab *[]T, n int) *T {
+	if len(*slab) == 0 {
+		*slab = make([]T, n)
 	}
-	b := &t.branchSlab[0]
-	t.branchSlab = t.branchSlab[1:]
-	return b
+	x := &(*slab)[0]
+	*slab = (*slab)[1:]
+	return x
 }
 
 // branchBlock is how many branches newBranch allocates at a time.

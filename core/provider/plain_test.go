@@ -82,9 +82,9 @@ func projectPlain(turns []chat.Turn, cont []bool, pos []int, own *noteInput, api
 	req := Request{API: api}
 	switch api {
 	case OpenAIChat:
-		req.Messages, req.Serials, req.Entries = writeMessages(blocks, api, &rep, nil, chatMessages, nil)
+		req.Messages, req.Serials = writeMessages(blocks, api, &rep, nil, chatMessages, nil)
 	case OpenAIResponses:
-		req.Messages, req.Serials, req.Entries = writeMessages(blocks, api, &rep, nil, responsesItems, nil)
+		req.Messages, req.Serials = writeMessages(blocks, api, &rep, nil, responsesItems, nil)
 	case Anthropic:
 		req.System, req.Messages, req.Tools, req.Serials = writeAnthropic(blocks, &rep, placesIn(opts.Held))
 	}

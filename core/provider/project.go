@@ -47,9 +47,9 @@ func write(segs []*segment, own *noteInput, api API, opts Options, ready func(*s
 	req := Request{API: api}
 	switch api {
 	case OpenAIChat:
-		req.Messages, req.Serials, req.Entries = writeMessages(blocks, api, &rep, placesIn(opts.Held), chatMessages, sc)
+		req.Messages, req.Serials = writeMessages(blocks, api, &rep, placesIn(opts.Held), chatMessages, sc)
 	case OpenAIResponses:
-		req.Messages, req.Serials, req.Entries = writeMessages(blocks, api, &rep, placesIn(opts.Held), responsesItems, sc)
+		req.Messages, req.Serials = writeMessages(blocks, api, &rep, placesIn(opts.Held), responsesItems, sc)
 	case Anthropic:
 		req.System, req.Messages, req.Tools, req.Serials = writeAnthropic(blocks, &rep, placesIn(opts.Held))
 	}

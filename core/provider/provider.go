@@ -115,9 +115,6 @@ type Request struct {
 	// this request alone (the budget's note, a trimmed last text, Anthropic's
 	// placeholder). See Options.Held.
 	Serials []uint64
-	// Entries is how many values Messages holds (Chat Completions,
-	// Responses): Report.Sent less what runs of held messages folded.
-	Entries int
 }
 
 // Report tells what a projection changed or left out.

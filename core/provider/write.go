@@ -146,9 +146,8 @@ func (b block) wrote(api API, one func(block, *Report) [][]byte) *written {
 
 // writeMessages writes the blocks' messages as one JSON array, a run of
 // messages the caller holds (held) as [p,c] (Options.Held), and returns
-// the serial of each message (0: none) and how many values the array holds;
-// sc (or nil) lends its buffers.
-func writeMessages(blocks []block, api API, rep *Report, held *places, one func(block, *Report) [][]byte, sc *scratch) ([]byte, []uint64, int) {
+// the serial of each message (0: none); sc (or nil) lends its buffers.
+func writeMessages(blocks []block, api API, rep *Report, held *places, one func(block, *Report) [][]byte, sc *scratch) ([]byte, []uint64) {
 	if sc == nil {
 		sc = new(scratch)
 	}
@@ -178,7 +177,9 @@ func writeMessages(blocks []block, api API, rep *Report, held *places, one func(
 	for _, w := range outs {
 		rep.Parts += w.parts
 		if w.serials == nil {
-			nums = append(nums, make([]uint64, len(w.msgs))...)
+			for range w.msgs {
+				nums = append(nums, 0)
+			}
 		} else {
 			nums = append(nums, w.serials...)
 		}
@@ -204,7 +205,7 @@ func writeMessages(blocks []block, api API, rep *Report, held *places, one func(
 		sc.digits = digits[:0]
 	}
 	sc.outs, sc.vals = outs, vals // the next request's, once this one is written (letGo)
-	return list(vals), nums, len(vals)
+	return list(vals), nums
 }
 
 // places finds a serial's place in the list the caller holds

@@ -17,6 +17,7 @@ var httpClient = &http.Client{Timeout: 60 * time.Second}
 type client struct {
 	t       testing.TB
 	token   string
+	base    string // a worker of a test's own (limitedServer); "" for the suite's server
 	retried bool
 }
 
@@ -32,7 +33,11 @@ func (c *client) do(method, path, body string, hdr ...string) reply {
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
-	req, err := http.NewRequest(method, server.URL+path, rd)
+	base := c.base
+	if base == "" {
+		base = server.URL
+	}
+	req, err := http.NewRequest(method, base+path, rd)
 	if err != nil {
 		c.t.Fatal(err)
 	}

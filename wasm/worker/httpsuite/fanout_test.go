@@ -5,8 +5,6 @@ package httpsuite
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -26,17 +24,10 @@ func TestATenantsFanOutIsPacedWhileAnotherTenantsFrameGoesThrough(t *testing.T) 
 	s := limitedServer(t)
 	post := func(tok, path, body string) map[string]any {
 		t.Helper()
-		req, _ := http.NewRequest("POST", s.URL+path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+tok)
-		resp, err := httpClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
+		r := (&client{t: t, token: tok, base: s.URL}).do("POST", path, body)
 		var v map[string]any
-		if resp.StatusCode/100 != 2 || json.Unmarshal(b, &v) != nil {
-			t.Fatalf("POST %s: %d %.300s", path, resp.StatusCode, b)
+		if r.status/100 != 2 || json.Unmarshal(r.body, &v) != nil {
+			t.Fatalf("POST %s: %d %.300s", path, r.status, r.body)
 		}
 		return v
 	}
