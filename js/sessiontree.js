@@ -1081,16 +1081,20 @@ export class SessionTree {
       }
     } else {
       const entries = api === "openai-responses" ? res.request.input : res.request.messages;
-      list = [];
+      // A chat's request is the held list's tail and a few new messages: the
+      // tail is taken in one slice, not message by message.
+      list = null;
       for (const e of entries) {
         if (Array.isArray(e)) {
           const [p, c] = e;
-          if (held === null || !(p >= 0 && c > 0 && p + c <= held.length)) throw broken();
-          for (let k = p; k < p + c; k++) list.push(held[k]);
+          if (held === null || !(Number.isInteger(p) && Number.isInteger(c) && p >= 0 && c > 0 && p + c <= held.length)) throw broken();
+          if (list === null) list = held.slice(p, p + c);
+          else for (let k = p; k < p + c; k++) list.push(held[k]);
         } else {
-          list.push(deepFreeze(e));
+          (list ??= []).push(deepFreeze(e));
         }
       }
+      list ??= [];
       if (api === "openai-responses") res.request.input = list;
       else res.request.messages = list;
     }

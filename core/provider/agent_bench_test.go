@@ -118,3 +118,46 @@ func BenchmarkAgentRequestAfterTurn(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRequestAfterTurn times the request alone, as a send makes it:
+// after the user's turn is appended, with what the last request sent held
+// as runs (as the JS wrapper holds it), over rounds of 101 turns on a fresh
+// tree (make bench-huge's shape), each after the tree's first request. A 100-message chat beside a 20k one: the
+// budget, not the session, should set the cost.
+func BenchmarkRequestAfterTurn(b *testing.B) {
+	for _, n := range []int{100, 20000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			var t *core.Tree
+			var held []Run
+			sent := 0
+			b.ResetTimer()
+			for k := range b.N {
+				b.StopTimer()
+				if k%101 == 0 { // a fresh tree and its first request (the window's conversion), untimed
+					t = agentTree(b, n)
+					first, err := ProjectTree(t, "", OpenAIChat, Options{Budget: 32000, HeldRuns: []Run{}})
+					if err != nil {
+						b.Fatal(err)
+					}
+					held = first.SerialRuns
+				}
+				if _, err := t.Append(core.Message(fmt.Sprintf(`{"role":"user","content":"Round %d: one more question."}`, k)), int64(1e9+k)); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				req, err := ProjectTree(t, "", OpenAIChat, Options{Budget: 32000, HeldRuns: held})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				held = req.SerialRuns
+				sent += req.Report.Sent
+				if _, err := t.Append(core.Message(fmt.Sprintf(`{"role":"assistant","content":"Round %d: the answer."}`, k)), int64(1e9+k)); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(sent)/float64(b.N), "msgs/op")
+		})
+	}
+}

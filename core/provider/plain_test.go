@@ -80,11 +80,14 @@ func projectPlain(turns []chat.Turn, cont []bool, pos []int, own *noteInput, api
 		blocks = fitPlain(blocks, pos, opts, own, &rep)
 	}
 	req := Request{API: api}
+	var runs []Run
 	switch api {
 	case OpenAIChat:
-		req.Messages, req.Serials = writeMessages(blocks, api, &rep, nil, chatMessages, nil)
+		req.Messages, runs = writeMessages([]span{{blocks: blocks}}, api, &rep, nil, chatMessages, nil)
+		req.Serials = expand(runs)
 	case OpenAIResponses:
-		req.Messages, req.Serials = writeMessages(blocks, api, &rep, nil, responsesItems, nil)
+		req.Messages, runs = writeMessages([]span{{blocks: blocks}}, api, &rep, nil, responsesItems, nil)
+		req.Serials = expand(runs)
 	case Anthropic:
 		req.System, req.Messages, req.Tools, req.Serials = writeAnthropic(blocks, &rep, placesIn(opts.Held))
 	}

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"hash/fnv"
+	"slices"
 	"strconv"
 
 	"github.com/sessiontree/sessiontree/core"
@@ -40,22 +41,30 @@ func write(segs []*segment, own *noteInput, api API, opts Options, ready func(*s
 	for _, s := range segs {
 		rep.add(s.rep)
 	}
-	blocks, ok, err := fit(segs, opts, own, &rep, ready, h, known, sc)
+	spans, ok, err := fit(segs, opts, own, &rep, ready, h, known, sc)
 	if err != nil || !ok {
 		return Request{}, ok, err
 	}
 	req := Request{API: api}
+	held := heldPlaces(opts)
+	var runs []Run
 	switch api {
 	case OpenAIChat:
-		req.Messages, req.Serials = writeMessages(blocks, api, &rep, placesIn(opts.Held), chatMessages, sc)
+		req.Messages, runs = writeMessages(spans, api, &rep, held, chatMessages, sc)
 	case OpenAIResponses:
-		req.Messages, req.Serials = writeMessages(blocks, api, &rep, placesIn(opts.Held), responsesItems, sc)
+		req.Messages, runs = writeMessages(spans, api, &rep, held, responsesItems, sc)
 	case Anthropic:
-		req.System, req.Messages, req.Tools, req.Serials = writeAnthropic(blocks, &rep, placesIn(opts.Held))
+		var nums []uint64
+		req.System, req.Messages, req.Tools, nums = writeAnthropic(spanBlocks(spans, sc), &rep, held)
+		runs = appendRuns(sc.runs[:0], nums)
+		sc.runs = runs
 	}
-	for _, b := range blocks {
-		rep.Tokens += tokens(b)
+	if opts.HeldRuns != nil {
+		req.SerialRuns = slices.Clone(runs)
+	} else {
+		req.Serials = expand(runs)
 	}
+	rep.Tokens += spanTokens(spans)
 	sc.letGo()
 	req.Report = rep
 	return req, true, nil
@@ -64,6 +73,9 @@ func write(segs []*segment, own *noteInput, api API, opts Options, ready func(*s
 // scratch is what a request builds and lets go of once written: the blocks
 // fit keeps, and the messages' pieces before they are joined (see write).
 type scratch struct {
+	spans  []span
+	note   [1]block
+	runs   []Run
 	blocks []block
 	outs   []*written
 	vals   [][]byte
@@ -72,16 +84,20 @@ type scratch struct {
 	// (segments copy what they keep).
 	tail []string
 	msgs []core.Message
+	// looked: how many blocks the last request wrote one by one (tests).
+	looked int
 }
 
 // letGo lets go of what the buffers point to once a request is written: its
 // blocks name messages of segments a later edit may drop.
 // The buffers are kept at the length this request used: that much is cleared.
 func (sc *scratch) letGo() {
+	clear(sc.spans)
+	clear(sc.note[:])
 	clear(sc.blocks)
 	clear(sc.outs)
 	clear(sc.vals)
-	sc.blocks, sc.outs, sc.vals = sc.blocks[:0], sc.outs[:0], sc.vals[:0]
+	sc.spans, sc.blocks, sc.outs, sc.vals, sc.runs = sc.spans[:0], sc.blocks[:0], sc.outs[:0], sc.vals[:0], sc.runs[:0]
 }
 
 // add adds what reading a segment reported.

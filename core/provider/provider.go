@@ -98,7 +98,33 @@ type Options struct {
 	// of Held (Chat Completions, Responses) as one JSON array [p,c], the c
 	// messages from Held[p] on; an Anthropic content block as the number p.
 	Held []uint64
+	// HeldRuns is Held as runs (a chat's list is a few of them), for a
+	// caller that keeps it so: when not nil, Held is not read, and the
+	// request's serials come back as Request.SerialRuns (Serials is nil).
+	// Then nothing of a request is written or counted once per message it
+	// holds: a request costs what changed, not its window.
+	HeldRuns []Run
 }
+
+// A Run is the serials First, First+1, …, Last, in that order; {0, 0} is
+// one 0 (a message written for one request alone).
+type Run struct{ First, Last uint64 }
+
+// checkRuns refuses runs that stand for no list: a run that ends before it
+// starts or runs on from 0, or more than 1<<30 serials in all.
+func checkRuns(runs []Run) error {
+	total := 0
+	for _, r := range runs {
+		if r.Last < r.First || r.First == 0 && r.Last != 0 || r.Last-r.First >= 1<<30 || total+r.Len() > 1<<30 {
+			return &core.Error{Code: core.CodeInvalidInput, Message: "held runs must each run from a serial to one at or after it (0 alone), 1<<30 serials at most"}
+		}
+		total += r.Len()
+	}
+	return nil
+}
+
+// Len is how many serials r stands for.
+func (r Run) Len() int { return int(r.Last-r.First) + 1 }
 
 // Request is a projection: the request body's fields as compact JSON. Merge
 // them with the fields the caller chooses (model, max_tokens, tools, …).
@@ -115,6 +141,9 @@ type Request struct {
 	// this request alone (the budget's note, a trimmed last text, Anthropic's
 	// placeholder). See Options.Held.
 	Serials []uint64
+	// SerialRuns is Serials as runs, instead of Serials, for a request made
+	// with Options.HeldRuns.
+	SerialRuns []Run
 }
 
 // Report tells what a projection changed or left out.
@@ -186,6 +215,9 @@ func Project(msgs []core.Message, api API, opts Options) (Request, error) {
 	if _, ok := ParseAPI(string(api)); !ok {
 		return Request{}, unknownAPI(api)
 	}
+	if err := checkRuns(opts.HeldRuns); err != nil {
+		return Request{}, err
+	}
 	turns := make([]chat.Turn, len(msgs))
 	for i, m := range msgs {
 		turns[i] = chat.Read(m)
@@ -224,6 +256,9 @@ func ProjectTree(t *core.Tree, branch string, api API, opts Options) (Request, e
 	}
 	if opts.Budget < 0 {
 		return Request{}, errNegativeBudget
+	}
+	if err := checkRuns(opts.HeldRuns); err != nil {
+		return Request{}, err
 	}
 	if branch == "" {
 		branch = t.ActiveBranch()

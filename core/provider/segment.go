@@ -2,6 +2,7 @@ package provider
 
 import (
 	"slices"
+	"sort"
 
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/chat"
@@ -30,6 +31,15 @@ type segment struct {
 	total   int
 	units   []unit
 	unitTok []int
+	// tokSuf[i] and unitSuf[k]: the tokens of blocks from i on and of units
+	// from k on (one more than blocks and units, the last 0): fit and write
+	// sum what a request keeps of a segment without reading it block by
+	// block.
+	tokSuf, unitSuf []int
+	// wrote is, for Chat Completions and Responses, what the segment's
+	// blocks from one on wrote when their serials run on (nil: not known);
+	// blocks of a folded or unfolded segment are new, and so is it.
+	wrote [2]*segWrote
 	// pos is, for each turn, the path nodes of the segment before it (a
 	// path node's own index in the segment): start+pos[i] path nodes come
 	// before turn i on the path, what a budget counts as left out.
@@ -80,6 +90,7 @@ func (s *segment) unfold(t *core.Tree, ids []string, msgs []core.Message, keepTh
 		return &core.Error{Code: core.CodeCorrupt, Message: "a stretch of the path converted differently twice (a bug in sessiontree)"}
 	}
 	s.blocks, s.folded = again.blocks, false
+	s.wrote = [2]*segWrote{}
 	return nil
 }
 
@@ -127,6 +138,15 @@ func (s *segment) setBlocks(blocks []block) {
 			s.unitTok[k] += s.tok[i]
 		}
 	}
+	s.tokSuf = make([]int, len(blocks)+1)
+	for i := len(blocks) - 1; i >= 0; i-- {
+		s.tokSuf[i] = s.tokSuf[i+1] + s.tok[i]
+	}
+	s.unitSuf = make([]int, len(s.units)+1)
+	for k := len(s.units) - 1; k >= 0; k-- {
+		s.unitSuf[k] = s.unitSuf[k+1] + s.unitTok[k]
+	}
+	s.wrote = [2]*segWrote{}
 }
 
 // units lists the blocks a budget drops together: each block, an
@@ -201,18 +221,21 @@ type head struct {
 // message, when what is kept reaches its first segment, or when a kept
 // segment may read differently with what lies before the window (known
 // tells whether an id is one the window holds; see enough).
-func fit(segs []*segment, opts Options, own *noteInput, rep *Report, ready func(*segment) error, h *head, known func(string) bool, sc *scratch) ([]block, bool, error) {
+func fit(segs []*segment, opts Options, own *noteInput, rep *Report, ready func(*segment) error, h *head, known func(string) bool, sc *scratch) ([]span, bool, error) {
 	win := h != nil
-	all := func() ([]block, bool, error) {
+	all := func() ([]span, bool, error) {
 		if win {
 			return nil, false, nil
 		}
+		out := sc.spans[:0]
 		for _, s := range segs {
 			if err := readyOf(s, ready); err != nil {
 				return nil, true, err
 			}
+			out = append(out, span{seg: s})
 		}
-		return allBlocks(segs, sc), true, nil
+		sc.spans = out
+		return out, true, nil
 	}
 	total, sysTok := 0, 0
 	for _, s := range segs {
@@ -265,14 +288,25 @@ func fit(segs []*segment, opts Options, own *noteInput, rep *Report, ready func(
 	}
 	// k: the first unit kept. Units go from the oldest while the rest is
 	// over the budget, never the newest exchange.
+	// A segment whose units all fit is kept whole; in the one where they
+	// stop fitting, the first unit kept is found by its units' sums.
 	k, kept, stopped := end, sysTok, false
-	for u, ok := prev(end); ok; u, ok = prev(u) {
-		if kept+segs[u.seg].unitTok[u.unit]+note > opts.Budget {
-			stopped = true
-			break
+	for i := len(segs) - 1; i >= 0 && !stopped; i-- {
+		suf := segs[i].unitSuf
+		if len(suf) < 2 {
+			continue // no unit
 		}
-		kept += segs[u.seg].unitTok[u.unit]
-		k = u
+		if kept+suf[0]+note <= opts.Budget {
+			kept += suf[0]
+			k = unitRef{i, 0}
+			continue
+		}
+		j := sort.Search(len(suf), func(j int) bool { return kept+suf[j]+note <= opts.Budget })
+		if j < len(suf)-1 {
+			kept += suf[j]
+			k = unitRef{i, j}
+		}
+		stopped = true
 	}
 	if win && !stopped {
 		return nil, false, nil // all of the window fits
@@ -315,39 +349,78 @@ func fit(segs []*segment, opts Options, own *noteInput, rep *Report, ready func(
 		rep.Unsummarized = own.unsummarized
 	}
 	// The preamble, the note, then every block from unit k on.
-	out := sc.blocks[:0]
+	out := sc.spans[:0]
 	if win {
-		out = append(out, h.blocks...)
+		out = append(out, span{blocks: h.blocks})
 	} else {
 		for i := 0; i < first.seg; i++ {
-			out = append(out, segs[i].blocks...) // the preamble only: no unit before first
+			out = append(out, span{seg: segs[i]}) // the preamble only: no unit before first
 		}
-		out = append(out, segs[first.seg].blocks[:segs[first.seg].units[first.unit].from]...)
+		out = append(out, span{blocks: segs[first.seg].blocks[:segs[first.seg].units[first.unit].from]})
 	}
-	out = append(out, noteBlock)
+	sc.note[0] = noteBlock
+	out = append(out, span{blocks: sc.note[:]})
 	for _, s := range segs[k.seg:] {
 		if err := readyOf(s, ready); err != nil {
 			return nil, true, err
 		}
 	}
-	ks := segs[k.seg]
-	more := len(ks.blocks) - ks.units[k.unit].from
+	out = append(out, span{seg: segs[k.seg], from: segs[k.seg].units[k.unit].from})
 	for _, s := range segs[k.seg+1:] {
-		more += len(s.blocks)
+		out = append(out, span{seg: s})
 	}
-	out = slices.Grow(out, more) // one allocation for the ~250 blocks a request keeps
-	out = append(out, ks.blocks[ks.units[k.unit].from:]...)
-	for _, s := range segs[k.seg+1:] {
-		out = append(out, s.blocks...)
+	sc.spans = out // the next request's, once this one is written (letGo)
+	rep.BudgetDropped = count
+	rep.OverBudget = spanTokens(out) > opts.Budget
+	return out, true, nil
+}
+
+// span is a stretch of a request's blocks: a segment's from block from on,
+// or blocks kept apart (a window's preamble, the budget's note).
+type span struct {
+	seg    *segment
+	from   int
+	blocks []block
+}
+
+// list is the span's blocks.
+func (p span) list() []block {
+	if p.seg != nil {
+		return p.seg.blocks[p.from:]
+	}
+	return p.blocks
+}
+
+// spanTokens is the tokens of the spans' blocks.
+func spanTokens(spans []span) int {
+	n := 0
+	for _, p := range spans {
+		if p.seg != nil && p.seg.tokSuf != nil {
+			n += p.seg.tokSuf[p.from]
+			continue
+		}
+		for _, b := range p.list() {
+			n += tokens(b)
+		}
+	}
+	return n
+}
+
+// spanBlocks is the spans' blocks in one list (sc lends its buffer).
+func spanBlocks(spans []span, sc *scratch) []block {
+	if len(spans) == 1 {
+		return spans[0].list()
+	}
+	n := 0
+	for _, p := range spans {
+		n += len(p.list())
+	}
+	out := slices.Grow(sc.blocks[:0], n)
+	for _, p := range spans {
+		out = append(out, p.list()...)
 	}
 	sc.blocks = out // the next request's, once this one is written (letGo)
-	rep.BudgetDropped = count
-	total = 0
-	for _, b := range out {
-		total += tokens(b)
-	}
-	rep.OverBudget = total > opts.Budget
-	return out, true, nil
+	return out
 }
 
 // enough reports whether the window's segments from kept on read as they
@@ -395,23 +468,8 @@ func (s *segment) fold() {
 		}
 	}
 	s.blocks, s.folded, s.where = blocks, true, nil
+	s.wrote = [2]*segWrote{}
 }
 
 // before reports whether unit a comes before unit b on the path.
 func before(a, b unitRef) bool { return a.seg < b.seg || a.seg == b.seg && a.unit < b.unit }
-
-func allBlocks(segs []*segment, sc *scratch) []block {
-	if len(segs) == 1 {
-		return segs[0].blocks
-	}
-	n := 0
-	for _, s := range segs {
-		n += len(s.blocks)
-	}
-	out := slices.Grow(sc.blocks[:0], n)
-	for _, s := range segs {
-		out = append(out, s.blocks...)
-	}
-	sc.blocks = out // the next request's, once this one is written (letGo)
-	return out
-}

@@ -506,13 +506,28 @@ func TestHeldMessagesComeBackAsTheirPlaces(t *testing.T) {
 		g.append(t, `{"role":"`+role+`","content":`+q(g.text())+`}`)
 	}
 	fork := ""
-	for _, api := range APIs {
+	for _, c := range []struct {
+		api  API
+		runs bool // the caller holds runs (Options.HeldRuns), as JS does
+	}{{OpenAIChat, false}, {OpenAIResponses, false}, {Anthropic, false}, {OpenAIChat, true}, {OpenAIResponses, true}, {Anthropic, true}} {
+		api := c.api
 		var held []uint64               // what the caller holds: the last request's serials
 		var heldItems []json.RawMessage // … and its messages (Anthropic: content blocks)
 		for round := 0; round < 6; round++ {
-			req, err := ProjectTree(g.t, "", api, Options{Budget: 3000, Held: held})
+			opts := Options{Budget: 3000, Held: held}
+			if c.runs {
+				opts = Options{Budget: 3000, HeldRuns: appendRuns([]Run{}, held)}
+			}
+			req, err := ProjectTree(g.t, "", api, opts)
 			if err != nil {
 				t.Fatal(err)
+			}
+			looked := memoOf(g.t, false).scratch.looked // blocks the request wrote one by one
+			if c.runs {
+				if req.Serials != nil {
+					t.Fatalf("%s: Serials beside SerialRuns", api)
+				}
+				req.Serials = expand(req.SerialRuns)
 			}
 			var entries []json.RawMessage
 			if err := json.Unmarshal(req.Messages, &entries); err != nil {
@@ -588,6 +603,10 @@ func TestHeldMessagesComeBackAsTheirPlaces(t *testing.T) {
 				t.Fatalf("%s round %d: only %d of %d messages came back as held", api, round, refs, len(items))
 			case round > 0 && round != 4 && api != Anthropic && len(entries) > 8:
 				t.Fatalf("%s round %d: %d values for %d messages: a chat's next request is a few runs and what is new", api, round, len(entries), len(items))
+			case round > 0 && round != 4 && api != Anthropic && looked > 8:
+				// What the caller holds of a segment is written as one run
+				// without a look at each of its blocks (segWrote).
+				t.Fatalf("%s round %d: %d blocks looked at one by one for %d messages: a chat's next request looks at what is new", api, round, looked, len(items))
 			}
 			held, heldItems = req.Serials, items
 			if round == 3 {
@@ -620,4 +639,27 @@ func bytesOf(items []json.RawMessage) [][]byte {
 		out[i] = it
 	}
 	return out
+}
+
+// Held runs that stand for no list are refused with a code, and nothing is
+// written.
+func TestHeldRunsThatStandForNoListAreRefused(t *testing.T) {
+	tr := core.New()
+	if _, err := tr.Append(core.Message(`{"role":"user","content":"hi"}`), 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range [][]Run{{{First: 5, Last: 3}}, {{First: 0, Last: 2}}, {{First: 1, Last: 1 << 31}}} {
+		_, err := ProjectTree(tr, "", OpenAIChat, Options{HeldRuns: bad})
+		var e *core.Error
+		if !errors.As(err, &e) || e.Code != core.CodeInvalidInput {
+			t.Errorf("%v: %v, want invalid_input", bad, err)
+		}
+		if _, err := Project([]core.Message{core.Message(`{"role":"user","content":"hi"}`)}, OpenAIChat, Options{HeldRuns: bad}); !errors.As(err, &e) || e.Code != core.CodeInvalidInput {
+			t.Errorf("Project %v: %v, want invalid_input", bad, err)
+		}
+	}
+	req, err := ProjectTree(tr, "", OpenAIChat, Options{HeldRuns: []Run{}})
+	if err != nil || req.Serials != nil || len(req.SerialRuns) != 1 {
+		t.Fatalf("none held: %v %v %v", err, req.Serials, req.SerialRuns)
+	}
 }

@@ -1,7 +1,9 @@
 package provider
 
 import (
+	"cmp"
 	"slices"
+	"sort"
 	"strconv"
 	"sync/atomic"
 
@@ -136,129 +138,313 @@ func (b block) wrote(api API, one func(block, *Report) [][]byte) *written {
 	w := &written{msgs: one(b, &rep), parts: rep.Parts}
 	if slot != nil {
 		w.serials = make([]uint64, len(w.msgs))
+		last := serials.Add(uint64(len(w.msgs))) // in one step: a block's serials run on
 		for i := range w.serials {
-			w.serials[i] = serials.Add(1)
+			w.serials[i] = last - uint64(len(w.msgs)-1-i)
 		}
 		*slot = w
 	}
 	return w
 }
 
-// writeMessages writes the blocks' messages as one JSON array, a run of
+// writeMessages writes the spans' messages as one JSON array, a run of
 // messages the caller holds (held) as [p,c] (Options.Held), and returns
-// the serial of each message (0: none); sc (or nil) lends its buffers.
-func writeMessages(blocks []block, api API, rep *Report, held *places, one func(block, *Report) [][]byte, sc *scratch) ([]byte, []uint64) {
+// their serials as runs; sc (or nil) lends its buffers. A span of a segment
+// whose messages were written once and run on (segWrote) that the caller
+// holds whole costs the same however many messages it holds.
+func writeMessages(spans []span, api API, rep *Report, held *places, one func(block, *Report) [][]byte, sc *scratch) ([]byte, []Run) {
 	if sc == nil {
 		sc = new(scratch)
 	}
-	outs := slices.Grow(sc.outs[:0], len(blocks))[:len(blocks)]
-	n := 0
-	for i, b := range blocks {
-		outs[i] = b.wrote(api, one)
-		n += len(outs[i].msgs)
+	ai := 0
+	if api == OpenAIResponses {
+		ai = 1
 	}
-	vals := sc.vals[:0]
-	nums := make([]uint64, 0, n)
-	digits := sc.digits[:0] // the runs written in place of messages, in one buffer
-	runAt, runLen := 0, 0   // the open run of held messages: Held[runAt:runAt+runLen]
-	flush := func() {
-		if runLen == 0 {
-			return
-		}
-		at := len(digits)
-		digits = append(digits, '[')
-		digits = strconv.AppendInt(digits, int64(runAt), 10)
-		digits = append(digits, ',')
-		digits = strconv.AppendInt(digits, int64(runLen), 10)
-		digits = append(digits, ']')
-		vals = append(vals, digits[at:len(digits):len(digits)])
-		runLen = 0
-	}
-	for _, w := range outs {
-		rep.Parts += w.parts
-		if w.serials == nil {
-			for range w.msgs {
-				nums = append(nums, 0)
+	w := &messageWriter{held: held, vals: sc.vals[:0], digits: sc.digits[:0], runs: sc.runs[:0], rep: rep}
+	for _, p := range spans {
+		if p.seg == nil {
+			for _, b := range p.blocks {
+				w.block(b.wrote(api, one))
 			}
-		} else {
-			nums = append(nums, w.serials...)
+			continue
 		}
-		for i, m := range w.msgs {
-			if w.serials != nil {
-				if p, ok := held.find(w.serials[i]); ok {
-					if runLen > 0 && p == runAt+runLen {
-						runLen++
-					} else {
-						flush()
-						runAt, runLen = p, 1
-					}
-					continue
-				}
+		s, from := p.seg, p.from
+		sw := s.wrote[ai]
+		if sw != nil && from >= sw.from && sw.put(w, from) {
+			continue
+		}
+		outs := slices.Grow(sc.outs[:0], len(s.blocks)-from)[:len(s.blocks)-from]
+		for i, b := range s.blocks[from:] {
+			outs[i] = b.wrote(api, one)
+			w.block(outs[i])
+		}
+		if sw == nil || from < sw.from {
+			if now := runOn(outs, from); now != nil || sw == nil {
+				s.wrote[ai] = now
 			}
-			flush()
-			vals = append(vals, m)
 		}
+		clear(outs)
+		sc.outs = outs[:0]
 	}
-	flush()
-	rep.Sent = len(nums)
-	if cap(digits) > cap(sc.digits) {
-		sc.digits = digits[:0]
+	w.flush()
+	rep.Sent = w.sent
+	if cap(w.digits) > cap(sc.digits) {
+		sc.digits = w.digits[:0]
 	}
-	sc.outs, sc.vals = outs, vals // the next request's, once this one is written (letGo)
-	return list(vals), nums
+	sc.vals, sc.runs = w.vals, w.runs // the next request's, once this one is written (letGo)
+	sc.looked = w.looked
+	return list(w.vals), w.runs
+}
+
+// messageWriter is what writeMessages builds: the values of the array (a
+// run of held messages is one [p,c]: Options.Held), the serials as runs.
+type messageWriter struct {
+	held          *places
+	vals          [][]byte
+	digits        []byte // the [p,c] written, in one buffer
+	runs          []Run
+	runAt, runLen int // the open run of held messages: places runAt, … runAt+runLen-1
+	sent          int
+	looked        int // blocks written one by one (tests read it: scratch.looked)
+	rep           *Report
+}
+
+// block writes the messages a block wrote.
+func (w *messageWriter) block(o *written) {
+	w.looked++
+	w.rep.Parts += o.parts
+	n := len(o.msgs)
+	if n == 0 {
+		return
+	}
+	w.sent += n
+	if o.serials == nil {
+		for _, m := range o.msgs {
+			w.runs = append(w.runs, Run{})
+			w.flush()
+			w.vals = append(w.vals, m)
+		}
+		return
+	}
+	first := o.serials[0] // a block's serials run on (wrote)
+	w.serials(first, n)
+	if p, c := w.held.span(first, n); c == n {
+		w.hold(p, n)
+		return
+	}
+	for i, m := range o.msgs {
+		if p, c := w.held.span(o.serials[i], 1); c == 1 {
+			w.hold(p, 1)
+			continue
+		}
+		w.flush()
+		w.vals = append(w.vals, m)
+	}
+}
+
+// serials adds the serials first, …, first+n-1 to the request's.
+func (w *messageWriter) serials(first uint64, n int) {
+	if k := len(w.runs) - 1; k >= 0 && w.runs[k].First != 0 && w.runs[k].Last+1 == first {
+		w.runs[k].Last += uint64(n)
+		return
+	}
+	w.runs = append(w.runs, Run{first, first + uint64(n) - 1})
+}
+
+// hold writes n messages the caller holds at places p, p+1, ….
+func (w *messageWriter) hold(p, n int) {
+	if w.runLen > 0 && p == w.runAt+w.runLen {
+		w.runLen += n
+		return
+	}
+	w.flush()
+	w.runAt, w.runLen = p, n
+}
+
+// flush writes the open run of held messages as [p,c].
+func (w *messageWriter) flush() {
+	if w.runLen == 0 {
+		return
+	}
+	at := len(w.digits)
+	w.digits = append(w.digits, '[')
+	w.digits = strconv.AppendInt(w.digits, int64(w.runAt), 10)
+	w.digits = append(w.digits, ',')
+	w.digits = strconv.AppendInt(w.digits, int64(w.runLen), 10)
+	w.digits = append(w.digits, ']')
+	w.vals = append(w.vals, w.digits[at:len(w.digits):len(w.digits)])
+	w.runLen = 0
+}
+
+// segWrote is what a segment's blocks from one on wrote for an API, when
+// their serials run on from block to block: a request that keeps them and
+// whose caller holds them all writes them as one [p,c] and one run of
+// serials, without a look at each.
+type segWrote struct {
+	from        int
+	first       uint64  // the serial of the first message of the blocks from from on (0: they wrote none)
+	msgs, parts []int32 // the messages and parts the blocks from from+i on wrote (one longer: the last 0)
+}
+
+// runOn is what outs, the segment's blocks from from to its end, wrote
+// when their serials run on; else nil.
+func runOn(outs []*written, from int) *segWrote {
+	sw := &segWrote{from: from, msgs: make([]int32, len(outs)+1), parts: make([]int32, len(outs)+1)}
+	next := uint64(0) // the serial of the first message after
+	for i := len(outs) - 1; i >= 0; i-- {
+		o := outs[i]
+		n := len(o.msgs)
+		sw.msgs[i] = sw.msgs[i+1] + int32(n)
+		sw.parts[i] = sw.parts[i+1] + int32(o.parts)
+		if n == 0 {
+			continue
+		}
+		if o.serials == nil || next != 0 && o.serials[n-1]+1 != next {
+			return nil
+		}
+		next = o.serials[0]
+	}
+	sw.first = next
+	return sw
+}
+
+// put writes the segment's blocks from from on (from ≥ sw.from) when the
+// caller holds every message of them, and reports whether it did; else
+// it writes nothing.
+func (sw *segWrote) put(w *messageWriter, from int) bool {
+	i := from - sw.from
+	n := int(sw.msgs[i])
+	if n > 0 {
+		first := sw.first + uint64(sw.msgs[0]) - uint64(n)
+		p, c := w.held.span(first, n)
+		if c != n {
+			return false
+		}
+		w.sent += n
+		w.serials(first, n)
+		w.hold(p, n)
+	}
+	w.rep.Parts += int(sw.parts[i])
+	return true
 }
 
 // places finds a serial's place in the list the caller holds
-// (Options.Held): a few places after the last one found first (a request's
-// held messages come in runs of the list, after what the budget dropped
-// from its front); a serial above the list's largest is none of them (the
-// messages written since were numbered after it); else by a map made on
-// the first such miss.
+// (Options.Held), kept as runs: in the few runs from the last one found on
+// first (a request's held messages come in the list's order, after what
+// the budget dropped from its front); else by a binary search of the runs
+// by their first serial, sorted on the first such miss.
 type places struct {
-	list []uint64
-	last int
-	max  uint64 // the list's largest serial, once a miss needed it
-	at   map[uint64]int
+	runs    []heldRun
+	last    int
+	byFirst []int // the runs of serials (not 0), by their first serial
+}
+
+// heldRun is a run of the held list, and the place of its first serial.
+type heldRun struct {
+	Run
+	at int
+}
+
+// heldPlaces is the places of what opts holds (nil: none).
+func heldPlaces(opts Options) *places {
+	if opts.HeldRuns != nil {
+		return placesOf(opts.HeldRuns)
+	}
+	return placesIn(opts.Held)
 }
 
 func placesIn(list []uint64) *places {
-	if len(list) == 0 {
-		return nil
-	}
-	return &places{list: list, last: -1}
+	return placesOf(appendRuns(nil, list))
 }
 
-func (h *places) find(n uint64) (int, bool) {
-	if h == nil || n == 0 {
-		return 0, false
+func placesOf(runs []Run) *places {
+	if len(runs) == 0 {
+		return nil
 	}
-	for p := h.last + 1; p < min(len(h.list), h.last+17); p++ {
-		if h.list[p] == n {
-			h.last = p
-			return p, true
+	h := &places{runs: make([]heldRun, len(runs))}
+	at := 0
+	for i, r := range runs {
+		h.runs[i] = heldRun{r, at}
+		at += r.Len()
+	}
+	return h
+}
+
+// find returns serial n's place in the list.
+func (h *places) find(n uint64) (int, bool) {
+	p, c := h.span(n, 1)
+	return p, c == 1
+}
+
+// span returns the place of serial n and how many of n, n+1, …, n+want-1
+// (at most want) follow it at the next places (0: n is not held).
+func (h *places) span(n uint64, want int) (int, int) {
+	if h == nil || n == 0 {
+		return 0, 0
+	}
+	in := func(i int) (int, int, bool) {
+		r := h.runs[i]
+		if r.First == 0 || n < r.First || n > r.Last {
+			return 0, 0, false
+		}
+		h.last = i
+		return r.at + int(n-r.First), min(want, int(r.Last-n)+1), true
+	}
+	for i := h.last; i < min(len(h.runs), h.last+17); i++ {
+		if p, c, ok := in(i); ok {
+			return p, c
 		}
 	}
-	if h.max == 0 {
-		h.max = slices.Max(h.list)
+	if h.byFirst == nil {
+		h.byFirst = make([]int, 0, len(h.runs))
+		for i, r := range h.runs {
+			if r.First != 0 {
+				h.byFirst = append(h.byFirst, i)
+			}
+		}
+		slices.SortStableFunc(h.byFirst, func(a, b int) int { return cmp.Compare(h.runs[a].First, h.runs[b].First) })
 	}
-	if n > h.max {
-		return 0, false
+	// The last run that starts at n or before.
+	k := sort.Search(len(h.byFirst), func(k int) bool { return h.runs[h.byFirst[k]].First > n }) - 1
+	if k >= 0 {
+		if p, c, ok := in(h.byFirst[k]); ok {
+			return p, c
+		}
 	}
-	if h.at == nil {
-		h.at = make(map[uint64]int, len(h.list))
-		for i, s := range h.list {
-			if s != 0 {
-				if _, dup := h.at[s]; !dup {
-					h.at[s] = i
-				}
+	return 0, 0
+}
+
+// appendRuns appends serials as runs to runs.
+func appendRuns(runs []Run, serials []uint64) []Run {
+	for i := 0; i < len(serials); {
+		j := i + 1
+		if serials[i] != 0 {
+			for j < len(serials) && serials[j] == serials[j-1]+1 {
+				j++
+			}
+		}
+		runs = append(runs, Run{serials[i], serials[j-1]})
+		i = j
+	}
+	return runs
+}
+
+// expand is the serials runs stand for, one by one.
+func expand(runs []Run) []uint64 {
+	n := 0
+	for _, r := range runs {
+		n += r.Len()
+	}
+	out := make([]uint64, 0, n)
+	for _, r := range runs {
+		for s := r.First; ; s++ {
+			out = append(out, s)
+			if s == r.Last {
+				break
 			}
 		}
 	}
-	p, ok := h.at[n]
-	if ok {
-		h.last = p
-	}
-	return p, ok
+	return out
 }
 
 // chatMessages writes a block as Chat Completions messages.

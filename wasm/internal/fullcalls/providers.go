@@ -84,7 +84,7 @@ func projectFor(t *core.Tree, r *treecalls.Request, first, upTo int) ([]byte, er
 		if err != nil {
 			return nil, err
 		}
-		if opts.Held, err = heldList(list); err != nil {
+		if opts.HeldRuns, err = heldRuns(list); err != nil {
 			return nil, err
 		}
 	}
@@ -92,50 +92,39 @@ func projectFor(t *core.Tree, r *treecalls.Request, first, upTo int) ([]byte, er
 	if err != nil {
 		return nil, err
 	}
-	b := req.AppendBody(append(make([]byte, 0, 512+len(req.Messages)+len(req.System)+len(req.Tools)+8*len(req.Serials)), `{"request":`...))
+	b := req.AppendBody(append(make([]byte, 0, 512+len(req.Messages)+len(req.System)+len(req.Tools)+8*len(req.SerialRuns)), `{"request":`...))
 	b = append(b, `,"report":`...)
 	b = req.Report.AppendJSON(b)
-	if serials && req.Serials != nil {
+	if serials {
 		b = append(b, `,"serials":"`...)
-		b = appendRuns(b, req.Serials)
+		b = appendRuns(b, req.SerialRuns)
 		b = append(b, '"')
 	}
 	return append(b, '}'), nil
 }
 
-// appendRuns writes serials as runs: "a-b" for a, a+1, …, b; "a" alone; 0
+// appendRuns writes serials' runs: "a-b" for a, a+1, …, b; "a" alone; 0
 // (a message written for one request) as "0"; comma-separated. A request's
 // serials are mostly runs: the messages of a stretch of the path were
 // numbered in turn when it was first written.
-func appendRuns(b []byte, serials []uint64) []byte {
-	for i := 0; i < len(serials); {
-		j := i + 1
-		if serials[i] != 0 {
-			for j < len(serials) && serials[j] == serials[j-1]+1 {
-				j++
-			}
-		}
+func appendRuns(b []byte, runs []provider.Run) []byte {
+	for i, r := range runs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = strconv.AppendUint(b, serials[i], 10)
-		if j-i > 1 {
+		b = strconv.AppendUint(b, r.First, 10)
+		if r.Last != r.First {
 			b = append(b, '-')
-			b = strconv.AppendUint(b, serials[j-1], 10)
+			b = strconv.AppendUint(b, r.Last, 10)
 		}
-		i = j
 	}
 	return b
 }
 
-// heldList reads the serials a caller holds, in its order, as appendRuns
+// heldRuns reads the serials a caller holds, in its order, as appendRuns
 // writes them ("" for none): the list is less than 1<<20 serials long.
-func heldList(list string) ([]uint64, error) {
-	if list == "" {
-		return nil, nil
-	}
-	type run struct{ lo, hi uint64 }
-	runs := make([]run, 0, strings.Count(list, ",")+1)
+func heldRuns(list string) ([]provider.Run, error) {
+	runs := make([]provider.Run, 0, strings.Count(list, ",")+1)
 	total := 0
 	for list != "" {
 		item, rest, _ := strings.Cut(list, ",")
@@ -148,17 +137,9 @@ func heldList(list string) ([]uint64, error) {
 		if err1 != nil || err2 != nil || hi < lo || isRun && lo == 0 || hi-lo >= 1<<20 || total+int(hi-lo) >= 1<<20 {
 			return nil, bridge.Invalid(`"held" must be serials or runs of them ("3-9"), whole numbers, 0 alone, separated by commas`)
 		}
-		runs = append(runs, run{lo, hi})
+		runs = append(runs, provider.Run{First: lo, Last: hi})
 		total += int(hi-lo) + 1
 		list = rest
 	}
-	out := make([]uint64, total)
-	i := 0
-	for _, r := range runs {
-		for n := r.lo; n <= r.hi; n++ {
-			out[i] = n
-			i++
-		}
-	}
-	return out, nil
+	return runs, nil
 }

@@ -81,22 +81,23 @@ func TestProjectTreeRefusesAnUnknownAPIAndABadBudget(t *testing.T) {
 // the caller's order, as the answer wrote them (appendRuns); anything else
 // is refused with a sentence.
 func TestHeldSerialsAreReadAsRuns(t *testing.T) {
-	held, err := heldList("40-45,7,0,9-9,0,100-102")
+	held, err := heldRuns("40-45,7,0,9-9,0,100-102")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []uint64{40, 41, 42, 43, 44, 45, 7, 0, 9, 0, 100, 101, 102}
+	run := func(a, b uint64) provider.Run { return provider.Run{First: a, Last: b} }
+	want := []provider.Run{run(40, 45), run(7, 7), run(0, 0), run(9, 9), run(0, 0), run(100, 102)}
 	if !slices.Equal(held, want) {
 		t.Fatalf("got %v, want %v", held, want)
 	}
 	if got := string(appendRuns(nil, want)); got != "40-45,7,0,9,0,100-102" {
 		t.Fatalf("written back as %q", got)
 	}
-	if held, err := heldList(""); err != nil || held != nil {
-		t.Fatalf("none held: %v", err)
+	if held, err := heldRuns(""); err != nil || held == nil || len(held) != 0 {
+		t.Fatalf("none held: %v %v", held, err)
 	}
 	for _, bad := range []string{"0-3", "3-1", "a", "1,,2", "1-", "-4", "5-x", "18446744073709551616", "1-99999999"} {
-		if _, err := heldList(bad); err == nil || !strings.Contains(err.Error(), `"held"`) {
+		if _, err := heldRuns(bad); err == nil || !strings.Contains(err.Error(), `"held"`) {
 			t.Errorf("%q: %v", bad, err)
 		}
 	}
