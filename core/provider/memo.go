@@ -145,6 +145,36 @@ func (m *pathMemo) push(s *segment) {
 	}
 	s.index = i
 	m.segs = append(m.segs, s)
+	m.mergeTail()
+}
+
+// mergeTail joins the last two segments while the one before is no larger
+// than the last and the two hold less than segmentNodes nodes: a chat adds
+// a segment of two nodes at every turn (its reply and the next question),
+// and a request's sums run over segments, so without it a long chat's
+// requests would grow with its turns. As in a binary counter, a node is
+// joined at most log2(segmentNodes) times, and the segments a chat adds
+// since its last load stay O(log turns) many.
+func (m *pathMemo) mergeTail() {
+	for n := len(m.segs); n >= 2; n = len(m.segs) {
+		a, b := m.segs[n-2], m.segs[n-1]
+		if a.folded || b.folded || a.end != b.start || a.end-a.start > b.end-b.start || b.end-a.start > segmentNodes {
+			return
+		}
+		for _, x := range b.names {
+			if m.names[x] == n-1 {
+				m.names[x] = n - 2
+			}
+		}
+		for _, x := range b.ids {
+			if m.nodes[x] == n-1 {
+				m.nodes[x] = n - 2
+			}
+		}
+		a.join(b)
+		m.segs[n-1] = nil
+		m.segs = m.segs[:n-1]
+	}
 }
 
 // cleanCut returns how many of msgs to take into a segment before the next

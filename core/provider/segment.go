@@ -169,6 +169,78 @@ func units(blocks []block, atRoot bool) []unit {
 	return out
 }
 
+// join appends b, the segment the path goes on with after s, to s: the
+// two converted apart read as they did (b does not depend on s: see
+// pathMemo.depends), so their blocks, units and sums are put end to end;
+// the blocks keep what they wrote, and what runs on is found again
+// (segWrote) from them.
+func (s *segment) join(b *segment) {
+	nb, nt := len(s.blocks), s.turns
+	s.end, s.last, s.next, s.grown = b.end, b.last, b.next, b.grown
+	s.turns += b.turns
+	s.rep.add(b.rep)
+	for i := range b.blocks { // b's turns come after s's
+		b.blocks[i].turn += nt
+		for k := range b.blocks[i].items {
+			b.blocks[i].items[k].turn += nt
+		}
+	}
+	s.blocks = append(slices.Clip(s.blocks), b.blocks...)
+	s.tok = append(slices.Clip(s.tok), b.tok...)
+	for _, i := range b.sys {
+		s.sys = append(s.sys, nb+i)
+	}
+	s.sysTok += b.sysTok
+	s.total += b.total
+	for _, u := range b.units {
+		s.units = append(s.units, unit{u.from + nb, u.to + nb})
+	}
+	s.unitTok = append(slices.Clip(s.unitTok), b.unitTok...)
+	shift := int32(b.start - s.start)
+	for _, p := range b.pos {
+		s.pos = append(s.pos, p+shift)
+	}
+	s.pendingEnd = b.pendingEnd
+	s.ids = append(slices.Clip(s.ids), b.ids...)
+	s.names = append(slices.Clip(s.names), b.names...)
+	s.looks = append(slices.Clip(s.looks), b.looks...)
+	s.results = append(slices.Clip(s.results), b.results...)
+	s.where = nil
+	s.tokSuf = make([]int, len(s.blocks)+1)
+	for i := len(s.blocks) - 1; i >= 0; i-- {
+		s.tokSuf[i] = s.tokSuf[i+1] + s.tok[i]
+	}
+	s.unitSuf = make([]int, len(s.units)+1)
+	for k := len(s.units) - 1; k >= 0; k-- {
+		s.unitSuf[k] = s.unitSuf[k+1] + s.unitTok[k]
+	}
+	for ai, sw := range s.wrote {
+		s.wrote[ai] = nil
+		if sw == nil || b.wrote[ai] == nil || b.wrote[ai].from != 0 {
+			continue
+		}
+		outs := make([]*written, 0, len(s.blocks)-sw.from)
+		for _, bl := range s.blocks[sw.from:] {
+			if bl.out == nil {
+				outs = nil
+				break
+			}
+			o := bl.out.chat
+			if ai == 1 {
+				o = bl.out.responses
+			}
+			if o == nil {
+				outs = nil
+				break
+			}
+			outs = append(outs, o)
+		}
+		if outs != nil {
+			s.wrote[ai] = runOn(outs, sw.from)
+		}
+	}
+}
+
 // lastRole is the role of the segment's last block, 0 when it has none.
 func (s *segment) lastRole() role {
 	if len(s.blocks) == 0 {

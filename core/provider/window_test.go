@@ -663,3 +663,63 @@ func TestHeldRunsThatStandForNoListAreRefused(t *testing.T) {
 		t.Fatalf("none held: %v %v %v", err, req.Serials, req.SerialRuns)
 	}
 }
+
+// A chat that asks after every message keeps few segments: the small ones
+// its turns add are joined (mergeTail), and a request over joined segments
+// is still the plain projection, held or not.
+func TestAChatsTurnsAreJoinedIntoFewSegments(t *testing.T) {
+	for seed := int64(9); seed < 12; seed++ {
+		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) { chatTurnsJoin(t, seed) })
+	}
+}
+
+func chatTurnsJoin(t *testing.T, seed int64) {
+	r := rand.New(rand.NewSource(seed))
+	g := &chatGen{r: r, t: core.New(core.WithIDSource(seqIDs()))}
+	for g.n < 600 {
+		g.append(t, g.message())
+	}
+	held := map[API][]Run{}
+	most := 0
+	for round := 0; round < 300; round++ {
+		// A person's question, then the request; the reply after it (now
+		// and then an agent's reply with its calls).
+		g.append(t, `{"role":"user","content":`+q(g.text())+`}`)
+		api := APIs[round%len(APIs)]
+		opts := Options{Budget: 2000 + r.Intn(3)*3000}
+		if round%3 == 0 {
+			checkSame(t, g.t, "", api, opts, fmt.Sprintf("round %d, %s, %+v", round, api, opts))
+		}
+		opts.HeldRuns = held[api]
+		if opts.HeldRuns == nil {
+			opts.HeldRuns = []Run{}
+		}
+		req, err := ProjectTree(g.t, "", api, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := ProjectTree(g.t, "", api, Options{Budget: opts.Budget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// (A preamble block of a folded segment is written for one request:
+		// 0 in one of them.)
+		if got := expand(req.SerialRuns); !slices.EqualFunc(got, want.Serials, func(a, b uint64) bool { return a == b || a == 0 || b == 0 }) {
+			t.Fatalf("round %d, %s: held serials differ from a request that held nothing\n%v\n%v\n%v", round, api, req.SerialRuns, appendRuns(nil, want.Serials), opts.HeldRuns)
+		}
+		held[api] = req.SerialRuns
+		m := memoOf(g.t, api == Anthropic)
+		most = max(most, len(m.segs))
+		if r.Intn(10) == 0 {
+			g.claudeReply(t, nil)
+		} else {
+			g.append(t, `{"role":"assistant","content":`+q(g.text())+`}`)
+		}
+	}
+	// The path's window (2*segmentNodes nodes and more, at 256 a segment)
+	// and the joined turns: log2(256) sizes, each at most twice.
+	if most > 30 {
+		t.Fatalf("%d segments after 300 turns: the turns' segments are not joined", most)
+	}
+	t.Logf("at most %d segments", most)
+}
