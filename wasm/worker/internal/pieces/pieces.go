@@ -1,0 +1,116 @@
+// Package pieces holds the loops of a tree object's storage that run in
+// pieces with a yield between them (issue 25: one tenant's first load of an
+// 8 MB tree, or the delete of a 100,000-node tree, held the isolate, every
+// other tenant's requests, for the whole of it): a first load reads a table a
+// chunk at a time, and a deleted tree's rows go a statement at a time. The
+// worker (wasm/worker/object.go) gives them its SQL and its yield; they are
+// here so that native tests can count the pieces and the yields between them.
+package pieces
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/sessiontree/sessiontree/core"
+)
+
+// A table is loaded LoadChunk bytes or its row limit a query at most (the
+// first query LoadRows rows, then NextLoadRows), a yield after each.
+const (
+	LoadChunk   = 128 << 10
+	LoadRows    = 64
+	MinLoadRows = 4
+	MaxLoadRows = 4096
+)
+
+// Chunk reads the rows of a table whose keys come after last ("" for the
+// first chunk), in key order: at most rows of them and as many as fit in
+// bytes (one row however large). It answers them as one string, each row
+// key US json, rows joined by RS (JSON text, ids and branch names hold no
+// raw control character), and the last key read; "" when none are left.
+type Chunk func(last string, bytes, rows int) (joined, lastKey string, err error)
+
+// Load reads a whole table with chunk, a chunk a query, and calls yield
+// between two queries (never before the first: a small table is one query
+// and no yield). Each row read ticks core by its bytes.
+func Load(chunk Chunk, yield func()) ([]core.Fragment, error) {
+	var out []core.Fragment
+	last := ""
+	rows := LoadRows
+	for first := true; ; first = false {
+		if !first {
+			yield()
+		}
+		all, next, err := chunk(last, LoadChunk, rows)
+		if err != nil {
+			return nil, err
+		}
+		if all == "" {
+			return out, nil
+		}
+		n := 0
+		for row := range strings.SplitSeq(all, "\x1e") {
+			n++
+			core.TickBytes(len(row))
+			k, j, ok := strings.Cut(row, "\x1f")
+			if !ok {
+				return nil, errors.New("object storage: a row without its separator")
+			}
+			out = append(out, core.Fragment{Key: k, JSON: []byte(j)})
+		}
+		last = next
+		rows = NextLoadRows(rows, n, len(all))
+	}
+}
+
+// NextLoadRows is how many rows the next chunk of a load reads, after one
+// that read limit rows and kept n of them, size bytes: the query reads its
+// limit of rows whole (their sizes are summed), so rows of 7 KB under a
+// limit of 512 read 3.5 MB to keep 128 KiB (40-110 ms a query in a
+// profile). The limit follows what fits: doubled while whole chunks stay
+// small, about what fitted (and a quarter more) when bytes cut the chunk.
+func NextLoadRows(limit, n, size int) int {
+	switch {
+	case n >= limit && size < LoadChunk/2:
+		return min(limit*2, MaxLoadRows)
+	case n < limit:
+		return max(MinLoadRows, n+n/4+1)
+	}
+	return limit
+}
+
+// DropRows is how many rows of a deleted tree one statement deletes.
+const DropRows = 1024
+
+// Rows is one table of a deleted tree's rows: Any reports whether it has
+// rows left, Drop deletes at most n of them.
+type Rows struct {
+	Any  func() (bool, error)
+	Drop func(n int) error
+}
+
+// DropRest deletes the rows of tables (in order) of an object that holds no
+// tree, DropRows a statement, a yield after each. It stops, leaving the
+// rest, as soon as hasTree says the object holds a tree again (one created
+// between two pieces: its rows are its own).
+func DropRest(hasTree func() (bool, error), yield func(), tables ...Rows) error {
+	for _, t := range tables {
+		for {
+			if has, err := hasTree(); err != nil || has {
+				return err
+			}
+			left, err := t.Any()
+			if err != nil {
+				return err
+			}
+			if !left {
+				break
+			}
+			if err := t.Drop(DropRows); err != nil {
+				return err
+			}
+			yield()
+		}
+	}
+	return nil
+}
