@@ -353,9 +353,11 @@ func (s *objectStore) staged(w edge.Write, fresh []core.Fragment, write func(edg
 }
 
 // stage stores frags as node rows of version v ahead of their write, in
-// pieces of about stageBytes, one transaction each, yielding after each.
+// pieces of about stageBytes, one transaction each, yielding after each;
+// each piece is rendered when its turn comes, into one buffer
+// (pieces.EachRows).
 func (s *objectStore) stage(frags []core.Fragment, v int64) error {
-	for _, arg := range chunkRowsOf(frags, stageBytes) {
+	return pieces.EachRows(frags, stageBytes, func(arg string) error {
 		if err := s.inTx(func() error {
 			if _, err := s.exec(oStage, arg, v); err != nil {
 				return err
@@ -366,8 +368,8 @@ func (s *objectStore) stage(frags []core.Fragment, v int64) error {
 			return err
 		}
 		yieldSlice()
-	}
-	return nil
+		return nil
+	})
 }
 
 // unstage forgets the staged ids of a write that went in, in slices.

@@ -1,10 +1,13 @@
 package pieces
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sessiontree/sessiontree/core"
 )
 
 // table is a sorted table of rows, read as the worker's chunk query reads it
@@ -196,5 +199,57 @@ func TestNextLoadRowsFollowsWhatFits(t *testing.T) {
 		if got := NextLoadRows(c.limit, c.n, c.size); got != c.want {
 			t.Errorf("NextLoadRows(%d, %d, %d) = %d, want %d", c.limit, c.n, c.size, got, c.want)
 		}
+	}
+}
+
+// A large write's rows are rendered a piece at a time into one buffer: the
+// pieces hold every fragment once, in order, each of about the size asked
+// (one row over it alone), and rendering them all allocates a few times as
+// the buffer grows, not once or twice per piece.
+func TestEachRowsRendersPiecesIntoOneBuffer(t *testing.T) {
+	var frags []core.Fragment
+	for i := range 10_000 {
+		frags = append(frags, core.Fragment{Key: fmt.Sprintf("n%06d", i), JSON: []byte(fmt.Sprintf(`{"id":"n%06d","m":%q}`, i, strings.Repeat("z", i%300)))})
+	}
+	frags = append(frags, core.Fragment{Key: "huge", JSON: []byte(`"` + strings.Repeat("h", 100_000) + `"`)})
+	const size = 32 << 10
+	var got []core.Fragment
+	pieces := 0
+	err := EachRows(frags, size, func(arg string) error {
+		pieces++
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(arg), &m); err != nil {
+			return fmt.Errorf("piece %d: %v", pieces, err)
+		}
+		row := 0 // its largest row: a piece is closed once over size
+		for k, v := range m {
+			got = append(got, core.Fragment{Key: k, JSON: []byte(v)})
+			row = max(row, len(k)+len(v)+4)
+		}
+		if len(arg) > size+row {
+			return fmt.Errorf("piece %d: %d B for %d rows", pieces, len(arg), len(m))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(got, func(a, b core.Fragment) int { return strings.Compare(a.Key, b.Key) })
+	want := slices.Clone(frags)
+	slices.SortFunc(want, func(a, b core.Fragment) int { return strings.Compare(a.Key, b.Key) })
+	if len(got) != len(want) {
+		t.Fatalf("%d rows in the pieces, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].Key != want[i].Key || string(got[i].JSON) != string(want[i].JSON) {
+			t.Fatalf("row %s is %.80s, want %.80s", got[i].Key, got[i].JSON, want[i].JSON)
+		}
+	}
+	if pieces < 40 {
+		t.Fatalf("%d pieces of about %d B, want more", pieces, size)
+	}
+	allocs := testing.AllocsPerRun(2, func() { _ = EachRows(frags, size, func(string) error { return nil }) })
+	if allocs > 40 {
+		t.Fatalf("rendering %d pieces made %.0f allocations, want at most 40", pieces, allocs)
 	}
 }
