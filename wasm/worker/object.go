@@ -386,38 +386,24 @@ func (s *objectStore) unstage() error {
 	}
 }
 
-// freshIDs is how many ids fresh looks up in one query: a query of 2,000
-// took 12-50 ms under load, in one piece.
-const freshIDs = 256
-
-// fresh is the rows of frags whose ids no stored node has.
-func (s *objectStore) fresh(frags []core.Fragment) ([]core.Fragment, error) {
-	stored := map[string]bool{}
-	for i := 0; i < len(frags); i += freshIDs {
-		keys := make([]string, 0, freshIDs)
-		for _, f := range frags[i:min(len(frags), i+freshIDs)] {
-			core.Tick()
-			keys = append(keys, f.Key)
-		}
-		rs, err := s.exec(oExisting, string(rawjson.AppendStrings(nil, keys)))
+// fresh is the rows of w's PutNodes whose ids no stored node has: its
+// Created are, the others are asked (pieces.Fresh).
+func (s *objectStore) fresh(w edge.Write) ([]core.Fragment, error) {
+	return pieces.Fresh(w.PutNodes, w.Created, func(ids []string) ([]string, error) {
+		rs, err := s.exec(oExisting, string(rawjson.AppendStrings(nil, ids)))
 		if err != nil {
 			return nil, err
 		}
+		stored := make([]string, 0, len(rs))
 		for _, r := range rs {
 			id, err := jsread.Text(r, "id")
 			if err != nil {
 				return nil, err
 			}
-			stored[id] = true
+			stored = append(stored, id)
 		}
-	}
-	var out []core.Fragment
-	for _, f := range frags {
-		if !stored[f.Key] {
-			out = append(out, f)
-		}
-	}
-	return out, nil
+		return stored, nil
+	})
 }
 
 func (s *objectStore) create(w edge.Write) error {
@@ -452,7 +438,7 @@ func (s *objectStore) Commit(ctx context.Context, prev int64, w edge.Write) erro
 	if cur.Version != prev {
 		return edge.ErrStale
 	}
-	fresh, err := s.fresh(w.PutNodes)
+	fresh, err := s.fresh(w)
 	if err != nil {
 		return err
 	}

@@ -153,3 +153,47 @@ func EachRows(frags []core.Fragment, size int, fn func(string) error) error {
 	}
 	return flush()
 }
+
+// FreshIDs is how many ids Fresh asks about in one query: a query of 2,000
+// took 12-50 ms under load, in one piece.
+const FreshIDs = 256
+
+// Fresh is the rows of frags whose ids no stored row has. Those named in
+// created are new by what made them (edge.Write.Created: an append's node);
+// the others are asked of stored, at most FreshIDs ids a call, which answers
+// the ones that are stored. A batch of 1,000 appends asks about its parent
+// alone (before: 1,000 ids in 4 queries, 30-60 ms each in a profile).
+func Fresh(frags []core.Fragment, created []string, stored func(ids []string) ([]string, error)) ([]core.Fragment, error) {
+	isNew := make(map[string]bool, len(created))
+	for _, id := range created {
+		core.Tick()
+		isNew[id] = true
+	}
+	var ask []string
+	for _, f := range frags {
+		if !isNew[f.Key] {
+			ask = append(ask, f.Key)
+		}
+	}
+	isStored := map[string]bool{}
+	for i := 0; i < len(ask); i += FreshIDs {
+		ids := ask[i:min(len(ask), i+FreshIDs)]
+		for range ids {
+			core.Tick()
+		}
+		got, err := stored(ids)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range got {
+			isStored[id] = true
+		}
+	}
+	var out []core.Fragment
+	for _, f := range frags {
+		if !isStored[f.Key] {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}

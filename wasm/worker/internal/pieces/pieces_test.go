@@ -253,3 +253,53 @@ func TestEachRowsRendersPiecesIntoOneBuffer(t *testing.T) {
 		t.Fatalf("rendering %d pieces made %.0f allocations, want at most 40", pieces, allocs)
 	}
 }
+
+// A large batch of appends asks the storage only about the rows it did not
+// create (the parent its first append went under), not about every new
+// node's id (1,000 ids in 4 queries, 30-60 ms each in a profile); rows
+// neither created nor stored are fresh too, and without Created every row is
+// asked, FreshIDs a query.
+func TestFreshAsksOnlyAboutTheRowsTheWriteDidNotCreate(t *testing.T) {
+	var frags []core.Fragment
+	var created []string
+	for i := range 1000 {
+		id := fmt.Sprintf("new%04d", i)
+		frags = append(frags, core.Fragment{Key: id, JSON: []byte(`{}`)})
+		created = append(created, id)
+	}
+	frags = append(frags, core.Fragment{Key: "parent", JSON: []byte(`{}`)}, core.Fragment{Key: "gone", JSON: []byte(`{}`)})
+	storedRows := map[string]bool{"parent": true}
+	var asked [][]string
+	stored := func(ids []string) ([]string, error) {
+		asked = append(asked, slices.Clone(ids))
+		var out []string
+		for _, id := range ids {
+			if storedRows[id] {
+				out = append(out, id)
+			}
+		}
+		return out, nil
+	}
+	fresh, err := Fresh(frags, created, stored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(asked) != 1 || !slices.Equal(asked[0], []string{"parent", "gone"}) {
+		t.Fatalf("asked %d queries (%.60v), want one about parent and gone", len(asked), asked)
+	}
+	if len(fresh) != 1001 || slices.ContainsFunc(fresh, func(f core.Fragment) bool { return f.Key == "parent" }) {
+		t.Fatalf("%d fresh rows, want the 1,000 created and gone", len(fresh))
+	}
+	asked = nil
+	if fresh, err = Fresh(frags, nil, stored); err != nil || len(fresh) != 1001 {
+		t.Fatalf("without Created: %d fresh rows, %v", len(fresh), err)
+	}
+	if len(asked) != (1002+FreshIDs-1)/FreshIDs {
+		t.Fatalf("without Created: %d queries", len(asked))
+	}
+	for _, q := range asked {
+		if len(q) > FreshIDs {
+			t.Fatalf("a query of %d ids, over %d", len(q), FreshIDs)
+		}
+	}
+}
