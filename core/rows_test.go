@@ -228,3 +228,32 @@ func TestTakeChangesUpToWithChangesBetweenPartsKeepsTheStoreWhole(t *testing.T) 
 		}
 	}
 }
+
+// Rows writes its nodes' JSON into shared blocks: a 10,000-node tree's rows
+// are a few dozen allocations beside the fragments, not one (and its
+// regrowths) per node, each one more object for a collector to mark (the
+// edge worker's marks held its thread, issue 25). Each fragment is its own
+// full slice: appending to one leaves the next as it was.
+func TestRowsWriteTheNodesJSONInSharedBlocks(t *testing.T) {
+	tr := New()
+	for i := range 10_000 {
+		if _, err := tr.Append(Message(`{"role":"user","content":"message `+strconv.Itoa(i)+` of a long chat"}`), 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var nodes []Fragment
+	allocs := testing.AllocsPerRun(1, func() { _, nodes = tr.Rows() })
+	if allocs > 200 {
+		t.Fatalf("Rows of 10,000 nodes made %.0f allocations, want at most 200", allocs)
+	}
+	for _, f := range nodes {
+		if want, _ := tr.NodeJSON(f.Key); !bytes.Equal(f.JSON, want) {
+			t.Fatalf("row %s is %s, want %s", f.Key, f.JSON, want)
+		}
+	}
+	next := slices.Clone(nodes[1].JSON)
+	_ = append(nodes[0].JSON, "xxxxxxxx"...)
+	if !bytes.Equal(nodes[1].JSON, next) {
+		t.Fatalf("an append to one row changed the next: %s", nodes[1].JSON)
+	}
+}

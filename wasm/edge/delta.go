@@ -60,7 +60,7 @@ func (h *Handler) applyDelta(q *request, id string) *apiError {
 			e.tree = nil
 			return errTooLarge("the tree would have " + itoa(n) + " nodes; the limit is " + itoa(h.limits.Nodes)), false
 		}
-		m, buf, ae, retry := h.commit(q, id, e, fresh, func(etag string) []byte {
+		m, buf, ae, retry := h.commit(q, id, e, fresh, nil, func(etag string) []byte {
 			b := []byte(`{"etag":`)
 			b = rawjson.AppendString(b, etag)
 			b = append(b, `,"nodes":`...)

@@ -78,5 +78,5 @@ func (h *Handler) tryMerge(q *request, id string, incoming *core.Tree, ifMatch s
 		return Meta{}, nil, errTooLarge("the merged tree would have " + itoa(n) +
 			" nodes; the limit is " + itoa(h.limits.Nodes)), false
 	}
-	return h.commit(q, id, e, fresh, func(etag string) []byte { return mergeAnswer(rep, etag) })
+	return h.commit(q, id, e, fresh, nil, func(etag string) []byte { return mergeAnswer(rep, etag) })
 }

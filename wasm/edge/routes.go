@@ -424,17 +424,35 @@ func (h *Handler) tryOps(q *request, id string, ops []core.Op, ifMatch string) (
 		}
 		return Meta{}, nil, fromCore(err), false
 	}
-	return h.commit(q, id, e, fresh, func(etag string) []byte { return opsAnswer(results, etag) })
+	return h.commit(q, id, e, fresh, createdBy(ops, results), func(etag string) []byte { return opsAnswer(results, etag) })
+}
+
+// createdBy is the ids of the nodes ops made (their results): an append's,
+// an edit's and a regenerate's result is a new node's id, every other op's a
+// branch name or "".
+func createdBy(ops []core.Op, results []string) []string {
+	var out []string
+	for i, op := range ops {
+		switch op.Op {
+		case "append", "edit", "regenerate":
+			if i < len(results) && results[i] != "" {
+				out = append(out, results[i])
+			}
+		}
+	}
+	return out
 }
 
 // commit stores what changed in the cached tree e since its TakeChanges, as
 // one version-guarded write with its answer (answer(etag)) kept for the
 // request's Idempotency-Key. A write that changed nothing stores nothing and
 // keeps the ETag; on a copy that was not fresh it asks for a retry, as it does
-// when the stored version moved meanwhile. It returns what the try functions
+// when the stored version moved meanwhile. created are the ids of the new
+// nodes the change made, if known (Write.Created). It returns what the try functions
 // return: the new meta, the answer, an error, or a retry.
-func (h *Handler) commit(q *request, id string, e *entry, fresh bool, answer func(etag string) []byte) (Meta, []byte, *apiError, bool) {
+func (h *Handler) commit(q *request, id string, e *entry, fresh bool, created []string, answer func(etag string) []byte) (Meta, []byte, *apiError, bool) {
 	w, changed, ae := h.writeOf(e.tree, e.meta)
+	w.Created = created
 	if ae != nil {
 		e.tree = nil // the cached copy holds the refused change: read it again
 		return Meta{}, nil, ae, false

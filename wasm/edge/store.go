@@ -44,6 +44,12 @@ type Write struct {
 	PutBranches []core.Fragment
 	DelBranches []string
 	Idem        *Idem
+	// Created are the ids of PutNodes this write made (the new nodes of
+	// append, edit and regenerate ops): no stored row has them, so a Store
+	// that stores new rows apart need not look them up (the worker's
+	// objects stage a large write's new rows ahead of its transaction).
+	// Other rows of PutNodes may be new or stored; nil says nothing.
+	Created []string
 	// Delta is the change as pushed to live clients (Delta), for a Store
 	// that keeps a ChangeLog; set by the Handler when its Store is one.
 	Delta []byte

@@ -20,10 +20,12 @@ package main
 
 import (
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/hack-pad/safejs"
 	"github.com/sessiontree/sessiontree/wasm/edge"
+	"github.com/sessiontree/sessiontree/wasm/worker/internal/collector"
 )
 
 // ready tells the glue that the instance has registered its functions (the
@@ -35,6 +37,11 @@ func ready()
 func main() {
 	funcs := map[string]func(safejs.Value, []safejs.Value) any{"sessiontreeList": serveList}
 	if os.Getenv("SESSIONTREE_ROLE") == "object" {
+		// SESSIONTREE_GC_HOLD_BYTES: how far the heap may grow while a long
+		// call holds the collector (0: never held; collector.Cap).
+		if v, err := strconv.ParseInt(strings.TrimSpace(os.Getenv("SESSIONTREE_GC_HOLD_BYTES")), 10, 64); err == nil && v >= 0 {
+			collector.Cap = v
+		}
 		funcs = map[string]func(safejs.Value, []safejs.Value) any{
 			"sessiontreeObject":      serveObject,
 			"sessiontreeRoute":       serveRoute,

@@ -15,6 +15,7 @@ import (
 	"github.com/sessiontree/sessiontree/core/rawjson"
 	"github.com/sessiontree/sessiontree/wasm/edge"
 	"github.com/sessiontree/sessiontree/wasm/worker/internal/jsread"
+	"github.com/sessiontree/sessiontree/wasm/worker/internal/pieces"
 )
 
 // The object role: this Go instance serves the Durable Objects of the
@@ -85,19 +86,12 @@ const (
   FROM (SELECT {key} AS k, json FROM {table} WHERE {key} > ?1 ORDER BY {key} LIMIT ?3) ORDER BY k) WHERE run <= ?2 OR run = size`
 )
 
-// A tree is loaded loadChunk bytes or loadRows rows a query at most, with a
-// yield after each (issue 25: chunks of 1 MiB, one query each and no yield
-// between them, held the isolate for the whole first load of a large tree).
+// A tree is loaded pieces.LoadChunk bytes or a row limit a query at most,
+// with a yield after each (issue 25: chunks of 1 MiB, one query each and no
+// yield between them, held the isolate for the whole first load of a large
+// tree). The rows of a deleted tree are deleted pieces.DropRows at a time, a
+// yield after each.
 const (
-	loadChunk   = 128 << 10
-	loadRows    = 64 // the first chunk's; then nextLoadRows
-	minLoadRows = 4
-	maxLoadRows = 4096
-)
-
-// Rows of a deleted tree are deleted dropRows at a time, a yield after each.
-const (
-	dropRows     = 1024
 	oDropNodes   = `DELETE FROM nodes WHERE id IN (SELECT id FROM nodes LIMIT ?1)`
 	oDropChanges = `DELETE FROM changes WHERE version IN (SELECT version FROM changes LIMIT ?1)`
 )
@@ -182,60 +176,22 @@ func (s *objectStore) Meta(_ context.Context, tenant, id string) (edge.Meta, err
 	return metaOf(rs[0])
 }
 
+// chunks reads table (keyed by key) a chunk a query, a yield between two
+// (pieces.Load).
 func (s *objectStore) chunks(key, table string) ([]core.Fragment, error) {
 	q := strings.NewReplacer("{key}", key, "{table}", table).Replace(oChunk)
-	var out []core.Fragment
-	last := ""
-	rows := loadRows
-	for first := true; ; first = false {
-		if !first {
-			yieldSlice()
-		}
-		rs, err := s.exec(q, last, loadChunk, rows)
-		if err != nil {
-			return nil, err
-		}
-		if len(rs) == 0 {
-			return out, nil
+	return pieces.Load(func(last string, bytes, rows int) (string, string, error) {
+		rs, err := s.exec(q, last, bytes, rows)
+		if err != nil || len(rs) == 0 {
+			return "", "", err
 		}
 		all, err := jsread.Text(rs[0], "rows")
-		if err != nil {
-			return nil, err
+		if err != nil || all == "" {
+			return "", "", err
 		}
-		if all == "" {
-			return out, nil
-		}
-		n := 0
-		for row := range strings.SplitSeq(all, "\x1e") {
-			n++
-			core.TickBytes(len(row))
-			k, j, ok := strings.Cut(row, "\x1f")
-			if !ok {
-				return nil, errors.New("object storage: a row without its separator")
-			}
-			out = append(out, core.Fragment{Key: k, JSON: []byte(j)})
-		}
-		if last, err = jsread.Text(rs[0], "last"); err != nil {
-			return nil, err
-		}
-		rows = nextLoadRows(rows, n, len(all))
-	}
-}
-
-// nextLoadRows is how many rows the next chunk of a load reads, after one
-// that read limit rows and kept n of them, size bytes: the query reads its
-// limit of rows whole (their sizes are summed), so rows of 7 KB under a
-// limit of 512 read 3.5 MB to keep 128 KiB (40-110 ms a query in a
-// profile). The limit follows what fits: doubled while whole chunks stay
-// small, about what fitted (and a quarter more) when bytes cut the chunk.
-func nextLoadRows(limit, n, size int) int {
-	switch {
-	case n >= limit && size < loadChunk/2:
-		return min(limit*2, maxLoadRows)
-	case n < limit:
-		return max(minLoadRows, n+n/4+1)
-	}
-	return limit
+		next, err := jsread.Text(rs[0], "last")
+		return all, next, err
+	}, yieldSlice)
 }
 
 func (s *objectStore) Load(ctx context.Context, tenant, id string) (edge.Meta, []core.Fragment, []core.Fragment, error) {
@@ -397,9 +353,11 @@ func (s *objectStore) staged(w edge.Write, fresh []core.Fragment, write func(edg
 }
 
 // stage stores frags as node rows of version v ahead of their write, in
-// pieces of about stageBytes, one transaction each, yielding after each.
+// pieces of about stageBytes, one transaction each, yielding after each;
+// each piece is rendered when its turn comes, into one buffer
+// (pieces.EachRows).
 func (s *objectStore) stage(frags []core.Fragment, v int64) error {
-	for _, arg := range chunkRowsOf(frags, stageBytes) {
+	return pieces.EachRows(frags, stageBytes, func(arg string) error {
 		if err := s.inTx(func() error {
 			if _, err := s.exec(oStage, arg, v); err != nil {
 				return err
@@ -410,8 +368,8 @@ func (s *objectStore) stage(frags []core.Fragment, v int64) error {
 			return err
 		}
 		yieldSlice()
-	}
-	return nil
+		return nil
+	})
 }
 
 // unstage forgets the staged ids of a write that went in, in slices.
@@ -428,38 +386,24 @@ func (s *objectStore) unstage() error {
 	}
 }
 
-// freshIDs is how many ids fresh looks up in one query: a query of 2,000
-// took 12-50 ms under load, in one piece.
-const freshIDs = 256
-
-// fresh is the rows of frags whose ids no stored node has.
-func (s *objectStore) fresh(frags []core.Fragment) ([]core.Fragment, error) {
-	stored := map[string]bool{}
-	for i := 0; i < len(frags); i += freshIDs {
-		keys := make([]string, 0, freshIDs)
-		for _, f := range frags[i:min(len(frags), i+freshIDs)] {
-			core.Tick()
-			keys = append(keys, f.Key)
-		}
-		rs, err := s.exec(oExisting, string(rawjson.AppendStrings(nil, keys)))
+// fresh is the rows of w's PutNodes whose ids no stored node has: its
+// Created are, the others are asked (pieces.Fresh).
+func (s *objectStore) fresh(w edge.Write) ([]core.Fragment, error) {
+	return pieces.Fresh(w.PutNodes, w.Created, func(ids []string) ([]string, error) {
+		rs, err := s.exec(oExisting, string(rawjson.AppendStrings(nil, ids)))
 		if err != nil {
 			return nil, err
 		}
+		stored := make([]string, 0, len(rs))
 		for _, r := range rs {
 			id, err := jsread.Text(r, "id")
 			if err != nil {
 				return nil, err
 			}
-			stored[id] = true
+			stored = append(stored, id)
 		}
-	}
-	var out []core.Fragment
-	for _, f := range frags {
-		if !stored[f.Key] {
-			out = append(out, f)
-		}
-	}
-	return out, nil
+		return stored, nil
+	})
 }
 
 func (s *objectStore) create(w edge.Write) error {
@@ -494,7 +438,7 @@ func (s *objectStore) Commit(ctx context.Context, prev int64, w edge.Write) erro
 	if cur.Version != prev {
 		return edge.ErrStale
 	}
-	fresh, err := s.fresh(w.PutNodes)
+	fresh, err := s.fresh(w)
 	if err != nil {
 		return err
 	}
@@ -588,30 +532,24 @@ func (s *objectStore) Delete(ctx context.Context, tenant, id string, ifVersion i
 
 // dropRest deletes the node rows and kept changes of an object that holds no
 // tree (a tree deleted, or rows left when the object stopped in a delete),
-// dropRows at a time, each piece its own statement with a yield after it.
+// pieces.DropRows at a time, each piece its own statement with a yield after
+// it (pieces.DropRest).
 func (s *objectStore) dropRest() error {
-	for _, t := range []struct{ probe, drop string }{
-		{`SELECT 1 AS x FROM nodes LIMIT 1`, oDropNodes},
-		{`SELECT 1 AS x FROM changes LIMIT 1`, oDropChanges},
-	} {
-		for {
-			if rs, err := s.exec(`SELECT 1 AS x FROM tree LIMIT 1`); err != nil || len(rs) > 0 {
-				return err // a tree again: its rows are its own
-			}
-			rs, err := s.exec(t.probe)
-			if err != nil || len(rs) == 0 {
-				if err != nil {
-					return err
-				}
-				break
-			}
-			if _, err := s.exec(t.drop, dropRows); err != nil {
-				return err
-			}
-			yieldSlice()
+	has := func(query string) func() (bool, error) {
+		return func() (bool, error) {
+			rs, err := s.exec(query)
+			return len(rs) > 0, err
 		}
 	}
-	return nil
+	drop := func(stmt string) func(int) error {
+		return func(n int) error {
+			_, err := s.exec(stmt, n)
+			return err
+		}
+	}
+	return pieces.DropRest(has(`SELECT 1 AS x FROM tree LIMIT 1`), yieldSlice,
+		pieces.Rows{Any: has(`SELECT 1 AS x FROM nodes LIMIT 1`), Drop: drop(oDropNodes)},
+		pieces.Rows{Any: has(`SELECT 1 AS x FROM changes LIMIT 1`), Drop: drop(oDropChanges)})
 }
 
 func (s *objectStore) Replay(_ context.Context, tenant, key string) (edge.Idem, bool, error) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hack-pad/safejs"
 	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/wasm/worker/internal/collector"
 )
 
 // Calls in slices. One thread runs the whole isolate (under wrangler dev:
@@ -37,6 +38,7 @@ type slicedCall struct {
 	done    chan any
 	since   time.Time
 	points  int
+	held    bool // the call holds the collector (it yielded once at least)
 }
 
 var (
@@ -72,6 +74,9 @@ func runSliced(fn func() any) any {
 		running = c
 		res := fn()
 		running = nil
+		if c.held {
+			collector.Release()
+		}
 		c.done <- res
 	}()
 	return c.wait()
@@ -82,6 +87,13 @@ func (c *slicedCall) wait() any {
 	case res := <-c.done:
 		return res
 	case <-c.yielded:
+		// A call that yields is a long one: Go's collector waits for its
+		// end (up to collector.Cap), since each of its cycles would be one
+		// piece between two of its slices.
+		if !c.held {
+			c.held = true
+			collector.Hold()
+		}
 		nextID++
 		parked[nextID] = c
 		obj, err := safejs.ValueOf(map[string]any{"pending": nextID})

@@ -1,0 +1,104 @@
+package collector
+
+import (
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+var sink [][]byte
+
+// A long call's allocations (64 MB of a tree being built, under a cap of
+// 96 MB) run no cycle while it holds the collector, where GOGC=100 would have
+// run several; after the last of two nested holds, the next cycle's goal is
+// about twice the heap, and after that cycle the GOGC and limit the first
+// hold found are back.
+func TestAHoldRunsNoCycleUntilItsCapAndTheSettingsComeBack(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(1 << 40))
+	Cap = 96 << 20
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	Hold()
+	Hold()
+	live := make([][]byte, 0, 64)
+	for range 64 {
+		live = append(live, make([]byte, 1<<20))
+	}
+	runtime.ReadMemStats(&after)
+	if after.NumGC != before.NumGC {
+		t.Fatalf("%d cycles while held", after.NumGC-before.NumGC)
+	}
+	Release()
+	if Percent != -1 {
+		t.Fatalf("one of two holds ended: GOGC %d, want still off", Percent)
+	}
+	Release()
+	runtime.ReadMemStats(&after)
+	if Percent != -1 || uint64(Limit) < after.HeapAlloc*3/2 {
+		t.Fatalf("after the holds: GOGC %d, limit %d MB with %d MB in use: the next cycle would come at once", Percent, Limit>>20, after.HeapAlloc>>20)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	read := func() (int64, int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		return Percent, Limit
+	}
+	for p, _ := read(); p != 100 && time.Now().Before(deadline); p, _ = read() {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	p, l := read()
+	if p != 100 || l != 1<<40 {
+		t.Fatalf("GOGC %d, limit %d after the next cycles, want the 100 and 1 TiB the hold found", p, l)
+	}
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Fatalf("the runtime's GOGC is %d, want 100", got)
+	}
+	runtime.KeepAlive(live)
+}
+
+// A hold bounds the heap by its cap: garbage past it is collected (a cycle
+// at the cap, not never), and the heap in use stays near it.
+func TestAHoldCollectsAtItsCap(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(1 << 40))
+	Cap = 32 << 20
+	defer func() { Cap = DefaultCap }()
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	Hold()
+	peak := uint64(0)
+	for range 256 { // 256 MB of garbage, 1 MB at a time
+		sink = append(sink[:0], make([]byte, 1<<20))
+		var m runtime.MemStats
+		if len(sink) == 1 {
+			runtime.ReadMemStats(&m)
+			peak = max(peak, m.HeapAlloc)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	Release()
+	if after.NumGC == before.NumGC {
+		t.Fatalf("no cycle in 256 MB of garbage under a cap of 32 MB")
+	}
+	if peak > 48<<20 {
+		t.Fatalf("the heap reached %d MB under a cap of 32 MB", peak>>20)
+	}
+}
+
+// With no cap, holds change nothing.
+func TestNoCapNoHold(t *testing.T) {
+	Cap = 0
+	defer func() { Cap = DefaultCap }()
+	p := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(p)
+	Hold()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Fatalf("GOGC %d under a hold without a cap", got)
+	}
+	Release()
+}
