@@ -137,13 +137,18 @@ build: js/sessiontree.wasm js/sessiontree-interchange.wasm js/wasm_exec.js
 # inlining: ~10 KB less gzipped module, no measurable cost per call. core is not.
 WASM_BUILD := GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -gcflags='github.com/sessiontree/sessiontree/wasm/...=-l'
 
-js/sessiontree.wasm: $(WASM_SRC)
+# Then wasm/internal/packdata joins the linker's ~30,000 data segments into a
+# few: the same memory at start, ~6% less gzipped, ~10% more uncompressed.
+PACKDATA := wasm/internal/packdata/main.go
+js/sessiontree.wasm: $(WASM_SRC) $(PACKDATA)
 	@echo "== build js/sessiontree.wasm"
-	@$(WASM_BUILD) -o $@ ./wasm/module
+	@$(WASM_BUILD) -o $@.linked ./wasm/module
+	@$(GO) run ./wasm/internal/packdata $@.linked $@ && rm -f $@.linked
 
-js/sessiontree-interchange.wasm: $(INTERCHANGE_SRC)
+js/sessiontree-interchange.wasm: $(INTERCHANGE_SRC) $(PACKDATA)
 	@echo "== build js/sessiontree-interchange.wasm"
-	@$(WASM_BUILD) -o $@ ./wasm/interchange
+	@$(WASM_BUILD) -o $@.linked ./wasm/interchange
+	@$(GO) run ./wasm/internal/packdata $@.linked $@ && rm -f $@.linked
 
 js/wasm_exec.js: $(WASM_EXEC)
 	@cp $< $@
@@ -167,6 +172,9 @@ test-wasm:
 	  GOOS=js GOARCH=wasm $(GO) build -trimpath -o $$tmp/full.wasm ./wasm/interchange; \
 	  if grep -aqE 'sessiontree/core\.\(\*Tree\)\.Merge|sessiontree/core/formats\.' $$tmp/lean.wasm; then echo "the lean module links merge or the formats"; exit 1; fi; \
 	  grep -aq 'sessiontree/core\.(\*Tree)\.Merge' $$tmp/full.wasm || { echo "the full module lacks core.(*Tree).Merge (is the check still right?)"; exit 1; }
+	@echo "== the lean module's size against a bare Go program built now, gzipped (js/bench/sizes.js --check: fails past its CEILING; issue 26's target is 1.3x)"
+	@$(MAKE) build >/dev/null
+	@node js/bench/sizes.js --check
 
 ## test-js: the JS API's tests in Node and in headless Chromium, sessiontree/idb's
 ## and sessiontree/react's in pages of headless Chromium, and tsc on the .d.ts

@@ -540,14 +540,24 @@ func (t *Tree) shelve(fam string, s Summary) {
 		t.shelf = make(map[string][]Summary)
 	}
 	kept := t.shelf[fam]
-	i, ok := slices.BinarySearchFunc(kept, s.NodeID, func(x Summary, id string) int { return strings.Compare(x.NodeID, id) })
-	if ok {
+	// A binary search and a copy with s inserted, written out: slices's
+	// BinarySearchFunc and Insert would each link one more instantiation
+	// into the browser module for this one call.
+	i, j := 0, len(kept)
+	for i < j {
+		if h := int(uint(i+j) >> 1); kept[h].NodeID < s.NodeID {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	if i < len(kept) && kept[i].NodeID == s.NodeID {
 		if newerSummary(&s, &kept[i]) {
 			kept = slices.Clone(kept)
 			kept[i] = s
 		}
 	} else {
-		kept = slices.Insert(slices.Clone(kept), i, s)
+		kept = append(append(append(make([]Summary, 0, len(kept)+1), kept[:i]...), s), kept[i:]...)
 	}
 	t.shelf[fam] = kept
 }

@@ -3,6 +3,8 @@ package core
 import (
 	"math/rand/v2"
 	"strconv"
+
+	"github.com/sessiontree/sessiontree/core/rawjson"
 )
 
 // freshNames hands out the smallest free "branch-N" (N ≥ 1) without scanning the
@@ -29,8 +31,7 @@ func freshNumber(name string) (uint64, bool) {
 	if digits[0] == '0' {
 		return 0, false
 	}
-	n, err := strconv.ParseUint(digits, 10, 64)
-	return n, err == nil
+	return rawjson.ParseUint(digits, 64)
 }
 
 func (f *freshNames) add(name string) {

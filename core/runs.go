@@ -1,7 +1,5 @@
 package core
 
-import "slices"
-
 // Runs: what Subtree needs to fold a chain into one entry without walking it.
 //
 // A run is a chain of nodes, each the only child of the one before, that no
@@ -403,7 +401,8 @@ func (t *Tree) newRunRead() (*runRead, bool) {
 		r.splits[h] = append(r.splits[h], runSplit{off, l})
 	}
 	for _, s := range r.splits {
-		slices.SortFunc(s, func(a, b runSplit) int { return a.off - b.off })
+		// sortFunc, not slices.SortFunc: its pdqsort family is ~22 KB of WebAssembly per type.
+		sortFunc(s, func(a, b runSplit) int { return a.off - b.off })
 	}
 	return r, true
 }

@@ -413,7 +413,11 @@ func (t *Tree) insertOrdered(list *[]string, id string, created int64) {
 		*list = append(l, id) // the usual case: the newest child
 		return
 	}
-	*list = slices.Insert(l, t.insertionPoint(l, id, created), id)
+	i := t.insertionPoint(l, id, created)
+	l = append(l, "") // slices.Insert, written out: one instantiation less in the browser module
+	copy(l[i+1:], l[i:])
+	l[i] = id
+	*list = l
 }
 
 // sortsBefore reports 1 when sibling sorts before (created, id), -1 when it

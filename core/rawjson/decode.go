@@ -1,7 +1,6 @@
 package rawjson
 
 import (
-	"strconv"
 	"unicode/utf8"
 )
 
@@ -122,8 +121,8 @@ func (d *Decoder) Int64() (int64, error) {
 		digits = digits[1:]
 	}
 	if len(digits) > 18 {
-		n, perr := strconv.ParseInt(string(d.data[d.pos:end]), 10, 64)
-		if perr != nil {
+		n, ok := ParseInt(string(d.data[d.pos:end]))
+		if !ok {
 			return 0, errAt(d.pos, "expected an integer that fits in 64 bits")
 		}
 		d.pos = end

@@ -18,7 +18,7 @@ type DuplicateKeyError struct {
 }
 
 func (e *DuplicateKeyError) Error() string {
-	return "the key " + strconv.Quote(e.Key) + " is named twice (at " + e.Where() + ")"
+	return "the key " + string(AppendString(nil, e.Key)) + " is named twice (at " + e.Where() + ")"
 }
 
 // Where is the repeated member's path from the value's root, "$" standing for

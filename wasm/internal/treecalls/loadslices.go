@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/rawjson"
 	"github.com/sessiontree/sessiontree/wasm/internal/bridge"
 )
 
@@ -45,8 +46,8 @@ func loadBegin(r *Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 || n > maxLoad {
+	n, ok := rawjson.Atoi(s)
+	if !ok || n < 0 || n > maxLoad {
 		return nil, invalid("loadBegin: the size must be a number of bytes up to " + strconv.Itoa(maxLoad))
 	}
 	// Checked as a load checks it: st_reserve's Room(n) for the file, then
@@ -78,8 +79,8 @@ func loadNumber(r *Request) (uint32, *slicedLoad, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	n, err := strconv.ParseUint(s, 10, 32)
-	if err != nil || loads[uint32(n)] == nil {
+	n, ok := rawjson.ParseUint(s, 32)
+	if !ok || loads[uint32(n)] == nil {
 		return 0, nil, invalid("no sliced load numbered " + s + " is under way")
 	}
 	return uint32(n), loads[uint32(n)], nil
@@ -92,7 +93,8 @@ func loadStep(r *Request) ([]byte, error) {
 	}
 	ms := 25
 	if s, err := r.str(1, "sliceMs"); err == nil {
-		if ms, err = strconv.Atoi(s); err != nil || ms < 0 || ms > 60_000 {
+		var ok bool
+		if ms, ok = rawjson.Atoi(s); !ok || ms < 0 || ms > 60_000 {
 			return nil, invalid("loadStep: sliceMs must be a whole number of milliseconds from 0 to 60000 (0: a slice at every yield point)")
 		}
 	}
@@ -135,9 +137,9 @@ func loadCancel(r *Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := strconv.ParseUint(s, 10, 32)
+	n, ok := rawjson.ParseUint(s, 32)
 	l := loads[uint32(n)]
-	if err != nil || l == nil {
+	if !ok || l == nil {
 		return nil, nil // over already: nothing to give up
 	}
 	if l.call != 0 {

@@ -1,10 +1,6 @@
 package treecalls
 
-import (
-	"strconv"
-
-	"github.com/sessiontree/sessiontree/core/rawjson"
-)
+import "github.com/sessiontree/sessiontree/core/rawjson"
 
 func validate(r *Request) ([]byte, error) { return appendProblems(nil, r.tree.Validate()), nil }
 
@@ -30,8 +26,8 @@ func search(r *Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	limit, err := strconv.Atoi(lim)
-	if err != nil {
+	limit, ok := rawjson.Atoi(lim)
+	if !ok {
 		return nil, invalid(`"limit" must be an integer`)
 	}
 	b := []byte{'['}

@@ -31,8 +31,8 @@ func takeChanges(r *Request) ([]byte, error) {
 	more := false
 	limit := 0
 	if len(r.args) > 1 {
-		n, err := strconv.Atoi(string(r.args[1]))
-		if err != nil || n < 1 {
+		n, ok := rawjson.Atoi(string(r.args[1]))
+		if !ok || n < 1 {
 			return nil, invalid("takeChanges: the limit must be a whole number above 0")
 		}
 		limit = n
@@ -106,8 +106,8 @@ func applyChanges(r *Request) ([]byte, error) {
 	if len(f) < 4 || (f[0] != "follow" && f[0] != "keep") {
 		return nil, bad
 	}
-	nb, err := strconv.Atoi(f[3])
-	if err != nil || nb < 0 || 4+2*nb > len(f) || (len(f)-4-2*nb)%2 != 0 {
+	nb, ok := rawjson.Atoi(f[3])
+	if !ok || nb < 0 || 4+2*nb > len(f) || (len(f)-4-2*nb)%2 != 0 {
 		return nil, bad
 	}
 	rows := func(from, n int) []core.Fragment {
