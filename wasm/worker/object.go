@@ -244,29 +244,14 @@ func (s *objectStore) rows(stmts []rowStmt) error {
 // chunkRows renders frags as JSON objects {key: fragment} of about chunkBytes.
 func chunkRows(frags []core.Fragment) []string { return chunkRowsOf(frags, chunkBytes) }
 
-// chunkRowsOf renders frags as JSON objects {key: fragment} of about size bytes.
+// chunkRowsOf renders frags as JSON objects {key: fragment} of about size
+// bytes (pieces.EachRows, each object copied out of its reused buffer).
 func chunkRowsOf(frags []core.Fragment, size int) []string {
 	var out []string
-	var buf []byte
-	for _, f := range frags {
-		core.TickBytes(len(f.JSON))
-		if len(buf) > size {
-			out = append(out, string(append(buf, '}')))
-			buf = nil
-		}
-		if buf == nil {
-			buf = make([]byte, 0, size+len(f.JSON)+len(f.Key)+8)
-			buf = append(buf, '{')
-		} else {
-			buf = append(buf, ',')
-		}
-		buf = rawjson.AppendString(buf, f.Key)
-		buf = append(buf, ':')
-		buf = append(buf, f.JSON...)
-	}
-	if buf != nil {
-		out = append(out, string(append(buf, '}')))
-	}
+	_ = pieces.EachRows(frags, size, func(row string) error {
+		out = append(out, strings.Clone(row))
+		return nil
+	})
 	return out
 }
 
