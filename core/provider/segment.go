@@ -138,15 +138,20 @@ func (s *segment) setBlocks(blocks []block) {
 			s.unitTok[k] += s.tok[i]
 		}
 	}
-	s.tokSuf = make([]int, len(blocks)+1)
-	for i := len(blocks) - 1; i >= 0; i-- {
+	s.sumSuffixes()
+	s.wrote = [2]*segWrote{}
+}
+
+// sumSuffixes sets tokSuf and unitSuf from tok and unitTok.
+func (s *segment) sumSuffixes() {
+	s.tokSuf = make([]int, len(s.tok)+1)
+	for i := len(s.tok) - 1; i >= 0; i-- {
 		s.tokSuf[i] = s.tokSuf[i+1] + s.tok[i]
 	}
-	s.unitSuf = make([]int, len(s.units)+1)
-	for k := len(s.units) - 1; k >= 0; k-- {
+	s.unitSuf = make([]int, len(s.unitTok)+1)
+	for k := len(s.unitTok) - 1; k >= 0; k-- {
 		s.unitSuf[k] = s.unitSuf[k+1] + s.unitTok[k]
 	}
-	s.wrote = [2]*segWrote{}
 }
 
 // units lists the blocks a budget drops together: each block, an
@@ -206,14 +211,7 @@ func (s *segment) join(b *segment) {
 	s.looks = append(slices.Clip(s.looks), b.looks...)
 	s.results = append(slices.Clip(s.results), b.results...)
 	s.where = nil
-	s.tokSuf = make([]int, len(s.blocks)+1)
-	for i := len(s.blocks) - 1; i >= 0; i-- {
-		s.tokSuf[i] = s.tokSuf[i+1] + s.tok[i]
-	}
-	s.unitSuf = make([]int, len(s.units)+1)
-	for k := len(s.units) - 1; k >= 0; k-- {
-		s.unitSuf[k] = s.unitSuf[k+1] + s.unitTok[k]
-	}
+	s.sumSuffixes()
 	for ai, sw := range s.wrote {
 		s.wrote[ai] = nil
 		if sw == nil || b.wrote[ai] == nil || b.wrote[ai].from != 0 {

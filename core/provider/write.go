@@ -109,11 +109,12 @@ type blockOut struct {
 }
 
 // written is one block's messages for one API, what writing them counted
-// (Report.Parts) and their serials.
+// (Report.Parts) and their serials: first, first+1, … (numbered in one
+// step), or none (first 0) for a block written for one request alone.
 type written struct {
-	msgs    [][]byte
-	serials []uint64
-	parts   int
+	msgs  [][]byte
+	first uint64
+	parts int
 }
 
 // serials numbers the messages blocks wrote, across trees: a number stands
@@ -137,10 +138,8 @@ func (b block) wrote(api API, one func(block, *Report) [][]byte) *written {
 	var rep Report
 	w := &written{msgs: one(b, &rep), parts: rep.Parts}
 	if slot != nil {
-		w.serials = make([]uint64, len(w.msgs))
-		last := serials.Add(uint64(len(w.msgs))) // in one step: a block's serials run on
-		for i := range w.serials {
-			w.serials[i] = last - uint64(len(w.msgs)-1-i)
+		if len(w.msgs) > 0 {
+			w.first = serials.Add(uint64(len(w.msgs))) - uint64(len(w.msgs)) + 1 // in one step: a block's serials run on
 		}
 		*slot = w
 	}
@@ -218,7 +217,7 @@ func (w *messageWriter) block(o *written) {
 		return
 	}
 	w.sent += n
-	if o.serials == nil {
+	if o.first == 0 {
 		for _, m := range o.msgs {
 			w.runs = append(w.runs, Run{})
 			w.flush()
@@ -226,14 +225,14 @@ func (w *messageWriter) block(o *written) {
 		}
 		return
 	}
-	first := o.serials[0] // a block's serials run on (wrote)
+	first := o.first
 	w.serials(first, n)
 	if p, c := w.held.span(first, n); c == n {
 		w.hold(p, n)
 		return
 	}
 	for i, m := range o.msgs {
-		if p, c := w.held.span(o.serials[i], 1); c == 1 {
+		if p, c := w.held.span(first+uint64(i), 1); c == 1 {
 			w.hold(p, 1)
 			continue
 		}
@@ -299,10 +298,10 @@ func runOn(outs []*written, from int) *segWrote {
 		if n == 0 {
 			continue
 		}
-		if o.serials == nil || next != 0 && o.serials[n-1]+1 != next {
+		if o.first == 0 || next != 0 && o.first+uint64(n) != next {
 			return nil
 		}
-		next = o.serials[0]
+		next = o.first
 	}
 	sw.first = next
 	return sw
