@@ -407,6 +407,15 @@ export interface MemoryUsage {
 export function memoryUsage(): MemoryUsage;
 
 /**
+ * Resolves when the module's tidy collection is over (at once when none is
+ * under way), with the number of idle slices it took (0: none was under way). After a large load or build (32 MB through the module), the
+ * module collects the garbage it left in idle callbacks, 5 ms at a time, so
+ * that the calls that follow reuse that memory rather than grow the module.
+ * Nothing needs to wait for it: calls work meanwhile.
+ */
+export function settled(): Promise<{ steps: number }>;
+
+/**
  * A conversation tree, held in the WebAssembly module. Every method is one call
  * into the module. Times (`atMs`) are integer milliseconds and default to
  * Date.now(). Failures throw SessionTreeError. Release it with free() or `using`.

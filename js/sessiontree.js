@@ -55,7 +55,7 @@ async function start(source) {
   if (typeof exports.st_call !== "function") {
     throw new SessionTreeError("invalid_input", "init: this WebAssembly module is not sessiontree's (no st_call export)");
   }
-  const w = { exports, memory: exports.mem, u8: new Uint8Array(exports.mem.buffer), cap: 0, ptr: 0, methods: new Map(), full: false };
+  const w = { exports, memory: exports.mem, u8: new Uint8Array(exports.mem.buffer), cap: 0, ptr: 0, methods: new Map(), full: false, moved: 0, tidying: null };
   wasm = w;
   const names = invoke(0, 0, 0, NO_ARGS).split("\n");
   names.forEach((name, i) => w.methods.set(name, i));
@@ -224,7 +224,7 @@ async function startInterchange(source) {
   if (typeof exports.st_call !== "function") {
     throw new SessionTreeError("invalid_input", "initInterchange: this WebAssembly module is not sessiontree's (no st_call export)");
   }
-  const f = { exports, memory: exports.mem, import: -1, export: -1, merge: -1, projectFile: -1 };
+  const f = { exports, memory: exports.mem, import: -1, export: -1, merge: -1, projectFile: -1, tidy: -1, moved: 0, tidying: null };
   const names = decoder.decode(interCall(f, 0, NO_ARGS)).split("\n");
   for (const key of ["import", "export", "merge", "projectFile"]) f[key] = names.indexOf(key);
   if (f.import < 0 || f.export < 0 || f.merge < 0) {
@@ -233,7 +233,7 @@ async function startInterchange(source) {
   f.importAll = names.indexOf("importAll");
   // The helper's copies of the lean module's trees, which t.projectFor keeps
   // up to date with the rows helperRows gives (wasm/internal/treecalls rows.go).
-  for (const key of ["load", "free", "applyChanges", "projectTree"]) f[key] = names.indexOf(key);
+  for (const key of ["load", "free", "applyChanges", "projectTree", "tidy"]) f[key] = names.indexOf(key);
   inter = f;
 }
 
@@ -287,6 +287,7 @@ function interCall(f, method, args, handle = 0) {
   }
   const r = f.exports.st_call(method, handle, size, 0);
   const len = r < 0 ? -r - 1 : r;
+  if ((f.moved += size + len) >= TIDY_AFTER && f.tidy > 0) tidyLater(f, helperTidy);
   const out = len === 0 ? 0 : f.exports.st_out() >>> 0;
   u8 = new Uint8Array(f.memory.buffer);
   const res = u8.subarray(out, out + len);
@@ -305,7 +306,7 @@ const M = {
   pathOf: 0, messages: 0, summarizeBranch: 0, summaryInput: 0, summarizeBranchAsOf: 0,
   stubSummary: 0, renderBranchText: 0, spliceForLinearExport: 0, validate: 0, repair: 0,
   prune: 0, search: 0, stats: 0, replace: 0, project: 0, applyOps: 0, pathLength: 0, window: 0,
-  takeChanges: 0, watch: 0, applyChanges: 0, helperRows: 0, subtree: 0, onPath: 0, pathIndex: 0, loadBegin: 0, loadStep: 0, loadCancel: 0,
+  takeChanges: 0, watch: 0, applyChanges: 0, helperRows: 0, subtree: 0, onPath: 0, pathIndex: 0, loadBegin: 0, loadStep: 0, loadCancel: 0, tidy: 0,
   slotBytes: 0, recentBranches: 0, branchCount: 0, switchers: 0, subtreeAround: 0,
 };
 
@@ -405,10 +406,70 @@ function send(method, handle, at, args) {
   return finish(w, method, handle, off - w.ptr, at);
 }
 
+// A full collection in the page's idle time after a large load or build
+// (wasm/internal/bridge/tidy.go says why: until the garbage they left is
+// collected, each allocation grows the module's memory, and each growth costs
+// V8 a full collection of the page's heap; a 200k-message session's first
+// ~120 requests cost 3–6× the later ones). Once TIDY_AFTER bytes have crossed
+// into or out of the module since the last tidy, or a sliced load ended, the
+// module's "tidy" call runs for TIDY_SLICE_MS at a time in idle callbacks
+// (tasks where there are none) until it answers that it is over (~0.3–0.5 s
+// of slices after a 90 MB load). settled() resolves then.
+const TIDY_AFTER = 32 << 20;
+const TIDY_SLICE_MS = 5;
+const TIDY_ARG = String(TIDY_SLICE_MS);
+
+function tidyLater(m, step) {
+  m.moved = 0;
+  if (m.tidying) return;
+  m.tidying = (async () => {
+    let steps = 0;
+    try {
+      for (;;) {
+        await idleTask();
+        if (wasm !== m && inter !== m) break;
+        steps++;
+        if (step(m) !== "pending") break;
+      }
+    } catch {
+      // a step that fails leaves the collection to the runtime's own pacing
+    } finally {
+      m.tidying = null;
+      m.moved = 0;
+    }
+    return { steps };
+  })();
+}
+
+// A tidy step in the main module, and in the interchange helper (the lean
+// module's requests hand it the tree's rows: its heap has a load's garbage too).
+const mainTidy = () => invoke(M.tidy, 0, 0, [TIDY_ARG]);
+const helperTidy = (f) => decoder.decode(interCall(f, f.tidy, [TIDY_ARG]));
+
+// idleTask resolves in an idle callback where there are (a page), in the
+// next task elsewhere.
+function idleTask() {
+  if (typeof requestIdleCallback === "function") return new Promise((resolve) => requestIdleCallback(() => resolve(), { timeout: 500 }));
+  return nextTask();
+}
+
+/**
+ * Resolves when the module's tidy collection after a large load or build is
+ * over (at once when none is under way), with the number of idle slices it
+ * took. Nothing needs to wait for it: calls work meanwhile; benchmarks wait
+ * for it to measure the calls that follow a user's pause rather than the
+ * collection.
+ */
+export async function settled() {
+  const [a, b] = await Promise.all([wasm?.tidying, inter?.tidying]);
+  return { steps: (a?.steps ?? 0) + (b?.steps ?? 0) };
+}
+
 // finish runs the call whose n argument bytes are in the input buffer.
 function finish(w, method, handle, n, at) {
   const r = w.exports.st_call(method, handle, n, at);
   if (w.cap > BIG_INPUT) w.cap = 0; // the module may have released or kept (TakeInput) a big buffer (settle)
+  if ((w.moved += n + (r < 0 ? -r - 1 : r)) >= TIDY_AFTER) tidyLater(w, mainTidy);
   if (r === 0) return 0;
   const len = r < 0 ? -r - 1 : r;
   w.out = w.exports.st_out() >>> 0;
@@ -796,6 +857,7 @@ async function loadInSlices(chunks, total, sliceMs) {
       }
       if (res !== "pending") {
         over = true;
+        if ((w.moved += total) >= TIDY_AFTER) tidyLater(w, mainTidy); // the file's bytes came in by copies, not calls
         return res;
       }
       await nextTask();

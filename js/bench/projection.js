@@ -52,12 +52,16 @@ const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
 // (user's turn, request, reply), with a budget and, when unbudgeted, without,
 // after warm untimed rounds (the module's heap grows to its collector's
 // target over the first requests after a large build).
-export function measure(t, shape, { rounds = 15, warm = rounds, budget = 32000, unbudgeted = false } = {}) {
+// pause, when given, is awaited after the first request: the seconds a model
+// takes to answer it, in which the module tidies what that request left (the
+// lean module's first request hands the tree to its helper).
+export async function measure(t, shape, { rounds = 15, warm = rounds, budget = 32000, unbudgeted = false, pause = null } = {}) {
   const make = shapes[shape];
   let n = 1e9;
   let t0 = performance.now();
   let r = t.projectFor("openai-chat", { budget });
   const first = performance.now() - t0;
+  if (pause) await pause();
   const times = [], plain = [];
   for (let k = -warm; k < rounds; k++) {
     t.append({ role: "user", content: text(n++, 500) });

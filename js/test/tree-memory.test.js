@@ -2,7 +2,7 @@
 // load of the same size, also beside a large live tree (the page's own
 // conversation). Runs under node --test and in Chromium, either flavour.
 import { test, assert, mainSource } from "./harness.js";
-import { init, memoryUsage, SessionTree } from "../sessiontree.js";
+import { init, initInterchange, memoryUsage, settled, SessionTree } from "../sessiontree.js";
 
 await init(mainSource);
 
@@ -54,4 +54,36 @@ test("free() then a second loadFrom (in slices) of the same file beside a large 
   const grown = memoryUsage().main - before;
   assert.equal(grown, 0, `the module grew by ${(grown / 1e6).toFixed(1)} MB on a loadFrom of a ${(bytes.length / 1e6).toFixed(1)} MB file after a free of the same`);
   live.free();
+});
+
+test("after a large load the module collects what the load left in idle slices; calls work meanwhile", async () => {
+  // A load leaves its garbage beside the tree, and the collector's next cycle
+  // is due only when the heap has grown by as much again: until then each
+  // request's allocations take fresh memory, and each growth of a large
+  // module's memory costs V8 a full collection of the page's heap
+  // (wasm/internal/bridge/tidy.go). settled() resolves when the tidy
+  // collection the load started is over, with the idle slices it took.
+  const say = (i) => ({ role: i % 2 ? "assistant" : "user", content: `message ${i}: ` + "an ordinary chat reply, ".repeat(12) });
+  const made = SessionTree.fromLinear(Array.from({ length: 100000 }, (_, i) => say(i)), 1);
+  const bytes = new TextEncoder().encode(made.save());
+  made.free();
+  await settled();
+  await initInterchange(); // the lean module's requests are made there (a no-op for the full one)
+  const t = SessionTree.load(bytes);
+  const tidy = settled();
+  // Calls made while it runs see the tree as it is.
+  const id = t.append({ role: "user", content: "asked while the module tidies" }, 2);
+  assert.equal(t.pathLength(), 100001);
+  const { steps } = await tidy;
+  assert.ok(steps >= 2, `a ${(bytes.length / 1e6).toFixed(1)} MB load was tidied in ${steps} idle slice(s), want it cut into slices`);
+  assert.equal(t.node(id).message.content, "asked while the module tidies");
+  const { request } = t.projectFor("openai-chat", { budget: 32000 });
+  assert.equal(request.messages.at(-1).content, "asked while the module tidies");
+  await settled(); // the lean module's first request hands the tree to its helper: a large call too
+  // A small chat's calls start none.
+  const small = SessionTree.fromLinear([say(0), say(1)], 1);
+  small.append(say(2), 2);
+  assert.deepEqual(await settled(), { steps: 0 }, "a small chat started a tidy");
+  small.free();
+  t.free();
 });

@@ -162,3 +162,24 @@ func LoadBuffer(n uint32) []byte {
 
 // Loads is the number of sliced loads under way (tests read it).
 func Loads() int { return len(loads) }
+
+// tidy runs a step of a full collection for sliceMs (bridge.TidyStep): the
+// page calls it in idle time after a large load or build, until it answers
+// "done". While a sliced load is under way it answers "later" and collects
+// nothing (the load holds the collector; the page tidies after it).
+func tidy(r *Request) ([]byte, error) {
+	ms := 5
+	if s, err := r.str(0, "sliceMs"); err == nil {
+		var ok bool
+		if ms, ok = rawjson.Atoi(s); !ok || ms < 1 || ms > 1000 {
+			return nil, invalid("tidy: sliceMs must be a whole number of milliseconds from 1 to 1000")
+		}
+	}
+	if len(loads) > 0 {
+		return []byte("later"), nil
+	}
+	if bridge.TidyStep(int64(ms) * 1_000_000) {
+		return []byte("done"), nil
+	}
+	return []byte("pending"), nil
+}

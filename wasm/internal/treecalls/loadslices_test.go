@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -276,4 +278,47 @@ func FuzzSlicedLoad(f *testing.F) {
 			t.Fatalf("%d loads and %d calls left pending", Loads(), bridge.Pending())
 		}
 	})
+}
+
+// After a large load the page runs a full collection in idle slices (tidy):
+// steps answer "pending" until the collection is over, then "done", and the
+// garbage the load left is freed (the heap's idle pages take it). While a
+// sliced load is under way a step collects nothing and answers "later". Its
+// slice is checked.
+func TestTidyCollectsInStepsAndWaitsForLoads(t *testing.T) {
+	num, _, _ := strings.Cut(must(t, "loadBegin", 0, "100"), " ")
+	if res := must(t, "tidy", 0, "1"); res != "later" {
+		t.Fatalf("a tidy step during a sliced load answered %q, want later", res)
+	}
+	must(t, "loadCancel", 0, num)
+	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // no cycle of its own frees the garbage first
+	garbage := make([][]byte, 0, 256)
+	for range 256 {
+		garbage = append(garbage, make([]byte, 64<<10)) // 16 MB a load left behind
+	}
+	garbage = nil
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	tidied := bridge.Tidied.Load()
+	steps := 0
+	for res := ""; res != "done"; steps++ {
+		if res = must(t, "tidy", 0, "1"); res != "pending" && res != "done" {
+			t.Fatalf("a tidy step answered %q", res)
+		}
+		if steps > 100000 {
+			t.Fatal("the tidy collection never ended")
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if bridge.Tidied.Load() != tidied+1 || after.NumGC == before.NumGC {
+		t.Fatalf("after %d steps: %d tidy collections and %d cycles, want one", steps, bridge.Tidied.Load()-tidied, after.NumGC-before.NumGC)
+	}
+	if after.HeapAlloc+8<<20 > before.HeapAlloc {
+		t.Fatalf("the heap holds %d MB after the tidy, %d MB before: the 16 MB of garbage were not freed", after.HeapAlloc>>20, before.HeapAlloc>>20)
+	}
+	for _, bad := range []string{"0", "-1", "x", "1001"} {
+		if res, ok := do(t, "tidy", 0, bad); ok || code(t, res) != "invalid_input" {
+			t.Fatalf("tidy with sliceMs %q answered %q", bad, res)
+		}
+	}
 }

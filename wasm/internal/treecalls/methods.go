@@ -74,6 +74,7 @@ func Lean() []Method {
 		{"loadBegin", false, loadBegin},
 		{"loadStep", false, loadStep},
 		{"loadCancel", false, loadCancel},
+		{"tidy", false, tidy},
 		// reads.go: a sidebar's branches
 		{"recentBranches", true, recentBranches},
 		{"branchCount", true, branchCount},
