@@ -55,7 +55,7 @@ async function start(source) {
   if (typeof exports.st_call !== "function") {
     throw new SessionTreeError("invalid_input", "init: this WebAssembly module is not sessiontree's (no st_call export)");
   }
-  const w = { exports, memory: exports.mem, u8: new Uint8Array(exports.mem.buffer), cap: 0, ptr: 0, methods: new Map(), full: false, moved: 0, tidying: null };
+  const w = { exports, memory: exports.mem, u8: new Uint8Array(exports.mem.buffer), cap: 0, ptr: 0, methods: new Map(), full: false, moved: 0, lastBig: 0, tidying: null };
   wasm = w;
   const names = invoke(0, 0, 0, NO_ARGS).split("\n");
   names.forEach((name, i) => w.methods.set(name, i));
@@ -224,7 +224,7 @@ async function startInterchange(source) {
   if (typeof exports.st_call !== "function") {
     throw new SessionTreeError("invalid_input", "initInterchange: this WebAssembly module is not sessiontree's (no st_call export)");
   }
-  const f = { exports, memory: exports.mem, import: -1, export: -1, merge: -1, projectFile: -1, tidy: -1, moved: 0, tidying: null };
+  const f = { exports, memory: exports.mem, import: -1, export: -1, merge: -1, projectFile: -1, tidy: -1, moved: 0, lastBig: 0, tidying: null };
   const names = decoder.decode(interCall(f, 0, NO_ARGS)).split("\n");
   for (const key of ["import", "export", "merge", "projectFile"]) f[key] = names.indexOf(key);
   if (f.import < 0 || f.export < 0 || f.merge < 0) {
@@ -287,6 +287,7 @@ function interCall(f, method, args, handle = 0) {
   }
   const r = f.exports.st_call(method, handle, size, 0);
   const len = r < 0 ? -r - 1 : r;
+  if (size + len >= BIG) f.lastBig = performance.now();
   if ((f.moved += size + len) >= TIDY_AFTER && f.tidy > 0) tidyLater(f, helperTidy);
   const out = len === 0 ? 0 : f.exports.st_out() >>> 0;
   u8 = new Uint8Array(f.memory.buffer);
@@ -411,25 +412,41 @@ function send(method, handle, at, args) {
 // collected, each allocation grows the module's memory, and each growth costs
 // V8 a full collection of the page's heap; a 200k-message session's first
 // ~120 requests cost 3–6× the later ones). Once TIDY_AFTER bytes have crossed
-// into or out of the module since the last tidy, or a sliced load ended, the
-// module's "tidy" call runs for TIDY_SLICE_MS at a time in idle callbacks
-// (tasks where there are none) until it answers that it is over (~0.3–0.5 s
-// of slices after a 90 MB load). settled() resolves then.
+// into or out of the module since the last tidy, or a sliced load ended, and
+// no call has moved a megabyte for TIDY_QUIET_MS, the module's "tidy" call runs
+// for TIDY_SLICE_MS at a time in idle callbacks (tasks where there are none)
+// until it answers that it is over (~0.3–1 s of slices after a 90 MB load).
+// settled() resolves then.
 const TIDY_AFTER = 32 << 20;
 const TIDY_SLICE_MS = 5;
 const TIDY_ARG = String(TIDY_SLICE_MS);
+const TIDY_QUIET_MS = 250; // since the last call that moved a megabyte or more
 
 function tidyLater(m, step) {
   m.moved = 0;
+  m.lastBig = performance.now();
   if (m.tidying) return;
   m.tidying = (async () => {
     let steps = 0;
     try {
       for (;;) {
+        // Not while large calls go on (an import, a build): the runtime
+        // paces its own collections meanwhile, and a tidy beside them
+        // would take the CPU they need.
+        const quiet = performance.now() - m.lastBig;
+        if (quiet < TIDY_QUIET_MS) {
+          await new Promise((resolve) => setTimeout(resolve, TIDY_QUIET_MS - quiet));
+          continue;
+        }
         await idleTask();
         if (wasm !== m && inter !== m) break;
+        const res = step(m);
+        if (res === "later") { // a sliced load is under way: after it
+          m.lastBig = performance.now();
+          continue;
+        }
         steps++;
-        if (step(m) !== "pending") break;
+        if (res !== "pending") break;
       }
     } catch {
       // a step that fails leaves the collection to the runtime's own pacing
@@ -469,7 +486,9 @@ export async function settled() {
 function finish(w, method, handle, n, at) {
   const r = w.exports.st_call(method, handle, n, at);
   if (w.cap > BIG_INPUT) w.cap = 0; // the module may have released or kept (TakeInput) a big buffer (settle)
-  if ((w.moved += n + (r < 0 ? -r - 1 : r)) >= TIDY_AFTER) tidyLater(w, mainTidy);
+  const moved = n + (r < 0 ? -r - 1 : r);
+  if (moved >= BIG) w.lastBig = performance.now();
+  if ((w.moved += moved) >= TIDY_AFTER) tidyLater(w, mainTidy);
   if (r === 0) return 0;
   const len = r < 0 ? -r - 1 : r;
   w.out = w.exports.st_out() >>> 0;
