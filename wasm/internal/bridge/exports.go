@@ -31,13 +31,16 @@ func stReserve(n uint32) uint32 {
 //
 //go:wasmexport st_call
 func stCall(method, handle, n uint32, at float64) int32 {
-	if calls++; calls%yieldEvery == 0 {
+	if calls++; calls%yieldEvery == 0 && !tidyRunning.Load() {
 		// Between exports nothing runs but JavaScript: main waits in select{},
 		// so the garbage collector's background workers only get the CPU when a
 		// call yields. Without this a cycle advances only through allocation
 		// (mark assists), keeping write barriers on and the heap growing; a
 		// yield every 64 calls (~1.5 µs each) lets cycles finish: 10k single
 		// appends 34.6 → 32.3 ms and regenerate 6.6 → 5.0 ms (medians, Node).
+		// Not while a tidy collection runs (tidy.go): its steps drive that
+		// cycle, and here its mark worker would take, inside a user's call,
+		// the share of the time it saved up while JavaScript ran.
 		runtime.Gosched()
 	}
 	res, ok := Do(method, handle, input[:min(int(n), len(input))], at)
