@@ -1,5 +1,5 @@
 // Type-checks the declarations as a user would write against them (tsc --noEmit).
-import { init, initInterchange, memoryUsage, SessionTree, SessionTreeError, type Branch, type Op, type Summary, type TreeNode } from "../sessiontree.js";
+import { init, initInterchange, memoryUsage, settled, SessionTree, SessionTreeError, type Branch, type Op, type Summary, type TreeNode } from "../sessiontree.js";
 
 export async function usage(): Promise<string> {
   await init();
@@ -49,6 +49,9 @@ export async function usage(): Promise<string> {
 
 // memoryUsage: bytes of each module's memory.
 const memory: { main: number; interchange: number } = memoryUsage();
+// settled: after a large load, the idle slices of the module's tidy collection.
+const tidied: { steps: number } = await settled();
+void tidied;
 void memory;
 
 // Windows of a path.
