@@ -284,6 +284,7 @@ func stalls(iso target, key string, dur time.Duration, which string) {
 			ms(pct(b.health, .5)), ms(pct(b.health, .99)), ms(b.health[len(b.health)-1]),
 			float64(pct(b.reads, .99))/float64(pct(q.reads, .99)), float64(pct(b.reads, .5))/float64(pct(q.reads, .5)))
 		fmt.Printf("  quiet    %s\n  during   %s\n", q.cpu, b.cpu)
+		fmt.Printf("  the load's own CPU (during, less the probes at their quiet cost each): %s\n", loadCPU(q, b))
 	}
 	// The targets, one line each: the ratio the issue names and /healthz's
 	// p99 quiet and during (the machine's load average beside them: on a
@@ -306,6 +307,25 @@ func stalls(iso target, key string, dur time.Duration, which string) {
 		}
 		fmt.Printf("  %-52s %11.2fx %10s / %7s ms  %s\n", r.name, ratio, ms(hq), ms(hb), status)
 	}
+}
+
+// loadCPU is the CPU time the load itself took of each of the worker's
+// processes: the use during it less the probe's requests made meanwhile, each
+// at what a probe cost quiet. Steadier than the probe's latency on a busy
+// machine, where other work moves every latency by 2-4x.
+func loadCPU(q, b probeResult) string {
+	if len(q.reads) == 0 {
+		return ""
+	}
+	var parts []string
+	var all float64
+	for _, k := range []string{"worker", "proxy", "wrangler"} {
+		per := float64(q.cpu.ticks[k]) / float64(len(q.reads))
+		s := (float64(b.cpu.ticks[k]) - per*float64(len(b.reads))) / 100
+		all += s
+		parts = append(parts, fmt.Sprintf("%s %.1f s", k, s))
+	}
+	return fmt.Sprintf("%.1f s: %s", all, strings.Join(parts, ", "))
 }
 
 // loadavg is the machine's 1, 5 and 15 minute load averages, or "?".
