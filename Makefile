@@ -323,7 +323,7 @@ worker-upload: tools worker-build
 ## (a free loopback port, a fresh D1 state dir; wrangler is stopped even on failure)
 test-worker: tools worker-build worker-upload
 	@echo "== worker: go test -race ./wasm/edge, the object storage's pieces, the collector's hold and the packed headers (native: a Handler serves requests concurrently there)"
-	@$(GO) test -race -count=1 ./wasm/edge/ ./$(WORKER_DIR)/internal/pieces/ ./$(WORKER_DIR)/internal/collector/
+	@$(GO) test -race -count=1 ./wasm/edge/ ./$(WORKER_DIR)/internal/pieces/ ./$(WORKER_DIR)/internal/collector/ ./$(WORKER_DIR)/internal/jsread/
 	@echo "== worker: its safejs readers, go test (GOOS=js GOARCH=wasm, headless Chromium)"
 	@GOOS=js GOARCH=wasm $(GO) test -count=1 -timeout 2m ./$(WORKER_DIR)/internal/jsread/ 2>&1 | (grep -v 'unknown IPAddressSpace' || true)
 	@echo "== worker: HTTP suite against wrangler dev"
