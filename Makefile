@@ -277,7 +277,7 @@ $(WORKER_DIR)/.dev.vars:
 worker-build: $(WORKER_DIR)/.dev.vars
 	@mkdir -p $(WORKER_DIR)/build
 	@$(WORKER_WASM) -o $(WORKER_DIR)/build/app.wasm ./$(WORKER_DIR)
-	@cp "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" $(WORKER_DIR)/glue/isolate.mjs $(WORKER_DIR)/build/
+	@cp "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" $(WORKER_DIR)/glue/isolate.mjs $(WORKER_DIR)/glue/fanout.mjs $(WORKER_DIR)/build/
 
 worker: tools worker-build
 	@cd $(WORKER_DIR) && $(WRANGLER_ENV) wrangler d1 migrations apply DB --local </dev/null >/dev/null
@@ -322,8 +322,10 @@ worker-upload: tools worker-build
 ## test-worker: native tests of the handler, then the HTTP suite against wrangler dev
 ## (a free loopback port, a fresh D1 state dir; wrangler is stopped even on failure)
 test-worker: tools worker-build worker-upload
-	@echo "== worker: go test -race ./wasm/edge, the object storage's pieces and the collector's hold (native: a Handler serves requests concurrently there)"
-	@$(GO) test -race -count=1 ./wasm/edge/ ./$(WORKER_DIR)/internal/pieces/ ./$(WORKER_DIR)/internal/collector/
+	@echo "== worker: go test -race ./wasm/edge, the object storage's pieces, the collector's hold and the packed headers (native: a Handler serves requests concurrently there)"
+	@$(GO) test -race -count=1 ./wasm/edge/ ./$(WORKER_DIR)/internal/pieces/ ./$(WORKER_DIR)/internal/collector/ ./$(WORKER_DIR)/internal/jsread/
+	@echo "== worker: the glue's fan-out plan (node)"
+	@node $(WORKER_DIR)/glue/fanout_test.mjs
 	@echo "== worker: its safejs readers, go test (GOOS=js GOARCH=wasm, headless Chromium)"
 	@GOOS=js GOARCH=wasm $(GO) test -count=1 -timeout 2m ./$(WORKER_DIR)/internal/jsread/ 2>&1 | (grep -v 'unknown IPAddressSpace' || true)
 	@echo "== worker: HTTP suite against wrangler dev"
@@ -341,6 +343,6 @@ bench-worker: tools worker-build worker-upload
 	@$(WORKER_WASM) -tags stock -o $(WORKER_DIR)/build-stock/app.wasm ./$(WORKER_DIR)
 	@mkdir -p $(WORKER_DIR)/build-trivial
 	@$(WORKER_WASM) -o $(WORKER_DIR)/build-trivial/app.wasm ./$(WORKER_DIR)/trivial
-	@cp $(WORKER_DIR)/build/wasm_exec.js $(WORKER_DIR)/build/isolate.mjs $(WORKER_DIR)/build-trivial/
+	@cp $(WORKER_DIR)/build/wasm_exec.js $(WORKER_DIR)/build/isolate.mjs $(WORKER_DIR)/build/fanout.mjs $(WORKER_DIR)/build-trivial/
 	@pids=$$(mktemp); trap 'while read -r p; do kill -- -$$p 2>/dev/null || true; done <"$$pids"; rm -f "$$pids"' EXIT; \
 	  SESSIONTREE_WORKER_PIDS=$$pids $(GO) run ./$(WORKER_DIR)/cmd/bench -dir $(WORKER_DIR) -duration $(or $(WORKER_LOAD),20s)

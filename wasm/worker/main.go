@@ -93,7 +93,7 @@ func listBinding(name string) safejs.Value {
 	return v
 }
 
-// serveList is globalThis.sessiontreeList(env, method, url, headers [[k, v]…],
+// serveList is globalThis.sessiontreeList(env, method, url, headers ("name\nvalue\n…", jsread.Pack; or [[k, v]…]),
 // body) → a Promise of {status, headers, body}: the request served by the
 // router's Handler over D1. It always resolves; a failure is a 500 answer.
 func serveList(_ safejs.Value, args []safejs.Value) any {

@@ -632,7 +632,7 @@ func objectFor(name string) *objectEntry {
 }
 
 // serveObject is globalThis.sessiontreeObject(name, sql, tx, method, url,
-// headers [[k, v]…], body Uint8Array) → {status, headers, body, index, push},
+// headers ("name\nvalue\n…", jsread.Pack; or [[k, v]…]), body Uint8Array) → {status, headers, body, index, push},
 // or {pending: n} when the call paused (see slices.go): the glue then calls
 // globalThis.sessiontreeResume(n) after letting other work run, until an answer.
 func serveObject(_ safejs.Value, args []safejs.Value) any {
@@ -777,7 +777,7 @@ func objectCall(e *objectEntry, req *edge.Request) (safejs.Value, error) {
 	return res, err
 }
 
-// requestOf makes the request of method, url, headers [[k, v]…] and body
+// requestOf makes the request of method, url, headers ("name\nvalue\n…", jsread.Pack; or [[k, v]…]) and body
 // (a Uint8Array, or null).
 func requestOf(jsMethod, jsURL, jsHeaders, jsBody safejs.Value) (*edge.Request, error) {
 	req, fill, err := requestLater(jsMethod, jsURL, jsHeaders, jsBody)
@@ -845,6 +845,18 @@ func requestWith(jsMethod, jsURL, jsHeaders, jsBody safejs.Value, fillBody func(
 	if err != nil {
 		return nil, err
 	}
+	if jsHeaders.Type() == safejs.TypeString {
+		// Packed into one string by the glue (jsread.Unpack): one value to
+		// fetch, not three a header.
+		packed, err := jsHeaders.String()
+		if err != nil {
+			return nil, err
+		}
+		if err := jsread.Unpack(packed, req.Header.Add); err != nil {
+			return nil, err
+		}
+		return req, nil
+	}
 	pairs, err := jsread.Elements(jsHeaders)
 	if err != nil {
 		return nil, err
@@ -871,7 +883,7 @@ var (
 )
 
 // serveRoute is globalThis.sessiontreeRoute(signingKey, corsOrigins,
-// rateLimit, method, url, headers [[k, v]…]) → {status, headers, body, index,
+// rateLimit, method, url, headers ("name\nvalue\n…", jsread.Pack; or [[k, v]…])) → {status, headers, body, index,
 // push}, or null: the
 // router's decision for a request, made synchronously in this instance (no
 // I/O, no wait for the router's instance), which names the tree's object for
@@ -961,20 +973,23 @@ func jsBytes(body []byte) (safejs.Value, error) {
 	return arr, nil
 }
 
-// answer is the JS object {status, headers, body, index, push} of an object's
+// answer is the JS object {status, headers (packed), body, index, push} of an object's
 // call: push holds the messages for the object's live WebSockets.
 func answer(status int, h edge.Header, body []byte, index, push []any) (safejs.Value, error) {
-	var hs []any
+	// The headers go packed into one string (jsread.Pack), which the glue
+	// unpacks (unpacked): an array of pairs cost a call into JavaScript and a
+	// value of its own for each pair and each string in it.
+	var hs []byte
 	for k, vs := range h {
 		for _, v := range vs {
-			hs = append(hs, []any{k, v})
+			hs = jsread.Pack(hs, k, v)
 		}
 	}
 	arr, err := jsBytes(body)
 	if err != nil {
 		return safejs.Value{}, err
 	}
-	obj, err := safejs.ValueOf(map[string]any{"status": status, "headers": hs, "index": index, "push": push})
+	obj, err := safejs.ValueOf(map[string]any{"status": status, "headers": string(hs), "index": index, "push": push})
 	if err != nil {
 		return safejs.Value{}, err
 	}

@@ -19,6 +19,7 @@
 // stored version guards every write.
 import { DurableObject } from "cloudflare:workers";
 import "./wasm_exec.js";
+import { fanOut } from "./fanout.mjs";
 import mod from "./app.wasm";
 
 // A syumai/workers program (the benchmark's trivial worker; the worker itself
@@ -216,7 +217,7 @@ async function inGo(request, body, env, ctx) {
     mine = go;
     await started;
     if (typeof globalThis.sessiontreeList !== "function") return await context.binding.handleRequest(request);
-    return responseOf(await globalThis.sessiontreeList(env, request.method, request.url, [...request.headers], body));
+    return responseOf(unpacked(await globalThis.sessiontreeList(env, request.method, request.url, packed(request.headers), body)));
   } finally {
     // A request whose instance was given up meanwhile leaves nothing: the
     // slot belongs to the request that started the new instance.
@@ -225,6 +226,30 @@ async function inGo(request, body, env, ctx) {
 }
 
 const PREFIX = "x-sessiontree-";
+
+// Headers cross into Go and back packed in one string, "name\nvalue\n…"
+// (jsread.Pack and Unpack in Go): an array of pairs cost Go a call into
+// JavaScript and a value (with a finalizer) for each pair and each string,
+// a quarter of the isolate's busy time in a profile of 2,000 upgrades. A
+// header holds no line break (Headers refuses one).
+
+// packed is headers (a Headers or [name, value] pairs) packed for Go.
+function packed(headers) {
+  let s = "";
+  for (const [k, v] of headers) s += (s === "" ? "" : "\n") + k + "\n" + v;
+  return s;
+}
+
+// unpacked turns the packed headers of an answer of Go into pairs, in place.
+function unpacked(res) {
+  if (typeof res?.headers === "string") {
+    const f = res.headers === "" ? [] : res.headers.split("\n");
+    const pairs = [];
+    for (let i = 0; i + 1 < f.length; i += 2) pairs.push([f[i], f[i + 1]]);
+    res.headers = pairs;
+  }
+  return res;
+}
 
 function responseOf(res) {
   const empty = res.body.length === 0 || res.status === 204 || res.status === 304;
@@ -250,8 +275,8 @@ export default {
     // has no router of its own: its one instance serves everything.
     if (typeof globalThis.sessiontreeRoute !== "function") return inGo(...(await whole()), env, ctx);
     const text = (v) => (typeof v === "string" ? v : "");
-    const routed = globalThis.sessiontreeRoute(text(env.SESSIONTREE_SIGNING_KEY), text(env.SESSIONTREE_CORS_ORIGINS),
-      text(env.SESSIONTREE_RATE_LIMIT), request.method, request.url, [...request.headers]);
+    const routed = unpacked(globalThis.sessiontreeRoute(text(env.SESSIONTREE_SIGNING_KEY), text(env.SESSIONTREE_CORS_ORIGINS),
+      text(env.SESSIONTREE_RATE_LIMIT), request.method, request.url, packed(request.headers)));
     if (routed === null) return inGo(...(await whole()), env, ctx);
     const body = chunks === null || size >= STREAM_MIN ? null : await joined(chunks, size);
     // The router names the tree's object: the request goes there, with the
@@ -494,10 +519,9 @@ const SOCKETS_PER_TENANT = 1024;
 const socketCounts = new Map(); // object id → {tenant, n}: its live sockets
 const upgradingOf = new Map(); // tenant → its live sockets being opened, over every object
 
-// ws0Tenant is the tenant of an object's live sockets (kept with each).
-function ws0Tenant(ctx) {
-  return ctx.getWebSockets()[0]?.deserializeAttachment()?.tenant ?? "";
-}
+// REFUSED tags a socket refused over a limit (closed at once with its code):
+// it is not a live socket, and is left out of every count and fan-out.
+const REFUSED = "sessiontree-refused";
 
 // OLD_META reads a tree's row of the D1 index (the older version's only row).
 const OLD_META =
@@ -584,6 +608,7 @@ export class TreeObject extends DurableObject {
     this.writes = 0; // calls other than reads served (drain): a kept read made at another count is asked of Go again
     this.indexing = null;
     this.upgrading = 0; // live sockets being opened (handle)
+    this.live = null; // what push needs of each live socket (liveSockets), or null to read it again
     const storage = ctx.storage;
     this.tx = (fn) =>
       storage.transactionSync(() => {
@@ -637,7 +662,7 @@ export class TreeObject extends DurableObject {
       this.countSockets(tenant);
       let ofTenant = upgradingOf.get(tenant) ?? 0;
       for (const c of socketCounts.values()) if (c.tenant === tenant) ofTenant += c.n;
-      headers.push([PREFIX + "sockets", `${this.ctx.getWebSockets().length + this.upgrading} ${ofTenant}`]);
+      headers.push([PREFIX + "sockets", `${this.liveCount() + this.upgrading} ${ofTenant}`]);
       headers.push([PREFIX + "socket-limits", `${envLimit(this.env.SESSIONTREE_MAX_SOCKETS_PER_TREE, SOCKETS_PER_TREE)} ${envLimit(this.env.SESSIONTREE_MAX_SOCKETS_PER_TENANT, SOCKETS_PER_TENANT)}`]);
       this.upgrading++;
       upgradingOf.set(tenant, (upgradingOf.get(tenant) ?? 0) + 1);
@@ -675,8 +700,14 @@ export class TreeObject extends DurableObject {
     if (live === "close") {
       // Refused (too many live sockets): accepted and closed at once with
       // Go's code and reason, which a browser's WebSocket can read.
+      // Accepted as a hibernatable socket of the object (tagged REFUSED, left
+      // out of the counts): one accepted with accept() and closed at once
+      // threw "Network connection lost" uncaught in the isolate for every
+      // refusal once its client closed (wrangler dev formats and logs each,
+      // about 4 ms of its Node's CPU: 2,000 upgrades on one tree cost Node a
+      // quarter of a core).
       const [client, server] = Object.values(new WebSocketPair());
-      server.accept();
+      this.ctx.acceptWebSocket(server, [REFUSED]);
       const code = Number(res.headers.find(([k]) => k.toLowerCase() === PREFIX + "close")?.[1]) || 1008;
       server.close(code, new TextDecoder().decode(res.body));
       return new Response(null, { status: 101, webSocket: client });
@@ -697,6 +728,7 @@ export class TreeObject extends DurableObject {
       const tree = url.origin + url.pathname.replace(/\/live$/, "");
       const batch = url.searchParams.get("batch") === "1";
       server.serializeAttachment({ exp: exp > 0 ? exp : 0, tree, tenant, client: tag ? tag[1] : "", batch });
+      this.live = null; // the sockets' details are read again at the next fan-out
       if (exp > 0) {
         const alarm = await this.ctx.storage.getAlarm();
         if (alarm === null || alarm > exp * 1000) await this.ctx.storage.setAlarm(exp * 1000);
@@ -771,43 +803,71 @@ export class TreeObject extends DurableObject {
   // (one frame, not one per write: 32 live writers otherwise cost 31 frames
   // a write); any other gets one message per change.
   //
-  // The frames go out FANOUT_SLICE sockets at a time, a turn of the event
-  // loop between slices, each slice when the tenant's fan-out rate allows it
-  // (pace): other tenants' requests run in between. The first slice of a
-  // fan-out within the tenant's burst goes out before push returns.
+  // Each frame is made once per group and shared by every socket that gets
+  // the same changes (all of them but the writers' own, as a rule: see
+  // fanOut), and what push needs of a socket (its tags, ?batch, expiry,
+  // tenant) is read once per socket, not per write (liveSockets): the work
+  // per socket and write is a send. The frames go out FANOUT_SLICE sockets
+  // at a time, a turn of the event loop between slices, each slice when the
+  // tenant's fan-out rate allows it (pace): other tenants' requests run in
+  // between. The first slice of a fan-out within the tenant's burst goes
+  // out before push returns.
   async push(group, results) {
-    let sockets = null;
-    const out = new Map(); // socket → its messages
-    results.forEach((res, i) => {
-      if (!res?.push || res.push.length === 0) return;
-      sockets ??= this.ctx.getWebSockets().map((ws) => [ws, this.ctx.getTags(ws)]);
-      for (const [ws, tags] of sockets) {
-        if (ws === group[i].origin) continue;
-        if (res.pushExcept !== "" && tags.includes(res.pushExcept)) continue;
-        if (!out.has(ws)) out.set(ws, []);
-        out.get(ws).push(...res.push);
-      }
-    });
-    if (out.size === 0) return;
-    const entries = [...out];
-    const tenant = ws0Tenant(this.ctx);
+    const sockets = this.liveSockets();
+    if (sockets.size === 0) return;
+    const plan = fanOut(group.map((g) => g.origin), results, sockets);
+    if (plan.length === 0) return;
+    const tenant = sockets.values().next().value.tenant;
     const rate = envLimit(this.env?.SESSIONTREE_FANOUT_RATE, FANOUT_RATE);
-    for (let i = 0; i < entries.length; i += FANOUT_SLICE) {
-      const slice = entries.slice(i, i + FANOUT_SLICE);
-      const batched = slice.map(([ws, msgs]) => msgs.length > 1 && ws.deserializeAttachment()?.batch);
-      const frames = slice.reduce((n, [, msgs], j) => n + (batched[j] ? 1 : msgs.length), 0);
+    for (let i = 0; i < plan.length; i += FANOUT_SLICE) {
+      const slice = plan.slice(i, i + FANOUT_SLICE);
+      const frames = slice.reduce((n, [, , f]) => n + f.length, 0);
       const wait = pace("frames " + tenant, frames, rate);
       if (i > 0 || wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      slice.forEach(([ws, msgs], j) => {
-        if (expired(ws)) return;
+      const now = Date.now();
+      for (const [ws, info, f] of slice) {
+        if (info.exp > 0 && now >= info.exp * 1000) {
+          expired(ws);
+          continue;
+        }
         try {
-          if (batched[j]) ws.send(`{"type":"changes","changes":[${msgs.join(",")}]}`);
-          else for (const msg of msgs) ws.send(msg);
+          for (const frame of f) ws.send(frame);
         } catch {
           // a socket closing meanwhile: its client reads the tree when it reconnects
         }
-      });
+      }
     }
+  }
+
+  // liveSockets is what push needs of each live socket of this object
+  // (ws → {tags, batch, exp, tenant}), read from its tags and attachment once
+  // and kept until a socket is accepted, closed or fails (this.live = null),
+  // or the object is evicted or hibernates (a new instance reads them again).
+  liveSockets() {
+    if (this.live === null) {
+      this.live = new Map();
+      for (const ws of this.ctx.getWebSockets()) {
+        const tags = this.ctx.getTags(ws);
+        if (tags.includes(REFUSED)) continue;
+        const a = ws.deserializeAttachment() ?? {};
+        this.live.set(ws, { tags, batch: a.batch === true, exp: a.exp > 0 ? a.exp : 0, tenant: a.tenant ?? "" });
+      }
+    }
+    return this.live;
+  }
+
+  // liveCount is the number of this object's live sockets (refused ones
+  // still closing left out).
+  liveCount(closing = null) {
+    let n = this.ctx.getWebSockets().length - this.ctx.getWebSockets(REFUSED).length;
+    if (closing !== null) {
+      try {
+        if (!this.ctx.getTags(closing).includes(REFUSED)) n--;
+      } catch {
+        n--; // its tags are gone with it: counted as live, as before
+      }
+    }
+    return n;
   }
 
   // finish queues a call's row of the index in D1 (awaited for a create or
@@ -931,7 +991,8 @@ export class TreeObject extends DurableObject {
             await pushing;
           } else {
             const out = globalThis.sessiontreeObjectBatch(this.ctx.id.toString(), this.ctx.storage.sql, this.tx,
-              group.map((g) => g.call));
+              group.map(({ call: [method, url, headers, body] }) => [method, url, packed(headers), body]));
+            out.batch?.forEach(unpacked);
             if (out.batch === undefined) throw new Error(out.body ? new TextDecoder().decode(out.body) : "batch failed");
             const pushing = this.push(group, out.batch);
             group.forEach((g, i) => g.resolve(out.batch[i]));
@@ -955,14 +1016,14 @@ export class TreeObject extends DurableObject {
 
   async runOne([method, url, headers, body]) {
     let res = globalThis.sessiontreeObject(this.ctx.id.toString(), this.ctx.storage.sql, this.tx,
-      method, url, headers, body);
+      method, url, packed(headers), body);
     // A long call answers {pending} after each slice of a few ms: the
     // event loop serves everyone else before its next slice.
     while (res.pending !== undefined) {
       await new Promise((resolve) => setTimeout(resolve, 0));
       res = globalThis.sessiontreeResume(res.pending);
     }
-    return res;
+    return unpacked(res);
   }
 
   // flushIndex writes this tree's row of the tenant's index in D1. Each
@@ -997,8 +1058,8 @@ export class TreeObject extends DurableObject {
   // the next expiry.
   async alarm() {
     let next = Infinity;
-    for (const ws of this.ctx.getWebSockets()) {
-      if (!expired(ws)) next = Math.min(next, ws.deserializeAttachment()?.exp * 1000 || Infinity);
+    for (const [ws, info] of this.liveSockets()) {
+      if (!expired(ws)) next = Math.min(next, info.exp * 1000 || Infinity);
     }
     if (next !== Infinity) await this.ctx.storage.setAlarm(next);
   }
@@ -1037,17 +1098,19 @@ export class TreeObject extends DurableObject {
   // countSockets keeps this object's count of live sockets (socketCounts),
   // leaving out closing, a socket that is closing.
   countSockets(tenant, closing = null) {
-    const n = this.ctx.getWebSockets().filter((ws) => ws !== closing).length;
+    const n = this.liveCount(closing);
     const key = this.ctx.id.toString();
     if (n === 0) socketCounts.delete(key);
-    else socketCounts.set(key, { tenant: tenant || socketCounts.get(key)?.tenant || ws0Tenant(this.ctx), n });
+    else socketCounts.set(key, { tenant: tenant || socketCounts.get(key)?.tenant || this.liveSockets().values().next().value?.tenant || "", n });
   }
 
   webSocketError(ws) {
+    this.live = null;
     this.countSockets("", ws);
   }
 
   webSocketClose(ws, code) {
+    this.live = null;
     this.countSockets("", ws);
     try {
       ws.close(code === 1005 || code === 1006 ? 1000 : code, "closed");

@@ -157,3 +157,89 @@ func TestSocketsOpenedAtOnceStayWithinTheTreesLimit(t *testing.T) {
 		t.Fatalf("%d sockets at once on a tree of limit 3: %d open, %d refused with 4029; want 3 and %d", n, len(socks), refused, n-3)
 	}
 }
+
+// A socket refused over its tree's limit is closed with 4029 and leaves
+// nothing behind in the isolate: each refusal used to throw "Network
+// connection lost" uncaught once its client closed (a socket accepted with
+// accept() and closed at once), which wrangler dev formats and logs, about
+// 4 ms of its Node process's CPU a refusal, so 2,000 upgrades on one tree
+// cost the machine a quarter of a core beside the worker. The refused
+// sockets are not counted as live either: the tree's sockets still make room
+// when one closes.
+func TestRefusedSocketsThrowNothingUncaught(t *testing.T) {
+	s := quotaServer(t) // limits: 3 sockets a tree, 5 a tenant
+	tok := token(t, "sockets-refused")
+	req, _ := http.NewRequest("POST", s.URL+"/v1/trees", nil)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct{ ID string }
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 201 || json.Unmarshal(b, &v) != nil {
+		t.Fatalf("create: %d %s", resp.StatusCode, b)
+	}
+	open := func() (*wsclient.Conn, *wsclient.CloseError) {
+		ws, _, err := wsclient.Dial(s.URL+"/v1/trees/"+v.ID+"/live?access_token="+tok, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, err := ws.Read(5 * time.Second)
+		var ce *wsclient.CloseError
+		if errors.As(err, &ce) {
+			ws.Close()
+			return nil, ce
+		}
+		if err != nil || !strings.Contains(string(msg), `"hello"`) {
+			t.Fatalf("live: %s %v", msg, err)
+		}
+		return ws, nil
+	}
+	uncaught := func() int { return strings.Count(s.Log(), "Uncaught") }
+	before := uncaught()
+	var socks []*wsclient.Conn
+	defer func() {
+		for _, ws := range socks {
+			ws.Close()
+		}
+	}()
+	for i := 0; i < 3; i++ {
+		ws, ce := open()
+		if ce != nil {
+			t.Fatalf("socket %d, under the tree's limit: %v", i, ce)
+		}
+		socks = append(socks, ws)
+	}
+	const refusals = 8
+	for i := 0; i < refusals; i++ {
+		if _, ce := open(); ce == nil || ce.Code != edge.CloseTooManySockets || !strings.Contains(ce.Reason, "this tree has 3 live sockets") {
+			t.Fatalf("refusal %d: %v", i, ce)
+		}
+	}
+	// The refused sockets closing are not live ones: one live socket closed
+	// makes room for one more, and the count stays at the limit.
+	socks[0].Close()
+	socks = socks[1:]
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		ws, ce := open()
+		if ce == nil {
+			socks = append(socks, ws)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a live socket closed made no room: %v", ce)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if _, ce := open(); ce == nil || !strings.Contains(ce.Reason, "this tree has 3 live sockets") {
+		t.Fatalf("a socket over the limit again: %v", ce)
+	}
+	// Errors reach wrangler's log a moment after the close.
+	time.Sleep(time.Second)
+	if n := uncaught() - before; n > 0 {
+		t.Fatalf("%d uncaught errors in the isolate during %d refusals:\n%s", n, refusals+1, s.Log()[max(0, len(s.Log())-2000):])
+	}
+}

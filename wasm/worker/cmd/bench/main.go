@@ -293,6 +293,9 @@ func fail(format string, args ...any) {
 
 var servers []*devserver.Server
 
+// logLevel is wrangler dev's --log-level (-log-level).
+var logLevel string
+
 // logTo is the file that gets every wrangler dev's whole output at the end (-log).
 var logTo string
 
@@ -313,7 +316,7 @@ func start(dir, config, key string) *devserver.Server {
 		fail("%v", err)
 	}
 	s, err := devserver.Start(devserver.Options{Dir: dir, Config: config, Persist: state,
-		Vars: map[string]string{"SESSIONTREE_SIGNING_KEY": key}})
+		Vars: map[string]string{"SESSIONTREE_SIGNING_KEY": key}, LogLevel: logLevel})
 	if err != nil {
 		fail("start %s: %v", config, err)
 	}
@@ -327,6 +330,7 @@ func main() {
 	n := flag.Int("n", 300, "requests per latency measurement")
 	only := flag.String("only", "", "run only these parts, comma-separated: latency, live, load, ifmatch, bigread, isolation, stalls (default: all)")
 	stallParts := flag.String("stalls", "", "the loads of the stalls part, comma-separated: create, batch, sockets (default: all)")
+	flag.StringVar(&logLevel, "log-level", "warn", "wrangler dev's --log-level: at info (its default) every request is also logged through wrangler's Node process (devserver.Options.LogLevel)")
 	flag.StringVar(&logTo, "log", "", "write each wrangler dev's whole output to this file (the worker's first) at the end")
 	flag.Parse()
 	defer dumpLogs()
@@ -660,6 +664,9 @@ func main() {
 		stalls(iso, key, *dur, *stallParts)
 	}
 	for _, s := range servers {
+		// (Logged at wrangler's info level only: -log-level info to see it.
+		// Each server serves a copy of the build, so a build meanwhile
+		// does not reload it.)
 		if strings.Contains(s.Log(), "Reloading local server") {
 			fmt.Printf("\nwarning: wrangler dev at %s reloaded the worker during the run (a file it serves changed): requests in flight were answered 503\n", s.URL)
 		}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sessiontree/sessiontree/wasm/edge"
+	"github.com/sessiontree/sessiontree/wasm/worker/devserver"
 	"github.com/sessiontree/sessiontree/wasm/worker/internal/wsclient"
 )
 
@@ -28,12 +29,70 @@ import (
 
 type probeResult struct {
 	reads, health []time.Duration
+	cpu           cpuUse
+}
+
+// cpuUse is the processor time each process took during a phase, in clock
+// ticks (100 a second), and the phase's wall time: CPU time is steadier than
+// latency on a busy machine, and says which process a load costs.
+type cpuUse struct {
+	at    time.Time
+	wall  time.Duration
+	ticks map[string]int64 // worker, proxy, wrangler (servers[0]'s group), bench, machine (all processes, busy)
+}
+
+// cpuNow is what each process used so far.
+func cpuNow() cpuUse {
+	u := cpuUse{at: time.Now(), ticks: map[string]int64{}}
+	if len(servers) > 0 {
+		for k, v := range servers[0].CPU() {
+			u.ticks[k] = v
+		}
+	}
+	if st, err := devserver.ProcStat("/proc/self/stat"); err == nil {
+		u.ticks["bench"] = st.Ticks
+	}
+	if b, err := os.ReadFile("/proc/stat"); err == nil {
+		// cpu  user nice system idle iowait irq softirq steal …
+		f := strings.Fields(strings.SplitN(string(b), "\n", 2)[0])
+		for i, v := range f[1:] {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			if i != 3 && i != 4 {
+				u.ticks["machine"] += n
+			}
+		}
+	}
+	return u
+}
+
+// since is the use from u0 to now.
+func (u0 cpuUse) since() cpuUse {
+	u := cpuNow()
+	u.wall = u.at.Sub(u0.at)
+	for k := range u.ticks {
+		u.ticks[k] -= u0.ticks[k]
+	}
+	return u
+}
+
+// String is each process's share of a core during the phase (100% = one
+// core busy all along), and its CPU seconds.
+func (u cpuUse) String() string {
+	if u.wall <= 0 {
+		return ""
+	}
+	var parts []string
+	for _, k := range []string{"worker", "proxy", "wrangler", "bench", "machine"} {
+		parts = append(parts, fmt.Sprintf("%s %.0f%% (%.1f s)", k, float64(u.ticks[k])/u.wall.Seconds(), float64(u.ticks[k])/100))
+	}
+	return "cpu over " + strconv.FormatFloat(u.wall.Seconds(), 'f', 1, 64) + " s: " + strings.Join(parts, ", ")
 }
 
 // probeUntil runs the other tenant's stats read and /healthz in turn until
 // stop is closed (at least once).
 func probeUntil(other target, tree string, stop <-chan struct{}) probeResult {
 	var r probeResult
+	c0 := cpuNow()
 	for {
 		t0 := time.Now()
 		if err := expect(200)(other.do("GET", "/v1/trees/"+tree+"/stats", "")); err != nil {
@@ -47,6 +106,7 @@ func probeUntil(other target, tree string, stop <-chan struct{}) probeResult {
 		r.health = append(r.health, time.Since(t1))
 		select {
 		case <-stop:
+			r.cpu = c0.since()
 			slices.Sort(r.reads)
 			slices.Sort(r.health)
 			return r
@@ -223,6 +283,8 @@ func stalls(iso target, key string, dur time.Duration, which string) {
 			ms(pct(b.reads, .5)), ms(pct(b.reads, .99)), ms(b.reads[len(b.reads)-1]), len(b.reads),
 			ms(pct(b.health, .5)), ms(pct(b.health, .99)), ms(b.health[len(b.health)-1]),
 			float64(pct(b.reads, .99))/float64(pct(q.reads, .99)), float64(pct(b.reads, .5))/float64(pct(q.reads, .5)))
+		fmt.Printf("  quiet    %s\n  during   %s\n", q.cpu, b.cpu)
+		fmt.Printf("  the load's own CPU (during, less the probes at their quiet cost each): %s\n", loadCPU(q, b))
 	}
 	// The targets, one line each: the ratio the issue names and /healthz's
 	// p99 quiet and during (the machine's load average beside them: on a
@@ -245,6 +307,25 @@ func stalls(iso target, key string, dur time.Duration, which string) {
 		}
 		fmt.Printf("  %-52s %11.2fx %10s / %7s ms  %s\n", r.name, ratio, ms(hq), ms(hb), status)
 	}
+}
+
+// loadCPU is the CPU time the load itself took of each of the worker's
+// processes: the use during it less the probe's requests made meanwhile, each
+// at what a probe cost quiet. Steadier than the probe's latency on a busy
+// machine, where other work moves every latency by 2-4x.
+func loadCPU(q, b probeResult) string {
+	if len(q.reads) == 0 {
+		return ""
+	}
+	var parts []string
+	var all float64
+	for _, k := range []string{"worker", "proxy", "wrangler"} {
+		per := float64(q.cpu.ticks[k]) / float64(len(q.reads))
+		s := (float64(b.cpu.ticks[k]) - per*float64(len(b.reads))) / 100
+		all += s
+		parts = append(parts, fmt.Sprintf("%s %.1f s", k, s))
+	}
+	return fmt.Sprintf("%.1f s: %s", all, strings.Join(parts, ", "))
 }
 
 // loadavg is the machine's 1, 5 and 15 minute load averages, or "?".
