@@ -236,6 +236,38 @@ func TestALargeCallCollectsTheGarbageCountedBeforeIt(t *testing.T) {
 	}
 }
 
+// When the module's memory grew (JavaScript tells it: Grew), garbage worth many
+// growths is collected, so that the calls after it reuse that memory instead
+// of growing it 512 KB at a time (each growth of a large memory costs the page
+// a full collection of its JavaScript heap); less garbage than that, or garbage
+// small against the heap in use, is left for later.
+func TestAGrowthCollectsTheGarbageThatWouldCoverManyMore(t *testing.T) {
+	saved := liveSeen
+	defer func() { liveSeen = saved }()
+	collect()
+	before := collected
+	owe(growCollect - 1)
+	Grew()
+	if collected != before {
+		t.Fatalf("a growth collected %d bytes of garbage, less than %d", growCollect-1, growCollect)
+	}
+	liveSeen = 8 * growCollect // a large live heap: a quarter of it is more than the garbage
+	owe(1)
+	Grew()
+	if collected != before {
+		t.Fatal("a growth collected garbage short of a quarter of the heap in use")
+	}
+	owe(growCollect)
+	Grew()
+	if collected != before+1 || debt != 0 {
+		t.Fatalf("a growth with %d bytes of garbage (a quarter of the heap) did not collect: collections %d → %d, debt %d", 2*growCollect, before, collected, debt)
+	}
+	Grew()
+	if collected != before+1 {
+		t.Fatal("a growth collected with no garbage counted")
+	}
+}
+
 // A load after a free of the same size reuses the freed memory, however large
 // the other live trees are: garbage that covers a large call's need is
 // collected first, even when it is less than half the heap in use.

@@ -48,6 +48,12 @@ func stCall(method, handle, n uint32, at float64) int32 {
 	return int32(len(res))
 }
 
+// stGrew is called by JavaScript when it finds that the module's memory
+// grew during the last call (its buffer was replaced) and is large: see Grew.
+//
+//go:wasmexport st_grew
+func stGrew() { Grew() }
+
 // stOut returns the address of the output buffer.
 //
 //go:wasmexport st_out
