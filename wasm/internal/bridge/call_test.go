@@ -236,35 +236,42 @@ func TestALargeCallCollectsTheGarbageCountedBeforeIt(t *testing.T) {
 	}
 }
 
-// When the module's memory grew (JavaScript tells it: Grew), garbage worth many
-// growths is collected, so that the calls after it reuse that memory instead
-// of growing it 512 KB at a time (each growth of a large memory costs the page
-// a full collection of its JavaScript heap); less garbage than that, or garbage
-// small against the heap in use, is left for later.
+// When the module's memory grew past 64 MB (JavaScript tells it: a reserve of
+// nothing), garbage worth many growths is collected, so that the calls after it
+// reuse that memory instead of growing it 512 KB at a time (each growth of a
+// large memory costs a page a full collection of its JavaScript heap); less
+// garbage than that is left for later, and a reserve of something else does not
+// collect for it.
 func TestAGrowthCollectsTheGarbageThatWouldCoverManyMore(t *testing.T) {
 	saved := liveSeen
 	defer func() { liveSeen = saved }()
 	collect()
+	liveSeen = 64 * bigCall // a large live heap: half of it is more than any garbage below
 	before := collected
 	owe(growCollect - 1)
-	Grew()
+	Reserve(0)
 	if collected != before {
 		t.Fatalf("a growth collected %d bytes of garbage, less than %d", growCollect-1, growCollect)
 	}
-	liveSeen = 8 * growCollect // a large live heap: a quarter of it is more than the garbage
 	owe(1)
-	Grew()
+	Reserve(300)
 	if collected != before {
-		t.Fatal("a growth collected garbage short of a quarter of the heap in use")
+		t.Fatal("a small reserve collected")
 	}
-	owe(growCollect)
-	Grew()
+	Reserve(0)
 	if collected != before+1 || debt != 0 {
-		t.Fatalf("a growth with %d bytes of garbage (a quarter of the heap) did not collect: collections %d → %d, debt %d", 2*growCollect, before, collected, debt)
+		t.Fatalf("a growth with %d bytes of garbage did not collect: collections %d → %d, debt %d", growCollect, before, collected, debt)
 	}
-	Grew()
+	liveSeen = 64 * bigCall
+	Reserve(0)
 	if collected != before+1 {
 		t.Fatal("a growth collected with no garbage counted")
+	}
+	// JavaScript may learn of a growth while it writes a large call's
+	// arguments (after st_reserve): the buffer it writes into stays.
+	big := Reserve(2 * bigBuffer)
+	if got := Reserve(0); unsafe.SliceData(got) != unsafe.SliceData(big) || cap(input) != cap(big) {
+		t.Fatal("a reserve of nothing replaced the large input buffer")
 	}
 }
 

@@ -13,7 +13,8 @@ var calls uint32
 const yieldEvery = 64
 
 // stReserve makes the input buffer hold at least n bytes and returns its
-// address, or 0 when the module's memory cannot take them. Addresses and
+// address, or 0 when the module's memory cannot take them; n == 0 tells the
+// module its memory grew (see Reserve). Addresses and
 // lengths cross as i32, which JavaScript reads signed: it reads them >>> 0.
 //
 //go:wasmexport st_reserve
@@ -47,12 +48,6 @@ func stCall(method, handle, n uint32, at float64) int32 {
 	}
 	return int32(len(res))
 }
-
-// stGrew is called by JavaScript when it finds that the module's memory
-// grew during the last call (its buffer was replaced) and is large: see Grew.
-//
-//go:wasmexport st_grew
-func stGrew() { Grew() }
 
 // stOut returns the address of the output buffer.
 //

@@ -76,22 +76,12 @@ func Room(need int) error {
 	return nil
 }
 
-// Grew is told that the module's memory just grew (JavaScript sees it: the
-// memory's buffer is replaced). In a page, each growth of a large
-// WebAssembly memory (past ~64 MB) costs a full collection of the page's
-// JavaScript heap, and Go's heap grows 512 KB at a time: 10k appends after a
-// save of a 100k-message tree grew it 11 times (~25 ms each with the list
-// held). So when the garbage counted since the last collection (a save's
-// result, a freed tree) would cover many such growths and is worth it against
-// the heap in use, it is collected now and the calls after this one reuse
-// it instead of growing the memory.
-func Grew() {
-	if debt >= max(growCollect, liveSeen/4) {
-		collect()
-	}
-}
-
-// growCollect is the least garbage Grew collects: 32 growths' worth.
+// growCollect is the garbage that a growth of the memory collects (Reserve(0)):
+// 32 growths' worth. In a page, each growth of a large WebAssembly memory
+// (past ~64 MB) costs a full collection of the page's JavaScript heap, and
+// Go's heap grows 512 KB at a time: 10k appends after a save of a 100k-message
+// tree grew it 11 times (~25 ms each with the list held). Collected at the
+// first growth, the garbage a save's result left is reused instead.
 const growCollect = 16 << 20
 
 // collect runs a full collection and looks at the memory afterwards. A
