@@ -273,6 +273,10 @@ func TestAGrowthCollectsTheGarbageThatWouldCoverManyMore(t *testing.T) {
 	if got := Reserve(0); unsafe.SliceData(got) != unsafe.SliceData(big) || cap(input) != cap(big) {
 		t.Fatal("a reserve of nothing replaced the large input buffer")
 	}
+	input = nil
+	if got := Reserve(0); cap(got) == 0 {
+		t.Fatal("a reserve of nothing with no buffer yet got none")
+	}
 }
 
 // A load after a free of the same size reuses the freed memory, however large
