@@ -86,7 +86,8 @@ bench-huge: tools web-dist $(WEB_SERVE)
 ## floor: open, full list, a 10k-deep leaf ×50, save, regenerate, append, memory; in
 ## Node and in headless Chromium; first the lean module's size (gzip, brotli) against
 ## a bare Go program built in the run (PEERS_N=20000 for a quick look, PEERS_CHROMIUM=0 or
-## PEERS_NODE=0 for one of them, PEERS_ROUNDS=9 PEERS_WARMUP=2 by default)
+## PEERS_NODE=0 for one of them, PEERS_ROUNDS=9 PEERS_WARMUP=2 by default, PEERS_WHO=pi for
+## sessiontree against a list of them alone)
 .PHONY: bench-peers
 bench-peers: tools build
 	@node js/bench/peers.mjs

@@ -113,8 +113,14 @@ func (f freshNames) clone() freshNames {
 	return c
 }
 
-// randomIDs returns a source of 16-character ids with 80 random bits, so copies of
-// a tree edited apart (two tabs, a device and the edge) never mint the same id.
+// randomIDs returns a source of 16-character ids of 80 bits: the first drawn
+// at random, each next one larger by a random step of 1 to 2³², written most
+// significant digit first, so that the ids of one source sort in the order it
+// made them. Copies of a tree edited apart (two tabs, a device and the edge)
+// draw from sources that start at independent random points of 2⁸⁰, so they
+// never mint the same id (no likelier than two random ids meeting). And a reply
+// regenerated many times in one millisecond gets each new sibling last among
+// them (children sort by time, then id): no search, no shift of the list.
 func randomIDs() func() string {
 	// The runtime seeds math/rand/v2's global source from the system's entropy
 	// (crypto.getRandomValues in a browser); crypto/rand would pull math/big and
@@ -124,17 +130,20 @@ func randomIDs() func() string {
 		seed[i] = byte(rand.Uint32())
 	}
 	src := rand.NewChaCha8(seed)
-	const alphabet = "0123456789abcdefghjkmnpqrstvwxyz" // Crockford base32
+	const alphabet = "0123456789abcdefghjkmnpqrstvwxyz" // Crockford base32, in ASCII order
+	hi, lo := src.Uint64()&0xffff, src.Uint64()         // the 80 bits: hi's 16 above lo's 64
 	return func() string {
-		a, b := src.Uint64(), src.Uint64()
-		var out [16]byte
-		for i := range 12 {
-			out[i] = alphabet[a&31]
-			a >>= 5
+		next := lo + src.Uint64()>>32 + 1
+		if next < lo {
+			hi = (hi + 1) & 0xffff
 		}
-		for i := 12; i < 16; i++ {
-			out[i] = alphabet[b&31]
-			b >>= 5
+		lo = next
+		var out [16]byte
+		h, l := hi, lo
+		for i := 15; i >= 0; i-- {
+			out[i] = alphabet[l&31]
+			l = l>>5 | h<<59
+			h >>= 5
 		}
 		return string(out[:])
 	}

@@ -2,6 +2,7 @@ package core
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -20,6 +21,39 @@ func TestChildrenAreOrderedByCreatedThenID(t *testing.T) {
 	}
 	_, err := tr.Children("nope")
 	wantCode(t, err, CodeNotFound)
+}
+
+// The generated ids of one tree sort in the order they were made, so a reply
+// regenerated many times in one millisecond (a client retrying, a test, a
+// bench) lists its versions in the order they were made, and each new one goes
+// last without a search among the others; the ids stay 16 characters of
+// Crockford base32 and distinct.
+func TestGeneratedIDsSortInTheOrderTheyWereMade(t *testing.T) {
+	tr := New()
+	q := mustAppend(t, tr, msg("user", "q"), 1)
+	a := mustAppend(t, tr, msg("assistant", "a"), 2)
+	made := []string{a}
+	for i := 0; i < 200; i++ {
+		id, err := tr.Regenerate(a, msg("assistant", "again"), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		made = append(made, id)
+	}
+	kids, _ := tr.Children(q)
+	if !slices.Equal(kids, made) {
+		t.Fatalf("201 versions made in one millisecond are listed out of the order they were made in")
+	}
+	next := randomIDs()
+	prev := ""
+	seen := map[string]bool{}
+	for i := 0; i < 10000; i++ {
+		id := next()
+		if len(id) != 16 || strings.Trim(id, "0123456789abcdefghjkmnpqrstvwxyz") != "" || id <= prev || seen[id] {
+			t.Fatalf("id %d %q after %q: want 16 base32 characters, larger than the one before", i, id, prev)
+		}
+		prev, seen[id] = id, true
+	}
 }
 
 func seq(ids ...string) func() string {

@@ -340,7 +340,19 @@ function reserve(w, n) {
 }
 
 function view(w) {
-  return w.u8.byteLength ? w.u8 : (w.u8 = new Uint8Array(w.memory.buffer));
+  return w.u8.byteLength ? w.u8 : regrown(w);
+}
+
+// GROWN is the memory from which regrown tells the module of a growth: past
+// ~64 MB each growth of a WebAssembly memory costs a full collection of the
+// page's JavaScript heap (V8), so the module collects its own garbage then
+// rather than grow again (a reserve of nothing: wasm/internal/bridge Reserve).
+const GROWN = 64 << 20;
+
+// regrown views the module's memory after it grew (its old buffer is detached).
+function regrown(w) {
+  if (w.memory.buffer.byteLength >= GROWN) w.exports.st_reserve(0); // may grow it again
+  return (w.u8 = new Uint8Array(w.memory.buffer));
 }
 
 // send writes args (strings or Uint8Arrays) as [u32 length][bytes]… into the

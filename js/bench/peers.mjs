@@ -19,7 +19,8 @@
 // heap and the WebAssembly memory grown since before the open, after a
 // collection, per message on the path.
 // PEERS_N=20000 for a quick look; PEERS_CHROMIUM=0 for Node alone, PEERS_NODE=0 for Chromium alone;
-// PEERS_ROUNDS / PEERS_WARMUP for more or fewer rounds.
+// PEERS_ROUNDS / PEERS_WARMUP for more or fewer rounds; PEERS_WHO=pi (a list) for sessiontree
+// against those alone.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
@@ -37,8 +38,11 @@ const ABANDONED = Math.min(2000, Math.floor(N / 50));
 const ROUNDS = Number(process.env.PEERS_ROUNDS ?? 9);
 const WARMUP = Number(process.env.PEERS_WARMUP ?? 2);
 const STEPS = ["open", "mem1", "full", "mem2", "deep", "save", "regenerate", "build"];
-const NODE = ["sessiontree", "pi", "librechat", "chatgpt", "floor"];
-const PAGE = ["sessiontree", "pi walk", "librechat", "chatgpt", "floor"];
+// PEERS_WHO=sessiontree,pi runs those contenders alone (sessiontree always first).
+const WHO = process.env.PEERS_WHO ? ["sessiontree", ...process.env.PEERS_WHO.split(",").filter((w) => w !== "sessiontree")] : null;
+const pick = (all) => (WHO ? all.filter((w) => WHO.includes(w)) : all);
+const NODE = pick(["sessiontree", "pi", "librechat", "chatgpt", "floor"]);
+const PAGE = pick(["sessiontree", "pi walk", "librechat", "chatgpt", "floor"]);
 const FILE = { sessiontree: "sessiontree", pi: "pi", "pi walk": "pi", librechat: "librechat", chatgpt: "chatgpt", floor: "sessiontree" };
 const [, , mode, who, dir] = process.argv;
 
@@ -133,7 +137,7 @@ if (mode === "run") {
       const have = peers.filter((r) => r[s]);
       const best = have.length ? Math.min(...have.map((r) => r[s].med)) : NaN;
       const ratio = (x) => (Number.isFinite(x) ? x.toFixed(2) + "×" : "");
-      console.log(`| ${label[s]} | ${rows.map((r) => (r[s] ? unit(r[s]) : "")).join(" | ")} | ${ratio(st[s].med / best)} | ${fl[s] ? ratio(st[s].med / fl[s].med) : ""} |`);
+      console.log(`| ${label[s]} | ${rows.map((r) => (r[s] ? unit(r[s]) : "")).join(" | ")} | ${ratio(st[s].med / best)} | ${fl?.[s] ? ratio(st[s].med / fl[s].med) : ""} |`);
     }
   }
 }

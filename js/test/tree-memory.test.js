@@ -1,10 +1,36 @@
 // Memory across loads (issue 16): a freed tree's memory is reused by the next
 // load of the same size, also beside a large live tree (the page's own
-// conversation). Runs under node --test and in Chromium, either flavour.
+// conversation); appends after a large save reuse what it left (issue 26).
+// Runs under node --test and in Chromium, either flavour.
 import { test, assert, mainSource } from "./harness.js";
 import { init, initInterchange, memoryUsage, settled, SessionTree } from "../sessiontree.js";
 
 await init(mainSource);
+
+test("appends after the save of a large tree reuse the memory the save left: the module does not grow every 512 KB", () => {
+  // Past ~64 MB each growth of a WebAssembly memory costs a full collection of
+  // the page's JavaScript heap (V8), and the module's heap grows 512 KB at a
+  // time. Told of a growth (by sessiontree.js), the module collects the garbage
+  // a save's result left, and the appends after it reuse that memory: 10k
+  // appends (~5 MB) grew the module 9 times before, once now.
+  const say = (i) => ({ role: i % 2 ? "assistant" : "user", content: `message ${i}: ` + "an ordinary chat reply, ".repeat(8) });
+  const live = SessionTree.fromLinear(Array.from({ length: 100000 }, (_, i) => say(i)), 1);
+  assert.ok(live.save().length > 30e6, "a save of tens of MB, garbage after the next call");
+  const fresh = new SessionTree();
+  let size = memoryUsage().main, n = 0;
+  while (memoryUsage().main === size && n < 100000) fresh.append(say(n++)); // until the heap is at its end
+  size = memoryUsage().main;
+  assert.ok(size > 64 << 20, "the module holds more than 64 MB");
+  let grew = 0;
+  for (let i = 0; i < 10000; i++) {
+    fresh.append(say(i));
+    if (memoryUsage().main !== size) grew++, (size = memoryUsage().main);
+  }
+  assert.ok(grew <= 2, `the module grew ${grew} times over 10k appends (~5 MB) after a save that left ~40 MB of garbage`);
+  assert.equal(fresh.pathLength(), n + 10000);
+  fresh.free();
+  live.free();
+});
 
 test("small calls after a large one keep their arguments: the module never releases the buffer they are written into", () => {
   // A call with more than 4 MiB of arguments (the module's large-buffer line)

@@ -32,8 +32,19 @@ const bigBuffer = 4 << 20
 
 // Reserve grows the input buffer to at least n bytes and returns it, whole, or
 // nil when the module's memory cannot hold n more bytes (see Room). Tests
-// write a call's arguments into it as JavaScript does.
+// write a call's arguments into it as JavaScript does. JavaScript asks for
+// nothing (n == 0) when it found that a call grew the module's memory past
+// 64 MB, perhaps while it writes a call's arguments: then the buffer stays as
+// it is, and the garbage counted since the last collection is collected when
+// it would cover many more growths (Room with growCollect). (A call with no
+// arguments asks for nothing too: it gets a buffer all the same.)
 func Reserve(n int) []byte {
+	if n == 0 {
+		_ = Room(growCollect)
+		if input != nil {
+			return input[:cap(input)]
+		}
+	}
 	if n < 256 {
 		n = 256
 	}

@@ -236,6 +236,49 @@ func TestALargeCallCollectsTheGarbageCountedBeforeIt(t *testing.T) {
 	}
 }
 
+// When the module's memory grew past 64 MB (JavaScript tells it: a reserve of
+// nothing), garbage worth many growths is collected, so that the calls after it
+// reuse that memory instead of growing it 512 KB at a time (each growth of a
+// large memory costs a page a full collection of its JavaScript heap); less
+// garbage than that is left for later, and a reserve of something else does not
+// collect for it.
+func TestAGrowthCollectsTheGarbageThatWouldCoverManyMore(t *testing.T) {
+	saved := liveSeen
+	defer func() { liveSeen = saved }()
+	collect()
+	liveSeen = 64 * bigCall // a large live heap: half of it is more than any garbage below
+	before := collected
+	owe(growCollect - 1)
+	Reserve(0)
+	if collected != before {
+		t.Fatalf("a growth collected %d bytes of garbage, less than %d", growCollect-1, growCollect)
+	}
+	owe(1)
+	Reserve(300)
+	if collected != before {
+		t.Fatal("a small reserve collected")
+	}
+	Reserve(0)
+	if collected != before+1 || debt != 0 {
+		t.Fatalf("a growth with %d bytes of garbage did not collect: collections %d → %d, debt %d", growCollect, before, collected, debt)
+	}
+	liveSeen = 64 * bigCall
+	Reserve(0)
+	if collected != before+1 {
+		t.Fatal("a growth collected with no garbage counted")
+	}
+	// JavaScript may learn of a growth while it writes a large call's
+	// arguments (after st_reserve): the buffer it writes into stays.
+	big := Reserve(2 * bigBuffer)
+	if got := Reserve(0); unsafe.SliceData(got) != unsafe.SliceData(big) || cap(input) != cap(big) {
+		t.Fatal("a reserve of nothing replaced the large input buffer")
+	}
+	input = nil
+	if got := Reserve(0); cap(got) == 0 {
+		t.Fatal("a reserve of nothing with no buffer yet got none")
+	}
+}
+
 // A load after a free of the same size reuses the freed memory, however large
 // the other live trees are: garbage that covers a large call's need is
 // collected first, even when it is less than half the heap in use.

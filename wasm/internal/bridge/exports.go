@@ -13,8 +13,9 @@ var calls uint32
 const yieldEvery = 64
 
 // stReserve makes the input buffer hold at least n bytes and returns its
-// address, or 0 when the module's memory cannot take them. Addresses and
-// lengths cross as i32, which JavaScript reads signed: it reads them >>> 0.
+// address, or 0 when the module's memory cannot take them; n == 0 tells the
+// module its memory grew (see Reserve). Addresses and lengths cross as i32,
+// which JavaScript reads signed: it reads them >>> 0.
 //
 //go:wasmexport st_reserve
 func stReserve(n uint32) uint32 {

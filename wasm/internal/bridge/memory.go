@@ -76,6 +76,14 @@ func Room(need int) error {
 	return nil
 }
 
+// growCollect is the garbage that a growth of the memory collects (Reserve(0)):
+// 32 growths' worth. In a page, each growth of a large WebAssembly memory
+// (past ~64 MB) costs a full collection of the page's JavaScript heap, and
+// Go's heap grows 512 KB at a time: 10k appends after a save of a 100k-message
+// tree grew it 11 times (~25 ms each with the list held). Collected at the
+// first growth, the garbage a save's result left is reused instead.
+const growCollect = 16 << 20
+
 // collect runs a full collection and looks at the memory afterwards. A
 // large call collects once the garbage counted since the last one reaches half
 // the heap in use then (and at least bigCall): the collection's cost grows
