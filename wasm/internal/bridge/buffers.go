@@ -40,7 +40,9 @@ const bigBuffer = 4 << 20
 // arguments asks for nothing too: it gets a buffer all the same.)
 func Reserve(n int) []byte {
 	if n == 0 {
-		_ = Room(growCollect)
+		if !tidyRunning.Load() { // else the tidy's cycle frees it, in idle slices
+			_ = Room(growCollect)
+		}
 		if input != nil {
 			return input[:cap(input)]
 		}
