@@ -93,7 +93,8 @@ func merge(a, b *Tree) (*Tree, []MergeConflict, error) {
 		nodes:    make(map[string]*node, max(len(a.nodes), len(b.nodes))+len(b.nodes)/16),
 		branches: make(map[string]*branch, len(a.branches)+len(b.branches)/4),
 		names:    freshNames{low: 1},
-		newID:    a.newID,
+		newID:    a.idSource(),
+		ownIDs:   a.ownIDs,
 		clock:    max(a.clock, b.clock),
 	}}
 	m.tombs()

@@ -149,6 +149,16 @@ func randomIDs() func() string {
 	}
 }
 
+// idSource returns the id source a copy of t (a clone, a merge) takes: a
+// randomIDs of its own when t has one (a source keeps state, and copies are
+// edited apart, in other goroutines too), else the caller's WithIDSource.
+func (t *Tree) idSource() func() string {
+	if t.ownIDs {
+		return randomIDs()
+	}
+	return t.newID
+}
+
 // freshName returns the name a new branch gets when none is given: the smallest
 // "branch-N" that is neither a branch nor a deleted name. A deleted name stays
 // taken (its tombstone), so a new branch never brings it back: a later Merge

@@ -32,6 +32,7 @@ type Tree struct {
 	names    freshNames
 	clock    int64 // last value given to branch.used
 	newID    func() string
+	ownIDs   bool    // newID is this tree's own randomIDs source (not WithIDSource's): a copy gets one of its own
 	dups     []*node // later nodes of duplicate keys in a loaded file, for Validate
 	// keyDups holds the nodes whose message names a key twice, by id, with
 	// where: loaded with KeepDuplicateKeys, for Validate and Repair. Every
@@ -184,7 +185,7 @@ func empty(opts []Option) *Tree {
 		o(t)
 	}
 	if t.newID == nil {
-		t.newID = randomIDs()
+		t.newID, t.ownIDs = randomIDs(), true
 	}
 	return t
 }
@@ -278,7 +279,7 @@ func (t *Tree) branchNames() []string {
 
 // Clone returns an independent copy of the tree. Messages are immutable and shared.
 func (t *Tree) Clone() *Tree {
-	c := &Tree{root: t.root, active: t.active, clock: t.clock, newID: t.newID,
+	c := &Tree{root: t.root, active: t.active, clock: t.clock, newID: t.idSource(), ownIDs: t.ownIDs,
 		nodes:    make(map[string]*node, len(t.nodes)),
 		branches: make(map[string]*branch, len(t.branches)),
 		roots:    slices.Clone(t.roots),
