@@ -228,6 +228,12 @@ try {
   await two.waitForFunction((w) => w.every((s) => window.sessiontreeDemo.tree.save().includes(s)), want);
   await one.evaluate(() => window.sessiontreeDemo.saved());
   await two.evaluate(() => window.sessiontreeDemo.saved());
+  // Each race send's reply streams in after its text: a tab may get the other
+  // tab's reply a moment after its own store settled (CI saw 20021 of 20022
+  // once). Both must reach every node; one that never comes fails here.
+  for (const page of [one, two]) {
+    await page.waitForFunction((n) => window.sessiontreeDemo.tree.stats().nodes >= n, total + 8, { timeout: 20000 }).catch(() => {});
+  }
   const n1 = await nodes(one);
   const n2 = await nodes(two);
   assert.equal(n1, total + 8);
