@@ -498,11 +498,10 @@ export async function settled() {
 function finish(w, method, handle, n, at) {
   const r = w.exports.st_call(method, handle, n, at);
   if (w.cap > BIG_INPUT) w.cap = 0; // the module may have released or kept (TakeInput) a big buffer (settle)
-  const moved = n + (r < 0 ? -r - 1 : r);
-  if (moved >= BIG) w.lastBig = performance.now();
-  if ((w.moved += moved) >= TIDY_AFTER) tidyLater(w, mainTidy);
-  if (r === 0) return 0;
   const len = r < 0 ? -r - 1 : r;
+  if (n + len >= BIG) w.lastBig = performance.now();
+  if ((w.moved += n + len) >= TIDY_AFTER) tidyLater(w, mainTidy);
+  if (r === 0) return 0;
   w.out = w.exports.st_out() >>> 0;
   if (r < 0) {
     const e = JSON.parse(decode(view(w), w.out, len));

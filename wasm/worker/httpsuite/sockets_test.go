@@ -23,39 +23,8 @@ import (
 func TestLiveSocketsOverTheTreesOrTenantsLimitAreClosedWith4029(t *testing.T) {
 	s := quotaServer(t)
 	tok := token(t, "sockets")
-	create := func() string {
-		req, _ := http.NewRequest("POST", s.URL+"/v1/trees", nil)
-		req.Header.Set("Authorization", "Bearer "+tok)
-		resp, err := httpClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var v struct{ ID string }
-		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != 201 || json.Unmarshal(b, &v) != nil {
-			t.Fatalf("create: %d %s", resp.StatusCode, b)
-		}
-		return v.ID
-	}
-	// open dials tree id's live socket and reads its first message: the
-	// socket, or the close it got.
-	open := func(id string) (*wsclient.Conn, *wsclient.CloseError) {
-		ws, _, err := wsclient.Dial(s.URL+"/v1/trees/"+id+"/live?access_token="+tok, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		msg, err := ws.Read(5 * time.Second)
-		var ce *wsclient.CloseError
-		if errors.As(err, &ce) {
-			ws.Close()
-			return nil, ce
-		}
-		if err != nil || !strings.Contains(string(msg), `"hello"`) {
-			t.Fatalf("live: %s %v", msg, err)
-		}
-		return ws, nil
-	}
+	create := func() string { return createTree(t, s.URL, tok) }
+	open := func(id string) (*wsclient.Conn, *wsclient.CloseError) { return openLive(t, s.URL, id, tok) }
 	a, b := create(), create()
 	var socks []*wsclient.Conn
 	defer func() {
@@ -108,18 +77,7 @@ func TestLiveSocketsOverTheTreesOrTenantsLimitAreClosedWith4029(t *testing.T) {
 func TestSocketsOpenedAtOnceStayWithinTheTreesLimit(t *testing.T) {
 	s := quotaServer(t)
 	tok := token(t, "sockets-at-once")
-	req, _ := http.NewRequest("POST", s.URL+"/v1/trees", nil)
-	req.Header.Set("Authorization", "Bearer "+tok)
-	resp, err := httpClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v struct{ ID string }
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 201 || json.Unmarshal(b, &v) != nil {
-		t.Fatalf("create: %d %s", resp.StatusCode, b)
-	}
+	id := createTree(t, s.URL, tok)
 	const n = 24
 	var mu sync.Mutex
 	var socks []*wsclient.Conn
@@ -129,7 +87,7 @@ func TestSocketsOpenedAtOnceStayWithinTheTreesLimit(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ws, _, err := wsclient.Dial(s.URL+"/v1/trees/"+v.ID+"/live?access_token="+tok, nil)
+			ws, _, err := wsclient.Dial(s.URL+"/v1/trees/"+id+"/live?access_token="+tok, nil)
 			if err != nil {
 				t.Error(err)
 				return
@@ -169,34 +127,8 @@ func TestSocketsOpenedAtOnceStayWithinTheTreesLimit(t *testing.T) {
 func TestRefusedSocketsThrowNothingUncaught(t *testing.T) {
 	s := quotaServer(t) // limits: 3 sockets a tree, 5 a tenant
 	tok := token(t, "sockets-refused")
-	req, _ := http.NewRequest("POST", s.URL+"/v1/trees", nil)
-	req.Header.Set("Authorization", "Bearer "+tok)
-	resp, err := httpClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v struct{ ID string }
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 201 || json.Unmarshal(b, &v) != nil {
-		t.Fatalf("create: %d %s", resp.StatusCode, b)
-	}
-	open := func() (*wsclient.Conn, *wsclient.CloseError) {
-		ws, _, err := wsclient.Dial(s.URL+"/v1/trees/"+v.ID+"/live?access_token="+tok, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		msg, err := ws.Read(5 * time.Second)
-		var ce *wsclient.CloseError
-		if errors.As(err, &ce) {
-			ws.Close()
-			return nil, ce
-		}
-		if err != nil || !strings.Contains(string(msg), `"hello"`) {
-			t.Fatalf("live: %s %v", msg, err)
-		}
-		return ws, nil
-	}
+	id := createTree(t, s.URL, tok)
+	open := func() (*wsclient.Conn, *wsclient.CloseError) { return openLive(t, s.URL, id, tok) }
 	uncaught := func() int { return strings.Count(s.Log(), "Uncaught") }
 	before := uncaught()
 	var socks []*wsclient.Conn
@@ -242,4 +174,42 @@ func TestRefusedSocketsThrowNothingUncaught(t *testing.T) {
 	if n := uncaught() - before; n > 0 {
 		t.Fatalf("%d uncaught errors in the isolate during %d refusals:\n%s", n, refusals+1, s.Log()[max(0, len(s.Log())-2000):])
 	}
+}
+
+// createTree creates an empty tree as the holder of tok and returns its id.
+func createTree(t *testing.T, url, tok string) string {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url+"/v1/trees", nil)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var v struct{ ID string }
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 201 || json.Unmarshal(b, &v) != nil {
+		t.Fatalf("create: %d %s", resp.StatusCode, b)
+	}
+	return v.ID
+}
+
+// openLive dials tree id's live socket and reads its first message: the
+// socket, or the close it got.
+func openLive(t *testing.T, url, id, tok string) (*wsclient.Conn, *wsclient.CloseError) {
+	t.Helper()
+	ws, _, err := wsclient.Dial(url+"/v1/trees/"+id+"/live?access_token="+tok, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, err := ws.Read(5 * time.Second)
+	var ce *wsclient.CloseError
+	if errors.As(err, &ce) {
+		ws.Close()
+		return nil, ce
+	}
+	if err != nil || !strings.Contains(string(msg), `"hello"`) {
+		t.Fatalf("live: %s %v", msg, err)
+	}
+	return ws, nil
 }
