@@ -276,9 +276,9 @@ export interface ProjectionReport {
   thinking: number;
   /** Other parts left out or written as text (unknown parts, images the API cannot take, a result's non-text parts). */
   parts: number;
-  /** Ids of tool calls written as text: no result followed them. */
+  /** Ids of tool calls written as text in this request: no result followed them (none of the messages a budget left out). */
   orphanCalls: string[];
-  /** Ids of tool results written as text: no call before them, or a second result for one call. */
+  /** Ids of tool results written as text in this request: no call before them, or a second result for one call. */
   orphanResults: string[];
   /** Call ids rewritten to be legal ([A-Za-z0-9_-]{1,64}; the same on the call and its result). */
   renamedIds: number;

@@ -25,7 +25,15 @@ type item struct {
 	part chat.Part
 	turn int  // index of the turn it comes from
 	cont bool // a result that continues the one before it for the same call (see gather)
+	// orphan is set on a call (orphanCall) or a result (orphanResult) pair
+	// wrote as text: a request reports it only when it writes its block.
+	orphan uint8
 }
+
+const (
+	orphanCall = 1 + iota
+	orphanResult
+)
 
 // block is one message of the request: consecutive items of one role.
 type block struct {
@@ -133,9 +141,11 @@ func pair(items []item, rep *Report) []item {
 		switch it.part.Kind {
 		case chat.ToolCall:
 			rep.OrphanCalls = append(rep.OrphanCalls, it.part.CallID)
+			it.orphan = orphanCall
 			it.part = chat.Part{Kind: chat.Text, Text: "[tool call " + it.part.Name + "(" + it.part.Args + "): no result]"}
 		case chat.ToolResult:
 			rep.OrphanResults = append(rep.OrphanResults, it.part.CallID)
+			it.orphan = orphanResult
 			name := it.part.Name
 			if name == "" {
 				name = "for " + it.part.CallID

@@ -78,6 +78,16 @@ func projectPlain(turns []chat.Turn, cont []bool, pos []int, own *noteInput, api
 	blocks := group(items)
 	if opts.Budget > 0 {
 		blocks = fitPlain(blocks, pos, opts, own, &rep)
+		// The orphans of the blocks kept, the last pair named (the blocks
+		// kept are the path's preamble, which holds none, and its tail).
+		var kept [3]int
+		for _, b := range blocks {
+			for _, it := range b.items {
+				kept[it.orphan]++
+			}
+		}
+		rep.OrphanCalls = rep.OrphanCalls[len(rep.OrphanCalls)-kept[orphanCall]:]
+		rep.OrphanResults = rep.OrphanResults[len(rep.OrphanResults)-kept[orphanResult]:]
 	}
 	req := Request{API: api}
 	var runs []Run

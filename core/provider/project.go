@@ -45,6 +45,14 @@ func write(segs []*segment, own *noteInput, api API, opts Options, ready func(*s
 	if err != nil || !ok {
 		return Request{}, ok, err
 	}
+	// The calls and results written as text that the request holds: not
+	// those of the blocks the budget dropped. A span of blocks alone is a
+	// preamble of system messages or the budget's note: neither holds one.
+	for _, p := range spans {
+		if p.seg != nil {
+			rep.OrphanCalls, rep.OrphanResults = p.seg.orphans(rep.OrphanCalls, rep.OrphanResults, p.from)
+		}
+	}
 	req := Request{API: api}
 	held := heldPlaces(opts)
 	var runs []Run
@@ -100,15 +108,14 @@ func (sc *scratch) letGo() {
 	sc.spans, sc.blocks, sc.outs, sc.vals, sc.runs = sc.spans[:0], sc.blocks[:0], sc.outs[:0], sc.vals[:0], sc.runs[:0]
 }
 
-// add adds what reading a segment reported.
+// add adds the counts of what reading a segment reported; its orphans are
+// named where their blocks are written (see write) or joined (segment.join).
 func (r *Report) add(s Report) {
 	r.Messages += s.Messages
 	r.Adopted += s.Adopted
 	r.Dropped += s.Dropped
 	r.Thinking += s.Thinking
 	r.Parts += s.Parts
-	r.OrphanCalls = append(r.OrphanCalls, s.OrphanCalls...)
-	r.OrphanResults = append(r.OrphanResults, s.OrphanResults...)
 	r.RenamedIDs += s.RenamedIDs
 	r.RenamedTools += s.RenamedTools
 }

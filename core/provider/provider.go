@@ -155,8 +155,8 @@ type Report struct {
 	Dropped       int      // messages no model sees (a tool's notes, hidden or empty ones)
 	Thinking      int      // thinking parts left out (the API takes none back, or this one's signature is not the API's)
 	Parts         int      // other parts left out or written as text (unknown parts, images the API cannot take, a result's non-text parts)
-	OrphanCalls   []string // ids of calls written as text: no result followed them
-	OrphanResults []string // ids of results written as text: no call before them, or a second result for one call
+	OrphanCalls   []string // ids of calls written as text in this request (not in what a budget left out): no result followed them
+	OrphanResults []string // ids of results written as text in this request: no call before them, or a second result for one call
 	RenamedIDs    int      // call ids rewritten to be legal
 	RenamedTools  int      // tool names rewritten to be legal
 	Merged        int      // Anthropic: messages merged into the one before (same role)

@@ -51,6 +51,11 @@ type segment struct {
 	names, looks []string // see gathered
 	results      []string // see gathered
 	where        map[string]int
+	// orphansBefore[k][i] is how many of rep.OrphanCalls (k 0) and
+	// rep.OrphanResults (k 1) blocks[:i] wrote (one longer than blocks; nil
+	// when it has none of the kind): a request that keeps the blocks from i
+	// on names those after, in the order pair found them, the blocks' order.
+	orphansBefore [2][]int32
 }
 
 // convert reads and converts the path nodes ids (with their messages; next
@@ -139,7 +144,40 @@ func (s *segment) setBlocks(blocks []block) {
 		}
 	}
 	s.sumSuffixes()
+	s.countOrphans()
 	s.wrote = [2]*segWrote{}
+}
+
+// countOrphans sets orphansBefore from the blocks' items.
+func (s *segment) countOrphans() {
+	for k, names := range [2][]string{s.rep.OrphanCalls, s.rep.OrphanResults} {
+		s.orphansBefore[k] = nil
+		if len(names) == 0 {
+			continue
+		}
+		before := make([]int32, len(s.blocks)+1)
+		for i, b := range s.blocks {
+			before[i+1] = before[i]
+			for _, it := range b.items {
+				if int(it.orphan) == k+1 {
+					before[i+1]++
+				}
+			}
+		}
+		s.orphansBefore[k] = before
+	}
+}
+
+// orphans appends to calls and results the orphans the blocks from from on
+// wrote.
+func (s *segment) orphans(calls, results []string, from int) ([]string, []string) {
+	if b := s.orphansBefore[0]; b != nil {
+		calls = append(calls, s.rep.OrphanCalls[b[from]:]...)
+	}
+	if b := s.orphansBefore[1]; b != nil {
+		results = append(results, s.rep.OrphanResults[b[from]:]...)
+	}
+	return calls, results
 }
 
 // sumSuffixes sets tokSuf and unitSuf from tok and unitTok.
@@ -183,7 +221,26 @@ func (s *segment) join(b *segment) {
 	nb, nt := len(s.blocks), s.turns
 	s.end, s.last, s.next, s.grown = b.end, b.last, b.next, b.grown
 	s.turns += b.turns
+	calls, results := len(s.rep.OrphanCalls), len(s.rep.OrphanResults)
 	s.rep.add(b.rep)
+	s.rep.OrphanCalls = append(slices.Clip(s.rep.OrphanCalls), b.rep.OrphanCalls...)
+	s.rep.OrphanResults = append(slices.Clip(s.rep.OrphanResults), b.rep.OrphanResults...)
+	for k, had := range [2]int{calls, results} {
+		x, y := s.orphansBefore[k], b.orphansBefore[k]
+		switch {
+		case y == nil && x != nil:
+			y = make([]int32, len(b.blocks)+1)
+		case x == nil && y != nil:
+			x = make([]int32, nb+1)
+		case x == nil:
+			continue
+		}
+		joined := append(make([]int32, 0, nb+len(b.blocks)+1), x...)
+		for _, n := range y[1:] {
+			joined = append(joined, int32(had)+n)
+		}
+		s.orphansBefore[k] = joined
+	}
 	for i := range b.blocks { // b's turns come after s's
 		b.blocks[i].turn += nt
 		for k := range b.blocks[i].items {

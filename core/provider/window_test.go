@@ -170,6 +170,11 @@ func checkSame(t *testing.T, tr *core.Tree, branch string, api API, opts Options
 	if !bytes.Equal(got.Body(), want.Body()) {
 		t.Fatalf("%s: bodies differ\nplain    %.3000s\nwindowed %.3000s", what, want.Body(), got.Body())
 	}
+	// The report names the calls and results written as text that the
+	// request holds, not those of messages the budget left out.
+	if c, r := bytes.Count(got.Body(), []byte("[tool call ")), bytes.Count(got.Body(), []byte("[tool result ")); c != len(got.Report.OrphanCalls) || r != len(got.Report.OrphanResults) {
+		t.Fatalf("%s: the request writes %d calls and %d results as text; its report names %d and %d", what, c, r, len(got.Report.OrphanCalls), len(got.Report.OrphanResults))
+	}
 	if opts.Budget > 0 && got.Report.BudgetDropped > 0 {
 		// A request that dropped messages read only part of the path: what
 		// it counts of its conversion is of that part.
@@ -188,7 +193,7 @@ func sameRead(t *testing.T, what string, got, want Report) {
 	if got.Sent != want.Sent || got.Tokens != want.Tokens || got.Merged != want.Merged || got.Placeholder != want.Placeholder ||
 		got.BudgetDropped != want.BudgetDropped || got.OverBudget != want.OverBudget ||
 		got.Messages > want.Messages || got.Adopted > want.Adopted || got.Dropped > want.Dropped || got.Thinking > want.Thinking ||
-		got.Parts > want.Parts || len(got.OrphanCalls) > len(want.OrphanCalls) || len(got.OrphanResults) > len(want.OrphanResults) ||
+		got.Parts > want.Parts || !slices.Equal(got.OrphanCalls, want.OrphanCalls) || !slices.Equal(got.OrphanResults, want.OrphanResults) ||
 		got.RenamedIDs > want.RenamedIDs || got.RenamedTools > want.RenamedTools {
 		t.Fatalf("%s: reports differ\nplain    %+v\nwindowed %+v", what, want, got)
 	}

@@ -50,6 +50,25 @@ test("projectFor anthropic: system, merged tool_use, tool_result blocks after th
   t.free();
 });
 
+test("a budgeted request names only the orphan calls it writes as text, not those of the messages it left out", () => {
+  const long = "words ".repeat(400);
+  const msgs = [{ role: "user", content: "start" }];
+  for (let i = 0; i < 40; i++) {
+    msgs.push({ role: "assistant", content: [{ type: "tool_use", id: `toolu_${i}`, name: "Bash", input: { c: long } }] }); // no result follows
+    msgs.push({ role: "user", content: `question ${i} ${long}` });
+  }
+  msgs.push({ role: "assistant", content: "done" });
+  const t = SessionTree.fromLinear(msgs, 1);
+  const all = t.projectFor("openai-chat").report;
+  assert.equal(all.orphanCalls.length, 40);
+  const { request, report } = t.projectFor("openai-chat", { budget: 4000 });
+  assert.ok(report.budgetDropped > 0 && report.orphanCalls.length > 0 && report.orphanCalls.length < 40, JSON.stringify(report));
+  const written = JSON.stringify(request).split("[tool call ").length - 1;
+  assert.equal(report.orphanCalls.length, written);
+  assert.deepEqual(report.orphanCalls, all.orphanCalls.slice(40 - written));
+  t.free();
+});
+
 test("projectFor openai-chat and openai-responses: tool messages and items pair with their calls", () => {
   const t = SessionTree.fromLinear(claude, 1);
   const chat = t.projectFor("openai-chat").request;
