@@ -45,7 +45,9 @@ async function chat(shape, n) {
   const messages = new Array(n);
   for (let i = 0; i < n; i++) {
     const user = i % 2 === 0;
-    if (shape !== "agent" || user && i % 6 === 0) messages[i] = { role: user ? "user" : "assistant", content: `${user ? "Question" : "Answer"} ${i}: ${filler}` };
+    // An agent's turn as Claude Code writes it: the question, two tool calls
+    // each answered by its result, then the answer in text.
+    if (shape !== "agent" || user && i % 6 === 0 || i % 6 === 5) messages[i] = { role: user ? "user" : "assistant", content: `${user ? "Question" : "Answer"} ${i}: ${filler}` };
     else if (!user) messages[i] = { role: "assistant", content: [{ type: "text", text: `Answer ${i}: looking.` }, { type: "tool_use", id: `toolu_${i}`, name: "Bash", input: { command: `grep -rn needle${i} src/`, description: "search" } }] };
     else messages[i] = { role: "user", content: [{ type: "tool_result", tool_use_id: `toolu_${i - 1}`, content: `src/a.go:${i}: needle${i} ${filler}` }] };
   }
