@@ -140,14 +140,20 @@ export async function renderPreview(tail, cur) {
   $("send").disabled = true;
   $("input").placeholder = "Opening the conversation\u2026";
   // From the leaf up, a few messages a task (their Markdown is most of the
-  // cost): the screenful at the bottom shows first, and no task is long.
-  for (let to = n, step = PREVIEW_FIRST; to > 0; to -= step, step = PREVIEW_STEP) {
-    if (to < n) {
+  // cost): the screenful at the bottom shows first, then as many as fit in
+  // PREVIEW_SLICE_MS a task, so that no task is long on a busy machine (12
+  // at a time took 133 ms there).
+  for (let to = n; to > 0;) {
+    const first = to === n;
+    if (!first) {
       await new Promise((resolve) => setTimeout(resolve, 0));
       if (state.cur !== cur || cur.tree) return; // switched away, or the tree is there (renderChat took over)
     }
+    const t0 = performance.now();
     const items = [];
-    for (let i = Math.max(0, to - step); i < to; i++) {
+    const stop = first ? Math.max(0, n - PREVIEW_FIRST) : 0; // the first task: the screenful, whatever it costs
+    while (to > stop && (first || items.length === 0 || performance.now() - t0 < PREVIEW_SLICE_MS)) {
+      const i = --to;
       const { id, node, siblings } = tail.nodes[i];
       const m = node.message ?? {};
       if (m.role === "system" && messageText(m).trim() === "") continue;
@@ -159,9 +165,9 @@ export async function renderPreview(tail, cur) {
       views.set(id, { key: `${label}\u0000${sib.siblings.length}\u0000${sib.index}\u0000${i === n - 1}`, element: view, busy: undefined });
       items.push(view);
     }
-    box.prepend(...items);
+    box.prepend(...items.reverse());
     box.scrollTop = box.scrollHeight;
-    performance.mark(`preview: ${n - to + items.length} painted`);
+    performance.mark(`preview: ${n - to} painted`);
     if (!cur.previewed) {
       // The last messages are there: the composer takes a send (it waits for the tree).
       cur.previewed = true;
@@ -172,10 +178,11 @@ export async function renderPreview(tail, cur) {
   }
 }
 
-// How many messages of a preview one task renders: the first task fewer (a
-// screenful), as it also pays for the Markdown renderer's first use.
+// How many messages the first task of a preview renders (a screenful; it
+// also pays for the Markdown renderer's first use), and how long each later
+// task renders messages for.
 const PREVIEW_FIRST = 4;
-const PREVIEW_STEP = 12;
+const PREVIEW_SLICE_MS = 25;
 
 /** The first message shown at the top of the chat view: its path index and offset. */
 function topVisible(box) {
