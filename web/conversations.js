@@ -155,6 +155,10 @@ async function readInto(cur, id, meta) {
   state.timings.open = performance.now() - t0;
   performance.mark("open: tree loaded");
   cur.loading = false;
+  // The chat is painted in a task of its own: the load's last slice (and,
+  // at the first open, the module's start) filled this one.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  if (state.cur !== cur) return; // its queued send, if any, waits for the next open
   clearSearch();
   renderAll();
   performance.mark("open: rendered");
