@@ -41,6 +41,7 @@ export function renderChat() {
     return;
   }
   const t = cur.tree;
+  cur.previewing = false; // an import's preview (paintSliced) stops here: this render keeps its elements
   const t0 = performance.now();
   const len = t.pathLength();
   if (!len) {
@@ -147,7 +148,7 @@ export async function renderPreview(tail, cur) {
     const first = to === n;
     if (!first) {
       await new Promise((resolve) => setTimeout(resolve, 0));
-      if (state.cur !== cur || cur.tree) return; // switched away, or the tree is there (renderChat took over)
+      if (state.cur !== cur || cur.tree && !cur.previewing) return; // switched away, or renderChat took over
     }
     const t0 = performance.now();
     const items = [];
@@ -197,7 +198,7 @@ function topVisible(box) {
 function onChatScroll() {
   const box = $("messages");
   const t = state.cur?.tree;
-  if (!t || state.painting) return;
+  if (!t || state.painting || state.cur.previewing) return; // a preview's scrolling moves no window
   const w = state.win;
   const len = w.len ?? t.pathLength(); // as of the last render: every change renders
   const fromBottom = box.scrollHeight - box.scrollTop - box.clientHeight;

@@ -9,8 +9,8 @@ import { state, renderAll, renderHeader, prepareRequestFor } from "./app.js";
 import { WINDOW, renderPreview, messageView, renderComposer } from "./chat.js";
 import { reply, priorTo, appendAfter } from "./reply.js";
 import { change } from "./actions.js";
-import { renderConversations, clearSearch } from "./sidebar.js";
-import { forgetTree } from "./treepanel.js";
+import { renderConversations, renderBranches, clearSearch } from "./sidebar.js";
+import { forgetTree, renderTree } from "./treepanel.js";
 
 export const CURRENT_KEY = "sessiontree-demo.current";
 
@@ -279,7 +279,7 @@ export async function newChat() {
 }
 
 /** Opens a conversation just made (listed first), conv (sessiontree/idb); listed says whether it is in the list already. */
-export function openCreated(meta, conv, listed = false) {
+export function openCreated(meta, conv, listed = false, { sliced = false } = {}) {
   if (!listed) state.convs.unshift(meta);
   flush();
   release(state.cur);
@@ -289,8 +289,30 @@ export function openCreated(meta, conv, listed = false) {
   forgetTree();
   localStorage.setItem(CURRENT_KEY, meta.id);
   clearSearch();
-  renderAll();
+  if (sliced) paintSliced(cur);
+  else renderAll();
   return cur;
+}
+
+/**
+ * An import's first paint: its last messages a few a task, from the leaf up
+ * (renderPreview, as an open paints them from their records), then the chat
+ * view, which keeps their elements: the window in one task took 135-411 ms
+ * (the first Markdown of the page's life among it). Any render before the
+ * preview is done (a send) takes over from it.
+ */
+function paintSliced(cur) {
+  const t = cur.tree;
+  const { ids } = t.pathWindow(-Math.min(t.pathLength(), WINDOW));
+  const nodes = ids.map((id) => {
+    const node = t.node(id);
+    return { id, node: { message: node.message, label: node.label, created_at_ms: node.createdAtMs }, siblings: t.siblings(id).siblings };
+  });
+  cur.previewing = true;
+  for (const render of [renderHeader, renderConversations, renderBranches, renderComposer, renderTree]) render();
+  renderPreview({ nodes }, cur).then(() => {
+    if (state.cur === cur && cur.previewing) renderAll();
+  });
 }
 
 /** Closes a conversation that is left (sessiontree/idb writes what is pending, then frees its tree). */

@@ -59,7 +59,7 @@ async function importFile(file, format = "auto") {
         renderConversations();
         return;
       }
-      openCreated(conv.meta, conv);
+      openCreated(conv.meta, conv, false, { sliced: true });
       state.timings.import = performance.now() - t0;
       const note = problems.length ? ` It had ${problems.length} structural problem${problems.length === 1 ? "" : "s"}; repaired: ${repairs.slice(0, 3).map((p) => p.message).join("; ")}${repairs.length > 3 ? "; \u2026" : ""}.` : "";
       clearError();

@@ -193,6 +193,20 @@ async function measure(browser, base, c, errors) {
     return u ? u.main + u.interchange : 0;
   }).catch(() => 0);
   const pageWasm = () => wasm().catch(() => 0);
+  // BENCH_HUGE_PROFILE=DIR: the page's CPU profile of the import, the sends,
+  // the switches, the open (a reload) and the tree view's opening, written there (.cpuprofile, for DevTools or js/bench/profsum.mjs).
+  const profile = async (what, run) => {
+    const dir = process.env.BENCH_HUGE_PROFILE;
+    if (!dir) return run();
+    await cdp.send("Profiler.enable");
+    await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
+    await cdp.send("Profiler.start");
+    try { return await run(); } finally {
+      const { profile: p } = await cdp.send("Profiler.stop");
+      await fs.mkdir(dir, { recursive: true });
+      await fs.writeFile(path.join(dir, `${c.shape}-${c.n}-${what}.cpuprofile`), JSON.stringify(p));
+    }
+  };
   const heapsOfWorkers = await workerHeaps(cdp);
   const wasmBefore = await pageWasm();
   const heapBefore = await heap();
@@ -215,8 +229,7 @@ async function measure(browser, base, c, errors) {
       await new Promise((res) => setTimeout(res, 100));
     }
   })();
-  await page.setInputFiles("#file", c.file);
-  const imp = await page.evaluate(async ({ want, last }) => {
+  const imp = await profile("import", async () => { await page.setInputFiles("#file", c.file); return page.evaluate(async ({ want, last }) => {
     const t0 = await window.__import;
     const painted = await window.__watch(want, (els) => els[els.length - 1].querySelector(".msg-body")?.textContent.startsWith(last));
     console.log(`bench-huge: import painted after ${Math.round(performance.now() - t0)} ms`);
@@ -225,7 +238,7 @@ async function measure(browser, base, c, errors) {
     const longest = window.__longest(t0, stored);
     const tasks = window.__long.filter(([st, d]) => st + d >= t0 && st <= stored).map(([st, d]) => `${Math.round(st - t0)}+${Math.round(d)}`).join(" ");
     return { painted: painted - t0, stored: stored - t0, longest, tasks, timings: window.sessiontreeDemo.timings, check: window.sessiontreeDemo.timings.checkMemory ?? 0 };
-  }, { want, last: `Answer ${c.n - 1}:` });
+  }, { want, last: `Answer ${c.n - 1}:` }); });
   sampling = false;
   await sampler;
   r.importPainted = imp.painted;
@@ -250,20 +263,6 @@ async function measure(browser, base, c, errors) {
   // the text is painted, until the request is on the wire, until the first
   // reply token is painted, until stored; the longest task from submit to the
   // reply's end.
-  // BENCH_HUGE_PROFILE=DIR: the page's CPU profile of the sends, of the
-  // switches, of the open (a reload) and of the tree view's opening, written there (.cpuprofile, for DevTools or js/bench/profsum.mjs).
-  const profile = async (what, run) => {
-    const dir = process.env.BENCH_HUGE_PROFILE;
-    if (!dir) return run();
-    await cdp.send("Profiler.enable");
-    await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
-    await cdp.send("Profiler.start");
-    try { return await run(); } finally {
-      const { profile: p } = await cdp.send("Profiler.stop");
-      await fs.mkdir(dir, { recursive: true });
-      await fs.writeFile(path.join(dir, `${c.shape}-${c.n}-${what}.cpuprofile`), JSON.stringify(p));
-    }
-  };
   const sends = [];
   await profile("send", async () => {
   for (let k = 0; k < SENDS; k++) {
