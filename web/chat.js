@@ -130,7 +130,9 @@ export function renderChat() {
  */
 export async function renderPreview(tail, cur) {
   const box = $("messages");
-  const n = tail.nodes.length;
+  // tail: an open's { nodes } from the records, or an import's { count, at(i) }.
+  const n = tail.nodes?.length ?? tail.count;
+  const at = tail.at ?? ((i) => tail.nodes[i]);
   // Kept as the chat view's elements of these messages (state.views, under the
   // key renderChat gives them): once the tree is loaded, renderChat reuses them
   // instead of rendering the same messages again.
@@ -155,7 +157,7 @@ export async function renderPreview(tail, cur) {
     const stop = first ? Math.max(0, n - PREVIEW_FIRST) : 0; // the first task: the screenful, whatever it costs
     while (to > stop && (first || items.length === 0 || performance.now() - t0 < PREVIEW_SLICE_MS)) {
       const i = --to;
-      const { id, node, siblings } = tail.nodes[i];
+      const { id, node, siblings } = at(i);
       const m = node.message ?? {};
       if (m.role === "system" && messageText(m).trim() === "") continue;
       const sib = siblings ? { siblings, index: Math.max(0, siblings.indexOf(id)) } : { siblings: [id], index: 0 };

@@ -303,14 +303,17 @@ export function openCreated(meta, conv, listed = false, { sliced = false } = {})
  */
 function paintSliced(cur) {
   const t = cur.tree;
-  const { ids } = t.pathWindow(-Math.min(t.pathLength(), WINDOW));
-  const nodes = ids.map((id) => {
-    const node = t.node(id);
-    return { id, node: { message: node.message, label: node.label, created_at_ms: node.createdAtMs }, siblings: t.siblings(id).siblings };
-  });
+  const { ids, messages } = t.pathWindow(-Math.min(t.pathLength(), WINDOW));
+  const nav = t.switchers(ids);
+  // Each message's node as an open's records give it, read when the task
+  // that paints it comes.
+  const at = (i) => {
+    const id = ids[i];
+    return { id, node: { message: messages[i], label: nav[i].label, created_at_ms: t.node(id).createdAtMs }, siblings: nav[i].siblings > 1 ? t.siblings(id).siblings : null };
+  };
   cur.previewing = true;
   for (const render of [renderHeader, renderConversations, renderBranches, renderComposer, renderTree]) render();
-  renderPreview({ nodes }, cur).then(() => {
+  renderPreview({ count: ids.length, at }, cur).then(() => {
     if (state.cur === cur && cur.previewing) renderAll();
   });
 }

@@ -6,6 +6,7 @@ import { $, el, openForm, toast, showError, clearError, describe } from "./dom.j
 import { hasFormats, state, loadInterchange } from "./app.js";
 import { write, waitingForReply, LOAD_SLICE_MS, createConversation, openCreated } from "./conversations.js";
 import { renderConversations } from "./sidebar.js";
+import { warmMarkdown } from "./markdown.js";
 
 const FORMATS = [
   { value: "tree.json", label: ".tree.json", hint: "sessiontree's own file: every branch, label and summary", ext: ".tree.json" },
@@ -40,6 +41,7 @@ async function importFile(file, format = "auto") {
       // here in slices, then its rows written a part at a time while the
       // conversation is shown and usable.
       const l0 = performance.now();
+      setTimeout(warmMarkdown, 0); // while the worker checks the file: its first messages then paint in a short task
       const { conversations, problems, repairs, timings } = await state.store.importFile(file, {
         format: "sessiontree", sliceMs: LOAD_SLICE_MS, autosave: false, meta: { autoTitle: false },
       });
