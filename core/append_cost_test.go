@@ -129,34 +129,3 @@ func TestSiblingsInsertInOrder(t *testing.T) {
 		}
 	}
 }
-
-// An append allocates nothing of its own but the node's share of a block
-// (ids, the parent's list of one child and nodes are carved from blocks: an
-// append made two allocations before), and a regenerate or an edit adds one
-// allocation to that, not three (its id and its branch's name are carved too).
-// Allocations are what the collector and, in WebAssembly, the module's memory
-// pay for (issue 26).
-func TestAnAppendAllocatesOnlyItsShareOfBlocks(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector allocates on its own account")
-	}
-	tr, mid := costTree(t, 100)
-	m := msg("assistant", "a reply")
-	appends := measureCalls(1000, func(i int) {
-		if _, err := tr.Append(m, int64(1e6+i)); err != nil {
-			t.Fatal(err)
-		}
-	})
-	regenerates := measureCalls(1000, func(int) {
-		if _, err := tr.Regenerate(mid, m, 2e6); err != nil {
-			t.Fatal(err)
-		}
-	})
-	t.Logf("per call: append %.2f, regenerate %.2f allocations", appends.allocs, regenerates.allocs)
-	if appends.allocs > 0.25 {
-		t.Errorf("an append makes %.2f allocations, want at most 0.25 (its share of the blocks)", appends.allocs)
-	}
-	if regenerates.allocs > 1.5 {
-		t.Errorf("a regenerate makes %.2f allocations, want at most 1.5", regenerates.allocs)
-	}
-}

@@ -3,7 +3,6 @@ package core
 import (
 	"math/rand/v2"
 	"strconv"
-	"unsafe"
 
 	"github.com/sessiontree/sessiontree/core/rawjson"
 )
@@ -16,23 +15,6 @@ type freshNames struct {
 	small []uint64 // bit n%64 of small[n/64]: n is taken
 	taken map[uint64]struct{}
 	low   uint64
-	// block is what is left of the bytes the names handed out are carved
-	// from (carve); never shared with a copy (clone leaves it out).
-	block []byte
-}
-
-// carve returns b as a string carved from f.block: one allocation for many
-// names instead of one a name (each regenerate and edit names a branch).
-// The bytes handed out are never written again: the block only hands out
-// what lies past them.
-func (f *freshNames) carve(b []byte) string {
-	if len(f.block) < len(b) {
-		f.block = make([]byte, max(idBlock, len(b)))
-	}
-	out := f.block[:len(b):len(b)]
-	f.block = f.block[len(b):]
-	copy(out, b)
-	return unsafe.String(&out[0], len(out))
 }
 
 const (
@@ -108,14 +90,14 @@ func (f *freshNames) next(deleted map[string]int64) string {
 	for f.has(f.low) {
 		f.low++
 	}
-	var buf [32]byte // no allocation: a lookup by string(b) makes none, and the name is carved from a block
+	var buf [32]byte // one allocation: the string returned (a lookup by string(b) makes none)
 	for n := f.low; ; n++ {
 		if f.has(n) {
 			continue
 		}
 		b := strconv.AppendUint(append(buf[:0], freshPrefix...), n, 10)
 		if _, dead := deleted[string(b)]; !dead {
-			return f.carve(b)
+			return string(b)
 		}
 	}
 }
@@ -150,36 +132,22 @@ func randomIDs() func() string {
 	src := rand.NewChaCha8(seed)
 	const alphabet = "0123456789abcdefghjkmnpqrstvwxyz" // Crockford base32, in ASCII order
 	hi, lo := src.Uint64()&0xffff, src.Uint64()         // the 80 bits: hi's 16 above lo's 64
-	var block []byte
 	return func() string {
 		next := lo + src.Uint64()>>32 + 1
 		if next < lo {
 			hi = (hi + 1) & 0xffff
 		}
 		lo = next
-		if len(block) < 16 {
-			// Ids are carved from blocks of idBlock bytes: one allocation
-			// for many ids instead of one an id (an append made two).
-			block = make([]byte, idBlock)
-		}
-		out := block[:16:16]
-		block = block[16:]
+		var out [16]byte
 		h, l := hi, lo
 		for i := 15; i >= 0; i-- {
 			out[i] = alphabet[l&31]
 			l = l>>5 | h<<59
 			h >>= 5
 		}
-		// The bytes are never written again: the block only hands out
-		// what lies past them.
-		return unsafe.String(&out[0], 16)
+		return string(out[:])
 	}
 }
-
-// idBlock is the size of the blocks randomIDs carves its ids from: 16 ids.
-// Small, so that a tree of a few messages holds little more than its ids; an
-// id keeps its block alive, as a node keeps its block of nodes (newNode).
-const idBlock = 256
 
 // idSource returns the id source a copy of t (a clone, a merge) takes: a
 // randomIDs of its own when t has one (a source keeps state, and copies are

@@ -47,7 +47,6 @@ type Tree struct {
 	version     uint64   // counts the changes noted (noteNode, noteBranch, noteMeta): see Version
 	rest        *Changes // the part of a feed TakeChangesUpTo has yet to hand out, or nil
 	slab        []node   // nodes set aside for appends: a block at a time, or a whole Apply batch
-	kids        []string // one-child lists set aside for new parents, a block at a time (oneChild)
 	branchSlab  []branch // branches set aside for new ones, a block at a time (newBranch)
 	act         *branch  // memo of branches[active], valid while actGen == branchGen
 	actGen      uint64
@@ -411,10 +410,6 @@ func (t *Tree) siblingList(parent string) *[]string {
 // last entry that sorts before it (or that is not a node).
 func (t *Tree) insertOrdered(list *[]string, id string, created int64) {
 	l := *list
-	if cap(l) == 0 {
-		*list = t.oneChild(id) // the usual case of an append: a first child
-		return
-	}
 	if n := len(l); n == 0 || t.sortsBefore(l[n-1], created, id) != 0 {
 		*list = append(l, id) // the usual case: the newest child
 		return
@@ -424,24 +419,6 @@ func (t *Tree) insertOrdered(list *[]string, id string, created int64) {
 	copy(l[i+1:], l[i:])
 	l[i] = id
 	*list = l
-}
-
-// childBlock is how many one-child lists oneChild carves from one allocation.
-const childBlock = 64
-
-// oneChild returns a list of one child, id, of capacity one, carved from a
-// block of the tree's (t.kids): a chain of appends makes each node the parent
-// of one, and a list of its own for each was an allocation an append. A
-// second child reallocates the list as append does; the entry left in the
-// block belongs to that node alone, so nothing else ever writes it.
-func (t *Tree) oneChild(id string) []string {
-	if len(t.kids) == 0 {
-		t.kids = make([]string, childBlock)
-	}
-	l := t.kids[:1:1]
-	t.kids = t.kids[1:]
-	l[0] = id
-	return l
 }
 
 // sortsBefore reports 1 when sibling sorts before (created, id), -1 when it
