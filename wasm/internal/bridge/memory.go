@@ -97,6 +97,54 @@ func collect() {
 	liveSeen = memStats.HeapAlloc
 }
 
+// A large load ends the collection it started (issue 26). A load allocates
+// mostly what stays live (the file, the tree over it), and GOGC's goal was
+// set from the heap before it: a load of a few times that heap crosses the
+// trigger near its end. In WebAssembly the collector's workers run only when
+// a goroutine yields, which a call never does, so that cycle is advanced by
+// the assists of later allocations alone: it went on over the calls after
+// the load (the full list, the save, regenerates) for hundreds of
+// milliseconds, with write barriers on and the heap growing, as none of the
+// garbage could be reused until it ended. A 20k-message load's next 1,000
+// regenerates cost 1.6× what they do once it has ended. So a large load that
+// ends with a cycle under way finishes it there (a full collection: the mark
+// of a heap that is mostly the file's bytes, which hold no pointers). A load
+// during which a cycle ended leaves the pacing alone: its goal already counts
+// most of the load (at 100k messages that is the usual case).
+
+// loadCycles is the number of cycles that had ended when the large load
+// under way began (LoadBegins).
+var loadCycles uint32
+
+// LoadBegins is called as a load of n bytes begins, LoadEnds as it ends.
+func LoadBegins(n int) {
+	if n >= bigCall {
+		look()
+		loadCycles = memStats.NumGC
+	}
+}
+
+// LoadEnds finishes, with a full collection, the cycle a load of n bytes
+// started when it is still under way.
+func LoadEnds(n int) {
+	if n < bigCall {
+		return
+	}
+	look()
+	if cycleUnderway(loadCycles, &memStats) {
+		collect()
+	}
+}
+
+// cycleUnderway reports whether a cycle may be under way that began after
+// ended cycles had ended: none ended since, and the heap in use is past the
+// lowest trigger the runtime sets (70% of the way from the heap marked to the
+// goal, so at least 70% of the goal). A heap past it with no cycle under way
+// is about to start one: finishing that now costs the same.
+func cycleUnderway(ended uint32, m *runtime.MemStats) bool {
+	return m.NumGC == ended && m.HeapAlloc >= m.NextGC/10*7
+}
+
 // look reads the runtime's memory statistics and restarts the count of
 // needs granted since.
 func look() {
