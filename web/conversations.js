@@ -103,6 +103,9 @@ export async function openConversation(id) {
   release(state.cur);
   const cur = { meta, conv: null, tree: null, error: null, raw: null, loading: true };
   state.cur = cur;
+  // The composer waits for the last messages (or the tree, in a chat with
+  // none): a send before them went nowhere, its text left in the box.
+  renderComposer();
   state.win = { start: 0, end: 0, follow: true };
   forgetTree();
   localStorage.setItem(CURRENT_KEY, id);

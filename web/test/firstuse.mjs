@@ -159,6 +159,21 @@ try {
     assert.equal(await convCount(), before + 1);
   });
 
+  await step("while a conversation opens, its composer waits for its last messages (a send typed before them went nowhere, its text left in the box)", async () => {
+    const start = await page.evaluate(() => localStorage.getItem("sessiontree-demo.current"));
+    const opened = async (want) => page.evaluate((want) => {
+      const current = localStorage.getItem("sessiontree-demo.current");
+      const other = [...document.querySelectorAll("button.conv-open")].find((b) => (want ? b.closest("[data-id]")?.dataset.id === want : b.closest("[data-id]")?.dataset.id !== current));
+      if (!other) return null;
+      other.click(); // the open has begun; nothing of it has been read yet
+      return document.getElementById("input").disabled;
+    }, want);
+    assert.equal(await opened(null), true, "the composer takes no send before the conversation's last messages are there");
+    await page.waitForFunction(() => !document.getElementById("input").disabled);
+    assert.equal(await opened(start), true, "and back (an empty chat: until its tree is there)");
+    await page.waitForFunction(() => !document.getElementById("input").disabled);
+  });
+
   await step("\u201cBranch here\u201d at a user message sends it again as its alternative on the new branch: never two user turns in a row", async () => {
     await send("First question");
     await send("Second question");
