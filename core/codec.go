@@ -191,6 +191,9 @@ type keyedNode struct {
 // pointer write pays a write barrier, which made the sort most of a save in
 // WebAssembly. The pairs move once, into their sorted places.
 func (t *Tree) sortedNodes() []keyedNode {
+	if list := t.nodesInOrder(); list != nil {
+		return list
+	}
 	list := make([]keyedNode, 0, len(t.nodes))
 	for k, n := range t.nodes {
 		list = append(list, keyedNode{k, n})
@@ -948,6 +951,9 @@ func (l *loader) link() {
 	if !l.alias && len(t.dups) == 0 {
 		// Every node in the blocks is the map's: runs.go may go through them.
 		t.loaded, t.loadedAt = l.all, t.Revision()
+		if !l.mixed {
+			t.inOrder, t.inOrderAt = l.all, t.loadedAt
+		}
 	}
 	for _, b := range l.moved {
 		b.moved = t.movedDefault(b)

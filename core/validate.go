@@ -106,12 +106,58 @@ func (t *Tree) Validate() []Problem {
 }
 
 func (t *Tree) sortedKeys() []string {
+	if list := t.nodesInOrder(); list != nil {
+		keys := make([]string, len(list))
+		for i, kn := range list {
+			keys[i] = kn.key
+		}
+		return keys
+	}
 	keys := make([]string, 0, len(t.nodes))
 	for k := range t.nodes {
 		keys = append(keys, k)
 	}
 	sortKeys(keys)
 	return keys
+}
+
+// nodesInOrder returns the nodes sorted by key from the order a load read
+// them in (inOrder) and the few added since, or nil where that order no
+// longer says it (a node removed or relinked, too many added).
+func (t *Tree) nodesInOrder() []keyedNode {
+	if t.inOrder == nil {
+		return nil
+	}
+	added, ok := t.AddedSince(t.inOrderAt)
+	if !ok {
+		t.inOrder = nil
+		return nil
+	}
+	extra := make([]keyedNode, 0, len(added))
+	for _, a := range added {
+		if n := t.nodes[a.Child]; n != nil {
+			extra = append(extra, keyedNode{a.Child, n})
+		}
+	}
+	sortFunc(extra, func(a, b keyedNode) int { return strings.Compare(a.key, b.key) })
+	out := make([]keyedNode, 0, len(t.nodes))
+	j := 0
+	for _, b := range t.inOrder {
+		for i := range b {
+			n := &b[i]
+			for j < len(extra) && extra[j].key < n.id {
+				out = append(out, extra[j])
+				j++
+			}
+			out = append(out, keyedNode{n.id, n})
+		}
+	}
+	out = append(out, extra[j:]...)
+	if len(out) != len(t.nodes) { // never in a sound tree: the sort says it then
+		t.inOrder = nil
+		return nil
+	}
+	return out
 }
 
 // sortKeys sorts keys in byte order as sortStrings does, but a large list by

@@ -269,3 +269,91 @@ export async function writePart(db, meta, changes, options) {
   if (changes.all) tx.objectStore("trees").delete(meta.id);
   await done(tx);
 }
+
+/**
+ * The last count messages of the active path of a .tree.json file (a File,
+ * Blob or Uint8Array), read from its head (the branches) and its last
+ * megabytes, in readTail's form ({ activeBranch, nodes }), or null where the
+ * file does not give them that way: a canonical file lists its nodes sorted
+ * by id and generated ids sort in the order made, so a chat's last messages
+ * are near its end. An import shows them before the file is checked and
+ * loaded (seconds at 200k messages). Nothing here is trusted: the import's
+ * check decides what the conversation holds, and a file this cannot read
+ * only goes without the early view.
+ */
+export async function fileTail(file, count) {
+  try {
+    const size = file instanceof Uint8Array ? file.length : file.size;
+    const bytes = async (from, to) => (file instanceof Uint8Array ? file.subarray(from, to) : new Uint8Array(await file.slice(from, to).arrayBuffer()));
+    const text = async (from, to) => new TextDecoder().decode(await bytes(from, to));
+    // The head: every member before "nodes" (the branches), parsed as one object.
+    let head = null;
+    let nodesAt = -1;
+    for (let len = 64 << 10; head === null; len *= 4) {
+      const h = await text(0, Math.min(size, len));
+      for (let i = h.indexOf(NODES_KEY); i >= 0; i = h.indexOf(NODES_KEY, i + 1)) {
+        try {
+          const o = JSON.parse(h.slice(0, i) + "}");
+          if (o?.format === "sessiontree" && o.branches && typeof o.branches === "object") {
+            head = o;
+            // Byte offset of the nodes' opening brace (the head may hold multi-byte text).
+            nodesAt = new TextEncoder().encode(h.slice(0, i + NODES_KEY.length - 1)).length;
+            break;
+          }
+        } catch {
+          // a branch named "nodes": the next one
+        }
+      }
+      if (head === null && (len >= size || len >= TAIL_HEAD_MAX)) return null;
+    }
+    const activeBranch = typeof head.active_branch === "string" ? head.active_branch : "main";
+    const branch = Object.hasOwn(head.branches, activeBranch) ? head.branches[activeBranch] : null;
+    const leaf = typeof branch?.leaf === "string" ? branch.leaf : null;
+    if (leaf === null) return null;
+    for (let len = 1 << 20; ; len *= 4) {
+      const from = Math.max(nodesAt, size - len);
+      const t = await text(from, size);
+      // The first node that begins in this stretch: `"id":{"id":"id"` with a
+      // plain id (a quote outside a string is never escaped, so no message
+      // text looks like this).
+      let start = 0;
+      if (from > nodesAt) {
+        start = -1;
+        for (let p = t.indexOf(ENTRY); p >= 0 && start < 0; p = t.indexOf(ENTRY, p + 1)) {
+          const q = t.lastIndexOf('"', p - 1);
+          const key = t.slice(q + 1, p);
+          if (q > 0 && (t[q - 1] === "," || t[q - 1] === "{") && !/["\\]/.test(key) && t.startsWith(key + '"', p + ENTRY.length)) start = q;
+        }
+        if (start < 0) return null;
+      }
+      const end = t.lastIndexOf("}"); // the file's own closing brace; the nodes' one before it
+      const nodes = JSON.parse(from > nodesAt ? "{" + t.slice(start, end) : t.slice(0, end));
+      const up = [];
+      let at = leaf;
+      // One more than shown: the top node's parent tells its siblings.
+      while (at !== null && up.length <= count) {
+        const node = Object.hasOwn(nodes, at) ? nodes[at] : null;
+        if (node === null) break;
+        up.push({ id: at, node });
+        at = typeof node.parent === "string" ? node.parent : null;
+      }
+      if (at === null || up.length > count) {
+        const out = [];
+        for (let i = Math.min(up.length, count) - 1; i >= 0; i--) {
+          const parent = up[i + 1]?.node;
+          out.push({ id: up[i].id, node: up[i].node, siblings: Array.isArray(parent?.children) ? parent.children : null });
+        }
+        return { activeBranch, nodes: out };
+      }
+      if (from === nodesAt || len >= TAIL_READ_MAX) return null; // not there, or too far up
+    }
+  } catch {
+    return null;
+  }
+}
+
+const NODES_KEY = ',"nodes":{';
+const ENTRY = '":{"id":"';
+// How far fileTail reads into a file for its head and for its last messages.
+const TAIL_HEAD_MAX = 4 << 20;
+const TAIL_READ_MAX = 16 << 20;

@@ -150,6 +150,18 @@ export interface ImportOptions {
   sliceMs?: number;
   /** As OpenOptions.autosave. */
   autosave?: boolean;
+  /**
+   * A .tree.json only: called with the active path's last `tailCount` nodes,
+   * read from the file's head and last megabytes before the file is checked
+   * and loaded (seconds for 100 MB), and the id and title the conversation
+   * will have: paint them read-only meanwhile. Not called where the file does
+   * not give them that way (its nodes unsorted, or the path's last nodes far
+   * from its end); what the import then makes is what the check allows, which
+   * may differ. The import waits for the returned promise before it returns.
+   */
+  onTail?: (tail: StoredTail, meta: { id: string; title: string }) => void | Promise<void>;
+  /** How many nodes onTail gets (default 60). */
+  tailCount?: number;
 }
 
 export interface ImportResult {

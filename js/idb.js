@@ -19,7 +19,7 @@
 // tab that cannot apply a delta reloads the conversation once the burst is over.
 import { init, initInterchange, SessionTree, SessionTreeError } from "./sessiontree.js";
 import {
-  PACK_ROWS, openDatabase, readList, readMeta, readRows, readTail, readLegacy, searchRows, writePart, putRows, range,
+  PACK_ROWS, openDatabase, readList, readMeta, readRows, readTail, fileTail, readLegacy, searchRows, writePart, putRows, range,
 } from "./idb-records.js";
 
 export { PACK_ROWS };
@@ -502,7 +502,20 @@ class ConversationStore {
       // memory never shrinks, and stopping the worker gives the second copy's back.
       const timings = {};
       const t0 = performance.now();
+      // The path's last messages first, from the file's head and last
+      // megabytes (fileTail), while the worker checks the whole file: the
+      // page shows them in a moment where the check and load take seconds.
+      let shown = null;
+      if (options.onTail) {
+        meta.id ??= newId();
+        const tail = await fileTail(file, options.tailCount ?? 60);
+        if (tail?.nodes.length) {
+          shown = Promise.resolve(options.onTail(tail, { id: meta.id, title: meta.title }));
+          timings.tail = performance.now() - t0;
+        }
+      }
       let problems = options.check === false ? [] : await checkInWorker(file, timings);
+      await shown;
       const t1 = performance.now();
       const tree = await SessionTree.loadFrom(file, { sliceMs });
       timings.check = t1 - t0;

@@ -18,7 +18,7 @@ export const CURRENT_KEY = "sessiontree-demo.current";
 // kept here, per conversation, until the tree is there and takes it, so that
 // closing the tab meanwhile loses nothing (the next open applies it).
 const QUEUED_KEY = "sessiontree-demo.queued.";
-// Tests: hold an open's tree back this many ms after its preview (a slow load, on purpose).
+// Tests: hold an open's or an import's tree back this many ms after its preview (a slow load, on purpose).
 const HOLD_OPEN_KEY = "sessiontree-demo.test-hold-open-ms";
 
 function newId() {
@@ -95,6 +95,12 @@ export function waitingForReply() {
   return !!state.busy;
 }
 
+/** Tests: resolves after the hold of HOLD_OPEN_KEY (an open's or an import's tree kept back after its preview). */
+export async function heldForTests() {
+  const hold = Number(localStorage.getItem(HOLD_OPEN_KEY));
+  if (hold > 0) await new Promise((resolve) => setTimeout(resolve, hold));
+}
+
 export async function openConversation(id) {
   const meta = state.convs.find((c) => c.id === id);
   if (!meta || waitingForReply()) return;
@@ -107,7 +113,7 @@ export async function openConversation(id) {
   // none): a send before them went nowhere, its text left in the box.
   renderComposer();
   state.win = { start: 0, end: 0, follow: true };
-  forgetTree();
+  renderTree(); // empty until its tree is there: never the conversation left's
   localStorage.setItem(CURRENT_KEY, id);
   cur.opening = readInto(cur, id, meta);
   await cur.opening;
@@ -133,8 +139,7 @@ async function readInto(cur, id, meta) {
         await renderPreview(tail, cur);
         if (state.cur !== cur) return;
         state.timings.openPreview = performance.now() - t0;
-        const hold = Number(localStorage.getItem(HOLD_OPEN_KEY));
-        if (hold > 0) await new Promise((resolve) => setTimeout(resolve, hold));
+        await heldForTests();
       },
     });
     if (conv === null) throw new Error("its saved tree is missing from storage");
@@ -279,6 +284,75 @@ export async function newChat() {
     if (state.cur?.meta === other && (!state.cur.tree || blank(other, state.cur.tree))) return;
   }
   await createConversation(new SessionTree());
+}
+
+/**
+ * An import's last messages, read from the file (sessiontree/idb's onTail)
+ * while it is checked and loaded: painted read-only as an open's preview, the
+ * composer taking a send that waits for the tree (queueSend). The conversation
+ * is listed once it is made (importDone); returns what state.cur becomes.
+ */
+export function previewImport(meta, tail) {
+  flush();
+  const left = state.cur;
+  release(left);
+  const cur = { meta: { ...meta }, conv: null, tree: null, error: null, raw: null, loading: true, left: left?.meta.id ?? null };
+  // What waits for the conversation to open (an export clicked meanwhile).
+  cur.opening = new Promise((resolve) => { cur.opened = resolve; });
+  state.cur = cur;
+  renderComposer();
+  state.win = { start: 0, end: 0, follow: true };
+  renderTree(); // empty until its tree is there: never the conversation left's
+  renderHeader();
+  renderConversations();
+  renderPreview(tail, cur);
+  return cur;
+}
+
+/**
+ * The import previewImport showed is made (conv, written in parts from now):
+ * listed and opened in the preview's place, a send made meanwhile sent. When
+ * the user opened another conversation meanwhile, it is only listed.
+ */
+export async function importDone(cur, conv) {
+  const meta = conv.meta;
+  state.convs.unshift(meta);
+  if (state.cur !== cur) {
+    cur.opened();
+    conv.close();
+    renderConversations();
+    return false;
+  }
+  cur.meta = meta;
+  adopt(cur, conv);
+  localStorage.setItem(CURRENT_KEY, meta.id);
+  cur.loading = false;
+  cur.opened();
+  // The chat view in a task of its own (the load's last slice filled this one).
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  if (state.cur !== cur) return true;
+  clearSearch();
+  renderAll();
+  sendQueued(cur);
+  return true;
+}
+
+/**
+ * An import previewImport showed failed: the conversation left before it is
+ * opened again, and a send typed meanwhile goes back into the composer.
+ */
+export async function importFailed(cur) {
+  const q = queuedOf(cur.meta.id);
+  localStorage.removeItem(QUEUED_KEY + cur.meta.id);
+  try {
+    if (state.cur !== cur) return;
+    const back = state.convs.find((c) => c.id === cur.left) ?? state.convs[0];
+    if (back) await openConversation(back.id);
+    else await createConversation(new SessionTree());
+    if (q) $("input").value = q.text;
+  } finally {
+    cur.opened();
+  }
 }
 
 /** Opens a conversation just made (listed first), conv (sessiontree/idb); listed says whether it is in the list already. */

@@ -4,7 +4,8 @@
 import { SessionTree } from "./sessiontree.js";
 import { $, el, openForm, toast, showError, clearError, describe } from "./dom.js";
 import { hasFormats, state, loadInterchange } from "./app.js";
-import { write, waitingForReply, LOAD_SLICE_MS, createConversation, openCreated } from "./conversations.js";
+import { write, waitingForReply, LOAD_SLICE_MS, createConversation, openCreated, previewImport, importDone, importFailed, heldForTests } from "./conversations.js";
+import { WINDOW } from "./chat.js";
 import { renderConversations } from "./sidebar.js";
 import { warmMarkdown } from "./markdown.js";
 
@@ -41,10 +42,31 @@ async function importFile(file, format = "auto") {
       // here in slices, then its rows written a part at a time while the
       // conversation is shown and usable.
       const l0 = performance.now();
-      setTimeout(warmMarkdown, 0); // while the worker checks the file: its first messages then paint in a short task
-      const { conversations, problems, repairs, timings } = await state.store.importFile(file, {
-        format: "sessiontree", sliceMs: LOAD_SLICE_MS, autosave: false, meta: { autoTitle: false },
-      });
+      // The file's last messages first (its head and last megabytes), while
+      // the worker checks it and the page loads it: painted read-only, the
+      // composer taking a send that waits for the tree, as a reload's open.
+      setTimeout(warmMarkdown, 0); // its first messages then paint in a short task
+      let early = null;
+      let result;
+      try {
+        result = await state.store.importFile(file, {
+          format: "sessiontree", sliceMs: LOAD_SLICE_MS, autosave: false, meta: { autoTitle: false },
+          tailCount: WINDOW,
+          onTail: (tail, meta) => {
+            if (waitingForReply()) return;
+            state.timings.importTail = performance.now() - l0;
+            early = previewImport(meta, tail);
+            return heldForTests();
+          },
+        });
+      } catch (e) {
+        if (early) {
+          await heldForTests(); // tests: a send can be typed before the failure comes
+          await importFailed(early);
+        }
+        throw e;
+      }
+      const { conversations, problems, repairs, timings } = result;
       state.timings.importLoad = performance.now() - l0;
       state.timings.importCheck = timings.check;
       state.timings.importRead = timings.load;
@@ -55,13 +77,13 @@ async function importFile(file, format = "auto") {
         state.timings.createWrite = performance.now() - w0;
         state.timings.feedParts = conv.timings.parts;
       });
-      if (waitingForReply()) {
+      if (early) await importDone(early, conv);
+      else if (waitingForReply()) {
         state.convs.unshift(conv.meta); // stored, listed, not opened under the reply
         conv.close();
         renderConversations();
         return;
-      }
-      openCreated(conv.meta, conv, false, { sliced: true });
+      } else openCreated(conv.meta, conv, false, { sliced: true });
       state.timings.import = performance.now() - t0;
       const note = problems.length ? ` It had ${problems.length} structural problem${problems.length === 1 ? "" : "s"}; repaired: ${repairs.slice(0, 3).map((p) => p.message).join("; ")}${repairs.length > 3 ? "; \u2026" : ""}.` : "";
       clearError();

@@ -22,7 +22,7 @@ export async function usage(file: File): Promise<number> {
   });
   const { rev, rows } = await conv.save();
   await store.update(conv.id, { title: "Renamed" });
-  const { conversations, problems } = await store.importFile(file, { format: "auto" });
+  const { conversations, problems } = await store.importFile(file, { format: "auto", tailCount: 60, onTail: (tail, meta) => void [tail.activeBranch, meta.id, meta.title] });
   for (const c of conversations) await c.conversation.close();
   const hits = await store.search("hi", { except: conv.id, limit: 5 });
   unsub();

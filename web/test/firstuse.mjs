@@ -316,6 +316,35 @@ try {
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
+  await step("an import that fails after its last messages were shown: the chat left is back, a send typed meanwhile back in the box, nothing stored", async () => {
+    const left = await page.textContent("#conv-title");
+    const listed = await convCount();
+    // A file whose end reads well (its last messages show at once) but whose
+    // first message has no role: the import's check refuses it.
+    const nodes = {};
+    for (let i = 0; i < 80; i++) {
+      const id = `n${String(i).padStart(3, "0")}`;
+      nodes[id] = { id, ...(i ? { parent: `n${String(i - 1).padStart(3, "0")}` } : {}), children: i < 79 ? [`n${String(i + 1).padStart(3, "0")}`] : [], message: i ? { role: i % 2 ? "user" : "assistant", content: `line ${i}` } : { content: "no role" }, created_at_ms: i + 1 };
+    }
+    const file = JSON.stringify({ format: "sessiontree", version: 1, root: "n000", active_branch: "main", branches: { main: { name: "main", leaf: "n079", created_at_ms: 1 } }, nodes });
+    await demo(() => localStorage.setItem("sessiontree-demo.test-hold-open-ms", "1500"));
+    await page.setInputFiles("#file", { name: "broken.tree.json", mimeType: "application/json", buffer: Buffer.from(file) });
+    await page.waitForFunction(() => document.querySelector("#conv-title").textContent === "broken" && document.querySelectorAll("#messages article.msg.preview").length === 60 && !document.getElementById("input").disabled);
+    assert.match(await msgs.last().textContent(), /line 79/);
+    await page.fill("#input", "typed while it was checked");
+    await page.press("#input", "Enter");
+    await page.waitForSelector("#messages article.queued");
+    await page.waitForFunction((left) => document.querySelector("#conv-title").textContent === left && window.sessiontreeDemo.tree, left);
+    await demo(() => localStorage.removeItem("sessiontree-demo.test-hold-open-ms"));
+    assert.match(await page.textContent("#banner"), /Could not import “broken\.tree\.json”: .*role.*Nothing was changed/);
+    assert.equal(await page.inputValue("#input"), "typed while it was checked", "the send typed meanwhile is back in the box");
+    assert.equal(await convCount(), listed);
+    assert.equal(await page.locator("#conv-list li", { hasText: "broken" }).count(), 0);
+    assert.equal(await demo(() => Object.keys(localStorage).filter((k) => k.startsWith("sessiontree-demo.queued.")).length), 0);
+    await page.fill("#input", "");
+    await demo(() => document.querySelector("#banner .banner-close")?.click());
+  });
+
   await step("Export clicked while a chat re-opens: the export follows once it is open", async () => {
     await page.locator("#conv-list li", { hasText: "Sums" }).locator(".conv-open").click();
     await page.waitForFunction(() => document.querySelector("#conv-title").textContent === "Sums" && window.sessiontreeDemo.tree);

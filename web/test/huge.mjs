@@ -91,21 +91,39 @@ try {
   await fs.mkdir(shots, { recursive: true });
   const one = await open();
 
+  // The file's last messages show before it is checked and loaded (read
+  // from its head and last megabytes), and the composer takes a send
+  // meanwhile: shown at once, sent once the tree is there (held back 1 s
+  // after the preview here, so that it is surely not there yet).
+  await one.evaluate(() => localStorage.setItem("sessiontree-demo.test-hold-open-ms", "1000"));
   const i0 = Date.now();
   await one.setInputFiles("#file", { name: "huge.tree.json", mimeType: "application/json", buffer: Buffer.from(chat.json) });
-  await one.waitForFunction(() => document.querySelector("#conv-title").textContent === "huge" && document.querySelectorAll("#messages article.msg").length >= 50);
+  await one.waitForFunction(() => document.querySelector("#conv-title").textContent === "huge" && document.querySelectorAll("#messages article.msg").length >= 50 && !document.getElementById("input").disabled);
+  const previewed = Date.now() - i0;
+  const importing = await one.evaluate(() => {
+    const loaded = !!window.sessiontreeDemo.tree;
+    const last = [...document.querySelectorAll("#messages .msg-body")].at(-1).textContent;
+    document.getElementById("input").value = "sent while the import loads";
+    document.getElementById("composer").requestSubmit();
+    const shown = [...document.querySelectorAll("#messages article.queued .msg-body")].some((e) => e.textContent === "sent while the import loads");
+    return { loaded, last, shown };
+  });
+  assert.ok(!importing.loaded && importing.shown && importing.last.startsWith("Answer 19999: "), `a send while the import loads: ${JSON.stringify(importing)}`);
+  await one.evaluate(() => localStorage.setItem("sessiontree-demo.test-hold-open-ms", "0"));
+  await one.waitForFunction(() => window.sessiontreeDemo.tree && !document.querySelector(".typing") && document.querySelectorAll("#messages article.queued").length === 0);
   const imported = Date.now() - i0;
+  assert.equal(await nodes(one), chat.nodes + 2, "the send made while it loaded and its reply are in the tree");
+  assert.deepEqual(await has(one, ["sent while the import loads"]), []);
   const inPage = await one.evaluate(() => ({ ...window.sessiontreeDemo.timings }));
-  assert.equal(await nodes(one), chat.nodes);
-  assert.match((await texts(one)).at(-1), /^Answer 19999: /);
+  console.log(`ok   import: its last messages read from the file ${ms(inPage.importTail)} into the import and painted before the tree was there (${ms(previewed)} wall, the file's upload to the page included), a send taken then and sent once the tree was there`);
   const shown = await one.evaluate(() => document.querySelectorAll("#messages article.msg").length);
   // The chat is usable while the import's records are written: a send now
   // shows at once and is stored after them (the reload below finds it).
   const saving = await one.evaluate(() => document.getElementById("save-state").dataset.state);
   const during = await timedSend(one, "sent while the import is stored");
   const stored = await one.evaluate(async () => { await window.sessiontreeDemo.saved(); return { ...window.sessiontreeDemo.timings }; });
-  assert.equal(await nodes(one), chat.nodes + 2);
-  console.log(`ok   import: until the last 50 messages are painted ${ms(imported)} (in page: import ${ms(inPage.import)}: read and checked in a worker of its own ${ms(inPage.importCheck)}, loaded on the page ${ms(inPage.importRead)}, the records written by the worker in the background in ${stored.feedParts} parts ${ms(stored.createWrite)}); ${shown} message elements in the page; a send while they were written (${saving}) shown in ${ms(during.shown)}, stored with them`);
+  assert.equal(await nodes(one), chat.nodes + 4);
+  console.log(`ok   import: until the tree is there and the send made meanwhile answered ${ms(imported)} (in page: import ${ms(inPage.import)}: read and checked in a worker of its own ${ms(inPage.importCheck)}, loaded on the page ${ms(inPage.importRead)}, the records written by the worker in the background in ${stored.feedParts} parts ${ms(stored.createWrite)}); ${shown} message elements in the page; a send while they were written (${saving}) shown in ${ms(during.shown)}, stored with them`);
 
   const sends = [];
   for (let k = 0; k < 3; k++) sends.push(await timedSend(one, `sent into the huge chat ${k}`));
@@ -160,10 +178,10 @@ try {
   await one.waitForFunction(() => document.querySelectorAll("#messages article.msg").length >= 50);
   const reloadWall = Date.now() - r0;
   const after = await one.evaluate(() => ({ ...window.sessiontreeDemo.timings }));
-  let total = chat.nodes + 8;
+  let total = chat.nodes + 10;
   assert.equal(await nodes(one), total, "every node is there after a reload");
   assert.ok((await one.evaluate(() => window.sessiontreeDemo.tree.save())) === beforeReload, "the reopened tree is the one stored, byte for byte");
-  assert.deepEqual(await has(one, ["sent while the import is stored", "sent into the huge chat 0", "sent into the huge chat 2", "The other version's answer"]), []);
+  assert.deepEqual(await has(one, ["sent while the import loads", "sent while the import is stored", "sent into the huge chat 0", "sent into the huge chat 2", "The other version's answer"]), []);
   console.log(`ok   reload: open until the whole conversation is shown ${ms(after.interactive)} from navigation (${ms(reloadWall)} wall; its last messages painted from their records ${ms(after.openPreview)} into the open, the records read and joined in the worker ${ms(after.openRead)}, loaded on the page ${ms(after.openLoad)}; ${preview} read-only messages seen before the tree was there); ${total} nodes, the same tree byte for byte, nothing lost`);
 
   // Usable while it opens: once the last messages are painted the composer
