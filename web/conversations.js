@@ -113,7 +113,8 @@ export async function openConversation(id) {
   // none): a send before them went nowhere, its text left in the box.
   renderComposer();
   state.win = { start: 0, end: 0, follow: true };
-  renderTree(); // empty until its tree is there: never the conversation left's
+  renderTree(); // the tree view and the branches empty until its tree is there: never the conversation left's
+  renderBranches();
   localStorage.setItem(CURRENT_KEY, id);
   cur.opening = readInto(cur, id, meta);
   await cur.opening;
@@ -302,7 +303,8 @@ export function previewImport(meta, tail) {
   state.cur = cur;
   renderComposer();
   state.win = { start: 0, end: 0, follow: true };
-  renderTree(); // empty until its tree is there: never the conversation left's
+  renderTree(); // the tree view and the branches empty until its tree is there: never the conversation left's
+  renderBranches();
   renderHeader();
   renderConversations();
   renderPreview(tail, cur);
