@@ -17,7 +17,7 @@
 // tree (t.merge with { freshNames, keepPlace }: readable branch-N names, each
 // tab stays on its user's work) and the rows where the union differs written. A
 // tab that cannot apply a delta reloads the conversation once the burst is over.
-import { init, initInterchange, SessionTree, SessionTreeError } from "./sessiontree.js";
+import { init, initInterchange, settled, SessionTree, SessionTreeError } from "./sessiontree.js";
 import {
   PACK_ROWS, openDatabase, readList, readMeta, readRows, readTail, fileTail, readLegacy, searchRows, writePart, putRows, range,
 } from "./idb-records.js";
@@ -954,6 +954,10 @@ class Conversation {
     const run = this.#store._queue(async () => {
       try {
         await new Promise((resolve) => setTimeout(resolve, 0)); // not in the task that made the tree
+        // After the collection of what the tree's load left (the module's
+        // tidy, in idle slices): begun beside the feed, its mark ran inside
+        // one of the feed's calls (140 ms at 200k messages).
+        await settled();
         let packed = true;
         // The path's last nodes keep records of their own beside their packs:
         // an open reads them first (store.tail), a get each, where a pack of
