@@ -43,7 +43,12 @@ func (l *ringLog[T]) since(from uint64) ([]T, bool) {
 	return out, true
 }
 
-func (t *Tree) logAttach(parent, child string) { t.attaches.add(Attach{parent, child}) }
+func (t *Tree) logAttach(parent, child string) {
+	t.attaches.add(Attach{parent, child})
+	if t.inOrder != nil {
+		t.inOrderAdded = append(t.inOrderAdded, child)
+	}
+}
 
 // Revision returns the tree's current revision.
 func (t *Tree) Revision() Revision { return Revision{t.shapeGen, t.attaches.n, t.branchLog.n} }

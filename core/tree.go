@@ -79,8 +79,9 @@ type Tree struct {
 	// store feed, Validate or a save of a loaded tree lists its keys without
 	// sorting them (200k generated ids, sharing their first 8 bytes, took
 	// ~0.5 s to sort in the browser, in one task of an import).
-	inOrder   [][]node
-	inOrderAt Revision
+	inOrder      [][]node
+	inOrderAt    Revision
+	inOrderAdded []string // the nodes added since, whatever their number
 	// title is the last non-empty Title and the root and shapeGen it was
 	// read at: messages never change, so only a new root or a removal near
 	// it can change a title once there is one (subtree.go).

@@ -122,21 +122,20 @@ func (t *Tree) sortedKeys() []string {
 }
 
 // nodesInOrder returns the nodes sorted by key from the order a load read
-// them in (inOrder) and the few added since, or nil where that order no
-// longer says it (a node removed or relinked, too many added).
+// them in (inOrder) and those added since (inOrderAdded), or nil where that
+// order no longer says it (a node removed or relinked).
 func (t *Tree) nodesInOrder() []keyedNode {
 	if t.inOrder == nil {
 		return nil
 	}
-	added, ok := t.AddedSince(t.inOrderAt)
-	if !ok {
-		t.inOrder = nil
+	if t.shapeGen != t.inOrderAt.gen { // a node removed or relinked since
+		t.inOrder, t.inOrderAdded = nil, nil
 		return nil
 	}
-	extra := make([]keyedNode, 0, len(added))
-	for _, a := range added {
-		if n := t.nodes[a.Child]; n != nil {
-			extra = append(extra, keyedNode{a.Child, n})
+	extra := make([]keyedNode, 0, len(t.inOrderAdded))
+	for _, id := range t.inOrderAdded {
+		if n := t.nodes[id]; n != nil {
+			extra = append(extra, keyedNode{id, n})
 		}
 	}
 	sortFunc(extra, func(a, b keyedNode) int { return strings.Compare(a.key, b.key) })
@@ -154,7 +153,7 @@ func (t *Tree) nodesInOrder() []keyedNode {
 	}
 	out = append(out, extra[j:]...)
 	if len(out) != len(t.nodes) { // never in a sound tree: the sort says it then
-		t.inOrder = nil
+		t.inOrder, t.inOrderAdded = nil, nil
 		return nil
 	}
 	return out
