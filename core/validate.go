@@ -132,26 +132,27 @@ func (t *Tree) nodesInOrder() []keyedNode {
 		t.inOrder, t.inOrderAdded = nil, nil
 		return nil
 	}
-	extra := make([]keyedNode, 0, len(t.inOrderAdded))
-	for _, id := range t.inOrderAdded {
-		if n := t.nodes[id]; n != nil {
-			extra = append(extra, keyedNode{id, n})
-		}
-	}
-	sortFunc(extra, func(a, b keyedNode) int { return strings.Compare(a.key, b.key) })
+	extra := slices.Clone(t.inOrderAdded)
+	sortStrings(extra)
 	out := make([]keyedNode, 0, len(t.nodes))
 	j := 0
 	for _, b := range t.inOrder {
 		for i := range b {
 			n := &b[i]
-			for j < len(extra) && extra[j].key < n.id {
-				out = append(out, extra[j])
+			for j < len(extra) && extra[j] < n.id {
+				if m := t.nodes[extra[j]]; m != nil {
+					out = append(out, keyedNode{extra[j], m})
+				}
 				j++
 			}
 			out = append(out, keyedNode{n.id, n})
 		}
 	}
-	out = append(out, extra[j:]...)
+	for _, id := range extra[j:] {
+		if m := t.nodes[id]; m != nil {
+			out = append(out, keyedNode{id, m})
+		}
+	}
 	if len(out) != len(t.nodes) { // never in a sound tree: the sort says it then
 		t.inOrder, t.inOrderAdded = nil, nil
 		return nil
