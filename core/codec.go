@@ -952,7 +952,7 @@ func (l *loader) link() {
 		// Every node in the blocks is the map's: runs.go may go through them.
 		t.loaded, t.loadedAt = l.all, t.Revision()
 		if !l.mixed {
-			t.inOrder, t.inOrderAt, t.inOrderAdded = l.all, t.loadedAt, nil
+			t.inOrder, t.inOrderGen, t.inOrderAdded = l.all, t.shapeGen, nil
 		}
 	}
 	for _, b := range l.moved {

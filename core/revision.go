@@ -45,7 +45,7 @@ func (l *ringLog[T]) since(from uint64) ([]T, bool) {
 
 func (t *Tree) logAttach(parent, child string) {
 	t.attaches.add(Attach{parent, child})
-	if t.inOrder != nil {
+	if t.inOrderValid() {
 		t.inOrderAdded = append(t.inOrderAdded, child)
 	}
 }

@@ -75,13 +75,14 @@ type Tree struct {
 	loadedAt Revision
 	// inOrder holds the blocks of nodes a load made when the file listed
 	// them strictly sorted by key, each stored under its id (a canonical
-	// file): their order is the keys' order, as of inOrderAt, so a first
-	// store feed, Validate or a save of a loaded tree lists its keys without
-	// sorting them (200k generated ids, sharing their first 8 bytes, took
-	// ~0.5 s to sort in the browser, in one task of an import).
+	// file): their order is the keys' order while shapeGen is inOrderGen (no
+	// node removed or relinked), so a first store feed, Validate or a save of
+	// a loaded tree lists its keys without sorting them (200k generated ids,
+	// sharing their first 8 bytes, took ~0.5 s to sort in the browser, in
+	// one task of an import). inOrderAdded lists the nodes added since.
 	inOrder      [][]node
-	inOrderAt    Revision
-	inOrderAdded []string // the nodes added since, whatever their number
+	inOrderGen   uint64
+	inOrderAdded []string
 	// title is the last non-empty Title and the root and shapeGen it was
 	// read at: messages never change, so only a new root or a removal near
 	// it can change a title once there is one (subtree.go).

@@ -125,11 +125,7 @@ func (t *Tree) sortedKeys() []string {
 // them in (inOrder) and those added since (inOrderAdded), or nil where that
 // order no longer says it (a node removed or relinked).
 func (t *Tree) nodesInOrder() []keyedNode {
-	if t.inOrder == nil {
-		return nil
-	}
-	if t.shapeGen != t.inOrderAt.gen { // a node removed or relinked since
-		t.inOrder, t.inOrderAdded = nil, nil
+	if !t.inOrderValid() {
 		return nil
 	}
 	extra := slices.Clone(t.inOrderAdded)
@@ -158,6 +154,15 @@ func (t *Tree) nodesInOrder() []keyedNode {
 		return nil
 	}
 	return out
+}
+
+// inOrderValid says whether inOrder still gives the keys' order, and forgets
+// it (and what was added since) once a node was removed or relinked.
+func (t *Tree) inOrderValid() bool {
+	if t.inOrder != nil && t.shapeGen != t.inOrderGen {
+		t.inOrder, t.inOrderAdded = nil, nil
+	}
+	return t.inOrder != nil
 }
 
 // sortKeys sorts keys in byte order as sortStrings does, but a large list by

@@ -101,20 +101,44 @@ export async function heldForTests() {
   if (hold > 0) await new Promise((resolve) => setTimeout(resolve, hold));
 }
 
+/**
+ * Makes cur (a conversation whose tree is not there yet) the one shown, in
+ * place of the one left (written and closed): the composer waits for its last
+ * messages (or its tree, in a chat with none: a send before them went
+ * nowhere, its text left in the box), the tree view and the branches stay
+ * empty until its tree is there (never the conversation left's). Returns cur.
+ */
+function beginOpening(cur) {
+  flush();
+  release(state.cur);
+  state.cur = cur;
+  renderComposer();
+  state.win = { start: 0, end: 0, follow: true };
+  renderTree();
+  renderBranches();
+  return cur;
+}
+
+/**
+ * cur's tree is there (adopted): the chat is painted in a task of its own (a
+ * load's last slice, and at the first open the module's start, filled this
+ * one), then a send made while it opened is sent.
+ */
+async function showOpened(cur) {
+  cur.loading = false;
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  if (state.cur !== cur) return; // its queued send, if any, waits for the next open
+  clearSearch();
+  renderAll();
+  performance.mark("open: rendered");
+  sendQueued(cur);
+}
+
 export async function openConversation(id) {
   const meta = state.convs.find((c) => c.id === id);
   if (!meta || waitingForReply()) return;
   $("app").classList.remove("sidebar-open");
-  flush();
-  release(state.cur);
-  const cur = { meta, conv: null, tree: null, error: null, raw: null, loading: true };
-  state.cur = cur;
-  // The composer waits for the last messages (or the tree, in a chat with
-  // none): a send before them went nowhere, its text left in the box.
-  renderComposer();
-  state.win = { start: 0, end: 0, follow: true };
-  renderTree(); // the tree view and the branches empty until its tree is there: never the conversation left's
-  renderBranches();
+  const cur = beginOpening({ meta, conv: null, tree: null, error: null, raw: null, loading: true });
   localStorage.setItem(CURRENT_KEY, id);
   cur.opening = readInto(cur, id, meta);
   await cur.opening;
@@ -163,15 +187,7 @@ async function readInto(cur, id, meta) {
   }
   state.timings.open = performance.now() - t0;
   performance.mark("open: tree loaded");
-  cur.loading = false;
-  // The chat is painted in a task of its own: the load's last slice (and,
-  // at the first open, the module's start) filled this one.
-  await new Promise((resolve) => setTimeout(resolve, 0));
-  if (state.cur !== cur) return; // its queued send, if any, waits for the next open
-  clearSearch();
-  renderAll();
-  performance.mark("open: rendered");
-  sendQueued(cur);
+  await showOpened(cur);
 }
 
 /**
@@ -294,17 +310,10 @@ export async function newChat() {
  * is listed once it is made (importDone); returns what state.cur becomes.
  */
 export function previewImport(meta, tail) {
-  flush();
-  const left = state.cur;
-  release(left);
-  const cur = { meta: { ...meta }, conv: null, tree: null, error: null, raw: null, loading: true, left: left?.meta.id ?? null };
+  const cur = { meta: { ...meta }, conv: null, tree: null, error: null, raw: null, loading: true, left: state.cur?.meta.id ?? null };
   // What waits for the conversation to open (an export clicked meanwhile).
   cur.opening = new Promise((resolve) => { cur.opened = resolve; });
-  state.cur = cur;
-  renderComposer();
-  state.win = { start: 0, end: 0, follow: true };
-  renderTree(); // the tree view and the branches empty until its tree is there: never the conversation left's
-  renderBranches();
+  beginOpening(cur);
   renderHeader();
   renderConversations();
   renderPreview(tail, cur);
@@ -323,20 +332,13 @@ export async function importDone(cur, conv) {
     cur.opened();
     conv.close();
     renderConversations();
-    return false;
+    return;
   }
   cur.meta = meta;
   adopt(cur, conv);
   localStorage.setItem(CURRENT_KEY, meta.id);
-  cur.loading = false;
   cur.opened();
-  // The chat view in a task of its own (the load's last slice filled this one).
-  await new Promise((resolve) => setTimeout(resolve, 0));
-  if (state.cur !== cur) return true;
-  clearSearch();
-  renderAll();
-  sendQueued(cur);
-  return true;
+  await showOpened(cur);
 }
 
 /**
