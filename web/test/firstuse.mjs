@@ -336,6 +336,9 @@ try {
     await page.waitForSelector("#messages article.queued");
     await page.waitForFunction((left) => document.querySelector("#conv-title").textContent === left && window.sessiontreeDemo.tree, left);
     await demo(() => localStorage.removeItem("sessiontree-demo.test-hold-open-ms"));
+    // The error is shown once the chat left is open again (the import's throw
+    // comes after importFailed): wait for it rather than read it at once.
+    await page.waitForFunction(() => /Could not import/.test(document.querySelector("#banner")?.textContent ?? ""));
     assert.match(await page.textContent("#banner"), /Could not import “broken\.tree\.json”: .*role.*Nothing was changed/);
     assert.equal(await page.inputValue("#input"), "typed while it was checked", "the send typed meanwhile is back in the box");
     assert.equal(await convCount(), listed);
