@@ -327,7 +327,7 @@ try {
       nodes[id] = { id, ...(i ? { parent: `n${String(i - 1).padStart(3, "0")}` } : {}), children: i < 79 ? [`n${String(i + 1).padStart(3, "0")}`] : [], message: i ? { role: i % 2 ? "user" : "assistant", content: `line ${i}` } : { content: "no role" }, created_at_ms: i + 1 };
     }
     const file = JSON.stringify({ format: "sessiontree", version: 1, root: "n000", active_branch: "main", branches: { main: { name: "main", leaf: "n079", created_at_ms: 1 } }, nodes });
-    await demo(() => localStorage.setItem("sessiontree-demo.test-hold-open-ms", "1500"));
+    await demo(() => localStorage.setItem("sessiontree-demo.test-hold-open-ms", "4000"));
     await page.setInputFiles("#file", { name: "broken.tree.json", mimeType: "application/json", buffer: Buffer.from(file) });
     await page.waitForFunction(() => document.querySelector("#conv-title").textContent === "broken" && document.querySelectorAll("#messages article.msg.preview").length === 60 && !document.getElementById("input").disabled);
     assert.match(await msgs.last().textContent(), /line 79/);

@@ -93,9 +93,9 @@ try {
 
   // The file's last messages show before it is checked and loaded (read
   // from its head and last megabytes), and the composer takes a send
-  // meanwhile: shown at once, sent once the tree is there (held back 1 s
+  // meanwhile: shown at once, sent once the tree is there (held back 3 s
   // after the preview here, so that it is surely not there yet).
-  await one.evaluate(() => localStorage.setItem("sessiontree-demo.test-hold-open-ms", "1000"));
+  await one.evaluate(() => localStorage.setItem("sessiontree-demo.test-hold-open-ms", "3000"));
   const i0 = Date.now();
   await one.setInputFiles("#file", { name: "huge.tree.json", mimeType: "application/json", buffer: Buffer.from(chat.json) });
   await one.waitForFunction(() => document.querySelector("#conv-title").textContent === "huge" && document.querySelectorAll("#messages article.msg").length >= 50 && !document.getElementById("input").disabled);
