@@ -826,6 +826,7 @@ class Conversation {
     if (this.#saveTimer || this.#closing) return;
     this.#saveTimer = setTimeout(() => {
       this.#saveTimer = 0;
+      if (this.#closing) return; // close saved what was not written (its tree may be freed by now)
       if (this.#tree.version !== this.#taken) this.save().catch((e) => this.#emit({ kind: "error", error: e }));
     }, 0);
   }
@@ -1136,6 +1137,10 @@ class Conversation {
   _close() {
     if (this.#closing) return this.#closing === "closing" ? Promise.resolve() : this.#closing;
     this.#closing = "closing";
+    // A save scheduled by a change stored already (another tab's, applied
+    // in place) has nothing to write, and must not come after the free.
+    clearTimeout(this.#saveTimer);
+    this.#saveTimer = 0;
     const last = this.#deleted || this.#tree.version === this.#taken ? this.#feeding : this.save();
     this.#closing = Promise.resolve(last).catch(() => {}).then(() => this.#feeding).then(() => {
       clearTimeout(this.#catchUp);

@@ -322,6 +322,37 @@ try {
     assert.deepEqual(r, { persistent: false, nodes: 1, hits: 1, again: 1, dbs: false });
   });
 
+  await step("closed right after another tab's change was applied: nothing reads the freed tree (its save timer is cancelled)", async () => {
+    const r = await page.evaluate(async () => {
+      const uncaught = [];
+      const onError = (e) => uncaught.push(e.message ?? String(e.reason ?? e));
+      window.addEventListener("error", onError);
+      window.addEventListener("unhandledrejection", onError);
+      const store = await window.idb.openStore({ name: "closed-after-apply" });
+      try {
+        const c = await store.create(undefined, { title: "a" });
+        c.tree.append({ role: "user", content: "one" });
+        await new Promise((res) => setTimeout(res, 10));
+        await c.saved();
+        // Another tab's change, applied in place (as tab sync does): the
+        // tree changed, and what it changed is stored already.
+        const other = c.tree.clone();
+        other.takeChanges();
+        other.append({ role: "assistant", content: "two" });
+        const applied = c._apply(c.rev + 1, c.rev, other.takeChanges());
+        other.free();
+        await c.close();
+        await new Promise((res) => setTimeout(res, 50));
+        return { applied, uncaught };
+      } finally {
+        window.removeEventListener("error", onError);
+        window.removeEventListener("unhandledrejection", onError);
+        await store.close();
+      }
+    });
+    assert.deepEqual(r, { applied: true, uncaught: [] });
+  });
+
   await step("arguments are checked with sentences", async () => {
     const r = await page.evaluate(async () => {
       const msgs = [];
