@@ -28,7 +28,7 @@ import { openStore } from "./idb.js";
 import { $, el, toast, showError, describe } from "./dom.js";
 import { loadSettings, usesEndpoint } from "./assistant.js";
 import { openSettings } from "./settings.js";
-import { CURRENT_KEY, flush, renderSaveState, openConversation, createConversation } from "./conversations.js";
+import { CURRENT_KEY, flush, renderSaveState, openConversation, createConversation, orphanedSends } from "./conversations.js";
 import { renderChat, renderComposer, wireChat } from "./chat.js";
 import { renderConversations, renderBranches, wireSidebar } from "./sidebar.js";
 import { wireImportExport } from "./importexport.js";
@@ -223,6 +223,18 @@ async function start() {
     return;
   }
   if (!first) await createConversation(new SessionTree());
+  // A send typed during an import's preview whose tab closed before the
+  // import was stored: never sent, so it is put back in the box, not lost.
+  const orphans = orphanedSends(state.convs.map((c) => c.id));
+  if (orphans.length) {
+    const text = orphans.map((q) => q.text).join("\n\n");
+    if ($("input").value.trim() === "") {
+      $("input").value = text;
+      toast(`${orphans.length === 1 ? "A message" : `${orphans.length} messages`} typed while a file was imported ${orphans.length === 1 ? "was" : "were"} not sent (the tab closed before the import was stored): back in the box.`, "warn");
+    } else {
+      toast(`Not sent (the tab closed before an import was stored): \u201c${text.length > 200 ? text.slice(0, 200) + "\u2026" : text}\u201d`, "warn");
+    }
+  }
   document.body.dataset.ready = "1";
   state.timings.interactive = performance.now();
   prepareRequests();

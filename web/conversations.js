@@ -221,6 +221,33 @@ export function queuedOf(id) {
 }
 
 /**
+ * The sends that waited for a conversation that is not there (their tab
+ * closed during an import's preview, before the import was stored, or the
+ * import was interrupted), oldest first, taken out of localStorage. One made
+ * in the last ORPHAN_MS is left: another tab's import may still be checked.
+ */
+export function orphanedSends(listed) {
+  const known = new Set(listed);
+  const out = [];
+  const keys = [];
+  for (let i = 0; i < localStorage.length; i++) keys.push(localStorage.key(i));
+  for (const key of keys) {
+    if (!key?.startsWith(QUEUED_KEY)) continue;
+    const id = key.slice(QUEUED_KEY.length);
+    if (known.has(id)) continue;
+    const q = queuedOf(id);
+    if (q && Date.now() - q.at < ORPHAN_MS) continue;
+    localStorage.removeItem(key);
+    if (q && q.text.trim() !== "") out.push(q);
+  }
+  return out.sort((a, b) => a.at - b.at);
+}
+
+// ORPHAN_MS is the age from which a send whose conversation is not stored is
+// taken as left behind: an import's check takes seconds, not a minute.
+const ORPHAN_MS = 60_000;
+
+/**
  * A send made while cur opens, before its tree is loaded: shown at once
  * below the preview, kept in localStorage, and sent (appended, then the
  * reply asked for) by sendQueued once the tree is there. One waits at a time.

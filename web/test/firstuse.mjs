@@ -348,6 +348,21 @@ try {
     await demo(() => document.querySelector("#banner .banner-close")?.click());
   });
 
+  await step("a send typed during an import whose tab closed before it was stored is back in the box at the next start; a fresh one (another tab's import) is left", async () => {
+    await demo(() => {
+      localStorage.setItem("sessiontree-demo.queued.gone-import", JSON.stringify({ text: "typed before the tab closed", at: Date.now() - 120000 }));
+      localStorage.setItem("sessiontree-demo.queued.checked-elsewhere", JSON.stringify({ text: "another tab's", at: Date.now() }));
+    });
+    await page.reload();
+    await page.waitForSelector("body[data-ready='1']");
+    assert.equal(await page.inputValue("#input"), "typed before the tab closed");
+    await page.waitForSelector(".toast >> text=/typed while a file was imported was not sent/");
+    const keys = await demo(() => Object.keys(localStorage).filter((k) => k.startsWith("sessiontree-demo.queued.")).sort());
+    assert.deepEqual(keys, ["sessiontree-demo.queued.checked-elsewhere"]);
+    await demo(() => localStorage.removeItem("sessiontree-demo.queued.checked-elsewhere"));
+    await page.fill("#input", "");
+  });
+
   await step("Export clicked while a chat re-opens: the export follows once it is open", async () => {
     await page.locator("#conv-list li", { hasText: "Sums" }).locator(".conv-open").click();
     await page.waitForFunction(() => document.querySelector("#conv-title").textContent === "Sums" && window.sessiontreeDemo.tree);
