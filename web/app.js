@@ -232,7 +232,7 @@ async function start() {
       $("input").value = text;
       toast(`${orphans.length === 1 ? "A message" : `${orphans.length} messages`} typed while a file was imported ${orphans.length === 1 ? "was" : "were"} not sent (the tab closed before the import was stored): back in the box.`, "warn");
     } else {
-      toast(`Not sent (the tab closed before an import was stored): \u201c${text.length > 200 ? text.slice(0, 200) + "\u2026" : text}\u201d`, "warn");
+      toast(`Not sent, as the tab closed before an import was stored: \u201c${text.length > 200 ? text.slice(0, 200) + "\u2026" : text}\u201d`, "warn");
     }
   }
   document.body.dataset.ready = "1";

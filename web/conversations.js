@@ -243,6 +243,11 @@ export function orphanedSends(listed) {
   return out.sort((a, b) => a.at - b.at);
 }
 
+/** Drops the send waiting for conversation id (deleted: it has nowhere to go). */
+export function forgetQueued(id) {
+  localStorage.removeItem(QUEUED_KEY + id);
+}
+
 // ORPHAN_MS is the age from which a send whose conversation is not stored is
 // taken as left behind: an import's check takes seconds, not a minute.
 const ORPHAN_MS = 60_000;

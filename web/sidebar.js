@@ -7,7 +7,7 @@ import { usesEndpoint, messageText, endpointSummarizer } from "./assistant.js";
 import { plainText } from "./markdown.js";
 import { confirmDeleteBranch, deleteBranchWithMessages, countMessages } from "./branching.js";
 import { state, renderAll } from "./app.js";
-import { persist, write, waitingForReply, openConversation, createConversation, newChat } from "./conversations.js";
+import { persist, write, waitingForReply, openConversation, createConversation, newChat, forgetQueued } from "./conversations.js";
 import { reveal } from "./chat.js";
 import { change, checkout } from "./actions.js";
 
@@ -52,6 +52,7 @@ async function deleteConversation(meta) {
     state.pending--;
   }
   await write(() => state.store.delete(meta.id));
+  forgetQueued(meta.id); // a send left waiting for it (its tab closed while it opened) goes with it
   state.convs = state.convs.filter((c) => c !== meta);
   if (state.cur?.meta === meta) {
     state.cur.conv?.close(); // deleted: nothing more is written

@@ -348,7 +348,7 @@ try {
     await demo(() => document.querySelector("#banner .banner-close")?.click());
   });
 
-  await step("a send typed during an import whose tab closed before it was stored is back in the box at the next start; a fresh one (another tab's import) is left", async () => {
+  await step("a send typed during an import whose tab closed before it was stored is back in the box at the next start; a fresh one (another tab's import) is left; a deleted chat's goes with it", async () => {
     await demo(() => {
       localStorage.setItem("sessiontree-demo.queued.gone-import", JSON.stringify({ text: "typed before the tab closed", at: Date.now() - 120000 }));
       localStorage.setItem("sessiontree-demo.queued.checked-elsewhere", JSON.stringify({ text: "another tab's", at: Date.now() }));
@@ -361,6 +361,20 @@ try {
     assert.deepEqual(keys, ["sessiontree-demo.queued.checked-elsewhere"]);
     await demo(() => localStorage.removeItem("sessiontree-demo.queued.checked-elsewhere"));
     await page.fill("#input", "");
+    // A conversation deleted while a send still waits for it (its tab closed
+    // as it opened) takes the send along: it is not brought back later.
+    const victim = await demo(async () => {
+      const cur = localStorage.getItem("sessiontree-demo.current");
+      const m = (await window.sessiontreeDemo.store.list()).find((c) => c.id !== cur && c.title !== "Sums");
+      localStorage.setItem("sessiontree-demo.queued." + m.id, JSON.stringify({ text: "for a deleted chat", at: Date.now() - 120000 }));
+      return m;
+    });
+    await page.getByRole("button", { name: `Delete ${victim.title}`, exact: true }).first().click();
+    await page.locator("#dialog button[type=submit]").click();
+    await page.waitForFunction((id) => localStorage.getItem("sessiontree-demo.queued." + id) === null, victim.id);
+    await page.reload();
+    await page.waitForSelector("body[data-ready='1']");
+    assert.equal(await page.inputValue("#input"), "");
   });
 
   await step("Export clicked while a chat re-opens: the export follows once it is open", async () => {
