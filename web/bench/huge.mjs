@@ -167,7 +167,32 @@ async function workerHeaps(cdp) {
 const shots = path.join(repo, "web/test/screenshots");
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+// fresh empties the page's storage (a page of the origin that is not the
+// demo): each measurement starts as a new user's page. Without it the page
+// opened the chat the measurement before left current (the previous shape's
+// 200k chat, for the next 100-message one) and kept that module's memory.
+async function fresh(browser, base) {
+  const p = await browser.newPage();
+  try {
+    await p.goto(new URL("/bench-huge-blank", base).href);
+    await p.evaluate(async () => {
+      for (const k of Object.keys(localStorage)) if (k !== "sessiontree-demo.settings") localStorage.removeItem(k);
+      for (const d of await indexedDB.databases()) {
+        await new Promise((resolve, reject) => {
+          const q = indexedDB.deleteDatabase(d.name);
+          q.onsuccess = resolve;
+          q.onerror = () => reject(q.error);
+          q.onblocked = () => reject(new Error(`the database ${d.name} is still open`));
+        });
+      }
+    });
+  } finally {
+    await p.close();
+  }
+}
+
 async function measure(browser, base, c, errors) {
+  await fresh(browser, base);
   const page = await openPage(browser, base, errors, 600000);
   if (process.env.BENCH_HUGE_VERBOSE) page.on("console", (m) => console.error(`[page] ${m.text()}`));
   const cdp = await browser.newCDPSession(page);
