@@ -826,7 +826,6 @@ class Conversation {
     if (this.#saveTimer || this.#closing) return;
     this.#saveTimer = setTimeout(() => {
       this.#saveTimer = 0;
-      if (this.#closing) return; // close saved what was not written (its tree may be freed by now)
       if (this.#tree.version !== this.#taken) this.save().catch((e) => this.#emit({ kind: "error", error: e }));
     }, 0);
   }

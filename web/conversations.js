@@ -243,7 +243,7 @@ export function orphanedSends(listed) {
   return out.sort((a, b) => a.at - b.at);
 }
 
-/** Drops the send waiting for conversation id (deleted: it has nowhere to go). */
+/** Drops the send waiting for conversation id (sent, given back, or deleted with it). */
 export function forgetQueued(id) {
   localStorage.removeItem(QUEUED_KEY + id);
 }
@@ -280,7 +280,7 @@ function sendQueued(cur) {
   const q = queuedOf(cur.meta.id);
   cur.queued = null;
   if (!q || state.cur !== cur || !cur.tree) return;
-  localStorage.removeItem(QUEUED_KEY + cur.meta.id);
+  forgetQueued(cur.meta.id);
   state.win.follow = true;
   const id = change("send", (t) => t.append({ role: "user", content: q.text }, q.at));
   if (id === undefined) return;
@@ -379,7 +379,7 @@ export async function importDone(cur, conv) {
  */
 export async function importFailed(cur) {
   const q = queuedOf(cur.meta.id);
-  localStorage.removeItem(QUEUED_KEY + cur.meta.id);
+  forgetQueued(cur.meta.id);
   try {
     if (state.cur !== cur) return;
     const back = state.convs.find((c) => c.id === cur.left) ?? state.convs[0];
