@@ -65,7 +65,7 @@ test-corpus-if-shared:
 ## fuzz: run every fuzz target for FUZZTIME each (default 20s)
 FUZZTIME ?= 20s
 fuzz:
-	@for pkg in $$($(GO) list ./core/...); do \
+	@for pkg in $$($(GO) list ./core/... ./wasm/edge/... ./wasm/internal/...); do \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 	    echo "== fuzz $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
 	  done; \

@@ -56,6 +56,9 @@ func (t *Tree) ApplyRows(root, active string, follow bool, branches, nodes []Fra
 	}
 	has := func(id string) bool { return p.nodes[id] != nil || (t.nodes[id] != nil && !gone[id]) }
 	for id, n := range p.nodes {
+		if n.id != id {
+			return newError(CodeCorrupt, "the changes' row "+quote(id)+" holds the node "+quote(n.id)+"; a row is keyed by its node's id")
+		}
 		if e := t.nodes[id]; e != nil && (e.parent != n.parent || e.created != n.created || !bytes.Equal(e.msg, n.msg)) {
 			return newError(CodeConflict, "node "+quote(id)+" differs between the two copies; merge them instead")
 		}
@@ -77,8 +80,14 @@ func (t *Tree) ApplyRows(root, active string, follow bool, branches, nodes []Fra
 			}
 		}
 	}
+	if id := rowsCycle(t, p, gone); id != "" {
+		return newError(CodeCorrupt, "the changes' parent links through node "+quote(id)+" form a cycle")
+	}
 	if root != "" && !has(root) {
 		return newError(CodeConflict, "the root "+quote(root)+" is in neither copy; merge or reload instead")
+	}
+	if r := p.nodes[root]; root != "" && (r != nil && r.parent != "" || r == nil && t.nodes[root].parent != "") {
+		return newError(CodeCorrupt, "the changes' root "+quote(root)+" has a parent")
 	}
 
 	// Nodes: removals first (a pruned subtree goes whole), then additions, each
@@ -168,8 +177,15 @@ func (t *Tree) ApplyRows(root, active string, follow bool, branches, nodes []Fra
 	}
 	t.branchGen++
 
+	// The sender's root, or with none named (a copy with no nodes of its own
+	// yet) t's while it stands: nodes that only t has stay, and so does the
+	// root over them.
 	if n := t.nodes[root]; n != nil {
 		root = n.id
+	} else if r := t.nodes[t.root]; r != nil && r.parent == "" {
+		root = t.root
+	} else if len(t.roots) > 0 {
+		root = t.roots[0]
 	}
 	t.root = root
 	if follow || t.branches[t.active] == nil {
@@ -286,4 +302,37 @@ func (t *Tree) ApplyDelta(data []byte, follow bool) error {
 		return bad(`it has no "active" branch`)
 	}
 	return t.ApplyRows(root, active, follow, branches, nodes)
+}
+
+// rowsCycle returns a node of the rows whose parent links loop among the rows'
+// new nodes (never reaching a root or a node t keeps), or "" when there is
+// none. A node t keeps is equal in the rows (checked before), so its own links
+// end at a root; each row is walked once.
+func rowsCycle(t *Tree, p *Tree, gone map[string]bool) string {
+	const walking, grounded = 1, 2
+	state := make(map[string]uint8, len(p.nodes))
+	var walk []string
+	for id := range p.nodes {
+		walk = walk[:0]
+		x := id
+		for {
+			if x == "" || state[x] == grounded || (t.nodes[x] != nil && !gone[x]) {
+				break
+			}
+			if state[x] == walking {
+				return x
+			}
+			n := p.nodes[x]
+			if n == nil {
+				break // a parent in neither copy: refused as a conflict already
+			}
+			state[x] = walking
+			walk = append(walk, x)
+			x = n.parent
+		}
+		for _, w := range walk {
+			state[w] = grounded
+		}
+	}
+	return ""
 }

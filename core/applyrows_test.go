@@ -216,6 +216,13 @@ func TestApplyRowsRefusesWhatDoesNotFitAndChangesNothing(t *testing.T) {
 		{"a branch whose leaf neither copy has", []Fragment{{Key: "b", JSON: []byte(`{"name":"b","leaf":"nowhere","created_at_ms":1}`)}}, nil, CodeConflict, a},
 		{"a removal of a node this copy still builds on", nil, []Fragment{{Key: a}}, CodeConflict, a},
 		{"a root neither copy has", nil, nil, CodeConflict, "ghost"},
+		// Found by FuzzApplyDelta: the row "n" held the node "00" whose parent
+		// was "n", and the apply linked it under a node that was not there (a
+		// nil dereference).
+		{"a row keyed by another id than its node's", nil, []Fragment{{Key: "n", JSON: node("00", "n", "hi").JSON}}, CodeCorrupt, a},
+		{"a node that is its own parent", nil, []Fragment{node("x", "x", "hi")}, CodeCorrupt, a},
+		{"new nodes whose parents loop", nil, []Fragment{node("x", "y", "hi"), node("y", "z", "hi"), node("z", "x", "hi")}, CodeCorrupt, a},
+		{"a root that has a parent", nil, []Fragment{node("x", a, "hi")}, CodeCorrupt, "x"},
 	}
 	for _, c := range cases {
 		err := base.ApplyRows(c.root, MainBranch, true, c.bs, c.ns)
@@ -229,6 +236,26 @@ func TestApplyRowsRefusesWhatDoesNotFitAndChangesNothing(t *testing.T) {
 	// Removing a leaf the other copy pruned is fine.
 	b := mustAppend(t, base, msg("user", "b"), 2)
 	_ = b
+}
+
+// A delta that names no root (its copy had none when it was taken) leaves the
+// root over the nodes this copy keeps: the tree stays sound (found by
+// FuzzApplyDelta: {"active":""} emptied the root of a tree with nodes).
+func TestApplyDeltaWithoutARootKeepsThisCopysRoot(t *testing.T) {
+	tr := New(counterIDs())
+	a := mustAppend(t, tr, msg("user", "a"), 1)
+	mustAppend(t, tr, msg("user", "b"), 2)
+	for _, doc := range []string{`{"active":""}`, `{"active":"main","root":null}`} {
+		if err := tr.ApplyDelta([]byte(doc), true); err != nil {
+			t.Fatalf("%s: %v", doc, err)
+		}
+		if tr.Root() != a {
+			t.Fatalf("%s: root %q, want %q", doc, tr.Root(), a)
+		}
+		if probs := tr.Validate(); len(probs) > 0 {
+			t.Fatalf("%s: problems %+v", doc, probs)
+		}
+	}
 }
 
 // A local message the other copy has not seen survives a delta that rewrites
@@ -305,10 +332,21 @@ func FuzzApplyDelta(f *testing.F) {
 		tr.Append(msg("user", "a"), 1)
 		tr.Append(msg("user", "b"), 2)
 		before := tr.Marshal()
-		if err := tr.ApplyDelta(doc, true); err != nil && !bytes.Equal(tr.Marshal(), before) {
+		err := tr.ApplyDelta(doc, true)
+		if err != nil && !bytes.Equal(tr.Marshal(), before) {
 			t.Fatal("a refused delta changed the tree")
 		}
-		tr.Validate()
+		// An accepted delta leaves a sound tree: nothing for Validate to report,
+		// and a file that loads back to the same bytes.
+		if probs := tr.Validate(); err == nil && len(probs) > 0 {
+			t.Fatalf("an accepted delta left problems: %+v", probs)
+		}
+		if err == nil {
+			back, lerr := Unmarshal(tr.Marshal())
+			if lerr != nil || !bytes.Equal(back.Marshal(), tr.Marshal()) {
+				t.Fatalf("an accepted delta left a tree that does not load back: %v", lerr)
+			}
+		}
 		tr.LinearProjection()
 	})
 }

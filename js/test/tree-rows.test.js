@@ -192,6 +192,10 @@ test("applyChanges refuses a delta that does not fit, with a code, and changes n
     [{ all: false, root: a.activePath()[0], activeBranch: "main", branches: [], nodes: [{ id: "x", row: JSON.stringify({ id: "x", parent: "nowhere", children: [], message: say(3), created_at_ms: 5 }) }] }, "conflict"],
     [{ all: false, root: a.activePath()[0], activeBranch: "main", branches: [{ name: "main", row: "{\n}" }], nodes: [] }, "invalid_input"],
     [{ nodes: [] }, "invalid_input"],
+    // A row keyed by another id than its node's (the module used to panic on
+    // it), parent links that loop among new rows: refused, the module usable.
+    [{ all: false, root: a.activePath()[0], activeBranch: "main", branches: [], nodes: [{ id: "n", row: JSON.stringify({ id: "00", parent: "n", children: [], message: say(3), created_at_ms: 5 }) }] }, "corrupt"],
+    [{ all: false, root: a.activePath()[0], activeBranch: "main", branches: [], nodes: ["x", "y"].map((id, i) => ({ id, row: JSON.stringify({ id, parent: i ? "x" : "y", children: [], message: say(3), created_at_ms: 5 }) })) }, "corrupt"],
   ];
   for (const [c, code] of bad) {
     assert.throws(() => a.applyChanges(c), code);

@@ -88,6 +88,20 @@ func TestADeltaOfTheRowsAClientChangedIsAppliedOnTopOfItsVersion(t *testing.T) {
 	big, etag2 := deltaOf(t, c, id, appendText(strings.Repeat("x", DefaultLimits.Message+1)))
 	wantError(t, c.do("POST", "/v1/trees/"+id+"/delta", big, "If-Match", etag2), 413, "too_large")
 	wantError(t, c.do("POST", "/v1/trees/"+id+"/delta", `{"nodes":[]}`, "If-Match", etag2), 400, "invalid_input")
+
+	// Rows that would break the tree are refused with 400 and change nothing:
+	// a row keyed by another id than its node's (it made core dereference a
+	// missing parent: a panic, found by FuzzApplyDelta) and parent links that
+	// loop among new rows.
+	for _, rows := range []string{
+		`{"n":{"id":"00","parent":"n","children":[],"message":{"role":"user"},"created_at_ms":1}}`,
+		`{"x":{"id":"x","parent":"y","children":[],"message":{"role":"user"},"created_at_ms":1},"y":{"id":"y","parent":"x","children":[],"message":{"role":"user"},"created_at_ms":1}}`,
+	} {
+		wantError(t, c.do("POST", "/v1/trees/"+id+"/delta", `{"active":"main","nodes":`+rows+`}`, "If-Match", etag2), 400, "corrupt")
+		if c.do("GET", "/v1/trees/"+id, "").header.Get("ETag") != etag2 {
+			t.Fatal("a refused delta changed the tree")
+		}
+	}
 }
 
 // A delta goes on a live socket too (route "delta").
