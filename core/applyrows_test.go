@@ -300,7 +300,9 @@ func FuzzApplyRows(f *testing.F) {
 		if err != nil && !bytes.Equal(tr.Marshal(), before) {
 			t.Fatal("a refused delta changed the tree")
 		}
-		tr.Validate()
+		if probs := tr.Validate(); err == nil && len(probs) > 0 {
+			t.Fatalf("accepted rows left problems: %+v", probs)
+		}
 		tr.LinearProjection()
 	})
 }

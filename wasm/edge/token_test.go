@@ -61,6 +61,23 @@ func TestATokenIsValidForHoursNotAYear(t *testing.T) {
 	}
 }
 
+// A token is accepted only as it was issued: a line break put anywhere into
+// it (the base64 decoder skips \r and \n; a socket's ?token= can carry
+// %0D) makes it another token, refused (found by FuzzVerifyToken).
+func TestATokenWithALineBreakPutIntoItIsRefused(t *testing.T) {
+	tok, _ := IssueToken(testKey, "alice", 5000)
+	if _, err := VerifyToken(testKey, tok, 1000); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(tok); i++ {
+		for _, c := range []string{"\r", "\n"} {
+			if tenant, err := VerifyToken(testKey, tok[:i]+c+tok[i:], 1000); err == nil {
+				t.Fatalf("%q accepted (tenant %q)", tok[:i]+c+tok[i:], tenant)
+			}
+		}
+	}
+}
+
 func FuzzVerifyToken(f *testing.F) {
 	tok, _ := IssueToken(testKey, "alice", 5000)
 	f.Add(tok)
