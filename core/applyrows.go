@@ -89,6 +89,13 @@ func (t *Tree) ApplyRows(root, active string, follow bool, branches, nodes []Fra
 	if r := p.nodes[root]; root != "" && (r != nil && r.parent != "" || r == nil && t.nodes[root].parent != "") {
 		return newError(CodeCorrupt, "the changes' root "+quote(root)+" has a parent")
 	}
+	// Every tree has "main" (DeleteBranch refuses it): rows that would leave
+	// none are not another copy's.
+	for _, f := range branches {
+		if f.Key == MainBranch && p.branches[MainBranch] == nil {
+			return newError(CodeCorrupt, `the changes remove the branch "main", which every tree keeps`)
+		}
+	}
 
 	// Nodes: removals first (a pruned subtree goes whole), then additions, each
 	// linked under its parent in (created, id) order.
@@ -192,6 +199,9 @@ func (t *Tree) ApplyRows(root, active string, follow bool, branches, nodes []Fra
 		if b := t.branches[active]; b != nil {
 			t.active = b.name
 		}
+	}
+	if t.branches[t.active] == nil {
+		t.active = MainBranch // the other copy deleted this copy's branch and names none that stands
 	}
 	t.noteMeta()
 	return nil

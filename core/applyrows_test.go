@@ -223,6 +223,9 @@ func TestApplyRowsRefusesWhatDoesNotFitAndChangesNothing(t *testing.T) {
 		{"a node that is its own parent", nil, []Fragment{node("x", "x", "hi")}, CodeCorrupt, a},
 		{"new nodes whose parents loop", nil, []Fragment{node("x", "y", "hi"), node("y", "z", "hi"), node("z", "x", "hi")}, CodeCorrupt, a},
 		{"a root that has a parent", nil, []Fragment{node("x", a, "hi")}, CodeCorrupt, "x"},
+		// Found by FuzzDeltaBody: the edge stored a tree with no "main".
+		{"a removal of main", []Fragment{{Key: MainBranch}}, nil, CodeCorrupt, a},
+		{"main made a deleted name", []Fragment{{Key: MainBranch, JSON: []byte(`{"name":"main","deleted_at_ms":3}`)}}, nil, CodeCorrupt, a},
 	}
 	for _, c := range cases {
 		err := base.ApplyRows(c.root, MainBranch, true, c.bs, c.ns)
@@ -255,6 +258,28 @@ func TestApplyDeltaWithoutARootKeepsThisCopysRoot(t *testing.T) {
 		if probs := tr.Validate(); len(probs) > 0 {
 			t.Fatalf("%s: problems %+v", doc, probs)
 		}
+	}
+}
+
+// When the other copy deleted the branch this copy is on and names no branch
+// that stands, this copy goes to main: its active branch always exists.
+func TestApplyDeltaThatDeletesTheActiveBranchLeavesMainActive(t *testing.T) {
+	tr := New(counterIDs())
+	a := mustAppend(t, tr, msg("user", "a"), 1)
+	if _, err := tr.Branch(a, "side", 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.SwitchBranch("side"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.ApplyDelta([]byte(`{"active":"gone","deleted_branches":["side"]}`), false); err != nil {
+		t.Fatal(err)
+	}
+	if tr.ActiveBranch() != MainBranch {
+		t.Fatalf("active %q, want main", tr.ActiveBranch())
+	}
+	if probs := tr.Validate(); len(probs) > 0 {
+		t.Fatalf("problems %+v", probs)
 	}
 }
 

@@ -196,6 +196,8 @@ test("applyChanges refuses a delta that does not fit, with a code, and changes n
     // it), parent links that loop among new rows: refused, the module usable.
     [{ all: false, root: a.activePath()[0], activeBranch: "main", branches: [], nodes: [{ id: "n", row: JSON.stringify({ id: "00", parent: "n", children: [], message: say(3), created_at_ms: 5 }) }] }, "corrupt"],
     [{ all: false, root: a.activePath()[0], activeBranch: "main", branches: [], nodes: ["x", "y"].map((id, i) => ({ id, row: JSON.stringify({ id, parent: i ? "x" : "y", children: [], message: say(3), created_at_ms: 5 }) })) }, "corrupt"],
+    // Rows that remove "main", which every tree keeps.
+    [{ all: false, root: a.activePath()[0], activeBranch: "main", branches: [{ name: "main", row: null }], nodes: [] }, "corrupt"],
   ];
   for (const [c, code] of bad) {
     assert.throws(() => a.applyChanges(c), code);

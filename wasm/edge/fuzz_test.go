@@ -12,7 +12,7 @@ import (
 )
 
 // Fuzz targets for every body the worker decodes: ops (with summarize, the
-// op with a free-text field of its own), merge, create, import and the
+// op with a free-text field of its own), merge, delta, create, import and the
 // Idempotency-Key. Each goes through the whole Handler, as a request would:
 // nothing may panic or answer 500, every refusal is a JSON error with a
 // code, and what was accepted leaves a tree that reads back.
@@ -88,6 +88,31 @@ func FuzzMergeBody(f *testing.F) {
 		_, c := fuzzHandler(t)
 		id := c.create(`{"messages":[{"role":"user","content":"hi"}]}`)
 		fuzzAnswerOK(t, "merge", c.do("POST", "/v1/trees/"+id+"/merge", body))
+		fuzzTreeReadsBack(t, c, id)
+	})
+}
+
+// FuzzDeltaBody sends delta documents (the rows a client changed) with the
+// tree's ETag, as a client that holds the tree does. A row keyed by another
+// id than its node's once panicked the apply.
+func FuzzDeltaBody(f *testing.F) {
+	node := func(id, parent string) string {
+		return `{"id":"` + id + `","parent":"` + parent + `","children":[],"message":{"role":"user","content":"x"},"created_at_ms":5}`
+	}
+	for _, s := range []string{
+		`{"active":"main","nodes":{"n":` + node("00", "n") + `}}`,
+		`{"active":"main","nodes":{"x":` + node("x", "y") + `,"y":` + node("y", "x") + `}}`,
+		`{"active":"main","root":null,"deleted_nodes":["x"],"branches":{"b":{"name":"b","leaf":"x","created_at_ms":1}}}`,
+		`{"active":"","deleted_branches":["main"]}`,
+		`{"active":"main"}`, `{}`, `[]`, ``,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		_, c := fuzzHandler(t)
+		id := c.create(`{"messages":[{"role":"user","content":"hi"}]}`)
+		etag := c.do("GET", "/v1/trees/"+id, "").header.Get("ETag")
+		fuzzAnswerOK(t, "delta", c.do("POST", "/v1/trees/"+id+"/delta", body, "If-Match", etag))
 		fuzzTreeReadsBack(t, c, id)
 	})
 }
