@@ -184,3 +184,62 @@ func FuzzIdempotencyKey(f *testing.F) {
 		fuzzTreeReadsBack(t, c, id)
 	})
 }
+
+// FuzzSocketFrame sends one message on a tree's live socket, as a client's
+// frame reaches the object: whatever it holds, the answer is an ack (or the
+// write is held for its turn), never a panic, and the stored tree stays sound.
+func FuzzSocketFrame(f *testing.F) {
+	f.Add(string(socketWrite("w1", "ops", "", "", `{"ops":[{"op":"append","message":{"role":"user","content":"hi"}}]}`)))
+	f.Add(string(socketWrite("w2", "delta", "", "k", `{"active":"main","nodes":{"n":{"id":"00","parent":"n","children":[],"message":{"role":"user"},"created_at_ms":1}}}`)))
+	f.Add(string(socketWrite("w3", "merge", `"x"`, "", `{"format":"sessiontree","version":1,"active_branch":"main","branches":{},"nodes":{}}`)))
+	f.Add(`{"type":"write","id":"w4","route":"ops","body":{"ops":[]},"type":"write"}`)
+	f.Add(`{"type":"ping"}`)
+	f.Add(`[]`)
+	f.Fuzz(func(t *testing.T, frame string) {
+		now := int64(1_800_000_000_000)
+		h, _, _ := newTurnsObject(t, &now)
+		ack, hold := h.ServeSocket(nil, []byte(frame), socketTree, "alice", "", 0, "")
+		if ack == nil && hold.Get(HeaderHold) == "" {
+			t.Fatalf("neither an ack nor a hold for %q", frame)
+		}
+		if ack != nil {
+			var a map[string]any
+			if err := json.Unmarshal(ack, &a); err != nil {
+				t.Fatalf("the answer is not JSON: %v: %s", err, ack)
+			}
+			if st, _ := a["status"].(float64); st >= 500 {
+				t.Fatalf("%s", ack)
+			}
+		}
+		r := objectCall(t, h, "GET", "/v1/trees/"+strings.Repeat("ab", 16), "", "", "", 0)
+		tr, err := core.Unmarshal(r.Body.Bytes())
+		if r.Code != 200 || err != nil {
+			t.Fatalf("the tree after the frame: %d %v", r.Code, err)
+		}
+		if probs := tr.Validate(); len(probs) > 0 {
+			t.Fatalf("the stored tree has problems: %v", probs)
+		}
+	})
+}
+
+// FuzzQuery reads every route that takes query parameters with whatever
+// query a client sends: a 200 or a coded error, never a 500 or a panic.
+func FuzzQuery(f *testing.F) {
+	for _, s := range []string{"limit=2&after=x", "tail=3&skip=1", "since=0", "since=-1", "tail=99999999999999999999",
+		"format=auto", "format=chatgpt&x=%zz", "limit=&limit=1", "skip=1e3", "budget=12&api=openai-chat"} {
+		f.Add(uint8(0), s)
+	}
+	f.Fuzz(func(t *testing.T, route uint8, query string) {
+		for _, r := range query {
+			if r <= ' ' || r == '#' || r == 0x7f {
+				return // no request line carries it (a client escapes it)
+			}
+		}
+		_, c := fuzzHandler(t)
+		id := c.create(`{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]}`)
+		paths := []string{"/v1/trees", "/v1/trees/" + id + "/projection", "/v1/trees/" + id + "/changes",
+			"/v1/trees/" + id + "/export", "/v1/trees/" + id + "/search", "/v1/trees/" + id + "/stats", "/v1/trees/" + id}
+		p := paths[int(route)%len(paths)]
+		fuzzAnswerOK(t, p+"?"+query, c.do("GET", p+"?"+query, ""))
+	})
+}
