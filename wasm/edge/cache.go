@@ -46,8 +46,18 @@ func (c *treeCache) acquire(id string) *entry {
 	return e
 }
 
-// release unlocks e.
-func (c *treeCache) release(e *entry) { e.mu.Unlock() }
+// release unlocks e. Deferred, it also sees a panic that unwinds through the
+// request holding e: the tree may be half changed (a write applied in memory
+// and not stored), so e forgets it and the next request reads it again from
+// storage; the panic goes on (Serve answers 500).
+func (c *treeCache) release(e *entry) {
+	if p := recover(); p != nil {
+		e.tree = nil
+		e.mu.Unlock()
+		panic(p)
+	}
+	e.mu.Unlock()
+}
 
 // drop forgets tree id.
 func (c *treeCache) drop(id string) {

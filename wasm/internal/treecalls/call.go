@@ -74,6 +74,20 @@ func (m *Method) call(c *bridge.Call, whole bool) ([]byte, error) {
 			return nil, invalid("this SessionTree was freed (handle " +
 				strconv.FormatUint(uint64(c.Handle), 10) + "); make or load a new one")
 		}
+		if e.broken != "" && m.Name != "save" && m.Name != "validate" {
+			return nil, &core.Error{Code: core.CodeCorrupt, Message: "an internal error in " + e.broken +
+				" (a bug in sessiontree) may have left this tree half changed, so it takes no more calls but save() and validate(): load it again (from your store, or its save() after repair())"}
+		}
+		// A panic in a call leaves the tree as far as the call got (the bridge
+		// answers it with an error and the module goes on): the tree is marked
+		// and fails closed from then on, so a half-done change is neither
+		// built on nor stored by a change feed.
+		defer func() {
+			if p := recover(); p != nil {
+				e.broken = m.Name
+				panic(p)
+			}
+		}()
 		r.tree, r.slots, r.entry = e.tree, &e.slots, e
 		for _, a := range c.Args {
 			e.size += len(a)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/wasm/internal/bridge"
 )
 
@@ -218,6 +219,40 @@ func TestAPanicBecomesAnError(t *testing.T) {
 	if ok || code(t, res) != "corrupt" || !strings.Contains(res, "kaboom") {
 		t.Fatalf("panic = %s", res)
 	}
+}
+
+// A call that panics on a tree half-way leaves the tree as far as it got: the
+// tree then fails closed (only save and validate answer, to rescue what it
+// holds), so a change feed never stores the half-done change and no call
+// builds on it; other trees go on.
+func TestATreeACallPanickedOnFailsClosed(t *testing.T) {
+	Serve(append(Lean(), Method{"halfway", true, func(r *Request) ([]byte, error) {
+		if _, err := r.tree.Append(core.Message(`{"role":"user","content":"half"}`), 1); err != nil {
+			return nil, err
+		}
+		panic("kaboom")
+	}}))
+	defer Serve(Lean())
+	h := handleOf(t, must(t, "new", 0))
+	other := handleOf(t, must(t, "new", 0))
+	must(t, "append", h, `{"role":"user","content":"before"}`)
+	if res, ok := do(t, "halfway", h); ok || code(t, res) != "corrupt" || !strings.Contains(res, "kaboom") {
+		t.Fatalf("the panic = %s", res)
+	}
+	for _, call := range [][]string{{"append", `{"role":"user","content":"after"}`}, {"takeChanges"}, {"project"}} {
+		res, ok := do(t, call[0], h, call[1:]...)
+		if ok || code(t, res) != "corrupt" || !strings.Contains(res, "halfway") {
+			t.Fatalf("%s after the panic = %v %s", call[0], ok, res)
+		}
+	}
+	if got := must(t, "save", h); !strings.Contains(got, "before") {
+		t.Fatalf("save after the panic: %s", got)
+	}
+	must(t, "validate", h)
+	if got := must(t, "append", other, `{"role":"user","content":"still here"}`); got == "" {
+		t.Fatal("another tree stopped working")
+	}
+	must(t, "free", h)
 }
 
 func TestMessagesAreCopiedOutOfTheInputBuffer(t *testing.T) {

@@ -17,6 +17,9 @@ type entry struct {
 	helper helperCopy
 	// list: the path JS holds from its last project "since" call.
 	list listMemo
+	// broken: the method that panicked on this tree, after which the tree
+	// takes no call but save and validate (see Method.call).
+	broken string
 }
 
 // trees holds every live tree by handle. Handle 0 is never used: it means
