@@ -76,7 +76,7 @@ func (m *Method) call(c *bridge.Call, whole bool) ([]byte, error) {
 		}
 		if e.broken != "" && m.Name != "save" && m.Name != "validate" {
 			return nil, &core.Error{Code: core.CodeCorrupt, Message: "an internal error in " + e.broken +
-				" (a bug in sessiontree) may have left this tree half changed, so it takes no more calls but save() and validate(): load it again (from your store, or its save() after repair())"}
+				" (a bug in sessiontree) may have left this tree half changed, so it takes no more calls but save() and validate(): load it again (from your store, or from its save(), then repair())"}
 		}
 		// A panic in a call leaves the tree as far as the call got (the bridge
 		// answers it with an error and the module goes on): the tree is marked
