@@ -319,29 +319,32 @@ func (t *Tree) ApplyDelta(data []byte, follow bool) error {
 // none. A node t keeps is equal in the rows (checked before), so its own links
 // end at a root; each row is walked once.
 func rowsCycle(t *Tree, p *Tree, gone map[string]bool) string {
-	const walking, grounded = 1, 2
-	state := make(map[string]uint8, len(p.nodes))
+	// grounded[x]: true once x's links are known to end well, false while x
+	// is on the walk under way (a map[string]bool, as gone is: no new map
+	// type in the module).
+	grounded := make(map[string]bool, len(p.nodes))
 	var walk []string
 	for id := range p.nodes {
 		walk = walk[:0]
 		x := id
-		for {
-			if x == "" || state[x] == grounded || (t.nodes[x] != nil && !gone[x]) {
+		for x != "" && !(t.nodes[x] != nil && !gone[x]) {
+			g, seen := grounded[x]
+			if g {
 				break
 			}
-			if state[x] == walking {
+			if seen {
 				return x
 			}
 			n := p.nodes[x]
 			if n == nil {
 				break // a parent in neither copy: refused as a conflict already
 			}
-			state[x] = walking
+			grounded[x] = false
 			walk = append(walk, x)
 			x = n.parent
 		}
 		for _, w := range walk {
-			state[w] = grounded
+			grounded[w] = true
 		}
 	}
 	return ""
