@@ -80,8 +80,14 @@ func (t *Tree) ApplyRows(root, active string, follow bool, branches, nodes []Fra
 			}
 		}
 	}
-	if id := rowsCycle(t, p, gone); id != "" {
-		return newError(CodeCorrupt, "the changes' parent links through node "+quote(id)+" form a cycle")
+	// A loop of parent links can only be among the rows' new nodes (a node t
+	// has is equal in the rows, and t has none), so the rows' own tree shows it.
+	keys := make([]string, len(liveN))
+	for i, f := range liveN {
+		keys[i] = f.Key
+	}
+	if loops := p.cycleEntries(keys); len(loops) > 0 {
+		return newError(CodeCorrupt, "the changes' parent links through node "+quote(loops[0])+" form a cycle")
 	}
 	if root != "" && !has(root) {
 		return newError(CodeConflict, "the root "+quote(root)+" is in neither copy; merge or reload instead")
@@ -191,8 +197,8 @@ func (t *Tree) ApplyRows(root, active string, follow bool, branches, nodes []Fra
 		root = n.id
 	} else if r := t.nodes[t.root]; r != nil && r.parent == "" {
 		root = t.root
-	} else if len(t.roots) > 0 {
-		root = t.roots[0]
+	} else {
+		root = t.firstRoot()
 	}
 	t.root = root
 	if follow || t.branches[t.active] == nil {
@@ -312,40 +318,4 @@ func (t *Tree) ApplyDelta(data []byte, follow bool) error {
 		return bad(`it has no "active" branch`)
 	}
 	return t.ApplyRows(root, active, follow, branches, nodes)
-}
-
-// rowsCycle returns a node of the rows whose parent links loop among the rows'
-// new nodes (never reaching a root or a node t keeps), or "" when there is
-// none. A node t keeps is equal in the rows (checked before), so its own links
-// end at a root; each row is walked once.
-func rowsCycle(t *Tree, p *Tree, gone map[string]bool) string {
-	// grounded[x]: true once x's links are known to end well, false while x
-	// is on the walk under way (a map[string]bool, as gone is: no new map
-	// type in the module).
-	grounded := make(map[string]bool, len(p.nodes))
-	var walk []string
-	for id := range p.nodes {
-		walk = walk[:0]
-		x := id
-		for x != "" && !(t.nodes[x] != nil && !gone[x]) {
-			g, seen := grounded[x]
-			if g {
-				break
-			}
-			if seen {
-				return x
-			}
-			n := p.nodes[x]
-			if n == nil {
-				break // a parent in neither copy: refused as a conflict already
-			}
-			grounded[x] = false
-			walk = append(walk, x)
-			x = n.parent
-		}
-		for _, w := range walk {
-			grounded[w] = true
-		}
-	}
-	return ""
 }

@@ -221,11 +221,17 @@ func (t *Tree) removeNode(id string) {
 		}
 	}
 	if t.root == id {
-		t.root = ""
-		if len(t.roots) > 0 {
-			t.root = t.roots[0]
-		}
+		t.root = t.firstRoot()
 	}
+}
+
+// firstRoot is the root a tree takes when its own is gone: its first
+// parentless node, or "" when it has none.
+func (t *Tree) firstRoot() string {
+	if len(t.roots) > 0 {
+		return t.roots[0]
+	}
+	return ""
 }
 
 // setLeaf points b at leaf, recording atMs as the time of the move (what Merge

@@ -75,10 +75,7 @@ func (t *Tree) Repair() []Problem {
 	}
 	if r := t.nodes[t.root]; (r == nil || r.parent != "") && (len(t.nodes) > 0 || t.root != "") {
 		old := t.root
-		t.root = ""
-		if len(t.roots) > 0 {
-			t.root = t.roots[0]
-		}
+		t.root = t.firstRoot()
 		did(ProblemBadRoot, t.root, "", "root is now "+quote(t.root)+" (was "+quote(old)+")")
 	}
 	for _, name := range t.branchNames() {
