@@ -19,6 +19,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 // Server is one running `wrangler dev`.
@@ -354,8 +355,15 @@ func (s *Server) removeCopy() {
 // machine, and says which process a load costs.
 func (s *Server) CPU() map[string]int64 {
 	out := map[string]int64{}
+	s.each(func(_, role string, st Stat) { out[role] += st.Ticks })
+	return out
+}
+
+// each calls fn with each process of the server's group: its pid, its role
+// (see CPU) and its stat.
+func (s *Server) each(fn func(pid, role string, st Stat)) {
 	if s == nil || s.cmd.Process == nil {
-		return out
+		return
 	}
 	pgid := s.cmd.Process.Pid
 	ents, _ := os.ReadDir("/proc")
@@ -380,9 +388,49 @@ func (s *Server) CPU() map[string]int64 {
 		case "node", "MainThread":
 			role = "wrangler"
 		}
-		out[role] += st.Ticks
+		fn(pid, role, st)
 	}
-	return out
+}
+
+// Pin puts every thread of the workerd that runs the worker on processor
+// worker, and every other thread of the server's group (wrangler's proxy and
+// Node process) on rest: on a small machine, a load's client and the proxy
+// then take no turns from the worker's thread, and what is left of another
+// tenant's wait is the worker's own. Threads started later are pinned by the
+// next call. Linux only.
+func (s *Server) Pin(worker, rest int) error {
+	var err error
+	s.each(func(pid, role string, _ Stat) {
+		cpu := rest
+		if role == "worker" {
+			cpu = worker
+		}
+		if e := PinProcess(pid, cpu); e != nil && err == nil {
+			err = e
+		}
+	})
+	return err
+}
+
+// PinProcess puts every thread of process pid ("self" for this one) on
+// processor cpu.
+func PinProcess(pid string, cpu int) error {
+	tasks, err := os.ReadDir("/proc/" + pid + "/task")
+	if err != nil {
+		return err
+	}
+	var mask [16]uint64
+	mask[cpu/64] = 1 << (cpu % 64)
+	for _, t := range tasks {
+		var tid int
+		if _, err := fmt.Sscan(t.Name(), &tid); err != nil {
+			continue
+		}
+		if _, _, e := syscall.RawSyscall(syscall.SYS_SCHED_SETAFFINITY, uintptr(tid), uintptr(len(mask)*8), uintptr(unsafe.Pointer(&mask[0]))); e != 0 && e != syscall.ESRCH {
+			return fmt.Errorf("pinning thread %d to processor %d: %v", tid, cpu, e)
+		}
+	}
+	return nil
 }
 
 // Stat is what CPU reads of a /proc/PID/stat.

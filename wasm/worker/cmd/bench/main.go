@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -321,7 +322,32 @@ func start(dir, config, key string) *devserver.Server {
 		fail("start %s: %v", config, err)
 	}
 	servers = append(servers, s)
+	if pin {
+		go pinned(s)
+	}
 	return s
+}
+
+// pin is -pin: the worker's workerd on processor 0, everything else (this
+// bench's client and probe, wrangler's proxy and Node) on processor 1.
+var pin bool
+
+// pinned keeps s pinned (threads start as the load goes on) until the bench ends.
+func pinned(s *devserver.Server) {
+	if runtime.NumCPU() < 2 {
+		fmt.Fprintln(os.Stderr, "bench: -pin needs 2 processors; not pinned")
+		return
+	}
+	for said := false; ; time.Sleep(500 * time.Millisecond) {
+		err := s.Pin(0, 1)
+		if err == nil {
+			err = devserver.PinProcess("self", 1)
+		}
+		if err != nil && !said {
+			fmt.Fprintf(os.Stderr, "bench: -pin: %v\n", err)
+			said = true
+		}
+	}
 }
 
 func main() {
@@ -331,6 +357,7 @@ func main() {
 	only := flag.String("only", "", "run only these parts, comma-separated: latency, live, load, ifmatch, bigread, isolation, stalls (default: all)")
 	stallParts := flag.String("stalls", "", "the loads of the stalls part, comma-separated: create, batch, sockets (default: all)")
 	flag.StringVar(&logLevel, "log-level", "warn", "wrangler dev's --log-level: at info (its default) every request is also logged through wrangler's Node process (devserver.Options.LogLevel)")
+	flag.BoolVar(&pin, "pin", false, "pin the worker's workerd to processor 0 and the rest (this client, wrangler's proxy) to processor 1, so that on a 2-core machine another tenant's wait is the worker's own")
 	flag.StringVar(&logTo, "log", "", "write each wrangler dev's whole output to this file (the worker's first) at the end")
 	flag.Parse()
 	defer dumpLogs()
