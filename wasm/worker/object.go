@@ -633,7 +633,7 @@ func objectFor(name string) *objectEntry {
 
 // serveObject is globalThis.sessiontreeObject(name, sql, tx, method, url,
 // headers ("name\nvalue\n…", jsread.Pack; or [[k, v]…]), body Uint8Array) → {status, headers, body, index, push},
-// or {pending: n} when the call paused (see slices.go): the glue then calls
+// or a number n when the call paused (see slices.go): the glue then calls
 // globalThis.sessiontreeResume(n) after letting other work run, until an answer.
 func serveObject(_ safejs.Value, args []safejs.Value) any {
 	if len(args) != 7 {

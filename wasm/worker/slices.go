@@ -17,7 +17,7 @@ import (
 // call therefore runs in its own goroutine, and the loops of core over a
 // tree's nodes call yield (core.SetYield): once the call has run for
 // sliceBudget, yield parks the goroutine, and the call answers the glue
-// {pending: n}. The glue lets the event loop run (other requests, other
+// the number n of the paused call. The glue lets the event loop run (other requests, other
 // objects, the router) and calls sessiontreeResume(n), which wakes the
 // goroutine for its next slice. The glue serialises the calls of one object,
 // so a parked call's tree is touched by nobody else meanwhile; calls of other
@@ -66,8 +66,8 @@ func yieldSlice() {
 	c.since, c.points = time.Now(), 0
 }
 
-// runSliced runs fn as a call in slices and returns its answer, or
-// {pending: n} if it yielded.
+// runSliced runs fn as a call in slices and returns its answer, or the
+// number n of the paused call if it yielded.
 func runSliced(fn func() any) any {
 	c := &slicedCall{yielded: make(chan struct{}), resume: make(chan struct{}), done: make(chan any, 1), since: time.Now()}
 	go func() {
@@ -94,13 +94,13 @@ func (c *slicedCall) wait() any {
 			c.held = true
 			collector.Hold()
 		}
+		// The answer is the paused call's number, a JavaScript number: an
+		// object ({pending: n}, as it was) cost a js.Value, whose finalizer
+		// runs in Go's one piece of finalizers after a collection, at
+		// every slice of every long call.
 		nextID++
 		parked[nextID] = c
-		obj, err := safejs.ValueOf(map[string]any{"pending": nextID})
-		if err != nil {
-			panic(err) // a plain object of one number
-		}
-		return obj
+		return nextID
 	}
 }
 

@@ -1017,11 +1017,11 @@ export class TreeObject extends DurableObject {
   async runOne([method, url, headers, body]) {
     let res = globalThis.sessiontreeObject(this.ctx.id.toString(), this.ctx.storage.sql, this.tx,
       method, url, packed(headers), body);
-    // A long call answers {pending} after each slice of a few ms: the
-    // event loop serves everyone else before its next slice.
-    while (res.pending !== undefined) {
+    // A long call answers a number (the paused call's) after each slice of
+    // a few ms: the event loop serves everyone else before its next slice.
+    while (typeof res === "number") {
       await new Promise((resolve) => setTimeout(resolve, 0));
-      res = globalThis.sessiontreeResume(res.pending);
+      res = globalThis.sessiontreeResume(res);
     }
     return unpacked(res);
   }
