@@ -66,7 +66,13 @@ func (t *Tree) ApplyRows(root, active string, follow bool, branches, nodes []Fra
 			return newError(CodeConflict, "node "+quote(id)+"'s parent "+quote(n.parent)+" is in neither copy; merge or reload instead")
 		}
 	}
-	for _, b := range p.branches {
+	for name, b := range p.branches {
+		// A file may keep a branch stored under another name for Validate
+		// and Repair; another copy's rows never hold one (found by
+		// FuzzApplyRows).
+		if b.name != name {
+			return newError(CodeCorrupt, "the changes' row "+quote(name)+" holds the branch "+quote(b.name)+"; a row is keyed by its branch's name")
+		}
 		if b.leaf != "" && !has(b.leaf) {
 			return newError(CodeConflict, "branch "+quote(b.name)+"'s leaf "+quote(b.leaf)+" is in neither copy; merge or reload instead")
 		}

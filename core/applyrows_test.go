@@ -226,6 +226,11 @@ func TestApplyRowsRefusesWhatDoesNotFitAndChangesNothing(t *testing.T) {
 		// Found by FuzzDeltaBody: the edge stored a tree with no "main".
 		{"a removal of main", []Fragment{{Key: MainBranch}}, nil, CodeCorrupt, a},
 		{"main made a deleted name", []Fragment{{Key: MainBranch, JSON: []byte(`{"name":"main","deleted_at_ms":3}`)}}, nil, CodeCorrupt, a},
+		// Found by FuzzApplyRows: the row "main" held a branch named "00",
+		// and the tree it left had a branch stored under another name than
+		// its own (Validate: branch_name_mismatch).
+		{"a row keyed by another name than its branch's", []Fragment{{Key: MainBranch, JSON: []byte(`{"name":"00","created_at_ms":0}`)}}, nil, CodeCorrupt, a},
+		{"a new branch's row keyed by another name", []Fragment{{Key: "b", JSON: []byte(`{"name":"c","leaf":"` + a + `","created_at_ms":1}`)}}, nil, CodeCorrupt, a},
 	}
 	for _, c := range cases {
 		err := base.ApplyRows(c.root, MainBranch, true, c.bs, c.ns)

@@ -198,6 +198,9 @@ test("applyChanges refuses a delta that does not fit, with a code, and changes n
     [{ all: false, root: a.activePath()[0], activeBranch: "main", branches: [], nodes: ["x", "y"].map((id, i) => ({ id, row: JSON.stringify({ id, parent: i ? "x" : "y", children: [], message: say(3), created_at_ms: 5 }) })) }, "corrupt"],
     // Rows that remove "main", which every tree keeps.
     [{ all: false, root: a.activePath()[0], activeBranch: "main", branches: [{ name: "main", row: null }], nodes: [] }, "corrupt"],
+    // A row keyed by another name than its branch's (the tree it left had
+    // "main" stored under the name "00").
+    [{ all: false, root: a.activePath()[0], activeBranch: "main", branches: [{ name: "main", row: JSON.stringify({ name: "00", created_at_ms: 0 }) }], nodes: [] }, "corrupt"],
   ];
   for (const [c, code] of bad) {
     assert.throws(() => a.applyChanges(c), code);

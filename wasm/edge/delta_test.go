@@ -102,6 +102,12 @@ func TestADeltaOfTheRowsAClientChangedIsAppliedOnTopOfItsVersion(t *testing.T) {
 			t.Fatal("a refused delta changed the tree")
 		}
 	}
+	// And a branch row keyed by another name than its branch's (found by
+	// FuzzApplyRows: "main" stored under the name "00").
+	wantError(t, c.do("POST", "/v1/trees/"+id+"/delta", `{"active":"main","branches":{"main":{"name":"00","created_at_ms":1}}}`, "If-Match", etag2), 400, "corrupt")
+	if c.do("GET", "/v1/trees/"+id, "").header.Get("ETag") != etag2 {
+		t.Fatal("a refused delta changed the tree")
+	}
 }
 
 // A delta goes on a live socket too (route "delta").
