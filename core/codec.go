@@ -21,9 +21,50 @@ func (t *Tree) Marshal() []byte {
 // AppendMarshal appends the tree's canonical .tree.json (Marshal) to buf and
 // returns the extended buffer: a caller that saves often reuses one buffer.
 func (t *Tree) AppendMarshal(buf []byte) []byte {
+	return t.appendMarshal(buf, true)
+}
+
+// appendMarshal is AppendMarshal; reuse lets it copy the loaded file's nodes
+// (canonicalNodes) instead of writing each node, which tests compare.
+func (t *Tree) appendMarshal(buf []byte, reuse bool) []byte {
 	if need := len(buf) + t.MarshalSize(); cap(buf) < need {
 		buf = append(make([]byte, 0, need), buf...)
 	}
+	buf = t.appendHead(buf)
+	if nodes := t.canonicalNodes(); nodes != nil && reuse {
+		buf = append(buf, nodes...)
+		return append(buf, '}')
+	}
+	buf = append(buf, '{')
+	for i, kn := range t.sortedNodes() {
+		tick()
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = rawjson.AppendString(buf, kn.key)
+		buf = append(buf, ':')
+		buf = kn.n.appendJSON(buf)
+	}
+	return append(buf, "}}"...)
+}
+
+// MarshalParts appends to buf what Marshal writes before the "nodes" object
+// and returns it with that object, when the object is the one the tree was
+// loaded from, unchanged since (no node added, removed or changed: a branch
+// made, switched to or summarized changes none): Marshal is head, nodes and
+// "}", and nodes is the tree's own memory, to be read before the tree
+// changes. ok is false, and head and nodes nil, otherwise. A caller that can
+// take the file in parts (JavaScript decodes each into a string) writes the
+// nodes of a large loaded tree nowhere.
+func (t *Tree) MarshalParts(buf []byte) (head, nodes []byte, ok bool) {
+	if nodes = t.canonicalNodes(); nodes == nil {
+		return nil, nil, false
+	}
+	return t.appendHead(buf), nodes, true
+}
+
+// appendHead appends what Marshal writes before the "nodes" object.
+func (t *Tree) appendHead(buf []byte) []byte {
 	buf = append(buf, `{"format":"sessiontree","version":`...)
 	buf = rawjson.AppendInt(buf, FormatVersion)
 	if t.root != "" {
@@ -41,17 +82,7 @@ func (t *Tree) AppendMarshal(buf []byte) []byte {
 		buf = append(buf, ':')
 		buf = t.appendBranchJSON(buf, name)
 	}
-	buf = append(buf, `},"nodes":{`...)
-	for i, kn := range t.sortedNodes() {
-		tick()
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = rawjson.AppendString(buf, kn.key)
-		buf = append(buf, ':')
-		buf = kn.n.appendJSON(buf)
-	}
-	return append(buf, "}}"...)
+	return append(buf, `},"nodes":`...)
 }
 
 // MarshalSize is a close upper bound of the size of Marshal's output, in one
@@ -59,6 +90,9 @@ func (t *Tree) AppendMarshal(buf []byte) []byte {
 // growing.
 func (t *Tree) MarshalSize() int {
 	size := 128 + 64*len(t.branches)
+	if nodes := t.canonicalNodes(); nodes != nil {
+		return size + len(nodes)
+	}
 	for _, n := range t.nodes {
 		size += 96 + 2*len(n.id) + len(n.parent) + len(n.msg) + len(n.labelText()) + 20*len(n.children)
 	}
@@ -341,6 +375,13 @@ type loader struct {
 	count int             // how often childrenKey occurs in the file, or -1: not counted
 	from  int             // where "nodes" starts
 	read  int             // the nodes read
+	// canon stays true while every node read so far was laid out as Marshal
+	// writes it (fastNode, and exactly canonLen bytes: see canonical);
+	// canonLen sums the members' sizes as Marshal writes them, and end is
+	// where "nodes" ends.
+	canon    bool
+	canonLen int
+	end      int
 }
 
 // childrenKey is the member every node object has exactly once.
@@ -657,6 +698,8 @@ func (l *loader) nodes() error {
 		l.t.nodes = make(map[string]*node, n)
 		l.kids = make([]string, 0, n)
 	}
+	l.canon = true
+	defer func() { _, l.end = l.d.Data() }()
 	return l.d.Members(func(rawKey []byte) error {
 		tick()
 		key := rawjson.KeyView(rawKey)
@@ -667,6 +710,13 @@ func (l *loader) nodes() error {
 		// other is checked before the node is read, as node needs.
 		_, at := l.d.Data()
 		n := l.fastNode(key)
+		if l.canon {
+			if _, past := l.d.Data(); n == nil || n.id != key || past-at != n.plainJSONLen() {
+				l.canon = false
+			} else {
+				l.canonLen += len(key) + 3 + past - at // "key":{…}
+			}
+		}
 		if n == nil || n.id != key {
 			if err := checkStoredName("node key", key); err != nil {
 				l.d.Seek(at) // where node would have stopped
@@ -798,6 +848,62 @@ func (l *loader) fastNode(key string) *node {
 	l.slab = l.slab[1:]
 	*p = n
 	return p
+}
+
+// canonical returns the file's "nodes" object when it is byte for byte what
+// Marshal writes for the nodes read (called once they are linked, when their
+// keys were strictly sorted, each its node's id, none twice), else nil.
+//
+// Each node fastNode read was measured against plainJSONLen, its size as
+// Marshal writes it. Every form fastNode accepts is at least as long as
+// Marshal's for the same node (a "-0", a "label_at_ms":0 Marshal leaves out),
+// so a node of that size is Marshal's, byte for byte. What lies between the
+// nodes (keys, colons, commas, white space) is at least as long as Marshal
+// writes it too, so the object is Marshal's when its size is the sum of those.
+// FuzzRead checks Marshal with and without this copy on every file it loads.
+func (l *loader) canonical() []byte {
+	if !l.canon || l.end <= l.from {
+		return nil
+	}
+	want := 2 + l.canonLen + max(l.read-1, 0) // {…}, the members and their commas
+	data, _ := l.d.Data()
+	if l.end-l.from != want || data[l.from] != '{' || data[l.end-1] != '}' {
+		return nil
+	}
+	return data[l.from:l.end:l.end]
+}
+
+// plainJSONLen is the size of n's appendJSON for a node whose ids and label
+// need no escapes (as fastNode reads them).
+func (n *node) plainJSONLen() int {
+	var num [24]byte
+	size := len(`{"id":`) + len(n.id) + 2 + len(`,"children":[]`) + len(`,"message":`) + len(n.msg) +
+		len(`,"created_at_ms":`) + len(rawjson.AppendInt(num[:0], n.created)) + 1
+	if n.parent != "" {
+		size += len(`,"parent":`) + len(n.parent) + 2
+	}
+	for i, c := range n.children {
+		size += len(c) + 2
+		if i > 0 {
+			size++
+		}
+	}
+	if text := n.labelText(); text != "" {
+		size += len(`,"label":`) + len(text) + 2
+	}
+	if at := n.labelTime(); at != 0 {
+		size += len(`,"label_at_ms":`) + len(rawjson.AppendInt(num[:0], at))
+	}
+	return size
+}
+
+// canonicalNodes returns the "nodes" object of the file the tree was loaded
+// from while it is what Marshal would write for the nodes, or nil.
+func (t *Tree) canonicalNodes() []byte {
+	if t.canon != nil && (t.shapeGen != t.canonShape || t.nodeGen != t.canonGen) {
+		t.canon = nil
+	}
+	return t.canon
 }
 
 // fastLoad turns fastNode and linkByID on; tests turn them off to compare the
@@ -953,6 +1059,9 @@ func (l *loader) link() {
 		t.loaded, t.loadedAt = l.all, t.Revision()
 		if !l.mixed {
 			t.inOrder, t.inOrderGen, t.inOrderAdded = l.all, t.shapeGen, nil
+			if nodes := l.canonical(); nodes != nil {
+				t.canon, t.canonShape, t.canonGen = nodes, t.shapeGen, t.nodeGen
+			}
 		}
 	}
 	for _, b := range l.moved {

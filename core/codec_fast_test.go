@@ -33,6 +33,7 @@ func sameLoad(t *testing.T, what string, data []byte) {
 	if !bytes.Equal(fast.Marshal(), slow.Marshal()) {
 		t.Fatalf("%s: the fast load saves\n%s\nnode's load saves\n%s", what, fast.Marshal(), slow.Marshal())
 	}
+	sameSave(t, what, fast)
 	if a, b := problemsText(fast.Validate()), problemsText(slow.Validate()); a != b {
 		t.Fatalf("%s: problems differ: %s, want %s", what, a, b)
 	}

@@ -9,7 +9,8 @@ import (
 )
 
 // FuzzUnmarshal: no input panics or hangs the loader; whatever loads validates
-// or repairs to a clean tree, and re-saves byte-stably.
+// or repairs to a clean tree, and re-saves byte-stably; a save that copies the
+// file's nodes writes what writing each node writes.
 func FuzzUnmarshal(f *testing.F) {
 	tr, ids := chain(f, "q", "a", "b")
 	tr.Rewind(ids[0], 9)
@@ -35,6 +36,7 @@ func FuzzUnmarshal(f *testing.F) {
 			tr.LinearProjectionOf(b.Name)
 			tr.StubSummary(b.Name)
 		}
+		sameSave(t, "the file as loaded", tr)
 		tr.SpliceForLinearExport()
 		tr.Stats()
 		problems := tr.Validate()

@@ -78,6 +78,7 @@ func (c *changes) addBranch(name string) {
 // noteNode, noteBranch and noteMeta record a change for the store's feed
 // (TakeChanges), for the watch (TakeWatched) and in the version (Version).
 func (t *Tree) noteNode(id string) {
+	t.nodeGen++
 	t.changed.node(id)
 	t.watched.node(id)
 	t.version++

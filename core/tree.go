@@ -83,6 +83,16 @@ type Tree struct {
 	inOrder      [][]node
 	inOrderGen   uint64
 	inOrderAdded []string
+	// canon is the "nodes" object of the file a load read, when that file
+	// wrote it byte for byte as Marshal writes the nodes (loader.canonical):
+	// valid while shapeGen is canonShape and nodeGen is canonGen (no node
+	// added, removed, relinked or changed since), so that a save copies it
+	// whole instead of writing each node again (issue 26).
+	canon      []byte
+	canonShape uint64
+	canonGen   uint64
+	// nodeGen counts the changes to nodes noted (noteNode).
+	nodeGen uint64
 	// title is the last non-empty Title and the root and shapeGen it was
 	// read at: messages never change, so only a new root or a removal near
 	// it can change a title once there is one (subtree.go).

@@ -556,6 +556,9 @@ function invokeTwo(method, handle, at, a, b) {
   return len === 0 ? "" : decode(view(w), w.out, len);
 }
 
+// SAVE_IN_PARTS asks save to answer a loaded tree's unchanged nodes in place.
+const SAVE_IN_PARTS = 1;
+
 // Ids, names and numbers are short: a loop writes and reads their UTF-8 faster
 // than TextEncoder and TextDecoder, which cost a call into the runtime each.
 const SHORT = 64;
@@ -1908,7 +1911,24 @@ export class SessionTree {
   }
 
   save() {
-    return this.#call(M.save, 0, NO_ARGS);
+    // A loaded tree whose nodes did not change since may answer in parts
+    // (wasm/internal/treecalls SaveInParts): the file before its nodes, and
+    // where the loaded file's nodes are in the module's memory.
+    const len = send(M.save, this.#live(), SAVE_IN_PARTS, NO_ARGS);
+    const w = wasm;
+    const u8 = view(w);
+    const p = w.out;
+    if (len === 0 || u8[p] !== 0) return len === 0 ? "" : decode(u8, p, len);
+    const at = (u8[p + 4] | u8[p + 5] << 8 | u8[p + 6] << 16 | u8[p + 7] << 24) >>> 0;
+    const n = (u8[p + 8] | u8[p + 9] << 8 | u8[p + 10] << 16 | u8[p + 11] << 24) >>> 0;
+    const head = decode(u8, p + 12, len - 12);
+    const nodes = decode(u8, at, n);
+    try {
+      return head + nodes + "}";
+    } catch (e) {
+      if (e instanceof RangeError) throw new SessionTreeError("too_large", `the file is more than a JavaScript string can hold; nothing was changed`);
+      throw e;
+    }
   }
 
   free() {

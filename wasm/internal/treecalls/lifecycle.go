@@ -1,7 +1,9 @@
 package treecalls
 
 import (
+	"encoding/binary"
 	"strconv"
+	"unsafe"
 
 	"github.com/sessiontree/sessiontree/wasm/internal/bridge"
 
@@ -102,9 +104,32 @@ func clone(r *Request) ([]byte, error) {
 	return strconv.AppendUint(nil, uint64(h), 10), nil
 }
 
+// SaveInParts is the at of a save that JavaScript may be answered in parts:
+// when the nodes of the file are the loaded file's own (core's MarshalParts),
+// the answer is a zero byte, three more, the address and the length of those
+// nodes in the module's memory (32 bits each, little-endian), then the file
+// before them; the file is that, the nodes and "}". Otherwise, and at any
+// other at, the answer is the file (its first byte a '{').
+const SaveInParts = 1
+
 // save writes the tree into the reusable result buffer: a page that saves after
-// every change makes no garbage of the file's size each time.
+// every change makes no garbage of the file's size each time. A loaded tree
+// whose nodes did not change since is answered in parts, if asked: its nodes
+// are read where the load keeps them, and the module neither writes nor holds
+// a second copy (a first save of a 100k-message file grew the memory by the
+// file's size, and the collection that followed marked the whole tree).
 func save(r *Request) ([]byte, error) {
+	if r.at == SaveInParts {
+		head := grow(4096)[:12]
+		if head, nodes, ok := r.tree.MarshalParts(head); ok {
+			clear(head[:12])
+			binary.LittleEndian.PutUint32(head[4:], uint32(uintptr(unsafe.Pointer(unsafe.SliceData(nodes)))))
+			binary.LittleEndian.PutUint32(head[8:], uint32(len(nodes)))
+			bridge.KeepOut(head)
+			r.entry.size = len(head) - 12 + len(nodes) + 1
+			return head, nil
+		}
+	}
 	b := r.tree.AppendMarshal(grow(r.tree.MarshalSize()))
 	// Marshal sorts the nodes in buffers of ~64 bytes a node that are garbage
 	// now: counted, so that a page saving after every change collects them
