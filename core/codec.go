@@ -21,31 +21,7 @@ func (t *Tree) Marshal() []byte {
 // AppendMarshal appends the tree's canonical .tree.json (Marshal) to buf and
 // returns the extended buffer: a caller that saves often reuses one buffer.
 func (t *Tree) AppendMarshal(buf []byte) []byte {
-	return t.appendMarshal(buf, true)
-}
-
-// appendMarshal is AppendMarshal; reuse lets it copy the loaded file's nodes
-// (canonicalNodes) instead of writing each node, which tests compare.
-func (t *Tree) appendMarshal(buf []byte, reuse bool) []byte {
-	if need := len(buf) + t.MarshalSize(); cap(buf) < need {
-		buf = append(make([]byte, 0, need), buf...)
-	}
-	buf = t.appendHead(buf)
-	if nodes := t.canonicalNodes(); nodes != nil && reuse {
-		buf = append(buf, nodes...)
-		return append(buf, '}')
-	}
-	buf = append(buf, '{')
-	for i, kn := range t.sortedNodes() {
-		tick()
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = rawjson.AppendString(buf, kn.key)
-		buf = append(buf, ':')
-		buf = kn.n.appendJSON(buf)
-	}
-	return append(buf, "}}"...)
+	return t.appendMarshal(buf, true, false)
 }
 
 // MarshalParts appends to buf what Marshal writes before the "nodes" object
@@ -60,11 +36,18 @@ func (t *Tree) MarshalParts(buf []byte) (head, nodes []byte, ok bool) {
 	if nodes = t.canonicalNodes(); nodes == nil {
 		return nil, nil, false
 	}
-	return t.appendHead(buf), nodes, true
+	return t.appendMarshal(buf, true, true), nodes, true
 }
 
-// appendHead appends what Marshal writes before the "nodes" object.
-func (t *Tree) appendHead(buf []byte) []byte {
+// appendMarshal is AppendMarshal; reuse lets it copy the loaded file's nodes
+// (canonicalNodes) instead of writing each node, which tests compare, and
+// head stops it before the nodes (MarshalParts).
+func (t *Tree) appendMarshal(buf []byte, reuse, head bool) []byte {
+	if !head {
+		if need := len(buf) + t.MarshalSize(); cap(buf) < need {
+			buf = append(make([]byte, 0, need), buf...)
+		}
+	}
 	buf = append(buf, `{"format":"sessiontree","version":`...)
 	buf = rawjson.AppendInt(buf, FormatVersion)
 	if t.root != "" {
@@ -82,7 +65,25 @@ func (t *Tree) appendHead(buf []byte) []byte {
 		buf = append(buf, ':')
 		buf = t.appendBranchJSON(buf, name)
 	}
-	return append(buf, `},"nodes":`...)
+	buf = append(buf, `},"nodes":`...)
+	if head {
+		return buf
+	}
+	if nodes := t.canonicalNodes(); nodes != nil && reuse {
+		buf = append(buf, nodes...)
+		return append(buf, '}')
+	}
+	buf = append(buf, '{')
+	for i, kn := range t.sortedNodes() {
+		tick()
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = rawjson.AppendString(buf, kn.key)
+		buf = append(buf, ':')
+		buf = kn.n.appendJSON(buf)
+	}
+	return append(buf, "}}"...)
 }
 
 // MarshalSize is a close upper bound of the size of Marshal's output, in one
@@ -90,9 +91,6 @@ func (t *Tree) appendHead(buf []byte) []byte {
 // growing.
 func (t *Tree) MarshalSize() int {
 	size := 128 + 64*len(t.branches)
-	if nodes := t.canonicalNodes(); nodes != nil {
-		return size + len(nodes)
-	}
 	for _, n := range t.nodes {
 		size += 96 + 2*len(n.id) + len(n.parent) + len(n.msg) + len(n.labelText()) + 20*len(n.children)
 	}
@@ -375,10 +373,9 @@ type loader struct {
 	count int             // how often childrenKey occurs in the file, or -1: not counted
 	from  int             // where "nodes" starts
 	read  int             // the nodes read
-	// canon stays true while every node read so far was laid out as Marshal
-	// writes it (fastNode, and exactly canonLen bytes: see canonical);
-	// canonLen sums the members' sizes as Marshal writes them, and end is
-	// where "nodes" ends.
+	// canon stays true while fastNode read every node so far, each under its
+	// own id (see canonical); canonLen sums the members' sizes ("key":{…}),
+	// and end is where "nodes" ends.
 	canon    bool
 	canonLen int
 	end      int
@@ -699,8 +696,7 @@ func (l *loader) nodes() error {
 		l.kids = make([]string, 0, n)
 	}
 	l.canon = true
-	defer func() { _, l.end = l.d.Data() }()
-	return l.d.Members(func(rawKey []byte) error {
+	err := l.d.Members(func(rawKey []byte) error {
 		tick()
 		key := rawjson.KeyView(rawKey)
 		if len(l.slab) == 0 {
@@ -710,12 +706,10 @@ func (l *loader) nodes() error {
 		// other is checked before the node is read, as node needs.
 		_, at := l.d.Data()
 		n := l.fastNode(key)
-		if l.canon {
-			if _, past := l.d.Data(); n == nil || n.id != key || past-at != n.plainJSONLen() {
-				l.canon = false
-			} else {
-				l.canonLen += len(key) + 3 + past - at // "key":{…}
-			}
+		if _, past := l.d.Data(); n == nil || n.id != key {
+			l.canon = false
+		} else {
+			l.canonLen += len(key) + 3 + past - at // "key":{…}
 		}
 		if n == nil || n.id != key {
 			if err := checkStoredName("node key", key); err != nil {
@@ -750,11 +744,14 @@ func (l *loader) nodes() error {
 		}
 		return nil
 	})
+	_, l.end = l.d.Data()
+	return err
 }
 
 // fastNode reads the node object that is next when it is laid out as Marshal
 // writes it — compact, the fields in Marshal's order, ids, a label and times
-// that need no unescaping — and returns nil, having read nothing, otherwise:
+// that need no unescaping, no time written that Marshal leaves out — and
+// returns nil, having read nothing, otherwise:
 // node then reads it, and reports what is wrong with it. It accepts only what
 // node accepts, to the same node: the fields it skips looking up by name and the
 // checks that its layout makes true are the load's hot path.
@@ -829,7 +826,8 @@ func (l *loader) fastNode(key string) *node {
 		}
 	}
 	if rawjson.HasPrefixAt(data, i, `,"label_at_ms":`) {
-		if at, i, ok = rawjson.PlainInt(data, i+15); !ok {
+		// Marshal leaves a zero time out: one written (or "-0") is node's.
+		if at, i, ok = rawjson.PlainInt(data, i+15); !ok || at == 0 {
 			l.kids = l.kids[:kids]
 			return nil
 		}
@@ -838,7 +836,7 @@ func (l *loader) fastNode(key string) *node {
 		l.kids = l.kids[:kids]
 		return nil
 	}
-	if n.created, i, ok = rawjson.PlainInt(data, i+17); !ok || i >= len(data) || data[i] != '}' {
+	if n.created, i, ok = rawjson.PlainInt(data, i+17); !ok || i >= len(data) || data[i] != '}' || n.created == 0 && data[i-2] == '-' {
 		l.kids = l.kids[:kids]
 		return nil
 	}
@@ -854,13 +852,14 @@ func (l *loader) fastNode(key string) *node {
 // Marshal writes for the nodes read (called once they are linked, when their
 // keys were strictly sorted, each its node's id, none twice), else nil.
 //
-// Each node fastNode read was measured against plainJSONLen, its size as
-// Marshal writes it. Every form fastNode accepts is at least as long as
-// Marshal's for the same node (a "-0", a "label_at_ms":0 Marshal leaves out),
-// so a node of that size is Marshal's, byte for byte. What lies between the
-// nodes (keys, colons, commas, white space) is at least as long as Marshal
-// writes it too, so the object is Marshal's when its size is the sum of those.
-// FuzzRead checks Marshal with and without this copy on every file it loads.
+// fastNode reads a node only when it is laid out as Marshal writes it, so
+// every node it read is Marshal's, byte for byte. What lies between the nodes
+// (keys, colons, commas, white space) is at least as long as Marshal writes
+// it, so the object is Marshal's when its size is what Marshal's would be.
+// FuzzUnmarshal and FuzzFastLoad check Marshal with and without this copy on
+// every file they load.
+//
+//go:noinline
 func (l *loader) canonical() []byte {
 	if !l.canon || l.end <= l.from {
 		return nil
@@ -873,32 +872,10 @@ func (l *loader) canonical() []byte {
 	return data[l.from:l.end:l.end]
 }
 
-// plainJSONLen is the size of n's appendJSON for a node whose ids and label
-// need no escapes (as fastNode reads them).
-func (n *node) plainJSONLen() int {
-	var num [24]byte
-	size := len(`{"id":`) + len(n.id) + 2 + len(`,"children":[]`) + len(`,"message":`) + len(n.msg) +
-		len(`,"created_at_ms":`) + len(rawjson.AppendInt(num[:0], n.created)) + 1
-	if n.parent != "" {
-		size += len(`,"parent":`) + len(n.parent) + 2
-	}
-	for i, c := range n.children {
-		size += len(c) + 2
-		if i > 0 {
-			size++
-		}
-	}
-	if text := n.labelText(); text != "" {
-		size += len(`,"label":`) + len(text) + 2
-	}
-	if at := n.labelTime(); at != 0 {
-		size += len(`,"label_at_ms":`) + len(rawjson.AppendInt(num[:0], at))
-	}
-	return size
-}
-
 // canonicalNodes returns the "nodes" object of the file the tree was loaded
 // from while it is what Marshal would write for the nodes, or nil.
+//
+//go:noinline
 func (t *Tree) canonicalNodes() []byte {
 	if t.canon != nil && (t.shapeGen != t.canonShape || t.nodeGen != t.canonGen) {
 		t.canon = nil

@@ -71,14 +71,28 @@ test("past 2 GiB of module memory every call returns the same bytes as below it"
   // below 2 GiB (a collection can free more there), until a save lands past it.
   // The module reuses its large result buffer: drop it first (a small result),
   // collect (a large call after garbage collects it first), then fill.
+  // A loaded tree's save answers the file's nodes where the load keeps them
+  // (SaveInParts): a clone, never loaded, writes the whole file.
+  const written = t.clone();
   for (let round = 0; round < 8; round++) {
     source.linearProjection();
     hold(4 * 2 ** 20);
     for (let i = 0; i < 8192 && hold(40 * 1024) < 2 ** 31; i++);
-    t.save();
+    written.save();
     if (lastOut() >= 2 ** 31) break;
   }
   assert.ok(lastOut() >= 2 ** 31, `the save was written at ${lastOut()}, below 2 GiB: the test proves nothing`);
+  assert.equal(written.save(), want.save, "a save written past 2 GiB differs");
+  written.free();
+  // Loaded now (what is free below 2 GiB is filled), the file lands past it.
+  const high = SessionTree.load(file);
+  high.save();
+  const u8 = new Uint8Array(exports.mem.buffer), at = lastOut();
+  assert.equal(u8[at], 0, "the loaded tree's save is answered in parts");
+  const nodesAt = (u8[at + 4] | u8[at + 5] << 8 | u8[at + 6] << 16 | u8[at + 7] << 24) >>> 0;
+  assert.ok(nodesAt >= 2 ** 31, `the loaded file's nodes are at ${nodesAt}, below 2 GiB: the test proves nothing`);
+  sameAsBelow2GiB(high, "a tree loaded past 2 GiB, its save read from there");
+  high.free();
   sameAsBelow2GiB(t, "a tree loaded past 2 GiB");
   sameAsBelow2GiB(source, "a tree made below 2 GiB, read past it");
   const u = SessionTree.load(t.save()); // a save's output read back as a load's input, both past 2 GiB

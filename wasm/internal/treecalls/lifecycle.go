@@ -1,7 +1,6 @@
 package treecalls
 
 import (
-	"encoding/binary"
 	"strconv"
 	"unsafe"
 
@@ -122,9 +121,8 @@ func save(r *Request) ([]byte, error) {
 	if r.at == SaveInParts {
 		head := grow(4096)[:12]
 		if head, nodes, ok := r.tree.MarshalParts(head); ok {
-			clear(head[:12])
-			binary.LittleEndian.PutUint32(head[4:], uint32(uintptr(unsafe.Pointer(unsafe.SliceData(nodes)))))
-			binary.LittleEndian.PutUint32(head[8:], uint32(len(nodes)))
+			// WebAssembly is little-endian, and the result buffer is 8-byte aligned.
+			*(*[3]uint32)(unsafe.Pointer(&head[0])) = [3]uint32{0, uint32(uintptr(unsafe.Pointer(unsafe.SliceData(nodes)))), uint32(len(nodes))}
 			bridge.KeepOut(head)
 			r.entry.size = len(head) - 12 + len(nodes) + 1
 			return head, nil
