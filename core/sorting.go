@@ -13,6 +13,9 @@ func sortFunc[T any](s []T, cmp func(a, b T) int) {
 	n := len(s)
 	sorted := true
 	for i := 1; i < n; i++ {
+		if i%sortWork == 0 {
+			tick()
+		}
 		if cmp(s[i-1], s[i]) > 0 {
 			sorted = false
 			break
@@ -45,12 +48,15 @@ func sortFunc[T any](s []T, cmp func(a, b T) int) {
 	for width := run; width < n; width *= 2 {
 		for lo := 0; lo < n; lo += 2 * width {
 			mid, hi := min(lo+width, n), min(lo+2*width, n)
-			if moved += hi - lo; moved >= sortWork {
-				tickWork(moved / sortWork)
-				moved %= sortWork
-			}
+			// A tick per sortWork elements merged, inside the merge: the
+			// last passes merge the whole list, 100,000 elements that
+			// were one 5-9 ms slice of the worker (issue 25).
 			i, j, k := lo, mid, lo
 			for i < mid && j < hi {
+				if moved++; moved == sortWork {
+					tick()
+					moved = 0
+				}
 				if cmp(src[j], src[i]) < 0 {
 					dst[k] = src[j]
 					j++

@@ -209,6 +209,7 @@ func sortKeys(keys []string) {
 		return strings.Compare(x.s, y.s)
 	})
 	for i := range a {
+		tick()
 		keys[i] = a[i].s
 	}
 }

@@ -183,3 +183,30 @@ func TestGatheringTheKeysOfALargeTreeYields(t *testing.T) {
 		t.Fatalf("listing 20,000 loaded keys in order called yield %d times, want about %d", calls, 20_000/yieldEvery)
 	}
 }
+
+// A sort yields inside its merges: the last passes merge the whole list, and
+// 100,000 keys merged with no yield were a 5-9 ms slice of the edge worker
+// (issue 25, each slice of a create timed). No stretch between two yields
+// compares more than a few slices' worth of elements, and the result is
+// sorted and stable.
+func TestASortOfManyKeysYieldsInsideItsMerges(t *testing.T) {
+	type kv struct{ k, i int }
+	r := rand.New(rand.NewPCG(9, 26))
+	s := make([]kv, 100_000)
+	for i := range s {
+		s[i] = kv{r.IntN(50_000), i}
+	}
+	since, most := 0, 0
+	SetYield(func() { most = max(most, since); since = 0 })
+	defer SetYield(nil)
+	sortFunc(s, func(a, b kv) int { since++; return a.k - b.k })
+	most = max(most, since)
+	if limit := 4 * yieldEvery * sortWork; most > limit { // an insertion-sorted run of 12 compares up to 66 times
+		t.Fatalf("%d comparisons between two yields, want at most %d", most, limit)
+	}
+	for i := 1; i < len(s); i++ {
+		if s[i-1].k > s[i].k || s[i-1].k == s[i].k && s[i-1].i > s[i].i {
+			t.Fatalf("not sorted stably at %d: %v then %v", i, s[i-1], s[i])
+		}
+	}
+}
