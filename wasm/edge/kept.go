@@ -59,6 +59,18 @@ func (k *Kept[T]) Sized(name string, bytes int64) {
 	k.trim(name)
 }
 
+// MakeRoom drops the least recently used values but keep's until extra
+// more bytes fit in the budget (a large write about to run for keep: its
+// working set and the others' kept trees must fit in one isolate).
+func (k *Kept[T]) MakeRoom(keep string, extra int64) {
+	if k.budget <= 0 || extra <= 0 {
+		return
+	}
+	k.bytes += extra
+	k.trim(keep)
+	k.bytes -= extra
+}
+
 // Delete forgets name.
 func (k *Kept[T]) Delete(name string) {
 	if e := k.entries[name]; e != nil {

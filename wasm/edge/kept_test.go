@@ -68,3 +68,28 @@ func TestKeptTreesAreBoundedByCountWithoutAByteBudget(t *testing.T) {
 		t.Fatalf("after Delete: c kept %v, bytes %d", ok, k.Bytes())
 	}
 }
+
+// Before a large write, MakeRoom drops the least recently used others until
+// the write's working set fits beside what stays, never the writer's own;
+// the kept bytes are the stored ones again after it.
+func TestMakeRoomDropsOthersForALargeWrite(t *testing.T) {
+	k := NewKept[int](256, 32<<20)
+	for i, n := range []string{"a", "b", "c", "w"} {
+		k.Put(n, i)
+		k.Sized(n, 7<<20)
+	}
+	k.Get("a") // b, then c, are the least recently used
+	k.MakeRoom("w", 5<<20)
+	if got := fmt.Sprint(keptNames(k, "a", "b", "c", "w")); got != "[a c w]" || k.Bytes() != 21<<20 {
+		t.Fatalf("kept %s (%d bytes) after room for 5 MiB, want [a c w] (21 MiB)", got, k.Bytes())
+	}
+	k.MakeRoom("w", 22<<20)
+	if got := fmt.Sprint(keptNames(k, "a", "b", "c", "w")); got != "[w]" || k.Bytes() != 7<<20 {
+		t.Fatalf("kept %s (%d bytes) after room for 22 MiB, want [w] (7 MiB)", got, k.Bytes())
+	}
+	k.MakeRoom("w", 64<<20) // more than the budget: only the writer stays
+	if got := fmt.Sprint(keptNames(k, "a", "b", "c", "w")); got != "[w]" {
+		t.Fatalf("kept %s, want [w]", got)
+	}
+	NewKept[int](256, 0).MakeRoom("w", 1<<30) // no byte bound: nothing to do
+}
