@@ -21,7 +21,7 @@ func (t *Tree) Marshal() []byte {
 // AppendMarshal appends the tree's canonical .tree.json (Marshal) to buf and
 // returns the extended buffer: a caller that saves often reuses one buffer.
 func (t *Tree) AppendMarshal(buf []byte) []byte {
-	return t.appendMarshal(buf, true, false)
+	return t.appendMarshal(buf, false)
 }
 
 // MarshalParts appends to buf what Marshal writes before the "nodes" object
@@ -36,13 +36,12 @@ func (t *Tree) MarshalParts(buf []byte) (head, nodes []byte, ok bool) {
 	if nodes = t.canonicalNodes(); nodes == nil {
 		return nil, nil, false
 	}
-	return t.appendMarshal(buf, true, true), nodes, true
+	return t.appendMarshal(buf, true), nodes, true
 }
 
-// appendMarshal is AppendMarshal; reuse lets it copy the loaded file's nodes
-// (canonicalNodes) instead of writing each node, which tests compare, and
-// head stops it before the nodes (MarshalParts).
-func (t *Tree) appendMarshal(buf []byte, reuse, head bool) []byte {
+// appendMarshal is AppendMarshal, or with head what it writes before the
+// nodes (MarshalParts).
+func (t *Tree) appendMarshal(buf []byte, head bool) []byte {
 	if !head {
 		if need := len(buf) + t.MarshalSize(); cap(buf) < need {
 			buf = append(make([]byte, 0, need), buf...)
@@ -69,7 +68,7 @@ func (t *Tree) appendMarshal(buf []byte, reuse, head bool) []byte {
 	if head {
 		return buf
 	}
-	if nodes := t.canonicalNodes(); nodes != nil && reuse {
+	if nodes := t.canonicalNodes(); nodes != nil {
 		buf = append(buf, nodes...)
 		return append(buf, '}')
 	}
