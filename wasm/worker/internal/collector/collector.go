@@ -120,3 +120,64 @@ func overhead() int64 {
 	runtime.ReadMemStats(&m)
 	return int64(min(m.Sys-min(m.HeapSys, m.Sys), math.MaxInt64/4))
 }
+
+// Room makes n bytes of Go's heap free before a large call (a create of
+// 100,000 messages, a batch of megabytes), no more than Cap less the heap in
+// use: when fewer are free it grows the heap in one step (an allocation of
+// what is missing, then a collection that frees it) instead of letting the
+// call grow it. Go's heap in WebAssembly grows 512 KB at a time, and each
+// growth of a WebAssembly memory past 64 MB costs V8 a collection of the
+// isolate's JavaScript heap: a 100,000-message create grew it ~100 times,
+// within the slices that allocated, and those slices set another tenant's
+// p99 (issue 25; docs/edge.md). The collection marks what is live before
+// the call, which makeRoom has just made small. Nothing happens when there
+// is room.
+func Room(n int64) {
+	if Cap <= 0 || n <= 0 {
+		return
+	}
+	free, total := heapFree()
+	inUse := total - free
+	want := min(n, Cap-inUse)
+	if want <= free {
+		return
+	}
+	// The allocations alone must not start a cycle, which would mark them
+	// live. An allocation may fit in what is free rather than grow the heap:
+	// then another, until the heap has grown to what is wanted (each grows it
+	// by at most its size, so it never grows past that, but for Go's 512 KB
+	// steps).
+	mu.Lock()
+	p := debug.SetGCPercent(-1)
+	l := debug.SetMemoryLimit(math.MaxInt64)
+	for i := 0; i < 64 && total < inUse+want; i++ {
+		ballast = append(ballast, make([]byte, inUse+want-total))
+		_, total = heapFree()
+	}
+	ballast = nil
+	debug.SetGCPercent(p)
+	debug.SetMemoryLimit(l)
+	mu.Unlock()
+	runtime.GC()
+}
+
+// ballast holds Room's allocations until they are dropped.
+var ballast [][]byte
+
+// heapFree is the heap's free bytes (free or given back, both reusable
+// without growing) and all the memory Go has taken.
+func heapFree() (free, total int64) {
+	s := []metrics.Sample{
+		{Name: "/memory/classes/heap/free:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"},
+		{Name: "/memory/classes/total:bytes"},
+	}
+	metrics.Read(s)
+	v := func(i int) int64 {
+		if s[i].Value.Kind() != metrics.KindUint64 {
+			return 0
+		}
+		return int64(min(s[i].Value.Uint64(), math.MaxInt64/4))
+	}
+	return v(0) + v(1), v(2)
+}

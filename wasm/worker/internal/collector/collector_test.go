@@ -102,3 +102,36 @@ func TestNoCapNoHold(t *testing.T) {
 	}
 	Release()
 }
+
+// Room leaves the heap with the room asked for free, grown in one step (one
+// collection), and does nothing more when the room is there: a second Room
+// runs no cycle. It never asks past Cap in all.
+func TestRoomGrowsTheHeapOnceBeforeALargeCall(t *testing.T) {
+	defer func(c int64) { Cap = c }(Cap)
+	Cap = 1 << 30
+	runtime.GC()
+	free, _ := heapFree()
+	n := free + 128<<20
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	Room(n)
+	runtime.ReadMemStats(&after)
+	if f, _ := heapFree(); f < n {
+		t.Fatalf("after Room(%d MB): %d MB free", n>>20, f>>20)
+	}
+	if after.NumGC != before.NumGC+1 {
+		t.Fatalf("Room ran %d cycles, want 1", after.NumGC-before.NumGC)
+	}
+	Room(n)
+	runtime.ReadMemStats(&before)
+	if before.NumGC != after.NumGC {
+		t.Fatalf("a second Room with the room there ran %d cycles", before.NumGC-after.NumGC)
+	}
+	// Under a cap: the heap in use plus what Room may add is at most Cap.
+	free, total := heapFree()
+	Cap = total + 64<<20
+	Room(1 << 40)
+	if f, got := heapFree(); got > Cap+8<<20 || f < free+56<<20 {
+		t.Fatalf("Room(1 TiB) under a cap of %d MB: %d MB taken (was %d), %d MB free (was %d)", Cap>>20, got>>20, total>>20, f>>20, free>>20)
+	}
+}
