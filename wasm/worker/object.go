@@ -618,7 +618,7 @@ func makeRoom(name string, body int64) {
 const (
 	roomFrom        = 1 << 20
 	roomPerBodyByte = 4
-	heapPerBodyByte = 10
+	heapPerBodyByte = 14
 )
 
 // sized notes what object name holds after a call, which may drop others.
