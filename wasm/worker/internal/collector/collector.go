@@ -37,7 +37,6 @@ var (
 	mu        sync.Mutex
 	holding   int
 	restoring bool     // a release's cycle has not run yet: found stays
-	watching  bool     // watch's finalizer is set
 	found     settings // what the first hold found
 	// Percent and Limit are the GOGC and memory limit set last (tests read them).
 	Percent, Limit int64
@@ -62,34 +61,6 @@ func Hold() {
 		found = settings{int64(p), l}
 	}
 	Percent, Limit = -1, limit
-	if !watching {
-		watching = true
-		watch()
-	}
-}
-
-// watch raises a hold's limit after each cycle to twice what the cycle
-// left live (as GOGC=100 would set its goal), when that is more: a long call
-// whose live heap outgrew the limit (a 1,000-op batch on a tree of 22 MB,
-// whose working set is ~95 MB) had the collector run cycle after cycle at
-// it, each finding nothing to free: ~900 cycles in one batch of 7 s, the
-// other tenants waiting 40-55 ms at p99 (issue 25). It runs after each cycle
-// while a hold lasts (a finalizer, set again each time).
-func watch() {
-	s := &sentinel{}
-	runtime.SetFinalizer(s, func(*sentinel) {
-		mu.Lock()
-		defer mu.Unlock()
-		if holding == 0 {
-			watching = false
-			return
-		}
-		if limit := 2*liveHeap() + overhead(); limit > Limit {
-			debug.SetMemoryLimit(limit)
-			Limit = limit
-		}
-		watch()
-	})
 }
 
 // Release ends a hold. After the last, the next cycle comes at twice the

@@ -135,30 +135,3 @@ func TestRoomGrowsTheHeapOnceBeforeALargeCall(t *testing.T) {
 		t.Fatalf("Room(1 TiB) under a cap of %d MB: %d MB taken (was %d), %d MB free (was %d)", Cap>>20, got>>20, total>>20, f>>20, free>>20)
 	}
 }
-
-// A hold whose live heap outgrows its cap does not collect again and again
-// at the cap: after each cycle its limit is twice what is live. 96 MB kept
-// under a cap of 32 MB, a yield after each MB as a sliced call yields, runs
-// a few cycles, where a limit left at the cap ran one nearly every MB.
-func TestAHoldWhoseLiveHeapOutgrowsItsCapDoesNotThrash(t *testing.T) {
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(1 << 40))
-	Cap = 32 << 20
-	defer func() { Cap = DefaultCap }()
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	Hold()
-	live := make([][]byte, 0, 96)
-	for range 96 {
-		live = append(live, make([]byte, 1<<20))
-		runtime.Gosched()
-	}
-	runtime.ReadMemStats(&after)
-	Release()
-	t.Logf("%d cycles", after.NumGC-before.NumGC)
-	if n := after.NumGC - before.NumGC; n > 8 {
-		t.Fatalf("%d cycles while 96 MB stayed live under a cap of 32 MB", n)
-	}
-	runtime.KeepAlive(live)
-}
