@@ -618,6 +618,9 @@ func makeRoom(name string, body int64) {
 const (
 	roomFrom        = 1 << 20
 	roomPerBodyByte = 4
+	// heapPerBodyByte: a 100,000-message create of 5.6 MB took Go's heap from
+	// 21 to 90 MB in a fresh isolate (ten times its body left 13 MB to grow
+	// within its slices); Room never goes past collector.Cap in all.
 	heapPerBodyByte = 14
 )
 

@@ -1,5 +1,6 @@
 // Package collector holds Go's garbage collector while the worker's long
-// calls run (issue 25).
+// calls run, and grows Go's heap in one step before a large one (Room;
+// issue 25).
 //
 // In WebAssembly a cycle's marking runs to its end whenever Go would return
 // to JavaScript: whatever a call slices, each cycle is one piece, as long as
