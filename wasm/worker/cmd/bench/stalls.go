@@ -20,8 +20,9 @@ import (
 )
 
 // The stalls part (issue 25 §1 and §4): another tenant's requests while one
-// tenant makes a 100,000-message tree, sends 1,000-op batches to an 8 MB
-// tree, or opens 2,000 live sockets on one tree and writes to it. The other
+// tenant makes a 100,000-message tree, sends 1,000-op batches to 8 MB
+// trees (four in turn), or opens 2,000 live sockets on one tree and writes
+// to it. The other
 // tenant reads the stats of a 3-node tree and then /healthz, one after
 // another, for the whole time; each load is compared with the same probe
 // measured quiet just before it, in the same run (the machine's load varies).
