@@ -599,9 +599,9 @@ func keptBytes() int64 {
 
 // makeRoom drops other objects' kept trees before a call whose body is
 // large (a create of 100,000 messages, a batch of megabytes): its working set
-// (the body, the tree it builds or loads, the rows it stores) is about ten
-// times the body in Go's heap, roomPerBodyByte times it in the stored bytes
-// the budget counts, and it must fit beside the trees kept. With three
+// (the body, the tree it builds or loads, the rows it stores) is up to
+// heapPerBodyByte times the body in Go's heap, roomPerBodyByte times it in
+// the stored bytes the budget counts, and it must fit beside the trees kept. With three
 // 100,000-message trees kept (the budget's 32 MiB of stored rows are ~80 MB
 // of heap), the second of back-to-back creates took 18-30 s and more (the
 // bench's client gave up at 30 s once), and another tenant waited up to

@@ -108,10 +108,15 @@ type sentinel struct{ _ *int }
 func liveHeap() int64 {
 	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
+	return bytesOf(s[0])
+}
+
+// bytesOf is a metric's value in bytes, 0 where the runtime has no such metric.
+func bytesOf(s metrics.Sample) int64 {
+	if s.Value.Kind() != metrics.KindUint64 {
 		return 0
 	}
-	return int64(min(s[0].Value.Uint64(), math.MaxInt64/4))
+	return int64(min(s.Value.Uint64(), math.MaxInt64/4))
 }
 
 // overhead is the memory Go holds beside the heap (stacks, its own
@@ -174,11 +179,5 @@ func heapFree() (free, total int64) {
 		{Name: "/memory/classes/total:bytes"},
 	}
 	metrics.Read(s)
-	v := func(i int) int64 {
-		if s[i].Value.Kind() != metrics.KindUint64 {
-			return 0
-		}
-		return int64(min(s[i].Value.Uint64(), math.MaxInt64/4))
-	}
-	return v(0) + v(1), v(2)
+	return bytesOf(s[0]) + bytesOf(s[1]), bytesOf(s[2])
 }
