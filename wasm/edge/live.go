@@ -15,19 +15,13 @@ import (
 const (
 	HeaderLive   = "X-Sessiontree-Live"
 	HeaderClient = "X-Sessiontree-Client"
-	// HeaderSockets on a live request is what the glue counts open now:
-	// "tree tenant", the live sockets on this tree and the tenant's; and
-	// HeaderSocketLimits the limits of each ("tree tenant", 0 for none).
-	HeaderSockets      = "X-Sessiontree-Sockets"
-	HeaderSocketLimits = "X-Sessiontree-Socket-Limits"
-	// HeaderClose on an answer with HeaderLive "close" is the close code the
-	// glue closes the accepted socket with at once, its body the reason.
-	HeaderClose = "X-Sessiontree-Close"
 )
 
 // CloseTooManySockets is the WebSocket close code of a live socket refused
 // because its tree or its tenant has as many live sockets as its limit
 // (a browser cannot read an upgrade's HTTP status; it reads a close code).
+// The glue counts the sockets and refuses them, before any call into Go
+// (wasm/worker/glue/isolate.mjs, socketsOver).
 const CloseTooManySockets = 4029
 
 // Default limits of live sockets (SESSIONTREE_MAX_SOCKETS_PER_TREE and
@@ -87,16 +81,6 @@ func (h *Handler) live(q *request, id string) *apiError {
 	client := q.r.URL.Query().Get("client")
 	if client != "" && !validClient(client) {
 		return errInput(`"client" names a live client: 1 to 64 of A-Z a-z 0-9 - _`)
-	}
-	if reason := socketsOver(q.r); reason != "" {
-		// Accepted and closed at once with CloseTooManySockets: what a
-		// browser's WebSocket can read.
-		q.w.Header().Set(HeaderLive, "close")
-		q.w.Header().Set(HeaderClose, strconv.Itoa(CloseTooManySockets))
-		q.w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		q.w.WriteHeader(statusOK)
-		q.w.Write([]byte(reason))
-		return nil
 	}
 	return h.read(q, id, func(_ *core.Tree, m Meta) *apiError {
 		if client != "" {
@@ -180,22 +164,4 @@ func Delta(w Write, deleted bool, max int) []byte {
 		return append(head, `,"partial":true}`...)
 	}
 	return buf
-}
-
-// socketsOver is why a live socket is refused (HeaderSockets at
-// HeaderSocketLimits, both set by the glue), or "" to accept it. The reason
-// is a close frame's: at most 123 bytes.
-func socketsOver(r *Request) string {
-	open, ok1 := twoInts(r.Header.Get(HeaderSockets))
-	limit, ok2 := twoInts(r.Header.Get(HeaderSocketLimits))
-	if !ok1 || !ok2 {
-		return ""
-	}
-	if limit[0] > 0 && open[0] >= limit[0] {
-		return "this tree has " + strconv.FormatInt(open[0], 10) + " live sockets, its limit; close one first"
-	}
-	if limit[1] > 0 && open[1] >= limit[1] {
-		return "this tenant has " + strconv.FormatInt(open[1], 10) + " live sockets, its limit; close one first"
-	}
-	return ""
 }

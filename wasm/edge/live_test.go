@@ -4,7 +4,6 @@ package edge
 
 import (
 	"encoding/json"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -67,38 +66,4 @@ func TestTheLiveRouteAnswersOnlyAnUpgradeOnAnObject(t *testing.T) {
 		t.Fatalf("live with ?access_token=: %d %s", r.status, r.body)
 	}
 	wantError(t, anon.do("GET", "/v1/trees/"+id+"?access_token="+tok, ""), 401, CodeUnauthorized)
-}
-
-// Issue 25 §4: a live socket over its tree's limit or its tenant's (what
-// the glue counts, HeaderSockets, against HeaderSocketLimits) is accepted
-// and closed at once with CloseTooManySockets and a reason; under both it
-// is a live socket.
-func TestALiveSocketOverItsTreesOrTenantsLimitIsClosedWithItsCode(t *testing.T) {
-	now := int64(1_800_000_000_000)
-	h, ops, _ := newTurnsObject(t, &now)
-	live := strings.TrimSuffix(ops, "/ops") + "/live"
-	dial := func(open, limits string) *httptest.ResponseRecorder {
-		r := httptest.NewRequest("GET", live, nil)
-		r.Header.Set(HeaderTenant, "alice")
-		r.Header.Set("Upgrade", "websocket")
-		r.Header.Set(HeaderSockets, open)
-		r.Header.Set(HeaderSocketLimits, limits)
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, r)
-		return w
-	}
-	for _, c := range []struct{ open, limits, want string }{
-		{"2 2", "3 10", "accept"},
-		{"3 3", "3 10", "close"},
-		{"1 10", "3 10", "close"},
-		{"500 5000", "0 0", "accept"},
-	} {
-		w := dial(c.open, c.limits)
-		if got := w.Header().Get(HeaderLive); got != c.want {
-			t.Fatalf("%s open, limits %s: %q %s, want %s", c.open, c.limits, got, w.Body, c.want)
-		}
-		if c.want == "close" && (w.Header().Get(HeaderClose) != "4029" || !strings.Contains(w.Body.String(), "live sockets, its limit") || w.Body.Len() > 123) {
-			t.Fatalf("%s open, limits %s: close %q %q", c.open, c.limits, w.Header().Get(HeaderClose), w.Body)
-		}
-	}
 }
