@@ -21,17 +21,9 @@ const (
 // because its tree or its tenant has as many live sockets as its limit
 // (a browser cannot read an upgrade's HTTP status; it reads a close code).
 // The glue counts the sockets and refuses them, before any call into Go
-// (wasm/worker/glue/isolate.mjs, socketsOver).
+// (socketsOver in wasm/worker/glue/fanout.mjs; SESSIONTREE_MAX_SOCKETS_PER_TREE
+// and SESSIONTREE_MAX_SOCKETS_PER_TENANT, 128 and 1,024 by default).
 const CloseTooManySockets = 4029
-
-// Default limits of live sockets (SESSIONTREE_MAX_SOCKETS_PER_TREE and
-// SESSIONTREE_MAX_SOCKETS_PER_TENANT in the worker): each write on a tree
-// goes out as one frame per socket, so the sockets of one tree bound what
-// one write costs.
-const (
-	DefaultSocketsPerTree   = 128
-	DefaultSocketsPerTenant = 1024
-)
 
 // ClientHeader names the client a write comes from (the ?client= of its live
 // socket): the write's change is pushed to every live socket but that

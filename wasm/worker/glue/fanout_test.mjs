@@ -1,7 +1,7 @@
 // node wasm/worker/glue/fanout_test.mjs: the fan-out plan of a group of
 // writes (fanout.mjs), run by make test-worker.
 import assert from "node:assert/strict";
-import { fanOut } from "./fanout.mjs";
+import { fanOut, socketsOver } from "./fanout.mjs";
 
 // 200 sockets of one tree: a's and b's (their writers' sockets, tagged with
 // their client names), 98 plain and 100 opened with ?batch=1. A group of two
@@ -44,4 +44,18 @@ for (const ws of batched) assert.equal(of.get(ws), of.get(batched[0]), "batched 
 // No changes, no plan; a write whose only socket is its writer's sends nothing.
 assert.deepEqual(fanOut([null], [{ push: [], pushExcept: "" }], sockets), []);
 assert.deepEqual(fanOut([a], [{ push: ["x"], pushExcept: "" }], new Map([[a, { tags: [], batch: false }]])), []);
+// Issue 25 §4: a live socket over its tree's limit or its tenant's is
+// refused with a reason a close frame can carry; under both, or with no
+// limit (0), it is accepted.
+for (const [n, m, perTree, perTenant, want] of [
+  [2, 2, 3, 10, ""],
+  [3, 3, 3, 10, "this tree has 3 live sockets, its limit; close one first"],
+  [1, 10, 3, 10, "this tenant has 10 live sockets, its limit; close one first"],
+  [500, 5000, 0, 0, ""],
+  [1e9, 1e12, 1e9, 1e12, "this tree has 1000000000 live sockets, its limit; close one first"],
+]) {
+  const got = socketsOver(n, m, perTree, perTenant);
+  assert.equal(got, want, `${n} ${m} open, limits ${perTree} ${perTenant}`);
+  assert.ok(new TextEncoder().encode(got).length <= 123, "a close frame's reason");
+}
 console.log("fanout: ok");

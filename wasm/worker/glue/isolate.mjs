@@ -19,7 +19,7 @@
 // stored version guards every write.
 import { DurableObject } from "cloudflare:workers";
 import "./wasm_exec.js";
-import { fanOut } from "./fanout.mjs";
+import { fanOut, socketsOver } from "./fanout.mjs";
 import mod from "./app.wasm";
 
 // A syumai/workers program (the benchmark's trivial worker; the worker itself
@@ -509,8 +509,8 @@ function pace(key, n, rate) {
 
 // A tree takes at most SOCKETS_PER_TREE live sockets and a tenant
 // SOCKETS_PER_TENANT (SESSIONTREE_MAX_SOCKETS_PER_TREE,
-// SESSIONTREE_MAX_SOCKETS_PER_TENANT; 0 for no limit; edge.DefaultSocketsPerTree,
-// edge.DefaultSocketsPerTenant): each write goes out as a frame per socket of
+// SESSIONTREE_MAX_SOCKETS_PER_TENANT; 0 for no limit; socketsOver in
+// fanout.mjs refuses past them): each write goes out as a frame per socket of
 // its tree. The tenant's are counted over the objects of this isolate
 // (socketCounts: each object's own count, since an object sees only its own
 // sockets), as the rate limit is.
@@ -518,20 +518,6 @@ const SOCKETS_PER_TREE = 128;
 const SOCKETS_PER_TENANT = 1024;
 const socketCounts = new Map(); // object id → {tenant, n}: its live sockets
 const upgradingOf = new Map(); // tenant → its live sockets being opened, over every object
-
-// socketsOver is why a live socket is refused, or "": n is the live
-// sockets of its tree (those being opened counted) and m its tenant's
-// (socketsOfTenant), against the limits above. The reason is a close
-// frame's (at most 123 bytes). Refused in the glue, a socket costs no call
-// into Go (2,000 upgrades on one tree, 1,872 of them refused: the load's
-// CPU in the isolate 6.4 -> 2.7-5.1 s).
-function socketsOver(env, n, m) {
-  const perTree = envLimit(env.SESSIONTREE_MAX_SOCKETS_PER_TREE, SOCKETS_PER_TREE);
-  if (perTree > 0 && n >= perTree) return `this tree has ${n} live sockets, its limit; close one first`;
-  const perTenant = envLimit(env.SESSIONTREE_MAX_SOCKETS_PER_TENANT, SOCKETS_PER_TENANT);
-  if (perTenant > 0 && m >= perTenant) return `this tenant has ${m} live sockets, its limit; close one first`;
-  return "";
-}
 
 // socketsOfTenant counts tenant's live sockets over the objects of this
 // isolate, and those being opened.
@@ -711,7 +697,9 @@ export class TreeObject extends DurableObject {
       // count as open: 2,000 at once each saw fewer than the limit and all
       // went in (174 of a limit of 128).
       this.countSockets(tenant);
-      const over = socketsOver(this.env, this.liveCount() + this.upgrading, socketsOfTenant(tenant));
+      const over = socketsOver(this.liveCount() + this.upgrading, socketsOfTenant(tenant),
+        envLimit(this.env.SESSIONTREE_MAX_SOCKETS_PER_TREE, SOCKETS_PER_TREE),
+        envLimit(this.env.SESSIONTREE_MAX_SOCKETS_PER_TENANT, SOCKETS_PER_TENANT));
       if (over !== "") return refuseSocket(this.ctx, over);
       this.upgrading++;
       upgradingOf.set(tenant, (upgradingOf.get(tenant) ?? 0) + 1);
