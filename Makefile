@@ -282,7 +282,8 @@ $(WORKER_DIR)/.dev.vars:
 
 worker-build: $(WORKER_DIR)/.dev.vars
 	@mkdir -p $(WORKER_DIR)/build
-	@$(WORKER_WASM) -o $(WORKER_DIR)/build/app.wasm ./$(WORKER_DIR)
+	@$(WORKER_WASM) -o $(WORKER_DIR)/build/app.wasm.linked ./$(WORKER_DIR)
+	@$(GO) run ./wasm/internal/packdata $(WORKER_DIR)/build/app.wasm.linked $(WORKER_DIR)/build/app.wasm && rm -f $(WORKER_DIR)/build/app.wasm.linked
 	@cp "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" $(WORKER_DIR)/glue/isolate.mjs $(WORKER_DIR)/glue/fanout.mjs $(WORKER_DIR)/build/
 
 worker: tools worker-build

@@ -95,7 +95,8 @@ func TestPackRefuses(t *testing.T) {
 	}
 }
 
-// The modules make build writes, when they are there: packed, the same memory.
+// The modules make build writes, when they are there: packed, the same
+// memory, their memory grown in chunks.
 func TestPackTheModules(t *testing.T) {
 	for _, f := range []string{"../../../js/sessiontree.wasm", "../../../js/sessiontree-interchange.wasm"} {
 		in, err := os.ReadFile(f)
@@ -113,6 +114,9 @@ func TestPackTheModules(t *testing.T) {
 		}
 		if again, _ := Pack(out, MaxGap); !bytes.Equal(again, out) {
 			t.Fatalf("%s: packing twice changes the module", f)
+		}
+		if _, err := ChunkGrowth(in); err == nil {
+			t.Fatalf("%s: its runtime.growMemory grows the memory 512 KB at a time (packdata's ChunkGrowth not applied)", f)
 		}
 		t.Logf("%s: %d bytes, %d segments after packing", f, len(out), n)
 	}
