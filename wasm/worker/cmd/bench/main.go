@@ -286,13 +286,25 @@ func fail(format string, args ...any) {
 		fmt.Fprintf(os.Stderr, "the worker's log, its errors (%d lines; the first 40):\n%s\n", len(bad), strings.Join(bad[:min(len(bad), 40)], "\n"))
 	}
 	dumpLogs()
-	for _, s := range servers {
-		s.Stop()
-	}
+	stopAll()
 	os.Exit(1)
 }
 
 var servers []*devserver.Server
+
+// states are the servers' D1 and object state directories, removed with them.
+var states []string
+
+// stopAll stops every wrangler dev and removes its state (a run left ~250 MB
+// of objects' SQLite files in the temporary directory otherwise).
+func stopAll() {
+	for _, s := range servers {
+		s.Stop()
+	}
+	for _, d := range states {
+		os.RemoveAll(d)
+	}
+}
 
 // logLevel is wrangler dev's --log-level (-log-level).
 var logLevel string
@@ -316,6 +328,7 @@ func start(dir, config, key string) *devserver.Server {
 	if err != nil {
 		fail("%v", err)
 	}
+	states = append(states, state)
 	s, err := devserver.Start(devserver.Options{Dir: dir, Config: config, Persist: state,
 		Vars: map[string]string{"SESSIONTREE_SIGNING_KEY": key}, LogLevel: logLevel})
 	if err != nil {
@@ -369,11 +382,7 @@ func main() {
 	rand.Read(raw[:])
 	key := hex.EncodeToString(raw[:])
 	tok, _ := edge.IssueToken([]byte(key), "bench", time.Now().Unix()+3600)
-	defer func() {
-		for _, s := range servers {
-			s.Stop()
-		}
-	}()
+	defer stopAll()
 
 	iso := target{start(dir2, "wrangler.toml", key).URL, tok}
 	var stock, triv target
