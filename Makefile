@@ -162,10 +162,14 @@ js/wasm_exec.js: $(WASM_EXEC)
 # The same two modules plus one test export (st_test_hold: wasm/internal/bridge
 # testhooks.go) for js/test/memory-limit.mjs; never shipped.
 HOOKS_WASM := js/test/build/sessiontree-hooks.wasm js/test/build/sessiontree-interchange-hooks.wasm
-js/test/build/sessiontree-hooks.wasm: $(WASM_SRC)
-	@$(WASM_BUILD) -tags sessiontree_testhooks -o $@ ./wasm/module
-js/test/build/sessiontree-interchange-hooks.wasm: $(INTERCHANGE_SRC)
-	@$(WASM_BUILD) -tags sessiontree_testhooks -o $@ ./wasm/interchange
+# Rewritten by packdata as the shipped ones are: their memory grows in chunks
+# up to the 4 GiB limit (the last chunk cut to what is left).
+js/test/build/sessiontree-hooks.wasm: $(WASM_SRC) $(PACKDATA)
+	@$(WASM_BUILD) -tags sessiontree_testhooks -o $@.linked ./wasm/module
+	@$(GO) run ./wasm/internal/packdata $@.linked $@ && rm -f $@.linked
+js/test/build/sessiontree-interchange-hooks.wasm: $(INTERCHANGE_SRC) $(PACKDATA)
+	@$(WASM_BUILD) -tags sessiontree_testhooks -o $@.linked ./wasm/interchange
+	@$(GO) run ./wasm/internal/packdata $@.linked $@ && rm -f $@.linked
 
 ## test-wasm: the bridge's tests and the core's own suite, GOOS=js in headless Chromium
 # wasmbrowsertest v0.11.0 prints "unknown IPAddressSpace" lines with this Chromium: noise.
