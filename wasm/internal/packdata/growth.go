@@ -93,25 +93,9 @@ func chunkedGrow(brk uint64) []byte {
 // (see above). It finds growMemory by its whole body, which must occur
 // exactly once; anything it does not expect is an error, nothing written.
 func ChunkGrowth(m []byte) ([]byte, error) {
-	if len(m) < 8 || !bytes.Equal(m[:8], []byte("\x00asm\x01\x00\x00\x00")) {
-		return nil, errors.New("not a WebAssembly module (version 1)")
-	}
-	type section struct {
-		id         byte
-		start, end int // the whole section
-		body       []byte
-	}
-	var secs []section
-	r := reader{b: m, i: 8}
-	for r.i < len(m) {
-		start := r.i
-		id := r.byte()
-		size := r.uint()
-		if r.err != nil || size > uint64(len(m)-r.i) {
-			return nil, errors.New("a section runs past the end of the module")
-		}
-		secs = append(secs, section{id, start, r.i + int(size), m[r.i : r.i+int(size)]})
-		r.i += int(size)
+	secs, err := sections(m)
+	if err != nil {
+		return nil, err
 	}
 	find := func(id byte) *section {
 		for i := range secs {

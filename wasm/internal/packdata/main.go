@@ -59,23 +59,15 @@ type segment struct {
 // Pack returns m with its data segments joined across gaps of at most maxGap
 // zero bytes.
 func Pack(m []byte, maxGap uint64) ([]byte, error) {
-	if len(m) < 8 || !bytes.Equal(m[:8], []byte("\x00asm\x01\x00\x00\x00")) {
-		return nil, errors.New("not a WebAssembly module (version 1)")
+	secs, err := sections(m)
+	if err != nil {
+		return nil, err
 	}
 	out := append([]byte(nil), m[:8]...)
-	r := reader{b: m, i: 8}
-	for r.i < len(m) {
-		start := r.i
-		id := r.byte()
-		size := r.uint()
-		if r.err != nil || size > uint64(len(m)-r.i) {
-			return nil, errors.New("a section runs past the end of the module")
-		}
-		body := m[r.i : r.i+int(size)]
-		r.i += int(size)
-		switch id {
+	for _, s := range secs {
+		switch s.id {
 		case 11: // data
-			packed, err := packData(body, maxGap)
+			packed, err := packData(s.body, maxGap)
 			if err != nil {
 				return nil, err
 			}
@@ -85,10 +77,38 @@ func Pack(m []byte, maxGap uint64) ([]byte, error) {
 		case 12: // data count: it would have to match; Go does not write one
 			return nil, errors.New("a data count section (not written by Go): not handled")
 		default:
-			out = append(out, m[start:r.i]...)
+			out = append(out, m[s.start:s.end]...)
 		}
 	}
 	return out, nil
+}
+
+// section is one section of a module: its id, where it starts and ends in
+// the module (the id and size included), and its body.
+type section struct {
+	id         byte
+	start, end int
+	body       []byte
+}
+
+// sections splits a module (its header checked) into its sections.
+func sections(m []byte) ([]section, error) {
+	if len(m) < 8 || !bytes.Equal(m[:8], []byte("\x00asm\x01\x00\x00\x00")) {
+		return nil, errors.New("not a WebAssembly module (version 1)")
+	}
+	var secs []section
+	r := reader{b: m, i: 8}
+	for r.i < len(m) {
+		start := r.i
+		id := r.byte()
+		size := r.uint()
+		if r.err != nil || size > uint64(len(m)-r.i) {
+			return nil, errors.New("a section runs past the end of the module")
+		}
+		secs = append(secs, section{id, start, r.i + int(size), m[r.i : r.i+int(size)]})
+		r.i += int(size)
+	}
+	return secs, nil
 }
 
 func packData(b []byte, maxGap uint64) ([]byte, error) {
