@@ -1,3 +1,8 @@
+//go:build !(js && wasm)
+
+// The tests of ChunkGrowth run node and go: natively only (make test runs
+// them with -race in test-core; test-wasm runs this package in a browser).
+
 package main
 
 import (
