@@ -188,7 +188,7 @@ func ChunkGrowth(m []byte) ([]byte, error) {
 		tr.i += int(tr.uint())
 		tr.i += int(tr.uint())
 	}
-	if tr.err != nil || !bytes.HasPrefix(types.body[tr.i:], []byte{0x60, 0x01, 0x7f, 0x01, 0x7f}) {
+	if fr.err != nil || tr.err != nil || tr.i > len(types.body) || !bytes.HasPrefix(types.body[tr.i:], []byte{0x60, 0x01, 0x7f, 0x01, 0x7f}) {
 		return nil, errors.New("runtime.growMemory is not (i32) -> i32")
 	}
 

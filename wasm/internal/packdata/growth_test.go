@@ -194,3 +194,34 @@ go.run(instance).then(() => {
 		t.Fatalf("the rewritten program ends with %d pages, the plain one %d: want at most %d more", pages1, pages0, MaxChunkPages)
 	}
 }
+
+// Modules ChunkGrowth does not expect are refused with an error, never a
+// panic: cut anywhere, or with any one byte changed, a module that has the
+// body it looks for.
+func TestChunkGrowthRefusesWhatItDoesNotExpect(t *testing.T) {
+	m := []byte("\x00asm\x01\x00\x00\x00")
+	section := func(id byte, b []byte) {
+		m = append(m, id)
+		m = appendUint(m, uint64(len(b)))
+		m = append(m, b...)
+	}
+	section(1, []byte{2, 0x60, 0, 0, 0x60, 1, 0x7f, 1, 0x7f}) // () -> (), (i32) -> i32
+	section(2, []byte{1, 1, 'g', 1, 'f', 0, 0})
+	section(3, []byte{1, 1})
+	section(6, []byte{1, 0x7f, 1, 0x41, 0, 0x0b})
+	section(10, append(appendUint([]byte{1}, uint64(len(goGrowMemory))), goGrowMemory...))
+	if _, err := ChunkGrowth(m); err != nil {
+		t.Fatalf("the whole module: %v", err)
+	}
+	for i := 8; i < len(m); i++ {
+		ChunkGrowth(m[:i])
+		for _, b := range []byte{0x00, 0x01, 0x7f, 0x80, 0xff} {
+			c := append([]byte(nil), m...)
+			c[i] = b
+			ChunkGrowth(c)
+		}
+	}
+	if _, err := ChunkGrowth(m[:len(m)-1]); err == nil {
+		t.Fatal("a module cut short: no error")
+	}
+}
