@@ -148,15 +148,17 @@ WASM_BUILD := GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -gcflag
 # has the runtime grow the memory in chunks of up to 2 MiB, not 512 KB (each
 # growth past ~64 MB costs V8 a collection of the page's heap: growth.go).
 PACKDATA := wasm/internal/packdata/main.go wasm/internal/packdata/growth.go
+# $(call pack,F) rewrites F.linked, as the linker wrote it, into F.
+pack = $(GO) run ./wasm/internal/packdata $(1).linked $(1) && rm -f $(1).linked
 js/sessiontree.wasm: $(WASM_SRC) $(PACKDATA)
 	@echo "== build js/sessiontree.wasm"
 	@$(WASM_BUILD) -o $@.linked ./wasm/module
-	@$(GO) run ./wasm/internal/packdata $@.linked $@ && rm -f $@.linked
+	@$(call pack,$@)
 
 js/sessiontree-interchange.wasm: $(INTERCHANGE_SRC) $(PACKDATA)
 	@echo "== build js/sessiontree-interchange.wasm"
 	@$(WASM_BUILD) -o $@.linked ./wasm/interchange
-	@$(GO) run ./wasm/internal/packdata $@.linked $@ && rm -f $@.linked
+	@$(call pack,$@)
 
 js/wasm_exec.js: $(WASM_EXEC)
 	@cp $< $@
@@ -168,10 +170,10 @@ HOOKS_WASM := js/test/build/sessiontree-hooks.wasm js/test/build/sessiontree-int
 # up to the 4 GiB limit (the last chunk cut to what is left).
 js/test/build/sessiontree-hooks.wasm: $(WASM_SRC) $(PACKDATA)
 	@$(WASM_BUILD) -tags sessiontree_testhooks -o $@.linked ./wasm/module
-	@$(GO) run ./wasm/internal/packdata $@.linked $@ && rm -f $@.linked
+	@$(call pack,$@)
 js/test/build/sessiontree-interchange-hooks.wasm: $(INTERCHANGE_SRC) $(PACKDATA)
 	@$(WASM_BUILD) -tags sessiontree_testhooks -o $@.linked ./wasm/interchange
-	@$(GO) run ./wasm/internal/packdata $@.linked $@ && rm -f $@.linked
+	@$(call pack,$@)
 
 ## test-wasm: the bridge's tests and the core's own suite, GOOS=js in headless Chromium
 # wasmbrowsertest v0.11.0 prints "unknown IPAddressSpace" lines with this Chromium: noise.
@@ -289,7 +291,7 @@ $(WORKER_DIR)/.dev.vars:
 worker-build: $(WORKER_DIR)/.dev.vars
 	@mkdir -p $(WORKER_DIR)/build
 	@$(WORKER_WASM) -o $(WORKER_DIR)/build/app.wasm.linked ./$(WORKER_DIR)
-	@$(GO) run ./wasm/internal/packdata $(WORKER_DIR)/build/app.wasm.linked $(WORKER_DIR)/build/app.wasm && rm -f $(WORKER_DIR)/build/app.wasm.linked
+	@$(call pack,$(WORKER_DIR)/build/app.wasm)
 	@cp "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" $(WORKER_DIR)/glue/isolate.mjs $(WORKER_DIR)/glue/fanout.mjs $(WORKER_DIR)/build/
 
 worker: tools worker-build

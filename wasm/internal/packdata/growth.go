@@ -38,6 +38,15 @@ var goGrowMemory = []byte{
 	0x41, 0x00, 0x0f, 0x00, 0x0b,
 }
 
+// skip passes n bytes, or notes the error if fewer are left.
+func (r *reader) skip(n uint64) {
+	if n > uint64(len(r.b)-r.i) {
+		r.err, r.i = errors.New("unexpected end"), len(r.b)
+		return
+	}
+	r.i += int(n)
+}
+
 // limits reads a table's or a memory's limits: flags, min, and max when flags has bit 0.
 func (r *reader) limits() {
 	if r.uint()&1 != 0 {
@@ -116,8 +125,8 @@ func ChunkGrowth(m []byte) ([]byte, error) {
 		ir := reader{b: imports.body}
 		n := ir.uint()
 		for k := uint64(0); k < n && ir.err == nil; k++ {
-			ir.i += int(ir.uint())
-			ir.i += int(ir.uint())
+			ir.skip(ir.uint()) // module name
+			ir.skip(ir.uint()) // field name
 			switch ir.byte() {
 			case 0:
 				ir.uint()
@@ -128,7 +137,7 @@ func ChunkGrowth(m []byte) ([]byte, error) {
 			case 2: // memory: limits
 				ir.limits()
 			case 3:
-				ir.i += 2
+				ir.skip(2) // value type, mutability
 				importedGlobals++
 			default:
 				return nil, errors.New("an import of an unknown kind")
@@ -185,10 +194,10 @@ func ChunkGrowth(m []byte) ([]byte, error) {
 		if tr.byte() != 0x60 {
 			return nil, errors.New("a type other than a function's")
 		}
-		tr.i += int(tr.uint())
-		tr.i += int(tr.uint())
+		tr.skip(tr.uint()) // parameters, a byte each
+		tr.skip(tr.uint()) // results
 	}
-	if fr.err != nil || tr.err != nil || tr.i > len(types.body) || !bytes.HasPrefix(types.body[tr.i:], []byte{0x60, 0x01, 0x7f, 0x01, 0x7f}) {
+	if fr.err != nil || tr.err != nil || !bytes.HasPrefix(types.body[tr.i:], []byte{0x60, 0x01, 0x7f, 0x01, 0x7f}) {
 		return nil, errors.New("runtime.growMemory is not (i32) -> i32")
 	}
 

@@ -39,20 +39,31 @@ func node(t *testing.T, script string, args ...string) string {
 // growModule is a module of one memory (min pages, max pages), the break
 // global and chunkedGrow, exported as "grow" and "mem".
 func growModule(min, max uint64) []byte {
+	return wasmModule(
+		section{id: 1, body: []byte{1, 0x60, 1, 0x7f, 1, 0x7f}},                              // (i32) -> i32
+		section{id: 3, body: []byte{1, 0}},                                                   // one function of it
+		section{id: 5, body: appendUint(appendUint([]byte{1, 1}, min), max)},                 // memory: min, max
+		section{id: 6, body: []byte{1, 0x7f, 1, 0x41, 0, 0x0b}},                              // the break: mut i32 = 0
+		section{id: 7, body: []byte{2, 4, 'g', 'r', 'o', 'w', 0, 0, 3, 'm', 'e', 'm', 2, 0}}, // exports
+		section{id: 10, body: oneBody(chunkedGrow(0))},
+	)
+}
+
+// wasmModule is a module of the sections given (their ids and bodies), in
+// that order.
+func wasmModule(secs ...section) []byte {
 	m := []byte("\x00asm\x01\x00\x00\x00")
-	section := func(id byte, b []byte) {
-		m = append(m, id)
-		m = appendUint(m, uint64(len(b)))
-		m = append(m, b...)
+	for _, s := range secs {
+		m = append(m, s.id)
+		m = appendUint(m, uint64(len(s.body)))
+		m = append(m, s.body...)
 	}
-	section(1, []byte{1, 0x60, 1, 0x7f, 1, 0x7f})                              // (i32) -> i32
-	section(3, []byte{1, 0})                                                   // one function of it
-	section(5, appendUint(appendUint([]byte{1, 1}, min), max))                 // memory: min, max
-	section(6, []byte{1, 0x7f, 1, 0x41, 0, 0x0b})                              // the break: mut i32 = 0
-	section(7, []byte{2, 4, 'g', 'r', 'o', 'w', 0, 0, 3, 'm', 'e', 'm', 2, 0}) // exports
-	fn := chunkedGrow(0)
-	section(10, append(appendUint([]byte{1}, uint64(len(fn))), fn...))
 	return m
+}
+
+// oneBody is the body of a code section of one function, fn.
+func oneBody(fn []byte) []byte {
+	return append(appendUint([]byte{1}, uint64(len(fn))), fn...)
 }
 
 // The chunked grow, called as runtime.sbrk calls growMemory: each answer is
@@ -199,17 +210,13 @@ go.run(instance).then(() => {
 // panic: cut anywhere, or with any one byte changed, a module that has the
 // body it looks for.
 func TestChunkGrowthRefusesWhatItDoesNotExpect(t *testing.T) {
-	m := []byte("\x00asm\x01\x00\x00\x00")
-	section := func(id byte, b []byte) {
-		m = append(m, id)
-		m = appendUint(m, uint64(len(b)))
-		m = append(m, b...)
-	}
-	section(1, []byte{2, 0x60, 0, 0, 0x60, 1, 0x7f, 1, 0x7f}) // () -> (), (i32) -> i32
-	section(2, []byte{1, 1, 'g', 1, 'f', 0, 0})
-	section(3, []byte{1, 1})
-	section(6, []byte{1, 0x7f, 1, 0x41, 0, 0x0b})
-	section(10, append(appendUint([]byte{1}, uint64(len(goGrowMemory))), goGrowMemory...))
+	m := wasmModule(
+		section{id: 1, body: []byte{2, 0x60, 0, 0, 0x60, 1, 0x7f, 1, 0x7f}}, // () -> (), (i32) -> i32
+		section{id: 2, body: []byte{1, 1, 'g', 1, 'f', 0, 0}},               // a function imported
+		section{id: 3, body: []byte{1, 1}},
+		section{id: 6, body: []byte{1, 0x7f, 1, 0x41, 0, 0x0b}},
+		section{id: 10, body: oneBody(goGrowMemory)},
+	)
 	if _, err := ChunkGrowth(m); err != nil {
 		t.Fatalf("the whole module: %v", err)
 	}
