@@ -8,6 +8,8 @@ MAKEFLAGS += --no-print-directory
 GO    ?= go
 PORT  ?= 8080
 TOOLS := $(CURDIR)/.tools
+# the demo's static server (web/serve), built on first use; defined before any rule names it
+WEB_SERVE := web/.bin/serve
 export PATH := $(TOOLS)/bin:$(TOOLS)/node_modules/.bin:$(PATH)
 
 .PHONY: help tools test vet test-core fuzz bench bench-core demo web-dist test-web
@@ -237,7 +239,6 @@ MARKDOWN_IT  := $(TOOLS)/node_modules/markdown-it/dist/browser/markdown-it.esm.m
 DOMPURIFY    := $(TOOLS)/node_modules/dompurify/dist/purify.es.mjs
 HIGHLIGHT    := $(TOOLS)/node_modules/@highlightjs/cdn-assets/es/highlight.min.js
 HIGHLIGHT_CSS := $(TOOLS)/node_modules/@highlightjs/cdn-assets/styles/github.min.css
-WEB_SERVE    := web/.bin/serve
 
 demo: web-dist $(WEB_SERVE)
 	@echo "== demo: Ctrl-C to stop"
