@@ -30,6 +30,7 @@ tools:
 test: tools vet test-core test-worker test-wasm test-js test-web test-corpus-if-shared
 
 vet: vet-worker
+	@node $(TOOLS)/makefile-check.mjs Makefile
 	@echo "== go vet, gofmt"
 	@$(GO) vet ./...
 	@GOOS=js GOARCH=wasm $(GO) vet ./...
@@ -123,7 +124,7 @@ bench-nav: build
 	@node js/bench/nav.mjs
 
 ## bench-formats: import throughput (MB/s) of each JSONL format and ChatGPT on ~20 MB inputs, natively and in wasm (headless Chromium), and a 100 MB Claude Code import's memory (live/input, peak/input) natively
-bench-formats:
+bench-formats: tools
 	@echo "== formats: import benchmarks (native)"
 	@$(GO) test -run '^$$' -bench Import -benchtime 3x -count=1 ./core/formats/
 	@echo "== formats: import benchmarks (GOOS=js GOARCH=wasm, headless Chromium)"
@@ -179,7 +180,7 @@ js/test/build/sessiontree-interchange-hooks.wasm: $(INTERCHANGE_SRC) $(PACKDATA)
 
 ## test-wasm: the bridge's tests and the core's own suite, GOOS=js in headless Chromium
 # wasmbrowsertest v0.11.0 prints "unknown IPAddressSpace" lines with this Chromium: noise.
-test-wasm:
+test-wasm: tools
 	@echo "== wasm/internal (bridge, treecalls, fullcalls) and core: go test (GOOS=js GOARCH=wasm, headless Chromium)"
 	@GOOS=js GOARCH=wasm $(GO) test -count=1 ./wasm/module/ ./wasm/interchange/ ./wasm/internal/... ./core/... 2>&1 | (grep -v 'unknown IPAddressSpace' || true)
 	@echo "== wasm/module links neither core.Merge nor core/formats (a build with symbols); wasm/interchange does"
@@ -198,7 +199,7 @@ test-wasm:
 JUDGES := js/test/build/judges.js
 $(JUDGES): js/test/judges.entry.js js/test/build-judges.mjs
 	@node js/test/build-judges.mjs
-test-js: build $(HOOKS_WASM) $(JUDGES)
+test-js: tools build $(HOOKS_WASM) $(JUDGES)
 	@echo "== js: node --test"
 	@node --test js/test/*.test.js
 	@echo "== js: the same tests in headless Chromium"
@@ -227,7 +228,7 @@ bench-project: tools build
 
 ## bench-js: the JS API against a plain-JS peer, in Node and headless Chromium, and the
 ## modules' size (gzip, brotli) and time to ready against a bare Go program built in the run
-bench-js: build
+bench-js: tools build
 	@node js/bench/run.mjs
 
 ## demo: build the page into web/dist (a folder any static host can serve) and serve it
