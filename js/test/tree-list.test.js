@@ -127,3 +127,35 @@ test("random changes: the list after each equals a fresh tree's (seeds in failur
     t.free();
   }
 });
+
+// A loaded file's messages are decoded in one piece when the stretch of the
+// module's memory that holds them decodes to as many UTF-16 units as it has
+// bytes (newTexts in sessiontree.js), else one at a time. Either way each
+// message must come back exactly: ASCII everywhere, non-ASCII in the messages,
+// non-ASCII between them (labels, branch names), and both.
+test("a loaded file's list is its messages exactly, whatever the bytes between and in them", () => {
+  const texts = {
+    ascii: (i) => `plain message ${i}, "quoted" \\ and a tab\t`,
+    wide: (i) => (i % 3 ? `m${i}` : `é ${i} 漢字 😀👍🏽 \u2028`),
+  };
+  for (const [name, text] of Object.entries(texts)) {
+    for (const labels of [false, true]) {
+      const t = new SessionTree();
+      const want = [];
+      for (let i = 0; i < 300; i++) {
+        const m = { role: i % 2 ? "assistant" : "user", content: text(i) };
+        const id = t.append(m, i + 1);
+        if (labels && i % 7 === 0) t.label(id, `étiquette ${i} 🌳`, i + 1);
+        want.push(m);
+      }
+      if (labels) t.branch(t.activePath()[5], "branché 😀", 400);
+      const file = t.save();
+      t.free();
+      const u = SessionTree.load(file);
+      if (labels) u.switchBranch("main");
+      assert.deepEqual(u.linearProjection(), want, `${name}, labels ${labels}`);
+      assert.deepEqual(u.pathWindow(-60).messages, want.slice(-60), `${name}, labels ${labels}: a window`);
+      u.free();
+    }
+  }
+});
