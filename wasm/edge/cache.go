@@ -23,7 +23,12 @@ type entry struct {
 	id   string
 	tree *core.Tree // nil until loaded, and after a failed write
 	meta Meta
-	used int64
+	// rows is the bytes of the tree's stored rows (each its key and its
+	// JSON): exact when the tree was read or created and while exact, else
+	// an upper bound (Handler.sizeAfter).
+	rows  int64
+	exact bool
+	used  int64
 }
 
 func newTreeCache(max int) *treeCache {

@@ -51,7 +51,7 @@ func fuzzTreeReadsBack(t *testing.T, c *client, id string) {
 
 func fuzzHandler(t *testing.T) (*Handler, *client) {
 	h := New(Config{Store: NewMemStore(), SigningKey: testKey,
-		Limits: Limits{Body: 64 << 10, Message: 4 << 10, Ops: 50, Nodes: 200, Label: 256}})
+		Limits: Limits{Body: 64 << 10, Message: 4 << 10, Ops: 50, Nodes: 200, Label: 256, Tree: 16 << 10}})
 	return h, newClient(t, h, "alice")
 }
 

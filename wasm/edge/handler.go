@@ -18,12 +18,26 @@ type Limits struct {
 	Ops     int   // operations in one /ops request
 	Nodes   int   // nodes of a tree created in one request
 	Label   int   // bytes of one label
+	// Tree bounds a stored tree: its rows (nodes and branches as stored)
+	// may take at most this many bytes, and a write that would take them
+	// past it is refused, nothing stored (0: no bound). A loaded tree takes
+	// ~2.4 times its rows in Go's heap, and a deployed isolate has 128 MB.
+	Tree int64
 }
 
 // DefaultLimits are the limits of SPEC §6: 8 MiB bodies, 1 MiB messages,
 // 1,000 ops per request (and 100,000 nodes per created tree, 4 KiB labels,
-// summaries as long as a message).
-var DefaultLimits = Limits{Body: 8 << 20, Message: 1 << 20, Ops: 1000, Nodes: 100_000, Label: 4096}
+// summaries as long as a message), and trees of at most DefaultTreeBytes.
+var DefaultLimits = Limits{Body: 8 << 20, Message: 1 << 20, Ops: 1000, Nodes: 100_000, Label: 4096, Tree: DefaultTreeBytes}
+
+// DefaultTreeBytes is the default bound of a tree's stored rows, 24 MiB:
+// loaded, such a tree takes ~60 MB of a deployed isolate's 128 MB, and a
+// write of a whole body (8 MiB) on it still fits beside it. Past ~22 MB of
+// rows a batch of megabytes ran Go's collector at its limit, again and again
+// (7 s a batch, docs/edge.md), and a tree larger than the isolate's budget
+// of kept trees was read again from storage for every append (1.4 s an
+// append at 71 MB).
+const DefaultTreeBytes = 24 << 20
 
 // Config is what a Handler needs.
 type Config struct {

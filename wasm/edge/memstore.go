@@ -34,6 +34,28 @@ type memTree struct {
 	branches map[string][]byte
 }
 
+// RowBytes implements RowSizer.
+func (s *MemStore) RowBytes(_ context.Context, tenant, id string, nodes, branches []string) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, err := s.get(tenant, id)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, k := range nodes {
+		if b, ok := t.nodes[k]; ok {
+			n += int64(len(k) + len(b))
+		}
+	}
+	for _, k := range branches {
+		if b, ok := t.branches[k]; ok {
+			n += int64(len(k) + len(b))
+		}
+	}
+	return n, nil
+}
+
 // NewMemStore returns an empty MemStore.
 func NewMemStore() *MemStore {
 	return &MemStore{trees: map[string]*memTree{}, idem: map[string]Idem{}, reserved: map[string]memReservation{}}

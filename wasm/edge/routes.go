@@ -55,7 +55,27 @@ func (h *Handler) ensure(q *request, e *entry, validate bool) (bool, *apiError) 
 	}
 	t.TakeChanges()
 	e.tree, e.meta = t, m
+	e.rows, e.exact = rowBytes(nodes)+rowBytes(branches), true
 	return true, nil
+}
+
+// rowBytes is the bytes of rows as stored.
+func rowBytes(rows []core.Fragment) int64 {
+	var n int64
+	for _, f := range rows {
+		n += int64(len(f.Key) + len(f.JSON))
+	}
+	return n
+}
+
+// checkTreeSize refuses a tree whose rows would take more than the limit,
+// 413 too_large.
+func (h *Handler) checkTreeSize(rows int64) *apiError {
+	if max := h.limits.Tree; max > 0 && rows > max {
+		return errTooLarge("the tree would take " + strconv.FormatInt(rows, 10) + " bytes as stored; a tree may take at most " + strconv.FormatInt(max, 10) +
+			"; nothing was stored (start a new tree with what you keep)")
+	}
+	return nil
 }
 
 // read runs fn on the current state of tree id.
@@ -174,6 +194,10 @@ func (h *Handler) create(q *request) *apiError {
 	if ae := h.checkRows(nodes, branches); ae != nil {
 		return ae
 	}
+	rows := rowBytes(nodes) + rowBytes(branches)
+	if ae := h.checkTreeSize(rows); ae != nil {
+		return ae
+	}
 	location := "/v1/trees/" + m.ID
 	buf := append([]byte(`{"id":`), rawjson.AppendString(nil, m.ID)...)
 	buf = append(buf, `,"etag":`...)
@@ -194,6 +218,7 @@ func (h *Handler) create(q *request) *apiError {
 	h.wrote(Write{Meta: m, PutNodes: nodes, PutBranches: branches}, false)
 	e := h.cache.acquire(m.ID)
 	e.tree, e.meta = t, m
+	e.rows, e.exact = rows, true
 	h.cache.release(e)
 	q.w.Header().Set("ETag", h.readETag(q, m.ETag))
 	q.w.Header().Set("Location", location)
@@ -464,6 +489,11 @@ func (h *Handler) commit(q *request, id string, e *entry, fresh bool, created []
 		}
 		return e.meta, answer(e.meta.ETag), nil, false // nothing to store: the ETag stays
 	}
+	rows, exact, ae := h.sizeAfter(q, e, w)
+	if ae != nil || rows < 0 {
+		e.tree = nil // the cached copy holds the refused change: read it again
+		return Meta{}, nil, ae, ae == nil
+	}
 	buf := answer(w.Meta.ETag)
 	w.Idem = h.keep(q, statusOK, w.Meta.ETag, "", buf)
 	if err := h.store.Commit(q.ctx, e.meta.Version, w); err != nil {
@@ -474,8 +504,53 @@ func (h *Handler) commit(q *request, id string, e *entry, fresh bool, created []
 		return Meta{}, nil, h.afterFailedWrite(q, storeError(id, err)), false
 	}
 	e.meta = w.Meta
+	e.rows, e.exact = rows, exact
 	h.wrote(w, false)
 	return w.Meta, buf, nil, false
+}
+
+// sizeAfter is the size of e's tree as stored once w is (Limits.Tree), and
+// whether it is exact; or -1 to read the tree again and retry, or the refusal
+// of a write that takes the tree past the limit. Most writes cost a sum of
+// their rows' lengths: the size then stays an upper bound (what the tree
+// took, plus every row the write stores, whole; a row it replaces or deletes
+// is not taken off). Only a write whose bound passes the limit is weighed
+// exactly: on a size counted since the tree was read, the tree is read again
+// first (-1); then the rows the write replaces and deletes are asked of the
+// store (a RowSizer), and the write is refused if it grows a tree past the
+// limit. One that does not grow it (a label, a switch, a deletion) goes in
+// even over the limit (a tree stored before the limit, or under a larger one).
+func (h *Handler) sizeAfter(q *request, e *entry, w Write) (int64, bool, *apiError) {
+	put := rowBytes(w.PutNodes) + rowBytes(w.PutBranches)
+	touched := put > 0 || len(w.DelNodes)+len(w.DelBranches) > 0
+	max := h.limits.Tree
+	if max <= 0 || e.rows+put <= max {
+		return e.rows + put, e.exact && !touched, nil
+	}
+	if !e.exact {
+		return -1, false, nil
+	}
+	sizer, ok := h.store.(RowSizer)
+	if !ok {
+		return 0, false, h.checkTreeSize(e.rows + put)
+	}
+	keys := make([]string, 0, len(w.PutNodes)+len(w.DelNodes))
+	for _, f := range w.PutNodes {
+		keys = append(keys, f.Key)
+	}
+	names := make([]string, 0, len(w.PutBranches)+len(w.DelBranches))
+	for _, f := range w.PutBranches {
+		names = append(names, f.Key)
+	}
+	old, err := sizer.RowBytes(q.ctx, q.tenant, e.id, append(keys, w.DelNodes...), append(names, w.DelBranches...))
+	if err != nil {
+		return 0, false, storeError(e.id, err)
+	}
+	after := e.rows + put - old
+	if after > max && after > e.rows {
+		return 0, false, h.checkTreeSize(after)
+	}
+	return after, true, nil
 }
 
 // onlySwitchesToActive reports whether ops are all switches to the branch

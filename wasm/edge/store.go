@@ -85,6 +85,14 @@ const IdemKeepMs = 24 * 60 * 60 * 1000
 
 // Store keeps trees as rows: one per tree, one per node, one per branch.
 // Every method is scoped to a tenant: another tenant's tree is ErrNoTree.
+// RowSizer is a Store that says what rows of a stored tree take, for
+// Limits.Tree: the bytes (key and JSON) of the node rows of ids nodes and the
+// branch rows named branches, 0 for a key with no row. A Handler asks it only
+// for a write that would take a tree past its limit.
+type RowSizer interface {
+	RowBytes(ctx context.Context, tenant, id string, nodes, branches []string) (int64, error)
+}
+
 type Store interface {
 	// Meta reads the row of tree id.
 	Meta(ctx context.Context, tenant, id string) (Meta, error)

@@ -208,6 +208,42 @@ func (s *objectStore) Load(ctx context.Context, tenant, id string) (edge.Meta, [
 	return m, nodes, branches, err
 }
 
+const (
+	oNodeBytes   = `SELECT COALESCE(SUM(length(CAST(id AS BLOB)) + length(CAST(json AS BLOB))), 0) AS n FROM nodes WHERE id IN (SELECT value FROM json_each(?1))`
+	oBranchBytes = `SELECT COALESCE(SUM(length(CAST(name AS BLOB)) + length(CAST(json AS BLOB))), 0) AS n FROM branches WHERE name IN (SELECT value FROM json_each(?1))`
+)
+
+// RowBytes implements edge.RowSizer: the stored bytes (UTF-8) of those rows,
+// 2,000 keys a query.
+func (s *objectStore) RowBytes(_ context.Context, _, _ string, nodes, branches []string) (int64, error) {
+	var total int64
+	for _, st := range []struct {
+		sql  string
+		keys []string
+	}{{oNodeBytes, nodes}, {oBranchBytes, branches}} {
+		for keys := st.keys; len(keys) > 0; {
+			n := min(len(keys), 2000)
+			rs, err := s.exec(st.sql, string(rawjson.AppendStrings(nil, keys[:n])))
+			if err != nil {
+				return 0, err
+			}
+			if len(rs) > 0 {
+				v, err := rs[0].Get("n")
+				if err != nil {
+					return 0, err
+				}
+				f, err := v.Float()
+				if err != nil {
+					return 0, err
+				}
+				total += int64(f)
+			}
+			keys = keys[n:]
+		}
+	}
+	return total, nil
+}
+
 // rowStmt is one statement of a write's rows and its one argument.
 type rowStmt struct{ sql, arg string }
 
@@ -597,6 +633,17 @@ func keptBytes() int64 {
 	return defaultKeptBytes
 }
 
+// limits are edge.DefaultLimits with SESSIONTREE_MAX_TREE_BYTES (bytes of a
+// tree's stored rows; 0 for no bound), set by the glue when it starts the
+// objects' instance, as Tree.
+func limits() edge.Limits {
+	l := edge.DefaultLimits
+	if v, err := strconv.ParseInt(strings.TrimSpace(os.Getenv("SESSIONTREE_MAX_TREE_BYTES")), 10, 64); err == nil && v >= 0 {
+		l.Tree = v
+	}
+	return l
+}
+
 // makeRoom drops other objects' kept trees before a call whose body is
 // large (a create of 100,000 messages, a batch of megabytes): its working set
 // (the body, the tree it builds or loads, the rows it stores) is up to
@@ -639,7 +686,7 @@ func objectFor(name string) *objectEntry {
 		return e
 	}
 	e := &objectEntry{store: &objectStore{}, stored: -1}
-	e.h = edge.New(edge.Config{Store: e.store, Role: edge.RoleObject, CacheTrees: 1,
+	e.h = edge.New(edge.Config{Store: e.store, Role: edge.RoleObject, CacheTrees: 1, Limits: limits(),
 		OnWrite: func(w edge.Write, deleted bool) {
 			m := w.Meta
 			e.push = append(e.push, string(edge.Delta(w, deleted, edge.MaxDelta)))

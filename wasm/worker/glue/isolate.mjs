@@ -612,9 +612,11 @@ let objectStarted = null;
 
 // env's SESSIONTREE_KEPT_BYTES bounds the bytes of the trees the instance
 // keeps loaded (object.go, keptBytes); SESSIONTREE_GC_HOLD_BYTES how far its
-// heap may grow while a long call holds the collector (collector.Cap).
+// heap may grow while a long call holds the collector (collector.Cap);
+// SESSIONTREE_MAX_TREE_BYTES the bytes of a tree's stored rows (object.go, limits).
 function startObjects(env) {
   const goEnv = { SESSIONTREE_ROLE: "object" };
+  if (env?.SESSIONTREE_MAX_TREE_BYTES !== undefined) goEnv.SESSIONTREE_MAX_TREE_BYTES = String(env.SESSIONTREE_MAX_TREE_BYTES);
   if (env?.SESSIONTREE_KEPT_BYTES !== undefined) goEnv.SESSIONTREE_KEPT_BYTES = String(env.SESSIONTREE_KEPT_BYTES);
   if (env?.SESSIONTREE_GC_HOLD_BYTES !== undefined) goEnv.SESSIONTREE_GC_HOLD_BYTES = String(env.SESSIONTREE_GC_HOLD_BYTES);
   const [instanceGo, readyPromise] = instantiate(goEnv, objectContext, (g) => {

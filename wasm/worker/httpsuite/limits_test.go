@@ -13,9 +13,68 @@ import (
 )
 
 // limited is a second worker, with small limits (SESSIONTREE_EGRESS_RATE
-// 1 MiB/s, SESSIONTREE_MAX_TREES 3).
+// 1 MiB/s, SESSIONTREE_MAX_TREES 3, SESSIONTREE_MAX_TREE_BYTES 3 MiB).
 var limited = &extraServer{name: "limited", vars: map[string]string{"SESSIONTREE_EGRESS_RATE": fmt.Sprint(1 << 20), "SESSIONTREE_MAX_TREES": "3",
-	"SESSIONTREE_FANOUT_RATE": "4"}}
+	"SESSIONTREE_FANOUT_RATE": "4", "SESSIONTREE_MAX_TREE_BYTES": fmt.Sprint(limitedTreeBytes)}}
+
+const limitedTreeBytes = 3 << 20
+
+// A tree takes writes until its stored rows would pass
+// SESSIONTREE_MAX_TREE_BYTES: then 413 too_large naming the limit, and
+// nothing stored (the ETag and the tree as read stay); reads and writes that
+// do not grow it go on. Batches of 1.2 MB, so each is stored in slices ahead
+// of its transaction (the staged rows), and the last one is weighed exactly.
+func TestATreeTakesNoWriteThatPassesItsLimit(t *testing.T) {
+	s := limitedServer(t)
+	c := &client{t: t, token: token(t, "size-fay"), base: s.URL}
+	id, _ := c.create(`{"messages":[{"role":"user","content":"hi"}]}`)
+	var ops strings.Builder
+	batch := func(i int) string {
+		ops.Reset()
+		ops.WriteString(`{"ops":[`)
+		for j := 0; j < 300; j++ {
+			if j > 0 {
+				ops.WriteString(",")
+			}
+			fmt.Fprintf(&ops, `{"op":"append","message":{"role":"user","content":"%d.%d %s"}}`, i, j, strings.Repeat("w", 4000))
+		}
+		ops.WriteString(`]}`)
+		return ops.String()
+	}
+	refused := false
+	for i := 0; i < 6 && !refused; i++ {
+		before := c.do("GET", "/v1/trees/"+id, "")
+		r := c.do("POST", "/v1/trees/"+id+"/ops", batch(i))
+		switch r.status {
+		case 200:
+			if i >= 3 {
+				t.Fatalf("batch %d of 1.2 MB went into a tree of at most %d bytes", i, limitedTreeBytes)
+			}
+		case 413:
+			wantError(t, r, 413, "too_large")
+			if !strings.Contains(string(r.body), fmt.Sprintf("at most %d", limitedTreeBytes)) || !strings.Contains(string(r.body), "nothing was stored") {
+				t.Fatalf("the refusal should name the limit: %.300s", r.body)
+			}
+			if i < 2 {
+				t.Fatalf("batch %d refused, with room for it: %.300s", i, r.body)
+			}
+			after := c.do("GET", "/v1/trees/"+id, "")
+			if after.header.Get("ETag") != before.header.Get("ETag") || len(after.body) != len(before.body) {
+				t.Fatalf("a refused batch changed the tree: ETag %s → %s, %d → %d bytes",
+					before.header.Get("ETag"), after.header.Get("ETag"), len(before.body), len(after.body))
+			}
+			refused = true
+		default:
+			t.Fatalf("batch %d: %d %.300s", i, r.status, r.body)
+		}
+	}
+	if !refused {
+		t.Fatal("six batches of 1.2 MB went into a tree of at most 3 MiB")
+	}
+	if r := c.do("GET", "/v1/trees/"+id+"/projection", ""); r.status != 200 {
+		t.Fatalf("a read of a tree at its limit: %d %.200s", r.status, r.body)
+	}
+}
 
 func limitedServer(t *testing.T) *devserver.Server { return limited.get(t) }
 
