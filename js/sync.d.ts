@@ -52,7 +52,9 @@ export interface LiveOptions extends SyncOptions {
    * and each push sends the rows changed since the last push that went in,
    * on top of the ETag this client holds (`/delta`, on the live socket when
    * open). A delta the worker cannot take (409: the copies diverged; 413) is
-   * followed by a whole push; a 412 by a sync, as without deltas.
+   * followed by a whole push; a 412 by a sync, as without deltas. A tree the
+   * worker holds at its size limit (SESSIONTREE_MAX_TREE_BYTES; 413 with
+   * `"limit":"tree"`) is not pushed whole: onError gets a `too_large` error.
    */
   deltas?: boolean;
 }

@@ -19,6 +19,13 @@ function fail(msg) {
   throw new SessionTreeError("invalid_input", msg);
 }
 
+// treeFull is the error of a write the worker refused because the tree would
+// pass its size limit ({"error":{"code":"too_large","limit":"tree"}}): no
+// other form of the same write (the whole tree) can go in either.
+function treeFull(error, what) {
+  return error?.limit === "tree" ? new SessionTreeError("too_large", `${what}: ${error.message}`) : null;
+}
+
 async function httpError(res, what) {
   let code = "invalid_input", message = `${what}: HTTP ${res.status}`;
   try {
@@ -152,7 +159,9 @@ export function live(tree, options) {
   // "route":"delta"} on the socket, or POST /delta) on top of the ETag this
   // client holds: null on 412 (a sync follows), undefined when the worker
   // cannot take it as a delta (409: the copies diverged; too large for one
-  // message): the whole tree is pushed instead.
+  // message): the whole tree is pushed instead. A tree the worker holds at
+  // its size limit (413 with "limit":"tree") throws too_large: pushed whole it
+  // would be refused too, after an upload of all of it.
   async function pushDelta(rows) {
     const body = deltaText(rows);
     const key = `push-${client}-${++writes}`;
@@ -160,6 +169,8 @@ export function live(tree, options) {
       const ack = await socketWrite(socket, { route: "delta", if_match: etag, idempotency_key: key }, body);
       if (ack !== null) {
         if (ack.status === 412) return null;
+        const full = treeFull(ack.body?.error, `pushing tree ${JSON.stringify(id)}`);
+        if (full !== null) throw full;
         if (ack.status === 409 || ack.status === 413) return undefined;
         if (ack.status !== 200) {
           const e = ack.body?.error;
@@ -174,6 +185,10 @@ export function live(tree, options) {
       body,
     });
     if (put.status === 412) return null;
+    if (put.status === 413) {
+      const full = treeFull((await put.json().catch(() => null))?.error, `pushing tree ${JSON.stringify(id)}`);
+      if (full !== null) throw full;
+    }
     if (put.status === 409 || put.status === 413) return undefined;
     if (!put.ok) throw await httpError(put, `pushing tree ${JSON.stringify(id)}`);
     const answer = await put.json();

@@ -16,11 +16,14 @@ const (
 	CodeInternal         = "internal"
 )
 
-// apiError is an error response: a status and the {"error":{"code","message"}} body.
+// apiError is an error response: a status and the {"error":{"code","message"}} body,
+// with "limit" too when a limit that no retry of the same write passes refused it
+// ("tree": Limits.Tree).
 type apiError struct {
 	status  int
 	code    string
 	message string
+	limit   string
 }
 
 func (e *apiError) Error() string { return e.code + ": " + e.message }
@@ -71,6 +74,10 @@ func writeError(w ResponseWriter, e *apiError) {
 	buf = rawjson.AppendString(buf, e.code)
 	buf = append(buf, `,"message":`...)
 	buf = rawjson.AppendString(buf, e.message)
+	if e.limit != "" {
+		buf = append(buf, `,"limit":`...)
+		buf = rawjson.AppendString(buf, e.limit)
+	}
 	buf = append(buf, "}}\n"...)
 	writeJSON(w, e.status, buf)
 }

@@ -72,8 +72,10 @@ func rowBytes(rows []core.Fragment) int64 {
 // 413 too_large.
 func (h *Handler) checkTreeSize(rows int64) *apiError {
 	if max := h.limits.Tree; max > 0 && rows > max {
-		return errTooLarge("the tree would take " + strconv.FormatInt(rows, 10) + " bytes as stored; a tree may take at most " + strconv.FormatInt(max, 10) +
+		ae := errTooLarge("the tree would take " + strconv.FormatInt(rows, 10) + " bytes as stored; a tree may take at most " + strconv.FormatInt(max, 10) +
 			"; nothing was stored (start a new tree with what you keep)")
+		ae.limit = "tree"
+		return ae
 	}
 	return nil
 }

@@ -48,7 +48,8 @@ func TestATreeGrowsToItsLimitAndNoFurther(t *testing.T) {
 			}
 		case 413:
 			wantError(t, r, 413, "too_large")
-			if !strings.Contains(string(r.body), "at most "+strconv.Itoa(max)) || !strings.Contains(string(r.body), "nothing was stored") {
+			if !strings.Contains(string(r.body), "at most "+strconv.Itoa(max)) || !strings.Contains(string(r.body), "nothing was stored") ||
+				!strings.Contains(string(r.body), `"limit":"tree"`) {
 				t.Fatalf("the refusal should name the limit and say nothing was stored: %s", r.body)
 			}
 			if got := storedBytes(store, id); got != before {

@@ -92,3 +92,21 @@ func TestJSLiveSyncPushesOnlyTheChangedRows(t *testing.T) {
 	}
 	t.Logf("%s", out)
 }
+
+// live() with deltas on a tree at the worker's size limit (the limited
+// worker: SESSIONTREE_MAX_TREE_BYTES 3 MiB): the refused push is too_large,
+// and no push of the whole tree follows it: see js/test/live-full-worker.mjs.
+func TestJSLiveSyncStopsAtTheTreesSizeLimit(t *testing.T) {
+	repo, err := filepath.Abs(filepath.Join("..", "..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := limitedServer(t)
+	dir := jsPackage(t, repo)
+	cmd := exec.Command("node", "--experimental-websocket", "--no-warnings", filepath.Join(repo, "js", "test", "live-full-worker.mjs"), dir, s.URL, token(t, "js-live-full"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("js/test/live-full-worker.mjs: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}
