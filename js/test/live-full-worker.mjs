@@ -6,23 +6,14 @@
 // round sent the whole tree again. Run by wasm/worker/httpsuite:
 //   node --experimental-websocket js/test/live-full-worker.mjs <dir> <worker URL> <token>
 import assert from "node:assert/strict";
-import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { workerTree } from "./worker-tree.mjs";
 
 const [dir, url, token] = process.argv.slice(2);
 if (!token) {
   console.error("usage: node --experimental-websocket js/test/live-full-worker.mjs <dir> <worker URL> <token>");
   process.exit(2);
 }
-const { init, SessionTree } = await import(pathToFileURL(path.join(dir, "sessiontree.js")).href);
-const { live } = await import(pathToFileURL(path.join(dir, "sync.js")).href);
-await init();
-
-const auth = { authorization: `Bearer ${token}` };
-const created = await fetch(`${url}/v1/trees`, { method: "POST", headers: auth, body: JSON.stringify({ messages: [{ role: "user", content: "start" }] }) });
-assert.equal(created.status, 201, await created.clone().text());
-const { id } = await created.json();
-const tree = SessionTree.load(await (await fetch(`${url}/v1/trees/${id}`, { headers: auth })).text());
+const { live, id, tree } = await workerTree(dir, url, token);
 
 // Every request of the sync, by route.
 const sent = [];

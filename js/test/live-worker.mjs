@@ -7,8 +7,7 @@
 // is asserted). A change that is not pushed fails after 5 s (polling is an hour). Run by wasm/worker/httpsuite with node --experimental-websocket:
 //   node --experimental-websocket js/test/live-worker.mjs <dir> <worker URL> <token>
 import assert from "node:assert/strict";
-import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { workerTree } from "./worker-tree.mjs";
 
 // With a fourth argument "deltas", the devices push only their changed rows
 // (live()'s deltas option), and most pushes must be deltas.
@@ -19,15 +18,7 @@ if (!token) {
   process.exit(2);
 }
 assert.equal(typeof WebSocket, "function", "run with node --experimental-websocket (Node 20) or Node 22+");
-const { init, SessionTree } = await import(pathToFileURL(path.join(dir, "sessiontree.js")).href);
-const { live } = await import(pathToFileURL(path.join(dir, "sync.js")).href);
-await init();
-
-const auth = { authorization: `Bearer ${token}` };
-const created = await fetch(`${url}/v1/trees`, { method: "POST", headers: auth, body: JSON.stringify({ messages: [{ role: "user", content: "start" }] }) });
-assert.equal(created.status, 201, await created.clone().text());
-const { id } = await created.json();
-const base = SessionTree.load(await (await fetch(`${url}/v1/trees/${id}`, { headers: auth })).text());
+const { SessionTree, live, auth, id, tree: base } = await workerTree(dir, url, token);
 
 const devices = [base.clone(), base.clone()];
 const waiters = [[], []];

@@ -5,23 +5,14 @@
 // worker and builds the package into a directory:
 //   node js/test/sync-worker.mjs <dir with sessiontree.js, sync.js and both .wasm> <worker URL> <token>
 import assert from "node:assert/strict";
-import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { workerTree } from "./worker-tree.mjs";
 
 const [dir, url, token] = process.argv.slice(2);
 if (!token) {
   console.error("usage: node js/test/sync-worker.mjs <dir> <worker URL> <token>");
   process.exit(2);
 }
-const { init, SessionTree } = await import(pathToFileURL(path.join(dir, "sessiontree.js")).href);
-const { sync } = await import(pathToFileURL(path.join(dir, "sync.js")).href);
-await init(); // not initInterchange: sync() loads the interchange module itself
-
-const auth = { authorization: `Bearer ${token}` };
-const created = await fetch(`${url}/v1/trees`, { method: "POST", headers: auth, body: JSON.stringify({ messages: [{ role: "user", content: "start" }] }) });
-assert.equal(created.status, 201, await created.clone().text());
-const { id } = await created.json();
-const base = SessionTree.load(await (await fetch(`${url}/v1/trees/${id}`, { headers: auth })).text());
+const { SessionTree, sync, auth, id, tree: base } = await workerTree(dir, url, token);
 
 // Each request waits a little first, so that the two devices' pulls and pushes
 // interleave and some pushes meet a stale If-Match (412) and go round again.

@@ -43,70 +43,47 @@ func jsPackage(t *testing.T, repo string) string {
 	return dir
 }
 
-// The sync client of js/sync.js (pull, merge through the interchange module,
-// push with If-Match, again on 412) against this worker: see
-// js/test/sync-worker.mjs.
-func TestTwoJSSyncClientsPushingConcurrentlyConvergeThroughTheWorker(t *testing.T) {
+// runScript runs js/test/<script> with node (WebSocket on, as Node 22 has it)
+// against the worker at url with a token of tenant, on the JS package built
+// now (jsPackage), and fails t with the script's output if it fails.
+func runScript(t *testing.T, script, url, tenant string, args ...string) {
+	t.Helper()
 	repo, err := filepath.Abs(filepath.Join("..", "..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := jsPackage(t, repo)
-	cmd := exec.Command("node", filepath.Join(repo, "js", "test", "sync-worker.mjs"), dir, server.URL, token(t, "js-sync-tenant"))
-	out, err := cmd.CombinedOutput()
+	argv := append([]string{"--experimental-websocket", "--no-warnings", filepath.Join(repo, "js", "test", script), dir, url, token(t, tenant)}, args...)
+	out, err := exec.Command("node", argv...).CombinedOutput()
 	if err != nil {
-		t.Fatalf("js/test/sync-worker.mjs: %v\n%s", err, out)
+		t.Fatalf("js/test/%s: %v\n%s", script, err, out)
 	}
 	t.Logf("%s", out)
+}
+
+// The sync client of js/sync.js (pull, merge through the interchange module,
+// push with If-Match, again on 412) against this worker: see
+// js/test/sync-worker.mjs.
+func TestTwoJSSyncClientsPushingConcurrentlyConvergeThroughTheWorker(t *testing.T) {
+	runScript(t, "sync-worker.mjs", server.URL, "js-sync-tenant")
 }
 
 // live() of js/sync.js: a change pushed by one device is held by the other,
 // told by its WebSocket, within 200 ms p95: see js/test/live-worker.mjs.
 func TestJSLiveSyncBringsAChangeToTheOtherDevice(t *testing.T) {
-	repo, err := filepath.Abs(filepath.Join("..", "..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := jsPackage(t, repo)
-	cmd := exec.Command("node", "--experimental-websocket", "--no-warnings", filepath.Join(repo, "js", "test", "live-worker.mjs"), dir, server.URL, token(t, "js-live-tenant"))
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("js/test/live-worker.mjs: %v\n%s", err, out)
-	}
-	t.Logf("%s", out)
+	runScript(t, "live-worker.mjs", server.URL, "js-live-tenant")
 }
 
 // live() with deltas: each push sends only the rows changed since the last
 // one (POST /delta, on the live socket), and the devices and the stored tree
 // converge as with whole pushes.
 func TestJSLiveSyncPushesOnlyTheChangedRows(t *testing.T) {
-	repo, err := filepath.Abs(filepath.Join("..", "..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := jsPackage(t, repo)
-	cmd := exec.Command("node", "--experimental-websocket", "--no-warnings", filepath.Join(repo, "js", "test", "live-worker.mjs"), dir, server.URL, token(t, "js-live-deltas"), "deltas")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("js/test/live-worker.mjs deltas: %v\n%s", err, out)
-	}
-	t.Logf("%s", out)
+	runScript(t, "live-worker.mjs", server.URL, "js-live-deltas", "deltas")
 }
 
 // live() with deltas on a tree at the worker's size limit (the limited
 // worker: SESSIONTREE_MAX_TREE_BYTES 3 MiB): the refused push is too_large,
 // and no push of the whole tree follows it: see js/test/live-full-worker.mjs.
 func TestJSLiveSyncStopsAtTheTreesSizeLimit(t *testing.T) {
-	repo, err := filepath.Abs(filepath.Join("..", "..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := limitedServer(t)
-	dir := jsPackage(t, repo)
-	cmd := exec.Command("node", "--experimental-websocket", "--no-warnings", filepath.Join(repo, "js", "test", "live-full-worker.mjs"), dir, s.URL, token(t, "js-live-full"))
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("js/test/live-full-worker.mjs: %v\n%s", err, out)
-	}
-	t.Logf("%s", out)
+	runScript(t, "live-full-worker.mjs", limitedServer(t).URL, "js-live-full")
 }
