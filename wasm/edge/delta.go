@@ -48,6 +48,7 @@ func (h *Handler) applyDelta(q *request, id string) *apiError {
 			return ae, false
 		}
 		e.tree.TakeChanges()
+		before := e.tree.Len()
 		if err := e.tree.ApplyDelta(body, false); err != nil {
 			if !fresh {
 				e.tree = nil
@@ -55,10 +56,12 @@ func (h *Handler) applyDelta(q *request, id string) *apiError {
 			}
 			return fromCore(err), false // the tree is unchanged
 		}
-		if e.tree.Len() > h.limits.Nodes {
-			n := e.tree.Len()
+		// One request adds at most Limits.Nodes nodes (a tree's size is
+		// Limits.Tree's): a tree grown past that many by appends still
+		// takes deltas.
+		if added := e.tree.Len() - before; added > h.limits.Nodes {
 			e.tree = nil
-			return errTooLarge("the tree would have " + itoa(n) + " nodes; the limit is " + itoa(h.limits.Nodes)), false
+			return errTooLarge("the delta would add " + itoa(added) + " nodes; one request may add at most " + itoa(h.limits.Nodes)), false
 		}
 		m, buf, ae, retry := h.commit(q, id, e, fresh, nil, func(etag string) []byte {
 			b := []byte(`{"etag":`)

@@ -170,3 +170,29 @@ func TestPropertyNoWriteGrowsATreePastItsLimit(t *testing.T) {
 		}
 	}
 }
+
+// Limits.Nodes bounds what one request brings (a created, imported or
+// merged tree's nodes, a delta's rows), not the tree: a tree that appends took
+// past that many nodes still takes a delta (before, 413 "the tree would have
+// 62 nodes": a live() client with deltas could no longer push to it).
+func TestADeltaGoesIntoATreeGrownPastTheNodeLimit(t *testing.T) {
+	lim := DefaultLimits
+	lim.Nodes = 50
+	h := New(Config{Store: NewMemStore(), SigningKey: testKey, Limits: lim})
+	c := newClient(t, h, "alice")
+	id := c.create(`{"messages":[{"role":"user","content":"hi"}]}`)
+	ops := make([]string, 60)
+	for i := range ops {
+		ops[i] = `{"op":"append","message":{"role":"user","content":"` + strconv.Itoa(i) + `"}}`
+	}
+	if r := c.do("POST", "/v1/trees/"+id+"/ops", `{"ops":[`+strings.Join(ops, ",")+`]}`); r.status != 200 {
+		t.Fatalf("60 appends: %d %s", r.status, r.body)
+	}
+	delta, etag := deltaOf(t, c, id, appendText("one more, by delta"))
+	if r := c.do("POST", "/v1/trees/"+id+"/delta", delta, "If-Match", etag); r.status != 200 {
+		t.Fatalf("a delta of one node on a tree of 61: %d %s", r.status, r.body)
+	}
+	if r := c.do("GET", "/v1/trees/"+id+"/stats", ""); !strings.Contains(string(r.body), `"nodes":62`) {
+		t.Fatalf("after the delta: %s", r.body)
+	}
+}
