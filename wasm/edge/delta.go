@@ -48,20 +48,12 @@ func (h *Handler) applyDelta(q *request, id string) *apiError {
 			return ae, false
 		}
 		e.tree.TakeChanges()
-		before := e.tree.Len()
 		if err := e.tree.ApplyDelta(body, false); err != nil {
 			if !fresh {
 				e.tree = nil
 				return nil, true
 			}
 			return fromCore(err), false // the tree is unchanged
-		}
-		// One request adds at most Limits.Nodes nodes (a tree's size is
-		// Limits.Tree's): a tree grown past that many by appends still
-		// takes deltas.
-		if added := e.tree.Len() - before; added > h.limits.Nodes {
-			e.tree = nil
-			return errTooLarge("the delta would add " + itoa(added) + " nodes; one request may add at most " + itoa(h.limits.Nodes)), false
 		}
 		m, buf, ae, retry := h.commit(q, id, e, fresh, nil, func(etag string) []byte {
 			b := []byte(`{"etag":`)

@@ -64,7 +64,6 @@ func (h *Handler) tryMerge(q *request, id string, incoming *core.Tree, ifMatch s
 		return Meta{}, nil, ae, false
 	}
 	e.tree.TakeChanges()
-	before := e.tree.Len()
 	rep, err := e.tree.Merge(incoming)
 	if err != nil {
 		e.tree = nil
@@ -72,13 +71,6 @@ func (h *Handler) tryMerge(q *request, id string, incoming *core.Tree, ifMatch s
 			return Meta{}, nil, nil, true
 		}
 		return Meta{}, nil, fromCore(err), false
-	}
-	// One request adds at most Limits.Nodes nodes (a tree's size is
-	// Limits.Tree's): a tree grown past that many by appends still merges.
-	if added := e.tree.Len() - before; added > h.limits.Nodes {
-		e.tree = nil // the cached copy holds the merge: read it again
-		return Meta{}, nil, errTooLarge("the merge would add " + itoa(added) +
-			" nodes; one request may add at most " + itoa(h.limits.Nodes)), false
 	}
 	return h.commit(q, id, e, fresh, nil, func(etag string) []byte { return mergeAnswer(rep, etag) })
 }

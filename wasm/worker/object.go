@@ -213,35 +213,39 @@ const (
 	oBranchBytes = `SELECT COALESCE(SUM(length(CAST(name AS BLOB)) + length(CAST(json AS BLOB))), 0) AS n FROM branches WHERE name IN (SELECT value FROM json_each(?1))`
 )
 
-// RowBytes implements edge.RowSizer: the stored bytes (UTF-8) of those rows,
-// 2,000 keys a query.
+// RowBytes implements edge.RowSizer: the stored bytes (UTF-8) of those rows.
 func (s *objectStore) RowBytes(_ context.Context, _, _ string, nodes, branches []string) (int64, error) {
 	var total int64
 	for _, st := range []struct {
 		sql  string
 		keys []string
 	}{{oNodeBytes, nodes}, {oBranchBytes, branches}} {
-		for keys := st.keys; len(keys) > 0; {
-			n := min(len(keys), 2000)
-			rs, err := s.exec(st.sql, string(rawjson.AppendStrings(nil, keys[:n])))
+		for _, arg := range keyArgs(st.keys) {
+			rs, err := s.exec(st.sql, arg)
 			if err != nil {
 				return 0, err
 			}
 			if len(rs) > 0 {
-				v, err := rs[0].Get("n")
+				n, err := jsread.Number(rs[0], "n")
 				if err != nil {
 					return 0, err
 				}
-				f, err := v.Float()
-				if err != nil {
-					return 0, err
-				}
-				total += int64(f)
+				total += int64(n)
 			}
-			keys = keys[n:]
 		}
 	}
 	return total, nil
+}
+
+// keyArgs renders keys as JSON arrays of at most 2,000 keys, one a statement.
+func keyArgs(keys []string) []string {
+	var out []string
+	for len(keys) > 0 {
+		n := min(len(keys), 2000)
+		out = append(out, string(rawjson.AppendStrings(nil, keys[:n])))
+		keys = keys[n:]
+	}
+	return out
 }
 
 // rowStmt is one statement of a write's rows and its one argument.
@@ -260,10 +264,8 @@ func rowStmts(w edge.Write) []rowStmt {
 		for _, arg := range chunkRows(st.put) {
 			out = append(out, rowStmt{st.sql, arg})
 		}
-		for keys := st.keys; len(keys) > 0; {
-			n := min(len(keys), 2000)
-			out = append(out, rowStmt{st.sql, string(rawjson.AppendStrings(nil, keys[:n]))})
-			keys = keys[n:]
+		for _, arg := range keyArgs(st.keys) {
+			out = append(out, rowStmt{st.sql, arg})
 		}
 	}
 	return out
