@@ -18,6 +18,7 @@ type MemStore struct {
 	trees     map[string]*memTree
 	idem      map[string]Idem           // by tenant + "\x00" + key
 	reserved  map[string]memReservation // by tree id: creates in flight (Reserve)
+	granted   map[string]int64          // by tree id: the bytes its tenant's quota grants it (Grant)
 	RowWrites int                       // node and branch rows put or deleted, in total
 }
 
@@ -58,7 +59,7 @@ func (s *MemStore) RowBytes(_ context.Context, tenant, id string, nodes, branche
 
 // NewMemStore returns an empty MemStore.
 func NewMemStore() *MemStore {
-	return &MemStore{trees: map[string]*memTree{}, idem: map[string]Idem{}, reserved: map[string]memReservation{}}
+	return &MemStore{trees: map[string]*memTree{}, idem: map[string]Idem{}, reserved: map[string]memReservation{}, granted: map[string]int64{}}
 }
 
 // errKeyTaken stands for the unique constraint of a real database.
@@ -220,6 +221,7 @@ func (s *MemStore) Delete(_ context.Context, tenant, id string, ifVersion int64,
 	}
 	s.keepIdem(tenant, idem)
 	delete(s.trees, id)
+	delete(s.granted, id)
 	return nil
 }
 
@@ -270,11 +272,22 @@ func (s *MemStore) Reserve(_ context.Context, tenant, id string, bytes int64, q 
 	if s.trees[id] != nil || s.reserved[id] != (memReservation{}) {
 		return Usage{}, true, nil // a retry of a create: its place is taken already
 	}
+	u := s.usage(tenant, "")
+	if q.over(u) {
+		return u, false, nil
+	}
+	s.reserved[id] = memReservation{tenant: tenant, bytes: bytes}
+	return u, true, nil
+}
+
+// usage is what tenant holds, its tree but (if any) left out: each tree at
+// the larger of its size and its grant, and the reservations.
+func (s *MemStore) usage(tenant, but string) Usage {
 	var u Usage
-	for _, t := range s.trees {
-		if t.meta.Tenant == tenant {
+	for id, t := range s.trees {
+		if t.meta.Tenant == tenant && id != but {
 			u.Trees++
-			u.Bytes += t.bytes()
+			u.Bytes += max(t.bytes(), s.granted[id])
 		}
 	}
 	for _, r := range s.reserved {
@@ -283,10 +296,22 @@ func (s *MemStore) Reserve(_ context.Context, tenant, id string, bytes int64, q 
 			u.Bytes += r.bytes
 		}
 	}
-	if q.over(u) {
+	return u
+}
+
+// Grant implements Grower: the check and the grant are one step under the
+// store's lock.
+func (s *MemStore) Grant(_ context.Context, tenant, id string, bytes int64, q Quota) (Usage, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := s.get(tenant, id); err != nil {
+		return Usage{}, false, err
+	}
+	u := s.usage(tenant, id)
+	if q.Bytes > 0 && u.Bytes+bytes > q.Bytes {
 		return u, false, nil
 	}
-	s.reserved[id] = memReservation{tenant: tenant, bytes: bytes}
+	s.granted[id] = bytes
 	return u, true, nil
 }
 
@@ -303,11 +328,11 @@ func (s *MemStore) Release(_ context.Context, tenant, id string) error {
 // bytes is what the tree's rows take.
 func (t *memTree) bytes() int64 {
 	var n int64
-	for _, b := range t.nodes {
-		n += int64(len(b))
+	for k, b := range t.nodes {
+		n += int64(len(k) + len(b))
 	}
-	for _, b := range t.branches {
-		n += int64(len(b))
+	for k, b := range t.branches {
+		n += int64(len(k) + len(b))
 	}
 	return n
 }

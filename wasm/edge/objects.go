@@ -32,6 +32,19 @@ const (
 	// the index of trees), both set by the router's glue.
 	HeaderQuota = "X-Sessiontree-Quota"
 	HeaderUsage = "X-Sessiontree-Usage"
+	// HeaderGrant comes with a tree's write when its tenant has a quota of
+	// bytes: "grant quota", the bytes the tree may take as stored (its rows'
+	// keys and JSON) and the quota, both from the object's glue, which takes
+	// the grant from the tenant's quota in D1 (edge.Grower). A write that
+	// would take the tree past its grant is 429 quota_exceeded, with
+	// HeaderNeed on the answer: the size it would take the tree to, so that
+	// the glue may grant more and send it again.
+	HeaderGrant = "X-Sessiontree-Grant"
+	HeaderNeed  = "X-Sessiontree-Need"
+	// HeaderRows is on every answer of a tree's object: the bytes its tree
+	// takes as stored (at most; exact after its load and after any write
+	// weighed exactly), which the glue keeps its grant ahead of.
+	HeaderRows = "X-Sessiontree-Rows"
 	// HeaderExpires is the expiry of the request's token (Unix seconds): on
 	// the answer that accepts a live socket, the glue closes the socket then
 	// (code CloseTokenExpired), however long it stays open.

@@ -61,3 +61,74 @@ func (h *Handler) reserve(q *request, id string, bytes int64) (release func(), a
 	}
 	return func() { qs.Release(q.ctx, q.tenant, id) }, nil
 }
+
+// Grower is a QuotaStore that also bounds what its tenants' trees grow to
+// after their creates, in the same count: a tree is granted the bytes it may
+// take as stored (its rows: keys and JSON), and a tenant's trees' grants and
+// sizes together stay within its Quota.Bytes. Grant takes tree id's grant to
+// bytes if the tenant's other trees (each at the larger of its size and its
+// grant) and its reservations leave room for it, in one step, or reports ok
+// false and what the tenant would hold. In the worker the object's glue
+// grants in D1 (glue/isolate.mjs, GRANT) and hands the grant to the object
+// with each write (HeaderGrant).
+type Grower interface {
+	Grant(ctx context.Context, tenant, id string, bytes int64, q Quota) (u Usage, ok bool, err error)
+}
+
+// errGrant is the 429 of a write that would take its tree to after bytes as
+// stored where its tenant's quota of quota bytes leaves it grant.
+func errGrant(after, grant, quota int64) *apiError {
+	ae := errf(statusTooManyRequests, "quota_exceeded", "the tree would take "+strconv.FormatInt(after, 10)+
+		" bytes as stored; its tenant's quota of "+strconv.FormatInt(quota, 10)+" bytes leaves it "+strconv.FormatInt(max(grant, 0), 10)+
+		"; nothing was stored (delete trees to make room)")
+	ae.limit = "bytes"
+	return ae
+}
+
+// hasGrant reports whether a write of q is bounded by its tenant's quota of
+// bytes: in a tree's object, by the grant its glue sent (HeaderGrant);
+// natively, by a Grower under a Quota of bytes.
+func (h *Handler) hasGrant(q *request) bool {
+	if h.role == RoleObject {
+		return q.r.Header.Get(HeaderGrant) != ""
+	}
+	_, ok := h.store.(Grower)
+	return ok && h.quota.Bytes > 0
+}
+
+// checkGrant refuses a write that takes tree id to after bytes as stored,
+// past what its tenant's quota grants it: 429 quota_exceeded, its error
+// saying "limit":"bytes", and in a tree's object HeaderNeed (after), so that
+// the glue may grant more and send the write again.
+func (h *Handler) checkGrant(q *request, id string, after int64) *apiError {
+	grant, quota, ok, err := h.grantOf(q, id, after)
+	if err != nil {
+		return storeError(id, err)
+	}
+	if !ok || after <= grant || quota <= 0 {
+		return nil
+	}
+	if h.role == RoleObject {
+		q.w.Header().Set(HeaderNeed, strconv.FormatInt(after, 10))
+	}
+	return errGrant(after, grant, quota)
+}
+
+// grantOf is the bytes tree id may take as stored under its tenant's quota,
+// and the quota; ok false where no bytes quota applies. Natively it asks the
+// Grower for after (which keeps it as the tree's grant when it fits).
+func (h *Handler) grantOf(q *request, id string, after int64) (grant, quota int64, ok bool, err error) {
+	if h.role == RoleObject {
+		v, ok := twoInts(q.r.Header.Get(HeaderGrant))
+		return v[0], v[1], ok, nil
+	}
+	g, isGrower := h.store.(Grower)
+	if !isGrower || h.quota.Bytes <= 0 {
+		return 0, 0, false, nil
+	}
+	u, fits, err := g.Grant(q.ctx, q.tenant, id, after, h.quota)
+	if err != nil || fits {
+		return after, h.quota.Bytes, true, err
+	}
+	return h.quota.Bytes - u.Bytes, h.quota.Bytes, true, nil
+}

@@ -59,6 +59,14 @@ func (h *Handler) ensure(q *request, e *entry, validate bool) (bool, *apiError) 
 	return true, nil
 }
 
+// wroteRows tells a tree's glue the bytes its tree takes as stored after a
+// write (HeaderRows).
+func (h *Handler) wroteRows(q *request, rows int64) {
+	if h.role == RoleObject {
+		q.w.Header().Set(HeaderRows, strconv.FormatInt(rows, 10))
+	}
+}
+
 // rowBytes is the bytes of rows as stored.
 func rowBytes(rows []core.Fragment) int64 {
 	var n int64
@@ -200,6 +208,7 @@ func (h *Handler) create(q *request) *apiError {
 	if ae := h.checkTreeSize(rows); ae != nil {
 		return ae
 	}
+	m.Bytes = rows
 	location := "/v1/trees/" + m.ID
 	buf := append([]byte(`{"id":`), rawjson.AppendString(nil, m.ID)...)
 	buf = append(buf, `,"etag":`...)
@@ -222,6 +231,7 @@ func (h *Handler) create(q *request) *apiError {
 	e.tree, e.meta = t, m
 	e.rows, e.exact = rows, true
 	h.cache.release(e)
+	h.wroteRows(q, rows)
 	q.w.Header().Set("ETag", h.readETag(q, m.ETag))
 	q.w.Header().Set("Location", location)
 	writeJSON(q.w, statusCreated, buf)
@@ -496,6 +506,7 @@ func (h *Handler) commit(q *request, id string, e *entry, fresh bool, created []
 		e.tree = nil // the cached copy holds the refused change: read it again
 		return Meta{}, nil, ae, ae == nil
 	}
+	w.Meta.Bytes = rows
 	buf := answer(w.Meta.ETag)
 	w.Idem = h.keep(q, statusOK, w.Meta.ETag, "", buf)
 	if err := h.store.Commit(q.ctx, e.meta.Version, w); err != nil {
@@ -507,38 +518,57 @@ func (h *Handler) commit(q *request, id string, e *entry, fresh bool, created []
 	}
 	e.meta = w.Meta
 	e.rows, e.exact = rows, exact
+	h.wroteRows(q, rows)
 	h.wrote(w, false)
 	return w.Meta, buf, nil, false
 }
 
-// sizeAfter is the size of e's tree as stored once w is (Limits.Tree), and
-// whether it is exact; or -1 to read the tree again and retry, or the refusal
-// of a write that takes the tree past the limit. Most writes cost a sum of
-// their rows' lengths: the size then stays an upper bound (what the tree
-// took, plus every row the write stores, whole; a row it replaces or deletes
-// is not taken off). Only a write whose bound passes the limit is weighed
-// exactly: on a size counted since the tree was read, the tree is read again
-// first (-1); then the rows the write replaces and deletes are asked of the
-// store (a RowSizer), and the write is refused if it grows a tree past the
-// limit. One that does not grow it (a label, a switch, a deletion) goes in
-// even over the limit (a tree stored before the limit, or under a larger one).
+// sizeAfter is the size of e's tree as stored once w is, and whether it is
+// exact; or -1 to read the tree again and retry, or the refusal of a write
+// that grows the tree past the limit (Limits.Tree) or past what its tenant's
+// quota of bytes grants it (checkGrant). One that does not grow it (a label,
+// a switch, a deletion) goes in even over them (a tree stored before the
+// limit, or under a larger one).
+//
+// Where a store can say what its rows take (a RowSizer), the size is exact:
+// the rows the write stores, less those it replaces or deletes, asked of the
+// store (an append replaces two: its parent's, whose children grew, and its
+// branch's; the new nodes, w.Created, replace none). Counted as an upper bound
+// instead (every row stored counted whole, none taken off), the size of a
+// tree of 2.4 KB messages doubled with each append's parent row: its
+// tenant's quota filled twice as fast as its trees did. A size counted since
+// the tree was read is exact only once the tree is read again (-1).
 func (h *Handler) sizeAfter(q *request, e *entry, w Write) (int64, bool, *apiError) {
 	put := rowBytes(w.PutNodes) + rowBytes(w.PutBranches)
-	touched := put > 0 || len(w.DelNodes)+len(w.DelBranches) > 0
+	if put == 0 && len(w.DelNodes)+len(w.DelBranches) == 0 {
+		return e.rows, e.exact, nil
+	}
 	max := h.limits.Tree
-	if max <= 0 || e.rows+put <= max {
-		return e.rows + put, e.exact && !touched, nil
+	sizer, ok := h.store.(RowSizer)
+	if !ok || max <= 0 && !h.hasGrant(q) {
+		bound := e.rows + put
+		if put > 0 {
+			if ae := h.checkTreeSize(bound); ae != nil {
+				return 0, false, ae
+			}
+			if ae := h.checkGrant(q, e.id, bound); ae != nil {
+				return 0, false, ae
+			}
+		}
+		return bound, false, nil
 	}
 	if !e.exact {
 		return -1, false, nil
 	}
-	sizer, ok := h.store.(RowSizer)
-	if !ok {
-		return 0, false, h.checkTreeSize(e.rows + put)
+	created := make(map[string]bool, len(w.Created))
+	for _, id := range w.Created {
+		created[id] = true
 	}
-	keys := make([]string, 0, len(w.PutNodes)+len(w.DelNodes))
+	keys := make([]string, 0, len(w.PutNodes)-len(w.Created)+len(w.DelNodes))
 	for _, f := range w.PutNodes {
-		keys = append(keys, f.Key)
+		if !created[f.Key] {
+			keys = append(keys, f.Key)
+		}
 	}
 	names := make([]string, 0, len(w.PutBranches)+len(w.DelBranches))
 	for _, f := range w.PutBranches {
@@ -549,8 +579,13 @@ func (h *Handler) sizeAfter(q *request, e *entry, w Write) (int64, bool, *apiErr
 		return 0, false, storeError(e.id, err)
 	}
 	after := e.rows + put - old
-	if after > max && after > e.rows {
-		return 0, false, h.checkTreeSize(after)
+	if after > e.rows {
+		if ae := h.checkTreeSize(after); ae != nil {
+			return 0, false, ae
+		}
+		if ae := h.checkGrant(q, e.id, after); ae != nil {
+			return 0, false, ae
+		}
 	}
 	return after, true, nil
 }

@@ -27,8 +27,9 @@ type Meta struct {
 	CreatedMs int64
 	UpdatedMs int64
 	// What the list shows of the tree besides: its title (core's Tree.Title),
-	// its nodes, and the bytes its storage takes (0 where the store does not
-	// say). Kept in the index of trees, not needed to read or write a tree.
+	// its nodes, and the bytes its rows take as stored (their keys and JSON;
+	// set by the Handler on each write, at most that: see sizeAfter). Kept in
+	// the index of trees, not needed to read or write a tree.
 	Title string
 	Nodes int64
 	Bytes int64

@@ -702,7 +702,7 @@ func objectFor(name string) *objectEntry {
 			}
 			e.stored = e.store.bytes()
 			e.pending = append(e.pending, []any{sqlIndexPut, m.ID, m.Tenant, m.Version, m.ETag, m.Root, m.Active, m.CreatedMs, m.UpdatedMs,
-				m.Title, m.Nodes, e.stored})
+				m.Title, m.Nodes, m.Bytes})
 		}})
 	objects.Put(name, e)
 	return e

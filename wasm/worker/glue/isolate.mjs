@@ -364,10 +364,57 @@ const RESERVE = `INSERT INTO trees (id, tenant, version, etag, root, active, cre
   SELECT ?1, ?2, 0, '', '', '', ?3, ?3, '', 0, ?4
   WHERE NOT EXISTS (SELECT 1 FROM trees WHERE id = ?1)
     AND (?5 = 0 OR (SELECT COUNT(*) FROM trees WHERE ${LIVE_ROWS}) < ?5)
-    AND (?6 = 0 OR (SELECT COALESCE(SUM(bytes), 0) FROM trees WHERE ${LIVE_ROWS}) < ?6)`;
-const RESERVED = `SELECT COUNT(*) AS n, COALESCE(SUM(bytes), 0) AS b,
+    AND (?6 = 0 OR (SELECT COALESCE(SUM(MAX(bytes, granted)), 0) FROM trees WHERE ${LIVE_ROWS}) < ?6)`;
+const RESERVED = `SELECT COUNT(*) AS n, COALESCE(SUM(MAX(bytes, granted)), 0) AS b,
   (SELECT COUNT(*) FROM trees WHERE id = ?1 AND tenant = ?2) AS mine FROM trees WHERE ${LIVE_ROWS}`;
 const RELEASE = "DELETE FROM trees WHERE id = ?1 AND tenant = ?2 AND version = 0";
+
+// A tree grows within its tenant's quota of bytes by grants, counted in the
+// same place. Each row of the index has the bytes its tree takes as stored
+// (its rows' keys and JSON, kept by its object after its writes) and the
+// bytes granted to it (granted); a tenant's trees count each at the larger of
+// the two, and creates count them so too (RESERVE). Before a write, the
+// tree's object takes a grant that covers what the write may add (GRANT: one
+// statement that checks what the tenant's other trees hold and raises the
+// grant in one step, so writes of two trees racing each other never pass the
+// quota), and hands it to Go (edge.HeaderGrant), which refuses a write that
+// would take the tree past it: 429 quota_exceeded, "limit":"bytes". A grant
+// is never more than the room the tenant's quota leaves; a write that needs
+// more than was asked for (edge.HeaderNeed) is sent again once with a grant
+// that covers it, if there is room. What a grant holds beyond a little room
+// to grow is given back after the write (SHRINK). Rows of trees stored
+// before grants have granted 0 and their storage's bytes.
+//
+// GRANT raises tree ?1's grant to its size (?3, or the index's bytes if ?3
+// is -1) plus ?4, at most what the quota ?5 leaves beside the tenant's other
+// trees and reservations (?6: now), and returns the grant and the bytes.
+const GRANT = `UPDATE trees SET granted = MAX(granted, MIN((CASE WHEN ?3 >= 0 THEN ?3 ELSE bytes END) + ?4,
+    ?5 - (SELECT COALESCE(SUM(MAX(o.bytes, o.granted)), 0) FROM trees o
+          WHERE o.tenant = ?2 AND o.id != ?1 AND (o.version > 0 OR o.created_ms > ?6 - ${RESERVATION_MS}))))
+  WHERE id = ?1 AND tenant = ?2 AND version > 0 RETURNING granted, bytes`;
+const SHRINK = "UPDATE trees SET granted = ?3 WHERE id = ?1 AND tenant = ?2 AND granted > ?3";
+// A write may add up to GRANT_PER_BODY_BYTE times its body and GRANT_MIN
+// bytes (an op of 40 bytes stores a branch row of ~150; an append stores its
+// node and grows its parent's row), and a grant leaves a tree headroom to
+// grow besides: a sixteenth of its size, between GRANT_MIN and GRANT_MAX_ROOM.
+const GRANT_PER_BODY_BYTE = 8;
+const GRANT_MIN = 16 * 1024;
+const GRANT_MAX_ROOM = 1024 * 1024;
+
+function headroom(rows) {
+  return Math.min(Math.max(Math.floor(rows / 16), GRANT_MIN), GRANT_MAX_ROOM);
+}
+
+function headerOf(pairs, name) {
+  return pairs.find(([k]) => k.toLowerCase() === name)?.[1];
+}
+
+// withGrant is call ([method, url, headers, body]) with the grant header.
+function withGrant([method, url, headers, body], grant, quota) {
+  const h = headers.filter(([k]) => k.toLowerCase() !== PREFIX + "grant");
+  h.push([PREFIX + "grant", `${grant} ${quota}`]);
+  return [method, url, h, body];
+}
 
 // reserve takes the place of tree id (a create of size bytes) in tenant's
 // quota: {reserved} if this call took it, {mine} if the tree or its
@@ -1014,8 +1061,10 @@ export class TreeObject extends DurableObject {
           // next call waits for the rest of it (paced: see push), so the
           // frames of one socket keep their order and a tenant writing
           // faster than its fan-out may go is slowed itself.
+          await this.grantFor(group);
           if (group.length === 1) {
-            const res = await this.runOne(group[0].call);
+            const res = await this.runGranted(group[0].call);
+            this.grown(group, [res]);
             const pushing = this.push(group, [res]);
             group[0].resolve(res);
             await pushing;
@@ -1024,6 +1073,7 @@ export class TreeObject extends DurableObject {
               group.map(({ call: [method, url, headers, body] }) => [method, url, packed(headers), body]));
             out.batch?.forEach(unpacked);
             if (out.batch === undefined) throw new Error(out.body ? new TextDecoder().decode(out.body) : "batch failed");
+            this.grown(group, out.batch);
             const pushing = this.push(group, out.batch);
             group.forEach((g, i) => g.resolve(out.batch[i]));
             await pushing;
@@ -1042,6 +1092,73 @@ export class TreeObject extends DurableObject {
     } finally {
       this.draining = false;
     }
+  }
+
+  // grantFor takes the grant the writes of a group of calls need before
+  // they run (see GRANT), and gives it to each; nothing without a quota of
+  // bytes, or for a create (the router reserved its place).
+  async grantFor(group) {
+    const quota = quotaOf(this.env)?.[1] ?? 0;
+    if (quota <= 0) return;
+    const writes = group.filter((g) => g.call[0] !== "GET" && headerOf(g.call[2], PREFIX + "create") === undefined);
+    if (writes.length === 0) return;
+    const body = writes.reduce((n, g) => n + (g.call[3]?.length ?? 0), 0);
+    const extra = GRANT_PER_BODY_BYTE * body + GRANT_MIN;
+    if (this.granted === undefined || this.rows === undefined || this.rows + extra > this.granted) {
+      await this.grant(writes[0].call, extra + headroom(this.rows ?? 0), quota);
+    }
+    // A tree missing from the index (its create's row not written) has no
+    // grant: its writes go unbounded by the quota rather than refused.
+    if (this.granted !== undefined) for (const g of writes) g.call = withGrant(g.call, this.granted, quota);
+  }
+
+  // grant raises this tree's grant to its size plus extra bytes (GRANT),
+  // after the object's earlier grant statements.
+  grant(call, extra, quota) {
+    const run = async () => {
+      const tenant = headerOf(call[2], PREFIX + "tenant") ?? "";
+      const id = new URL(call[1], "http://x").pathname.split("/")[3] ?? "";
+      const r = await this.env.DB.prepare(GRANT).bind(id, tenant, this.rows ?? -1, extra, quota, Date.now()).first();
+      if (r === null) return;
+      if (this.rows === undefined) this.rows = r.bytes;
+      this.granted = r.granted;
+      this.grantOf = [tenant, id];
+    };
+    this.granting = (this.granting ?? Promise.resolve()).then(run, run);
+    return this.granting;
+  }
+
+  // runGranted runs one call; a write refused for needing more than its
+  // grant (HeaderNeed) is sent once more with a grant that covers it, if the
+  // tenant's quota leaves the room (the group's grant is an estimate).
+  async runGranted(call) {
+    const res = await this.runOne(call);
+    const need = Number(headerOf(res.headers, PREFIX + "need"));
+    if (!(need > 0) || this.granted === undefined || need <= this.granted) return res;
+    const quota = quotaOf(this.env)?.[1] ?? 0;
+    await this.grant(call, need - (this.rows ?? 0) + headroom(need), quota);
+    return this.granted >= need ? this.runOne(withGrant(call, this.granted, quota)) : res;
+  }
+
+  // grown notes the tree's size after a group's answers (edge.HeaderRows),
+  // and gives back what its grant holds beyond room to grow (SHRINK): lowered
+  // here first, so Go is never granted more than the index holds for it.
+  grown(group, results) {
+    results.forEach((res, i) => {
+      const n = Number(headerOf(res?.headers ?? [], PREFIX + "rows"));
+      if (n >= 0) this.rows = n;
+      if (group[i].call[0] === "DELETE" && res?.status === 204) this.rows = this.granted = this.grantOf = undefined;
+    });
+    if (this.granted === undefined || this.rows === undefined || this.grantOf === undefined) return;
+    if (this.granted <= this.rows + 4 * headroom(this.rows) + 4 * GRANT_MIN) return;
+    const target = this.rows + headroom(this.rows);
+    this.granted = target;
+    const [tenant, id] = this.grantOf;
+    const run = () =>
+      this.env.DB.prepare(SHRINK).bind(id, tenant, target).run().catch((e) => {
+        console.error("sessiontree: a tree's grant was not given back:", e);
+      });
+    this.granting = (this.granting ?? Promise.resolve()).then(run, run);
   }
 
   async runOne([method, url, headers, body]) {

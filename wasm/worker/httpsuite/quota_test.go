@@ -3,6 +3,7 @@
 package httpsuite
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,10 +17,10 @@ import (
 )
 
 // quotaBody is the create of the bytes test: one message of 256 KiB. Its
-// tree takes about 1.11 times that in its object's storage (measured: 290,816
-// bytes), so a quota of 4.8 bodies holds exactly 5 such trees whether the
-// others were counted at their body's size (reserved) or at their storage's
-// (created): 4 trees take less, 5 take more.
+// tree's rows take a little more than that (its keys, ids and times), so a
+// quota of 4.8 bodies holds exactly 5 such trees whether the others were
+// counted at their body's size (reserved) or at their rows' (created): 4
+// trees take less, 5 take more.
 var quotaBody = `{"messages":[{"role":"user","content":"` + strings.Repeat("q", 256<<10) + `"}]}`
 
 // quotaServer is a third worker, with SESSIONTREE_MAX_TREES 5,
@@ -180,4 +181,87 @@ func TestRoundsOfBigCreatesAtOnceAreMadeOrRefusedNeverFailed(t *testing.T) {
 		}
 	}
 	t.Logf("4 rounds: %d creates sent again after wrangler dev's proxy failed to reach the worker", retried)
+}
+
+// listedBytes is the sum of the "bytes" of tok's trees in the list of s.
+func listedBytes(t *testing.T, s *devserver.Server, tok string) int64 {
+	c := &client{t: t, token: tok, base: s.URL}
+	r := c.do("GET", "/v1/trees", "")
+	var list struct {
+		Trees []struct {
+			Bytes int64 `json:"bytes"`
+		} `json:"trees"`
+	}
+	if r.status != 200 || json.Unmarshal(r.body, &list) != nil {
+		t.Fatalf("the list: %d %.300s", r.status, r.body)
+	}
+	var n int64
+	for _, tr := range list.Trees {
+		n += tr.Bytes
+	}
+	return n
+}
+
+// Before grants, the bytes quota was checked at creates only: a tenant made
+// small trees under it and grew them by appends without bound. Under a quota
+// of 4.8 quotaBodies (1.26 MB), three writers on each of two trees append
+// 50 KB at once (the object's glue runs them in groups) until each is refused
+// twice: the trees never take more than the quota, as the list says; every
+// refusal is 429 quota_exceeded saying "limit":"bytes"; a large write alone is
+// refused too; and a deleted tree makes room.
+func TestATenantsTreesGrowOnlyWithinItsQuotaOfBytes(t *testing.T) {
+	s := quotaServer(t)
+	tok := token(t, "quota-grow")
+	c := &client{t: t, token: tok, base: s.URL}
+	quota := int64(len(quotaBody) * 48 / 10)
+	ids := make([]string, 2)
+	for i := range ids {
+		ids[i], _ = c.create(`{"messages":[{"role":"system","content":"be brief"}]}`)
+	}
+	var made, refused atomic.Int64
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		for w := 0; w < 3; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i, no := 0, 0; i < 40 && no < 2; i++ {
+					r := c.do("POST", "/v1/trees/"+id+"/ops", fmt.Sprintf(`{"ops":[{"op":"append","message":{"role":"user","content":"%d.%d %s"}}]}`,
+						w, i, strings.Repeat("g", 50_000)))
+					switch {
+					case r.status == 200:
+						made.Add(1)
+					case r.status == 429 && strings.Contains(string(r.body), `"quota_exceeded"`) && strings.Contains(string(r.body), `"limit":"bytes"`):
+						refused.Add(1)
+						no++
+					default:
+						t.Errorf("append: %d %.300s", r.status, r.body)
+						return
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	time.Sleep(500 * time.Millisecond) // the objects' index rows are written within 100 ms of their writes
+	held := listedBytes(t, s, tok)
+	t.Logf("%d appends of 50 KB went in, %d refused; the trees take %d bytes under a quota of %d", made.Load(), refused.Load(), held, quota)
+	if refused.Load() == 0 || held > quota {
+		t.Fatalf("%d appends of 50 KB went in and %d were refused: the trees take %d bytes, a quota of %d", made.Load(), refused.Load(), held, quota)
+	}
+	if made.Load() < 15 {
+		t.Fatalf("only %d appends of 50 KB went in under a quota of %d", made.Load(), quota)
+	}
+	big := fmt.Sprintf(`{"ops":[{"op":"append","message":{"role":"user","content":"%s"}}]}`, strings.Repeat("b", 300_000))
+	wantError(t, c.do("POST", "/v1/trees/"+ids[0]+"/ops", big), 429, "quota_exceeded")
+	if r := c.do("DELETE", "/v1/trees/"+ids[1], ""); r.status != 204 {
+		t.Fatalf("delete: %d %.300s", r.status, r.body)
+	}
+	if r := c.do("POST", "/v1/trees/"+ids[0]+"/ops", big); r.status != 200 {
+		t.Fatalf("a write once a deleted tree made room: %d %.300s", r.status, r.body)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if held := listedBytes(t, s, tok); held > quota {
+		t.Fatalf("the trees take %d bytes, past the quota of %d", held, quota)
+	}
 }
