@@ -28,8 +28,17 @@ type entry struct {
 	// an upper bound (Handler.sizeAfter).
 	rows  int64
 	exact bool
+	// sizes are the stored lengths of rows this entry knows (node rows by
+	// id, branch rows by "\x00" and name): its branches' from the read, and
+	// the rows of its last writes, which hold the ones an append replaces
+	// (the parent it appends to, its branch). Never more than maxSizes.
+	sizes map[string]int
 	used  int64
 }
+
+// maxSizes bounds an entry's sizes: past it, they start again from the last
+// write's (a write of more rows, a create of many nodes, notes its branches').
+const maxSizes = 1024
 
 func newTreeCache(max int) *treeCache {
 	return &treeCache{max: max, entries: map[string]*entry{}}

@@ -3,6 +3,7 @@
 package edge
 
 import (
+	"context"
 	"encoding/json"
 	"net/url"
 	"strings"
@@ -47,11 +48,22 @@ func fuzzTreeReadsBack(t *testing.T, c *client, id string) {
 	if probs := tr.Validate(); len(probs) > 0 {
 		t.Fatalf("the stored tree has problems: %v", probs)
 	}
+	// The size the Handler counted write by write is the rows' as stored.
+	if h, ok := c.h.(*Handler); ok {
+		if ms, ok := h.store.(*MemStore); ok {
+			metas, _ := ms.List(context.Background(), "alice")
+			for _, m := range metas {
+				if m.ID == id && m.Bytes != storedBytes(ms, id) {
+					t.Fatalf("the tree was counted at %d bytes; its rows take %d", m.Bytes, storedBytes(ms, id))
+				}
+			}
+		}
+	}
 }
 
 func fuzzHandler(t *testing.T) (*Handler, *client) {
 	h := New(Config{Store: NewMemStore(), SigningKey: testKey,
-		Limits: Limits{Body: 64 << 10, Message: 4 << 10, Ops: 50, Nodes: 200, Label: 256, Tree: 16 << 10}})
+		Limits: Limits{Body: 64 << 10, Message: 4 << 10, Ops: 50, Nodes: 200, Label: 256, Tree: 16 << 10}, Quota: Quota{Bytes: 24 << 10}})
 	return h, newClient(t, h, "alice")
 }
 

@@ -72,6 +72,13 @@ func TestATenantsTreesGrowOnlyWithinItsQuotaOfBytes(t *testing.T) {
 		t.Fatalf("refused with the tenant's trees at %d bytes, with room under %d", got, quota)
 	}
 	t.Logf("%d appends went in, %d were refused; the trees take %d bytes of %d", made, refused, tenantBytes(store, "alice"), quota)
+	// Each tree's size, as the Handler counted it write by write, is exact.
+	metas, _ := store.List(context.Background(), "alice")
+	for _, m := range metas {
+		if got := storedBytes(store, m.ID); m.Bytes != got {
+			t.Errorf("tree %s: counted %d bytes, its rows take %d", m.ID, m.Bytes, got)
+		}
+	}
 	// Whatever does not grow a tree still goes in.
 	if r := c.do("POST", "/v1/trees/"+ids[0]+"/ops", `{"ops":[{"op":"label","node":"`+leaves[0]+`","label":"x"}]}`); r.status != 200 {
 		t.Fatalf("a label on a tree at its tenant's quota: %d %s", r.status, r.body)

@@ -56,7 +56,32 @@ func (h *Handler) ensure(q *request, e *entry, validate bool) (bool, *apiError) 
 	t.TakeChanges()
 	e.tree, e.meta = t, m
 	e.rows, e.exact = rowBytes(nodes)+rowBytes(branches), true
+	e.sizes = make(map[string]int, len(branches))
+	for _, f := range branches {
+		e.sizes["\x00"+f.Key] = len(f.Key) + len(f.JSON)
+	}
 	return true, nil
+}
+
+// knowSizes notes the stored lengths of the rows w puts and deletes in e.sizes.
+func (e *entry) knowSizes(w Write) {
+	if e.sizes == nil || len(e.sizes)+len(w.PutNodes)+len(w.PutBranches) > maxSizes {
+		e.sizes = make(map[string]int, len(w.PutNodes)+len(w.PutBranches))
+	}
+	if len(w.PutNodes) <= maxSizes {
+		for _, f := range w.PutNodes {
+			e.sizes[f.Key] = len(f.Key) + len(f.JSON)
+		}
+	}
+	for _, f := range w.PutBranches {
+		e.sizes["\x00"+f.Key] = len(f.Key) + len(f.JSON)
+	}
+	for _, k := range w.DelNodes {
+		e.sizes[k] = 0
+	}
+	for _, k := range w.DelBranches {
+		e.sizes["\x00"+k] = 0
+	}
 }
 
 // wroteRows tells a tree's glue the bytes its tree takes as stored after a
@@ -230,6 +255,8 @@ func (h *Handler) create(q *request) *apiError {
 	e := h.cache.acquire(m.ID)
 	e.tree, e.meta = t, m
 	e.rows, e.exact = rows, true
+	e.sizes = nil
+	e.knowSizes(w)
 	h.cache.release(e)
 	h.wroteRows(q, rows)
 	q.w.Header().Set("ETag", h.readETag(q, m.ETag))
@@ -518,6 +545,7 @@ func (h *Handler) commit(q *request, id string, e *entry, fresh bool, created []
 	}
 	e.meta = w.Meta
 	e.rows, e.exact = rows, exact
+	e.knowSizes(w)
 	h.wroteRows(q, rows)
 	h.wrote(w, false)
 	return w.Meta, buf, nil, false
@@ -560,23 +588,43 @@ func (h *Handler) sizeAfter(q *request, e *entry, w Write) (int64, bool, *apiErr
 	if !e.exact {
 		return -1, false, nil
 	}
+	var old int64
+	var keys, names []string
+	known := func(k string) bool {
+		n, ok := e.sizes[k]
+		old += int64(n)
+		return ok
+	}
 	created := make(map[string]bool, len(w.Created))
 	for _, id := range w.Created {
 		created[id] = true
 	}
-	keys := make([]string, 0, len(w.PutNodes)-len(w.Created)+len(w.DelNodes))
 	for _, f := range w.PutNodes {
-		if !created[f.Key] {
+		if !created[f.Key] && !known(f.Key) {
 			keys = append(keys, f.Key)
 		}
 	}
-	names := make([]string, 0, len(w.PutBranches)+len(w.DelBranches))
-	for _, f := range w.PutBranches {
-		names = append(names, f.Key)
+	for _, k := range w.DelNodes {
+		if !known(k) {
+			keys = append(keys, k)
+		}
 	}
-	old, err := sizer.RowBytes(q.ctx, q.tenant, e.id, append(keys, w.DelNodes...), append(names, w.DelBranches...))
-	if err != nil {
-		return 0, false, storeError(e.id, err)
+	for _, f := range w.PutBranches {
+		if !known("\x00" + f.Key) {
+			names = append(names, f.Key)
+		}
+	}
+	for _, k := range w.DelBranches {
+		if !known("\x00" + k) {
+			names = append(names, k)
+		}
+	}
+	if len(keys)+len(names) > 0 {
+		n, err := sizer.RowBytes(q.ctx, q.tenant, e.id, keys, names)
+		if err != nil {
+			return 0, false, storeError(e.id, err)
+		}
+		old += n
 	}
 	after := e.rows + put - old
 	if after > e.rows {

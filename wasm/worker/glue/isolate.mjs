@@ -1115,14 +1115,14 @@ export class TreeObject extends DurableObject {
   // grant raises this tree's grant to its size plus extra bytes (GRANT),
   // after the object's earlier grant statements.
   grant(call, extra, quota) {
+    const tenant = headerOf(call[2], PREFIX + "tenant") ?? "";
+    const id = new URL(call[1], "http://x").pathname.split("/")[3] ?? "";
     const run = async () => {
-      const tenant = headerOf(call[2], PREFIX + "tenant") ?? "";
-      const id = new URL(call[1], "http://x").pathname.split("/")[3] ?? "";
       const r = await this.env.DB.prepare(GRANT).bind(id, tenant, this.rows ?? -1, extra, quota, Date.now()).first();
       if (r === null) return;
       if (this.rows === undefined) this.rows = r.bytes;
       this.granted = r.granted;
-      this.grantOf = [tenant, id];
+      this.grantFull = r.granted < this.rows + extra; // the quota left no more
     };
     this.granting = (this.granting ?? Promise.resolve()).then(run, run);
     return this.granting;
@@ -1147,13 +1147,29 @@ export class TreeObject extends DurableObject {
     results.forEach((res, i) => {
       const n = Number(headerOf(res?.headers ?? [], PREFIX + "rows"));
       if (n >= 0) this.rows = n;
-      if (group[i].call[0] === "DELETE" && res?.status === 204) this.rows = this.granted = this.grantOf = undefined;
+      if (group[i].call[0] === "DELETE" && res?.status === 204) this.rows = this.granted = undefined;
     });
-    if (this.granted === undefined || this.rows === undefined || this.grantOf === undefined) return;
-    if (this.granted <= this.rows + 4 * headroom(this.rows) + 4 * GRANT_MIN) return;
-    const target = this.rows + headroom(this.rows);
+    if (this.granted === undefined || this.rows === undefined) return;
+    const call = group[group.length - 1].call;
+    const room = headroom(this.rows);
+    if (this.granted < this.rows + 2 * GRANT_MIN + room / 2) {
+      // Running low: the next grant is taken now, beside the writes, so a
+      // write rarely waits for one (not while the quota leaves no more).
+      if (!this.grantFull && !this.prefetching) {
+        this.prefetching = true;
+        const quota = quotaOf(this.env)?.[1] ?? 0;
+        this.grant(call, 2 * GRANT_MIN + 2 * room, quota)
+          .catch((e) => console.error("sessiontree: a tree's grant was not raised:", e))
+          .finally(() => (this.prefetching = false));
+      }
+      return;
+    }
+    // (Not while a grant is on its way: it would set the grant it read before.)
+    if (this.prefetching || this.granted <= this.rows + 4 * room + 4 * GRANT_MIN) return;
+    const target = this.rows + room;
     this.granted = target;
-    const [tenant, id] = this.grantOf;
+    const tenant = headerOf(call[2], PREFIX + "tenant") ?? "";
+    const id = new URL(call[1], "http://x").pathname.split("/")[3] ?? "";
     const run = () =>
       this.env.DB.prepare(SHRINK).bind(id, tenant, target).run().catch((e) => {
         console.error("sessiontree: a tree's grant was not given back:", e);
