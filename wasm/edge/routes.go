@@ -559,9 +559,10 @@ func (h *Handler) commit(q *request, id string, e *entry, fresh bool, created []
 // limit, or under a larger one).
 //
 // Where a store can say what its rows take (a RowSizer), the size is exact:
-// the rows the write stores, less those it replaces or deletes, asked of the
-// store (an append replaces two: its parent's, whose children grew, and its
-// branch's; the new nodes, w.Created, replace none). Counted as an upper bound
+// the rows the write stores, less those it replaces or deletes (an append
+// replaces two: its parent's, whose children grew, and its branch's; the new
+// nodes, w.Created, replace none), known from the last writes (e.sizes) or
+// else asked of the store. Counted as an upper bound
 // instead (every row stored counted whole, none taken off), the size of a
 // tree of 2.4 KB messages doubled with each append's parent row: its
 // tenant's quota filled twice as fast as its trees did. A size counted since
