@@ -41,7 +41,13 @@ export interface LiveOptions extends SyncOptions {
   pollMs?: number;
   /** Called after each sync, with what it did. */
   onSync?: (result: LiveResult) => void;
-  /** Called when a sync fails (the next change or poll tries again). */
+  /**
+   * Called when a sync fails (the next change or poll tries again). A whole
+   * tree the worker refused as too large (413 `too_large`: past what one
+   * request may carry, 8 MiB by default, or past the tree's limit) is not
+   * sent again, as a tree only grows: later rounds pull what others stored
+   * and report `too_large` without an upload.
+   */
   onError?: (error: unknown) => void;
   /** The WebSocket constructor (default: globalThis.WebSocket; none: polling only). */
   WebSocket?: typeof WebSocket;

@@ -118,6 +118,13 @@ export function live(tree, options) {
   let unpushed = null;
   if (deltas) tree.takeChanges({ stored: true }); // start recording; the first round pushes the whole tree
   const acks = new Map(); // id of a write sent on the socket → {ws, resolve}
+  // The length of the smallest whole tree (tree.save()) the worker refused
+  // as too large (413 too_large: past what one request may carry, or past
+  // the tree's limit); 0 while none was. A tree only grows, so a whole push
+  // at least that long is not sent again: the round pulls, and reports
+  // too_large without an upload. Before, every round sent it again (8 MiB
+  // and more each poll).
+  let wholeRefused = 0;
 
   // pull merges the stored tree into tree, pushing nothing: what a change of
   // another client needs when this one has nothing new.
@@ -198,6 +205,24 @@ export function live(tree, options) {
   // pushWhole sends the whole tree to the worker's merge (see pushKnown).
   async function pushWhole() {
     const body = tree.save();
+    refusedBefore(body.length);
+    try {
+      return await pushWholeBody(body);
+    } catch (e) {
+      if (e?.code === "too_large") wholeRefused = wholeRefused > 0 ? Math.min(wholeRefused, body.length) : body.length;
+      throw e;
+    }
+  }
+
+  // refusedBefore throws too_large if a whole tree of n was refused before.
+  function refusedBefore(n) {
+    if (wholeRefused > 0 && n >= wholeRefused) {
+      throw new SessionTreeError("too_large", `pushing tree ${JSON.stringify(id)}: the whole tree (${n} characters) is not sent again; ` +
+        `the worker refused it as too large at ${wholeRefused}`);
+    }
+  }
+
+  async function pushWholeBody(body) {
     const key = `push-${client}-${++writes}`;
     if (socket !== null && mode === "live" && socket.readyState === 1 && body.length <= SOCKET_WRITE_MAX) {
       const ack = await socketWrite(socket, { route: "merge", if_match: etag, idempotency_key: key }, body);
@@ -249,7 +274,23 @@ export function live(tree, options) {
   // syncWhole pulls, merges and pushes the whole tree (sync()): it carries
   // every unpushed row.
   async function syncWhole() {
-    const result = await sync(tree, syncOptions);
+    if (wholeRefused > 0) {
+      const n = tree.save().length;
+      if (n >= wholeRefused) {
+        await pull(); // what others stored still comes in
+        refusedBefore(n);
+      }
+    }
+    let result;
+    try {
+      result = await sync(tree, syncOptions);
+    } catch (e) {
+      if (e?.code === "too_large") {
+        const n = tree.save().length;
+        wholeRefused = wholeRefused > 0 ? Math.min(wholeRefused, n) : n;
+      }
+      throw e;
+    }
     unpushed = null;
     return result;
   }

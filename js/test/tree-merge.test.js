@@ -5,7 +5,7 @@
 // tree-interchange.test.js, which runs first in the browser page).
 import { test, assert, isNode, mainSource } from "./harness.js";
 import { init, initInterchange, SessionTree } from "../sessiontree.js";
-import { sync } from "../sync.js";
+import { sync, live } from "../sync.js";
 
 await Promise.all([init(mainSource), initInterchange()]);
 
@@ -204,6 +204,42 @@ test("two sync clients pushing concurrently converge with nothing lost", async (
   assert.equal(devices[0].save(), stored.save());
   assert.equal(devices[1].save(), stored.save());
   assert.ok(retried > 0, "the clients never raced; the test did not exercise 412");
+});
+
+// A tree too large for one request (the worker's 413 too_large) cannot be
+// pushed whole, and a tree only grows: live() sends it once, then pulls each
+// round (others' messages still come in) and reports too_large without an
+// upload. Before, every round uploaded the whole tree again.
+test("live() does not upload again a whole tree the worker refused as too large", async () => {
+  const { base } = twoCopies();
+  const worker = fakeWorker(base);
+  const uploads = [];
+  const limited = async (url, init = {}) => {
+    if (init.method === "POST" && init.body.length > 4000) {
+      uploads.push(init.body.length);
+      return new Response(`{"error":{"code":"too_large","message":"the body is over 4000 bytes"}}`, { status: 413 });
+    }
+    return worker.fetch(url, init);
+  };
+  const local = base.clone();
+  for (let i = 0; i < 20; i++) local.append(user(`turn ${i} ${"x".repeat(300)}`), 100 + i);
+  const errors = [];
+  const s = live(local, { url: "https://w", token: "secret", id: "t1", fetch: limited, pollMs: 50, WebSocket: undefined,
+    onError: (e) => errors.push(e) });
+  try {
+    for (let t = 0; errors.length < 4; t++) {
+      assert.ok(t < 200, `4 rounds did not end in errors: ${errors.map(String).join("; ")}`);
+      local.append(user(`more ${t}`), 1000 + t);
+      await s.push();
+    }
+    assert.ok(errors.every((e) => e.code === "too_large"), errors.map(String).join("; "));
+    assert.equal(uploads.length, 1, `the whole tree went up ${uploads.length} times`);
+    const other = worker.stored().append(user("from another device"), 5000);
+    await s.push();
+    assert.ok(local.node(other), "a round after the refusal no longer pulls what others stored");
+  } finally {
+    await s.close();
+  }
 });
 
 test("sync reports the worker's error code", async () => {
