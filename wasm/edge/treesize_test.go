@@ -14,15 +14,7 @@ import (
 func storedBytes(store *MemStore, id string) int64 {
 	store.mu.Lock()
 	defer store.mu.Unlock()
-	var n int64
-	t := store.trees[id]
-	for k, b := range t.nodes {
-		n += int64(len(k) + len(b))
-	}
-	for k, b := range t.branches {
-		n += int64(len(k) + len(b))
-	}
-	return n
+	return store.trees[id].bytes()
 }
 
 func treeLimited(store *MemStore, max int64) *Handler {
