@@ -1096,11 +1096,11 @@ export class TreeObject extends DurableObject {
 
   // grantFor takes the grant the writes of a group of calls need before
   // they run (see GRANT), and gives it to each; nothing without a quota of
-  // bytes, or for a create (the router reserved its place).
+  // bytes, for a create (the router reserved its place) or a delete.
   async grantFor(group) {
     const quota = quotaOf(this.env)?.[1] ?? 0;
     if (quota <= 0) return;
-    const writes = group.filter((g) => g.call[0] !== "GET" && headerOf(g.call[2], PREFIX + "create") === undefined);
+    const writes = group.filter((g) => g.call[0] !== "GET" && g.call[0] !== "DELETE" && headerOf(g.call[2], PREFIX + "create") === undefined);
     if (writes.length === 0) return;
     const body = writes.reduce((n, g) => n + (g.call[3]?.length ?? 0), 0);
     const extra = GRANT_PER_BODY_BYTE * body + GRANT_MIN;
