@@ -20,10 +20,15 @@ export interface SyncResult {
   etag: string;
   /** What merging the stored tree changed locally. */
   pulled: MergeReport;
-  /** What the push changed on the worker (the worker's merge report). */
-  pushed: MergeReport;
+  /** What the push changed on the worker (the worker's merge report); null when it went in parts. */
+  pushed: MergeReport | null;
   /** How many rounds it took (more than 1 when another device pushed in between). */
   attempts: number;
+  /**
+   * Set when the tree was too large for one request (413 `too_large`, past
+   * the worker's body limit, 8 MiB by default): how many parts it went in.
+   */
+  parts?: number;
 }
 
 /**
@@ -32,6 +37,13 @@ export interface SyncResult {
  * then POST the result to /v1/trees/{id}/merge with If-Match, starting again on 412.
  * Afterwards `tree` and the stored tree hold the same conversation (unless someone
  * pushes again). Fails with a SessionTreeError carrying the worker's error code.
+ *
+ * A tree too large for one request (the worker answers the merge 413
+ * `too_large`) goes in parts: deltas of its rows as saved, parents first,
+ * about 2 MiB each, each POSTed to /v1/trees/{id}/delta on top of the ETag the
+ * one before it left (on 412 the sync starts again: parts that went in change
+ * nothing when sent again). A tree past the worker's own limit for one tree
+ * (`"limit":"tree"`) fails with `too_large` at once.
  */
 export function sync(tree: SessionTree, options: SyncOptions): Promise<SyncResult>;
 
@@ -42,11 +54,10 @@ export interface LiveOptions extends SyncOptions {
   /** Called after each sync, with what it did. */
   onSync?: (result: LiveResult) => void;
   /**
-   * Called when a sync fails (the next change or poll tries again). A whole
-   * tree the worker refused as too large (413 `too_large`: past what one
-   * request may carry, 8 MiB by default, or past the tree's limit) is not
-   * sent again, as a tree only grows: later rounds pull what others stored
-   * and report `too_large` without an upload.
+   * Called when a sync fails (the next change or poll tries again). A tree
+   * the worker refused whole as too large for one request (413 `too_large`,
+   * 8 MiB by default) goes in parts (see sync), and later rounds send it in
+   * parts at once, never whole again: a tree only grows.
    */
   onError?: (error: unknown) => void;
   /** The WebSocket constructor (default: globalThis.WebSocket; none: polling only). */

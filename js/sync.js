@@ -36,7 +36,105 @@ async function httpError(res, what) {
 }
 
 /** Syncs tree with the worker's copy of conversation `id`. See sync.d.ts. */
-export async function sync(tree, options) {
+export function sync(tree, options) {
+  return syncTree(tree, options, 0);
+}
+
+// TOO_LARGE is what a push answers when the worker refused its body as too
+// large for one request (413 too_large, not the tree's own limit).
+const TOO_LARGE = Symbol("too large");
+
+// PART_BYTES is about the most node rows one part of a tree pushed in parts
+// carries: well under the worker's body limit (8 MiB by default).
+const PART_BYTES = 2 * 1024 * 1024;
+
+// skipValue returns the index just past the JSON value that starts at text[i].
+function skipValue(text, i) {
+  let depth = 0;
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) { // a string: to its closing quote
+      for (i++; text.charCodeAt(i) !== 34; i++) if (text.charCodeAt(i) === 92) i++;
+      if (depth === 0) return i + 1;
+    } else if (c === 123 || c === 91) depth++;
+    else if (c === 125 || c === 93) {
+      if (--depth === 0) return i + 1;
+    } else if (depth === 0 && (c === 44 || c === 125 || c === 93)) return i;
+    else if (depth === 0 && c !== 32 && c !== 10 && c !== 13 && c !== 9) {
+      // a number, true, false or null: to the next delimiter
+      let j = i;
+      while (j < text.length && !",}] \n\r\t".includes(text[j])) j++;
+      return j;
+    }
+  }
+  return i;
+}
+
+// members lists the members of the JSON object at text[i] as [key, start,
+// end] of each raw value, and the index just past the object.
+function members(text, i) {
+  const out = [];
+  i = text.indexOf("{", i) + 1;
+  for (;;) {
+    while (" \n\r\t,".includes(text[i])) i++;
+    if (text[i] === "}") return [out, i + 1];
+    const keyEnd = skipValue(text, i);
+    const key = JSON.parse(text.slice(i, keyEnd));
+    i = text.indexOf(":", keyEnd) + 1;
+    while (" \n\r\t".includes(text[i])) i++;
+    const end = skipValue(text, i);
+    out.push([key, i, end]);
+    i = end;
+  }
+}
+
+// treeParts splits a saved tree (tree.save()) into delta documents of about
+// PART_BYTES of rows each, every row exactly as saved: the nodes parents
+// first, so that each part names no parent the parts before it did not
+// carry, and the branches with the last part. Applied in order on top of the
+// worker's copy, they bring it every row of the tree.
+function treeParts(text) {
+  const [top] = members(text, 0);
+  const raw = (m) => text.slice(m[1], m[2]);
+  const field = (k) => top.find((m) => m[0] === k);
+  const root = field("root") ? JSON.parse(raw(field("root"))) : null;
+  const active = field("active_branch") ? JSON.parse(raw(field("active_branch"))) : "";
+  const nodes = field("nodes") ? members(text, field("nodes")[1])[0] : [];
+  const branches = field("branches") ? members(text, field("branches")[1])[0] : [];
+  // parents first: each node after its parent, as a walk from the nodes
+  // whose parent is not in the tree
+  const byId = new Map(nodes.map((m) => [m[0], m]));
+  const kids = new Map();
+  const order = [];
+  for (const m of nodes) {
+    const parent = JSON.parse(raw(m)).parent;
+    if (parent !== undefined && byId.has(parent)) {
+      if (!kids.has(parent)) kids.set(parent, []);
+      kids.get(parent).push(m);
+    } else order.push(m);
+  }
+  for (let k = 0; k < order.length; k++) order.push(...(kids.get(order[k][0]) ?? []));
+  const head = (act) => `{"root":${JSON.stringify(root)},"active":${JSON.stringify(act)},"deleted_nodes":[],"deleted_branches":[],`;
+  const parts = [];
+  let rows = [], size = 0;
+  const flush = (last) => {
+    const bs = last ? branches.map((m) => `${JSON.stringify(m[0])}:${raw(m)}`).join(",") : "";
+    parts.push(`${head(last ? active : "")}"nodes":{${rows.join(",")}},"branches":{${bs}}}`);
+    rows = [];
+    size = 0;
+  };
+  for (const m of order) {
+    rows.push(`${JSON.stringify(m[0])}:${raw(m)}`);
+    size += m[2] - m[1];
+    if (size >= PART_BYTES) flush(false);
+  }
+  flush(true);
+  return parts;
+}
+
+// syncTree is sync(); a tree whose save is at least partsFrom long (0:
+// none) goes in parts at once instead of to /merge whole (see pushParts).
+async function syncTree(tree, options, partsFrom) {
   if (!(tree instanceof SessionTree)) fail(`"tree" must be a SessionTree`);
   const { url, token, id, fetch: fetchFn = globalThis.fetch, attempts = 10 } = options ?? {};
   if (typeof url !== "string" || url === "") fail(`"url" must be the worker's base URL`);
@@ -51,17 +149,59 @@ export async function sync(tree, options) {
     if (!got.ok) throw await httpError(got, `pulling tree ${JSON.stringify(id)}`);
     const etag = got.headers.get("etag");
     const pulled = tree.merge(await got.text());
-    const put = await fetchFn(`${base}/merge`, {
-      method: "POST",
-      headers: { ...auth, "content-type": "application/json", ...(etag ? { "if-match": etag } : {}) },
-      body: tree.save(),
-    });
-    if (put.status === 412) continue;
+    const whole = tree.save();
+    let put = null;
+    if (partsFrom <= 0 || whole.length < partsFrom) {
+      put = await fetchFn(`${base}/merge`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json", ...(etag ? { "if-match": etag } : {}) },
+        body: whole,
+      });
+      if (put.status === 412) continue;
+    }
+    if (put === null || put.status === 413) {
+      // Too large for one request (not past the tree's own limit, which
+      // no form of the push passes): the tree goes in parts.
+      const error = put === null ? null : (await put.json().catch(() => null))?.error;
+      const full = treeFull(error, `pushing tree ${JSON.stringify(id)}`);
+      if (full !== null) throw full;
+      const done = await pushParts(fetchFn, base, auth, etag, treeParts(whole), id);
+      if (done === null) continue;
+      return { etag: done.etag, pulled, pushed: null, attempts: attempt, parts: done.parts, tooLarge: whole.length };
+    }
     if (!put.ok) throw await httpError(put, `pushing tree ${JSON.stringify(id)}`);
     const body = await put.json();
     return { etag: body.etag, pulled, pushed: body.report, attempts: attempt };
   }
   throw new SessionTreeError("conflict", `tree ${JSON.stringify(id)} kept changing during ${attempts} sync attempts; nothing is lost, sync again`);
+}
+
+// pushParts sends parts (treeParts) to the worker's /delta one after another,
+// each on top of the ETag the one before it left: {etag, parts}, or null on
+// 412 (someone wrote meanwhile: the sync pulls and tries again; the parts
+// that went in are in the tree, and sent again they change nothing).
+async function pushParts(fetchFn, base, auth, etag, parts, id) {
+  for (const body of parts) {
+    const put = await fetchFn(`${base}/delta`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json", "if-match": etag ?? "*" },
+      body,
+    });
+    if (put.status === 412) return null;
+    if (!put.ok) {
+      const text = await put.text();
+      let error = null;
+      try {
+        error = JSON.parse(text)?.error ?? null;
+      } catch { /* not JSON */ }
+      const full = treeFull(error, `pushing tree ${JSON.stringify(id)} in parts`);
+      if (full !== null) throw full;
+      throw new SessionTreeError(error?.code ?? "invalid_input",
+        `pushing tree ${JSON.stringify(id)} in parts: ${error?.message ?? `HTTP ${put.status}`}`);
+    }
+    etag = (await put.json()).etag;
+  }
+  return { etag, parts: parts.length };
 }
 
 // addRows adds the rows of a takeChanges() answer to acc (a later row of a
@@ -119,11 +259,10 @@ export function live(tree, options) {
   if (deltas) tree.takeChanges({ stored: true }); // start recording; the first round pushes the whole tree
   const acks = new Map(); // id of a write sent on the socket → {ws, resolve}
   // The length of the smallest whole tree (tree.save()) the worker refused
-  // as too large (413 too_large: past what one request may carry, or past
-  // the tree's limit); 0 while none was. A tree only grows, so a whole push
-  // at least that long is not sent again: the round pulls, and reports
-  // too_large without an upload. Before, every round sent it again (8 MiB
-  // and more each poll).
+  // as too large for one request (413 too_large, not the tree's own limit);
+  // 0 while none was. A tree only grows, so a whole push at least that long
+  // is not sent again: it goes in parts (sync's pushParts). Before, every
+  // round sent it again whole, to be refused again (8 MiB and more a poll).
   let wholeRefused = 0;
 
   // pull merges the stored tree into tree, pushing nothing: what a change of
@@ -203,23 +342,18 @@ export function live(tree, options) {
   }
 
   // pushWhole sends the whole tree to the worker's merge (see pushKnown).
+  // pushWhole sends the whole tree to the worker's merge (see pushKnown):
+  // null on 412, or when the tree is too large for one request (a sync
+  // follows, which pushes it in parts).
   async function pushWhole() {
     const body = tree.save();
-    refusedBefore(body.length);
-    try {
-      return await pushWholeBody(body);
-    } catch (e) {
-      if (e?.code === "too_large") wholeRefused = wholeRefused > 0 ? Math.min(wholeRefused, body.length) : body.length;
-      throw e;
+    if (wholeRefused > 0 && body.length >= wholeRefused) return null;
+    const done = await pushWholeBody(body);
+    if (done === TOO_LARGE) {
+      wholeRefused = wholeRefused > 0 ? Math.min(wholeRefused, body.length) : body.length;
+      return null;
     }
-  }
-
-  // refusedBefore throws too_large if a whole tree of n was refused before.
-  function refusedBefore(n) {
-    if (wholeRefused > 0 && n >= wholeRefused) {
-      throw new SessionTreeError("too_large", `pushing tree ${JSON.stringify(id)}: the whole tree (${n} characters) is not sent again; ` +
-        `the worker refused it as too large at ${wholeRefused}`);
-    }
+    return done;
   }
 
   async function pushWholeBody(body) {
@@ -228,6 +362,9 @@ export function live(tree, options) {
       const ack = await socketWrite(socket, { route: "merge", if_match: etag, idempotency_key: key }, body);
       if (ack !== null) {
         if (ack.status === 412) return null;
+        const full = treeFull(ack.body?.error, `pushing tree ${JSON.stringify(id)}`);
+        if (full !== null) throw full;
+        if (ack.status === 413) return TOO_LARGE;
         if (ack.status !== 200) {
           const e = ack.body?.error;
           throw new SessionTreeError(e?.code ?? "invalid_input", `pushing tree ${JSON.stringify(id)}: ${e?.message ?? `status ${ack.status}`}`);
@@ -241,6 +378,11 @@ export function live(tree, options) {
       body,
     });
     if (put.status === 412) return null;
+    if (put.status === 413) {
+      const full = treeFull((await put.json().catch(() => null))?.error, `pushing tree ${JSON.stringify(id)}`);
+      if (full !== null) throw full;
+      return TOO_LARGE;
+    }
     if (!put.ok) throw await httpError(put, `pushing tree ${JSON.stringify(id)}`);
     const answer = await put.json();
     return { etag: answer.etag, pulled: null, pushed: answer.report, attempts: 1, via: "http" };
@@ -274,23 +416,8 @@ export function live(tree, options) {
   // syncWhole pulls, merges and pushes the whole tree (sync()): it carries
   // every unpushed row.
   async function syncWhole() {
-    if (wholeRefused > 0) {
-      const n = tree.save().length;
-      if (n >= wholeRefused) {
-        await pull(); // what others stored still comes in
-        refusedBefore(n);
-      }
-    }
-    let result;
-    try {
-      result = await sync(tree, syncOptions);
-    } catch (e) {
-      if (e?.code === "too_large") {
-        const n = tree.save().length;
-        wholeRefused = wholeRefused > 0 ? Math.min(wholeRefused, n) : n;
-      }
-      throw e;
-    }
+    const result = await syncTree(tree, syncOptions, wholeRefused);
+    if (result.tooLarge > 0) wholeRefused = wholeRefused > 0 ? Math.min(wholeRefused, result.tooLarge) : result.tooLarge;
     unpushed = null;
     return result;
   }
