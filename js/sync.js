@@ -114,6 +114,12 @@ function treeParts(text) {
     } else order.push(m);
   }
   for (let k = 0; k < order.length; k++) order.push(...(kids.get(order[k][0]) ?? []));
+  if (order.length < nodes.length) {
+    // nodes no walk reaches (a cycle of parents, which a sound tree never
+    // has) go last: the worker refuses them (409), nothing is left out
+    const walked = new Set(order);
+    for (const m of nodes) if (!walked.has(m)) order.push(m);
+  }
   const head = (act) => `{"root":${JSON.stringify(root)},"active":${JSON.stringify(act)},"deleted_nodes":[],"deleted_branches":[],`;
   const parts = [];
   let rows = [], size = 0;
