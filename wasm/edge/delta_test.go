@@ -129,7 +129,7 @@ func TestADeltaGoesOnALiveSocket(t *testing.T) {
 	}
 	b, _ := tr.BranchJSON(tr.ActiveBranch())
 	w.PutBranches = []core.Fragment{{Key: tr.ActiveBranch(), JSON: b}}
-	ack, _ := h.ServeSocket(nil, socketWrite("d", "delta", v1, "", string(Delta(w, false, MaxDelta))), socketTree, "alice", "", 0, "")
+	ack, _ := h.ServeSocket(nil, socketWrite("d", "delta", v1, "", string(Delta(w, false, MaxDelta))), socketTree, "alice", "", 0, "", "")
 	if a := readAck(t, ack); a.Status != 200 || a.ETag == v1 {
 		t.Fatalf("a delta on the socket: %s", ack)
 	}

@@ -210,7 +210,7 @@ func FuzzSocketFrame(f *testing.F) {
 	f.Fuzz(func(t *testing.T, frame string) {
 		now := int64(1_800_000_000_000)
 		h, _, _ := newTurnsObject(t, &now)
-		ack, hold := h.ServeSocket(nil, []byte(frame), socketTree, "alice", "", 0, "")
+		ack, hold := h.ServeSocket(nil, []byte(frame), socketTree, "alice", "", 0, "", "")
 		if ack == nil && hold.Get(HeaderHold) == "" {
 			t.Fatalf("neither an ack nor a hold for %q", frame)
 		}

@@ -184,10 +184,13 @@ func SocketThrottled(id string, retryAfter int64) []byte {
 // with heldMs, the milliseconds it has waited, and turn, its place in line
 // (HeaderTurn). router, if not nil, is the rate limit the write passes
 // first, as over HTTP.
-func (h *Handler) ServeSocket(router *Handler, msg []byte, tree, tenant, client string, heldMs int64, turn string) ([]byte, Header) {
+func (h *Handler) ServeSocket(router *Handler, msg []byte, tree, tenant, client string, heldMs int64, turn, grant string) ([]byte, Header) {
 	w, ack := ReadSocketWrite(msg, tree, tenant, client)
 	if ack != nil {
 		return ack, Header{}
+	}
+	if grant != "" {
+		w.Req.Header.Set(HeaderGrant, grant)
 	}
 	if heldMs == 0 {
 		if wait := router.Throttle(tenant); wait > 0 {

@@ -62,7 +62,7 @@ func TestAWriteOnALiveSocketIsTheSameWriteAsOverHTTP(t *testing.T) {
 	h, _, v1 := newTurnsObject(t, &now)
 	serve := func(msg []byte) []byte {
 		t.Helper()
-		ack, hdr := h.ServeSocket(nil, msg, socketTree, "alice", "", 0, "")
+		ack, hdr := h.ServeSocket(nil, msg, socketTree, "alice", "", 0, "", "")
 		if ack == nil || hdr.Get(HeaderHold) != "" {
 			t.Fatalf("no ack for %s (held: %q)", msg, hdr.Get(HeaderHold))
 		}
@@ -131,7 +131,7 @@ func TestSocketWritesPassTheRouterRateLimit(t *testing.T) {
 	router := New(Config{Role: RoleRouter, SigningKey: testKey, RateLimit: 1, Now: func() int64 { return now }})
 	var codes []int
 	for i := 0; i < 4; i++ {
-		ack, _ := h.ServeSocket(router, socketWrite("w", "ops", "", "", appendOps), socketTree, "alice", "", 0, "")
+		ack, _ := h.ServeSocket(router, socketWrite("w", "ops", "", "", appendOps), socketTree, "alice", "", 0, "", "")
 		a := readAck(t, ack)
 		codes = append(codes, a.Status)
 		if a.Status == 429 && a.RetryAfter < 1 {
@@ -154,7 +154,7 @@ func TestASocketWriteWaitsForItsTurnLikeAnHTTPWrite(t *testing.T) {
 	if a := objectCall(t, h, "POST", ops, appendOps, "a", v1, 0); a.Code != 412 {
 		t.Fatalf("a, stale: %d", a.Code) // a is the head of the line now
 	}
-	ack, hdr := h.ServeSocket(nil, socketWrite("c1", "ops", v1, "", appendOps), socketTree, "alice", "c", 0, "")
+	ack, hdr := h.ServeSocket(nil, socketWrite("c1", "ops", v1, "", appendOps), socketTree, "alice", "c", 0, "", "")
 	if ack != nil || hdr.Get(HeaderHold) == "" {
 		t.Fatalf("c's write while a is the head: %s, hold %q", ack, hdr.Get(HeaderHold))
 	}

@@ -831,8 +831,8 @@ func objectCall(e *objectEntry, req *edge.Request) (safejs.Value, error) {
 		held, _ := strconv.ParseInt(req.Header.Get(edge.HeaderHeld), 10, 64)
 		var h edge.Header
 		ack, h = e.h.ServeSocket(router, msg, req.URL.String(), req.Header.Get(edge.HeaderTenant),
-			req.Header.Get(edge.ClientHeader), held, req.Header.Get(edge.HeaderTurn))
-		for _, k := range []string{edge.HeaderHold, edge.HeaderNext, edge.HeaderTurn} {
+			req.Header.Get(edge.ClientHeader), held, req.Header.Get(edge.HeaderTurn), req.Header.Get(edge.HeaderGrant))
+		for _, k := range []string{edge.HeaderHold, edge.HeaderNext, edge.HeaderTurn, edge.HeaderRows, edge.HeaderNeed} {
 			if v := h.Get(k); v != "" {
 				w.Header().Set(k, v)
 			}

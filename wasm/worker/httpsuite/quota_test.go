@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sessiontree/sessiontree/wasm/worker/devserver"
+	"github.com/sessiontree/sessiontree/wasm/worker/internal/wsclient"
 )
 
 // quotaBody is the create of the bytes test: one message of 256 KiB. Its
@@ -263,5 +264,48 @@ func TestATenantsTreesGrowOnlyWithinItsQuotaOfBytes(t *testing.T) {
 	time.Sleep(500 * time.Millisecond)
 	if held := listedBytes(t, s, tok); held > quota {
 		t.Fatalf("the trees take %d bytes, past the quota of %d", held, quota)
+	}
+}
+
+// Writes on a live socket are bounded by the tenant's quota of bytes too: a
+// socket's write is a request of its own inside the tree's object, and the
+// grant went with the outer call only, so they went in past it (found while
+// writing the grants). A writer appends 50 KB on its socket until refused:
+// the ack is 429 quota_exceeded, and the trees stay within the quota.
+func TestWritesOnALiveSocketStayWithinTheQuotaOfBytes(t *testing.T) {
+	s := quotaServer(t)
+	tok := token(t, "quota-socket")
+	c := &client{t: t, token: tok, base: s.URL}
+	quota := int64(len(quotaBody) * 48 / 10)
+	id, _ := c.create(`{"messages":[{"role":"system","content":"be brief"}]}`)
+	ws, _, err := wsclient.Dial(s.URL+"/v1/trees/"+id+"/live?client=quota-writer&access_token="+tok, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if msg, err := ws.Read(10 * time.Second); err != nil || !strings.Contains(string(msg), `"hello"`) {
+		t.Fatalf("hello: %s %v", msg, err)
+	}
+	made := 0
+	for i := 0; ; i++ {
+		if i == 60 {
+			t.Fatalf("60 appends of 50 KB went in on a socket under a quota of %d bytes", quota)
+		}
+		a := writeOn(t, ws, fmt.Sprintf("w%d", i), "", "", fmt.Sprintf(`{"ops":[{"op":"append","message":{"role":"user","content":"%d %s"}}]}`,
+			i, strings.Repeat("s", 50_000)))
+		if a.Status == 200 {
+			made++
+			continue
+		}
+		if a.Status != 429 || a.Body.Error.Code != "quota_exceeded" {
+			t.Fatalf("write %d on the socket: %d %+v", i, a.Status, a.Body)
+		}
+		break
+	}
+	time.Sleep(500 * time.Millisecond)
+	held := listedBytes(t, s, tok)
+	t.Logf("%d appends of 50 KB went in on the socket; the tree takes %d bytes under a quota of %d", made, held, quota)
+	if held > quota || made < 15 {
+		t.Fatalf("%d appends went in; the tree takes %d bytes, a quota of %d", made, held, quota)
 	}
 }
