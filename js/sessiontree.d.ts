@@ -524,6 +524,16 @@ export class SessionTree implements Disposable {
    * (a tab syncing through IndexedDB). Needs only `await initInterchange()` (or the full module).
    */
   static mergeJSON(ours: string | ArrayBuffer | ArrayBufferView, theirs: string | ArrayBuffer | ArrayBufferView): { json: string; report: MergeReport };
+  /**
+   * A .tree.json file as delta documents (the worker's `/delta`,
+   * `applyChanges`) of about `bytes` of node rows each, in the order to apply
+   * them: every row as the file has it, parents before their children, the
+   * branches and the active branch with the last. Applied in order to a copy,
+   * they bring it every row of the file; a part sent again changes nothing.
+   * How `sync()` pushes a tree too large for one request. Needs only
+   * `await initInterchange()` (or the full module).
+   */
+  static deltaParts(file: string | ArrayBuffer | ArrayBufferView, bytes: number): string[];
 
   /** Adds message after the active branch's leaf and returns the new node's id. The message is copied. */
   append(message: Message, atMs?: number): string;

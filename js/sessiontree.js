@@ -231,6 +231,7 @@ async function startInterchange(source) {
     throw new SessionTreeError("invalid_input", "initInterchange: this module is not sessiontree-interchange.wasm (no import/export/merge); pass that file, or build it with make build");
   }
   f.importAll = names.indexOf("importAll");
+  f.deltaParts = names.indexOf("deltaParts");
   // The helper's copies of the lean module's trees, which t.projectFor keeps
   // up to date with the rows helperRows gives (wasm/internal/treecalls rows.go).
   for (const key of ["load", "free", "applyChanges", "projectTree", "tidy"]) f[key] = names.indexOf(key);
@@ -316,7 +317,7 @@ const M = {
 // (in place), importTree and exportTree (on live trees), projectTree (a live
 // tree as a model API request, core/provider), importAllTrees (the
 // conversations of one file as live trees).
-const F = { merge: -1, mergeTree: -1, importTree: -1, exportTree: -1, projectTree: -1, importAllTrees: -1 };
+const F = { merge: -1, mergeTree: -1, importTree: -1, exportTree: -1, projectTree: -1, importAllTrees: -1, deltaParts: -1 };
 
 const NO_ARGS = [];
 const encoder = new TextEncoder();
@@ -1224,6 +1225,30 @@ export class SessionTree {
     const report = JSON.parse(decoder.decode(res.subarray(4, 4 + n)));
     const same = res.length === 4 + n;
     return { json: same ? (typeof ours === "string" ? ours : decoder.decode(treeFile("ours", ours))) : decoder.decode(res.subarray(4 + n)), report };
+  }
+
+  /**
+   * A .tree.json file (text or bytes) as delta documents (the worker's
+   * /delta, applyChanges) of about `bytes` of node rows each, in the order to
+   * apply them: every row as the file has it, parents before their children,
+   * the branches and the active branch with the last. Applied in order to a
+   * copy, they bring it every row of the file; one sent again changes
+   * nothing. How sync() pushes a tree too large for one request. Needs only
+   * `await initInterchange()` (or the full module).
+   */
+  static deltaParts(file, bytes) {
+    if (!Number.isSafeInteger(bytes) || bytes < 1) fail(`"bytes" must be a positive integer`);
+    const full = fullModule();
+    const f = full ? null : needInterchange("SessionTree.deltaParts");
+    const args = [treeFile("file", file), String(bytes)];
+    const res = full ? mainBytes(F.deltaParts, 0, args) : interCall(f, f.deltaParts, args);
+    const parts = [];
+    for (let i = 0; i < res.length;) {
+      const n = (res[i] | (res[i + 1] << 8) | (res[i + 2] << 16) | (res[i + 3] << 24)) >>> 0;
+      parts.push(decoder.decode(res.subarray(i + 4, i + 4 + n)));
+      i += 4 + n;
+    }
+    return parts;
   }
 
   // #helperCopy returns the handle of the helper's copy of this tree, brought

@@ -9,7 +9,7 @@ let next = 0;
 
 // Methods that make a tree (static, or like clone on a tree): their result
 // crosses as its number.
-const STATIC = new Set(["fromLinear", "load", "loadFrom", "fromRows", "import", "importAll", "mergeJSON"]);
+const STATIC = new Set(["fromLinear", "load", "loadFrom", "fromRows", "import", "importAll", "mergeJSON", "deltaParts"]);
 
 function keep(t) {
   next++;

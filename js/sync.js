@@ -48,96 +48,6 @@ const TOO_LARGE = Symbol("too large");
 // carries: well under the worker's body limit (8 MiB by default).
 const PART_BYTES = 2 * 1024 * 1024;
 
-// skipValue returns the index just past the JSON value that starts at text[i].
-function skipValue(text, i) {
-  let depth = 0;
-  for (; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 34) { // a string: to its closing quote
-      for (i++; text.charCodeAt(i) !== 34; i++) if (text.charCodeAt(i) === 92) i++;
-      if (depth === 0) return i + 1;
-    } else if (c === 123 || c === 91) depth++;
-    else if (c === 125 || c === 93) {
-      if (--depth === 0) return i + 1;
-    } else if (depth === 0 && (c === 44 || c === 125 || c === 93)) return i;
-    else if (depth === 0 && c !== 32 && c !== 10 && c !== 13 && c !== 9) {
-      // a number, true, false or null: to the next delimiter
-      let j = i;
-      while (j < text.length && !",}] \n\r\t".includes(text[j])) j++;
-      return j;
-    }
-  }
-  return i;
-}
-
-// members lists the members of the JSON object at text[i] as [key, start,
-// end] of each raw value, and the index just past the object.
-function members(text, i) {
-  const out = [];
-  i = text.indexOf("{", i) + 1;
-  for (;;) {
-    while (" \n\r\t,".includes(text[i])) i++;
-    if (text[i] === "}") return [out, i + 1];
-    const keyEnd = skipValue(text, i);
-    const key = JSON.parse(text.slice(i, keyEnd));
-    i = text.indexOf(":", keyEnd) + 1;
-    while (" \n\r\t".includes(text[i])) i++;
-    const end = skipValue(text, i);
-    out.push([key, i, end]);
-    i = end;
-  }
-}
-
-// treeParts splits a saved tree (tree.save()) into delta documents of about
-// PART_BYTES of rows each, every row exactly as saved: the nodes parents
-// first, so that each part names no parent the parts before it did not
-// carry, and the branches with the last part. Applied in order on top of the
-// worker's copy, they bring it every row of the tree.
-function treeParts(text) {
-  const [top] = members(text, 0);
-  const raw = (m) => text.slice(m[1], m[2]);
-  const field = (k) => top.find((m) => m[0] === k);
-  const root = field("root") ? JSON.parse(raw(field("root"))) : null;
-  const active = field("active_branch") ? JSON.parse(raw(field("active_branch"))) : "";
-  const nodes = field("nodes") ? members(text, field("nodes")[1])[0] : [];
-  const branches = field("branches") ? members(text, field("branches")[1])[0] : [];
-  // parents first: each node after its parent, as a walk from the nodes
-  // whose parent is not in the tree
-  const byId = new Map(nodes.map((m) => [m[0], m]));
-  const kids = new Map();
-  const order = [];
-  for (const m of nodes) {
-    const parent = JSON.parse(raw(m)).parent;
-    if (parent !== undefined && byId.has(parent)) {
-      if (!kids.has(parent)) kids.set(parent, []);
-      kids.get(parent).push(m);
-    } else order.push(m);
-  }
-  for (let k = 0; k < order.length; k++) order.push(...(kids.get(order[k][0]) ?? []));
-  if (order.length < nodes.length) {
-    // nodes no walk reaches (a cycle of parents, which a sound tree never
-    // has) go last: the worker refuses them (409), nothing is left out
-    const walked = new Set(order);
-    for (const m of nodes) if (!walked.has(m)) order.push(m);
-  }
-  const head = (act) => `{"root":${JSON.stringify(root)},"active":${JSON.stringify(act)},"deleted_nodes":[],"deleted_branches":[],`;
-  const parts = [];
-  let rows = [], size = 0;
-  const flush = (last) => {
-    const bs = last ? branches.map((m) => `${JSON.stringify(m[0])}:${raw(m)}`).join(",") : "";
-    parts.push(`${head(last ? active : "")}"nodes":{${rows.join(",")}},"branches":{${bs}}}`);
-    rows = [];
-    size = 0;
-  };
-  for (const m of order) {
-    rows.push(`${JSON.stringify(m[0])}:${raw(m)}`);
-    size += m[2] - m[1];
-    if (size >= PART_BYTES) flush(false);
-  }
-  flush(true);
-  return parts;
-}
-
 // syncTree is sync(); a tree whose save is at least partsFrom long (0:
 // none) goes in parts at once instead of to /merge whole (see pushParts).
 async function syncTree(tree, options, partsFrom) {
@@ -171,7 +81,7 @@ async function syncTree(tree, options, partsFrom) {
       const error = put === null ? null : (await put.json().catch(() => null))?.error;
       const full = treeFull(error, `pushing tree ${JSON.stringify(id)}`);
       if (full !== null) throw full;
-      const done = await pushParts(fetchFn, base, auth, etag, treeParts(whole), id);
+      const done = await pushParts(fetchFn, base, auth, etag, SessionTree.deltaParts(whole, PART_BYTES), id);
       if (done === null) continue;
       return { etag: done.etag, pulled, pushed: null, attempts: attempt, parts: done.parts, tooLarge: whole.length };
     }
@@ -182,7 +92,7 @@ async function syncTree(tree, options, partsFrom) {
   throw new SessionTreeError("conflict", `tree ${JSON.stringify(id)} kept changing during ${attempts} sync attempts; nothing is lost, sync again`);
 }
 
-// pushParts sends parts (treeParts) to the worker's /delta one after another,
+// pushParts sends parts (SessionTree.deltaParts) to the worker's /delta one after another,
 // each on top of the ETag the one before it left: {etag, parts}, or null on
 // 412 (someone wrote meanwhile: the sync pulls and tries again; the parts
 // that went in are in the tree, and sent again they change nothing).

@@ -24,7 +24,7 @@ type Lift<R> = R extends SessionTree ? AsyncSessionTree
  */
 export type AsyncSessionTree = Async<Omit<SessionTree, "summarizeBranchWith" | typeof Symbol.dispose>>;
 
-/** The static side: SessionTree.load, loadFrom (a Blob or File is read in the worker), fromLinear, fromRows, import, importAll, mergeJSON. */
+/** The static side: SessionTree.load, loadFrom (a Blob or File is read in the worker), fromLinear, fromRows, import, importAll, mergeJSON, deltaParts. */
 export interface AsyncSessionTreeStatics {
   load(json: string | ArrayBuffer | ArrayBufferView): Promise<AsyncSessionTree>;
   loadFrom(source: ArrayBuffer | ArrayBufferView | Blob | ReadableStream<Uint8Array> | Response, options?: LoadFromOptions): Promise<AsyncSessionTree>;
@@ -32,6 +32,7 @@ export interface AsyncSessionTreeStatics {
   fromRows(rows: Parameters<typeof SessionTree.fromRows>[0]): Promise<AsyncSessionTree>;
   import(text: string | ArrayBuffer | ArrayBufferView, format?: string): Promise<{ tree: AsyncSessionTree; report: ReturnType<typeof SessionTree.import>["report"] }>;
   mergeJSON(ours: string | ArrayBuffer | ArrayBufferView, theirs: string | ArrayBuffer | ArrayBufferView): ReturnType<typeof SessionTree.mergeJSON> extends infer R ? Promise<R> : never;
+  deltaParts(file: string | ArrayBuffer | ArrayBufferView, bytes: number): Promise<string[]>;
   [name: string]: (...args: any[]) => Promise<any>;
 }
 

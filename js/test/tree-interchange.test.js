@@ -16,7 +16,8 @@ const other = early.clone();
 other.append({ role: "assistant", content: "from the other copy" }, 2);
 const before = [];
 for (const call of [() => SessionTree.import("[]", "openai"), () => early.export("markdown"),
-  () => early.merge(other), () => early.merge(other.save()), () => SessionTree.mergeJSON(earlySaved, other.save())]) {
+  () => early.merge(other), () => early.merge(other.save()), () => SessionTree.mergeJSON(earlySaved, other.save()),
+  () => SessionTree.deltaParts(earlySaved, 1000)]) {
   try { call(); } catch (e) { before.push(e); }
 }
 const savedAfterFailedMerge = early.save();
@@ -27,7 +28,7 @@ const bot = (content) => ({ role: "assistant", content });
 
 // One of the next two applies to each flavour; the other is not registered.
 if (!full) test("import, export and merge before initInterchange throw a sentence saying to await initInterchange()", () => {
-  assert.equal(before.length, 5, "every call threw");
+  assert.equal(before.length, 6, "every call threw");
   for (const e of before) {
     assert.ok(e instanceof SessionTreeError, "not a SessionTreeError");
     assert.equal(e.code, "invalid_input");
@@ -87,6 +88,33 @@ test("init({ full: true }), the full module's bytes, Module or URL: merge, impor
   const bad = `import { init } from ${JSON.stringify(mod)};
     try { await init({ full: "yes" }); } catch (e) { console.log(e.code, e.message); }`;
   assert.ok(/invalid_input init: the options must be \{ full: true \}/.test(execFileSync(process.execPath, ["--input-type=module", "-e", bad]).toString()));
+});
+
+test("SessionTree.deltaParts gives a file as deltas that, applied in order, give the file again", () => {
+  const t = SessionTree.fromLinear([user("q ü"), bot("a 😀")], 1);
+  for (let i = 0; i < 30; i++) t.append(i % 2 ? bot(`answer ${i} ${"x".repeat(100)}`) : user(`question ${i}`), 2 + i);
+  t.rewind(t.activePath()[3], 40);
+  t.append(user("another way"), 41);
+  t.label(t.activePath()[1], "start");
+  const file = t.save();
+  const parts = SessionTree.deltaParts(file, 500);
+  assert.ok(parts.length >= 4, `${parts.length} parts`);
+  const copy = SessionTree.fromLinear([], 0);
+  const seen = new Set();
+  for (const p of parts) {
+    const d = JSON.parse(p);
+    for (const [id, n] of Object.entries(d.nodes)) {
+      assert.ok(n.parent === undefined || seen.has(n.parent) || n.parent in d.nodes, `${id} came before its parent`);
+      seen.add(id);
+    }
+    copy.applyChanges(p, { follow: true });
+  }
+  assert.equal(copy.save(), file);
+  assert.deepEqual(SessionTree.deltaParts(new TextEncoder().encode(file), 1e9).length, 1);
+  for (const [args, code] of [[[file, 0], "invalid_input"], [[file, "9"], "invalid_input"], [["{", 100], "corrupt"]]) {
+    assert.throws(() => SessionTree.deltaParts(...args), code);
+  }
+  copy.free(); t.free();
 });
 
 test("a second initInterchange is a no-op", async () => {

@@ -4,8 +4,9 @@
 // live tree), import into and export from a live tree (core/formats), and the
 // stateless calls that read and return files (import, export, merge of
 // .tree.json bytes), which the lean module's JavaScript uses when the full
-// module is loaded beside it as a helper (initInterchange), and the
-// projections of a tree into model API requests (core/provider), live or saved.
+// module is loaded beside it as a helper (initInterchange), the
+// projections of a tree into model API requests (core/provider), live or saved,
+// and a saved tree split into delta documents (core's Tree.DeltaParts).
 package fullcalls
 
 import "github.com/sessiontree/sessiontree/wasm/internal/treecalls"
@@ -28,5 +29,7 @@ func Full() []treecalls.Method {
 		// importall.go: several conversations of one file
 		treecalls.Method{Name: "importAll", Run: importAllFiles},
 		treecalls.Method{Name: "importAllTrees", Run: importAllTrees},
+		// parts.go: a tree too large for one request, as deltas (js/sync.js)
+		treecalls.Method{Name: "deltaParts", Run: deltaParts},
 	)
 }
