@@ -1,7 +1,6 @@
 package core
 
 import (
-	"bytes"
 	"slices"
 	"strings"
 
@@ -165,6 +164,9 @@ var (
 	fieldsModelID       = []string{"modelId"}
 )
 
+// opKeys counts the "op" keys of a body of operations (ParseOps).
+var opKeys = newCounter([]byte(`"op"`))
+
 // ParseOps reads a JSON array of operations as the JS API's apply and the
 // worker's /ops route take them: {"op":"append","message":{…},"at":123}, with the
 // methods' argument names. Every problem is CodeInvalidInput naming the op's index
@@ -175,11 +177,13 @@ func ParseOps(data []byte) ([]Op, error) {
 	// that text which only repeats "op" cannot make it much larger than data).
 	// The count runs in pieces that tick, like the parse: over a body of
 	// megabytes it is a long loop of its own (a key split between two
-	// pieces is missed; the slice then grows once).
+	// pieces is missed; the slice then grows once). The counter skips ahead
+	// as bytes.Count does not in WebAssembly (a rolling hash over every
+	// byte: 18 ms of each 7 MB batch in the worker's profile).
 	count := 0
 	for rest := data; len(rest) > 0; {
 		n := min(len(rest), 64<<10)
-		count += bytes.Count(rest[:n], []byte(`"op"`))
+		count += opKeys.count(rest[:n])
 		tickBytes(n)
 		rest = rest[n:]
 	}
