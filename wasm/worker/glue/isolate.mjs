@@ -709,11 +709,14 @@ export class TreeObject extends DurableObject {
 
   // serveRouted is a call of this object by the router (RPC): the request's
   // method, URL, headers (pairs) and body (bytes or null); it answers a Response.
-  // A large body comes as a stream (streamOf), read here a turn at a time.
+  // A large body comes as a stream (streamOf), read here a turn at a time,
+  // and goes to Go as its chunks ({chunks, length}), which Go copies a piece
+  // at a time (object.go, requestLater): joined here into one array, a 7 MB
+  // body's new memory took 20 ms in one piece, every page touched first.
   async serveRouted(method, url, headers, body) {
     if (body instanceof ReadableStream) {
       const [, chunks, size] = await buffered({ body });
-      body = await joined(chunks, size);
+      body = { chunks, length: size };
     }
     return this.handle({ method, url, headers: new Headers(headers) }, body ?? new Uint8Array(0));
   }
