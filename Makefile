@@ -363,4 +363,6 @@ bench-worker: tools worker-build worker-upload
 	@$(WORKER_WASM) -o $(WORKER_DIR)/build-trivial/app.wasm ./$(WORKER_DIR)/trivial
 	@cp $(WORKER_DIR)/build/wasm_exec.js $(WORKER_DIR)/build/isolate.mjs $(WORKER_DIR)/build/fanout.mjs $(WORKER_DIR)/build-trivial/
 	@pids=$$(mktemp); trap 'while read -r p; do kill -- -$$p 2>/dev/null || true; done <"$$pids"; rm -f "$$pids"' EXIT; \
-	  SESSIONTREE_WORKER_PIDS=$$pids $(GO) run ./$(WORKER_DIR)/cmd/bench -dir $(WORKER_DIR) -duration $(or $(WORKER_LOAD),20s)
+	  SESSIONTREE_WORKER_PIDS=$$pids $(GO) run ./$(WORKER_DIR)/cmd/bench -dir $(WORKER_DIR) -duration $(or $(WORKER_LOAD),20s) && \
+	  echo "== the stalls again, the worker under Miniflare alone (no wrangler dev proxy in front: -direct)" && \
+	  SESSIONTREE_WORKER_PIDS=$$pids $(GO) run ./$(WORKER_DIR)/cmd/bench -dir $(WORKER_DIR) -direct -only stalls -duration $(or $(WORKER_LOAD),20s)

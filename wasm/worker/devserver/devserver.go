@@ -21,9 +21,11 @@ import (
 	"time"
 )
 
-// Server is one running `wrangler dev`.
+// Server is one running `wrangler dev` (or, with Options.Direct, the worker
+// under Miniflare alone).
 type Server struct {
 	URL     string // http://127.0.0.1:PORT
+	direct  bool   // Options.Direct: its one workerd runs the worker
 	cmd     *exec.Cmd
 	log     *bytes.Buffer
 	logMu   *sync.Mutex
@@ -47,6 +49,13 @@ type Options struct {
 	// cores, competing with the worker. Errors (the worker's console.error)
 	// are still logged; "Reloading local server" is not.
 	LogLevel string
+	// Direct serves the worker without wrangler: direct.mjs runs it with
+	// Miniflare's API, on the same workerd, local D1 and Durable Object
+	// storage as wrangler dev, with no proxy in front (wrangler dev's proxy
+	// is a workerd and a Node process of its own that carry every request
+	// and frame; on a 2-core machine their turns are part of every latency
+	// measured through them). Nudge and LogLevel do not apply.
+	Direct bool
 }
 
 // Wrangler is the wrangler binary: $WRANGLER, or the project-local one found
@@ -168,8 +177,10 @@ func snapshot(dir string) (string, error) {
 // Start migrates o.Persist and runs wrangler dev on a free loopback port,
 // from a copy of o.Dir's build (see snapshot), returning once the worker answers.
 func Start(o Options) (*Server, error) {
-	if err := Migrate(o); err != nil {
-		return nil, err
+	if !o.Direct {
+		if err := Migrate(o); err != nil {
+			return nil, err
+		}
 	}
 	dir, _ := filepath.Abs(o.Dir)
 	copyDir, err := snapshot(dir)
@@ -196,7 +207,13 @@ func Start(o Options) (*Server, error) {
 			args = append(args, "--log-level", o.LogLevel)
 		}
 		cmd := commandIn(o, copyDir, args...)
-		s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, log: &bytes.Buffer{}, logMu: &sync.Mutex{}}
+		if o.Direct {
+			if cmd, err = directCommand(o, copyDir, port); err != nil {
+				os.RemoveAll(copyDir)
+				return nil, err
+			}
+		}
+		s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", port), direct: o.Direct, cmd: cmd, log: &bytes.Buffer{}, logMu: &sync.Mutex{}}
 		cmd.Stdout = lockedWriter{s}
 		cmd.Stderr = lockedWriter{s}
 		if err := cmd.Start(); err != nil {
@@ -212,7 +229,7 @@ func Start(o Options) (*Server, error) {
 		if lastErr = s.waitReady(90 * time.Second); lastErr == nil {
 			s.copyDir = copyDir
 			s.done = make(chan struct{})
-			if o.Nudge {
+			if o.Nudge && !o.Direct {
 				go s.nudge()
 			}
 			return s, nil
@@ -221,6 +238,45 @@ func Start(o Options) (*Server, error) {
 	}
 	os.RemoveAll(copyDir)
 	return nil, lastErr
+}
+
+// directCommand is the command that serves copyDir's build on port without
+// wrangler (Options.Direct): node, direct.mjs (beside this file in o.Dir),
+// Miniflare from the project's tools, the variables of copyDir's .dev.vars
+// and then o.Vars.
+func directCommand(o Options, copyDir string, port int) (*exec.Cmd, error) {
+	dir, _ := filepath.Abs(o.Dir)
+	index := ""
+	for d := dir; ; d = filepath.Dir(d) {
+		p := filepath.Join(d, ".tools", "node_modules", "miniflare", "dist", "src", "index.js")
+		if _, err := os.Stat(p); err == nil {
+			index = p
+			break
+		}
+		if filepath.Dir(d) == d {
+			return nil, errors.New("no Miniflare under .tools/node_modules (make tools installs wrangler, which brings it)")
+		}
+	}
+	config := o.Config
+	if config == "" {
+		config = "wrangler.toml"
+	}
+	args := []string{filepath.Join(dir, "devserver", "direct.mjs"), index, copyDir, config, fmt.Sprint(port), o.Persist}
+	if b, err := os.ReadFile(filepath.Join(copyDir, ".dev.vars")); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") && strings.Contains(line, "=") {
+				args = append(args, line)
+			}
+		}
+	}
+	for k, v := range o.Vars {
+		args = append(args, k+"="+v)
+	}
+	cmd := exec.Command("node", args...)
+	cmd.Dir = copyDir
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd, nil
 }
 
 // nudge sends GET /healthz every second until the server stops.
@@ -290,6 +346,9 @@ func (s *Server) waitReady(limit time.Duration) error {
 			s.stopped = true
 			return fmt.Errorf("wrangler dev exited: %v\n%s", err, s.Log())
 		case <-time.After(300 * time.Millisecond):
+		}
+		if s.direct && !strings.Contains(s.Log(), "ready\n") {
+			continue // direct.mjs applies the migrations after the worker answers
 		}
 		resp, err := c.Get(s.URL + "/healthz")
 		if err == nil {
@@ -379,7 +438,7 @@ func (s *Server) each(fn func(pid, role string, st Stat)) {
 		switch st.Comm {
 		case "workerd":
 			args, _ := os.ReadFile("/proc/" + pid + "/cmdline")
-			if bytes.Contains(args, []byte("--inspector-addr")) {
+			if s.direct || bytes.Contains(args, []byte("--inspector-addr")) {
 				role = "worker"
 			} else {
 				role = "proxy"

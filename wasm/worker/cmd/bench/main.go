@@ -7,6 +7,8 @@
 // clients for a fixed time, errors and lost writes, and the cost of an append
 // on a 10,000-node tree against a 100-node one. `make bench-worker` builds the
 // three workers and runs it. It talks to 127.0.0.1 only and stops by itself.
+// With -direct the workers run under Miniflare alone, without wrangler dev's
+// proxy in front (what a deployed worker has no part of).
 package main
 
 import (
@@ -330,7 +332,7 @@ func start(dir, config, key string) *devserver.Server {
 	}
 	states = append(states, state)
 	s, err := devserver.Start(devserver.Options{Dir: dir, Config: config, Persist: state,
-		Vars: map[string]string{"SESSIONTREE_SIGNING_KEY": key}, LogLevel: logLevel})
+		Vars: map[string]string{"SESSIONTREE_SIGNING_KEY": key}, LogLevel: logLevel, Direct: direct})
 	if err != nil {
 		fail("start %s: %v", config, err)
 	}
@@ -340,6 +342,10 @@ func start(dir, config, key string) *devserver.Server {
 	}
 	return s
 }
+
+// direct is -direct: the worker served by Miniflare alone, without wrangler
+// dev's proxy in front (devserver.Options.Direct).
+var direct bool
 
 // pin is -pin: the worker's workerd on processor 0, everything else (this
 // bench's client and probe, wrangler's proxy and Node) on processor 1.
@@ -370,6 +376,7 @@ func main() {
 	only := flag.String("only", "", "run only these parts, comma-separated: latency, live, load, ifmatch, bigread, isolation, stalls (default: all)")
 	stallParts := flag.String("stalls", "", "the loads of the stalls part, comma-separated: create, batch, sockets (default: all)")
 	flag.StringVar(&logLevel, "log-level", "warn", "wrangler dev's --log-level: at info (its default) every request is also logged through wrangler's Node process (devserver.Options.LogLevel)")
+	flag.BoolVar(&direct, "direct", false, "serve the worker with Miniflare alone: the same workerd, D1 and Durable Object storage as wrangler dev, without wrangler's proxy (a workerd and a Node process of its own) in front of it (devserver.Options.Direct)")
 	flag.BoolVar(&pin, "pin", false, "pin the worker's workerd to processor 0 and the rest (this client, wrangler's proxy) to processor 1, so that on a 2-core machine another tenant's wait is the worker's own")
 	flag.StringVar(&logTo, "log", "", "write each wrangler dev's whole output to this file (the worker's first) at the end")
 	flag.Parse()
