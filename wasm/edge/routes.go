@@ -48,7 +48,10 @@ func (h *Handler) ensure(q *request, e *entry, validate bool) (bool, *apiError) 
 	}
 	// A message an earlier version stored with a key named twice is kept (the
 	// tree stays readable), and every projection through it fails closed.
-	t, err := core.Unmarshal(core.JoinRows(m.Root, m.Active, branches, nodes), core.KeepDuplicateKeys())
+	// The joined file is this load's alone: the tree keeps it rather than a
+	// copy (a 15 MB tree's copy, its new memory cleared and touched, was a
+	// piece of 22 ms in the worker's CPU profile).
+	t, err := core.UnmarshalOwned(core.JoinRows(m.Root, m.Active, branches, nodes), core.KeepDuplicateKeys())
 	if err != nil {
 		return false, errf(statusInternalServerError, string(core.CodeCorrupt),
 			"the stored tree "+quote(e.id)+" cannot be read: "+err.Error())
