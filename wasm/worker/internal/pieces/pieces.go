@@ -58,7 +58,9 @@ func Load(chunk Chunk, yield func()) ([]core.Fragment, error) {
 			if !ok {
 				return nil, errors.New("object storage: a row without its separator")
 			}
-			out = append(out, core.Fragment{Key: k, JSON: []byte(j)})
+			// The row's bytes are the chunk's, not a copy: a fragment is
+			// only read (core.JoinRows copies it into the tree's file).
+			out = append(out, core.Fragment{Key: k, JSON: unsafe.Slice(unsafe.StringData(j), len(j))})
 		}
 		last = next
 		rows = NextLoadRows(rows, n, len(all))
