@@ -72,11 +72,15 @@ func (t *Tree) TakeChanges() Changes {
 
 // Succeed makes t the next state of old, a tree it replaces whole under one
 // handle (a merged or reloaded copy): t's version goes on from old's, and a
-// watch old had goes on in t, saying that anything may have changed.
+// watch or a sync feed old had goes on in t, saying that anything may have
+// changed.
 func (t *Tree) Succeed(old *Tree) {
 	t.version += old.version + 1
 	if old.watched != nil {
 		t.watched = &changes{all: true}
+	}
+	if old.synced != nil {
+		t.synced = &changes{all: true}
 	}
 }
 
@@ -118,6 +122,20 @@ func (t *Tree) TakeWatched() Changes {
 		return Changes{}
 	}
 	return t.watched.take()
+}
+
+// TakeSynced is TakeChanges for a sync client (js/sync.js's live() pushes
+// the rows it names to the edge), kept apart from the store's feed and the
+// watch so that a tree stored row by row and synced live has both: what
+// changed since the previous call, sorted. The first call starts the
+// recording and returns All (the client holds no rows yet: it pushes the
+// whole tree); so does a call after the tree was replaced whole (Succeed).
+func (t *Tree) TakeSynced() Changes {
+	if t.synced == nil {
+		t.synced = &changes{}
+		return Changes{All: true, Meta: true}
+	}
+	return t.synced.take()
 }
 
 // TakeChangesUpTo is TakeChanges handed out in parts of at most max records

@@ -76,11 +76,13 @@ func (c *changes) addBranch(name string) {
 }
 
 // noteNode, noteBranch and noteMeta record a change for the store's feed
-// (TakeChanges), for the watch (TakeWatched) and in the version (Version).
+// (TakeChanges), for the watch (TakeWatched), for a sync client's feed
+// (TakeSynced) and in the version (Version).
 func (t *Tree) noteNode(id string) {
 	t.nodeGen++
 	t.changed.node(id)
 	t.watched.node(id)
+	t.synced.node(id)
 	t.version++
 }
 
@@ -88,12 +90,14 @@ func (t *Tree) noteBranch(name string) {
 	t.branchLog.add(name)
 	t.changed.branch(name)
 	t.watched.branch(name)
+	t.synced.branch(name)
 	t.version++
 }
 
 func (t *Tree) noteMeta() {
 	t.changed.setMeta()
 	t.watched.setMeta()
+	t.synced.setMeta()
 	t.version++
 }
 

@@ -157,15 +157,15 @@ func (t *Tree) MergeWith(other *Tree, opts MergeOptions) (MergeReport, error) {
 	}
 	rep := t.diff(r)
 	rep.Conflicts = conflicts
-	// The change feed and the watch go on (a feed handed out in parts too),
+	// The change feeds and the watch go on (a feed handed out in parts too),
 	// and the version counts on.
-	changed, rest, watched, version := t.changed, t.rest, t.watched, t.version
+	changed, rest, watched, synced, version := t.changed, t.rest, t.watched, t.synced, t.version
 	gen := max(t.shapeGen, r.shapeGen)
 	*t = *r
 	// Every node may have moved: what was derived from t or r is stale.
 	t.shapeGen = gen + 1
-	t.changed, t.rest, t.watched, t.version = changed, rest, watched, version
-	if changed != nil || watched != nil {
+	t.changed, t.rest, t.watched, t.synced, t.version = changed, rest, watched, synced, version
+	if changed != nil || watched != nil || synced != nil {
 		for _, id := range rep.NodesAdded {
 			t.noteNode(id)
 		}

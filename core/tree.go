@@ -44,6 +44,7 @@ type Tree struct {
 	spare       *journal // the last journal, kept to reuse its memory
 	changed     *changes // nil unless TrackChanges was called
 	watched     *changes // nil unless TakeWatched was called (change events, independent of the store's feed)
+	synced      *changes // nil unless TakeSynced was called (a sync client's feed, independent of both)
 	version     uint64   // counts the changes noted (noteNode, noteBranch, noteMeta): see Version
 	rest        *Changes // the part of a feed TakeChangesUpTo has yet to hand out, or nil
 	slab        []node   // nodes set aside for appends: a block at a time, or a whole Apply batch

@@ -64,3 +64,37 @@ func TestVersionAndWatchFollowEveryChangeApartFromTheStoresFeed(t *testing.T) {
 		t.Fatalf("reads changed the version or the watch: %d→%d %+v", before, tr.Version(), w)
 	}
 }
+
+// TakeSynced is a third feed, apart from the store's and the watch: each
+// gets every change. Its first call, and a call after the tree was replaced
+// whole (Succeed), say All; a merge in place is recorded like any change.
+func TestTheSyncFeedGetsEveryChangeApartFromTheOthers(t *testing.T) {
+	tr := New(counterIDs())
+	if c := tr.TakeSynced(); !c.All {
+		t.Fatalf("the first take: %+v, want All", c)
+	}
+	tr.TakeChanges()
+	tr.TakeWatched()
+	a, _ := tr.Append(msg("user", "a"), 1)
+	tr.TakeChanges()
+	tr.TakeWatched()
+	if c := tr.TakeSynced(); c.All || !slices.Contains(c.Nodes, a) || !slices.Contains(c.Branches, MainBranch) {
+		t.Fatalf("after an append the other feeds took: %+v", c)
+	}
+	if c := tr.TakeSynced(); len(c.Nodes)+len(c.Branches) > 0 {
+		t.Fatalf("a change came twice: %+v", c)
+	}
+	other := tr.Clone()
+	b, _ := other.Append(msg("assistant", "b"), 2)
+	if _, err := tr.MergeWith(other, MergeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if c := tr.TakeSynced(); c.All || !slices.Contains(c.Nodes, b) {
+		t.Fatalf("after a merge in place: %+v", c)
+	}
+	next := tr.Clone()
+	next.Succeed(tr)
+	if c := next.TakeSynced(); !c.All {
+		t.Fatalf("after a whole replace: %+v, want All", c)
+	}
+}

@@ -626,8 +626,15 @@ export class SessionTree implements Disposable {
    * changed after its part was taken comes again in a later feed, so a store
    * that writes the parts in order, then the later feeds, holds the tree. A
    * call without a limit takes all that is left of a feed and the changes since.
+   * `{ feed: "sync" }`: a second feed, kept apart from the store's, for a
+   * client that pushes what changed to a copy elsewhere (`live()` of
+   * `sessiontree/sync` with `deltas`), so that a tree stored row by row
+   * (`sessiontree/idb`) is synced by its changes too. Its rows are what
+   * changed since its previous call; `all: true`, with no rows, when it
+   * cannot say (its first call, or after the tree was replaced whole):
+   * push the whole tree then. It takes neither `stored` nor `limit`.
    */
-  takeChanges(options?: { stored?: boolean; limit?: number }): RowChanges;
+  takeChanges(options?: { stored?: boolean; limit?: number; feed?: "store" | "sync" }): RowChanges;
   /**
    * The tree's version: larger after every call that changed it (applyChanges
    * and merge too), never smaller, the same while nothing changes: a snapshot

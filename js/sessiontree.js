@@ -1634,7 +1634,11 @@ export class SessionTree {
     // of branch rows, then name/row and id/row pairs.
     const limit = options?.limit;
     if (limit !== undefined && limit !== null && limit !== Infinity && !(Number.isInteger(limit) && limit > 0)) fail(`"limit" must be a whole number above 0`);
-    const args = limit > 0 && limit !== Infinity ? [options?.stored ? "stored" : "", String(limit)] : options?.stored ? ["stored"] : NO_ARGS;
+    const feed = options?.feed ?? "store";
+    if (feed !== "store" && feed !== "sync") fail(`"feed" must be "store" or "sync", got ${JSON.stringify(String(feed))}`);
+    if (feed === "sync" && (options.stored || (limit !== undefined && limit !== null))) fail(`the "sync" feed takes neither "stored" nor "limit"`);
+    const args = feed === "sync" ? ["sync"]
+      : limit > 0 && limit !== Infinity ? [options?.stored ? "stored" : "", String(limit)] : options?.stored ? ["stored"] : NO_ARGS;
     const f = this.#call(M.takeChanges, 0, args).split("\n");
     const nb = Number(f[3]);
     const branches = new Array(nb), nodes = new Array((f.length - 5 - 2 * nb) / 2);

@@ -63,15 +63,18 @@ export interface LiveOptions extends SyncOptions {
   /** The WebSocket constructor (default: globalThis.WebSocket; none: polling only). */
   WebSocket?: typeof WebSocket;
   /**
-   * Push only what changed (default false: each push sends the whole tree to
-   * `/merge`). live() then owns `tree.takeChanges()` — do not call it
-   * elsewhere (a store that persists rows needs its own copy of the feed) —
-   * and each push sends the rows changed since the last push that went in,
-   * on top of the ETag this client holds (`/delta`, on the live socket when
-   * open). A delta the worker cannot take (409: the copies diverged; 413) is
-   * followed by a whole push; a 412 by a sync, as without deltas. A tree the
-   * worker holds at its size limit (SESSIONTREE_MAX_TREE_BYTES; 413 with
-   * `"limit":"tree"`) is not pushed whole: onError gets a `too_large` error.
+   * Push only what changed (the default; `false`: each push sends the whole
+   * tree to `/merge`, which saves and uploads all of it). Each push sends
+   * the rows changed since the last push that went in, on top of the ETag
+   * this client holds (`/delta`, on the live socket when open), from the
+   * tree's sync feed (`takeChanges({ feed: "sync" })`), apart from the
+   * store's: a tree that `sessiontree/idb` stores row by row is synced by its
+   * changes too. The first push, and the first after the tree was replaced
+   * whole (a merge with the lean module), send the whole tree. A delta the
+   * worker cannot take (409: the copies diverged; 413) is followed by a
+   * whole push; a 412 by a sync, as without deltas. A tree the worker holds
+   * at its size limit (SESSIONTREE_MAX_TREE_BYTES; 413 with `"limit":"tree"`)
+   * is not pushed whole: onError gets a `too_large` error.
    */
   deltas?: boolean;
 }

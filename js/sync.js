@@ -168,11 +168,12 @@ export function live(tree, options) {
   let etag = null, closed = false, socket = null, timer = null, retry = 250;
   let running = null, again = false, mode = "poll", dirty = true;
   let writes = 0;
-  // With deltas, live() owns tree.takeChanges(): unpushed holds the rows
-  // changed since the last push that went in (null: none).
-  const deltas = options.deltas === true;
+  // With deltas (the default), live() takes the tree's sync feed
+  // (takeChanges({feed: "sync"}), apart from a store's): unpushed holds the
+  // rows changed since the last push that went in (null: none).
+  const deltas = options.deltas !== false;
   let unpushed = null;
-  if (deltas) tree.takeChanges({ stored: true }); // start recording; the first round pushes the whole tree
+  if (deltas) tree.takeChanges({ feed: "sync" }); // start recording; the first round pushes the whole tree
   const acks = new Map(); // id of a write sent on the socket → {ws, resolve}
   // The length of the smallest whole tree (tree.save()) the worker refused
   // as too large for one request (413 too_large, not the tree's own limit);
@@ -201,8 +202,8 @@ export function live(tree, options) {
   // stored once either way.
   async function pushKnown() {
     if (deltas) {
-      const rows = tree.takeChanges();
-      if (rows.all) unpushed = null; // every row: a whole push carries them
+      const rows = tree.takeChanges({ feed: "sync" });
+      if (rows.all) unpushed = null; // the feed cannot list them: a whole push carries them
       else unpushed = addRows(unpushed, rows);
       if (unpushed !== null) {
         const done = await pushDelta(unpushed);

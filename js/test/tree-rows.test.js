@@ -315,3 +315,45 @@ test("takeChanges({ limit }) refuses a limit that is not a whole number above 0"
   assert.equal(t.takeChanges({ limit: 1 }).more, true);
   t.free();
 });
+
+// The sync feed (live()'s pushes) and the store's are apart: a tree stored
+// row by row (sessiontree/idb) and synced live gives each one every change.
+test("takeChanges({ feed: \"sync\" }) is a feed of its own beside the store's", async () => {
+  await initInterchange();
+  const t = SessionTree.fromLinear(Array.from({ length: 5 }, (_, i) => say(i)), 1);
+  const db = { branches: new Map(), nodes: new Map() };
+  store(db, t.takeChanges());
+  const first = t.takeChanges({ feed: "sync" });
+  assert.ok(first.all && first.nodes.length === 0 && first.branches.length === 0, "the first sync take: push the whole tree");
+  // A copy elsewhere, kept by the sync feed's rows as live() pushes them.
+  const copy = SessionTree.load(t.save());
+  for (let step = 0; step < 6; step++) {
+    const id = t.append(say(10 + step), 10 + step);
+    if (step % 2 === 1) t.label(id, `label ${step}`);
+    if (step === 3) t.rewind(t.activePath()[2], 20);
+    store(db, t.takeChanges()); // the store takes its feed first
+    const rows = t.takeChanges({ feed: "sync" });
+    assert.ok(!rows.all && rows.nodes.some((n) => n.id === id), `step ${step}: the sync feed lost the store's change`);
+    copy.applyChanges(rows, { follow: true });
+    assert.equal(copy.save(), t.save(), `step ${step}: the copy synced by the sync feed differs`);
+    assert.equal(t.takeChanges({ feed: "sync" }).nodes.length, 0, "a change came twice");
+  }
+  assert.equal(reopen(db).save(), t.save(), "the store, taking its feed meanwhile, does not hold the tree");
+  // A tree replaced whole (a merge swapped in, an every-row delta): the sync
+  // feed cannot list the changes, and says so.
+  t.applyChanges({ ...t.takeChanges(), all: true, ...rowsOf(t) });
+  const after = t.takeChanges({ feed: "sync" });
+  assert.ok(after.all && after.nodes.length === 0, "after a whole replace the sync feed must say all");
+  for (const bad of [{ feed: "other" }, { feed: "sync", limit: 2 }, { feed: "sync", stored: true }]) {
+    assert.throws(() => t.takeChanges(bad), "invalid_input");
+  }
+  t.free(); copy.free();
+});
+
+// rowsOf is every row of t, in takeChanges's form (what a store would hold).
+function rowsOf(t) {
+  const c = SessionTree.load(t.save());
+  const all = c.takeChanges();
+  c.free();
+  return { root: all.root, activeBranch: all.activeBranch, branches: all.branches, nodes: all.nodes };
+}

@@ -24,7 +24,9 @@ import (
 // number n > 0, at most n rows are answered (core's TakeChangesUpTo): "more"
 // says the rest of the same feed comes from the next calls, before anything
 // changed since, so that a huge first feed is written without holding all of
-// its rows at once (only its first part is "all").
+// its rows at once (only its first part is "all"). With argument 0 "sync",
+// the rows of a sync client's feed (core's TakeSynced), kept apart from the
+// store's: "all" with no rows when it cannot list them (push the whole tree).
 func takeChanges(r *Request) ([]byte, error) {
 	t := r.tree
 	var c core.Changes
@@ -38,7 +40,14 @@ func takeChanges(r *Request) ([]byte, error) {
 		limit = n
 	}
 	kind := "changes"
-	if !r.entry.tracking && len(r.args) > 0 && string(r.args[0]) == "stored" {
+	if len(r.args) > 0 && string(r.args[0]) == "sync" {
+		// A sync client's feed (core's TakeSynced), apart from the store's:
+		// "all" with no rows when it cannot list what changed (its first
+		// call, or the tree was replaced whole): the client pushes the tree.
+		if c = t.TakeSynced(); c.All {
+			kind, c = "all", core.Changes{}
+		}
+	} else if !r.entry.tracking && len(r.args) > 0 && string(r.args[0]) == "stored" {
 		r.entry.tracking = true
 		t.TakeChangesUpTo(0) // starts the recording, drops a feed under way
 	} else if r.entry.tracking {
@@ -52,7 +61,7 @@ func takeChanges(r *Request) ([]byte, error) {
 	// as a string each and appended to a growing buffer took the module from
 	// 138 MB to 918 MB for a 93 MB file.
 	size := 256
-	if kind == "all" && !more {
+	if kind == "all" && !more && len(c.Nodes) > 0 {
 		size += t.MarshalSize() + 24*len(c.Nodes)
 	} else {
 		for _, id := range c.Nodes {
