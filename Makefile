@@ -231,6 +231,7 @@ bench-project: tools build
 ## modules' size (gzip, brotli) and time to ready against a bare Go program built in the run
 bench-js: tools build
 	@node js/bench/run.mjs
+	@node js/bench/livepush.mjs
 
 ## demo: build the page into web/dist (a folder any static host can serve) and serve it
 ## on http://127.0.0.1:$(PORT) with application/wasm and gzip (web/serve)

@@ -270,6 +270,42 @@ test("sync() and live() push a tree too large for one request in parts", async (
   }
 });
 
+// A tree a store keeps row by row (sessiontree/idb takes its takeChanges())
+// and live() syncs: each push carries the rows changed since the last, not
+// the whole tree, and the worker's copy holds every one of them. Before,
+// live() pushed the whole tree each time, or with deltas took the store's feed.
+test("live() beside a store pushes only what changed, and nothing is lost", async () => {
+  const { base } = twoCopies();
+  const local = base.clone();
+  for (let i = 0; i < 200; i++) local.append(user(`turn ${i} ${"x".repeat(1000)}`), 100 + i);
+  const worker = fakeWorker(local);
+  const posts = [];
+  const counted = async (url, init = {}) => {
+    if (init.method === "POST") posts.push([url.split("/").pop(), init.body.length]);
+    return worker.fetch(url, init);
+  };
+  local.takeChanges(); // the store's first feed
+  const errors = [];
+  const s = live(local, { url: "https://w", token: "secret", id: "t1", fetch: counted, pollMs: 3_600_000, WebSocket: undefined,
+    onError: (e) => errors.push(e) });
+  try {
+    await s.push();
+    posts.length = 0;
+    for (let round = 0; round < 5; round++) {
+      const id = local.append(user(`pushed ${round}`), 3000 + round);
+      if (round === 2) local.label(id, "kept");
+      local.takeChanges(); // the store writes its rows first
+      await s.push();
+    }
+    assert.deepEqual(errors, []);
+    assert.ok(posts.length === 5 && posts.every(([route, n]) => route === "delta" && n < 2000), JSON.stringify(posts));
+    const rows = (t) => t.save().replace(/"active_branch":"[^"]*"/, "");
+    assert.ok(rows(worker.stored()) === rows(local), "the worker's copy lost rows the store took");
+  } finally {
+    await s.close();
+  }
+});
+
 test("sync reports the worker's error code", async () => {
   const { base } = twoCopies();
   const worker = fakeWorker(base);
