@@ -71,17 +71,50 @@ func (t *Tree) TakeChanges() Changes {
 }
 
 // Succeed makes t the next state of old, a tree it replaces whole under one
-// handle (a merged or reloaded copy): t's version goes on from old's, and a
-// watch or a sync feed old had goes on in t, saying that anything may have
-// changed.
+// handle (a merged or reloaded copy): t's version goes on from old's, a watch
+// old had goes on in t, saying that anything may have changed, and so does a
+// sync feed, with what old's had not handed out yet and every record t and
+// old hold apart (t's own, or removed): a merge swapped in with the lean
+// module is then pushed by the rows it changed, not whole.
 func (t *Tree) Succeed(old *Tree) {
 	t.version += old.version + 1
 	if old.watched != nil {
 		t.watched = &changes{all: true}
 	}
 	if old.synced != nil {
-		t.synced = &changes{all: true}
+		t.synced = old.synced
+		if !t.synced.all {
+			t.noteApart(t.synced, old)
+		}
 	}
+}
+
+// noteApart records in c every record that t and old hold apart: the nodes
+// and branches the merge diff names, and the nodes and branches old had that
+// t has not.
+func (t *Tree) noteApart(c *changes, old *Tree) {
+	d := old.diff(t)
+	for _, list := range [][]string{d.NodesAdded, d.touchedNodes} {
+		for _, id := range list {
+			c.node(id)
+		}
+	}
+	for id := range old.nodes {
+		if t.nodes[id] == nil {
+			c.node(id)
+		}
+	}
+	for _, list := range [][]string{d.BranchesAdded, d.BranchesMoved, d.BranchesDeleted, d.touchedBranches} {
+		for _, name := range list {
+			c.branch(name)
+		}
+	}
+	for _, name := range old.branchKeys() {
+		if _, ok := t.AppendBranchJSON(nil, name); !ok {
+			c.branch(name)
+		}
+	}
+	c.setMeta()
 }
 
 // take returns what c recorded, sorted, and forgets it.
@@ -129,7 +162,7 @@ func (t *Tree) TakeWatched() Changes {
 // watch so that a tree stored row by row and synced live has both: what
 // changed since the previous call, sorted. The first call starts the
 // recording and returns All (the client holds no rows yet: it pushes the
-// whole tree); so does a call after the tree was replaced whole (Succeed).
+// whole tree); a tree replaced whole (Succeed) names what the swap changed.
 func (t *Tree) TakeSynced() Changes {
 	if t.synced == nil {
 		t.synced = &changes{}

@@ -1,6 +1,8 @@
 package core
 
 import (
+	"bytes"
+	"math/rand"
 	"slices"
 	"testing"
 )
@@ -66,8 +68,8 @@ func TestVersionAndWatchFollowEveryChangeApartFromTheStoresFeed(t *testing.T) {
 }
 
 // TakeSynced is a third feed, apart from the store's and the watch: each
-// gets every change. Its first call, and a call after the tree was replaced
-// whole (Succeed), say All; a merge in place is recorded like any change.
+// gets every change. Its first call says All; a merge in place is recorded
+// like any change, and a tree replaced whole (Succeed) by what it changed.
 func TestTheSyncFeedGetsEveryChangeApartFromTheOthers(t *testing.T) {
 	tr := New(counterIDs())
 	if c := tr.TakeSynced(); !c.All {
@@ -92,9 +94,77 @@ func TestTheSyncFeedGetsEveryChangeApartFromTheOthers(t *testing.T) {
 	if c := tr.TakeSynced(); c.All || !slices.Contains(c.Nodes, b) {
 		t.Fatalf("after a merge in place: %+v", c)
 	}
-	next := tr.Clone()
-	next.Succeed(tr)
-	if c := next.TakeSynced(); !c.All {
-		t.Fatalf("after a whole replace: %+v, want All", c)
+	// A merge swapped in whole (the lean module's way), after a change not
+	// yet taken: the feed names both, and nothing else.
+	pending, _ := tr.Append(msg("user", "pending"), 3)
+	other = tr.Clone()
+	far, _ := other.Append(msg("assistant", "far"), 4)
+	merged := tr.Clone()
+	if _, err := merged.MergeWith(other, MergeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	merged.Succeed(tr)
+	c := merged.TakeSynced()
+	if c.All || !slices.Contains(c.Nodes, pending) || !slices.Contains(c.Nodes, far) {
+		t.Fatalf("after a merge swapped in: %+v, want %s and %s", c, pending, far)
+	}
+	for _, id := range c.Nodes {
+		if n, _ := merged.Node(id); id != pending && id != far && !slices.Contains(n.Children, pending) && !slices.Contains(n.Children, far) {
+			t.Fatalf("after a merge swapped in, the feed names %s, which neither change touched: %+v", id, c)
+		}
+	}
+	// A tree replaced by one without a node: the removed node is named.
+	less := New(counterIDs())
+	less.Succeed(merged)
+	if c := less.TakeSynced(); !slices.Contains(c.Nodes, far) || !slices.Contains(c.Branches, MainBranch) {
+		t.Fatalf("after a replace that removed nodes: %+v", c)
+	}
+}
+
+// A copy kept by the sync feed's rows alone stays the tree, byte for byte,
+// through random changes and trees swapped in whole (a merge of a diverged
+// copy, a reload), while the store's feed is taken too.
+func TestACopyKeptByTheSyncFeedStaysTheTree(t *testing.T) {
+	for seed := int64(1); seed <= 8; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		src := New(counterIDs())
+		mustAppend(t, src, msg("user", "hello"), 1)
+		dst := src.Clone()
+		src.TakeSynced()
+		src.TakeChanges()
+		for step := 0; step < 200; step++ {
+			randomStep(rng, src, step)
+			if rng.Intn(8) == 0 {
+				// swapped in whole, as the lean module does after a merge
+				next := src.Clone()
+				if rng.Intn(2) == 0 {
+					other := src.Clone()
+					other.Apply([]Op{{Op: "append", Message: msg("assistant", "apart")}}, int64(step+5000))
+					next.MergeWith(other, MergeOptions{})
+				}
+				next.Succeed(src)
+				src = next
+			}
+			src.TakeChanges() // the store's feed, taken meanwhile
+			c := src.TakeSynced()
+			if c.All {
+				t.Fatalf("seed %d step %d: the sync feed said All", seed, step)
+			}
+			var bs, ns []Fragment
+			for _, name := range c.Branches {
+				row, _ := src.BranchJSON(name)
+				bs = append(bs, Fragment{Key: name, JSON: row})
+			}
+			for _, id := range c.Nodes {
+				row, _ := src.NodeJSON(id)
+				ns = append(ns, Fragment{Key: id, JSON: row})
+			}
+			if err := dst.ApplyRows(src.Root(), src.ActiveBranch(), true, bs, ns); err != nil {
+				t.Fatalf("seed %d step %d: %v", seed, step, err)
+			}
+			if got, want := dst.Marshal(), src.Marshal(); !bytes.Equal(got, want) {
+				t.Fatalf("seed %d step %d: the copy kept by the sync feed differs (%d bytes, want %d)", seed, step, len(got), len(want))
+			}
+		}
 	}
 }

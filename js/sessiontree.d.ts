@@ -630,9 +630,10 @@ export class SessionTree implements Disposable {
    * client that pushes what changed to a copy elsewhere (`live()` of
    * `sessiontree/sync` with `deltas`), so that a tree stored row by row
    * (`sessiontree/idb`) is synced by its changes too. Its rows are what
-   * changed since its previous call; `all: true`, with no rows, when it
-   * cannot say (its first call, or after the tree was replaced whole):
-   * push the whole tree then. It takes neither `stored` nor `limit`.
+   * changed since its previous call (after a tree replaced whole, a merge
+   * with the lean module or an every-row delta: what the swap changed);
+   * `all: true`, with no rows, on its first call: push the whole tree then.
+   * It takes neither `stored` nor `limit`.
    */
   takeChanges(options?: { stored?: boolean; limit?: number; feed?: "store" | "sync" }): RowChanges;
   /**

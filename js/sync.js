@@ -203,7 +203,7 @@ export function live(tree, options) {
   async function pushKnown() {
     if (deltas) {
       const rows = tree.takeChanges({ feed: "sync" });
-      if (rows.all) unpushed = null; // the feed cannot list them: a whole push carries them
+      if (rows.all) unpushed = null; // the feed's first call: a whole push carries every row
       else unpushed = addRows(unpushed, rows);
       if (unpushed !== null) {
         const done = await pushDelta(unpushed);

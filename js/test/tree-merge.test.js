@@ -304,6 +304,31 @@ test("live() beside a store pushes only what changed, and nothing is lost", asyn
   } finally {
     await s.close();
   }
+  // Another device's write, pulled and merged (with the lean module, the
+  // merged tree is swapped in), then a local push: still only what changed.
+  let pulled = null;
+  const p = live(local, { url: "https://w", token: "secret", id: "t1", fetch: counted, pollMs: 50, WebSocket: undefined,
+    onSync: (r) => { if (r.pulled?.nodesAdded?.length) pulled = r; }, onError: (e) => errors.push(e) });
+  const device = worker.stored().clone();
+  try {
+    await p.push(); // its first push: whole
+    const far = device.append(user("from another device"), 6000);
+    await sync(device, { url: "https://w", token: "secret", id: "t1", fetch: worker.fetch });
+    for (let i = 0; i < 300 && !local.node(far); i++) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(local.node(far) && pulled !== null, "the other device's write was not pulled");
+    posts.length = 0;
+    const mine = local.append(user("after the pull"), 7000);
+    local.takeChanges();
+    await p.push();
+    assert.deepEqual(errors, []);
+    assert.ok(posts.length === 1 && posts[0][0] === "delta" && posts[0][1] < 5000, `the push after a pull: ${JSON.stringify(posts)}`);
+    assert.ok(worker.stored().node(mine), "the push after a pull did not carry the new message");
+    const rows = (t) => t.save().replace(/"active_branch":"[^"]*"/, "");
+    assert.ok(rows(worker.stored()) === rows(local), "after a pull, the worker's copy differs from the device's");
+  } finally {
+    await p.close();
+    device.free();
+  }
 });
 
 test("sync reports the worker's error code", async () => {

@@ -26,7 +26,7 @@ import (
 // changed since, so that a huge first feed is written without holding all of
 // its rows at once (only its first part is "all"). With argument 0 "sync",
 // the rows of a sync client's feed (core's TakeSynced), kept apart from the
-// store's: "all" with no rows when it cannot list them (push the whole tree).
+// store's: "all" with no rows on its first call (push the whole tree).
 func takeChanges(r *Request) ([]byte, error) {
 	t := r.tree
 	var c core.Changes
@@ -42,8 +42,7 @@ func takeChanges(r *Request) ([]byte, error) {
 	kind := "changes"
 	if len(r.args) > 0 && string(r.args[0]) == "sync" {
 		// A sync client's feed (core's TakeSynced), apart from the store's:
-		// "all" with no rows when it cannot list what changed (its first
-		// call, or the tree was replaced whole): the client pushes the tree.
+		// "all" with no rows on its first call: the client pushes the tree.
 		if c = t.TakeSynced(); c.All {
 			kind, c = "all", core.Changes{}
 		}
