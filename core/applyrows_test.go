@@ -12,7 +12,12 @@ import (
 
 // delta is what one copy hands another: the rows TakeChanges named.
 func delta(tr *Tree) (root, active string, bs, ns []Fragment) {
-	c := tr.TakeChanges()
+	bs, ns = rowsNamed(tr, tr.TakeChanges())
+	return tr.Root(), tr.ActiveBranch(), bs, ns
+}
+
+// rowsNamed is the rows of the branches and nodes c names (nil for one gone).
+func rowsNamed(tr *Tree, c Changes) (bs, ns []Fragment) {
 	for _, name := range c.Branches {
 		row, _ := tr.BranchJSON(name)
 		bs = append(bs, Fragment{Key: name, JSON: row})
@@ -21,7 +26,7 @@ func delta(tr *Tree) (root, active string, bs, ns []Fragment) {
 		row, _ := tr.NodeJSON(id)
 		ns = append(ns, Fragment{Key: id, JSON: row})
 	}
-	return tr.Root(), tr.ActiveBranch(), bs, ns
+	return bs, ns
 }
 
 // deltaDoc writes rows as the delta document ApplyDelta reads (the shape the

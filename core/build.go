@@ -110,7 +110,7 @@ func (t *Tree) noteApart(c *changes, old *Tree) {
 		}
 	}
 	for _, name := range old.branchKeys() {
-		if _, ok := t.AppendBranchJSON(nil, name); !ok {
+		if !t.hasBranchRecord(name) {
 			c.branch(name)
 		}
 	}
@@ -280,17 +280,21 @@ func (t *Tree) AppendNodeJSON(dst []byte, id string) ([]byte, bool) {
 
 // AppendBranchJSON appends what BranchJSON returns to dst, or returns dst and false.
 func (t *Tree) AppendBranchJSON(dst []byte, name string) ([]byte, bool) {
-	if _, dead := t.tombs[name]; t.branches[name] == nil && !dead && t.hidden[name] == nil {
+	if !t.hasBranchRecord(name) {
 		return dst, false
 	}
 	return t.appendBranchJSON(dst, name), true
 }
 
+// hasBranchRecord reports whether the file has a record under name: a live
+// branch, a deleted name's tombstone or a hidden conflict branch.
+func (t *Tree) hasBranchRecord(name string) bool {
+	_, dead := t.tombs[name]
+	return t.branches[name] != nil || dead || t.hidden[name] != nil
+}
+
 // BranchJSON returns branch name as it is written in .tree.json (for a deleted
 // name, its tombstone; for a hidden conflict branch, its hidden record), or false.
 func (t *Tree) BranchJSON(name string) ([]byte, bool) {
-	if _, dead := t.tombs[name]; t.branches[name] == nil && !dead && t.hidden[name] == nil {
-		return nil, false
-	}
-	return t.appendBranchJSON(nil, name), true
+	return t.AppendBranchJSON(nil, name)
 }

@@ -150,15 +150,7 @@ func TestACopyKeptByTheSyncFeedStaysTheTree(t *testing.T) {
 			if c.All {
 				t.Fatalf("seed %d step %d: the sync feed said All", seed, step)
 			}
-			var bs, ns []Fragment
-			for _, name := range c.Branches {
-				row, _ := src.BranchJSON(name)
-				bs = append(bs, Fragment{Key: name, JSON: row})
-			}
-			for _, id := range c.Nodes {
-				row, _ := src.NodeJSON(id)
-				ns = append(ns, Fragment{Key: id, JSON: row})
-			}
+			bs, ns := rowsNamed(src, c)
 			if err := dst.ApplyRows(src.Root(), src.ActiveBranch(), true, bs, ns); err != nil {
 				t.Fatalf("seed %d step %d: %v", seed, step, err)
 			}

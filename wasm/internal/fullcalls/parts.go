@@ -2,9 +2,9 @@ package fullcalls
 
 import (
 	"encoding/binary"
-	"strconv"
 
 	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/core/rawjson"
 	"github.com/sessiontree/sessiontree/wasm/internal/bridge"
 	"github.com/sessiontree/sessiontree/wasm/internal/treecalls"
 )
@@ -22,8 +22,8 @@ func deltaParts(c *treecalls.Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := strconv.Atoi(limit)
-	if err != nil || n < 1 {
+	n, ok := rawjson.Atoi(limit)
+	if !ok || n < 1 {
 		return nil, bridge.Invalid(`"bytes" must be a positive integer`)
 	}
 	t, err := core.Unmarshal(data) // copies data
