@@ -167,8 +167,13 @@ func (d *Decoder) Skip() error {
 	return nil
 }
 
-// Unquote decodes a valid JSON string literal (quotes included).
+// Unquote decodes a valid JSON string literal (quotes included). Given
+// anything else (what Lookup may return for invalid input) it returns some
+// string and never panics.
 func Unquote(lit []byte) string {
+	if len(lit) < 2 {
+		return ""
+	}
 	body := lit[1 : len(lit)-1]
 	plain := true
 	for _, c := range body {

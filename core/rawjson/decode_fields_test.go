@@ -29,8 +29,33 @@ func FuzzFieldsGetIsLookup(f *testing.F) {
 			if wok != gok || wok && !bytes.Equal(want, got) {
 				t.Fatalf("%q in %q: Get %q %v, Lookup %q %v", k, obj, got, gok, want, wok)
 			}
+			LookupString(obj, k) // must not panic on what Lookup found
 		}
 	})
+}
+
+// The importers' format detection reads the first line of a file with
+// LookupString, before anything validated it: a file cut off inside a
+// string ({"type":") made Lookup return a lone quote, and Unquote panicked
+// (FuzzImportAuto). Every prefix of these objects, and every value Lookup
+// may return for them, is read without a panic.
+func TestLookupStringOnEveryPrefixOfAnObject(t *testing.T) {
+	for _, s := range []string{
+		`{"id":"","timestamp":"","type":"message","t2":"a\"b\u00e9\ud83d\ude00","n":[1,{"a":"}"}]}`,
+		`{ "type" : "x\\" , "record_type":"state"}`,
+	} {
+		for n := 0; n <= len(s); n++ {
+			obj := []byte(s[:n])
+			for _, k := range []string{"id", "timestamp", "type", "t2", "n", "record_type"} {
+				if v, ok := LookupString(obj, k); ok && n == len(s) && v == "" && k != "id" && k != "timestamp" {
+					t.Fatalf("%s: found empty in the whole object", k)
+				}
+			}
+		}
+	}
+	for _, lit := range []string{``, `"`, `x`, `"\`, `"\u12`, `"\ud800\u`} {
+		Unquote([]byte(lit))
+	}
 }
 
 // skipByByte is skipValid as it was, a byte at a time: the reference for the
