@@ -17,7 +17,9 @@
 // a leaf 10k deep 50 times, save (into /dev/null in Node), 1,000 regenerates
 // at depth 1,000, and 10k appends into a new conversation. Memory is the JS
 // heap and the WebAssembly memory grown since before the open, after a
-// collection, per message on the path.
+// collection, per message on the path. In Node each process also counts the
+// new memory the open, the full list and the save touched (its minor page
+// faults): on a virtual machine that is much of each one's time.
 // PEERS_N=20000 for a quick look; PEERS_CHROMIUM=0 for Node alone, PEERS_NODE=0 for Chromium alone;
 // PEERS_ROUNDS / PEERS_WARMUP for more or fewer rounds; PEERS_WHO=pi (a list) for sessiontree
 // against those alone.
@@ -37,7 +39,7 @@ const N = Number(process.env.PEERS_N ?? 100000);
 const ABANDONED = Math.min(2000, Math.floor(N / 50));
 const ROUNDS = Number(process.env.PEERS_ROUNDS ?? 9);
 const WARMUP = Number(process.env.PEERS_WARMUP ?? 2);
-const STEPS = ["open", "mem1", "full", "mem2", "deep", "save", "regenerate", "build"];
+const STEPS = ["open", "mem1", "full", "mem2", "deep", "save", "regenerate", "build", "newOpen", "newFull", "newSave"];
 // PEERS_WHO=sessiontree,pi runs those contenders alone (sessiontree always first).
 const WHO = process.env.PEERS_WHO ? ["sessiontree", ...process.env.PEERS_WHO.split(",").filter((w) => w !== "sessiontree")] : null;
 const pick = (all) => (WHO ? all.filter((w) => WHO.includes(w)) : all);
@@ -63,13 +65,25 @@ if (mode === "run") {
     globalThis.gc();
     return process.memoryUsage().heapUsed + (env.st ? env.st.memoryUsage().main : 0);
   };
+  // The memory a step touches for the first time, as the system counts it:
+  // its minor page faults (4 KiB each), in MB. On a virtual machine each one
+  // costs far more than on bare metal (~5 ms a MB on the 2-core VM here), and
+  // the open of every contender is mostly that: this row says how much of it.
+  const faults = () => process.resourceUsage().minorPageFault;
+  const touched = (step) => {
+    const f0 = faults();
+    const ms = c[step]();
+    return [ms, ((faults() - f0) * 4096) / 1e6];
+  };
   const base = memory();
   const r = {};
-  r.open = c.open();
+  [r.open, r.newOpen] = touched("open");
   r.mem1 = (memory() - base) / N;
-  r.full = c.full();
+  [r.full, r.newFull] = touched("full");
   r.mem2 = (memory() - base) / N;
-  for (const s of ["deep", "save", "regenerate", "build"]) r[s] = c[s]();
+  r.deep = c.deep();
+  [r.save, r.newSave] = touched("save");
+  for (const s of ["regenerate", "build"]) r[s] = c[s]();
   console.log(JSON.stringify(r));
 } else {
   // The lean module's size against a bare Go program built now (issue 26: ≤ 1.3× gzipped).
@@ -128,12 +142,13 @@ if (mode === "run") {
     const st = rows[0], peers = rows.filter((r) => r.who !== "sessiontree" && r.who !== "floor");
     const fl = rows.find((r) => r.who === "floor");
     const ms = (x) => (x.med >= 100 ? x.med.toFixed(0) : x.med.toFixed(1)) + ` (${x.max >= 100 ? x.max.toFixed(0) : x.max.toFixed(1)})`;
-    const label = { open: "open: the last 50 messages as objects", full: "the full request list as objects", deep: `the list from a 10k-deep leaf, 50 times`, save: "save", regenerate: "1,000 regenerates at depth 1,000", build: "10k messages, one append each", mem1: "memory per message after the open", mem2: "… after the full list" };
+    const label = { open: "open: the last 50 messages as objects", full: "the full request list as objects", deep: `the list from a 10k-deep leaf, 50 times`, save: "save", regenerate: "1,000 regenerates at depth 1,000", build: "10k messages, one append each", mem1: "memory per message after the open", mem2: "… after the full list", newOpen: "new memory the open touched (page faults, MB)", newFull: "… the full list", newSave: "… the save" };
     console.log(`\n== ${N.toLocaleString("en")} messages on the path + ${ABANDONED.toLocaleString("en")} abandoned replies; ${where}; medians of ${ROUNDS} rounds after ${WARMUP} thrown away (the slowest in brackets); ratio = sessiontree ÷ the fastest peer, and ÷ the floor`);
     console.log(`| workload | ${rows.map((r) => `${r.who} (${r.mb.toFixed(1)} MB)`).join(" | ")} | ÷ fastest peer | ÷ floor |`);
     console.log(`|---|${rows.map(() => "---:").join("|")}|---:|---:|`);
     for (const s of STEPS) {
-      const unit = s.startsWith("mem") ? (x) => `${x.med.toFixed(0)} B` : ms;
+      if (!st[s]) continue; // new memory: measured in Node only
+      const unit = s.startsWith("mem") ? (x) => `${x.med.toFixed(0)} B` : s.startsWith("new") ? (x) => `${x.med.toFixed(1)} MB` : ms;
       const have = peers.filter((r) => r[s]);
       const best = have.length ? Math.min(...have.map((r) => r[s].med)) : NaN;
       const ratio = (x) => (Number.isFinite(x) ? x.toFixed(2) + "×" : "");
