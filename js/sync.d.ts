@@ -70,8 +70,9 @@ export interface LiveOptions extends SyncOptions {
    * tree's sync feed (`takeChanges({ feed: "sync" })`), apart from the
    * store's: a tree that `sessiontree/idb` stores row by row is synced by its
    * changes too, and a merge with the lean module (which swaps the merged
-   * tree in) by the rows it changed; one live() per tree at a time (two
-   * would take each other's rows). The first push sends the whole tree. A delta the
+   * tree in) by the rows it changed. One live() with deltas per tree at a
+   * time: another before the first one's close() throws `conflict` (two would
+   * take each other's rows). The first push sends the whole tree. A delta the
    * worker cannot take (409: the copies diverged; 413) is followed by a
    * whole push; a 412 by a sync, as without deltas. A tree the worker holds
    * at its size limit (SESSIONTREE_MAX_TREE_BYTES; 413 with `"limit":"tree"`)

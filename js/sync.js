@@ -48,6 +48,11 @@ const TOO_LARGE = Symbol("too large");
 // carries: well under the worker's body limit (8 MiB by default).
 const PART_BYTES = 2 * 1024 * 1024;
 
+// The trees a live() with deltas syncs, until its close(): each takes the
+// tree's one sync feed, so a second at once would take the first one's rows
+// and each would push only part of what changed.
+const feeding = new WeakSet();
+
 // syncTree is sync(); a tree whose save is at least partsFrom long (0:
 // none) goes in parts at once instead of to /merge whole (see pushParts).
 async function syncTree(tree, options, partsFrom) {
@@ -173,7 +178,13 @@ export function live(tree, options) {
   // rows changed since the last push that went in (null: none).
   const deltas = options.deltas !== false;
   let unpushed = null;
-  if (deltas) tree.takeChanges({ feed: "sync" }); // start recording; the first round pushes the whole tree
+  if (deltas) {
+    if (feeding.has(tree)) {
+      throw new SessionTreeError("conflict", "this tree is already synced by a live() with deltas: close() it first (two would take each other's changes, and each push only part of them)");
+    }
+    tree.takeChanges({ feed: "sync" }); // start recording; the first round pushes the whole tree
+    feeding.add(tree);
+  }
   const acks = new Map(); // id of a write sent on the socket → {ws, resolve}
   // The length of the smallest whole tree (tree.save()) the worker refused
   // as too large for one request (413 too_large, not the tree's own limit);
@@ -463,6 +474,7 @@ export function live(tree, options) {
       return etag;
     },
     close() {
+      if (deltas && !closed) feeding.delete(tree);
       closed = true;
       mode = "closed";
       clearTimeout(timer);

@@ -331,6 +331,39 @@ test("live() beside a store pushes only what changed, and nothing is lost", asyn
   }
 });
 
+// Each live() with deltas takes the tree's one sync feed: a second at once
+// would take the first one's rows, and each would push part of what changed,
+// on ETags of its own. So a second one throws conflict
+// until the first one's close(); one without deltas takes no feed.
+test("one live() with deltas per tree at a time", async () => {
+  const { base } = twoCopies();
+  const worker = fakeWorker(base);
+  const opts = { url: "https://w", token: "secret", id: "t1", fetch: worker.fetch, pollMs: 3_600_000, WebSocket: undefined };
+  const first = live(base, opts);
+  let whole = null;
+  try {
+    let second = null;
+    assert.throws(() => { second = live(base, opts); }, "conflict", /already synced by a live\(\)/);
+    await second?.close(); // (had it not thrown: its timers would keep the test running)
+    whole = live(base, { ...opts, deltas: false });
+    const other = base.clone();
+    const another = live(other, opts); // another tree: its own feed
+    await another.close();
+    other.free();
+  } finally {
+    await first.close();
+    await whole?.close();
+  }
+  const again = live(base, opts); // after close(), the feed is free again
+  try {
+    base.append(user("after the first one closed"), 9000);
+    await again.push();
+    assert.ok(worker.stored().save().includes("after the first one closed"));
+  } finally {
+    await again.close();
+  }
+});
+
 test("sync reports the worker's error code", async () => {
   const { base } = twoCopies();
   const worker = fakeWorker(base);
