@@ -57,7 +57,12 @@ export interface LiveOptions extends SyncOptions {
    * Called when a sync fails (the next change or poll tries again). A tree
    * the worker refused whole as too large for one request (413 `too_large`,
    * 8 MiB by default) goes in parts (see sync), and later rounds send it in
-   * parts at once, never whole again: a tree only grows.
+   * parts at once, never whole again: a tree only grows. When the worker
+   * answered 429 (`rate_limited`, `quota_exceeded`) or 503, the error has
+   * `retryAfterMs` (its Retry-After, 0 when it named none) and live() sends
+   * nothing until then, nor before a backoff that doubles with each such
+   * answer in a row (1 s to 10 min); the edits wait, and go with the round
+   * at its end.
    */
   onError?: (error: unknown) => void;
   /** The WebSocket constructor (default: globalThis.WebSocket; none: polling only). */

@@ -32,7 +32,19 @@ async function httpError(res, what) {
     const body = await res.json();
     if (body?.error?.code) ({ code, message } = { code: body.error.code, message: `${what}: ${body.error.message}` });
   } catch { /* not JSON: keep the status */ }
-  return new SessionTreeError(code, message);
+  return withWait(new SessionTreeError(code, message), res.status, res.headers?.get?.("retry-after"));
+}
+
+// withWait gives e, the error of a request the worker answered with status
+// (429: rate_limited, quota_exceeded; 503: busy), retryAfterMs: how long the
+// worker asked the client to wait (Retry-After, seconds), 0 when it named no
+// time. live() sends nothing to the worker before then (see hold).
+function withWait(e, status, retryAfter) {
+  if (status === 429 || status === 503) {
+    const s = Number(retryAfter);
+    e.retryAfterMs = retryAfter !== null && retryAfter !== undefined && retryAfter !== "" && Number.isFinite(s) && s > 0 ? s * 1000 : 0;
+  }
+  return e;
 }
 
 /** Syncs tree with the worker's copy of conversation `id`. See sync.d.ts. */
@@ -117,8 +129,8 @@ async function pushParts(fetchFn, base, auth, etag, parts, id) {
       } catch { /* not JSON */ }
       const full = treeFull(error, `pushing tree ${JSON.stringify(id)} in parts`);
       if (full !== null) throw full;
-      throw new SessionTreeError(error?.code ?? "invalid_input",
-        `pushing tree ${JSON.stringify(id)} in parts: ${error?.message ?? `HTTP ${put.status}`}`);
+      throw withWait(new SessionTreeError(error?.code ?? "invalid_input",
+        `pushing tree ${JSON.stringify(id)} in parts: ${error?.message ?? `HTTP ${put.status}`}`), put.status, put.headers?.get?.("retry-after"));
     }
     etag = (await put.json()).etag;
   }
@@ -173,6 +185,13 @@ export function live(tree, options) {
   let etag = null, closed = false, socket = null, timer = null, retry = 250;
   let running = null, again = false, mode = "poll", dirty = true;
   let writes = 0;
+  // A round the worker refused with 429 or 503 holds the next ones off
+  // until holdUntil (Date.now() ms): the time it named (Retry-After), and
+  // no less than a backoff that doubles with each such answer in a row,
+  // from 1 s to 10 min. Before, a client over its tenant's quota sent its
+  // push again every poll and after every edit: whole, the first push, that
+  // was an upload of the whole tree every 5 s, each refused.
+  let holdUntil = 0, holdTimer = null, backoff = 0;
   // With deltas (the default), live() takes the tree's sync feed
   // (takeChanges({feed: "sync"}), apart from a store's): unpushed holds the
   // rows changed since the last push that went in (null: none).
@@ -246,10 +265,7 @@ export function live(tree, options) {
         const full = treeFull(ack.body?.error, `pushing tree ${JSON.stringify(id)}`);
         if (full !== null) throw full;
         if (ack.status === 409 || ack.status === 413) return undefined;
-        if (ack.status !== 200) {
-          const e = ack.body?.error;
-          throw new SessionTreeError(e?.code ?? "invalid_input", `pushing tree ${JSON.stringify(id)}: ${e?.message ?? `status ${ack.status}`}`);
-        }
+        if (ack.status !== 200) throw ackError(ack);
         return { etag: ack.etag, pulled: null, pushed: null, attempts: 1, via: "socket", delta: true };
       }
     }
@@ -293,10 +309,7 @@ export function live(tree, options) {
         const full = treeFull(ack.body?.error, `pushing tree ${JSON.stringify(id)}`);
         if (full !== null) throw full;
         if (ack.status === 413) return TOO_LARGE;
-        if (ack.status !== 200) {
-          const e = ack.body?.error;
-          throw new SessionTreeError(e?.code ?? "invalid_input", `pushing tree ${JSON.stringify(id)}: ${e?.message ?? `status ${ack.status}`}`);
-        }
+        if (ack.status !== 200) throw ackError(ack);
         return { etag: ack.etag, pulled: null, pushed: ack.body.report, attempts: 1, via: "socket" };
       }
     }
@@ -314,6 +327,13 @@ export function live(tree, options) {
     if (!put.ok) throw await httpError(put, `pushing tree ${JSON.stringify(id)}`);
     const answer = await put.json();
     return { etag: answer.etag, pulled: null, pushed: answer.report, attempts: 1, via: "http" };
+  }
+
+  // ackError is the error of a write the worker refused on the socket.
+  function ackError(ack) {
+    const e = ack.body?.error;
+    return withWait(new SessionTreeError(e?.code ?? "invalid_input", `pushing tree ${JSON.stringify(id)}: ${e?.message ?? `status ${ack.status}`}`),
+      ack.status, ack.retry_after);
   }
 
   // socketWrite sends a write on ws ({"type":"write"}, see the worker's
@@ -350,27 +370,66 @@ export function live(tree, options) {
     return result;
   }
 
+  // hold keeps the rounds off after e, if the worker asked to wait (see
+  // holdUntil); a round at its end pushes what waits, or pulls (a change told
+  // on the socket meanwhile was not pulled).
+  function hold(e) {
+    if (e?.retryAfterMs === undefined) {
+      backoff = 0;
+      return;
+    }
+    backoff = Math.min(Math.max(2 * backoff, 1000), 600_000);
+    holdUntil = Date.now() + Math.max(e.retryAfterMs, backoff);
+    clearTimeout(holdTimer);
+    holdTimer = null;
+    holdEnd();
+  }
+
+  // holdEnd runs a round when the hold ends (a timer may fire a little
+  // before Date.now() reaches holdUntil: the round then sets it again).
+  function holdEnd() {
+    if (holdTimer !== null || closed) return;
+    holdTimer = setTimeout(() => {
+      holdTimer = null;
+      run(); // what waits to be pushed, or a pull of what was missed meanwhile
+    }, Math.max(1, holdUntil - Date.now()));
+  }
+
   // Syncs run one at a time; a request during one runs once more after it.
   // After local edits (push) a sync pulls and pushes; otherwise it only pulls.
+  // While the worker's wait holds (hold), a round sends nothing and answers
+  // null; the edits stay to be pushed.
   function run() {
     if (closed) return Promise.resolve(null);
     if (running) {
       again = true;
       return running;
     }
+    if (Date.now() < holdUntil) {
+      // Checked here, not in the round: a round that awaited nothing would
+      // end before its promise is kept in running, and stay there for good.
+      holdEnd();
+      return Promise.resolve(null);
+    }
     running = (async () => {
       let result = null;
       do {
         again = false;
+        if (Date.now() < holdUntil) {
+          holdEnd(); // a round asked for during one that the worker refused
+          break;
+        }
         const pushing = dirty;
         dirty = false;
         try {
           result = !pushing ? await pull() : (etag !== null && (await pushKnown())) || (await syncWhole());
           etag = result.etag;
+          backoff = 0;
           onSync(result);
         } catch (e) {
           dirty = dirty || pushing;
           result = null;
+          hold(e);
           onError(e);
         }
       } while (again && !closed);
@@ -478,6 +537,7 @@ export function live(tree, options) {
       closed = true;
       mode = "closed";
       clearTimeout(timer);
+      clearTimeout(holdTimer);
       const ws = socket;
       socket = null;
       if (ws) dropAcks(ws);

@@ -364,6 +364,55 @@ test("one live() with deltas per tree at a time", async () => {
   }
 });
 
+// A worker that answers 429 or 503 asks the client to wait: live() sends
+// nothing until the time it named (Retry-After) and a backoff that doubles
+// with each such answer in a row, and the edits made meanwhile go with the
+// round at its end. Before, a client over its quota pushed again on every
+// edit and every poll: its first push, whole, was the whole tree each time.
+test("live() waits as long as a 429 or 503 asks, and then pushes every edit", async () => {
+  const { base } = twoCopies();
+  const local = base.clone();
+  const worker = fakeWorker(base);
+  let refuse = [429, 503]; // the next POSTs' answers, then the worker's own
+  const sent = [];
+  const gate = async (url, init = {}) => {
+    sent.push([init.method ?? "GET", Date.now()]);
+    if (init.method === "POST" && refuse.length > 0) {
+      const status = refuse.shift();
+      return status === 429
+        ? new Response(`{"error":{"code":"quota_exceeded","message":"over the quota"}}`, { status, headers: { "content-type": "application/json" } })
+        : new Response(`{"error":{"code":"conflict","message":"busy"}}`, { status, headers: { "content-type": "application/json", "retry-after": "1" } });
+    }
+    return worker.fetch(url, init);
+  };
+  const errors = [];
+  const s = live(local, { url: "https://w", token: "secret", id: "t1", fetch: gate, pollMs: 3_600_000, WebSocket: undefined,
+    onError: (e) => errors.push(e) });
+  try {
+    await s.push(); // refused: 429, no Retry-After: a backoff of 1 s
+    assert.deepEqual(errors.map((e) => [e.code, e.retryAfterMs]), [["quota_exceeded", 0]]);
+    const ids = [];
+    const before = sent.length;
+    for (let i = 0; i < 5; i++) {
+      ids.push(local.append(user(`written while held ${i}`), 8000 + i));
+      assert.equal(await s.push(), null, "a push while held sends nothing");
+    }
+    assert.equal(sent.length, before, "requests were sent while the worker asked to wait");
+    // The round at the backoff's end: a pull, then a push refused with 503
+    // and Retry-After: 1, so the next wait is the backoff doubled, 2 s.
+    for (let i = 0; i < 300 && errors.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(errors.map((e) => [e.code, e.retryAfterMs]), [["quota_exceeded", 0], ["conflict", 1000]]);
+    const refusedAt = sent.at(-1)[1];
+    for (let i = 0; i < 400 && !ids.every((id) => worker.stored().node(id)); i++) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(ids.every((id) => worker.stored().node(id)), "the edits made while held were not pushed after the wait");
+    const next = sent.find(([, at]) => at > refusedAt);
+    assert.ok(next && next[1] - refusedAt >= 1900, `the round after the 503 came ${next && next[1] - refusedAt} ms after it, not 2 s`);
+    assert.equal(errors.length, 2);
+  } finally {
+    await s.close();
+  }
+});
+
 test("sync reports the worker's error code", async () => {
   const { base } = twoCopies();
   const worker = fakeWorker(base);
