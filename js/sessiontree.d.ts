@@ -18,6 +18,12 @@ export class SessionTreeError extends Error {
   readonly name: "SessionTreeError";
   /** The machine-readable kind of failure. */
   readonly code: ErrorCode;
+  /**
+   * Only on the errors of `sessiontree/sync` (sync(), live()'s onError) for a
+   * worker's 429 or 503: how long it asked to wait (its Retry-After, in ms;
+   * 0 when it named no time).
+   */
+  retryAfterMs?: number;
 }
 
 /** One message of the tree. A fresh object on every call. */

@@ -36,7 +36,9 @@ export interface SyncResult {
  * (loading the interchange module first: `initInterchange()`, a no-op once loaded),
  * then POST the result to /v1/trees/{id}/merge with If-Match, starting again on 412.
  * Afterwards `tree` and the stored tree hold the same conversation (unless someone
- * pushes again). Fails with a SessionTreeError carrying the worker's error code.
+ * pushes again). Fails with a SessionTreeError carrying the worker's error code;
+ * after a 429 or 503 it also has `retryAfterMs`, the worker's Retry-After (0 when
+ * it named none): wait at least that long before trying again.
  *
  * A tree too large for one request (the worker answers the merge 413
  * `too_large`) goes in parts: deltas of its rows as saved, parents first,
