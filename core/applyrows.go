@@ -86,6 +86,25 @@ func (t *Tree) ApplyRows(root, active string, follow bool, branches, nodes []Fra
 			}
 		}
 	}
+	// A branch of t that ends at a removed node, and that the rows leave as it
+	// is, would point at nothing (found by a random run of the JS API: the
+	// other copy had deleted the branch, then pruned its messages, in feeds
+	// this copy did not take in).
+	if len(gone) > 0 {
+		named := make(map[string]bool, len(branches))
+		for _, f := range branches {
+			named[f.Key] = true
+		}
+		stale := ""
+		for name, b := range t.branches {
+			if gone[b.leaf] && !named[name] && (stale == "" || name < stale) {
+				stale = name
+			}
+		}
+		if stale != "" {
+			return newError(CodeConflict, "node "+quote(t.branches[stale].leaf)+" was removed in the other copy, but this copy's branch "+quote(stale)+" ends at it; merge them instead")
+		}
+	}
 	// A loop of parent links can only be among the rows' new nodes (a node t
 	// has is equal in the rows, and t has none), so the rows' own tree shows it.
 	keys := make([]string, len(liveN))

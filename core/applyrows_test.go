@@ -387,3 +387,53 @@ func FuzzApplyDelta(f *testing.F) {
 		tr.LinearProjection()
 	})
 }
+
+// A removal of a node that a branch of this copy still ends at is a conflict
+// when the rows leave that branch as it is: this copy missed the feed that
+// deleted the branch in the other (found by a random run of the JS API, where
+// the apply left the branch's leaf pointing at nothing: dangling_leaf).
+func TestApplyRowsRefusesToRemoveTheLeafOfABranchThisCopyKeeps(t *testing.T) {
+	src := New(counterIDs())
+	q := mustAppend(t, src, msg("user", "q"), 1)
+	mustAppend(t, src, msg("assistant", "first"), 2)
+	kept, err := src.Rewind(q, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, src, msg("assistant", "second"), 4)
+	dst := src.Clone()
+	src.TakeChanges() // start recording
+	if err := src.DeleteBranchAt(kept, 5); err != nil {
+		t.Fatal(err)
+	}
+	src.TakeChanges() // the feed that deleted the branch: dst never gets it
+	if removed, err := src.Prune(); err != nil || len(removed) != 1 {
+		t.Fatalf("prune removed %v (%v), want the first reply", removed, err)
+	}
+	before := dst.Marshal()
+	root, active, bs, ns := delta(src)
+	err = dst.ApplyRows(root, active, false, bs, ns)
+	if e := (*Error)(nil); !errors.As(err, &e) || e.Code != CodeConflict || !bytes.Contains([]byte(e.Message), []byte(quote(kept))) {
+		t.Fatalf("err = %v, want a conflict naming %q", err, kept)
+	}
+	if !bytes.Equal(dst.Marshal(), before) || len(dst.Validate()) != 0 {
+		t.Fatal("the refused rows changed the tree or left it unsound")
+	}
+	// With the deletion's feed too, the same removal goes in.
+	dst2 := dst.Clone()
+	src2 := dst.Clone()
+	src2.TakeChanges()
+	if err := src2.DeleteBranchAt(kept, 5); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src2.Prune(); err != nil {
+		t.Fatal(err)
+	}
+	root, active, bs, ns = delta(src2)
+	if err := dst2.ApplyRows(root, active, false, bs, ns); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(dst2.Marshal(), src2.Marshal()) {
+		t.Fatal("the whole delta did not give the same tree")
+	}
+}

@@ -87,7 +87,7 @@ export function syncChat(t, messages, options) {
   if (!Array.isArray(messages)) fail(`"messages" must be an array of UIMessages`);
   if (options !== undefined && options !== null && !isObject(options)) fail(`"options" must be an object`);
   const atMs = options?.atMs;
-  if (atMs !== undefined && !Number.isSafeInteger(atMs)) fail(`"atMs" must be an integer (milliseconds), got ${String(atMs)}`);
+  if (atMs !== undefined && !Number.isSafeInteger(atMs)) fail(`"atMs" must be an integer (milliseconds), got ${typeof atMs === "object" && atMs !== null ? "an object" : String(atMs)}`);
   const stored = messages.map(fromUIMessage); // every one checked before anything changes
   const view = toUIMessages(t);
   let i = 0;

@@ -320,8 +320,8 @@ export interface SummarizeOptions {
 /** What a strictly linear export can carry: the active messages and every other branch's summary or stub. */
 export interface Splice { messages: Message[]; summaries: Summary[]; }
 
-/** init's option: load the full module, `sessiontree-interchange.wasm`, found next to this module. */
-export interface InitOptions { full: true; }
+/** init's option: `full: true` loads the full module, `sessiontree-interchange.wasm`, found next to this module; `full: false` (or `{}`) the lean one, as no argument does. Any other key throws `invalid_input`. */
+export interface InitOptions { full?: boolean; }
 
 /**
  * Loads and starts the WebAssembly module; call once before anything else (a
@@ -670,7 +670,11 @@ export class SessionTree implements Disposable {
    * copies diverged beyond a delta (a node that differs under the same id, a
    * parent or leaf in neither copy): merge then. The applied records are
    * changes for this tree's own `takeChanges()`. A delta with `all: true`
-   * replaces the tree with its rows. `changes` may also be a delta document
+   * replaces the tree with its rows, which must make a whole tree
+   * (`validate()` finds nothing in it, this copy's branch kept as above), or
+   * it is `corrupt` and nothing changes: so a part of a feed taken with
+   * `limit`, or the "sync" feed's first answer (no rows: push the whole tree),
+   * never empties the tree. `changes` may also be a delta document
    * (JSON text or bytes) as the edge worker pushes to live clients:
    * `{"root","active","nodes":{id: node},"deleted_nodes":[…],"branches":{name:
    * branch},"deleted_branches":[…]}`, records as in .tree.json.

@@ -15,6 +15,17 @@ export class SessionTreeError extends Error {
 
 const fail = (message) => { throw new SessionTreeError("invalid_input", message); };
 
+// shown is String(v) for an error's sentence, for any v: String throws for an
+// object with no toString (Object.create(null)) or one whose toString throws,
+// and the caller is owed an invalid_input, not that TypeError.
+function shown(v) {
+  try {
+    return String(v);
+  } catch {
+    return typeof v === "object" && v !== null ? "an object with no string form" : typeof v;
+  }
+}
+
 // ---- the module -------------------------------------------------------------
 
 let wasm = null; // { exports, memory, methods: Map(name → number), full }
@@ -40,17 +51,22 @@ export function init(source) {
   return loading;
 }
 
-// fullOption reports whether source is init's `{ full: true }` option (a plain
-// object, not a URL, a Module, a Response or bytes).
+// fullOption reports whether source is init's options object (a plain
+// object, not a URL, a Module, a Response or bytes): true for { full: true },
+// false for { full: false } or {} (the lean module), and a throw for anything
+// else in it, so that a misspelt option is not silently the lean module.
 function fullOption(source) {
-  return typeof source === "object" && source !== null && Object.getPrototypeOf(source) === Object.prototype;
+  if (typeof source !== "object" || source === null || Object.getPrototypeOf(source) !== Object.prototype) return undefined;
+  const extra = Object.keys(source).filter((k) => k !== "full");
+  if (extra.length > 0 || (source.full !== undefined && typeof source.full !== "boolean")) {
+    fail(`init: the options must be { full: true } or { full: false }${extra.length ? `, not ${JSON.stringify(extra[0])}` : ""} (or pass a URL, bytes or a WebAssembly.Module)`);
+  }
+  return source.full === true;
 }
 
 async function start(source) {
-  if (fullOption(source)) {
-    if (source.full !== true) fail(`init: the options must be { full: true } (or pass a URL, bytes or a WebAssembly.Module)`);
-    source = new URL("./sessiontree-interchange.wasm", import.meta.url);
-  }
+  const full = fullOption(source);
+  if (full !== undefined) source = full ? new URL("./sessiontree-interchange.wasm", import.meta.url) : undefined;
   const exports = await run(source ?? new URL("./sessiontree.wasm", import.meta.url), "init");
   if (typeof exports.st_call !== "function") {
     throw new SessionTreeError("invalid_input", "init: this WebAssembly module is not sessiontree's (no st_call export)");
@@ -625,7 +641,7 @@ function treeFile(name, v) {
 
 function time(v) {
   if (v === undefined || v === null) return Date.now();
-  if (!Number.isSafeInteger(v)) fail(`"atMs" must be an integer number of milliseconds, got ${String(v)}`);
+  if (!Number.isSafeInteger(v)) fail(`"atMs" must be an integer number of milliseconds, got ${shown(v)}`);
   return v;
 }
 
@@ -1635,7 +1651,7 @@ export class SessionTree {
     const limit = options?.limit;
     if (limit !== undefined && limit !== null && limit !== Infinity && !(Number.isInteger(limit) && limit > 0)) fail(`"limit" must be a whole number above 0`);
     const feed = options?.feed ?? "store";
-    if (feed !== "store" && feed !== "sync") fail(`"feed" must be "store" or "sync", got ${JSON.stringify(String(feed))}`);
+    if (feed !== "store" && feed !== "sync") fail(`"feed" must be "store" or "sync", got ${JSON.stringify(shown(feed))}`);
     if (feed === "sync" && (options.stored || (limit !== undefined && limit !== null))) fail(`the "sync" feed takes neither "stored" nor "limit"`);
     const args = feed === "sync" ? ["sync"]
       : limit > 0 && limit !== Infinity ? [options?.stored ? "stored" : "", String(limit)] : options?.stored ? ["stored"] : NO_ARGS;
@@ -1691,9 +1707,9 @@ export class SessionTree {
     const follow = !!options?.follow;
     const h = this.#live();
     if (changes.all) {
-      const mine = this.activeBranch;
-      invoke(M.replace, h, 0, [rowsFile(changes)]);
-      if (!follow && mine !== this.activeBranch && this.branches().some((b) => b.name === mine)) this.switchBranch(mine);
+      // Refused (corrupt, nothing changed) unless the rows make a sound tree:
+      // see wasm/internal/treecalls/replace.go.
+      invoke(M.replace, h, 0, [rowsFile(changes), "rows", follow ? "" : this.activeBranch]);
       if (this.#listeners !== null) this.#changed();
       return;
     }
@@ -1712,9 +1728,9 @@ export class SessionTree {
   }
 
   pathWindow(start, end, branch) {
-    if (!Number.isSafeInteger(start)) fail(`"start" must be an integer (negative counts from the leaf), got ${String(start)}`);
+    if (!Number.isSafeInteger(start)) fail(`"start" must be an integer (negative counts from the leaf), got ${shown(start)}`);
     const noEnd = end === undefined || end === null;
-    if (!noEnd && !Number.isSafeInteger(end)) fail(`"end" must be an integer or undefined, got ${String(end)}`);
+    if (!noEnd && !Number.isSafeInteger(end)) fail(`"end" must be an integer or undefined, got ${shown(end)}`);
     const name = branch === undefined || branch === null ? "" : str("branch", branch);
     // Array.slice's indexes as a window counted from the leaf (skip, count):
     // the path's length is needed only when an index counts from the root.
@@ -1752,7 +1768,7 @@ export class SessionTree {
     const { depth, limit, runs } = options;
     const count = (name, v, least) => {
       if (v === undefined || v === null || v === Infinity) return "";
-      if (!Number.isSafeInteger(v) || v < least) fail(`"${name}" must be an integer ≥ ${least} or undefined, got ${String(v)}`);
+      if (!Number.isSafeInteger(v) || v < least) fail(`"${name}" must be an integer ≥ ${least} or undefined, got ${shown(v)}`);
       return String(Math.min(v, 2 ** 27 - 1));
     };
     const d = count("depth", depth, 0), l = count("limit", limit, 1) || "0";
@@ -1770,7 +1786,7 @@ export class SessionTree {
     const near = str("id", id);
     if (typeof options !== "object" || options === null) fail(`"options" must be an object ({ limit })`);
     const { limit } = options;
-    if (limit !== undefined && limit !== null && limit !== Infinity && (!Number.isSafeInteger(limit) || limit < 1)) fail(`"limit" must be an integer ≥ 1 or undefined, got ${String(limit)}`);
+    if (limit !== undefined && limit !== null && limit !== Infinity && (!Number.isSafeInteger(limit) || limit < 1)) fail(`"limit" must be an integer ≥ 1 or undefined, got ${shown(limit)}`);
     const l = limit === undefined || limit === null || limit === Infinity ? "0" : String(Math.min(limit, 2 ** 27 - 1));
     return JSON.parse(this.#call(M.subtreeAround, 0, [near, l]));
   }

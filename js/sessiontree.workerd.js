@@ -13,10 +13,15 @@ import { init as initFrom, initInterchange as initInterchangeFrom } from "./sess
 
 export * from "./sessiontree.js";
 
-/** See sessiontree.d.ts: with no argument, uses the bundled lean module; with { full: true }, the bundled full one. */
+/** See sessiontree.d.ts: with no argument or { full: false }, uses the bundled lean module; with { full: true }, the bundled full one. */
 export function init(source = wasmModule) {
-  const full = typeof source === "object" && source !== null && Object.getPrototypeOf(source) === Object.prototype && source.full === true;
-  return initFrom(full ? interchangeModule : source);
+  // Options it knows are the bundled modules; any other object goes on to
+  // sessiontree.js's init, which says what is wrong with it.
+  if (typeof source === "object" && source !== null && Object.getPrototypeOf(source) === Object.prototype) {
+    const keys = Object.keys(source);
+    if (keys.length === 0 || (keys.length === 1 && typeof source.full === "boolean")) source = source.full ? interchangeModule : wasmModule;
+  }
+  return initFrom(source);
 }
 
 /** See sessiontree.d.ts: with no argument, uses the bundled interchange module. */

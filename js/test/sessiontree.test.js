@@ -323,7 +323,9 @@ test("1,000 bad inputs in a row, then normal use", () => {
   const t = new SessionTree();
   const a = t.append(user("keep"));
   const junk = [undefined, null, "", 0, -1, NaN, {}, [], "\ud800", "x".repeat(300), "\u0000", () => 1, Symbol("s"),
-    { role: 1 }, { role: "user", content: 10n }, "{", "[{]", '{"format":"sessiontree","version":1}', new Uint8Array([0xff, 0xfe])];
+    { role: 1 }, { role: "user", content: 10n }, "{", "[{]", '{"format":"sessiontree","version":1}', new Uint8Array([0xff, 0xfe]),
+    // No string form: String() of either throws, and an error's sentence must not.
+    Object.create(null), { toString() { throw new Error("no string"); } }];
   const calls = [
     (x) => t.append(x), (x) => t.rewind(x), (x) => t.branch(x, x), (x) => t.switchBranch(x), (x) => t.label(a, x),
     (x) => t.clearLabel(x), (x) => t.checkout(x), (x) => t.open(x), (x) => t.edit(x, x), (x) => t.regenerate(a, x), (x) => t.deleteBranch(x),
@@ -331,6 +333,9 @@ test("1,000 bad inputs in a row, then normal use", () => {
     (x) => t.pathOf(x), (x) => t.children(x), (x) => t.siblings(x), (x) => t.summarizeBranch(x, x), (x) => t.renderBranchText(x),
     (x) => t.stubSummary(x), (x) => t.search(x, x), (x) => SessionTree.load(x), (x) => SessionTree.fromLinear(x),
     (x) => SessionTree.fromLinear([x]), (x) => t.append(user("x"), x), (x) => t.label(x, "l"),
+    (x) => t.pathWindow(x), (x) => t.pathWindow(0, x), (x) => t.subtree(null, { depth: x }), (x) => t.subtree(x, { limit: x }),
+    (x) => t.subtreeAround(a, { limit: x }), (x) => t.takeChanges({ feed: x }), (x) => t.takeChanges({ limit: x }),
+    (x) => t.recentBranches(x), (x) => t.switchers(x), (x) => t.onPath([x]), (x) => t.applyChanges(x),
   ];
   let n = 0;
   for (let i = 0; n < 1000; i++) {

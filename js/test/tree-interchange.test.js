@@ -85,9 +85,25 @@ test("init({ full: true }), the full module's bytes, Module or URL: merge, impor
         JSON.parse(SessionTree.mergeJSON(a.save(), c.save()).report.changed));`;
     assert.equal(execFileSync(process.execPath, ["--input-type=module", "-e", src]).toString().trim(), "ok more false", how);
   }
-  const bad = `import { init } from ${JSON.stringify(mod)};
-    try { await init({ full: "yes" }); } catch (e) { console.log(e.code, e.message); }`;
-  assert.ok(/invalid_input init: the options must be \{ full: true \}/.test(execFileSync(process.execPath, ["--input-type=module", "-e", bad]).toString()));
+  for (const [option, want] of [['{ full: "yes" }', /^invalid_input init: the options must be \{ full: true \} or \{ full: false \} \(/], ['{ ful: true }', /^invalid_input init: the options must be \{ full: true \} or \{ full: false \}, not "ful"/]]) {
+    const bad = `import { init } from ${JSON.stringify(mod)};
+      try { await init(${option}); console.log("loaded"); } catch (e) { console.log(e.code, e.message); }`;
+    const got = execFileSync(process.execPath, ["--input-type=module", "-e", bad]).toString();
+    assert.ok(want.test(got), `${option}: ${got}`);
+  }
+});
+
+test("init({ full: false }) and init({}) load the lean module, as init() does", { skip: !isNode }, async () => {
+  if (!isNode) return;
+  const { execFileSync } = await import("node:child_process");
+  const mod = new URL("../sessiontree.js", import.meta.url).href;
+  for (const option of ["{ full: false }", "{}"]) {
+    const src = `import { init, SessionTree } from ${JSON.stringify(mod)};
+      await init(${option});
+      const t = SessionTree.fromLinear([{ role: "user", content: "ok" }], 1);
+      try { t.export("openai"); console.log("full"); } catch (e) { console.log(t.linearProjection()[0].content, e.code); }`;
+    assert.equal(execFileSync(process.execPath, ["--input-type=module", "-e", src]).toString().trim(), "ok invalid_input", option);
+  }
 });
 
 test("SessionTree.deltaParts gives a file as deltas that, applied in order, give the file again", () => {

@@ -450,16 +450,16 @@ test("sync() with the full module merges in it and starts no interchange helper"
   }
 });
 
-test("the workerd entry: init({ full: true }) takes the bundled full module, and initInterchange() then starts nothing", { skip: !isNode }, async () => {
+test("the workerd entry: init({ full: true }) takes the bundled full module, and initInterchange() then starts nothing; init({ full: false }) and init({}) the bundled lean one", { skip: !isNode }, async () => {
   if (!isNode) return;
   const hooks = JSON.stringify(new URL("./workerd-hooks.mjs", import.meta.url).href);
   const entry = JSON.stringify(new URL("../sessiontree.workerd.js", import.meta.url).href);
-  for (const flavour of ["full", "lean"]) {
+  for (const [flavour, option] of [["full", "{ full: true }"], ["lean", ""], ["lean", "{ full: false }"], ["lean", "{}"]]) {
     const out = await inFreshNode(`import { register } from "node:module"; register(${hooks});
       const { init, initInterchange, SessionTree } = await import(${entry});
-      await init(${flavour === "full" ? "{ full: true }" : ""}); await initInterchange();
+      await init(${option}); await initInterchange();
       const t = SessionTree.fromLinear([{ role: "user", content: "a" }], 1); const o = t.clone(); o.append({ role: "user", content: "b" }, 2);
       console.log(t.merge(o).nodesAdded.length, SessionTree.import(t.export("openai")).tree.linearProjection().length);`);
-    assert.deepEqual(out, ["1 2", `instances: ${flavour === "full" ? 1 : 2}`], flavour);
+    assert.deepEqual(out, ["1 2", `instances: ${flavour === "full" ? 1 : 2}`], option || flavour);
   }
 });

@@ -222,6 +222,45 @@ test("applyChanges of an every-row delta replaces the tree, keeping this copy's 
   a.free(); b.free(); c.free();
 });
 
+test("applyChanges refuses an every-row delta that is not a whole tree, and changes nothing", () => {
+  // The copy that receives them: its messages must survive every refusal.
+  const a = SessionTree.fromLinear([say(0), say(1), say(2)], 1);
+  a.rewind(a.activePath()[1], 2);
+  a.append(say(3), 3);
+  const before = a.save();
+  const whole = SessionTree.fromLinear(Array.from({ length: 12 }, (_, i) => say(i)), 1);
+  const part = whole.takeChanges({ limit: 4 }); // a feed's first part: all, more
+  assert.ok(part.all && part.more);
+  const rows = SessionTree.load(whole.save()).takeChanges();
+  const bad = [
+    // A "sync" feed's first answer: all, no rows ("push the whole tree"). It
+    // used to replace the tree with nothing: every message and "main" gone.
+    new SessionTree().takeChanges({ feed: "sync" }),
+    whole.takeChanges.call(SessionTree.load(whole.save()), { feed: "sync" }),
+    part,
+    // Every row but one node: a branch's leaf or a child's parent missing.
+    { ...rows, nodes: rows.nodes.slice(1) },
+    { ...rows, nodes: rows.nodes.slice(0, -1) },
+    // Every row but "main".
+    { ...rows, branches: rows.branches.filter((b) => b.name !== "main") },
+  ];
+  for (const [i, c] of bad.entries()) {
+    for (const follow of [false, true]) {
+      assert.throws(() => a.applyChanges(c, { follow }), "corrupt", /applyChanges: the rows do not make a whole tree/);
+      assert.equal(a.save(), before, `delta ${i}, follow ${follow}: a refused delta changed the tree`);
+    }
+    assert.deepEqual(a.validate(), []);
+  }
+  // An active branch the rows do not hold: refused when followed; this
+  // copy's own ("main", in the rows) stays otherwise.
+  assert.throws(() => a.applyChanges({ ...rows, activeBranch: "elsewhere" }, { follow: true }), "corrupt", /"elsewhere"/);
+  assert.equal(a.save(), before);
+  // The same rows whole go in: the copy becomes that tree.
+  a.applyChanges(rows);
+  assert.equal(a.save(), whole.save());
+  a.free(); whole.free();
+});
+
 // A seeded random step, the same on every tree it is given with the same seed.
 function stepper(seed) {
   let s = seed >>> 0;

@@ -13,6 +13,15 @@ import (
 // place, wasm/internal/fullcalls). The JS object stays valid, and so do
 // the message slots JS holds, remapped to the new tree (see remapSlots). It
 // returns nothing; on failure the old tree stays.
+//
+// With arguments 1 "rows" and 2, a branch name or "", it is applyChanges of a
+// delta with every row (all: true): the rows are another copy's whole tree,
+// and they must make a sound one (Validate finds nothing), or the call is
+// CodeCorrupt and changes nothing, as ApplyRows refuses rows that would leave
+// no "main". The tree as loaded keeps the rows' active branch, or argument 2's
+// when that is not "" and the rows hold it. Without the check, rows with no
+// branch (a "sync" feed's first answer, which says "push the whole tree", or
+// a part of a feed) left a tree with nothing in it, every message gone.
 func replace(r *Request) ([]byte, error) {
 	b, err := r.arg(0, "json")
 	if err != nil {
@@ -21,6 +30,18 @@ func replace(r *Request) ([]byte, error) {
 	t, err := core.Unmarshal(b) // copies b
 	if err != nil {
 		return nil, err
+	}
+	if len(r.args) == 3 && string(r.args[1]) == "rows" {
+		if keep := string(r.args[2]); keep != "" && keep != t.ActiveBranch() {
+			if _, ok := t.LookupBranch(keep); ok {
+				if err := t.SwitchBranch(keep); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if p := t.Validate(); len(p) > 0 {
+			return nil, &core.Error{Code: core.CodeCorrupt, Message: "applyChanges: the rows do not make a whole tree (" + p[0].Message + "); a delta with every row carries the other copy's whole tree"}
+		}
 	}
 	e := trees[r.handle]
 	e.slots = remapSlots(&e.slots, e.tree, t)
