@@ -364,6 +364,9 @@ func TestApplyDeltaRefusesWhatIsNotADelta(t *testing.T) {
 
 func FuzzApplyDelta(f *testing.F) {
 	f.Add([]byte(`{"active":"main","root":"n1","nodes":{"n3":{"id":"n3","parent":"n2","children":[],"message":{"role":"user"},"created_at_ms":3}},"deleted_nodes":[],"branches":{},"deleted_branches":["x"]}`))
+	// main's leaf removed, main left as it is: accepted until Dec 5, which left
+	// main's leaf pointing at nothing.
+	f.Add([]byte(`{"active":"main","root":"n1","deleted_nodes":["n2"]}`))
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		tr := New(counterIDs())
 		tr.Append(msg("user", "a"), 1)
