@@ -38,7 +38,11 @@ export interface SyncResult {
  * Afterwards `tree` and the stored tree hold the same conversation (unless someone
  * pushes again). Fails with a SessionTreeError carrying the worker's error code;
  * after a 429 or 503 it also has `retryAfterMs`, the worker's Retry-After (0 when
- * it named none): wait at least that long before trying again.
+ * it named none): wait at least that long before trying again. An answer that is
+ * not the worker's (a proxy's or a captive portal's page, a body cut off) fails
+ * `corrupt` when its status says success and `invalid_input` naming the status
+ * otherwise; a request that never got an answer rejects with fetch's own error.
+ * The tree keeps every message either way.
  *
  * A tree too large for one request (the worker answers the merge 413
  * `too_large`) goes in parts: deltas of its rows as saved, parents first,

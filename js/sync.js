@@ -27,12 +27,36 @@ function treeFull(error, what) {
 }
 
 async function httpError(res, what) {
-  let code = "invalid_input", message = `${what}: HTTP ${res.status}`;
+  let body = null;
   try {
-    const body = await res.json();
-    if (body?.error?.code) ({ code, message } = { code: body.error.code, message: `${what}: ${body.error.message}` });
-  } catch { /* not JSON: keep the status */ }
-  return withWait(new SessionTreeError(code, message), res.status, res.headers?.get?.("retry-after"));
+    body = await res.json();
+  } catch { /* not JSON: the status says it */ }
+  return withWait(coded(body?.error, what, `HTTP ${res.status}`), res.status, res.headers?.get?.("retry-after"));
+}
+
+// coded is the SessionTreeError of error, the worker's {"code","message"}:
+// its code and sentence when both are strings (a code of lowercase words),
+// else invalid_input with the fallback (the status), so that no answer, a
+// proxy's page or a cut-off body, makes an error without a code of its own.
+function coded(error, what, fallback) {
+  const ok = typeof error?.code === "string" && /^[a-z_]{1,40}$/.test(error.code) && typeof error.message === "string";
+  return ok ? new SessionTreeError(error.code, `${what}: ${error.message}`) : new SessionTreeError("invalid_input", `${what}: ${fallback}`);
+}
+
+// answer reads the JSON object the worker answers a write with ({"etag",…}).
+// Anything else with a success status (a captive portal's page, a body cut
+// off) is corrupt, and says what came: the write may have gone in, and the
+// next sync finds out.
+async function answer(res, what) {
+  const text = await res.text();
+  let body = null;
+  try {
+    body = JSON.parse(text);
+  } catch { /* below */ }
+  if (typeof body !== "object" || body === null || typeof body.etag !== "string") {
+    throw new SessionTreeError("corrupt", `${what}: the worker answered HTTP ${res.status} with ${text === "" ? "nothing" : `something that is not its answer: ${JSON.stringify(text.slice(0, 60))}`}`);
+  }
+  return body;
 }
 
 // withWait gives e, the error of a request the worker answered with status
@@ -103,7 +127,7 @@ async function syncTree(tree, options, partsFrom) {
       return { etag: done.etag, pulled, pushed: null, attempts: attempt, parts: done.parts, tooLarge: whole.length };
     }
     if (!put.ok) throw await httpError(put, `pushing tree ${JSON.stringify(id)}`);
-    const body = await put.json();
+    const body = await answer(put, `pushing tree ${JSON.stringify(id)}`);
     return { etag: body.etag, pulled, pushed: body.report, attempts: attempt };
   }
   throw new SessionTreeError("conflict", `tree ${JSON.stringify(id)} kept changing during ${attempts} sync attempts; nothing is lost, sync again`);
@@ -129,10 +153,9 @@ async function pushParts(fetchFn, base, auth, etag, parts, id) {
       } catch { /* not JSON */ }
       const full = treeFull(error, `pushing tree ${JSON.stringify(id)} in parts`);
       if (full !== null) throw full;
-      throw withWait(new SessionTreeError(error?.code ?? "invalid_input",
-        `pushing tree ${JSON.stringify(id)} in parts: ${error?.message ?? `HTTP ${put.status}`}`), put.status, put.headers?.get?.("retry-after"));
+      throw withWait(coded(error, `pushing tree ${JSON.stringify(id)} in parts`, `HTTP ${put.status}`), put.status, put.headers?.get?.("retry-after"));
     }
-    etag = (await put.json()).etag;
+    etag = (await answer(put, `pushing tree ${JSON.stringify(id)} in parts`)).etag;
   }
   return { etag, parts: parts.length };
 }
@@ -266,7 +289,7 @@ export function live(tree, options) {
         if (full !== null) throw full;
         if (ack.status === 409 || ack.status === 413) return undefined;
         if (ack.status !== 200) throw ackError(ack);
-        return { etag: ack.etag, pulled: null, pushed: null, attempts: 1, via: "socket", delta: true };
+        return { etag: ackTag(ack), pulled: null, pushed: null, attempts: 1, via: "socket", delta: true };
       }
     }
     const put = await fetchFn(`${base}/delta`, {
@@ -281,8 +304,8 @@ export function live(tree, options) {
     }
     if (put.status === 409 || put.status === 413) return undefined;
     if (!put.ok) throw await httpError(put, `pushing tree ${JSON.stringify(id)}`);
-    const answer = await put.json();
-    return { etag: answer.etag, pulled: null, pushed: null, attempts: 1, via: "http", delta: true };
+    const done = await answer(put, `pushing tree ${JSON.stringify(id)}`);
+    return { etag: done.etag, pulled: null, pushed: null, attempts: 1, via: "http", delta: true };
   }
 
   // pushWhole sends the whole tree to the worker's merge (see pushKnown).
@@ -310,7 +333,7 @@ export function live(tree, options) {
         if (full !== null) throw full;
         if (ack.status === 413) return TOO_LARGE;
         if (ack.status !== 200) throw ackError(ack);
-        return { etag: ack.etag, pulled: null, pushed: ack.body.report, attempts: 1, via: "socket" };
+        return { etag: ackTag(ack), pulled: null, pushed: ack.body?.report ?? null, attempts: 1, via: "socket" };
       }
     }
     const put = await fetchFn(`${base}/merge`, {
@@ -325,15 +348,21 @@ export function live(tree, options) {
       return TOO_LARGE;
     }
     if (!put.ok) throw await httpError(put, `pushing tree ${JSON.stringify(id)}`);
-    const answer = await put.json();
-    return { etag: answer.etag, pulled: null, pushed: answer.report, attempts: 1, via: "http" };
+    const done = await answer(put, `pushing tree ${JSON.stringify(id)}`);
+    return { etag: done.etag, pulled: null, pushed: done.report, attempts: 1, via: "http" };
+  }
+
+  // ackTag is the ETag of a write the worker acked on the socket: corrupt
+  // when the ack carries none, as answer() is for HTTP.
+  function ackTag(ack) {
+    if (typeof ack.etag !== "string") throw new SessionTreeError("corrupt", `pushing tree ${JSON.stringify(id)}: the worker's ack of status 200 carries no ETag`);
+    return ack.etag;
   }
 
   // ackError is the error of a write the worker refused on the socket.
   function ackError(ack) {
     const e = ack.body?.error;
-    return withWait(new SessionTreeError(e?.code ?? "invalid_input", `pushing tree ${JSON.stringify(id)}: ${e?.message ?? `status ${ack.status}`}`),
-      ack.status, ack.retry_after);
+    return withWait(coded(e, `pushing tree ${JSON.stringify(id)}`, `status ${ack.status}`), ack.status, ack.retry_after);
   }
 
   // socketWrite sends a write on ws ({"type":"write"}, see the worker's

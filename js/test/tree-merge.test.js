@@ -420,6 +420,36 @@ test("sync reports the worker's error code", async () => {
   await assert.rejects(sync(base, { url: "https://w", token: "secret" }), "invalid_input", /"id"/);
 });
 
+test("sync() turns any answer of the worker into an error with a code, and keeps every message", async () => {
+  // A worker (or a proxy, a captive portal) that answers the pull with the
+  // tree and the push with `push`: before, a success that was not JSON threw
+  // a SyntaxError, one without an object a TypeError, and an error whose code
+  // was not a string made a SessionTreeError with an object for its code.
+  const cases = [
+    [200, "<html>sign in to the wifi</html>", "corrupt", /HTTP 200 with something that is not its answer: "<html>/],
+    [200, "", "corrupt", /HTTP 200 with nothing/],
+    [200, "null", "corrupt"],
+    [200, '{"etag":5}', "corrupt"],
+    [200, '{"etag":"v2","re', "corrupt"],
+    [500, '{"error":{"code":{"x":1},"message":7}}', "invalid_input", /HTTP 500$/],
+    [500, '{"error":{"code":"not a code!","message":"x"}}', "invalid_input", /HTTP 500$/],
+    [502, "<html>bad gateway</html>", "invalid_input", /HTTP 502$/],
+    [429, '{"error":{"code":"rate_limited","message":"slow down"}}', "rate_limited", /slow down/],
+  ];
+  for (const [status, push, code, re] of cases) {
+    const t = SessionTree.fromLinear([user("keep me"), user("and me")], 1);
+    const remote = t.clone();
+    remote.append(user("from the worker"), 5);
+    const fetch = async (url, init = {}) => init.method === "POST"
+      ? new Response(push, { status })
+      : new Response(remote.save(), { status: 200, headers: { etag: "v1" } });
+    await assert.rejects(sync(t, { url: "https://w", token: "x", id: "t", fetch }), code, re);
+    assert.deepEqual(t.linearProjection().map((m) => m.content), ["keep me", "and me", "from the worker"]);
+    assert.deepEqual(t.validate(), []);
+    t.free(); remote.free();
+  }
+});
+
 // inFreshNode runs src (an ES module body) in a fresh Node process that counts
 // the Go programs instantiated (sessiontree's modules; not undici's own
 // WebAssembly) and returns its output lines, the count last as "instances: n".
