@@ -152,7 +152,10 @@ export async function readMeta(db, id) {
 
 /**
  * A conversation's rows, as SessionTree.fromRows takes them, with the rev
- * they are as of; null when none are stored.
+ * they are as of; null when none are stored. Records that hold no row (a
+ * value that is not a string: storage damaged, or written by other code) are
+ * left out and named in `bad`, so that the rest can still be handed to the
+ * user whole (see Store's open).
  */
 export async function readRows(db, id) {
   const tx = db.transaction(["meta", "rows"], "readonly");
@@ -164,27 +167,30 @@ export async function readRows(db, id) {
   const branches = [];
   let nodes = [];
   const packs = [];
+  const bad = []; // records that hold no row (not a string): damaged in storage
   let removed = false;
   for (let i = 0; i < keys.length; i++) {
     const [, kind, key] = keys[i];
-    if (kind === "b") branches.push({ name: key, row: vals[i] });
-    else if (kind === "p") packs.push(vals[i]);
+    const v = vals[i];
+    if (typeof v !== "string" && (v !== null || kind === "p")) bad.push(kind === "b" ? `branch ${JSON.stringify(key)}` : kind === "p" ? "a pack of node rows" : `node ${JSON.stringify(key)}`);
+    else if (kind === "b") branches.push({ name: key, row: v });
+    else if (kind === "p") packs.push(v);
     else {
-      nodes.push({ id: key, row: vals[i] });
-      if (vals[i] === null) removed = true;
+      nodes.push({ id: key, row: v });
+      if (v === null) removed = true;
     }
   }
   if (packs.length > 0 || removed) {
     // Packed rows first, then each node's own record over its packed copy.
     const all = new Map();
-    for (const text of packs) if (typeof text === "string") eachPacked(text, (id, row) => all.set(id, row));
+    for (const text of packs) eachPacked(text, (id, row) => all.set(id, row));
     for (const n of nodes) all.set(n.id, n.row);
     nodes = [];
     for (const [id, row] of all) if (row !== null) nodes.push({ id, row });
     // In key order, as IndexedDB lists records: the file a loader reads fastest.
     nodes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
-  return { root: meta.root ?? null, activeBranch: meta.activeBranch ?? "main", branches, nodes, rev: meta.rev ?? 0 };
+  return { root: meta.root ?? null, activeBranch: meta.activeBranch ?? "main", branches, nodes, rev: meta.rev ?? 0, ...(bad.length ? { bad } : {}) };
 }
 
 /**

@@ -92,6 +92,8 @@ export interface StoredRows {
   branches: { name: string; row: string }[];
   nodes: { id: string; row: string }[];
   rev: number;
+  /** The records that hold no row (not a string), left out of the lists above: present only when storage has such records. */
+  bad?: string[];
 }
 
 export interface SearchHit {
@@ -277,7 +279,10 @@ export interface ConversationStore {
    * bytes loaded on the page in slices (no long task), the legacy whole-file
    * record of version 1 turned into rows. Null when no such conversation is
    * stored. Rejects with a SessionTreeError whose `file` is the stored
-   * .tree.json text (for the user to keep) when it does not load.
+   * .tree.json text (for the user to keep) when it does not load; `corrupt`
+   * naming them when records hold no row (damaged in storage, or written by
+   * other code), `file` then holding every other record. A failed open
+   * writes nothing.
    */
   open(id: string, options?: OpenOptions): Promise<Conversation | null>;
   /**

@@ -606,7 +606,7 @@ class ConversationStore {
       await init();
       rows = await this.#records.rows(id);
       if (rows) {
-        const tree = SessionTree.fromRows(rows);
+        const tree = fromStoredRows(id, rows);
         tree.takeChanges({ stored: true }); // the store holds every row
         timings.open = performance.now() - t0;
         return new Conversation(this, meta, tree, rows.rev, options.autosave !== false, timings)._replay();
@@ -622,7 +622,11 @@ class ConversationStore {
       const err = e instanceof SessionTreeError ? e : new SessionTreeError("corrupt", String(e?.message ?? e));
       if (!err.message.includes(id)) err.message = `conversation ${id} could not be opened: ${err.message}`;
       // What was stored, for the user to keep (export it): the conversation is left untouched.
-      err.file = legacy ?? (rows ? SessionTree.fileFromRows(rows) : null);
+      try {
+        err.file = legacy ?? (rows ? SessionTree.fileFromRows(rows) : null);
+      } catch {
+        err.file = null; // the error says what is wrong; it is not lost to this one
+      }
       throw err;
     }
   }
@@ -657,7 +661,7 @@ class ConversationStore {
     if (got) return got;
     const rows = await this.#records.rows(id);
     if (!rows) return null;
-    const tree = SessionTree.fromRows(rows);
+    const tree = fromStoredRows(id, rows);
     tree.takeChanges({ stored: true });
     return { tree, rev: rows.rev };
   }
@@ -773,6 +777,17 @@ class ConversationStore {
     if (changes && conv._apply(rev, prev, changes)) return;
     if (visible()) conv._schedule();
   }
+}
+
+// fromStoredRows is SessionTree.fromRows of conversation id's stored rows
+// (readRows), corrupt when storage holds records that are not rows: opened
+// without them, the conversation would lose their messages at its next write.
+function fromStoredRows(id, rows) {
+  if (rows.bad) {
+    const n = rows.bad.length;
+    throw new SessionTreeError("corrupt", `conversation ${id}: ${n} of its stored records ${n === 1 ? "is" : "are"} not a row (${rows.bad.slice(0, 3).join(", ")}${n > 3 ? ", …" : ""}); the error's file holds the rest`);
+  }
+  return SessionTree.fromRows(rows);
 }
 
 // ---- a conversation open in this tab ---------------------------------------------------

@@ -28,7 +28,7 @@ async function run(op, args) {
   if (op === "file") {
     const t0 = performance.now();
     const rows = await readRows(await database(args[0]), args[1]);
-    if (!rows) return { value: null };
+    if (!rows || rows.bad) return { value: null }; // damaged: the page's own read says so
     const t1 = performance.now();
     const bytes = enc.encode(SessionTree.fileFromRows(rows));
     const took = { read: t1 - t0, join: performance.now() - t1 };

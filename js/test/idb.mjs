@@ -353,6 +353,61 @@ try {
     assert.deepEqual(r, { applied: true, uncaught: [] });
   });
 
+  await step("records damaged in storage: the open is corrupt and names them, the error's file holds the rest, nothing is written, other conversations open", async () => {
+    const r = await page.evaluate(async () => {
+      const { SessionTree } = window.st;
+      const raw = (db, mode, fn) => new Promise((res, rej) => {
+        const tx = db.transaction("rows", mode);
+        const out = fn(tx.objectStore("rows"));
+        tx.oncomplete = () => res(out);
+        tx.onerror = () => rej(tx.error);
+      });
+      const dump = async (db) => {
+        const [k, v] = await raw(db, "readonly", (s) => [s.getAllKeys(), s.getAll()]);
+        return JSON.stringify(k.result.map((key, i) => [key, v.result[i]]));
+      };
+      let store = await window.idb.openStore({ name: "damaged" });
+      const c = await store.create(undefined, { title: "d" });
+      for (let i = 0; i < 4; i++) c.tree.append({ role: "user", content: `kept ${i}` });
+      const other = await store.create(undefined, { title: "o" });
+      other.tree.append({ role: "user", content: "other" });
+      await c.save(); await other.save();
+      const id = c.id, otherId = other.id;
+      const ids = c.tree.activePath();
+      await c.close(); await other.close(); await store.close();
+      // Two records of c become values no version of the store writes.
+      const db = await new Promise((res, rej) => { const q = indexedDB.open("damaged"); q.onsuccess = () => res(q.result); q.onerror = () => rej(q.error); });
+      await raw(db, "readwrite", (s) => { s.put(42, [id, "n", ids[3]]); s.put({ not: "a row" }, [id, "b", "main"]); });
+      const before = await dump(db);
+      db.close();
+      store = await window.idb.openStore({ name: "damaged" });
+      const out = {};
+      try {
+        await store.open(id);
+        out.opened = true;
+      } catch (e) {
+        out.code = e.code;
+        out.message = e.message;
+        const kept = SessionTree.load(e.file);
+        out.kept = kept.subtree(null).nodes.length;
+        kept.free();
+      }
+      const o = await store.open(otherId);
+      out.other = o.tree.linearProjection().map((m) => m.content);
+      await o.close();
+      await store.close();
+      const db2 = await new Promise((res, rej) => { const q = indexedDB.open("damaged"); q.onsuccess = () => res(q.result); q.onerror = () => rej(q.error); });
+      out.unchanged = (await dump(db2)) === before;
+      db2.close();
+      return out;
+    });
+    assert.equal(r.code, "corrupt");
+    assert.match(r.message, /2 of its stored records are not a row \(branch "main", node "[0-9a-z]+"\)/);
+    assert.ok(r.kept >= 1, `the error's file holds ${r.kept} nodes`);
+    assert.deepEqual(r.other, ["other"]);
+    assert.equal(r.unchanged, true, "the failed open wrote to storage");
+  });
+
   await step("arguments are checked with sentences", async () => {
     const r = await page.evaluate(async () => {
       const msgs = [];
