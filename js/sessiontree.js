@@ -784,7 +784,9 @@ function lines(text) {
 
 // rowsFile is the .tree.json of a store's rows (takeChanges's form, in any
 // order): the envelope around the members, which the loader sorts as it reads.
-function rowsFile(rows) {
+// With rowOf, an array, rowsFile also pushes [index into its parts, the
+// record's name] for each row, for rowAtByte.
+function rowsFile(rows, rowOf) {
   if (typeof rows !== "object" || rows === null || !Array.isArray(rows.branches) || !Array.isArray(rows.nodes)) {
     fail(`"rows" must be { root, activeBranch, branches: [{ name, row }], nodes: [{ id, row }] }`);
   }
@@ -794,16 +796,47 @@ function rowsFile(rows) {
   let i = 0;
   for (const b of rows.branches) {
     if (typeof b?.name !== "string" || (typeof b?.row !== "string" && b?.row !== null)) fail(`each branch row must be { name: string, row: string }`);
-    if (b.row !== null) parts.push(i++ ? "," : "", JSON.stringify(b.name), ":", b.row);
+    if (b.row !== null) {
+      parts.push(i++ ? "," : "", JSON.stringify(b.name), ":");
+      rowOf?.push([parts.length, `branch ${JSON.stringify(b.name)}`]);
+      parts.push(b.row);
+    }
   }
   parts.push(`},"nodes":{`);
   i = 0;
   for (const n of rows.nodes) {
     if (typeof n?.id !== "string" || (typeof n?.row !== "string" && n?.row !== null)) fail(`each node row must be { id: string, row: string }`);
-    if (n.row !== null) parts.push(i++ ? "," : "", JSON.stringify(n.id), ":", n.row);
+    if (n.row !== null) {
+      parts.push(i++ ? "," : "", JSON.stringify(n.id), ":");
+      rowOf?.push([parts.length, `node ${JSON.stringify(n.id)}`]);
+      parts.push(n.row);
+    }
   }
   parts.push("}}");
-  return parts.join("");
+  return rowOf ? parts : parts.join("");
+}
+
+// fromRowsError is e, the load's error of the file rowsFile made of rows,
+// with the record its "at byte N" falls in named, the offset made one into
+// that record's row: what a store can say about the record that is damaged.
+function fromRowsError(e, rows) {
+  const at = /\bat byte (\d+)/.exec(e?.message ?? "");
+  if (!(e instanceof SessionTreeError) || at === null) return e;
+  const rowOf = [];
+  const parts = rowsFile(rows, rowOf);
+  const want = Number(at[1]);
+  // The last row that starts at or before the byte: the loader read every
+  // record before it, and a row cut short shows only past its own end.
+  let found = null, byte = 0;
+  for (let p = 0, k = 0; p < parts.length && byte <= want; p++) {
+    const size = encoder.encode(parts[p]).length;
+    if (k < rowOf.length && rowOf[k][0] === p) found = { name: rowOf[k++][1], start: byte, size };
+    byte += size;
+  }
+  if (found === null) return e;
+  const offset = want - found.start;
+  const where = offset < found.size ? `at byte ${offset} of it` : "at its end";
+  return new SessionTreeError(e.code, `${found.name}'s row: ${e.message.replace(at[0], where)}`);
 }
 
 // sliceOption reads loadFrom's { sliceMs }: how long one slice of the load may
@@ -1672,7 +1705,12 @@ export class SessionTree {
    */
   static fromRows(rows) {
     need();
-    return SessionTree.load(rowsFile(rows));
+    const file = rowsFile(rows);
+    try {
+      return SessionTree.load(file);
+    } catch (e) {
+      throw fromRowsError(e, rows);
+    }
   }
 
   /**

@@ -98,6 +98,16 @@ test("fromRows refuses rows that are not a tree's", () => {
   assert.throws(() => SessionTree.fromRows({ activeBranch: "main", branches: [], nodes: [{ id: "a", row: "{" }] }), "corrupt");
   assert.throws(() => SessionTree.fromRows({ activeBranch: "main", branches: "x", nodes: [] }), "invalid_input");
   assert.throws(() => SessionTree.fromRows({ activeBranch: "main", branches: [{ name: "main" }], nodes: [] }), "invalid_input");
+  // A damaged row is named, and the offset is into it, not into the file the
+  // rows make (a store's records say nothing of that file).
+  const t = SessionTree.fromLinear([say(0), say(1), say(2)], 1);
+  const rows = t.takeChanges();
+  const [, mid] = t.activePath();
+  const damaged = (row) => ({ ...rows, nodes: rows.nodes.map((n) => (n.id === mid ? { ...n, row } : n)) });
+  assert.throws(() => SessionTree.fromRows(damaged("{garbage")), "corrupt", new RegExp(`^node "${mid}"'s row: .*at byte 1 of it$`));
+  assert.throws(() => SessionTree.fromRows(damaged(rows.nodes.find((n) => n.id === mid).row.slice(0, 40))), "corrupt", new RegExp(`^node "${mid}"'s row: .*at its end$`));
+  assert.throws(() => SessionTree.fromRows({ ...rows, branches: [{ name: "main", row: '{"name":"main",' }] }), "corrupt", /^branch "main"'s row: .*at its end$/);
+  t.free();
 });
 
 test("loadFrom reads bytes, a Blob, a ReadableStream and a Response to the same tree", async () => {
