@@ -9,12 +9,15 @@ import { SessionTree, SessionTreeError } from "./sessiontree.js";
 const fail = (message) => { throw new SessionTreeError("invalid_input", message); };
 const ROLES = new Set(["system", "user", "assistant"]);
 const isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+// named shows a caller's value in a sentence: JSON for what JSON writes
+// plainly, the type for the rest (a BigInt, an object with no JSON form).
+const named = (v) => (v == null || ["string", "number", "boolean"].includes(typeof v) ? String(JSON.stringify(v)) : typeof v);
 
 /** The tree message a UIMessage is stored as: {role, parts, metadata?}. See ai-sdk.d.ts. */
 export function fromUIMessage(m) {
   if (!isObject(m)) fail(`a UIMessage must be an object, got ${m === null ? "null" : typeof m}`);
-  if (!ROLES.has(m.role)) fail(`"role" of UIMessage ${JSON.stringify(m.id)} must be "system", "user" or "assistant", got ${JSON.stringify(m.role)}`);
-  if (!Array.isArray(m.parts)) fail(`"parts" of UIMessage ${JSON.stringify(m.id)} must be an array`);
+  if (!ROLES.has(m.role)) fail(`"role" of UIMessage ${named(m.id)} must be "system", "user" or "assistant", got ${named(m.role)}`);
+  if (!Array.isArray(m.parts)) fail(`"parts" of UIMessage ${named(m.id)} must be an array`);
   const out = { role: m.role, parts: m.parts };
   if (m.metadata !== undefined) out.metadata = m.metadata;
   for (const k of Object.keys(m)) if (!(k in out) && k !== "id" && k !== "metadata") out[k] = m[k];
@@ -79,7 +82,19 @@ function converted(t, branch) {
 }
 
 // same: two UIMessages hold the same role, parts and metadata.
-const same = (a, b) => JSON.stringify(fromUIMessage(a)) === JSON.stringify(fromUIMessage(b));
+// same: whether UIMessage a (the caller's) stores as b (the tree's) does; a
+// that JSON cannot write (a BigInt, a cycle) is invalid_input, as the tree's
+// own calls say it.
+function same(a, b) {
+  let text;
+  try {
+    text = JSON.stringify(fromUIMessage(a));
+  } catch (e) {
+    if (e instanceof SessionTreeError) throw e;
+    fail(`UIMessage ${named(a.id)} cannot be written as JSON: ${e.message}`);
+  }
+  return text === JSON.stringify(fromUIMessage(b));
+}
 
 /** Brings useChat's messages into the tree, nothing lost. See ai-sdk.d.ts. */
 export function syncChat(t, messages, options) {

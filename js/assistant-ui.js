@@ -9,15 +9,24 @@ import { SessionTree, SessionTreeError } from "./sessiontree.js";
 const fail = (message) => { throw new SessionTreeError("invalid_input", message); };
 const isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 const ROLES = new Set(["system", "user", "assistant"]);
+// named shows a caller's value in a sentence: JSON for what JSON writes
+// plainly, the type for the rest (a BigInt, an object with no JSON form).
+const named = (v) => (v == null || ["string", "number", "boolean"].includes(typeof v) ? String(JSON.stringify(v)) : typeof v);
 
 /** The tree message a ThreadMessage is stored as. See assistant-ui.d.ts. */
 export function fromThreadMessage(m) {
   if (!isObject(m)) fail(`a ThreadMessage must be an object, got ${m === null ? "null" : typeof m}`);
-  if (!ROLES.has(m.role)) fail(`"role" of ThreadMessage ${JSON.stringify(m.id)} must be "system", "user" or "assistant", got ${JSON.stringify(m.role)}`);
-  if (!Array.isArray(m.content)) fail(`"content" of ThreadMessage ${JSON.stringify(m.id)} must be an array of parts`);
+  if (!ROLES.has(m.role)) fail(`"role" of ThreadMessage ${named(m.id)} must be "system", "user" or "assistant", got ${named(m.role)}`);
+  if (!Array.isArray(m.content)) fail(`"content" of ThreadMessage ${named(m.id)} must be an array of parts`);
   const out = { role: m.role, content: m.content };
   for (const k of Object.keys(m)) if (k !== "id" && k !== "createdAt" && !(k in out)) out[k] = m[k];
-  return JSON.parse(JSON.stringify(out)); // what the tree stores: JSON, no Date or undefined
+  let text;
+  try {
+    text = JSON.stringify(out);
+  } catch (e) {
+    fail(`ThreadMessage ${named(m.id)} cannot be written as JSON: ${e.message}`);
+  }
+  return JSON.parse(text); // what the tree stores: JSON, no Date or undefined
 }
 
 // assistant-ui refuses steps on a message that is not the assistant's

@@ -220,5 +220,18 @@ test("bad input is refused with a sentence before anything changes", () => {
   assert.equal(t.stats().nodes, 0, "a refused sync changed the tree");
   assert.deepEqual(toUIMessages(t), []);
   assert.throws(() => syncChat(t, "x"), "invalid_input", /"messages" must be an array/);
+  // What JSON cannot write (a BigInt, a cycle), in a message or in an id of a
+  // refused one: invalid_input, never JSON.stringify's TypeError.
+  const cyclic = { type: "data-x", data: {} };
+  cyclic.data.self = cyclic;
+  syncChat(t, [user("a", "first")]);
+  const before = t.save();
+  const a = toUIMessages(t)[0].id;
+  for (const parts of [[{ type: "data-n", data: 10n }], [cyclic]]) {
+    assert.throws(() => syncChat(t, [toUIMessages(t)[0], { id: "b", role: "user", parts }]), "invalid_input", /cannot be written as JSON/);
+    assert.throws(() => syncChat(t, [{ id: a, role: "user", parts }]), "invalid_input", new RegExp(`UIMessage "${a}" cannot be written as JSON`));
+    assert.equal(t.save(), before, "a refused sync changed the tree");
+  }
+  assert.throws(() => fromUIMessage({ id: 10n, role: "tool", parts: [] }), "invalid_input", /"role" of UIMessage bigint must be/);
   t.free();
 });

@@ -271,6 +271,12 @@ test("bad input is refused with a sentence", async () => {
   assert.throws(() => historyAdapter({}), "invalid_input", /"tree" must be a SessionTree/);
   assert.throws(() => fromThreadMessage({ id: "m", role: "tool", content: [] }), "invalid_input", /"role" of ThreadMessage "m"/);
   await assert.rejects(historyAdapter(t).append({ parentId: "nope", message: { id: "m", role: "user", content: [] } }), "not_found", /parent "nope"/);
+  // What JSON cannot write: invalid_input, never JSON.stringify's TypeError.
+  const cyclic = { type: "text", text: "x" };
+  cyclic.self = cyclic;
+  assert.throws(() => fromThreadMessage({ id: "m", role: "user", content: [cyclic] }), "invalid_input", /ThreadMessage "m" cannot be written as JSON/);
+  assert.throws(() => fromThreadMessage({ id: "m", role: "user", content: [{ type: "text", text: "x" }], metadata: { n: 1n } }), "invalid_input");
+  assert.throws(() => fromThreadMessage({ id: 1n, role: "tool", content: [] }), "invalid_input", /"role" of ThreadMessage bigint/);
   assert.equal(t.stats().nodes, 0);
   t.free();
 });
