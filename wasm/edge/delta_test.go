@@ -108,6 +108,21 @@ func TestADeltaOfTheRowsAClientChangedIsAppliedOnTopOfItsVersion(t *testing.T) {
 	if c.do("GET", "/v1/trees/"+id, "").header.Get("ETag") != etag2 {
 		t.Fatal("a refused delta changed the tree")
 	}
+	// And the removal of main's leaf with main left as it is: stored before
+	// Dec 5, a tree whose main pointed at nothing (every later read of it
+	// corrupt). Now 409: the client's copy missed a change; it merges.
+	leaf := struct {
+		Branches map[string]struct{ Leaf string } `json:"branches"`
+	}{}
+	if err := json.Unmarshal(c.do("GET", "/v1/trees/"+id, "").body, &leaf); err != nil || leaf.Branches["main"].Leaf == "" {
+		t.Fatalf("main's leaf: %v %+v", err, leaf)
+	}
+	wantError(t, c.do("POST", "/v1/trees/"+id+"/delta", `{"active":"main","deleted_nodes":["`+leaf.Branches["main"].Leaf+`"]}`, "If-Match", etag2), 409, "conflict")
+	if r := c.do("GET", "/v1/trees/"+id, ""); r.header.Get("ETag") != etag2 {
+		t.Fatal("a refused delta changed the tree")
+	} else if tr, err := core.Unmarshal(r.body); err != nil || len(tr.Validate()) != 0 {
+		t.Fatalf("the stored tree: %v", err)
+	}
 }
 
 // A delta goes on a live socket too (route "delta").
