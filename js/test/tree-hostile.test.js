@@ -34,10 +34,24 @@ function run(seed, steps) {
     { role: "tool", content: "r", tool_call_id: "c1" }, { role: "user", content: "é 😀" }]);
   const a = new SessionTree();
   const b = new SessionTree();
+  // a's feeds and events are the mirrors' alone (below): a row store written
+  // from its store feed, a copy that applies its sync feed (as the worker
+  // applies live()'s deltas), and the records its events named.
+  const rows = { branches: new Map(), nodes: new Map() };
+  let copy = null;
+  const told = { all: false, nodes: new Set(), branches: new Set() };
+  a.subscribe((e) => {
+    told.all ||= e.all;
+    for (const n of e.nodes) told.nodes.add(n);
+    for (const n of e.branches) told.branches.add(n);
+  });
   const tally = new Map();
   let most = 0; // the most nodes either copy held
   for (let step = 0; step < steps; step++) {
     const [t, other] = rnd() < 0.75 ? [a, b] : [b, a];
+    // Another copy's feed, for t to apply: b's own feeds, or a feed of a
+    // copy of a (a's are the mirrors').
+    const feedOf = (options) => (other === b ? b.takeChanges(options) : SessionTree.load(a.save()).takeChanges(options));
     const path = t.activePath();
     const ids = t.subtree(null, { limit: 300 }).nodes.map((n) => n.id);
     const id = () => (rnd() < 0.85 && ids.length ? pick(ids) : junk());
@@ -61,11 +75,14 @@ function run(seed, steps) {
       ["branchReads", () => [t.linearProjectionOf(br()), t.pathOf(br()), t.pathLength(br()), t.stubSummary(br()), t.renderBranchText(br())]],
       ["search", () => t.search(rnd() < 0.8 ? "q" : junk(), pick([undefined, 2, junk()]))],
       ["recentBranches", () => t.recentBranches(pick([1, 3, junk()]))],
-      ["takeChanges", () => t.takeChanges(rnd() < 0.5 ? undefined : { limit: pick([1, 4, junk()]), feed: pick(["store", "sync", junk()]) })],
-      // Another copy's feed: its own sync feed (whose first answer carries no
+      ["takeChanges", () => b.takeChanges(rnd() < 0.5 ? undefined : { limit: pick([1, 4, junk()]), feed: pick(["store", "sync", junk()]) })],
+      // Another copy's feed: its sync feed (whose first answer carries no
       // rows), its store feed in parts, or junk.
-      ["applyChanges", () => t.applyChanges(rnd() < 0.4 ? other.takeChanges({ feed: "sync" }) : rnd() < 0.7 ? other.takeChanges({ limit: pick([2, 50]) }) : junk(), { follow: rnd() < 0.3 })],
-      ["everyRow", () => t.applyChanges(SessionTree.load(other.save()).takeChanges(), { follow: rnd() < 0.5 })],
+      ["applyChanges", () => t.applyChanges(rnd() < 0.4 ? feedOf({ feed: "sync" }) : rnd() < 0.7 ? feedOf({ limit: pick([2, 50]) }) : junk(), { follow: rnd() < 0.3 })],
+      // On b only: an every-row delta replaces the tree, labels too, so a
+      // label cleared on a later than b's copy knew of would come back on a
+      // and not on a's sync copy, which keeps the later of two labels.
+      ["everyRow", () => b.applyChanges(SessionTree.load(a.save()).takeChanges(), { follow: rnd() < 0.5 })],
       ["merge", () => t.merge(rnd() < 0.8 ? other : junk())],
       ["loadJunk", () => SessionTree.load(rnd() < 0.5 ? junk() : t.save().slice(0, Math.floor(rnd() * 300))).free()],
       ["fromLinear", () => SessionTree.fromLinear(rnd() < 0.5 ? [msg(), msg()] : junk(), rnd() < 0.5 ? undefined : junk()).free()],
@@ -91,9 +108,42 @@ function run(seed, steps) {
       for (let i = 0; i < p.length; i += 1 + (p.length >> 2)) assert.equal(JSON.stringify(list[i]), JSON.stringify(x.node(p[i]).message));
     }
     if (step % 25 === 0) for (const x of [a, b]) assert.equal(SessionTree.load(x.save()).save(), x.save(), `seed ${seed} step ${step}: a save that does not load back`);
+    mirror(a, step, name, outcome);
   }
-  a.free(); b.free();
+  a.free(); b.free(); copy?.free();
   return { tally, most };
+
+  // mirror checks the mirrors of a after a step: every row its store feed
+  // changed was told by an event, the row store reopens to a's file, and the
+  // copy fed by its sync feed saves a's bytes.
+  function mirror(a, step, name, outcome) {
+    const at = `seed ${seed} step ${step} ${name} (${outcome})`;
+    const c = a.takeChanges();
+    if (c.all) { rows.branches.clear(); rows.nodes.clear(); }
+    for (const { name: n, row } of c.branches) {
+      row === null ? rows.branches.delete(n) : rows.branches.set(n, row);
+      assert.ok(c.all || told.all || told.branches.has(n), `${at}: branch ${n}'s row changed, and no event told it`);
+    }
+    for (const { id, row } of c.nodes) {
+      row === null ? rows.nodes.delete(id) : rows.nodes.set(id, row);
+      assert.ok(c.all || told.all || told.nodes.has(id), `${at}: node ${id}'s row changed, and no event told it`);
+    }
+    told.all = false; told.nodes.clear(); told.branches.clear();
+    const file = a.save();
+    if (step % 10 === 0) {
+      const back = SessionTree.fromRows({ root: c.root, activeBranch: c.activeBranch, branches: [...rows.branches].map(([n, row]) => ({ name: n, row })), nodes: [...rows.nodes].map(([id, row]) => ({ id, row })) });
+      assert.equal(back.save(), file, `${at}: the row store does not reopen to the tree`);
+      back.free();
+    }
+    const d = a.takeChanges({ feed: "sync" });
+    if (d.all) {
+      copy?.free();
+      copy = SessionTree.load(file); // "push the whole tree"
+    } else {
+      copy.applyChanges(d, { follow: true });
+    }
+    assert.equal(copy.save(), file, `${at}: the copy fed by the sync feed is not the tree`);
+  }
 }
 
 test("random calls with hostile arguments on two copies that trade feeds and merges: coded errors, sound trees, nothing lost", async () => {
