@@ -271,6 +271,23 @@ func (t *Tree) dropNode(id string) {
 	}
 }
 
+// KeepLaterLabels gives each node of t that old has too the later of the two
+// labels (by label time), as ApplyRows and Merge keep them: what a delta of
+// every row, a whole tree that replaces old, must not take back. Without it,
+// a copy that applied such a delta lost a label set or cleared after the
+// other copy's, while its own sync copy kept it (found by the JS API's
+// random run with mirrors).
+func (t *Tree) KeepLaterLabels(old *Tree) {
+	for id, n := range t.nodes {
+		if o := old.nodes[id]; o != nil && o.lab != nil && o.labelTime() > n.labelTime() {
+			l := *o.lab
+			n.lab = &l
+			t.runs = nil // runs.go builds them again
+			t.noteNode(id)
+		}
+	}
+}
+
 // ApplyDelta is ApplyRows of a delta document: the JSON object
 // {"root","active","nodes":{id: node},"deleted_nodes":[id…],
 // "branches":{name: branch},"deleted_branches":[name…]} whose "nodes" and

@@ -1,5 +1,7 @@
 package core
 
+import "bytes"
+
 // InsertNode adds a node with a given id under parent ("" for a new root), as an
 // importer or a merge needs: ids and times are kept as they were. The id must be
 // new (CodeConflict) and the parent must exist (CodeNotFound). No branch moves.
@@ -109,9 +111,20 @@ func (t *Tree) noteApart(c *changes, old *Tree) {
 			c.branch(name)
 		}
 	}
-	for _, name := range old.branchKeys() {
-		if !t.hasBranchRecord(name) {
-			c.branch(name)
+	// And every branch record whose row differs (a live branch that keeps the
+	// time its name was once deleted, which the diff does not compare: found
+	// by the JS API's random run with mirrors, where a copy fed by the sync
+	// feed kept a deleted_at_ms its tree no longer had). Branches are few
+	// beside nodes, and a swap is a whole tree's work already.
+	var mine, theirs []byte
+	for _, keys := range [][]string{old.branchKeys(), t.branchKeys()} {
+		for _, name := range keys {
+			var okOld, okNew bool
+			mine, okOld = old.AppendBranchJSON(mine[:0], name)
+			theirs, okNew = t.AppendBranchJSON(theirs[:0], name)
+			if okOld != okNew || !bytes.Equal(mine, theirs) {
+				c.branch(name)
+			}
 		}
 	}
 	c.setMeta()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math/rand"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -158,5 +159,33 @@ func TestACopyKeptByTheSyncFeedStaysTheTree(t *testing.T) {
 				t.Fatalf("seed %d step %d: the copy kept by the sync feed differs (%d bytes, want %d)", seed, step, len(got), len(want))
 			}
 		}
+	}
+}
+
+// A tree swapped in whose only difference is a live branch's record (the time
+// its name was once deleted, which a merge keeps beside a live branch of that
+// name and a merge's diff does not compare) names that branch on the sync
+// feed: found by the JS API's random run with mirrors, where a copy fed by
+// the sync feed kept a deleted_at_ms its tree no longer had.
+func TestASwapNamesABranchWhoseRecordAloneDiffers(t *testing.T) {
+	const file = `{"format":"sessiontree","version":1,"root":"q","active_branch":"main",` +
+		`"branches":{"main":{"name":"main","leaf":"a","created_at_ms":0},"x":{"name":"x","leaf":"q","created_at_ms":3,"deleted_at_ms":4}},` +
+		`"nodes":{"a":{"id":"a","parent":"q","children":[],"message":{"role":"assistant","content":"a"},"created_at_ms":2},` +
+		`"q":{"id":"q","children":["a"],"message":{"role":"user","content":"q"},"created_at_ms":1}}}`
+	tr, err := Unmarshal([]byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row, _ := tr.BranchJSON("x"); !bytes.Contains(row, []byte(`"deleted_at_ms":4`)) || !bytes.Contains(row, []byte(`"leaf":"q"`)) {
+		t.Fatalf("the live branch's record: %s", row)
+	}
+	next, err := Unmarshal([]byte(strings.Replace(file, `,"deleted_at_ms":4`, "", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.TakeSynced()
+	next.Succeed(tr)
+	if c := next.TakeSynced(); !slices.Contains(c.Branches, "x") {
+		t.Fatalf("the swap's feed does not name branch x: %+v", c)
 	}
 }

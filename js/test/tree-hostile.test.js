@@ -79,10 +79,7 @@ function run(seed, steps) {
       // Another copy's feed: its sync feed (whose first answer carries no
       // rows), its store feed in parts, or junk.
       ["applyChanges", () => t.applyChanges(rnd() < 0.4 ? feedOf({ feed: "sync" }) : rnd() < 0.7 ? feedOf({ limit: pick([2, 50]) }) : junk(), { follow: rnd() < 0.3 })],
-      // On b only: an every-row delta replaces the tree, labels too, so a
-      // label cleared on a later than b's copy knew of would come back on a
-      // and not on a's sync copy, which keeps the later of two labels.
-      ["everyRow", () => b.applyChanges(SessionTree.load(a.save()).takeChanges(), { follow: rnd() < 0.5 })],
+      ["everyRow", () => t.applyChanges(SessionTree.load(other.save()).takeChanges(), { follow: rnd() < 0.5 })],
       ["merge", () => t.merge(rnd() < 0.8 ? other : junk())],
       ["loadJunk", () => SessionTree.load(rnd() < 0.5 ? junk() : t.save().slice(0, Math.floor(rnd() * 300))).free()],
       ["fromLinear", () => SessionTree.fromLinear(rnd() < 0.5 ? [msg(), msg()] : junk(), rnd() < 0.5 ? undefined : junk()).free()],

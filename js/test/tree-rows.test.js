@@ -219,7 +219,7 @@ test("applyChanges refuses a delta that does not fit, with a code, and changes n
   a.free();
 });
 
-test("applyChanges of an every-row delta replaces the tree, keeping this copy's branch when it still exists", () => {
+test("applyChanges of an every-row delta replaces the tree, keeping this copy's branch when it still exists and the later of two labels", () => {
   const a = SessionTree.fromLinear([say(0), say(1), say(2)], 1);
   a.rewind(a.activePath()[0], 2);
   const b = new SessionTree();
@@ -229,6 +229,17 @@ test("applyChanges of an every-row delta replaces the tree, keeping this copy's 
   c.switchBranch("branch-1");
   c.applyChanges(a.takeChanges.call(SessionTree.load(a.save())));
   assert.equal(c.activeBranch, "branch-1");
+  // A label this copy set or cleared later than the rows' copy knew of stays,
+  // as an incremental delta and a merge keep the later of two labels.
+  const id = c.activePath()[0];
+  c.label(id, "mine", 50);
+  const older = SessionTree.load(a.save()).takeChanges();
+  c.applyChanges(older);
+  assert.equal(c.node(id).label, "mine");
+  c.clearLabel(id, 60);
+  c.applyChanges(older);
+  assert.equal(c.node(id).label, null);
+  assert.ok(c.save().includes('"label_at_ms":60'), "the cleared label's time went");
   a.free(); b.free(); c.free();
 });
 

@@ -16,7 +16,8 @@ import (
 //
 // With arguments 1 "rows" and 2, a branch name or "", it is applyChanges of a
 // delta with every row (all: true): the rows are another copy's whole tree,
-// and they must make a sound one (Validate finds nothing), or the call is
+// each node keeps the later of its two labels (core's KeepLaterLabels, as
+// ApplyRows does), and they must make a sound one (Validate finds nothing), or the call is
 // CodeCorrupt and changes nothing, as ApplyRows refuses rows that would leave
 // no "main". The tree as loaded keeps the rows' active branch, or argument 2's
 // when that is not "" and the rows hold it. Without the check, rows with no
@@ -32,6 +33,7 @@ func replace(r *Request) ([]byte, error) {
 		return nil, err
 	}
 	if len(r.args) == 3 && string(r.args[1]) == "rows" {
+		t.KeepLaterLabels(trees[r.handle].tree)
 		if keep := string(r.args[2]); keep != "" && keep != t.ActiveBranch() {
 			if _, ok := t.LookupBranch(keep); ok {
 				if err := t.SwitchBranch(keep); err != nil {
