@@ -17,12 +17,13 @@ import (
 // With arguments 1 "rows" and 2, a branch name or "", it is applyChanges of a
 // delta with every row (all: true): the rows are another copy's whole tree,
 // each node keeps the later of its two labels (core's KeepLaterLabels, as
-// ApplyRows does), and they must make a sound one (Validate finds nothing), or the call is
-// CodeCorrupt and changes nothing, as ApplyRows refuses rows that would leave
-// no "main". The tree as loaded keeps the rows' active branch, or argument 2's
-// when that is not "" and the rows hold it. Without the check, rows with no
-// branch (a "sync" feed's first answer, which says "push the whole tree", or
-// a part of a feed) left a tree with nothing in it, every message gone.
+// ApplyRows does), and they must make a sound tree (Validate finds nothing),
+// or the call is CodeCorrupt and changes nothing, as ApplyRows refuses rows
+// that would leave no "main". The tree as loaded keeps the rows' active
+// branch, or argument 2's when that is not "" and the rows hold it. Without
+// the check, rows with no branch (a "sync" feed's first answer, which says
+// "push the whole tree", or a part of a feed) left a tree with nothing in it,
+// every message gone.
 func replace(r *Request) ([]byte, error) {
 	b, err := r.arg(0, "json")
 	if err != nil {
