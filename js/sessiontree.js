@@ -785,7 +785,7 @@ function lines(text) {
 // rowsFile is the .tree.json of a store's rows (takeChanges's form, in any
 // order): the envelope around the members, which the loader sorts as it reads.
 // With rowOf, an array, rowsFile also pushes [index into its parts, the
-// record's name] for each row, for rowAtByte.
+// record's name] for each row, for fromRowsError.
 function rowsFile(rows, rowOf) {
   if (typeof rows !== "object" || rows === null || !Array.isArray(rows.branches) || !Array.isArray(rows.nodes)) {
     fail(`"rows" must be { root, activeBranch, branches: [{ name, row }], nodes: [{ id, row }] }`);
