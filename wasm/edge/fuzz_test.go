@@ -117,14 +117,26 @@ func FuzzDeltaBody(f *testing.F) {
 		`{"active":"main","root":null,"deleted_nodes":["x"],"branches":{"b":{"name":"b","leaf":"x","created_at_ms":1}}}`,
 		`{"active":"","deleted_branches":["main"]}`,
 		`{"active":"main"}`, `{}`, `[]`, ``,
+		// main's leaf removed, main left as it is: stored until Dec 5, a tree
+		// whose main pointed at nothing.
+		`{"active":"main","root":"$ROOT","deleted_nodes":["$LEAF"]}`,
+		`{"active":"main","nodes":{"$LEAF":` + node("$LEAF", "$ROOT") + `}}`,
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
 		_, c := fuzzHandler(t)
-		id := c.create(`{"messages":[{"role":"user","content":"hi"}]}`)
-		etag := c.do("GET", "/v1/trees/"+id, "").header.Get("ETag")
-		fuzzAnswerOK(t, "delta", c.do("POST", "/v1/trees/"+id+"/delta", body, "If-Match", etag))
+		id := c.create(`{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]}`)
+		r := c.do("GET", "/v1/trees/"+id, "")
+		// $ROOT and $LEAF in a body stand for the tree's two nodes, whose
+		// ids are made at the create.
+		tr, err := core.Unmarshal(r.body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path, _ := tr.ActivePath()
+		body = strings.NewReplacer("$ROOT", path[0], "$LEAF", path[1]).Replace(body)
+		fuzzAnswerOK(t, "delta", c.do("POST", "/v1/trees/"+id+"/delta", body, "If-Match", r.header.Get("ETag")))
 		fuzzTreeReadsBack(t, c, id)
 	})
 }
