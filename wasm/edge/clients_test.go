@@ -27,38 +27,23 @@ type syncClient struct {
 // deltaDoc is the delta document of the rows a tree's sync feed names, as
 // js/sync.js writes it (deltaText).
 func deltaDoc(tr *core.Tree, ch core.Changes) string {
-	var b strings.Builder
-	b.WriteString(`{"root":` + strconv.Quote(tr.Root()) + `,"active":` + strconv.Quote(tr.ActiveBranch()) + `,"nodes":{`)
-	var gone []string
-	first := true
-	for _, id := range ch.Nodes {
-		row, ok := tr.NodeJSON(id)
-		if !ok {
-			gone = append(gone, strconv.Quote(id))
-			continue
+	// part writes the rows of keys as a JSON object and the keys with no row
+	// (removed) as a JSON array.
+	part := func(keys []string, row func(string) ([]byte, bool)) (live, gone string) {
+		var l, g []string
+		for _, k := range keys {
+			if r, ok := row(k); ok {
+				l = append(l, strconv.Quote(k)+":"+string(r))
+			} else {
+				g = append(g, strconv.Quote(k))
+			}
 		}
-		if !first {
-			b.WriteByte(',')
-		}
-		first = false
-		b.WriteString(strconv.Quote(id) + ":" + string(row))
+		return "{" + strings.Join(l, ",") + "}", "[" + strings.Join(g, ",") + "]"
 	}
-	b.WriteString(`},"deleted_nodes":[` + strings.Join(gone, ",") + `],"branches":{`)
-	gone, first = nil, true
-	for _, name := range ch.Branches {
-		row, ok := tr.BranchJSON(name)
-		if !ok {
-			gone = append(gone, strconv.Quote(name))
-			continue
-		}
-		if !first {
-			b.WriteByte(',')
-		}
-		first = false
-		b.WriteString(strconv.Quote(name) + ":" + string(row))
-	}
-	b.WriteString(`},"deleted_branches":[` + strings.Join(gone, ",") + `]}`)
-	return b.String()
+	nodes, goneNodes := part(ch.Nodes, tr.NodeJSON)
+	branches, goneBranches := part(ch.Branches, tr.BranchJSON)
+	return `{"root":` + strconv.Quote(tr.Root()) + `,"active":` + strconv.Quote(tr.ActiveBranch()) +
+		`,"nodes":` + nodes + `,"deleted_nodes":` + goneNodes + `,"branches":` + branches + `,"deleted_branches":` + goneBranches + `}`
 }
 
 // pull merges the stored tree into the client's copy.
