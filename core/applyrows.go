@@ -271,13 +271,18 @@ func (t *Tree) dropNode(id string) {
 	}
 }
 
-// KeepLaterLabels gives each node of t that old has too the later of the two
-// labels (by label time), as ApplyRows and Merge keep them: what a delta of
-// every row, a whole tree that replaces old, must not take back. Without it,
-// a copy that applied such a delta lost a label set or cleared after the
-// other copy's, while its own sync copy kept it (found by the JS API's
-// random run with mirrors).
-func (t *Tree) KeepLaterLabels(old *Tree) {
+// TakeOver makes t, another copy's whole tree (a delta of every row: the
+// rows TakeChanges answered with All, as a file), the next state of old, the
+// copy it replaces, or says why it cannot: each node both hold keeps the later
+// of its two labels (by label time), as ApplyRows and Merge keep them; the
+// active branch is keep when keep is not "" and t holds it (the copy's own
+// place), else t's; and t must be sound (Validate finds nothing), or it is
+// CodeCorrupt and old stays as it was. Without the check, rows with no branch
+// (a "sync" feed's first answer, which means "push the whole tree", or the
+// first part of a feed taken in parts) replaced a tree with nothing, every
+// message gone; without the labels, a label set or cleared on old after the
+// other copy's came back (both found by the JS API's random run).
+func (t *Tree) TakeOver(old *Tree, keep string) error {
 	for id, n := range t.nodes {
 		if o := old.nodes[id]; o != nil && o.lab != nil && o.labelTime() > n.labelTime() {
 			l := *o.lab
@@ -286,6 +291,15 @@ func (t *Tree) KeepLaterLabels(old *Tree) {
 			t.noteNode(id)
 		}
 	}
+	if keep != "" && keep != t.active && t.branches[keep] != nil {
+		if err := t.SwitchBranch(keep); err != nil {
+			return err
+		}
+	}
+	if p := t.Validate(); len(p) > 0 {
+		return newError(CodeCorrupt, "the rows do not make a whole tree ("+p[0].Message+"); a delta with every row carries the other copy's whole tree")
+	}
+	return nil
 }
 
 // ApplyDelta is ApplyRows of a delta document: the JSON object

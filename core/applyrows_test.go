@@ -440,3 +440,75 @@ func TestApplyRowsRefusesToRemoveTheLeafOfABranchThisCopyKeeps(t *testing.T) {
 		t.Fatal("the whole delta did not give the same tree")
 	}
 }
+
+// TakeOver, the every-row delta: the rows' tree replaces the copy, keeping
+// the copy's later labels and its own branch where the rows hold it; rows that
+// do not make a sound tree (none at all, a part of a feed) are CodeCorrupt.
+func TestTakeOverKeepsLaterLabelsAndRefusesWhatIsNotAWholeTree(t *testing.T) {
+	src := New(counterIDs())
+	q := mustAppend(t, src, msg("user", "q"), 1)
+	a := mustAppend(t, src, msg("assistant", "a"), 2)
+	side, err := src.Rewind(q, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, src, msg("assistant", "b"), 4)
+	rows := src.Marshal() // the other copy's every row, before the labels below
+
+	mine := src.Clone()
+	if err := mine.SwitchBranch(side); err != nil {
+		t.Fatal(err)
+	}
+	if err := mine.LabelAt(q, "kept", 50); err != nil {
+		t.Fatal(err)
+	}
+	if err := mine.ClearLabelAt(a, 60); err != nil {
+		t.Fatal(err)
+	}
+	next, err := Unmarshal(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := next.TakeOver(mine, side); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := next.Node(q); n.Label != "kept" {
+		t.Fatalf("the later label went: %+v", n)
+	}
+	if row, _ := next.NodeJSON(a); !bytes.Contains(row, []byte(`"label_at_ms":60`)) {
+		t.Fatalf("the later clear went: %s", row)
+	}
+	if next.ActiveBranch() != side {
+		t.Fatalf("active %q, want this copy's %q", next.ActiveBranch(), side)
+	}
+	if !bytes.Equal(next.Marshal(), mustReload(t, next.Marshal())) {
+		t.Fatal("the tree taken over does not save as it loads")
+	}
+
+	for _, file := range []string{
+		`{"format":"sessiontree","version":1,"active_branch":"main","branches":{},"nodes":{}}`,
+		`{"format":"sessiontree","version":1,"root":"` + q + `","active_branch":"main","branches":{"main":{"name":"main","leaf":"` + a + `","created_at_ms":0}},"nodes":{}}`,
+	} {
+		part, err := Unmarshal([]byte(file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := mine.Marshal()
+		err = part.TakeOver(mine, "")
+		if e := (*Error)(nil); !errors.As(err, &e) || e.Code != CodeCorrupt {
+			t.Fatalf("%s: err = %v, want corrupt", file, err)
+		}
+		if !bytes.Equal(mine.Marshal(), before) {
+			t.Fatal("a refused take-over changed the copy")
+		}
+	}
+}
+
+func mustReload(t *testing.T, file []byte) []byte {
+	t.Helper()
+	back, err := Unmarshal(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return back.Marshal()
+}

@@ -92,8 +92,8 @@ func (t *Tree) Succeed(old *Tree) {
 }
 
 // noteApart records in c every record that t and old hold apart: the nodes
-// and branches the merge diff names, and the nodes and branches old had that
-// t has not.
+// the merge diff names and the nodes old had that t has not, and every branch
+// record whose row differs or that only one of them has.
 func (t *Tree) noteApart(c *changes, old *Tree) {
 	d := old.diff(t)
 	for _, list := range [][]string{d.NodesAdded, d.touchedNodes} {
@@ -106,16 +106,11 @@ func (t *Tree) noteApart(c *changes, old *Tree) {
 			c.node(id)
 		}
 	}
-	for _, list := range [][]string{d.BranchesAdded, d.BranchesMoved, d.BranchesDeleted, d.touchedBranches} {
-		for _, name := range list {
-			c.branch(name)
-		}
-	}
-	// And every branch record whose row differs (a live branch that keeps the
-	// time its name was once deleted, which the diff does not compare: found
-	// by the JS API's random run with mirrors, where a copy fed by the sync
-	// feed kept a deleted_at_ms its tree no longer had). Branches are few
-	// beside nodes, and a swap is a whole tree's work already.
+	// Branches by their rows, not by the diff, which does not compare a live
+	// branch's record whole (the time its name was once deleted: found by the
+	// JS API's random run with mirrors, where a copy fed by the sync feed kept
+	// a deleted_at_ms its tree no longer had). Branches are few beside nodes,
+	// and a swap is a whole tree's work already.
 	var mine, theirs []byte
 	for _, keys := range [][]string{old.branchKeys(), t.branchKeys()} {
 		for _, name := range keys {

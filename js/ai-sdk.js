@@ -81,7 +81,6 @@ function converted(t, branch) {
   }
 }
 
-// same: two UIMessages hold the same role, parts and metadata.
 // same: whether UIMessage a (the caller's) stores as b (the tree's) does; a
 // that JSON cannot write (a BigInt, a cycle) is invalid_input, as the tree's
 // own calls say it.
@@ -102,7 +101,7 @@ export function syncChat(t, messages, options) {
   if (!Array.isArray(messages)) fail(`"messages" must be an array of UIMessages`);
   if (options !== undefined && options !== null && !isObject(options)) fail(`"options" must be an object`);
   const atMs = options?.atMs;
-  if (atMs !== undefined && !Number.isSafeInteger(atMs)) fail(`"atMs" must be an integer (milliseconds), got ${typeof atMs === "object" && atMs !== null ? "an object" : String(atMs)}`);
+  if (atMs !== undefined && !Number.isSafeInteger(atMs)) fail(`"atMs" must be an integer (milliseconds), got ${named(atMs)}`);
   const stored = messages.map(fromUIMessage); // every one checked before anything changes
   const view = toUIMessages(t);
   let i = 0;

@@ -15,15 +15,9 @@ import (
 // returns nothing; on failure the old tree stays.
 //
 // With arguments 1 "rows" and 2, a branch name or "", it is applyChanges of a
-// delta with every row (all: true): the rows are another copy's whole tree,
-// each node keeps the later of its two labels (core's KeepLaterLabels, as
-// ApplyRows does), and they must make a sound tree (Validate finds nothing),
-// or the call is CodeCorrupt and changes nothing, as ApplyRows refuses rows
-// that would leave no "main". The tree as loaded keeps the rows' active
-// branch, or argument 2's when that is not "" and the rows hold it. Without
-// the check, rows with no branch (a "sync" feed's first answer, which says
-// "push the whole tree", or a part of a feed) left a tree with nothing in it,
-// every message gone.
+// delta with every row (all: true): the rows' tree takes over the old one as
+// core's TakeOver says (the later labels, argument 2's branch kept, refused
+// when not sound).
 func replace(r *Request) ([]byte, error) {
 	b, err := r.arg(0, "json")
 	if err != nil {
@@ -33,20 +27,15 @@ func replace(r *Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	e := trees[r.handle]
 	if len(r.args) == 3 && string(r.args[1]) == "rows" {
-		t.KeepLaterLabels(trees[r.handle].tree)
-		if keep := string(r.args[2]); keep != "" && keep != t.ActiveBranch() {
-			if _, ok := t.LookupBranch(keep); ok {
-				if err := t.SwitchBranch(keep); err != nil {
-					return nil, err
-				}
+		if err := t.TakeOver(e.tree, string(r.args[2])); err != nil {
+			if ce, ok := err.(*core.Error); ok {
+				return nil, &core.Error{Code: ce.Code, Message: "applyChanges: " + ce.Message}
 			}
-		}
-		if p := t.Validate(); len(p) > 0 {
-			return nil, &core.Error{Code: core.CodeCorrupt, Message: "applyChanges: the rows do not make a whole tree (" + p[0].Message + "); a delta with every row carries the other copy's whole tree"}
+			return nil, err
 		}
 	}
-	e := trees[r.handle]
 	e.slots = remapSlots(&e.slots, e.tree, t)
 	t.Succeed(e.tree) // its version goes on; listeners hear that anything changed
 	e.tree = t
