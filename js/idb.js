@@ -812,6 +812,7 @@ class Conversation {
   // again) and what a journal took.
   #untold = [];
   #journaled = false; // this conversation's journal is in localStorage
+  #stored = null; // the meta this tab last wrote, as JSON (a save with no rows and the same meta writes nothing)
   _refs = 1;
   _rev;
 
@@ -906,10 +907,21 @@ class Conversation {
     this.meta.activeBranch = changes.activeBranch;
     const meta = { ...this.meta };
     delete meta.rev;
+    if (!changes.all && changes.nodes.length === 0 && changes.branches.length === 0 && records.persistent && JSON.stringify(meta) === this.#stored) {
+      // Nothing to write (the saves a merge's changes queued, a save() with
+      // nothing new): a write would bump the rev and send every other tab a
+      // delta to apply, or a reload of the whole tree to one busy writing.
+      this.#untold.splice(0, told);
+      if (this.#journaled && this.#untold.length === 0) this.#unjournal();
+      return { rev: this._rev, rows: 0, takeMs };
+    }
     let rev = await records.write(meta, changes, changes.all || !records.persistent ? undefined : this._rev);
     let written = changes;
-    if (rev === DIVERGED) ({ rev, changes: written } = await this.#mergeAndWrite(meta));
-    this.#untold.splice(0, told); // stored (a journal may have taken more meanwhile)
+    let stored = told;
+    let wrote = meta;
+    if (rev === DIVERGED) ({ rev, changes: written, stored, meta: wrote } = await this.#mergeAndWrite(meta));
+    this.#stored = JSON.stringify(wrote);
+    this.#untold.splice(0, stored); // stored (a journal may have taken more meanwhile)
     if (this.#journaled && this.#untold.length === 0) this.#unjournal();
     this._rev = rev;
     this.meta.rev = rev;
@@ -924,7 +936,8 @@ class Conversation {
   }
 
   // Merges the stored copy into this tree and writes the rows where the union
-  // differs from what is stored; returns the rev written and those rows.
+  // differs from what is stored; returns the rev written, those rows and how
+  // many of #untold's changes the write stored (the tree's changes until it).
   async #mergeAndWrite(meta) {
     const store = this.#store;
     const records = store._records();
@@ -945,8 +958,13 @@ class Conversation {
         store.stats.merges++;
         if (report.changed) this.#emit({ kind: "merged", report, before });
       }
-      tree.takeChanges(); // what is written next holds it
+      // What is written next holds these changes (the merge's and the user's
+      // since the last write); until it is stored they are untold, so that a
+      // page going away meanwhile journals them (this loop can go round while
+      // another tab keeps writing first).
+      this.#untold.push(tree.takeChanges());
       this.#taken = tree.version;
+      const stored = this.#untold.length;
       const copy = tree.clone();
       let all;
       try {
@@ -955,8 +973,9 @@ class Conversation {
         copy.free();
       }
       const changes = rows ? diff(rows, all) : all;
-      const rev = await records.write({ ...meta, root: all.root, activeBranch: all.activeBranch }, changes, rows ? rows.rev : undefined);
-      if (rev !== DIVERGED) return { rev, changes };
+      const wrote = { ...meta, root: all.root, activeBranch: all.activeBranch };
+      const rev = await records.write(wrote, changes, rows ? rows.rev : undefined);
+      if (rev !== DIVERGED) return { rev, changes, stored, meta: wrote };
     }
   }
 
@@ -1155,7 +1174,11 @@ class Conversation {
     // in place) has nothing to write, and must not come after the free.
     clearTimeout(this.#saveTimer);
     this.#saveTimer = 0;
-    const last = this.#deleted || this.#tree.version === this.#taken ? this.#feeding : this.save();
+    // A write in flight (or one that failed) holds changes not yet stored:
+    // the tree stays until a write after it has stored them, or it would be
+    // freed under a write that must merge first, and they would be lost.
+    const pending = this.#tree.version !== this.#taken || this.#writing > 0 || this.#untold.length > 0;
+    const last = this.#deleted || !pending ? this.#feeding : this.save();
     this.#closing = Promise.resolve(last).catch(() => {}).then(() => this.#feeding).then(() => {
       clearTimeout(this.#catchUp);
       this.#off?.();

@@ -408,6 +408,81 @@ try {
     assert.equal(r.unchanged, true, "the failed open wrote to storage");
   });
 
+  await step("a write that must merge first: a close or a page going away meanwhile loses nothing; a save with nothing new writes nothing", async () => {
+    // Tab two writes first, so each write of tab one's finds the stored rev moved
+    // on and merges the stored copy in before it writes (its hold keeps tab
+    // two's delta off, as a reply streaming in would).
+    const other = await tab();
+    const open = (p, id) => p.evaluate(async (id) => {
+      window.fstore ??= await window.idb.openStore({ name: "inflight" });
+      window.fconv = id ? await window.fstore.open(id) : await window.fstore.create(undefined, { title: "f" });
+      await window.fconv.saved();
+      return window.fconv.id;
+    }, id);
+    const other2 = async (text) => other.evaluate(async (text) => { window.fconv.tree.append({ role: "user", content: text }); await window.fconv.save(); }, text);
+    const id = await open(page);
+    await open(other, id);
+
+    // Closed while the write is in flight: the tree stays until the merge has written it.
+    await page.evaluate(() => { window.release = window.fconv.hold(); });
+    await other2("tab two first");
+    const closed = await page.evaluate(async () => {
+      window.fconv.tree.append({ role: "user", content: "closed midway" });
+      const writing = window.fconv.save().then(() => "stored", (e) => `failed: ${e.message}`);
+      await new Promise((res) => setTimeout(res, 0)); // its changes taken, the write under way
+      await window.fconv.close();
+      return writing;
+    });
+    assert.equal(closed, "stored");
+
+    // The page goes away while the merge's write is in flight: the journal holds
+    // the user's message the merge took along (appended as it merged).
+    await open(page, id);
+    await page.evaluate(() => { window.release = window.fconv.hold(); });
+    await other2("tab two again");
+    const journaled = await page.evaluate(async (id) => {
+      const conv = window.fconv;
+      let text = null;
+      conv.subscribe((e) => {
+        if (e.kind !== "merged") return;
+        conv.tree.append({ role: "user", content: "typed as it merged" }); // taken by the merge's write
+        queueMicrotask(() => {
+          window.fstore.journal(); // as on pagehide, with that write in flight
+          text = localStorage.getItem(`sessiontree-journal:inflight:${id}`);
+        });
+      });
+      conv.tree.append({ role: "assistant", content: "before the merge" });
+      await conv.save();
+      return text ?? "";
+    }, id);
+    assert.match(journaled, /typed as it merged/, "the journal left out what the merge's write held");
+    assert.match(journaled, /before the merge/);
+
+    // Nothing new: no write, no rev, nothing posted to the other tab.
+    const idle = await page.evaluate(async () => {
+      window.release();
+      const conv = window.fconv;
+      await conv.saved();
+      const before = { rev: conv.rev, posted: window.fstore.stats.posted };
+      const r = await conv.save();
+      await conv.save();
+      return { before, after: { rev: conv.rev, posted: window.fstore.stats.posted }, rows: r.rows };
+    });
+    assert.deepEqual(idle.after, idle.before);
+    assert.equal(idle.rows, 0);
+
+    const reread = await other.evaluate(async (id) => {
+      await window.fstore.close();
+      const s = await window.idb.openStore({ name: "inflight" });
+      const text = (await s.open(id)).tree.save();
+      await s.close();
+      return ["closed midway", "typed as it merged", "before the merge", "tab two first", "tab two again"].filter((t) => !text.includes(t));
+    }, id);
+    assert.deepEqual(reread, [], "messages not stored");
+    await page.evaluate(() => window.fstore.close());
+    await other.close();
+  });
+
   await step("arguments are checked with sentences", async () => {
     const r = await page.evaluate(async () => {
       const msgs = [];
