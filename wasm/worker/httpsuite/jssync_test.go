@@ -94,3 +94,11 @@ func TestJSLiveSyncPushesOnlyTheChangedRows(t *testing.T) {
 func TestJSLiveSyncStopsAtTheTreesSizeLimit(t *testing.T) {
 	runScript(t, "live-full-worker.mjs", limitedServer(t).URL, "js-live-full")
 }
+
+// live() with deltas at random over a network that fails at random (requests
+// never sent, answers lost after the worker acted, sockets dropped): once it
+// heals, both devices and the stored tree hold every message either device
+// wrote: see js/test/live-random.mjs.
+func TestJSLiveSyncOverAFailingNetworkLosesNothing(t *testing.T) {
+	runScript(t, "live-random.mjs", server.URL, "js-live-random")
+}
