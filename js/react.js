@@ -56,16 +56,23 @@ export function useTree(store, id, options) {
 /**
  * The core of the tree hooks: read(t) as a snapshot kept while the tree's
  * version is the same, and while same(old, new, changed) says so after a change
- * (changed: the event's node ids, or null when anything may have changed).
+ * (changed: the events' node ids since the last read, and all: true when
+ * anything may have changed: an event said so, or the tree changed when no
+ * event was heard, as between a component's first render and its
+ * subscription, where a layout effect or another tab's delta can change it).
  */
 function useTreeRead(t, key, read, same) {
   const cache = useRef(null);
-  const dirty = useRef({ nodes: new Set(), all: false });
+  const dirty = useRef({ nodes: new Set(), all: false, version: -1 });
   const subscribe = useCallback((tell) => {
     if (!t) return () => {};
+    // A change since the last read, before this subscription, told nothing.
+    if (t.version !== dirty.current.version) dirty.current.all = true;
     return t.subscribe((e) => {
-      if (e.all) dirty.current.all = true;
-      for (const id of e.nodes) dirty.current.nodes.add(id);
+      const d = dirty.current;
+      if (e.all) d.all = true;
+      for (const id of e.nodes) d.nodes.add(id);
+      d.version = t.version;
       tell();
     });
   }, [t]);
@@ -76,8 +83,11 @@ function useTreeRead(t, key, read, same) {
     if (c && c.t === t && c.key === key && c.version === version) return c.value;
     const value = read(t);
     const d = dirty.current;
-    dirty.current = { nodes: new Set(), all: false };
-    if (c && c.t === t && c.key === key && !d.all && same(c.value, value, d)) {
+    dirty.current = { nodes: new Set(), all: false, version };
+    // The events heard tell every change since the cached read only if the
+    // last of them came after the tree's last change (a listener before this
+    // one may have had React read the tree first).
+    if (c && c.t === t && c.key === key && d.version === version && !d.all && same(c.value, value, d)) {
       c.version = version;
       return c.value;
     }

@@ -1,7 +1,7 @@
 // The page js/test/react.mjs bundles with Vite (React 19 and react-dom from
 // .tools, sessiontree.js and idb.js left as the served modules): components
 // built on sessiontree/react, each counting its renders.
-import { createElement as h, StrictMode, useState } from "react";
+import { createElement as h, StrictMode, useLayoutEffect, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { init, SessionTree } from "/sessiontree.js";
 import { openStore } from "/idb.js";
@@ -19,7 +19,7 @@ function Path({ tree }) {
   const w = useActivePath(tree, { count: 3 });
   renders.path++;
   if (!w) return null;
-  return h("ol", { id: "path", "data-length": w.length, "data-start": w.start }, w.ids.map((id, i) => h("li", { key: id, "data-id": id }, String(w.messages[i].content))));
+  return h("ol", { id: "path", "data-length": w.length, "data-start": w.start }, w.ids.map((id, i) => h("li", { key: id, "data-id": id, "data-label": tree.node(id).label ?? "" }, String(w.messages[i].content))));
 }
 
 function Switcher({ tree, id }) {
@@ -39,6 +39,14 @@ function Chat({ store, id, at }) {
   const { tree, loading, error, conversation } = useTree(store, id);
   renders.chat++;
   window.conversation = conversation;
+  // A change before the hooks below subscribe (they do after every layout
+  // effect): a label on the window's last message, once, when asked.
+  useLayoutEffect(() => {
+    const l = window.labelAtMount;
+    if (!tree || !l) return;
+    window.labelAtMount = null;
+    tree.label(l.id, l.label);
+  }, [tree]);
   if (error) return h("p", { id: "error" }, error.message);
   if (loading || !tree) return h("p", { id: "loading" }, "opening");
   return h("section", { id: "chat" }, h(Path, { tree }), h(Switcher, { tree, id: at }), h(Branches, { tree }));

@@ -131,6 +131,16 @@ try {
     }, id);
     assert.deepEqual(saved, [true, true, true]);
   });
+  await step("a label made after the path first rendered and before it subscribed (a layout effect at mount) is rendered", async () => {
+    await page.evaluate((at) => {
+      window.labelAtMount = { id: at, label: "at mount" };
+      window.show({ id: window.kept.id, at });
+    }, ids[9]);
+    await page.waitForSelector("#path li");
+    await settle();
+    assert.equal(await page.evaluate(() => window.labelAtMount), null, "the layout effect did not run");
+    assert.equal(await page.getAttribute(`#path li[data-id="${ids[9]}"]`, "data-label"), "at mount");
+  });
   assert.deepEqual(errors, [], "errors on the page");
   console.log("sessiontree/react: all passed");
 } catch (e) {
