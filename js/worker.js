@@ -33,7 +33,15 @@ export async function connect(source, options = {}) {
     if (closed) throw new SessionTreeError("invalid_input", "the sessiontree worker was closed");
     const id = ++seq;
     pending.set(id, { resolve, reject });
-    worker.postMessage({ id, ...msg });
+    try {
+      worker.postMessage({ id, ...msg });
+    } catch (e) {
+      pending.delete(id);
+      // A function, a symbol or a Proxy in the arguments: refused as the page's
+      // tree refuses bad input, with a code (a DOMException's code is a number).
+      if (e?.name === "DataCloneError") throw new SessionTreeError("invalid_input", `${msg.name ?? msg.kind}: an argument cannot be sent to the worker (${e.message})`);
+      throw e; // the caller's own getter or toJSON threw
+    }
   });
 
   // A tree's number crossing back becomes a proxy; { tree, report } and lists of them too.

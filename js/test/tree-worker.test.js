@@ -76,4 +76,82 @@ if (!isNode) {
     assert.ok(q);
     for (const u of [t, mine, theirs]) await u.free();
   });
+
+  // A seeded run of calls, ordinary and hostile, each made on a tree on the
+  // page and on its proxy in the worker: each answers the same (the result,
+  // or the error's code), and every 20 calls both hold the same tree. Each
+  // module makes its own node ids: the page's are mapped to the worker's as
+  // results name them. Found by it: a function, a symbol or a Proxy among the
+  // arguments failed with a DOMException (DataCloneError, whose code is the
+  // number 25), not invalid_input.
+  test("worker: a random run of calls, ordinary and hostile, answers as the page's tree does", async () => {
+    const { init, SessionTree: PageTree, SessionTreeError } = await import("../sessiontree.js");
+    const { mainSource } = await import("./harness.js");
+    await init(mainSource);
+    const ID = /^[0-9a-z]{16}$/;
+    for (const seed of [1, 2, 3]) {
+      let s = seed;
+      const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+      const pick = (a) => a[Math.floor(rnd() * a.length)];
+      const junk = () => pick([undefined, null, 0, -1, 1.5, NaN, "", "x", "main", "__proto__", "\ud800", "a\nb", {}, [], { role: 5 },
+        Symbol("s"), 10n, () => 1, new Proxy({}, {}), Object.create(null), { role: "user", content: "\ud83d" }]);
+      let at = 1;
+      const msg = () => pick([{ role: "user", content: `q ${at}` }, { role: "assistant", content: [{ type: "text", text: `a ${at}` }] }, { role: "user", content: "é 😀" }]);
+      const p = new PageTree();
+      const w = await st.newTree();
+      const ids = new Map(); // the page's node id → the worker's
+      // learn walks two results of the same call side by side and maps the ids.
+      const learn = (a, b) => {
+        if (typeof a === "string" && typeof b === "string" && ID.test(a) && ID.test(b) && a !== b) ids.set(a, b);
+        else if (a && b && typeof a === "object" && typeof b === "object") for (const k of Object.keys(a)) learn(a[k], b[k]);
+      };
+      const there = (x) => (typeof x === "string" ? ids.get(x) ?? x : Array.isArray(x) ? x.map(there) : x && typeof x === "object" && Object.getPrototypeOf(x) === Object.prototype ? Object.fromEntries(Object.entries(x).map(([k, v]) => [k, there(v)])) : x);
+      const text = (v) => JSON.stringify(v, (k, x) => (typeof x === "bigint" ? String(x) : x));
+      const outcome = async (f) => {
+        try {
+          return { ok: true, value: await f() };
+        } catch (e) {
+          assert.ok(e instanceof SessionTreeError || e?.name === "SessionTreeError" || /^getter$/.test(e?.message), `seed ${seed}: threw ${e?.name}: ${e?.message}`);
+          assert.ok(typeof e.code === "string" || e.message === "getter", `seed ${seed}: a code that is not a string: ${e.code}`);
+          return { ok: false, code: e.code };
+        }
+      };
+      // The tree as both hold it, in the worker's ids, with no order of its own.
+      const canon = (file) => {
+        const f = JSON.parse(file.replace(/"([0-9a-z]{16})"/g, (all, x) => JSON.stringify(ids.get(x) ?? x)));
+        const sorted = (v) => (Array.isArray(v) ? v.map(sorted).sort() : v && typeof v === "object" ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])])) : v);
+        return JSON.stringify(sorted(f));
+      };
+      for (let step = 0; step < 300; step++) {
+        const known = p.subtree(null, { limit: 200 }).nodes.map((n) => n.id);
+        const names = p.branches().map((b) => b.name);
+        const id = () => (rnd() < 0.85 && known.length ? pick(known) : junk());
+        const br = () => (rnd() < 0.85 ? pick(names) : junk());
+        const m = () => (rnd() < 0.8 ? msg() : junk());
+        const time = () => (rnd() < 0.9 ? at++ : pick([1, 0, -5, NaN, "x", 10n]));
+        const [name, args] = pick([
+          ["append", [m(), time()]], ["append", [m(), time()]], ["rewind", [id(), time()]],
+          ["branch", [id(), rnd() < 0.5 ? undefined : pick(["b1", "b2", junk()]), time()]], ["switchBranch", [br()]],
+          ["label", [id(), rnd() < 0.8 ? `L${at % 3}` : junk(), time()]], ["clearLabel", [id(), time()]], ["open", [id(), time()]],
+          ["edit", [id(), m(), time()]], ["regenerate", [id(), m(), time()]], ["deleteBranch", [br(), time()]],
+          ["apply", [rnd() < 0.6 ? [{ op: "append", message: m() }, { op: pick(["rewind", "label", "nope"]), node: id(), label: "x" }] : junk(), time()]],
+          ["pathWindow", [pick([0, -3, 2, 1e9, junk()]), pick([undefined, 2, junk()])]], ["siblings", [id()]], ["node", [id()]],
+          ["search", [rnd() < 0.8 ? "q" : junk()]], ["linearProjectionOf", [br()]], ["validate", []], ["stats", []],
+        ]);
+        const a = await outcome(() => p[name](...args));
+        const b = await outcome(() => w[name](...args.map(there)));
+        const where = `seed ${seed} step ${step}: ${name}(${args.map((x) => typeof x).join(", ")})`;
+        assert.equal(b.ok, a.ok, `${where}: ${text(a)} on the page, ${text(b)} in the worker`);
+        if (a.ok) {
+          learn(a.value, b.value);
+          assert.equal(text(there(a.value)), text(b.value), where);
+        } else {
+          assert.equal(b.code, a.code, where);
+        }
+        if (step % 20 === 19) assert.equal(canon(await w.save()), canon(p.save()), `seed ${seed} step ${step}: the two trees differ`);
+      }
+      p.free();
+      await w.free();
+    }
+  });
 }
