@@ -446,7 +446,10 @@ func (l *loader) syntax(err error) error {
 }
 
 func (l *loader) top() error {
-	if l.d.Peek() != '{' {
+	if c := l.d.Peek(); c != '{' {
+		if c == 0 && len(l.d.Rest()) == 0 {
+			return newError(CodeCorrupt, "not a .tree.json file: it is empty")
+		}
 		return newError(CodeCorrupt, "not a .tree.json file: the top level is not a JSON object")
 	}
 	l.seen = make(map[string]bool)

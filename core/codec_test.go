@@ -182,3 +182,18 @@ func TestAppendEditAndInsertStoreTheCompactedMessage(t *testing.T) {
 		}
 	}
 }
+
+// An empty file (or one of whitespace alone: a download that never came, a
+// body of nothing) says so, not that its top level is not an object.
+func TestAnEmptyFileIsCorruptSayingItIsEmpty(t *testing.T) {
+	for _, in := range []string{``, " \n\t"} {
+		_, err := Unmarshal([]byte(in))
+		wantCode(t, err, CodeCorrupt)
+		if err == nil || !strings.Contains(err.Error(), "it is empty") {
+			t.Errorf("%q: %v", in, err)
+		}
+	}
+	if _, err := Unmarshal([]byte(`[]`)); err == nil || !strings.Contains(err.Error(), "the top level is not a JSON object") {
+		t.Errorf("[]: %v", err)
+	}
+}

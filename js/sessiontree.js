@@ -1066,6 +1066,7 @@ export class SessionTree {
     }
     if (typeof Response !== "undefined" && source instanceof Response) {
       if (!source.ok) throw new SessionTreeError("not_found", `loadFrom: the response is HTTP ${source.status}`);
+      if (source.body === null) return SessionTree.#adopt(await loadInSlices([], 0, sliceMs)); // no body: an empty file
       stream = source.body;
     } else if (typeof Blob !== "undefined" && source instanceof Blob) {
       // Its size is known: each chunk is copied into the load's buffer as it

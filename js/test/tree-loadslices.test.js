@@ -80,6 +80,13 @@ test("loadFrom's options are checked", async () => {
   t.free();
 });
 
+test("an empty source (a Response with no body, no bytes, an empty Blob) is corrupt, saying it is empty", async () => {
+  const sources = [new Response(null), new Response(""), new Uint8Array(0)];
+  if (typeof Blob === "function") sources.push(new Blob([]));
+  for (const source of sources) await assert.rejects(SessionTree.loadFrom(source), "corrupt", /it is empty/);
+  assert.throws(() => SessionTree.load(""), "corrupt", /it is empty/);
+});
+
 test("a Blob is copied into the load as its stream is read: the same tree, and a stream that disagrees with its size fails with nothing loaded", async () => {
   if (typeof Blob === "undefined") return;
   const bytes = fileOf(3000);
