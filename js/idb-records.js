@@ -157,8 +157,16 @@ export async function readMeta(db, id) {
  * left out and named in `bad`, so that the rest can still be handed to the
  * user whole (see Store's open).
  */
-export async function readRows(db, id) {
-  const tx = db.transaction(["meta", "rows"], "readonly");
+export function readRows(db, id) {
+  return readRowsIn(db.transaction(["meta", "rows"], "readonly"), id);
+}
+
+/**
+ * readRows in transaction tx (of "meta" and "rows" at least): a readwrite one
+ * can go on to write what it read, in the microtask it resolves in (the
+ * transaction is still active then).
+ */
+export async function readRowsIn(tx, id) {
   const metaReq = tx.objectStore("meta").get(id);
   const keysReq = tx.objectStore("rows").getAllKeys(range(id));
   const valsReq = tx.objectStore("rows").getAll(range(id));

@@ -19,7 +19,7 @@
 // tab that cannot apply a delta reloads the conversation once the burst is over.
 import { init, initInterchange, settled, SessionTree, SessionTreeError } from "./sessiontree.js";
 import {
-  PACK_ROWS, openDatabase, readList, readMeta, readRows, readTail, fileTail, readLegacy, searchRows, writePart, putRows, range,
+  PACK_ROWS, openDatabase, readList, readMeta, readRows, readRowsIn, readTail, fileTail, readLegacy, searchRows, writePart, putRows, range, request,
 } from "./idb-records.js";
 
 export { PACK_ROWS };
@@ -83,6 +83,39 @@ class IDBRecords {
     const got = metas.get(id);
     got.onsuccess = () => got.result && metas.put({ ...got.result, ...fields, id });
     return txDone(tx);
+  }
+
+  /**
+   * One readwrite transaction: reads conversation id's rows (null when none),
+   * hands them to merge, which returns { meta, changes } synchronously, and
+   * writes those, bumping the rev: no other tab's write can come between the
+   * read and the write. Resolves to { rev, out } (out: what merge returned);
+   * rejects with merge's error, nothing written.
+   */
+  mergeWrite(id, merge) {
+    return new Promise((resolve, reject) => {
+      const tx = this.db.transaction(["meta", "rows", "trees"], "readwrite");
+      let done = null;
+      let failed = null;
+      tx.oncomplete = () => resolve(done);
+      tx.onerror = () => reject(failed ?? tx.error);
+      tx.onabort = () => reject(failed ?? tx.error ?? new Error("the storage transaction was aborted"));
+      const stop = (e) => {
+        failed = e;
+        try { tx.abort(); } catch { /* over already */ }
+      };
+      Promise.all([readRowsIn(tx, id), request(tx.objectStore("meta").get(id))]).then(([rows, stored]) => {
+        try {
+          const out = merge(rows);
+          const rev = (stored?.rev ?? 0) + 1;
+          putRows(tx, { ...out.meta, rev }, out.changes);
+          if (out.changes.all) tx.objectStore("trees").delete(id);
+          done = { rev, out };
+        } catch (e) {
+          stop(e);
+        }
+      }, stop);
+    });
   }
 
   /**
@@ -168,6 +201,10 @@ class MemoryRecords {
   }
   async updateMeta(id, fields) { if (this.#meta.has(id)) this.#meta.set(id, { ...this.#meta.get(id), ...fields, id }); }
   async writePart(meta, changes) { this.#put(meta, changes); }
+  async mergeWrite(id, merge) {
+    const out = merge(await this.rows(id));
+    return { rev: await this.write(out.meta, out.changes), out };
+  }
   async write(meta, changes) {
     const rev = (this.#meta.get(meta.id)?.rev ?? 0) + 1;
     this.#put({ ...meta, rev }, changes);
@@ -936,16 +973,17 @@ class Conversation {
   }
 
   // Merges the stored copy into this tree and writes the rows where the union
-  // differs from what is stored; returns the rev written, those rows and how
-  // many of #untold's changes the write stored (the tree's changes until it).
+  // differs from what is stored, in one transaction (records.mergeWrite: no
+  // other tab's write comes between the read and the write, so this never
+  // goes round while another tab keeps writing first, reading the whole
+  // conversation each time); returns the rev written, those rows, the meta
+  // and how many of #untold's changes the write stored.
   async #mergeAndWrite(meta) {
     const store = this.#store;
-    const records = store._records();
     const { loadMerge, mergeOptions } = store._options();
     await loadMerge();
-    for (;;) {
-      const rows = await records.rows(this.id);
-      const tree = this.#tree;
+    const tree = this.#tree;
+    const { rev, out } = await store._records().mergeWrite(this.id, (rows) => {
       if (rows) {
         const theirs = SessionTree.fromRows(rows);
         const before = place(tree);
@@ -958,13 +996,11 @@ class Conversation {
         store.stats.merges++;
         if (report.changed) this.#emit({ kind: "merged", report, before });
       }
-      // What is written next holds these changes (the merge's and the user's
-      // since the last write); until it is stored they are untold, so that a
-      // page going away meanwhile journals them (this loop can go round while
-      // another tab keeps writing first).
+      // What is written holds these changes (the merge's and the user's since
+      // the last write); until it is stored they are untold, so that a page
+      // going away meanwhile journals them.
       this.#untold.push(tree.takeChanges());
       this.#taken = tree.version;
-      const stored = this.#untold.length;
       const copy = tree.clone();
       let all;
       try {
@@ -972,11 +1008,13 @@ class Conversation {
       } finally {
         copy.free();
       }
-      const changes = rows ? diff(rows, all) : all;
-      const wrote = { ...meta, root: all.root, activeBranch: all.activeBranch };
-      const rev = await records.write(wrote, changes, rows ? rows.rev : undefined);
-      if (rev !== DIVERGED) return { rev, changes, stored, meta: wrote };
-    }
+      return {
+        meta: { ...meta, root: all.root, activeBranch: all.activeBranch },
+        changes: rows ? diff(rows, all) : all,
+        stored: this.#untold.length,
+      };
+    });
+    return { rev, changes: out.changes, stored: out.stored, meta: out.meta };
   }
 
   // An import's rows, a part at a time (takeChanges({ limit })), each part one

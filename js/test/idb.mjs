@@ -483,6 +483,49 @@ try {
     await other.close();
   });
 
+  await step("a tab's write that must merge goes in at once while another tab keeps writing (the merge and its write are one transaction)", async () => {
+    const other = await tab();
+    const open = (p, id) => p.evaluate(async (id) => {
+      window.bstore ??= await window.idb.openStore({ name: "busy" });
+      window.bconv = id ? await window.bstore.open(id) : await window.bstore.create(undefined, { title: "b" });
+      window.bconv.tree.append({ role: "user", content: "start" });
+      await window.bconv.saved();
+      return window.bconv.id;
+    }, id);
+    const id = await open(page);
+    await open(other, id);
+    await page.evaluate(async () => {
+      await window.initInterchange?.(); // the merge module loaded before, as a tab that merged once has it
+      window.bhold = window.bconv.hold();
+    });
+    // Tab two writes without a pause for 3 s.
+    const busy = other.evaluate(async () => {
+      const end = performance.now() + 3000;
+      let n = 0;
+      while (performance.now() < end) {
+        window.bconv.tree.append({ role: "user", content: `busy ${n++}` });
+        await window.bconv.save();
+      }
+      return n;
+    });
+    await new Promise((res) => setTimeout(res, 300));
+    const r = await page.evaluate(async () => {
+      const conv = window.bconv;
+      const merges = window.bstore.stats.merges;
+      conv.tree.append({ role: "assistant", content: "mine, among theirs" });
+      const t0 = performance.now();
+      await conv.save();
+      return { ms: performance.now() - t0, rounds: window.bstore.stats.merges - merges };
+    });
+    const writes = await busy;
+    assert.ok(writes > 20, `tab two wrote ${writes} times`);
+    assert.equal(r.rounds, 1, `the merge went round ${r.rounds} times while tab two wrote`);
+    assert.ok(r.ms < 2500, `the write took ${Math.round(r.ms)} ms: it waited for tab two to stop`);
+    await page.evaluate(() => { window.bhold(); return window.bstore.close(); });
+    await other.evaluate(() => window.bstore.close());
+    await other.close();
+  });
+
   await step("arguments are checked with sentences", async () => {
     const r = await page.evaluate(async () => {
       const msgs = [];
