@@ -495,7 +495,7 @@ try {
     const id = await open(page);
     await open(other, id);
     await page.evaluate(async () => {
-      await window.initInterchange?.(); // the merge module loaded before, as a tab that merged once has it
+      await window.st.initInterchange(); // the merge module loaded before, as a tab that merged once has it
       window.bhold = window.bconv.hold();
     });
     // Tab two writes without a pause for 3 s.
