@@ -67,6 +67,7 @@ window.start = async () => {
   await conv.saved();
   await conv.close();
   window.store = store;
+  window.openStore = openStore;
   window.ids = ids;
   window.renders = renders;
   window.initial = { id: conv.id, at: ids[8] };

@@ -141,6 +141,20 @@ try {
     assert.equal(await page.evaluate(() => window.labelAtMount), null, "the layout effect did not run");
     assert.equal(await page.getAttribute(`#path li[data-id="${ids[9]}"]`, "data-label"), "at mount");
   });
+  await step("another tab's write too large for a delta: the conversation reloads, the hooks follow the new tree, nothing reads the freed one", async () => {
+    await page.evaluate(async () => {
+      const id = window.conversation.id;
+      const other = await window.openStore({ name: "react" }); // another tab's store: its writes come over the BroadcastChannel
+      const c = await other.open(id);
+      c.tree.apply(Array.from({ length: 2100 }, (_, i) => ({ op: "append", message: { role: i % 2 ? "assistant" : "user", content: `bulk ${i}` } })));
+      await c.saved();
+      await other.close();
+    });
+    await page.waitForFunction(() => document.querySelector("#path li:last-child")?.textContent === "bulk 2099", null, { timeout: 10000 });
+    await settle();
+    assert.equal(await page.getAttribute("#path", "data-length"), "2111"); // main's 11 and the 2,100
+    assert.equal(await page.evaluate(() => window.store.stats.reloads), 1, "the conversation was not reloaded (a delta was applied)");
+  });
   assert.deepEqual(errors, [], "errors on the page");
   console.log("sessiontree/react: all passed");
 } catch (e) {
