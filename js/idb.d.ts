@@ -188,7 +188,9 @@ export interface ImportResult {
  * - "applied": another tab's rows were applied to conv.tree in place;
  * - "merged": this tab's write found another tab's and merged it in (report);
  * - "reloaded": conv.tree is a new tree read from storage (`previous` is freed
- *   once the listeners return: drop it);
+ *   once the listeners return: drop it, and move what held it to conv.tree: a
+ *   `live()` sync of it is closed and started again on the new tree, a
+ *   `t.subscribe` listener subscribed again; the React hooks do it themselves);
  * - "error": a write in the background (autosave, an import's parts) failed.
  * `before` is where the user was; the tree is put back there (the branch they
  * were on, or the one now ending at their leaf).
