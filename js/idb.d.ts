@@ -238,7 +238,11 @@ export interface Conversation {
    * writes the union. Writes of one store run in order.
    */
   save(): Promise<SaveResult>;
-  /** Resolves once every write of this conversation (an import's parts too) is done. */
+  /**
+   * Resolves once every write of this conversation (an import's parts too) is
+   * done; a change whose autosave is still waiting for the next task is
+   * written now, so `conv.tree.append(m); await conv.saved()` finds m stored.
+   */
   saved(): Promise<void>;
   /**
    * Holds other tabs' changes off this tree (they are applied or reloaded after
@@ -309,7 +313,7 @@ export interface ConversationStore {
    * parts take < 1 s each); resolves to their records. Call it at start.
    */
   removeInterrupted(options?: { olderThanMs?: number }): Promise<ConversationMeta[]>;
-  /** Resolves once every write queued so far is done. */
+  /** Resolves once every write queued so far is done (an open conversation's change waiting for its autosave is written now). */
   saved(): Promise<void>;
   /**
    * Writes what the open conversations have not yet got into IndexedDB (the

@@ -485,8 +485,9 @@ class ConversationStore {
     return run;
   }
 
-  /** Resolves once every write queued so far is done. */
+  /** Resolves once every write queued so far is done (an open conversation's change waiting for its autosave is written now). */
   saved() {
+    for (const conv of this.#held) conv._flush();
     return this.#writes;
   }
 
@@ -924,7 +925,14 @@ class Conversation {
   }
 
   saved() {
+    this._flush();
     return Promise.all([this.#feeding, this.#store.saved()]).then(() => {});
+  }
+
+  // _flush writes now a change whose autosave waits on its timer (the next
+  // task), so that `conv.tree.append(m); await conv.saved()` finds m stored.
+  _flush() {
+    if (this.#saveTimer && !this.#closing) this.save().catch((e) => this.#emit({ kind: "error", error: e }));
   }
 
   async #write() {

@@ -483,6 +483,24 @@ try {
     await other.close();
   });
 
+  await step("a change then saved(): stored when it resolves (the autosave waiting for the next task is written at once)", async () => {
+    const r = await page.evaluate(async () => {
+      const store = await window.idb.openStore({ name: "flush" });
+      const conv = await store.create(undefined, { title: "f" });
+      await conv.saved();
+      const rev = conv.rev;
+      conv.tree.append({ role: "user", content: "stored by saved()" });
+      await conv.saved();
+      const afterConv = conv.rev;
+      conv.tree.append({ role: "assistant", content: "stored by the store's saved()" });
+      await store.saved();
+      const afterStore = conv.rev;
+      await store.close();
+      return [afterConv - rev, afterStore - afterConv];
+    });
+    assert.deepEqual(r, [1, 1], "saved() resolved before the change was written");
+  });
+
   await step("a tab's write that must merge goes in at once while another tab keeps writing (the merge and its write are one transaction)", async () => {
     const other = await tab();
     const open = (p, id) => p.evaluate(async (id) => {
