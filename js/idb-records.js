@@ -157,21 +157,22 @@ export async function readMeta(db, id) {
  * left out and named in `bad`, so that the rest can still be handed to the
  * user whole (see Store's open).
  */
-export function readRows(db, id) {
-  return readRowsIn(db.transaction(["meta", "rows"], "readonly"), id);
+export async function readRows(db, id) {
+  return (await readRowsIn(db.transaction(["meta", "rows"], "readonly"), id))[1];
 }
 
 /**
- * readRows in transaction tx (of "meta" and "rows" at least): a readwrite one
- * can go on to write what it read, in the microtask it resolves in (the
- * transaction is still active then).
+ * readRows in transaction tx (of "meta" and "rows" at least), resolving to
+ * [the meta record or undefined, the rows or null]: a readwrite transaction
+ * can go on to write what it read, in the microtask it resolves in (it is
+ * still active then).
  */
 export async function readRowsIn(tx, id) {
   const metaReq = tx.objectStore("meta").get(id);
   const keysReq = tx.objectStore("rows").getAllKeys(range(id));
   const valsReq = tx.objectStore("rows").getAll(range(id));
   const [meta, keys, vals] = await Promise.all([request(metaReq), request(keysReq), request(valsReq)]);
-  if (!meta || keys.length === 0) return null;
+  if (!meta || keys.length === 0) return [meta, null];
   const branches = [];
   let nodes = [];
   const packs = [];
@@ -198,7 +199,7 @@ export async function readRowsIn(tx, id) {
     // In key order, as IndexedDB lists records: the file a loader reads fastest.
     nodes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
-  return { root: meta.root ?? null, activeBranch: meta.activeBranch ?? "main", branches, nodes, rev: meta.rev ?? 0, ...(bad.length ? { bad } : {}) };
+  return [meta, { root: meta.root ?? null, activeBranch: meta.activeBranch ?? "main", branches, nodes, rev: meta.rev ?? 0, ...(bad.length ? { bad } : {}) }];
 }
 
 /**

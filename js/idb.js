@@ -19,7 +19,7 @@
 // tab that cannot apply a delta reloads the conversation once the burst is over.
 import { init, initInterchange, settled, SessionTree, SessionTreeError } from "./sessiontree.js";
 import {
-  PACK_ROWS, openDatabase, readList, readMeta, readRows, readRowsIn, readTail, fileTail, readLegacy, searchRows, writePart, putRows, range, request,
+  PACK_ROWS, openDatabase, readList, readMeta, readRows, readRowsIn, readTail, fileTail, readLegacy, searchRows, writePart, putRows, range,
 } from "./idb-records.js";
 
 export { PACK_ROWS };
@@ -104,7 +104,7 @@ class IDBRecords {
         failed = e;
         try { tx.abort(); } catch { /* over already */ }
       };
-      Promise.all([readRowsIn(tx, id), request(tx.objectStore("meta").get(id))]).then(([rows, stored]) => {
+      readRowsIn(tx, id).then(([stored, rows]) => {
         try {
           const out = merge(rows);
           const rev = (stored?.rev ?? 0) + 1;
@@ -956,8 +956,7 @@ class Conversation {
       // Nothing to write (the saves a merge's changes queued, a save() with
       // nothing new): a write would bump the rev and send every other tab a
       // delta to apply, or a reload of the whole tree to one busy writing.
-      this.#untold.splice(0, told);
-      if (this.#journaled && this.#untold.length === 0) this.#unjournal();
+      this.#storedUntold(told);
       return { rev: this._rev, rows: 0, takeMs };
     }
     let rev = await records.write(meta, changes, changes.all || !records.persistent ? undefined : this._rev);
@@ -966,8 +965,7 @@ class Conversation {
     let wrote = meta;
     if (rev === DIVERGED) ({ rev, changes: written, stored, meta: wrote } = await this.#mergeAndWrite(meta));
     this.#stored = JSON.stringify(wrote);
-    this.#untold.splice(0, stored); // stored (a journal may have taken more meanwhile)
-    if (this.#journaled && this.#untold.length === 0) this.#unjournal();
+    this.#storedUntold(stored);
     this._rev = rev;
     this.meta.rev = rev;
     this.#store._listed(this.meta);
@@ -978,6 +976,13 @@ class Conversation {
       this.#store._post({ id: this.id, rev, prev: rev - 1, changes: small ? written : undefined, meta: { ...this.meta } });
     }
     return { rev, rows: written.branches.length + written.nodes.length, takeMs };
+  }
+
+  // #storedUntold drops the first n untold changes, now stored (a journal may
+  // have taken more meanwhile), and the journal once nothing is left untold.
+  #storedUntold(n) {
+    this.#untold.splice(0, n);
+    if (this.#journaled && this.#untold.length === 0) this.#unjournal();
   }
 
   // Merges the stored copy into this tree and writes the rows where the union
