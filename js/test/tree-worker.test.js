@@ -1,7 +1,7 @@
 // sessiontree/worker (js/worker.js): the same API in a Web Worker, every
 // method a Promise. Web Workers are a page's: these tests run in Chromium
 // (browser.mjs) and register nothing under Node.
-import { test, assert, isNode, full } from "./harness.js";
+import { test, assert, isNode, full, mainSource } from "./harness.js";
 
 if (!isNode) {
   const { connect } = await import("../worker.js");
@@ -86,7 +86,6 @@ if (!isNode) {
   // number 25), not invalid_input.
   test("worker: a random run of calls, ordinary and hostile, answers as the page's tree does", async () => {
     const { init, SessionTree: PageTree, SessionTreeError } = await import("../sessiontree.js");
-    const { mainSource } = await import("./harness.js");
     await init(mainSource);
     const ID = /^[0-9a-z]{16}$/;
     for (const seed of [1, 2, 3]) {
