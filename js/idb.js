@@ -1116,7 +1116,8 @@ class Conversation {
       return;
     }
     const stored = await this.#store._records().meta(this.id);
-    if (!stored || (stored.rev ?? 0) === this._rev) return;
+    // A close meanwhile may have freed the tree (it waits for writes, not for this read).
+    if (this.#closing || !stored || (stored.rev ?? 0) === this._rev) return;
     const tree = this.#tree;
     const version = tree.version;
     const got = await this.#store._reread(this.id).catch(() => null);

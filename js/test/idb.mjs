@@ -353,6 +353,33 @@ try {
     assert.deepEqual(r, { applied: true, uncaught: [] });
   });
 
+  await step("closed while reading another tab's changes: the read stops, nothing reads the freed tree", async () => {
+    const r = await page.evaluate(async () => {
+      const warned = [];
+      const warn = console.warn;
+      console.warn = (...a) => { warned.push(a.join(" ")); warn(...a); };
+      const store = await window.idb.openStore({ name: "closed-in-catch-up" });
+      try {
+        const c = await store.create(undefined, { title: "a" });
+        c.tree.append({ role: "user", content: "one" });
+        await c.saved();
+        // As if another tab had written: the catch-up reads the stored meta
+        // (an IndexedDB read, tasks long), and the close frees the tree
+        // in microtasks meanwhile.
+        c._rev -= 1;
+        c._schedule(0);
+        await new Promise((res) => setTimeout(res, 0)); // the catch-up's timer ran first
+        await c.close();
+        await new Promise((res) => setTimeout(res, 100));
+        return { closed: c.closed, warned };
+      } finally {
+        console.warn = warn;
+        await store.close();
+      }
+    });
+    assert.deepEqual(r, { closed: true, warned: [] });
+  });
+
   await step("records damaged in storage: the open is corrupt and names them, the error's file holds the rest, nothing is written, other conversations open", async () => {
     const r = await page.evaluate(async () => {
       const { SessionTree } = window.st;
