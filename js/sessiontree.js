@@ -1974,8 +1974,11 @@ export class SessionTree {
   }
 
   prune() {
-    const removed = JSON.parse(this.#call(M.prune, 0, NO_ARGS));
-    this.#cache = []; // the module forgot every slot too
+    const removed = JSON.parse(invoke(M.prune, this.#live(), 0, NO_ARGS));
+    // The module forgot every slot: so does the cache, before a listener
+    // reads a message (its slots are numbered from 0 again).
+    this.#cache = [];
+    if (this.#listeners !== null) this.#changed();
     return removed;
   }
 

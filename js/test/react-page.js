@@ -74,3 +74,181 @@ window.start = async () => {
   createRoot(document.getElementById("root")).render(h(StrictMode, null, h(App, { store })));
   return { id: conv.id, ids };
 };
+
+// ---- a seeded random run (js/test/react.mjs): the hooks against direct reads ----
+// Windows of the active path (each with a ‹ n/m › switcher at every message
+// it shows) and the branches render what they read into data-json; after each
+// step the page compares that with what the tree answers directly.
+
+function RSwitch({ tree, id }) {
+  const s = useSiblings(tree, id);
+  return h("i", { "data-id": id, "data-json": JSON.stringify([s.index, s.siblings]) });
+}
+
+function RPath({ tree, count, start }) {
+  const w = useActivePath(tree, start === undefined ? { count } : { count, start });
+  if (!w) return null;
+  const labels = w.ids.map((id) => { const n = tree.node(id); return n ? n.label ?? "" : null; }); // null: not a node (the check says so)
+  const json = JSON.stringify({ start: w.start, length: w.length, ids: w.ids, texts: w.messages.map((m) => m.content), labels });
+  return h("div", { className: "rpath", "data-key": `${start}:${count}`, "data-json": json }, w.ids.map((id) => h(RSwitch, { key: id, tree, id })));
+}
+
+function RBranches({ tree }) {
+  const b = useBranches(tree);
+  return h("p", { id: "rbranches", "data-json": JSON.stringify([b.active, b.branches.map((x) => [x.name, x.leaf])]) });
+}
+
+// An op run in a layout effect as the window mounts: before its hooks subscribe.
+function RMount({ tree, count, start }) {
+  useLayoutEffect(() => {
+    const op = window.rAtMount;
+    window.rAtMount = null;
+    op?.();
+  }, []);
+  return h(RPath, { tree, count, start });
+}
+
+function RApp({ tree }) {
+  const [windows, setWindows] = useState([{ key: 0, count: 3 }]);
+  window.rSetWindows = setWindows;
+  return h("section", { id: "random" }, h(RBranches, { tree }), windows.map((w) => h(w.mount ? RMount : RPath, { key: w.key, tree, count: w.count, start: w.start })));
+}
+
+window.startRandom = async (n) => {
+  await init("/sessiontree.wasm");
+  const t = SessionTree.fromLinear(Array.from({ length: n }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `r${i}` })), 1);
+  const el = document.createElement("div");
+  document.body.append(el);
+  const root = createRoot(el);
+  root.render(h(StrictMode, null, h(RApp, { tree: t })));
+  window.rTree = t;
+  window.rStop = () => { root.unmount(); el.remove(); t.free(); };
+};
+
+// What the DOM must show, read from the tree directly.
+window.rExpected = () => {
+  const t = window.rTree;
+  const out = { paths: {}, switches: {}, branches: JSON.stringify([t.activeBranch, t.branches().map((x) => [x.name, x.leaf])]) };
+  for (const el of document.querySelectorAll(".rpath")) {
+    const [s, c] = el.dataset.key.split(":");
+    const count = Number(c);
+    const start = s === "undefined" ? -count : Number(s);
+    const length = t.pathLength();
+    const path = t.activePath();
+    const from = start < 0 ? Math.max(0, length + start) : Math.min(start, length);
+    const ids = path.slice(from, from + count);
+    out.paths[el.dataset.key] = JSON.stringify({ start: from, length, ids, texts: ids.map((id) => t.node(id).message.content), labels: ids.map((id) => t.node(id).label ?? "") });
+    for (const id of ids) {
+      const s2 = t.siblings(id);
+      out.switches[id] = JSON.stringify([s2.index, s2.siblings]);
+    }
+  }
+  return out;
+};
+
+window.rShown = () => {
+  const out = { paths: {}, switches: {}, branches: document.querySelector("#rbranches")?.dataset.json };
+  for (const el of document.querySelectorAll(".rpath")) {
+    out.paths[el.dataset.key] = el.dataset.json;
+    for (const sw of el.querySelectorAll("i")) out.switches[sw.dataset.id] = sw.dataset.json;
+  }
+  return out;
+};
+
+// xorshift32: the same run for a seed.
+function rng(seed) {
+  let s = seed >>> 0 || 1;
+  return () => { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; return s / 4294967296; };
+}
+
+const R_KINDS = [["append", 24], ["edit", 8], ["regenerate", 8], ["rewind", 6], ["open", 6], ["select", 5], ["label", 8], ["clear", 4], ["switch", 5], ["branch", 3], ["delete", 4], ["prune", 2], ["mount", 4], ["unmount", 3], ["batch", 6]];
+const R_WINDOWS = [{ count: 3 }, { start: 0, count: 4 }, { start: 2, count: 5 }, { start: -6, count: 6 }, { count: 1 }];
+const sameShown = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+// Runs steps seeded changes on window.rTree, each (or a few in one task, or
+// one in a mounting window's layout effect) followed by a wait until the DOM
+// shows what the tree answers; returns the first step where it did not (2 s).
+window.rRun = async (seed, steps) => {
+  const t = window.rTree;
+  const r = rng(seed);
+  const pickOf = (xs) => xs[Math.floor(r() * xs.length)];
+  const weight = R_KINDS.reduce((s, k) => s + k[1], 0);
+  const kind = () => { let x = r() * weight; for (const [k, w] of R_KINDS) if ((x -= w) < 0) return k; return "append"; };
+  const known = new Set(t.activePath());
+  let n = 0;
+  let windows = [{ key: 0, count: 3 }];
+  let nextKey = 1;
+  const log = [];
+  const msg = (role) => ({ role: role ?? (n % 2 ? "assistant" : "user"), content: `s${seed}-${n++}` });
+  // One change of the tree; false when the kind had nothing to act on.
+  const change = (k) => {
+    const path = t.activePath();
+    switch (k) {
+      case "append": known.add(t.append(msg())); return true;
+      case "edit": if (!path.length) return false; known.add(t.edit(pickOf(path), msg("user"))); return true;
+      case "regenerate": if (path.length < 2) return false; known.add(t.regenerate(pickOf(path.slice(1)), msg("assistant"))); return true;
+      case "rewind": if (!path.length) return false; t.rewind(pickOf(path)); return true;
+      case "open": t.open(pickOf([...known])); return true;
+      case "select": {
+        const tail = path.slice(-3).filter((id) => t.siblings(id).siblings.length > 1);
+        if (!tail.length) return false;
+        const s = t.siblings(pickOf(tail));
+        t.open(s.siblings[(s.index + 1 + Math.floor(r() * (s.siblings.length - 1))) % s.siblings.length]);
+        return true;
+      }
+      case "label": if (!path.length) return false; t.label(r() < 0.6 ? pickOf(path.slice(-3)) : pickOf(path), `l${n++}`); return true;
+      case "clear": {
+        const labelled = path.filter((id) => t.node(id).label);
+        if (!labelled.length) return false;
+        t.clearLabel(pickOf(labelled));
+        return true;
+      }
+      case "switch": t.switchBranch(pickOf(t.branches()).name); return true;
+      case "branch": t.branch(pickOf([...known])); return true;
+      case "delete": {
+        const names = t.branches().map((b) => b.name).filter((b) => b !== "main" && b !== t.activeBranch);
+        if (!names.length) return false;
+        t.deleteBranch(pickOf(names));
+        return true;
+      }
+      case "prune": for (const id of t.prune()) known.delete(id); return true;
+      default: return false;
+    }
+  };
+  const plain = () => { let k; do k = kind(); while (k === "mount" || k === "unmount" || k === "batch"); return k; };
+  for (let i = 0; i < steps; i++) {
+    const k = kind();
+    if (k === "mount") {
+      const op = plain();
+      window.rAtMount = () => change(op);
+      windows = [...windows, { key: nextKey++, mount: true, ...pickOf(R_WINDOWS) }];
+      window.rSetWindows(windows);
+      log.push(`${i}:mount+${op}`);
+    } else if (k === "unmount") {
+      if (windows.length > 1) windows = windows.filter((_, j) => j !== Math.floor(r() * windows.length));
+      window.rSetWindows(windows);
+      const op = plain();
+      change(op); // in the same task as the unmount
+      log.push(`${i}:unmount+${op}`);
+    } else if (k === "batch") {
+      const ops = [plain(), plain(), plain()].slice(0, 2 + Math.floor(r() * 2));
+      for (const op of ops) change(op);
+      log.push(`${i}:batch(${ops.join(",")})`);
+    } else {
+      change(k);
+      log.push(`${i}:${k}`);
+    }
+    await new Promise((res) => setTimeout(res, 0));
+    if (window.rAtMount) await new Promise((res) => setTimeout(res, 20));
+    const until = performance.now() + 2000;
+    let shown, expected;
+    for (;;) {
+      shown = window.rShown();
+      expected = window.rExpected();
+      if (sameShown(shown, expected) && !window.rAtMount) break;
+      if (performance.now() > until) return { step: i, log: log.slice(-8), shown, expected, atMountPending: !!window.rAtMount };
+      await new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
+    }
+  }
+  return { step: steps, messages: n, branches: t.branches().length, nodes: known.size, windows: windows.length };
+};

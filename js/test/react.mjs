@@ -155,6 +155,27 @@ try {
     assert.equal(await page.getAttribute("#path", "data-length"), "2111"); // main's 11 and the 2,100
     assert.equal(await page.evaluate(() => window.store.stats.reloads), 1, "the conversation was not reloaded (a delta was applied)");
   });
+  // Seeded random runs: appends, edits, regenerates, rewinds, opens, labels,
+  // branch switches, deletions and prunes, alone, several in one task, in the
+  // layout effect of a window as it mounts, or beside an unmount; after each,
+  // every window of the path, every switcher in it and the branch list show
+  // what the tree answers directly (REACT_RANDOM_SEEDS, REACT_RANDOM_STEPS).
+  const seeds = (process.env.REACT_RANDOM_SEEDS ?? "1,2,3").split(",").map(Number);
+  const steps = Number(process.env.REACT_RANDOM_STEPS ?? 150);
+  for (const seed of seeds) {
+    await step(`at random, seed ${seed}: every window, switcher and branch list shows what the tree answers`, async () => {
+      const r = await page.evaluate(async ([seed, steps]) => {
+        await window.startRandom(8);
+        try {
+          return await window.rRun(seed, steps);
+        } finally {
+          window.rStop();
+        }
+      }, [seed, steps]);
+      assert.equal(r.step, steps, `seed ${seed}, step ${r.step} (${r.log?.join(" ")}): shown ≠ expected${r.atMountPending ? " (the mount's op did not run)" : ""}\n${JSON.stringify(r.shown)}\n${JSON.stringify(r.expected)}`);
+      console.log(`#    ${r.messages} messages, ${r.nodes} nodes kept, ${r.branches} branches, ${r.windows} windows at the end`);
+    });
+  }
   assert.deepEqual(errors, [], "errors on the page");
   console.log("sessiontree/react: all passed");
 } catch (e) {

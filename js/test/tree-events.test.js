@@ -124,3 +124,24 @@ test("a listener reads the message an edit or a regenerate just added (the page'
   assert.deepEqual(seen, ["edited", "turn 1", "again"]);
   t.free();
 });
+
+test("a listener reads the path as a prune is told (the page's cache is emptied before the event, as the module's slots are)", () => {
+  const t = SessionTree.fromLinear([say(0), say(1), say(2)], 1);
+  const [, r] = t.activePath();
+  assert.equal(t.pathWindow(-3).messages.length, 3); // the cache holds the path's messages
+  t.regenerate(r, { role: "assistant", content: "again" }, 2); // on a new branch, active
+  const dropped = t.activeBranch;
+  t.switchBranch("main");
+  t.deleteBranch(dropped, 3);
+  const seen = [];
+  t.subscribe(() => {
+    const w = t.pathWindow(-2);
+    seen.push([w.ids, w.messages.map((m) => m.content)]);
+  });
+  const removed = t.prune();
+  assert.equal(removed.length, 1);
+  const path = t.activePath();
+  assert.deepEqual(seen, [[path.slice(-2), ["turn 1", "turn 2"]]]);
+  assert.deepEqual(t.pathWindow(-3).messages.map((m) => m.content), ["turn 0", "turn 1", "turn 2"]);
+  t.free();
+});
