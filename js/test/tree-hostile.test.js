@@ -4,7 +4,8 @@
 // tabs or devices do. After every call, on both: a failure is a
 // SessionTreeError with a code of SPEC §4 (never a TypeError, never a wasm
 // trap), the tree validate()s sound, its full list is its path's messages,
-// and it saves and loads back byte for byte. Found by it: an applyChanges of a
+// and it saves and loads back byte for byte, and what listeners read in the
+// change events is what the tree answers after the call. Found by it: an applyChanges of a
 // "sync" feed's first answer emptied the copy, an apply left a branch ending
 // at a removed node, and error sentences threw for an argument with no string
 // form. Node and Chromium, both flavours.
@@ -45,6 +46,13 @@ function run(seed, steps) {
     for (const n of e.nodes) told.nodes.add(n);
     for (const n of e.branches) told.branches.add(n);
   });
+  // Listeners that read as a UI's do, in the event (a window of a's path, b's
+  // full list): what the last event read must be what a read after the call
+  // gives (the page's caches are right before listeners are told).
+  const read = { a: null, b: null };
+  const windowOf = (x) => { const w = x.pathWindow(-3); return JSON.stringify([w.ids, w.messages]); };
+  a.subscribe(() => { read.a = windowOf(a); });
+  b.subscribe(() => { read.b = JSON.stringify(b.linearProjection()); });
   const tally = new Map();
   let most = 0; // the most nodes either copy held
   for (let step = 0; step < steps; step++) {
@@ -95,6 +103,9 @@ function run(seed, steps) {
       outcome = own ? "own" : e.code;
     }
     tally.set(`${name} ${outcome}`, (tally.get(`${name} ${outcome}`) ?? 0) + 1);
+    if (read.a !== null) assert.equal(read.a, windowOf(a), `seed ${seed} step ${step} ${name}: a listener read another window than the tree's`);
+    if (read.b !== null) assert.equal(read.b, JSON.stringify(b.linearProjection()), `seed ${seed} step ${step} ${name}: a listener read another list than the tree's`);
+    read.a = read.b = null;
     for (const x of [a, b]) {
       most = Math.max(most, x.stats().nodes);
       const problems = x.validate();
