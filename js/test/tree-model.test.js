@@ -78,6 +78,32 @@ function check(t, m, r, at) {
   }), "switchers");
   const names = Object.keys(m.branches);
   same(t.branches().map((b) => [b.name, b.leaf ?? null]).sort(), names.map((b) => [b, m.branches[b].leaf ?? null]).sort(), "branches");
+  // The tree view: subtree() depth first, children in their order, roots by (created, id).
+  const byCreated = (a, b) => (m.nodes[a].created_at_ms - m.nodes[b].created_at_ms) || (a < b ? -1 : a > b ? 1 : 0);
+  const order = [];
+  const leaves = new Map();
+  for (const b of names) if (m.branches[b].leaf) leaves.set(m.branches[b].leaf, [...(leaves.get(m.branches[b].leaf) ?? []), b]);
+  const walk = (id, depth) => {
+    const n = m.nodes[id];
+    order.push([id, n.parent ?? null, depth, (n.children ?? []).length, n.message.role, n.label ?? null, (leaves.get(id) ?? []).sort()]);
+    for (const c of n.children ?? []) walk(c, depth + 1);
+  };
+  for (const id of [...m.roots].sort(byCreated)) walk(id, 0);
+  const st = t.subtree(null);
+  same(st.nodes.map((x) => [x.id, x.parent, x.depth, x.childCount, x.role, x.label, [...x.branches].sort()]), order, "subtree(null)");
+  const k = 1 + Math.floor(r() * 8);
+  const cut = t.subtree(null, { limit: k });
+  same([cut.nodes.map((x) => x.id), cut.more], [order.slice(0, k).map((x) => x[0]), order.length > k], `subtree(null, { limit: ${k} })`);
+  // With runs, each entry stands for a chain of run nodes from id to last.
+  const expanded = [];
+  for (const e of t.subtree(null, { runs: true }).nodes) {
+    let id = e.id;
+    for (let i = 1; i < e.run; i++) { expanded.push(id); id = m.nodes[id].children[0]; }
+    same(id, e.last, `subtree(null, { runs: true })'s run at ${e.id}`);
+    expanded.push(id);
+  }
+  same(expanded, order.map((x) => x[0]), "subtree(null, { runs: true }) unfolded");
+  same(t.recentBranches(1).map((b) => b.name), [m.active], "recentBranches(1)");
   const other = names[Math.floor(r() * names.length)];
   same(t.linearProjectionOf(other), (m.branches[other].leaf ? m.pathTo(m.branches[other].leaf) : []).map((id) => m.nodes[id].message), `linearProjectionOf(${other})`);
 }
