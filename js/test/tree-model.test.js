@@ -5,8 +5,10 @@
 // them, slots remapped by a merge or a delta of every row, emptied by a
 // prune. After each step every read a chat view makes (the path, its
 // messages, windows of it, a node, its children and siblings, the ‹ n/m ›
-// switchers, onPath, pathIndex, another branch's list) must agree with the
-// model; listeners read in the events as a UI's do. Node and Chromium, both
+// switchers, onPath, pathIndex, another branch's list, the tree view) must
+// agree with the model; listeners read in the events as a UI's do; and every
+// 4 steps a request for a model (projectFor, whose lean copy is fed only the
+// changed rows and whose objects are reused) must be a fresh load's. Node and Chromium, both
 // flavours. MODEL_SEEDS=1,2,3 MODEL_STEPS=2000 for a longer look.
 import { test, assert, mainSource } from "./harness.js";
 import { init, initInterchange, SessionTree } from "../sessiontree.js";
@@ -179,6 +181,20 @@ function run(seed, steps) {
       assert.equal(read, JSON.stringify([w.ids, w.messages, t.linearProjection().length]), `${at}: a listener read another window than the tree's`);
     }
     check(t, model(t), r, at);
+    // A request for a model: the lean module keeps a copy in the helper fed
+    // only the rows changed since the last call, and both hand back the
+    // objects of what a request keeps; a fresh load of the file has neither.
+    if (step % 4 === 0) {
+      const api = pick(["openai-chat", "openai-responses", "anthropic"]);
+      const options = pick([{}, { budget: 40 + Math.floor(r() * 200) }, { branch: pick(Object.keys(model(t).branches)) }]);
+      const fresh = SessionTree.load(t.save());
+      try {
+        const [got, want] = [t.projectFor(api, options), fresh.projectFor(api, options)];
+        assert.equal(JSON.stringify(got), JSON.stringify(want), `${at}: projectFor(${api}, ${JSON.stringify(options)}) differs from a fresh load's`);
+      } finally {
+        fresh.free();
+      }
+    }
   }
   const size = Object.keys(model(t).nodes).length;
   off(); t.free(); other.free();
