@@ -149,9 +149,25 @@ function run(seed, steps) {
       ["delete", 3, () => { const d = names.filter((b) => b !== "main" && b !== t.activeBranch); if (d.length) t.deleteBranch(pick(d)); }],
       ["prune", 3, () => t.prune()],
       ["apply", 3, () => t.apply([{ op: "append", message: msg() }, { op: "append", message: msg() }])],
+      // Ops of every kind in one apply (a failing op fails the rest: each is valid here).
+      ["applyMixed", 3, () => {
+        const tail = path.slice(1);
+        const ops = [{ op: "append", message: msg() }];
+        if (tail.length) ops.push(pick([
+          { op: "edit", node: pick(tail), message: msg("user") },
+          { op: "regenerate", node: pick(tail), message: msg("assistant") },
+          { op: "label", node: pick(tail), label: `A${n++}` },
+          { op: "rewind", node: pick(tail) },
+          { op: "open", node: pick(all) },
+        ]));
+        ops.push({ op: "append", message: msg() }, pick([{ op: "summarize", branch: "main", summary: `s${n++}` }, { op: "append", message: msg() }]));
+        t.apply(ops);
+      }],
       ["summarize", 1, () => t.summarizeBranch(pick(names), `summary ${n++}`)],
       ["clone", 2, () => { const c = t.clone(); off(); t.free(); t = c; off = listen(t); }],
       ["reload", 1, () => { const c = SessionTree.load(t.save()); off(); t.free(); t = c; off = listen(t); }],
+      // Reopened from a row store's rows (sessiontree/idb's open).
+      ["fromRows", 1, () => { const c = SessionTree.load(t.save()); const rows = c.takeChanges(); c.free(); off(); t.free(); t = SessionTree.fromRows(rows); off = listen(t); }],
       // Another tab's work: it appends and edits, and this copy takes it in.
       ["other", 4, () => { const p = other.activePath(); other.append(msg()); if (p.length > 1 && r() < 0.5) other.regenerate(pick(p.slice(1)), msg("assistant")); }],
       ["delta", 3, () => t.applyChanges(other.takeChanges({ feed: "sync" }))],
@@ -206,6 +222,6 @@ test("a chat client's changes at random: every read a view makes agrees with the
   for (const seed of SEEDS) {
     const { tally, size } = run(seed, STEPS);
     assert.ok(size >= 20, `seed ${seed}: the tree ended with ${size} nodes`);
-    for (const k of ["append", "prune", "merge", "delta", "clone"]) assert.ok((tally[k] ?? 0) > 0, `seed ${seed}: no ${k} in ${JSON.stringify(tally)}`);
+    for (const k of ["append", "applyMixed", "prune", "merge", "delta", "clone"]) assert.ok((tally[k] ?? 0) > 0, `seed ${seed}: no ${k} in ${JSON.stringify(tally)}`);
   }
 });
