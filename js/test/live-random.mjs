@@ -1,5 +1,6 @@
 // live() of js/sync.js at random against the real edge worker (wrangler dev):
-// two devices, each a SessionTree with a live sync pushing deltas, take seeded
+// two devices, each a SessionTree with a live sync pushing deltas (for even
+// seeds, the first pushes its whole tree instead), take seeded
 // edits (appends, rewinds, edits, regenerates, labels, branch switches and
 // deletions) and pushes, over a network that fails at random: a request that
 // never leaves, an answer lost after the worker acted on the request, a slow
@@ -67,8 +68,11 @@ for (const seed of seedList.split(",").map(Number)) {
       sockets[i].push(this);
     }
   };
+  // Even seeds: the first device pushes its whole tree each time (deltas:
+  // false, live()'s fallback), beside the other's deltas.
+  const deltasOf = (i) => i !== 0 || seed % 2 === 1;
   const syncs = devices.map((tree, i) => live(tree, {
-    url, token, id, deltas: true, pollMs: 200, fetch: flaky(i), WebSocket: socketOf(i),
+    url, token, id, deltas: deltasOf(i), pollMs: 200, fetch: flaky(i), WebSocket: socketOf(i),
     onError: (e) => {
       if (e instanceof TypeError && /fetch failed/.test(e.message)) return;
       if (e?.name === "SessionTreeError" && typeof e.code === "string" && e.code !== "corrupt") {
