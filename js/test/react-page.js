@@ -125,6 +125,45 @@ window.startRandom = async (n) => {
   window.rStop = () => { root.unmount(); el.remove(); t.free(); };
 };
 
+// The same windows over a conversation of a sessiontree/idb store (useTree),
+// which another tab's store changes too: its delta is applied in place, a
+// write too large for one reloads the conversation (a new tree).
+function SApp({ store, id }) {
+  const { tree, conversation } = useTree(store, id);
+  window.sConv = conversation;
+  if (!tree) return h("p", { id: "sloading" }, "opening");
+  return h(RApp, { tree });
+}
+
+window.startStoreRandom = async (n, name) => {
+  await init("/sessiontree.wasm");
+  const store = await openStore({ name });
+  window.sStore = store;
+  const t = SessionTree.fromLinear(Array.from({ length: n }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `r${i}` })), 1);
+  const c = await store.create(t, { title: name });
+  await c.saved();
+  const id = c.id;
+  await c.close();
+  const otherStore = await openStore({ name }); // another tab's: its writes come over the BroadcastChannel
+  const other = await otherStore.open(id);
+  const el = document.createElement("div");
+  document.body.append(el);
+  const root = createRoot(el);
+  window.sConv = null;
+  root.render(h(StrictMode, null, h(SApp, { store, id })));
+  while (!window.sConv) await new Promise((res) => setTimeout(res, 10));
+  Object.defineProperty(window, "rTree", { get: () => window.sConv.tree, configurable: true });
+  window.rStop = async () => {
+    root.unmount();
+    el.remove();
+    await other.close();
+    await otherStore.close();
+    await store.close();
+    delete window.rTree;
+  };
+  return other;
+};
+
 // What the DOM must show, read from the tree directly.
 window.rExpected = () => {
   const t = window.rTree;
@@ -168,27 +207,28 @@ const sameShown = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 // Runs steps seeded changes on window.rTree, each (or a few in one task, or
 // one in a mounting window's layout effect) followed by a wait until the DOM
 // shows what the tree answers; returns the first step where it did not (2 s).
-window.rRun = async (seed, steps) => {
-  const t = window.rTree;
+window.rRun = async (seed, steps, other) => {
+  const tree = () => window.rTree; // a store's conversation swaps it on a reload
   const r = rng(seed);
   const pickOf = (xs) => xs[Math.floor(r() * xs.length)];
   const weight = R_KINDS.reduce((s, k) => s + k[1], 0);
   const kind = () => { let x = r() * weight; for (const [k, w] of R_KINDS) if ((x -= w) < 0) return k; return "append"; };
-  const known = new Set(t.activePath());
+  const ids = (t) => t.subtree(null).nodes.map((x) => x.id);
   let n = 0;
+  let bulks = 0; // another tab's writes too large for a delta (each reloads this tab's tree)
   let windows = [{ key: 0, count: 3 }];
   let nextKey = 1;
   const log = [];
   const msg = (role) => ({ role: role ?? (n % 2 ? "assistant" : "user"), content: `s${seed}-${n++}` });
   // One change of the tree; false when the kind had nothing to act on.
-  const change = (k) => {
+  const change = (k, t = tree()) => {
     const path = t.activePath();
     switch (k) {
-      case "append": known.add(t.append(msg())); return true;
-      case "edit": if (!path.length) return false; known.add(t.edit(pickOf(path), msg("user"))); return true;
-      case "regenerate": if (path.length < 2) return false; known.add(t.regenerate(pickOf(path.slice(1)), msg("assistant"))); return true;
+      case "append": t.append(msg()); return true;
+      case "edit": if (!path.length) return false; t.edit(pickOf(path), msg("user")); return true;
+      case "regenerate": if (path.length < 2) return false; t.regenerate(pickOf(path.slice(1)), msg("assistant")); return true;
       case "rewind": if (!path.length) return false; t.rewind(pickOf(path)); return true;
-      case "open": t.open(pickOf([...known])); return true;
+      case "open": t.open(pickOf(ids(t))); return true;
       case "select": {
         const tail = path.slice(-3).filter((id) => t.siblings(id).siblings.length > 1);
         if (!tail.length) return false;
@@ -204,14 +244,14 @@ window.rRun = async (seed, steps) => {
         return true;
       }
       case "switch": t.switchBranch(pickOf(t.branches()).name); return true;
-      case "branch": t.branch(pickOf([...known])); return true;
+      case "branch": t.branch(pickOf(ids(t))); return true;
       case "delete": {
         const names = t.branches().map((b) => b.name).filter((b) => b !== "main" && b !== t.activeBranch);
         if (!names.length) return false;
         t.deleteBranch(pickOf(names));
         return true;
       }
-      case "prune": for (const id of t.prune()) known.delete(id); return true;
+      case "prune": t.prune(); return true;
       default: return false;
     }
   };
@@ -230,6 +270,20 @@ window.rRun = async (seed, steps) => {
       const op = plain();
       change(op); // in the same task as the unmount
       log.push(`${i}:unmount+${op}`);
+    } else if (other && r() < 0.35) {
+      // Another tab's changes to the conversation: one, a few, or more rows
+      // than a delta carries (this tab reloads it); then written.
+      const t = other.tree;
+      const x = r();
+      if (x < 0.08 && bulks++ < 2) {
+        t.apply(Array.from({ length: 2100 }, () => ({ op: "append", message: msg() })));
+        log.push(`${i}:other bulk`);
+      } else {
+        const ops = [plain(), plain()].slice(0, 1 + Math.floor(r() * 2)).filter((op) => op !== "prune");
+        for (const op of ops) change(op, t);
+        log.push(`${i}:other(${ops.join(",")})`);
+      }
+      await other.saved();
     } else if (k === "batch") {
       const ops = [plain(), plain(), plain()].slice(0, 2 + Math.floor(r() * 2));
       for (const op of ops) change(op);
@@ -250,5 +304,5 @@ window.rRun = async (seed, steps) => {
       await new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
     }
   }
-  return { step: steps, messages: n, branches: t.branches().length, nodes: known.size, windows: windows.length };
+  return { step: steps, messages: n, branches: tree().branches().length, nodes: ids(tree()).length, windows: windows.length };
 };

@@ -176,6 +176,29 @@ try {
       console.log(`#    ${r.messages} messages, ${r.nodes} nodes kept, ${r.branches} branches, ${r.windows} windows at the end`);
     });
   }
+  // The same over a store's conversation (useTree) that another tab's store
+  // changes too: one row or a few (a delta applied in place, or a merge when
+  // both changed), or 2,100 (a reload: the hooks follow the new tree).
+  const storeSeeds = (process.env.REACT_STORE_SEEDS ?? "1,2").split(",").map(Number);
+  const tally = { reloads: 0, inPlace: 0 };
+  for (const seed of storeSeeds) {
+    await step(`at random over a store, another tab writing too, seed ${seed}: every window, switcher and branch list shows what the conversation's tree answers`, async () => {
+      const r = await page.evaluate(async ([seed, steps]) => {
+        const other = await window.startStoreRandom(8, `react-random-${seed}`);
+        try {
+          const out = await window.rRun(seed, steps, other);
+          return { ...out, stats: { ...window.sStore.stats } };
+        } finally {
+          await window.rStop();
+        }
+      }, [seed, steps]);
+      assert.equal(r.step, steps, `seed ${seed}, step ${r.step} (${r.log?.join(" ")}): shown ≠ expected${r.atMountPending ? " (the mount's op did not run)" : ""}\n${JSON.stringify(r.shown)}\n${JSON.stringify(r.expected)}`);
+      console.log(`#    ${r.messages} messages, ${r.nodes} nodes, ${r.branches} branches, ${r.windows} windows at the end; this tab's store: ${JSON.stringify(r.stats)}`);
+      tally.reloads += r.stats.reloads;
+      tally.inPlace += r.stats.applied + r.stats.merges;
+    });
+  }
+  assert.ok(tally.reloads > 0 && tally.inPlace > 0, `the runs over a store never reloaded or never took a change in place: ${JSON.stringify(tally)}`);
   assert.deepEqual(errors, [], "errors on the page");
   console.log("sessiontree/react: all passed");
 } catch (e) {
