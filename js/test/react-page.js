@@ -206,7 +206,7 @@ const sameShown = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
 // Runs steps seeded changes on window.rTree, each (or a few in one task, or
 // one in a mounting window's layout effect) followed by a wait until the DOM
-// shows what the tree answers; returns the first step where it did not (2 s).
+// shows what the tree answers; returns the first step where it did not (5 s).
 window.rRun = async (seed, steps, other) => {
   const tree = () => window.rTree; // a store's conversation swaps it on a reload
   const r = rng(seed);
@@ -294,7 +294,7 @@ window.rRun = async (seed, steps, other) => {
     }
     await new Promise((res) => setTimeout(res, 0));
     if (window.rAtMount) await new Promise((res) => setTimeout(res, 20));
-    const until = performance.now() + 2000;
+    const until = performance.now() + 5000;
     let shown, expected;
     for (;;) {
       shown = window.rShown();
