@@ -296,3 +296,78 @@ test("the assistant-ui export format (Go, t.export): MessageRepository imports i
     assert.equal(tree.save().replace(/,"used":\d+|,"moved_at_ms":\d+/g, ""), t.save().replace(/,"used":\d+|,"moved_at_ms":\d+/g, ""), `seed ${seed}: import(export(t)) != t`);
   }
 });
+
+test("random runtime sessions: the tree follows assistant-ui's repository through the adapter (sends, tool results, reloads, edits, branch picks, deletes)", async () => {
+  for (const seed of (globalThis.process?.env?.AUI_SEEDS ?? "1,2,3,4,5,6").split(",").map(Number)) {
+    const { t, history, repo, msg, add, agree } = runtimeAndTree();
+    let s = seed;
+    const rnd = (n) => { s = (s * 1103515245 + 12345) % 2147483648; return s % n; };
+    const pick = (xs) => xs[rnd(xs.length)];
+    const log = [];
+    // A sibling of m under its parent, made the head as LocalRuntime's reload
+    // and edit do (its branch picker then shows it).
+    const sibling = async (m, next) => {
+      const parentId = repo.getMessage(m.id).parentId;
+      repo.addOrUpdateMessage(parentId, next);
+      repo.switchToBranch(next.id);
+      await history.append({ parentId, message: next });
+    };
+    await add(null, msg("user", `s${seed} hello`));
+    await add(repo.headId, msg("assistant", "hi"));
+    for (let step = 0; step < 60; step++) {
+      const path = repo.getMessages();
+      const k = rnd(10);
+      let what;
+      if (k < 3) {
+        await add(repo.headId, msg("user", `q${step}`));
+        if (rnd(3) === 0) {
+          // A tool call waits for its result; the result comes as an update.
+          const call = { type: "tool-call", toolCallId: `c${step}`, toolName: "calc", args: { n: step }, argsText: `{"n":${step}}` };
+          const a = await add(repo.headId, msg("assistant", "", { content: [call], status: { type: "requires-action", reason: "tool-calls" } }));
+          const done = { ...a, content: [{ ...call, result: { v: step } }, { type: "text", text: `r${step}` }], status: { type: "complete", reason: "stop" } };
+          const parentId = repo.getMessage(a.id).parentId;
+          repo.addOrUpdateMessage(parentId, done);
+          await history.update({ parentId, message: done });
+          what = "send + tool result";
+        } else {
+          await add(repo.headId, msg("assistant", `a${step}`));
+          what = "send";
+        }
+      } else if (k < 5) {
+        const as = path.filter((m) => m.role === "assistant");
+        if (!as.length) continue;
+        await sibling(pick(as), msg("assistant", `again ${step}`));
+        what = "reload";
+      } else if (k < 7) {
+        const us = path.filter((m) => m.role === "user");
+        if (!us.length) continue;
+        await sibling(pick(us), msg("user", `edited ${step}`));
+        await add(repo.headId, msg("assistant", `for the edit ${step}`));
+        what = "edit";
+      } else if (k < 9) {
+        const forks = path.filter((m) => repo.getBranches(m.id).length > 1);
+        if (!forks.length) continue;
+        const m = pick(forks);
+        const other = pick(repo.getBranches(m.id).filter((id) => id !== m.id));
+        repo.switchToBranch(other);
+        history.open(repo.headId);
+        what = "branch pick";
+      } else {
+        if (path.length < 3) continue;
+        const i = 1 + rnd(path.length - 1);
+        const items = [{ parentId: path[i - 1].id, message: path[i] }];
+        await history.delete(items);
+        repo.deleteMessage(path[i].id);
+        what = "delete";
+      }
+      log.push(`${step}:${what}`);
+      try {
+        await agree();
+      } catch (e) {
+        e.message = `seed ${seed}, step ${step} (${log.slice(-6).join(" ")}): ${e.message}`;
+        throw e;
+      }
+    }
+    t.free();
+  }
+});
