@@ -16,6 +16,13 @@ import { serveJS, launch } from "./chromium.mjs";
 
 const SEEDS = (process.env.IDB_TABS_SEEDS ?? "1,4,6,8").split(",").map(Number);
 const STEPS = Number(process.env.IDB_TABS_STEPS ?? 150);
+// IDB_TABS_PRUNE=1 adds deletions of a branch with its messages (prune) to the
+// kinds. Not in make test yet: about one run in twenty-five of seed 9 loses a
+// message a tab wrote just before the other tab pruned and reloaded (Dec 5,
+// not yet understood). IDB_TABS_TRACE=1 (implied) keeps each tab's events and
+// acts, and prints them for a lost message.
+const PRUNE = process.env.IDB_TABS_PRUNE === "1";
+const TRACE = PRUNE || process.env.IDB_TABS_TRACE === "1";
 const { server, base } = await serveJS();
 const chrome = await launch("idb-tabs");
 const errors = [];
@@ -43,6 +50,14 @@ const boot = (page) => page.evaluate(async () => {
         const names = t.branches().map((b) => b.name).filter((n) => n !== "main" && n !== t.activeBranch);
         if (names.length) t.deleteBranch(at(names));
         return null;
+      }
+      case "prune": {
+        // A branch deleted with its messages (the demo's "delete with its
+        // messages"): what the prune removed is not lost.
+        const names = t.branches().map((b) => b.name).filter((n) => n !== "main" && n !== t.activeBranch);
+        if (names.length) t.deleteBranch(at(names));
+        const text = new Map(t.subtree(null).nodes.map((n) => [n.id, t.node(n.id).message.content]));
+        return { pruned: t.prune().map((id) => text.get(id)) };
       }
       case "hold": window.release ??= c.hold(); return null;
       case "release": window.release?.(); window.release = null; return null;
@@ -73,7 +88,7 @@ function rng(seed) {
   let s = seed >>> 0 || 1;
   return () => { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; return s / 4294967296; };
 }
-const KINDS = [["append", 30], ["rewind", 6], ["edit", 6], ["regenerate", 6], ["label", 5], ["switch", 5], ["delete", 3], ["hold", 3], ["release", 4], ["save", 6], ["reopen", 2], ["wait", 10], ["both", 8], ["reload", 1]];
+const KINDS = [["append", 30], ["rewind", 6], ["edit", 6], ["regenerate", 6], ["label", 5], ["switch", 5], ["delete", 3], ...(PRUNE ? [["prune", 2]] : []), ["hold", 3], ["release", 4], ["save", 6], ["reopen", 2], ["wait", 10], ["both", 8], ["reload", 1]];
 const WEIGHT = KINDS.reduce((s, k) => s + k[1], 0);
 const pick = (r) => {
   let x = r() * WEIGHT;
@@ -95,23 +110,36 @@ try {
     const r = rng(seed);
     const name = `tabs-${seed}`;
     const tabs = [await tab(), await tab()];
-    const open = (p, id) => p.evaluate(async ({ id, name }) => {
+    const open = (p, id) => p.evaluate(async ({ id, name, trace }) => {
       window.store ??= await window.idb.openStore({ name });
       window.conv = id ? await window.store.open(id) : await window.store.create(undefined, { title: "shared" });
+      window.trace ??= [];
+      const c = window.conv;
+      if (trace) {
+        window.trace.push({ kind: "opened", rev: c.rev, text: c.tree.save() });
+        c.subscribe((e) => window.trace.push({ kind: e.kind, rev: c.rev, text: c.closed ? "" : c.tree.save(), report: e.report ? JSON.stringify(e.report) : undefined }));
+      }
       await window.conv.saved();
       return window.conv.id;
-    }, { id, name });
+    }, { id, name, trace: TRACE });
     const id = await open(tabs[0]);
     await open(tabs[1], id);
     const written = [];
+    const writtenBy = [[], []]; // each tab's own: never gone from its tree, unless pruned
+    const pruned = new Set(); // texts of messages a prune removed (on a deleted branch): gone by the user's choice
     const log = [];
     const one = async (i, step, kind) => {
       const a = { kind, r: r(), text: `m${seed}-${step}-${i}` };
       log.push(`${step}.${i}:${kind}`);
       if (kind === "wait") return new Promise((res) => setTimeout(res, Math.floor(a.r * 40)));
       if (kind === "both" || kind === "reload") return;
-      const w = await tabs[i].evaluate((a) => window.act(a), a);
-      if (w) written.push(w);
+      const w = await tabs[i].evaluate(async ({ a, trace }) => {
+        const w = await window.act(a);
+        if (trace) window.trace.push({ kind: `act ${a.kind} ${a.text}`, rev: window.conv.rev, text: window.conv.tree.save() });
+        return w;
+      }, { a, trace: TRACE });
+      if (w?.pruned) for (const p of w.pruned) pruned.add(p);
+      else if (w) { written.push(w); writtenBy[i].push(w); }
     };
     for (let step = 0; step < STEPS; step++) {
       const i = r() < 0.5 ? 0 : 1;
@@ -122,11 +150,20 @@ try {
         log.push(`${step}.${i}:reload`);
         await tabs[i].reload(); // pagehide: what is not stored goes to the journal
         await boot(tabs[i]);
+        if (TRACE) await tabs[i].evaluate(() => {
+          window.trace = [];
+          for (let k = 0; k < localStorage.length; k++) {
+            const key = localStorage.key(k);
+            if (key.startsWith("sessiontree-journal:")) window.trace.push({ kind: "journal " + key, rev: 0, text: localStorage.getItem(key) });
+          }
+          window.trace.push({ kind: "page reloaded", rev: 0, text: "" });
+        });
         await open(tabs[i], id);
       } else {
         await one(i, step, kind);
       }
       assert.deepEqual(errors, [], `seed ${seed}, step ${step}; the last steps: ${log.slice(-12).join(" ")}`);
+
     }
     // Every write done, then the two tabs agree.
     for (let k = 0; k < 2; k++) {
@@ -139,6 +176,13 @@ try {
       [x, y] = await trees();
     }
     const problems = await Promise.all(tabs.map((p) => p.evaluate(() => window.conv.tree.validate())));
+    const allLost = [...new Set([...written.filter((w) => !x.includes(`"${w}"`) && !pruned.has(w)), ...written.filter((w) => !y.includes(`"${w}"`) && !pruned.has(w))])];
+    for (const w of allLost) {
+      for (const k of [0, 1]) {
+        const tr = await tabs[k].evaluate((w) => (window.trace ?? []).map((e) => `${e.kind}@${e.rev}:${e.text.includes(`"${w}"`) ? "has" : "-"}${e.report ? " " + e.report : ""}`), w);
+        console.error(`# trace of tab ${k + 1} for ${w} (${writtenBy[k].includes(w) ? "its own" : "the other's"}): ${tr.join(" | ")}`);
+      }
+    }
     const fresh = await tabs[0].evaluate(async ({ id, name }) => {
       const s = await window.idb.openStore({ name });
       const c = await s.open(id);
@@ -146,8 +190,10 @@ try {
       await s.close();
       return text;
     }, { id, name });
-    const lost = (text) => written.filter((w) => !text.includes(`"${w}"`));
+    const lost = (text) => written.filter((w) => !text.includes(`"${w}"`) && !pruned.has(w));
     const where = `seed ${seed}; its steps: ${log.join(" ")}`;
+    const whereLost = (w) => `${w}: tab one ${x.includes(`"${w}"`)}, tab two ${y.includes(`"${w}"`)}, the store ${fresh.includes(`"${w}"`)}`;
+    if (lost(x).length + lost(y).length + lost(fresh).length) console.error("# lost:", [...new Set([...lost(x), ...lost(y), ...lost(fresh)])].map(whereLost).join("; "), "pruned:", [...pruned].join(","));
     assert.deepEqual(lost(x), [], `tab one lost messages; ${where}`);
     assert.deepEqual(lost(y), [], `tab two lost messages; ${where}`);
     assert.deepEqual(lost(fresh), [], `the store lost messages; ${where}`);
@@ -156,7 +202,7 @@ try {
     assert.deepEqual(problems, [[], []], `a tab's tree is not sound; ${where}`);
     const stats = await Promise.all(tabs.map((p) => p.evaluate(() => window.store.stats)));
     const sum = (k) => stats[0][k] + stats[1][k];
-    console.log(`ok   seed ${seed}: ${STEPS} steps, ${written.length} messages written, all in both tabs and the store; ${sum("merges")} merges, ${sum("applied")} deltas applied, ${sum("reloads")} reloads, ${sum("replayed")} journals replayed`);
+    console.log(`ok   seed ${seed}: ${STEPS} steps, ${written.length} messages written, all in both tabs and the store (${pruned.size} pruned with a deleted branch); ${sum("merges")} merges, ${sum("applied")} deltas applied, ${sum("reloads")} reloads, ${sum("replayed")} journals replayed`);
     await tabs[0].evaluate(() => window.store.close());
     for (const p of tabs) await p.close();
   }
