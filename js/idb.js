@@ -959,7 +959,10 @@ class Conversation {
       this.#storedUntold(told);
       return { rev: this._rev, rows: 0, takeMs };
     }
-    let rev = await records.write(meta, changes, changes.all || !records.persistent ? undefined : this._rev);
+    // The rev is checked for every row too (a tree swapped in whole, by a
+    // merge with the lean module or a delta of every row, answers them all):
+    // written unchecked, they would take the place of another tab's writes.
+    let rev = await records.write(meta, changes, records.persistent ? this._rev : undefined);
     let written = changes;
     let stored = told;
     let wrote = meta;
@@ -1009,10 +1012,7 @@ class Conversation {
         store.stats.merges++;
         if (report.changed) this.#emit({ kind: "merged", report, before });
       }
-      // What is written holds these changes (the merge's and the user's since
-      // the last write); until it is stored they are untold, so that a page
-      // going away meanwhile journals them.
-      this.#untold.push(tree.takeChanges());
+      tree.takeChanges(); // what the write below holds (a merge swapped in answers every row)
       this.#taken = tree.version;
       const copy = tree.clone();
       let all;
@@ -1021,10 +1021,18 @@ class Conversation {
       } finally {
         copy.free();
       }
+      const changes = rows ? diff(rows, all) : all;
+      // What is written is the union's rows that differ from what is stored:
+      // every change untold before it is in them or stored already. Until the
+      // write is stored they are the untold changes, so that a page going away
+      // meanwhile journals them, and not every row of the tree (the next page
+      // would put back the tree as this tab had it over what another tab
+      // wrote since: Dec 5, a message lost that way).
+      this.#untold = [changes];
       return {
         meta: { ...meta, root: all.root, activeBranch: all.activeBranch },
-        changes: rows ? diff(rows, all) : all,
-        stored: this.#untold.length,
+        changes,
+        stored: 1,
       };
     });
     return { rev, changes: out.changes, stored: out.stored, meta: out.meta };
@@ -1197,7 +1205,11 @@ class Conversation {
     if (text === null) return this;
     try {
       const { changes } = JSON.parse(text);
-      this.#tree.applyChanges(changes, { follow: true }); // the user's place when the page went
+      // Every row (a tree swapped in whole before the page went): applied as
+      // rows over what is stored, never as the tree, which would drop what
+      // another tab stored since. A row that no longer applies is a conflict:
+      // the journal is kept below, not lost.
+      this.#tree.applyChanges(changes.all ? { ...changes, all: false } : changes, { follow: true }); // the user's place when the page went
       this.#journaled = true;
       this.#store.stats.replayed++;
       this.save().catch((e) => this.#emit({ kind: "error", error: e }));

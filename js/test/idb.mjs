@@ -353,6 +353,42 @@ try {
     assert.deepEqual(r, { applied: true, uncaught: [] });
   });
 
+  await step("a tree swapped in whole (a delta of every row) writes every row only at the rev it read: another tab's write meanwhile is merged, not overwritten", async () => {
+    const r = await page.evaluate(async () => {
+      const { SessionTree } = window.st;
+      const a = await window.idb.openStore({ name: "swapped-whole" });
+      const b = await window.idb.openStore({ name: "swapped-whole" }); // another tab's
+      try {
+        const ca = await a.create(undefined, { title: "w" });
+        ca.tree.append({ role: "user", content: "first" });
+        await ca.saved();
+        const cb = await b.open(ca.id);
+        // This tab takes in a copy of its tree whole (every row): its next
+        // write holds every row.
+        const copy = SessionTree.load(ca.tree.save());
+        copy.append({ role: "assistant", content: "from the copy" });
+        const rows = SessionTree.load(copy.save()).takeChanges();
+        copy.free();
+        ca.hold(); // nothing written until the other tab has
+        ca.tree.applyChanges(rows, { follow: true });
+        cb.tree.append({ role: "user", content: "the other tab's" });
+        await cb.saved();
+        await ca.save();
+        await ca.saved();
+        await cb.close();
+        const fresh = await b.open(ca.id);
+        const text = fresh.tree.save();
+        await fresh.close();
+        await ca.close();
+        return ["first", "from the copy", "the other tab's"].map((m) => text.includes(m));
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+    assert.deepEqual(r, [true, true, true]);
+  });
+
   await step("closed while reading another tab's changes: the read stops, nothing reads the freed tree", async () => {
     const r = await page.evaluate(async () => {
       const warned = [];
