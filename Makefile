@@ -217,6 +217,7 @@ test-js: tools build $(HOOKS_WASM) $(JUDGES)
 	@node js/test/idb.mjs
 	@echo "== js: sessiontree/idb, two tabs of one conversation at random (seeded): every message in both tabs and the store"
 	@node js/test/idb-tabs.mjs
+	@IDB_TABS_PRUNE=1 IDB_TABS_SEEDS=9,2 node js/test/idb-tabs.mjs
 	@echo "== js: sessiontree/react with React 19 (a page bundled by Vite) in headless Chromium"
 	@node js/test/react.mjs
 	@echo "== js: tsc --noEmit on sessiontree.d.ts and the packages' .d.ts (the adapters against ai's types)"
