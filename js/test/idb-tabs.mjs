@@ -13,6 +13,7 @@
 //   IDB_TABS_SEEDS=1,2,3 IDB_TABS_STEPS=300 for a longer look
 import assert from "node:assert/strict";
 import { serveJS, launch } from "./chromium.mjs";
+import { rng } from "./rng.js";
 
 const SEEDS = (process.env.IDB_TABS_SEEDS ?? "1,4,6,8").split(",").map(Number);
 const STEPS = Number(process.env.IDB_TABS_STEPS ?? 150);
@@ -84,11 +85,6 @@ const tab = async () => {
   return page;
 };
 
-// xorshift32: the same run for a seed.
-function rng(seed) {
-  let s = seed >>> 0 || 1;
-  return () => { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; return s / 4294967296; };
-}
 const KINDS = [["append", 30], ["rewind", 6], ["edit", 6], ["regenerate", 6], ["label", 5], ["switch", 5], ["delete", 3], ...(PRUNE ? [["prune", 2]] : []), ["hold", 3], ["release", 4], ["save", 6], ["reopen", 2], ["wait", 10], ["both", 8], ["reload", 1]];
 const WEIGHT = KINDS.reduce((s, k) => s + k[1], 0);
 const pick = (r) => {

@@ -14,6 +14,7 @@
 // LIVE_RANDOM_SEEDS=1,2,3 LIVE_RANDOM_STEPS=300 for a longer look.
 import assert from "node:assert/strict";
 import { workerTree } from "./worker-tree.mjs";
+import { rng } from "./rng.js";
 
 const [dir, url, token] = process.argv.slice(2);
 const seedList = process.env.LIVE_RANDOM_SEEDS ?? "1,2";
@@ -24,11 +25,6 @@ if (!token) {
 }
 assert.equal(typeof WebSocket, "function", "run with node --experimental-websocket (Node 20) or Node 22+");
 const STEPS = Number(stepArg);
-
-function rng(seed) {
-  let s = seed >>> 0 || 1;
-  return () => { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; return s / 4294967296; };
-}
 
 // The tree as the devices and the worker must agree on it: not a device's own place.
 const shared = (text) => {

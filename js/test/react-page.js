@@ -6,6 +6,7 @@ import { createRoot } from "react-dom/client";
 import { init, SessionTree } from "/sessiontree.js";
 import { openStore } from "/idb.js";
 import { useConversations, useTree, useActivePath, useSiblings, useBranches } from "../react.js";
+import { rng } from "./rng.js";
 
 const renders = { list: 0, chat: 0, path: 0, siblings: 0, branches: 0 };
 
@@ -193,12 +194,6 @@ window.rShown = () => {
   }
   return out;
 };
-
-// xorshift32: the same run for a seed.
-function rng(seed) {
-  let s = seed >>> 0 || 1;
-  return () => { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; return s / 4294967296; };
-}
 
 const R_KINDS = [["append", 24], ["edit", 8], ["regenerate", 8], ["rewind", 6], ["open", 6], ["select", 5], ["label", 8], ["clear", 4], ["switch", 5], ["branch", 3], ["delete", 4], ["prune", 2], ["mount", 4], ["unmount", 3], ["batch", 6]];
 const R_WINDOWS = [{ count: 3 }, { start: 0, count: 4 }, { start: 2, count: 5 }, { start: -6, count: 6 }, { count: 1 }];

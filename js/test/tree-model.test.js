@@ -12,6 +12,7 @@
 // flavours. MODEL_SEEDS=1,2,3 MODEL_STEPS=2000 for a longer look.
 import { test, assert, mainSource } from "./harness.js";
 import { init, initInterchange, SessionTree } from "../sessiontree.js";
+import { rng } from "./rng.js";
 
 await init(mainSource);
 
@@ -111,8 +112,7 @@ function check(t, m, r, at) {
 }
 
 function run(seed, steps) {
-  let s = seed >>> 0 || 1;
-  const r = () => { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; return s / 4294967296; };
+  const r = rng(seed);
   const pick = (xs) => xs[Math.floor(r() * xs.length)];
   let n = 0;
   const msg = (role) => pick([

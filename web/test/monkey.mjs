@@ -10,14 +10,10 @@
 // MONKEY_SEEDS=1,2 MONKEY_STEPS=60 for a longer look.
 import assert from "node:assert/strict";
 import { serveDist, launchChromium, openPage } from "./start.mjs";
+import { rng } from "../../js/test/rng.js";
 
 const SEEDS = (process.env.MONKEY_SEEDS ?? "1").split(",").map(Number);
 const STEPS = Number(process.env.MONKEY_STEPS ?? 40);
-
-function rng(seed) {
-  let s = seed >>> 0 || 1;
-  return () => { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; return s / 4294967296; };
-}
 
 const { server, base } = await serveDist();
 let failed = false;
@@ -61,7 +57,6 @@ for (const seed of SEEDS) {
     for (const p of tabs) p.on("dialog", (d) => { errors.push(`a dialog: ${d.message()}`); d.dismiss().catch(() => {}); });
     for (let step = 0; step < STEPS; step++) {
       const ti = r() < 0.6 ? 0 : 1;
-      const t0 = performance.now();
       const page = tabs[ti];
       const x = r();
       let what;
@@ -135,7 +130,6 @@ for (const seed of SEEDS) {
         what = "wait";
       }
       log.push(`${step}.${ti}:${what}`);
-      if (process.env.MONKEY_TIMES) console.log(`#  ${Math.round(performance.now() - t0)} ms ${what}`);
       await idle(page);
       // The view catches up with a change (its own, or the other tab's) in a frame or two.
       let bad = await shown(page);
