@@ -29,10 +29,19 @@ export function request(r) {
   });
 }
 
+/**
+ * The error a failed transaction's error event stands for: the failed
+ * request's (it bubbles to the transaction before tx.error is set), else the
+ * transaction's, never null.
+ */
+export function txError(tx, event) {
+  return event?.target?.error ?? tx.error ?? new Error("the storage transaction failed");
+}
+
 export function done(tx) {
   return new Promise((resolve, reject) => {
     tx.oncomplete = () => resolve();
-    tx.onerror = () => reject(tx.error);
+    tx.onerror = (e) => reject(txError(tx, e));
     tx.onabort = () => reject(tx.error ?? new Error("the storage transaction was aborted"));
   });
 }

@@ -191,7 +191,15 @@ export interface ImportResult {
  *   once the listeners return: drop it, and move what held it to conv.tree: a
  *   `live()` sync of it is closed and started again on the new tree, a
  *   `t.subscribe` listener subscribed again; the React hooks do it themselves);
- * - "error": a write in the background (autosave, an import's parts) failed.
+ * - "meta": conv.meta took fields another tab (or store.update) stored: a
+ *   rename. Fields this tab changed and has not yet written keep its values;
+ * - "deleted": another tab deleted the conversation (or this tab's write found
+ *   it gone): nothing of it is written any more; its tree stays readable until
+ *   closed (close it, and show the user another);
+ * - "error": a write in the background (autosave, an import's parts, the last
+ *   save of a close) failed. Its changes stay untold: the next write takes them
+ *   again; at a close, `journaled` says whether they were put in localStorage
+ *   (the next open of the conversation, in any tab, writes them).
  * `before` is where the user was; the tree is put back there (the branch they
  * were on, or the one now ending at their leaf).
  */
@@ -199,7 +207,9 @@ export type ConversationEvent =
   | { kind: "applied"; before: { branch: string; leaf: string | null } }
   | { kind: "merged"; report: MergeReport; before: { branch: string; leaf: string | null } }
   | { kind: "reloaded"; before: { branch: string; leaf: string | null }; previous: SessionTree }
-  | { kind: "error"; error: Error };
+  | { kind: "meta"; meta: ConversationMeta }
+  | { kind: "deleted" }
+  | { kind: "error"; error: Error; journaled?: boolean };
 
 /** What a write did: the rev it made and the rows it wrote. */
 export interface SaveResult {
@@ -303,9 +313,16 @@ export interface ConversationStore {
    * through the interchange module (loadMerge loads it), one conversation per chat.
    */
   importFile(file: Blob | Uint8Array, options?: ImportOptions): Promise<ImportResult>;
-  /** Merges fields into a conversation's record (not its id, rev, root or active branch). */
+  /**
+   * Merges fields into a conversation's record (not its id, rev, root or
+   * active branch); a tab that has it open takes them into conv.meta (event
+   * "meta"), and no tab's later write puts back what it held before.
+   */
   update(id: string, fields: Partial<ConversationMeta>): Promise<void>;
-  /** Removes a conversation; an open one is written no more (close it). */
+  /**
+   * Removes a conversation and its journals; an open one, in this tab or
+   * another, is written no more (event "deleted" there: close it).
+   */
   delete(id: string): Promise<void>;
   /**
    * Removes the conversations whose import's tab closed before its last part

@@ -19,7 +19,7 @@
 // tab that cannot apply a delta reloads the conversation once the burst is over.
 import { init, initInterchange, settled, SessionTree, SessionTreeError } from "./sessiontree.js";
 import {
-  PACK_ROWS, openDatabase, readList, readMeta, readRows, readRowsIn, readTail, fileTail, readLegacy, searchRows, writePart, putRows, range,
+  PACK_ROWS, txError, openDatabase, readList, readMeta, readRows, readRowsIn, readTail, fileTail, readLegacy, searchRows, writePart, putRows, range,
 } from "./idb-records.js";
 
 export { PACK_ROWS };
@@ -76,29 +76,36 @@ class IDBRecords {
   search(metas, query, except, limit) { return searchRows(this.db, metas, query, except, limit); }
   writePart(meta, changes, options) { return writePart(this.db, meta, changes, options); }
 
-  /** Merges fields into conversation id's meta record (no rows, no rev). */
+  /** Merges fields into conversation id's meta record (no rows, no rev); resolves to the record stored, or null. */
   updateMeta(id, fields) {
     const tx = this.db.transaction("meta", "readwrite");
     const metas = tx.objectStore("meta");
     const got = metas.get(id);
-    got.onsuccess = () => got.result && metas.put({ ...got.result, ...fields, id });
-    return txDone(tx);
+    let out = null;
+    got.onsuccess = () => {
+      if (!got.result) return;
+      out = { ...got.result, ...fields, id };
+      metas.put(out);
+    };
+    return txDone(tx).then(() => out);
   }
 
   /**
-   * One readwrite transaction: reads conversation id's rows (null when none),
-   * hands them to merge, which returns { meta, changes } synchronously, and
-   * writes those, bumping the rev: no other tab's write can come between the
-   * read and the write. Resolves to { rev, out } (out: what merge returned);
+   * One readwrite transaction: reads conversation id's rows (null when none)
+   * and meta record, hands them to merge, which returns { meta, changes }
+   * synchronously (or null: nothing is written), and writes those, bumping the
+   * rev, with the meta folded over the stored one as write does: no other
+   * tab's write can come between the read and the write. Resolves to
+   * { rev, out, meta } (out: what merge returned; meta: the record stored);
    * rejects with merge's error, nothing written.
    */
-  mergeWrite(id, merge) {
+  mergeWrite(id, merge, base) {
     return new Promise((resolve, reject) => {
       const tx = this.db.transaction(["meta", "rows", "trees"], "readwrite");
       let done = null;
       let failed = null;
       tx.oncomplete = () => resolve(done);
-      tx.onerror = () => reject(failed ?? tx.error);
+      tx.onerror = (e) => reject(failed ?? txError(tx, e));
       tx.onabort = () => reject(failed ?? tx.error ?? new Error("the storage transaction was aborted"));
       const stop = (e) => {
         failed = e;
@@ -106,11 +113,16 @@ class IDBRecords {
       };
       readRowsIn(tx, id).then(([stored, rows]) => {
         try {
-          const out = merge(rows);
+          const out = merge(rows, stored ?? null);
+          if (out === null) {
+            done = { rev: 0, out, meta: null };
+            return;
+          }
           const rev = (stored?.rev ?? 0) + 1;
-          putRows(tx, { ...out.meta, rev }, out.changes);
+          const meta = { ...foldMeta(stored, base, out.meta), rev };
+          putRows(tx, meta, out.changes);
           if (out.changes.all) tx.objectStore("trees").delete(id);
-          done = { rev, out };
+          done = { rev, out, meta: { ...meta, root: out.changes.root, activeBranch: out.changes.activeBranch } };
         } catch (e) {
           stop(e);
         }
@@ -120,16 +132,17 @@ class IDBRecords {
 
   /**
    * One readwrite transaction: checks the stored rev is expect (unless
-   * undefined), writes the rows and the meta, bumps the rev. Resolves to the
-   * rev written, or DIVERGED (nothing written).
+   * undefined), writes the rows and the meta (folded over the stored record:
+   * foldMeta), bumps the rev. Resolves to { rev, meta } (the record stored),
+   * or DIVERGED (nothing written).
    */
-  write(meta, changes, expect) {
+  write(meta, changes, expect, base) {
     return new Promise((resolve, reject) => {
       const tx = this.db.transaction(["meta", "rows", "trees"], "readwrite");
-      let rev = 0;
+      let done = null;
       let diverged = false;
-      tx.oncomplete = () => resolve(rev);
-      tx.onerror = () => reject(tx.error);
+      tx.oncomplete = () => resolve(done);
+      tx.onerror = (e) => reject(txError(tx, e));
       tx.onabort = () => (diverged ? resolve(DIVERGED) : reject(tx.error ?? new Error("the storage transaction was aborted")));
       const got = tx.objectStore("meta").get(meta.id);
       got.onsuccess = () => {
@@ -139,9 +152,10 @@ class IDBRecords {
           tx.abort();
           return;
         }
-        rev = stored + 1;
-        putRows(tx, { ...meta, rev }, changes);
+        const m = { ...foldMeta(got.result, base, meta), rev: stored + 1 };
+        putRows(tx, m, changes);
         if (changes.all) tx.objectStore("trees").delete(meta.id);
+        done = { rev: m.rev, meta: { ...m, root: changes.root, activeBranch: changes.activeBranch } };
       };
     });
   }
@@ -160,7 +174,7 @@ class IDBRecords {
 function txDone(tx) {
   return new Promise((resolve, reject) => {
     tx.oncomplete = () => resolve();
-    tx.onerror = () => reject(tx.error);
+    tx.onerror = (e) => reject(txError(tx, e));
     tx.onabort = () => reject(tx.error ?? new Error("the storage transaction was aborted"));
   });
 }
@@ -199,16 +213,23 @@ class MemoryRecords {
     }
     return out;
   }
-  async updateMeta(id, fields) { if (this.#meta.has(id)) this.#meta.set(id, { ...this.#meta.get(id), ...fields, id }); }
-  async writePart(meta, changes) { this.#put(meta, changes); }
-  async mergeWrite(id, merge) {
-    const out = merge(await this.rows(id));
-    return { rev: await this.write(out.meta, out.changes), out };
+  async updateMeta(id, fields) {
+    if (!this.#meta.has(id)) return null;
+    this.#meta.set(id, { ...this.#meta.get(id), ...fields, id });
+    return { ...this.#meta.get(id) };
   }
-  async write(meta, changes) {
-    const rev = (this.#meta.get(meta.id)?.rev ?? 0) + 1;
-    this.#put({ ...meta, rev }, changes);
-    return rev;
+  async writePart(meta, changes) { this.#put(meta, changes); }
+  async mergeWrite(id, merge, base) {
+    const out = merge(await this.rows(id), await this.meta(id));
+    if (out === null) return { rev: 0, out, meta: null };
+    const { rev, meta } = await this.write(out.meta, out.changes, undefined, base);
+    return { rev, out, meta };
+  }
+  async write(meta, changes, expect, base) {
+    const stored = this.#meta.get(meta.id);
+    const m = { ...foldMeta(stored, base, meta), rev: (stored?.rev ?? 0) + 1 };
+    this.#put(m, changes);
+    return { rev: m.rev, meta: { ...this.#meta.get(meta.id) } };
   }
   #put(meta, changes) {
     this.#meta.set(meta.id, { ...meta, root: changes.root, activeBranch: changes.activeBranch });
@@ -299,8 +320,54 @@ function diff(stored, all) {
   return { all: false, root: all.root, activeBranch: all.activeBranch, branches: pick(stored.branches, all.branches, "name"), nodes: pick(stored.nodes, all.nodes, "id") };
 }
 
-/** The localStorage key of conversation id's journal in store name. */
-const journalKey = (name, id) => `sessiontree-journal:${name}:${id}`;
+/**
+ * The localStorage key of the journal tab left for conversation id of store
+ * name: one key a tab, so that two tabs going away at once each keep theirs.
+ */
+const journalKey = (name, id, tab) => `sessiontree-journal:${JSON.stringify([name, id, tab])}`;
+
+/**
+ * The keys of every journal of conversation id of store name in localStorage:
+ * every tab's, and the one key a page of a version without tab keys left.
+ */
+function journalKeys(name, id) {
+  const old = `sessiontree-journal:${name}:${id}`;
+  const out = [];
+  for (let i = 0; i < localStorage.length; i++) {
+    const k = localStorage.key(i);
+    if (k === old) out.push(k);
+    else if (k?.startsWith("sessiontree-journal:[")) {
+      try {
+        const [n, c] = JSON.parse(k.slice("sessiontree-journal:".length));
+        if (n === name && c === id) out.push(k);
+      } catch {
+        // a journal kept aside (":unapplied:…"): not replayed
+      }
+    }
+  }
+  return out;
+}
+
+// The meta fields the store keeps itself, never a user's.
+const OWN_META = new Set(["id", "rev", "root", "activeBranch", "importing"]);
+const sameValue = (a, b) => a === b || JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * The meta a write stores: the stored record (another tab's rename, a
+ * store.update) with the fields this tab changed since base (the meta it last
+ * stored or read) taken from mine, and those it removed removed. Without a
+ * stored record or a base, mine. An import's mark goes with the write that
+ * stores its last rows.
+ */
+function foldMeta(stored, base, mine) {
+  if (!stored || !base) return { ...mine };
+  const out = { ...stored };
+  for (const k of Object.keys(mine)) if (!OWN_META.has(k) && !sameValue(mine[k], base[k])) out[k] = mine[k];
+  for (const k of Object.keys(base)) if (!OWN_META.has(k) && !(k in mine)) delete out[k];
+  delete out.importing;
+  if (mine.importing !== undefined) out.importing = mine.importing;
+  return out;
+}
 
 /**
  * One set of changes out of several taken one after another (takeChanges's
@@ -320,6 +387,30 @@ function joinChanges(list) {
   const last = list[list.length - 1];
   const keep = (rows) => (all ? rows.filter((r) => r.row != null) : rows);
   return { all, root: last.root, activeBranch: last.activeBranch, branches: keep([...branches.values()]), nodes: keep([...nodes.values()]) };
+}
+
+/**
+ * Applies a journal's rows over tree, what is stored now, keeping every line
+ * of both. Rows of every row (a tree swapped in whole before its page went)
+ * go in as rows, never as the tree, which would drop what another tab stored
+ * since. A branch the journal moves off the leaf stored for it (another tab
+ * wrote on it after the journal's page read it) takes the journal's leaf, and
+ * the stored leaf keeps a branch of its own, a fresh "branch-N", as a merge
+ * would do; the user is where the journal's page was. A row that no longer
+ * applies throws (conflict): the caller keeps the journal.
+ */
+function applyJournal(tree, changes) {
+  const stored = new Map(tree.branches().map((b) => [b.name, b.leaf]));
+  tree.applyChanges(changes.all ? { ...changes, all: false } : changes, { follow: true });
+  const now = new Map(tree.branches().map((b) => [b.name, b.leaf]));
+  const active = tree.activeBranch;
+  for (const { name, row } of changes.branches) {
+    const was = stored.get(name);
+    if (row === null || !was || now.get(name) === was || tree.node(was) === null) continue;
+    if (tree.pathOf(name).includes(was)) continue; // the journal's page went on from it
+    tree.branch(was);
+  }
+  if (tree.activeBranch !== active) tree.switchBranch(active);
 }
 
 /** Where a tree's user is: the active branch and its leaf. */
@@ -373,6 +464,8 @@ class ConversationStore {
   #onHide = null;
   #held = new Set(); // the conversations open in this tab, until freed (what a page going away journals)
   #closed = false;
+  /** This tab's own name among the store's (its journals' keys). */
+  _tab = newId();
   /** What the tab sync did: merges, reloads, deltas posted and applied. */
   stats = { merges: 0, reloads: 0, posted: 0, applied: 0, replayed: 0 };
 
@@ -719,10 +812,14 @@ class ConversationStore {
     const clean = { ...fields };
     for (const k of ["id", "rev", "root", "activeBranch", "importing"]) delete clean[k];
     return this._queue(async () => {
-      await this.#records.updateMeta(id, clean);
-      const m = this.#conversations.find((c) => c.id === id);
-      if (m) this._listed({ ...m, ...clean });
-      this._post({ list: true });
+      const stored = await this.#records.updateMeta(id, clean);
+      if (!stored) return;
+      this._listed(stored);
+      // Open here, its meta takes the fields; in another tab too (posted), so
+      // that no tab's next write puts back what it held (see foldMeta).
+      const opening = this.#open.get(id);
+      (opening ? await opening.catch(() => null) : null)?._metaStored(stored);
+      this._post({ id, meta: stored, renamed: true });
     });
   }
 
@@ -733,7 +830,19 @@ class ConversationStore {
     conv?._deleted();
     await this._queue(() => this.#records.remove(id));
     this.#setList(this.#conversations.filter((c) => c.id !== id));
-    this._post({ list: true });
+    this.#forgetJournals(id);
+    // A tab that has it open stops writing it (or its next write would store it again).
+    this._post({ deleted: id });
+  }
+
+  // The journals of a deleted conversation: no open replays them any more.
+  #forgetJournals(id) {
+    if (typeof localStorage === "undefined") return;
+    try {
+      for (const k of journalKeys(this.name, id)) localStorage.removeItem(k);
+    } catch {
+      // localStorage refused: they stay, unread
+    }
   }
 
   async removeInterrupted(options = {}) {
@@ -801,18 +910,26 @@ class ConversationStore {
     }
   }
 
-  async #heard({ id, rev, prev, changes, meta, list }) {
+  async #heard({ id, rev, prev, changes, meta, list, deleted, renamed }) {
     if (this.#closed) return;
-    if (list) {
+    if (list || typeof deleted === "string") {
       this.list().catch(() => {});
+      if (typeof deleted !== "string") return;
+      const opening = this.#open.get(deleted);
+      (opening ? await opening.catch(() => null) : null)?._deleted({ elsewhere: true });
       return;
     }
     if (typeof id !== "string") return;
     if (meta && !meta.importing) this._listed(meta);
     const opening = this.#open.get(id);
     const conv = opening ? await opening.catch(() => null) : null;
-    if (!conv || rev <= conv._rev) return;
-    if (changes && conv._apply(rev, prev, changes)) return;
+    if (!conv) return;
+    if (renamed) {
+      conv._metaStored(meta);
+      return;
+    }
+    if (rev <= conv._rev) return;
+    if (changes && conv._apply(rev, prev, changes, meta)) return;
     if (visible()) conv._schedule();
   }
 }
@@ -851,6 +968,8 @@ class Conversation {
   #untold = [];
   #journaled = false; // this conversation's journal is in localStorage
   #stored = null; // the meta this tab last wrote, as JSON (a save with no rows and the same meta writes nothing)
+  #base = null; // the meta as this tab last stored or read it (what it changed since goes over another tab's: foldMeta)
+  #replayed = []; // other pages' journals this one applied: { key, text }, removed once stored
   _refs = 1;
   _rev;
 
@@ -862,6 +981,7 @@ class Conversation {
     this.timings = timings;
     this.#autosave = autosave;
     this.#taken = tree.version;
+    this.#base = rev > 0 ? { ...meta } : null; // read from storage; a new one's is what its first write stores
     this.#watch();
     store._hold(this);
   }
@@ -962,15 +1082,26 @@ class Conversation {
     // The rev is checked for every row too (a tree swapped in whole, by a
     // merge with the lean module or a delta of every row, answers them all):
     // written unchecked, they would take the place of another tab's writes.
-    let rev = await records.write(meta, changes, records.persistent ? this._rev : undefined);
+    let got = await records.write(meta, changes, records.persistent ? this._rev : undefined, this.#base);
     let written = changes;
     let stored = told;
-    let wrote = meta;
-    if (rev === DIVERGED) ({ rev, changes: written, stored, meta: wrote } = await this.#mergeAndWrite(meta));
-    this.#stored = JSON.stringify(wrote);
+    if (got === DIVERGED) {
+      const merged = await this.#mergeAndWrite(meta);
+      if (merged === null) {
+        // Deleted by another tab meanwhile (its post not yet heard): not written back.
+        this._deleted({ elsewhere: true });
+        return { rev: this._rev, rows: 0, takeMs };
+      }
+      ({ changes: written, stored } = merged);
+      got = merged;
+    }
+    const rev = got.rev;
     this.#storedUntold(stored);
     this._rev = rev;
-    this.meta.rev = rev;
+    this.#foldIn(got.meta);
+    const wrote = { ...this.meta };
+    delete wrote.rev;
+    this.#stored = JSON.stringify(wrote);
     this.#store._listed(this.meta);
     if (records.persistent) {
       this.#store.stats.posted++;
@@ -979,6 +1110,28 @@ class Conversation {
       this.#store._post({ id: this.id, rev, prev: rev - 1, changes: small ? written : undefined, meta: { ...this.meta } });
     }
     return { rev, rows: written.branches.length + written.nodes.length, takeMs };
+  }
+
+  // #foldIn takes the fields of a stored meta record (this tab's write folded
+  // over the stored one, another tab's write, a rename) into this.meta, but
+  // for those this tab changed since it last stored or read them: the next
+  // write stores those (foldMeta). The record is the base from then on.
+  #foldIn(stored) {
+    if (!stored) return;
+    const base = this.#base ?? {};
+    const meta = this.meta;
+    for (const k of Object.keys(stored)) if (!OWN_META.has(k) && sameValue(meta[k], base[k])) meta[k] = stored[k];
+    for (const k of Object.keys(meta)) if (!OWN_META.has(k) && !(k in stored) && sameValue(meta[k], base[k])) delete meta[k];
+    if (stored.rev !== undefined) meta.rev = stored.rev;
+    this.#base = { ...stored };
+  }
+
+  /** Another tab renamed it, or store.update did here: its meta takes the fields (an event of kind "meta" says so). */
+  _metaStored(stored) {
+    if (this.#closing || !stored) return;
+    const rev = this._rev;
+    this.#foldIn({ ...stored, rev });
+    this.#emit({ kind: "meta", meta: this.meta });
   }
 
   // #storedUntold drops the first n untold changes, now stored (a journal may
@@ -993,13 +1146,15 @@ class Conversation {
   // other tab's write comes between the read and the write, so this never
   // goes round while another tab keeps writing first, reading the whole
   // conversation each time); returns the rev written, those rows, the meta
-  // and how many of #untold's changes the write stored.
+  // stored and how many of #untold's changes the write stored; null when the
+  // conversation is no longer stored (deleted by another tab).
   async #mergeAndWrite(meta) {
     const store = this.#store;
     const { loadMerge, mergeOptions } = store._options();
     await loadMerge();
     const tree = this.#tree;
-    const { rev, out } = await store._records().mergeWrite(this.id, (rows) => {
+    const { rev, out, meta: storedMeta } = await store._records().mergeWrite(this.id, (rows, stored) => {
+      if (!stored && this._rev > 0) return null; // it was stored, and is not: deleted
       if (rows) {
         const theirs = SessionTree.fromRows(rows);
         const before = place(tree);
@@ -1034,8 +1189,8 @@ class Conversation {
         changes,
         stored: 1,
       };
-    });
-    return { rev, changes: out.changes, stored: out.stored, meta: out.meta };
+    }, this.#base);
+    return out === null ? null : { rev, changes: out.changes, stored: out.stored, meta: storedMeta };
   }
 
   // An import's rows, a part at a time (takeChanges({ limit })), each part one
@@ -1056,6 +1211,7 @@ class Conversation {
         // an open reads them first (store.tail), a get each, where a pack of
         // 200 rows each would be read (at 200k messages 61 packs, ~0.4 s).
         const own = new Set(this.#tree.pathWindow(-TAIL_OWN).ids);
+        let stored = false;
         for (;;) {
           const c = this.#tree.takeChanges({ limit: FEED_PART });
           this.#taken = this.#tree.version;
@@ -1063,7 +1219,19 @@ class Conversation {
           this.meta.root = c.root;
           this.meta.activeBranch = c.activeBranch;
           const meta = { ...this.meta, rev: 1, ...(c.more ? { importing: Date.now() } : {}) };
-          await this.#store._writePart(meta, c, { packed, own });
+          try {
+            await this.#store._writePart(meta, c, { packed, own });
+          } catch (e) {
+            // The part is not stored (storage full): the next write takes it
+            // again with every row after it, in one transaction that also
+            // ends the import (its meta loses the mark). With no part stored,
+            // that write is the conversation's first.
+            this.#untold.push(c);
+            if (!stored) this._rev = this.meta.rev = 0;
+            throw e;
+          }
+          stored = true;
+          this.#base = meta;
           this.timings.parts = (this.timings.parts ?? 0) + 1;
           if (!c.more) packed = false;
         }
@@ -1097,13 +1265,14 @@ class Conversation {
   }
 
   /** Applies another tab's delta in place when it applies to what this tab holds; says whether it did. */
-  _apply(rev, prev, changes) {
+  _apply(rev, prev, changes, meta) {
     if (!this.#clean() || this._scheduled() || this._rev !== prev) return false;
     const tree = this.#tree;
     try {
       const before = place(tree);
       tree.applyChanges(changes);
       this._rev = rev;
+      if (meta) this.#foldIn({ ...meta, rev });
       this.meta.rev = rev;
       this.#store.stats.applied++;
       keepPlace(tree, before);
@@ -1138,6 +1307,7 @@ class Conversation {
     const before = place(tree);
     if (keepPlace(got.tree, before)) got.tree.takeChanges(); // this tab's place, not a change to store
     this._rev = got.rev;
+    this.#foldIn({ ...stored, rev: got.rev });
     this.meta.rev = got.rev;
     this.#store.stats.reloads++;
     this.#tree = got.tree;
@@ -1147,15 +1317,23 @@ class Conversation {
     tree.free();
   }
 
-  _deleted() {
+  /**
+   * The conversation was deleted: nothing more of it is written or journaled.
+   * Deleted elsewhere (another tab, or found gone at a write), its listeners
+   * hear an event of kind "deleted"; its tree stays usable until closed.
+   */
+  _deleted({ elsewhere = false } = {}) {
+    if (this.#deleted) return;
     this.#deleted = true;
     this.#untold = [];
+    this.#replayed = [];
     if (this.#journaled) this.#unjournal();
+    if (elsewhere && !this.#closing) this.#emit({ kind: "deleted" });
   }
 
   // ---- the journal: what a page going away had not yet stored ----
 
-  #journalKey() { return journalKey(this.#store.name, this.id); }
+  #journalKey() { return journalKey(this.#store.name, this.id, this.#store._tab); }
 
   /** Puts what is not yet stored in localStorage, synchronously (the store's journal()). */
   _journal() {
@@ -1177,17 +1355,23 @@ class Conversation {
     }
   }
 
+  // #unjournal removes this tab's journal, and the other pages' journals this
+  // one replayed (now stored), each only while it still holds what was
+  // replayed: a live tab that journaled again since keeps its newer one.
   #unjournal() {
     this.#journaled = false;
     try {
       localStorage.removeItem(this.#journalKey());
+      for (const { key, text } of this.#replayed) if (localStorage.getItem(key) === text) localStorage.removeItem(key);
     } catch {
       // nothing to remove
     }
+    this.#replayed = [];
   }
 
   /**
-   * Applies the journal a page going away left for this conversation (its
+   * Applies the journals pages going away left for this conversation, oldest
+   * first (one a tab: two tabs that went at once each left theirs; their
    * changes after what is stored, or some of what is stored already: rows
    * applied twice are the same rows) and writes them. A journal that no
    * longer applies (another tab changed the same records since) is kept
@@ -1195,32 +1379,41 @@ class Conversation {
    */
   _replay() {
     if (typeof localStorage === "undefined") return this;
-    const key = this.#journalKey();
-    let text = null;
+    const found = [];
     try {
-      text = localStorage.getItem(key);
+      for (const key of journalKeys(this.#store.name, this.id)) {
+        const text = localStorage.getItem(key);
+        if (text === null) continue;
+        let at = 0;
+        try {
+          at = JSON.parse(text).at ?? 0;
+        } catch {
+          // said below, as a journal that does not apply
+        }
+        found.push({ key, text, at });
+      }
     } catch {
       return this;
     }
-    if (text === null) return this;
-    try {
-      const { changes } = JSON.parse(text);
-      // Every row (a tree swapped in whole before the page went): applied as
-      // rows over what is stored, never as the tree, which would drop what
-      // another tab stored since. A row that no longer applies is a conflict:
-      // the journal is kept below, not lost.
-      this.#tree.applyChanges(changes.all ? { ...changes, all: false } : changes, { follow: true }); // the user's place when the page went
-      this.#journaled = true;
-      this.#store.stats.replayed++;
-      this.save().catch((e) => this.#emit({ kind: "error", error: e }));
-    } catch (err) {
+    found.sort((a, b) => a.at - b.at);
+    for (const { key, text } of found) {
       try {
-        localStorage.setItem(`${key}:unapplied:${Date.now()}`, text);
-        localStorage.removeItem(key);
-      } catch {
-        // left where it is
+        applyJournal(this.#tree, JSON.parse(text).changes);
+        this.#replayed.push({ key, text });
+        this.#store.stats.replayed++;
+      } catch (err) {
+        try {
+          localStorage.setItem(`${key}:unapplied:${Date.now()}`, text);
+          localStorage.removeItem(key);
+        } catch {
+          // left where it is
+        }
+        console.warn(`sessiontree/idb: the changes to ${this.id} a page left unsaved did not apply (${err?.message}); they are kept in localStorage under ${key}:unapplied`);
       }
-      console.warn(`sessiontree/idb: the changes to ${this.id} a page left unsaved did not apply (${err?.message}); they are kept in localStorage under ${key}:unapplied`);
+    }
+    if (this.#replayed.length) {
+      this.#journaled = true;
+      this.save().catch((e) => this.#emit({ kind: "error", error: e }));
     }
     return this;
   }
@@ -1243,7 +1436,7 @@ class Conversation {
     // freed under a write that must merge first, and they would be lost.
     const pending = this.#tree.version !== this.#taken || this.#writing > 0 || this.#untold.length > 0;
     const last = this.#deleted || !pending ? this.#feeding : this.save();
-    this.#closing = Promise.resolve(last).catch(() => {}).then(() => this.#feeding).then(() => {
+    this.#closing = Promise.resolve(last).catch((err) => this.#unsavedAtClose(err)).then(() => this.#feeding).then(() => {
       clearTimeout(this.#catchUp);
       this.#off?.();
       this.#listeners.clear();
@@ -1252,6 +1445,18 @@ class Conversation {
     });
     this.#store._closing(this.id, this.#closing);
     return this.#closing;
+  }
+
+  // #unsavedAtClose keeps what the close's last save could not store (storage
+  // full, the merge module not loaded, the database closed under it): it is
+  // journaled, so that the next open of the conversation, in any tab, writes
+  // it, and the listeners hear the error before they go (close resolves: the
+  // tree is freed all the same).
+  #unsavedAtClose(err) {
+    this._journal();
+    const kept = this.#journaled;
+    this.#emit({ kind: "error", error: err, journaled: kept });
+    console.warn(`sessiontree/idb: the last save of ${this.id} before its close failed (${err?.message}); ${kept ? "its changes are journaled in localStorage and written at its next open" : "its changes could not be journaled either (too many rows, or localStorage refused them)"}`);
   }
 }
 

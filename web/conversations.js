@@ -204,6 +204,20 @@ function adopt(cur, conv) {
       showError(`Could not save to this browser's storage: ${describe(e.error)}. Export the conversation to keep a copy.`);
       return;
     }
+    if (e.kind === "deleted") {
+      // Deleted in another tab: nothing more of it is stored; another is shown.
+      toast(`\u201c${conv.meta.title || "This conversation"}\u201d was deleted in another tab.`, "warn");
+      state.convs = state.convs.filter((c) => c.id !== conv.id);
+      if (state.busy) {
+        renderConversations(); // shown until its reply ends (not stored), then the user moves on
+        return;
+      }
+      conv.close();
+      state.cur = null;
+      if (state.convs.length) openConversation(state.convs[0].id);
+      else createConversation(new SessionTree());
+      return;
+    }
     cur.tree = conv.tree; // a reload's tree (the one before is freed)
     if (e.kind === "merged") announceConflicts(e.report);
     renderAll();

@@ -25,6 +25,14 @@ const STEPS = Number(process.env.IDB_TABS_STEPS ?? 150);
 // journals, and prints them for a lost message.
 const PRUNE = process.env.IDB_TABS_PRUNE === "1";
 const TRACE = PRUNE || process.env.IDB_TABS_TRACE === "1";
+// IDB_TABS_NAMED=1 also requires every message to be on a branch at the end
+// (but those only a deleted branch named, by the user's choice): kept in the
+// tree on no branch, a message is gone from the user's view and a prune
+// removes it. It fails today (seed 6): two tabs mint the same "branch-N" for
+// different lines, and one tab's deletion of its branch-N takes the other's
+// name too in the merge (core: a tombstone kills every value of its name moved
+// before it). Off until that is fixed.
+const NAMED = process.env.IDB_TABS_NAMED === "1";
 const { server, base } = await serveJS();
 const chrome = await launch("idb-tabs");
 const errors = [];
@@ -35,6 +43,10 @@ const boot = (page) => page.evaluate(async () => {
   await window.st.init();
   // One action of the run on this tab's conversation; returns the text of the
   // message it wrote, if it wrote one.
+  const namedOnlyBy = (t, name) => {
+    const others = new Set(t.branches().filter((b) => b.name !== name).flatMap((b) => t.pathOf(b.name)));
+    return t.pathOf(name).filter((id) => !others.has(id)).map((id) => t.node(id).message.content);
+  };
   window.act = async (a) => {
     const c = window.conv;
     const t = c.tree; // read each time: a reload of the conversation replaces it
@@ -49,17 +61,26 @@ const boot = (page) => page.evaluate(async () => {
       case "label": if (path.length) t.label(at(path), a.text); return null;
       case "switch": t.switchBranch(at(t.branches()).name); return null;
       case "delete": {
+        // The messages only the deleted branch named are on no branch now, by the user's choice.
         const names = t.branches().map((b) => b.name).filter((n) => n !== "main" && n !== t.activeBranch);
-        if (names.length) t.deleteBranch(at(names));
-        return null;
+        if (!names.length) return null;
+        const name = at(names);
+        const unnamed = namedOnlyBy(t, name);
+        t.deleteBranch(name);
+        return { unnamed };
       }
       case "prune": {
         // A branch deleted with its messages (the demo's "delete with its
         // messages"): what the prune removed is not lost.
         const names = t.branches().map((b) => b.name).filter((n) => n !== "main" && n !== t.activeBranch);
-        if (names.length) t.deleteBranch(at(names));
+        let unnamed = [];
+        if (names.length) {
+          const name = at(names);
+          unnamed = namedOnlyBy(t, name);
+          t.deleteBranch(name);
+        }
         const text = new Map(t.subtree(null).nodes.map((n) => [n.id, t.node(n.id).message.content]));
-        return { pruned: t.prune().map((id) => text.get(id)) };
+        return { pruned: t.prune().map((id) => text.get(id)), unnamed };
       }
       case "hold": window.release ??= c.hold(); return null;
       case "release": window.release?.(); window.release = null; return null;
@@ -69,6 +90,7 @@ const boot = (page) => page.evaluate(async () => {
         window.release = null;
         await c.close();
         window.conv = await window.store.open(c.id);
+        window.traced?.(window.conv);
         return null;
       }
     }
@@ -113,8 +135,11 @@ try {
       window.trace ??= [];
       const c = window.conv;
       if (trace) {
-        window.trace.push({ kind: "opened", rev: c.rev, text: c.tree.save() });
-        c.subscribe((e) => window.trace.push({ kind: e.kind, rev: c.rev, text: c.closed ? "" : c.tree.save(), report: e.report ? JSON.stringify(e.report) : undefined }));
+        window.traced = (c) => {
+          window.trace.push({ kind: "opened", rev: c.rev, text: c.tree.save() });
+          c.subscribe((e) => window.trace.push({ kind: e.kind, rev: c.rev, text: c.closed ? "" : c.tree.save(), report: e.report ? JSON.stringify(e.report) : undefined }));
+        };
+        window.traced(c);
       }
       await window.conv.saved();
       return window.conv.id;
@@ -124,6 +149,7 @@ try {
     const written = [];
     const writtenBy = [[], []]; // each tab's own: never gone from its tree, unless pruned
     const pruned = new Set(); // texts of messages a prune removed (on a deleted branch): gone by the user's choice
+    const unnamed = new Set(); // texts of messages only a deleted branch named: on no branch by the user's choice
     const log = [];
     const one = async (i, step, kind) => {
       const a = { kind, r: r(), text: `m${seed}-${step}-${i}` };
@@ -136,6 +162,7 @@ try {
         return w;
       }, { a, trace: TRACE });
       if (w?.pruned) for (const p of w.pruned) pruned.add(p);
+      if (w?.unnamed) for (const p of w.unnamed) unnamed.add(p);
       else if (w) { written.push(w); writtenBy[i].push(w); }
     };
     for (let step = 0; step < STEPS; step++) {
@@ -173,7 +200,15 @@ try {
       [x, y] = await trees();
     }
     const problems = await Promise.all(tabs.map((p) => p.evaluate(() => window.conv.tree.validate())));
-    const allLost = [...new Set([...written.filter((w) => !x.includes(`"${w}"`) && !pruned.has(w)), ...written.filter((w) => !y.includes(`"${w}"`) && !pruned.has(w))])];
+    // Kept is not enough: a message on no branch is gone from the user's view (and a prune removes it).
+    const offBranch = (text) => {
+      const f = JSON.parse(text);
+      const named = new Set();
+      for (const b of Object.values(f.branches)) for (let n = b.leaf; n && !named.has(n); n = f.nodes[n]?.parent) named.add(n);
+      const off = new Set(Object.entries(f.nodes).filter(([n]) => !named.has(n)).map(([, node]) => node.message?.content));
+      return written.filter((w) => off.has(w) && !unnamed.has(w) && !pruned.has(w));
+    };
+    const allLost = [...new Set([...written.filter((w) => !x.includes(`"${w}"`) && !pruned.has(w)), ...written.filter((w) => !y.includes(`"${w}"`) && !pruned.has(w)), ...(NAMED ? [...offBranch(x), ...offBranch(y)] : [])])];
     for (const w of allLost) {
       for (const k of [0, 1]) {
         const tr = await tabs[k].evaluate((w) => (window.trace ?? []).map((e) => {
@@ -181,8 +216,9 @@ try {
           if (e.text.includes(`"${w}"`) && e.text.startsWith("{\"format")) {
             const f = JSON.parse(e.text);
             const n = Object.values(f.nodes).find((x) => x.message?.content === w);
-            const on = Object.values(f.branches).filter((b) => b.leaf === n.id).map((b) => b.name);
-            where = ` (node ${n.id}, parent ${n.parent}, leaf of ${on.join(",") || "no branch"})`;
+            const id = Object.keys(f.nodes).find((k) => f.nodes[k] === n);
+            const on = Object.entries(f.branches).filter(([, b]) => { for (let m = b.leaf; m; m = f.nodes[m]?.parent) if (m === id) return true; return false; }).map(([name]) => name);
+            where = ` (node ${id}, parent ${n.parent}, on ${on.join(",") || "no branch"})`;
           }
           return `${e.kind}@${e.rev}:${e.text.includes(`"${w}"`) ? "has" : "-"}${where}${e.report ? " " + e.report : ""}${e.kind.startsWith("journal") ? " " + e.text : ""}`;
         }), w);
@@ -203,6 +239,11 @@ try {
     assert.deepEqual(lost(x), [], `tab one lost messages; ${where}`);
     assert.deepEqual(lost(y), [], `tab two lost messages; ${where}`);
     assert.deepEqual(lost(fresh), [], `the store lost messages; ${where}`);
+    if (NAMED) {
+      assert.deepEqual(offBranch(x), [], `tab one left messages on no branch; ${where}`);
+      assert.deepEqual(offBranch(y), [], `tab two left messages on no branch; ${where}`);
+      assert.deepEqual(offBranch(fresh), [], `the store left messages on no branch; ${where}`);
+    }
     assert.equal(shared(x), shared(y), `the tabs did not converge; ${where}`);
     assert.equal(shared(fresh), shared(x), `the store does not hold the tabs' tree; ${where}`);
     assert.deepEqual(problems, [[], []], `a tab's tree is not sound; ${where}`);

@@ -5,7 +5,7 @@
 // interrupted import is removed and one under way elsewhere kept; two tabs stay
 // in sync by deltas (no merge module), merge with readable names only when they
 // diverged, and see each other's list.
-//   node js/test/idb.mjs   (after make build)
+//   node js/test/idb.mjs   (after make build; IDB_STEP=text runs the steps whose name has it)
 import assert from "node:assert/strict";
 import { serveJS, launch } from "./chromium.mjs";
 
@@ -25,7 +25,9 @@ const tab = async () => {
   });
   return page;
 };
+const only = process.env.IDB_STEP; // runs only the steps whose name contains it
 const step = async (name, fn) => {
+  if (only && !name.includes(only)) return;
   const t0 = performance.now();
   await fn();
   console.log(`ok   ${name} (${Math.round(performance.now() - t0)} ms)`);
@@ -278,14 +280,15 @@ try {
       window.st = await import("/sessiontree.js");
       window.idb = await import("/idb.js");
       await window.st.init();
-      const key = `sessiontree-journal:journal:${id}`;
-      const journaled = localStorage.getItem(key) !== null;
+      // One key a tab: sessiontree-journal:[store, conversation, tab].
+      const journals = () => Object.keys(localStorage).filter((k) => k.startsWith("sessiontree-journal:[") && k.includes(JSON.stringify(id)));
+      const journaled = journals().length === 1;
       const store = await window.idb.openStore({ name: "journal" });
       const conv = await store.open(id);
       const texts = conv.tree.pathWindow(-10).messages.map((m) => m.content);
       const label = conv.tree.node(conv.tree.pathWindow(-1).ids[0]).label;
       await conv.saved();
-      const left = localStorage.getItem(key);
+      const left = journals().length ? journals() : null;
       const replayed = store.stats.replayed;
       await store.close();
       // What the replay wrote is in IndexedDB itself: a store opened anew reads it with no journal.
@@ -511,7 +514,7 @@ try {
         conv.tree.append({ role: "user", content: "typed as it merged" }); // taken by the merge's write
         queueMicrotask(() => {
           window.fstore.journal(); // as on pagehide, with that write in flight
-          text = localStorage.getItem(`sessiontree-journal:inflight:${id}`);
+          text = Object.keys(localStorage).filter((k) => k.startsWith("sessiontree-journal:[") && k.includes(JSON.stringify(id))).map((k) => localStorage.getItem(k)).join("\n");
         });
       });
       conv.tree.append({ role: "assistant", content: "before the merge" });
@@ -605,6 +608,269 @@ try {
     await page.evaluate(() => { window.bhold(); return window.bstore.close(); });
     await other.evaluate(() => window.bstore.close());
     await other.close();
+  });
+
+  // Storage that refuses writes: every readwrite transaction made while
+  // window.refuse(n) counts down is aborted (as a full disk aborts it), the
+  // n-th one from now only when n is given as { only: n }.
+  const refusing = () => page.evaluate(() => {
+    if (window.refuse) return;
+    const transaction = IDBDatabase.prototype.transaction;
+    let left = 0;
+    let only = 0;
+    window.refuse = (n) => {
+      if (typeof n === "object") { only = n.only; left = 0; } else { left = n; only = 0; }
+    };
+    IDBDatabase.prototype.transaction = function (stores, mode, ...rest) {
+      const tx = transaction.call(this, stores, mode, ...rest);
+      if (mode !== "readwrite") return tx;
+      let abort = false;
+      if (only > 0) abort = --only === 0;
+      else if (left > 0) abort = left-- > 0;
+      if (abort) queueMicrotask(() => { try { tx.abort(); } catch { /* over */ } });
+      return tx;
+    };
+  });
+  const linesOf = (t) => t.branches().map((b) => t.pathOf(b.name).map((id) => t.node(id).message.content).join(" > ")).sort();
+
+  await step("a close whose last save fails (the merge module not loaded, storage refusing the write): its listeners hear it, its changes are journaled, and the next open keeps every line", async () => {
+    await refusing();
+    const r = await page.evaluate(async (linesOf) => {
+      linesOf = eval(linesOf);
+      const out = {};
+      // Another tab wrote first and the merge module does not load.
+      const a = await window.idb.openStore({ name: "closefail", loadMerge: () => Promise.reject(new Error("offline")) });
+      const b = await window.idb.openStore({ name: "closefail" });
+      const ca = await a.create(undefined, { title: "x" });
+      ca.tree.append({ role: "user", content: "stored first" });
+      await ca.saved();
+      const cb = await b.open(ca.id);
+      const release = ca.hold(); // tab two's delta is held off: tab one's write must merge
+      cb.tree.append({ role: "user", content: "tab two" });
+      await cb.saved();
+      const events = [];
+      ca.subscribe((e) => e.kind === "error" && events.push({ message: e.error.message, journaled: e.journaled }));
+      ca.tree.append({ role: "assistant", content: "typed before the close" });
+      release();
+      await ca.close();
+      out.events = events;
+      await cb.close();
+      const again = await b.open(ca.id); // tab two's open replays tab one's journal
+      await again.saved();
+      out.lines = linesOf(again.tree);
+      out.problems = again.tree.validate().length;
+      await again.close();
+      const stored = await b.open(ca.id);
+      out.stored = linesOf(stored.tree);
+      await stored.close();
+      out.journalsLeft = Object.keys(localStorage).filter((k) => k.startsWith("sessiontree-journal:") && k.includes(JSON.stringify(ca.id)));
+      // Storage refuses the close's write (an aborted transaction).
+      const cc = await a.create(undefined, { title: "y" });
+      cc.tree.append({ role: "user", content: "stored" });
+      await cc.saved();
+      cc.tree.append({ role: "assistant", content: "refused at the close" });
+      const refused = [];
+      cc.subscribe((e) => e.kind === "error" && refused.push(e.journaled));
+      window.refuse(1);
+      await cc.close();
+      out.refused = refused;
+      const reopened = await a.open(cc.id);
+      await reopened.saved();
+      out.reopened = linesOf(reopened.tree);
+      await reopened.close();
+      await a.close();
+      await b.close();
+      return out;
+    }, linesOf.toString());
+    assert.deepEqual(r.events, [{ message: "offline", journaled: true }]);
+    assert.deepEqual(r.lines, ["stored first > tab two", "stored first > typed before the close"], "a line was lost or left on no branch");
+    assert.equal(r.problems, 0);
+    assert.deepEqual(r.stored, r.lines, "the replay was not stored");
+    assert.deepEqual(r.journalsLeft, [], "the journal stayed after it was stored");
+    assert.deepEqual(r.refused, [true]);
+    assert.deepEqual(r.reopened, ["stored > refused at the close"]);
+  });
+
+  await step("a conversation deleted in one tab: a tab that has it open hears \"deleted\" and stores it no more, and one that writes before it heard does not bring it back", async () => {
+    const r = await page.evaluate(async () => {
+      const out = {};
+      const a = await window.idb.openStore({ name: "deleted" });
+      const b = await window.idb.openStore({ name: "deleted" });
+      const ca = await a.create(undefined, { title: "to delete" });
+      ca.tree.append({ role: "user", content: "hi" });
+      await ca.saved();
+      const cb = await b.open(ca.id);
+      const heard = new Promise((res) => cb.subscribe((e) => e.kind === "deleted" && res("deleted")));
+      await ca.close();
+      await a.delete(ca.id);
+      out.heard = await Promise.race([heard, new Promise((res) => setTimeout(() => res("not heard"), 3000))]);
+      cb.tree.append({ role: "assistant", content: "typed in tab two" });
+      await cb.saved();
+      out.stored = await a.meta(ca.id);
+      for (let i = 0; i < 100 && b.conversations.some((c) => c.id === ca.id); i++) await new Promise((res) => setTimeout(res, 20)); // tab two's list is read again
+      out.listed = [a, b].map((s) => s.conversations.some((c) => c.id === ca.id));
+      await cb.close();
+      // Deleted with no post (its tab went before it could tell): the write finds it gone.
+      const cc = await a.create(undefined, { title: "gone" });
+      cc.tree.append({ role: "user", content: "hi" });
+      await cc.saved();
+      const told = [];
+      cc.subscribe((e) => told.push(e.kind));
+      const db = await new Promise((res) => { const o = indexedDB.open("deleted"); o.onsuccess = () => res(o.result); });
+      const tx = db.transaction(["meta", "rows"], "readwrite");
+      tx.objectStore("meta").delete(cc.id);
+      tx.objectStore("rows").delete(IDBKeyRange.bound([cc.id], [cc.id, []]));
+      await new Promise((res) => { tx.oncomplete = res; });
+      db.close();
+      cc.tree.append({ role: "assistant", content: "written after it went" });
+      await cc.saved();
+      out.told = told;
+      out.storedAfterWrite = await a.meta(cc.id);
+      await cc.close();
+      await a.close();
+      await b.close();
+      return out;
+    });
+    assert.equal(r.heard, "deleted");
+    assert.equal(r.stored, null, "a tab's write brought the deleted conversation back");
+    assert.deepEqual(r.listed, [false, false]);
+    assert.ok(r.told.includes("deleted"), `events: ${r.told}`);
+    assert.equal(r.storedAfterWrite, null, "a write brought the conversation back");
+  });
+
+  await step("a rename (store.update, or conv.meta and a save) holds against another tab's writes, and the tab that has it open takes it into conv.meta", async () => {
+    const r = await page.evaluate(async () => {
+      const out = {};
+      const a = await window.idb.openStore({ name: "rename" });
+      const b = await window.idb.openStore({ name: "rename" });
+      const ca = await a.create(undefined, { title: "Old title", system: "be brief" });
+      ca.tree.append({ role: "user", content: "hi" });
+      await ca.saved();
+      const cb = await b.open(ca.id);
+      const metaEvent = new Promise((res) => cb.subscribe((e) => e.kind === "meta" && res(e.meta.title)));
+      await a.update(ca.id, { title: "Renamed" });
+      out.inA = ca.meta.title;
+      out.heard = await Promise.race([metaEvent, new Promise((res) => setTimeout(() => res("not heard"), 3000))]);
+      out.inB = cb.meta.title;
+      cb.tree.append({ role: "assistant", content: "a reply in tab two" });
+      await cb.saved();
+      out.afterTabTwoWrote = (await a.meta(ca.id)).title;
+      // Set on conv.meta in tab one and saved; tab two, which never heard it, writes.
+      const release = cb.hold();
+      ca.meta.title = "Set on conv.meta";
+      delete ca.meta.system;
+      await ca.save();
+      cb.tree.append({ role: "user", content: "tab two again" });
+      release();
+      await cb.saved();
+      const m = await a.meta(ca.id);
+      out.afterMerge = { title: m.title, system: m.system ?? null };
+      out.inBAfter = { title: cb.meta.title, system: cb.meta.system ?? null };
+      // A field tab two changed and not yet wrote survives tab one's rename.
+      cb.meta.draft = "tab two's draft";
+      await a.update(ca.id, { title: "Third" });
+      await new Promise((res) => setTimeout(res, 200));
+      out.draftKept = cb.meta.draft;
+      await cb.save();
+      const m3 = await a.meta(ca.id);
+      out.third = { title: m3.title, draft: m3.draft };
+      await a.close();
+      await b.close();
+      return out;
+    });
+    assert.equal(r.inA, "Renamed");
+    assert.equal(r.heard, "Renamed");
+    assert.equal(r.inB, "Renamed");
+    assert.equal(r.afterTabTwoWrote, "Renamed", "tab two's write put the old title back");
+    assert.deepEqual(r.afterMerge, { title: "Set on conv.meta", system: null }, "tab two's merge put back what tab one changed");
+    assert.deepEqual(r.inBAfter, { title: "Set on conv.meta", system: null });
+    assert.equal(r.draftKept, "tab two's draft");
+    assert.deepEqual(r.third, { title: "Third", draft: "tab two's draft" });
+  });
+
+  await step("an import's part refused by storage: the next write stores it with every row after it, and the conversation opens whole", async () => {
+    await refusing();
+    const r = await page.evaluate(async () => {
+      const { SessionTree } = window.st;
+      const store = await window.idb.openStore({ name: "importfail", worker: false }); // the parts written on this page
+      const tree = SessionTree.fromLinear(Array.from({ length: 5000 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `turn ${i}` })), 1);
+      window.refuse({ only: 2 }); // the second part
+      const errors = [];
+      const conv = await store.create(tree, { id: "imp", title: "imported" }, { inParts: true });
+      conv.subscribe((e) => e.kind === "error" && errors.push(e.error.message));
+      await conv.saved().catch(() => {});
+      await new Promise((res) => setTimeout(res, 50));
+      const importing = !!(await store.meta("imp"))?.importing;
+      conv.tree.append({ role: "user", content: "a send after the import" });
+      await conv.saved();
+      const after = await store.meta("imp");
+      await conv.close();
+      const again = await store.open("imp");
+      const out = { errors: errors.length, importing, importingAfter: !!after.importing, nodes: again.tree.stats().nodes, last: again.tree.pathWindow(-1).messages[0].content, problems: again.tree.validate().length };
+      await again.close();
+      // The first part refused: nothing stored, the next write is the first.
+      window.refuse({ only: 1 });
+      const first = await store.create(SessionTree.fromLinear([{ role: "user", content: "one" }, { role: "assistant", content: "two" }], 1), { id: "imp2" }, { inParts: true });
+      await first.saved().catch(() => {});
+      await new Promise((res) => setTimeout(res, 50));
+      first.tree.append({ role: "user", content: "three" });
+      await first.saved();
+      await first.close();
+      const second = await store.open("imp2");
+      out.first = second.tree.pathWindow(-5).messages.map((m) => m.content);
+      await second.close();
+      await store.close();
+      return out;
+    });
+    assert.deepEqual(r, { errors: 1, importing: true, importingAfter: false, nodes: 5001, last: "a send after the import", problems: 0, first: ["one", "two", "three"] });
+  });
+
+  await step("two tabs of one conversation going away at once with writes in flight: each keeps its journal, and the next open stores both", async () => {
+    const pages = [await tab(), await tab(), await tab()];
+    const [p0, p1, p2] = pages;
+    const id = await p1.evaluate(async () => {
+      window.store = await window.idb.openStore({ name: "twojournals" });
+      window.conv = await window.store.create(undefined, { title: "shared" });
+      window.conv.tree.append({ role: "user", content: "stored first" });
+      await window.conv.saved();
+      return window.conv.id;
+    });
+    await p2.evaluate(async (id) => {
+      window.store = await window.idb.openStore({ name: "twojournals" });
+      window.conv = await window.store.open(id);
+    }, id);
+    // A slow disk: another connection keeps a write transaction busy; both tabs' writes wait behind it.
+    await p0.evaluate(async () => {
+      const db = await new Promise((res) => { const o = indexedDB.open("twojournals"); o.onsuccess = () => res(o.result); });
+      const meta = db.transaction(["rows", "meta"], "readwrite").objectStore("meta");
+      window.spinning = true;
+      const spin = () => { if (window.spinning) meta.get("none").onsuccess = spin; };
+      spin();
+    });
+    for (const [p, text] of [[p1, "from tab one"], [p2, "from tab two"]]) {
+      await p.evaluate((text) => { window.conv.tree.append({ role: "user", content: text }); return new Promise((res) => setTimeout(res, 30)); }, text);
+    }
+    await p1.reload(); // pagehide: each journals what it has not stored
+    await p2.reload();
+    const journals = await p1.evaluate((id) => Object.keys(localStorage).filter((k) => k.startsWith("sessiontree-journal:[") && k.includes(JSON.stringify(id))).length, id);
+    await p0.evaluate(() => { window.spinning = false; });
+    const r = await p1.evaluate(async (id) => {
+      window.st = await import("/sessiontree.js");
+      window.idb = await import("/idb.js");
+      await window.st.init();
+      const store = await window.idb.openStore({ name: "twojournals" });
+      const conv = await store.open(id);
+      await conv.saved();
+      const t = conv.tree;
+      const lines = t.branches().map((b) => t.pathOf(b.name).map((n) => t.node(n).message.content).join(" > ")).sort();
+      await store.close();
+      const left = Object.keys(localStorage).filter((k) => k.startsWith("sessiontree-journal:") && k.includes(JSON.stringify(id)));
+      return { lines, left };
+    }, id);
+    assert.equal(journals, 2, "one tab's journal took the other's place");
+    assert.deepEqual(r.lines, ["stored first > from tab one", "stored first > from tab two"]);
+    assert.deepEqual(r.left, []);
+    for (const p of pages) await p.close();
   });
 
   await step("arguments are checked with sentences", async () => {

@@ -101,6 +101,17 @@ try {
   await send(again, "after reopening");
   await converged(one, again, ["after reopening", "written while tab two was closed", "typed in tab two"]);
   console.log("ok   a tab reopened later has every edit, and keeps syncing");
+
+  // Deleted in another tab: the tab that shows it says so, moves on, and never stores it again.
+  const third = await open();
+  const id = await again.evaluate(() => localStorage.getItem("sessiontree-demo.current"));
+  await third.evaluate((id) => window.sessiontreeDemo.store.delete(id), id);
+  await again.waitForFunction(() => [...document.querySelectorAll(".toast")].some((t) => t.textContent.includes("was deleted in another tab")), { timeout: 10000 });
+  await again.waitForFunction((id) => window.sessiontreeDemo.tree && !window.sessiontreeDemo.tree.save().includes("after reopening"), { timeout: 10000 }, id);
+  await new Promise((res) => setTimeout(res, 300));
+  assert.equal(await third.evaluate((id) => window.sessiontreeDemo.store.meta(id), id), null, "the deleted conversation was stored again");
+  await third.close();
+  console.log("ok   a conversation deleted in another tab: the tab showing it says so and opens another; it is not stored again");
   assert.deepEqual(errors, [], "errors on the pages");
   console.log(`web tab sync: all passed in ${Math.round(performance.now() - t0)} ms`);
 } catch (e) {
