@@ -55,20 +55,46 @@ export function sync(tree: SessionTree, options: SyncOptions): Promise<SyncResul
 
 /** Options of live(): those of sync(), and how to listen. */
 export interface LiveOptions extends SyncOptions {
-  /** How often to poll while no WebSocket is open, in ms (default 5000, at least 50). */
+  /**
+   * How often to poll while no WebSocket is live, in ms (default 5000, at
+   * least 50); also the first wait before a failed round is tried again.
+   */
   pollMs?: number;
-  /** Called after each sync, with what it did. */
+  /**
+   * How long a write sent on the live socket waits for its ack, in ms
+   * (default 30000, at least 50; the worker may hold a write up to 10 s for
+   * the writers before it): then it goes over HTTP, with the same
+   * Idempotency-Key, so it is stored once either way.
+   */
+  ackTimeoutMs?: number;
+  /**
+   * Called after each sync, with what it did. What it throws is reported
+   * (`reportError` where the platform has it, else `console.error`), never
+   * thrown into the sync, which goes on.
+   */
   onSync?: (result: LiveResult) => void;
   /**
-   * Called when a sync fails (the next change or poll tries again). A tree
-   * the worker refused whole as too large for one request (413 `too_large`,
-   * 8 MiB by default) goes in parts (see sync), and later rounds send it in
-   * parts at once, never whole again: a tree only grows. When the worker
+   * Called when a sync fails. The round is tried again after `pollMs`, then
+   * after twice as long with each failure in a row, up to a minute (or
+   * `pollMs` if longer), in every mode, and at once when the live socket
+   * opens again with edits waiting; polls and pushes try too. What it throws
+   * is reported as onSync's is.
+   *
+   * A tree the worker refused whole as too large for one request (413
+   * `too_large`, 8 MiB by default) goes in parts (see sync), and later rounds
+   * send it in parts at once, never whole again: a tree only grows. When the worker
    * answered 429 (`rate_limited`, `quota_exceeded`) or 503, the error has
    * `retryAfterMs` (its Retry-After, 0 when it named none) and live() sends
    * nothing until then, nor before a backoff that doubles with each such
    * answer in a row (1 s to 10 min); the edits wait, and go with the round
    * at its end.
+   *
+   * Also called, without a failed round, when the worker refuses the live
+   * socket: too many live sockets (close code 4029; `rate_limited`) or the
+   * token expired (4001; `unauthorized`). live() polls meanwhile and opens a
+   * socket again after a minute at least, doubling up to 10 min. And when
+   * the socket says the tree was deleted on the worker: `not_found`, and
+   * live() stops (as close(); the local tree keeps every message).
    */
   onError?: (error: unknown) => void;
   /** The WebSocket constructor (default: globalThis.WebSocket; none: polling only). */
@@ -109,16 +135,19 @@ export interface LiveResult {
   attempts: number;
   /**
    * True when another client's change was applied in place from the delta
-   * the socket pushed (the next version after this client's, nothing local
-   * unpushed): no pull, a cost of the change's size. Call push() right after
-   * local edits, so that a delta never lands on unpushed work.
+   * the socket pushed: the next version after this client's, and the tree
+   * unchanged since its last round or applied delta. No pull, a cost of the
+   * change's size. A tree with a local edit (push()ed or not) pulls and
+   * merges instead, which keeps both sides.
    */
   applied?: boolean;
   /**
-   * How a push went: "socket" when it was sent on the open live socket (a
-   * write message, acked there), "http" when over POST /merge (no socket, or
-   * it closed before the ack: then with the same Idempotency-Key, so the
-   * push is stored once). Absent when the round pushed nothing.
+   * How a push went: "socket" when it was sent on the live socket (a write
+   * message, acked there), "http" when over POST /merge or /delta: no live
+   * socket, a write over 1 MB (of UTF-8) or, with the same Idempotency-Key
+   * so that the push is stored once, a socket write not acked: the socket
+   * closed first, the ack did not come in `ackTimeoutMs`, or the worker
+   * could not read the message. Absent when the round pushed nothing.
    */
   via?: "socket" | "http";
   /** True when the push sent only the rows changed since the last one (the `deltas` option). */
@@ -127,13 +156,21 @@ export interface LiveResult {
 
 /** A live sync of one tree; see live(). */
 export interface LiveSync {
-  /** Syncs now, pushing local edits: resolves with the round's result (null once closed or if it failed). */
+  /** Syncs now, pushing local edits: resolves with the round's result (null once closed or if it failed); never rejects. */
   push(): Promise<LiveResult | null>;
-  /** "live" while the WebSocket is open, "poll" while polling, "closed" after close(). */
+  /**
+   * "live" while the WebSocket is open and the worker's hello came on it,
+   * "poll" while polling (a socket opening, or refused, polls too), "closed"
+   * after close().
+   */
   readonly mode: "live" | "poll" | "closed";
   /** The stored tree's ETag after the last sync (null before the first). */
   readonly etag: string | null;
-  /** Stops listening and polling; resolves once the socket is closed. */
+  /**
+   * Stops listening, polling and reconnecting; resolves once the socket is
+   * closed. A round under way sends nothing more (a socket write waiting for
+   * its ack is not sent again over HTTP) and tells onError nothing.
+   */
   close(): Promise<void>;
 }
 

@@ -7,16 +7,46 @@
 // place and initInterchange loads nothing.
 import { SessionTree, SessionTreeError, initInterchange } from "./sessiontree.js";
 
-// SOCKET_WRITE_MAX is the largest push sent on the live socket (a WebSocket
-// message of the worker may have 1 MiB, the write's envelope included);
-// a larger one goes over HTTP.
+// SOCKET_WRITE_MAX is the largest push sent on the live socket, in bytes of
+// UTF-8 (a WebSocket message of the worker may have 1 MiB, the write's
+// envelope included); a larger one goes over HTTP.
 const SOCKET_WRITE_MAX = 1000 * 1000;
+
+// fitsSocket reports whether body, a write's JSON, fits in one socket
+// message. body.length counts UTF-16 units, each 1 to 3 bytes of UTF-8: only
+// a body between the two bounds is encoded to count. Before, the units were
+// counted: 0.6 M CJK characters (1.8 MB) went on the socket, the worker
+// refused the message, and the push waited for its ack for good.
+function fitsSocket(body) {
+  if (body.length > SOCKET_WRITE_MAX) return false;
+  return body.length * 3 <= SOCKET_WRITE_MAX || new TextEncoder().encode(body).length <= SOCKET_WRITE_MAX;
+}
+
+// REFUSED_RETRY_MS is the least wait before live() opens a socket again
+// after the worker refused one (too many live sockets, or the token expired).
+const REFUSED_RETRY_MS = 60_000;
 
 // versionOf reads the version a worker ETag ("<version>-<random>") names.
 const versionOf = (tag) => Number(/^(?:W\/)?"(\d+)-/.exec(tag)?.[1] ?? NaN);
 
 function fail(msg) {
   throw new SessionTreeError("invalid_input", msg);
+}
+
+// tell calls fn, an app's callback (onSync, onError), with arg. What it
+// throws is reported as the platform reports a listener's error
+// (reportError), else logged: never thrown into the sync, which goes on.
+function tell(fn, arg) {
+  try {
+    fn(arg);
+  } catch (err) {
+    report(err);
+  }
+}
+
+function report(err) {
+  if (typeof globalThis.reportError === "function") globalThis.reportError(err);
+  else console.error(err);
 }
 
 // treeFull is the error of a write the worker refused because the tree would
@@ -91,7 +121,8 @@ const feeding = new WeakSet();
 
 // syncTree is sync(); a tree whose save is at least partsFrom long (0:
 // none) goes in parts at once instead of to /merge whole (see pushParts).
-async function syncTree(tree, options, partsFrom) {
+// saved is told the tree's version when the save it pushes is taken.
+async function syncTree(tree, options, partsFrom, saved = () => {}) {
   if (!(tree instanceof SessionTree)) fail(`"tree" must be a SessionTree`);
   const { url, token, id, fetch: fetchFn = globalThis.fetch, attempts = 10 } = options ?? {};
   if (typeof url !== "string" || url === "") fail(`"url" must be the worker's base URL`);
@@ -107,6 +138,7 @@ async function syncTree(tree, options, partsFrom) {
     const etag = got.headers.get("etag");
     const pulled = tree.merge(await got.text());
     const whole = tree.save();
+    saved(tree.version);
     let put = null;
     if (partsFrom <= 0 || whole.length < partsFrom) {
       put = await fetchFn(`${base}/merge`, {
@@ -191,23 +223,35 @@ function deltaText(rows) {
 export function live(tree, options) {
   if (!(tree instanceof SessionTree)) fail(`"tree" must be a SessionTree`);
   const {
-    url, token, id, pollMs = 5000, onSync = () => {}, onError = () => {},
+    url, token, id, pollMs = 5000, ackTimeoutMs = 30_000, onSync = () => {}, onError = () => {},
     WebSocket: WS = globalThis.WebSocket,
   } = options ?? {};
   if (typeof url !== "string" || url === "") fail(`"url" must be the worker's base URL`);
   if (typeof token !== "string" || token === "") fail(`"token" must be a non-empty bearer token`);
   if (typeof id !== "string" || id === "") fail(`"id" must be the tree's id on the worker`);
   if (!Number.isSafeInteger(pollMs) || pollMs < 50) fail(`"pollMs" must be an integer of at least 50`);
+  if (!Number.isSafeInteger(ackTimeoutMs) || ackTimeoutMs < 50) fail(`"ackTimeoutMs" must be an integer of at least 50`);
   const base = `${url.replace(/\/+$/, "")}/v1/trees/${encodeURIComponent(id)}`;
   // This client's name: its socket is tagged with it and its writes carry it,
   // so the object pushes its changes to every other client only.
   const client = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
   const plainFetch = options.fetch ?? globalThis.fetch;
-  const fetchFn = (u, init = {}) => plainFetch(u, { ...init, headers: { ...init.headers, "sessiontree-client": client } });
+  // After close() nothing more is sent: a round under way fails here (and
+  // tells no one), so a write waiting for its ack is not sent again over HTTP.
+  const fetchFn = (u, init = {}) => closed
+    ? Promise.reject(new SessionTreeError("conflict", `live() of tree ${JSON.stringify(id)} was closed`))
+    : plainFetch(u, { ...init, headers: { ...init.headers, "sessiontree-client": client } });
   const syncOptions = { ...options, fetch: fetchFn };
-  let etag = null, closed = false, socket = null, timer = null, retry = 250;
+  let etag = null, closed = false, socket = null, timer = null, connectTimer = null, retry = 250;
   let running = null, again = false, mode = "poll", dirty = true;
   let writes = 0;
+  // synced is the tree's version when it last held nothing the worker lacks
+  // (after a round's push or a clean pull, and after a delta applied), and
+  // captured the version when the round under way took what it pushes: a
+  // delta is applied in place only on a tree unchanged since synced. Before,
+  // only push() counted, and a delta landed on an edit not yet pushed,
+  // leaving its message on no branch.
+  let synced = -1, captured = -1;
   // A round the worker refused with 429 or 503 holds the next ones off
   // until holdUntil (Date.now() ms): the time it named (Retry-After), and
   // no less than a backoff that doubles with each such answer in a row,
@@ -215,6 +259,11 @@ export function live(tree, options) {
   // push again every poll and after every edit: whole, the first push, that
   // was an upload of the whole tree every 5 s, each refused.
   let holdUntil = 0, holdTimer = null, backoff = 0;
+  // A round that failed otherwise is tried again after pollMs, doubling with
+  // each failure in a row (failures) up to a minute, in every mode. Before,
+  // only the poll tried again, and none runs while the socket is live: a
+  // push that failed then waited for the next edit.
+  let failures = 0, retryTimer = null;
   // With deltas (the default), live() takes the tree's sync feed
   // (takeChanges({feed: "sync"}), apart from a store's): unpushed holds the
   // rows changed since the last push that went in (null: none).
@@ -227,7 +276,7 @@ export function live(tree, options) {
     tree.takeChanges({ feed: "sync" }); // start recording; the first round pushes the whole tree
     feeding.add(tree);
   }
-  const acks = new Map(); // id of a write sent on the socket → {ws, resolve}
+  const acks = new Map(); // id of a write sent on the socket → {ws, resolve, timer}
   // The length of the smallest whole tree (tree.save()) the worker refused
   // as too large for one request (413 too_large, not the tree's own limit);
   // 0 while none was. A tree only grows, so a whole push at least that long
@@ -242,7 +291,10 @@ export function live(tree, options) {
     const got = await fetchFn(base, { headers: { authorization: `Bearer ${token}` } });
     if (!got.ok) throw await httpError(got, `pulling tree ${JSON.stringify(id)}`);
     const tag = got.headers.get("etag");
-    const pulled = tree.merge(await got.text());
+    const text = await got.text();
+    const clean = tree.version === synced; // then the merge leaves the stored tree
+    const pulled = tree.merge(text);
+    if (clean) synced = tree.version;
     return { etag: tag, pulled, pushed: null, attempts: 1 };
   }
 
@@ -250,11 +302,13 @@ export function live(tree, options) {
   // client last saw: since it holds everything stored up to then, the merge
   // needs no pull first. null on 412 (someone wrote since): a sync follows.
   // While the live socket is open the write goes on it (one message into the
-  // tree's object, no HTTP request); if the socket closes before the ack,
-  // the same write is sent over HTTP with the same Idempotency-Key, so it is
-  // stored once either way.
+  // tree's object, no HTTP request); if the socket closes before the ack, the
+  // ack does not come in ackTimeoutMs, or the worker could not read the
+  // message, the same write is sent over HTTP with the same Idempotency-Key,
+  // so it is stored once either way.
   async function pushKnown() {
     if (deltas) {
+      captured = tree.version;
       const rows = tree.takeChanges({ feed: "sync" });
       if (rows.all) unpushed = null; // the feed's first call: a whole push carries every row
       else unpushed = addRows(unpushed, rows);
@@ -271,6 +325,11 @@ export function live(tree, options) {
     return done;
   }
 
+  // liveSocket is the socket a write may go on: open, and hello'd.
+  function liveSocket() {
+    return socket !== null && mode === "live" && socket.readyState === 1 ? socket : null;
+  }
+
   // pushDelta sends only the rows changed since the last push ({"type":"write",
   // "route":"delta"} on the socket, or POST /delta) on top of the ETag this
   // client holds: null on 412 (a sync follows), undefined when the worker
@@ -281,8 +340,9 @@ export function live(tree, options) {
   async function pushDelta(rows) {
     const body = deltaText(rows);
     const key = `push-${client}-${++writes}`;
-    if (socket !== null && mode === "live" && socket.readyState === 1 && body.length <= SOCKET_WRITE_MAX) {
-      const ack = await socketWrite(socket, { route: "delta", if_match: etag, idempotency_key: key }, body);
+    const ws = liveSocket();
+    if (ws !== null && fitsSocket(body)) {
+      const ack = await socketWrite(ws, { route: "delta", if_match: etag, idempotency_key: key }, body);
       if (ack !== null) {
         if (ack.status === 412) return null;
         const full = treeFull(ack.body?.error, `pushing tree ${JSON.stringify(id)}`);
@@ -308,12 +368,12 @@ export function live(tree, options) {
     return { etag: done.etag, pulled: null, pushed: null, attempts: 1, via: "http", delta: true };
   }
 
-  // pushWhole sends the whole tree to the worker's merge (see pushKnown).
   // pushWhole sends the whole tree to the worker's merge (see pushKnown):
   // null on 412, or when the tree is too large for one request (a sync
   // follows, which pushes it in parts).
   async function pushWhole() {
     const body = tree.save();
+    captured = tree.version;
     if (wholeRefused > 0 && body.length >= wholeRefused) return null;
     const done = await pushWholeBody(body);
     if (done === TOO_LARGE) {
@@ -325,8 +385,9 @@ export function live(tree, options) {
 
   async function pushWholeBody(body) {
     const key = `push-${client}-${++writes}`;
-    if (socket !== null && mode === "live" && socket.readyState === 1 && body.length <= SOCKET_WRITE_MAX) {
-      const ack = await socketWrite(socket, { route: "merge", if_match: etag, idempotency_key: key }, body);
+    const ws = liveSocket();
+    if (ws !== null && fitsSocket(body)) {
+      const ack = await socketWrite(ws, { route: "merge", if_match: etag, idempotency_key: key }, body);
       if (ack !== null) {
         if (ack.status === 412) return null;
         const full = treeFull(ack.body?.error, `pushing tree ${JSON.stringify(id)}`);
@@ -366,45 +427,75 @@ export function live(tree, options) {
   }
 
   // socketWrite sends a write on ws ({"type":"write"}, see the worker's
-  // README) and resolves with its ack, or with null if the socket closes first.
+  // README) and resolves with its ack, or with null if the socket closes
+  // first, the ack does not come in ackTimeoutMs, or the worker could not
+  // read the message (see settleAck): the write then goes over HTTP.
   function socketWrite(ws, fields, body) {
     const wid = `w${++writes}`;
     return new Promise((resolve) => {
-      acks.set(wid, { ws, resolve });
+      const timer = setTimeout(() => settle(wid, null), ackTimeoutMs);
+      acks.set(wid, { ws, resolve, timer });
       try {
         ws.send(`{"type":"write","id":${JSON.stringify(wid)},${Object.entries(fields)
           .map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(",")},"body":${body}}`);
       } catch {
-        acks.delete(wid);
-        resolve(null);
+        settle(wid, null);
       }
     });
+  }
+
+  // settle resolves the write wid waits on with ack.
+  function settle(wid, ack) {
+    const w = acks.get(wid);
+    if (w === undefined) return;
+    acks.delete(wid);
+    clearTimeout(w.timer);
+    w.resolve(ack);
+  }
+
+  // settleAck takes msg, an ack that came on ws. One without an id answers
+  // a message the worker could not read as a write (over 1 MiB, not JSON; or
+  // its object failed): the worker acks a socket's messages in order
+  // (wasm/edge/socket.go), so it is the oldest write waiting on ws, which
+  // goes over HTTP. An ack of a write that went over HTTP already is dropped.
+  function settleAck(ws, msg) {
+    if (typeof msg.id === "string" && msg.id !== "") return settle(msg.id, msg);
+    for (const [wid, w] of acks) {
+      if (w.ws === ws) return settle(wid, null);
+    }
   }
 
   // dropAcks resolves the writes waiting on ws with null: they go over HTTP.
   function dropAcks(ws) {
     for (const [wid, w] of acks) {
-      if (w.ws !== ws) continue;
-      acks.delete(wid);
-      w.resolve(null);
+      if (w.ws === ws) settle(wid, null);
     }
   }
 
   // syncWhole pulls, merges and pushes the whole tree (sync()): it carries
   // every unpushed row.
   async function syncWhole() {
-    const result = await syncTree(tree, syncOptions, wholeRefused);
+    const result = await syncTree(tree, syncOptions, wholeRefused, (v) => { captured = v; });
     if (result.tooLarge > 0) wholeRefused = wholeRefused > 0 ? Math.min(wholeRefused, result.tooLarge) : result.tooLarge;
     unpushed = null;
     return result;
   }
 
-  // hold keeps the rounds off after e, if the worker asked to wait (see
-  // holdUntil); a round at its end pushes what waits, or pulls (a change told
-  // on the socket meanwhile was not pulled).
-  function hold(e) {
+  // failed keeps the rounds off after e, the error of a round: until the
+  // time the worker asked to wait (see holdUntil), after which a round pushes
+  // what waits, or pulls (a change told on the socket meanwhile was not
+  // pulled); any other error is tried again after pollMs, doubling with each
+  // failure in a row up to a minute (or pollMs, if longer).
+  function failed(e) {
+    clearTimeout(retryTimer);
+    retryTimer = null;
     if (e?.retryAfterMs === undefined) {
       backoff = 0;
+      failures++;
+      retryTimer = setTimeout(() => {
+        retryTimer = null;
+        background();
+      }, Math.min(pollMs * 2 ** (failures - 1), Math.max(pollMs, 60_000)));
       return;
     }
     backoff = Math.min(Math.max(2 * backoff, 1000), 600_000);
@@ -420,14 +511,17 @@ export function live(tree, options) {
     if (holdTimer !== null || closed) return;
     holdTimer = setTimeout(() => {
       holdTimer = null;
-      run(); // what waits to be pushed, or a pull of what was missed meanwhile
+      background(); // what waits to be pushed, or a pull of what was missed meanwhile
     }, Math.max(1, holdUntil - Date.now()));
   }
 
   // Syncs run one at a time; a request during one runs once more after it.
   // After local edits (push) a sync pulls and pushes; otherwise it only pulls.
-  // While the worker's wait holds (hold), a round sends nothing and answers
-  // null; the edits stay to be pushed.
+  // While the worker's wait holds (failed), a round sends nothing and answers
+  // null; the edits stay to be pushed. A round never rejects: its error goes
+  // to onError, and what onSync or onError throw is reported (tell), not
+  // kept in running. Before, an onError that threw left running a rejected
+  // promise, and live() never ran a round again.
   function run() {
     if (closed) return Promise.resolve(null);
     if (running) {
@@ -435,79 +529,126 @@ export function live(tree, options) {
       return running;
     }
     if (Date.now() < holdUntil) {
-      // Checked here, not in the round: a round that awaited nothing would
-      // end before its promise is kept in running, and stay there for good.
       holdEnd();
       return Promise.resolve(null);
     }
     running = (async () => {
+      // The round starts once running holds it: one that ended without an
+      // await would clear running before it is set, and stay there for good.
+      await null;
       let result = null;
-      do {
-        again = false;
-        if (Date.now() < holdUntil) {
-          holdEnd(); // a round asked for during one that the worker refused
-          break;
-        }
-        const pushing = dirty;
-        dirty = false;
-        try {
-          result = !pushing ? await pull() : (etag !== null && (await pushKnown())) || (await syncWhole());
+      try {
+        do {
+          again = false;
+          if (Date.now() < holdUntil) {
+            holdEnd(); // a round asked for during one that the worker refused
+            break;
+          }
+          const pushing = dirty;
+          dirty = false;
+          try {
+            result = !pushing ? await pull() : (etag !== null && (await pushKnown())) || (await syncWhole());
+          } catch (e) {
+            result = null;
+            if (closed) break; // close() stopped it: nothing failed
+            dirty = dirty || pushing;
+            failed(e);
+            tell(onError, e);
+            continue;
+          }
           etag = result.etag;
+          if (pushing) synced = captured;
           backoff = 0;
-          onSync(result);
-        } catch (e) {
-          dirty = dirty || pushing;
-          result = null;
-          hold(e);
-          onError(e);
-        }
-      } while (again && !closed);
-      running = null;
+          failures = 0;
+          clearTimeout(retryTimer);
+          retryTimer = null;
+          tell(onSync, result);
+        } while (again && !closed);
+      } finally {
+        running = null;
+      }
       return result;
     })();
     return running;
   }
 
+  // background runs a round no caller awaits (a timer's, a socket's).
+  function background() {
+    run().catch(report);
+  }
+
   // applyDelta applies another client's change in place (t.applyChanges of
   // the pushed rows) when it is the very next version after the one this
-  // client holds, nothing local waits to be pushed and no round is under way:
-  // a change then costs its own size, not the tree's. Anything else — a gap
-  // in versions, a partial delta, a delta that does not fit — is a pull.
+  // client holds, the tree is unchanged since it last held nothing the
+  // worker lacks (synced: pushed or not, a local edit is not overwritten),
+  // and no round is under way: a change then costs its own size, not the
+  // tree's. Anything else — a gap in versions, a partial delta, a delta that
+  // does not fit, a local edit — is a pull and merge, which keeps both.
   function applyDelta(msg, text) {
     if (running || dirty || msg.partial || etag === null || versionOf(etag) !== msg.version - 1) return false;
     try {
+      if (tree.version !== synced) return false;
       tree.applyChanges(text);
     } catch {
-      return false;
+      return false; // a pull brings it
     }
+    synced = tree.version;
     etag = msg.etag;
-    onSync({ etag, pulled: null, pushed: null, attempts: 0, applied: true });
+    tell(onSync, { etag, pulled: null, pushed: null, attempts: 0, applied: true });
     return true;
   }
 
+  // poll runs a round every pollMs while no socket is live (its timer, if
+  // set, is left: a socket that keeps closing does not put the poll off).
   function poll() {
+    if (closed || mode === "live" || timer !== null) return;
+    timer = setTimeout(() => {
+      timer = null;
+      run().catch(report).finally(poll);
+    }, pollMs);
+  }
+
+  function stopPolling() {
     clearTimeout(timer);
-    if (closed || mode === "live") return;
-    timer = setTimeout(() => run().finally(poll), pollMs);
+    timer = null;
+  }
+
+  // gone stops live() for a tree deleted on the worker: nothing is left to
+  // sync with, and every round would fail not_found.
+  function gone() {
+    close();
+    tell(onError, new SessionTreeError("not_found", `tree ${JSON.stringify(id)} was deleted on the worker: live() stopped; the local tree keeps every message`));
+  }
+
+  // refusedError is the error of a socket the worker closed with code (4029:
+  // too many live sockets; 4001: the token expired) and reason.
+  function refusedError(code, reason, wait) {
+    const why = code === 4029 ? "refused the live socket" : "closed the live socket: the bearer token expired";
+    return new SessionTreeError(code === 4029 ? "rate_limited" : "unauthorized",
+      `tree ${JSON.stringify(id)}: the worker ${why}${reason ? ` (${reason})` : ""}; polling every ${pollMs} ms, connecting again in ${Math.round(wait / 1000)} s`);
   }
 
   function connect() {
-    if (closed || typeof WS !== "function") return poll();
+    connectTimer = null;
+    if (closed) return;
+    if (typeof WS !== "function") return poll();
     const wsURL = `${base.replace(/^http/, "ws")}/live?client=${client}&batch=1&access_token=${encodeURIComponent(token)}`;
     let ws;
     try {
       ws = new WS(wsURL);
     } catch (e) {
-      onError(e);
+      tell(onError, e);
       return poll();
     }
     socket = ws;
-    ws.onopen = () => {
-      mode = "live";
-      retry = 250;
-      clearTimeout(timer);
-    };
+    // The socket is live once the worker's hello came: only then does the
+    // poll stop and the reconnect's backoff start again. A socket the worker
+    // refuses opens and closes at once (close code 4029), with no hello.
+    // Before, each open reset both: a refused client reconnected 4 times a
+    // second, for good, and never polled.
+    poll();
     ws.onmessage = (ev) => {
+      if (socket !== ws) return;
       const text = typeof ev.data === "string" ? ev.data : new TextDecoder().decode(ev.data);
       let msg;
       try {
@@ -515,40 +656,73 @@ export function live(tree, options) {
       } catch {
         return;
       }
-      if (msg.type === "ack") {
-        const w = acks.get(msg.id);
-        if (w) {
-          acks.delete(msg.id);
-          w.resolve(msg);
-        }
+      if (msg.type === "ack") return settleAck(ws, msg);
+      if (msg.type === "hello") {
+        mode = "live";
+        retry = 250;
+        stopPolling();
+        // Edits that wait (a round failed while the socket was down) and
+        // changes missed meanwhile go now.
+        if (dirty || msg.etag !== etag) background();
         return;
       }
       // The changes of several writes stored together come as one message
       // (?batch=1): each is taken in order, as if it came alone.
       const changes = msg.type === "changes" && Array.isArray(msg.changes) ? msg.changes : [msg];
       for (const c of changes) {
+        if (c.type === "deleted") return gone();
         // A change this client stored itself carries the ETag it already has.
-        if (c.etag === etag || (c.type !== "change" && c.type !== "hello")) continue;
-        if (c.type === "change" && applyDelta(c, changes.length === 1 ? text : JSON.stringify(c))) continue;
-        run(); // a pull brings this change and every later one
+        if (c.etag === etag || c.type !== "change") continue;
+        if (applyDelta(c, changes.length === 1 ? text : JSON.stringify(c))) continue;
+        background(); // a pull brings this change and every later one
         return;
       }
     };
-    ws.onclose = () => {
+    ws.onclose = (ev) => {
       dropAcks(ws);
       if (socket !== ws) return;
       socket = null;
-      mode = closed ? "closed" : "poll";
       if (closed) return;
+      mode = "poll";
+      let wait = retry;
+      if (ev?.code === 4029 || ev?.code === 4001) {
+        // Refused: connecting again at once is refused again. The polls
+        // go on meanwhile.
+        wait = Math.max(retry, REFUSED_RETRY_MS);
+        tell(onError, refusedError(ev.code, ev.reason, wait));
+      }
+      retry = Math.min(2 * wait, Math.max(wait, 30_000));
       poll();
-      setTimeout(connect, retry);
-      retry = Math.min(retry * 2, 30000);
+      connectTimer = setTimeout(connect, wait);
     };
     ws.onerror = () => {}; // onclose follows
   }
 
+  function close() {
+    if (deltas && !closed) feeding.delete(tree);
+    closed = true;
+    mode = "closed";
+    stopPolling();
+    clearTimeout(holdTimer);
+    clearTimeout(retryTimer);
+    clearTimeout(connectTimer);
+    const ws = socket;
+    socket = null;
+    if (ws) dropAcks(ws);
+    if (!ws || ws.readyState === 3) return Promise.resolve();
+    // Resolves once the close handshake is done (or after a second).
+    return new Promise((resolve) => {
+      const done = setTimeout(resolve, 1000);
+      ws.addEventListener("close", () => {
+        clearTimeout(done);
+        resolve();
+      });
+      ws.close(1000, "done");
+    });
+  }
+
   initInterchange().catch(() => {}); // load the merge early; sync() awaits it anyway
-  run();
+  background();
   connect();
   return {
     push() {
@@ -561,25 +735,6 @@ export function live(tree, options) {
     get etag() {
       return etag;
     },
-    close() {
-      if (deltas && !closed) feeding.delete(tree);
-      closed = true;
-      mode = "closed";
-      clearTimeout(timer);
-      clearTimeout(holdTimer);
-      const ws = socket;
-      socket = null;
-      if (ws) dropAcks(ws);
-      if (!ws || ws.readyState === 3) return Promise.resolve();
-      // Resolves once the close handshake is done (or after a second).
-      return new Promise((resolve) => {
-        const done = setTimeout(resolve, 1000);
-        ws.addEventListener("close", () => {
-          clearTimeout(done);
-          resolve();
-        });
-        ws.close(1000, "done");
-      });
-    },
+    close,
   };
 }

@@ -18,7 +18,7 @@ export async function mergeUsage(a: SessionTree, b: SessionTree): Promise<string
 
 export async function liveUsage(t: SessionTree): Promise<string | null> {
   const s: LiveSync = live(t, {
-    url: "http://127.0.0.1:8787", token: "t", id: "x", pollMs: 2000,
+    url: "http://127.0.0.1:8787", token: "t", id: "x", pollMs: 2000, ackTimeoutMs: 30_000,
     onSync: (r: LiveResult) => void (r.pushed ?? r.pulled), onError: (e: unknown) => void e,
   });
   const r = await s.push();

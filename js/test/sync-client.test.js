@@ -1,0 +1,289 @@
+// live() (js/sync.js) when things go wrong: a failed push, an ack that never
+// comes, a refused socket, a change that meets an edit not pushed yet, a
+// callback that throws, a tree deleted. Runs under `node --test` and in
+// headless Chromium (browser.mjs), against a small fake worker: HTTP through
+// live()'s `fetch`, the live socket through its `WebSocket`, with the worker's
+// rules (If-Match, Idempotency-Key, a hello on open, writes acked in order).
+import { test, assert, isNode, mainSource } from "./harness.js";
+import { init, initInterchange, SessionTree } from "../sessiontree.js";
+import { live } from "../sync.js";
+
+await Promise.all([init(mainSource), initInterchange()]);
+
+const user = (content) => ({ role: "user", content });
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const holds = (tree, text) => tree.save().includes(JSON.stringify(text));
+
+// until waits for check() to hold, up to a generous deadline, and says what
+// did not happen.
+async function until(check, what, ms = 8000) {
+  for (const end = Date.now() + ms; !check(); await sleep(10)) {
+    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
+  }
+}
+
+// settles is what p did within ms: "resolved", "rejected: …" or "pending".
+function settles(p, ms = 4000) {
+  let timer;
+  const late = new Promise((r) => { timer = setTimeout(() => r("pending"), ms); });
+  return Promise.race([p.then(() => "resolved", (e) => `rejected: ${e?.message}`), late]).finally(() => clearTimeout(timer));
+}
+
+// fakeWorker holds the stored tree. write answers a POST to /merge or /delta
+// ({status, etag, body}); fetch is the HTTP side; Socket the live socket's
+// class, whose server side opened(ws) and written(ws, msg, text) script
+// (by default: welcome, an open and a hello; serve, each write stored and
+// acked under its id).
+function fakeWorker(initial, { opened = (ws) => ws.welcome(), written = (ws, m) => ws.serve(m) } = {}) {
+  const w = { tree: initial.clone(), version: 1, keys: new Map(), down: false, gets: 0, posts: [], sockets: [] };
+  w.etag = () => `"${w.version}-f"`;
+  w.write = (route, ifMatch, key, body) => {
+    if (key && w.keys.has(key)) return w.keys.get(key);
+    if (ifMatch && ifMatch !== "*" && ifMatch !== w.etag()) return { status: 412, etag: w.etag(), body: { error: { code: "precondition_failed", message: "stale" } } };
+    const report = route === "delta" ? (w.tree.applyChanges(body), undefined) : w.tree.merge(body);
+    w.version++;
+    const a = { status: 200, etag: w.etag(), body: { etag: w.etag(), report } };
+    if (key) w.keys.set(key, a);
+    return a;
+  };
+  w.fetch = async (url, init = {}) => {
+    await sleep(1);
+    if (w.down) throw new TypeError("fetch failed");
+    if (!init.method) {
+      w.gets++;
+      return new Response(w.tree.save(), { headers: { etag: w.etag() } });
+    }
+    w.posts.push(url.split("/").pop());
+    const a = w.write(url.split("/").pop(), init.headers["if-match"], init.headers["idempotency-key"], init.body);
+    return new Response(JSON.stringify(a.body), { status: a.status, headers: { etag: a.etag } });
+  };
+  w.Socket = class {
+    constructor() {
+      this.readyState = 0;
+      this.closers = [];
+      this.sent = [];
+      w.sockets.push(this);
+      setTimeout(() => opened(this), 1);
+    }
+    addEventListener(type, fn) { if (type === "close") this.closers.push(fn); }
+    welcome() {
+      this.readyState = 1;
+      this.onopen?.({});
+      this.tell({ type: "hello", id: "t1", etag: w.etag(), version: w.version });
+    }
+    tell(msg) { this.onmessage?.({ data: typeof msg === "string" ? msg : JSON.stringify(msg) }); }
+    ack(id, a) { setTimeout(() => this.tell({ type: "ack", id, status: a.status, etag: a.etag, body: a.body }), 1); }
+    serve(m) { this.ack(m.id, w.write(m.route, m.if_match, m.idempotency_key, JSON.stringify(m.body))); }
+    send(text) {
+      if (this.readyState !== 1) throw new Error("the socket is not open");
+      this.sent.push(text);
+      written(this, JSON.parse(text), text);
+    }
+    end(code, reason = "") {
+      if (this.readyState === 3) return;
+      this.readyState = 3;
+      for (const fn of [this.onclose, ...this.closers]) fn?.({ code, reason });
+    }
+    close() { setTimeout(() => this.end(1000), 1); }
+  };
+  return w;
+}
+
+// start is a live() of a copy of base against w.
+function start(w, base, options = {}) {
+  const t = base.clone();
+  const errors = [];
+  const s = live(t, { url: "https://w", token: "secret", id: "t1", fetch: w.fetch, WebSocket: w.Socket, pollMs: 50,
+    onError: (e) => errors.push(e), ...options });
+  return { t, s, errors };
+}
+
+const startTree = () => SessionTree.fromLinear([user("start")], 1);
+
+test("a push that failed while the socket is live is tried again until it goes in", async () => {
+  let refuse = false;
+  const w = fakeWorker(startTree(), {
+    written: (ws, m) => refuse
+      ? ((refuse = false), ws.ack(m.id, { status: 500, body: { error: { code: "internal", message: "the tree's object: boom" } } }))
+      : ws.serve(m),
+  });
+  const { t, s, errors } = start(w, startTree());
+  try {
+    await until(() => s.mode === "live" && s.etag === w.etag(), "live() never went live");
+    refuse = true;
+    t.append(user("my message"), 5);
+    assert.equal(await s.push(), null, "the refused push resolved with a result");
+    assert.deepEqual(errors.map((e) => e.code), ["internal"]);
+    await until(() => holds(w.tree, "my message"), "the refused push was never tried again");
+  } finally {
+    await s.close();
+  }
+});
+
+test("a socket write goes over HTTP when it is over 1 MB of UTF-8, when its ack never comes, and when the worker acks it without an id", async () => {
+  const MAX = 1 << 20; // the worker's largest socket message, in bytes
+  let next = "serve";
+  const w = fakeWorker(startTree(), {
+    written: (ws, m, text) => {
+      if (new TextEncoder().encode(text).length > MAX) { // the worker's SocketError("", too_large)
+        ws.tell(`{"type":"ack","id":"","status":413,"body":{"error":{"code":"too_large","message":"a socket message may have at most ${MAX} bytes"}}}`);
+      } else if (next === "lost") {
+        next = "serve"; // the ack never comes
+      } else if (next === "id-less") {
+        next = "serve"; // the glue's catch: an ack with no id
+        ws.tell({ type: "ack", status: 500, body: { error: { code: "internal", message: "the tree's object: boom" } } });
+      } else {
+        ws.serve(m);
+      }
+    },
+  });
+  // An over-size write and one acked without an id go over HTTP at once (the
+  // ack timeout, a minute, plays no part); a lost ack after ackTimeoutMs.
+  for (const [how, text, ackTimeoutMs] of [["over 1 MiB", "把".repeat(600_000), 60_000], ["id-less", "acked without an id", 60_000], ["lost", "its ack is lost", 100]]) {
+    const { t, s, errors } = start(w, w.tree, { ackTimeoutMs });
+    try {
+      await until(() => s.mode === "live" && s.etag === w.etag(), "live() never went live");
+      next = how;
+      t.append(user(text), 5);
+      const push = s.push();
+      assert.equal(await settles(push), "resolved", `the push of a write (${how}) never settled`);
+      assert.equal((await push)?.via, "http", `the write (${how}) did not go over HTTP`);
+      assert.ok(holds(w.tree, text), `the worker lacks the write (${how})`);
+      assert.deepEqual(errors, []);
+    } finally {
+      await s.close();
+    }
+  }
+  const sizes = w.sockets.flatMap((ws) => ws.sent.map((m) => new TextEncoder().encode(m).length));
+  assert.ok(sizes.every((n) => n <= MAX), `a socket message of ${Math.max(...sizes)} bytes was sent`);
+});
+
+test("a socket the worker refuses (4029) is reported, opened again only after a long wait, and the polls go on", async () => {
+  const base = startTree();
+  const w = fakeWorker(base, { opened: (ws) => { ws.readyState = 1; ws.onopen?.({}); setTimeout(() => ws.end(4029, "this tree has 128 live sockets, its limit"), 5); } });
+  const { t, s, errors } = start(w, base, { pollMs: 1000 });
+  try {
+    await until(() => errors.length > 0, "the refused socket was never reported");
+    assert.equal(errors[0].code, "rate_limited");
+    assert.ok(/refused the live socket.*128 live sockets/.test(errors[0].message), errors[0].message);
+    const other = base.clone();
+    other.append(user("from another device"), 9);
+    w.tree.merge(other.save());
+    w.version++;
+    await until(() => holds(t, "from another device"), "another device's change never came in");
+    assert.ok(w.sockets.length <= 2, `${w.sockets.length} sockets opened`);
+    assert.equal(s.mode, "poll");
+  } finally {
+    await s.close();
+  }
+});
+
+// deltaOf is the delta document (as the worker pushes it) of rows, a
+// takeChanges() answer.
+function deltaOf(rows) {
+  const kept = (list, key) => `{${list.filter((x) => x.row !== null).map((x) => `${JSON.stringify(x[key])}:${x.row}`).join(",")}}`;
+  const gone = (list, key) => JSON.stringify(list.filter((x) => x.row === null).map((x) => x[key]));
+  return `"root":${JSON.stringify(rows.root)},"active":${JSON.stringify(rows.activeBranch)},` +
+    `"nodes":${kept(rows.nodes, "id")},"deleted_nodes":${gone(rows.nodes, "id")},` +
+    `"branches":${kept(rows.branches, "name")},"deleted_branches":${gone(rows.branches, "name")}`;
+}
+
+test("another device's change never overwrites a local edit that was not pushed yet", async () => {
+  const base = startTree();
+  const w = fakeWorker(base);
+  const { t, s, errors } = start(w, base, { pollMs: 3_600_000 });
+  try {
+    await until(() => s.mode === "live" && s.etag === w.etag(), "live() never went live");
+    await sleep(20); // the hello's round, if any, is over
+    // Another device appends on main; the worker stores it and pushes its delta.
+    const b = w.tree.clone();
+    b.takeChanges({ feed: "sync" });
+    b.append(user("from B"), 20);
+    const delta = deltaOf(b.takeChanges({ feed: "sync" }));
+    w.write("delta", w.etag(), "", `{${delta}}`);
+    // This device appends; the change comes before its push().
+    const mine = t.append(user("mine, not pushed yet"), 10);
+    w.sockets.at(-1).tell(`{"type":"change","id":"t1","etag":${JSON.stringify(w.etag())},"version":${w.version},${delta}}`);
+    await until(() => holds(t, "from B"), "the other device's change never came in");
+    const onBranch = (tree) => tree.branches().some((br) => tree.pathOf(br.name).includes(mine));
+    assert.ok(onBranch(t), "the local message is on no branch");
+    await s.push();
+    assert.ok(onBranch(w.tree), "the worker's copy has the local message on no branch");
+    assert.deepEqual(errors, []);
+  } finally {
+    await s.close();
+  }
+});
+
+// catching collects what live() reports instead of throwing: unhandled
+// rejections, and errors handed to reportError (or console.error).
+function catching() {
+  const seen = { rejections: [], reported: [] };
+  const onRejection = (e) => { seen.rejections.push(e?.reason ?? e); e?.preventDefault?.(); };
+  const had = Object.getOwnPropertyDescriptor(globalThis, "reportError");
+  const log = console.error;
+  if (had) globalThis.reportError = (e) => seen.reported.push(e);
+  else console.error = (e) => seen.reported.push(e);
+  if (isNode) process.on("unhandledRejection", onRejection);
+  else globalThis.addEventListener("unhandledrejection", onRejection);
+  seen.stop = () => {
+    if (had) Object.defineProperty(globalThis, "reportError", had);
+    console.error = log;
+    if (isNode) process.off("unhandledRejection", onRejection);
+    else globalThis.removeEventListener("unhandledrejection", onRejection);
+  };
+  return seen;
+}
+
+test("an onError that throws stops no sync: push() resolves, the polls go on, the error is reported and nothing is left unhandled", async () => {
+  const w = fakeWorker(startTree());
+  const seen = catching();
+  const { t, s } = start(w, startTree(), { WebSocket: undefined,
+    onError: (e) => { throw new Error(`a bug in the app's onError (${e.message})`); } });
+  try {
+    await until(() => s.etag !== null, "the first sync never ended");
+    w.down = true;
+    t.append(user("while down"), 5);
+    assert.equal(await settles(s.push()), "resolved", "push() did not resolve when onError threw");
+    w.down = false;
+    t.append(user("after"), 6);
+    assert.equal(await settles(s.push()), "resolved", "push() after onError threw did not resolve");
+    assert.ok(holds(w.tree, "while down") && holds(w.tree, "after"), "an edit was not pushed");
+    const gets = w.gets;
+    await until(() => w.gets >= gets + 3, "the polls stopped");
+    assert.deepEqual(seen.rejections.map(String), []);
+    assert.ok(seen.reported.some((e) => /a bug in the app's onError/.test(e?.message)), "onError's error was not reported");
+  } finally {
+    await s.close();
+    seen.stop();
+  }
+});
+
+test("a write waiting for its ack at close() is not sent again over HTTP", async () => {
+  const w = fakeWorker(startTree(), { written: () => {} }); // no ack comes
+  const { t, s } = start(w, startTree(), { ackTimeoutMs: 60_000 });
+  await until(() => s.mode === "live" && s.etag === w.etag(), "live() never went live");
+  const posts = w.posts.length;
+  t.append(user("in flight"), 5);
+  const push = s.push();
+  await until(() => w.sockets.at(-1).sent.length > 0, "the write never went on the socket");
+  await s.close();
+  assert.equal(await settles(push), "resolved");
+  await sleep(50);
+  assert.deepEqual(w.posts.slice(posts), [], "close() sent the write again over HTTP");
+});
+
+test("a tree deleted on the worker stops live() with a not_found error", async () => {
+  const w = fakeWorker(startTree());
+  const { s, errors } = start(w, startTree());
+  try {
+    await until(() => s.mode === "live", "live() never went live");
+    w.sockets.at(-1).tell({ type: "changes", changes: [{ type: "deleted", id: "t1" }] });
+    assert.deepEqual(errors.map((e) => e.code), ["not_found"]);
+    assert.ok(/deleted on the worker/.test(errors[0].message), errors[0].message);
+    assert.equal(s.mode, "closed");
+    assert.equal(await s.push(), null);
+  } finally {
+    await s.close();
+  }
+});
