@@ -406,7 +406,8 @@ function applyJournal(tree, changes) {
   const active = tree.activeBranch;
   for (const { name, row } of changes.branches) {
     const was = stored.get(name);
-    if (row === null || !was || now.get(name) === was || tree.node(was) === null) continue;
+    // (Not a branch after it: the journal's page deleted the name.)
+    if (row === null || !was || !now.has(name) || now.get(name) === was || tree.node(was) === null) continue;
     if (tree.pathOf(name).includes(was)) continue; // the journal's page went on from it
     tree.branch(was);
   }
@@ -729,7 +730,7 @@ class ConversationStore {
     stop();
     if (whole) {
       timings.open = performance.now() - t0;
-      return new Conversation(this, meta, whole.tree, whole.rev, options.autosave !== false, timings)._replay();
+      return new Conversation(this, meta, whole.tree, whole.rev, options.autosave !== false, timings, true)._replay();
     }
     let rows = null;
     let legacy = null;
@@ -740,12 +741,12 @@ class ConversationStore {
         const tree = fromStoredRows(id, rows);
         tree.takeChanges({ stored: true }); // the store holds every row
         timings.open = performance.now() - t0;
-        return new Conversation(this, meta, tree, rows.rev, options.autosave !== false, timings)._replay();
+        return new Conversation(this, meta, tree, rows.rev, options.autosave !== false, timings, true)._replay();
       }
       legacy = await this.#records.legacy(id); // a conversation stored whole (version 1)
       if (legacy === null) throw new SessionTreeError("corrupt", `conversation ${id}: its saved tree is missing from storage`);
       const tree = SessionTree.load(legacy);
-      const conv = new Conversation(this, meta, tree, meta.rev ?? 0, options.autosave !== false, timings);
+      const conv = new Conversation(this, meta, tree, meta.rev ?? 0, options.autosave !== false, timings, true);
       await conv.save(); // every row, and the whole file's record dropped
       return conv;
     } catch (e) {
@@ -811,16 +812,19 @@ class ConversationStore {
     if (typeof fields !== "object" || fields === null) fail(`"fields" must be an object like { title: "A chat" }`);
     const clean = { ...fields };
     for (const k of ["id", "rev", "root", "activeBranch", "importing"]) delete clean[k];
-    return this._queue(async () => {
-      const stored = await this.#records.updateMeta(id, clean);
-      if (!stored) return;
-      this._listed(stored);
-      // Open here, its meta takes the fields; in another tab too (posted), so
-      // that no tab's next write puts back what it held (see foldMeta).
-      const opening = this.#open.get(id);
-      (opening ? await opening.catch(() => null) : null)?._metaStored(stored);
-      this._post({ id, meta: stored, renamed: true });
-    });
+    return this.#update(id, clean);
+  }
+
+  async #update(id, clean) {
+    const stored = await this._queue(() => this.#records.updateMeta(id, clean));
+    if (!stored) return;
+    this._listed(stored);
+    this._post({ id, meta: stored, renamed: true });
+    // Open here, its meta takes the fields; in another tab too (posted), so
+    // that no tab's next write puts back what it held (see foldMeta). Awaited
+    // outside the write queue: an open may write first (a version-1 record).
+    const opening = this.#open.get(id);
+    (opening ? await opening.catch(() => null) : null)?._metaStored(stored);
   }
 
   async delete(id) {
@@ -973,7 +977,8 @@ class Conversation {
   _refs = 1;
   _rev;
 
-  constructor(store, meta, tree, rev, autosave, timings = {}) {
+  // read: meta is the record as stored (an open), not one to store (a create).
+  constructor(store, meta, tree, rev, autosave, timings = {}, read = false) {
     this.#store = store;
     this.meta = meta;
     this.#tree = tree;
@@ -981,7 +986,7 @@ class Conversation {
     this.timings = timings;
     this.#autosave = autosave;
     this.#taken = tree.version;
-    this.#base = rev > 0 ? { ...meta } : null; // read from storage; a new one's is what its first write stores
+    this.#base = read ? { ...meta } : null; // a new one's is what its first write stores
     this.#watch();
     store._hold(this);
   }

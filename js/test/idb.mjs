@@ -261,6 +261,8 @@ try {
       const store = await window.idb.openStore({ name: "journal" });
       const conv = await store.create(undefined, { title: "j" });
       conv.tree.append({ role: "user", content: "stored before" });
+      conv.tree.branch(conv.tree.activePath()[0], "side");
+      conv.tree.switchBranch("main");
       await conv.saved();
       // Another connection keeps a write transaction over the store's records
       // busy: the store's next writes wait behind it, as behind a slow disk.
@@ -273,6 +275,7 @@ try {
       await new Promise((res) => setTimeout(res, 20));
       conv.tree.append({ role: "user", content: "queued behind it" });
       conv.tree.label(conv.tree.pathWindow(-1).ids[0], "last");
+      conv.tree.deleteBranch("side"); // a journaled deletion (its row a tombstone)
       return conv.id;
     });
     await p.reload(); // pagehide: the store journals what is not stored
@@ -295,8 +298,9 @@ try {
       const again = await window.idb.openStore({ name: "journal" });
       const c2 = await again.open(id);
       const stored = c2.tree.pathWindow(-10).messages.map((m) => m.content);
+      const branches = c2.tree.branches().map((b) => b.name);
       await again.close();
-      return { journaled, texts, label, left, replayed, stored };
+      return { journaled, texts, label, left, replayed, stored, branches };
     }, id);
     assert.ok(r.journaled, "the page went away without a journal");
     assert.deepEqual(r.texts, ["stored before", "reply in flight", "queued behind it"]);
@@ -304,6 +308,7 @@ try {
     assert.equal(r.replayed, 1);
     assert.equal(r.left, null, "the journal stayed after its rows were written");
     assert.deepEqual(r.stored, r.texts);
+    assert.deepEqual(r.branches, ["main"], "the journaled deletion was not replayed");
     await p.close();
   });
 
@@ -786,6 +791,33 @@ try {
     assert.deepEqual(r.inBAfter, { title: "Set on conv.meta", system: null });
     assert.equal(r.draftKept, "tab two's draft");
     assert.deepEqual(r.third, { title: "Third", draft: "tab two's draft" });
+  });
+
+  await step("a rename while a version-1 record opens (the open writes its rows) waits for nothing that waits for it", async () => {
+    const r = await page.evaluate(async () => {
+      const { SessionTree } = window.st;
+      const t = SessionTree.fromLinear([{ role: "user", content: "old" }], 1);
+      await new Promise((res, rej) => {
+        const o = indexedDB.open("legacy-rename", 1);
+        o.onupgradeneeded = () => { o.result.createObjectStore("meta", { keyPath: "id" }); o.result.createObjectStore("trees", { keyPath: "id" }); };
+        o.onsuccess = () => {
+          const tx = o.result.transaction(["meta", "trees"], "readwrite");
+          tx.objectStore("meta").put({ id: "v1", title: "old", createdAt: 5, updatedAt: 5 });
+          tx.objectStore("trees").put({ id: "v1", json: t.save() });
+          tx.oncomplete = () => { o.result.close(); res(); };
+          tx.onerror = () => rej(tx.error);
+        };
+      });
+      const store = await window.idb.openStore({ name: "legacy-rename" });
+      const opening = store.open("v1");
+      const renaming = store.update("v1", { title: "new" });
+      const done = await Promise.race([Promise.all([opening, renaming]).then(() => "done"), new Promise((res) => setTimeout(() => res("stuck"), 5000))]);
+      const conv = await Promise.race([opening, null]);
+      const out = { done, title: conv?.meta.title, stored: (await store.meta("v1"))?.title };
+      await store.close();
+      return out;
+    });
+    assert.deepEqual(r, { done: "done", title: "new", stored: "new" });
   });
 
   await step("an import's part refused by storage: the next write stores it with every row after it, and the conversation opens whole", async () => {
