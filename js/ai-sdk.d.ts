@@ -14,6 +14,16 @@
  *   onFinish: ({ messages }) => setMessages(syncChat(t, messages).messages),
  * });
  * ```
+ *
+ * or, from an effect once a response is over:
+ *
+ * ```ts
+ * useEffect(() => {
+ *   if (status !== "ready") return;
+ *   const r = syncChat(t, messages);
+ *   if (r.changed) setMessages(r.messages); // never unconditionally: see syncChat
+ * }, [status, messages, setMessages]);
+ * ```
  */
 import type { UIMessage } from "ai";
 import type { Message, SessionTree } from "./sessiontree.js";
@@ -50,7 +60,11 @@ export function toUIMessages<M extends UIMessage = UIMessage>(t: SessionTree, op
 
 /** What `syncChat` did. */
 export interface SyncChatResult<M extends UIMessage = UIMessage> {
-  /** The active path after the sync (`toUIMessages(t)`): hand it back to `useChat` (`setMessages`), so its ids are the tree's. */
+  /**
+   * The active path after the sync (`toUIMessages(t)`): hand it back to
+   * `useChat` (`setMessages`), so its ids are the tree's. When nothing
+   * changed, the array given (the same object).
+   */
   messages: M[];
   /** The ids of the nodes the sync added, root first. */
   added: string[];
@@ -78,6 +92,12 @@ export interface SyncChatResult<M extends UIMessage = UIMessage> {
  * finished (`onFinish`, or `status === "ready"`), not on every streamed chunk.
  * Every message is checked (`fromUIMessage`) before anything changes; an empty
  * list is refused (`invalid_input`): a tree keeps its messages.
+ *
+ * Messages the tree holds already change nothing: `changed` is false and
+ * `messages` is the array given. From an effect on `useChat`'s `messages`,
+ * call `setMessages(r.messages)` only when `r.changed`: `useChat`'s
+ * `setMessages` copies the array it is given, so every call is a new state
+ * and the effect would run again without end (React error #185).
  */
 export function syncChat<M extends UIMessage = UIMessage>(t: SessionTree, messages: readonly M[], options?: {
   /** The time to record (milliseconds; default `Date.now()`). */

@@ -106,7 +106,10 @@ export function syncChat(t, messages, options) {
   const view = toUIMessages(t);
   let i = 0;
   while (i < messages.length && i < view.length && messages[i].id === view[i].id && same(messages[i], view[i])) i++;
-  if (i === messages.length && i === view.length) return { messages: view, added: [], changed: false };
+  // Nothing changed: the caller's own array, so that a state set to it stays
+  // the same and an effect on it does not run again. (useChat's setMessages
+  // copies what it is given: call it only when `changed`, see ai-sdk.d.ts.)
+  if (i === messages.length && i === view.length) return { messages, added: [], changed: false };
   if (messages.length === 0) fail(`"messages" is empty: a tree keeps its messages (start a new SessionTree for a new chat)`);
   const ops = [];
   if (i < view.length) {

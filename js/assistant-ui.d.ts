@@ -5,6 +5,8 @@
  *
  * ```ts
  * const runtime = useLocalRuntime(model, { adapters: { history: historyAdapter(t) } });
+ * // a sessiontree/idb conversation (useTree's), whose tree a reload replaces:
+ * const runtime = useLocalRuntime(model, { adapters: { history: historyAdapter(conversation) } });
  * ```
  *
  * assistant-ui keeps a thread as a tree of messages with a head (its
@@ -43,12 +45,23 @@ export function toThreadMessage(node: TreeNode): ThreadMessage;
 export function toRepository(t: SessionTree): ExportedMessageRepository & { headId: string | null };
 
 /**
- * A `ThreadHistoryAdapter` on `t`, for `useLocalRuntime` (and, through
+ * A `ThreadHistoryAdapter` on a tree, for `useLocalRuntime` (and, through
  * `withFormat`, `useChatRuntime` / `useAISDKRuntime`). Nothing is ever removed
  * from the tree: a changed message is a newer version beside the old one, a
  * deleted one is left out of the active path and kept on a branch.
  *
- * - `load()` is `toRepository(t)`.
+ * `source` is the tree, or a conversation: an object whose `tree` is the
+ * tree, read at every call (a `sessiontree/idb` Conversation, whose tree
+ * another tab's large write replaces: the adapter follows it). Making it
+ * inline on every render is fine: what it learns of the runtime's message ids
+ * (an id the runtime gave a message it made, the node a changed message moved
+ * to) is kept with the tree, or the conversation, not with one adapter; give
+ * the conversation when its tree may be replaced, else a message made before
+ * the reload is unknown after it (`not_found`).
+ *
+ * - `load()` is `toRepository(t)`. It tells the adapters that the runtime
+ *   knows every node by its own id now: call it from the runtime only (read
+ *   the tree with `toRepository`).
  * - `append({ message, parentId })` stores the message under its parent (ids
  *   the runtime gave are mapped to the nodes made for them): after the active
  *   leaf an append; under a node with children a new sibling of its last child
@@ -62,27 +75,42 @@ export function toRepository(t: SessionTree): ExportedMessageRepository & { head
  *   feedback): a message not stored yet is appended (an upsert); one stored
  *   with the same fields is left alone; a changed one is stored as its newer
  *   version, a sibling on a fresh active branch (`t.regenerate` for the
- *   assistant's, `t.edit` otherwise), and the runtime's id names the new node
- *   from then on; the older version stays on its branch (‹ › after a reload
- *   shows both), as `syncChat` of `sessiontree/ai-sdk` does.
+ *   assistant's, `t.edit` otherwise), and the messages after it on the active
+ *   path are copied after the new version in the same `t.apply` (a 👍 on an
+ *   earlier reply keeps the conversation whole, as assistant-ui shows it); the
+ *   runtime's ids name the new nodes from then on. A message off the active
+ *   path has its path opened first (`t.open`). An alternative the runtime
+ *   keeps below the changed message (a reload of a later reply) is copied
+ *   under the new version when the runtime reaches it (a pick, a message
+ *   under it). The older version and what followed it stay on their branch
+ *   (‹ › after a reload shows both): the tree rewrites nothing in place.
  * - `delete(items)`: each message on the active path is left out of it: the
  *   messages after it on the path are copied under its parent as a new sibling
  *   on a fresh active branch (what assistant-ui's repository shows: the
- *   children moved up to the parent), the runtime's ids naming the copies; the
- *   last message is left out by `t.rewind`; the message and what followed it
- *   stay on their branch. A message not in the tree or off the active path is
- *   a success with nothing to do; the only message of a tree is kept.
+ *   children moved up to the parent), the runtime's ids naming the copies; its
+ *   other children are copied under the parent when the runtime reaches them.
+ *   The last message: the path goes where assistant-ui's head goes, to the
+ *   branch of the parent's last other child (`t.open`), else back to the
+ *   parent (`t.rewind`). The message and what followed it stay on their
+ *   branch. A message not in the tree or off the active path is a success
+ *   with nothing to do; the only message of a tree is kept.
  * - `withFormat(formatAdapter)`: the same on messages of another shape (the
  *   AI SDK's `UIMessage` for `useChatRuntime`, format `"ai-sdk/v6"`): a node
  *   stores what `encode` gives (an object with a role of system, user or
  *   assistant, else `invalid_input`), `load` gives every node to `decode` as
  *   `{ id, parent_id, format, content }` with the active leaf as `headId`. For
- *   an `ai-sdk/…` format a node stored in another shape (a `{ role, content }`
- *   text, a ThreadMessage) is given as `{ role, parts: [text] }`; a stored
- *   UIMessage (`sessiontree/ai-sdk`'s shape) as it is, so the two entries
- *   share a tree.
+ *   an `ai-sdk/…` format a node stored in another shape is given as
+ *   `{ role, parts }`, as `toUIMessages` gives it: a `{ role, content }`
+ *   text as a text part; a ThreadMessage's text and reasoning parts as
+ *   theirs, an image or a file as a `file` part (a data URL's media type, or
+ *   by the extension; base64 data as a data URL), in order; a user's or
+ *   system message with none as one empty text part (`validateUIMessages`
+ *   wants one). A stored UIMessage (`sessiontree/ai-sdk`'s shape) is given as
+ *   it is, so the two entries share a tree.
+ *
+ * Throws `invalid_input` for a source that is neither.
  */
-export function historyAdapter(t: SessionTree): TreeHistoryAdapter;
+export function historyAdapter(source: SessionTree | { readonly tree: SessionTree }): TreeHistoryAdapter;
 
 /** What `historyAdapter` returns: a `ThreadHistoryAdapter` with every method. */
 export interface TreeHistoryAdapter extends Omit<ThreadHistoryAdapter, "load" | "append" | "update" | "delete" | "withFormat"> {

@@ -86,24 +86,103 @@ export function toRepository(t) {
   return { headId: path[path.length - 1], messages };
 }
 
+// What the adapters of one tree (or one conversation) know of its runtime's
+// ids, kept with the tree rather than with one adapter: useLocalRuntime is
+// handed a new adapter on every render, and a message stored through the last
+// one is the parent of the next. A conversation's outlives a reload that
+// replaces its tree (the nodes keep their ids); an entry is used only while
+// the tree holds its node.
+const runtimeIds = new WeakMap();
+
+// treeOf gives the tree a history works on: the tree given, or a
+// conversation's current one (an object whose "tree" is a SessionTree, as a
+// sessiontree/idb Conversation, whose tree a reload replaces).
+function treeOf(source) {
+  if (source instanceof SessionTree) return () => source;
+  if (!isObject(source) || !(source.tree instanceof SessionTree)) fail(`"tree" must be a SessionTree, or a conversation whose "tree" is one`);
+  return () => {
+    const t = source.tree;
+    if (!(t instanceof SessionTree)) fail(`the conversation's "tree" must be a SessionTree, got ${named(t)}`);
+    return t;
+  };
+}
+
 // placement keeps assistant-ui's messages in the tree: `put` stores one
 // under its parent (an append after the active leaf, an edit or a reload as a
 // new sibling), `revise` stores a changed message as its newer version,
 // `remove` leaves messages out of the active path. `ids` maps the runtime's id
-// of a message to the node that holds it now. Nothing is ever removed from the
-// tree: an older version and a message left out stay on a branch.
-function placement(t) {
-  const ids = new Map();
-  const nodeOf = (id) => ids.get(id) ?? (t.node(id) ? id : undefined);
-  const parentOf = (id, parentId) => {
+// of a message to the node that holds it now: an id the runtime made, or the
+// id of a node whose message moved (to a newer version, or a copy). `under`
+// maps a node whose message moved or was left out to the node its children
+// are under in the runtime's tree now (the message's new node, or its
+// parent); it lasts until the next load, as the moved nodes' ids do (a
+// runtime loaded then knows every node by its own id). Nothing is ever
+// removed from the tree: an older version and a message left out stay on a
+// branch.
+function placement(source, tree) {
+  let kept = runtimeIds.get(source);
+  if (kept === undefined) runtimeIds.set(source, (kept = { ids: new Map(), under: new Map() }));
+  const { ids, under } = kept;
+  // nodeOf gives the node of the runtime's message `id`. A node below one in
+  // `under`, off the path a move copied (an alternative the runtime keeps
+  // under a message it changed or left out), is copied to where the runtime
+  // has it as it is reached, so the tree's path is the one the runtime shows.
+  const nodeOf = (t, id) => {
+    let node = ids.get(id);
+    if (node === undefined || !t.node(node)) node = t.node(id) ? id : undefined;
+    if (node === undefined || under.size === 0) return node;
+    if (t.onPath([node])[0] && !t.onPath([...under.keys()]).includes(true)) return node;
+    const below = []; // the nodes from the child of the first one in `under` down to node
+    for (let k = node; k !== null; k = t.node(k).parent) {
+      if (under.has(k)) return below.length === 0 ? ids.get(k) ?? node : copyUnder(t, under.get(k), below);
+      below.unshift(k);
+    }
+    return node;
+  };
+  const parentOf = (t, id, parentId) => {
     if (parentId === null || parentId === undefined) return null;
-    const parent = nodeOf(parentId);
+    const parent = nodeOf(t, parentId);
     if (parent === undefined) throw new SessionTreeError("not_found", `the parent ${JSON.stringify(parentId)} of message ${JSON.stringify(id)} is not in the tree`);
     return parent;
   };
+  // follow records that each node of the map moved to its value: the
+  // runtime's ids follow it, and its children are under the new one.
+  function follow(to) {
+    for (const [runtimeId, n] of ids) if (to.has(n)) ids.set(runtimeId, to.get(n));
+    for (const [k, n] of under) if (to.has(n)) under.set(k, to.get(n));
+    for (const [k, copy] of to) {
+      if (!ids.has(k)) ids.set(k, copy);
+      under.set(k, copy);
+    }
+  }
+  // copies gives the append ops of the nodes' copies, each message with its time.
+  const copies = (t, nodes) => nodes.map((k) => {
+    const n = t.node(k);
+    return { op: "append", message: n.message, at: n.createdAtMs };
+  });
+  // carry applies `first`, an edit or a regenerate that puts a new node in
+  // place of `stands` on the active path, and copies the nodes of `rest`
+  // after it, in one apply. Returns the new node.
+  function carry(t, first, stands, rest, at) {
+    const made = t.apply([first, ...copies(t, rest)], at);
+    follow(new Map([stands, ...rest].map((k, j) => [k, made[j]])));
+    return made[0];
+  }
+  // copyUnder copies the path `nodes` under node `at` (the active path then
+  // ends at the last copy), in one apply. Returns the last copy.
+  function copyUnder(t, at, nodes) {
+    const kids = t.children(at);
+    const ops = copies(t, nodes);
+    if (kids.length > 0) ops[0] = { op: "edit", node: kids[kids.length - 1], message: ops[0].message, at: ops[0].at };
+    else ops.unshift({ op: "checkout", node: at });
+    const made = t.apply(ops).slice(kids.length > 0 ? 0 : 1);
+    follow(new Map(nodes.map((k, j) => [k, made[j]])));
+    return made[made.length - 1];
+  }
   function put(id, parentId, stored, at) {
-    if (nodeOf(id) !== undefined) return; // stored already
-    const parent = parentOf(id, parentId);
+    const t = tree();
+    if (nodeOf(t, id) !== undefined) return; // stored already
+    const parent = parentOf(t, id, parentId);
     let node;
     if (t.stats().nodes === 0) node = t.append(stored, at);
     else {
@@ -119,41 +198,58 @@ function placement(t) {
     ids.set(id, node);
   }
   function revise(id, parentId, stored, at) {
-    const node = nodeOf(id);
+    const t = tree();
+    const node = nodeOf(t, id);
     if (node === undefined) return put(id, parentId, stored, at); // an upsert
-    const old = t.node(node);
-    if (JSON.stringify(old.message) === JSON.stringify(stored)) return;
-    // A newer version: a sibling on a fresh active branch, the old one kept on its own.
-    ids.set(id, stored.role === "assistant" ? t.regenerate(node, stored, at) : t.edit(node, stored, at));
+    if (JSON.stringify(t.node(node).message) === JSON.stringify(stored)) return;
+    // A newer version (a feedback, a tool result): a sibling on a fresh active
+    // branch, what followed the old one on the path copied after it, so the
+    // conversation the runtime shows stays whole; the old one and what
+    // followed it are kept on their branch. A message off the active path
+    // (the branch picker moved, open not called yet) has its path opened first.
+    if (!t.onPath([node])[0]) t.open(node);
+    const path = t.activePath();
+    const first = { op: stored.role === "assistant" ? "regenerate" : "edit", node, message: stored };
+    ids.set(id, carry(t, first, node, path.slice(path.indexOf(node) + 1), at));
   }
   function remove(list) {
+    const t = tree();
     for (const id of list) {
-      const node = nodeOf(id);
+      const node = nodeOf(t, id);
       if (node === undefined || !t.onPath([node])[0]) continue; // gone already, or off the path
       const path = t.activePath();
       const i = path.indexOf(node);
       const after = path.slice(i + 1);
+      if (i === 0 && after.length === 0) continue; // the only message: a tree keeps it
+      if (i > 0) under.set(node, path[i - 1]); // its other children: under its parent, as the runtime has them
       if (after.length === 0) {
-        if (i > 0) t.rewind(path[i - 1]);
-        continue; // the only message: a tree keeps it
+        // The last: the path goes where the runtime's head goes, to the
+        // branch of its parent's last other child the runtime has (not one
+        // whose message moved), or back to the parent.
+        const others = t.children(path[i - 1]).filter((k) => k !== node && !under.has(k));
+        if (others.length > 0) t.open(others[others.length - 1]);
+        else t.rewind(path[i - 1]);
+      } else {
+        // The path without it: the messages after it copied under its
+        // parent, as a new sibling on a fresh branch.
+        carry(t, { op: "edit", node, message: t.node(after[0]).message }, after[0], after.slice(1));
       }
-      // The path without it: the messages after it copied under its parent,
-      // as a new sibling on a fresh branch; the runtime's ids follow the copies.
-      const ops = [{ op: "edit", node, message: t.node(after[0]).message }];
-      for (const k of after.slice(1)) ops.push({ op: "append", message: t.node(k).message });
-      const made = t.apply(ops);
-      const copies = new Map(after.map((k, j) => [k, made[j]]));
-      for (const [runtimeId, n] of ids) if (copies.has(n)) ids.set(runtimeId, copies.get(n));
-      for (const [k, copy] of copies) if (!ids.has(k)) ids.set(k, copy);
     }
   }
   function open(id) {
-    const node = nodeOf(id);
+    const t = tree();
+    const node = nodeOf(t, id);
     if (node === undefined) return null; // not stored yet (a reply still streaming)
     const path = t.activePath();
     return path[path.length - 1] === node ? t.activeBranch : t.open(node);
   }
-  return { put, revise, remove, open };
+  // loaded: a runtime loaded the tree and knows each node by its own id now.
+  function loaded() {
+    for (const k of under.keys()) ids.delete(k);
+    under.clear();
+    return tree();
+  }
+  return { put, revise, remove, open, loaded };
 }
 
 const timeOf = (m) => (m?.createdAt instanceof Date && !Number.isNaN(m.createdAt.getTime()) ? m.createdAt.getTime() : undefined);
@@ -164,16 +260,47 @@ function checkItem(item) {
 }
 
 // uiMessageContent: what a format of the AI SDK's UIMessage is given to
-// decode for a node stored in another shape: the text of its content.
+// decode for a node stored in another shape, as Go's "ai-sdk" export
+// (toUIMessages) gives it: a text as a text part; a ThreadMessage's text and
+// reasoning parts as theirs and an image or a file as a file part, in order.
+// A user's or system message with none has one empty text part, as
+// toUIMessages gives (validateUIMessages wants a part).
 function uiMessageContent(msg) {
   if (Array.isArray(msg.parts)) return msg;
-  const text = typeof msg.content === "string" ? msg.content
-    : Array.isArray(msg.content) ? msg.content.filter((p) => isObject(p) && p.type === "text").map((p) => p.text).join("") : "";
-  return { role: ROLES.has(msg.role) ? msg.role : "assistant", parts: text === "" ? [] : [{ type: "text", text }] };
+  const role = ROLES.has(msg.role) ? msg.role : "assistant";
+  const parts = [];
+  if (typeof msg.content === "string" && msg.content !== "") parts.push({ type: "text", text: msg.content });
+  if (Array.isArray(msg.content)) {
+    for (const p of msg.content) {
+      const part = isObject(p) ? uiPart(p) : null;
+      if (part !== null) parts.push(part);
+    }
+  }
+  if (parts.length === 0 && role !== "assistant") parts.push({ type: "text", text: "" });
+  return { role, parts };
+}
+
+// An image URL's media type, as Go's export names it: a data URL's own, else
+// by the file's extension, else "image/*".
+const IMAGE_TYPES = { png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", gif: "image/gif", webp: "image/webp" };
+const imageType = (url) => /^data:([^;,]+)/i.exec(url)?.[1] ?? IMAGE_TYPES[/\.([a-z]+)(?:[?#]|$)/i.exec(url)?.[1].toLowerCase()] ?? "image/*";
+
+// uiPart: the UIMessage part of a ThreadMessage part, null for one it has none for.
+function uiPart(p) {
+  if ((p.type === "text" || p.type === "reasoning") && typeof p.text === "string") return { type: p.type, text: p.text };
+  let file = null;
+  if (p.type === "image" && typeof p.image === "string") file = { type: "file", mediaType: imageType(p.image), url: p.image };
+  else if (p.type === "file" && typeof p.data === "string") {
+    // data is a URL, or base64 (assistant-ui's FileMessagePart).
+    const mediaType = typeof p.mimeType === "string" && p.mimeType !== "" ? p.mimeType : /^data:([^;,]+)/i.exec(p.data)?.[1] ?? "application/octet-stream";
+    file = { type: "file", mediaType, url: /^(data|https?):/i.test(p.data) ? p.data : `data:${mediaType};base64,${p.data}` };
+  }
+  if (file !== null && typeof p.filename === "string") file.filename = p.filename;
+  return file;
 }
 
 // formatted is the GenericThreadHistoryAdapter withFormat returns.
-function formatted(t, place, format) {
+function formatted(place, format) {
   if (!isObject(format) || typeof format.format !== "string" || typeof format.encode !== "function" || typeof format.decode !== "function" || typeof format.getId !== "function") {
     fail(`"formatAdapter" must be { format, encode, decode, getId }`);
   }
@@ -185,6 +312,7 @@ function formatted(t, place, format) {
   };
   return {
     async load() {
+      const t = place.loaded();
       if (t.stats().nodes === 0) return { headId: null, messages: [] };
       const path = t.activePath();
       const messages = t.subtree(null).nodes.map(({ id }) => {
@@ -207,13 +335,12 @@ function formatted(t, place, format) {
   };
 }
 
-/** A ThreadHistoryAdapter on tree `t`. See assistant-ui.d.ts. */
-export function historyAdapter(t) {
-  if (!(t instanceof SessionTree)) fail(`"tree" must be a SessionTree`);
-  const place = placement(t);
+/** A ThreadHistoryAdapter on a tree, or a conversation's. See assistant-ui.d.ts. */
+export function historyAdapter(source) {
+  const place = placement(source, treeOf(source));
   return {
     async load() {
-      return toRepository(t);
+      return toRepository(place.loaded());
     },
     async append(item) {
       const { message, parentId } = checkItem(item);
@@ -228,7 +355,7 @@ export function historyAdapter(t) {
       place.remove(items.map((item) => checkItem(item).message.id));
     },
     withFormat(formatAdapter) {
-      return formatted(t, place, formatAdapter);
+      return formatted(place, formatAdapter);
     },
     open(messageId) {
       if (typeof messageId !== "string" || messageId === "") fail(`"messageId" must be a non-empty string`);

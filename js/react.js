@@ -72,7 +72,9 @@ function useTreeRead(t, key, read, same) {
       const d = dirty.current;
       if (e.all) d.all = true;
       for (const id of e.nodes) d.nodes.add(id);
-      d.version = t.version;
+      // The event's version, not the tree's: a listener told before this one
+      // may have changed the tree again, and that change is told next.
+      d.version = Math.max(d.version, e.version);
       tell();
     });
   }, [t]);

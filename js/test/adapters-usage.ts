@@ -50,3 +50,11 @@ export async function assistantUIFormats(t: SessionTree, m: ThreadMessage, forma
   }
   return headId;
 }
+
+// historyAdapter follows a conversation of sessiontree/idb (its tree a reload replaces).
+import type { Conversation } from "../idb.js";
+
+export function assistantUIConversation(conv: Conversation): ThreadHistoryAdapter {
+  const follows: { readonly tree: SessionTree } = conv;
+  return historyAdapter(follows);
+}

@@ -70,6 +70,21 @@ test("the same messages again change nothing; the handed-back copies are not the
   t.free();
 });
 
+test("syncChat of messages the tree holds already hands back the caller's own array (changed: false): a state set to it stays the same, an effect syncing on status \"ready\" runs once", () => {
+  const t = new SessionTree();
+  const first = syncChat(t, chat(), { atMs: 1 });
+  const again = syncChat(t, first.messages, { atMs: 2 });
+  assert.equal(again.changed, false);
+  assert.ok(again.messages === first.messages, "a new array for the same messages: a state set to it changes, an effect on it runs again");
+  const copy = first.messages.map((m) => structuredClone(m)); // the same messages in another array
+  assert.ok(syncChat(t, copy).messages === copy);
+  // Changed: a new array, and syncing that one is a no-op again.
+  const more = syncChat(t, [...first.messages, user("u9", "more")], { atMs: 3 });
+  assert.ok(more.changed);
+  assert.ok(syncChat(t, more.messages).messages === more.messages);
+  t.free();
+});
+
 test("regenerate in useChat becomes t.regenerate: both replies stay, siblings of each other", async () => {
   const t = new SessionTree();
   let { messages } = syncChat(t, [user("x", "hi"), { id: "y", role: "assistant", parts: [{ type: "text", text: "first" }] }], { atMs: 1 });

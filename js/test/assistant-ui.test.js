@@ -2,7 +2,7 @@
 // judged by assistant-ui's own MessageRepository (pinned in .tools): it imports
 // what load() gives and exports the same tree, head and branches. Node and
 // Chromium, both flavours.
-import { test, assert, mainSource } from "./harness.js";
+import { test, assert, mainSource, isNode } from "./harness.js";
 import { init, initInterchange, SessionTree } from "../sessiontree.js";
 import { historyAdapter, toRepository, fromThreadMessage } from "../assistant-ui.js";
 import { toUIMessages } from "../ai-sdk.js";
@@ -10,6 +10,13 @@ import { MessageRepository, fromThreadMessageLike, validateUIMessages } from "./
 
 await init(mainSource);
 await initInterchange();
+
+// assistant-ui's LocalThreadRuntimeCore, what useLocalRuntime runs: under Node
+// from the pinned package; the browser page's judges bundle holds only the
+// MessageRepository, so the runs that drive the runtime itself are Node's.
+const LocalThreadRuntimeCore = isNode
+  ? (await import(new URL("../../.tools/node_modules/@assistant-ui/core/dist/internal.js", import.meta.url).href)).LocalThreadRuntimeCore
+  : null;
 
 // plain: a repository's items as JSON (Dates as ISO strings), for comparing.
 const plain = (repo) => JSON.parse(JSON.stringify(repo));
@@ -32,8 +39,11 @@ function randomTree(seed) {
   return t;
 }
 
+// judge: assistant-ui's MessageRepository takes the tree (what load() gives:
+// toRepository(t); a runtime's load() would also tell the adapters of t that
+// the runtime knows every node by its own id, so the judges read it directly).
 async function judge(t) {
-  const loaded = await historyAdapter(t).load();
+  const loaded = toRepository(t);
   const repo = new MessageRepository();
   repo.import(loaded);
   const back = repo.export();
@@ -50,6 +60,7 @@ test("MessageRepository imports what load() gives and exports it back: head = ac
     const t = randomTree(seed);
     try {
       const { loaded } = await judge(t);
+      assert.deepEqual(plain(await historyAdapter(t).load()), plain(loaded), `seed ${seed}: load() is toRepository(t)`);
       assert.equal(loaded.messages.length, t.stats().nodes, `seed ${seed}: every node is a message`);
       assert.ok(loaded.messages.every(({ message }) => message.createdAt instanceof Date && Array.isArray(message.content)));
     } finally {
@@ -118,11 +129,24 @@ test("an AI SDK UIMessage and a plain message load as ThreadMessages assistant-u
   t.free();
 });
 
+// shown: a ThreadMessage's text (a part without one by its type) and its feedback.
+const shown = (m) => m.content.map((p) => p.text ?? p.type).join("") + (m.metadata?.submittedFeedback ? ` [${m.metadata.submittedFeedback.type}]` : "");
+
 // A runtime's side of the history: assistant-ui's MessageRepository changed
 // the way LocalRuntime changes it, and the same change through the adapter.
-function runtimeAndTree() {
+// fresh: every call through an adapter of its own, as a runtime holds when
+// its component gives it historyAdapter(t) inline on every render.
+function runtimeAndTree({ fresh = false } = {}) {
   const t = new SessionTree();
-  const history = historyAdapter(t);
+  const kept = historyAdapter(t);
+  const adapter = () => (fresh ? historyAdapter(t) : kept);
+  const history = {
+    load: () => adapter().load(),
+    append: (item) => adapter().append(item),
+    update: (item) => adapter().update(item),
+    delete: (items) => adapter().delete(items),
+    open: (id) => adapter().open(id),
+  };
   const repo = new MessageRepository();
   let n = 0;
   const msg = (role, text, extra = {}) => ({
@@ -132,12 +156,13 @@ function runtimeAndTree() {
     ...extra,
   });
   const add = async (parentId, m) => { repo.addOrUpdateMessage(parentId, m); await history.append({ parentId, message: m }); return m; };
-  // The texts of the head's path, the runtime's and the tree's (through a fresh repository).
-  const texts = (r) => r.getMessages().map((m) => m.content.map((p) => p.text ?? p.type).join(""));
+  // The texts of the head's path, the runtime's and the tree's (through a
+  // fresh repository), with the feedback given on each.
+  const texts = (r) => r.getMessages().map(shown);
   const agree = async () => {
     const fresh = new MessageRepository();
-    fresh.import(await history.load());
-    assert.deepEqual(texts(fresh), texts(repo), "the tree's active path is what the runtime shows");
+    fresh.import(toRepository(t));
+    assert.deepEqual(texts(fresh), texts(repo), `the tree's active path is what the runtime shows: ${JSON.stringify(texts(fresh))}, the runtime's ${JSON.stringify(texts(repo))}`);
     await judge(t);
     return fresh;
   };
@@ -227,6 +252,175 @@ test("open follows assistant-ui's branch picker: the runtime's head becomes the 
   t.free();
 });
 
+// localRuntime: assistant-ui's LocalThreadRuntimeCore (what useLocalRuntime
+// runs) with history, its model answering "reply N". send(text) appends the
+// user's message after the head and waits for the reply and the history's
+// writes; render(history) hands it new options, as useLocalRuntime does on
+// every render of its component.
+async function localRuntime(history) {
+  let n = 0;
+  const chatModel = { async run() { return { content: [{ type: "text", text: `reply ${++n}` }] }; } };
+  const adapters = (h) => ({ chatModel, history: h, feedback: { submit() {} } });
+  const rt = new LocalThreadRuntimeCore({ getModelContext: () => ({}), subscribe: () => () => {} }, { adapters: adapters(history) });
+  const errors = [];
+  rt.unstable_on("historyWriteError", (e) => errors.push(`${e.operation}: ${e.message}`));
+  await rt.__internal_load();
+  const settle = () => new Promise((r) => setTimeout(r, 30));
+  return {
+    rt,
+    errors,
+    async send(text) {
+      await rt.append({ role: "user", content: [{ type: "text", text }], parentId: rt.messages.at(-1)?.id ?? null, sourceId: null, runConfig: {}, attachments: [], metadata: { custom: {} } });
+      await settle();
+    },
+    render(h) {
+      rt.__internal_setOptions({ adapters: adapters(h) });
+    },
+    settle,
+    texts: () => rt.messages.map(shown),
+  };
+}
+
+// treeTexts: the active path as a runtime shows it after a page reload.
+const treeTexts = async (t) => {
+  const fresh = new MessageRepository();
+  fresh.import(toRepository(t));
+  return fresh.getMessages().map(shown);
+};
+
+test("historyAdapter(t) made anew on every render (inline in useLocalRuntime's options) keeps storing: the runtime's ids are kept with the tree, not with one adapter", async () => {
+  const { t, history, repo, msg, add, agree } = runtimeAndTree({ fresh: true });
+  const u1 = await add(null, msg("user", "one"));
+  const a1 = await add(u1.id, msg("assistant", "two"));
+  const u2 = await add(a1.id, msg("user", "three")); // its parent stored by another adapter
+  const a2 = await add(u2.id, msg("assistant", "four"));
+  await agree();
+  assert.equal(t.stats().nodes, 4);
+  const again = msg("assistant", "four again"); // a reload, then a delete and a pick, each through yet another adapter
+  repo.addOrUpdateMessage(u2.id, again);
+  repo.switchToBranch(again.id);
+  await history.append({ parentId: u2.id, message: again });
+  await agree();
+  repo.switchToBranch(a2.id);
+  assert.ok(history.open(a2.id) !== null, "a message made this session is found");
+  await agree();
+  await history.delete([{ parentId: a1.id, message: u2 }]);
+  repo.deleteMessage(u2.id);
+  await agree();
+  await add(a2.id, msg("user", "five"));
+  await agree();
+  t.free();
+  if (!LocalThreadRuntimeCore) return;
+  // assistant-ui's runtime itself, its component rendered again between sends.
+  const t2 = new SessionTree();
+  const r = await localRuntime(historyAdapter(t2));
+  await r.send("first question");
+  r.render(historyAdapter(t2));
+  await r.send("second question");
+  r.render(historyAdapter(t2));
+  await r.send("third question");
+  assert.deepEqual(r.errors, []);
+  assert.deepEqual(await treeTexts(t2), r.texts());
+  assert.equal(t2.stats().nodes, 6);
+  t2.free();
+});
+
+test("historyAdapter(conversation) follows the conversation's tree when a reload replaces it (the old one freed): the runtime's messages made before it are still known after", async () => {
+  // A sessiontree/idb Conversation as far as the adapter reads it: after a
+  // "reloaded" event its tree is another object with the same nodes.
+  const conv = { tree: new SessionTree() };
+  const reload = () => {
+    const old = conv.tree;
+    conv.tree = SessionTree.load(old.save());
+    old.free();
+  };
+  const repo = new MessageRepository();
+  let n = 0;
+  const msg = (role, text) => ({
+    id: `aui-${++n}`, role, content: [{ type: "text", text }], createdAt: new Date(1700000000000 + n),
+    metadata: { unstable_state: null, unstable_annotations: [], unstable_data: [], steps: [], custom: {} },
+    ...(role === "assistant" ? { status: { type: "complete", reason: "stop" } } : { attachments: [] }),
+  });
+  const add = async (parentId, m) => { repo.addOrUpdateMessage(parentId, m); await historyAdapter(conv).append({ parentId, message: m }); return m; };
+  const u1 = await add(null, msg("user", "one"));
+  const a1 = await add(u1.id, msg("assistant", "two"));
+  reload();
+  const u2 = await add(a1.id, msg("user", "three"));
+  reload();
+  await add(u2.id, msg("assistant", "four"));
+  const rated = { ...a1, metadata: { ...a1.metadata, submittedFeedback: { type: "positive" } } };
+  repo.addOrUpdateMessage(u1.id, rated);
+  await historyAdapter(conv).update({ parentId: u1.id, message: rated });
+  assert.deepEqual(await treeTexts(conv.tree), repo.getMessages().map(shown));
+  assert.deepEqual(await treeTexts(conv.tree), ["one", "two [positive]", "three", "four"]);
+  assert.throws(() => historyAdapter({ tree: "no" }), "invalid_input", /"tree" must be a SessionTree/);
+  conv.tree.free();
+  if (!LocalThreadRuntimeCore) return;
+  // assistant-ui's runtime itself: the component renders again with the reloaded tree.
+  conv.tree = new SessionTree();
+  const r = await localRuntime(historyAdapter(conv));
+  await r.send("first question");
+  reload();
+  r.render(historyAdapter(conv));
+  await r.send("second question");
+  assert.deepEqual(r.errors, []);
+  assert.deepEqual(await treeTexts(conv.tree), r.texts());
+  assert.equal(conv.tree.stats().nodes, 4);
+  conv.tree.free();
+});
+
+test("update of an earlier message (a feedback, a tool result later turns follow) keeps the conversation whole: what followed it on the path follows its new version, and the next send continues there", async () => {
+  const { t, history, repo, msg, add, agree, texts } = runtimeAndTree();
+  const u1 = await add(null, msg("user", "one"));
+  const a1 = await add(u1.id, msg("assistant", "two"));
+  const u2 = await add(a1.id, msg("user", "three"));
+  const a2 = await add(u2.id, msg("assistant", "four"));
+  const again = msg("assistant", "four again"); // a reload: ‹ 2/2 › under "three"
+  repo.addOrUpdateMessage(u2.id, again);
+  await history.append({ parentId: u2.id, message: again });
+  repo.switchToBranch(a2.id); // back to the first in the picker
+  history.open(a2.id);
+  // 👍 on the first reply, as LocalRuntime's submitFeedback rewrites it.
+  const rated = { ...a1, metadata: { ...a1.metadata, submittedFeedback: { type: "positive" } } };
+  repo.addOrUpdateMessage(u1.id, rated);
+  await history.update({ parentId: u1.id, message: rated });
+  const fresh = await agree();
+  assert.deepEqual(texts(fresh), ["one", "two [positive]", "three", "four"], "after a page reload");
+  assert.equal(t.stats().nodes, 5 + 3, "the version before the feedback and what followed it stay on their branch");
+  assert.equal(fresh.getBranches(fresh.getMessages()[1].id).length, 2);
+  // The reload kept below it, picked in the runtime: copied under the new version as it is reached.
+  repo.switchToBranch(again.id);
+  history.open(again.id);
+  await agree();
+  assert.deepEqual(texts(repo), ["one", "two [positive]", "three", "four again"]);
+  await add(again.id, msg("user", "five"));
+  await agree();
+  assert.deepEqual(texts(repo), ["one", "two [positive]", "three", "four again", "five"]);
+  // A message off the tree's active path (the runtime's picker moved, open
+  // not called yet): its path is opened, then the same.
+  repo.switchToBranch(a2.id);
+  const down = { ...a2, metadata: { ...a2.metadata, submittedFeedback: { type: "negative" } } };
+  repo.addOrUpdateMessage(u2.id, down);
+  await history.update({ parentId: u2.id, message: down });
+  await agree();
+  assert.deepEqual(texts(repo), ["one", "two [positive]", "three", "four [negative]"]);
+  t.free();
+  if (!LocalThreadRuntimeCore) return;
+  // assistant-ui's runtime itself: 👍 on the first of two replies, then a send.
+  const t2 = new SessionTree();
+  const r = await localRuntime(historyAdapter(t2));
+  await r.send("first question");
+  await r.send("second question");
+  r.rt.submitFeedback({ messageId: r.rt.messages[1].id, type: "positive" });
+  await r.settle();
+  assert.deepEqual(await treeTexts(t2), ["first question", "reply 1 [positive]", "second question", "reply 2"]);
+  await r.send("third question");
+  assert.deepEqual(r.errors, []);
+  assert.deepEqual(await treeTexts(t2), r.texts());
+  assert.equal(r.texts().length, 6);
+  t2.free();
+});
+
 // The AI SDK v6 format as assistant-ui's AI SDK runtime registers it (the
 // message without its id stored; decoded with the entry's id).
 const aiSDKFormat = {
@@ -258,11 +452,50 @@ test("withFormat (useChatRuntime's ai-sdk/v6): UIMessages stored as sessiontree/
   assert.deepEqual(head, toUIMessages(t), "the head's path is sessiontree/ai-sdk's view of the active path");
   assert.deepEqual(head.map((m) => m.parts.at(-1).type), ["text", "text", "tool-get"]);
   assert.deepEqual(head[0].parts, [{ type: "text", text: "be brief" }]);
-  // Deleting the reply: the path stops at the user's message.
+  // Deleting the reply (the runtime loaded the tree above: it has every
+  // version): the path goes where assistant-ui's head goes, to the last other one.
+  const runtime = new MessageRepository();
+  runtime.import(toRepository(t));
+  runtime.deleteMessage(loaded.headId);
   await h.delete([{ parentId: "u1", message: tool }]);
-  assert.equal(t.activePath().length, 2);
+  assert.deepEqual(t.activePath(), runtime.getMessages().map((m) => m.id));
+  assert.deepEqual(t.pathWindow(0).messages.map((m) => m.parts?.at(-1).text ?? m.content), ["be brief", "hi", "hello again"]);
   assert.throws(() => historyAdapter(t).withFormat({ format: "x" }), "invalid_input", /"formatAdapter" must be/);
   await assert.rejects(historyAdapter(t).withFormat({ ...aiSDKFormat, encode: () => ({ parts: [] }) }).append({ parentId: null, message: u }), "invalid_input", /must be an object with a "role"/);
+  t.free();
+});
+
+test("withFormat (ai-sdk/v6): a message with no text loads as parts validateUIMessages accepts: an image as a file part, an empty message as one empty text part, as toUIMessages gives", async () => {
+  const t = new SessionTree();
+  const history = historyAdapter(t);
+  const thread = (id, role, content) => ({ id, role, content, createdAt: new Date(1700000000000), metadata: { custom: {} }, ...(role === "user" ? { attachments: [] } : { status: { type: "complete", reason: "stop" } }) });
+  await history.append({ parentId: null, message: thread("u1", "user", [{ type: "image", image: "data:image/png;base64,AAAA" }]) });
+  await history.append({ parentId: "u1", message: thread("a1", "assistant", [{ type: "text", text: "a cat" }]) });
+  await history.append({ parentId: "a1", message: thread("u2", "user", []) });
+  await history.append({ parentId: "u2", message: thread("a2", "assistant", [{ type: "reasoning", text: "hm" }, { type: "text", text: "and?" }]) });
+  await history.append({ parentId: "a2", message: thread("u3", "user", [{ type: "text", text: "this " }, { type: "image", image: "https://example.org/dog.JPG?size=2" }, { type: "text", text: "one" }]) });
+  const load = async () => {
+    const loaded = await history.withFormat(aiSDKFormat).load();
+    await validateUIMessages({ messages: loaded.messages.map((i) => i.message) });
+    return loaded.messages.map((i) => i.message);
+  };
+  const messages = await load();
+  assert.deepEqual(messages, toUIMessages(t), "the adapter's mapping and Go's ai-sdk export agree");
+  assert.deepEqual(messages.map((m) => m.parts), [
+    [{ type: "file", mediaType: "image/png", url: "data:image/png;base64,AAAA" }],
+    [{ type: "text", text: "a cat" }],
+    [{ type: "text", text: "" }],
+    [{ type: "reasoning", text: "hm" }, { type: "text", text: "and?" }],
+    [{ type: "text", text: "this " }, { type: "file", mediaType: "image/jpeg", url: "https://example.org/dog.JPG?size=2" }, { type: "text", text: "one" }],
+  ]);
+  // A file part (base64 or a URL) is a file part too.
+  await history.append({ parentId: "u3", message: thread("a3", "assistant", []) });
+  await history.append({ parentId: "a3", message: thread("u4", "user", [{ type: "file", data: "JVBERi0=", mimeType: "application/pdf", filename: "a.pdf" }, { type: "file", data: "https://example.org/b.pdf", mimeType: "application/pdf" }]) });
+  const more = (await load()).slice(-2);
+  assert.deepEqual(more.map((m) => m.parts), [
+    [],
+    [{ type: "file", mediaType: "application/pdf", url: "data:application/pdf;base64,JVBERi0=", filename: "a.pdf" }, { type: "file", mediaType: "application/pdf", url: "https://example.org/b.pdf" }],
+  ]);
   t.free();
 });
 
@@ -297,9 +530,9 @@ test("the assistant-ui export format (Go, t.export): MessageRepository imports i
   }
 });
 
-test("random runtime sessions: the tree follows assistant-ui's repository through the adapter (sends, tool results, reloads, edits, branch picks, deletes)", async () => {
+test("random runtime sessions: the tree follows assistant-ui's repository through the adapter (sends, tool results, reloads, edits, branch picks, deletes, feedback; even seeds a new adapter for every call)", async () => {
   for (const seed of (globalThis.process?.env?.AUI_SEEDS ?? "1,2,3,4,5,6").split(",").map(Number)) {
-    const { t, history, repo, msg, add, agree } = runtimeAndTree();
+    const { t, history, repo, msg, add, agree } = runtimeAndTree({ fresh: seed % 2 === 0 });
     let s = seed;
     const rnd = (n) => { s = (s * 1103515245 + 12345) % 2147483648; return s % n; };
     const pick = (xs) => xs[rnd(xs.length)];
@@ -316,7 +549,7 @@ test("random runtime sessions: the tree follows assistant-ui's repository throug
     await add(repo.headId, msg("assistant", "hi"));
     for (let step = 0; step < 60; step++) {
       const path = repo.getMessages();
-      const k = rnd(10);
+      const k = rnd(11);
       let what;
       if (k < 3) {
         await add(repo.headId, msg("user", `q${step}`));
@@ -352,13 +585,23 @@ test("random runtime sessions: the tree follows assistant-ui's repository throug
         repo.switchToBranch(other);
         history.open(repo.headId);
         what = "branch pick";
-      } else {
+      } else if (k < 10) {
         if (path.length < 3) continue;
         const i = 1 + rnd(path.length - 1);
         const items = [{ parentId: path[i - 1].id, message: path[i] }];
         await history.delete(items);
         repo.deleteMessage(path[i].id);
         what = "delete";
+      } else {
+        // A 👍 or 👎 on a reply anywhere on the path, as submitFeedback gives it.
+        const as = path.filter((m) => m.role === "assistant");
+        if (!as.length) continue;
+        const m = pick(as);
+        const rated = { ...m, metadata: { ...m.metadata, submittedFeedback: { type: rnd(2) ? "positive" : "negative" } } };
+        const parentId = repo.getMessage(m.id).parentId;
+        repo.addOrUpdateMessage(parentId, rated);
+        await history.update({ parentId, message: rated });
+        what = "feedback";
       }
       log.push(`${step}:${what}`);
       try {

@@ -1,11 +1,13 @@
 // The page js/test/react.mjs bundles with Vite (React 19 and react-dom from
 // .tools, sessiontree.js and idb.js left as the served modules): components
 // built on sessiontree/react, each counting its renders.
-import { createElement as h, StrictMode, useLayoutEffect, useState } from "react";
+import { createElement as h, StrictMode, useEffect, useLayoutEffect, useState } from "react";
 import { createRoot } from "react-dom/client";
+import { useChat } from "@ai-sdk/react";
 import { init, SessionTree } from "/sessiontree.js";
 import { openStore } from "/idb.js";
 import { useConversations, useTree, useActivePath, useSiblings, useBranches } from "../react.js";
+import { syncChat, toUIMessages } from "../ai-sdk.js";
 import { rng } from "./rng.js";
 
 const renders = { list: 0, chat: 0, path: 0, siblings: 0, branches: 0 };
@@ -163,6 +165,62 @@ window.startStoreRandom = async (n, name) => {
     delete window.rTree;
   };
   return other;
+};
+
+// A window of the last 3 messages under a listener subscribed before its
+// hooks', which answers an event with a change of its own: a label on the
+// first message (outside the window) puts one on the leaf (inside it).
+window.startNested = async () => {
+  await init("/sessiontree.wasm");
+  const t = SessionTree.fromLinear(Array.from({ length: 6 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `n${i}` })), 1);
+  const ids = t.activePath();
+  t.subscribe(() => {
+    if (t.node(ids[0]).label === "pinned" && t.node(ids[5]).label === null) t.label(ids[5], "pinned too");
+  });
+  const el = document.createElement("div");
+  el.id = "nested";
+  document.body.append(el);
+  const root = createRoot(el);
+  root.render(h(StrictMode, null, h(RPath, { tree: t, count: 3 })));
+  window.nTree = t;
+  window.nIds = ids;
+  window.nStop = () => { root.unmount(); el.remove(); t.free(); };
+};
+
+// useChat on a tree as sessiontree/ai-sdk documents it from an effect:
+// syncChat once a response is over, setMessages only when the tree changed.
+// Its transport answers in the page ("re: " and the last message's text).
+const echo = {
+  async sendMessages({ messages }) {
+    const text = messages.at(-1).parts.map((p) => p.text ?? "").join("");
+    const chunks = [{ type: "start" }, { type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: `re: ${text}` }, { type: "text-end", id: "t" }, { type: "finish" }];
+    return new ReadableStream({ start(out) { for (const c of chunks) out.enqueue(c); out.close(); } });
+  },
+  async reconnectToStream() { return null; },
+};
+
+function AIChat({ tree }) {
+  const { messages, setMessages, sendMessage, status } = useChat({ messages: toUIMessages(tree), transport: echo });
+  window.aiRenders++;
+  window.aiSend = (text) => sendMessage({ text });
+  useEffect(() => {
+    if (status !== "ready") return;
+    const r = syncChat(tree, messages);
+    if (r.changed) setMessages(r.messages);
+  }, [status, messages, setMessages, tree]);
+  return h("ol", { id: "aichat", "data-status": status }, messages.map((m) => h("li", { key: m.id, "data-id": m.id }, m.parts.map((p) => p.text ?? "").join(""))));
+}
+
+window.startAIChat = async () => {
+  await init("/sessiontree.wasm");
+  const t = SessionTree.fromLinear([{ role: "user", content: "hello" }, { role: "assistant", content: "hi" }], 1);
+  const el = document.createElement("div");
+  document.body.append(el);
+  const root = createRoot(el);
+  window.aiRenders = 0;
+  window.aiTree = t;
+  root.render(h(StrictMode, null, h(AIChat, { tree: t })));
+  window.aiStop = () => { root.unmount(); el.remove(); t.free(); };
 };
 
 // What the DOM must show, read from the tree directly.

@@ -19,14 +19,24 @@ await build({
   configFile: false,
   logLevel: "warn",
   root: path.join(root, "test"),
-  // React from .tools (it is a peer dependency: the package never bundles it).
-  resolve: { alias: [{ find: /^(react|react-dom)(\/.*)?$/, replacement: path.join(root, "..", ".tools", "node_modules", "$1$2") }] },
+  // React and the AI SDK's useChat from .tools (peer dependencies: the package
+  // never bundles them); ../ai-sdk.js's ./sessiontree.js is the served module.
+  resolve: {
+    alias: [
+      { find: /^(react|react-dom|@ai-sdk\/react)(\/.*)?$/, replacement: path.join(root, "..", ".tools", "node_modules", "$1$2") },
+      { find: /^\.\/sessiontree\.js$/, replacement: "/sessiontree.js" },
+    ],
+  },
   build: {
     outDir: out,
     emptyOutDir: true,
     minify: false,
     lib: { entry: path.join(root, "test", "react-page.js"), formats: ["es"], fileName: () => "react-page.js" },
-    rollupOptions: { external: ["/sessiontree.js", "/idb.js"] },
+    rollupOptions: {
+      external: ["/sessiontree.js", "/idb.js"],
+      // zod (under the AI SDK) has comments Rollup cannot place: said, and nothing else.
+      onwarn: (w, warn) => void (w.code === "INVALID_ANNOTATION" || warn(w)),
+    },
   },
   define: { "process.env.NODE_ENV": JSON.stringify("production") },
 });
@@ -154,6 +164,37 @@ try {
     await settle();
     assert.equal(await page.getAttribute("#path", "data-length"), "2111"); // main's 11 and the 2,100
     assert.equal(await page.evaluate(() => window.store.stats.reloads), 1, "the conversation was not reloaded (a delta was applied)");
+  });
+  await step("a change a listener subscribed before the hooks makes in reply to an event (a label inside the window for one outside it) is rendered", async () => {
+    await page.evaluate(() => window.startNested());
+    await page.waitForSelector("#nested .rpath", { state: "attached" });
+    const labels = () => page.evaluate(() => JSON.parse(document.querySelector("#nested .rpath").dataset.json).labels);
+    assert.deepEqual(await labels(), ["", "", ""]);
+    await page.evaluate(() => window.nTree.label(window.nIds[0], "pinned"));
+    await settle();
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+    assert.equal(await page.evaluate(() => window.nTree.node(window.nIds[5]).label), "pinned too");
+    assert.deepEqual(await labels(), ["", "", "pinned too"], "the window shows the leaf without the label the listener gave it");
+    await page.evaluate(() => window.nStop());
+  });
+  await step("useChat (@ai-sdk/react) kept in the tree from an effect on status \"ready\" as sessiontree/ai-sdk documents it (setMessages when r.changed): the reply is stored, useChat's ids become the tree's, nothing renders in a loop", async () => {
+    await page.evaluate(() => window.startAIChat());
+    await page.waitForSelector("#aichat li", { state: "attached" });
+    const idle = async () => {
+      await settle();
+      const before = await page.evaluate(() => window.aiRenders);
+      await settle();
+      await settle();
+      assert.equal(await page.evaluate(() => window.aiRenders), before, "useChat's component renders again and again with nothing to do");
+    };
+    await idle();
+    await page.evaluate(() => window.aiSend("hi"));
+    await page.waitForFunction(() => document.querySelector("#aichat li:last-child")?.textContent === "re: hi" && document.querySelector("#aichat").dataset.status === "ready");
+    await idle();
+    const { shown, path: treePath } = await page.evaluate(() => ({ shown: [...document.querySelectorAll("#aichat li")].map((li) => li.dataset.id), path: window.aiTree.activePath() }));
+    assert.deepEqual(shown, treePath);
+    assert.equal(treePath.length, 4);
+    await page.evaluate(() => window.aiStop());
   });
   // Seeded random runs: appends, edits, regenerates, rewinds, opens, labels,
   // branch switches, deletions and prunes, alone, several in one task, in the
