@@ -184,11 +184,11 @@ func (t *Tree) ApplyRows(root, active string, follow bool, branches, nodes []Fra
 			t.names.add(name)
 			t.clock = max(t.clock, b.used)
 		}
-		if at, dead := p.tombs[name]; dead {
+		if s := p.tombs[name]; s != nil {
 			if t.tombs == nil {
-				t.tombs = make(map[string]int64)
+				t.tombs = make(map[string]*tombstone)
 			}
-			t.tombs[name] = at
+			t.tombs[name] = s
 		}
 		if h := p.hidden[name]; h != nil {
 			if t.hidden == nil {

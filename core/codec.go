@@ -139,33 +139,29 @@ func (t *Tree) movedDefault(b *branch) int64 {
 }
 
 // appendBranchJSON writes the value of "branches".name: the live branch, which
-// carries "deleted_at_ms" if the name was deleted before, or the tombstone
-// {"name","deleted_at_ms"} of a deleted name. Old files have neither field.
+// carries its name's tombstone if the name was deleted before, or the
+// tombstone {"name","deleted_at_ms"?,"deleted_instances"?} of a deleted name
+// (see tombstone.appendJSON). Old files have none of these fields, and files
+// written before instances were recorded only "deleted_at_ms".
 func (t *Tree) appendBranchJSON(buf []byte, name string) []byte {
-	tomb, dead := t.tombs[name]
+	tomb := t.tombs[name]
 	b := t.branches[name]
 	if h := t.hiddenRecord(name); h != nil {
 		buf = h.appendJSON(buf, t.movedDefault(h))
 		buf = append(buf[:len(buf)-1], `,"hidden":true}`...)
-		if dead {
-			buf = append(buf[:len(buf)-1], `,"deleted_at_ms":`...)
-			buf = rawjson.AppendInt(buf, tomb)
-			buf = append(buf, '}')
+		if tomb != nil {
+			buf = tomb.appendJSON(buf)
 		}
 		return t.appendKeptSummaries(buf, name)
 	}
 	if b == nil {
 		buf = append(buf, `{"name":`...)
 		buf = rawjson.AppendString(buf, name)
-		buf = append(buf, `,"deleted_at_ms":`...)
-		buf = rawjson.AppendInt(buf, tomb)
-		return t.appendKeptSummaries(append(buf, '}'), name)
+		return t.appendKeptSummaries(tomb.appendJSON(append(buf, '}')), name)
 	}
 	buf = b.appendJSON(buf, t.movedDefault(b))
-	if dead {
-		buf = append(buf[:len(buf)-1], `,"deleted_at_ms":`...)
-		buf = rawjson.AppendInt(buf, tomb)
-		buf = append(buf, '}')
+	if tomb != nil {
+		buf = tomb.appendJSON(buf)
 	}
 	return t.appendKeptSummaries(buf, name)
 }
@@ -587,14 +583,8 @@ func (l *loader) branches() error {
 				if v, e := l.d.Raw(); e != nil || string(v) != "true" {
 					err = l.corrupt(where+".hidden", "expected true")
 				}
-			case "deleted_at_ms":
-				var at int64
-				if at, err = l.int(where + ".deleted_at_ms"); err == nil {
-					if l.t.tombs == nil {
-						l.t.tombs = make(map[string]int64)
-					}
-					l.t.tombs[key] = at
-				}
+			case "deleted_at_ms", "deleted_instances":
+				err = l.deleted(key, where+"."+f, f == "deleted_at_ms")
 			default:
 				err = l.corrupt(where+"."+f, "unknown field")
 			}
@@ -607,7 +597,14 @@ func (l *loader) branches() error {
 		if fields["kept_summaries"] {
 			other--
 		}
-		if fields["deleted_at_ms"] && other == 2 && fields["name"] {
+		dead := false
+		for _, f := range [...]string{"deleted_at_ms", "deleted_instances"} {
+			if fields[f] {
+				dead = true
+				other--
+			}
+		}
+		if dead && other == 1 && fields["name"] {
 			if b.name != key {
 				return l.corrupt(where, "a deleted branch's name differs from its key")
 			}
@@ -634,6 +631,53 @@ func (l *loader) branches() error {
 		l.t.clock = max(l.t.clock, b.used)
 		return nil
 	})
+}
+
+// deleted reads into the tombstone of the branch name key the value of its
+// "deleted_at_ms" (whole, a deletion of the whole name) or its
+// "deleted_instances": a non-empty list of [created_at_ms, deleted_at_ms]
+// pairs, strictly by creation time.
+func (l *loader) deleted(key, where string, whole bool) error {
+	s := l.t.tombs[key]
+	if s == nil {
+		if l.t.tombs == nil {
+			l.t.tombs = make(map[string]*tombstone)
+		}
+		s = &tombstone{}
+		l.t.tombs[key] = s
+	}
+	if whole {
+		at, err := l.int(where)
+		s.add(deletion{wholeName, at})
+		return err
+	}
+	n := 0
+	err := l.d.Array(func() error {
+		var pair [2]int64
+		k := 0
+		err := l.d.Array(func() error {
+			v, err := l.int(where)
+			if k < 2 {
+				pair[k] = v
+			}
+			k++
+			return err
+		})
+		last := int64(wholeName)
+		if len(s.deleted) > 0 {
+			last = s.deleted[len(s.deleted)-1].created
+		}
+		if err == nil && (k != 2 || pair[0] <= last) {
+			err = l.corrupt(where, "expected [created_at_ms, deleted_at_ms] pairs, in order of creation, each once")
+		}
+		s.add(deletion{pair[0], pair[1]})
+		n++
+		return err
+	})
+	if err == nil && n == 0 {
+		err = l.corrupt(where, "expected at least one deleted instance")
+	}
+	return err
 }
 
 // object walks the object that is next, refusing a field that appears twice,

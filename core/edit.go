@@ -150,7 +150,9 @@ func (t *Tree) SwitchBranch(name string) error {
 func (t *Tree) DeleteBranch(name string) error { return t.DeleteBranchAt(name, 0) }
 
 // DeleteBranchAt is DeleteBranch recording atMs as the time of the deletion, so
-// that Merge keeps the name deleted against copies whose branch is older.
+// that Merge keeps the branch deleted against copies where it is older. What
+// is deleted is this copy's branch of that name (and the values of it that a
+// merge keeps hidden), not another copy's branch that has the same name.
 func (t *Tree) DeleteBranchAt(name string, atMs int64) error {
 	b := t.branches[name]
 	if b == nil {
@@ -163,7 +165,13 @@ func (t *Tree) DeleteBranchAt(name string, atMs int64) error {
 		return newError(CodeConflict, "branch "+quote(name)+" is active; switch to another branch before deleting it")
 	}
 	t.removeBranch(b)
-	t.setTomb(name, max(atMs, b.moved))
+	at := max(atMs, b.moved)
+	t.setTomb(name, b.created, at)
+	for key, h := range t.hidden {
+		if t.branches[key] == nil && registerOf(key, h.leaf) == name {
+			t.setTomb(name, h.created, max(at, h.moved))
+		}
+	}
 	return nil
 }
 

@@ -23,7 +23,7 @@ type undo struct {
 	i1, i2 int64
 	lab    *nodeLabel
 	sum    *Summary
-	had    bool
+	tomb   *tombstone // a name's tombstone before the change, or nil
 }
 
 type undoKind uint8
@@ -163,8 +163,8 @@ func (t *Tree) undoOne(u *undo) {
 		t.branchGen++
 		delete(t.branches, u.b.name)
 		t.names.remove(u.b.name)
-		if u.had {
-			t.tombs[u.b.name] = u.i1
+		if u.tomb != nil {
+			t.tombs[u.b.name] = u.tomb
 		}
 	case undoRemoveBranch:
 		t.branchGen++
@@ -178,8 +178,8 @@ func (t *Tree) undoOne(u *undo) {
 	case undoLabel:
 		u.n.lab = u.lab
 	case undoTomb:
-		if u.had {
-			t.tombs[u.name] = u.i1
+		if u.tomb != nil {
+			t.tombs[u.name] = u.tomb
 		} else {
 			delete(t.tombs, u.name)
 		}
@@ -259,9 +259,9 @@ func (t *Tree) addBranch(b *branch) {
 	t.recentAdd(b)
 	t.names.add(b.name)
 	t.noteBranch(b.name)
-	tomb, had := t.tombs[b.name]
+	old := t.tombs[b.name]
 	delete(t.tombs, b.name)
-	t.record(undo{kind: undoAddBranch, b: b, had: had, i1: tomb})
+	t.record(undo{kind: undoAddBranch, b: b, tomb: old})
 }
 
 func (t *Tree) removeBranch(b *branch) {
@@ -303,19 +303,23 @@ func (t *Tree) setLabel(n *node, label string, atMs int64) {
 	t.record(undo{kind: undoLabel, n: n, lab: old})
 }
 
-// setTomb records that the branch name was deleted at atMs (keeping the later
-// of two deletions), so that Merge does not bring it back from an older copy.
-func (t *Tree) setTomb(name string, atMs int64) {
-	old, had := t.tombs[name]
-	if had && old >= atMs {
-		return
+// setTomb records that the instance of the branch name made at created was
+// deleted at atMs (keeping the later of two deletions), so that Merge does
+// not bring it back from an older copy. Its callers remove a branch of that
+// name, so the name's record changes anyway.
+func (t *Tree) setTomb(name string, created, atMs int64) {
+	old := t.tombs[name]
+	s := &tombstone{}
+	if old != nil {
+		s.deleted = append(s.deleted, old.deleted...)
 	}
+	s.add(deletion{created, atMs})
 	if t.tombs == nil {
-		t.tombs = make(map[string]int64)
+		t.tombs = make(map[string]*tombstone)
 	}
-	t.tombs[name] = atMs
+	t.tombs[name] = s
 	t.noteBranch(name)
-	t.record(undo{kind: undoTomb, name: name, had: had, i1: old})
+	t.record(undo{kind: undoTomb, name: name, tomb: old})
 }
 
 func (t *Tree) setSummary(b *branch, s *Summary) {

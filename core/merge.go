@@ -19,17 +19,22 @@ import (
 //     id + "~" + a hash of its content, as a value of the register
 //     "conflict~" + id (a branch of that name unless another reaches it).
 //   - A label is the one set (or cleared) last, by (label time, label).
-//   - Deleted names are the union of tombstones, each at its later deletion.
+//   - Deleted names are the union of tombstones: per name, the instances
+//     deleted (a branch made under the name, told by its creation time),
+//     each at its later deletion, and the later whole-name deletion of a
+//     file written before instances were recorded (see tombstone).
 //   - Branch names are registers holding a set of values (leaf, move time,
-//     creation time), joined by union and pruned: a value moved no later than
-//     a deletion of its name is dropped, and so is one that a newer value of
-//     the same register is at or below (see merge_registers.go, which also
-//     shows why this is a join). The newest value is the branch; every other
-//     one is kept as name + "~" + leaf, shown unless a deletion of that name
-//     came after its move or another branch reaches its leaf, else a hidden
-//     record. A stored conflict name maps back to its register (registerOf),
-//     so nothing but these values is state, and no leaf is left unreachable
-//     except by a deletion.
+//     creation time), joined by union and pruned: a value is dropped when a
+//     deletion of its instance (or of the whole name) came no earlier than
+//     its move, and when a newer value of the same instance is at or below
+//     it (see merge_registers.go, which also shows why this is a join). So a
+//     deletion in one copy takes that copy's branch, not another copy's
+//     branch minted apart under the same name. The newest value is the
+//     branch; every other one is kept as name + "~" + leaf, shown unless a
+//     deletion of that name took it or another branch reaches its leaf, else
+//     a hidden record. A stored conflict name maps back to its register
+//     (registerOf), so nothing but these values is state, and no leaf is left
+//     unreachable except by a deletion of its instance.
 //   - Summaries form a state of their own, merged as a CRDT: a grow-only map
 //     from (branch family, node) to a last-writer-wins register holding the
 //     newest summary by (time, text, model) that any copy wrote as of that node
@@ -41,9 +46,10 @@ import (
 //     and the active branch is the one whose copy used it last (largest used
 //     clock, then main, then name).
 //
-// Known limit. Copies that minted the same id (SPEC §2 forbids it) merge
+// Known limits. Copies that minted the same id (SPEC §2 forbids it) merge
 // commutatively and idempotently, but which content keeps the id can depend on
-// grouping.
+// grouping. Two branches made under one name in the same millisecond are one
+// instance: deleting either deletes both.
 
 // MergeReport says what a merge changed in the tree merged into.
 type MergeReport struct {
@@ -203,7 +209,7 @@ func (r *Tree) renameConflicts(conflicts []MergeConflict) {
 			r.setActive(b.name)
 		}
 		r.removeBranch(kept)
-		r.setTomb(kept.name, kept.moved)
+		r.setTomb(kept.name, kept.created, kept.moved)
 		c.KeptAs = b.name
 		c.Message = "both copies moved branch " + quote(c.Branch) + "; its other leaf " + quote(c.Node) + " is kept on " + quote(b.name)
 	}
@@ -389,19 +395,17 @@ func (m *merger) nodes() {
 	}
 }
 
-// tombs is the union of the deleted names, each at its later deletion.
+// tombs is the union of the deleted names, each the join of its tombstones.
 func (m *merger) tombs() {
 	for _, t := range []*Tree{m.a, m.b} {
-		for name, at := range t.tombs {
+		for name, s := range t.tombs {
 			if name == MainBranch {
 				continue
 			}
 			if m.r.tombs == nil {
-				m.r.tombs = make(map[string]int64)
+				m.r.tombs = make(map[string]*tombstone)
 			}
-			if old, ok := m.r.tombs[name]; !ok || at > old {
-				m.r.tombs[name] = at
-			}
+			m.r.tombs[name] = m.r.tombs[name].join(s)
 		}
 	}
 }
@@ -630,8 +634,8 @@ func (t *Tree) diff(r *Tree) mergeDiff {
 			}
 		}
 	}
-	for name, at := range r.tombs {
-		if old, ok := t.tombs[name]; !ok || old != at {
+	for name, s := range r.tombs {
+		if !s.equal(t.tombs[name]) {
 			d.touchedBranches = append(d.touchedBranches, name)
 		}
 	}

@@ -4,24 +4,33 @@ import "strings"
 
 // Branch names as a join-semilattice (see Merge).
 //
-// The state a merge joins is the union of nodes, the deletion times of names
-// (the later of two) and, for every register (a branch name that is not a
-// conflict name), the set of its values: where the name pointed (leaf), when
-// it was moved there (moved), when the branch was made (created), with the
-// copy's "used" clock (the larger of two). A value v of register r is dropped
-// when
+// The state a merge joins is the union of nodes, the tombstones of names (per
+// deleted instance the later deletion, and the later whole-name deletion; see
+// tombstone) and, for every register (a branch name that is not a conflict
+// name), the set of its values: where the name pointed (leaf), when it was
+// moved there (moved), when the branch was made (created: the instance, which
+// every move keeps), with the copy's "used" clock (the larger of two). A
+// value v of register r is dropped when
 //
-//	dead:       v.moved <= the deletion time of r, or
-//	superseded: another value w of r is newer (laterMove) and w's leaf is v's
-//	            leaf or below it (the name only went further down).
+//	dead:       r's tombstone deleted v's instance (v.created) at or after
+//	            v.moved, or deleted the whole name at or after v.moved; or
+//	superseded: another value w of r of the same instance (any instance for
+//	            main, which is never deleted) is newer (laterMove) and w's
+//	            leaf is v's leaf or below it (the name only went further down).
 //
-// Both hold in every larger state (the deletion and w stay), and a dropped
-// value never drops another one that no kept value drops: if w supersedes v
-// and w is superseded by w2, then w2 (newer still, further below) supersedes
-// v; if w is dead, v, moved no later, is dead too. So dropping before or after
-// a union leaves the same set, norm(x ∪ y) = norm(norm(x) ∪ y), and merging,
-// the union followed by norm, is the least upper bound of two normalized
-// states: commutative, associative and idempotent.
+// Both hold in every larger state (the tombstone only grows, w stays), and a
+// dropped value never drops another one that no kept value drops: if w
+// supersedes v and w is superseded by w2, then w2 (of the same instance, newer
+// still, further below) supersedes v; if w is dead, v, of the same instance
+// and moved no later, is dead too. So dropping before or after a union leaves
+// the same set, norm(x ∪ y) = norm(norm(x) ∪ y), and merging, the union
+// followed by norm, is the least upper bound of two normalized states:
+// commutative, associative and idempotent.
+//
+// That is why a value supersedes only values of its own instance: were a
+// newer instance at b to drop an older one at a above it, a deletion of the
+// newer instance arriving later would leave a on no branch, while a grouping
+// that saw the deletion first keeps the older instance at a.
 //
 // The branches are a function of the normalized state (resolve), and the
 // state is read back from branches and hidden records alone (addTree, with
@@ -107,10 +116,10 @@ func (r *Tree) reaches(leaf, anc string) bool {
 func (m *merger) prune(rs registers) {
 	r := m.r
 	for name, vals := range rs {
-		if at, dead := r.tombs[name]; dead && name != MainBranch {
+		if s := r.tombs[name]; s != nil && name != MainBranch {
 			live := vals[:0]
 			for _, v := range vals {
-				if v.moved > at {
+				if !s.kills(v.created, v.moved) {
 					live = append(live, v)
 				}
 			}
@@ -131,7 +140,7 @@ func (m *merger) prune(rs registers) {
 		for _, v := range vals {
 			superseded := false
 			for i := range kept {
-				if r.reaches(kept[i].leaf, v.leaf) {
+				if (kept[i].created == v.created || name == MainBranch) && r.reaches(kept[i].leaf, v.leaf) {
 					superseded = true
 					break
 				}
@@ -154,7 +163,7 @@ type loser struct {
 	reg  string
 	v    regValue
 	key  string
-	dead bool // its conflict name was deleted after its move
+	dead bool // a deletion of its conflict name took it (see tombstone.kills)
 	hide bool // another branch reaches its leaf
 }
 
@@ -163,10 +172,11 @@ type loser struct {
 //   - a register's newest value is the branch of its name;
 //   - every other value is kept under register + "~" + leaf (with "~" + leaf
 //     repeated while that name is another register's), as a branch unless a
-//     deletion of that name came after its move, or another branch reaches
-//     its leaf: a branch at a leaf below it, or at its leaf a register's
-//     branch or a kept value under a smaller name. Those are hidden records,
-//     kept so that later merges still know the value.
+//     deletion of that name took its instance (or the whole name) no earlier
+//     than its move, or another branch reaches its leaf: a branch at a leaf
+//     below it, or at its leaf a register's branch or a kept value under a
+//     smaller name. Those are hidden records, kept so that later merges still
+//     know the value.
 func (m *merger) resolve(rs registers) {
 	r := m.r
 	regNames := make([]string, 0, len(rs))
@@ -184,14 +194,24 @@ func (m *merger) resolve(rs registers) {
 	for _, name := range regNames {
 		vals := rs[name][1:]
 		if len(vals) > 1 {
+			// By leaf, and values at one leaf (instances made apart) newest
+			// first.
 			vals = append([]regValue(nil), vals...)
-			sortFunc(vals, func(x, y regValue) int { return strings.Compare(x.leaf, y.leaf) })
+			sortFunc(vals, func(x, y regValue) int {
+				if c := strings.Compare(x.leaf, y.leaf); c != 0 || x == y {
+					return c
+				}
+				if x.later(&y) {
+					return -1
+				}
+				return 1
+			})
 		}
 		for _, v := range vals {
 			l := &loser{reg: name, v: v}
 			suffix := "~" + v.leaf
 			for k := name + suffix; ; k += suffix {
-				if at, ok := r.tombs[k]; ok && v.moved <= at {
+				if r.tombs[k].kills(v.created, v.moved) {
 					l.dead = true
 				}
 				if !taken[k] {

@@ -29,10 +29,33 @@ func mustMerge(t testing.TB, a, b *Tree) *Tree {
 // steps random operations. With clash, the copies mint the same ids, so the
 // same id gets different content.
 func replicas(seed uint64, n, steps int, deletes, clash bool) []*Tree {
+	out, _ := replicasDeleting(seed, n, steps, deletes, clash)
+	return out
+}
+
+// instance is one branch instance: a name and the creation time that every
+// move of the branch keeps.
+type instance struct {
+	name    string
+	created int64
+}
+
+// replicasDeleting is replicas, and also returns every branch instance that a
+// deletion removed, in the common tree or in a copy. The copies mint fresh
+// names apart, so one name can be different branches in two copies.
+func replicasDeleting(seed uint64, n, steps int, deletes, clash bool) ([]*Tree, map[instance]bool) {
 	g := &opGen{r: rand.New(rand.NewPCG(seed, 11)), deletes: deletes}
+	deleted := make(map[instance]bool)
+	apply := func(c *Tree, op Op, at int64) {
+		before := c.branches[op.Branch]
+		c.Apply([]Op{op}, at)
+		if op.Op == "deleteBranch" && before != nil && c.branches[op.Branch] == nil {
+			deleted[instance{op.Branch, before.created}] = true
+		}
+	}
 	base := New(WithIDSource(prefixIDs("base")))
 	for range 20 + g.r.IntN(20) {
-		base.Apply([]Op{g.op(base)}, 1)
+		apply(base, g.op(base), 1)
 	}
 	out := make([]*Tree, n)
 	for i := range out {
@@ -43,11 +66,12 @@ func replicas(seed uint64, n, steps int, deletes, clash bool) []*Tree {
 		}
 		c.newID = prefixIDs(p)
 		for range steps {
-			c.Apply([]Op{g.op(c)}, int64(g.r.IntN(1000)))
+			op := g.op(c)
+			apply(c, op, int64(g.r.IntN(1000)))
 		}
 		out[i] = c
 	}
-	return out
+	return out, deleted
 }
 
 // syncedReplicas is replicas with partial syncs between rounds of edits: in
@@ -244,6 +268,54 @@ func TestPropertyMergeWithBranchDeletionsGivesTheSameBytesAndLosesNoNodeOrSummar
 	runMergeProperty(t, mergeSeeds(t, 800, 12), func(seed uint64) []*Tree { return replicas(seed, 3, 40, true, false) }, true, true)
 }
 
+// A leaf of a copy is on no branch after a merge only when a copy deleted that
+// branch instance: a deletion in one copy never takes the name of another
+// copy's branch that was minted apart under the same name. (Instances are
+// told apart by their creation time; two made in the same millisecond count
+// as one.) The copies delete names and mint fresh ones apart; the test checks
+// that this happens, with another copy's instance of the deleted name.
+func TestPropertyMergeMakesALeafUnreachableOnlyWhenACopyDeletedItsBranch(t *testing.T) {
+	seeds, exercised := mergeSeeds(t, 800, 12), 0
+	for s := range seeds {
+		seed := uint64(s) + 1
+		trees, deleted := replicasDeleting(seed, 3, 40, true, false)
+		if deletedApart(trees, deleted) {
+			exercised++
+		}
+		r := rand.New(rand.NewPCG(seed, 7))
+		for range 3 {
+			m := randomMerge(t, r, trees)
+			on := make(map[string]bool)
+			for _, id := range unreachable(m) {
+				on[id] = true
+			}
+			for i, in := range trees {
+				for name, b := range in.branches {
+					if on[b.leaf] && !deleted[instance{name, b.created}] {
+						t.Fatalf("seed %d: copy %d's branch %q (made at %d) ends at %s, which the merge left on no branch; no copy deleted that branch", seed, i, name, b.created, b.leaf)
+					}
+				}
+			}
+		}
+	}
+	if exercised < seeds/10 {
+		t.Fatalf("only %d of %d seeds deleted a name that another copy holds for a branch of its own", exercised, seeds)
+	}
+}
+
+// deletedApart reports whether a copy holds a branch under a name that a
+// deletion removed as another instance.
+func deletedApart(trees []*Tree, deleted map[instance]bool) bool {
+	for d := range deleted {
+		for _, in := range trees {
+			if b := in.branches[d.name]; b != nil && b.created != d.created && !deleted[instance{d.name, b.created}] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Copies that synced with each other in between and were saved and loaded
 // after each sync merge, in any order and grouping, into the same bytes, a
 // valid tree that keeps every node and every summary: the file holds all of
@@ -413,7 +485,7 @@ func TestMergeKeepsADeletedBranchDeletedUnlessTheOtherCopyMovedItLater(t *testin
 	if br, ok := m.LookupBranch("idea"); !ok || br.Leaf == ids[0] {
 		t.Fatalf("a move after the deletion did not bring the branch back: %+v", br)
 	}
-	if !strings.Contains(string(a.Marshal()), `"idea":{"name":"idea","deleted_at_ms":10}`) {
+	if !strings.Contains(string(a.Marshal()), `"idea":{"name":"idea","deleted_instances":[[3,10]]}`) {
 		t.Fatalf("no tombstone in %s", a.Marshal())
 	}
 }
@@ -505,7 +577,7 @@ func TestMergeKeepsSummariesNoBranchShowsAndSavesThemByteStably(t *testing.T) {
 	saved := m.Marshal()
 	for _, want := range []string{
 		`"kept_summaries":[{"summary":"as of a","node_id":"` + ids[1] + `","branch":"main","created_at_ms":5}]}`,
-		`"idea":{"name":"idea","deleted_at_ms":12,"kept_summaries":[{"summary":"idea so far","node_id":"` + ids[0] + `","branch":"idea","created_at_ms":4}]}`,
+		`"idea":{"name":"idea","deleted_instances":[[3,12]],"kept_summaries":[{"summary":"idea so far","node_id":"` + ids[0] + `","branch":"idea","created_at_ms":4}]}`,
 	} {
 		if !strings.Contains(string(saved), want) {
 			t.Fatalf("no %s in\n%s", want, saved)

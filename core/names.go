@@ -86,7 +86,7 @@ func (f *freshNames) has(n uint64) bool {
 
 // next returns the smallest untaken name that is not a key of deleted; it does
 // not take it.
-func (f *freshNames) next(deleted map[string]int64) string {
+func (f *freshNames) next(deleted map[string]*tombstone) string {
 	for f.has(f.low) {
 		f.low++
 	}

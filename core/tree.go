@@ -26,9 +26,9 @@ type Tree struct {
 	nodes    map[string]*node
 	roots    []string // parentless nodes, ordered like children
 	branches map[string]*branch
-	tombs    map[string]int64     // deleted branch names → when (see DeleteBranchAt), for Merge
-	shelf    map[string][]Summary // summaries no branch shows, by branch family, for Merge (see appendKeptSummaries)
-	hidden   map[string]*branch   // conflict branches a merge hides but remembers, for Merge (see normalize); a live branch of the same name masks one
+	tombs    map[string]*tombstone // deleted branch names → which instances and when (see DeleteBranchAt), for Merge
+	shelf    map[string][]Summary  // summaries no branch shows, by branch family, for Merge (see appendKeptSummaries)
+	hidden   map[string]*branch    // conflict branches a merge hides but remembers, for Merge (see normalize); a live branch of the same name masks one
 	names    freshNames
 	clock    int64 // last value given to branch.used
 	newID    func() string
@@ -307,7 +307,8 @@ func (t *Tree) Clone() *Tree {
 		names:    t.names.clone(),
 	}
 	if t.tombs != nil {
-		c.tombs = make(map[string]int64, len(t.tombs))
+		// Tombstones are never changed in place, only replaced.
+		c.tombs = make(map[string]*tombstone, len(t.tombs))
 		for k, v := range t.tombs {
 			c.tombs[k] = v
 		}

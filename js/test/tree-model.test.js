@@ -30,11 +30,12 @@ function model(t) {
     for (let id = leaf; id; id = nodes[id].parent) p.push(id);
     return p.reverse();
   };
-  // A deleted name stays in the file as a tombstone for merges (deleted_at_ms;
-  // with a leaf too when the name was made again since), and a merge keeps a
-  // value of a name whose leaf another branch reaches as a hidden record:
-  // neither a tombstone alone nor a hidden record is listed.
-  const live = (b) => !b.hidden && (b.leaf !== undefined || b.deleted_at_ms === undefined);
+  // A deleted name stays in the file as a tombstone for merges (deleted_at_ms,
+  // deleted_instances; on a live branch too when the name was made again
+  // since), and a merge keeps a value of a name whose leaf another branch
+  // reaches as a hidden record: neither a tombstone alone (no created_at_ms)
+  // nor a hidden record is listed.
+  const live = (b) => !b.hidden && b.created_at_ms !== undefined;
   const branches = Object.fromEntries(Object.entries(f.branches ?? {}).filter(([, b]) => live(b)));
   const active = f.active_branch;
   const path = branches[active]?.leaf ? pathTo(branches[active].leaf) : [];

@@ -1,0 +1,117 @@
+package core
+
+import "github.com/sessiontree/sessiontree/core/rawjson"
+
+// tombstone is what a tree knows of the deletions of one branch name, for
+// Merge: which instances of the name were deleted, and when. An instance is
+// one branch made under the name, told by its creation time, which every move
+// of the branch keeps: copies edited apart mint the same fresh name for
+// different branches, and a deletion in one copy must not take the other's.
+// Two instances made in the same millisecond count as one.
+//
+// A tombstone is never changed once a tree holds it, only replaced, so
+// copies of a tree share them.
+type tombstone struct {
+	// deleted lists the deleted instances by creation time, ascending, each
+	// with its latest deletion. A deletion of the whole name, as files
+	// written before instances were recorded have it, comes first, as the
+	// instance wholeName.
+	deleted []deletion
+}
+
+// deletion is one deleted instance of a name: made at created, deleted at at.
+type deletion struct{ created, at int64 }
+
+// wholeName is the instance of a deletion that names none ("deleted_at_ms"
+// alone): it kills every value of the name moved no later. No instance made
+// at that time can be recorded (see loader.deletions).
+const wholeName = -1 << 63
+
+// kills reports whether the value of the name made at created and moved at
+// moved is deleted: its instance, or the whole name, was deleted no earlier
+// than the move.
+func (s *tombstone) kills(created, moved int64) bool {
+	if s == nil {
+		return false
+	}
+	for _, d := range s.deleted {
+		if (d.created == created || d.created == wholeName) && moved <= d.at {
+			return true
+		}
+	}
+	return false
+}
+
+// join returns the union of two tombstones (either may be nil): every
+// deleted instance at its later deletion.
+func (s *tombstone) join(o *tombstone) *tombstone {
+	if s == nil || o == nil {
+		if s == nil {
+			return o
+		}
+		return s
+	}
+	j := &tombstone{deleted: append([]deletion(nil), s.deleted...)}
+	for _, d := range o.deleted {
+		j.add(d)
+	}
+	return j
+}
+
+// add joins d into s, which no tree holds yet.
+//
+//go:noinline
+func (s *tombstone) add(d deletion) {
+	i := 0
+	for i < len(s.deleted) && s.deleted[i].created < d.created {
+		i++
+	}
+	if i < len(s.deleted) && s.deleted[i].created == d.created {
+		s.deleted[i].at = max(s.deleted[i].at, d.at)
+		return
+	}
+	s.deleted = append(s.deleted, d)
+	copy(s.deleted[i+1:], s.deleted[i:])
+	s.deleted[i] = d
+}
+
+// equal reports whether two tombstones (either may be nil) are the same.
+func (s *tombstone) equal(o *tombstone) bool {
+	if s == nil || o == nil {
+		return s == o
+	}
+	if len(s.deleted) != len(o.deleted) {
+		return false
+	}
+	for i, d := range s.deleted {
+		if o.deleted[i] != d {
+			return false
+		}
+	}
+	return true
+}
+
+// appendJSON adds the tombstone's fields to the object that ends buf:
+// "deleted_at_ms" for a whole-name deletion and "deleted_instances":
+// [[created_at_ms, deleted_at_ms]…] for the rest.
+func (s *tombstone) appendJSON(buf []byte) []byte {
+	buf = buf[:len(buf)-1]
+	open, end := `,"deleted_instances":[[`, "}"
+	for _, d := range s.deleted {
+		if d.created == wholeName {
+			buf = appendNumber(buf, `,"deleted_at_ms":`, d.at)
+			continue
+		}
+		buf = appendNumber(appendNumber(buf, open, d.created), ",", d.at)
+		open, end = "],[", "]]}"
+	}
+	return append(buf, end...)
+}
+
+// appendNumber appends pre and n: one copy of the appends for appendJSON's
+// three uses.
+//
+//go:noinline
+func appendNumber(buf []byte, pre string, n int64) []byte {
+	return rawjson.AppendInt(append(buf, pre...), n)
+}
