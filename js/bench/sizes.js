@@ -23,9 +23,12 @@ export const TARGET = 1.3;
 /**
  * What --check enforces while TARGET is not met: the ratio measured when it
  * was set (1.48× on Dec 2, after the cuts of docs/benchmarks.md's "Module
- * size") and a little room. Lower it as the module shrinks; TARGET once met.
+ * size") and a little room; 1.51× since Dec 5, when the tombstones of branch
+ * instances (a merge no longer takes another copy's branch of the same name)
+ * added 3.5 KB gzipped and took the module to 1.502×. Lower it as the module
+ * shrinks; TARGET once met.
  */
-export const CEILING = 1.5;
+export const CEILING = 1.51;
 
 /**
  * Builds the bare program into a temporary folder and returns { lean, full,
