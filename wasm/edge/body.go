@@ -71,6 +71,177 @@ func (h *Handler) checkOp(i int, op core.Op, now int64) *apiError {
 	return nil
 }
 
+// checkBrought refuses what the rows of doc (a .tree.json file or a delta:
+// its "nodes" and "branches", as checkJSON passed them) bring in past the
+// limits an op has, before anything is applied: a time later than an hour
+// from now (400 naming it: the later time wins a merge of a label, a
+// branch's leaf, a deletion or a summary, so such a time won every merge
+// after it) or a label over Limits.Label (413). Times in the past pass as
+// they are: a past time wins nothing, files of other tools carry old dates,
+// and an empty tree's main branch is stamped 0. held, if not nil, is the
+// stored tree: what its row of the same key holds already passes (a copy of
+// a tree stored before these checks brings it back).
+func (h *Handler) checkBrought(doc []byte, held *core.Tree) *apiError {
+	now := h.now()
+	for _, set := range [...]string{"nodes", "branches"} {
+		raw, ok := rawjson.Lookup(doc, set)
+		if !ok || len(raw) == 0 || raw[0] != '{' {
+			continue
+		}
+		d := rawjson.NewDecoder(raw)
+		var bad *apiError
+		d.Object(func(key string) error {
+			row, err := d.Raw()
+			if err != nil {
+				return err
+			}
+			bad = h.checkRowBrought(set == "nodes", key, row, now, held)
+			if bad != nil {
+				return bad
+			}
+			return nil
+		})
+		if bad != nil {
+			return bad
+		}
+	}
+	return nil
+}
+
+// checkRowsBrought is checkBrought of a tree's rows (core.Tree.Rows): an
+// import's, whose times its format carried.
+func (h *Handler) checkRowsBrought(nodes, branches []core.Fragment) *apiError {
+	now := h.now()
+	for i, set := range [2][]core.Fragment{nodes, branches} {
+		for _, f := range set {
+			if ae := h.checkRowBrought(i == 0, f.Key, f.JSON, now, nil); ae != nil {
+				return ae
+			}
+		}
+	}
+	return nil
+}
+
+// checkRowBrought checks one row of a node (isNode) or a branch, keyed key:
+// see checkBrought.
+func (h *Handler) checkRowBrought(isNode bool, key string, row []byte, now int64, held *core.Tree) *apiError {
+	what := "branch " + quote(key)
+	if isNode {
+		what = "node " + quote(key)
+	}
+	var buf [16]rawjson.Field
+	fields := rawjson.Fields(row, buf[:0])
+	if isNode {
+		if v, ok := rawjson.Get(fields, "label"); ok && v[0] == '"' && len(v)-2 > h.limits.Label {
+			if label := rawjson.Unquote(v); len(label) > h.limits.Label && !heldLabel(held, key, label) {
+				return errTooLarge("the label of " + what + " is " + itoa(len(label)) +
+					" bytes; a label may have at most " + itoa(h.limits.Label))
+			}
+		}
+	}
+	var bad *apiError
+	eachTime(isNode, fields, func(field string, at int64) bool {
+		if at > now+maxAtAheadMs && !heldTime(held, isNode, key, at) {
+			bad = errInput(quote(field) + " of " + what + " is " + strconv.FormatInt(at, 10) +
+				"; a time may be at most an hour from now (milliseconds since the epoch)")
+			return false
+		}
+		return true
+	})
+	return bad
+}
+
+// The times of a node's row and of a branch's (besides its summaries').
+var (
+	nodeTimes   = []string{"created_at_ms", "label_at_ms"}
+	branchTimes = []string{"created_at_ms", "moved_at_ms", "deleted_at_ms"}
+)
+
+// eachTime calls fn with each time of a row's fields (a node's created and
+// label times; a branch's created, moved and deleted times and its
+// summaries'), until fn answers false. A time that is not a whole number is
+// left to core's reader, which refuses it.
+func eachTime(isNode bool, fields []rawjson.Field, fn func(field string, at int64) bool) bool {
+	names := branchTimes
+	if isNode {
+		names = nodeTimes
+	}
+	for _, name := range names {
+		if v, ok := rawjson.Get(fields, name); ok {
+			if at, ok := rawjson.ParseInt(string(v)); ok && !fn(name, at) {
+				return false
+			}
+		}
+	}
+	if isNode {
+		return true
+	}
+	summaryTime := func(s []byte) bool {
+		if v, ok := rawjson.Lookup(s, "created_at_ms"); ok {
+			if at, ok := rawjson.ParseInt(string(v)); ok {
+				return fn("created_at_ms", at)
+			}
+		}
+		return true
+	}
+	if s, ok := rawjson.Get(fields, "summary"); ok && !summaryTime(s) {
+		return false
+	}
+	if list, ok := rawjson.Get(fields, "kept_summaries"); ok && list[0] == '[' {
+		d := rawjson.NewDecoder(list)
+		more := true
+		d.Array(func() error {
+			s, err := d.Raw()
+			if err == nil && more {
+				more = summaryTime(s)
+			}
+			return err
+		})
+		return more
+	}
+	return true
+}
+
+// heldTime reports whether the stored tree held has the time at in its row
+// of the node or branch key already (or, for a branch, as the time its leaf
+// was made, a branch's moved time by default).
+func heldTime(held *core.Tree, isNode bool, key string, at int64) bool {
+	if held == nil {
+		return false
+	}
+	var row []byte
+	var ok bool
+	if isNode {
+		row, ok = held.NodeJSON(key)
+	} else {
+		row, ok = held.BranchJSON(key)
+	}
+	if !ok {
+		return false
+	}
+	found := false
+	eachTime(isNode, rawjson.Fields(row, nil), func(_ string, t int64) bool {
+		found = t == at
+		return !found
+	})
+	if !found && !isNode {
+		if leaf, ok := rawjson.LookupString(row, "leaf"); ok {
+			n, ok := held.Node(leaf)
+			found = ok && n.CreatedAtMs == at
+		}
+	}
+	return found
+}
+
+// heldLabel reports whether node key of the stored tree held has label.
+func heldLabel(held *core.Tree, key, label string) bool {
+	if held == nil {
+		return false
+	}
+	n, ok := held.Node(key)
+	return ok && n.Label == label
+}
+
 func (h *Handler) messageTooLarge(where string, n int) *apiError {
 	return errTooLarge(where + " is " + itoa(n) + " bytes; one message may have at most " +
 		itoa(h.limits.Message))
@@ -88,6 +259,9 @@ func (h *Handler) treeFromBody(body []byte, now int64) (*core.Tree, *apiError) {
 		return nil, ae
 	}
 	if _, ok := rawjson.Lookup(body, "format"); ok {
+		if ae := h.checkBrought(body, nil); ae != nil {
+			return nil, ae
+		}
 		return h.treeFromFile(body)
 	}
 	raw, ok := rawjson.Lookup(body, "messages")

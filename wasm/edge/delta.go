@@ -17,7 +17,8 @@ import (
 // instead. The rules of /merge hold otherwise: 412, the node, message and
 // row limits (413), Idempotency-Key, an unchanged ETag when nothing changed.
 // The answer is {"etag","nodes","branches"}: how many rows the delta carried.
-func (h *Handler) applyDelta(q *request, id string) *apiError {
+func (h *Handler) applyDelta(q *request, id string) (ae *apiError) {
+	defer func() { h.endTurn(q, ae) }()
 	body, done, ae := h.readWrite(q)
 	if done || ae != nil {
 		return ae
@@ -45,6 +46,13 @@ func (h *Handler) applyDelta(q *request, id string) *apiError {
 			return ae, false
 		}
 		if ae := h.precondition(q, ifMatch, e.meta.ETag); ae != nil {
+			return ae, false
+		}
+		if ae := h.checkBrought(body, e.tree); ae != nil {
+			if !fresh {
+				e.tree = nil // what it holds already passes: check the stored tree
+				return nil, true
+			}
 			return ae, false
 		}
 		e.tree.TakeChanges()

@@ -94,7 +94,7 @@ func (h *Handler) changes(q *request, id string) *apiError {
 		}
 		if !kept {
 			return errf(statusGone, "gone", "the changes since version "+strconv.FormatInt(since, 10)+
-				" are no longer all kept (the last "+itoa(KeepChanges)+" are); read the tree instead")
+				" are no longer all kept (the last "+itoa(KeepChanges)+" are, within as many bytes as the tree takes); read the tree instead")
 		}
 		buf := []byte(`{"etag":`)
 		buf = rawjson.AppendString(buf, m.ETag)

@@ -87,6 +87,9 @@ type Handler struct {
 	lastExport exportCache
 	quota      Quota
 	turns      *turns // RoleObject: the writers who lost, in line (turns.go)
+
+	builtMu sync.Mutex
+	built   *builtCreate // RoleObject: a create refused for its reservation, kept for its glue's second call (keepBuilt)
 }
 
 // New returns a Handler for cfg.
@@ -115,11 +118,18 @@ func New(cfg Config) *Handler {
 }
 
 // KeptBytes is the size of the answer h keeps serialized (its last export or
-// .tree.json), which it holds beside its loaded trees.
+// .tree.json), which it holds beside its loaded trees, and of a create it
+// keeps built (keepBuilt).
 func (h *Handler) KeptBytes() int64 {
 	h.exportMu.Lock()
-	defer h.exportMu.Unlock()
-	return int64(len(h.lastExport.body))
+	n := int64(len(h.lastExport.body))
+	h.exportMu.Unlock()
+	h.builtMu.Lock()
+	defer h.builtMu.Unlock()
+	if b := h.built; b != nil {
+		n += b.rows + int64(len(b.body))
+	}
+	return n
 }
 
 // request is one call, authenticated.

@@ -23,6 +23,9 @@ func (h *Handler) importTree(format string, body []byte) (*core.Tree, []byte, *a
 		if ae := checkJSON(body, "a .tree.json file"); ae != nil {
 			return nil, nil, ae
 		}
+		if ae := h.checkBrought(body, nil); ae != nil {
+			return nil, nil, ae
+		}
 		t, ae := h.treeFromFile(body)
 		return t, nil, ae
 	}
@@ -36,11 +39,14 @@ func (h *Handler) importTree(format string, body []byte) (*core.Tree, []byte, *a
 	if t.Len() > h.limits.Nodes {
 		return nil, nil, errTooLarge("the import has " + itoa(t.Len()) + " nodes; the limit is " + itoa(h.limits.Nodes))
 	}
-	_, nodes := t.Rows()
+	branches, nodes := t.Rows()
 	for _, f := range nodes {
 		if n, _ := t.Node(f.Key); len(n.Message) > h.limits.Message {
 			return nil, nil, h.messageTooLarge("the message of node "+quote(f.Key), len(n.Message))
 		}
+	}
+	if ae := h.checkRowsBrought(nodes, branches); ae != nil {
+		return nil, nil, ae
 	}
 	buf := []byte(`{"format":`)
 	buf = rawjson.AppendString(buf, rep.Format)

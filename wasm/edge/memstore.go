@@ -29,7 +29,9 @@ type memReservation struct {
 }
 
 type memTree struct {
-	deltas   map[int64][]byte // by version
+	deltas   map[int64][]byte // by version: the change log
+	first    int64            // the oldest version the log may hold
+	logged   int64            // the bytes of the deltas
 	meta     Meta
 	nodes    map[string][]byte
 	branches map[string][]byte
@@ -134,7 +136,7 @@ func (s *MemStore) Create(_ context.Context, w Write) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.trees[w.Meta.ID] != nil {
-		return ErrStale
+		return ErrTreeExists
 	}
 	if err := s.idemFree(w.Meta.Tenant, w.Idem); err != nil {
 		return err
@@ -164,11 +166,7 @@ func (s *MemStore) Commit(_ context.Context, prev int64, w Write) error {
 func (s *MemStore) apply(t *memTree, w Write) {
 	s.keepIdem(w.Meta.Tenant, w.Idem)
 	if w.Delta != nil {
-		if t.deltas == nil {
-			t.deltas = map[int64][]byte{}
-		}
-		t.deltas[w.Meta.Version] = slices.Clone(w.Delta)
-		delete(t.deltas, w.Meta.Version-KeepChanges)
+		t.logDelta(w.Meta.Version, slices.Clone(w.Delta), ChangeLogBytes(w.Meta))
 	}
 	t.meta = w.Meta
 	for _, f := range w.PutNodes {
@@ -184,6 +182,23 @@ func (s *MemStore) apply(t *memTree, w Write) {
 		delete(t.branches, name)
 	}
 	s.RowWrites += len(w.PutNodes) + len(w.DelNodes) + len(w.PutBranches) + len(w.DelBranches)
+}
+
+// logDelta keeps d, the delta of version v, in t's change log, and drops the
+// oldest deltas past KeepChanges or budget bytes (the newest stays).
+func (t *memTree) logDelta(v int64, d []byte, budget int64) {
+	if t.deltas == nil {
+		t.deltas, t.first = map[int64][]byte{}, v
+	}
+	t.deltas[v] = d
+	t.logged += int64(len(d))
+	for t.first < v && (t.logged > budget || t.first <= v-KeepChanges) {
+		if old, ok := t.deltas[t.first]; ok {
+			t.logged -= int64(len(old))
+			delete(t.deltas, t.first)
+		}
+		t.first++
+	}
 }
 
 // List implements Store.
@@ -280,8 +295,9 @@ func (s *MemStore) Reserve(_ context.Context, tenant, id string, bytes int64, q 
 	return u, true, nil
 }
 
-// usage is what tenant holds, its tree but (if any) left out: each tree at
-// the larger of its size and its grant, and the reservations.
+// usage is what tenant holds, its tree or reservation but (if any) left
+// out: each tree at the larger of its size and its grant, and the
+// reservations.
 func (s *MemStore) usage(tenant, but string) Usage {
 	var u Usage
 	for id, t := range s.trees {
@@ -290,8 +306,8 @@ func (s *MemStore) usage(tenant, but string) Usage {
 			u.Bytes += max(t.bytes(), s.granted[id])
 		}
 	}
-	for _, r := range s.reserved {
-		if r.tenant == tenant {
+	for id, r := range s.reserved {
+		if r.tenant == tenant && id != but {
 			u.Trees++
 			u.Bytes += r.bytes
 		}
@@ -300,18 +316,26 @@ func (s *MemStore) usage(tenant, but string) Usage {
 }
 
 // Grant implements Grower: the check and the grant are one step under the
-// store's lock.
+// store's lock. The grant of a reservation is its bytes.
 func (s *MemStore) Grant(_ context.Context, tenant, id string, bytes int64, q Quota) (Usage, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, err := s.get(tenant, id); err != nil {
-		return Usage{}, false, err
+	r, reserved := s.reserved[id]
+	if reserved = reserved && r.tenant == tenant; !reserved {
+		if _, err := s.get(tenant, id); err != nil {
+			return Usage{}, false, err
+		}
 	}
 	u := s.usage(tenant, id)
 	if q.Bytes > 0 && u.Bytes+bytes > q.Bytes {
 		return u, false, nil
 	}
-	s.granted[id] = bytes
+	if reserved {
+		r.bytes = bytes
+		s.reserved[id] = r
+	} else {
+		s.granted[id] = bytes
+	}
 	return u, true, nil
 }
 

@@ -9,7 +9,8 @@ import (
 // one atomic write with the rules of /ops: If-Match → 412 on mismatch, the
 // node limit → 413, and a write that lost a race is retried on a fresh copy.
 // The answer is {"etag","report"} with the report of what changed.
-func (h *Handler) mergeTree(q *request, id string) *apiError {
+func (h *Handler) mergeTree(q *request, id string) (ae *apiError) {
+	defer func() { h.endTurn(q, ae) }()
 	body, done, ae := h.readWrite(q)
 	if done || ae != nil {
 		return ae
@@ -27,7 +28,7 @@ func (h *Handler) mergeTree(q *request, id string) *apiError {
 	}
 	ifMatch := q.r.Header.Get("If-Match")
 	return retrying(id, "merge; nothing was merged", func() (*apiError, bool) {
-		m, buf, ae, retry := h.tryMerge(q, id, incoming, ifMatch)
+		m, buf, ae, retry := h.tryMerge(q, id, body, incoming, ifMatch)
 		if retry || ae != nil {
 			return ae, retry
 		}
@@ -53,7 +54,7 @@ func mergeAnswer(rep core.MergeReport, etag string) []byte {
 	return append(buf, "}\n"...)
 }
 
-func (h *Handler) tryMerge(q *request, id string, incoming *core.Tree, ifMatch string) (Meta, []byte, *apiError, bool) {
+func (h *Handler) tryMerge(q *request, id string, body []byte, incoming *core.Tree, ifMatch string) (Meta, []byte, *apiError, bool) {
 	e := h.cache.acquire(id)
 	defer h.cache.release(e)
 	fresh, ae := h.ensure(q, e, ifMatch != "" && e.tree != nil)
@@ -61,6 +62,13 @@ func (h *Handler) tryMerge(q *request, id string, incoming *core.Tree, ifMatch s
 		return Meta{}, nil, ae, false
 	}
 	if ae := h.precondition(q, ifMatch, e.meta.ETag); ae != nil {
+		return Meta{}, nil, ae, false
+	}
+	if ae := h.checkBrought(body, e.tree); ae != nil {
+		if !fresh {
+			e.tree = nil // what it holds already passes: check the stored tree
+			return Meta{}, nil, nil, true
+		}
 		return Meta{}, nil, ae, false
 	}
 	e.tree.TakeChanges()

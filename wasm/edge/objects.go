@@ -4,8 +4,11 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/sessiontree/sessiontree/core"
 )
 
 // Role is what a Handler does; see Config.Role.
@@ -38,7 +41,8 @@ const (
 	// the grant from the tenant's quota in D1 (edge.Grower). A write that
 	// would take the tree past its grant is 429 quota_exceeded, with
 	// HeaderNeed on the answer: the size it would take the tree to, so that
-	// the glue may grant more and send it again.
+	// the glue may grant more and send it again. With a create it is the
+	// bytes the router's glue reserved for the new tree (reserveRows).
 	HeaderGrant = "X-Sessiontree-Grant"
 	HeaderNeed  = "X-Sessiontree-Need"
 	// HeaderRows is on every answer of a tree's object: the bytes its tree
@@ -86,6 +90,33 @@ func (h *Handler) createID(tenant, idemKey string) string {
 	m := hmac.New(sha256.New, h.key)
 	m.Write([]byte("create\x00" + tenant + "\x00" + idemKey))
 	return hex.EncodeToString(m.Sum(nil)[:16])
+}
+
+// checkCreateKey refuses a create with an Idempotency-Key whose object
+// holds the tree that key made already: its kept answer expired (it is kept
+// IdemKeepMs), so the create is neither answered from it nor, with the
+// tree's id taken, stored. Before, that was 500 for as long as the tree
+// lived. It is 409 conflict naming the tree, before the body is parsed.
+func (h *Handler) checkCreateKey(q *request, id string) *apiError {
+	if q.idem == nil {
+		return nil
+	}
+	if _, err := h.store.Meta(q.ctx, q.tenant, id); err == nil {
+		return errCreateKeyUsed(q, id)
+	} else if !errors.Is(err, ErrNoTree) {
+		return storeError(id, err)
+	}
+	return nil
+}
+
+// errCreateKeyUsed is the 409 of a create whose Idempotency-Key made tree
+// id more than a day ago.
+func errCreateKeyUsed(q *request, id string) *apiError {
+	if q.idem == nil { // a random id taken: no key made it
+		return errf(statusConflict, string(core.CodeConflict), "a tree with the id "+quote(id)+" exists already; send the create again")
+	}
+	return errf(statusConflict, string(core.CodeConflict), "the Idempotency-Key "+quote(q.idem.Key)+" created the tree "+quote(id)+
+		" more than a day ago, and its answer is no longer kept; read that tree, or send a new key to create another")
 }
 
 // serveObject runs a route of one tree for the tenant its router named.

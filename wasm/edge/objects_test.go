@@ -259,3 +259,58 @@ func TestACreateOverTheTenantsQuotaIsRefused(t *testing.T) {
 		t.Fatalf("a handler that is no object: %d %s", r.status, r.body)
 	}
 }
+
+// A create sent with an Idempotency-Key goes to the object the key names
+// (createID), so that a retry finds the kept answer. A day later that answer
+// is gone but the tree is not: the same key's create reaches an object that
+// holds a tree, and was answered 500 for as long as the tree lived. It is
+// 409 conflict naming the tree (the key made it; a new key makes a new
+// tree), and the tree is unchanged.
+func TestACreateWithAKeyWhoseAnswerExpiredIs409NamingItsTree(t *testing.T) {
+	now := int64(1_800_000_000_000)
+	clock := func() int64 { return now }
+	router := New(Config{Store: NewMemStore(), SigningKey: testKey, Role: RoleRouter, Now: clock})
+	objects := map[string]*Handler{}
+	create := func(key, body string) *httptest.ResponseRecorder {
+		tok, err := IssueToken(testKey, "alice", now/1000+3600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := httptest.NewRequest("POST", "/v1/trees", strings.NewReader(body))
+		r.Header.Set("Authorization", "Bearer "+tok)
+		r.Header.Set("Idempotency-Key", key)
+		routed := httptest.NewRecorder()
+		router.ServeHTTP(routed, r)
+		name := routed.Header().Get(HeaderObject)
+		if objects[name] == nil {
+			objects[name] = New(Config{Store: NewMemStore(), Role: RoleObject, Now: clock})
+		}
+		fwd := httptest.NewRequest("POST", "/v1/trees", strings.NewReader(body))
+		fwd.Header.Set("Idempotency-Key", key)
+		for _, k := range []string{HeaderTenant, HeaderCreate, HeaderExpires} {
+			fwd.Header.Set(k, routed.Header().Get(k))
+		}
+		w := httptest.NewRecorder()
+		objects[name].ServeHTTP(w, fwd)
+		return w
+	}
+	body := `{"messages":[{"role":"user","content":"hi"}]}`
+	first := create("conversation-42", body)
+	if first.Code != 201 {
+		t.Fatalf("create: %d %s", first.Code, first.Body)
+	}
+	id := strings.TrimPrefix(first.Header().Get("Location"), "/v1/trees/")
+	if again := create("conversation-42", body); again.Code != 201 || again.Header().Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("the same create within a day: %d %s", again.Code, again.Body)
+	}
+	now += IdemKeepMs + 60_000
+	for _, b := range []string{body, `{"messages":[{"role":"user","content":"another"}]}`} {
+		w := create("conversation-42", b)
+		if w.Code != 409 || !strings.Contains(w.Body.String(), `"conflict"`) || !strings.Contains(w.Body.String(), id) {
+			t.Fatalf("the key's create a day later: %d %s, want 409 conflict naming %s", w.Code, w.Body, id)
+		}
+	}
+	if w := create("conversation-43", body); w.Code != 201 {
+		t.Fatalf("a new key's create: %d %s", w.Code, w.Body)
+	}
+}

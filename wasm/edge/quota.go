@@ -1,13 +1,15 @@
 package edge
 
 import (
+	"bytes"
 	"context"
 	"strconv"
 )
 
 // Quota bounds what one tenant holds: its trees and the bytes they take
 // (0: no limit). A create is refused (429 quota_exceeded) when the tenant
-// already holds Trees trees, or Bytes bytes or more.
+// already holds Trees trees, or when the tree it makes would take the
+// tenant past Bytes (its rows, as stored: see reserveRows).
 type Quota struct{ Trees, Bytes int64 }
 
 // Usage is what a tenant holds: its trees and their bytes, counting the
@@ -18,8 +20,13 @@ type Usage struct{ Trees, Bytes int64 }
 // creates racing each other never take the tenant over its Quota: Reserve
 // checks the quota and takes a place for tree id (its bytes estimated as
 // bytes) in one step, and Release gives back a place whose create failed.
-// A create consumes its reservation. In the worker the router's glue reserves
-// in D1, with one statement (glue/isolate.mjs, RESERVE).
+// A create consumes its reservation. A Handler reserves a place at a
+// create's body's size before it parses the body, and then, if the store is
+// a Grower too, grants the place the bytes of the tree it built
+// (reserveRows). In the
+// worker the router's glue reserves in D1, with one statement
+// (glue/isolate.mjs, RESERVE), and the object's glue raises the reservation
+// when the tree takes more (RAISE).
 type QuotaStore interface {
 	// Reserve takes a place for tree id of tenant under q, or reports ok
 	// false and what the tenant holds. A tree or reservation that already
@@ -62,13 +69,75 @@ func (h *Handler) reserve(q *request, id string, bytes int64) (release func(), a
 	return func() { qs.Release(q.ctx, q.tenant, id) }, nil
 }
 
+// reserveRows takes the bytes of new tree id, rows as stored, from its
+// tenant's quota now that they are known (reserved: its place was taken by
+// reserve). A create was counted at its body's size before: a body of short
+// messages stores about twelve times its size, and creates racing each other
+// took the tenant far past its quota. Natively the place is granted rows
+// (Grower) if the tenant's other trees and reservations leave the room, in
+// one step; in a tree's object, rows must fit in what the router's glue
+// reserved for it (HeaderGrant), or the answer says what it needs
+// (HeaderNeed), and the object's glue raises the reservation and sends the
+// create again if there is room. Over the quota: 429 quota_exceeded,
+// "limit":"bytes", nothing stored.
+func (h *Handler) reserveRows(q *request, id string, rows int64, reserved bool) *apiError {
+	if h.role == RoleObject {
+		if q.r.Header.Get(HeaderGrant) == "" {
+			return nil
+		}
+		return h.checkGrant(q, id, rows)
+	}
+	g, ok := h.store.(Grower)
+	if !ok || !reserved || h.quota.Bytes <= 0 {
+		return nil
+	}
+	u, fits, err := g.Grant(q.ctx, q.tenant, id, rows, h.quota)
+	if err != nil {
+		return storeError(id, err)
+	}
+	if !fits {
+		return errGrant(rows, h.quota.Bytes-u.Bytes, h.quota.Bytes)
+	}
+	return nil
+}
+
+// keepBuilt keeps b, the tree a create of tree id with body built, when its
+// object refused it for taking more than the router's glue reserved
+// (HeaderNeed): the object's glue raises the reservation and sends the same
+// create again at once, which takes b (takeBuilt) instead of building the
+// tree again (a create of 100,000 messages took 0.4 s to build natively).
+// One is kept at most; it counts in KeptBytes until taken.
+func (h *Handler) keepBuilt(q *request, id string, body []byte, b *builtCreate) {
+	if h.role != RoleObject || q.w.Header().Get(HeaderNeed) == "" {
+		return
+	}
+	b.id, b.body = id, body
+	h.builtMu.Lock()
+	h.built = b
+	h.builtMu.Unlock()
+}
+
+// takeBuilt returns the create kept by keepBuilt if it is the create of tree
+// id with body, and forgets it whatever it was.
+func (h *Handler) takeBuilt(id string, body []byte) *builtCreate {
+	h.builtMu.Lock()
+	b := h.built
+	h.built = nil
+	h.builtMu.Unlock()
+	if b == nil || b.id != id || !bytes.Equal(b.body, body) {
+		return nil
+	}
+	return b
+}
+
 // Grower is a QuotaStore that also bounds what its tenants' trees grow to
 // after their creates, in the same count: a tree is granted the bytes it may
 // take as stored (its rows: keys and JSON), and a tenant's trees' grants and
 // sizes together stay within its Quota.Bytes. Grant takes tree id's grant to
 // bytes if the tenant's other trees (each at the larger of its size and its
 // grant) and its reservations leave room for it, in one step, or reports ok
-// false and what the tenant would hold. In the worker the object's glue
+// false and what the tenant would hold. Tree id may be a create's
+// reservation still (reserveRows). In the worker the object's glue
 // grants in D1 (glue/isolate.mjs, GRANT) and hands the grant to the object
 // with each write (HeaderGrant).
 type Grower interface {

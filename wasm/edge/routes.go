@@ -191,6 +191,43 @@ func (h *Handler) list(q *request) *apiError {
 // maxListPage is the most trees one page of the list holds.
 const maxListPage = 1000
 
+// builtCreate is the tree a create's body made, and its rows, within the
+// limits of a created tree.
+type builtCreate struct {
+	t               *core.Tree
+	report          []byte // an import's report, or nil
+	nodes, branches []core.Fragment
+	rows            int64 // their bytes as stored
+	now             int64 // when it was made: the tree's created time
+	id              string
+	body            []byte
+}
+
+// buildCreate makes the tree of a create's body: {"messages":[…]}, a tree
+// file, or a file of an interchange format (?format=).
+func (h *Handler) buildCreate(q *request, body []byte) (*builtCreate, *apiError) {
+	b := &builtCreate{now: h.now()}
+	var ae *apiError
+	if format := q.r.URL.Query().Get("format"); format != "" {
+		b.t, b.report, ae = h.importTree(format, body)
+	} else {
+		b.t, ae = h.treeFromBody(body, b.now)
+	}
+	if ae != nil {
+		return nil, ae
+	}
+	b.branches, b.nodes = b.t.Rows()
+	b.t.TakeChanges()
+	if ae := h.checkRows(b.nodes, b.branches); ae != nil {
+		return nil, ae
+	}
+	b.rows = rowBytes(b.nodes) + rowBytes(b.branches)
+	if ae := h.checkTreeSize(b.rows); ae != nil {
+		return nil, ae
+	}
+	return b, nil
+}
+
 func (h *Handler) create(q *request) *apiError {
 	body, done, ae := h.readWrite(q)
 	if done || ae != nil {
@@ -202,7 +239,13 @@ func (h *Handler) create(q *request) *apiError {
 	id := newTreeID()
 	if h.role == RoleObject {
 		id = q.r.Header.Get(HeaderCreate) // checked by serveObject
+		if ae := h.checkCreateKey(q, id); ae != nil {
+			return ae
+		}
 	}
+	// A place first, at the body's size (the count of trees, and a tenant
+	// at its quota of bytes already: refused before the body is parsed);
+	// the tree's bytes once it is built (reserveRows).
 	release, ae := h.reserve(q, id, int64(len(body)))
 	if ae != nil {
 		return ae
@@ -214,29 +257,19 @@ func (h *Handler) create(q *request) *apiError {
 			}
 		}()
 	}
-	now := h.now()
-	var t *core.Tree
-	var report []byte
-	if format := q.r.URL.Query().Get("format"); format != "" {
-		t, report, ae = h.importTree(format, body)
-	} else {
-		t, ae = h.treeFromBody(body, now)
+	b := h.takeBuilt(id, body)
+	if b == nil {
+		if b, ae = h.buildCreate(q, body); ae != nil {
+			return ae
+		}
 	}
-	if ae != nil {
+	if ae := h.reserveRows(q, id, b.rows, release != nil); ae != nil {
+		h.keepBuilt(q, id, body, b)
 		return ae
 	}
-	branches, nodes := t.Rows()
-	t.TakeChanges()
-	m := Meta{ID: id, Tenant: q.tenant, Version: 1, ETag: newETag(1),
-		Root: t.Root(), Active: t.ActiveBranch(), CreatedMs: now, UpdatedMs: now, Title: t.Title(), Nodes: int64(t.Len())}
-	if ae := h.checkRows(nodes, branches); ae != nil {
-		return ae
-	}
-	rows := rowBytes(nodes) + rowBytes(branches)
-	if ae := h.checkTreeSize(rows); ae != nil {
-		return ae
-	}
-	m.Bytes = rows
+	t, nodes, branches, rows, now, report := b.t, b.nodes, b.branches, b.rows, b.now, b.report
+	m := Meta{ID: id, Tenant: q.tenant, Version: 1, ETag: newETag(1), Root: t.Root(), Active: t.ActiveBranch(),
+		CreatedMs: now, UpdatedMs: now, Title: t.Title(), Nodes: int64(t.Len()), Bytes: rows}
 	location := "/v1/trees/" + m.ID
 	buf := append([]byte(`{"id":`), rawjson.AppendString(nil, m.ID)...)
 	buf = append(buf, `,"etag":`...)
@@ -251,6 +284,9 @@ func (h *Handler) create(q *request) *apiError {
 	w := Write{Meta: m, PutNodes: nodes, PutBranches: branches,
 		Idem: h.keep(q, statusCreated, m.ETag, location, buf)}
 	if err := h.store.Create(q.ctx, w); err != nil {
+		if errors.Is(err, ErrTreeExists) {
+			return h.afterFailedWrite(q, errCreateKeyUsed(q, m.ID))
+		}
 		return h.afterFailedWrite(q, storeError(m.ID, err))
 	}
 	release = nil // the tree holds the place now
@@ -402,7 +438,8 @@ func (h *Handler) projection(q *request, id string) *apiError {
 // without a read first; the write is conditional on the stored version, and a
 // write that lost a race (or an op that failed on a copy not checked this
 // request) is retried on a fresh copy.
-func (h *Handler) ops(q *request, id string) *apiError {
+func (h *Handler) ops(q *request, id string) (ae *apiError) {
+	defer func() { h.endTurn(q, ae) }()
 	body, done, ae := h.readWrite(q)
 	if done || ae != nil {
 		return ae

@@ -11,6 +11,11 @@ import (
 // to another tenant: the two cases are one to the caller.
 var ErrNoTree = errors.New("no such tree")
 
+// ErrTreeExists is returned by Store.Create when a tree with the new tree's
+// id is stored already: in a tree's object, one an Idempotency-Key made
+// more than a day ago (createID).
+var ErrTreeExists = errors.New("a tree with this id is stored already")
+
 // ErrStale is returned by Store.Commit when the tree's stored version is not
 // the one the write was based on: another writer got there first.
 var ErrStale = errors.New("the tree changed since it was read")
@@ -57,15 +62,32 @@ type Write struct {
 }
 
 // ChangeLog is a Store that keeps the deltas of a tree's last writes, for
-// GET /v1/trees/{id}/changes?since=. Stores without one answer 501.
+// GET /v1/trees/{id}/changes?since=. Stores without one answer 501. It keeps
+// the delta of each write (Write.Delta) and drops older ones past
+// KeepChanges deltas or ChangeLogBytes bytes, the newest kept whatever its
+// size.
 type ChangeLog interface {
 	// Changes returns the deltas of the writes after version since, oldest
 	// first, or ok false if some of them are no longer kept.
 	Changes(ctx context.Context, tenant, id string, since int64) (deltas [][]byte, ok bool, err error)
 }
 
-// KeepChanges is how many deltas a ChangeLog keeps per tree.
+// KeepChanges is how many deltas a ChangeLog keeps per tree at most.
 const KeepChanges = 1000
+
+// ChangeLogBytes is how many bytes of deltas a ChangeLog keeps for a tree
+// whose meta after its newest write is m: as many as the tree's rows take
+// (m.Bytes), and at least MinChangeLogBytes. A tenant's quota of bytes
+// counts its trees' rows, not their logs: kept by count alone, the log of a
+// tree whose 800 KiB summary was rewritten 200 times held 164 MB under a
+// quota of 4 MiB. So bounded, a tree's log takes no more than the tree
+// (or MinChangeLogBytes), and a client further behind than the log reaches
+// reads the tree instead, which then costs it no more than the log would.
+func ChangeLogBytes(m Meta) int64 { return max(m.Bytes, MinChangeLogBytes) }
+
+// MinChangeLogBytes is the log a small tree keeps all the same: a few
+// hundred small changes.
+const MinChangeLogBytes = 64 << 10
 
 // Idem is the answer to a write sent with an Idempotency-Key, kept so that
 // the same request sent again (a client retrying after a lost answer, or
@@ -99,7 +121,7 @@ type Store interface {
 	Meta(ctx context.Context, tenant, id string) (Meta, error)
 	// Load reads tree id whole, meta and rows from one consistent snapshot.
 	Load(ctx context.Context, tenant, id string) (Meta, []core.Fragment, []core.Fragment, error)
-	// Create stores a new tree; w.Meta.ID is new.
+	// Create stores a new tree; w.Meta.ID is new (ErrTreeExists if not).
 	Create(ctx context.Context, w Write) error
 	// Commit applies w atomically if the stored version is still prev, and
 	// fails with ErrStale (writing nothing) otherwise.

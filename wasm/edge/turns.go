@@ -266,8 +266,27 @@ func (h *Handler) precondition(q *request, ifMatch, etag string) *apiError {
 	return nil
 }
 
-// wonTurn ends the turn of the client of q, whose write went in, and names
-// the next head for the glue (HeaderNext).
+// endTurn ends the turn of q's writer whose write was refused with ae
+// (before its answer is written), as a write that went in ends it
+// (answerWrite): a write refused for a missing branch, a body over a limit,
+// a conflict, had its turn too. Only a refusal that keeps the writer's place
+// does not: its 412 (it reads and writes again, as the head), a hold, or
+// one the glue sends again with a larger grant (HeaderNeed). Before, a head
+// whose write failed kept its place for turnKeepMs (30 s), or grantMs if it
+// had lost once, and every other If-Match writer was held up to HoldMaxMs
+// behind it.
+func (h *Handler) endTurn(q *request, ae *apiError) {
+	if h.turns == nil || ae == nil {
+		return
+	}
+	if ae.status == statusPreconditionFailed || q.w.Header().Get(HeaderHold) != "" || q.w.Header().Get(HeaderNeed) != "" {
+		return
+	}
+	h.wonTurn(q)
+}
+
+// wonTurn ends the turn of the client of q, whose write had its answer, and
+// names the next head for the glue (HeaderNext).
 func (h *Handler) wonTurn(q *request) {
 	if h.turns == nil {
 		return

@@ -293,3 +293,49 @@ func TestPlainIfMatchWritersWithoutANameAllGetTurns(t *testing.T) {
 	}
 	t.Logf("the last first write after %v", slices.Max(first))
 }
+
+// A writer's turn ends with its write's answer, whatever it is: the head of
+// the line whose write failed (a switch to a missing branch, 404; a body
+// that is not JSON, 400; a label over its limit, 413) names the next writer
+// and lets it in at once. Before, only a write that went in ended a turn: a
+// head named by the write before it, its write failed, kept its place for
+// turnKeepMs (30 s), and every other If-Match writer was held HoldMaxMs
+// (10 s) behind it.
+func TestAHeadWhoseWriteFailsEndsItsTurnAndTheNextWriterGoesIn(t *testing.T) {
+	for _, fail := range []struct{ what, body string }{
+		{"a switch to a missing branch", `{"ops":[{"op":"switch","branch":"nowhere"}]}`},
+		{"a body that is not JSON", `{"ops":[`},
+		{"a label over its limit", `{"ops":[{"op":"label","node":"x","label":"` + strings.Repeat("l", 4097) + `"}]}`},
+	} {
+		t.Run(fail.what, func(t *testing.T) {
+			now := int64(1_800_000_000_000)
+			h, ops, v1 := newTurnsObject(t, &now)
+			b := objectCall(t, h, "POST", ops, appendOps, "b", v1, 0)
+			if b.Code != 200 {
+				t.Fatalf("b: %d %s", b.Code, b.Body)
+			}
+			// a lost (the head); c and then d wait behind it.
+			if a := objectCall(t, h, "POST", ops, appendOps, "a", v1, 0); a.Code != 412 {
+				t.Fatalf("a: %d %s", a.Code, a.Body)
+			}
+			wantHeld(t, "c behind a", objectCall(t, h, "POST", ops, appendOps, "c", v1, 0))
+			wantHeld(t, "d behind c", objectCall(t, h, "POST", ops, appendOps, "d", v1, 0))
+			a := objectCall(t, h, "POST", ops, appendOps, "a", b.Header().Get("ETag"), 0)
+			if a.Code != 200 || a.Header().Get(HeaderNext) != "c" {
+				t.Fatalf("a's turn: %d next %q", a.Code, a.Header().Get(HeaderNext))
+			}
+			etag := a.Header().Get("ETag")
+			// c, woken, writes at the current ETag, and its write fails.
+			w := objectCall(t, h, "POST", ops, fail.body, "c", etag, 10)
+			if w.Code < 400 || w.Code == 412 || w.Code == 503 {
+				t.Fatalf("c's failing write: %d %s", w.Code, w.Body)
+			}
+			if next := w.Header().Get(HeaderNext); next != "d" {
+				t.Fatalf("c's failed write (%d) names %q next, want d", w.Code, next)
+			}
+			if d := objectCall(t, h, "POST", ops, appendOps, "d", etag, 20); d.Code != 200 {
+				t.Fatalf("d, at the current ETag after c's write failed: %d %q %s", d.Code, d.Header().Get(HeaderHold), d.Body)
+			}
+		})
+	}
+}

@@ -52,6 +52,9 @@ var objectSchema = []string{
 	`CREATE TABLE IF NOT EXISTS nodes (id TEXT PRIMARY KEY, json TEXT NOT NULL) WITHOUT ROWID`,
 	`CREATE TABLE IF NOT EXISTS branches (name TEXT PRIMARY KEY, json TEXT NOT NULL) WITHOUT ROWID`,
 	`CREATE TABLE IF NOT EXISTS changes (version INTEGER PRIMARY KEY, delta TEXT NOT NULL)`,
+	// The bytes of each kept change, so that the log is bounded by bytes
+	// without reading it (logChange).
+	`CREATE TABLE IF NOT EXISTS change_sizes (version INTEGER PRIMARY KEY, bytes INTEGER NOT NULL)`,
 	`CREATE TABLE IF NOT EXISTS idempotency (key TEXT PRIMARY KEY, tenant TEXT NOT NULL, fingerprint TEXT NOT NULL, status INTEGER NOT NULL, etag TEXT NOT NULL, location TEXT NOT NULL, body TEXT NOT NULL, created_ms INTEGER NOT NULL) WITHOUT ROWID`,
 	// The new node rows of a large write stored ahead of its transaction
 	// (stage), with the version they belong to.
@@ -64,6 +67,11 @@ var objectSchema = []string{
 	// (Delete): the rows of an object that stopped in between go now.
 	`DELETE FROM nodes WHERE NOT EXISTS (SELECT 1 FROM tree)`,
 	`DELETE FROM changes WHERE NOT EXISTS (SELECT 1 FROM tree)`,
+	`DELETE FROM change_sizes WHERE NOT EXISTS (SELECT 1 FROM tree)`,
+	// A change kept before change_sizes (older than any in it) counts as
+	// edge.MaxDelta, the most a kept change takes: its size is not read.
+	`INSERT INTO change_sizes (version, bytes) SELECT version, ` + strconv.Itoa(edge.MaxDelta) + ` FROM changes
+  WHERE version < COALESCE((SELECT MIN(version) FROM change_sizes), 9223372036854775807)`,
 }
 
 const (
@@ -93,8 +101,25 @@ const (
 // tree). The rows of a deleted tree are deleted pieces.DropRows at a time, a
 // yield after each.
 const (
-	oDropNodes   = `DELETE FROM nodes WHERE id IN (SELECT id FROM nodes LIMIT ?1)`
-	oDropChanges = `DELETE FROM changes WHERE version IN (SELECT version FROM changes LIMIT ?1)`
+	oDropNodes       = `DELETE FROM nodes WHERE id IN (SELECT id FROM nodes LIMIT ?1)`
+	oDropChanges     = `DELETE FROM changes WHERE version IN (SELECT version FROM changes LIMIT ?1)`
+	oDropChangeSizes = `DELETE FROM change_sizes WHERE version IN (SELECT version FROM change_sizes LIMIT ?1)`
+)
+
+// The change log keeps the last edge.KeepChanges changes, and of those no
+// more bytes than edge.ChangeLogBytes, the newest whatever its size
+// (logChange). oLogCut is the newest version to drop for a log of at most
+// ?1 bytes whose newest change is ?2 (0: none): the newest change whose sum
+// with the later ones is over ?1. It reads change_sizes only, a row of two
+// numbers per change (the window over the changes themselves read each
+// change's text: ~1 ms a write with 1,000 changes of 2 KB kept).
+const (
+	oLogChange  = `INSERT OR REPLACE INTO changes (version, delta) VALUES (?1, ?2)`
+	oLogSize    = `INSERT OR REPLACE INTO change_sizes (version, bytes) VALUES (?1, ?2)`
+	oLogBytes   = `SELECT COALESCE(SUM(bytes), 0) AS n FROM change_sizes`
+	oLogCut     = `SELECT COALESCE(MAX(version), 0) AS cut FROM (SELECT version, SUM(bytes) OVER (ORDER BY version DESC) AS run FROM change_sizes) WHERE run > ?1 AND version < ?2`
+	oDropLog    = `DELETE FROM changes WHERE version <= ?1`
+	oDropLogSum = `DELETE FROM change_sizes WHERE version <= ?1`
 )
 
 // Large writes are stored in slices (issue 25: one tenant's 1,000-op batch
@@ -318,7 +343,7 @@ func (s *objectStore) Create(ctx context.Context, w edge.Write) error {
 		return err
 	}
 	if len(rs) > 0 {
-		return errors.New("this object holds a tree already")
+		return edge.ErrTreeExists
 	}
 	return s.staged(w, w.PutNodes, func(w edge.Write) error { return s.create(w) })
 }
@@ -438,7 +463,7 @@ func (s *objectStore) create(w edge.Write) error {
 			return err
 		}
 		if len(rs) > 0 {
-			return errors.New("this object holds a tree already")
+			return edge.ErrTreeExists
 		}
 		m := w.Meta
 		if _, err := s.exec(oInsertTree, m.ID, m.Tenant, m.Version, m.ETag, m.Root, m.Active, m.CreatedMs, m.UpdatedMs); err != nil {
@@ -487,18 +512,53 @@ func (s *objectStore) commit(ctx context.Context, prev int64, w edge.Write) erro
 			return err
 		}
 		if w.Delta != nil {
-			if _, err := s.exec(`INSERT OR REPLACE INTO changes (version, delta) VALUES (?1, ?2)`, m.Version, string(w.Delta)); err != nil {
+			if err := s.logChange(m, w.Delta); err != nil {
 				return err
-			}
-			// The log is trimmed every 64 versions: it holds 1,000 to 1,063.
-			if m.Version%64 == 0 {
-				if _, err := s.exec(`DELETE FROM changes WHERE version <= ?1`, m.Version-edge.KeepChanges); err != nil {
-					return err
-				}
 			}
 		}
 		return s.keepIdem(m.Tenant, w.Idem)
 	})
+}
+
+// logChange keeps delta, the change of the write that made m, in the log,
+// and drops the oldest changes: by count every 64 versions (the log holds
+// 1,000 to 1,063 changes at most), and by bytes (edge.ChangeLogBytes) when
+// the sum of its sizes is over.
+func (s *objectStore) logChange(m edge.Meta, delta []byte) error {
+	if _, err := s.exec(oLogChange, m.Version, string(delta)); err != nil {
+		return err
+	}
+	if _, err := s.exec(oLogSize, m.Version, len(delta)); err != nil {
+		return err
+	}
+	drop := func(v int64) error {
+		if _, err := s.exec(oDropLog, v); err != nil {
+			return err
+		}
+		_, err := s.exec(oDropLogSum, v)
+		return err
+	}
+	if m.Version%64 == 0 {
+		if err := drop(m.Version - edge.KeepChanges); err != nil {
+			return err
+		}
+	}
+	budget := edge.ChangeLogBytes(m)
+	rs, err := s.exec(oLogBytes)
+	if err != nil || len(rs) == 0 {
+		return err
+	}
+	if n, err := jsread.Number(rs[0], "n"); err != nil || int64(n) <= budget {
+		return err
+	}
+	if rs, err = s.exec(oLogCut, budget, m.Version); err != nil || len(rs) == 0 {
+		return err
+	}
+	cut, err := jsread.Number(rs[0], "cut")
+	if err != nil || cut <= 0 {
+		return err
+	}
+	return drop(int64(cut))
 }
 
 // Changes implements edge.ChangeLog.
@@ -573,7 +633,8 @@ func (s *objectStore) dropRest() error {
 	}
 	return pieces.DropRest(has(`SELECT 1 AS x FROM tree LIMIT 1`), yieldSlice,
 		pieces.Rows{Any: has(`SELECT 1 AS x FROM nodes LIMIT 1`), Drop: drop(oDropNodes)},
-		pieces.Rows{Any: has(`SELECT 1 AS x FROM changes LIMIT 1`), Drop: drop(oDropChanges)})
+		pieces.Rows{Any: has(`SELECT 1 AS x FROM changes LIMIT 1`), Drop: drop(oDropChanges)},
+		pieces.Rows{Any: has(`SELECT 1 AS x FROM change_sizes LIMIT 1`), Drop: drop(oDropChangeSizes)})
 }
 
 func (s *objectStore) Replay(_ context.Context, tenant, key string) (edge.Idem, bool, error) {

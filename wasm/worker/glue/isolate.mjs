@@ -298,8 +298,11 @@ export default {
       const quota = quotaOf(env);
       if (quota !== null) {
         const tenant = routed.headers.find(([k]) => k.toLowerCase() === PREFIX + "tenant")?.[1] ?? "";
-        const r = await reserve(env.DB, tenant, created, size, quota);
+        const r = await reserve(env.DB, tenant, created, size + CREATE_SLACK, quota);
         if (r.reserved) reservation = { tenant, id: created };
+        // The tree may take what was reserved for it (edge.reserveRows); if
+        // it takes more, the object's glue raises the reservation (RAISE).
+        if (r.held !== null && quota[1] > 0) headers.set(PREFIX + "grant", `${r.held} ${quota[1]}`);
         else if (!r.mine) {
           // Over the quota: the object answers 429 quota_exceeded
           // (edge.checkQuota), and needs no body for it (no tree and no kept
@@ -350,24 +353,44 @@ export default {
 // 429 quota_exceeded. One place counts: the index of trees in D1. A create
 // takes its place there before it goes to its tree's object, with one
 // statement that checks the quota and inserts the tree's row (version 0, a
-// reservation, its bytes the body's size) in one step: D1 runs statements one
+// reservation, its bytes below) in one step: D1 runs statements one
 // at a time, so creates racing each other never pass the quota. The object's
 // row of the new tree (version 1, its real bytes) replaces the reservation;
 // a create that fails gives it back (RELEASE), and a reservation older than
 // RESERVATION_MS (its router died) counts no longer and is dropped.
+//
+// A reservation's bytes are the body's size and CREATE_SLACK, or what the
+// quota leaves if less; the tree's object refuses a tree that takes more
+// (edge.HeaderGrant on the create; 429 with edge.HeaderNeed), and its glue
+// raises the reservation to the tree's size if the tenant's other trees and
+// reservations leave the room (RAISE, one statement) and runs the create
+// again (the object kept the tree it built for it: edge keepBuilt).
+// Counted at its body's size alone, a create of short messages (rows twelve
+// times its body) passed the quota, and so did creates racing each other.
+// The slack covers a tree of one large message (its ids and times), so that
+// only creates of many messages need the second call; it is no more, so
+// that racing creates are not refused for room they do not take.
 const MAX_TREES = 100000;
+const CREATE_SLACK = 16 * 1024;
 const MAX_BYTES = 10 * 1024 * 1024 * 1024;
 const RESERVATION_MS = 60000;
 const LIVE_ROWS = "tenant = ?2 AND (version > 0 OR created_ms > ?3 - " + RESERVATION_MS + ")";
 const RESERVE_PRUNE = "DELETE FROM trees WHERE tenant = ?1 AND version = 0 AND created_ms <= ?2";
 const RESERVE = `INSERT INTO trees (id, tenant, version, etag, root, active, created_ms, updated_ms, title, nodes, bytes)
-  SELECT ?1, ?2, 0, '', '', '', ?3, ?3, '', 0, ?4
+  SELECT ?1, ?2, 0, '', '', '', ?3, ?3, '', 0,
+    CASE WHEN ?6 = 0 THEN ?4 ELSE MIN(?4, ?6 - (SELECT COALESCE(SUM(MAX(bytes, granted)), 0) FROM trees WHERE ${LIVE_ROWS})) END
   WHERE NOT EXISTS (SELECT 1 FROM trees WHERE id = ?1)
     AND (?5 = 0 OR (SELECT COUNT(*) FROM trees WHERE ${LIVE_ROWS}) < ?5)
     AND (?6 = 0 OR (SELECT COALESCE(SUM(MAX(bytes, granted)), 0) FROM trees WHERE ${LIVE_ROWS}) < ?6)`;
 const RESERVED = `SELECT COUNT(*) AS n, COALESCE(SUM(MAX(bytes, granted)), 0) AS b,
-  (SELECT COUNT(*) FROM trees WHERE id = ?1 AND tenant = ?2) AS mine FROM trees WHERE ${LIVE_ROWS}`;
+  (SELECT COUNT(*) FROM trees WHERE id = ?1 AND tenant = ?2) AS mine,
+  (SELECT bytes FROM trees WHERE id = ?1 AND tenant = ?2 AND version = 0) AS held FROM trees WHERE ${LIVE_ROWS}`;
 const RELEASE = "DELETE FROM trees WHERE id = ?1 AND tenant = ?2 AND version = 0";
+// RAISE sets the bytes of tree ?1's reservation to ?3 if the tenant's other
+// trees and reservations (?5: now) leave that much under its quota ?4.
+const RAISE = `UPDATE trees SET bytes = ?3 WHERE id = ?1 AND tenant = ?2 AND version = 0
+  AND (?4 = 0 OR ?3 + (SELECT COALESCE(SUM(MAX(o.bytes, o.granted)), 0) FROM trees o
+    WHERE o.tenant = ?2 AND o.id != ?1 AND (o.version > 0 OR o.created_ms > ?5 - ${RESERVATION_MS})) <= ?4)`;
 
 // A tree grows within its tenant's quota of bytes by grants, counted in the
 // same place. Each row of the index has the bytes its tree takes as stored
@@ -418,8 +441,9 @@ function withGrant([method, url, headers, body], grant, quota) {
 
 // reserve takes the place of tree id (a create of size bytes) in tenant's
 // quota: {reserved} if this call took it, {mine} if the tree or its
-// reservation was there already (a retried create), else what the tenant
-// holds ({trees, bytes}), at or over its quota.
+// reservation was there already (a retried create), {held}: the bytes of
+// that reservation (null if none), else what the tenant holds ({trees,
+// bytes}), at or over its quota.
 async function reserve(db, tenant, id, bytes, quota) {
   const now = Date.now();
   const [, insert, held] = await db.batch([
@@ -428,7 +452,7 @@ async function reserve(db, tenant, id, bytes, quota) {
     db.prepare(RESERVED).bind(id, tenant, now),
   ]);
   const row = held.results[0] ?? {};
-  return { reserved: insert.meta.changes === 1, mine: row.mine > 0, trees: row.n ?? 0, bytes: row.b ?? 0 };
+  return { reserved: insert.meta.changes === 1, mine: row.mine > 0, held: row.held ?? null, trees: row.n ?? 0, bytes: row.b ?? 0 };
 }
 
 // quotaOf is [trees, bytes] of the configured quota, or null for none.
@@ -1133,10 +1157,19 @@ export class TreeObject extends DurableObject {
 
   // runGranted runs one call; a write refused for needing more than its
   // grant (HeaderNeed) is sent once more with a grant that covers it, if the
-  // tenant's quota leaves the room (the group's grant is an estimate).
+  // tenant's quota leaves the room (the group's grant is an estimate). A
+  // create's grant is its reservation (see RESERVE), raised so (RAISE).
   async runGranted(call) {
     const res = await this.runOne(call);
     const need = Number(headerOf(res.headers, PREFIX + "need"));
+    const created = headerOf(call[2], PREFIX + "create");
+    if (created !== undefined) {
+      const quota = quotaOf(this.env)?.[1] ?? 0;
+      if (!(need > 0) || quota <= 0) return res;
+      const tenant = headerOf(call[2], PREFIX + "tenant") ?? "";
+      const raised = await this.env.DB.prepare(RAISE).bind(created, tenant, need, quota, Date.now()).run();
+      return raised.meta.changes === 1 ? this.runOne(withGrant(call, need, quota)) : res;
+    }
     if (!(need > 0) || this.granted === undefined || need <= this.granted) return res;
     const quota = quotaOf(this.env)?.[1] ?? 0;
     await this.grant(call, need - (this.rows ?? 0) + headroom(need), quota);
