@@ -28,10 +28,13 @@ const TRACE = PRUNE || process.env.IDB_TABS_TRACE === "1";
 // IDB_TABS_NAMED=1 also requires every message to be on a branch at the end
 // (but those only a deleted branch named, by the user's choice): kept in the
 // tree on no branch, a message is gone from the user's view and a prune
-// removes it. It fails today (seed 6): two tabs mint the same "branch-N" for
-// different lines, and one tab's deletion of its branch-N takes the other's
-// name too in the merge (core: a tombstone kills every value of its name moved
-// before it). Off until that is fixed.
+// removes it. Its first runs (Dec 5) found two tabs minting the same
+// "branch-N" for different lines, one tab's deletion of its branch-N taking
+// the other's too in the merge: fixed in core (a deletion takes the deleting
+// copy's branch instance only). What it still finds (seed 7, ~1 run in 3): a
+// tab deletes a branch while the other appends to it, and the merge takes the
+// append's name too (the deletion is later than the move, and a tombstone does
+// not say which leaf it saw). Off until a deletion keeps what it did not see.
 const NAMED = process.env.IDB_TABS_NAMED === "1";
 const { server, base } = await serveJS();
 const chrome = await launch("idb-tabs");
@@ -43,8 +46,9 @@ const boot = (page) => page.evaluate(async () => {
   await window.st.init();
   // One action of the run on this tab's conversation; returns the text of the
   // message it wrote, if it wrote one.
+  // A deleted name takes its conflict branches (name~leaf, values of the same register) along.
   const namedOnlyBy = (t, name) => {
-    const others = new Set(t.branches().filter((b) => b.name !== name).flatMap((b) => t.pathOf(b.name)));
+    const others = new Set(t.branches().filter((b) => b.name !== name && !b.name.startsWith(`${name}~`)).flatMap((b) => t.pathOf(b.name)));
     return t.pathOf(name).filter((id) => !others.has(id)).map((id) => t.node(id).message.content);
   };
   window.act = async (a) => {
