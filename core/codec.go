@@ -635,8 +635,9 @@ func (l *loader) branches() error {
 
 // deleted reads into the tombstone of the branch name key the value of its
 // "deleted_at_ms" (whole, a deletion of the whole name) or its
-// "deleted_instances": a non-empty list of [created_at_ms, deleted_at_ms]
-// pairs, strictly by creation time.
+// "deleted_instances": a non-empty list of [created_at_ms, deleted_at_ms,
+// leaf] triples, or [created_at_ms, deleted_at_ms] pairs for a whole
+// instance, strictly by creation time and leaf (a pair first).
 func (l *loader) deleted(key, where string, whole bool) error {
 	s := l.t.tombs[key]
 	if s == nil {
@@ -648,29 +649,34 @@ func (l *loader) deleted(key, where string, whole bool) error {
 	}
 	if whole {
 		at, err := l.int(where)
-		s.add(deletion{wholeName, at})
+		s.add(deletion{wholeName, at, ""})
 		return err
 	}
 	n := 0
 	err := l.d.Array(func() error {
-		var pair [2]int64
+		var d deletion
 		k := 0
 		err := l.d.Array(func() error {
-			v, err := l.int(where)
-			if k < 2 {
-				pair[k] = v
+			var err error
+			switch k {
+			case 0:
+				d.created, err = l.int(where)
+			case 1:
+				d.at, err = l.int(where)
+			default:
+				d.leaf, err = l.id(where)
 			}
 			k++
 			return err
 		})
-		last := int64(wholeName)
+		last := deletion{created: wholeName}
 		if len(s.deleted) > 0 {
-			last = s.deleted[len(s.deleted)-1].created
+			last = s.deleted[len(s.deleted)-1]
 		}
-		if err == nil && (k != 2 || pair[0] <= last) {
-			err = l.corrupt(where, "expected [created_at_ms, deleted_at_ms] pairs, in order of creation, each once")
+		if err == nil && (k < 2 || k > 3 || d.created == wholeName || !d.after(last)) {
+			err = l.corrupt(where, "expected [created_at_ms, deleted_at_ms, leaf] triples or [created_at_ms, deleted_at_ms] pairs, in order of creation and leaf, each once")
 		}
-		s.add(deletion{pair[0], pair[1]})
+		s.add(d)
 		n++
 		return err
 	})

@@ -166,10 +166,10 @@ func (t *Tree) DeleteBranchAt(name string, atMs int64) error {
 	}
 	t.removeBranch(b)
 	at := max(atMs, b.moved)
-	t.setTomb(name, b.created, at)
+	t.setTomb(name, b.created, at, b.leaf)
 	for key, h := range t.hidden {
 		if t.branches[key] == nil && registerOf(key, h.leaf) == name {
-			t.setTomb(name, h.created, max(at, h.moved))
+			t.setTomb(name, h.created, max(at, h.moved), h.leaf)
 		}
 	}
 	return nil

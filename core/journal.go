@@ -304,16 +304,16 @@ func (t *Tree) setLabel(n *node, label string, atMs int64) {
 }
 
 // setTomb records that the instance of the branch name made at created was
-// deleted at atMs (keeping the later of two deletions), so that Merge does
-// not bring it back from an older copy. Its callers remove a branch of that
-// name, so the name's record changes anyway.
-func (t *Tree) setTomb(name string, created, atMs int64) {
+// deleted at atMs at leaf (keeping the later of two deletions there), so that
+// Merge does not bring it back from an older copy. Its callers remove a
+// branch of that name, so the name's record changes anyway.
+func (t *Tree) setTomb(name string, created, atMs int64, leaf string) {
 	old := t.tombs[name]
 	s := &tombstone{}
 	if old != nil {
 		s.deleted = append(s.deleted, old.deleted...)
 	}
-	s.add(deletion{created, atMs})
+	s.add(deletion{created, atMs, leaf})
 	if t.tombs == nil {
 		t.tombs = make(map[string]*tombstone)
 	}

@@ -20,21 +20,23 @@ import (
 //     "conflict~" + id (a branch of that name unless another reaches it).
 //   - A label is the one set (or cleared) last, by (label time, label).
 //   - Deleted names are the union of tombstones: per name, the instances
-//     deleted (a branch made under the name, told by its creation time),
-//     each at its later deletion, and the later whole-name deletion of a
-//     file written before instances were recorded (see tombstone).
+//     deleted (a branch made under the name, told by its creation time) with
+//     the leaf the branch had then, each at its later deletion, and the later
+//     whole-name deletion of a file written before instances were recorded
+//     (see tombstone).
 //   - Branch names are registers holding a set of values (leaf, move time,
 //     creation time), joined by union and pruned: a value is dropped when a
-//     deletion of its instance (or of the whole name) came no earlier than
-//     its move, and when a newer value of the same instance is at or below
-//     it (see merge_registers.go, which also shows why this is a join). So a
-//     deletion in one copy takes that copy's branch, not another copy's
-//     branch minted apart under the same name. The newest value is the
+//     deletion of its instance at its leaf or below (or of the whole name)
+//     came no earlier than its move, and when a newer value of the same
+//     instance is at or below it (see merge_registers.go, which also shows
+//     why this is a join). So a deletion in one copy takes what that copy
+//     saw: not another copy's branch minted apart under the same name, nor an
+//     append another copy made to the branch apart. The newest value is the
 //     branch; every other one is kept as name + "~" + leaf, shown unless a
 //     deletion of that name took it or another branch reaches its leaf, else
 //     a hidden record. A stored conflict name maps back to its register
 //     (registerOf), so nothing but these values is state, and no leaf is left
-//     unreachable except by a deletion of its instance.
+//     unreachable except by a deletion of its instance at that leaf or below.
 //   - Summaries form a state of their own, merged as a CRDT: a grow-only map
 //     from (branch family, node) to a last-writer-wins register holding the
 //     newest summary by (time, text, model) that any copy wrote as of that node
@@ -209,7 +211,7 @@ func (r *Tree) renameConflicts(conflicts []MergeConflict) {
 			r.setActive(b.name)
 		}
 		r.removeBranch(kept)
-		r.setTomb(kept.name, kept.created, kept.moved)
+		r.setTomb(kept.name, kept.created, kept.moved, kept.leaf)
 		c.KeptAs = b.name
 		c.Message = "both copies moved branch " + quote(c.Branch) + "; its other leaf " + quote(c.Node) + " is kept on " + quote(b.name)
 	}

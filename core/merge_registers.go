@@ -5,27 +5,39 @@ import "strings"
 // Branch names as a join-semilattice (see Merge).
 //
 // The state a merge joins is the union of nodes, the tombstones of names (per
-// deleted instance the later deletion, and the later whole-name deletion; see
-// tombstone) and, for every register (a branch name that is not a conflict
-// name), the set of its values: where the name pointed (leaf), when it was
-// moved there (moved), when the branch was made (created: the instance, which
-// every move keeps), with the copy's "used" clock (the larger of two). A
-// value v of register r is dropped when
+// deleted instance and the leaf its branch had then, the later deletion; per
+// name the later whole-name deletion; see tombstone) and, for every register
+// (a branch name that is not a conflict name), the set of its values: where
+// the name pointed (leaf), when it was moved there (moved), when the branch
+// was made (created: the instance, which every move keeps), with the copy's
+// "used" clock (the larger of two). A value v of register r is dropped when
 //
-//	dead:       r's tombstone deleted v's instance (v.created) at or after
-//	            v.moved, or deleted the whole name at or after v.moved; or
+//	dead:       an entry e of r's tombstone deleted v's instance (v.created)
+//	            at or after v.moved, and v.leaf is e's leaf or above it (the
+//	            deleting copy saw that position) or e knows no leaf (a whole
+//	            instance); or r's whole name was deleted at or after v.moved;
 //	superseded: another value w of r of the same instance (any instance for
 //	            main, which is never deleted) is newer (laterMove) and w's
 //	            leaf is v's leaf or below it (the name only went further down).
 //
-// Both hold in every larger state (the tombstone only grows, w stays), and a
-// dropped value never drops another one that no kept value drops: if w
+// So a value another copy moved below what the deletion saw, no later (an
+// append racing the deletion), is not dead: it keeps its message on a branch.
+//
+// Both hold in every larger state: the tombstone only grows, w stays, and
+// "at or above" holds for good once it holds, since a node's parent never
+// changes and nodes are only added (a leaf that Prune removes turns its
+// deletions into deletions of the whole instance, see forgetRemovedLeaves).
+// And a dropped value never drops another one that no kept value drops: if w
 // supersedes v and w is superseded by w2, then w2 (of the same instance, newer
-// still, further below) supersedes v; if w is dead, v, of the same instance
-// and moved no later, is dead too. So dropping before or after a union leaves
-// the same set, norm(x ∪ y) = norm(norm(x) ∪ y), and merging, the union
-// followed by norm, is the least upper bound of two normalized states:
-// commutative, associative and idempotent.
+// still, further below) supersedes v; if w is dead by e, then v, of the same
+// instance, at w's leaf or above it, so at e's leaf or above it, and moved no
+// later than w, no later than e, is dead by e too. So dropping before or
+// after a union leaves the same set, norm(x ∪ y) = norm(norm(x) ∪ y), and
+// merging, the union followed by norm, is the least upper bound of two
+// normalized states: commutative, associative and idempotent. The "at or
+// above" test is the walk up the parent links that superseded uses
+// (Tree.reaches), and only for a value whose instance a deletion no earlier
+// than its move names.
 //
 // That is why a value supersedes only values of its own instance: were a
 // newer instance at b to drop an older one at a above it, a deletion of the
@@ -119,7 +131,7 @@ func (m *merger) prune(rs registers) {
 		if s := r.tombs[name]; s != nil && name != MainBranch {
 			live := vals[:0]
 			for _, v := range vals {
-				if !s.kills(v.created, v.moved) {
+				if !s.kills(v.created, v.moved, v.leaf, r) {
 					live = append(live, v)
 				}
 			}
@@ -211,7 +223,7 @@ func (m *merger) resolve(rs registers) {
 			l := &loser{reg: name, v: v}
 			suffix := "~" + v.leaf
 			for k := name + suffix; ; k += suffix {
-				if r.tombs[k].kills(v.created, v.moved) {
+				if r.tombs[k].kills(v.created, v.moved, v.leaf, r) {
 					l.dead = true
 				}
 				if !taken[k] {

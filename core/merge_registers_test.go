@@ -90,29 +90,39 @@ func TestMergeKeepsADeletedConflictBranchDeletedAgainstStaleCopiesInEveryGroupin
 }
 
 // Failure (b) of issue 7: a deletion of a name between two copies' moves of it
-// removes the older move, whichever copies met first, so no grouping keeps a
-// conflict branch for it.
+// removes the older move the deleting copy saw, whichever copies met first, so
+// no grouping keeps a conflict branch for it. An older move the deleting copy
+// did not see (an append racing the deletion) is kept, in every grouping.
 func TestMergeOfADeletionBetweenTwoMovesKeepsNoConflictBranchForTheOlderMove(t *testing.T) {
-	base, ids := chain(t, "q", "a")
-	if _, err := base.Branch(ids[0], "idea", 3); err != nil {
-		t.Fatal(err)
-	}
-	a, b, c := base.Clone(), base.Clone(), base.Clone()
-	a.newID, b.newID = prefixIDs("a"), prefixIDs("b")
-	mustAppend(t, a, msg("user", "idea in a"), 10)
-	xb := mustAppend(t, b, msg("user", "idea in b"), 20)
-	for _, tr := range []*Tree{a, b, c} {
-		tr.SwitchBranch(MainBranch)
-	}
-	if err := c.DeleteBranchAt("idea", 15); err != nil {
-		t.Fatal(err)
-	}
-	m := allGroupings(t, a, b, c)
-	if got := branchNames(m); !slices.Equal(got, []string{"idea", MainBranch}) {
-		t.Fatalf("branches %v, want idea and main", got)
-	}
-	if br, _ := m.LookupBranch("idea"); br.Leaf != xb {
-		t.Fatalf("idea at %s, want the move after the deletion, %s", br.Leaf, xb)
+	for _, saw := range []bool{true, false} {
+		base, ids := chain(t, "q", "a")
+		if _, err := base.Branch(ids[0], "idea", 3); err != nil {
+			t.Fatal(err)
+		}
+		a, b, c := base.Clone(), base.Clone(), base.Clone()
+		a.newID, b.newID = prefixIDs("a"), prefixIDs("b")
+		xa := mustAppend(t, a, msg("user", "idea in a"), 10)
+		xb := mustAppend(t, b, msg("user", "idea in b"), 20)
+		if saw {
+			c = a.Clone()
+		}
+		for _, tr := range []*Tree{a, b, c} {
+			tr.SwitchBranch(MainBranch)
+		}
+		if err := c.DeleteBranchAt("idea", 15); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"idea", MainBranch}
+		if !saw {
+			want = []string{"idea", "idea~" + xa, MainBranch}
+		}
+		m := allGroupings(t, a, b, c)
+		if got := branchNames(m); !slices.Equal(got, want) {
+			t.Fatalf("deleting copy saw a's move %v: branches %v, want %v", saw, got, want)
+		}
+		if br, _ := m.LookupBranch("idea"); br.Leaf != xb {
+			t.Fatalf("idea at %s, want the move after the deletion, %s", br.Leaf, xb)
+		}
 	}
 }
 

@@ -40,17 +40,24 @@ type instance struct {
 	created int64
 }
 
-// replicasDeleting is replicas, and also returns every branch instance that a
-// deletion removed, in the common tree or in a copy. The copies mint fresh
-// names apart, so one name can be different branches in two copies.
-func replicasDeleting(seed uint64, n, steps int, deletes, clash bool) ([]*Tree, map[instance]bool) {
+// replicasDeleting is replicas, and also returns every deletion of a branch
+// instance, in the common tree or in a copy: the leaf the branch had and the
+// time of the deletion. The copies mint fresh names apart, so one name can be
+// different branches in two copies, and one copy may append to a branch that
+// another deletes.
+func replicasDeleting(seed uint64, n, steps int, deletes, clash bool) ([]*Tree, map[instance][]deletion) {
 	g := &opGen{r: rand.New(rand.NewPCG(seed, 11)), deletes: deletes}
-	deleted := make(map[instance]bool)
+	deleted := make(map[instance][]deletion)
 	apply := func(c *Tree, op Op, at int64) {
 		before := c.branches[op.Branch]
+		var was branch
+		if before != nil {
+			was = *before
+		}
 		c.Apply([]Op{op}, at)
 		if op.Op == "deleteBranch" && before != nil && c.branches[op.Branch] == nil {
-			deleted[instance{op.Branch, before.created}] = true
+			d := instance{op.Branch, was.created}
+			deleted[d] = append(deleted[d], deletion{was.created, max(at, was.moved), was.leaf})
 		}
 	}
 	base := New(WithIDSource(prefixIDs("base")))
@@ -268,48 +275,78 @@ func TestPropertyMergeWithBranchDeletionsGivesTheSameBytesAndLosesNoNodeOrSummar
 	runMergeProperty(t, mergeSeeds(t, 800, 12), func(seed uint64) []*Tree { return replicas(seed, 3, 40, true, false) }, true, true)
 }
 
-// A leaf of a copy is on no branch after a merge only when a copy deleted that
-// branch instance: a deletion in one copy never takes the name of another
-// copy's branch that was minted apart under the same name. (Instances are
-// told apart by their creation time; two made in the same millisecond count
-// as one.) The copies delete names and mint fresh ones apart; the test checks
-// that this happens, with another copy's instance of the deleted name.
+// A leaf of a copy is on no branch after a merge only when a copy that deleted
+// that branch instance had the leaf at or below the branch's leaf when it
+// deleted it: a deletion in one copy never takes the name of another copy's
+// branch that was minted apart under the same name, nor of an append another
+// copy made to the branch apart. (Instances are told apart by their creation
+// time; two made in the same millisecond count as one.) The copies delete
+// names, mint fresh ones and append apart; the test checks that both races
+// happen: another copy's instance of a deleted name, and a copy's move of a
+// branch below where another copy deleted it, no later than the deletion.
 func TestPropertyMergeMakesALeafUnreachableOnlyWhenACopyDeletedItsBranch(t *testing.T) {
-	seeds, exercised := mergeSeeds(t, 800, 12), 0
+	seeds, apart, raced := mergeSeeds(t, 800, 12), 0, 0
 	for s := range seeds {
 		seed := uint64(s) + 1
 		trees, deleted := replicasDeleting(seed, 3, 40, true, false)
 		if deletedApart(trees, deleted) {
-			exercised++
+			apart++
 		}
 		r := rand.New(rand.NewPCG(seed, 7))
-		for range 3 {
+		for k := range 3 {
 			m := randomMerge(t, r, trees)
+			if k == 0 && deletedAbove(m, trees, deleted) {
+				raced++
+			}
 			on := make(map[string]bool)
 			for _, id := range unreachable(m) {
 				on[id] = true
 			}
 			for i, in := range trees {
 				for name, b := range in.branches {
-					if on[b.leaf] && !deleted[instance{name, b.created}] {
-						t.Fatalf("seed %d: copy %d's branch %q (made at %d) ends at %s, which the merge left on no branch; no copy deleted that branch", seed, i, name, b.created, b.leaf)
+					if !on[b.leaf] {
+						continue
+					}
+					saw := false
+					for _, d := range deleted[instance{name, b.created}] {
+						saw = saw || m.reaches(d.leaf, b.leaf)
+					}
+					if !saw {
+						t.Fatalf("seed %d: copy %d's branch %q (made at %d, moved at %d) ends at %s, which the merge left on no branch; no copy deleted that branch at or below it (deletions %+v)", seed, i, name, b.created, b.moved, b.leaf, deleted[instance{name, b.created}])
 					}
 				}
 			}
 		}
 	}
-	if exercised < seeds/10 {
-		t.Fatalf("only %d of %d seeds deleted a name that another copy holds for a branch of its own", exercised, seeds)
+	t.Logf("of %d seeds, %d deleted a name another copy holds apart, %d raced an append", seeds, apart, raced)
+	if apart < seeds/10 || raced < seeds/10 {
+		t.Fatalf("of %d seeds, %d deleted a name that another copy holds for a branch of its own and %d deleted a branch that another copy moved below, no later (want a tenth each)", seeds, apart, raced)
 	}
 }
 
 // deletedApart reports whether a copy holds a branch under a name that a
 // deletion removed as another instance.
-func deletedApart(trees []*Tree, deleted map[instance]bool) bool {
+func deletedApart(trees []*Tree, deleted map[instance][]deletion) bool {
 	for d := range deleted {
 		for _, in := range trees {
-			if b := in.branches[d.name]; b != nil && b.created != d.created && !deleted[instance{d.name, b.created}] {
+			if b := in.branches[d.name]; b != nil && b.created != d.created && deleted[instance{d.name, b.created}] == nil {
 				return true
+			}
+		}
+	}
+	return false
+}
+
+// deletedAbove reports whether a copy moved a branch below the leaf where a
+// deletion of it saw it (in m, the merge of the copies), no later than the
+// deletion: an append racing the deletion.
+func deletedAbove(m *Tree, trees []*Tree, deleted map[instance][]deletion) bool {
+	for _, in := range trees {
+		for name, b := range in.branches {
+			for _, d := range deleted[instance{name, b.created}] {
+				if b.moved <= d.at && b.leaf != d.leaf && m.reaches(b.leaf, d.leaf) {
+					return true
+				}
 			}
 		}
 	}
@@ -485,7 +522,7 @@ func TestMergeKeepsADeletedBranchDeletedUnlessTheOtherCopyMovedItLater(t *testin
 	if br, ok := m.LookupBranch("idea"); !ok || br.Leaf == ids[0] {
 		t.Fatalf("a move after the deletion did not bring the branch back: %+v", br)
 	}
-	if !strings.Contains(string(a.Marshal()), `"idea":{"name":"idea","deleted_instances":[[3,10]]}`) {
+	if !strings.Contains(string(a.Marshal()), `"idea":{"name":"idea","deleted_instances":[[3,10,"`+ids[0]+`"]]}`) {
 		t.Fatalf("no tombstone in %s", a.Marshal())
 	}
 }
@@ -577,7 +614,7 @@ func TestMergeKeepsSummariesNoBranchShowsAndSavesThemByteStably(t *testing.T) {
 	saved := m.Marshal()
 	for _, want := range []string{
 		`"kept_summaries":[{"summary":"as of a","node_id":"` + ids[1] + `","branch":"main","created_at_ms":5}]}`,
-		`"idea":{"name":"idea","deleted_instances":[[3,12]],"kept_summaries":[{"summary":"idea so far","node_id":"` + ids[0] + `","branch":"idea","created_at_ms":4}]}`,
+		`"idea":{"name":"idea","deleted_instances":[[3,12,"` + ids[0] + `"]],"kept_summaries":[{"summary":"idea so far","node_id":"` + ids[0] + `","branch":"idea","created_at_ms":4}]}`,
 	} {
 		if !strings.Contains(string(saved), want) {
 			t.Fatalf("no %s in\n%s", want, saved)

@@ -2,6 +2,7 @@ package core
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -139,7 +140,7 @@ func TestDeleteBranchDeletesTheHiddenInstancesOfTheNameToo(t *testing.T) {
 // of a file written before instances were recorded.
 func TestTombstonesOfInstancesSaveAndLoadByteForByte(t *testing.T) {
 	file := `{"format":"sessiontree","version":1,"root":"a","active_branch":"main","branches":{` +
-		`"gone":{"name":"gone","deleted_at_ms":4,"deleted_instances":[[1,9],[3,7]]},` +
+		`"gone":{"name":"gone","deleted_at_ms":4,"deleted_instances":[[1,9],[1,8,"a"],[3,7,"b"]]},` +
 		`"main":{"name":"main","leaf":"b","created_at_ms":0,"used":2},` +
 		`"old":{"name":"old","deleted_at_ms":6},` +
 		`"x":{"name":"x","leaf":"a","created_at_ms":5,"used":1,"deleted_instances":[[2,4]]},` +
@@ -168,12 +169,17 @@ func TestTombstonesOfInstancesSaveAndLoadByteForByte(t *testing.T) {
 		`"deleted_instances":[[1,9],[1,7]]`,
 		`"deleted_instances":[[1]]`,
 		`"deleted_instances":[[1,9,2]]`,
+		`"deleted_instances":[[1,9,""]]`,
+		`"deleted_instances":[[1,9,"b"],[1,8,"a"]]`,
+		`"deleted_instances":[[1,9,"a"],[1,8,"a"]]`,
+		`"deleted_instances":[[1,9,"a"],[1,8]]`,
+		`"deleted_instances":[[1,9,"a","b"]]`,
 		`"deleted_instances":[[-9223372036854775808,9]]`,
 		`"deleted_instances":[{"created_at_ms":1,"deleted_at_ms":9}]`,
 		`"deleted_instances":[[1,"9"]]`,
 		`"deleted_instances":{"1":9}`,
 	} {
-		f := strings.Replace(file, `"deleted_instances":[[1,9],[3,7]]`, bad, 1)
+		f := strings.Replace(file, `"deleted_instances":[[1,9],[1,8,"a"],[3,7,"b"]]`, bad, 1)
 		_, err := Unmarshal([]byte(f))
 		wantCode(t, err, CodeCorrupt)
 	}
@@ -253,8 +259,102 @@ func TestTombstonesOfInstancesRollBackAndTravelAsRows(t *testing.T) {
 		if got, want := peer.Marshal(), m.Marshal(); !bytes.Equal(got, want) {
 			t.Fatalf("step %d: the rows' copy differs:\n%s", i, treeDiff(got, want))
 		}
-		if row, _ := m.BranchJSON("branch-1"); i == 0 && !bytes.Equal(row, []byte(`{"name":"branch-1","deleted_instances":[[12,40],[20,30]]}`)) {
+		if row, _ := m.BranchJSON("branch-1"); i == 0 && !bytes.Equal(row, []byte(`{"name":"branch-1","deleted_instances":[[12,40,"a1"],[20,30,"base3"]]}`)) {
 			t.Fatalf("the deletion's row is %s", row)
 		}
+	}
+}
+
+// raceOfADeletionAndAnAppend makes a tree q, a with a branch "x" at a (made at
+// 3) and two copies of it: a deletes x at 74; with appends, b, which has not
+// seen the deletion, appends to x at 71. It returns the copies and b's leaf of
+// x.
+func raceOfADeletionAndAnAppend(t *testing.T, appends bool) (a, b *Tree, bLeaf string) {
+	t.Helper()
+	base, ids := chain(t, "q", "a")
+	if _, err := base.Branch(ids[1], "x", 3); err != nil {
+		t.Fatal(err)
+	}
+	if err := base.SwitchBranch(MainBranch); err != nil {
+		t.Fatal(err)
+	}
+	a, b = base.Clone(), base.Clone()
+	a.newID, b.newID = prefixIDs("a"), prefixIDs("b")
+	bLeaf = ids[1]
+	if appends {
+		if err := b.SwitchBranch("x"); err != nil {
+			t.Fatal(err)
+		}
+		bLeaf = mustAppend(t, b, msg("user", "B's message"), 71)
+	}
+	if err := a.DeleteBranchAt("x", 74); err != nil {
+		t.Fatal(err)
+	}
+	if row, _ := a.BranchJSON("x"); string(row) != `{"name":"x","deleted_instances":[[3,74,"`+ids[1]+`"]]}` {
+		t.Fatalf("the deletion's row is %s", row)
+	}
+	return a, b, bLeaf
+}
+
+// A deletion takes what the deleting copy saw: an append another copy made to
+// the branch apart, below the leaf the deletion saw, keeps its name, while the
+// name stays deleted against a copy that did not move it.
+func TestMergeOfADeletionKeepsAnAppendTheDeletingCopyDidNotSee(t *testing.T) {
+	for _, appends := range []bool{true, false} {
+		a, b, bLeaf := raceOfADeletionAndAnAppend(t, appends)
+		ab, ba := mustMerge(t, a, b), mustMerge(t, b, a)
+		if !bytes.Equal(ab.Marshal(), ba.Marshal()) {
+			t.Fatalf("appends %v: the merge depends on its order:\n%s", appends, treeDiff(ab.Marshal(), ba.Marshal()))
+		}
+		x, ok := ab.LookupBranch("x")
+		switch {
+		case appends && (!ok || x.Leaf != bLeaf):
+			t.Fatalf("b's append %s is not on x: %+v, %v; branches %+v", bLeaf, x, ok, ab.Branches())
+		case appends && len(unreachable(ab)) != 0:
+			t.Fatalf("nodes on no branch: %v", unreachable(ab))
+		case !appends && ok:
+			t.Fatalf("a deleted x, yet the merge has it at %s", x.Leaf)
+		}
+		want := ab.Marshal()
+		for _, in := range []*Tree{a, b, ab} {
+			if got := mustMerge(t, ab, in).Marshal(); !bytes.Equal(got, want) {
+				t.Fatalf("appends %v: merging the result again changed it:\n%s", appends, treeDiff(got, want))
+			}
+		}
+		back, err := Unmarshal(want)
+		if err != nil || !bytes.Equal(back.Marshal(), want) {
+			t.Fatalf("appends %v: the merge does not save and load byte for byte: %v", appends, err)
+		}
+	}
+}
+
+// A prune that removes the leaf a deletion saw makes it a deletion of the
+// whole instance: a stale copy that held the branch above that leaf does not
+// bring it back.
+func TestPruneOfADeletedLeafMakesItsDeletionTakeTheWholeInstance(t *testing.T) {
+	base, ids := chain(t, "q", "a")
+	if _, err := base.Branch(ids[0], "x", 3); err != nil {
+		t.Fatal(err)
+	}
+	base.SwitchBranch(MainBranch)
+	a, stale := base.Clone(), base.Clone()
+	a.newID = prefixIDs("a")
+	a.SwitchBranch("x")
+	leaf := mustAppend(t, a, msg("user", "on x"), 10)
+	a.SwitchBranch(MainBranch)
+	if err := a.DeleteBranchAt("x", 20); err != nil {
+		t.Fatal(err)
+	}
+	if x, ok := mustMerge(t, a, stale).LookupBranch("x"); ok {
+		t.Fatalf("before the prune, the stale copy brought x back at %s", x.Leaf)
+	}
+	if removed, err := a.Prune(); err != nil || !slices.Equal(removed, []string{leaf}) {
+		t.Fatalf("prune removed %v (%v), want %s", removed, err, leaf)
+	}
+	if row, _ := a.BranchJSON("x"); string(row) != `{"name":"x","deleted_instances":[[3,20]]}` {
+		t.Fatalf("the deletion's row after the prune is %s", row)
+	}
+	if x, ok := mustMerge(t, a, stale).LookupBranch("x"); ok {
+		t.Fatalf("after the prune, the stale copy brought x back at %s", x.Leaf)
 	}
 }

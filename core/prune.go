@@ -33,6 +33,27 @@ func (t *Tree) Prune() ([]string, error) {
 				t.noteBranch(name)
 			}
 		}
+		t.forgetRemovedLeaves()
 	}
 	return removed, nil
+}
+
+// forgetRemovedLeaves makes every deletion whose leaf is no longer a node a
+// deletion of its whole instance: a merge could no longer tell what is at or
+// above that leaf, and a copy that held the branch there must not bring it
+// back.
+func (t *Tree) forgetRemovedLeaves() {
+	for name, s := range t.tombs {
+		c := &tombstone{}
+		for _, d := range s.deleted {
+			if t.nodes[d.leaf] == nil {
+				d.leaf = ""
+			}
+			c.add(d)
+		}
+		if !c.equal(s) {
+			t.tombs[name] = c
+			t.noteBranch(name)
+		}
+	}
 }

@@ -9,33 +9,44 @@ import "github.com/sessiontree/sessiontree/core/rawjson"
 // different branches, and a deletion in one copy must not take the other's.
 // Two instances made in the same millisecond count as one.
 //
+// A deletion takes what the deleting copy saw: the values of the instance at
+// the leaf the branch had when deleted or above it, moved no later. A value
+// another copy moved below that leaf apart (an append racing the deletion)
+// survives. A deletion that knows no leaf (a file written before leaves were
+// recorded, or a leaf that Prune removed) takes the whole instance.
+//
 // A tombstone is never changed once a tree holds it, only replaced, so
 // copies of a tree share them.
 type tombstone struct {
-	// deleted lists the deleted instances by creation time, ascending, each
-	// with its latest deletion. A deletion of the whole name, as files
-	// written before instances were recorded have it, comes first, as the
-	// instance wholeName.
+	// deleted lists the deletions by creation time and leaf, ascending, each
+	// (instance, leaf) with its latest deletion. A deletion of the whole
+	// name, as files written before instances were recorded have it, comes
+	// first, as the instance wholeName.
 	deleted []deletion
 }
 
-// deletion is one deleted instance of a name: made at created, deleted at at.
-type deletion struct{ created, at int64 }
+// deletion is one deletion of an instance of a name: made at created, deleted
+// at at, when its branch was at leaf ("": the whole instance).
+type deletion struct {
+	created, at int64
+	leaf        string
+}
 
 // wholeName is the instance of a deletion that names none ("deleted_at_ms"
 // alone): it kills every value of the name moved no later. No instance made
 // at that time can be recorded (see loader.deletions).
 const wholeName = -1 << 63
 
-// kills reports whether the value of the name made at created and moved at
-// moved is deleted: its instance, or the whole name, was deleted no earlier
-// than the move.
-func (s *tombstone) kills(created, moved int64) bool {
+// kills reports whether the value of the name made at created, moved at moved
+// to leaf is deleted in r: its instance, or the whole name, was deleted no
+// earlier than the move, at leaf or below it (r.reaches, as a superseding
+// value is found), or with no leaf known.
+func (s *tombstone) kills(created, moved int64, leaf string, r *Tree) bool {
 	if s == nil {
 		return false
 	}
 	for _, d := range s.deleted {
-		if (d.created == created || d.created == wholeName) && moved <= d.at {
+		if (d.created == created || d.created == wholeName) && moved <= d.at && (d.leaf == "" || r.reaches(d.leaf, leaf)) {
 			return true
 		}
 	}
@@ -43,7 +54,7 @@ func (s *tombstone) kills(created, moved int64) bool {
 }
 
 // join returns the union of two tombstones (either may be nil): every
-// deleted instance at its later deletion.
+// deleted instance and leaf at its later deletion.
 func (s *tombstone) join(o *tombstone) *tombstone {
 	if s == nil || o == nil {
 		if s == nil {
@@ -63,16 +74,21 @@ func (s *tombstone) join(o *tombstone) *tombstone {
 //go:noinline
 func (s *tombstone) add(d deletion) {
 	i := 0
-	for i < len(s.deleted) && s.deleted[i].created < d.created {
+	for i < len(s.deleted) && d.after(s.deleted[i]) {
 		i++
 	}
-	if i < len(s.deleted) && s.deleted[i].created == d.created {
+	if i < len(s.deleted) && s.deleted[i].created == d.created && s.deleted[i].leaf == d.leaf {
 		s.deleted[i].at = max(s.deleted[i].at, d.at)
 		return
 	}
 	s.deleted = append(s.deleted, d)
 	copy(s.deleted[i+1:], s.deleted[i:])
 	s.deleted[i] = d
+}
+
+// after orders deletions in a tombstone: by creation time, then leaf.
+func (d deletion) after(e deletion) bool {
+	return d.created > e.created || (d.created == e.created && d.leaf > e.leaf)
 }
 
 // equal reports whether two tombstones (either may be nil) are the same.
@@ -93,7 +109,8 @@ func (s *tombstone) equal(o *tombstone) bool {
 
 // appendJSON adds the tombstone's fields to the object that ends buf:
 // "deleted_at_ms" for a whole-name deletion and "deleted_instances":
-// [[created_at_ms, deleted_at_ms]…] for the rest.
+// [[created_at_ms, deleted_at_ms, leaf]…] for the rest ([created_at_ms,
+// deleted_at_ms] for a deletion of a whole instance).
 func (s *tombstone) appendJSON(buf []byte) []byte {
 	buf = buf[:len(buf)-1]
 	open, end := `,"deleted_instances":[[`, "}"
@@ -103,6 +120,9 @@ func (s *tombstone) appendJSON(buf []byte) []byte {
 			continue
 		}
 		buf = appendNumber(appendNumber(buf, open, d.created), ",", d.at)
+		if d.leaf != "" {
+			buf = rawjson.AppendString(append(buf, ','), d.leaf)
+		}
 		open, end = "],[", "]]}"
 	}
 	return append(buf, end...)

@@ -574,7 +574,7 @@ export class SessionTree implements Disposable {
   edit(node: string, message: Message, atMs?: number): string;
   /** Adds an alternative reply to node (a sibling on a fresh active branch); returns the new id. */
   regenerate(node: string, message: Message, atMs?: number): string;
-  /** Removes a branch name; its nodes stay (see prune). Not main, not the active branch. A merge keeps this branch deleted against copies that did not move it after atMs; another copy's branch made apart under the same name stays. */
+  /** Removes a branch name; its nodes stay (see prune). Not main, not the active branch. A merge keeps this branch deleted against copies that did not move it after atMs; another copy's branch made apart under the same name stays, and so does an append another copy made to this branch apart (the name comes back at it). */
   deleteBranch(branch: string, atMs?: number): void;
   /**
    * Merges another copy of this conversation into this one (SPEC §3 "Merge"): the

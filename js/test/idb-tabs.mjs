@@ -31,10 +31,10 @@ const TRACE = PRUNE || process.env.IDB_TABS_TRACE === "1";
 // removes it. Its first runs (Dec 5) found two tabs minting the same
 // "branch-N" for different lines, one tab's deletion of its branch-N taking
 // the other's too in the merge: fixed in core (a deletion takes the deleting
-// copy's branch instance only). What it still finds (seed 7, ~1 run in 3): a
-// tab deletes a branch while the other appends to it, and the merge takes the
-// append's name too (the deletion is later than the move, and a tombstone does
-// not say which leaf it saw). Off until a deletion keeps what it did not see.
+// copy's branch instance only). Then (seed 7, ~1 run in 3): a tab deletes a
+// branch while the other appends to it, and the merge took the append's name
+// too: fixed in core (a tombstone records the leaf the deletion saw, and an
+// append below it keeps the name). Seeds 1-8 pass with it (3 runs, Dec 5).
 const NAMED = process.env.IDB_TABS_NAMED === "1";
 const { server, base } = await serveJS();
 const chrome = await launch("idb-tabs");
