@@ -158,8 +158,8 @@ var (
 )
 
 // eachTime calls fn with each time of a row's fields (a node's created and
-// label times; a branch's created, moved and deleted times and its
-// summaries'), until fn answers false. A time that is not a whole number is
+// label times; a branch's created, moved and deleted times, its deleted
+// instances' and its summaries'), until fn answers false. A time that is not a whole number is
 // left to core's reader, which refuses it.
 func eachTime(isNode bool, fields []rawjson.Field, fn func(field string, at int64) bool) bool {
 	names := branchTimes
@@ -175,6 +175,30 @@ func eachTime(isNode bool, fields []rawjson.Field, fn func(field string, at int6
 	}
 	if isNode {
 		return true
+	}
+	// A deletion of branch instances: [[created_at_ms, deleted_at_ms, leaf?]…].
+	if list, ok := rawjson.Get(fields, "deleted_instances"); ok && len(list) > 0 && list[0] == '[' {
+		more := true
+		d := rawjson.NewDecoder(list)
+		d.Array(func() error {
+			entry, err := d.Raw()
+			if err != nil || !more || len(entry) == 0 || entry[0] != '[' {
+				return err
+			}
+			e := rawjson.NewDecoder(entry)
+			i := 0
+			return e.Array(func() error {
+				v, err := e.Raw()
+				if at, ok := rawjson.ParseInt(string(v)); err == nil && ok && more && i < 2 {
+					more = fn("deleted_instances", at)
+				}
+				i++
+				return err
+			})
+		})
+		if !more {
+			return false
+		}
 	}
 	summaryTime := func(s []byte) bool {
 		if v, ok := rawjson.Lookup(s, "created_at_ms"); ok {

@@ -76,6 +76,18 @@ func TestATimeFromTheFutureIsRefusedOnEveryWriteRoute(t *testing.T) {
 	}
 	wantRefusedNaming(t, "a merge of a branch made in year 3000", c.do("POST", "/v1/trees/"+id+"/merge", string(branched.Marshal()), "If-Match", etag), "created_at_ms")
 
+	deleted, _ := treeOf(t, c, id)
+	if _, err := deleted.Branch(leaf, "gone", 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := deleted.SwitchBranch(core.MainBranch); err != nil {
+		t.Fatal(err)
+	}
+	if err := deleted.DeleteBranchAt("gone", year3000); err != nil {
+		t.Fatal(err)
+	}
+	wantRefusedNaming(t, "a merge of a branch deleted in year 3000", c.do("POST", "/v1/trees/"+id+"/merge", string(deleted.Marshal()), "If-Match", etag), "deleted_instances")
+
 	future, err := core.FromLinear([]core.Message{core.Message(`{"role":"user","content":"from the future"}`)}, year3000)
 	if err != nil {
 		t.Fatal(err)
