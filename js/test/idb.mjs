@@ -110,23 +110,31 @@ try {
     assert.deepEqual(r.afterDelete, [null, null, "plain"]);
   });
 
+  // versionOne makes database name as the demo's version 1 left it (meta and
+  // "trees" only), with one conversation "v1" titled "old" holding msgs; it
+  // resolves to that conversation's file.
+  const versionOne = (p, name, msgs) => p.evaluate(async ({ name, msgs }) => {
+    const file = window.st.SessionTree.fromLinear(msgs, 1).save();
+    await new Promise((res, rej) => {
+      const o = indexedDB.open(name, 1);
+      o.onupgradeneeded = () => { o.result.createObjectStore("meta", { keyPath: "id" }); o.result.createObjectStore("trees", { keyPath: "id" }); };
+      o.onsuccess = () => {
+        const tx = o.result.transaction(["meta", "trees"], "readwrite");
+        tx.objectStore("meta").put({ id: "v1", title: "old", createdAt: 5, updatedAt: 5 });
+        tx.objectStore("trees").put({ id: "v1", json: file });
+        tx.oncomplete = () => { o.result.close(); res(); };
+        tx.onerror = () => rej(tx.error);
+      };
+    });
+    return file;
+  }, { name, msgs });
+
   await step("a version-1 record (a whole .tree.json) opens and is turned into rows; importFile takes .tree.json and another tool's file", async () => {
-    const r = await page.evaluate(async () => {
+    const file = await versionOne(page, "legacy", [{ role: "user", content: "old" }, { role: "assistant", content: "days" }]);
+    const r = await page.evaluate(async (file) => {
       const { SessionTree } = window.st;
       const { openStore } = window.idb;
-      const t = SessionTree.fromLinear([{ role: "user", content: "old" }, { role: "assistant", content: "days" }], 1);
-      // The demo's database as version 1 left it: meta and "trees" only.
-      await new Promise((res, rej) => {
-        const o = indexedDB.open("legacy", 1);
-        o.onupgradeneeded = () => { o.result.createObjectStore("meta", { keyPath: "id" }); o.result.createObjectStore("trees", { keyPath: "id" }); };
-        o.onsuccess = () => {
-          const tx = o.result.transaction(["meta", "trees"], "readwrite");
-          tx.objectStore("meta").put({ id: "v1", title: "old", createdAt: 5, updatedAt: 5 });
-          tx.objectStore("trees").put({ id: "v1", json: t.save() });
-          tx.oncomplete = () => { o.result.close(); res(); };
-          tx.onerror = () => rej(tx.error);
-        };
-      });
+      const t = SessionTree.load(file);
       const store = await openStore({ name: "legacy" });
       const out = { listed: store.conversations.map((c) => c.title) };
       const conv = await store.open("v1");
@@ -144,7 +152,7 @@ try {
       out.listedAfter = store.conversations.map((c) => c.title).sort().join(",");
       await store.close();
       return out;
-    });
+    }, file);
     assert.deepEqual(r.listed, ["old"]);
     assert.ok(r.same, "the version-1 conversation did not open as it was");
     assert.ok(r.rows, "the version-1 conversation was not turned into rows");
@@ -794,20 +802,8 @@ try {
   });
 
   await step("a rename while a version-1 record opens (the open writes its rows) waits for nothing that waits for it", async () => {
+    await versionOne(page, "legacy-rename", [{ role: "user", content: "old" }]);
     const r = await page.evaluate(async () => {
-      const { SessionTree } = window.st;
-      const t = SessionTree.fromLinear([{ role: "user", content: "old" }], 1);
-      await new Promise((res, rej) => {
-        const o = indexedDB.open("legacy-rename", 1);
-        o.onupgradeneeded = () => { o.result.createObjectStore("meta", { keyPath: "id" }); o.result.createObjectStore("trees", { keyPath: "id" }); };
-        o.onsuccess = () => {
-          const tx = o.result.transaction(["meta", "trees"], "readwrite");
-          tx.objectStore("meta").put({ id: "v1", title: "old", createdAt: 5, updatedAt: 5 });
-          tx.objectStore("trees").put({ id: "v1", json: t.save() });
-          tx.oncomplete = () => { o.result.close(); res(); };
-          tx.onerror = () => rej(tx.error);
-        };
-      });
       const store = await window.idb.openStore({ name: "legacy-rename" });
       const opening = store.open("v1");
       const renaming = store.update("v1", { title: "new" });
