@@ -811,7 +811,7 @@ class ConversationStore {
     this.#live();
     if (typeof fields !== "object" || fields === null) fail(`"fields" must be an object like { title: "A chat" }`);
     const clean = { ...fields };
-    for (const k of ["id", "rev", "root", "activeBranch", "importing"]) delete clean[k];
+    for (const k of OWN_META) delete clean[k];
     return this.#update(id, clean);
   }
 
@@ -1389,21 +1389,22 @@ class Conversation {
       for (const key of journalKeys(this.#store.name, this.id)) {
         const text = localStorage.getItem(key);
         if (text === null) continue;
-        let at = 0;
+        let parsed = null;
         try {
-          at = JSON.parse(text).at ?? 0;
+          parsed = JSON.parse(text);
         } catch {
           // said below, as a journal that does not apply
         }
-        found.push({ key, text, at });
+        found.push({ key, text, parsed, at: parsed?.at ?? 0 });
       }
     } catch {
       return this;
     }
     found.sort((a, b) => a.at - b.at);
-    for (const { key, text } of found) {
+    for (const { key, text, parsed } of found) {
       try {
-        applyJournal(this.#tree, JSON.parse(text).changes);
+        if (parsed === null) throw new Error("it is not JSON");
+        applyJournal(this.#tree, parsed.changes);
         this.#replayed.push({ key, text });
         this.#store.stats.replayed++;
       } catch (err) {
