@@ -74,21 +74,23 @@ const boot = (page) => page.evaluate(async () => {
         if (!names.length) return null;
         const name = at(names);
         const unnamed = namedOnlyBy(t, name);
+        const along = t.pathOf(name).map((id) => t.node(id).message.content);
         t.deleteBranch(name);
-        return { unnamed };
+        return { unnamed, along };
       }
       case "prune": {
         // A branch deleted with its messages (the demo's "delete with its
         // messages"): what the prune removed is not lost.
         const names = t.branches().map((b) => b.name).filter((n) => n !== "main" && n !== t.activeBranch);
-        let unnamed = [];
+        let unnamed = [], along = [];
         if (names.length) {
           const name = at(names);
           unnamed = namedOnlyBy(t, name);
+          along = t.pathOf(name).map((id) => t.node(id).message.content);
           t.deleteBranch(name);
         }
         const text = new Map(t.subtree(null).nodes.map((n) => [n.id, t.node(n.id).message.content]));
-        return { pruned: t.prune().map((id) => text.get(id)), unnamed };
+        return { pruned: t.prune().map((id) => text.get(id)), unnamed, along };
       }
       case "hold": window.release ??= c.hold(); return null;
       case "release": window.release?.(); window.release = null; return null;
@@ -158,6 +160,10 @@ try {
     const writtenBy = [[], []]; // each tab's own: never gone from its tree, unless pruned
     const pruned = new Set(); // texts of messages a prune removed (on a deleted branch): gone by the user's choice
     const unnamed = new Set(); // texts of messages only a deleted branch named: on no branch by the user's choice
+    // Texts on the line of a branch each tab deleted: a message on two
+    // branches, each tab deleting one before it heard of the other's deletion,
+    // is on no branch by the users' choices (seed 6 under load, Dec 5).
+    const along = [new Set(), new Set()];
     const log = [];
     const one = async (i, step, kind) => {
       const a = { kind, r: r(), text: `m${seed}-${step}-${i}` };
@@ -170,6 +176,7 @@ try {
         return w;
       }, { a, trace: TRACE });
       if (w?.pruned) for (const p of w.pruned) pruned.add(p);
+      if (w?.along) for (const p of w.along) along[i].add(p);
       if (w?.unnamed) for (const p of w.unnamed) unnamed.add(p);
       else if (w) { written.push(w); writtenBy[i].push(w); }
     };
@@ -214,7 +221,8 @@ try {
       const named = new Set();
       for (const b of Object.values(f.branches)) for (let n = b.leaf; n && !named.has(n); n = f.nodes[n]?.parent) named.add(n);
       const off = new Set(Object.entries(f.nodes).filter(([n]) => !named.has(n)).map(([, node]) => node.message?.content));
-      return written.filter((w) => off.has(w) && !unnamed.has(w) && !pruned.has(w));
+      const byBoth = (w) => along[0].has(w) && along[1].has(w);
+      return written.filter((w) => off.has(w) && !unnamed.has(w) && !byBoth(w) && !pruned.has(w));
     };
     const allLost = [...new Set([...written.filter((w) => !x.includes(`"${w}"`) && !pruned.has(w)), ...written.filter((w) => !y.includes(`"${w}"`) && !pruned.has(w)), ...(NAMED ? [...offBranch(x), ...offBranch(y)] : [])])];
     for (const w of allLost) {
