@@ -93,8 +93,10 @@ export interface LiveOptions extends SyncOptions {
    * socket: too many live sockets (close code 4029; `rate_limited`) or the
    * token expired (4001; `unauthorized`). live() polls meanwhile and opens a
    * socket again after a minute at least, doubling up to 10 min. And when
-   * the socket says the tree was deleted on the worker: `not_found`, and
-   * live() stops (as close(); the local tree keeps every message).
+   * the socket says the tree was deleted on the worker, or a round gets
+   * `not_found` for a tree it synced before (polling, no socket):
+   * `not_found`, and live() stops (as close(); the local tree keeps every
+   * message). A tree never synced yet is tried again (it may be created).
    */
   onError?: (error: unknown) => void;
   /** The WebSocket constructor (default: globalThis.WebSocket; none: polling only). */

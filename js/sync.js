@@ -551,6 +551,10 @@ export function live(tree, options) {
           } catch (e) {
             result = null;
             if (closed) break; // close() stopped it: nothing failed
+            if (e?.code === "not_found" && etag !== null) {
+              gone(); // it was there (this client synced it): deleted, told on no socket (polling)
+              break;
+            }
             dirty = dirty || pushing;
             failed(e);
             tell(onError, e);

@@ -49,6 +49,8 @@ function fakeWorker(initial, { opened = (ws) => ws.welcome(), written = (ws, m) 
   w.fetch = async (url, init = {}) => {
     await sleep(1);
     if (w.down) throw new TypeError("fetch failed");
+    w.requests = (w.requests ?? 0) + 1;
+    if (w.deleted) return new Response(JSON.stringify({ error: { code: "not_found", message: "no tree \"t1\"" } }), { status: 404 });
     if (!init.method) {
       w.gets++;
       return new Response(w.tree.save(), { headers: { etag: w.etag() } });
@@ -283,6 +285,26 @@ test("a tree deleted on the worker stops live() with a not_found error", async (
     assert.ok(/deleted on the worker/.test(errors[0].message), errors[0].message);
     assert.equal(s.mode, "closed");
     assert.equal(await s.push(), null);
+  } finally {
+    await s.close();
+  }
+});
+
+test("a tree deleted on the worker while live() polls (no socket) stops it with a not_found error", async () => {
+  const w = fakeWorker(startTree());
+  const { t, s, errors } = start(w, startTree(), { WebSocket: null });
+  try {
+    await until(() => s.etag === w.etag(), "live() never synced");
+    w.deleted = true;
+    await until(() => s.mode === "closed", "live() kept polling a deleted tree");
+    const requests = w.requests;
+    assert.deepEqual(errors.map((e) => e.code), ["not_found"]);
+    assert.ok(/deleted on the worker/.test(errors[0].message), errors[0].message);
+    t.append(user("kept here"), 5);
+    assert.equal(await s.push(), null);
+    await sleep(200);
+    assert.equal(w.requests, requests, "live() asked for the deleted tree again");
+    assert.ok(holds(t, "kept here"));
   } finally {
     await s.close();
   }
