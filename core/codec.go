@@ -462,6 +462,11 @@ func (l *loader) top() error {
 			}
 		case "version":
 			v, err := l.d.Int64()
+			if err != nil && wholeNumber(l.d.Rest()) {
+				// A positive integer past int64: a newer version, not a broken file.
+				return newError(CodeUnsupportedVersion, "this file is a format version past 64 bits; this build reads versions up to "+
+					itoa(FormatVersion)+", upgrade sessiontree to read it")
+			}
 			if err != nil || v < 1 {
 				return l.corrupt("version", "expected a positive integer")
 			}
@@ -1219,4 +1224,29 @@ func word(s string) uint64 {
 	_ = s[7]
 	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// wholeNumber reports whether rest (a decoder's, after a failed Int64) starts
+// with a value of digits alone: a positive integer, whatever its size.
+func wholeNumber(rest []byte) bool {
+	for len(rest) > 0 && (rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\n' || rest[0] == '\r') {
+		rest = rest[1:]
+	}
+	i := 0
+	for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+		i++
+	}
+	if i == 0 || rest[0] == '0' {
+		return false
+	}
+	for ; i < len(rest); i++ {
+		switch rest[i] {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case ',', '}':
+			return true
+		}
+		return false
+	}
+	return false
 }

@@ -71,6 +71,16 @@ func TestLoaderRejectsANewerVersionClearly(t *testing.T) {
 	if !strings.Contains(err.Error(), "version 2") {
 		t.Fatalf("error should name the version: %v", err)
 	}
+	// Past 64 bits, or after other members, a newer version is still one (before
+	// Dec 5 a version past int64 was "corrupt"); a fraction or a sign is not.
+	for _, v := range []string{"99999999999999999999", " 18446744073709551616 ", "1000000"} {
+		_, err := Unmarshal([]byte(`{"active_branch":"main","format":"sessiontree","version":` + v + `,"branches":{},"nodes":{}}`))
+		wantCode(t, err, CodeUnsupportedVersion)
+	}
+	for _, v := range []string{"2.0", "-99999999999999999999", "0", "99999999999999999999e1", "1e400"} {
+		_, err := Unmarshal([]byte(`{"format":"sessiontree","version":` + v + `,"active_branch":"main","branches":{},"nodes":{}}`))
+		wantCode(t, err, CodeCorrupt)
+	}
 }
 
 func TestLoaderIsStrictAboutSyntaxTypesAndUnknownFields(t *testing.T) {

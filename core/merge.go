@@ -248,10 +248,9 @@ func (r *Tree) keepPlace(t *Tree) {
 	}
 }
 
-// mergeable checks, in one pass, what Merge relies on: no duplicate or
-// mismatched ids, every parent and leaf a node, a main branch. (A cycle of
-// parent links merges into the result as it was, for Validate to report; every
-// walk here is bounded.)
+// mergeable checks what Merge relies on: no duplicate or mismatched ids, every
+// parent and leaf a node, no cycle of parent links, a main branch. (Before, a
+// cycle merged into the result as it was: a sound tree took in a corrupt one.)
 func (t *Tree) mergeable() error {
 	bad := func(msg string) error {
 		return newError(CodeCorrupt, "cannot merge a tree with structural problems (Repair it first): "+msg)
@@ -275,10 +274,44 @@ func (t *Tree) mergeable() error {
 			return bad("branch " + quote(name) + " has leaf " + quote(b.leaf) + ", which is not a node")
 		}
 	}
+	if id := t.cycleNode(); id != "" {
+		return bad("the parent links through node " + quote(id) + " form a cycle")
+	}
 	if t.branches[MainBranch] == nil {
 		return bad(`there is no branch named "main"`)
 	}
 	return nil
+}
+
+// cycleNode is a node on a cycle of parent links, or "" when there is none:
+// each node is walked once (its up links, which mergeable has checked).
+func (t *Tree) cycleNode() string {
+	const (
+		unvisited = iota
+		onWalk
+		done
+	)
+	defer func() {
+		for _, n := range t.nodes {
+			n.mark = unvisited
+		}
+	}()
+	var walk []*node
+	for _, start := range t.nodes {
+		walk = walk[:0]
+		n := start
+		for ; n != nil && n.mark == unvisited; n = n.up {
+			n.mark = onWalk
+			walk = append(walk, n)
+		}
+		if n != nil && n.mark == onWalk {
+			return n.id
+		}
+		for _, w := range walk {
+			w.mark = done
+		}
+	}
+	return ""
 }
 
 // merger holds the state of one Merge.

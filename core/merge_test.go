@@ -688,6 +688,35 @@ func TestMergeRefusesATreeWithStructuralProblems(t *testing.T) {
 	}
 	_, err = Merge(New(), bad)
 	wantCode(t, err, CodeCorrupt)
+	// A cycle of parent links, or a node its own parent, on either side: refused,
+	// and the tree merged into is left as it was (before Dec 5 both went in, and
+	// the sound tree came out corrupt).
+	cyclic, _ := loadCorpus(t, "cycle.tree.json")
+	self := []byte(`{"format":"sessiontree","version":1,"active_branch":"main","branches":{"main":{"name":"main","leaf":"s","created_at_ms":1}},"nodes":{"s":{"id":"s","parent":"s","children":["s"],"message":{"role":"user","content":"hi"},"created_at_ms":1}}}`)
+	for _, file := range [][]byte{cyclic, self} {
+		bad, err := Unmarshal(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sound := New()
+		mustAppend(t, sound, msg("user", "kept"), 1)
+		before := sound.Marshal()
+		for _, pair := range [][2]*Tree{{sound, bad}, {bad, sound}} {
+			_, err = Merge(pair[0], pair[1])
+			wantCode(t, err, CodeCorrupt)
+			if !strings.Contains(err.Error(), "cycle") {
+				t.Fatalf("the error should say cycle: %v", err)
+			}
+		}
+		_, err = sound.Merge(bad)
+		wantCode(t, err, CodeCorrupt)
+		if !bytes.Equal(sound.Marshal(), before) {
+			t.Fatal("a refused merge changed the tree")
+		}
+		if p := bad.Validate(); len(p) == 0 {
+			t.Fatal("the refused tree should still report its cycle")
+		}
+	}
 }
 
 // FuzzMerge: two random copies of a random tree merge into a valid tree that

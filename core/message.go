@@ -46,7 +46,8 @@ func (m Message) Role() string {
 
 // Text renders the message's readable content on one line: the content string or
 // its text parts, "[type]" for parts without text, and "[tool_call name(args)]"
-// for each tool call. Newlines are written as the two characters `\n`.
+// for each tool call. Newlines are written as the two characters `\n`, carriage
+// returns as `\r` (a line break to many readers).
 func (m Message) Text() string {
 	var pieces []string
 	if raw, ok := rawjson.Lookup(m, "content"); ok {
@@ -69,7 +70,7 @@ func (m Message) Text() string {
 }
 
 // oneLine joins pieces with spaces, writing each newline as the two characters
-// `\n` (a loop, not strings.Join and ReplaceAll: ~8 KB less wasm).
+// `\n` and each carriage return as `\r` (a loop, not strings.Join and ReplaceAll: ~8 KB less wasm).
 func oneLine(pieces []string) string {
 	n := 0
 	for _, p := range pieces {
@@ -83,6 +84,8 @@ func oneLine(pieces []string) string {
 		for j := 0; j < len(p); j++ {
 			if p[j] == '\n' {
 				b = append(b, '\\', 'n')
+			} else if p[j] == '\r' {
+				b = append(b, '\\', 'r')
 			} else {
 				b = append(b, p[j])
 			}

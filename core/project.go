@@ -152,7 +152,8 @@ func (t *Tree) Switcher(id string) (label string, count, index int, err error) {
 }
 
 // RenderBranchText renders branch as plain text, one turn per line, "role: text"
-// (see Message.Text): the input of a summarizer.
+// (see Message.Text; a role is written the same way, so that none makes a line
+// of its own): the input of a summarizer.
 func (t *Tree) RenderBranchText(branch string) (string, error) {
 	msgs, err := t.LinearProjectionOf(branch)
 	if err != nil {
@@ -163,7 +164,7 @@ func (t *Tree) RenderBranchText(branch string) (string, error) {
 		if i > 0 {
 			sb.WriteByte('\n')
 		}
-		sb.WriteString(m.Role())
+		sb.WriteString(oneLine([]string{m.Role()}))
 		sb.WriteString(": ")
 		sb.WriteString(m.Text())
 	}
