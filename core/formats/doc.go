@@ -34,7 +34,12 @@
 //     current_leaf_message_uuid or newest leaf, SillyTavern's swipe_id on the
 //     last line); every other
 //     leaf gets a branch "branch-N" (other conversations of a file: a branch
-//     named after their id), so no line of work is unnamed.
+//     named after their id), so no line of work is unnamed. A file with the
+//     branch list an export wrote gets those branches back, and then what the
+//     tool did since: the active branch follows the file's current leaf when
+//     it continues the branch's leaf (else that leaf gets a branch of its own,
+//     made active and reported), and every leaf no branch ends at is named,
+//     except those the export lists as "unnamed" (on no branch in the tree).
 //   - A message of another format's shape is written in the target format's
 //     own shape, read through core/chat (text, reasoning, tool calls and
 //     results, images as the format writes them), so the tool that reads the

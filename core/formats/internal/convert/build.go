@@ -21,6 +21,9 @@ type Builder struct {
 	// waiting holds records whose parent has not been inserted yet, by parent.
 	waiting map[string][]*waiting
 	queue   []*waiting // every waiting record, in arrival order
+	// unnamed holds the leaves an export left on no branch (the tree-level
+	// extension's "unnamed"), which an import leaves so.
+	unnamed map[string]bool
 }
 
 type waiting struct {
@@ -187,13 +190,18 @@ func (b *Builder) Flush() {
 
 // Finish flushes waiting records and names the branches. With ext (the
 // tree-level "sessiontree" extension a previous export wrote) the branches are
-// restored as they were; otherwise main ends at active (or, when active is ""
-// or not a node, at the last leaf added), named branches are kept, and every
-// other leaf gets a branch "branch-N" so no line of work is left unnamed.
+// restored as they were, and then the file's own state wins where the tool
+// moved on since: the active branch follows active (see follow) and every
+// leaf no branch ends at gets a branch, for messages added after the export.
+// Without ext, main ends at active (or, when active is "" or not a node, at
+// the last leaf added), named branches are kept, and every other leaf gets a
+// branch "branch-N" so no line of work is left unnamed.
 func (b *Builder) Finish(active string, named []NamedLeaf, ext []byte) (*core.Tree, *Report) {
 	b.Flush()
 	t := b.Tree
 	if ext != nil && b.applyTreeExt(ext) {
+		b.follow(active)
+		b.nameLeaves(b.leaves())
 		b.count()
 		return t, b.Report
 	}
@@ -218,28 +226,86 @@ func (b *Builder) Finish(active string, named []NamedLeaf, ext []byte) (*core.Tr
 		n, _ := t.Node(nl.Leaf)
 		_ = t.SetBranch(nl.Name, nl.Leaf, n.CreatedAtMs)
 	}
+	b.nameLeaves(leaves)
+	b.count()
+	return t, b.Report
+}
+
+// follow makes the active branch end at current, the node the file says its
+// tool is at, when that is a node no restored branch ends at: the tool added
+// messages (or moved) after the export wrote the branch list. A branch list
+// alone would leave those messages on no branch and the active path where
+// the export left it. When current continues the active branch's leaf, the
+// branch moves down to it; otherwise the tool went elsewhere in the tree, and
+// current gets a branch of its own, made active and reported.
+func (b *Builder) follow(current string) {
+	t := b.Tree
+	if current == "" || !b.Inserted(current) {
+		return
+	}
+	if b.unnamed[current] {
+		return
+	}
+	for _, br := range t.Branches() {
+		if br.Leaf == current {
+			return
+		}
+	}
+	name := t.ActiveBranch()
+	if br, ok := t.LookupBranch(name); ok && (br.Leaf == "" || b.descends(current, br.Leaf)) {
+		_ = t.SetBranch(name, current, br.CreatedAtMs)
+		return
+	}
+	fresh := b.freshName()
+	n, _ := t.Node(current)
+	if err := t.SetBranch(fresh, current, n.CreatedAtMs); err != nil {
+		return
+	}
+	_ = t.SwitchBranch(fresh)
+	b.Report.Problemf(0, current, "the file's current message does not continue branch "+strconv.Quote(name)+
+		" (the tool moved elsewhere after the export): it ends branch "+strconv.Quote(fresh)+", now the active one")
+}
+
+// descends reports whether anc is a proper ancestor of id.
+func (b *Builder) descends(id, anc string) bool {
+	for i := 0; i <= b.Tree.Len(); i++ {
+		n, ok := b.Tree.Node(id)
+		if !ok || n.Parent == "" {
+			return false
+		}
+		if n.Parent == anc {
+			return true
+		}
+		id = n.Parent
+	}
+	return false
+}
+
+// nameLeaves gives every leaf no branch ends at a branch "branch-N", except
+// those an export left unnamed.
+func (b *Builder) nameLeaves(leaves []string) {
+	t := b.Tree
 	covered := make(map[string]bool)
 	for _, br := range t.Branches() {
 		covered[br.Leaf] = true
 	}
-	k := 1
 	for _, leaf := range leaves {
-		if covered[leaf] {
+		if covered[leaf] || b.unnamed[leaf] {
 			continue
 		}
-		name := ""
-		for {
-			name = "branch-" + strconv.Itoa(k)
-			k++
-			if _, taken := t.LookupBranch(name); !taken {
-				break
-			}
-		}
 		n, _ := t.Node(leaf)
-		_ = t.SetBranch(name, leaf, n.CreatedAtMs)
+		_ = t.SetBranch(b.freshName(), leaf, n.CreatedAtMs)
 	}
-	b.count()
-	return t, b.Report
+}
+
+// freshName returns the first "branch-N" not taken.
+func (b *Builder) freshName() string {
+	for k := 1; ; k++ {
+		name := "branch-" + strconv.Itoa(k)
+		if _, taken := b.Tree.LookupBranch(name); !taken {
+			return name
+		}
+	}
 }
 
 // NamedLeaf asks Finish for a branch called Name ending at Leaf.

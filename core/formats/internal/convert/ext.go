@@ -140,7 +140,46 @@ func TreeExt(t *core.Tree) []byte {
 		j, _ := t.BranchJSON(b.Name)
 		buf = append(buf, j...)
 	}
-	return append(buf, "]}"...)
+	buf = append(buf, ']')
+	if ids := unnamedLeaves(t); len(ids) > 0 {
+		// So an import names only the leaves added since (see Finish).
+		buf = append(buf, `,"unnamed":[`...)
+		for i, id := range ids {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = rawjson.AppendString(buf, id)
+		}
+		buf = append(buf, ']')
+	}
+	return append(buf, '}')
+}
+
+// unnamedLeaves lists the leaves of t no branch ends at, root by root.
+func unnamedLeaves(t *core.Tree) []string {
+	if t.Root() == "" {
+		return nil
+	}
+	named := make(map[string]bool)
+	for _, b := range t.Branches() {
+		named[b.Leaf] = true
+	}
+	var out []string
+	stack, _, _ := t.Siblings(t.Root())
+	stack = append([]string(nil), stack...)
+	for len(stack) > 0 {
+		id := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		n, ok := t.Node(id)
+		if !ok {
+			continue
+		}
+		if len(n.Children) == 0 && !named[id] {
+			out = append(out, id)
+		}
+		stack = append(stack, n.Children...)
+	}
+	return out
 }
 
 // applyTreeExt restores the branches a TreeExt describes. It reports and
@@ -194,6 +233,13 @@ func (b *Builder) applyTreeExt(ext []byte) bool {
 			b.Report.Problemf(0, "", "summary of branch "+strconv.Quote(name)+": "+err.Error())
 		}
 		_ = t.SetBranch(name, leaf, created)
+	}
+	if list, ok := Get(ms, "unnamed"); ok {
+		ids, _ := Elements(list)
+		b.unnamed = make(map[string]bool, len(ids))
+		for _, id := range ids {
+			b.unnamed[rawjson.Unquote(id)] = true
+		}
 	}
 	if active := Str(ms, "active_branch"); active != "" && active != t.ActiveBranch() {
 		if err := t.SwitchBranch(active); err != nil {
