@@ -32,7 +32,7 @@
 //   - Branches: main ends at the format's current leaf (current_node, currentId,
 //     the last line of a JSONL session, the last LibreChat message, claude.ai's
 //     current_leaf_message_uuid or newest leaf, SillyTavern's swipe_id on the
-//     last line); every other
+//     last line, or its mes when swipe_id names no swipe); every other
 //     leaf gets a branch "branch-N" (other conversations of a file: a branch
 //     named after their id), so no line of work is unnamed. A file with the
 //     branch list an export wrote gets those branches back, and then what the

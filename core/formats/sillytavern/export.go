@@ -114,7 +114,7 @@ func group(t *core.Tree, sibs []string, id string, n int, header []byte, first b
 	}
 	line = convert.NewObject(nil).Members(ms).Bytes()
 	// What the line does not give back, alternative by alternative.
-	alts, _ := alternatives(ms, n)
+	alts, _, _ := alternatives(ms, n)
 	exts := make([][]byte, len(sibs))
 	needed := false
 	for j, s := range sibs {

@@ -64,14 +64,13 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 			}
 			b.Report.Note("no header line: the first line is a message")
 		}
-		alts, active, err := derive(obj, line)
+		alts, active, substituted, err := derive(obj, line)
 		if err != nil {
 			b.Report.Problemf(line, "", err.Error()+": skipped")
 			return
 		}
-		if active >= len(alts) {
-			b.Report.Problemf(line, "", "swipe_id is not the index of a swipe: the first swipe is the active one")
-			active = 0
+		if substituted != "" {
+			b.Report.Problemf(line, "", substituted)
 		}
 		for j, a := range alts {
 			msg := a.msg
@@ -113,14 +112,15 @@ type alternative struct {
 
 // derive reads a message line (the n-th line of the file) as its
 // alternatives and the index of the active one, each overridden by the
-// line's "sessiontree" member.
-func derive(obj []byte, n int) ([]alternative, int, error) {
+// line's "sessiontree" member; substituted says what stood in for a swipe_id
+// that names no swipe.
+func derive(obj []byte, n int) (alts []alternative, active int, substituted string, err error) {
 	ms, err := convert.Members(obj)
 	if err != nil {
-		return nil, 0, convert.Invalid("not an object")
+		return nil, 0, "", convert.Invalid("not an object")
 	}
 	base := convert.Without(ms, convert.ExtKey)
-	alts, active := alternatives(base, n)
+	alts, active, substituted = alternatives(base, n)
 	ext, _ := convert.Get(ms, convert.ExtKey)
 	nodes, _ := rawjson.Lookup(ext, "nodes")
 	exts, _ := convert.Elements(nodes)
@@ -135,11 +135,16 @@ func derive(obj []byte, n int) ([]alternative, int, error) {
 		alts[j].hasExtMessage = convert.HasExtMessage(one)
 		alts[j].msg, alts[j].label, alts[j].at, _ = convert.WithNodeExt(one, alts[j].msg, alts[j].at)
 	}
-	return alts, active, nil
+	return alts, active, substituted, nil
 }
 
-// alternatives reads a line without its "sessiontree" member.
-func alternatives(base []convert.Member, n int) ([]alternative, int) {
+// alternatives reads a line without its "sessiontree" member. The active
+// alternative keeps the whole line (mes, extra, send_date and the rest), so
+// when swipe_id names no swipe (SillyTavern saves a swipe being generated
+// with swipe_id one past the swipes, and mes the text so far) the line's mes
+// stands in: the swipe equal to it, or else an alternative of its own after
+// the swipes. substituted says which, for the report.
+func alternatives(base []convert.Member, n int) (alts []alternative, active int, substituted string) {
 	// is_system marks a message SillyTavern hides from the prompt, whoever
 	// wrote it: the role is the writer's. A narrator's message (/sys) is the
 	// system's.
@@ -163,18 +168,32 @@ func alternatives(base []convert.Member, n int) ([]alternative, int) {
 	sw, _ := convert.Get(base, "swipes")
 	swipes, err := convert.Elements(sw)
 	if err != nil || len(swipes) == 0 {
-		return []alternative{own("m" + strconv.Itoa(n))}, 0
+		return []alternative{own("m" + strconv.Itoa(n))}, 0, ""
 	}
-	active := 0
 	if v, ok := convert.Get(base, "swipe_id"); ok {
 		i, err := strconv.Atoi(string(v))
-		if err != nil || i < 0 {
-			i = len(swipes) // reported by the caller
+		if err != nil || i < 0 || i >= len(swipes) {
+			active = -1
+			for j, s := range swipes {
+				if rawjson.Unquote(s) == rawjson.Unquote(mes) && len(s) > 0 && s[0] == '"' {
+					active = j
+					break
+				}
+			}
+			what := "swipe_id " + string(v) + " is not the index of one of the " + strconv.Itoa(len(swipes)) + " swipes (a swipe being written)"
+			if active >= 0 {
+				substituted = what + ": the swipe equal to mes, " + strconv.Itoa(active) + ", is the active one"
+			} else {
+				active = len(swipes)
+				swipes = append(swipes, mes)
+				substituted = what + ": mes is kept as a swipe of its own, " + strconv.Itoa(active) + ", the active one"
+			}
+		} else {
+			active = i
 		}
-		active = i
 	}
 	infos, _ := convert.Elements(mustGet(base, "swipe_info"))
-	alts := make([]alternative, len(swipes))
+	alts = make([]alternative, len(swipes))
 	for j, s := range swipes {
 		id := "m" + strconv.Itoa(n) + "." + strconv.Itoa(j)
 		if j == active {
@@ -193,7 +212,7 @@ func alternatives(base []convert.Member, n int) ([]alternative, int) {
 		msg := convert.NewObject(nil).String("role", role).Raw("content", s).Raw(Key, convert.NewObject(nil).Int("swipe", int64(j)).Bytes()).Bytes()
 		alts[j] = alternative{id: id, msg: msg, at: swipeAt}
 	}
-	return alts, active
+	return alts, active, substituted
 }
 
 // hidden inserts the nodes an export kept in the header's "sessiontree"

@@ -140,3 +140,61 @@ func TestInputThatIsNoChatIsRefusedOrReported(t *testing.T) {
 		t.Fatalf("%v %d %v", err, tr.Len(), rep.Problems)
 	}
 }
+
+// SillyTavern saves a chat while a swipe is being generated with swipe_id one
+// past the swipes and mes the text so far; the line was dropped down to its
+// first swipe's text before (mes, extra, gen_started, send_date lost).
+func TestASwipeInProgressKeepsTheWholeLine(t *testing.T) {
+	const head = `{"user_name":"Ana","character_name":"Quill","create_date":"2024-9-28@01h02m36s","chat_metadata":{}}
+{"name":"Ana","is_user":true,"is_system":false,"send_date":"2024-9-28 @01h 03m 10s 250ms","mes":"Write me a haiku.","extra":{}}
+`
+	inProgress := `{"name":"Quill","is_user":false,"is_system":false,"send_date":"2024-9-28 @01h 03m 30s 000ms","mes":"Third try, being written","extra":{"api":"openai","reasoning":"think"},"gen_started":"2024-09-28T01:03:12.000Z","swipe_id":2,"swipes":["Autumn moon rises","Cold rain on the roof"],"swipe_info":[{"send_date":"2024-9-28 @01h 03m 20s 000ms","extra":{}},{"send_date":"2024-9-28 @01h 03m 25s 000ms","extra":{}}]}`
+	for _, c := range []struct {
+		name, line, text string
+		swipes           int
+	}{
+		{"mes among no swipe: a swipe of its own", inProgress, "Third try, being written", 3},
+		{"mes equal to a swipe: that swipe", strings.Replace(inProgress, "Third try, being written", "Cold rain on the roof", 1), "Cold rain on the roof", 2},
+		{"a negative swipe_id", strings.Replace(inProgress, `"swipe_id":2`, `"swipe_id":-1`, 1), "Third try, being written", 3},
+	} {
+		tr, rep, err := sillytavern.Import([]byte(head + c.line + "\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs, _ := tr.LinearProjection()
+		if len(msgs) != 2 || msgs[1].Text() != c.text {
+			t.Errorf("%s: active path ends with %q, want %q", c.name, msgs[len(msgs)-1].Text(), c.text)
+			continue
+		}
+		p, _ := tr.ActivePath()
+		n, _ := tr.Node(p[1])
+		for _, kept := range []string{`"gen_started"`, `"reasoning":"think"`, `"send_date":"2024-9-28 @01h 03m 30s 000ms"`, `"name":"Quill"`, `"swipe_info"`} {
+			if !bytes.Contains(n.Message, []byte(kept)) {
+				t.Errorf("%s: the active node lost %s: %s", c.name, kept, n.Message)
+			}
+		}
+		if sibs, _, _ := tr.Siblings(p[1]); len(sibs) != c.swipes {
+			t.Errorf("%s: %d alternatives, want %d", c.name, len(sibs), c.swipes)
+		}
+		if len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0].Message, "swipe_id") {
+			t.Errorf("%s: want the substitution reported, got %v", c.name, rep.Problems)
+		}
+		// The export is a line SillyTavern reads: swipes[swipe_id] = mes.
+		out, err := sillytavern.Export(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		var last struct {
+			Mes     string   `json:"mes"`
+			SwipeID int      `json:"swipe_id"`
+			Swipes  []string `json:"swipes"`
+		}
+		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+			t.Fatal(err)
+		}
+		if last.SwipeID >= len(last.Swipes) || last.Swipes[last.SwipeID] != last.Mes || last.Mes != c.text {
+			t.Errorf("%s: exported %+v", c.name, last)
+		}
+	}
+}
