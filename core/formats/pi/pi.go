@@ -10,7 +10,8 @@
 // entries). Other entries (model changes, custom entries) are kept with the
 // node before them under "pi_after", and their children hang on their parent.
 // The header is kept under "pi_before" on the first node. main ends at the
-// last entry.
+// last entry of any type, as pi resumes there: at the node its parent chain
+// reaches when it is not a message.
 package pi
 
 import (
@@ -44,6 +45,10 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 	type pendingSummary struct{ from, text string }
 	var summaries []pendingSummary
 	var mig migration
+	// pi's leaf is the last entry of any type (its _buildIndex moves the
+	// leaf to each entry in turn): when that is not a message (a model change
+	// after navigating back, a label), main ends where its parent chain does.
+	lastEntry := ""
 	err := convert.EachLine(r, rep, func(n int, obj []byte) {
 		obj = mig.entry(obj)
 		f := scan(obj)
@@ -57,6 +62,7 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 			parent := convert.View(convert.FoldedAt(msg, obj, f.Message, Key, f.parent))
 			s.Node(n, id, parent, msg, "", at)
 			s.Active()
+			lastEntry = ""
 			return
 		}
 		ms, _ := convert.Members(obj)
@@ -69,6 +75,7 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 			notes.Add("label entries became node labels (their own ids are not kept)")
 			s.Label(n, convert.Str(ms, "targetId"), convert.Str(ms, "label"))
 			s.Alias(id, parent)
+			lastEntry = id
 			return
 		case "message", "branch_summary", "compaction":
 		case "session":
@@ -90,14 +97,17 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 		default:
 			notes.Add("entries of other types kept with the entry before them")
 			s.Fold(obj, id, parent)
+			lastEntry = id
 			return
 		}
 		msg, label, at, err := derive(obj)
 		if err != nil {
 			rep.Problemf(n, id, err.Error()+": kept with the entry before it")
 			s.Fold(obj, id, parent)
+			lastEntry = id
 			return
 		}
+		lastEntry = ""
 		if typ == "branch_summary" {
 			summaries = append(summaries, pendingSummary{convert.Str(ms, "fromId"), convert.Str(ms, "summary")})
 		}
@@ -114,7 +124,11 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 	if mig.from > 0 {
 		rep.Note("a version " + strconv.Itoa(mig.from) + " session, migrated to version 3 as pi migrates it (each entry under the one before it, new ids)")
 	}
-	t, rep2 := s.Finish("", ext)
+	active := ""
+	if lastEntry != "" {
+		active = s.Resolve(lastEntry)
+	}
+	t, rep2 := s.Finish(active, ext)
 	if ext == nil {
 		for _, ps := range summaries {
 			for _, br := range t.Branches() {

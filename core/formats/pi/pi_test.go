@@ -301,3 +301,36 @@ func TestAForeignReplyHasTheUsagePisFooterAddsUp(t *testing.T) {
 		t.Fatalf("round trip:\n%s\n%s", tr.Marshal(), back.Marshal())
 	}
 }
+
+// pi resumes a session at its last entry of any type. After navigating back
+// with /tree and changing the model, that entry is a model_change under the
+// node navigated to; main ended at the last message instead.
+func TestMainEndsWhereTheLastEntryOfAnyTypeIs(t *testing.T) {
+	for _, c := range []struct {
+		name, last, want string
+	}{
+		{"a model change", `{"type":"model_change","id":"e5","parentId":"e2","timestamp":"2025-01-01T00:00:05.000Z","provider":"anthropic","modelId":"claude-sonnet-4"}`, "e2"},
+		{"a label", `{"type":"label","id":"e5","parentId":"e1","timestamp":"2025-01-01T00:00:05.000Z","targetId":"e3","label":"A"}`, "e1"},
+		{"a chain of non-messages", `{"type":"model_change","id":"e5","parentId":"e2","timestamp":"2025-01-01T00:00:05.000Z","provider":"anthropic","modelId":"m"}` + "\n" +
+			`{"type":"thinking_level_change","id":"e6","parentId":"e5","timestamp":"2025-01-01T00:00:06.000Z","thinkingLevel":"high"}`, "e2"},
+		{"a message", msg("e5", "e2", "user", "follow-up B"), "e5"},
+	} {
+		file := header + msg("e1", "", "user", "hi") + msg("e2", "e1", "assistant", "first answer") +
+			msg("e3", "e2", "user", "follow-up A") + msg("e4", "e3", "assistant", "answer A") + c.last + "\n"
+		tr, _, err := pi.Import([]byte(file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		main, _ := tr.LookupBranch(core.MainBranch)
+		if main.Leaf != c.want {
+			t.Errorf("%s last: main ends at %q, want %q", c.name, main.Leaf, c.want)
+		}
+		named := false
+		for _, b := range tr.Branches() {
+			named = named || b.Leaf == "e4"
+		}
+		if !named {
+			t.Errorf("%s last: e4 is on no branch", c.name)
+		}
+	}
+}
