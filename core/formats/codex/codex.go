@@ -35,7 +35,12 @@ func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error
 	return ImportReader(bytes.NewReader(data), opts...)
 }
 
-type step struct{ id, role string }
+// step is a node of the active path; turn marks a user turn, the unit a
+// thread_rolled_back counts.
+type step struct {
+	id   string
+	turn bool
+}
 
 // ImportReader reads a rollout line by line.
 func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report, error) {
@@ -62,9 +67,9 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 			parent = path[len(path)-1].id
 		}
 		id := "line-" + strconv.Itoa(n)
-		role := msg.Role()
+		turn := userTurn(msg)
 		s.Node(n, id, parent, msg, "", at)
-		path = append(path, step{id, role})
+		path = append(path, step{id, turn})
 	}
 	flushEvent := func() {
 		if pending != nil {
@@ -176,18 +181,22 @@ func mustLookup(obj []byte, key string) []byte {
 	return v
 }
 
-// rollBack drops the last turns user turns from path.
+// rollBack drops the last turns user turns from path, as Codex rolls its
+// history back: with more turns than there are, every turn goes and what came
+// before the first (the session's context) stays; with none, nothing goes.
 func rollBack(path []step, turns int) []step {
-	for i := len(path) - 1; i >= 0 && turns > 0; i-- {
-		if path[i].role == "user" {
-			turns--
-			if turns == 0 {
-				return path[:i]
-			}
+	first := -1
+	for i := len(path) - 1; i >= 0; i-- {
+		if !path[i].turn {
+			continue
+		}
+		first = i
+		if turns--; turns == 0 {
+			return path[:i]
 		}
 	}
-	if turns > 0 {
-		return path[:0]
+	if turns > 0 && first >= 0 {
+		return path[:first]
 	}
 	return path
 }

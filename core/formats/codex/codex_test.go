@@ -114,3 +114,45 @@ func TestExportWritesOnlyCodexRoles(t *testing.T) {
 		t.Fatal("the acceptance check takes a role Codex does not write")
 	}
 }
+
+// Codex counts the turns a thread_rolled_back undoes over the user messages
+// that are not context it injected itself (codex-rs is_user_turn_boundary);
+// the import counted every user message, so after an aborted turn (Codex adds
+// a <turn_aborted> user message) the undone turn stayed on the active path.
+func TestARollbackCountsOnlyTheUsersOwnTurns(t *testing.T) {
+	rollbackOf := func(n string) string {
+		return `{"timestamp":"2026-01-01T00:00:05.000Z","type":"event_msg","payload":{"type":"thread_rolled_back","num_turns":` + n + `}}` + "\n"
+	}
+	for _, c := range []struct {
+		name, file, want string
+	}{
+		{"an aborted turn's notice",
+			meta + item("0", "user", `<environment_context>\n  <cwd>/tmp</cwd>\n</environment_context>`) + item("1", "user", "one") + item("2", "assistant", "answer one") +
+				item("3", "user", "do the wrong thing") + item("4", "assistant", "starting") + item("4", "user", `<turn_aborted>\nThe user interrupted the previous turn.\n</turn_aborted>`) +
+				rollback + item("6", "user", "instead"),
+			"line-2,line-3,line-4,line-9"},
+		{"a shell command, AGENTS.md and a subagent's notification, in any case and padded",
+			meta + item("1", "user", "one") + item("2", "assistant", "answer one") + item("3", "user", "undo me") +
+				item("4", "user", `  <USER_SHELL_COMMAND>ls</user_shell_command>\n`) + item("4", "user", `# AGENTS.md instructions for /tmp\n\n<INSTRUCTIONS>\nbe brief\n</INSTRUCTIONS>`) +
+				item("4", "user", `<subagent_notification>{}</subagent_notification>`) + rollback + item("6", "user", "instead"),
+			"line-2,line-3,line-9"},
+		{"a message that only mentions a tag is a turn",
+			meta + item("1", "user", "one") + item("2", "assistant", "answer one") + item("3", "user", "what does <turn_aborted> mean?") + rollback + item("6", "user", "instead"),
+			"line-2,line-3,line-6"},
+		{"more turns than there are keep the context before the first",
+			meta + item("0", "user", `<environment_context>x</environment_context>`) + item("1", "user", "one") + item("2", "assistant", "answer one") + rollbackOf("5") + item("6", "user", "instead"),
+			"line-2,line-6"},
+		{"no turn at all undoes nothing",
+			meta + item("0", "user", `<environment_context>x</environment_context>`) + rollbackOf("1") + item("6", "user", "instead"),
+			"line-2,line-4"},
+	} {
+		tr, _, err := codex.Import([]byte(c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		path, _ := tr.ActivePath()
+		if got := strings.Join(path, ","); got != c.want {
+			t.Errorf("%s: active path %s, want %s", c.name, got, c.want)
+		}
+	}
+}
