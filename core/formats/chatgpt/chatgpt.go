@@ -125,6 +125,8 @@ func importConversation(b *convert.Builder, ci int, ms []convert.Member) string 
 		}
 		return listed[id]
 	}
+	b.BeginConversation()
+	defer b.EndConversation()
 	var real []entry
 	scaffold := convert.NewObject(nil)
 	isScaffold := make(map[string]bool)
@@ -181,7 +183,7 @@ func importConversation(b *convert.Builder, ci int, ms []convert.Member) string 
 	if len(real) == 0 {
 		b.Report.Problemf(0, "", "conversation "+strconv.Itoa(ci)+" has no message: nothing imported from it")
 	}
-	return convert.Str(ms, "current_node")
+	return b.Local(convert.Str(ms, "current_node"))
 }
 
 func mustMembers(v []byte) []convert.Member {

@@ -144,6 +144,8 @@ func importConversation(b *convert.Builder, ci int, ms []convert.Member) string 
 	}
 	hdr := header.Bytes()
 	ids := make([]string, len(entries))
+	b.BeginConversation()
+	defer b.EndConversation()
 	for i, e := range entries {
 		msg := e.msg
 		if i == 0 && !e.hasExt {
@@ -153,8 +155,8 @@ func importConversation(b *convert.Builder, ci int, ms []convert.Member) string 
 	}
 	if cur := convert.Str(ms, "current_leaf_message_uuid"); cur != "" {
 		for _, id := range ids {
-			if id == cur {
-				return cur
+			if id == b.Local(cur) {
+				return id
 			}
 		}
 		b.Report.Problemf(0, cur, "current_leaf_message_uuid of "+where+" is not one of its messages: main ends at its newest leaf")
@@ -171,7 +173,7 @@ func newestLeaf(entries []entry, ids []string) string {
 	}
 	best, at := "", int64(0)
 	for i, e := range entries {
-		if parents[ids[i]] {
+		if parents[e.id] { // the conversation's own ids: ids[i] may be renamed
 			continue
 		}
 		if best == "" || e.at >= at {

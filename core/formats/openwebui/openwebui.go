@@ -83,6 +83,7 @@ func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error
 			inFile[e.Key] = true
 		}
 		first := true
+		b.BeginConversation()
 		for _, e := range entries {
 			b.Report.Records++
 			msg, label, at, err := derive(e.Value)
@@ -106,7 +107,8 @@ func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error
 			}
 			b.Add(0, e.Key, convert.Str(em, "parentId"), msg, label, at)
 		}
-		cur := convert.Str(hm, "currentId")
+		cur := b.Local(convert.Str(hm, "currentId"))
+		b.EndConversation()
 		if !b.Inserted(cur) {
 			if fb := fallbackLeaf(b, entries, inFile); fb != "" {
 				if cur != "" {
@@ -145,19 +147,24 @@ func fallbackLeaf(b *convert.Builder, entries []convert.Member, inFile map[strin
 	}
 	best := cand{}
 	found := false
+	inTree := make(map[string]string, len(entries)) // the chat's ids as the tree has them → the file's
 	for _, e := range entries {
-		if !b.Inserted(e.Key) {
+		inTree[b.Local(e.Key)] = e.Key
+	}
+	for _, e := range entries {
+		leaf := b.Local(e.Key)
+		if !b.Inserted(leaf) {
 			continue
 		}
-		n, ok := b.Tree.Node(e.Key)
+		n, ok := b.Tree.Node(leaf)
 		if !ok || len(n.Children) > 0 {
 			continue
 		}
-		c := cand{id: e.Key, at: n.CreatedAtMs}
-		for id := e.Key; id != "" && c.depth <= b.Tree.Len(); c.depth++ {
+		c := cand{id: leaf, at: n.CreatedAtMs}
+		for id := leaf; id != "" && c.depth <= b.Tree.Len(); c.depth++ {
 			p, _ := b.Tree.Node(id)
 			if p.Parent == "" {
-				em, _ := convert.Members(mustGet(entries, id))
+				em, _ := convert.Members(mustGet(entries, inTree[id]))
 				if pid := convert.Str(em, "parentId"); pid != "" && !inFile[pid] {
 					c.orphan = true
 				}

@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"sort"
 	"strconv"
 	"unicode/utf8"
 
@@ -24,6 +25,13 @@ type Builder struct {
 	// unnamed holds the leaves an export left on no branch (the tree-level
 	// extension's "unnamed"), which an import leaves so.
 	unnamed map[string]bool
+	// Within a conversation (BeginConversation): the id each of its
+	// records was given, by the id in the file, and the records whose
+	// parent the conversation has not given yet, in arrival order.
+	local      map[string]string
+	localWait  map[string][]*waiting
+	localQueue []*waiting
+	added      int // records added
 }
 
 type waiting struct {
@@ -32,6 +40,8 @@ type waiting struct {
 	msg               core.Message
 	at                int64
 	done              bool
+	local             bool // waiting in localWait
+	seq               int  // arrival: Flush keeps the order of the file
 }
 
 // NewBuilder starts an empty tree (core.New with opts) for format.
@@ -61,7 +71,10 @@ func (b *Builder) IDs() []string { return b.ids }
 
 // Add adds a record as node id under parent ("" for a root) and returns the id
 // it was given: id itself, or a renamed id when id is taken or not a legal id.
+// Within a conversation, parent names the record the conversation gave that
+// id (renamed or not); see BeginConversation.
 func (b *Builder) Add(line int, id, parent string, msg core.Message, label string, at int64) string {
+	orig := id
 	if !legalID(id) {
 		fresh := "line-" + strconv.Itoa(line)
 		if line == 0 {
@@ -79,20 +92,98 @@ func (b *Builder) Add(line int, id, parent string, msg core.Message, label strin
 		b.Report.Problemf(line, id, "duplicate id: this record kept as "+strconv.Quote(fresh))
 		id = fresh
 	}
-	if parent == id {
+	b.added++
+	w := &waiting{line: line, id: id, parent: parent, msg: msg, label: label, at: at, seq: b.added}
+	if b.local != nil {
+		if _, seen := b.local[orig]; !seen && orig != "" {
+			b.local[orig] = id
+		}
+		if parent != "" {
+			p, ok := b.local[parent]
+			if !ok {
+				// Not given by this conversation yet: it may come later.
+				b.state[id] |= known
+				w.local = true
+				b.localWait[parent] = append(b.localWait[parent], w)
+				b.localQueue = append(b.localQueue, w)
+				b.adopt(orig, id)
+				return id
+			}
+			w.parent = p
+		}
+	}
+	if w.parent == id {
 		b.Report.Problemf(line, id, "record is its own parent: kept as a root")
-		parent = ""
+		w.parent = ""
 	}
 	b.state[id] |= known
-	if parent != "" && !b.Inserted(parent) {
-		w := &waiting{line: line, id: id, parent: parent, msg: msg, label: label, at: at}
-		b.waiting[parent] = append(b.waiting[parent], w)
-		b.queue = append(b.queue, w)
-		return id
+	b.place(w)
+	if b.local != nil {
+		b.adopt(orig, id)
 	}
-	b.insert(line, id, parent, msg, label, at)
-	b.release(id)
 	return id
+}
+
+// place inserts w, or makes it wait for its parent.
+func (b *Builder) place(w *waiting) {
+	if w.parent != "" && !b.Inserted(w.parent) {
+		b.waiting[w.parent] = append(b.waiting[w.parent], w)
+		b.queue = append(b.queue, w)
+		return
+	}
+	b.insert(w.line, w.id, w.parent, w.msg, w.label, w.at)
+	b.release(w.id)
+}
+
+// adopt places the records of the conversation that named orig as their
+// parent before it came, under id.
+func (b *Builder) adopt(orig, id string) {
+	ws := b.localWait[orig]
+	if len(ws) == 0 {
+		return
+	}
+	delete(b.localWait, orig)
+	for _, w := range ws {
+		w.local, w.parent = false, id
+		if w.parent == w.id {
+			b.Report.Problemf(w.line, w.id, "record is its own parent: kept as a root")
+			w.parent = ""
+		}
+		b.place(w)
+	}
+}
+
+// BeginConversation starts a conversation of a file of several: until
+// EndConversation, a parent id names the record this conversation gave that
+// id, not another conversation's record of the same id (Open WebUI's
+// "Clone", a copied ChatGPT conversation share their ids). Before, the
+// copy's records hung on the original's.
+func (b *Builder) BeginConversation() {
+	b.local = make(map[string]string)
+	b.localWait = make(map[string][]*waiting)
+	b.localQueue = nil
+}
+
+// Local returns the id the current conversation gave the record with id in
+// the file (id itself outside a conversation or when it gave none).
+func (b *Builder) Local(id string) string {
+	if v, ok := b.local[id]; ok {
+		return v
+	}
+	return id
+}
+
+// EndConversation ends the conversation BeginConversation started: a record
+// whose parent it never gave takes the parent's id as it is in the tree (or
+// waits for it, see Flush).
+func (b *Builder) EndConversation() {
+	for _, w := range b.localQueue {
+		if w.local {
+			w.local = false
+			b.place(w)
+		}
+	}
+	b.local, b.localWait, b.localQueue = nil, nil, nil
 }
 
 func (b *Builder) unused(id string) string {
@@ -171,6 +262,9 @@ func (b *Builder) release(id string) {
 // Flush makes roots of the records whose parent never came (or that wait for
 // each other in a cycle), reporting each one.
 func (b *Builder) Flush() {
+	// A conversation's records may have queued out of the file's order
+	// (EndConversation): the first to arrive is the first made a root.
+	sort.SliceStable(b.queue, func(i, j int) bool { return b.queue[i].seq < b.queue[j].seq })
 	for _, w := range b.queue {
 		if w.done {
 			continue
