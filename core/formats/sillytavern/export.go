@@ -12,7 +12,8 @@ import (
 // Export writes t as a SillyTavern chat: the header, then one line per node
 // of the active path whose swipes are the node and its siblings (swipe_id
 // the node). What the lines cannot show — the nodes below a swipe off the
-// path, the branches — is under "sessiontree" in the header.
+// path, the branches — is under "sessiontree" in the header's chat_metadata
+// (see withExt).
 func Export(t *core.Tree) ([]byte, error) {
 	if err := convert.Corrupt(t); err != nil {
 		return nil, err
@@ -58,10 +59,36 @@ func Export(t *core.Tree) ([]byte, error) {
 	ext = append(ext[:len(ext)-1], `,"nodes":`...)
 	ext = append(append(ext, convert.RawArray(hiddenNodes)...), '}')
 	hm, _ := convert.Members(header)
-	out := convert.NewObject(nil).Members(hm).Raw(convert.ExtKey, ext).Bytes()
+	out := convert.NewObject(nil).Members(withExt(hm, ext)).Bytes()
 	out = append(out, '\n')
 	return convert.AppendLines(out, lines), nil
 }
+
+// withExt puts ext under "sessiontree" in the header's chat_metadata.
+// SillyTavern's saveChat writes the header anew as user_name,
+// character_name, create_date and chat_metadata, so a member of the header's
+// own is gone after its first save, while chat_metadata's members are written
+// back. A header without chat_metadata gets one, and ext says so (noMetadata)
+// for an import to take it away again.
+func withExt(hm []convert.Member, ext []byte) []convert.Member {
+	md, ok := convert.Get(hm, "chat_metadata")
+	if !ok {
+		ext = convert.AppendMember(ext, noMetadata, []byte("true"))
+		md = []byte("{}")
+	}
+	mm, err := convert.Members(md)
+	if err != nil {
+		// Not an object: the header's own member, where older exports
+		// kept it, is the only place left.
+		return convert.Set(hm, convert.ExtKey, ext)
+	}
+	md = convert.NewObject(nil).Members(convert.Without(mm, convert.ExtKey)).Raw(convert.ExtKey, ext).Bytes()
+	return convert.Set(hm, "chat_metadata", md)
+}
+
+// noMetadata marks the extension of a header that had no chat_metadata
+// before the export added one to hold the extension.
+const noMetadata = "header_without_chat_metadata"
 
 // headerOf is the header a previous import kept on the first node of the
 // path (or any node), else one made up as SillyTavern writes a new chat's.

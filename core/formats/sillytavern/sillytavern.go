@@ -16,7 +16,7 @@
 // A chat is one chain with alternatives of its last step: a tree deeper than
 // that is written as the active path, each step's siblings as its swipes, and
 // the nodes below another swipe (with the branches) under "sessiontree" in
-// the header; a line's "sessiontree" member gives back what its own fields do
+// the header's chat_metadata (older exports: in the header itself); a line's "sessiontree" member gives back what its own fields do
 // not (ids, labels, times, another format's message).
 package sillytavern
 
@@ -57,9 +57,7 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 		if !seenHeader {
 			seenHeader = true
 			if _, isMessage := rawjson.Lookup(obj, "mes"); !isMessage {
-				ms, _ := convert.Members(obj)
-				treeExt, _ = convert.Get(ms, convert.ExtKey)
-				header = convert.NewObject(nil).Members(convert.Without(ms, convert.ExtKey)).Bytes()
+				header, treeExt = splitHeader(obj)
 				return
 			}
 			b.Report.Note("no header line: the first line is a message")
@@ -99,6 +97,29 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 	}
 	t, rep := b.Finish(prev, nil, treeExt)
 	return t, *rep, nil
+}
+
+// splitHeader takes the extension an export wrote out of a header line: from
+// chat_metadata, where SillyTavern keeps it when it saves the chat, or from
+// the header itself, where exports kept it before (and SillyTavern dropped
+// it on its first save).
+func splitHeader(obj []byte) (header, ext []byte) {
+	ms, _ := convert.Members(obj)
+	ext, _ = convert.Get(ms, convert.ExtKey)
+	ms = convert.Without(ms, convert.ExtKey)
+	if md, ok := convert.Get(ms, "chat_metadata"); ok {
+		if x, ok := rawjson.Lookup(md, convert.ExtKey); ok && len(x) > 0 && x[0] == '{' {
+			ext = x
+			mm, _ := convert.Members(md)
+			mm = convert.Without(mm, convert.ExtKey)
+			if v, _ := rawjson.Lookup(x, noMetadata); string(v) == "true" && len(mm) == 0 {
+				ms = convert.Without(ms, "chat_metadata")
+			} else {
+				ms = convert.Set(ms, "chat_metadata", convert.NewObject(nil).Members(mm).Bytes())
+			}
+		}
+	}
+	return convert.NewObject(nil).Members(ms).Bytes(), ext
 }
 
 // alternative is one node a line gives.

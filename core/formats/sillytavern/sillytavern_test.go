@@ -198,3 +198,67 @@ func TestASwipeInProgressKeepsTheWholeLine(t *testing.T) {
 		}
 	}
 }
+
+// SillyTavern's saveChat writes the header anew from user_name,
+// character_name, create_date and chat_metadata (spread as it was). The
+// export kept the nodes off the path and the branches in a member of the
+// header's own, which the first save dropped.
+func TestTheExtensionSurvivesSillyTavernSavingTheChat(t *testing.T) {
+	tr := foreign(t)
+	out, err := sillytavern.Export(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, rest, _ := strings.Cut(string(out), "\n")
+	var h map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(head), &h); err != nil {
+		t.Fatal(err)
+	}
+	var md map[string]json.RawMessage
+	if err := json.Unmarshal(h["chat_metadata"], &md); err != nil {
+		t.Fatal(err)
+	}
+	md["tainted"] = json.RawMessage("true") // what SillyTavern may add
+	mdb, _ := json.Marshal(md)
+	saved, _ := json.Marshal(map[string]json.RawMessage{
+		"user_name": h["user_name"], "character_name": h["character_name"], "create_date": h["create_date"], "chat_metadata": mdb,
+	})
+	back, rep, err := sillytavern.Import([]byte(string(saved) + "\n" + rest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Len() != tr.Len() || len(back.Branches()) != len(tr.Branches()) || len(rep.Problems) > 0 {
+		t.Errorf("after SillyTavern saved it: %d nodes, %d branches (want %d, %d), %v", back.Len(), len(back.Branches()), tr.Len(), len(tr.Branches()), rep.Problems)
+	}
+
+	// A file an older export wrote, with the extension in the header's own member.
+	ext := md["sessiontree"]
+	delete(md, "sessiontree")
+	mdb, _ = json.Marshal(md)
+	h["chat_metadata"], h["sessiontree"] = mdb, ext
+	old, _ := json.Marshal(h)
+	if back, _, err := sillytavern.Import([]byte(string(old) + "\n" + rest)); err != nil || back.Len() != tr.Len() {
+		t.Errorf("the older place: %v, %d nodes", err, back.Len())
+	}
+}
+
+// A chat whose header has no chat_metadata gets one to hold the extension,
+// and loses it again on import, so the header comes back as it was.
+func TestAHeaderWithoutChatMetadataComesBackWithout(t *testing.T) {
+	file := `{"user_name":"Ana","character_name":"Quill","create_date":"2024-9-28@01h02m36s"}
+{"name":"Ana","is_user":true,"is_system":false,"send_date":"2024-9-28 @01h 03m 10s 250ms","mes":"Hi.","extra":{}}
+{"name":"Quill","is_user":false,"is_system":false,"send_date":"2024-9-28 @01h 03m 20s 000ms","mes":"Hello.","extra":{}}
+`
+	tr, _, err := sillytavern.Import([]byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := sillytavern.Export(tr)
+	if head, _, _ := strings.Cut(string(out), "\n"); !strings.Contains(head, `"chat_metadata":{"sessiontree":`) {
+		t.Errorf("the extension is not in chat_metadata: %s", head)
+	}
+	back, _, _ := sillytavern.Import(out)
+	if !bytes.Equal(back.Marshal(), tr.Marshal()) {
+		t.Errorf("the tree changed:\n%s\n%s", tr.Marshal(), back.Marshal())
+	}
+}
