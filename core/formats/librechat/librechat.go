@@ -13,6 +13,7 @@ package librechat
 
 import (
 	"bytes"
+	"errors"
 	"strconv"
 
 	"github.com/sessiontree/sessiontree/core"
@@ -33,48 +34,28 @@ func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error
 	// A copy of our own: messages may be slices of it, and the caller may
 	// reuse its buffer.
 	data = bytes.Clone(bytes.TrimSpace(data))
-	if !rawjson.Valid(data) || data[0] != '{' {
-		return nil, convert.Report{}, convert.Invalid("librechat: expected one JSON object")
+	if err := checkJSON(data); err != nil {
+		return nil, convert.Report{}, err
 	}
 	top, _ := convert.Members(data)
 	msgs, ok := convert.Get(top, "messages")
-	list, err := convert.Elements(msgs)
-	if !ok || err != nil {
+	if !ok || len(msgs) == 0 || msgs[0] != '[' {
 		return nil, convert.Report{}, convert.Invalid("librechat: no \"messages\" array")
 	}
 	ext, _ := convert.Get(top, convert.ExtKey)
 	header := convert.NewObject(nil).Members(convert.Set(convert.Without(top, "messages", convert.ExtKey), "recursive", []byte("false"))).Bytes()
 	b := convert.NewBuilder("librechat", opts)
-	type item struct {
-		raw    []byte
-		parent string // the enclosing message when nested
-	}
-	// Depth first over the nesting, with an explicit stack, in document order.
-	stack := make([]item, 0, len(list))
-	for i := len(list) - 1; i >= 0; i-- {
-		stack = append(stack, item{raw: list[i]})
-	}
+	list := flatten(msgs)
 	first, last := true, ""
 	nested := 0
-	for len(stack) > 0 {
-		it := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
+	for _, it := range list {
 		b.Report.Records++
-		ms, err := convert.Members(it.raw)
-		if err != nil {
+		if it.ms == nil {
 			b.Report.Problemf(0, "", "message "+strconv.Itoa(b.Report.Records)+" is not an object: skipped")
 			continue
 		}
-		if kids, ok := convert.Get(ms, "children"); ok {
-			if ks, err := convert.Elements(kids); err == nil {
-				id := convert.Str(ms, "messageId")
-				for i := len(ks) - 1; i >= 0; i-- {
-					stack = append(stack, item{raw: ks[i], parent: id})
-					nested++
-				}
-			}
-		}
-		rec := convert.NewObject(nil).Members(convert.Without(ms, "children")).Bytes()
+		ms := it.ms
+		rec := convert.NewObject(nil).Members(ms).Bytes()
 		msg, label, at, err := derive(rec)
 		if err != nil {
 			b.Report.Problemf(0, convert.Str(ms, "messageId"), err.Error()+": skipped")
@@ -86,7 +67,11 @@ func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error
 			}
 			first = false
 		}
-		parent := it.parent
+		parent := ""
+		if it.in >= 0 {
+			parent = convert.Str(list[it.in].ms, "messageId")
+			nested++
+		}
 		if parent == "" {
 			parent = parentOf(ms)
 		}
@@ -105,6 +90,73 @@ func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error
 	}
 	t, rep := b.Finish(last, nil, ext)
 	return t, *rep, nil
+}
+
+// checkJSON refuses data that is not one JSON object, saying why: a nested
+// export of a long chain of messages goes two levels deeper per message, past
+// rawjson.MaxDepth at about 5,000, which was reported as not an object.
+func checkJSON(data []byte) error {
+	if len(data) == 0 || data[0] != '{' {
+		return convert.Invalid("librechat: expected one JSON object")
+	}
+	end, err := rawjson.ScanValue(data, 0)
+	var se *rawjson.SyntaxError
+	switch {
+	case errors.As(err, &se) && se.Msg == "JSON nested too deeply":
+		return convert.Invalid("librechat: nested more than " + strconv.Itoa(rawjson.MaxDepth) + " levels deep (a nested export's chain of about " +
+			strconv.Itoa(rawjson.MaxDepth/2) + " messages or more), at byte " + strconv.Itoa(se.Offset) + ": not read; LibreChat's flat export has no such limit")
+	case err != nil:
+		return convert.Invalid("librechat: not valid JSON: " + err.Error())
+	case end != len(data):
+		return convert.Invalid("librechat: expected one JSON object, and there is more after it at byte " + strconv.Itoa(end))
+	}
+	return nil
+}
+
+// nestedMessage is a message of the file: its members without "children",
+// nil when it is not an object, and the index (in flatten's list) of the
+// message whose children hold it, or -1.
+type nestedMessage struct {
+	ms []convert.Member
+	in int
+}
+
+// flatten lists the messages of the array msgs (valid JSON), each followed
+// by the messages nested in its "children", depth first in document order.
+// One pass over the nesting, whatever its depth: reading each message's
+// children as a value and then each child again scanned the levels below
+// once per level above, quadratic in the depth (4,999 levels took 4 s).
+func flatten(msgs []byte) []nestedMessage {
+	var out []nestedMessage
+	d := rawjson.NewDecoder(msgs)
+	var message func(in int) error
+	message = func(in int) error {
+		if d.Peek() != '{' {
+			out = append(out, nestedMessage{in: in})
+			return d.Skip()
+		}
+		at := len(out)
+		out = append(out, nestedMessage{in: in})
+		var ms []convert.Member
+		err := d.Object(func(key string) error {
+			if key == "children" {
+				if d.Peek() == '[' {
+					return d.Array(func() error { return message(at) })
+				}
+				return d.Skip()
+			}
+			v, err := d.Raw()
+			ms = append(ms, convert.Member{Key: key, Value: v})
+			return err
+		})
+		if ms == nil {
+			ms = []convert.Member{}
+		}
+		out[at].ms = ms
+		return err
+	}
+	_ = d.Array(func() error { return message(-1) })
+	return out
 }
 
 func parentOf(ms []convert.Member) string {

@@ -3,10 +3,14 @@ package librechat_test
 import (
 	"encoding/json"
 	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/formats/librechat"
+	"github.com/sessiontree/sessiontree/core/rawjson"
 )
 
 var clock = regexp.MustCompile(`,"used":\d+`)
@@ -71,5 +75,49 @@ func TestAnExportIsALibreChatExportItsImporterReads(t *testing.T) {
 	back, _, err := librechat.Import(out)
 	if err != nil || !same(tr, back) {
 		t.Fatalf("import(export(t)) != t: %v\n%s\n%s", err, tr.Marshal(), back.Marshal())
+	}
+}
+
+// nestedChain is a nested ("recursive") export of n messages, each the only
+// child of the one before.
+func nestedChain(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"conversationId":"c","recursive":true,"messages":[`)
+	for i := 0; i < n; i++ {
+		parent := librechat.NoParent
+		if i > 0 {
+			parent = "m" + strconv.Itoa(i-1)
+		}
+		b.WriteString(`{"messageId":"m` + strconv.Itoa(i) + `","parentMessageId":"` + parent + `","isCreatedByUser":true,"text":"t","sender":"User","children":[`)
+	}
+	b.WriteString(strings.Repeat("]}", n) + "]}")
+	return []byte(b.String())
+}
+
+// A nested export is read in one pass over its nesting. Each level used to
+// read its children as a value and each child again, scanning every level
+// below once per level above: 4,999 levels took 4 s and 208 MB of
+// allocations for a 550 KB file. The deepest rawjson reads (two levels a
+// message) is refused saying so, not as "expected one JSON object".
+func TestADeeplyNestedExportIsReadInOnePass(t *testing.T) {
+	data := nestedChain(rawjson.MaxDepth/2 - 1)
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	tr, rep, err := librechat.Import(data)
+	runtime.ReadMemStats(&m1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, _ := tr.ActivePath()
+	if tr.Len() != rawjson.MaxDepth/2-1 || len(path) != tr.Len() || len(rep.Problems) > 0 {
+		t.Fatalf("%d nodes, a path of %d, problems %v", tr.Len(), len(path), rep.Problems)
+	}
+	if alloc := m1.TotalAlloc - m0.TotalAlloc; alloc > 64*uint64(len(data)) {
+		t.Errorf("allocated %d bytes for a %d-byte file: more than 64 times its size", alloc, len(data))
+	}
+
+	_, _, err = librechat.Import(nestedChain(rawjson.MaxDepth / 2))
+	if err == nil || !strings.Contains(err.Error(), "nested more than") {
+		t.Errorf("one level deeper: %v, want an error saying it is nested too deeply", err)
 	}
 }
