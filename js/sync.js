@@ -141,12 +141,12 @@ async function syncTree(tree, options, partsFrom, saved = () => {}) {
     saved(tree.version);
     let put = null;
     if (partsFrom <= 0 || whole.length < partsFrom) {
-      put = await fetchFn(`${base}/merge`, {
+      put = await postWhole(fetchFn, `${base}/merge`, {
         method: "POST",
         headers: { ...auth, "content-type": "application/json", ...(etag ? { "if-match": etag } : {}) },
         body: whole,
       });
-      if (put.status === 412) continue;
+      if (put?.status === 412) continue;
     }
     if (put === null || put.status === 413) {
       // Too large for one request (not past the tree's own limit, which
@@ -163,6 +163,21 @@ async function syncTree(tree, options, partsFrom, saved = () => {}) {
     return { etag: body.etag, pulled, pushed: body.report, attempts: attempt };
   }
   throw new SessionTreeError("conflict", `tree ${JSON.stringify(id)} kept changing during ${attempts} sync attempts; nothing is lost, sync again`);
+}
+
+// postWhole posts a whole tree, body: null when the request failed on the
+// way and the body is larger than a part. A server or proxy may cut off a
+// body past its limit (the connection reset while it is being sent) instead
+// of answering 413; the tree then goes in parts, as on 413. Offline, the
+// parts fail too, and that error is thrown. Before, such a tree was never
+// pushed (the official CI met the reset once, from wrangler dev, Dec 5).
+async function postWhole(fetchFn, url, init) {
+  try {
+    return await fetchFn(url, init);
+  } catch (e) {
+    if (init.body.length <= PART_BYTES) throw e;
+    return null;
+  }
 }
 
 // pushParts sends parts (SessionTree.deltaParts) to the worker's /delta one after another,
@@ -397,11 +412,12 @@ export function live(tree, options) {
         return { etag: ackTag(ack), pulled: null, pushed: ack.body?.report ?? null, attempts: 1, via: "socket" };
       }
     }
-    const put = await fetchFn(`${base}/merge`, {
+    const put = await postWhole(fetchFn, `${base}/merge`, {
       method: "POST",
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "if-match": etag, "idempotency-key": key },
       body,
     });
+    if (put === null) return TOO_LARGE; // cut off on the way (see postWhole)
     if (put.status === 412) return null;
     if (put.status === 413) {
       const full = treeFull((await put.json().catch(() => null))?.error, `pushing tree ${JSON.stringify(id)}`);

@@ -6,7 +6,7 @@
 // rules (If-Match, Idempotency-Key, a hello on open, writes acked in order).
 import { test, assert, isNode, mainSource } from "./harness.js";
 import { init, initInterchange, SessionTree } from "../sessiontree.js";
-import { live } from "../sync.js";
+import { live, sync } from "../sync.js";
 
 await Promise.all([init(mainSource), initInterchange()]);
 
@@ -50,6 +50,7 @@ function fakeWorker(initial, { opened = (ws) => ws.welcome(), written = (ws, m) 
     await sleep(1);
     if (w.down) throw new TypeError("fetch failed");
     w.requests = (w.requests ?? 0) + 1;
+    if (init.body?.length > w.cutOver) throw new TypeError("fetch failed", { cause: new Error("write ECONNRESET") });
     if (w.deleted) return new Response(JSON.stringify({ error: { code: "not_found", message: "no tree \"t1\"" } }), { status: 404 });
     if (!init.method) {
       w.gets++;
@@ -305,6 +306,35 @@ test("a tree deleted on the worker while live() polls (no socket) stops it with 
     await sleep(200);
     assert.equal(w.requests, requests, "live() asked for the deleted tree again");
     assert.ok(holds(t, "kept here"));
+  } finally {
+    await s.close();
+  }
+});
+
+// A body past a server's limit may be cut off (the connection reset while it
+// is sent) rather than answered 413: wrangler dev did so once in the official
+// CI (Dec 5), and sync() failed. A tree larger than a part then goes in parts.
+test("a whole push cut off on the way (a connection reset, not a 413) goes in parts: sync() and live()", async () => {
+  const big = (t, tag) => {
+    for (let i = 0; i < 900; i++) t.append({ role: i % 2 ? "assistant" : "user", content: `${tag} ${i} ${"p".repeat(3000)}` }, 10 + i);
+    return t;
+  };
+  const w = fakeWorker(startTree());
+  w.cutOver = 2.5 * 1024 * 1024;
+  const t = big(startTree(), "sync");
+  assert.ok(t.save().length > w.cutOver);
+  const r = await sync(t, { url: "https://w", token: "secret", id: "t1", fetch: w.fetch });
+  assert.ok(r.parts >= 2, `sync() went in ${r.parts} parts`);
+  assert.equal(w.tree.save(), t.save(), "the worker's copy differs");
+
+  const w2 = fakeWorker(startTree());
+  w2.cutOver = 2.5 * 1024 * 1024;
+  const { t: t2, s, errors } = start(w2, startTree(), { WebSocket: null, pollMs: 3600_000 });
+  try {
+    big(t2, "live");
+    await s.push();
+    await until(() => w2.tree.save() === t2.save(), "live() never pushed the tree");
+    assert.deepEqual(errors.map((e) => e.message), []);
   } finally {
     await s.close();
   }
