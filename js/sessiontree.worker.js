@@ -14,20 +14,32 @@ const STATIC = new Set(["fromLinear", "load", "loadFrom", "fromRows", "import", 
 function keep(t) {
   next++;
   trees.set(next, t);
-  return { $tree: next };
+  return next;
 }
 
 // out turns a result into what crosses: a SessionTree (also inside
-// { tree, report } or a list of them) becomes its number.
+// { tree, report } or a list of them) becomes its number, and trees lists
+// where those numbers are (a path of keys), so that the page never takes a
+// message's own field for a tree.
 function out(v) {
-  if (v instanceof SessionTree) return keep(v);
-  if (Array.isArray(v)) return v.map((x) => (x && typeof x === "object" && x.tree instanceof SessionTree ? { ...x, tree: keep(x.tree) } : x));
-  if (v && typeof v === "object" && v.tree instanceof SessionTree) return { ...v, tree: keep(v.tree) };
-  return v;
+  if (v instanceof SessionTree) return { value: keep(v), trees: [[]] };
+  const trees = [];
+  if (Array.isArray(v)) {
+    v = v.map((x, i) => {
+      if (!(x && typeof x === "object" && x.tree instanceof SessionTree)) return x;
+      trees.push([i, "tree"]);
+      return { ...x, tree: keep(x.tree) };
+    });
+  } else if (v && typeof v === "object" && v.tree instanceof SessionTree) {
+    trees.push(["tree"]);
+    v = { ...v, tree: keep(v.tree) };
+  }
+  return { value: v, trees };
 }
 
-// arg turns a crossing { $tree: n } back into its tree (merge takes one).
-const arg = (a) => (a && typeof a === "object" && typeof a.$tree === "number" ? tree(a.$tree) : a);
+// args turns the arguments the page marked as trees (merge takes one) from
+// their numbers back into the trees.
+const args = (list, marked = []) => list.map((a, i) => (marked.includes(i) ? tree(a) : a));
 
 function tree(n) {
   const t = trees.get(n);
@@ -35,25 +47,26 @@ function tree(n) {
   return t;
 }
 
-async function run({ kind, name, handle, args }) {
+// run answers one request with { value, trees } (see out).
+async function run({ kind, name, handle, args: list, trees: marked }) {
   switch (kind) {
     case "init":
-      await init(args[0]);
-      return null;
+      await init(list[0]);
+      return {};
     case "initInterchange":
-      await initInterchange(args[0]);
-      return null;
+      await initInterchange(list[0]);
+      return {};
     case "memoryUsage":
-      return memoryUsage();
+      return { value: memoryUsage() };
     case "static":
       if (!STATIC.has(name) || typeof SessionTree[name] !== "function") throw new SessionTreeError("invalid_input", `SessionTree.${name} is not a method`);
-      return out(await SessionTree[name](...args.map(arg)));
+      return out(await SessionTree[name](...args(list, marked)));
     case "free":
       trees.get(handle)?.free();
       trees.delete(handle);
-      return null;
+      return {};
     case "get": {
-      return tree(handle)[name];
+      return { value: tree(handle)[name] };
     }
     case "call": {
       const t = tree(handle);
@@ -63,17 +76,18 @@ async function run({ kind, name, handle, args }) {
       if (name === "summarizeBranchWith") {
         throw new SessionTreeError("invalid_input", "summarizeBranchWith takes a function, which cannot cross to a worker: use summaryInput and summarizeBranchAsOf");
       }
-      return out(await t[name](...args.map(arg)));
+      return out(await t[name](...args(list, marked)));
     }
     case "new":
-      return keep(new SessionTree());
+      return out(new SessionTree());
   }
   throw new SessionTreeError("invalid_input", `unknown request ${kind}`);
 }
 
 self.onmessage = async ({ data }) => {
   try {
-    self.postMessage({ id: data.id, ok: true, value: await run(data) });
+    const answer = await run(data);
+    self.postMessage({ id: data.id, ok: true, value: answer.value, trees: answer.trees });
   } catch (e) {
     self.postMessage({ id: data.id, ok: false, code: e?.code ?? "invalid_input", message: String(e?.message ?? e) });
   }

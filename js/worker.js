@@ -21,7 +21,7 @@ export async function connect(source, options = {}) {
     const p = pending.get(data.id);
     if (!p) return;
     pending.delete(data.id);
-    if (data.ok) p.resolve(data.value);
+    if (data.ok) p.resolve(place(data.value, data.trees));
     else p.reject(new SessionTreeError(data.code, data.message));
   };
   worker.onerror = (e) => {
@@ -44,14 +44,24 @@ export async function connect(source, options = {}) {
     }
   });
 
-  // A tree's number crossing back becomes a proxy; { tree, report } and lists of them too.
-  const wrap = (v) => {
-    if (v && typeof v === "object" && typeof v.$tree === "number") return proxy(v.$tree);
-    if (Array.isArray(v)) return v.map((x) => (x?.tree?.$tree ? { ...x, tree: proxy(x.tree.$tree) } : x));
-    if (v && typeof v === "object" && v.tree?.$tree) return { ...v, tree: proxy(v.tree.$tree) };
-    return v;
+  // The worker says where in a result it put trees (paths of keys to their
+  // numbers): those become proxies. Nothing is taken for a tree by its shape,
+  // as a message's own { tree: { $tree: 1 } } once was (and freed tree 1).
+  const place = (value, trees = []) => {
+    for (const path of trees) {
+      if (path.length === 0) return proxy(value);
+      const within = path.slice(0, -1).reduce((v, k) => v[k], value);
+      within[path.at(-1)] = proxy(within[path.at(-1)]);
+    }
+    return value;
   };
-  const unwrap = (a) => (a instanceof AsyncSessionTree ? { $tree: a.handle } : a);
+  // The arguments that are this worker's trees cross as their numbers, and
+  // their places as trees: a message's $tree field stays the message's.
+  const call = (msg, args) => request({
+    ...msg,
+    args: args.map((a) => (a instanceof AsyncSessionTree ? a.handle : a)),
+    trees: args.flatMap((a, i) => (a instanceof AsyncSessionTree ? [i] : [])),
+  });
   const freed = new FinalizationRegistry((handle) => { request({ kind: "free", handle }).catch(() => {}); });
 
   class AsyncSessionTree {
@@ -69,13 +79,13 @@ export async function connect(source, options = {}) {
   const proxy = (handle) => new Proxy(new AsyncSessionTree(handle), {
     get(target, name) {
       if (typeof name !== "string" || name in target || name === "then") return Reflect.get(target, name);
-      return (...args) => request({ kind: "call", name, handle: target.handle, args: args.map(unwrap) }).then(wrap);
+      return (...args) => call({ kind: "call", name, handle: target.handle }, args);
     },
   });
   const SessionTree = new Proxy(function SessionTree() {}, {
     get(_, name) {
       if (typeof name !== "string" || name === "then") return undefined;
-      return (...args) => request({ kind: "static", name, args: args.map(unwrap) }).then(wrap);
+      return (...args) => call({ kind: "static", name }, args);
     },
   });
 
@@ -84,7 +94,7 @@ export async function connect(source, options = {}) {
   return {
     SessionTree,
     /** An empty tree (what `new SessionTree()` makes). */
-    newTree: () => request({ kind: "new" }).then(wrap),
+    newTree: () => request({ kind: "new" }),
     initInterchange: (src) => request({ kind: "initInterchange", args: [src] }),
     memoryUsage: () => request({ kind: "memoryUsage" }),
     /** Stops the worker; every tree in it is gone. */

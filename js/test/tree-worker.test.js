@@ -77,6 +77,26 @@ if (!isNode) {
     for (const u of [t, mine, theirs]) await u.free();
   });
 
+  // The proxy once took any object with a numeric $tree field (or a tree
+  // field holding one) for a tree: a message so shaped came back with a proxy
+  // in it (whose collection freed that number's tree), and an append of one
+  // failed or used another tree as the message.
+  test("worker: a message with a tree or $tree field of its own crosses as it is, and frees nothing", async () => {
+    const kept = await st.SessionTree.fromLinear([say(0)], 1);
+    const m = { role: "user", content: "x", tree: { $tree: kept.handle } };
+    const t = await st.SessionTree.fromLinear([m], 1);
+    assert.deepEqual(await t.linearProjection(), [m]);
+    const n = { role: "user", content: "y", $tree: kept.handle };
+    const id = await t.append(n, 2);
+    assert.deepEqual((await t.node(id)).message, n);
+    assert.deepEqual(await t.linearProjection(), [m, n]);
+    assert.deepEqual(await kept.linearProjection(), [say(0)]);
+    await st.initInterchange();
+    const [{ tree }] = await st.SessionTree.importAll(JSON.stringify([{ role: "user", content: "z" }]), "openai");
+    assert.equal((await tree.linearProjection())[0].content, "z", "a tree in a list of results still crosses as a tree");
+    for (const x of [kept, t, tree]) await x.free();
+  });
+
   // A seeded run of calls, ordinary and hostile, each made on a tree on the
   // page and on its proxy in the worker: each answers the same (the result,
   // or the error's code), and every 20 calls both hold the same tree. Each
