@@ -66,7 +66,9 @@ async function run({ kind, name, handle, args: list, trees: marked }) {
       trees.delete(handle);
       return {};
     case "get": {
-      return { value: tree(handle)[name] };
+      const t = tree(handle);
+      if (typeof Object.getOwnPropertyDescriptor(SessionTree.prototype, name)?.get !== "function") throw new SessionTreeError("invalid_input", `${name} is not a SessionTree property`);
+      return { value: t[name] };
     }
     case "call": {
       const t = tree(handle);

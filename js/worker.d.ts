@@ -20,7 +20,9 @@ type Lift<R> = R extends SessionTree ? AsyncSessionTree
  * A SessionTree held by the worker. `summarizeBranchWith` cannot cross (its
  * summarizer is a function): use `summaryInput` and `summarizeBranchAsOf`.
  * `free()` releases it at once; otherwise it is freed when the proxy is
- * collected.
+ * collected. It has SessionTree's methods and getters (`version`,
+ * `activeBranch`: Promises) and no other name; before, any name was a remote
+ * call, so `version` was a function and `JSON.stringify` called a `toJSON`.
  */
 export type AsyncSessionTree = Async<Omit<SessionTree, "summarizeBranchWith" | typeof Symbol.dispose>>;
 
@@ -33,10 +35,10 @@ export interface AsyncSessionTreeStatics {
   import(text: string | ArrayBuffer | ArrayBufferView, format?: string): Promise<{ tree: AsyncSessionTree; report: ReturnType<typeof SessionTree.import>["report"] }>;
   mergeJSON(ours: string | ArrayBuffer | ArrayBufferView, theirs: string | ArrayBuffer | ArrayBufferView): ReturnType<typeof SessionTree.mergeJSON> extends infer R ? Promise<R> : never;
   deltaParts(file: string | ArrayBuffer | ArrayBufferView, bytes: number): Promise<string[]>;
-  [name: string]: (...args: any[]) => Promise<any>;
 }
 
 export interface WorkerSessionTree {
+  /** The statics; `new st.SessionTree()` throws (a constructor cannot wait for the worker): use newTree. */
   SessionTree: AsyncSessionTreeStatics;
   /** An empty tree, what `new SessionTree()` makes. */
   newTree(): Promise<AsyncSessionTree>;

@@ -8,9 +8,16 @@
 //   const t = await st.SessionTree.loadFrom(file);    // a File or Blob: read in the worker
 //   const { messages } = await t.pathWindow(-50);     // the last screenful
 //   await t.append({ role: "user", content: "hi" });
-import { SessionTreeError } from "./sessiontree.js";
+import { SessionTree as PageTree, SessionTreeError } from "./sessiontree.js";
 
 export { SessionTreeError };
+
+// A proxy has what the page's SessionTree has, by name: its methods and its
+// getters (version, activeBranch), each answering with a Promise; any other
+// name is undefined, as on the page (a name once became a remote call, so
+// JSON.stringify's toJSON probe rejected unhandled and `version` was a function).
+const members = Object.entries(Object.getOwnPropertyDescriptors(PageTree.prototype)).filter(([name]) => name !== "constructor" && name !== "free");
+const statics = Object.getOwnPropertyNames(PageTree).filter((name) => typeof PageTree[name] === "function");
 
 /** Starts a worker, loads the module in it (init's source, or { full: true }) and resolves to its API. */
 export async function connect(source, options = {}) {
@@ -69,25 +76,24 @@ export async function connect(source, options = {}) {
       this.handle = handle;
       freed.register(this, handle, this);
     }
-    /** The active branch's name (a Promise, as every read here). */
-    get activeBranch() { return request({ kind: "get", name: "activeBranch", handle: this.handle }); }
     free() {
       freed.unregister(this);
       return request({ kind: "free", handle: this.handle });
     }
   }
-  const proxy = (handle) => new Proxy(new AsyncSessionTree(handle), {
-    get(target, name) {
-      if (typeof name !== "string" || name in target || name === "then") return Reflect.get(target, name);
-      return (...args) => call({ kind: "call", name, handle: target.handle }, args);
-    },
-  });
-  const SessionTree = new Proxy(function SessionTree() {}, {
-    get(_, name) {
-      if (typeof name !== "string" || name === "then") return undefined;
-      return (...args) => call({ kind: "static", name }, args);
-    },
-  });
+  for (const [name, { value, get }] of members) {
+    const member = typeof value === "function"
+      ? { value(...args) { return call({ kind: "call", name, handle: this.handle }, args); }, writable: true }
+      : { get: get && function () { return request({ kind: "get", name, handle: this.handle }); } };
+    Object.defineProperty(AsyncSessionTree.prototype, name, { ...member, configurable: true });
+  }
+  const proxy = (handle) => new AsyncSessionTree(handle);
+  // A constructor cannot wait for the worker: `new st.SessionTree()` says so
+  // rather than make an empty object, as it did.
+  function SessionTree() {
+    throw new SessionTreeError("invalid_input", "new SessionTree() cannot wait for the worker: use await st.newTree()");
+  }
+  for (const name of statics) SessionTree[name] = (...args) => call({ kind: "static", name }, args);
 
   // A URL cannot cross to a worker; its text can.
   await request({ kind: "init", args: [source instanceof URL ? source.href : source] });

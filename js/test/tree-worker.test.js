@@ -30,7 +30,7 @@ if (!isNode) {
     assert.equal(await u.pathLength(), 1);
     await assert.rejects(u.switchBranch("nope"), "branch_not_found");
     await assert.rejects(st.SessionTree.load("{"), "corrupt");
-    await assert.rejects(u.noSuchMethod(), "invalid_input");
+    assert.equal(u.noSuchMethod, undefined, "a name SessionTree has not is undefined, as on the page");
     await u.free();
     await assert.rejects(u.save(), "invalid_input", /freed/);
     assert.ok((await st.memoryUsage()).main > 0);
@@ -95,6 +95,25 @@ if (!isNode) {
     const [{ tree }] = await st.SessionTree.importAll(JSON.stringify([{ role: "user", content: "z" }]), "openai");
     assert.equal((await tree.linearProjection())[0].content, "z", "a tree in a list of results still crosses as a tree");
     for (const x of [kept, t, tree]) await x.free();
+  });
+
+  // Every name once became a remote call: `version` was a function, not a
+  // Promise of the number; JSON.stringify's probe of toJSON rejected with no
+  // handler ("toJSON is not a SessionTree method"); new st.SessionTree() made
+  // an empty object.
+  test("worker: a proxy has SessionTree's methods and getters and nothing else", async () => {
+    const t = await st.SessionTree.fromLinear([say(0)], 1);
+    const before = await t.version;
+    assert.equal(typeof before, "number");
+    await t.append(say(1), 2);
+    assert.ok((await t.version) > before, "the version grows with a change");
+    assert.equal(t.toJSON, undefined);
+    assert.equal(t.then, undefined, "a proxy is no thenable");
+    assert.equal(JSON.stringify({ t }), `{"t":{"handle":${t.handle}}}`);
+    assert.equal(st.SessionTree.nope, undefined);
+    assert.throws(() => new st.SessionTree(), "invalid_input", /newTree/);
+    await new Promise((r) => setTimeout(r, 50)); // an unhandled rejection would show as a page error
+    await t.free();
   });
 
   // A seeded run of calls, ordinary and hostile, each made on a tree on the
