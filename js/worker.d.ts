@@ -26,12 +26,13 @@ type Lift<R> = R extends SessionTree ? AsyncSessionTree
  */
 export type AsyncSessionTree = Async<Omit<SessionTree, "summarizeBranchWith" | typeof Symbol.dispose>>;
 
-/** The static side: SessionTree.load, loadFrom (a Blob or File is read in the worker), fromLinear, fromRows, import, importAll, mergeJSON, deltaParts. */
+/** The static side: SessionTree.load, loadFrom (a Blob or File is read in the worker), fromLinear, fromRows, fileFromRows (refused by the worker before), import, importAll, mergeJSON, deltaParts. */
 export interface AsyncSessionTreeStatics {
   load(json: string | ArrayBuffer | ArrayBufferView): Promise<AsyncSessionTree>;
   loadFrom(source: ArrayBuffer | ArrayBufferView | Blob | ReadableStream<Uint8Array> | Response, options?: LoadFromOptions): Promise<AsyncSessionTree>;
   fromLinear(messages: { role: string; [k: string]: unknown }[], atMs?: number): Promise<AsyncSessionTree>;
   fromRows(rows: Parameters<typeof SessionTree.fromRows>[0]): Promise<AsyncSessionTree>;
+  fileFromRows(rows: Parameters<typeof SessionTree.fileFromRows>[0]): Promise<string>;
   import(text: string | ArrayBuffer | ArrayBufferView, format?: string): Promise<{ tree: AsyncSessionTree; report: ReturnType<typeof SessionTree.import>["report"] }>;
   mergeJSON(ours: string | ArrayBuffer | ArrayBufferView, theirs: string | ArrayBuffer | ArrayBufferView): ReturnType<typeof SessionTree.mergeJSON> extends infer R ? Promise<R> : never;
   deltaParts(file: string | ArrayBuffer | ArrayBufferView, bytes: number): Promise<string[]>;

@@ -116,6 +116,14 @@ if (!isNode) {
     await t.free();
   });
 
+  // The worker once allowed a list of statics that left fileFromRows out.
+  test("worker: every static of SessionTree crosses, fileFromRows too", async () => {
+    const { init, SessionTree: PageTree } = await import("../sessiontree.js");
+    await init(mainSource);
+    const rows = PageTree.fromLinear([say(0), say(1)], 1).takeChanges();
+    assert.equal(await st.SessionTree.fileFromRows(rows), PageTree.fileFromRows(rows));
+  });
+
   // A seeded run of calls, ordinary and hostile, each made on a tree on the
   // page and on its proxy in the worker: each answers the same (the result,
   // or the error's code), and every 20 calls both hold the same tree. Each
