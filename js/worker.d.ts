@@ -43,7 +43,8 @@ export interface WorkerSessionTree {
   SessionTree: AsyncSessionTreeStatics;
   /** An empty tree, what `new SessionTree()` makes. */
   newTree(): Promise<AsyncSessionTree>;
-  initInterchange(source?: string): Promise<void>;
+  /** Loads the interchange module in the worker; a relative URL is read against the page. */
+  initInterchange(source?: string | URL): Promise<void>;
   memoryUsage(): Promise<MemoryUsage>;
   /** Stops the worker: every tree in it is gone, pending calls reject. */
   close(): void;
@@ -53,6 +54,8 @@ export interface WorkerSessionTree {
  * Starts a module Web Worker (sessiontree.worker.js, beside this file), loads
  * the module in it with init's `source` (a URL or its text, bytes, or
  * `{ full: true }`; default: sessiontree.wasm beside it) and resolves to the
- * worker's API. `options.worker`: a Worker you started on sessiontree.worker.js.
+ * worker's API. A relative URL is read against the page, as init() reads it
+ * (it was read against the worker's script before). `options.worker`: a
+ * Worker you started on sessiontree.worker.js.
  */
 export function connect(source?: string | URL | ArrayBuffer | ArrayBufferView | InitOptions, options?: { worker?: Worker }): Promise<WorkerSessionTree>;

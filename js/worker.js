@@ -19,6 +19,11 @@ export { SessionTreeError };
 const members = Object.entries(Object.getOwnPropertyDescriptors(PageTree.prototype)).filter(([name]) => name !== "constructor" && name !== "free");
 const statics = Object.getOwnPropertyNames(PageTree).filter((name) => typeof PageTree[name] === "function");
 
+// where makes a URL given as a string absolute against the page, as init()
+// reads it on the page: in the worker it was read against the worker's
+// script. A URL object cannot cross to a worker; its text can.
+const where = (source) => (typeof source === "string" ? new URL(source, location.href).href : source instanceof URL ? source.href : source);
+
 /** Starts a worker, loads the module in it (init's source, or { full: true }) and resolves to its API. */
 export async function connect(source, options = {}) {
   const worker = options.worker ?? new Worker(new URL("./sessiontree.worker.js", import.meta.url), { type: "module" });
@@ -95,13 +100,12 @@ export async function connect(source, options = {}) {
   }
   for (const name of statics) SessionTree[name] = (...args) => call({ kind: "static", name }, args);
 
-  // A URL cannot cross to a worker; its text can.
-  await request({ kind: "init", args: [source instanceof URL ? source.href : source] });
+  await request({ kind: "init", args: [where(source)] });
   return {
     SessionTree,
     /** An empty tree (what `new SessionTree()` makes). */
     newTree: () => request({ kind: "new" }),
-    initInterchange: (src) => request({ kind: "initInterchange", args: [src] }),
+    initInterchange: (src) => request({ kind: "initInterchange", args: [where(src)] }),
     memoryUsage: () => request({ kind: "memoryUsage" }),
     /** Stops the worker; every tree in it is gone. */
     close() {

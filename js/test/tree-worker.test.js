@@ -124,6 +124,21 @@ if (!isNode) {
     assert.equal(await st.SessionTree.fileFromRows(rows), PageTree.fileFromRows(rows));
   });
 
+  // A relative URL was read in the worker, against the worker's script
+  // (here /sessiontree.worker.js), not against the page as init() reads it.
+  test("worker: a relative URL given to connect or initInterchange is read against the page", async () => {
+    const was = location.href;
+    history.replaceState(null, "", "/test/page.html");
+    try {
+      await assert.rejects(connect("sessiontree.wasm"), "not_found", /\/test\/sessiontree\.wasm/);
+      const other = await connect("../sessiontree.wasm");
+      await assert.rejects(other.initInterchange("sessiontree-interchange.wasm"), "not_found", /\/test\/sessiontree-interchange\.wasm/);
+      other.close();
+    } finally {
+      history.replaceState(null, "", was);
+    }
+  });
+
   // A seeded run of calls, ordinary and hostile, each made on a tree on the
   // page and on its proxy in the worker: each answers the same (the result,
   // or the error's code), and every 20 calls both hold the same tree. Each
