@@ -56,6 +56,8 @@ export interface WorkerSessionTree {
  * `{ full: true }`; default: sessiontree.wasm beside it) and resolves to the
  * worker's API. A relative URL is read against the page, as init() reads it
  * (it was read against the worker's script before). `options.worker`: a
- * Worker you started on sessiontree.worker.js.
+ * Worker you started on sessiontree.worker.js. When the module fails to load,
+ * connect rejects and stops the worker it started (one you passed is yours);
+ * before, it left it running.
  */
 export function connect(source?: string | URL | ArrayBuffer | ArrayBufferView | InitOptions, options?: { worker?: Worker }): Promise<WorkerSessionTree>;

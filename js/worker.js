@@ -100,7 +100,17 @@ export async function connect(source, options = {}) {
   }
   for (const name of statics) SessionTree[name] = (...args) => call({ kind: "static", name }, args);
 
-  await request({ kind: "init", args: [where(source)] });
+  try {
+    await request({ kind: "init", args: [where(source)] });
+  } catch (e) {
+    // A worker that could not load the module is of no use: one connect
+    // started is stopped (a failed connect once left it running).
+    if (!options.worker) {
+      closed = true;
+      worker.terminate();
+    }
+    throw e;
+  }
   return {
     SessionTree,
     /** An empty tree (what `new SessionTree()` makes). */

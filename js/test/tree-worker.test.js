@@ -139,6 +139,29 @@ if (!isNode) {
     }
   });
 
+  // A connect whose module failed to load left its worker running.
+  test("worker: a failed connect stops the worker it started", async () => {
+    const started = [];
+    const PageWorker = globalThis.Worker;
+    globalThis.Worker = class extends PageWorker {
+      constructor(...args) {
+        super(...args);
+        started.push(this);
+      }
+      terminate() {
+        this.stopped = true;
+        super.terminate();
+      }
+    };
+    try {
+      await assert.rejects(connect(new URL("/no-such.wasm", location.href)), "not_found");
+    } finally {
+      globalThis.Worker = PageWorker;
+    }
+    assert.equal(started.length, 1);
+    assert.ok(started[0].stopped, "the worker connect started still runs");
+  });
+
   // A seeded run of calls, ordinary and hostile, each made on a tree on the
   // page and on its proxy in the worker: each answers the same (the result,
   // or the error's code), and every 20 calls both hold the same tree. Each
