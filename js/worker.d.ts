@@ -20,9 +20,12 @@ type Lift<R> = R extends SessionTree ? AsyncSessionTree
  * A SessionTree held by the worker. `summarizeBranchWith` cannot cross (its
  * summarizer is a function): use `summaryInput` and `summarizeBranchAsOf`.
  * `free()` releases it at once; otherwise it is freed when the proxy is
- * collected. It has SessionTree's methods and getters (`version`,
- * `activeBranch`: Promises) and no other name; before, any name was a remote
- * call, so `version` was a function and `JSON.stringify` called a `toJSON`.
+ * collected. A message (append, edit, regenerate, apply, fromLinear) crosses as
+ * its JSON, so it is stored as on the page; before, it crossed by structured
+ * clone (a class with toJSON stored as its fields, a URL refused). It has
+ * SessionTree's methods and getters (`version`, `activeBranch`: Promises) and
+ * no other name; before, any name was a remote call, so `version` was a
+ * function and `JSON.stringify` called a `toJSON`.
  */
 export type AsyncSessionTree = Async<Omit<SessionTree, "summarizeBranchWith" | typeof Symbol.dispose>>;
 

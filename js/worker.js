@@ -19,6 +19,24 @@ export { SessionTreeError };
 const members = Object.entries(Object.getOwnPropertyDescriptors(PageTree.prototype)).filter(([name]) => name !== "constructor" && name !== "free");
 const statics = Object.getOwnPropertyNames(PageTree).filter((name) => typeof PageTree[name] === "function");
 
+// Messages cross as the page's tree reads them, as their JSON: structured
+// clone stored a class with toJSON (Money, dayjs) as its fields and refused a
+// URL or an own toJSON. What JSON cannot write crosses as it is, to be refused
+// in the worker as the page refuses it.
+const asJSON = (v) => {
+  if (typeof v !== "object" || v === null) return v;
+  let text;
+  try {
+    text = JSON.stringify(v);
+  } catch {
+    return v;
+  }
+  return text === undefined ? v : JSON.parse(text);
+};
+const eachAsJSON = (v) => (Array.isArray(v) ? v.map(asJSON) : v);
+// The arguments that carry messages, by method and place.
+const messages = { append: [asJSON], edit: [null, asJSON], regenerate: [null, asJSON], apply: [eachAsJSON], fromLinear: [eachAsJSON] };
+
 // where makes a URL given as a string absolute against the page, as init()
 // reads it on the page: in the worker it was read against the worker's
 // script. A URL object cannot cross to a worker; its text can.
@@ -71,7 +89,7 @@ export async function connect(source, options = {}) {
   // their places as trees: a message's $tree field stays the message's.
   const call = (msg, args) => request({
     ...msg,
-    args: args.map((a) => (a instanceof AsyncSessionTree ? a.handle : a)),
+    args: args.map((a, i) => (a instanceof AsyncSessionTree ? a.handle : messages[msg.name]?.[i]?.(a) ?? a)),
     trees: args.flatMap((a, i) => (a instanceof AsyncSessionTree ? [i] : [])),
   });
   const freed = new FinalizationRegistry((handle) => { request({ kind: "free", handle }).catch(() => {}); });

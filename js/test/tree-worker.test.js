@@ -162,6 +162,35 @@ if (!isNode) {
     assert.ok(started[0].stopped, "the worker connect started still runs");
   });
 
+  // Messages crossed by structured clone: a class with toJSON was stored as
+  // its fields, and a URL or an own toJSON was refused ("could not be cloned").
+  test("worker: a message is stored as its JSON, as the page stores it (toJSON, a URL)", async () => {
+    const { init, SessionTree: PageTree } = await import("../sessiontree.js");
+    await init(mainSource);
+    class Money {
+      constructor(cents) { this.cents = cents; }
+      toJSON() { return `$${(this.cents / 100).toFixed(2)}`; }
+    }
+    const ms = [
+      { role: "user", content: "pay", price: new Money(150) },
+      { role: "user", content: "see", link: new URL("https://example.com/a") },
+      { role: "user", content: { toJSON: () => "hi" } },
+    ];
+    const p = PageTree.fromLinear(ms, 1);
+    const w = await st.SessionTree.fromLinear(ms, 1);
+    assert.deepEqual(await w.linearProjection(), p.linearProjection());
+    const id = await w.append(ms[0], 2);
+    const edited = await w.edit(id, ms[1], 3);
+    const regenerated = await w.regenerate(edited, ms[2], 4);
+    const [applied] = await w.apply([{ op: "append", message: ms[0] }], 5);
+    for (const [node, m] of [[id, ms[0]], [edited, ms[1]], [regenerated, ms[2]], [applied, ms[0]]]) {
+      assert.deepEqual((await w.node(node)).message, JSON.parse(JSON.stringify(m)));
+    }
+    await assert.rejects(w.append({ role: "user", content: "\ud800" }, 6), "invalid_input", /lone surrogate/);
+    p.free();
+    await w.free();
+  });
+
   // A seeded run of calls, ordinary and hostile, each made on a tree on the
   // page and on its proxy in the worker: each answers the same (the result,
   // or the error's code), and every 20 calls both hold the same tree. Each
