@@ -32,6 +32,7 @@ export type AsyncSessionTree = Async<Omit<SessionTree, "summarizeBranchWith" | t
 /** The static side: SessionTree.load, loadFrom (a Blob or File is read in the worker), fromLinear, fromRows, fileFromRows (refused by the worker before), import, importAll, mergeJSON, deltaParts. */
 export interface AsyncSessionTreeStatics {
   load(json: string | ArrayBuffer | ArrayBufferView): Promise<AsyncSessionTree>;
+  /** A stream (a Response's body) is transferred to the worker: it is the worker's after the call. Both failed before (they cannot be cloned). */
   loadFrom(source: ArrayBuffer | ArrayBufferView | Blob | ReadableStream<Uint8Array> | Response, options?: LoadFromOptions): Promise<AsyncSessionTree>;
   fromLinear(messages: { role: string; [k: string]: unknown }[], atMs?: number): Promise<AsyncSessionTree>;
   fromRows(rows: Parameters<typeof SessionTree.fromRows>[0]): Promise<AsyncSessionTree>;

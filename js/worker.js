@@ -59,12 +59,12 @@ export async function connect(source, options = {}) {
     pending.clear();
   };
   let closed = false;
-  const request = (msg) => new Promise((resolve, reject) => {
+  const request = (msg, transfer = []) => new Promise((resolve, reject) => {
     if (closed) throw new SessionTreeError("invalid_input", "the sessiontree worker was closed");
     const id = ++seq;
     pending.set(id, { resolve, reject });
     try {
-      worker.postMessage({ id, ...msg });
+      worker.postMessage({ id, ...msg }, transfer);
     } catch (e) {
       pending.delete(id);
       // A function, a symbol or a Proxy in the arguments: refused as the page's
@@ -87,11 +87,11 @@ export async function connect(source, options = {}) {
   };
   // The arguments that are this worker's trees cross as their numbers, and
   // their places as trees: a message's $tree field stays the message's.
-  const call = (msg, args) => request({
+  const call = (msg, args, transfer) => request({
     ...msg,
     args: args.map((a, i) => (a instanceof AsyncSessionTree ? a.handle : messages[msg.name]?.[i]?.(a) ?? a)),
     trees: args.flatMap((a, i) => (a instanceof AsyncSessionTree ? [i] : [])),
-  });
+  }, transfer);
   const freed = new FinalizationRegistry((handle) => { request({ kind: "free", handle }).catch(() => {}); });
 
   class AsyncSessionTree {
@@ -117,6 +117,17 @@ export async function connect(source, options = {}) {
     throw new SessionTreeError("invalid_input", "new SessionTree() cannot wait for the worker: use await st.newTree()");
   }
   for (const name of statics) SessionTree[name] = (...args) => call({ kind: "static", name }, args);
+  // A stream cannot be cloned, only moved: it is transferred. A Response is
+  // checked here, as the page's loadFrom checks it, and its body moves. Both
+  // failed before.
+  SessionTree.loadFrom = (source, ...rest) => {
+    if (typeof Response === "function" && source instanceof Response) {
+      if (!source.ok) return Promise.reject(new SessionTreeError("not_found", `loadFrom: the response is HTTP ${source.status}`));
+      source = source.body ?? new Uint8Array(0); // no body: an empty file
+    }
+    const moved = typeof ReadableStream === "function" && source instanceof ReadableStream ? [source] : [];
+    return call({ kind: "static", name: "loadFrom" }, [source, ...rest], moved);
+  };
 
   try {
     await request({ kind: "init", args: [where(source)] });

@@ -191,6 +191,22 @@ if (!isNode) {
     await w.free();
   });
 
+  // worker.d.ts took a ReadableStream or a Response, and both failed: a
+  // stream cannot be cloned, and a Response neither.
+  test("worker: loadFrom takes a ReadableStream and a Response, as on the page", async () => {
+    const t = await st.SessionTree.fromLinear([say(0), say(1)], 1);
+    const file = await t.save();
+    const a = await st.SessionTree.loadFrom(new Blob([file]).stream());
+    assert.equal(await a.save(), file);
+    const b = await st.SessionTree.loadFrom(new Response(file), { sliceMs: 5 });
+    assert.equal(await b.save(), file);
+    await assert.rejects(st.SessionTree.loadFrom(new Response("gone", { status: 404 })), "not_found", /HTTP 404/);
+    const { SessionTree: PageTree } = await import("../sessiontree.js");
+    const empty = await PageTree.loadFrom(new Response(null)).catch((e) => e);
+    await assert.rejects(st.SessionTree.loadFrom(new Response(null)), empty.code, /./);
+    for (const x of [t, a, b]) await x.free();
+  });
+
   // A seeded run of calls, ordinary and hostile, each made on a tree on the
   // page and on its proxy in the worker: each answers the same (the result,
   // or the error's code), and every 20 calls both hold the same tree. Each
