@@ -5,6 +5,7 @@
 import { init, initInterchange, memoryUsage, SessionTree, SessionTreeError } from "./sessiontree.js";
 
 const trees = new Map(); // number → SessionTree
+const watching = new Map(); // number → the function that stops posting its change events
 let next = 0;
 
 // The static methods of SessionTree, every one (a list of some once left
@@ -64,6 +65,16 @@ async function run({ kind, name, handle, args: list, trees: marked }) {
     case "free":
       trees.get(handle)?.free();
       trees.delete(handle);
+      watching.delete(handle);
+      return {};
+    case "subscribe":
+      // The page keeps the listeners; the events cross, before the reply of
+      // the call that changed the tree.
+      if (!watching.has(handle)) watching.set(handle, tree(handle).subscribe((event) => self.postMessage({ handle, event })));
+      return {};
+    case "unsubscribe":
+      watching.get(handle)?.();
+      watching.delete(handle);
       return {};
     case "get": {
       const t = tree(handle);

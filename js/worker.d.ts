@@ -25,7 +25,10 @@ type Lift<R> = R extends SessionTree ? AsyncSessionTree
  * clone (a class with toJSON stored as its fields, a URL refused). It has
  * SessionTree's methods and getters (`version`, `activeBranch`: Promises) and
  * no other name; before, any name was a remote call, so `version` was a
- * function and `JSON.stringify` called a `toJSON`.
+ * function and `JSON.stringify` called a `toJSON`. `subscribe(listener)`
+ * keeps the listener on the page and resolves to its unsubscribe function
+ * once the worker watches the tree; each change's event is heard before the
+ * call that made it resolves (it failed before: a function cannot be cloned).
  */
 export type AsyncSessionTree = Async<Omit<SessionTree, "summarizeBranchWith" | typeof Symbol.dispose>>;
 

@@ -16,7 +16,7 @@ export { SessionTreeError };
 // getters (version, activeBranch), each answering with a Promise; any other
 // name is undefined, as on the page (a name once became a remote call, so
 // JSON.stringify's toJSON probe rejected unhandled and `version` was a function).
-const members = Object.entries(Object.getOwnPropertyDescriptors(PageTree.prototype)).filter(([name]) => name !== "constructor" && name !== "free");
+const members = Object.entries(Object.getOwnPropertyDescriptors(PageTree.prototype)).filter(([name]) => name !== "constructor");
 const statics = Object.getOwnPropertyNames(PageTree).filter((name) => typeof PageTree[name] === "function");
 
 // Messages cross as the page's tree reads them, as their JSON: structured
@@ -48,6 +48,7 @@ export async function connect(source, options = {}) {
   const pending = new Map();
   let seq = 0;
   worker.onmessage = ({ data }) => {
+    if (data.event) return tell(data.handle, data.event);
     const p = pending.get(data.id);
     if (!p) return;
     pending.delete(data.id);
@@ -94,17 +95,56 @@ export async function connect(source, options = {}) {
   }, transfer);
   const freed = new FinalizationRegistry((handle) => { request({ kind: "free", handle }).catch(() => {}); });
 
+  // Change events: a listener cannot cross, so the listeners stay here and
+  // the worker posts the events of the trees that have any (subscribe once
+  // failed to clone its function). By handle, a proxy's listeners, weakly: a
+  // proxy collected is freed, and hears nothing more.
+  const listening = new Map();
+  const tell = (handle, event) => {
+    for (const listener of [...(listening.get(handle)?.deref() ?? [])]) {
+      try {
+        listener(event);
+      } catch (err) {
+        reportError(err); // as the page's tree reports a listener's error: never thrown at the caller
+      }
+    }
+  };
+
   class AsyncSessionTree {
+    #listeners = new Set();
     constructor(handle) {
       this.handle = handle;
       freed.register(this, handle, this);
     }
     free() {
       freed.unregister(this);
+      listening.delete(this.handle);
       return request({ kind: "free", handle: this.handle });
+    }
+    /** Resolves, once the worker watches the tree, to the function that unsubscribes listener. */
+    async subscribe(listener) {
+      if (typeof listener !== "function") throw new SessionTreeError("invalid_input", `"listener" must be a function (event) => void`);
+      const ls = this.#listeners;
+      const unsubscribe = () => {
+        if (!ls.delete(listener) || ls.size > 0) return;
+        listening.delete(this.handle);
+        request({ kind: "unsubscribe", handle: this.handle }).catch(() => {}); // a freed tree watches nothing
+      };
+      ls.add(listener);
+      if (ls.size > 1) return unsubscribe;
+      listening.set(this.handle, new WeakRef(ls));
+      try {
+        await request({ kind: "subscribe", handle: this.handle });
+      } catch (e) {
+        ls.delete(listener);
+        if (ls.size === 0) listening.delete(this.handle);
+        throw e;
+      }
+      return unsubscribe;
     }
   }
   for (const [name, { value, get }] of members) {
+    if (Object.hasOwn(AsyncSessionTree.prototype, name)) continue; // free and subscribe, above
     const member = typeof value === "function"
       ? { value(...args) { return call({ kind: "call", name, handle: this.handle }, args); }, writable: true }
       : { get: get && function () { return request({ kind: "get", name, handle: this.handle }); } };

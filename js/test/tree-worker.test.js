@@ -207,6 +207,34 @@ if (!isNode) {
     for (const x of [t, a, b]) await x.free();
   });
 
+  // A listener is a function, which cannot be cloned: subscribe failed.
+  test("worker: subscribe hears each change before the call that made it resolves; unsubscribe stops it", async () => {
+    const { init, SessionTree: PageTree } = await import("../sessiontree.js");
+    await init(mainSource);
+    const p = PageTree.fromLinear([say(0)], 1);
+    const w = await st.SessionTree.fromLinear([say(0)], 1);
+    const onPage = [], inWorker = [], second = [];
+    p.subscribe((e) => onPage.push(e));
+    const stop = await w.subscribe((e) => inWorker.push(e));
+    const stopSecond = await w.subscribe((e) => second.push(e));
+    p.append(say(1), 2);
+    await w.append(say(1), 2);
+    assert.equal(inWorker.length, 1, "heard before append resolved");
+    const shape = (e) => ({ ...e, nodes: e.nodes.length, branches: e.branches.length });
+    assert.deepEqual(shape(inWorker[0]), shape(onPage[0]));
+    stopSecond();
+    await w.label((await w.activePath())[0], "L", 3);
+    assert.equal(inWorker.length, 2);
+    assert.equal(second.length, 1, "an unsubscribed listener hears nothing more");
+    stop();
+    await w.append(say(2), 4);
+    assert.equal(inWorker.length, 2, "no listener left, no event");
+    await assert.rejects(w.subscribe("nope"), "invalid_input", /listener/);
+    p.free();
+    await w.free();
+    await assert.rejects(w.subscribe(() => {}), "invalid_input", /freed/);
+  });
+
   // A seeded run of calls, ordinary and hostile, each made on a tree on the
   // page and on its proxy in the worker: each answers the same (the result,
   // or the error's code), and every 20 calls both hold the same tree. Each
