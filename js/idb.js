@@ -284,7 +284,14 @@ class StoreWorker {
     const id = ++this.#seq;
     return new Promise((resolve, reject) => {
       this.#waiting.set(id, { resolve, reject });
-      this.#worker.postMessage({ idb: id, op, args }, transfer);
+      try {
+        this.#worker.postMessage({ idb: id, op, args }, transfer);
+      } catch (e) {
+        // Not sent (a URL or a function in a meta cannot be cloned): waited
+        // for, it kept the worker from ever stopping when idle.
+        this.#waiting.delete(id);
+        reject(e?.name === "DataCloneError" ? new SessionTreeError("invalid_input", `${op}: an argument cannot be sent to the store's worker (${e.message})`) : e);
+      }
     }).finally(() => {
       if (this.#waiting.size) return;
       clearTimeout(this.#idle);

@@ -5,29 +5,42 @@
 import { init, initInterchange, memoryUsage, SessionTree, SessionTreeError } from "./sessiontree.js";
 
 const trees = new Map(); // number → SessionTree
+const watching = new Map(); // number → the function that stops posting its change events
 let next = 0;
 
-// Methods that make a tree (static, or like clone on a tree): their result
-// crosses as its number.
-const STATIC = new Set(["fromLinear", "load", "loadFrom", "fromRows", "import", "importAll", "mergeJSON", "deltaParts"]);
+// The static methods of SessionTree, every one (a list of some once left
+// fileFromRows out).
+const STATIC = new Set(Object.getOwnPropertyNames(SessionTree).filter((name) => typeof SessionTree[name] === "function"));
 
 function keep(t) {
   next++;
   trees.set(next, t);
-  return { $tree: next };
+  return next;
 }
 
 // out turns a result into what crosses: a SessionTree (also inside
-// { tree, report } or a list of them) becomes its number.
+// { tree, report } or a list of them) becomes its number, and trees lists
+// where those numbers are (a path of keys), so that the page never takes a
+// message's own field for a tree.
 function out(v) {
-  if (v instanceof SessionTree) return keep(v);
-  if (Array.isArray(v)) return v.map((x) => (x && typeof x === "object" && x.tree instanceof SessionTree ? { ...x, tree: keep(x.tree) } : x));
-  if (v && typeof v === "object" && v.tree instanceof SessionTree) return { ...v, tree: keep(v.tree) };
-  return v;
+  if (v instanceof SessionTree) return { value: keep(v), trees: [[]] };
+  const trees = [];
+  if (Array.isArray(v)) {
+    v = v.map((x, i) => {
+      if (!(x && typeof x === "object" && x.tree instanceof SessionTree)) return x;
+      trees.push([i, "tree"]);
+      return { ...x, tree: keep(x.tree) };
+    });
+  } else if (v && typeof v === "object" && v.tree instanceof SessionTree) {
+    trees.push(["tree"]);
+    v = { ...v, tree: keep(v.tree) };
+  }
+  return { value: v, trees };
 }
 
-// arg turns a crossing { $tree: n } back into its tree (merge takes one).
-const arg = (a) => (a && typeof a === "object" && typeof a.$tree === "number" ? tree(a.$tree) : a);
+// args turns the arguments the page marked as trees (merge takes one) from
+// their numbers back into the trees.
+const args = (list, marked = []) => list.map((a, i) => (marked.includes(i) ? tree(a) : a));
 
 function tree(n) {
   const t = trees.get(n);
@@ -35,25 +48,38 @@ function tree(n) {
   return t;
 }
 
-async function run({ kind, name, handle, args }) {
+// run answers one request with { value, trees } (see out).
+async function run({ kind, name, handle, args: list, trees: marked }) {
   switch (kind) {
     case "init":
-      await init(args[0]);
-      return null;
+      await init(list[0]);
+      return {};
     case "initInterchange":
-      await initInterchange(args[0]);
-      return null;
+      await initInterchange(list[0]);
+      return {};
     case "memoryUsage":
-      return memoryUsage();
+      return { value: memoryUsage() };
     case "static":
       if (!STATIC.has(name) || typeof SessionTree[name] !== "function") throw new SessionTreeError("invalid_input", `SessionTree.${name} is not a method`);
-      return out(await SessionTree[name](...args.map(arg)));
+      return out(await SessionTree[name](...args(list, marked)));
     case "free":
       trees.get(handle)?.free();
       trees.delete(handle);
-      return null;
+      watching.delete(handle);
+      return {};
+    case "subscribe":
+      // The page keeps the listeners; the events cross, before the reply of
+      // the call that changed the tree.
+      if (!watching.has(handle)) watching.set(handle, tree(handle).subscribe((event) => self.postMessage({ handle, event })));
+      return {};
+    case "unsubscribe":
+      watching.get(handle)?.();
+      watching.delete(handle);
+      return {};
     case "get": {
-      return tree(handle)[name];
+      const t = tree(handle);
+      if (typeof Object.getOwnPropertyDescriptor(SessionTree.prototype, name)?.get !== "function") throw new SessionTreeError("invalid_input", `${name} is not a SessionTree property`);
+      return { value: t[name] };
     }
     case "call": {
       const t = tree(handle);
@@ -63,17 +89,18 @@ async function run({ kind, name, handle, args }) {
       if (name === "summarizeBranchWith") {
         throw new SessionTreeError("invalid_input", "summarizeBranchWith takes a function, which cannot cross to a worker: use summaryInput and summarizeBranchAsOf");
       }
-      return out(await t[name](...args.map(arg)));
+      return out(await t[name](...args(list, marked)));
     }
     case "new":
-      return keep(new SessionTree());
+      return out(new SessionTree());
   }
   throw new SessionTreeError("invalid_input", `unknown request ${kind}`);
 }
 
 self.onmessage = async ({ data }) => {
   try {
-    self.postMessage({ id: data.id, ok: true, value: await run(data) });
+    const answer = await run(data);
+    self.postMessage({ id: data.id, ok: true, value: answer.value, trees: answer.trees });
   } catch (e) {
     self.postMessage({ id: data.id, ok: false, code: e?.code ?? "invalid_input", message: String(e?.message ?? e) });
   }

@@ -20,27 +20,38 @@ type Lift<R> = R extends SessionTree ? AsyncSessionTree
  * A SessionTree held by the worker. `summarizeBranchWith` cannot cross (its
  * summarizer is a function): use `summaryInput` and `summarizeBranchAsOf`.
  * `free()` releases it at once; otherwise it is freed when the proxy is
- * collected.
+ * collected. A message (append, edit, regenerate, apply, fromLinear) crosses as
+ * its JSON, so it is stored as on the page; before, it crossed by structured
+ * clone (a class with toJSON stored as its fields, a URL refused). It has
+ * SessionTree's methods and getters (`version`, `activeBranch`: Promises) and
+ * no other name; before, any name was a remote call, so `version` was a
+ * function and `JSON.stringify` called a `toJSON`. `subscribe(listener)`
+ * keeps the listener on the page and resolves to its unsubscribe function
+ * once the worker watches the tree; each change's event is heard before the
+ * call that made it resolves (it failed before: a function cannot be cloned).
  */
 export type AsyncSessionTree = Async<Omit<SessionTree, "summarizeBranchWith" | typeof Symbol.dispose>>;
 
-/** The static side: SessionTree.load, loadFrom (a Blob or File is read in the worker), fromLinear, fromRows, import, importAll, mergeJSON, deltaParts. */
+/** The static side: SessionTree.load, loadFrom (a Blob or File is read in the worker), fromLinear, fromRows, fileFromRows (refused by the worker before), import, importAll, mergeJSON, deltaParts. */
 export interface AsyncSessionTreeStatics {
   load(json: string | ArrayBuffer | ArrayBufferView): Promise<AsyncSessionTree>;
+  /** A stream (a Response's body) is transferred to the worker: it is the worker's after the call. Both failed before (they cannot be cloned). */
   loadFrom(source: ArrayBuffer | ArrayBufferView | Blob | ReadableStream<Uint8Array> | Response, options?: LoadFromOptions): Promise<AsyncSessionTree>;
   fromLinear(messages: { role: string; [k: string]: unknown }[], atMs?: number): Promise<AsyncSessionTree>;
   fromRows(rows: Parameters<typeof SessionTree.fromRows>[0]): Promise<AsyncSessionTree>;
+  fileFromRows(rows: Parameters<typeof SessionTree.fileFromRows>[0]): Promise<string>;
   import(text: string | ArrayBuffer | ArrayBufferView, format?: string): Promise<{ tree: AsyncSessionTree; report: ReturnType<typeof SessionTree.import>["report"] }>;
   mergeJSON(ours: string | ArrayBuffer | ArrayBufferView, theirs: string | ArrayBuffer | ArrayBufferView): ReturnType<typeof SessionTree.mergeJSON> extends infer R ? Promise<R> : never;
   deltaParts(file: string | ArrayBuffer | ArrayBufferView, bytes: number): Promise<string[]>;
-  [name: string]: (...args: any[]) => Promise<any>;
 }
 
 export interface WorkerSessionTree {
+  /** The statics; `new st.SessionTree()` throws (a constructor cannot wait for the worker): use newTree. */
   SessionTree: AsyncSessionTreeStatics;
   /** An empty tree, what `new SessionTree()` makes. */
   newTree(): Promise<AsyncSessionTree>;
-  initInterchange(source?: string): Promise<void>;
+  /** Loads the interchange module in the worker; a relative URL is read against the page. */
+  initInterchange(source?: string | URL): Promise<void>;
   memoryUsage(): Promise<MemoryUsage>;
   /** Stops the worker: every tree in it is gone, pending calls reject. */
   close(): void;
@@ -50,6 +61,10 @@ export interface WorkerSessionTree {
  * Starts a module Web Worker (sessiontree.worker.js, beside this file), loads
  * the module in it with init's `source` (a URL or its text, bytes, or
  * `{ full: true }`; default: sessiontree.wasm beside it) and resolves to the
- * worker's API. `options.worker`: a Worker you started on sessiontree.worker.js.
+ * worker's API. A relative URL is read against the page, as init() reads it
+ * (it was read against the worker's script before). `options.worker`: a
+ * Worker you started on sessiontree.worker.js. When the module fails to load,
+ * connect rejects and stops the worker it started (one you passed is yours);
+ * before, it left it running.
  */
 export function connect(source?: string | URL | ArrayBuffer | ArrayBufferView | InitOptions, options?: { worker?: Worker }): Promise<WorkerSessionTree>;

@@ -8,9 +8,39 @@
 //   const t = await st.SessionTree.loadFrom(file);    // a File or Blob: read in the worker
 //   const { messages } = await t.pathWindow(-50);     // the last screenful
 //   await t.append({ role: "user", content: "hi" });
-import { SessionTreeError } from "./sessiontree.js";
+import { SessionTree as PageTree, SessionTreeError } from "./sessiontree.js";
 
 export { SessionTreeError };
+
+// A proxy has what the page's SessionTree has, by name: its methods and its
+// getters (version, activeBranch), each answering with a Promise; any other
+// name is undefined, as on the page (a name once became a remote call, so
+// JSON.stringify's toJSON probe rejected unhandled and `version` was a function).
+const members = Object.entries(Object.getOwnPropertyDescriptors(PageTree.prototype)).filter(([name]) => name !== "constructor");
+const statics = Object.getOwnPropertyNames(PageTree).filter((name) => typeof PageTree[name] === "function");
+
+// Messages cross as the page's tree reads them, as their JSON: structured
+// clone stored a class with toJSON (Money, dayjs) as its fields and refused a
+// URL or an own toJSON. What JSON cannot write crosses as it is, to be refused
+// in the worker as the page refuses it.
+const asJSON = (v) => {
+  if (typeof v !== "object" || v === null) return v;
+  let text;
+  try {
+    text = JSON.stringify(v);
+  } catch {
+    return v;
+  }
+  return text === undefined ? v : JSON.parse(text);
+};
+const eachAsJSON = (v) => (Array.isArray(v) ? v.map(asJSON) : v);
+// The arguments that carry messages, by method and place.
+const messages = { append: [asJSON], edit: [null, asJSON], regenerate: [null, asJSON], apply: [eachAsJSON], fromLinear: [eachAsJSON] };
+
+// where makes a URL given as a string absolute against the page, as init()
+// reads it on the page: in the worker it was read against the worker's
+// script. A URL object cannot cross to a worker; its text can.
+const where = (source) => (typeof source === "string" ? new URL(source, location.href).href : source instanceof URL ? source.href : source);
 
 /** Starts a worker, loads the module in it (init's source, or { full: true }) and resolves to its API. */
 export async function connect(source, options = {}) {
@@ -18,10 +48,11 @@ export async function connect(source, options = {}) {
   const pending = new Map();
   let seq = 0;
   worker.onmessage = ({ data }) => {
+    if (data.event) return tell(data.handle, data.event);
     const p = pending.get(data.id);
     if (!p) return;
     pending.delete(data.id);
-    if (data.ok) p.resolve(data.value);
+    if (data.ok) p.resolve(place(data.value, data.trees));
     else p.reject(new SessionTreeError(data.code, data.message));
   };
   worker.onerror = (e) => {
@@ -29,12 +60,12 @@ export async function connect(source, options = {}) {
     pending.clear();
   };
   let closed = false;
-  const request = (msg) => new Promise((resolve, reject) => {
+  const request = (msg, transfer = []) => new Promise((resolve, reject) => {
     if (closed) throw new SessionTreeError("invalid_input", "the sessiontree worker was closed");
     const id = ++seq;
     pending.set(id, { resolve, reject });
     try {
-      worker.postMessage({ id, ...msg });
+      worker.postMessage({ id, ...msg }, transfer);
     } catch (e) {
       pending.delete(id);
       // A function, a symbol or a Proxy in the arguments: refused as the page's
@@ -44,48 +75,116 @@ export async function connect(source, options = {}) {
     }
   });
 
-  // A tree's number crossing back becomes a proxy; { tree, report } and lists of them too.
-  const wrap = (v) => {
-    if (v && typeof v === "object" && typeof v.$tree === "number") return proxy(v.$tree);
-    if (Array.isArray(v)) return v.map((x) => (x?.tree?.$tree ? { ...x, tree: proxy(x.tree.$tree) } : x));
-    if (v && typeof v === "object" && v.tree?.$tree) return { ...v, tree: proxy(v.tree.$tree) };
-    return v;
+  // The worker says where in a result it put trees (paths of keys to their
+  // numbers): those become proxies. Nothing is taken for a tree by its shape,
+  // as a message's own { tree: { $tree: 1 } } once was (and freed tree 1).
+  const place = (value, trees = []) => {
+    for (const path of trees) {
+      if (path.length === 0) return proxy(value);
+      const within = path.slice(0, -1).reduce((v, k) => v[k], value);
+      within[path.at(-1)] = proxy(within[path.at(-1)]);
+    }
+    return value;
   };
-  const unwrap = (a) => (a instanceof AsyncSessionTree ? { $tree: a.handle } : a);
+  // The arguments that are this worker's trees cross as their numbers, and
+  // their places as trees: a message's $tree field stays the message's.
+  const call = (msg, args, transfer) => request({
+    ...msg,
+    args: args.map((a, i) => (a instanceof AsyncSessionTree ? a.handle : messages[msg.name]?.[i]?.(a) ?? a)),
+    trees: args.flatMap((a, i) => (a instanceof AsyncSessionTree ? [i] : [])),
+  }, transfer);
   const freed = new FinalizationRegistry((handle) => { request({ kind: "free", handle }).catch(() => {}); });
 
+  // Change events: a listener cannot cross, so the listeners stay here and
+  // the worker posts the events of the trees that have any (subscribe once
+  // failed to clone its function). By handle, a proxy's listeners, weakly: a
+  // proxy collected is freed, and hears nothing more.
+  const listening = new Map();
+  const tell = (handle, event) => {
+    for (const listener of [...(listening.get(handle)?.deref() ?? [])]) {
+      try {
+        listener(event);
+      } catch (err) {
+        reportError(err); // as the page's tree reports a listener's error: never thrown at the caller
+      }
+    }
+  };
+
   class AsyncSessionTree {
+    #listeners = new Set();
     constructor(handle) {
       this.handle = handle;
       freed.register(this, handle, this);
     }
-    /** The active branch's name (a Promise, as every read here). */
-    get activeBranch() { return request({ kind: "get", name: "activeBranch", handle: this.handle }); }
     free() {
       freed.unregister(this);
+      listening.delete(this.handle);
       return request({ kind: "free", handle: this.handle });
     }
+    /** Resolves, once the worker watches the tree, to the function that unsubscribes listener. */
+    async subscribe(listener) {
+      if (typeof listener !== "function") throw new SessionTreeError("invalid_input", `"listener" must be a function (event) => void`);
+      const ls = this.#listeners;
+      const unsubscribe = () => {
+        if (!ls.delete(listener) || ls.size > 0) return;
+        listening.delete(this.handle);
+        request({ kind: "unsubscribe", handle: this.handle }).catch(() => {}); // a freed tree watches nothing
+      };
+      ls.add(listener);
+      if (ls.size > 1) return unsubscribe;
+      listening.set(this.handle, new WeakRef(ls));
+      try {
+        await request({ kind: "subscribe", handle: this.handle });
+      } catch (e) {
+        ls.delete(listener);
+        if (ls.size === 0) listening.delete(this.handle);
+        throw e;
+      }
+      return unsubscribe;
+    }
   }
-  const proxy = (handle) => new Proxy(new AsyncSessionTree(handle), {
-    get(target, name) {
-      if (typeof name !== "string" || name in target || name === "then") return Reflect.get(target, name);
-      return (...args) => request({ kind: "call", name, handle: target.handle, args: args.map(unwrap) }).then(wrap);
-    },
-  });
-  const SessionTree = new Proxy(function SessionTree() {}, {
-    get(_, name) {
-      if (typeof name !== "string" || name === "then") return undefined;
-      return (...args) => request({ kind: "static", name, args: args.map(unwrap) }).then(wrap);
-    },
-  });
+  for (const [name, { value, get }] of members) {
+    if (Object.hasOwn(AsyncSessionTree.prototype, name)) continue; // free and subscribe, above
+    const member = typeof value === "function"
+      ? { value(...args) { return call({ kind: "call", name, handle: this.handle }, args); }, writable: true }
+      : { get: get && function () { return request({ kind: "get", name, handle: this.handle }); } };
+    Object.defineProperty(AsyncSessionTree.prototype, name, { ...member, configurable: true });
+  }
+  const proxy = (handle) => new AsyncSessionTree(handle);
+  // A constructor cannot wait for the worker: `new st.SessionTree()` says so
+  // rather than make an empty object, as it did.
+  function SessionTree() {
+    throw new SessionTreeError("invalid_input", "new SessionTree() cannot wait for the worker: use await st.newTree()");
+  }
+  for (const name of statics) SessionTree[name] = (...args) => call({ kind: "static", name }, args);
+  // A stream cannot be cloned, only moved: it is transferred. A Response is
+  // checked here, as the page's loadFrom checks it, and its body moves. Both
+  // failed before.
+  SessionTree.loadFrom = (source, ...rest) => {
+    if (typeof Response === "function" && source instanceof Response) {
+      if (!source.ok) return Promise.reject(new SessionTreeError("not_found", `loadFrom: the response is HTTP ${source.status}`));
+      source = source.body ?? new Uint8Array(0); // no body: an empty file
+    }
+    const moved = typeof ReadableStream === "function" && source instanceof ReadableStream ? [source] : [];
+    return call({ kind: "static", name: "loadFrom" }, [source, ...rest], moved);
+  };
 
-  // A URL cannot cross to a worker; its text can.
-  await request({ kind: "init", args: [source instanceof URL ? source.href : source] });
+  try {
+    await request({ kind: "init", args: [where(source)] });
+  } catch (e) {
+    // A worker that could not load the module is of no use: one connect
+    // started is stopped (a failed connect once left it running).
+    if (!options.worker) {
+      closed = true;
+      worker.terminate();
+    }
+    throw e;
+  }
   return {
     SessionTree,
     /** An empty tree (what `new SessionTree()` makes). */
-    newTree: () => request({ kind: "new" }).then(wrap),
-    initInterchange: (src) => request({ kind: "initInterchange", args: [src] }),
+    newTree: () => request({ kind: "new" }),
+    initInterchange: (src) => request({ kind: "initInterchange", args: [where(src)] }),
     memoryUsage: () => request({ kind: "memoryUsage" }),
     /** Stops the worker; every tree in it is gone. */
     close() {

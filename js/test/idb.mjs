@@ -917,6 +917,43 @@ try {
       'invalid_input: "query" must be a non-empty string',
     ]);
   });
+
+  await step("an import whose meta cannot be sent to the store's worker (a URL): its write fails with invalid_input, and the worker still stops when idle", async () => {
+    const r = await page.evaluate(async () => {
+      // The workers the page starts, and whether each was stopped.
+      const PageWorker = window.Worker;
+      window.started = [];
+      window.Worker = class extends PageWorker {
+        constructor(url, options) {
+          super(url, options);
+          window.started.push(this);
+          this.url = String(url);
+        }
+        terminate() {
+          this.stopped = true;
+          super.terminate();
+        }
+      };
+      const { SessionTree } = window.st;
+      const store = await window.idb.openStore({ name: "unsendable" });
+      const file = new Blob([SessionTree.fromLinear([{ role: "user", content: "hi" }], 1).save()]);
+      // The import resolves; its parts are written after, and their failure is the conversation's "error" event.
+      const { conversations: [{ conversation }] } = await store.importFile(file, { meta: { link: new URL("https://example.com/") } });
+      const heard = await new Promise((res) => {
+        conversation.subscribe((e) => e.kind === "error" && res(`${e.error?.name} ${e.error?.code}`));
+        setTimeout(() => res("no error"), 3000);
+      });
+      window.Worker = PageWorker;
+      return heard;
+    });
+    await new Promise((res) => setTimeout(res, 6500)); // WORKER_IDLE_MS is 5 s
+    const running = await page.evaluate(() => window.started.filter((w) => w.url.includes("idb.worker.js") && !w.stopped).length);
+    assert.equal(running, 0, "the store's worker still runs after 6.5 s idle: a message it was never sent is waited for");
+    assert.equal(r, "SessionTreeError invalid_input", "refused with a code, as the store refuses bad input");
+    // Left open, and the last step: its meta cannot be stored on the page
+    // either, and a close's last save of it fails with no handler (not this fix's).
+  });
+
   assert.deepEqual(errors, [], "errors on the pages");
   console.log("sessiontree/idb: all passed");
 } catch (e) {

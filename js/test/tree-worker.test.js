@@ -30,7 +30,7 @@ if (!isNode) {
     assert.equal(await u.pathLength(), 1);
     await assert.rejects(u.switchBranch("nope"), "branch_not_found");
     await assert.rejects(st.SessionTree.load("{"), "corrupt");
-    await assert.rejects(u.noSuchMethod(), "invalid_input");
+    assert.equal(u.noSuchMethod, undefined, "a name SessionTree has not is undefined, as on the page");
     await u.free();
     await assert.rejects(u.save(), "invalid_input", /freed/);
     assert.ok((await st.memoryUsage()).main > 0);
@@ -75,6 +75,164 @@ if (!isNode) {
     assert.equal((await mine.activePath()).at(-1), x);
     assert.ok(q);
     for (const u of [t, mine, theirs]) await u.free();
+  });
+
+  // The proxy once took any object with a numeric $tree field (or a tree
+  // field holding one) for a tree: a message so shaped came back with a proxy
+  // in it (whose collection freed that number's tree), and an append of one
+  // failed or used another tree as the message.
+  test("worker: a message with a tree or $tree field of its own crosses as it is, and frees nothing", async () => {
+    const kept = await st.SessionTree.fromLinear([say(0)], 1);
+    const m = { role: "user", content: "x", tree: { $tree: kept.handle } };
+    const t = await st.SessionTree.fromLinear([m], 1);
+    assert.deepEqual(await t.linearProjection(), [m]);
+    const n = { role: "user", content: "y", $tree: kept.handle };
+    const id = await t.append(n, 2);
+    assert.deepEqual((await t.node(id)).message, n);
+    assert.deepEqual(await t.linearProjection(), [m, n]);
+    assert.deepEqual(await kept.linearProjection(), [say(0)]);
+    await st.initInterchange();
+    const [{ tree }] = await st.SessionTree.importAll(JSON.stringify([{ role: "user", content: "z" }]), "openai");
+    assert.equal((await tree.linearProjection())[0].content, "z", "a tree in a list of results still crosses as a tree");
+    for (const x of [kept, t, tree]) await x.free();
+  });
+
+  // Every name once became a remote call: `version` was a function, not a
+  // Promise of the number; JSON.stringify's probe of toJSON rejected with no
+  // handler ("toJSON is not a SessionTree method"); new st.SessionTree() made
+  // an empty object.
+  test("worker: a proxy has SessionTree's methods and getters and nothing else", async () => {
+    const t = await st.SessionTree.fromLinear([say(0)], 1);
+    const before = await t.version;
+    assert.equal(typeof before, "number");
+    await t.append(say(1), 2);
+    assert.ok((await t.version) > before, "the version grows with a change");
+    assert.equal(t.toJSON, undefined);
+    assert.equal(t.then, undefined, "a proxy is no thenable");
+    assert.equal(JSON.stringify({ t }), `{"t":{"handle":${t.handle}}}`);
+    assert.equal(st.SessionTree.nope, undefined);
+    assert.throws(() => new st.SessionTree(), "invalid_input", /newTree/);
+    await new Promise((r) => setTimeout(r, 50)); // an unhandled rejection would show as a page error
+    await t.free();
+  });
+
+  // The worker once allowed a list of statics that left fileFromRows out.
+  test("worker: every static of SessionTree crosses, fileFromRows too", async () => {
+    const { init, SessionTree: PageTree } = await import("../sessiontree.js");
+    await init(mainSource);
+    const rows = PageTree.fromLinear([say(0), say(1)], 1).takeChanges();
+    assert.equal(await st.SessionTree.fileFromRows(rows), PageTree.fileFromRows(rows));
+  });
+
+  // A relative URL was read in the worker, against the worker's script
+  // (here /sessiontree.worker.js), not against the page as init() reads it.
+  test("worker: a relative URL given to connect or initInterchange is read against the page", async () => {
+    const was = location.href;
+    history.replaceState(null, "", "/test/page.html");
+    try {
+      await assert.rejects(connect("sessiontree.wasm"), "not_found", /\/test\/sessiontree\.wasm/);
+      const other = await connect("../sessiontree.wasm");
+      await assert.rejects(other.initInterchange("sessiontree-interchange.wasm"), "not_found", /\/test\/sessiontree-interchange\.wasm/);
+      other.close();
+    } finally {
+      history.replaceState(null, "", was);
+    }
+  });
+
+  // A connect whose module failed to load left its worker running.
+  test("worker: a failed connect stops the worker it started", async () => {
+    const started = [];
+    const PageWorker = globalThis.Worker;
+    globalThis.Worker = class extends PageWorker {
+      constructor(...args) {
+        super(...args);
+        started.push(this);
+      }
+      terminate() {
+        this.stopped = true;
+        super.terminate();
+      }
+    };
+    try {
+      await assert.rejects(connect(new URL("/no-such.wasm", location.href)), "not_found");
+    } finally {
+      globalThis.Worker = PageWorker;
+    }
+    assert.equal(started.length, 1);
+    assert.ok(started[0].stopped, "the worker connect started still runs");
+  });
+
+  // Messages crossed by structured clone: a class with toJSON was stored as
+  // its fields, and a URL or an own toJSON was refused ("could not be cloned").
+  test("worker: a message is stored as its JSON, as the page stores it (toJSON, a URL)", async () => {
+    const { init, SessionTree: PageTree } = await import("../sessiontree.js");
+    await init(mainSource);
+    class Money {
+      constructor(cents) { this.cents = cents; }
+      toJSON() { return `$${(this.cents / 100).toFixed(2)}`; }
+    }
+    const ms = [
+      { role: "user", content: "pay", price: new Money(150) },
+      { role: "user", content: "see", link: new URL("https://example.com/a") },
+      { role: "user", content: { toJSON: () => "hi" } },
+    ];
+    const p = PageTree.fromLinear(ms, 1);
+    const w = await st.SessionTree.fromLinear(ms, 1);
+    assert.deepEqual(await w.linearProjection(), p.linearProjection());
+    const id = await w.append(ms[0], 2);
+    const edited = await w.edit(id, ms[1], 3);
+    const regenerated = await w.regenerate(edited, ms[2], 4);
+    const [applied] = await w.apply([{ op: "append", message: ms[0] }], 5);
+    for (const [node, m] of [[id, ms[0]], [edited, ms[1]], [regenerated, ms[2]], [applied, ms[0]]]) {
+      assert.deepEqual((await w.node(node)).message, JSON.parse(JSON.stringify(m)));
+    }
+    await assert.rejects(w.append({ role: "user", content: "\ud800" }, 6), "invalid_input", /lone surrogate/);
+    p.free();
+    await w.free();
+  });
+
+  // worker.d.ts took a ReadableStream or a Response, and both failed: a
+  // stream cannot be cloned, and a Response neither.
+  test("worker: loadFrom takes a ReadableStream and a Response, as on the page", async () => {
+    const t = await st.SessionTree.fromLinear([say(0), say(1)], 1);
+    const file = await t.save();
+    const a = await st.SessionTree.loadFrom(new Blob([file]).stream());
+    assert.equal(await a.save(), file);
+    const b = await st.SessionTree.loadFrom(new Response(file), { sliceMs: 5 });
+    assert.equal(await b.save(), file);
+    await assert.rejects(st.SessionTree.loadFrom(new Response("gone", { status: 404 })), "not_found", /HTTP 404/);
+    const { SessionTree: PageTree } = await import("../sessiontree.js");
+    const empty = await PageTree.loadFrom(new Response(null)).catch((e) => e);
+    await assert.rejects(st.SessionTree.loadFrom(new Response(null)), empty.code, /./);
+    for (const x of [t, a, b]) await x.free();
+  });
+
+  // A listener is a function, which cannot be cloned: subscribe failed.
+  test("worker: subscribe hears each change before the call that made it resolves; unsubscribe stops it", async () => {
+    const { init, SessionTree: PageTree } = await import("../sessiontree.js");
+    await init(mainSource);
+    const p = PageTree.fromLinear([say(0)], 1);
+    const w = await st.SessionTree.fromLinear([say(0)], 1);
+    const onPage = [], inWorker = [], second = [];
+    p.subscribe((e) => onPage.push(e));
+    const stop = await w.subscribe((e) => inWorker.push(e));
+    const stopSecond = await w.subscribe((e) => second.push(e));
+    p.append(say(1), 2);
+    await w.append(say(1), 2);
+    assert.equal(inWorker.length, 1, "heard before append resolved");
+    const shape = (e) => ({ ...e, nodes: e.nodes.length, branches: e.branches.length });
+    assert.deepEqual(shape(inWorker[0]), shape(onPage[0]));
+    stopSecond();
+    await w.label((await w.activePath())[0], "L", 3);
+    assert.equal(inWorker.length, 2);
+    assert.equal(second.length, 1, "an unsubscribed listener hears nothing more");
+    stop();
+    await w.append(say(2), 4);
+    assert.equal(inWorker.length, 2, "no listener left, no event");
+    await assert.rejects(w.subscribe("nope"), "invalid_input", /listener/);
+    p.free();
+    await w.free();
+    await assert.rejects(w.subscribe(() => {}), "invalid_input", /freed/);
   });
 
   // A seeded run of calls, ordinary and hostile, each made on a tree on the
