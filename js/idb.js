@@ -454,7 +454,19 @@ function checkMeta(meta) {
   if (meta === undefined) return {};
   if (typeof meta !== "object" || meta === null || Array.isArray(meta)) fail(`"meta" must be an object like { title: "A chat" }`);
   if (meta.id !== undefined && (typeof meta.id !== "string" || meta.id === "")) fail(`"meta.id" must be a non-empty string`);
-  return meta;
+  return storable(meta, "meta");
+}
+
+// storable is fields, or invalid_input when IndexedDB cannot store them (a URL,
+// a function: its structured clone throws). Before, such a meta was taken, and
+// its writes failed later, the last one at a close with nothing to catch it.
+function storable(fields, what) {
+  try {
+    structuredClone(fields);
+  } catch (e) {
+    fail(`"${what}" must hold only what IndexedDB stores (plain data): ${e?.message ?? e}`);
+  }
+  return fields;
 }
 
 class ConversationStore {
@@ -819,7 +831,7 @@ class ConversationStore {
     if (typeof fields !== "object" || fields === null) fail(`"fields" must be an object like { title: "A chat" }`);
     const clean = { ...fields };
     for (const k of OWN_META) delete clean[k];
-    return this.#update(id, clean);
+    return this.#update(id, storable(clean, "fields"));
   }
 
   async #update(id, clean) {

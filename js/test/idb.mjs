@@ -918,7 +918,7 @@ try {
     ]);
   });
 
-  await step("an import whose meta cannot be sent to the store's worker (a URL): its write fails with invalid_input, and the worker still stops when idle", async () => {
+  await step("a meta IndexedDB cannot store (a URL): refused with invalid_input at the call (import, create, update), nothing stored, the store's worker stops when idle, and the close is clean", async () => {
     const r = await page.evaluate(async () => {
       // The workers the page starts, and whether each was stopped.
       const PageWorker = window.Worker;
@@ -936,22 +936,32 @@ try {
       };
       const { SessionTree } = window.st;
       const store = await window.idb.openStore({ name: "unsendable" });
-      const file = new Blob([SessionTree.fromLinear([{ role: "user", content: "hi" }], 1).save()]);
-      // The import resolves; its parts are written after, and their failure is the conversation's "error" event.
-      const { conversations: [{ conversation }] } = await store.importFile(file, { meta: { link: new URL("https://example.com/") } });
-      const heard = await new Promise((res) => {
-        conversation.subscribe((e) => e.kind === "error" && res(`${e.error?.name} ${e.error?.code}`));
-        setTimeout(() => res("no error"), 3000);
-      });
+      const tree = () => SessionTree.fromLinear([{ role: "user", content: "hi" }], 1);
+      const link = new URL("https://example.com/");
+      const codes = [];
+      const code = async (f) => {
+        try {
+          await f();
+          codes.push("taken");
+        } catch (e) {
+          codes.push(`${e?.name} ${e?.code}`);
+        }
+      };
+      await code(() => store.importFile(new Blob([tree().save()]), { meta: { link } }));
+      await code(() => store.create(tree(), { title: "a", link }));
+      const ok = await store.create(tree(), { title: "kept" });
+      await code(() => store.update(ok.id, { link }));
+      const listed = (await store.list()).map((m) => `${m.title}${m.link ? " +link" : ""}`);
+      await ok.close();
+      await store.close();
       window.Worker = PageWorker;
-      return heard;
+      return { codes, listed };
     });
     await new Promise((res) => setTimeout(res, 6500)); // WORKER_IDLE_MS is 5 s
     const running = await page.evaluate(() => window.started.filter((w) => w.url.includes("idb.worker.js") && !w.stopped).length);
-    assert.equal(running, 0, "the store's worker still runs after 6.5 s idle: a message it was never sent is waited for");
-    assert.equal(r, "SessionTreeError invalid_input", "refused with a code, as the store refuses bad input");
-    // Left open, and the last step: its meta cannot be stored on the page
-    // either, and a close's last save of it fails with no handler (not this fix's).
+    assert.equal(running, 0, "the store's worker still runs after 6.5 s idle");
+    assert.deepEqual(r.codes, Array(3).fill("SessionTreeError invalid_input"));
+    assert.deepEqual(r.listed, ["kept"]);
   });
 
   assert.deepEqual(errors, [], "errors on the pages");
