@@ -28,6 +28,11 @@ type item struct {
 	// orphan is set on a call (orphanCall) or a result (orphanResult) pair
 	// wrote as text: a request reports it only when it writes its block.
 	orphan uint8
+	// match is the same number on a call and the result pair gave it (from
+	// 1; 0 for anything else): an id alone does not tell which result is
+	// whose when a tool reuses ids (Kimi K2 names a turn's first call
+	// "functions.NAME:0" at every turn).
+	match int32
 }
 
 const (
@@ -109,6 +114,7 @@ func pair(items []item, rep *Report) []item {
 	resultOf := map[string]int{} // call id → index of its result
 	answered := map[int]bool{}
 	paired := make([]bool, len(items))
+	matches := int32(0)
 	joined := make([]bool, len(items))
 	for i, it := range items {
 		switch {
@@ -121,6 +127,8 @@ func pair(items []item, rep *Report) []item {
 			if c, ok := open[it.part.CallID]; ok && !answered[c] {
 				answered[c] = true
 				paired[c], paired[i] = true, true
+				matches++
+				items[c].match, items[i].match = matches, matches
 				resultOf[it.part.CallID] = i
 				delete(open, it.part.CallID)
 			} else if r, ok := resultOf[it.part.CallID]; ok && it.cont {
@@ -174,10 +182,10 @@ func pair(items []item, rep *Report) []item {
 // a later message); the results of an assistant block's calls follow it, in
 // the calls' order.
 func group(items []item) []block {
-	results := map[string]item{}
+	results := map[int32]item{} // by match: ids may repeat
 	for _, it := range items {
 		if it.part.Kind == chat.ToolResult {
-			results[it.part.CallID] = it
+			results[it.match] = it
 		}
 	}
 	var out []block
@@ -188,7 +196,7 @@ func group(items []item) []block {
 		var rs []item
 		for _, it := range out[len(out)-1].items {
 			if it.part.Kind == chat.ToolCall {
-				rs = append(rs, results[it.part.CallID])
+				rs = append(rs, results[it.match])
 			}
 		}
 		if len(rs) > 0 {

@@ -75,6 +75,7 @@ func projectPlain(turns []chat.Turn, cont []bool, pos []int, own *noteInput, api
 	items := flatten(turns, cont, api == Anthropic && !opts.DropThinking, &rep)
 	items = pair(items, &rep)
 	legalize(items, &rep)
+	unique(items, func(turn int) int { return pos[turn] }, &rep)
 	blocks := group(items)
 	if opts.Budget > 0 {
 		blocks = fitPlain(blocks, pos, opts, own, &rep)

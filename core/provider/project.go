@@ -175,6 +175,61 @@ func legal(s, fallback string) (string, bool) {
 	return string(keep) + "_" + hex, true
 }
 
+// unique renames a paired call whose id an earlier paired call of items
+// already has, and its result with it, so that ids are unique within a
+// request: Anthropic refuses a request with two tool_use blocks of one id,
+// and Kimi K2 names a turn's first call "functions.NAME:0" at every turn
+// (other servers "call_0" likewise). The new id is a function of the id and
+// of where the call is on the path (pos of its turn), so it stays the same
+// from request to request and is the same however much of the path before
+// it a request converted.
+func unique(items []item, pos func(turn int) int, rep *Report) {
+	seen := map[string]bool{}
+	renamed := map[int32]string{} // match → the call's new id
+	for i := range items {
+		it := &items[i]
+		if it.match == 0 {
+			continue
+		}
+		p := &it.part
+		if p.Kind == chat.ToolResult {
+			if id, ok := renamed[it.match]; ok {
+				p.CallID = id
+			}
+			continue
+		}
+		if !seen[p.CallID] {
+			seen[p.CallID] = true
+			continue
+		}
+		id := p.CallID
+		for k := 0; seen[id]; k++ {
+			id = reused(p.CallID, pos(it.turn), k)
+		}
+		seen[id] = true
+		renamed[it.match] = id
+		p.CallID = id
+		rep.RenamedIDs++
+	}
+}
+
+// reused is the new id of a call of id at path place at (k: the how-many-th
+// try, when a new id is taken too): id's first 47 characters, "_" and 16
+// hex digits of an FNV-1a hash, legal as legal's are.
+func reused(id string, at, k int) string {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	h.Write([]byte{0})
+	h.Write(strconv.AppendInt(nil, int64(at), 10))
+	h.Write([]byte{0})
+	h.Write(strconv.AppendInt(nil, int64(k), 10))
+	hex := strconv.FormatUint(h.Sum64(), 16)
+	for len(hex) < 16 {
+		hex = "0" + hex
+	}
+	return id[:min(len(id), 47)] + "_" + hex
+}
+
 func legalByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }

@@ -20,6 +20,9 @@
 //     [A-Za-z0-9_-]{1,64}, names [A-Za-z0-9_-]{1,64}): an id or name that is not
 //     becomes its legal characters plus a hash of the original, the same on
 //     the call and its result.
+//     A call whose id an earlier call of the request already has (Kimi K2
+//     names a turn's first call "functions.NAME:0" at every turn) gets a new
+//     one, the same on its result: Anthropic refuses repeated tool_use ids.
 //   - Anthropic: consecutive messages of one role are merged, tool_result
 //     blocks open the user message that follows the tool_use, the first
 //     message is a user's (a placeholder is put first when the conversation

@@ -354,3 +354,38 @@ func TestDropThinkingLeavesOutEvenASignedBlock(t *testing.T) {
 		t.Errorf("%+v %s", req.Report, req.Messages)
 	}
 }
+
+// A call id used again by a later call (Kimi K2 names a turn's first call
+// "functions.NAME:0" at every turn, other servers "call_0") keeps each
+// result with its own call, and the later call gets a new id, the same on
+// its result: Anthropic refuses a request whose tool_use ids repeat.
+func TestACallIDUsedAgainKeepsEachResultWithItsCall(t *testing.T) {
+	lines := []string{
+		`{"role":"user","content":"weather in Paris then Rome"}`,
+		`{"role":"assistant","content":null,"tool_calls":[{"id":"functions.weather:0","type":"function","function":{"name":"weather","arguments":"{\"q\":\"CALL-ONE\"}"}}]}`,
+		`{"role":"tool","tool_call_id":"functions.weather:0","content":"PARIS: 21C"}`,
+		`{"role":"assistant","content":null,"tool_calls":[{"id":"functions.weather:0","type":"function","function":{"name":"weather","arguments":"{\"q\":\"CALL-TWO\"}"}}]}`,
+		`{"role":"tool","tool_call_id":"functions.weather:0","content":"ROME: 25C"}`,
+		`{"role":"assistant","content":"Paris 21C, Rome 25C."}`,
+		`{"role":"user","content":"thanks"}`,
+	}
+	for _, api := range APIs {
+		req := mustProject(t, api, Options{}, lines...)
+		body := string(req.Body())
+		// Each result right after its own call, each once.
+		one, paris := strings.Index(body, "CALL-ONE"), strings.Index(body, "PARIS: 21C")
+		two, rome := strings.Index(body, "CALL-TWO"), strings.Index(body, "ROME: 25C")
+		if one < 0 || strings.Count(body, "PARIS: 21C") != 1 || strings.Count(body, "ROME: 25C") != 1 || !(one < paris && paris < two && two < rome) {
+			t.Errorf("%s: a result is lost, repeated or after another call:\n%s", api, body)
+		}
+		if req.Report.RenamedIDs != 3 { // both to legal characters, then the second to a new id
+			t.Errorf("%s: %d ids renamed, want 3", api, req.Report.RenamedIDs)
+		}
+	}
+	// The same on both sides and from request to request.
+	a := mustProject(t, OpenAIChat, Options{}, lines...)
+	b := mustProject(t, OpenAIChat, Options{}, lines...)
+	if !reflect.DeepEqual(a.Body(), b.Body()) {
+		t.Errorf("two projections differ:\n%s\n%s", a.Body(), b.Body())
+	}
+}

@@ -370,7 +370,8 @@ func checkAnthropic(req jsonObj) []string {
 	if !ok || len(msgs) == 0 {
 		return append(ps, "messages must be a non-empty array")
 	}
-	var pending []string // tool_use ids the next message must open with
+	var pending []string         // tool_use ids the next message must open with
+	usedIDs := map[string]bool{} // the API's error: "`tool_use` ids must be unique"
 	for i, raw := range msgs {
 		m, _ := raw.(jsonObj)
 		if bad := keysOnly(m, "role", "content"); len(bad) > 0 {
@@ -439,6 +440,10 @@ func checkAnthropic(req jsonObj) []string {
 				if !defined[name] {
 					ps.add(i, "tool "+name+" is used but not defined in tools")
 				}
+				if usedIDs[id] {
+					ps.add(i, "tool_use ids must be unique: "+id)
+				}
+				usedIDs[id] = true
 				if role != "assistant" {
 					ps.add(i, "tool_use belongs to assistant messages")
 				}

@@ -112,6 +112,7 @@ func (s *segment) read(turns []chat.Turn, cont []bool, keepThinking bool) {
 	items := flatten(turns, cont, keepThinking, &s.rep)
 	items = pair(items, &s.rep)
 	legalize(items, &s.rep)
+	unique(items, func(turn int) int { return s.start + int(s.pos[turn]) }, &s.rep)
 	s.setBlocks(group(items))
 }
 
