@@ -157,6 +157,7 @@ func writeAnthropic(blocks []block, rep *Report, held *places) (system, messages
 		// Copies: a merge appends to them, and the last text may be trimmed.
 		msgs = append(msgs, &anthropicMessage{user: p.user, blocks: slices.Clone(p.content), serials: slices.Clone(p.serials), lastText: p.lastText, text: p.text})
 	}
+	msgs = dropTrailingThinking(msgs, rep)
 	if len(msgs) > 0 && !msgs[0].user {
 		rep.Placeholder = true
 		first := &anthropicMessage{user: true, lastText: -1, blocks: [][]byte{newObj().str("type", "text").str("text", placeholderText).done()}, serials: []uint64{0}}
@@ -202,6 +203,46 @@ func writeAnthropic(blocks []block, rep *Report, held *places) (system, messages
 		tools = list(defs)
 	}
 	return system, list(out), tools, nums
+}
+
+// dropTrailingThinking leaves out the thinking an assistant message ends
+// with (a reply interrupted after its thinking leaves a line of thinking
+// alone), since Anthropic refuses it: "The final block in an assistant
+// message cannot be `thinking`". A message left empty goes, and the
+// messages around it, of one role then, are merged.
+func dropTrailingThinking(msgs []*anthropicMessage, rep *Report) []*anthropicMessage {
+	out := msgs[:0]
+	for _, m := range msgs {
+		if !m.user {
+			n := len(m.blocks)
+			for n > 0 && isThinkingBlock(m.blocks[n-1]) {
+				n--
+			}
+			rep.Thinking += len(m.blocks) - n
+			m.blocks, m.serials = m.blocks[:n], m.serials[:n]
+			if n == 0 {
+				continue
+			}
+		}
+		if k := len(out); k > 0 && out[k-1].user == m.user {
+			prev := out[k-1]
+			if m.lastText >= 0 {
+				prev.lastText, prev.text = len(prev.blocks)+m.lastText, m.text
+			}
+			prev.blocks = append(prev.blocks, m.blocks...)
+			prev.serials = append(prev.serials, m.serials...)
+			rep.Merged++
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// isThinkingBlock reports whether b, a content block anthropicThinking
+// wrote, is thinking or redacted_thinking.
+func isThinkingBlock(b []byte) bool {
+	return hasPrefix(string(b), `{"type":"thinking"`) || hasPrefix(string(b), `{"type":"redacted_thinking"`)
 }
 
 // anthropicThinking is a thinking part as Anthropic takes it back: a

@@ -30,7 +30,8 @@
 //     used in the history are defined (Anthropic refuses tool blocks
 //     otherwise; replace them with your own definitions).
 //   - Thinking is kept only where the API accepts it back: Anthropic thinking
-//     with an Anthropic signature, and redacted_thinking. OpenAI's APIs get no
+//     with an Anthropic signature, and redacted_thinking, but not at the end
+//     of an assistant message (Anthropic refuses that). OpenAI's APIs get no
 //     reasoning back (Chat Completions has no field for it; a Responses
 //     reasoning item needs the id of a stored response).
 //   - Messages no model sees are dropped: a tool's own notes (chat.Turn.Meta),

@@ -389,3 +389,31 @@ func TestACallIDUsedAgainKeepsEachResultWithItsCall(t *testing.T) {
 		t.Errorf("two projections differ:\n%s\n%s", a.Body(), b.Body())
 	}
 }
+
+// An assistant message never ends with thinking: Anthropic refuses it ("The
+// final block in an assistant message cannot be `thinking`"). Claude Code
+// writes each block of a reply on its own line, so a reply interrupted
+// after its thinking leaves a line of thinking alone; that message goes,
+// and the user's messages around it are merged. Thinking followed by the
+// reply's text stays.
+func TestAnAssistantMessageNeverEndsWithThinking(t *testing.T) {
+	req := mustProject(t, Anthropic, Options{},
+		`{"role":"user","content":"fix the bug","claudecode":{"type":"user","uuid":"u1","message":0}}`,
+		`{"role":"assistant","id":"msg_1","content":[{"type":"thinking","thinking":"Let me look at the code.","signature":"EqQBSIG"}],"claudecode":{"uuid":"a1","message":0}}`,
+		`{"role":"user","content":"[Request interrupted by user]","claudecode":{"type":"user","uuid":"u2","message":0}}`,
+		`{"role":"user","content":"try again, look at main.go","claudecode":{"type":"user","uuid":"u3","message":0}}`,
+		`{"role":"assistant","id":"msg_2","content":[{"type":"thinking","thinking":"main.go it is.","signature":"EqQBSIG2"}]}`,
+		`{"role":"assistant","id":"msg_2","content":[{"type":"text","text":"Found it."}]}`,
+		`{"role":"assistant","id":"msg_3","content":[{"type":"text","text":"Also:"},{"type":"redacted_thinking","data":"EqQBRED"}]}`,
+		`{"role":"user","content":"thanks"}`,
+	)
+	want := `[{"role":"user","content":[{"type":"text","text":"fix the bug"},{"type":"text","text":"[Request interrupted by user]"},{"type":"text","text":"try again, look at main.go"}]},` +
+		`{"role":"assistant","content":[{"type":"thinking","thinking":"main.go it is.","signature":"EqQBSIG2"},{"type":"text","text":"Found it."},{"type":"text","text":"Also:"}]},` +
+		`{"role":"user","content":[{"type":"text","text":"thanks"}]}]`
+	if string(req.Messages) != want {
+		t.Errorf("messages\n got %s\nwant %s", req.Messages, want)
+	}
+	if req.Report.Thinking != 2 || len(req.Serials) != 7 {
+		t.Errorf("report thinking %d (want 2), %d serials (want 7)", req.Report.Thinking, len(req.Serials))
+	}
+}

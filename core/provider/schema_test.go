@@ -389,6 +389,11 @@ func checkAnthropic(req jsonObj) []string {
 		if len(blocks) == 0 {
 			ps.add(i, "content must be a non-empty array")
 		}
+		if n := len(blocks); role == "assistant" && n > 0 {
+			if last, _ := blocks[n-1].(jsonObj); last["type"] == "thinking" || last["type"] == "redacted_thinking" {
+				ps.add(i, "the final block in an assistant message cannot be thinking")
+			}
+		}
 		var results []string
 		var uses []string
 		openingResults := true
