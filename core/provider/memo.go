@@ -204,8 +204,10 @@ func cleanCut(msgs []core.Message, limit int) int {
 // pathSegments returns the first n nodes of branch's path (the path less
 // its last skip nodes) from node lo on (or from
 // an earlier one the memo starts at) as segments, converting only what the
-// memo does not hold. A corrupt path fails as PathOf does.
-func (m *pathMemo) pathSegments(t *core.Tree, branch string, skip, n int, keepThinking bool, lo int) ([]*segment, error) {
+// memo does not hold. below is the path node after the first n ("" when
+// skip is 0): the last segment's next, so that it is never adopted. A
+// corrupt path fails as PathOf does.
+func (m *pathMemo) pathSegments(t *core.Tree, branch string, skip, n int, below string, keepThinking bool, lo int) ([]*segment, error) {
 	// The path's tail, fetched from the leaf up as far as needed: tail[i]
 	// is path node n-len(tail)+i.
 	tail, msgs := m.scratch.tail[:0], m.scratch.msgs[:0] // the last request's buffers
@@ -241,7 +243,7 @@ func (m *pathMemo) pathSegments(t *core.Tree, branch string, skip, n int, keepTh
 		if at(s.end-1) != s.last {
 			continue
 		}
-		next := ""
+		next := below
 		if s.end < n {
 			next = at(s.end)
 		}
@@ -272,7 +274,7 @@ func (m *pathMemo) pathSegments(t *core.Tree, branch string, skip, n int, keepTh
 		at0 := from - (n - len(tail))
 		end := min(n, max(from+segmentNodes, minEnd))
 		end += cleanCut(msgs[at0+end-from:], segmentNodes/4)
-		next := ""
+		next := below
 		if end < n {
 			next = at(end)
 		}

@@ -92,7 +92,9 @@ type Options struct {
 	DropThinking bool
 	// UpTo, when not "", ends the path at this node of the branch's path
 	// (ProjectTree): the request for a regenerated reply or a reply to an
-	// earlier turn, without a copy of the tree rewound there.
+	// earlier turn, without a copy of the tree rewound there. The path's
+	// node below it is never adopted (see ProjectTree): it is the reply
+	// being replaced.
 	UpTo string
 	// Held is the Serials of the request the caller holds from the same
 	// tree, in their order (0s included): a message of this request that is
@@ -282,6 +284,16 @@ func ProjectTree(t *core.Tree, branch string, api API, opts Options) (Request, e
 		}
 		skip, n = n-1-i, i+1
 	}
+	below := "" // the path node below UpTo: never adopted (it is the reply being replaced)
+	if skip > 0 {
+		ids, _, err := t.AppendTailOf(nil, nil, branch, skip-1, 1)
+		if err != nil {
+			return Request{}, err
+		}
+		if len(ids) == 1 {
+			below = ids[0]
+		}
+	}
 	keepThinking := api == Anthropic && !opts.DropThinking
 	m := memoOf(t, keepThinking)
 	note := &noteInput{at: -1}
@@ -312,7 +324,7 @@ func ProjectTree(t *core.Tree, branch string, api API, opts Options) (Request, e
 		}
 	}
 	for {
-		segs, err := m.pathSegments(t, branch, skip, n, keepThinking, lo)
+		segs, err := m.pathSegments(t, branch, skip, n, below, keepThinking, lo)
 		if err != nil {
 			return Request{}, err
 		}

@@ -417,3 +417,43 @@ func TestAnAssistantMessageNeverEndsWithThinking(t *testing.T) {
 		t.Errorf("report thinking %d (want 2), %d serials (want 7)", req.Report.Thinking, len(req.Serials))
 	}
 }
+
+// A request up to a node (Options.UpTo: the demo's Regenerate asks for the
+// path up to the reply's parent) never adopts the path's node below it,
+// though it is the next line of the same Claude Code reply: it is the
+// reply being replaced, and sending it asks the model for what it was
+// asked to replace.
+func TestARequestUpToANodeDoesNotSendTheReplyBelowIt(t *testing.T) {
+	tr := core.New(core.WithIDSource(seqIDs()))
+	var ids []string
+	for i, line := range []string{
+		`{"role":"user","content":"fix the bug","claudecode":{"type":"user","uuid":"u1","message":0}}`,
+		`{"role":"assistant","id":"msg_1","content":[{"type":"thinking","thinking":"Let me look at the code.","signature":"EqQBSIG"}],"claudecode":{"uuid":"a1","message":0}}`,
+		`{"role":"assistant","id":"msg_1","content":[{"type":"text","text":"The OLD reply being regenerated."}],"claudecode":{"uuid":"a2","message":0}}`,
+		`{"role":"user","content":"and then?"}`,
+	} {
+		id, err := tr.Append(core.Message(line), int64(i+1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	for _, api := range APIs {
+		for _, budget := range []int{0, 32000} {
+			full, err := ProjectTree(tr, "", api, Options{Budget: budget})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req, err := ProjectTree(tr, "", api, Options{Budget: budget, UpTo: ids[1]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(full.Body()), "The OLD reply") {
+				t.Fatalf("%s: the whole path's request lacks the reply:\n%s", api, full.Body())
+			}
+			if strings.Contains(string(req.Body()), "The OLD reply") || req.Report.Adopted != 0 {
+				t.Errorf("%s, budget %d: the request up to %s holds node %s below it (adopted %d):\n%s", api, budget, ids[1], ids[2], req.Report.Adopted, req.Body())
+			}
+		}
+	}
+}

@@ -433,7 +433,8 @@ func TestARequestFailsClosedOnACorruptPath(t *testing.T) {
 
 // checkUpTo projects the active path up to a random node of it (UpTo) and
 // compares the request with the one for a copy of the tree rewound there
-// (no summaries: the copy's rewind makes a branch of its own).
+// and without the path's nodes below it, which a request up to it never
+// adopts (no summaries: the copy's rewind makes a branch of its own).
 func checkUpTo(t *testing.T, tr *core.Tree, r *rand.Rand, what string) {
 	t.Helper()
 	path, err := tr.ActivePath()
@@ -454,6 +455,17 @@ func checkUpTo(t *testing.T, tr *core.Tree, r *rand.Rand, what string) {
 	copy := tr.Clone()
 	if up != path[len(path)-1] {
 		if _, err := copy.Rewind(up, 1); err != nil {
+			t.Fatal(err)
+		}
+		below := path[slices.Index(path, up)+1]
+		for _, b := range copy.Branches() {
+			if p, _ := copy.PathOf(b.Name); slices.Contains(p, below) {
+				if err := copy.DeleteBranch(b.Name); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if _, err := copy.Prune(); err != nil {
 			t.Fatal(err)
 		}
 	}
