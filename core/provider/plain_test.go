@@ -135,7 +135,6 @@ func fitPlain(blocks []block, pos []int, opts Options, own *noteInput, rep *Repo
 	}
 	drop := make([]bool, len(blocks))
 	dropped := 0
-	note := noteTokens(opts, own)
 	dropUnit := func(u unit) {
 		for i := u.from; i < u.to; i++ {
 			drop[i] = true
@@ -151,6 +150,10 @@ func fitPlain(blocks []block, pos []int, opts Options, own *noteInput, rep *Repo
 			limit = i
 			break
 		}
+	}
+	note := 0
+	if limit >= 0 {
+		note = noteTokens(opts, own, pos[blocks[units[limit].from].turn])
 	}
 	k := 0
 	for ; k < limit && total+note > opts.Budget; k++ {

@@ -249,16 +249,19 @@ func turnsIn(b block) int {
 	return n
 }
 
-// noteTokens is an estimate of the note's size, so the budget holds it.
-func noteTokens(opts Options, own *noteInput) int {
-	return tokens(block{items: []item{{part: chat.Part{Text: noteText(999, opts, own, 1<<30)}}}})
+// noteTokens is the most the note may take, so the budget holds it: with
+// the branch's own summary whenever there is one (the note holds it when it
+// covers what goes, which fit does not know before it knows what goes), and
+// a count of at most most.
+func noteTokens(opts Options, own *noteInput, most int) int {
+	return tokens(block{items: []item{{part: chat.Part{Text: noteText(most, opts, own, -1)}}}})
 }
 
 // noteText is the system note that replaces dropped messages: how many, the
 // branch's own summary when it covers them, and the other branches'.
 func noteText(count int, opts Options, own *noteInput, lastDropped int) string {
 	s := "[sessiontree: " + strconv.Itoa(count) + " earlier messages of this conversation were left out to fit the context budget.]"
-	if own != nil && own.own != nil && own.at >= lastDropped {
+	if own != nil && own.own != nil && own.at >= lastDropped && own.at >= 0 {
 		s += "\n\nSummary of this conversation up to then:\n" + own.own.Summary
 	}
 	if len(opts.Summaries) > 0 {

@@ -457,3 +457,42 @@ func TestARequestUpToANodeDoesNotSendTheReplyBelowIt(t *testing.T) {
 		}
 	}
 }
+
+// The budget counts the branch's own summary in the note that holds it: a
+// long chat the demo summarized, with a budget, stays within it (the note
+// was sized without the summary, so the request went over the budget while
+// older turns could still go).
+func TestTheBudgetCountsTheBranchsOwnSummaryInItsNote(t *testing.T) {
+	tr := core.New(core.WithIDSource(seqIDs()))
+	at := int64(0)
+	add := func(line string) {
+		at++
+		if _, err := tr.Append(core.Message(line), at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 40; i++ {
+		add(`{"role":"user","content":"question ` + strings.Repeat("q", 200) + `"}`)
+		add(`{"role":"assistant","content":"answer ` + strings.Repeat("a", 200) + `"}`)
+	}
+	at++
+	summary := strings.Repeat("summary of the chat so far. ", 80)
+	if err := tr.SummarizeBranch(tr.ActiveBranch(), summary, "", at); err != nil {
+		t.Fatal(err)
+	}
+	add(`{"role":"user","content":"and now?"}`)
+	for _, api := range APIs {
+		for _, budget := range []int{700, 1500, 3000} {
+			req, err := ProjectTree(tr, "", api, Options{Budget: budget})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(req.Body()), summary) {
+				t.Errorf("%s, budget %d: the note lacks the branch's own summary:\n%s", api, budget, req.Body())
+			}
+			if req.Report.Tokens > budget || req.Report.OverBudget {
+				t.Errorf("%s, budget %d: %d tokens (over budget %v), %d messages dropped", api, budget, req.Report.Tokens, req.Report.OverBudget, req.Report.BudgetDropped)
+			}
+		}
+	}
+}

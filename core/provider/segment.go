@@ -377,7 +377,6 @@ func fit(segs []*segment, opts Options, own *noteInput, rep *Report, ready func(
 	if opts.Budget <= 0 || total <= opts.Budget {
 		return all()
 	}
-	note := noteTokens(opts, own)
 	prev := func(u unitRef) (unitRef, bool) {
 		for u.unit--; u.unit < 0; u.unit = len(segs[u.seg].units) - 1 {
 			if u.seg--; u.seg < 0 {
@@ -414,6 +413,8 @@ func fit(segs []*segment, opts Options, own *noteInput, rep *Report, ready func(
 	if win && !user {
 		return nil, false, nil // the last user message lies further back
 	}
+	// The note counts at most the path nodes before the newest exchange.
+	note := noteTokens(opts, own, pos(limit))
 	// k: the first unit kept. Units go from the oldest while the rest is
 	// over the budget, never the newest exchange.
 	// A segment whose units all fit is kept whole; in the one where they
