@@ -1,5 +1,7 @@
 package chat
 
+import "github.com/sessiontree/sessiontree/core/rawjson"
+
 // appendUIPart reads one part of an AI SDK UIMessage ("parts": text,
 // reasoning, file, tool-NAME and dynamic-tool, step-start, source-url,
 // source-document, data-NAME). A tool part holds its call and, once the tool
@@ -15,7 +17,15 @@ func appendUIPart(parts []Part, p []byte) []Part {
 	case typ == "text":
 		return append(parts, Part{Kind: Text, Text: str(p, "text")})
 	case typ == "reasoning":
-		return append(parts, Part{Kind: Thinking, Text: str(p, "text")})
+		// The AI SDK keeps Anthropic's signature (or its encrypted reasoning)
+		// in the part's providerMetadata; Anthropic needs it back when a tool
+		// loop goes on after the thinking.
+		meta := member(member(p, "providerMetadata"), "anthropic")
+		if data := str(meta, "redactedData"); data != "" {
+			raw := rawjson.AppendString([]byte(`{"type":"redacted_thinking","data":`), data)
+			return append(parts, Part{Kind: Thinking, Signature: data, Raw: append(raw, '}')})
+		}
+		return append(parts, Part{Kind: Thinking, Text: str(p, "text"), Signature: str(meta, "signature")})
 	case typ == "step-start":
 		return parts
 	case typ == "file":

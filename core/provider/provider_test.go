@@ -496,3 +496,19 @@ func TestTheBudgetCountsTheBranchsOwnSummaryInItsNote(t *testing.T) {
 		}
 	}
 }
+
+// An AI SDK reasoning part goes back to Anthropic with the signature its
+// providerMetadata keeps (useChat stores it there), and its redacted data
+// as redacted_thinking: a tool loop that goes on after thinking must give
+// it back, or Anthropic refuses the request ("Expected `thinking` or
+// `redacted_thinking`, but found `tool_use`").
+func TestAnAISDKReasoningGoesBackToAnthropicWithItsSignature(t *testing.T) {
+	req := mustProject(t, Anthropic, Options{},
+		`{"role":"user","parts":[{"type":"text","text":"weather in Oslo?"}]}`,
+		`{"role":"assistant","parts":[{"type":"step-start"},{"type":"reasoning","text":"","state":"done","providerMetadata":{"anthropic":{"redactedData":"EqREDACTED"}}},{"type":"reasoning","text":"look it up","state":"done","providerMetadata":{"anthropic":{"signature":"EqQBCkYIBxgCKkBsig"}}},{"type":"tool-weather","toolCallId":"toolu_01","state":"output-available","input":{"city":"Oslo"},"output":{"t":3}}]}`,
+	)
+	want := `{"role":"assistant","content":[{"type":"redacted_thinking","data":"EqREDACTED"},{"type":"thinking","thinking":"look it up","signature":"EqQBCkYIBxgCKkBsig"},{"type":"tool_use"`
+	if !strings.Contains(string(req.Messages), want) || req.Report.Thinking != 0 {
+		t.Errorf("the thinking is not given back as it was signed (report thinking %d):\n%s", req.Report.Thinking, req.Messages)
+	}
+}
