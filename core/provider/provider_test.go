@@ -214,7 +214,7 @@ func TestImages(t *testing.T) {
 	sameJSON(t, mustProject(t, Anthropic, Options{}, lines...).Messages, `[{"role":"user","content":[{"type":"text","text":"see"},
 		{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AAAA"}},{"type":"text","text":"[image]"}]}]`)
 	sameJSON(t, mustProject(t, OpenAIResponses, Options{}, lines...).Messages, `[{"type":"message","role":"user","content":[{"type":"input_text","text":"see"},
-		{"type":"input_image","image_url":"data:image/png;base64,AAAA","detail":"auto"},{"type":"input_image","image_url":"data:image/svg+xml;base64,PHN2Zz4=","detail":"auto"}]}]`)
+		{"type":"input_image","image_url":"data:image/png;base64,AAAA","detail":"auto"},{"type":"input_text","text":"[image]"}]}]`)
 	mustProject(t, OpenAIChat, Options{}, lines...)
 }
 
@@ -510,5 +510,29 @@ func TestAnAISDKReasoningGoesBackToAnthropicWithItsSignature(t *testing.T) {
 	want := `{"role":"assistant","content":[{"type":"redacted_thinking","data":"EqREDACTED"},{"type":"thinking","thinking":"look it up","signature":"EqQBCkYIBxgCKkBsig"},{"type":"tool_use"`
 	if !strings.Contains(string(req.Messages), want) || req.Report.Thinking != 0 {
 		t.Errorf("the thinking is not given back as it was signed (report thinking %d):\n%s", req.Report.Thinking, req.Messages)
+	}
+}
+
+// OpenAI is sent only the images it decodes: an http(s) URL, or a data URL
+// of PNG, JPEG, GIF or WebP; another (an AI SDK file part of an SVG, a BMP)
+// is "[image]" and counted in Report.Parts, as Anthropic's writer does.
+// OpenAI refuses the whole request for one: "You uploaded an unsupported
+// image".
+func TestOpenAIGetsOnlyTheImagesItDecodes(t *testing.T) {
+	lines := []string{
+		`{"role":"user","parts":[{"type":"text","text":"what does this logo say?"},{"type":"file","mediaType":"image/svg+xml","url":"data:image/svg+xml;base64,PHN2Zz48L3N2Zz4="}]}`,
+		`{"role":"user","content":[{"type":"text","text":"and these?"},{"type":"image_url","image_url":{"url":"data:image/bmp;base64,Qk0="}},{"type":"image_url","image_url":{"url":"data:image/webp;base64,UklG"}},{"type":"image_url","image_url":{"url":"https://x/y.png"}}]}`,
+	}
+	for api, want := range map[API]string{
+		OpenAIChat: `[{"role":"user","content":[{"type":"text","text":"what does this logo say?"},{"type":"text","text":"[image]"}]},
+			{"role":"user","content":[{"type":"text","text":"and these?"},{"type":"text","text":"[image]"},{"type":"image_url","image_url":{"url":"data:image/webp;base64,UklG"}},{"type":"image_url","image_url":{"url":"https://x/y.png"}}]}]`,
+		OpenAIResponses: `[{"type":"message","role":"user","content":[{"type":"input_text","text":"what does this logo say?"},{"type":"input_text","text":"[image]"}]},
+			{"type":"message","role":"user","content":[{"type":"input_text","text":"and these?"},{"type":"input_text","text":"[image]"},{"type":"input_image","image_url":"data:image/webp;base64,UklG","detail":"auto"},{"type":"input_image","image_url":"https://x/y.png","detail":"auto"}]}]`,
+	} {
+		req := mustProject(t, api, Options{}, lines...)
+		sameJSON(t, req.Messages, want)
+		if req.Report.Parts != 2 {
+			t.Errorf("%s: report parts %d, want 2", api, req.Report.Parts)
+		}
 	}
 }

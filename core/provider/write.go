@@ -80,12 +80,19 @@ func onlyText(b block) bool {
 	return true
 }
 
-// imageURL is an image's URL when an API can fetch or decode it (http(s) or
-// a data: URL of an image), else "".
+// imageURL is an image's URL when OpenAI can fetch or decode it: http(s),
+// or a base64 data URL of PNG, JPEG, GIF or WebP, the formats it takes (it
+// refuses the whole request for another, an SVG or a BMP: "You uploaded an
+// unsupported image"); else "".
 func imageURL(p chat.Part) string {
 	u := p.URL
-	if hasPrefix(u, "https://") || hasPrefix(u, "http://") || hasPrefix(u, "data:image/") {
+	if hasPrefix(u, "https://") || hasPrefix(u, "http://") {
 		return u
+	}
+	for _, mt := range [...]string{"image/png", "image/jpeg", "image/gif", "image/webp"} {
+		if pre := "data:" + mt + ";base64,"; hasPrefix(u, pre) && len(u) > len(pre) {
+			return u
+		}
 	}
 	return ""
 }
