@@ -536,3 +536,26 @@ func TestOpenAIGetsOnlyTheImagesItDecodes(t *testing.T) {
 		}
 	}
 }
+
+// A request over its budget says so (Report.OverBudget) when nothing can
+// be dropped: a path of system messages alone, its preamble, always stays.
+func TestOverBudgetIsReportedWhenNothingCanGo(t *testing.T) {
+	rules := `{"role":"system","content":"` + strings.Repeat("rules ", 200) + `"}`
+	for _, api := range APIs {
+		req, err := Project(msgs(t, rules), api, Options{Budget: 64})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if req.Report.Tokens <= 64 || !req.Report.OverBudget {
+			t.Errorf("%s: %d tokens for a budget of 64, over budget %v", api, req.Report.Tokens, req.Report.OverBudget)
+		}
+	}
+	tr := core.New(core.WithIDSource(seqIDs()))
+	if _, err := tr.Append(core.Message(rules), 1); err != nil {
+		t.Fatal(err)
+	}
+	req, err := ProjectTree(tr, "", OpenAIChat, Options{Budget: 64})
+	if err != nil || !req.Report.OverBudget {
+		t.Errorf("ProjectTree: over budget %v (%v)", req.Report.OverBudget, err)
+	}
+}

@@ -400,8 +400,9 @@ func fit(segs []*segment, opts Options, own *noteInput, rep *Report, ready func(
 	}
 	end := unitRef{len(segs) - 1, len(segs[len(segs)-1].units)} // one past the last unit
 	limit, ok := prev(end)
-	if !ok {
-		return all() // no unit to drop
+	if !ok { // no unit to drop: the preamble alone is over the budget
+		rep.OverBudget = true
+		return all()
 	}
 	user := false
 	for u, ok := limit, true; ok; u, ok = prev(u) {
