@@ -123,40 +123,86 @@ type nestedMessage struct {
 
 // flatten lists the messages of the array msgs (valid JSON), each followed
 // by the messages nested in its "children", depth first in document order.
-// One pass over the nesting, whatever its depth: reading each message's
-// children as a value and then each child again scanned the levels below
-// once per level above, quadratic in the depth (4,999 levels took 4 s).
+// One pass over the nesting, whatever its depth, and no recursion: reading
+// each message's children as a value and then each child again scanned the
+// levels below once per level above (quadratic: 4,999 levels took 4 s), and
+// a walk that recursed per level overflowed the browser's stack in wasm.
 func flatten(msgs []byte) []nestedMessage {
 	var out []nestedMessage
 	d := rawjson.NewDecoder(msgs)
-	var message func(in int) error
-	message = func(in int) error {
-		if d.Peek() != '{' {
-			out = append(out, nestedMessage{in: in})
-			return d.Skip()
-		}
-		at := len(out)
-		out = append(out, nestedMessage{in: in})
-		var ms []convert.Member
-		err := d.Object(func(key string) error {
-			if key == "children" {
-				if d.Peek() == '[' {
-					return d.Array(func() error { return message(at) })
-				}
-				return d.Skip()
-			}
-			v, err := d.Raw()
-			ms = append(ms, convert.Member{Key: key, Value: v})
-			return err
-		})
-		if ms == nil {
-			ms = []convert.Member{}
-		}
-		out[at].ms = ms
-		return err
+	past := func() { d.Seek(d.Pos() + 1) } // past the byte Peek returned
+	// open: the messages whose members are being read, innermost last, each
+	// in the children of the one before it; members: theirs so far.
+	var open []int
+	var members [][]convert.Member
+	if d.Peek() != '[' {
+		return nil
 	}
-	_ = d.Array(func() error { return message(-1) })
-	return out
+	past()
+	inArray := true // in a list of messages (the top one or the innermost's children), else in the innermost's members
+	for {
+		c := d.Peek()
+		if c == ',' {
+			past()
+			c = d.Peek()
+		}
+		if inArray {
+			switch {
+			case c == ']':
+				past()
+				if len(open) == 0 {
+					return out
+				}
+				inArray = false // on with the members of the message whose children these were
+			case c == '{':
+				past()
+				open = append(open, len(out))
+				members = append(members, []convert.Member{})
+				out = append(out, nestedMessage{in: within(open[:len(open)-1])})
+				inArray = false
+			default:
+				out = append(out, nestedMessage{in: within(open)})
+				if d.Skip() != nil {
+					return out
+				}
+			}
+			continue
+		}
+		if c == '}' {
+			past()
+			out[open[len(open)-1]].ms = members[len(members)-1]
+			open, members = open[:len(open)-1], members[:len(members)-1]
+			inArray = true
+			continue
+		}
+		key, err := d.String()
+		if err != nil || d.Peek() != ':' {
+			return out
+		}
+		past()
+		if key == "children" {
+			if d.Peek() == '[' {
+				past()
+				inArray = true
+			} else if d.Skip() != nil {
+				return out
+			}
+			continue
+		}
+		v, err := d.Raw()
+		if err != nil {
+			return out
+		}
+		members[len(members)-1] = append(members[len(members)-1], convert.Member{Key: key, Value: v})
+	}
+}
+
+// within is the index of the innermost open message, or -1.
+func within(open []int) int {
+	if len(open) == 0 {
+		return -1
+	}
+	return open[len(open)-1]
 }
 
 func parentOf(ms []convert.Member) string {
