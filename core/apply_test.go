@@ -2,6 +2,7 @@ package core
 
 import (
 	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -63,6 +64,49 @@ func TestApplyOfAFailingBatchChangesNothing(t *testing.T) {
 	// The tree keeps working, and fresh names are unaffected by the rollback.
 	if name, _ := tr.Rewind(ids[0], 6); name != "branch-1" {
 		t.Fatalf("fresh name after rollback %q", name)
+	}
+}
+
+// A failed batch moves neither the version nor any feed: it changed nothing.
+// Before Dec 5 it moved the version (a sync client then took the tree for
+// edited, and pulled and merged instead of applying the next delta) and left
+// rows of what never happened in every feed (a node that never existed, to be
+// deleted; events naming it).
+func TestApplyOfAFailingBatchMovesNeitherTheVersionNorAFeed(t *testing.T) {
+	// Two like trees, each with a change not yet taken (it stays in every feed).
+	build := func() (*Tree, []string) {
+		tr, ids := chain(t, "q", "a")
+		tr.TakeChanges()
+		tr.TakeWatched()
+		tr.TakeSynced()
+		mustAppend(t, tr, msg("user", "pending"), 3)
+		return tr, ids
+	}
+	tr, ids := build()
+	like, _ := build()
+	ops := []Op{
+		{Op: "append", Message: msg("user", "x")},
+		{Op: "rewind", Node: ids[0]},
+		{Op: "label", Node: ids[1], Label: "l"},
+		{Op: "branch", From: ids[0], Name: "new"},
+		{Op: "switch", Branch: "does-not-exist"},
+	}
+	if _, err := tr.Apply(ops, 5); err == nil {
+		t.Fatal("the batch should fail")
+	}
+	if tr.Version() != like.Version() {
+		t.Fatalf("version %d after a failed batch, %d without it", tr.Version(), like.Version())
+	}
+	for _, f := range []func(*Tree) Changes{(*Tree).TakeChanges, (*Tree).TakeWatched, (*Tree).TakeSynced} {
+		if got, want := f(tr), f(like); !reflect.DeepEqual(got, want) {
+			t.Errorf("a feed after a failed batch: %+v, without it %+v", got, want)
+		}
+	}
+	if _, err := tr.Apply(ops[:4], 6); err != nil {
+		t.Fatal(err)
+	}
+	if tr.Version() == like.Version() {
+		t.Fatal("a batch that went in should move the version")
 	}
 }
 

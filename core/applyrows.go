@@ -213,7 +213,10 @@ func (t *Tree) ApplyRows(root, active string, follow bool, branches, nodes []Fra
 		}
 		t.noteBranch(name)
 	}
-	t.branchGen++
+	if len(branches) > 0 {
+		t.branchGen++
+	}
+	wasRoot, wasActive := t.root, t.active
 
 	// The sender's root, or with none named (a copy with no nodes of its own
 	// yet) t's while it stands: nodes that only t has stay, and so does the
@@ -234,7 +237,12 @@ func (t *Tree) ApplyRows(root, active string, follow bool, branches, nodes []Fra
 	if t.branches[t.active] == nil {
 		t.active = MainBranch // the other copy deleted this copy's branch and names none that stands
 	}
-	t.noteMeta()
+	if len(nodes)+len(branches) > 0 || t.root != wasRoot || t.active != wasActive {
+		// A delta of nothing moves neither the version nor a feed (before
+		// Dec 5 it did: an empty delta from another copy made a sync client
+		// take its tree for edited, and every listener heard of it).
+		t.noteMeta()
+	}
 	return nil
 }
 
@@ -276,13 +284,23 @@ func (t *Tree) dropNode(id string) {
 // copy it replaces, or says why it cannot: each node both hold keeps the later
 // of its two labels (by label time), as ApplyRows and Merge keep them; the
 // active branch is keep when keep is not "" and t holds it (the copy's own
-// place), else t's; and t must be sound (Validate finds nothing), or it is
-// CodeCorrupt and old stays as it was. Without the check, rows with no branch
+// place), else t's; a node both hold must be the same message at the same
+// place and time (CodeConflict otherwise); and t must be sound (Validate
+// finds nothing), or it is CodeCorrupt and old stays as it was. Without the check, rows with no branch
 // (a "sync" feed's first answer, which means "push the whole tree", or the
 // first part of a feed taken in parts) replaced a tree with nothing, every
 // message gone; without the labels, a label set or cleared on old after the
 // other copy's came back (both found by the JS API's random run).
 func (t *Tree) TakeOver(old *Tree, keep string) error {
+	for id, n := range t.nodes {
+		// A node both hold is one message at one place, as ApplyRows requires
+		// of a delta: before Dec 5 a delta of every row put another copy's
+		// content over old's under the same id, and the sync feed then named a
+		// node a synced copy refused.
+		if o := old.nodes[id]; o != nil && (o.parent != n.parent || o.created != n.created || !bytes.Equal(o.msg, n.msg)) {
+			return newError(CodeConflict, "node "+quote(id)+" differs between the two copies; merge them instead")
+		}
+	}
 	for id, n := range t.nodes {
 		if o := old.nodes[id]; o != nil && o.lab != nil && o.labelTime() > n.labelTime() {
 			l := *o.lab

@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/sessiontree/sessiontree/core/rawjson"
@@ -516,4 +517,63 @@ func mustReload(t *testing.T, file []byte) []byte {
 		t.Fatal(err)
 	}
 	return back.Marshal()
+}
+
+// A delta of nothing, and a merge of a copy that holds nothing new, move
+// neither the version nor a feed: nothing changed. Before Dec 5 both moved the
+// version and told every listener of a change of the root or active branch,
+// and a sync client that applied an empty delta took its tree for edited.
+func TestNothingAppliedOrMergedMovesNeitherTheVersionNorAFeed(t *testing.T) {
+	tr, _ := chain(t, "q", "a")
+	tr.Branch(tr.Root(), "side", 3)
+	copyOf := tr.Clone()
+	tr.TakeChanges()
+	tr.TakeWatched()
+	tr.TakeSynced()
+	v := tr.Version()
+	if err := tr.ApplyRows(tr.Root(), tr.ActiveBranch(), false, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := tr.Merge(copyOf); err != nil || rep.Changed() {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	if tr.Version() != v {
+		t.Fatalf("version %d, was %d", tr.Version(), v)
+	}
+	for _, c := range []Changes{tr.TakeChanges(), tr.TakeWatched(), tr.TakeSynced()} {
+		if len(c.Nodes)+len(c.Branches) > 0 || c.Meta || c.All {
+			t.Errorf("a feed after nothing changed: %+v", c)
+		}
+	}
+}
+
+// An every-row delta whose node differs from this copy's under the same id
+// (its message, parent or time) is refused as a delta of some rows is
+// (CodeConflict: merge instead), and the copy stays as it was. Before Dec 5
+// the other copy's content went over this one's, and the sync feed then named
+// a node a synced copy refused.
+func TestTakeOverRefusesANodeThatDiffersUnderItsID(t *testing.T) {
+	mine := New(counterIDs())
+	q := mustAppend(t, mine, msg("user", "mine"), 1)
+	before := mine.Marshal()
+	for _, other := range []string{
+		strings.Replace(string(before), `"content":"mine"`, `"content":"theirs"`, 1),
+		strings.Replace(string(before), `"created_at_ms":1`, `"created_at_ms":5`, 1),
+	} {
+		if other == string(before) {
+			t.Fatal("the other copy should differ")
+		}
+		next, err := Unmarshal([]byte(other))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = next.TakeOver(mine, "")
+		wantCode(t, err, CodeConflict)
+		if !strings.Contains(err.Error(), quote(q)) {
+			t.Fatalf("the error should name the node: %v", err)
+		}
+		if !bytes.Equal(mine.Marshal(), before) {
+			t.Fatal("a refused delta changed the copy")
+		}
+	}
 }

@@ -11,6 +11,21 @@ type journal struct {
 	// always undoes the whole journal, so later moves of the same branch need no
 	// record (a batch of appends records its branch once, not once per append).
 	leafOf, touched *branch
+	// What the batch noted in the feeds (TakeChanges, TakeWatched, TakeSynced)
+	// and the version: put back by rollback, so that a failed batch moves
+	// neither, as it changes nothing (before, it moved the version and left
+	// rows of what never happened in every feed).
+	version uint64
+	meta    [3]bool
+	fresh   []fresh
+}
+
+// fresh is a node (or branch) a batch noted that a feed did not hold: which
+// feeds, a bit each (changed, watched, synced).
+type fresh struct {
+	key    string
+	branch bool
+	in     uint8
 }
 
 // undo is one recorded change: a plain value, so recording allocates nothing
@@ -79,6 +94,9 @@ func (c *changes) addBranch(name string) {
 // (TakeChanges), for the watch (TakeWatched), for a sync client's feed
 // (TakeSynced) and in the version (Version).
 func (t *Tree) noteNode(id string) {
+	if t.journal != nil {
+		t.journal.noteFresh(t, id, false)
+	}
 	t.nodeGen++
 	t.changed.node(id)
 	t.watched.node(id)
@@ -87,6 +105,9 @@ func (t *Tree) noteNode(id string) {
 }
 
 func (t *Tree) noteBranch(name string) {
+	if t.journal != nil {
+		t.journal.noteFresh(t, name, true)
+	}
 	t.branchLog.add(name)
 	t.changed.branch(name)
 	t.watched.branch(name)
@@ -99,6 +120,57 @@ func (t *Tree) noteMeta() {
 	t.watched.setMeta()
 	t.synced.setMeta()
 	t.version++
+}
+
+// noteFresh records, before a batch notes key, the feeds that do not hold it.
+func (j *journal) noteFresh(t *Tree, key string, branch bool) {
+	var in uint8
+	for i, c := range t.feeds() {
+		if c != nil && !c.holds(key, branch) {
+			in |= 1 << i
+		}
+	}
+	if in != 0 {
+		j.fresh = append(j.fresh, fresh{key, branch, in})
+	}
+}
+
+// feeds are the tree's change sets, in fresh's bit order.
+func (t *Tree) feeds() [3]*changes { return [3]*changes{t.changed, t.watched, t.synced} }
+
+func (c *changes) holds(key string, branch bool) bool {
+	if c.all {
+		return true
+	}
+	set := c.nodes
+	if branch {
+		set = c.branches
+	}
+	_, ok := set[key]
+	return ok
+}
+
+// forget takes back what a failed batch noted (see journal.fresh).
+func (t *Tree) forget(j *journal) {
+	t.version = j.version
+	for i, c := range t.feeds() {
+		if c != nil {
+			c.meta = j.meta[i]
+		}
+	}
+	for _, f := range j.fresh {
+		for i, c := range t.feeds() {
+			if c == nil || f.in&(1<<i) == 0 {
+				continue
+			}
+			if f.branch {
+				delete(c.branches, f.key)
+			} else {
+				delete(c.nodes, f.key)
+			}
+		}
+	}
+	j.fresh = j.fresh[:0]
 }
 
 func (c *changes) setMeta() {
@@ -116,6 +188,10 @@ func (t *Tree) openJournal() {
 	t.spare = nil
 	j.undo = j.undo[:0]
 	j.leafOf, j.touched = nil, nil
+	j.version, j.fresh = t.version, j.fresh[:0]
+	for i, c := range t.feeds() {
+		j.meta[i] = c != nil && c.meta
+	}
 	t.journal = j
 }
 
@@ -144,6 +220,7 @@ func (t *Tree) rollback() {
 	}
 	j.undo = j.undo[:0]
 	j.leafOf, j.touched = nil, nil
+	t.forget(j)
 }
 
 func (t *Tree) undoOne(u *undo) {

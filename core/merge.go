@@ -168,6 +168,7 @@ func (t *Tree) MergeWith(other *Tree, opts MergeOptions) (MergeReport, error) {
 	// The change feeds and the watch go on (a feed handed out in parts too),
 	// and the version counts on.
 	changed, rest, watched, synced, version := t.changed, t.rest, t.watched, t.synced, t.version
+	moved := rep.Changed() || len(rep.touchedNodes)+len(rep.touchedBranches) > 0 || r.root != t.root
 	gen := max(t.shapeGen, r.shapeGen)
 	*t = *r
 	// Every node may have moved: what was derived from t or r is stale.
@@ -186,7 +187,11 @@ func (t *Tree) MergeWith(other *Tree, opts MergeOptions) (MergeReport, error) {
 			}
 		}
 	}
-	t.noteMeta()
+	if moved {
+		// A merge that changed nothing moves neither the version nor a feed
+		// (before Dec 5 it did: a sync client then took its tree for edited).
+		t.noteMeta()
+	}
 	return rep.MergeReport, nil
 }
 
