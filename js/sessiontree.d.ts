@@ -330,7 +330,8 @@ export interface InitOptions { full?: boolean; }
  *
  * - Lean (the default): with no argument it finds `sessiontree.wasm` next to
  *   this module (fetch in browsers and workers, the file system in Node).
- *   Every tree method but merge, import and export, which need
+ *   Every tree method but merge, import, export and projectFor (and the
+ *   statics importAll, mergeJSON and deltaParts), which need
  *   `initInterchange()` (a second, stateless module loaded on first use).
  * - Full: `init({ full: true })` finds `sessiontree-interchange.wasm` there
  *   instead. Every tree method, and `t.merge` (in place), `SessionTree.import`,
@@ -341,6 +342,11 @@ export interface InitOptions { full?: boolean; }
  * It also takes a URL, the bytes, a fetch Response, or a compiled
  * WebAssembly.Module of either file (Cloudflare Workers: the package's
  * `workerd` entry passes the bundled one, `{ full: true }` included).
+ *
+ * The first module loaded stays: a later init resolves at once, but
+ * `init({ full: true })` after the lean one (sessiontree/idb calls `init()`
+ * itself) loads the interchange module beside it (`initInterchange()`), so
+ * that every method works.
  */
 export function init(source?: string | URL | ArrayBuffer | ArrayBufferView | Response | WebAssembly.Module | InitOptions): Promise<void>;
 

@@ -41,14 +41,19 @@ const isNode = typeof process !== "undefined" && !!process.versions?.node;
  * second call is a no-op.
  */
 export function init(source) {
-  if (wasm) return Promise.resolve();
-  if (!loading) {
+  if (!wasm && !loading) {
     loading = start(source).catch((e) => {
       loading = null;
       throw e;
     });
+    return loading;
   }
-  return loading;
+  // The first module stays. Asked for the full one after the lean one (an
+  // app's init after sessiontree/idb's), the interchange module is loaded
+  // beside it, so that what the full one does (merge, import, export,
+  // projectFor) works; before, the call did nothing and those threw.
+  const loaded = wasm ? Promise.resolve() : loading;
+  return fullOption(source) === true ? loaded.then(() => initInterchange()) : loaded;
 }
 
 // fullOption reports whether source is init's options object (a plain
