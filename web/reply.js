@@ -5,7 +5,7 @@ import { $, toast, showError, clearError, describe } from "./dom.js";
 import { usesEndpoint, messageText, demoReply, endpointReply, requestBody } from "./assistant.js";
 import { renderMarkdown } from "./markdown.js";
 import { state, loadInterchange, renderAll } from "./app.js";
-import { waitingForReply } from "./conversations.js";
+import { waitingForReply, keepDeleted } from "./conversations.js";
 import { roleName, renderChat, renderComposer } from "./chat.js";
 import { change, focusPlace } from "./actions.js";
 
@@ -93,6 +93,7 @@ export async function reply({ prior, upTo, again, controller }, commit) {
     showError(`No reply: ${describe(e)}. Your message is kept.`, again && { label: "Retry", run: retryIn(state.cur, again) });
     renderAll();
   }
+  if (state.cur?.deleted && state.cur.tree) await keepDeleted(state.cur);
 }
 
 /**
