@@ -323,7 +323,7 @@ function sendQueued(cur) {
 export const LOAD_SLICE_MS = 20;
 
 export async function createConversation(tree, title, { open = true } = {}) {
-  if (waitingForReply()) {
+  if (open && waitingForReply()) {
     tree.free();
     return;
   }

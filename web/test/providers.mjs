@@ -210,6 +210,25 @@ try {
     assert.equal(await page.locator("#messages .msg-body .empty").count(), 0, "the hidden system node is not shown as (no text)");
   });
 
+  await step("an import made while a reply streams is stored and listed, not opened, and said so (.tree.json and other formats)", async () => {
+    const current = () => page.evaluate(() => localStorage.getItem("sessiontree-demo.current"));
+    const stored = () => page.evaluate(async () => (await window.sessiontreeDemo.store.list()).length);
+    const [conv, before, tree] = [await current(), await stored(), await page.evaluate(() => window.sessiontreeDemo.tree.save())];
+    await page.fill("#input", "Tell me slowly while I import [slow]");
+    await page.press("#input", "Enter");
+    await page.waitForSelector(".typing.streaming");
+    const file = path.join(repo, "core", "formats", "testdata", "chatgpt", "two-conversations.json");
+    await page.setInputFiles("#file", { name: "later.json", mimeType: "application/json", buffer: await fs.readFile(file) });
+    await page.waitForSelector(".toast >> text=/Imported .later\\.json.: it is in the list, not opened/");
+    await page.setInputFiles("#file", { name: "later.tree.json", mimeType: "application/json", buffer: Buffer.from(tree) });
+    await page.waitForSelector(".toast >> text=/Imported .later\\.tree\\.json.: it is in the list, not opened/");
+    assert.ok(await page.locator(".typing").count() === 1, "the reply was still on its way");
+    assert.equal(await current(), conv, "the chat stays on the reply");
+    await settled();
+    await page.evaluate(() => window.sessiontreeDemo.saved());
+    assert.equal(await stored(), before + 3, "two conversations from the export, one from the .tree.json");
+  });
+
   await step("search covers every conversation, with clean snippets; a hit opens its conversation", async () => {
     await page.fill("#search", "shwmae");
     const hit = page.locator('#search-results .hit[data-conv]');
