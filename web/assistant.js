@@ -211,6 +211,15 @@ async function* sse(body, signal) {
   }
 }
 
+// The end reasons of either API that say the reply is not whole: the model ran
+// into its token limit, or the provider's filter stopped it.
+const CUT_SHORT = new Set(["length", "content_filter", "max_tokens"]);
+
+/** How an answer ended, from its finish_reason or stop_reason: "done", or the API's reason it is not whole. */
+function endOf(reason) {
+  return CUT_SHORT.has(reason) ? reason : "done";
+}
+
 /** The text of a whole (non-streamed) answer, either API. */
 function wholeText(api, data) {
   if (api === "anthropic") {
@@ -239,6 +248,7 @@ async function once(settings, body, { signal, onText, timeoutMs }) {
   const both = AbortSignal.any([signal, idle.signal].filter(Boolean));
   let text = "";
   let model = settings.model.trim();
+  let finish = null; // the stream's finish_reason (OpenAI) or stop_reason (Anthropic), once it says
   const end = (reason) => ({ text, model, incomplete: reason !== "done", reason });
   arm();
   try {
@@ -267,12 +277,12 @@ async function once(settings, body, { signal, onText, timeoutMs }) {
       text = wholeText(settings.api, data);
       if (typeof data.model === "string" && data.model) model = data.model;
       onText?.(text);
-      return end("done");
+      return end(endOf(settings.api === "anthropic" ? data.stop_reason : data.choices[0].finish_reason));
     }
     try {
       for await (const { event, data } of sse(res.body, both)) {
         arm();
-        if (data === "[DONE]") return end("done");
+        if (data === "[DONE]") return end(endOf(finish));
         let j;
         try {
           j = JSON.parse(data);
@@ -288,10 +298,12 @@ async function once(settings, body, { signal, onText, timeoutMs }) {
         if (settings.api === "anthropic") {
           if (j.type === "message_start" && j.message?.model) model = j.message.model;
           if (j.type === "content_block_delta" && j.delta?.type === "text_delta") text += j.delta.text;
-          if (j.type === "message_stop") return end("done");
+          if (j.type === "message_delta" && j.delta?.stop_reason) finish = j.delta.stop_reason;
+          if (j.type === "message_stop") return end(endOf(finish));
         } else {
           const d = j.choices?.[0]?.delta;
           if (typeof d?.content === "string") text += d.content;
+          if (j.choices?.[0]?.finish_reason) finish = j.choices[0].finish_reason;
         }
         onText?.(text);
       }
@@ -310,8 +322,11 @@ async function once(settings, body, { signal, onText, timeoutMs }) {
       if (text) return end("timeout");
       throw new EndpointError(`${url} sent nothing within ${Math.round(timeoutMs / 1000)} s`, true);
     }
-    // The stream ended without its end marker: what came is kept, marked.
-    return text ? end(settings.api === "anthropic" ? "cut" : "done") : end("done");
+    // The stream ended without its end marker ([DONE], message_stop): what came
+    // is kept, marked, unless the model had said how it ended (a server that
+    // sends no [DONE] after its finish_reason).
+    if (finish) return end(endOf(finish));
+    return text ? end("cut") : end("done");
   } finally {
     clearTimeout(timer);
   }

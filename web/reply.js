@@ -85,7 +85,10 @@ export async function reply({ prior, upTo, again, controller }, commit) {
     }
     announce(`${roleName(message)}: ${messageText(message)}`);
     if (message.incomplete) {
-      const why = { stopped: "you stopped it", timeout: "the endpoint went quiet (timeout)", error: "the stream broke", cut: "the stream ended early" }[message.stop_reason] ?? message.stop_reason;
+      const why = {
+        stopped: "you stopped it", timeout: "the endpoint went quiet (timeout)", error: "the stream broke", cut: "the stream ended early",
+        length: "the model reached its token limit", max_tokens: "the model reached its token limit", content_filter: "the provider's content filter stopped it",
+      }[message.stop_reason] ?? message.stop_reason;
       toast(`The reply is kept as it was when ${why}; it is marked incomplete. Regenerate to try again.`, "warn");
     }
   } catch (e) {

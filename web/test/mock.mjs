@@ -5,7 +5,9 @@
 // a time; [slow] streams slower; [quiet] goes quiet after six tokens and never
 // ends; [fail500] always answers HTTP 500; [flaky] answers 503 once for that
 // text, [flakyN] N times, then answers; [hang] never answers; [summary] answers
-// "A mocked summary.". A request without "stream": true is answered whole.
+// "A mocked summary."; [cut] closes the connection after four tokens (no end
+// marker); [length] ends after four tokens at the token limit (finish_reason
+// "length", stop_reason "max_tokens"). A request without "stream": true is answered whole.
 import http from "node:http";
 
 export const REPLY = "# Plan\n\nHere is **bold** text, a [link](https://example.com) and a list:\n\n- one\n- two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```python\nprint(\"hi\")\n```\nText after the fence.";
@@ -69,13 +71,16 @@ export async function startMock() {
       else send("chunk", { id: "c1", object: "chat.completion.chunk", model, choices: [{ index: 0, delta: { content: tok }, finish_reason: null }] });
       await new Promise((r) => setTimeout(r, delay));
       if (mode === "quiet" && ++i === 6) return; // goes quiet mid-stream, never ends
+      if (mode === "cut" && ++i === 4) return res.end();
+      if (mode === "length" && ++i === 4) break;
     }
+    const stop = mode === "length" ? (api === "anthropic" ? "max_tokens" : "length") : (api === "anthropic" ? "end_turn" : "stop");
     if (api === "anthropic") {
       send("content_block_stop", { type: "content_block_stop", index: 0 });
-      send("message_delta", { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 10 } });
+      send("message_delta", { type: "message_delta", delta: { stop_reason: stop }, usage: { output_tokens: 10 } });
       send("message_stop", { type: "message_stop" });
     } else {
-      send("chunk", { id: "c1", object: "chat.completion.chunk", model, choices: [{ index: 0, delta: {}, finish_reason: "stop" }] });
+      send("chunk", { id: "c1", object: "chat.completion.chunk", model, choices: [{ index: 0, delta: {}, finish_reason: stop }] });
       res.write("data: [DONE]\n\n");
     }
     res.end();

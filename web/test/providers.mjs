@@ -127,6 +127,22 @@ try {
     assert.match(await msgs.last().locator(".msg-status").textContent(), /incomplete \(timeout\)/);
   });
 
+  // Sends text, waits for the reply, and returns how it was stored and shown.
+  const endOf = async (text) => {
+    await page.fill("#input", text);
+    await page.press("#input", "Enter");
+    await settled();
+    const m = await page.evaluate(() => window.sessiontreeDemo.tree.pathWindow(-1).messages[0]);
+    const status = await msgs.last().locator(".msg-status").textContent().catch(() => null);
+    return `${m.incomplete ? `incomplete ${m.stop_reason}` : "whole"} | ${status}`;
+  };
+
+  await step("OpenAI-compatible: a stream cut off before [DONE] and one at the token limit are kept, marked incomplete", async () => {
+    assert.equal(await endOf("Cut me off [cut]"), "incomplete cut | incomplete (cut)");
+    assert.equal(await endOf("Run out of tokens [length]"), "incomplete length | incomplete (length)");
+    assert.equal(await endOf("A whole one [stream]"), "whole | null");
+  });
+
   await step("HTTP 500: retried, then a clear error; 503 once: retried and answered", async () => {
     allowNetworkErrors = true;
     const before = requests.length;
@@ -198,6 +214,11 @@ try {
     await page.waitForSelector(`#branch-list li[data-branch="${other}"] .branch-summary >> text=/Plan/`);
     assert.equal(requests.at(-1).api, "anthropic");
     assert.ok(!requests.at(-1).body.stream, "a summary is not streamed");
+  });
+
+  await step("Anthropic: a stream cut off before message_stop and one at max_tokens are kept, marked incomplete", async () => {
+    assert.equal(await endOf("Cut me off [cut]"), "incomplete cut | incomplete (cut)");
+    assert.equal(await endOf("Run out of tokens [length]"), "incomplete max_tokens | incomplete (max_tokens)");
   });
 
   await step("a two-chat ChatGPT export becomes two conversations with their titles", async () => {
