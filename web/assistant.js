@@ -292,7 +292,7 @@ async function once(settings, body, { signal, onText, timeoutMs }) {
         if (typeof j.model === "string" && j.model) model = j.model;
         if (j.type === "error" || event === "error" || (j.error && !j.choices)) {
           const msg = j.error?.message ?? "the stream reported an error";
-          if (text) return { ...end("error"), error: msg };
+          if (text) return { ...end("error"), error: `${url} reported: ${msg}` };
           throw new EndpointError(`${url} reported: ${msg}`, true);
         }
         if (settings.api === "anthropic") {
@@ -310,7 +310,7 @@ async function once(settings, body, { signal, onText, timeoutMs }) {
     } catch (e) {
       if (e instanceof EndpointError) throw e;
       if (!both.aborted) {
-        if (text) return { ...end("error"), error: e.message };
+        if (text) return { ...end("error"), error: `the stream broke (${e.message})` };
         throw new EndpointError(`${url}: the stream broke (${e.message})`, true);
       }
     }
@@ -337,9 +337,10 @@ async function once(settings, body, { signal, onText, timeoutMs }) {
  * onText(textSoFar), retried twice when it failed quickly before any text
  * (a timeout is never retried: one wait of the timeout, then the error). Resolves to
  * a message to append ({ role, content, model } and `incomplete: true` with
- * `stop_reason` when it was cut short).
+ * `stop_reason` when it was cut short); onBroken(text) gets the error the
+ * server reported in the stream (or the stream's) that cut it short.
  */
-export async function endpointReply(settings, body, signal, { onText, onRetry } = {}) {
+export async function endpointReply(settings, body, signal, { onText, onRetry, onBroken } = {}) {
   const timeoutMs = Math.max(1, Number(settings.timeout) || 60) * 1000;
   for (let attempt = 0; ; attempt++) {
     const t0 = Date.now();
@@ -350,6 +351,7 @@ export async function endpointReply(settings, body, signal, { onText, onRetry } 
         m.incomplete = true;
         m.stop_reason = got.reason;
       }
+      if (got.error) onBroken?.(got.error);
       return m;
     } catch (e) {
       const quick = Date.now() - t0 < Math.min(QUICK_MS, timeoutMs / 2);

@@ -56,6 +56,7 @@ export async function reply({ prior, upTo, again, controller }, commit) {
     renderComposer();
     renderChat();
   }
+  let broken = null; // the error the server reported in the stream, after some text
   try {
     let message;
     if (usesEndpoint(state.settings)) {
@@ -70,6 +71,7 @@ export async function reply({ prior, upTo, again, controller }, commit) {
       message = await endpointReply(state.settings, body, controller.signal, {
         onText: paintStream,
         onRetry: (n, e) => toast(`Retrying (${n}/2): ${describe(e)}`, "warn"),
+        onBroken: (text) => { broken = text; },
       });
     } else {
       await new Promise((r) => setTimeout(r, 120)); // a beat, so the reply reads as one
@@ -89,7 +91,9 @@ export async function reply({ prior, upTo, again, controller }, commit) {
         stopped: "you stopped it", timeout: "the endpoint went quiet (timeout)", error: "the stream broke", cut: "the stream ended early",
         length: "the model reached its token limit", max_tokens: "the model reached its token limit", content_filter: "the provider's content filter stopped it",
       }[message.stop_reason] ?? message.stop_reason;
-      toast(`The reply is kept as it was when ${why}; it is marked incomplete. Regenerate to try again.`, "warn");
+      // The server's own words stay on screen (a banner): they say what to do.
+      if (broken) showError(`The reply was cut short: ${broken}. What came is kept, marked incomplete; regenerate to try again.`);
+      else toast(`The reply is kept as it was when ${why}; it is marked incomplete. Regenerate to try again.`, "warn");
     }
   } catch (e) {
     state.busy = null;

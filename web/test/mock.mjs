@@ -7,7 +7,8 @@
 // text, [flakyN] N times, then answers; [hang] never answers; [summary] answers
 // "A mocked summary."; [cut] closes the connection after four tokens (no end
 // marker); [length] ends after four tokens at the token limit (finish_reason
-// "length", stop_reason "max_tokens"). A request without "stream": true is answered whole.
+// "length", stop_reason "max_tokens"); [miderr] reports an error in the
+// stream after four tokens, then ends. A request without "stream": true is answered whole.
 import http from "node:http";
 
 export const REPLY = "# Plan\n\nHere is **bold** text, a [link](https://example.com) and a list:\n\n- one\n- two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```python\nprint(\"hi\")\n```\nText after the fence.";
@@ -73,6 +74,12 @@ export async function startMock() {
       if (mode === "quiet" && ++i === 6) return; // goes quiet mid-stream, never ends
       if (mode === "cut" && ++i === 4) return res.end();
       if (mode === "length" && ++i === 4) break;
+      if (mode === "miderr" && ++i === 4) {
+        const error = { type: "overloaded_error", message: "the mock broke mid-stream" };
+        if (api === "anthropic") send("error", { type: "error", error });
+        else send("error", { error });
+        return res.end();
+      }
     }
     const stop = mode === "length" ? (api === "anthropic" ? "max_tokens" : "length") : (api === "anthropic" ? "end_turn" : "stop");
     if (api === "anthropic") {

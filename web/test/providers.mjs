@@ -143,6 +143,12 @@ try {
     assert.equal(await endOf("A whole one [stream]"), "whole | null");
   });
 
+  await step("an error the server reports in the stream after some text: the text kept, the server's words in the banner", async () => {
+    assert.equal(await endOf("Break down [miderr]"), "incomplete error | incomplete (error)");
+    assert.match(await page.textContent("#banner:not([hidden]) .banner-text"), /^The reply was cut short: .+ reported: the mock broke mid-stream\. What came is kept/);
+    await page.click("#banner .banner-close");
+  });
+
   await step("HTTP 500: retried, then a clear error; 503 once: retried and answered", async () => {
     allowNetworkErrors = true;
     const before = requests.length;
@@ -219,6 +225,9 @@ try {
   await step("Anthropic: a stream cut off before message_stop and one at max_tokens are kept, marked incomplete", async () => {
     assert.equal(await endOf("Cut me off [cut]"), "incomplete cut | incomplete (cut)");
     assert.equal(await endOf("Run out of tokens [length]"), "incomplete max_tokens | incomplete (max_tokens)");
+    assert.equal(await endOf("Break down [miderr]"), "incomplete error | incomplete (error)");
+    assert.match(await page.textContent("#banner:not([hidden]) .banner-text"), /reported: the mock broke mid-stream/);
+    await page.click("#banner .banner-close");
   });
 
   await step("a two-chat ChatGPT export becomes two conversations with their titles", async () => {
