@@ -115,6 +115,9 @@ export function demoReply(messages, variant = 0) {
 
 // A failure this soon after the request (or half the timeout, if less) is retried by itself.
 const QUICK_MS = 5000;
+// A server's Retry-After (a 429, a 503) up to this long is waited for (Stop ends
+// the wait); a longer one is not retried by itself: the error says when to try.
+const RETRY_AFTER_MAX_MS = 10_000;
 
 /** The APIs a configured endpoint may speak (t.projectFor's names). */
 export const APIS = [
@@ -146,10 +149,27 @@ function headersFor(settings) {
 
 /** An error whose message a user can act on; `retry`: worth trying again as is. */
 export class EndpointError extends Error {
-  constructor(message, retry = false) {
+  constructor(message, retry = false, retryAfterMs = undefined) {
     super(message);
     this.retry = retry;
+    this.retryAfterMs = retryAfterMs; // the server's Retry-After, when it gave one
   }
+}
+
+/** The wait a response's Retry-After asks for (seconds or an HTTP date), in ms, or undefined. */
+function retryAfterOf(res) {
+  const v = res.headers.get("retry-after");
+  if (!v) return undefined;
+  const ms = /^\d+$/.test(v.trim()) ? Number(v) * 1000 : Date.parse(v) - Date.now();
+  return Number.isFinite(ms) ? Math.max(0, ms) : undefined;
+}
+
+/** Resolves after ms, or at once when signal aborts. */
+function pause(ms, signal) {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => { clearTimeout(timer); resolve(); }, { once: true });
+  });
 }
 
 /**
@@ -263,7 +283,13 @@ async function once(settings, body, { signal, onText, timeoutMs }) {
     arm();
     if (!res.ok) {
       const detail = detailOf(await res.text().catch(() => ""));
-      throw new EndpointError(`${url} answered HTTP ${res.status}${detail ? `: ${detail}` : ""}`, res.status >= 500 || res.status === 429);
+      const after = retryAfterOf(res);
+      const said = `${url} answered HTTP ${res.status}${detail ? `: ${detail}` : ""}`;
+      if (after > RETRY_AFTER_MAX_MS) {
+        const at = new Date(Date.now() + after).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+        throw new EndpointError(`${said}. The server asks to wait ${Math.round(after / 1000)} s: try again after ${at}`);
+      }
+      throw new EndpointError(said, res.status >= 500 || res.status === 429, after);
     }
     const type = res.headers.get("content-type") ?? "";
     if (!type.includes("text/event-stream")) {
@@ -334,7 +360,8 @@ async function once(settings, body, { signal, onText, timeoutMs }) {
 
 /**
  * The endpoint's reply to a request body (requestBody), streamed into
- * onText(textSoFar), retried twice when it failed quickly before any text
+ * onText(textSoFar), retried twice when it failed quickly before any text,
+ * after the server's Retry-After when it gives one of at most RETRY_AFTER_MAX_MS
  * (a timeout is never retried: one wait of the timeout, then the error). Resolves to
  * a message to append ({ role, content, model } and `incomplete: true` with
  * `stop_reason` when it was cut short); onBroken(text) gets the error the
@@ -356,8 +383,9 @@ export async function endpointReply(settings, body, signal, { onText, onRetry, o
     } catch (e) {
       const quick = Date.now() - t0 < Math.min(QUICK_MS, timeoutMs / 2);
       if (!(e instanceof EndpointError) || !e.retry || !quick || attempt >= 2 || signal?.aborted) throw e;
-      onRetry?.(attempt + 1, e);
-      await new Promise((r) => setTimeout(r, 400 * 2 ** attempt));
+      const wait = e.retryAfterMs ?? 400 * 2 ** attempt;
+      onRetry?.(attempt + 1, e, wait);
+      await pause(wait, signal);
       if (signal?.aborted) throw new EndpointError("the request was stopped");
     }
   }

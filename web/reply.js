@@ -70,7 +70,7 @@ export async function reply({ prior, upTo, again, controller }, commit) {
       await nextTask();
       message = await endpointReply(state.settings, body, controller.signal, {
         onText: paintStream,
-        onRetry: (n, e) => toast(`Retrying (${n}/2): ${describe(e)}`, "warn"),
+        onRetry: (n, e, ms) => toast(`Retrying${ms >= 1000 ? ` in ${Math.round(ms / 1000)} s` : ""} (${n}/2): ${describe(e)}`, "warn"),
         onBroken: (text) => { broken = text; },
       });
     } else {

@@ -4,7 +4,8 @@
 // in brackets picks the answer: [stream] (the default) streams REPLY a token at
 // a time; [slow] streams slower; [quiet] goes quiet after six tokens and never
 // ends; [fail500] always answers HTTP 500; [flaky] answers 503 once for that
-// text, [flakyN] N times, then answers; [hang] never answers; [summary] answers
+// text, [flakyN] N times, then answers; [busy30] always answers 429 with
+// Retry-After: 30; [busy1] answers 429 with Retry-After: 1 once for that text, then answers; [hang] never answers; [summary] answers
 // "A mocked summary."; [cut] closes the connection after four tokens (no end
 // marker); [length] ends after four tokens at the token limit (finish_reason
 // "length", stop_reason "max_tokens"); [miderr] reports an error in the
@@ -30,6 +31,7 @@ export async function startMock() {
       "access-control-allow-origin": "*",
       "access-control-allow-headers": "content-type, authorization, x-api-key, anthropic-version, anthropic-dangerous-direct-browser-access",
       "access-control-allow-methods": "GET, POST, OPTIONS",
+      "access-control-expose-headers": "retry-after",
     };
     if (req.method === "OPTIONS") return res.writeHead(204, cors).end();
     const api = req.url.startsWith("/anthropic/") ? "anthropic" : "openai";
@@ -48,6 +50,11 @@ export async function startMock() {
     if (flaky && (failures.get(said) ?? 0) < Number(flaky[1] || 1)) {
       failures.set(said, (failures.get(said) ?? 0) + 1);
       return res.writeHead(503, { ...cors, "content-type": "application/json" }).end(JSON.stringify({ error: { message: "overloaded, try again" } }));
+    }
+    if (mode === "busy30") return res.writeHead(429, { ...cors, "retry-after": "30", "content-type": "application/json" }).end(JSON.stringify({ error: { message: "rate limited" } }));
+    if (mode === "busy1" && !failures.get(said)) {
+      failures.set(said, 1);
+      return res.writeHead(429, { ...cors, "retry-after": "1", "content-type": "application/json" }).end(JSON.stringify({ error: { message: "rate limited" } }));
     }
     if (mode === "hang") return; // never answers
     const text = mode === "summary" ? "A mocked summary." : REPLY;

@@ -166,6 +166,26 @@ try {
     allowNetworkErrors = false;
   });
 
+  await step("HTTP 429 with Retry-After: a short wait is waited, a long one is not retried by itself and the error says when", async () => {
+    allowNetworkErrors = true;
+    let before = requests.length;
+    await page.fill("#input", "Busy for long [busy30]");
+    await page.press("#input", "Enter");
+    await page.waitForSelector("#banner:not([hidden]) >> text=/HTTP 429: rate limited\\. The server asks to wait 30 s: try again after \\d/");
+    assert.equal(requests.length - before, 1, "not retried by itself");
+    await page.click("#banner .banner-close");
+    before = requests.length;
+    await page.fill("#input", "Busy for a second [busy1]");
+    await page.press("#input", "Enter");
+    await page.waitForSelector(".toast >> text=/Retrying in 1 s \\(1\\/2\\)/");
+    await settled();
+    assert.equal(requests.length - before, 2);
+    const gap = requests.at(-1).at - requests.at(-2).at;
+    assert.ok(gap >= 900, `the second try came ${gap} ms after the first, not after the Retry-After`);
+    assert.match(await lastBody().textContent(), /Text after the fence/);
+    allowNetworkErrors = false;
+  });
+
   await step("a server that hangs: one timeout (not retried by itself), then an error; the message is kept", async () => {
     allowNetworkErrors = true;
     const before = requests.length;
