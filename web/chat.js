@@ -306,10 +306,12 @@ export function renderComposer() {
   const busy = !!state.busy;
   const cur = state.cur;
   // Also while the conversation opens, once its last messages are painted: a
-  // send then waits for the tree (queueSend), one at a time.
-  const ready = !!cur?.tree || (!!cur?.previewed && !cur.queued);
+  // send then waits for the tree (queueSend), one at a time. Not in one that
+  // failed to open: a send there would go nowhere.
+  const ready = !!cur?.tree || (!!cur?.previewed && !!cur.loading && !cur.queued);
   $("input").disabled = !ready;
-  $("input").placeholder = usesEndpoint(state.settings) ? `Message ${state.settings.model}\u2026` : "Message the demo assistant\u2026";
+  $("input").placeholder = cur && !cur.tree && !cur.loading ? "This conversation could not be opened"
+    : usesEndpoint(state.settings) ? `Message ${state.settings.model}\u2026` : "Message the demo assistant\u2026";
   $("send").hidden = busy;
   $("stop").hidden = !busy;
   $("send").disabled = !ready;
@@ -335,6 +337,7 @@ export function wireChat() {
       queueSend(cur, text);
       return;
     }
+    if (!cur?.tree) return; // nowhere to send it (a conversation that failed to open): the text stays
     $("input").value = "";
     autosize();
     send(text);

@@ -449,6 +449,9 @@ async function main() {
     await page.click(`#conv-list li[data-id="${id}"] .conv-open`);
     await page.waitForSelector(".error-card >> text=could not be opened");
     assert.match(await page.textContent(".error-card"), /corrupt/);
+    // Nothing can be sent into it: a message typed there would go nowhere.
+    assert.equal(await page.isDisabled("#input"), true, "the composer of a conversation that failed to open is enabled");
+    assert.equal(await page.isDisabled("#send"), true);
     const [dl] = await Promise.all([page.waitForEvent("download"), page.click(".error-card button")]);
     assert.ok((await fs.readFile(await dl.path(), "utf8")).includes(`"x":${broken}`), "the download holds the stored records as they are");
     await page.locator("#conv-list li").last().locator(".conv-open").click();
