@@ -8,7 +8,7 @@ import { renderMarkdown, copyText } from "./markdown.js";
 import { state } from "./app.js";
 import { queuedOf, queueSend, showQueued } from "./conversations.js";
 import { send, replyTo } from "./reply.js";
-import { regenerate, saveEdit, branchHere, labelNode, rewind, checkout } from "./actions.js";
+import { regenerate, saveEdit, editableText, branchHere, labelNode, rewind, checkout } from "./actions.js";
 import { slug, download } from "./importexport.js";
 
 // The chat view is a window over the active path (pathWindow): WINDOW messages
@@ -280,7 +280,8 @@ export function messageView(id, node, sib, isLeaf) {
 
 function editInPlace(view, body, id, node) {
   if (view.querySelector(".editor")) return;
-  const area = el("textarea.editor", { value: messageText(node.message), rows: 3, "aria-label": "Edit the message" });
+  // Only the text is edited: the message's other parts (tool calls, images) are kept as they are.
+  const area = el("textarea.editor", { value: editableText(node.message), rows: 3, "aria-label": "Edit the message" });
   const isUser = node.message.role === "user";
   const form = el("form.edit-form", null, area, el("div.edit-buttons", null,
     el("button.ghost", { type: "button", onclick: () => { form.replaceWith(body); } }, "Cancel"),

@@ -392,6 +392,28 @@ async function main() {
     await page.screenshot({ path: path.join(shots, "import-chatgpt.png") });
   });
 
+  await step("editing a message with a tool call edits its text only: the tool call is kept, how the model ended is dropped", async () => {
+    const file = await fs.readFile(path.join(repo, "core", "formats", "testdata", "claudecode", "agent.jsonl"));
+    await page.setInputFiles("#file", { name: "agent.jsonl", mimeType: "application/jsonl", buffer: file });
+    await page.waitForFunction(() => document.querySelector("#conv-title")?.textContent === "agent");
+    const id = await demo(() => {
+      const t = window.sessiontreeDemo.tree;
+      const { ids, messages } = t.pathWindow(0, t.pathLength());
+      return ids[messages.findIndex((m) => Array.isArray(m.content) && m.content.some((p) => p.type === "tool_use"))];
+    });
+    const msg = page.locator(`#messages article.msg[data-id="${id}"]`);
+    await msg.hover();
+    await msg.locator('[data-action="edit"]').click();
+    assert.equal(await msg.locator("textarea.editor").inputValue(), "", "the editor holds the text only (this message has none)");
+    await msg.locator("textarea.editor").fill("Let me look.");
+    await msg.locator('[data-action="save-edit"]').click();
+    const edited = await demo(() => window.sessiontreeDemo.tree.pathWindow(0, window.sessiontreeDemo.tree.pathLength()).messages.find((m) => JSON.stringify(m).includes("Let me look.")));
+    assert.deepEqual(edited.content, [{ type: "text", text: "Let me look." }, { type: "tool_use", id: "toolu_glob", name: "Glob", input: { pattern: "**/*.go" } }]);
+    assert.equal(edited.stop_reason, undefined);
+    assert.equal(edited.usage, undefined);
+    assert.equal(edited.id, undefined);
+  });
+
   await step("a corrupt import: a clear message, nothing lost", async () => {
     const convs = await page.locator("#conv-list li").count();
     const before = await demo(() => window.sessiontreeDemo.tree.save());

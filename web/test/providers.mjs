@@ -119,6 +119,18 @@ try {
     assert.equal(stored.incomplete, true);
     assert.equal(stored.stop_reason, "stopped");
     await page.screenshot({ path: path.join(shots, "stopped.png") });
+    // Edited by the user, the new version is whole: not incomplete, no stop_reason.
+    await last.hover();
+    await last.locator('[data-action="edit"]').click();
+    await page.fill("#messages .editor", "My own answer, whole.");
+    await page.click('[data-action="save-edit"]');
+    await page.waitForFunction(() => window.sessiontreeDemo.tree.pathWindow(-1).messages[0].content === "My own answer, whole.");
+    const edited = await page.evaluate(() => window.sessiontreeDemo.tree.pathWindow(-1).messages[0]);
+    assert.equal(edited.incomplete, undefined);
+    assert.equal(edited.stop_reason, undefined);
+    assert.equal(await msgs.last().locator(".msg-status").count(), 0, "the edited reply is shown incomplete");
+    await msgs.last().locator('[data-action="prev"]').click(); // back on main, where the next steps go on
+    await page.waitForFunction(() => window.sessiontreeDemo.tree.activeBranch === "main");
   });
 
   await step("an endpoint that goes quiet mid-stream: the reply so far is kept (timeout)", async () => {
