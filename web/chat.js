@@ -96,7 +96,8 @@ export function renderChat() {
     state.moreBelow.textContent = `${len - end} later message${len - end === 1 ? "" : "s"} \u2193`;
     items.push(state.moreBelow);
   }
-  if (state.busy && end === len) {
+  // The reply on its way, under the message it answers: not on another branch the user went to.
+  if (state.busy && end === len && (state.replyUpTo === undefined || t.pathIndex(state.replyUpTo) >= 0)) {
     items.push(el(`div.msg.assistant.typing${state.stream ? ".streaming" : ""}`, { "aria-busy": "true" },
       el("div.msg-head", null, el("span.role", null, usesEndpoint(state.settings) ? state.settings.model : "Demo assistant \u00b7 offline")),
       el("div.msg-body", { dir: "auto" }, state.stream ? renderMarkdown(state.stream) : null),

@@ -51,6 +51,7 @@ function announce(text) {
  */
 export async function reply({ prior, upTo, again, controller }, commit) {
   state.replyFocus = focusPlace();
+  state.replyUpTo = upTo; // the typing row shows only while this is on the path shown (renderChat)
   if (!controller) {
     controller = waitForReply();
     renderComposer();
@@ -80,7 +81,17 @@ export async function reply({ prior, upTo, again, controller }, commit) {
     state.busy = null;
     clearError();
     const acted = focusPlace() ?? state.replyFocus;
-    change("reply", (t) => commit(t, message));
+    // The user may have gone to another branch while the reply came: it lands
+    // on its own branch, and the view stays where the user is.
+    const away = upTo !== undefined && state.cur.tree.pathIndex(upTo) < 0;
+    const landed = change("reply", (t) => {
+      const here = t.activeBranch;
+      commit(t, message);
+      const on = t.activeBranch;
+      if (away && on !== here) t.switchBranch(here);
+      return on;
+    });
+    if (away && landed) toast(`The reply came on the branch \u201c${landed}\u201d; you stay where you are.`);
     if (acted && (!document.activeElement || document.activeElement === document.body)) {
       const last = $("messages").querySelector("article.msg:last-of-type");
       (last?.querySelector(`[data-action="${acted.action}"]`) ?? last)?.focus({ preventScroll: true });
@@ -123,6 +134,7 @@ function waitForReply() {
   const controller = new AbortController();
   state.busy = controller;
   state.stream = "";
+  state.replyUpTo = undefined; // a send's: set by reply() once its message is there
   return controller;
 }
 

@@ -262,6 +262,24 @@ try {
     await page.click("#banner .banner-close");
   });
 
+  await step("another branch opened while a reply streams: the reply is not drawn there, lands on its own branch, and the view stays", async () => {
+    const asking = await page.evaluate(() => window.sessiontreeDemo.tree.activeBranch);
+    await page.fill("#input", "Answer on this branch [slow]");
+    await page.press("#input", "Enter");
+    await page.waitForSelector(".typing.streaming");
+    await page.click('#branch-list li[data-branch="main"] .branch-open');
+    await page.waitForFunction(() => window.sessiontreeDemo.tree.activeBranch === "main");
+    assert.equal(await page.locator(".typing").count(), 0, "the streaming reply is drawn under another branch");
+    await page.waitForSelector(".toast >> text=/The reply came on the branch/", { timeout: 20000 });
+    assert.equal(await page.evaluate(() => window.sessiontreeDemo.tree.activeBranch), "main", "the view was switched when the reply landed");
+    const leaf = await page.evaluate((b) => {
+      const t = window.sessiontreeDemo.tree;
+      return t.node(t.branches().find((x) => x.name === b).leaf).message;
+    }, asking);
+    assert.equal(leaf.role, "assistant");
+    assert.match(leaf.content, /Text after the fence/);
+  });
+
   await step("a two-chat ChatGPT export becomes two conversations with their titles", async () => {
     const file = path.join(repo, "core", "formats", "testdata", "chatgpt", "two-conversations.json");
     await page.setInputFiles("#file", { name: "conversations.json", mimeType: "application/json", buffer: await fs.readFile(file) });
