@@ -84,7 +84,11 @@ export function renderChat() {
     if (m.role === "system" && messageText(m).trim() === "") continue; // a hidden system node (ChatGPT's)
     const key = `${nav[i].label}\u0000${nav[i].siblings}\u0000${nav[i].index}\u0000${id === leaf}`;
     let view = cache.get(id);
-    if (!view || view.key !== key || view.element.querySelector(".editor")) view = { key, element: messageView(id, t.node(id), t.siblings(id), id === leaf) };
+    if (!view || view.key !== key) {
+      const editing = view?.element.querySelector(".editor");
+      view = { key, element: messageView(id, t.node(id), t.siblings(id), id === leaf) };
+      if (editing) keepEditing(view.element, editing); // what the user typed there is not thrown away
+    }
     view.element.classList.remove("flash", "preview");
     view.element.dataset.index = String(start + i);
     next.set(id, view);
@@ -277,6 +281,14 @@ export function messageView(id, node, sib, isLeaf) {
     body,
     el("div.msg-actions", null, ...actions));
   return view;
+}
+
+/** Opens the editor of a message's new element with what its old element's editor held. */
+function keepEditing(element, old) {
+  element.querySelector('[data-action="edit"]').click();
+  const area = element.querySelector(".editor");
+  area.value = old.value;
+  if (document.activeElement !== old) area.blur();
 }
 
 function editInPlace(view, body, id, node) {

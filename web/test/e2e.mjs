@@ -186,10 +186,15 @@ async function main() {
     await send("On the idea branch", 4);
   });
 
-  await step("label a message", async () => {
+  await step("label a message; text typed in an open editor stays through the redraw", async () => {
+    await act(1, "edit");
+    await msgs.nth(1).locator("textarea.editor").fill("typed, not saved");
     await act(0, "label");
     await modal({ label: "start here" });
     await page.waitForSelector("#messages article.msg .label-chip >> text=start here");
+    assert.equal(await msgs.nth(1).locator("textarea.editor").inputValue(), "typed, not saved", "the redraw threw the editor's text away");
+    await msgs.nth(1).locator(".edit-buttons button.ghost").click(); // Cancel
+    assert.equal(await page.locator("#messages textarea.editor").count(), 0);
   });
 
   await step("summarize a branch: the stub without a model", async () => {

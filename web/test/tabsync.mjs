@@ -103,6 +103,18 @@ try {
   await converged(one, again, ["after reopening", "written while tab two was closed", "typed in tab two"]);
   console.log("ok   a tab reopened later has every edit, and keeps syncing");
 
+  // Text typed in an editor stays when another tab's send redraws the message (no longer the last).
+  const leaf = again.locator("#messages article.msg").last();
+  await leaf.hover();
+  await leaf.locator('[data-action="edit"]').click();
+  await again.fill("#messages textarea.editor", "a rewrite still being typed");
+  await send(one, "sent while the other tab edits");
+  await again.waitForFunction(() => window.sessiontreeDemo.tree.save().includes("sent while the other tab edits"), null, { timeout: 15000 });
+  await again.waitForFunction(() => document.querySelectorAll("#messages article.msg").length > 0 && !document.querySelector(".typing"));
+  assert.equal(await again.locator("#messages textarea.editor").inputValue(), "a rewrite still being typed", "another tab's send threw the editor's text away");
+  await again.click("#messages .edit-buttons button.ghost");
+  console.log("ok   text typed in an editor stays through another tab's send");
+
   // Deleted in another tab: the tab that shows it says so, moves on, and never stores it again.
   const third = await open();
   const id = await again.evaluate(() => localStorage.getItem("sessiontree-demo.current"));
