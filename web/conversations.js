@@ -7,7 +7,7 @@ import { $, toast, showError, describe } from "./dom.js";
 import { messageText } from "./assistant.js";
 import { state, renderAll, renderHeader, prepareRequestFor } from "./app.js";
 import { WINDOW, renderPreview, messageView, renderComposer } from "./chat.js";
-import { reply, priorTo, appendAfter } from "./reply.js";
+import { reply, priorTo, appendAfter, replyTo } from "./reply.js";
 import { change } from "./actions.js";
 import { renderConversations, renderBranches, clearSearch } from "./sidebar.js";
 import { forgetTree, renderTree } from "./treepanel.js";
@@ -315,7 +315,7 @@ function sendQueued(cur) {
   const id = change("send", (t) => t.append({ role: "user", content: q.text }, q.at));
   if (id === undefined) return;
   state.timings.queuedSent = performance.now();
-  reply({ prior: priorTo(cur.tree, id, true), upTo: id }, (t, m) => appendAfter(t, id, m));
+  reply({ prior: priorTo(cur.tree, id, true), upTo: id, again: () => replyTo(id) }, (t, m) => appendAfter(t, id, m));
 }
 
 // A load on the page runs in slices of this long (store.open's sliceMs): well
