@@ -176,12 +176,12 @@ export function priorTo(t, id, inclusive) {
 
 export async function replyTo(userId) {
   const t = state.cur.tree;
+  state.win.follow = true; // asked for, as a send: the view goes to the reply while the user stays at the bottom
   await reply({ prior: priorTo(t, userId, true), upTo: userId, again: () => replyTo(userId) }, (t, m) => appendAfter(t, userId, m));
 }
 
 /** Appends a reply after the user's message, even if the user moved to another branch while it was on its way. */
 export function appendAfter(t, userId, message) {
   if (t.pathWindow(-1).ids[0] !== userId) t.open(userId);
-  state.win.follow = true;
-  return t.append(message);
+  return t.append(message); // the view follows it only if the user did not scroll up meanwhile (state.win.follow)
 }

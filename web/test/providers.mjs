@@ -262,6 +262,21 @@ try {
     await page.click("#banner .banner-close");
   });
 
+  await step("scrolled up while a reply streams: the view stays there when the reply lands", async () => {
+    await page.fill("#input", "A long answer while I read above [slow]");
+    await page.press("#input", "Enter");
+    await page.waitForSelector(".typing.streaming");
+    const box = await page.locator("#messages").boundingBox();
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.wheel(0, -1500);
+    await page.waitForTimeout(300);
+    const top = await page.evaluate(() => document.getElementById("messages").scrollTop);
+    await settled();
+    await page.waitForTimeout(200);
+    const [after, bottom] = await page.evaluate(() => { const m = document.getElementById("messages"); return [m.scrollTop, m.scrollHeight - m.clientHeight]; });
+    assert.ok(bottom - after > 300, `the view jumped to the bottom when the reply landed (${top} → ${after} of ${bottom})`);
+  });
+
   await step("another branch opened while a reply streams: the reply is not drawn there, lands on its own branch, and the view stays", async () => {
     const asking = await page.evaluate(() => window.sessiontreeDemo.tree.activeBranch);
     await page.fill("#input", "Answer on this branch [slow]");
