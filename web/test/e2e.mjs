@@ -743,6 +743,22 @@ async function main() {
     await treeOpen(false);
     await page.setViewportSize({ width: 390, height: 800 });
     await page.waitForTimeout(400); // the sidebar slides out of view
+    // A Markdown table wider than the screen scrolls sideways: its words are not broken letter by letter.
+    await page.fill("#input", "| Language | Typing | Performance | Ecosystem | Concurrency |\n|---|---|---|---|---|\n| Python | dynamic | interpreted | enormous | asyncio |");
+    await page.press("#input", "Enter");
+    await page.waitForFunction(() => !document.querySelector(".typing") && document.querySelector("#messages article.msg.user table"));
+    const broken = await demo(() => {
+      const table = [...document.querySelectorAll("#messages article.msg.user table")].at(-1);
+      table.scrollIntoView();
+      return [...table.querySelectorAll("td, th")].filter((c) => {
+        const r = document.createRange();
+        r.selectNodeContents(c);
+        return r.getClientRects().length > 1;
+      }).map((c) => c.textContent);
+    });
+    assert.deepEqual(broken, [], "one-word cells broken across lines");
+    await page.screenshot({ path: path.join(shots, "phone-table.png") });
+    await page.evaluate(() => { const m = document.getElementById("messages"); m.scrollTop = m.scrollHeight; });
     await page.screenshot({ path: path.join(shots, "phone.png") });
     await treeOpen(true);
     await page.waitForFunction(() => window.sessiontreeDemo.treeView?.boxes.length > 0);
