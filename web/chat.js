@@ -296,8 +296,14 @@ function editInPlace(view, body, id, node) {
   // Only the text is edited: the message's other parts (tool calls, images) are kept as they are.
   const area = el("textarea.editor", { value: editableText(node.message), rows: 3, "aria-label": "Edit the message" });
   const isUser = node.message.role === "user";
+  // Closed unsaved, the focus goes back where it was (the composer after ↑, the Edit button), else to the message.
+  const back = document.activeElement;
+  const close = () => {
+    form.replaceWith(body);
+    (back?.isConnected && back !== document.body ? back : view).focus({ preventScroll: true });
+  };
   const form = el("form.edit-form", null, area, el("div.edit-buttons", null,
-    el("button.ghost", { type: "button", onclick: () => { form.replaceWith(body); } }, "Cancel"),
+    el("button.ghost", { type: "button", onclick: close }, "Cancel"),
     el("button.primary", { type: "submit", "data-action": "save-edit" }, isUser ? "Save & send" : "Save as a new version")));
   form.onsubmit = (e) => {
     e.preventDefault();
@@ -309,7 +315,7 @@ function editInPlace(view, body, id, node) {
     if (e.key === "Enter" && !e.shiftKey) {
       e.preventDefault();
       form.requestSubmit();
-    } else if (e.key === "Escape") form.replaceWith(body);
+    } else if (e.key === "Escape") close();
   };
   body.replaceWith(form);
   area.focus();
@@ -326,8 +332,12 @@ export function renderComposer() {
   $("input").disabled = !ready;
   $("input").placeholder = cur && !cur.tree && !cur.loading ? "This conversation could not be opened"
     : usesEndpoint(state.settings) ? `Message ${state.settings.model}\u2026` : "Message the demo assistant\u2026";
+  // Send and Stop take each other's place: the focus on the one hidden goes to the composer.
+  const hiding = busy ? $("send") : $("stop");
+  const focused = document.activeElement === hiding;
   $("send").hidden = busy;
   $("stop").hidden = !busy;
+  if (focused) $("input").focus({ preventScroll: true });
   $("send").disabled = !ready;
 }
 

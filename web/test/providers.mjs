@@ -354,6 +354,15 @@ try {
     await page.waitForSelector("#messages .editor");
     assert.equal(await page.evaluate(() => document.activeElement.className), "editor");
     await page.keyboard.press("Escape");
+    assert.equal(await page.evaluate(() => document.activeElement.id), "input", "the focus goes back to the composer when the ↑ editor closes");
+    // With the mouse: Send and Stop hide themselves; the focus goes to the composer, not to nowhere.
+    await page.fill("#input", "Clicked, slowly [slow]");
+    await page.click("#send");
+    await page.waitForSelector(".typing.streaming");
+    assert.equal(await page.evaluate(() => document.activeElement.id), "input", "the focus after clicking Send");
+    await page.click("#stop");
+    await settled();
+    assert.equal(await page.evaluate(() => document.activeElement.id), "input", "the focus after clicking Stop");
     // ‹ › by keyboard: the focus stays on the switcher after the redraw.
     const sw = page.locator("#messages article.msg .switcher [data-action]:not([disabled])").first();
     assert.ok(await sw.count() > 0, "the branched chat shows a switcher");
