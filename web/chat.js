@@ -4,7 +4,7 @@
 // and the composer.
 import { $, el, syncChildren } from "./dom.js";
 import { DEMO_MODEL, usesEndpoint, messageText } from "./assistant.js";
-import { renderMarkdown, copyText } from "./markdown.js";
+import { renderMarkdown, renderMessage, copyText } from "./markdown.js";
 import { state } from "./app.js";
 import { queuedOf, queueSend, showQueued } from "./conversations.js";
 import { send, replyTo } from "./reply.js";
@@ -263,7 +263,7 @@ export function messageView(id, node, sib, isLeaf) {
       el("button.act", { type: "button", "data-action": "next", "data-edge": sib.index === sib.siblings.length - 1 ? "1" : "0", "aria-label": "Next alternative", onclick: () => checkout(sib.siblings[sib.index + 1], "switchSibling") }, "\u203a")));
   }
   const view = el(`article.msg.${m.role === "user" ? "user" : m.role === "assistant" ? "assistant" : "other"}${m.incomplete ? ".incomplete" : ""}`, { "data-id": id, tabIndex: -1 });
-  const body = el("div.msg-body", { dir: "auto" }, renderMarkdown(messageText(m)));
+  const body = el("div.msg-body", { dir: "auto" }, renderMessage(m));
   const copy = act("Copy", "copy", () => copyText(copy, messageText(m)), "Copy the message's text");
   actions.push(copy);
   actions.push(act("Edit", "edit", () => editInPlace(view, body, id, node)));

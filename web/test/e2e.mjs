@@ -397,7 +397,7 @@ async function main() {
     await page.screenshot({ path: path.join(shots, "import-chatgpt.png") });
   });
 
-  await step("editing a message with a tool call edits its text only: the tool call is kept, how the model ended is dropped", async () => {
+  await step("a tool call and its result are shown as closed blocks; editing the call's message edits its text only: the call is kept, how the model ended is dropped", async () => {
     const file = await fs.readFile(path.join(repo, "core", "formats", "testdata", "claudecode", "agent.jsonl"));
     await page.setInputFiles("#file", { name: "agent.jsonl", mimeType: "application/jsonl", buffer: file });
     await page.waitForFunction(() => document.querySelector("#conv-title")?.textContent === "agent");
@@ -407,6 +407,12 @@ async function main() {
       return ids[messages.findIndex((m) => Array.isArray(m.content) && m.content.some((p) => p.type === "tool_use"))];
     });
     const msg = page.locator(`#messages article.msg[data-id="${id}"]`);
+    // Shown as closed blocks: the tool's name and input, the result's text (not "[tool_use]").
+    assert.equal(await msg.locator("details.tool-block:not([open]) > summary").textContent(), "Tool call: Glob");
+    assert.match(await msg.locator("details.tool-block .details-body").textContent(), /"pattern": "\*\*\/\*\.go"/);
+    const result = page.locator("#messages article.msg details.tool-block", { hasText: "Tool result" }).first();
+    assert.match(await result.locator(".details-body").textContent(), /main\.go\ncmd\.go/);
+    assert.ok(!/\[tool_(use|result)\]/.test(await page.textContent("#messages")), "a tool part shown as [tool_use]");
     await msg.hover();
     await msg.locator('[data-action="edit"]').click();
     assert.equal(await msg.locator("textarea.editor").inputValue(), "", "the editor holds the text only (this message has none)");
