@@ -53,12 +53,40 @@ export async function regenerate(id) {
 }
 
 export async function saveEdit(id, node, text) {
+  const message = edited(node.message, text);
   if (node.message.role === "user") {
-    const newId = change("edit", (t) => t.edit(id, { role: "user", content: text }));
+    const newId = change("edit", (t) => t.edit(id, message));
     if (newId !== undefined) await replyTo(newId);
   } else {
-    change("edit", (t) => t.edit(id, { ...node.message, content: text }));
+    change("edit", (t) => t.edit(id, message));
   }
+}
+
+const isText = (p) => p && typeof p === "object" && typeof p.text === "string";
+
+/** The text of a message the editor changes: its string content or its text parts (not its tool calls, images…). */
+export function editableText(m) {
+  if (typeof m.content === "string") return m.content;
+  return Array.isArray(m.content) ? m.content.filter(isText).map((p) => p.text).join("\n") : "";
+}
+
+/**
+ * message as an edit to text writes it: the text parts replaced by one (in
+ * the first one's place), every other part (a tool call, an image) kept as it
+ * was; what said how the model's reply ended (incomplete, stop_reason, usage,
+ * the provider's id) is dropped, as it is not true of the new version.
+ */
+export function edited(message, text) {
+  const m = { ...message };
+  for (const k of ["incomplete", "stop_reason", "stop_sequence", "usage", "id"]) delete m[k];
+  if (!Array.isArray(m.content)) return { ...m, content: text };
+  const content = [];
+  for (const p of m.content) {
+    if (!isText(p)) content.push(p);
+    else if (!content.some(isText)) content.push({ ...p, text });
+  }
+  if (!content.some(isText)) content.unshift({ type: "text", text });
+  return { ...m, content };
 }
 
 /**

@@ -115,6 +115,9 @@ export function demoReply(messages, variant = 0) {
 
 // A failure this soon after the request (or half the timeout, if less) is retried by itself.
 const QUICK_MS = 5000;
+// A server's Retry-After (a 429, a 503) up to this long is waited for (Stop ends
+// the wait); a longer one is not retried by itself: the error says when to try.
+const RETRY_AFTER_MAX_MS = 10_000;
 
 /** The APIs a configured endpoint may speak (t.projectFor's names). */
 export const APIS = [
@@ -146,10 +149,27 @@ function headersFor(settings) {
 
 /** An error whose message a user can act on; `retry`: worth trying again as is. */
 export class EndpointError extends Error {
-  constructor(message, retry = false) {
+  constructor(message, retry = false, retryAfterMs = undefined) {
     super(message);
     this.retry = retry;
+    this.retryAfterMs = retryAfterMs; // the server's Retry-After, when it gave one
   }
+}
+
+/** The wait a response's Retry-After asks for (seconds or an HTTP date), in ms, or undefined. */
+function retryAfterOf(res) {
+  const v = res.headers.get("retry-after");
+  if (!v) return undefined;
+  const ms = /^\d+$/.test(v.trim()) ? Number(v) * 1000 : Date.parse(v) - Date.now();
+  return Number.isFinite(ms) ? Math.max(0, ms) : undefined;
+}
+
+/** Resolves after ms, or at once when signal aborts. */
+function pause(ms, signal) {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => { clearTimeout(timer); resolve(); }, { once: true });
+  });
 }
 
 /**
@@ -211,6 +231,15 @@ async function* sse(body, signal) {
   }
 }
 
+// The end reasons of either API that say the reply is not whole: the model ran
+// into its token limit, or the provider's filter stopped it.
+const CUT_SHORT = new Set(["length", "content_filter", "max_tokens"]);
+
+/** How an answer ended, from its finish_reason or stop_reason: "done", or the API's reason it is not whole. */
+function endOf(reason) {
+  return CUT_SHORT.has(reason) ? reason : "done";
+}
+
 /** The text of a whole (non-streamed) answer, either API. */
 function wholeText(api, data) {
   if (api === "anthropic") {
@@ -239,6 +268,7 @@ async function once(settings, body, { signal, onText, timeoutMs }) {
   const both = AbortSignal.any([signal, idle.signal].filter(Boolean));
   let text = "";
   let model = settings.model.trim();
+  let finish = null; // the stream's finish_reason (OpenAI) or stop_reason (Anthropic), once it says
   const end = (reason) => ({ text, model, incomplete: reason !== "done", reason });
   arm();
   try {
@@ -253,7 +283,13 @@ async function once(settings, body, { signal, onText, timeoutMs }) {
     arm();
     if (!res.ok) {
       const detail = detailOf(await res.text().catch(() => ""));
-      throw new EndpointError(`${url} answered HTTP ${res.status}${detail ? `: ${detail}` : ""}`, res.status >= 500 || res.status === 429);
+      const after = retryAfterOf(res);
+      const said = `${url} answered HTTP ${res.status}${detail ? `: ${detail}` : ""}`;
+      if (after > RETRY_AFTER_MAX_MS) {
+        const at = new Date(Date.now() + after).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+        throw new EndpointError(`${said}. The server asks to wait ${Math.round(after / 1000)} s: try again after ${at}`);
+      }
+      throw new EndpointError(said, res.status >= 500 || res.status === 429, after);
     }
     const type = res.headers.get("content-type") ?? "";
     if (!type.includes("text/event-stream")) {
@@ -267,12 +303,12 @@ async function once(settings, body, { signal, onText, timeoutMs }) {
       text = wholeText(settings.api, data);
       if (typeof data.model === "string" && data.model) model = data.model;
       onText?.(text);
-      return end("done");
+      return end(endOf(settings.api === "anthropic" ? data.stop_reason : data.choices[0].finish_reason));
     }
     try {
       for await (const { event, data } of sse(res.body, both)) {
         arm();
-        if (data === "[DONE]") return end("done");
+        if (data === "[DONE]") return end(endOf(finish));
         let j;
         try {
           j = JSON.parse(data);
@@ -282,23 +318,25 @@ async function once(settings, body, { signal, onText, timeoutMs }) {
         if (typeof j.model === "string" && j.model) model = j.model;
         if (j.type === "error" || event === "error" || (j.error && !j.choices)) {
           const msg = j.error?.message ?? "the stream reported an error";
-          if (text) return { ...end("error"), error: msg };
+          if (text) return { ...end("error"), error: `${url} reported: ${msg}` };
           throw new EndpointError(`${url} reported: ${msg}`, true);
         }
         if (settings.api === "anthropic") {
           if (j.type === "message_start" && j.message?.model) model = j.message.model;
           if (j.type === "content_block_delta" && j.delta?.type === "text_delta") text += j.delta.text;
-          if (j.type === "message_stop") return end("done");
+          if (j.type === "message_delta" && j.delta?.stop_reason) finish = j.delta.stop_reason;
+          if (j.type === "message_stop") return end(endOf(finish));
         } else {
           const d = j.choices?.[0]?.delta;
           if (typeof d?.content === "string") text += d.content;
+          if (j.choices?.[0]?.finish_reason) finish = j.choices[0].finish_reason;
         }
         onText?.(text);
       }
     } catch (e) {
       if (e instanceof EndpointError) throw e;
       if (!both.aborted) {
-        if (text) return { ...end("error"), error: e.message };
+        if (text) return { ...end("error"), error: `the stream broke (${e.message})` };
         throw new EndpointError(`${url}: the stream broke (${e.message})`, true);
       }
     }
@@ -310,8 +348,11 @@ async function once(settings, body, { signal, onText, timeoutMs }) {
       if (text) return end("timeout");
       throw new EndpointError(`${url} sent nothing within ${Math.round(timeoutMs / 1000)} s`, true);
     }
-    // The stream ended without its end marker: what came is kept, marked.
-    return text ? end(settings.api === "anthropic" ? "cut" : "done") : end("done");
+    // The stream ended without its end marker ([DONE], message_stop): what came
+    // is kept, marked, unless the model had said how it ended (a server that
+    // sends no [DONE] after its finish_reason).
+    if (finish) return end(endOf(finish));
+    return text ? end("cut") : end("done");
   } finally {
     clearTimeout(timer);
   }
@@ -319,12 +360,14 @@ async function once(settings, body, { signal, onText, timeoutMs }) {
 
 /**
  * The endpoint's reply to a request body (requestBody), streamed into
- * onText(textSoFar), retried twice when it failed quickly before any text
+ * onText(textSoFar), retried twice when it failed quickly before any text,
+ * after the server's Retry-After when it gives one of at most RETRY_AFTER_MAX_MS
  * (a timeout is never retried: one wait of the timeout, then the error). Resolves to
  * a message to append ({ role, content, model } and `incomplete: true` with
- * `stop_reason` when it was cut short).
+ * `stop_reason` when it was cut short); onBroken(text) gets the error the
+ * server reported in the stream (or the stream's) that cut it short.
  */
-export async function endpointReply(settings, body, signal, { onText, onRetry } = {}) {
+export async function endpointReply(settings, body, signal, { onText, onRetry, onBroken } = {}) {
   const timeoutMs = Math.max(1, Number(settings.timeout) || 60) * 1000;
   for (let attempt = 0; ; attempt++) {
     const t0 = Date.now();
@@ -335,12 +378,14 @@ export async function endpointReply(settings, body, signal, { onText, onRetry } 
         m.incomplete = true;
         m.stop_reason = got.reason;
       }
+      if (got.error) onBroken?.(got.error);
       return m;
     } catch (e) {
       const quick = Date.now() - t0 < Math.min(QUICK_MS, timeoutMs / 2);
       if (!(e instanceof EndpointError) || !e.retry || !quick || attempt >= 2 || signal?.aborted) throw e;
-      onRetry?.(attempt + 1, e);
-      await new Promise((r) => setTimeout(r, 400 * 2 ** attempt));
+      const wait = e.retryAfterMs ?? 400 * 2 ** attempt;
+      onRetry?.(attempt + 1, e, wait);
+      await pause(wait, signal);
       if (signal?.aborted) throw new EndpointError("the request was stopped");
     }
   }

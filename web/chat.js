@@ -4,11 +4,11 @@
 // and the composer.
 import { $, el, syncChildren } from "./dom.js";
 import { DEMO_MODEL, usesEndpoint, messageText } from "./assistant.js";
-import { renderMarkdown, copyText } from "./markdown.js";
+import { renderMarkdown, renderMessage, copyText } from "./markdown.js";
 import { state } from "./app.js";
 import { queuedOf, queueSend, showQueued } from "./conversations.js";
 import { send, replyTo } from "./reply.js";
-import { regenerate, saveEdit, branchHere, labelNode, rewind, checkout } from "./actions.js";
+import { regenerate, saveEdit, editableText, branchHere, labelNode, rewind, checkout } from "./actions.js";
 import { slug, download } from "./importexport.js";
 
 // The chat view is a window over the active path (pathWindow): WINDOW messages
@@ -84,7 +84,11 @@ export function renderChat() {
     if (m.role === "system" && messageText(m).trim() === "") continue; // a hidden system node (ChatGPT's)
     const key = `${nav[i].label}\u0000${nav[i].siblings}\u0000${nav[i].index}\u0000${id === leaf}`;
     let view = cache.get(id);
-    if (!view || view.key !== key || view.element.querySelector(".editor")) view = { key, element: messageView(id, t.node(id), t.siblings(id), id === leaf) };
+    if (!view || view.key !== key) {
+      const editing = view?.element.querySelector(".editor");
+      view = { key, element: messageView(id, t.node(id), t.siblings(id), id === leaf) };
+      if (editing) keepEditing(view.element, editing); // what the user typed there is not thrown away
+    }
     view.element.classList.remove("flash", "preview");
     view.element.dataset.index = String(start + i);
     next.set(id, view);
@@ -96,7 +100,8 @@ export function renderChat() {
     state.moreBelow.textContent = `${len - end} later message${len - end === 1 ? "" : "s"} \u2193`;
     items.push(state.moreBelow);
   }
-  if (state.busy && end === len) {
+  // The reply on its way, under the message it answers: not on another branch the user went to.
+  if (state.busy && end === len && (state.replyUpTo === undefined || t.pathIndex(state.replyUpTo) >= 0)) {
     items.push(el(`div.msg.assistant.typing${state.stream ? ".streaming" : ""}`, { "aria-busy": "true" },
       el("div.msg-head", null, el("span.role", null, usesEndpoint(state.settings) ? state.settings.model : "Demo assistant \u00b7 offline")),
       el("div.msg-body", { dir: "auto" }, state.stream ? renderMarkdown(state.stream) : null),
@@ -258,7 +263,7 @@ export function messageView(id, node, sib, isLeaf) {
       el("button.act", { type: "button", "data-action": "next", "data-edge": sib.index === sib.siblings.length - 1 ? "1" : "0", "aria-label": "Next alternative", onclick: () => checkout(sib.siblings[sib.index + 1], "switchSibling") }, "\u203a")));
   }
   const view = el(`article.msg.${m.role === "user" ? "user" : m.role === "assistant" ? "assistant" : "other"}${m.incomplete ? ".incomplete" : ""}`, { "data-id": id, tabIndex: -1 });
-  const body = el("div.msg-body", { dir: "auto" }, renderMarkdown(messageText(m)));
+  const body = el("div.msg-body", { dir: "auto" }, renderMessage(m));
   const copy = act("Copy", "copy", () => copyText(copy, messageText(m)), "Copy the message's text");
   actions.push(copy);
   actions.push(act("Edit", "edit", () => editInPlace(view, body, id, node)));
@@ -278,12 +283,27 @@ export function messageView(id, node, sib, isLeaf) {
   return view;
 }
 
+/** Opens the editor of a message's new element with what its old element's editor held. */
+function keepEditing(element, old) {
+  element.querySelector('[data-action="edit"]').click();
+  const area = element.querySelector(".editor");
+  area.value = old.value;
+  if (document.activeElement !== old) area.blur();
+}
+
 function editInPlace(view, body, id, node) {
   if (view.querySelector(".editor")) return;
-  const area = el("textarea.editor", { value: messageText(node.message), rows: 3, "aria-label": "Edit the message" });
+  // Only the text is edited: the message's other parts (tool calls, images) are kept as they are.
+  const area = el("textarea.editor", { value: editableText(node.message), rows: 3, "aria-label": "Edit the message" });
   const isUser = node.message.role === "user";
+  // Closed unsaved, the focus goes back where it was (the composer after ↑, the Edit button), else to the message.
+  const back = document.activeElement;
+  const close = () => {
+    form.replaceWith(body);
+    (back?.isConnected && back !== document.body ? back : view).focus({ preventScroll: true });
+  };
   const form = el("form.edit-form", null, area, el("div.edit-buttons", null,
-    el("button.ghost", { type: "button", onclick: () => { form.replaceWith(body); } }, "Cancel"),
+    el("button.ghost", { type: "button", onclick: close }, "Cancel"),
     el("button.primary", { type: "submit", "data-action": "save-edit" }, isUser ? "Save & send" : "Save as a new version")));
   form.onsubmit = (e) => {
     e.preventDefault();
@@ -295,7 +315,7 @@ function editInPlace(view, body, id, node) {
     if (e.key === "Enter" && !e.shiftKey) {
       e.preventDefault();
       form.requestSubmit();
-    } else if (e.key === "Escape") form.replaceWith(body);
+    } else if (e.key === "Escape") close();
   };
   body.replaceWith(form);
   area.focus();
@@ -306,12 +326,18 @@ export function renderComposer() {
   const busy = !!state.busy;
   const cur = state.cur;
   // Also while the conversation opens, once its last messages are painted: a
-  // send then waits for the tree (queueSend), one at a time.
-  const ready = !!cur?.tree || (!!cur?.previewed && !cur.queued);
+  // send then waits for the tree (queueSend), one at a time. Not in one that
+  // failed to open: a send there would go nowhere.
+  const ready = !!cur?.tree || (!!cur?.previewed && !!cur.loading && !cur.queued);
   $("input").disabled = !ready;
-  $("input").placeholder = usesEndpoint(state.settings) ? `Message ${state.settings.model}\u2026` : "Message the demo assistant\u2026";
+  $("input").placeholder = cur && !cur.tree && !cur.loading ? "This conversation could not be opened"
+    : usesEndpoint(state.settings) ? `Message ${state.settings.model}\u2026` : "Message the demo assistant\u2026";
+  // Send and Stop take each other's place: the focus on the one hidden goes to the composer.
+  const hiding = busy ? $("send") : $("stop");
+  const focused = document.activeElement === hiding;
   $("send").hidden = busy;
   $("stop").hidden = !busy;
+  if (focused) $("input").focus({ preventScroll: true });
   $("send").disabled = !ready;
 }
 
@@ -335,6 +361,7 @@ export function wireChat() {
       queueSend(cur, text);
       return;
     }
+    if (!cur?.tree) return; // nowhere to send it (a conversation that failed to open): the text stays
     $("input").value = "";
     autosize();
     send(text);

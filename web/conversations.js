@@ -7,7 +7,7 @@ import { $, toast, showError, describe } from "./dom.js";
 import { messageText } from "./assistant.js";
 import { state, renderAll, renderHeader, prepareRequestFor } from "./app.js";
 import { WINDOW, renderPreview, messageView, renderComposer } from "./chat.js";
-import { reply, priorTo, appendAfter } from "./reply.js";
+import { reply, priorTo, appendAfter, replyTo } from "./reply.js";
 import { change } from "./actions.js";
 import { renderConversations, renderBranches, clearSearch } from "./sidebar.js";
 import { forgetTree, renderTree } from "./treepanel.js";
@@ -57,6 +57,7 @@ export function flush() {
   state.dirty = null;
   state.pending--;
   if (!cur.conv || cur.conv.closed) return state.writes; // closed since: its last state was saved then
+  if (cur.deleted) return state.writes; // deleted in another tab: nothing of it is stored (keepDeleted)
   // Only the rows this change touched (a send: the new node, its parent, the branch);
   // an import's rows still being written take it with them.
   const conv = cur.conv;
@@ -84,6 +85,7 @@ export function write(job) {
 export function renderSaveState(failed) {
   const s = $("save-state");
   if (failed) s.textContent = "Not saved";
+  else if (state.cur?.deleted) s.textContent = "Not stored (deleted in another tab)";
   else if (!state.store.persistent) s.textContent = "Not stored (no IndexedDB)";
   else s.textContent = state.pending ? "Saving\u2026" : "Saved";
   s.dataset.state = failed ? "failed" : state.pending ? "saving" : "saved";
@@ -209,7 +211,10 @@ function adopt(cur, conv) {
       toast(`\u201c${conv.meta.title || "This conversation"}\u201d was deleted in another tab.`, "warn");
       state.convs = state.convs.filter((c) => c.id !== conv.id);
       if (state.busy) {
-        renderConversations(); // shown until its reply ends (not stored), then the user moves on
+        // Shown until its reply ends, then kept as a new conversation (keepDeleted).
+        cur.deleted = true;
+        renderConversations();
+        renderSaveState();
         return;
       }
       conv.close();
@@ -222,6 +227,17 @@ function adopt(cur, conv) {
     if (e.kind === "merged") announceConflicts(e.report);
     renderAll();
   });
+}
+
+/**
+ * The open conversation was deleted in another tab while a reply came into
+ * it: what it holds now (the reply too) becomes a new conversation, opened in
+ * its place, and the user is told, rather than the work going with it.
+ */
+export async function keepDeleted(cur) {
+  const title = cur.meta.title;
+  await createConversation(cur.tree.clone(), title);
+  toast(`\u201c${title}\u201d was deleted in another tab while its reply came: it is kept here as a new conversation.`, "warn");
 }
 
 /** The send waiting for conversation id to open (queueSend), or null. */
@@ -299,7 +315,7 @@ function sendQueued(cur) {
   const id = change("send", (t) => t.append({ role: "user", content: q.text }, q.at));
   if (id === undefined) return;
   state.timings.queuedSent = performance.now();
-  reply({ prior: priorTo(cur.tree, id, true), upTo: id }, (t, m) => appendAfter(t, id, m));
+  reply({ prior: priorTo(cur.tree, id, true), upTo: id, again: () => replyTo(id) }, (t, m) => appendAfter(t, id, m));
 }
 
 // A load on the page runs in slices of this long (store.open's sliceMs): well
@@ -307,7 +323,7 @@ function sendQueued(cur) {
 export const LOAD_SLICE_MS = 20;
 
 export async function createConversation(tree, title, { open = true } = {}) {
-  if (waitingForReply()) {
+  if (open && waitingForReply()) {
     tree.free();
     return;
   }

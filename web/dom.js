@@ -180,7 +180,9 @@ export function toast(text, kind = "info") {
 export function showError(text, action) {
   const b = document.getElementById("banner");
   const act = action ? el("button.primary.banner-action", { type: "button", "data-action": "banner-action", onclick: () => { clearError(); action.run(); } }, action.label) : null;
-  b.replaceChildren(el("span.banner-text", null, text), act, el("button.ghost.banner-close", { type: "button", "aria-label": "Dismiss", onclick: () => clearError() }, "\u00d7"));
+  const close = el("button.ghost.banner-close", { type: "button", "aria-label": "Dismiss", onclick: () => clearError() }, "\u00d7");
+  // replaceChildren would write a null (no action) as the text "null".
+  b.replaceChildren(...[el("span.banner-text", null, text), act, close].filter(Boolean));
   b.hidden = false;
 }
 

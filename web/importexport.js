@@ -4,7 +4,7 @@
 import { SessionTree } from "./sessiontree.js";
 import { $, el, openForm, toast, showError, clearError, describe } from "./dom.js";
 import { hasFormats, state, loadInterchange } from "./app.js";
-import { write, waitingForReply, LOAD_SLICE_MS, createConversation, openCreated, previewImport, importDone, importFailed, heldForTests } from "./conversations.js";
+import { write, LOAD_SLICE_MS, createConversation, openCreated, previewImport, importDone, importFailed, heldForTests } from "./conversations.js";
 import { WINDOW } from "./chat.js";
 import { renderConversations } from "./sidebar.js";
 import { warmMarkdown } from "./markdown.js";
@@ -30,13 +30,16 @@ function looksLikeTreeFile(bytes) {
   return /^\s*\{\s*"format"\s*:\s*"sessiontree"/.test(head);
 }
 
+// What an import made while a reply streams adds to its toast.
+const LISTED = ": it is in the list, not opened while the reply is on its way.";
+
 async function importFile(file, format = "auto") {
   const t0 = performance.now();
   let got = []; // [{ title, tree, note }]
   try {
     const head = new Uint8Array(await file.slice(0, 64).arrayBuffer());
     const isTree = (format === "auto" && looksLikeTreeFile(head)) || format === "sessiontree" || !hasFormats;
-    if (isTree && state.store.persistent && !waitingForReply()) {
+    if (isTree && state.store.persistent) {
       // sessiontree/idb's import: checked in a worker of its own, stopped once
       // it has answered (only one module holds a huge tree at a time), loaded
       // here in slices, then its rows written a part at a time while the
@@ -53,7 +56,7 @@ async function importFile(file, format = "auto") {
           format: "sessiontree", sliceMs: LOAD_SLICE_MS, autosave: false, meta: { autoTitle: false },
           tailCount: WINDOW,
           onTail: (tail, meta) => {
-            if (waitingForReply()) return;
+            if (state.busy) return; // stored and listed only (below): the chat stays on the reply
             state.timings.importTail = performance.now() - l0;
             early = previewImport(meta, tail);
             return heldForTests();
@@ -77,17 +80,18 @@ async function importFile(file, format = "auto") {
         state.timings.createWrite = performance.now() - w0;
         state.timings.feedParts = conv.timings.parts;
       });
+      let listed = false;
       if (early) await importDone(early, conv);
-      else if (waitingForReply()) {
+      else if (state.busy) {
         state.convs.unshift(conv.meta); // stored, listed, not opened under the reply
         conv.close();
         renderConversations();
-        return;
+        listed = true;
       } else openCreated(conv.meta, conv, false, { sliced: true });
       state.timings.import = performance.now() - t0;
       const note = problems.length ? ` It had ${problems.length} structural problem${problems.length === 1 ? "" : "s"}; repaired: ${repairs.slice(0, 3).map((p) => p.message).join("; ")}${repairs.length > 3 ? "; \u2026" : ""}.` : "";
       clearError();
-      toast(`Imported \u201c${file.name}\u201d.${note}`, note ? "warn" : "info");
+      toast(`Imported \u201c${file.name}\u201d${listed ? LISTED : "."}${note}`, note ? "warn" : "info");
       return;
     }
     if (isTree) {
@@ -134,12 +138,14 @@ async function importFile(file, format = "auto") {
   clearError();
   const base = file.name.replace(/\.(tree\.json|jsonl|json|md)$/i, "") || "Imported";
   const name = (g) => (g.title.trim() !== "" && got.length > 1 ? g.title.trim() : base);
-  // The file's first conversation ends on top and open; the others are listed.
+  // The file's first conversation ends on top and open (only listed while a reply
+  // is on its way: the chat stays on it); the others are listed.
+  const open = !state.busy;
   for (let i = got.length - 1; i >= 1; i--) await createConversation(got[i].tree, name(got[i]), { open: false });
-  await createConversation(got[0].tree, name(got[0]));
+  await createConversation(got[0].tree, name(got[0]), { open });
   state.timings.import = performance.now() - t0;
   const note = got.length > 1 ? ` ${got.length} conversations.${got[0].note}` : got[0].note;
-  toast(`Imported \u201c${file.name}\u201d.${note}`, note.includes("problem") ? "warn" : "info");
+  toast(`Imported \u201c${file.name}\u201d${open ? "." : LISTED}${note}`, note.includes("problem") ? "warn" : "info");
 }
 
 async function exportConversation() {

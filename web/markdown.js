@@ -107,6 +107,61 @@ export function renderMarkdown(text) {
   return frag;
 }
 
+const isText = (p) => p && typeof p === "object" && typeof p.text === "string";
+
+/** A tool call's input or a tool result's text, as a closed block named by summary. */
+function toolBlock(summary, body) {
+  return el("details.tool-block", { "data-type": "tool" }, el("summary", null, summary),
+    el("div.details-body", null, el("pre", null, el("code", null, body))));
+}
+
+/** JSON text (a tool call's arguments) indented, or as it is when it does not parse. */
+function indented(json) {
+  try {
+    return JSON.stringify(JSON.parse(json), null, 2);
+  } catch {
+    return json;
+  }
+}
+
+/** A tool result's content as text: a string, or its text parts (other parts named). */
+function resultText(content) {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((p) => (isText(p) ? p.text : `[${p?.type ?? "part"}]`)).join("\n");
+}
+
+/**
+ * A message for display: its text as renderMarkdown shows it, and each tool
+ * call (Anthropic's tool_use parts, OpenAI's tool_calls) and tool result as a
+ * closed block naming the tool, with its input or the result's text inside.
+ * Other parts (an image) are named in brackets.
+ */
+export function renderMessage(m) {
+  const calls = Array.isArray(m.tool_calls) ? m.tool_calls : [];
+  if (!Array.isArray(m.content) && !calls.length) return renderMarkdown(typeof m.content === "string" ? m.content : "");
+  const frag = document.createDocumentFragment();
+  let text = "";
+  const flush = () => {
+    if (text.trim() !== "") frag.append(renderMarkdown(text));
+    text = "";
+  };
+  for (const p of Array.isArray(m.content) ? m.content : [m.content ?? ""]) {
+    if (typeof p === "string") text += p;
+    else if (isText(p)) text += (text ? "\n\n" : "") + p.text;
+    else if (p?.type === "tool_use") {
+      flush();
+      frag.append(toolBlock(`Tool call: ${p.name ?? "?"}`, JSON.stringify(p.input ?? {}, null, 2)));
+    } else if (p?.type === "tool_result") {
+      flush();
+      frag.append(toolBlock(p.is_error ? "Tool result (error)" : "Tool result", resultText(p.content)));
+    } else if (p?.type) text += `${text ? "\n\n" : ""}[${p.type}]`;
+  }
+  flush();
+  for (const c of calls) frag.append(toolBlock(`Tool call: ${c?.function?.name ?? "?"}`, indented(c?.function?.arguments ?? "")));
+  return frag.childNodes.length ? frag : renderMarkdown("");
+}
+
 let warmed = false;
 
 /**

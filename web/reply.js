@@ -5,7 +5,7 @@ import { $, toast, showError, clearError, describe } from "./dom.js";
 import { usesEndpoint, messageText, demoReply, endpointReply, requestBody } from "./assistant.js";
 import { renderMarkdown } from "./markdown.js";
 import { state, loadInterchange, renderAll } from "./app.js";
-import { waitingForReply } from "./conversations.js";
+import { waitingForReply, keepDeleted } from "./conversations.js";
 import { roleName, renderChat, renderComposer } from "./chat.js";
 import { change, focusPlace } from "./actions.js";
 
@@ -51,11 +51,13 @@ function announce(text) {
  */
 export async function reply({ prior, upTo, again, controller }, commit) {
   state.replyFocus = focusPlace();
+  state.replyUpTo = upTo; // the typing row shows only while this is on the path shown (renderChat)
   if (!controller) {
     controller = waitForReply();
     renderComposer();
     renderChat();
   }
+  let broken = null; // the error the server reported in the stream, after some text
   try {
     let message;
     if (usesEndpoint(state.settings)) {
@@ -69,7 +71,8 @@ export async function reply({ prior, upTo, again, controller }, commit) {
       await nextTask();
       message = await endpointReply(state.settings, body, controller.signal, {
         onText: paintStream,
-        onRetry: (n, e) => toast(`Retrying (${n}/2): ${describe(e)}`, "warn"),
+        onRetry: (n, e, ms) => toast(`Retrying${ms >= 1000 ? ` in ${Math.round(ms / 1000)} s` : ""} (${n}/2): ${describe(e)}`, "warn"),
+        onBroken: (text) => { broken = text; },
       });
     } else {
       await new Promise((r) => setTimeout(r, 120)); // a beat, so the reply reads as one
@@ -78,21 +81,37 @@ export async function reply({ prior, upTo, again, controller }, commit) {
     state.busy = null;
     clearError();
     const acted = focusPlace() ?? state.replyFocus;
-    change("reply", (t) => commit(t, message));
+    // The user may have gone to another branch while the reply came: it lands
+    // on its own branch, and the view stays where the user is.
+    const away = upTo !== undefined && state.cur.tree.pathIndex(upTo) < 0;
+    const landed = change("reply", (t) => {
+      const here = t.activeBranch;
+      commit(t, message);
+      const on = t.activeBranch;
+      if (away && on !== here) t.switchBranch(here);
+      return on;
+    });
+    if (away && landed) toast(`The reply came on the branch \u201c${landed}\u201d; you stay where you are.`);
     if (acted && (!document.activeElement || document.activeElement === document.body)) {
       const last = $("messages").querySelector("article.msg:last-of-type");
       (last?.querySelector(`[data-action="${acted.action}"]`) ?? last)?.focus({ preventScroll: true });
     }
     announce(`${roleName(message)}: ${messageText(message)}`);
     if (message.incomplete) {
-      const why = { stopped: "you stopped it", timeout: "the endpoint went quiet (timeout)", error: "the stream broke", cut: "the stream ended early" }[message.stop_reason] ?? message.stop_reason;
-      toast(`The reply is kept as it was when ${why}; it is marked incomplete. Regenerate to try again.`, "warn");
+      const why = {
+        stopped: "you stopped it", timeout: "the endpoint went quiet (timeout)", error: "the stream broke", cut: "the stream ended early",
+        length: "the model reached its token limit", max_tokens: "the model reached its token limit", content_filter: "the provider's content filter stopped it",
+      }[message.stop_reason] ?? message.stop_reason;
+      // The server's own words stay on screen (a banner): they say what to do.
+      if (broken) showError(`The reply was cut short: ${broken}. What came is kept, marked incomplete; regenerate to try again.`);
+      else toast(`The reply is kept as it was when ${why}; it is marked incomplete. Regenerate to try again.`, "warn");
     }
   } catch (e) {
     state.busy = null;
     showError(`No reply: ${describe(e)}. Your message is kept.`, again && { label: "Retry", run: retryIn(state.cur, again) });
     renderAll();
   }
+  if (state.cur?.deleted && state.cur.tree) await keepDeleted(state.cur);
 }
 
 /**
@@ -115,6 +134,7 @@ function waitForReply() {
   const controller = new AbortController();
   state.busy = controller;
   state.stream = "";
+  state.replyUpTo = undefined; // a send's: set by reply() once its message is there
   return controller;
 }
 
@@ -156,12 +176,12 @@ export function priorTo(t, id, inclusive) {
 
 export async function replyTo(userId) {
   const t = state.cur.tree;
+  state.win.follow = true; // asked for, as a send: the view goes to the reply while the user stays at the bottom
   await reply({ prior: priorTo(t, userId, true), upTo: userId, again: () => replyTo(userId) }, (t, m) => appendAfter(t, userId, m));
 }
 
 /** Appends a reply after the user's message, even if the user moved to another branch while it was on its way. */
 export function appendAfter(t, userId, message) {
   if (t.pathWindow(-1).ids[0] !== userId) t.open(userId);
-  state.win.follow = true;
-  return t.append(message);
+  return t.append(message); // the view follows it only if the user did not scroll up meanwhile (state.win.follow)
 }

@@ -186,10 +186,15 @@ async function main() {
     await send("On the idea branch", 4);
   });
 
-  await step("label a message", async () => {
+  await step("label a message; text typed in an open editor stays through the redraw", async () => {
+    await act(1, "edit");
+    await msgs.nth(1).locator("textarea.editor").fill("typed, not saved");
     await act(0, "label");
     await modal({ label: "start here" });
     await page.waitForSelector("#messages article.msg .label-chip >> text=start here");
+    assert.equal(await msgs.nth(1).locator("textarea.editor").inputValue(), "typed, not saved", "the redraw threw the editor's text away");
+    await msgs.nth(1).locator(".edit-buttons button.ghost").click(); // Cancel
+    assert.equal(await page.locator("#messages textarea.editor").count(), 0);
   });
 
   await step("summarize a branch: the stub without a model", async () => {
@@ -392,13 +397,42 @@ async function main() {
     await page.screenshot({ path: path.join(shots, "import-chatgpt.png") });
   });
 
+  await step("a tool call and its result are shown as closed blocks; editing the call's message edits its text only: the call is kept, how the model ended is dropped", async () => {
+    const file = await fs.readFile(path.join(repo, "core", "formats", "testdata", "claudecode", "agent.jsonl"));
+    await page.setInputFiles("#file", { name: "agent.jsonl", mimeType: "application/jsonl", buffer: file });
+    await page.waitForFunction(() => document.querySelector("#conv-title")?.textContent === "agent");
+    const id = await demo(() => {
+      const t = window.sessiontreeDemo.tree;
+      const { ids, messages } = t.pathWindow(0, t.pathLength());
+      return ids[messages.findIndex((m) => Array.isArray(m.content) && m.content.some((p) => p.type === "tool_use"))];
+    });
+    const msg = page.locator(`#messages article.msg[data-id="${id}"]`);
+    // Shown as closed blocks: the tool's name and input, the result's text (not "[tool_use]").
+    assert.equal(await msg.locator("details.tool-block:not([open]) > summary").textContent(), "Tool call: Glob");
+    assert.match(await msg.locator("details.tool-block .details-body").textContent(), /"pattern": "\*\*\/\*\.go"/);
+    const result = page.locator("#messages article.msg details.tool-block", { hasText: "Tool result" }).first();
+    assert.match(await result.locator(".details-body").textContent(), /main\.go\ncmd\.go/);
+    assert.ok(!/\[tool_(use|result)\]/.test(await page.textContent("#messages")), "a tool part shown as [tool_use]");
+    await msg.hover();
+    await msg.locator('[data-action="edit"]').click();
+    assert.equal(await msg.locator("textarea.editor").inputValue(), "", "the editor holds the text only (this message has none)");
+    await msg.locator("textarea.editor").fill("Let me look.");
+    await msg.locator('[data-action="save-edit"]').click();
+    const edited = await demo(() => window.sessiontreeDemo.tree.pathWindow(0, window.sessiontreeDemo.tree.pathLength()).messages.find((m) => JSON.stringify(m).includes("Let me look.")));
+    assert.deepEqual(edited.content, [{ type: "text", text: "Let me look." }, { type: "tool_use", id: "toolu_glob", name: "Glob", input: { pattern: "**/*.go" } }]);
+    assert.equal(edited.stop_reason, undefined);
+    assert.equal(edited.usage, undefined);
+    assert.equal(edited.id, undefined);
+  });
+
   await step("a corrupt import: a clear message, nothing lost", async () => {
     const convs = await page.locator("#conv-list li").count();
     const before = await demo(() => window.sessiontreeDemo.tree.save());
     await page.setInputFiles("#file", { name: "broken.tree.json", mimeType: "application/json", buffer: Buffer.from(exported.slice(0, exported.length / 2)) });
     await page.waitForSelector("#banner:not([hidden])");
     const banner = await page.textContent("#banner");
-    assert.match(banner, /Could not import \u201cbroken\.tree\.json\u201d: .+\(corrupt\)\. Nothing was changed\./);
+    // The whole banner: its sentence and the close button (×), nothing else (no Retry here).
+    assert.match(banner, /^Could not import \u201cbroken\.tree\.json\u201d: .+\(corrupt\)\. Nothing was changed\.\u00d7$/);
     assert.equal(await page.locator("#conv-list li").count(), convs);
     assert.equal(await demo(() => window.sessiontreeDemo.tree.save()), before);
     await page.click("#banner .banner-close");
@@ -448,6 +482,9 @@ async function main() {
     await page.click(`#conv-list li[data-id="${id}"] .conv-open`);
     await page.waitForSelector(".error-card >> text=could not be opened");
     assert.match(await page.textContent(".error-card"), /corrupt/);
+    // Nothing can be sent into it: a message typed there would go nowhere.
+    assert.equal(await page.isDisabled("#input"), true, "the composer of a conversation that failed to open is enabled");
+    assert.equal(await page.isDisabled("#send"), true);
     const [dl] = await Promise.all([page.waitForEvent("download"), page.click(".error-card button")]);
     assert.ok((await fs.readFile(await dl.path(), "utf8")).includes(`"x":${broken}`), "the download holds the stored records as they are");
     await page.locator("#conv-list li").last().locator(".conv-open").click();
@@ -712,6 +749,22 @@ async function main() {
     await treeOpen(false);
     await page.setViewportSize({ width: 390, height: 800 });
     await page.waitForTimeout(400); // the sidebar slides out of view
+    // A Markdown table wider than the screen scrolls sideways: its words are not broken letter by letter.
+    await page.fill("#input", "| Language | Typing | Performance | Ecosystem | Concurrency |\n|---|---|---|---|---|\n| Python | dynamic | interpreted | enormous | asyncio |");
+    await page.press("#input", "Enter");
+    await page.waitForFunction(() => !document.querySelector(".typing") && document.querySelector("#messages article.msg.user table"));
+    const broken = await demo(() => {
+      const table = [...document.querySelectorAll("#messages article.msg.user table")].at(-1);
+      table.scrollIntoView();
+      return [...table.querySelectorAll("td, th")].filter((c) => {
+        const r = document.createRange();
+        r.selectNodeContents(c);
+        return r.getClientRects().length > 1;
+      }).map((c) => c.textContent);
+    });
+    assert.deepEqual(broken, [], "one-word cells broken across lines");
+    await page.screenshot({ path: path.join(shots, "phone-table.png") });
+    await page.evaluate(() => { const m = document.getElementById("messages"); m.scrollTop = m.scrollHeight; });
     await page.screenshot({ path: path.join(shots, "phone.png") });
     await treeOpen(true);
     await page.waitForFunction(() => window.sessiontreeDemo.treeView?.boxes.length > 0);

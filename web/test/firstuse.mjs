@@ -117,6 +117,23 @@ try {
     allowNetworkErrors = false;
   });
 
+  await step("a send typed while the conversation opens, whose reply fails: the banner has Retry too", async () => {
+    allowNetworkErrors = true;
+    await demo(() => window.sessiontreeDemo.saved());
+    await demo(() => localStorage.setItem("sessiontree-demo.test-hold-open-ms", "1500"));
+    await page.reload();
+    await page.waitForFunction(() => !document.getElementById("input").disabled && !window.sessiontreeDemo.tree);
+    await page.fill("#input", "Typed while it opened [flaky3]");
+    await page.press("#input", "Enter");
+    await page.waitForSelector("#banner:not([hidden]) >> text=/HTTP 503/", { timeout: 20000 });
+    await demo(() => localStorage.removeItem("sessiontree-demo.test-hold-open-ms"));
+    await page.locator('#banner [data-action="banner-action"]').click({ timeout: 2000 });
+    await page.waitForFunction(() => document.querySelector("#messages article.msg:last-of-type")?.textContent.includes("Text after the fence"));
+    await settled();
+    assert.deepEqual(await roles(), ["user", "assistant", "user", "assistant"]);
+    allowNetworkErrors = false;
+  });
+
   await step("a hung endpoint: one timeout (not three), then the error with Retry; the message is kept", async () => {
     allowNetworkErrors = true;
     const before = mock.requests.length;

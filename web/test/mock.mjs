@@ -4,8 +4,12 @@
 // in brackets picks the answer: [stream] (the default) streams REPLY a token at
 // a time; [slow] streams slower; [quiet] goes quiet after six tokens and never
 // ends; [fail500] always answers HTTP 500; [flaky] answers 503 once for that
-// text, [flakyN] N times, then answers; [hang] never answers; [summary] answers
-// "A mocked summary.". A request without "stream": true is answered whole.
+// text, [flakyN] N times, then answers; [busy30] always answers 429 with
+// Retry-After: 30; [busy1] answers 429 with Retry-After: 1 once for that text, then answers; [hang] never answers; [summary] answers
+// "A mocked summary."; [cut] closes the connection after four tokens (no end
+// marker); [length] ends after four tokens at the token limit (finish_reason
+// "length", stop_reason "max_tokens"); [miderr] reports an error in the
+// stream after four tokens, then ends. A request without "stream": true is answered whole.
 import http from "node:http";
 
 export const REPLY = "# Plan\n\nHere is **bold** text, a [link](https://example.com) and a list:\n\n- one\n- two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```python\nprint(\"hi\")\n```\nText after the fence.";
@@ -27,6 +31,7 @@ export async function startMock() {
       "access-control-allow-origin": "*",
       "access-control-allow-headers": "content-type, authorization, x-api-key, anthropic-version, anthropic-dangerous-direct-browser-access",
       "access-control-allow-methods": "GET, POST, OPTIONS",
+      "access-control-expose-headers": "retry-after",
     };
     if (req.method === "OPTIONS") return res.writeHead(204, cors).end();
     const api = req.url.startsWith("/anthropic/") ? "anthropic" : "openai";
@@ -45,6 +50,11 @@ export async function startMock() {
     if (flaky && (failures.get(said) ?? 0) < Number(flaky[1] || 1)) {
       failures.set(said, (failures.get(said) ?? 0) + 1);
       return res.writeHead(503, { ...cors, "content-type": "application/json" }).end(JSON.stringify({ error: { message: "overloaded, try again" } }));
+    }
+    if (mode === "busy30") return res.writeHead(429, { ...cors, "retry-after": "30", "content-type": "application/json" }).end(JSON.stringify({ error: { message: "rate limited" } }));
+    if (mode === "busy1" && !failures.get(said)) {
+      failures.set(said, 1);
+      return res.writeHead(429, { ...cors, "retry-after": "1", "content-type": "application/json" }).end(JSON.stringify({ error: { message: "rate limited" } }));
     }
     if (mode === "hang") return; // never answers
     const text = mode === "summary" ? "A mocked summary." : REPLY;
@@ -69,13 +79,22 @@ export async function startMock() {
       else send("chunk", { id: "c1", object: "chat.completion.chunk", model, choices: [{ index: 0, delta: { content: tok }, finish_reason: null }] });
       await new Promise((r) => setTimeout(r, delay));
       if (mode === "quiet" && ++i === 6) return; // goes quiet mid-stream, never ends
+      if (mode === "cut" && ++i === 4) return res.end();
+      if (mode === "length" && ++i === 4) break;
+      if (mode === "miderr" && ++i === 4) {
+        const error = { type: "overloaded_error", message: "the mock broke mid-stream" };
+        if (api === "anthropic") send("error", { type: "error", error });
+        else send("error", { error });
+        return res.end();
+      }
     }
+    const stop = mode === "length" ? (api === "anthropic" ? "max_tokens" : "length") : (api === "anthropic" ? "end_turn" : "stop");
     if (api === "anthropic") {
       send("content_block_stop", { type: "content_block_stop", index: 0 });
-      send("message_delta", { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 10 } });
+      send("message_delta", { type: "message_delta", delta: { stop_reason: stop }, usage: { output_tokens: 10 } });
       send("message_stop", { type: "message_stop" });
     } else {
-      send("chunk", { id: "c1", object: "chat.completion.chunk", model, choices: [{ index: 0, delta: {}, finish_reason: "stop" }] });
+      send("chunk", { id: "c1", object: "chat.completion.chunk", model, choices: [{ index: 0, delta: {}, finish_reason: stop }] });
       res.write("data: [DONE]\n\n");
     }
     res.end();

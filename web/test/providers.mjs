@@ -119,12 +119,46 @@ try {
     assert.equal(stored.incomplete, true);
     assert.equal(stored.stop_reason, "stopped");
     await page.screenshot({ path: path.join(shots, "stopped.png") });
+    // Edited by the user, the new version is whole: not incomplete, no stop_reason.
+    await last.hover();
+    await last.locator('[data-action="edit"]').click();
+    await page.fill("#messages .editor", "My own answer, whole.");
+    await page.click('[data-action="save-edit"]');
+    await page.waitForFunction(() => window.sessiontreeDemo.tree.pathWindow(-1).messages[0].content === "My own answer, whole.");
+    const edited = await page.evaluate(() => window.sessiontreeDemo.tree.pathWindow(-1).messages[0]);
+    assert.equal(edited.incomplete, undefined);
+    assert.equal(edited.stop_reason, undefined);
+    assert.equal(await msgs.last().locator(".msg-status").count(), 0, "the edited reply is shown incomplete");
+    await msgs.last().locator('[data-action="prev"]').click(); // back on main, where the next steps go on
+    await page.waitForFunction(() => window.sessiontreeDemo.tree.activeBranch === "main");
   });
 
   await step("an endpoint that goes quiet mid-stream: the reply so far is kept (timeout)", async () => {
     await sendWatching("Then go quiet [quiet]");
     await settled();
     assert.match(await msgs.last().locator(".msg-status").textContent(), /incomplete \(timeout\)/);
+  });
+
+  // Sends text, waits for the reply, and returns how it was stored and shown.
+  const endOf = async (text) => {
+    await page.fill("#input", text);
+    await page.press("#input", "Enter");
+    await settled();
+    const m = await page.evaluate(() => window.sessiontreeDemo.tree.pathWindow(-1).messages[0]);
+    const status = await msgs.last().locator(".msg-status").textContent().catch(() => null);
+    return `${m.incomplete ? `incomplete ${m.stop_reason}` : "whole"} | ${status}`;
+  };
+
+  await step("OpenAI-compatible: a stream cut off before [DONE] and one at the token limit are kept, marked incomplete", async () => {
+    assert.equal(await endOf("Cut me off [cut]"), "incomplete cut | incomplete (cut)");
+    assert.equal(await endOf("Run out of tokens [length]"), "incomplete length | incomplete (length)");
+    assert.equal(await endOf("A whole one [stream]"), "whole | null");
+  });
+
+  await step("an error the server reports in the stream after some text: the text kept, the server's words in the banner", async () => {
+    assert.equal(await endOf("Break down [miderr]"), "incomplete error | incomplete (error)");
+    assert.match(await page.textContent("#banner:not([hidden]) .banner-text"), /^The reply was cut short: .+ reported: the mock broke mid-stream\. What came is kept/);
+    await page.click("#banner .banner-close");
   });
 
   await step("HTTP 500: retried, then a clear error; 503 once: retried and answered", async () => {
@@ -140,6 +174,26 @@ try {
     await page.press("#input", "Enter");
     await page.waitForSelector(".toast >> text=/Retrying \\(1\\/2\\)/");
     await settled();
+    assert.match(await lastBody().textContent(), /Text after the fence/);
+    allowNetworkErrors = false;
+  });
+
+  await step("HTTP 429 with Retry-After: a short wait is waited, a long one is not retried by itself and the error says when", async () => {
+    allowNetworkErrors = true;
+    let before = requests.length;
+    await page.fill("#input", "Busy for long [busy30]");
+    await page.press("#input", "Enter");
+    await page.waitForSelector("#banner:not([hidden]) >> text=/HTTP 429: rate limited\\. The server asks to wait 30 s: try again after \\d/");
+    assert.equal(requests.length - before, 1, "not retried by itself");
+    await page.click("#banner .banner-close");
+    before = requests.length;
+    await page.fill("#input", "Busy for a second [busy1]");
+    await page.press("#input", "Enter");
+    await page.waitForSelector(".toast >> text=/Retrying in 1 s \\(1\\/2\\)/");
+    await settled();
+    assert.equal(requests.length - before, 2);
+    const gap = requests.at(-1).at - requests.at(-2).at;
+    assert.ok(gap >= 900, `the second try came ${gap} ms after the first, not after the Retry-After`);
     assert.match(await lastBody().textContent(), /Text after the fence/);
     allowNetworkErrors = false;
   });
@@ -200,6 +254,47 @@ try {
     assert.ok(!requests.at(-1).body.stream, "a summary is not streamed");
   });
 
+  await step("Anthropic: a stream cut off before message_stop and one at max_tokens are kept, marked incomplete", async () => {
+    assert.equal(await endOf("Cut me off [cut]"), "incomplete cut | incomplete (cut)");
+    assert.equal(await endOf("Run out of tokens [length]"), "incomplete max_tokens | incomplete (max_tokens)");
+    assert.equal(await endOf("Break down [miderr]"), "incomplete error | incomplete (error)");
+    assert.match(await page.textContent("#banner:not([hidden]) .banner-text"), /reported: the mock broke mid-stream/);
+    await page.click("#banner .banner-close");
+  });
+
+  await step("scrolled up while a reply streams: the view stays there when the reply lands", async () => {
+    await page.fill("#input", "A long answer while I read above [slow]");
+    await page.press("#input", "Enter");
+    await page.waitForSelector(".typing.streaming");
+    const box = await page.locator("#messages").boundingBox();
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.wheel(0, -1500);
+    await page.waitForTimeout(300);
+    const top = await page.evaluate(() => document.getElementById("messages").scrollTop);
+    await settled();
+    await page.waitForTimeout(200);
+    const [after, bottom] = await page.evaluate(() => { const m = document.getElementById("messages"); return [m.scrollTop, m.scrollHeight - m.clientHeight]; });
+    assert.ok(bottom - after > 300, `the view jumped to the bottom when the reply landed (${top} → ${after} of ${bottom})`);
+  });
+
+  await step("another branch opened while a reply streams: the reply is not drawn there, lands on its own branch, and the view stays", async () => {
+    const asking = await page.evaluate(() => window.sessiontreeDemo.tree.activeBranch);
+    await page.fill("#input", "Answer on this branch [slow]");
+    await page.press("#input", "Enter");
+    await page.waitForSelector(".typing.streaming");
+    await page.click('#branch-list li[data-branch="main"] .branch-open');
+    await page.waitForFunction(() => window.sessiontreeDemo.tree.activeBranch === "main");
+    assert.equal(await page.locator(".typing").count(), 0, "the streaming reply is drawn under another branch");
+    await page.waitForSelector(".toast >> text=/The reply came on the branch/", { timeout: 20000 });
+    assert.equal(await page.evaluate(() => window.sessiontreeDemo.tree.activeBranch), "main", "the view was switched when the reply landed");
+    const leaf = await page.evaluate((b) => {
+      const t = window.sessiontreeDemo.tree;
+      return t.node(t.branches().find((x) => x.name === b).leaf).message;
+    }, asking);
+    assert.equal(leaf.role, "assistant");
+    assert.match(leaf.content, /Text after the fence/);
+  });
+
   await step("a two-chat ChatGPT export becomes two conversations with their titles", async () => {
     const file = path.join(repo, "core", "formats", "testdata", "chatgpt", "two-conversations.json");
     await page.setInputFiles("#file", { name: "conversations.json", mimeType: "application/json", buffer: await fs.readFile(file) });
@@ -208,6 +303,25 @@ try {
     assert.ok(names.includes("Library hours") && names.includes("Welsh"), `titles: ${names.join(" | ")}`);
     assert.equal(await page.textContent("#conv-title"), "Library hours");
     assert.equal(await page.locator("#messages .msg-body .empty").count(), 0, "the hidden system node is not shown as (no text)");
+  });
+
+  await step("an import made while a reply streams is stored and listed, not opened, and said so (.tree.json and other formats)", async () => {
+    const current = () => page.evaluate(() => localStorage.getItem("sessiontree-demo.current"));
+    const stored = () => page.evaluate(async () => (await window.sessiontreeDemo.store.list()).length);
+    const [conv, before, tree] = [await current(), await stored(), await page.evaluate(() => window.sessiontreeDemo.tree.save())];
+    await page.fill("#input", "Tell me slowly while I import [slow]");
+    await page.press("#input", "Enter");
+    await page.waitForSelector(".typing.streaming");
+    const file = path.join(repo, "core", "formats", "testdata", "chatgpt", "two-conversations.json");
+    await page.setInputFiles("#file", { name: "later.json", mimeType: "application/json", buffer: await fs.readFile(file) });
+    await page.waitForSelector(".toast >> text=/Imported .later\\.json.: it is in the list, not opened/");
+    await page.setInputFiles("#file", { name: "later.tree.json", mimeType: "application/json", buffer: Buffer.from(tree) });
+    await page.waitForSelector(".toast >> text=/Imported .later\\.tree\\.json.: it is in the list, not opened/");
+    assert.ok(await page.locator(".typing").count() === 1, "the reply was still on its way");
+    assert.equal(await current(), conv, "the chat stays on the reply");
+    await settled();
+    await page.evaluate(() => window.sessiontreeDemo.saved());
+    assert.equal(await stored(), before + 3, "two conversations from the export, one from the .tree.json");
   });
 
   await step("search covers every conversation, with clean snippets; a hit opens its conversation", async () => {
@@ -240,6 +354,15 @@ try {
     await page.waitForSelector("#messages .editor");
     assert.equal(await page.evaluate(() => document.activeElement.className), "editor");
     await page.keyboard.press("Escape");
+    assert.equal(await page.evaluate(() => document.activeElement.id), "input", "the focus goes back to the composer when the ↑ editor closes");
+    // With the mouse: Send and Stop hide themselves; the focus goes to the composer, not to nowhere.
+    await page.fill("#input", "Clicked, slowly [slow]");
+    await page.click("#send");
+    await page.waitForSelector(".typing.streaming");
+    assert.equal(await page.evaluate(() => document.activeElement.id), "input", "the focus after clicking Send");
+    await page.click("#stop");
+    await settled();
+    assert.equal(await page.evaluate(() => document.activeElement.id), "input", "the focus after clicking Stop");
     // ‹ › by keyboard: the focus stays on the switcher after the redraw.
     const sw = page.locator("#messages article.msg .switcher [data-action]:not([disabled])").first();
     assert.ok(await sw.count() > 0, "the branched chat shows a switcher");

@@ -4,6 +4,7 @@
 //   node web/test/tabsync.mjs   (after make web-dist; web/.bin/serve serves web/dist)
 import assert from "node:assert/strict";
 import { serveDist, launchChromium, openPage } from "./start.mjs";
+import { startMock } from "./mock.mjs";
 
 
 const { server, base } = await serveDist();
@@ -102,6 +103,18 @@ try {
   await converged(one, again, ["after reopening", "written while tab two was closed", "typed in tab two"]);
   console.log("ok   a tab reopened later has every edit, and keeps syncing");
 
+  // Text typed in an editor stays when another tab's send redraws the message (no longer the last).
+  const leaf = again.locator("#messages article.msg").last();
+  await leaf.hover();
+  await leaf.locator('[data-action="edit"]').click();
+  await again.fill("#messages textarea.editor", "a rewrite still being typed");
+  await send(one, "sent while the other tab edits");
+  await again.waitForFunction(() => window.sessiontreeDemo.tree.save().includes("sent while the other tab edits"), null, { timeout: 15000 });
+  await again.waitForFunction(() => document.querySelectorAll("#messages article.msg").length > 0 && !document.querySelector(".typing"));
+  assert.equal(await again.locator("#messages textarea.editor").inputValue(), "a rewrite still being typed", "another tab's send threw the editor's text away");
+  await again.click("#messages .edit-buttons button.ghost");
+  console.log("ok   text typed in an editor stays through another tab's send");
+
   // Deleted in another tab: the tab that shows it says so, moves on, and never stores it again.
   const third = await open();
   const id = await again.evaluate(() => localStorage.getItem("sessiontree-demo.current"));
@@ -112,6 +125,29 @@ try {
   assert.equal(await third.evaluate((id) => window.sessiontreeDemo.store.meta(id), id), null, "the deleted conversation was stored again");
   await third.close();
   console.log("ok   a conversation deleted in another tab: the tab showing it says so and opens another; it is not stored again");
+
+  // Deleted in another tab while a reply streams into it: once the reply ends
+  // (here: stopped), the chat and the reply are kept as a new conversation, said so.
+  const mock = await startMock();
+  await one.evaluate((url) => localStorage.setItem("sessiontree-demo.settings", JSON.stringify({ mode: "endpoint", api: "openai-chat", url, key: "", model: "mock", budget: 32000, timeout: 60 })), `${mock.url}/openai/v1`);
+  const streaming = await open();
+  await streaming.fill("#input", "a reply that goes quiet [quiet]");
+  await streaming.press("#input", "Enter");
+  await streaming.waitForSelector(".typing.streaming");
+  const gone = await streaming.evaluate(() => localStorage.getItem("sessiontree-demo.current"));
+  await one.evaluate((id) => window.sessiontreeDemo.store.delete(id), gone);
+  await streaming.waitForFunction(() => [...document.querySelectorAll(".toast")].some((t) => t.textContent.includes("was deleted in another tab")), { timeout: 10000 });
+  assert.notEqual(await streaming.textContent("#save-state"), "Saved", "a deleted conversation says Saved");
+  await streaming.click("#stop");
+  await streaming.waitForFunction(() => [...document.querySelectorAll(".toast")].some((t) => t.textContent.includes("kept here as a new conversation")), { timeout: 10000 });
+  await streaming.evaluate(() => window.sessiontreeDemo.saved());
+  const kept = await streaming.evaluate(() => localStorage.getItem("sessiontree-demo.current"));
+  assert.notEqual(kept, gone);
+  const rows = await one.evaluate(async (id) => (await window.sessiontreeDemo.store.rows(id)).nodes.map((n) => n.row).join("\n"), kept);
+  assert.ok(rows.includes("[quiet]") && rows.includes("Plan"), "the chat and its reply are stored under the new conversation");
+  await streaming.close();
+  mock.close();
+  console.log("ok   deleted in another tab while a reply streams: the chat and the reply are kept as a new conversation, said so");
   assert.deepEqual(errors, [], "errors on the pages");
   console.log(`web tab sync: all passed in ${Math.round(performance.now() - t0)} ms`);
 } catch (e) {
