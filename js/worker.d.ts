@@ -18,7 +18,8 @@ type Lift<R> = R extends SessionTree ? AsyncSessionTree
 
 /**
  * A SessionTree held by the worker. `summarizeBranchWith` cannot cross (its
- * summarizer is a function): use `summaryInput` and `summarizeBranchAsOf`.
+ * summarizer is a function): get the text with `await t.renderBranchText(branch)`,
+ * call your model on the page, then `await t.summarizeBranch(branch, summary, modelId)`.
  * `free()` releases it at once; otherwise it is freed when the proxy is
  * collected. A message (append, edit, regenerate, apply, fromLinear) crosses as
  * its JSON, so it is stored as on the page; before, it crossed by structured
