@@ -354,8 +354,9 @@ export function init(source?: string | URL | ArrayBuffer | ArrayBufferView | Res
  * Loads and starts the interchange module, `sessiontree-interchange.wasm`: the
  * converters of SPEC §7 (import, export) and merge (SPEC §3), kept out of the
  * main module so that it stays small and starts fast. Call it once before
- * `SessionTree.import`, `t.export`, `t.merge` or `SessionTree.mergeJSON`
- * (before, they throw a SessionTreeError `invalid_input` saying so); a second
+ * `SessionTree.import`, `importAll`, `mergeJSON`, `deltaParts`, `t.export`,
+ * `t.merge` or `t.projectFor` (before, they throw a SessionTreeError
+ * `invalid_input` saying so); a second
  * call is a no-op. It takes the same sources as init, and with no argument
  * finds the file next to this module (the `workerd` entry passes the bundled
  * module). It does not need init to have finished:
