@@ -26,7 +26,6 @@ export class SessionTreeError extends Error {
   retryAfterMs?: number;
 }
 
-/** One message of the tree. A fresh object on every call. */
 /** One entry of `subtree()`: a node (or, read in runs, a chain of nodes) without its message. */
 export interface SubtreeNode {
   /** The node, or the run's first node. */
@@ -51,6 +50,7 @@ export interface SubtreeNode {
   last: string;
 }
 
+/** One message of the tree. A fresh object on every call. */
 export interface TreeNode {
   id: string;
   /** null for a root. */
@@ -90,7 +90,6 @@ export interface Problem {
   message: string;
 }
 
-/** One node whose text matched search(). */
 /** SessionTree.loadFrom's options. */
 export interface LoadFromOptions {
   /**
@@ -102,6 +101,7 @@ export interface LoadFromOptions {
   sliceMs?: number;
 }
 
+/** One node whose text matched search(). */
 export interface Hit { nodeId: string; role: string; snippet: string; }
 
 /** What stats() counts. */
@@ -190,7 +190,6 @@ export type Summarizer = (
   context: { branch: string; signal: AbortSignal },
 ) => Promise<string | { summary: string; modelId?: string }> | string | { summary: string; modelId?: string };
 
-/** What SessionTree.import read and what the format could not carry. */
 /** One conversation of a file read by `SessionTree.importAll`. */
 export interface ImportedConversation {
   /** The conversation's title as the file gives it, or `""`. */
@@ -199,6 +198,7 @@ export interface ImportedConversation {
   report: ImportReport;
 }
 
+/** What SessionTree.import read and what the format could not carry. */
 export interface ImportReport {
   format: string;
   records: number;
