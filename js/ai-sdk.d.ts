@@ -3,8 +3,12 @@
  * messages kept in it with nothing lost (`ai` ≥ 6 is a peer dependency: only
  * its types are used).
  *
- * A UIMessage is stored as it is, without its id, which becomes the node's id:
- * `{ role, parts, metadata? }`. The core reads its parts (text, reasoning, tool
+ * A UIMessage is stored as it is, without its id: `{ role, parts, metadata? }`.
+ * A node keeps an id of its own: `syncChat` stores each new message under a
+ * fresh node id and hands the messages back under the node ids
+ * (`toUIMessages`), so `useChat` goes on with the tree's ids. Only the
+ * `"ai-sdk"` import format (`SessionTree.import(text, "ai-sdk")`) keeps a
+ * file's message ids as node ids. The core reads its parts (text, reasoning, tool
  * parts with their results, files), so projections for a model
  * (`t.projectFor`), search and the other export formats understand it.
  *

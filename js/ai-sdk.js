@@ -1,5 +1,6 @@
 // sessiontree/ai-sdk: the AI SDK's UIMessage on the tree (issue 24). A
-// UIMessage is stored as it is, without its id (the node's id is its id):
+// UIMessage is stored as it is, without its id (a new one gets a fresh node
+// id; toUIMessages hands each back under its node's id):
 // {role, parts, metadata?}; core/chat reads its parts, so projections,
 // search and the other formats understand it. A path of other messages
 // (tool calls, provider blocks, another tool's records) is converted in Go, by

@@ -8,9 +8,9 @@
 //   await init();
 //   const store = await openStore({ name: "my-chats" });
 //   await store.removeInterrupted();               // imports whose tab closed midway
-//   const conv = store.conversations.length
-//     ? await store.open(store.conversations[0].id)
-//     : await store.create(undefined, { title: "New chat" });
+//   const newest = store.conversations[0];         // the list, newest first
+//   const conv = (newest && await store.open(newest.id)) // null: another tab deleted it
+//     ?? await store.create(undefined, { title: "New chat" });
 //   conv.tree.append({ role: "user", content: "hi" }); // written in the next task
 //   conv.subscribe((e) => redraw(conv.tree));          // another tab's changes came in
 //   await conv.close();

@@ -4,7 +4,9 @@
 //
 //   import { openStore } from "sessiontree/idb";
 //   const store = await openStore({ name: "my-chats" });
-//   const conv = await store.open(store.conversations[0].id); // read in a worker, loaded in slices
+//   const newest = store.conversations[0];
+//   const conv = (newest && await store.open(newest.id)) // read in a worker, loaded in slices
+//     ?? await store.create(undefined, { title: "New chat" }); // none stored (or deleted meanwhile)
 //   conv.tree.append({ role: "user", content: "hi" });         // written in the next task
 //
 // Tabs on the same conversation stay in sync without moving whole trees: a

@@ -1,4 +1,4 @@
-// sessiontree — a conversation tree for LLM chat clients (SPEC §5), compiled from
+// sessiontree — a conversation tree for LLM chat clients, compiled from
 // Go to WebAssembly. Hand-written declarations: this file is the API reference.
 
 /** Any JSON object with a string `role`; every other field is kept exactly. */
@@ -8,7 +8,17 @@ export interface Message {
   [field: string]: unknown;
 }
 
-/** The stable codes of SPEC §4. */
+/**
+ * The stable code of every failure, the same in Go, JS and the edge worker's
+ * HTTP answers: `not_found` (no node with that id), `branch_not_found` (no
+ * branch of that name), `branch_exists` (a branch name asked for is taken),
+ * `empty_branch` (the branch has no messages yet), `invalid_input` (an
+ * argument or message is malformed), `corrupt` (the tree or file is
+ * structurally broken), `unsupported_version` (a file of a newer format
+ * version), `too_large` (an input over a limit, or more than the module's
+ * 4 GiB of memory), `conflict` (the call contradicts the tree's state: copies
+ * diverged beyond a delta, a branch moved while it was summarized).
+ */
 export type ErrorCode =
   | "not_found" | "branch_not_found" | "branch_exists" | "empty_branch" | "invalid_input"
   | "corrupt" | "unsupported_version" | "too_large" | "conflict";
@@ -26,7 +36,6 @@ export class SessionTreeError extends Error {
   retryAfterMs?: number;
 }
 
-/** One message of the tree. A fresh object on every call. */
 /** One entry of `subtree()`: a node (or, read in runs, a chain of nodes) without its message. */
 export interface SubtreeNode {
   /** The node, or the run's first node. */
@@ -51,6 +60,7 @@ export interface SubtreeNode {
   last: string;
 }
 
+/** One message of the tree. A fresh object on every call. */
 export interface TreeNode {
   id: string;
   /** null for a root. */
@@ -90,7 +100,6 @@ export interface Problem {
   message: string;
 }
 
-/** One node whose text matched search(). */
 /** SessionTree.loadFrom's options. */
 export interface LoadFromOptions {
   /**
@@ -102,6 +111,7 @@ export interface LoadFromOptions {
   sliceMs?: number;
 }
 
+/** One node whose text matched search(). */
 export interface Hit { nodeId: string; role: string; snippet: string; }
 
 /** What stats() counts. */
@@ -190,7 +200,6 @@ export type Summarizer = (
   context: { branch: string; signal: AbortSignal },
 ) => Promise<string | { summary: string; modelId?: string }> | string | { summary: string; modelId?: string };
 
-/** What SessionTree.import read and what the format could not carry. */
 /** One conversation of a file read by `SessionTree.importAll`. */
 export interface ImportedConversation {
   /** The conversation's title as the file gives it, or `""`. */
@@ -199,6 +208,7 @@ export interface ImportedConversation {
   report: ImportReport;
 }
 
+/** What SessionTree.import read and what the format could not carry. */
 export interface ImportReport {
   format: string;
   records: number;
@@ -352,11 +362,11 @@ export function init(source?: string | URL | ArrayBuffer | ArrayBufferView | Res
 
 /**
  * Loads and starts the interchange module, `sessiontree-interchange.wasm`: the
- * converters of SPEC §7 (import, export) and merge (SPEC §3), kept out of the
- * main module so that it stays small and starts fast. Call it once before
- * `SessionTree.import`, `t.export`, `t.merge` or `SessionTree.mergeJSON`
- * (before, they throw a SessionTreeError `invalid_input` saying so); a second
- * call is a no-op. It takes the same sources as init, and with no argument
+ * converters of other tools' chat files (import, export), merge and
+ * projectFor, kept out of the main module so that it stays small and starts
+ * fast. Call it once before `SessionTree.import`, `importAll`, `mergeJSON`,
+ * `deltaParts`, `t.export`, `t.merge` or `t.projectFor` (before, they throw a
+ * SessionTreeError `invalid_input` saying so); a second call is a no-op. It takes the same sources as init, and with no argument
  * finds the file next to this module (the `workerd` entry passes the bundled
  * module). It does not need init to have finished:
  * `await Promise.all([init(), initInterchange()])` loads both at once. A chat
@@ -475,7 +485,7 @@ export class SessionTree implements Disposable {
   static fileFromRows(rows: { root?: string | null; activeBranch: string; branches: { name: string; row: string | null }[]; nodes: { id: string; row: string | null }[] }): string;
 
   /**
-   * Imports another tool's chat export (SPEC §7): format is chatgpt, openwebui,
+   * Imports another tool's chat export: format is chatgpt, openwebui,
    * librechat, claudecode, pi, codex, claudeai (claude.ai's conversations.json),
    * sillytavern (a SillyTavern chat .jsonl), openai, ai-sdk (a UIMessage[]),
    * assistant-ui (an ExportedMessageRepository),
@@ -494,7 +504,7 @@ export class SessionTree implements Disposable {
    * `await initInterchange()` once before.
    */
   static importAll(text: string | ArrayBuffer | ArrayBufferView, format?: string): ImportedConversation[];
-  /** The tree in another format (SPEC §7, markdown included), as text. Needs the full module or `await initInterchange()` once before. */
+  /** The tree in another format (chatgpt, openwebui, librechat, claudecode, pi, codex, claudeai, sillytavern, openai, ai-sdk, assistant-ui or markdown; `save()` writes the .tree.json), as text. Needs the full module or `await initInterchange()` once before. */
   export(format: string): string;
   /**
    * The same with a report: for `"openai"` (Chat Completions messages, the
@@ -560,7 +570,8 @@ export class SessionTree implements Disposable {
   /** Removes a node's label, if any, as of atMs (merge keeps the later of a label and a clear). */
   clearLabel(node: string, atMs?: number): void;
   /**
-   * Makes node visible on the active path (see SPEC §3) and returns the active branch's name.
+   * Makes node visible on the active path, switching to the most recently used branch whose
+   * path holds it, and returns the active branch's name.
    * When no branch's path holds node, it moves the active branch (main, say) to the newest
    * leaf below node, keeping the old leaf under a fresh name; see open() for a chat client.
    */
@@ -583,7 +594,7 @@ export class SessionTree implements Disposable {
   /** Removes a branch name; its nodes stay (see prune). Not main, not the active branch. A merge keeps this branch deleted against copies that did not move it after atMs; another copy's branch made apart under the same name stays, and so does an append another copy made to this branch apart (the name comes back at it). */
   deleteBranch(branch: string, atMs?: number): void;
   /**
-   * Merges another copy of this conversation into this one (SPEC §3 "Merge"): the
+   * Merges another copy of this conversation into this one: the
    * union of nodes; a branch both copies moved keeps the later move and the other
    * leaf on "name~leaf"; labels, summaries and deletions by their times. Merging in
    * any order gives the same save(). `other` is not changed. Throws `corrupt` for a

@@ -1,10 +1,10 @@
-// sessiontree: the conversation tree of SPEC §5, compiled from Go to WebAssembly.
+// sessiontree: a conversation tree for LLM chat clients, compiled from Go to WebAssembly.
 // This module is a thin, typed boundary: arguments are checked here with precise
 // sentences, every tree lives in Go behind a handle, and each method is one call
 // into the module (a WebAssembly export, not a js.FuncOf). See sessiontree.d.ts.
 import "./wasm_exec.js"; // defines globalThis.Go
 
-/** The error every failure throws: `.code` is one of SPEC §4's codes. */
+/** The error every failure throws: `.code` is one of the stable codes (ErrorCode in sessiontree.d.ts). */
 export class SessionTreeError extends Error {
   constructor(code, message) {
     super(message);
@@ -205,7 +205,7 @@ export function memoryUsage() {
 }
 
 // ---- the interchange module ---------------------------------------------------
-// Import and export (SPEC §7) and merge (SPEC §3) are not in the lean module,
+// Import and export of other tools' files, merge and projectFor are not in the lean module,
 // sessiontree.wasm, so that it stays small and starts fast. They are in
 // sessiontree-interchange.wasm (wasm/interchange), the full flavour: every tree
 // method plus those. Loaded by init (init({ full: true })), it is the main
@@ -1095,7 +1095,7 @@ export class SessionTree {
   }
 
   /**
-   * Imports a chat export (SPEC §7) as a tree, with a report of what the format
+   * Imports another tool's chat export as a tree, with a report of what the format
    * could not carry. Needs the full module (`init({ full: true })`) or
    * `await initInterchange()` first.
    */
@@ -1153,7 +1153,7 @@ export class SessionTree {
     return out;
   }
 
-  /** The tree in another format (SPEC §7), as text. Needs the full module or `await initInterchange()` first. */
+  /** The tree in another format (see sessiontree.d.ts), as text. Needs the full module or `await initInterchange()` first. */
   export(format, options) {
     if (options !== undefined && (options === null || typeof options !== "object")) fail(`"options" must be an object ({ report: true })`);
     const withReport = options?.report === true;
@@ -1947,7 +1947,7 @@ export class SessionTree {
           modelId = model ?? "";
         }
       } catch {
-        // A failed or slow summarizer is what the stub is for (SPEC §3).
+        // A failed or slow summarizer is what the stub is for.
       } finally {
         clearTimeout(timer);
         controller.abort();

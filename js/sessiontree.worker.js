@@ -87,7 +87,7 @@ async function run({ kind, name, handle, args: list, trees: marked }) {
         throw new SessionTreeError("invalid_input", `${name} is not a SessionTree method`);
       }
       if (name === "summarizeBranchWith") {
-        throw new SessionTreeError("invalid_input", "summarizeBranchWith takes a function, which cannot cross to a worker: use summaryInput and summarizeBranchAsOf");
+        throw new SessionTreeError("invalid_input", "summarizeBranchWith takes a function, which cannot cross to a worker: get the text with renderBranchText(branch), call the model on the page, then summarizeBranch(branch, summary, modelId)");
       }
       return out(await t[name](...args(list, marked)));
     }

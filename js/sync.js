@@ -1,4 +1,4 @@
-// A small sync client for the edge worker (SPEC §6): pull the stored tree,
+// A small sync client for the edge worker's HTTP API: pull the stored tree,
 // merge it into the local one, push the result to POST /v1/trees/{id}/merge
 // with If-Match, and on 412 (someone pushed in between) start again. Two
 // devices that edit offline and sync converge, with nothing lost. With the

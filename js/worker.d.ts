@@ -2,7 +2,7 @@
 // of SessionTree is here, returning a Promise of what it returns; trees live in
 // the worker and the page holds proxies, so a huge session is opened, imported,
 // saved or searched with no long task on the page's thread.
-import type { InitOptions, LoadFromOptions, MemoryUsage, SessionTree, SessionTreeError } from "./sessiontree.js";
+import type { ImportReport, InitOptions, LoadFromOptions, MemoryUsage, SessionTree, SessionTreeError } from "./sessiontree.js";
 export { SessionTreeError } from "./sessiontree.js";
 
 /** Every method of T, returning a Promise of its result; trees as AsyncSessionTree. */
@@ -18,7 +18,8 @@ type Lift<R> = R extends SessionTree ? AsyncSessionTree
 
 /**
  * A SessionTree held by the worker. `summarizeBranchWith` cannot cross (its
- * summarizer is a function): use `summaryInput` and `summarizeBranchAsOf`.
+ * summarizer is a function): get the text with `await t.renderBranchText(branch)`,
+ * call your model on the page, then `await t.summarizeBranch(branch, summary, modelId)`.
  * `free()` releases it at once; otherwise it is freed when the proxy is
  * collected. A message (append, edit, regenerate, apply, fromLinear) crosses as
  * its JSON, so it is stored as on the page; before, it crossed by structured
@@ -34,13 +35,16 @@ export type AsyncSessionTree = Async<Omit<SessionTree, "summarizeBranchWith" | t
 
 /** The static side: SessionTree.load, loadFrom (a Blob or File is read in the worker), fromLinear, fromRows, fileFromRows (refused by the worker before), import, importAll, mergeJSON, deltaParts. */
 export interface AsyncSessionTreeStatics {
-  load(json: string | ArrayBuffer | ArrayBufferView): Promise<AsyncSessionTree>;
+  /** `options.keepDuplicateKeys` as for SessionTree.load. */
+  load(json: string | ArrayBuffer | ArrayBufferView, options?: Parameters<typeof SessionTree.load>[1]): Promise<AsyncSessionTree>;
   /** A stream (a Response's body) is transferred to the worker: it is the worker's after the call. Both failed before (they cannot be cloned). */
   loadFrom(source: ArrayBuffer | ArrayBufferView | Blob | ReadableStream<Uint8Array> | Response, options?: LoadFromOptions): Promise<AsyncSessionTree>;
   fromLinear(messages: { role: string; [k: string]: unknown }[], atMs?: number): Promise<AsyncSessionTree>;
   fromRows(rows: Parameters<typeof SessionTree.fromRows>[0]): Promise<AsyncSessionTree>;
   fileFromRows(rows: Parameters<typeof SessionTree.fileFromRows>[0]): Promise<string>;
   import(text: string | ArrayBuffer | ArrayBufferView, format?: string): Promise<{ tree: AsyncSessionTree; report: ReturnType<typeof SessionTree.import>["report"] }>;
+  /** One entry per conversation of the file, its tree held by the worker. */
+  importAll(text: string | ArrayBuffer | ArrayBufferView, format?: string): Promise<{ title: string; tree: AsyncSessionTree; report: ImportReport }[]>;
   mergeJSON(ours: string | ArrayBuffer | ArrayBufferView, theirs: string | ArrayBuffer | ArrayBufferView): ReturnType<typeof SessionTree.mergeJSON> extends infer R ? Promise<R> : never;
   deltaParts(file: string | ArrayBuffer | ArrayBufferView, bytes: number): Promise<string[]>;
 }

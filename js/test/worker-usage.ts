@@ -11,6 +11,9 @@ async function page(file: Blob) {
   const name: string = await t.activeBranch;
   const saved: string = await t.save();
   await t.free();
+  const chats: { title: string; tree: AsyncSessionTree }[] = await st.SessionTree.importAll(await file.text(), "auto");
+  const kept: AsyncSessionTree = await st.SessionTree.load(await chats[0].tree.save(), { keepDuplicateKeys: true });
+  await kept.free();
   st.close();
   return [ids, messages, id, name, saved];
 }
