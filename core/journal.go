@@ -11,21 +11,13 @@ type journal struct {
 	// always undoes the whole journal, so later moves of the same branch need no
 	// record (a batch of appends records its branch once, not once per append).
 	leafOf, touched *branch
-	// What the batch noted in the feeds (TakeChanges, TakeWatched, TakeSynced)
-	// and the version: put back by rollback, so that a failed batch moves
-	// neither, as it changes nothing (before, it moved the version and left
-	// rows of what never happened in every feed).
+	// What the batch noted, kept here and told to the feeds (TakeChanges,
+	// TakeWatched, TakeSynced) only when it goes in; and the version before
+	// it, put back by rollback. Before Dec 5 a failed batch moved the version
+	// and left rows of what never happened in every feed.
 	version uint64
-	meta    [3]bool
-	fresh   []fresh
-}
-
-// fresh is a node (or branch) a batch noted that a feed did not hold: which
-// feeds, a bit each (changed, watched, synced).
-type fresh struct {
-	key    string
-	branch bool
-	in     uint8
+	notes   []string // node ids, then branch names after a "\x00" entry each
+	meta    bool
 }
 
 // undo is one recorded change: a plain value, so recording allocates nothing
@@ -94,83 +86,61 @@ func (c *changes) addBranch(name string) {
 // (TakeChanges), for the watch (TakeWatched), for a sync client's feed
 // (TakeSynced) and in the version (Version).
 func (t *Tree) noteNode(id string) {
-	if t.journal != nil {
-		t.journal.noteFresh(t, id, false)
-	}
 	t.nodeGen++
+	t.version++
+	if t.journal != nil {
+		t.journal.notes = append(t.journal.notes, id)
+		return
+	}
 	t.changed.node(id)
 	t.watched.node(id)
 	t.synced.node(id)
-	t.version++
 }
 
 func (t *Tree) noteBranch(name string) {
-	if t.journal != nil {
-		t.journal.noteFresh(t, name, true)
-	}
 	t.branchLog.add(name)
+	t.version++
+	if t.journal != nil {
+		t.journal.notes = append(t.journal.notes, "\x00", name)
+		return
+	}
 	t.changed.branch(name)
 	t.watched.branch(name)
 	t.synced.branch(name)
-	t.version++
 }
 
 func (t *Tree) noteMeta() {
+	t.version++
+	if t.journal != nil {
+		t.journal.meta = true
+		return
+	}
 	t.changed.setMeta()
 	t.watched.setMeta()
 	t.synced.setMeta()
-	t.version++
 }
 
-// noteFresh records, before a batch notes key, the feeds that do not hold it.
-func (j *journal) noteFresh(t *Tree, key string, branch bool) {
-	var in uint8
-	for i, c := range t.feeds() {
-		if c != nil && !c.holds(key, branch) {
-			in |= 1 << i
+// tell gives the feeds what a batch that went in noted (see journal.notes).
+func (t *Tree) tell(j *journal) {
+	for i := 0; i < len(j.notes); i++ {
+		if j.notes[i] != "\x00" {
+			t.changed.node(j.notes[i])
+			t.watched.node(j.notes[i])
+			t.synced.node(j.notes[i])
+			continue
 		}
+		i++
+		t.changed.branch(j.notes[i])
+		t.watched.branch(j.notes[i])
+		t.synced.branch(j.notes[i])
 	}
-	if in != 0 {
-		j.fresh = append(j.fresh, fresh{key, branch, in})
+	if j.meta {
+		t.changed.setMeta()
+		t.watched.setMeta()
+		t.synced.setMeta()
 	}
-}
-
-// feeds are the tree's change sets, in fresh's bit order.
-func (t *Tree) feeds() [3]*changes { return [3]*changes{t.changed, t.watched, t.synced} }
-
-func (c *changes) holds(key string, branch bool) bool {
-	if c.all {
-		return true
-	}
-	set := c.nodes
-	if branch {
-		set = c.branches
-	}
-	_, ok := set[key]
-	return ok
-}
-
-// forget takes back what a failed batch noted (see journal.fresh).
-func (t *Tree) forget(j *journal) {
-	t.version = j.version
-	for i, c := range t.feeds() {
-		if c != nil {
-			c.meta = j.meta[i]
-		}
-	}
-	for _, f := range j.fresh {
-		for i, c := range t.feeds() {
-			if c == nil || f.in&(1<<i) == 0 {
-				continue
-			}
-			if f.branch {
-				delete(c.branches, f.key)
-			} else {
-				delete(c.nodes, f.key)
-			}
-		}
-	}
-	j.fresh = j.fresh[:0]
+	clear(j.notes) // the journal is kept for the next batch: not its strings
+	j.notes, j.meta = j.notes[:0], false
 }
 
 func (c *changes) setMeta() {
@@ -188,16 +158,16 @@ func (t *Tree) openJournal() {
 	t.spare = nil
 	j.undo = j.undo[:0]
 	j.leafOf, j.touched = nil, nil
-	j.version, j.fresh = t.version, j.fresh[:0]
-	for i, c := range t.feeds() {
-		j.meta[i] = c != nil && c.meta
-	}
+	j.version, j.notes, j.meta = t.version, j.notes[:0], false
 	t.journal = j
 }
 
-// closeJournal stops recording and keeps the journal for the next Apply.
+// closeJournal stops recording, tells the feeds what the batch noted (none
+// after a rollback) and keeps the journal for the next Apply.
 func (t *Tree) closeJournal() {
-	t.spare, t.journal = t.journal, nil
+	j := t.journal
+	t.spare, t.journal = j, nil
+	t.tell(j)
 }
 
 // record keeps u for rollback when a journal is open (inside Apply).
@@ -220,7 +190,7 @@ func (t *Tree) rollback() {
 	}
 	j.undo = j.undo[:0]
 	j.leafOf, j.touched = nil, nil
-	t.forget(j)
+	t.version, j.notes, j.meta = j.version, j.notes[:0], false
 }
 
 func (t *Tree) undoOne(u *undo) {

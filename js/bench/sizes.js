@@ -25,10 +25,11 @@ export const TARGET = 1.3;
  * was set (1.48× on Dec 2, after the cuts of docs/benchmarks.md's "Module
  * size") and a little room; 1.51× since Dec 5, when the tombstones of branch
  * instances (a merge no longer takes another copy's branch of the same name)
- * added 3.5 KB gzipped and took the module to 1.502×. Lower it as the module
- * shrinks; TARGET once met.
+ * added 3.5 KB gzipped and took the module to 1.502×; 1.52× since the fixes
+ * of the third reading (a failed apply moves no feed, a no-op delta or merge
+ * no version: 1.512×). Lower it as the module shrinks; TARGET once met.
  */
-export const CEILING = 1.51;
+export const CEILING = 1.52;
 
 /**
  * Builds the bare program into a temporary folder and returns { lean, full,
