@@ -24,6 +24,16 @@ type anthropicMessage struct {
 	text     string
 }
 
+// join appends the blocks of the next message of the same role (Anthropic's
+// roles alternate), with their serials and their last text block, if any.
+func (m *anthropicMessage) join(blocks [][]byte, serials []uint64, lastText int, text string) {
+	if lastText >= 0 {
+		m.lastText, m.text = len(m.blocks)+lastText, text
+	}
+	m.blocks = append(m.blocks, blocks...)
+	m.serials = append(m.serials, serials...)
+}
+
 // anthropicPiece is what one block writes for Anthropic: the system text
 // it adds (a system block), or the content blocks of a user or assistant
 // message, its last text block and the tools it calls; kept with the block
@@ -145,12 +155,7 @@ func writeAnthropic(blocks []block, rep *Report, held *places) (system, messages
 			continue
 		}
 		if n := len(msgs); n > 0 && msgs[n-1].user == p.user {
-			m := msgs[n-1]
-			if p.lastText >= 0 {
-				m.lastText, m.text = len(m.blocks)+p.lastText, p.text
-			}
-			m.blocks = append(m.blocks, p.content...)
-			m.serials = append(m.serials, p.serials...)
+			msgs[n-1].join(p.content, p.serials, p.lastText, p.text)
 			rep.Merged++
 			continue
 		}
@@ -225,12 +230,7 @@ func dropTrailingThinking(msgs []*anthropicMessage, rep *Report) []*anthropicMes
 			}
 		}
 		if k := len(out); k > 0 && out[k-1].user == m.user {
-			prev := out[k-1]
-			if m.lastText >= 0 {
-				prev.lastText, prev.text = len(prev.blocks)+m.lastText, m.text
-			}
-			prev.blocks = append(prev.blocks, m.blocks...)
-			prev.serials = append(prev.serials, m.serials...)
+			out[k-1].join(m.blocks, m.serials, m.lastText, m.text)
 			rep.Merged++
 			continue
 		}
