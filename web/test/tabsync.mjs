@@ -133,7 +133,8 @@ try {
   const streaming = await open();
   await streaming.fill("#input", "a reply that goes quiet [quiet]");
   await streaming.press("#input", "Enter");
-  await streaming.waitForSelector(".typing.streaming");
+  // Some of the reply in (its first word), so that the stop below keeps it.
+  await streaming.waitForFunction(() => document.querySelector(".typing.streaming")?.textContent.includes("Plan"), null, { timeout: 15000 });
   const gone = await streaming.evaluate(() => localStorage.getItem("sessiontree-demo.current"));
   await one.evaluate((id) => window.sessiontreeDemo.store.delete(id), gone);
   await streaming.waitForFunction(() => [...document.querySelectorAll(".toast")].some((t) => t.textContent.includes("was deleted in another tab")), { timeout: 10000 });
@@ -143,8 +144,14 @@ try {
   await streaming.evaluate(() => window.sessiontreeDemo.saved());
   const kept = await streaming.evaluate(() => localStorage.getItem("sessiontree-demo.current"));
   assert.notEqual(kept, gone);
-  const rows = await one.evaluate(async (id) => (await window.sessiontreeDemo.store.rows(id)).nodes.map((n) => n.row).join("\n"), kept);
-  assert.ok(rows.includes("[quiet]") && rows.includes("Plan"), "the chat and its reply are stored under the new conversation");
+  // Read by another tab, from storage: the new conversation's write may still be on its way there.
+  const stored = () => one.evaluate(async (id) => ((await window.sessiontreeDemo.store.rows(id))?.nodes ?? []).map((n) => n.row).join("\n"), kept);
+  let rows = await stored();
+  for (let i = 0; i < 50 && !(rows.includes("[quiet]") && rows.includes("Plan")); i++) {
+    await new Promise((res) => setTimeout(res, 100));
+    rows = await stored();
+  }
+  assert.ok(rows.includes("[quiet]") && rows.includes("Plan"), `the chat and its reply are stored under the new conversation: ${rows.slice(0, 300)}`);
   await streaming.close();
   mock.close();
   console.log("ok   deleted in another tab while a reply streams: the chat and the reply are kept as a new conversation, said so");
