@@ -27,8 +27,10 @@ func (h *Handler) mergeTree(q *request, id string) (ae *apiError) {
 		return ae
 	}
 	ifMatch := q.r.Header.Get("If-Match")
+	check := ifMatch != ""
 	return retrying(id, "merge; nothing was merged", func() (*apiError, bool) {
-		m, buf, ae, retry := h.tryMerge(q, id, body, incoming, ifMatch)
+		m, buf, ae, retry := h.tryMerge(q, id, body, incoming, ifMatch, check)
+		check = true // a retry checks the cached copy against the stored version (see tryOps)
 		if retry || ae != nil {
 			return ae, retry
 		}
@@ -54,10 +56,10 @@ func mergeAnswer(rep core.MergeReport, etag string) []byte {
 	return append(buf, "}\n"...)
 }
 
-func (h *Handler) tryMerge(q *request, id string, body []byte, incoming *core.Tree, ifMatch string) (Meta, []byte, *apiError, bool) {
+func (h *Handler) tryMerge(q *request, id string, body []byte, incoming *core.Tree, ifMatch string, check bool) (Meta, []byte, *apiError, bool) {
 	e := h.cache.acquire(id)
 	defer h.cache.release(e)
-	fresh, ae := h.ensure(q, e, ifMatch != "" && e.tree != nil)
+	fresh, ae := h.ensure(q, e, check && e.tree != nil)
 	if ae != nil {
 		return Meta{}, nil, ae, false
 	}
@@ -66,8 +68,7 @@ func (h *Handler) tryMerge(q *request, id string, body []byte, incoming *core.Tr
 	}
 	if ae := h.checkBrought(body, e.tree); ae != nil {
 		if !fresh {
-			e.tree = nil // what it holds already passes: check the stored tree
-			return Meta{}, nil, nil, true
+			return Meta{}, nil, nil, true // what it holds already passes: check the stored tree
 		}
 		return Meta{}, nil, ae, false
 	}

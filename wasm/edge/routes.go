@@ -449,8 +449,10 @@ func (h *Handler) ops(q *request, id string) (ae *apiError) {
 		return ae
 	}
 	ifMatch := q.r.Header.Get("If-Match")
+	check := ifMatch != ""
 	return retrying(id, "write; nothing was applied", func() (*apiError, bool) {
-		m, buf, ae, retry := h.tryOps(q, id, ops, ifMatch)
+		m, buf, ae, retry := h.tryOps(q, id, ops, ifMatch, check)
+		check = true // a retry checks the cached copy against the stored version
 		if retry || ae != nil {
 			return ae, retry
 		}
@@ -500,10 +502,16 @@ func retrying(id, notDone string, try func() (ae *apiError, retry bool)) *apiErr
 		"the tree "+quote(id)+" kept changing under this "+notDone+", try again")
 }
 
-func (h *Handler) tryOps(q *request, id string, ops []core.Op, ifMatch string) (Meta, []byte, *apiError, bool) {
+// tryOps is one attempt of ops; check says to compare a cached copy with the
+// stored version first (with If-Match, and on a retry). A copy that may be
+// stale is checked, not dropped, before an op that failed on it or a switch
+// that changed nothing is answered: Apply leaves it as it was, and reading
+// the whole tree again made every refused op cost the tree's size (1.2–1.7 s
+// on a 21 MB tree in the worker, where an append took 45–370 ms).
+func (h *Handler) tryOps(q *request, id string, ops []core.Op, ifMatch string, check bool) (Meta, []byte, *apiError, bool) {
 	e := h.cache.acquire(id)
 	defer h.cache.release(e)
-	fresh, ae := h.ensure(q, e, ifMatch != "" && e.tree != nil)
+	fresh, ae := h.ensure(q, e, check && e.tree != nil)
 	if ae != nil {
 		return Meta{}, nil, ae, false
 	}
@@ -515,7 +523,6 @@ func (h *Handler) tryOps(q *request, id string, ops []core.Op, ifMatch string) (
 		// core records a switch as a touch of the branch even when it is
 		// already active; for the API it changes nothing.
 		if !fresh {
-			e.tree = nil
 			return Meta{}, nil, nil, true
 		}
 		return e.meta, opsAnswer(make([]string, len(ops)), e.meta.ETag), nil, false
@@ -523,8 +530,7 @@ func (h *Handler) tryOps(q *request, id string, ops []core.Op, ifMatch string) (
 	results, err := e.tree.Apply(ops, h.now())
 	if err != nil {
 		if !fresh {
-			e.tree = nil // the copy may be stale: check before blaming the ops
-			return Meta{}, nil, nil, true
+			return Meta{}, nil, nil, true // the copy may be stale: check before blaming the ops
 		}
 		return Meta{}, nil, fromCore(err), false
 	}
@@ -563,8 +569,7 @@ func (h *Handler) commit(q *request, id string, e *entry, fresh bool, created []
 	}
 	if !changed {
 		if !fresh {
-			e.tree = nil // a no-op here may not be one on the stored tree
-			return Meta{}, nil, nil, true
+			return Meta{}, nil, nil, true // a no-op here may not be one on the stored tree: check it
 		}
 		return e.meta, answer(e.meta.ETag), nil, false // nothing to store: the ETag stays
 	}
