@@ -35,6 +35,13 @@ func (h *Handler) modelProjection(q *request, id, name string) *apiError {
 		return errf(statusBadRequest, string(core.CodeInvalidInput), "thinking must be true or false, not "+quote(th))
 	}
 	return h.read(q, id, func(t *core.Tree, m Meta) *apiError {
+		// As every projection: a client (or the glue's kept gzip of a large
+		// one) holding the current version gets 304, not the request again.
+		if inm := q.r.Header.Get("If-None-Match"); inm != "" && etagListHas(inm, m.ETag) {
+			q.w.Header().Set("ETag", h.readETag(q, m.ETag))
+			q.w.WriteHeader(statusNotModified)
+			return nil
+		}
 		branch := q.r.URL.Query().Get("branch")
 		if branch == "" {
 			branch = t.ActiveBranch()

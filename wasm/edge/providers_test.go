@@ -56,3 +56,24 @@ func TestProjectionForAModelAPI(t *testing.T) {
 	wantError(t, c.do("GET", "/v1/trees/"+id+"/projection?for=anthropic&branch=nope", ""), 404, "branch_not_found")
 	wantError(t, newClient(t, newTestHandler(NewMemStore()), "bob").do("GET", "/v1/trees/"+id+"/projection?for=anthropic", ""), 404, "not_found")
 }
+
+// A projection for a model API answers 304 to If-None-Match of the current
+// ETag, as every projection does; before, it was the whole request again
+// every time (and the worker's glue, which asks with the ETag of the gzip it
+// keeps of a large one, compressed it again for every GET).
+func TestAProjectionForAModelAPIAnswers304ToTheCurrentETag(t *testing.T) {
+	c := newClient(t, newTestHandler(NewMemStore()), "alice")
+	id := c.create(`{"messages":[{"role":"user","content":"hi"}]}`)
+	r := c.do("GET", "/v1/trees/"+id+"/projection?for=anthropic", "")
+	etag := r.header.Get("ETag")
+	if r.status != 200 || etag == "" {
+		t.Fatalf("%d %q %s", r.status, etag, r.body)
+	}
+	if r := c.do("GET", "/v1/trees/"+id+"/projection?for=anthropic", "", "If-None-Match", etag); r.status != 304 || len(r.body) != 0 || r.header.Get("ETag") != etag {
+		t.Fatalf("If-None-Match of the current ETag: %d %q %s", r.status, r.header.Get("ETag"), r.body)
+	}
+	c.appendMsg(id, "more")
+	if r := c.do("GET", "/v1/trees/"+id+"/projection?for=anthropic", "", "If-None-Match", etag); r.status != 200 || !strings.Contains(string(r.body), "more") {
+		t.Fatalf("If-None-Match of an older ETag: %d %s", r.status, r.body)
+	}
+}
