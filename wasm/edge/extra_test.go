@@ -3,6 +3,7 @@
 package edge
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"testing"
@@ -107,4 +108,37 @@ func TestTheTreeListComesInPages(t *testing.T) {
 	}
 	wantError(t, c.do("GET", "/v1/trees?limit=0", ""), 400, "invalid_input")
 	wantError(t, c.do("GET", "/v1/trees?after=nope", ""), 400, "invalid_input")
+}
+
+// listCounter is a Store that counts the rows its lists hand over.
+type listCounter struct {
+	*MemStore
+	rows int
+}
+
+func (s *listCounter) List(ctx context.Context, tenant, after string, limit int) ([]Meta, error) {
+	metas, err := s.MemStore.List(ctx, tenant, after, limit)
+	s.rows += len(metas)
+	return metas, err
+}
+
+// A page of the list reads its own trees (and one more, to know whether a
+// page follows), not the tenant's whole list: read whole for every page, a
+// page of one tree took 457 ms over wrangler dev at 4,000 trees (30 ms at 10),
+// and the router serves one list at a time.
+func TestAPageOfTheListReadsOnlyItsTrees(t *testing.T) {
+	s := &listCounter{MemStore: NewMemStore()}
+	c := newClient(t, newTestHandler(s), "alice")
+	for i := 0; i < 30; i++ {
+		c.create("")
+	}
+	s.rows = 0
+	v := c.do("GET", "/v1/trees?limit=2", "").json(t)
+	v = c.do("GET", "/v1/trees?limit=2&after="+v["next"].(string), "").json(t)
+	if len(v["trees"].([]any)) != 2 || v["next"] == nil {
+		t.Fatalf("the second page: %v", v)
+	}
+	if s.rows > 6 {
+		t.Fatalf("two pages of 2 trees read %d rows of the list", s.rows)
+	}
 }

@@ -51,7 +51,7 @@ func fuzzTreeReadsBack(t *testing.T, c *client, id string) {
 	// The size the Handler counted write by write is the rows' as stored.
 	if h, ok := c.h.(*Handler); ok {
 		if ms, ok := h.store.(*MemStore); ok {
-			metas, _ := ms.List(context.Background(), "alice")
+			metas, _ := ms.List(context.Background(), "alice", "", maxListPage)
 			for _, m := range metas {
 				if m.ID == id && m.Bytes != storedBytes(ms, id) {
 					t.Fatalf("the tree was counted at %d bytes; its rows take %d", m.Bytes, storedBytes(ms, id))

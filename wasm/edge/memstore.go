@@ -202,7 +202,7 @@ func (t *memTree) logDelta(v int64, d []byte, budget int64) {
 }
 
 // List implements Store.
-func (s *MemStore) List(_ context.Context, tenant string) ([]Meta, error) {
+func (s *MemStore) List(_ context.Context, tenant, after string, limit int) ([]Meta, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []Meta
@@ -217,7 +217,14 @@ func (s *MemStore) List(_ context.Context, tenant string) ([]Meta, error) {
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
-	return out, nil
+	if after != "" {
+		i := slices.IndexFunc(out, func(m Meta) bool { return m.ID == after })
+		if i < 0 {
+			return nil, ErrNoTree
+		}
+		out = out[i+1:]
+	}
+	return out[:min(len(out), limit)], nil
 }
 
 // Delete implements Store.

@@ -136,19 +136,13 @@ func (h *Handler) list(q *request) *apiError {
 		}
 		limit = n
 	}
-	metas, err := h.store.List(q.ctx, q.tenant)
+	after := query.Get("after")
+	metas, err := h.store.List(q.ctx, q.tenant, after, limit+1) // one more: is there a next page?
+	if errors.Is(err, ErrNoTree) && after != "" {
+		return errInput(`"after" must be the id of a listed tree (the "next" of the page before)`)
+	}
 	if err != nil {
 		return storeError("", err)
-	}
-	if after := query.Get("after"); after != "" {
-		i := 0
-		for i < len(metas) && metas[i].ID != after {
-			i++
-		}
-		if i == len(metas) {
-			return errInput(`"after" must be the id of a listed tree (the "next" of the page before)`)
-		}
-		metas = metas[i+1:]
 	}
 	next := ""
 	if len(metas) > limit {

@@ -41,7 +41,13 @@ const chunkBytes = 900 << 10
 
 const (
 	sqlMeta = `SELECT id, tenant, version, etag, root, active, created_ms, updated_ms FROM trees WHERE id = ?1 AND tenant = ?2`
-	sqlList = `SELECT id, tenant, version, etag, root, active, created_ms, updated_ms, title, nodes, bytes FROM trees WHERE tenant = ?1 AND version > 0 ORDER BY created_ms, id`
+	// A page of the list: the trees after tree ?2 (all if ''), at most ?3,
+	// read along the index trees_by_tenant; sqlListed says whether ?2 is one.
+	sqlList = `SELECT id, tenant, version, etag, root, active, created_ms, updated_ms, title, nodes, bytes FROM trees
+  WHERE tenant = ?1 AND version > 0
+    AND (?2 = '' OR (created_ms, id) > (SELECT created_ms, id FROM trees WHERE id = ?2 AND tenant = ?1 AND version > 0))
+  ORDER BY created_ms, id LIMIT ?3`
+	sqlListed = `SELECT 1 AS x FROM trees WHERE id = ?1 AND tenant = ?2 AND version > 0`
 
 	sqlLoadNodes    = `SELECT id AS k, json FROM nodes WHERE tree = ?1 AND EXISTS (SELECT 1 FROM trees WHERE id = ?1 AND tenant = ?2) ORDER BY id`
 	sqlLoadBranches = `SELECT name AS k, json FROM branches WHERE tree = ?1 AND EXISTS (SELECT 1 FROM trees WHERE id = ?1 AND tenant = ?2) ORDER BY name`
@@ -261,10 +267,23 @@ func (s *d1Store) Load(_ context.Context, tenant, id string) (edge.Meta, []core.
 	return ms[0], nodes, branches, nil
 }
 
-func (s *d1Store) List(_ context.Context, tenant string) ([]edge.Meta, error) {
-	res, err := s.batch([]stmt{{sqlList, []any{tenant}}})
+func (s *d1Store) List(_ context.Context, tenant, after string, limit int) ([]edge.Meta, error) {
+	stmts := []stmt{{sqlList, []any{tenant, after, limit}}}
+	if after != "" {
+		stmts = append(stmts, stmt{sqlListed, []any{after, tenant}})
+	}
+	res, err := s.batch(stmts)
 	if err != nil {
 		return nil, err
+	}
+	if after != "" {
+		listed, err := rows(res[1])
+		if err != nil {
+			return nil, err
+		}
+		if len(listed) == 0 {
+			return nil, edge.ErrNoTree
+		}
 	}
 	return metasOf(res[0], listColumns)
 }
