@@ -160,6 +160,23 @@ func TestAWriteSentTwiceWithAnIdempotencyKeyIsStoredOnce(t *testing.T) {
 	wantError(t, c.do("POST", "/v1/trees", "", "Idempotency-Key", "has space"), 400, "invalid_input")
 }
 
+// An import sent again with its key is answered from the kept answer, and
+// the key sent with the same body to another format is refused (422): the
+// query is part of the request. Before, it was answered the first import's
+// tree as if the second had been made.
+func TestAKeyOfAnImportSentWithAnotherFormatIsRefused(t *testing.T) {
+	c := newClient(t, newTestHandler(NewMemStore()), "alice")
+	body := `[{"role":"user","content":"hi"}]`
+	first := c.do("POST", "/v1/trees?format=openai", body, "Idempotency-Key", "k-import")
+	if first.status != 201 {
+		t.Fatalf("import: %d %s", first.status, first.body)
+	}
+	if again := c.do("POST", "/v1/trees?format=openai", body, "Idempotency-Key", "k-import"); again.status != 201 || again.header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("the import sent again: %d %s", again.status, again.body)
+	}
+	wantError(t, c.do("POST", "/v1/trees?format=auto", body, "Idempotency-Key", "k-import"), 422, "invalid_input")
+}
+
 // The same write sent by 16 clients at once with one key is stored once.
 func TestConcurrentRetriesWithOneKeyStoreOnce(t *testing.T) {
 	s := NewMemStore()

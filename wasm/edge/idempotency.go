@@ -37,7 +37,15 @@ func (h *Handler) beginIdem(q *request, body []byte) (done bool, ae *apiError) {
 		}
 	}
 	sum := sha256.New()
-	sum.Write([]byte(q.r.Method + " " + q.r.URL.Path + "\n"))
+	target := q.r.URL.Path
+	if q.r.URL.RawQuery != "" {
+		// The query is the request's too (a create's ?format=): without it,
+		// an import sent as another format with the key of the first was
+		// answered the first's tree. Kept keys of requests without one keep
+		// their fingerprints.
+		target += "?" + q.r.URL.RawQuery
+	}
+	sum.Write([]byte(q.r.Method + " " + target + "\n"))
 	for rest := body; len(rest) > 0; {
 		n := min(len(rest), 64<<10)
 		sum.Write(rest[:n]) // in pieces: a body of megabytes is hashed in slices
