@@ -123,6 +123,10 @@ func TestChangesSearchStatsImportAndPagesThroughTheWorker(t *testing.T) {
 	if len(rest["trees"].([]any)) != 1 || rest["next"] != nil {
 		t.Fatalf("second page: %v", rest)
 	}
+	// A page is read from D1 by itself (after the tree "after" names, which
+	// must be one of the tenant's).
+	wantError(t, c.do("GET", "/v1/trees?limit=1&after="+strings.Repeat("0", 32), ""), 400, "invalid_input")
+	wantError(t, (&client{t: t, token: token(t, "pages-other")}).do("GET", "/v1/trees?after="+page["next"].(string), ""), 400, "invalid_input")
 }
 
 // A body of 1 MiB or more goes from the router to its tree's object as a
