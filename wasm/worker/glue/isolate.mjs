@@ -618,8 +618,12 @@ function refuseSocket(ctx, reason) {
 const CLOSE_TOO_MANY_SOCKETS = 4029;
 
 // REFUSED tags a socket refused over a limit (closed at once with its code):
-// it is not a live socket, and is left out of every count and fan-out.
-const REFUSED = "sessiontree-refused";
+// it is not a live socket, and is left out of every count and fan-out. No
+// client's name can be it (a name is A-Z a-z 0-9 - _, edge.validClient, and
+// tags a live socket): "sessiontree-refused" could, and a client of that name
+// opened live sockets past every limit, uncounted, never closed at its
+// token's expiry.
+const REFUSED = "sessiontree:refused";
 
 // refused reports whether ws was refused over a limit (tagged REFUSED);
 // false when its tags are gone with it.

@@ -71,6 +71,37 @@ func TestLiveSocketsOverTheTreesOrTenantsLimitAreClosedWith4029(t *testing.T) {
 	}
 }
 
+// A live client may name itself anything of A-Z a-z 0-9 - _, including what
+// the glue tagged a refused socket with ("sessiontree-refused"): such
+// sockets were left out of every count, and a client of that name opened 8
+// on a tree whose limit is 3 (and a plain one after them). Now they count.
+func TestASocketNamedLikeARefusedOneCountsAsLive(t *testing.T) {
+	s := quotaServer(t)
+	tok := token(t, "sockets-named-refused")
+	id := createTree(t, s.URL, tok)
+	var socks []*wsclient.Conn
+	defer func() {
+		for _, ws := range socks {
+			ws.Close()
+		}
+	}()
+	for i := 0; i < 4; i++ {
+		ws, _, err := wsclient.Dial(s.URL+"/v1/trees/"+id+"/live?client=sessiontree-refused&access_token="+tok, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		socks = append(socks, ws)
+		msg, err := ws.Read(5 * time.Second)
+		var ce *wsclient.CloseError
+		if i < 3 && (err != nil || !strings.Contains(string(msg), `"hello"`)) {
+			t.Fatalf("socket %d, under the tree's limit: %s %v", i, msg, err)
+		}
+		if i == 3 && (!errors.As(err, &ce) || ce.Code != edge.CloseTooManySockets) {
+			t.Fatalf("a fourth socket on a tree of at most 3, its client named sessiontree-refused: %s %v", msg, err)
+		}
+	}
+}
+
 // Sockets opened all at once are held to the limit as well: each upgrade
 // counts those still on their way (before: 2,000 at once on one tree, each
 // saw fewer than the tree's 128, and 174 stayed open).
