@@ -80,6 +80,28 @@ func TestATenantOverItsRateGets429WithRetryAfter(t *testing.T) {
 	}
 }
 
+// A rate under half a request a second (SESSIONTREE_RATE_LIMIT=0.2: one
+// every 5 s) still lets a request through when its time comes: its burst is
+// one request. Before, the burst was twice the rate, 0.4 of a request, never
+// a whole one, and every request of every tenant was 429 for good.
+func TestARateUnderHalfARequestASecondLetsOneThroughAtItsPace(t *testing.T) {
+	now := time.Now().UnixMilli()
+	h := New(Config{Store: NewMemStore(), SigningKey: testKey, RateLimit: 0.2, Now: func() int64 { return now }})
+	a := newClient(t, h, "alice")
+	if r := a.do("GET", "/v1/trees", ""); r.status != 200 {
+		t.Fatalf("a first request: %d %s", r.status, r.body)
+	}
+	r := a.do("GET", "/v1/trees", "")
+	wantError(t, r, 429, "rate_limited")
+	if s, err := strconv.Atoi(r.header.Get("Retry-After")); err != nil || s < 5 || s > 6 {
+		t.Fatalf("Retry-After %q, want 5 s (rounded up)", r.header.Get("Retry-After"))
+	}
+	now += 5000
+	if r := a.do("GET", "/v1/trees", ""); r.status != 200 {
+		t.Fatalf("5 s later: %d %s", r.status, r.body)
+	}
+}
+
 // ?tail=N&skip=M answers a window of the path, with its length and start.
 func TestAProjectionWindowIsTheTailOfThePath(t *testing.T) {
 	c := newClient(t, newTestHandler(NewMemStore()), "alice")

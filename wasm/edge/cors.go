@@ -31,7 +31,9 @@ func (h *Handler) corsHeaders(w ResponseWriter, r *Request) bool {
 	return true
 }
 
-// limiter is a token bucket per tenant: rate tokens a second, a burst of 2×rate.
+// limiter is a token bucket per tenant: rate tokens a second, a burst of 2×rate
+// and at least one request (under half a request a second, 2×rate is less
+// than one token, which the bucket then never holds: every request was 429).
 type limiter struct {
 	mu      sync.Mutex
 	rate    float64
@@ -50,7 +52,7 @@ func newLimiter(rate float64) *limiter { return &limiter{rate: rate, buckets: ma
 func (l *limiter) take(tenant string, nowMs int64) int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	burst := 2 * l.rate
+	burst := max(1, 2*l.rate)
 	b := l.buckets[tenant]
 	if b == nil {
 		if len(l.buckets) > 100_000 {

@@ -57,7 +57,8 @@ type Config struct {
 	// ("https://app.example"; "*" allows any). Empty: no CORS headers.
 	CORSOrigins []string
 	// RateLimit is each tenant's requests per second (with a burst of twice
-	// as many) in one router, or 0 for none; over it, 429 with Retry-After.
+	// as many, at least one) in one router, or 0 for none; over it, 429 with
+	// Retry-After.
 	RateLimit float64
 	// Quota bounds each tenant's trees and their bytes, counted by Store if
 	// it is a QuotaStore (one step per create: racing creates never pass
