@@ -48,7 +48,9 @@ function parts(msg) {
     if (!isObject(p)) continue;
     if (p.type === "text" || p.type === "reasoning") out.push({ type: p.type, text: String(p.text ?? "") });
     else if (p.type === "file") {
-      out.push(String(p.mediaType).startsWith("image/") ? { type: "image", image: p.url } : { type: "file", data: p.url, mimeType: p.mediaType });
+      const file = String(p.mediaType).startsWith("image/") ? { type: "image", image: p.url } : { type: "file", data: p.url, mimeType: p.mediaType };
+      if (typeof p.filename === "string") file.filename = p.filename;
+      out.push(file);
     } else if (p.type === "dynamic-tool" || String(p.type).startsWith("tool-")) {
       const args = isObject(p.input) ? p.input : {};
       const call = { type: "tool-call", toolCallId: p.toolCallId, toolName: p.type === "dynamic-tool" ? p.toolName : p.type.slice(5), args, argsText: JSON.stringify(args) };

@@ -496,6 +496,26 @@ test("withFormat (ai-sdk/v6): a message with no text loads as parts validateUIMe
     [],
     [{ type: "file", mediaType: "application/pdf", url: "data:application/pdf;base64,JVBERi0=", filename: "a.pdf" }, { type: "file", mediaType: "application/pdf", url: "https://example.org/b.pdf" }],
   ]);
+  assert.deepEqual(await load(), toUIMessages(t), "Go's ai-sdk export keeps the files too");
+  t.free();
+});
+
+test("a UIMessage's file that is not an image (a PDF) loads as assistant-ui's file part with its filename, from load() and Go's assistant-ui export alike, and assistant-ui takes it", async () => {
+  const t = new SessionTree();
+  const pdf = { type: "file", mediaType: "application/pdf", filename: "a.pdf", url: "data:application/pdf;base64,JVBERi0=" };
+  t.append({ role: "user", parts: [{ type: "text", text: "read" }, pdf] }, 1);
+  t.append({ role: "assistant", parts: [{ type: "text", text: "ok" }, { ...pdf, filename: undefined, url: "https://example.org/b.pdf" }] }, 2);
+  const { loaded } = await judge(t);
+  const want = [
+    [{ type: "text", text: "read" }, { type: "file", data: pdf.url, mimeType: "application/pdf", filename: "a.pdf" }],
+    [{ type: "text", text: "ok" }, { type: "file", data: "https://example.org/b.pdf", mimeType: "application/pdf" }],
+  ];
+  assert.deepEqual(loaded.messages.map((i) => i.message.content), want);
+  const data = JSON.parse(t.export("assistant-ui"));
+  assert.deepEqual(data.messages.map((i) => i.message.content), want);
+  const repo = new MessageRepository();
+  repo.import(data);
+  for (const m of repo.getMessages()) assert.equal(fromThreadMessageLike(m, m.id, { type: "complete", reason: "unknown" }).content.at(-1).type, "file");
   t.free();
 });
 

@@ -10,7 +10,7 @@
 // it was}, and core/chat reads its parts. Export writes every node, parents
 // first: a stored ThreadMessage as it was; any other message converted
 // through core/chat (text, reasoning, a tool call with its result when the
-// same message holds it, an image), with the defaults assistant-ui gives a
+// same message holds it, an image, another file), with the defaults assistant-ui gives a
 // message (metadata, an assistant's status, a user's attachments), and the
 // message itself in the record's "sessiontree" member, so an import gives it
 // back. The head is the active branch's leaf; the branches, their names and
@@ -171,7 +171,8 @@ func Own(m core.Message) bool {
 // an object, argsText), source, file, image, data and generative-ui parts; a
 // user's text, image, audio, file and data parts; a system message exactly
 // one text part. An image is a data:image/ or an https: or blob: URL (any
-// other is dropped by the runtime).
+// other is dropped by the runtime); a file has its data and mimeType (Chat
+// Completions' file part, {"file":{…}}, is not one).
 func validParts(role string, content []byte) bool {
 	if len(content) == 0 || content[0] != '[' {
 		return false
@@ -213,6 +214,12 @@ func validParts(role string, content []byte) bool {
 		case "image":
 			if !imageURL(convert.Str(ps, "image")) {
 				return false
+			}
+		case "file":
+			for _, k := range []string{"data", "mimeType"} {
+				if v, ok := convert.Get(ps, k); !ok || len(v) == 0 || v[0] != '"' {
+					return false
+				}
 			}
 		case "tool-call":
 			args, _ := convert.Get(ps, "args")
@@ -360,6 +367,14 @@ func record(t *core.Tree, n core.Node) []byte {
 		case p.Kind == chat.Image:
 			if imageURL(p.URL) {
 				parts = append(parts, convert.NewObject(nil).String("type", "image").String("image", p.URL).Bytes())
+			}
+		case p.Kind == chat.Other:
+			if f, ok := convert.FilePart(p.Raw); ok {
+				o := convert.NewObject(nil).String("type", "file").String("data", f.URL).String("mimeType", f.MediaType)
+				if f.Filename != "" {
+					o.String("filename", f.Filename)
+				}
+				parts = append(parts, o.Bytes())
 			}
 		case role == "user" && (p.Kind == chat.ToolCall || p.Kind == chat.ToolResult):
 			// A user message holds no tool-call part: a data part.
