@@ -199,6 +199,13 @@ const echo = {
   async reconnectToStream() { return null; },
 };
 
+// AISwitch: the ‹ n/m › switcher at each message useChat shows, its own id
+// while the reply streams (not yet in the tree).
+function AISwitch({ tree, id }) {
+  const s = useSiblings(tree, id);
+  return h("span", { className: "switch" }, `${s.index + 1}/${s.siblings.length}`);
+}
+
 function AIChat({ tree }) {
   const { messages, setMessages, sendMessage, status } = useChat({ messages: toUIMessages(tree), transport: echo });
   window.aiRenders++;
@@ -208,7 +215,7 @@ function AIChat({ tree }) {
     const r = syncChat(tree, messages);
     if (r.changed) setMessages(r.messages);
   }, [status, messages, setMessages, tree]);
-  return h("ol", { id: "aichat", "data-status": status }, messages.map((m) => h("li", { key: m.id, "data-id": m.id }, m.parts.map((p) => p.text ?? "").join(""))));
+  return h("ol", { id: "aichat", "data-status": status }, messages.map((m) => h("li", { key: m.id, "data-id": m.id }, m.parts.map((p) => p.text ?? "").join(""), h(AISwitch, { tree, id: m.id }))));
 }
 
 window.startAIChat = async () => {
