@@ -264,7 +264,8 @@ function checkItem(item) {
 // uiMessageContent: what a format of the AI SDK's UIMessage is given to
 // decode for a node stored in another shape, as Go's "ai-sdk" export
 // (toUIMessages) gives it: a text as a text part; a ThreadMessage's text and
-// reasoning parts as theirs and an image or a file as a file part, in order.
+// reasoning parts as theirs, an image or a file as a file part and a tool
+// call as a tool part, in order.
 // A user's or system message with none has one empty text part, as
 // toUIMessages gives (validateUIMessages wants a part).
 function uiMessageContent(msg) {
@@ -287,9 +288,33 @@ function uiMessageContent(msg) {
 const IMAGE_TYPES = { png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", gif: "image/gif", webp: "image/webp" };
 const imageType = (url) => /^data:([^;,]+)/i.exec(url)?.[1] ?? IMAGE_TYPES[/\.([a-z]+)(?:[?#]|$)/i.exec(url)?.[1].toLowerCase()] ?? "image/*";
 
+// toolPart: the UIMessage tool part of a ThreadMessage's tool-call, as Go's
+// export writes it: its args as the input (else its argsText's JSON), its
+// result, when it has one, as the output or the error, a text (JSON when it
+// is not a string).
+function toolPart(p) {
+  let input = p.args;
+  if (!isObject(input)) {
+    const text = typeof p.argsText === "string" ? p.argsText : "";
+    try {
+      input = text.trim() === "" ? {} : JSON.parse(text);
+    } catch {
+      input = { input: text };
+    }
+  }
+  const name = typeof p.toolName === "string" ? p.toolName : "";
+  const part = name === "" ? { type: "dynamic-tool", toolName: "tool" } : { type: `tool-${name}` };
+  part.toolCallId = typeof p.toolCallId === "string" ? p.toolCallId : "";
+  if (p.result === undefined) return Object.assign(part, { state: "input-available", input: structuredClone(input) });
+  const text = p.result === null ? "" : typeof p.result === "string" ? p.result : JSON.stringify(p.result);
+  if (p.isError === true) return Object.assign(part, { state: "output-error", input: structuredClone(input), errorText: text });
+  return Object.assign(part, { state: "output-available", input: structuredClone(input), output: text });
+}
+
 // uiPart: the UIMessage part of a ThreadMessage part, null for one it has none for.
 function uiPart(p) {
   if ((p.type === "text" || p.type === "reasoning") && typeof p.text === "string") return { type: p.type, text: p.text };
+  if (p.type === "tool-call") return toolPart(p);
   let file = null;
   if (p.type === "image" && typeof p.image === "string") file = { type: "file", mediaType: imageType(p.image), url: p.image };
   else if (p.type === "file" && typeof p.data === "string") {

@@ -500,6 +500,32 @@ test("withFormat (ai-sdk/v6): a message with no text loads as parts validateUIMe
   t.free();
 });
 
+test("withFormat (ai-sdk/v6): a ThreadMessage's tool calls load as tool parts, with their results, as toUIMessages gives them, and validate", async () => {
+  const t = new SessionTree();
+  const history = historyAdapter(t);
+  const meta = { unstable_state: null, unstable_annotations: [], unstable_data: [], steps: [], custom: {} };
+  await history.append({ parentId: null, message: { id: "u1", role: "user", content: [{ type: "text", text: "weather?" }], createdAt: new Date(1), attachments: [], metadata: { custom: {} } } });
+  await history.append({ parentId: "u1", message: { id: "a1", role: "assistant", createdAt: new Date(2), status: { type: "complete", reason: "stop" }, metadata: meta, content: [
+    { type: "tool-call", toolCallId: "c1", toolName: "weather", args: { city: "Oslo" }, argsText: '{"city":"Oslo"}', result: { t: 3 } },
+    { type: "tool-call", toolCallId: "c2", toolName: "search", args: { q: "x" }, argsText: '{"q":"x"}', result: "down", isError: true },
+    { type: "tool-call", toolCallId: "c3", toolName: "", args: {}, argsText: "{}", result: "ok" },
+    { type: "tool-call", toolCallId: "c4", toolName: "ask", args: null, argsText: "not json" },
+    { type: "text", text: "3 °C" },
+  ] } });
+  const loaded = await history.withFormat(aiSDKFormat).load();
+  const messages = loaded.messages.map((i) => i.message);
+  await validateUIMessages({ messages });
+  assert.deepEqual(messages, toUIMessages(t), "the adapter's mapping and Go's ai-sdk export agree");
+  assert.deepEqual(messages[1].parts, [
+    { type: "tool-weather", toolCallId: "c1", state: "output-available", input: { city: "Oslo" }, output: '{"t":3}' },
+    { type: "tool-search", toolCallId: "c2", state: "output-error", input: { q: "x" }, errorText: "down" },
+    { type: "dynamic-tool", toolName: "tool", toolCallId: "c3", state: "output-available", input: {}, output: "ok" },
+    { type: "tool-ask", toolCallId: "c4", state: "input-available", input: { input: "not json" } },
+    { type: "text", text: "3 °C" },
+  ]);
+  t.free();
+});
+
 test("a UIMessage's file that is not an image (a PDF) loads as assistant-ui's file part with its filename, from load() and Go's assistant-ui export alike, and assistant-ui takes it", async () => {
   const t = new SessionTree();
   const pdf = { type: "file", mediaType: "application/pdf", filename: "a.pdf", url: "data:application/pdf;base64,JVBERi0=" };
