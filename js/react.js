@@ -40,6 +40,9 @@ export function useTree(store, id, options) {
     return () => {
       cancelled = true;
       conv?.close();
+      // Not this component's any more: a render before the next open (the
+      // effect run again under <Activity>, another store) is loading.
+      setState((s) => (s.id === id ? { conversation: null, error: null, id: null } : s));
     };
   }, [store, id]);
   const current = state.id === id ? state.conversation : null;

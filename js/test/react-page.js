@@ -1,7 +1,7 @@
 // The page js/test/react.mjs bundles with Vite (React 19 and react-dom from
 // .tools, sessiontree.js and idb.js left as the served modules): components
 // built on sessiontree/react, each counting its renders.
-import { createElement as h, StrictMode, useEffect, useLayoutEffect, useState } from "react";
+import { Activity, createElement as h, StrictMode, useEffect, useLayoutEffect, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { useChat } from "@ai-sdk/react";
 import { init, SessionTree } from "/sessiontree.js";
@@ -185,6 +185,30 @@ window.startNested = async () => {
   window.nTree = t;
   window.nIds = ids;
   window.nStop = () => { root.unmount(); el.remove(); t.free(); };
+};
+
+// useTree under <Activity>: hidden, its effects are cleaned up (the
+// conversation closes); shown again, they run again (it opens again). Each
+// render's { loading, closed } is kept.
+function ActivityProbe({ store, id }) {
+  const { conversation, tree, loading } = useTree(store, id);
+  window.activityLog.push({ loading, conversation: conversation !== null, closed: conversation?.closed ?? null, tree: tree !== null });
+  if (conversation) window.activityConv = conversation;
+  return h("p", { id: "activity" }, tree ? `${tree.pathLength()} messages` : loading ? "opening" : "none");
+}
+
+window.startActivity = async () => {
+  const conv = await window.store.create(SessionTree.fromLinear([{ role: "user", content: "a" }, { role: "assistant", content: "b" }], 1), { title: "activity" });
+  const { id } = conv;
+  await conv.close();
+  const el = document.createElement("div");
+  document.body.append(el);
+  const root = createRoot(el);
+  window.activityLog = [];
+  const render = (mode) => root.render(h(StrictMode, null, h(Activity, { mode }, h(ActivityProbe, { store: window.store, id }))));
+  window.activityMode = render;
+  render("visible");
+  window.activityStop = () => { root.unmount(); el.remove(); };
 };
 
 // useChat on a tree as sessiontree/ai-sdk documents it from an effect:

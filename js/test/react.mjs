@@ -177,6 +177,19 @@ try {
     assert.deepEqual(await labels(), ["", "", "pinned too"], "the window shows the leaf without the label the listener gave it");
     await page.evaluate(() => window.nStop());
   });
+  await step("useTree under <Activity>: hidden, the conversation closes; shown again, it is loading until it is open again, never a closed conversation", async () => {
+    await page.evaluate(() => window.startActivity());
+    await page.waitForFunction(() => document.querySelector("#activity")?.textContent.endsWith("messages"));
+    await page.evaluate(() => window.activityMode("hidden"));
+    await page.waitForFunction(() => window.activityConv.closed);
+    await settle();
+    await page.evaluate(() => { window.activityLog.length = 0; window.activityMode("visible"); });
+    await page.waitForFunction(() => document.querySelector("#activity")?.textContent.endsWith("messages"));
+    const log = await page.evaluate(() => window.activityLog);
+    assert.ok(log.every((r) => r.closed !== true), `a render was given a closed conversation: ${JSON.stringify(log)}`);
+    assert.ok(log.every((r) => r.tree || r.loading), `a render had no tree and was not loading: ${JSON.stringify(log)}`);
+    await page.evaluate(() => window.activityStop());
+  });
   await step("useChat (@ai-sdk/react) kept in the tree from an effect on status \"ready\" as sessiontree/ai-sdk documents it (setMessages when r.changed): the reply is stored, useChat's ids become the tree's, nothing renders in a loop; a switcher (useSiblings) at each message, useChat's own ids too", async () => {
     await page.evaluate(() => window.startAIChat());
     await page.waitForSelector("#aichat li", { state: "attached" });
