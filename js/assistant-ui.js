@@ -37,17 +37,27 @@ const emptyMetadata = (role) => role === "assistant"
 
 // parts maps a stored message's content to ThreadMessage parts: its own
 // (a stored ThreadMessage), a text, an AI SDK UIMessage's parts, or the text
-// parts of another shape.
+// parts of another shape. A UIMessage part assistant-ui has a part for keeps
+// what that part holds (a reasoning's providerMetadata, Anthropic's
+// signature, a source, a data part): a runtime's update of the message (a
+// feedback) stores what it was given.
 function parts(msg) {
   const c = msg.content;
   if (typeof c === "string") return c === "" && msg.role === "assistant" ? [] : [{ type: "text", text: c }];
   if (Array.isArray(c)) return structuredClone(c.filter((p) => isObject(p) && typeof p.type === "string"));
   if (!Array.isArray(msg.parts)) return [];
   const out = [];
-  for (const p of msg.parts) {
+  for (const p of structuredClone(msg.parts)) {
     if (!isObject(p)) continue;
-    if (p.type === "text" || p.type === "reasoning") out.push({ type: p.type, text: String(p.text ?? "") });
-    else if (p.type === "file") {
+    const meta = isObject(p.providerMetadata) ? { providerMetadata: p.providerMetadata } : {};
+    if (p.type === "text" || p.type === "reasoning") out.push({ type: p.type, text: String(p.text ?? ""), ...meta });
+    else if (p.type === "source-url" && msg.role === "assistant") {
+      out.push({ type: "source", sourceType: "url", id: String(p.sourceId ?? ""), url: String(p.url ?? ""), ...(typeof p.title === "string" ? { title: p.title } : {}), ...meta });
+    } else if (p.type === "source-document" && msg.role === "assistant") {
+      out.push({ type: "source", sourceType: "document", id: String(p.sourceId ?? ""), title: String(p.title ?? ""), mediaType: String(p.mediaType ?? ""), ...(typeof p.filename === "string" ? { filename: p.filename } : {}), ...meta });
+    } else if (String(p.type).startsWith("data-") && msg.role !== "system") {
+      out.push({ type: "data", name: p.type.slice(5), data: p.data ?? null, ...(typeof p.id === "string" ? { id: p.id } : {}) });
+    } else if (p.type === "file") {
       const file = String(p.mediaType).startsWith("image/") ? { type: "image", image: p.url } : { type: "file", data: p.url, mimeType: p.mediaType };
       if (typeof p.filename === "string") file.filename = p.filename;
       out.push(file);
@@ -69,6 +79,7 @@ export function toThreadMessage(node) {
   const out = { id: node.id, role, content: parts(msg), createdAt: new Date(node.createdAtMs), metadata: emptyMetadata(role) };
   if (role === "assistant") out.status = { type: "complete", reason: "unknown" };
   if (role === "user") out.attachments = [];
+  if (Array.isArray(msg.parts) && isObject(msg.metadata)) out.metadata.custom = structuredClone(msg.metadata); // a UIMessage's
   if (Array.isArray(msg.content)) {
     // A stored ThreadMessage: its own fields as they were.
     for (const k of Object.keys(msg)) if (k !== "role" && k !== "content") out[k] = structuredClone(msg[k]);

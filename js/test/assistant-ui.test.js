@@ -129,6 +129,40 @@ test("an AI SDK UIMessage and a plain message load as ThreadMessages assistant-u
   t.free();
 });
 
+test("a 👍 on an AI SDK reply (a UIMessage on the tree) keeps what the reply held on the active path: its reasoning's signature (sent to Anthropic again), sources, data parts and metadata", async () => {
+  const t = new SessionTree();
+  t.append({ role: "user", parts: [{ type: "text", text: "sources?" }, { type: "data-ctx", data: { page: 2 } }] }, 1);
+  t.append({ role: "assistant", metadata: { model: "m" }, parts: [
+    { type: "step-start" },
+    { type: "reasoning", text: "think", providerMetadata: { anthropic: { signature: "SIG" } } },
+    { type: "source-url", sourceId: "s1", url: "https://example.org/e", title: "E" },
+    { type: "source-document", sourceId: "s2", mediaType: "application/pdf", title: "D", filename: "d.pdf" },
+    { type: "data-weather", id: "w", data: { t: 3 } },
+    { type: "text", text: "see E" },
+  ] }, 2);
+  const { loaded } = await judge(t);
+  const [u, a] = loaded.messages.map((i) => i.message);
+  assert.deepEqual(u.content, [{ type: "text", text: "sources?" }, { type: "data", name: "ctx", data: { page: 2 } }]);
+  assert.deepEqual(a.content, [
+    { type: "reasoning", text: "think", providerMetadata: { anthropic: { signature: "SIG" } } },
+    { type: "source", sourceType: "url", id: "s1", url: "https://example.org/e", title: "E" },
+    { type: "source", sourceType: "document", id: "s2", title: "D", mediaType: "application/pdf", filename: "d.pdf" },
+    { type: "data", name: "weather", data: { t: 3 }, id: "w" },
+    { type: "text", text: "see E" },
+  ]);
+  assert.deepEqual(a.metadata.custom, { model: "m" });
+  for (const m of [u, a]) assert.deepEqual(fromThreadMessageLike(m, m.id, { type: "complete", reason: "unknown" }).content, m.content);
+  // The runtime's update with the feedback: the newer version on the active path holds it all.
+  await historyAdapter(t).update({ parentId: u.id, message: { ...a, metadata: { ...a.metadata, submittedFeedback: { type: "positive" } } } });
+  const now = t.node(t.activePath().at(-1)).message;
+  assert.ok(t.activePath().at(-1) !== a.id, "a newer version");
+  assert.deepEqual(now.content, plain(a.content));
+  assert.deepEqual(now.metadata.custom, { model: "m" });
+  t.append({ role: "user", content: "more" }, 3);
+  assert.ok(JSON.stringify(t.projectFor("anthropic").request).includes('"signature":"SIG"'), "the thinking's signature is not sent to Anthropic again");
+  t.free();
+});
+
 // shown: a ThreadMessage's text (a part without one by its type) and its feedback.
 const shown = (m) => m.content.map((p) => p.text ?? p.type).join("") + (m.metadata?.submittedFeedback ? ` [${m.metadata.submittedFeedback.type}]` : "");
 
