@@ -42,6 +42,11 @@ export function toThreadMessage(node: TreeNode): ThreadMessage;
  * The whole tree as assistant-ui's `ExportedMessageRepository`: every node,
  * parents first (depth first, children in `t.children` order), `headId` the
  * active leaf (`null` for an empty tree). What `MessageRepository.import` takes.
+ * Stored ThreadMessages, UIMessages and `{ role, content: string }` messages
+ * map in JS (`toThreadMessage`); a tree with other shapes (OpenAI tool calls,
+ * Anthropic blocks, another tool's records) goes through Go's `assistant-ui`
+ * export, a call with its result (needs `await initInterchange()` or the full
+ * module), the parts assistant-ui takes.
  */
 export function toRepository(t: SessionTree): ExportedMessageRepository & { headId: string | null };
 

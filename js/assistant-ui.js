@@ -87,16 +87,43 @@ export function toThreadMessage(node) {
   return out;
 }
 
+// The part types of a ThreadMessage (@assistant-ui/core's types/message.ts).
+const AUI_PARTS = new Set(["text", "reasoning", "tool-call", "source", "file", "image", "data", "generative-ui", "audio"]);
+
+// ownShape: a message this module maps without Go: a stored ThreadMessage
+// (content of assistant-ui's parts), an AI SDK UIMessage, or a plain
+// {role, content} text message of one of the three roles. (Go's
+// assistantui.Own; Open WebUI's reasoning blocks in a reply's text are Go's.)
+function ownShape(msg) {
+  if (!ROLES.has(msg.role)) return false;
+  if (Array.isArray(msg.parts)) return !("content" in msg);
+  if (Array.isArray(msg.content)) return msg.content.every((p) => isObject(p) && AUI_PARTS.has(p.type) && (p.type !== "image" || typeof p.image === "string"));
+  return typeof msg.content === "string" && Object.keys(msg).length === 2 &&
+    !(msg.role === "assistant" && msg.content.includes('<details type="'));
+}
+
 /** The tree as assistant-ui's ExportedMessageRepository. See assistant-ui.d.ts. */
 export function toRepository(t) {
   if (!(t instanceof SessionTree)) fail(`"tree" must be a SessionTree`);
   if (t.stats().nodes === 0) return { headId: null, messages: [] };
   const path = t.activePath();
-  const messages = t.subtree(null).nodes.map(({ id }) => {
+  const messages = [];
+  for (const { id } of t.subtree(null).nodes) {
     const n = t.node(id);
-    return { message: toThreadMessage(n), parentId: n.parent };
-  });
+    if (!ownShape(n.message)) return converted(t);
+    messages.push({ message: toThreadMessage(n), parentId: n.parent });
+  }
   return { headId: path[path.length - 1], messages };
+}
+
+// converted is the Go conversion ("assistant-ui" export) of the tree: a
+// message of another shape (OpenAI tool calls and their results, Anthropic
+// blocks, another tool's records) as the ThreadMessage assistant-ui holds,
+// a call with its result.
+function converted(t) {
+  const file = JSON.parse(t.export("assistant-ui"));
+  const messages = file.messages.map(({ message: { sessiontree, ...message }, parentId }) => ({ message: { ...message, createdAt: new Date(message.createdAt) }, parentId }));
+  return { headId: file.headId, messages };
 }
 
 // What the adapters of one tree (or one conversation) know of its runtime's

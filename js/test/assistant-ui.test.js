@@ -163,6 +163,35 @@ test("a 👍 on an AI SDK reply (a UIMessage on the tree) keeps what the reply h
   t.free();
 });
 
+test("a tree of other shapes (OpenAI tool calls, Anthropic blocks) loads through Go's assistant-ui export: parts assistant-ui takes, a call with its result; a 👍 on a call keeps it on the active path and in the next request", async () => {
+  const t = SessionTree.fromLinear([
+    { role: "user", content: "weather?" },
+    { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "get", arguments: '{"city":"Oslo"}' } }] },
+    { role: "tool", tool_call_id: "c1", content: "3C" },
+    { role: "assistant", content: [{ type: "thinking", thinking: "hm", signature: "S" }, { type: "tool_use", id: "c2", name: "more", input: {} }] },
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "c2", content: "done" }] },
+    { role: "assistant", content: "It is 3C." },
+  ], 1);
+  const { loaded } = await judge(t);
+  const content = loaded.messages.map((i) => i.message.content);
+  assert.deepEqual(content[1], [{ type: "tool-call", toolCallId: "c1", toolName: "get", args: { city: "Oslo" }, argsText: '{"city":"Oslo"}' }]);
+  assert.deepEqual(content[3], [{ type: "reasoning", text: "hm" }, { type: "tool-call", toolCallId: "c2", toolName: "more", args: {}, argsText: "{}" }]);
+  for (const { message } of loaded.messages) {
+    assert.ok(message.createdAt instanceof Date);
+    fromThreadMessageLike(message, message.id, { type: "complete", reason: "unknown" }); // throws on a part it does not take
+  }
+  const call = loaded.messages[1].message;
+  await historyAdapter(t).update({ parentId: loaded.messages[0].message.id, message: { ...call, metadata: { ...call.metadata, submittedFeedback: { type: "negative" } } } });
+  const request = t.projectFor("openai-chat").request.messages;
+  assert.deepEqual(request.slice(0, 3), [
+    { role: "user", content: "weather?" },
+    { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "get", arguments: '{"city":"Oslo"}' } }] },
+    { role: "tool", tool_call_id: "c1", content: "3C" },
+  ]);
+  assert.equal(t.node(t.activePath()[1]).message.metadata.submittedFeedback.type, "negative");
+  t.free();
+});
+
 // shown: a ThreadMessage's text (a part without one by its type) and its feedback.
 const shown = (m) => m.content.map((p) => p.text ?? p.type).join("") + (m.metadata?.submittedFeedback ? ` [${m.metadata.submittedFeedback.type}]` : "");
 
