@@ -152,6 +152,11 @@ test("a 👍 on an AI SDK reply (a UIMessage on the tree) keeps what the reply h
   ]);
   assert.deepEqual(a.metadata.custom, { model: "m" });
   for (const m of [u, a]) assert.deepEqual(fromThreadMessageLike(m, m.id, { type: "complete", reason: "unknown" }).content, m.content);
+  // Go's assistant-ui export writes the sources and data parts alike.
+  const [gu, ga] = JSON.parse(t.export("assistant-ui")).messages.map((i) => i.message);
+  const kept = (m) => m.content.filter((p) => p.type === "source" || p.type === "data");
+  assert.deepEqual(gu.content, u.content);
+  assert.deepEqual(kept(ga), kept(a));
   // The runtime's update with the feedback: the newer version on the active path holds it all.
   await historyAdapter(t).update({ parentId: u.id, message: { ...a, metadata: { ...a.metadata, submittedFeedback: { type: "positive" } } } });
   const now = t.node(t.activePath().at(-1)).message;

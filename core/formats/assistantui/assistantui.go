@@ -375,6 +375,8 @@ func record(t *core.Tree, n core.Node) []byte {
 					o.String("filename", f.Filename)
 				}
 				parts = append(parts, o.Bytes())
+			} else if part := uiPart(role, p.Raw); part != nil {
+				parts = append(parts, part)
 			}
 		case role == "user" && (p.Kind == chat.ToolCall || p.Kind == chat.ToolResult):
 			// A user message holds no tool-call part: a data part.
@@ -406,6 +408,39 @@ func record(t *core.Tree, n core.Node) []byte {
 		o.Raw("metadata", []byte(`{"custom":{}}`))
 	}
 	return o.Bytes()
+}
+
+// uiPart writes an AI SDK UIMessage's source-url and source-document parts
+// (an assistant's) as source parts and its data-NAME parts as data parts, as
+// sessiontree/assistant-ui's toThreadMessage does; nil for another part.
+func uiPart(role string, raw []byte) []byte {
+	ms, err := convert.Members(raw)
+	if err != nil {
+		return nil
+	}
+	typ := convert.Str(ms, "type")
+	optional := func(o *convert.Object, key string) *convert.Object {
+		if v, ok := convert.Get(ms, key); ok && len(v) > 0 && v[0] == '"' {
+			o.Raw(key, v)
+		}
+		return o
+	}
+	switch {
+	case typ == "source-url" && role == "assistant":
+		o := convert.NewObject(nil).String("type", "source").String("sourceType", "url").String("id", convert.Str(ms, "sourceId")).String("url", convert.Str(ms, "url"))
+		return optional(o, "title").Bytes()
+	case typ == "source-document" && role == "assistant":
+		o := convert.NewObject(nil).String("type", "source").String("sourceType", "document").String("id", convert.Str(ms, "sourceId")).
+			String("title", convert.Str(ms, "title")).String("mediaType", convert.Str(ms, "mediaType"))
+		return optional(o, "filename").Bytes()
+	case strings.HasPrefix(typ, "data-") && role != "system":
+		data, ok := convert.Get(ms, "data")
+		if !ok {
+			data = []byte("null")
+		}
+		return optional(convert.NewObject(nil).String("type", "data").String("name", typ[len("data-"):]).Raw("data", data), "id").Bytes()
+	}
+	return nil
 }
 
 // dataPart writes a tool call or result a user message holds as a data part
