@@ -40,8 +40,8 @@ func appendPart(parts []Part, p []byte) []Part {
 		return append(parts, Part{Kind: ToolCall, CallID: str(p, "id"), Name: str(p, "name"), Args: args(jsonText(member(p, "input")))})
 	case "toolCall": // pi
 		return append(parts, Part{Kind: ToolCall, CallID: str(p, "id"), Name: str(p, "name"), Args: args(jsonText(member(p, "arguments")))})
-	case "reasoning": // assistant-ui
-		return append(parts, Part{Kind: Thinking, Text: str(p, "text")})
+	case "reasoning": // assistant-ui: its providerMetadata as an AI SDK reasoning part's (Anthropic's signature)
+		return appendUIPart(parts, p)
 	case "tool-call": // assistant-ui: the call and, once the tool ran, its result
 		return appendAUIToolCall(parts, p)
 	case "tool_result": // Anthropic, in a user message
