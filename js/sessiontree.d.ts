@@ -792,7 +792,7 @@ export class SessionTree implements Disposable {
   summarizeBranchWith(branch: string, summarizer: Summarizer, atMs?: number, options?: SummarizeOptions): Promise<Summary>;
   /** The deterministic stub summary of a branch. */
   stubSummary(branch: string): Summary;
-  /** The branch as text, one turn per line ("role: text"): a summarizer's input. */
+  /** The branch as text, one turn per line ("role: text"): a summarizer's input. A part without text, and a reasoning or thinking part, shows as its type ("[reasoning]"). */
   renderBranchText(branch: string): string;
   /** The active messages and, for every other branch in name order, its summary or stub. */
   spliceForLinearExport(): Splice;
