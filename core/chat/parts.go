@@ -7,7 +7,8 @@ import "github.com/sessiontree/sessiontree/core/rawjson"
 // (input_text, output_text, input_image, refusal), Anthropic (text,
 // thinking, redacted_thinking, tool_use, tool_result, image), pi (text,
 // thinking, toolCall, image), assistant-ui's ThreadMessage (text, reasoning,
-// tool-call, image) and a bare string.
+// tool-call, image), the AI SDK's ModelMessage (the same, and tool-result)
+// and a bare string.
 func appendPart(parts []Part, p []byte) []Part {
 	if isString(p) {
 		if s := unquote(p); s != "" {
@@ -42,8 +43,10 @@ func appendPart(parts []Part, p []byte) []Part {
 		return append(parts, Part{Kind: ToolCall, CallID: str(p, "id"), Name: str(p, "name"), Args: args(jsonText(member(p, "arguments")))})
 	case "reasoning": // assistant-ui
 		return append(parts, Part{Kind: Thinking, Text: str(p, "text")})
-	case "tool-call": // assistant-ui: the call and, once the tool ran, its result
+	case "tool-call": // assistant-ui: the call and, once the tool ran, its result; the AI SDK: the call
 		return appendAUIToolCall(parts, p)
+	case "tool-result": // the AI SDK, in a tool message
+		return append(parts, sdkToolResult(p))
 	case "tool_result": // Anthropic, in a user message
 		return append(parts, toolResult(str(p, "tool_use_id"), "", member(p, "content"), isTrue(p, "is_error")))
 	case "image":
@@ -67,10 +70,14 @@ func appendPart(parts []Part, p []byte) []Part {
 // appendAUIToolCall reads assistant-ui's tool-call part ({"toolCallId",
 // "toolName", "args", "argsText", "result"?, "isError"?}): a ToolCall, then a
 // ToolResult when it holds a result (its text, or its JSON when not a string).
+// The AI SDK's has its arguments in "input" (since v5).
 func appendAUIToolCall(parts []Part, p []byte) []Part {
 	id, name := str(p, "toolCallId"), str(p, "toolName")
 	a := member(p, "args")
 	if !isObject(a) {
+		a = member(p, "input")
+	}
+	if a == nil {
 		a = []byte(args(str(p, "argsText")))
 	}
 	parts = append(parts, Part{Kind: ToolCall, CallID: id, Name: name, Args: args(jsonText(a))})
@@ -82,6 +89,40 @@ func appendAUIToolCall(parts []Part, p []byte) []Part {
 		parts = append(parts, Part{Kind: ToolResult, CallID: id, Name: name, Text: text, IsError: isTrue(p, "isError")})
 	}
 	return parts
+}
+
+// sdkToolResult reads the AI SDK's tool-result part: {"toolCallId","toolName",
+// "output":{"type","value"}} (text, json, error-text, error-json, content,
+// execution-denied), or "result" and "isError" before v5.
+func sdkToolResult(p []byte) Part {
+	r := Part{Kind: ToolResult, CallID: str(p, "toolCallId"), Name: str(p, "toolName"), IsError: isTrue(p, "isError")}
+	out := member(p, "output")
+	if !isObject(out) {
+		r.Text = resultText(member(p, "result"))
+		return r
+	}
+	switch typ := str(out, "type"); typ {
+	case "content":
+		r.Text, r.Raw = resultContent(member(out, "value"))
+	case "execution-denied":
+		r.Text, r.IsError = "The tool call was denied.", true
+		if why := str(out, "reason"); why != "" {
+			r.Text += " " + why
+		}
+	default:
+		r.Text = resultText(member(out, "value"))
+		r.IsError = r.IsError || hasPrefix(typ, "error-")
+	}
+	return r
+}
+
+// resultText is a result value's text: a string's, another value's JSON, ""
+// for none or null.
+func resultText(v []byte) string {
+	if len(v) == 0 || string(v) == "null" {
+		return ""
+	}
+	return jsonText(v)
 }
 
 // imageURL is the URL of an Anthropic image block ({"source":{"type":"base64",
