@@ -84,15 +84,11 @@ func Read(m core.Message) Turn {
 // Text returns the turn's text parts joined by a blank line: what a format
 // with only a text field shows.
 func (t Turn) Text() string {
-	out := ""
+	var out []byte
 	for _, p := range t.Parts {
-		if p.Kind != Text || p.Text == "" {
-			continue
+		if p.Kind == Text && p.Text != "" {
+			out = joinTo(out, "\n\n", p.Text)
 		}
-		if out != "" {
-			out += "\n\n"
-		}
-		out += p.Text
 	}
-	return out
+	return string(out)
 }

@@ -163,7 +163,7 @@ func toolResult(callID, name string, content []byte, isError bool) Part {
 // resultContent is the text of an array of parts (joined by newlines) and,
 // when any part is not text, the array itself.
 func resultContent(content []byte) (string, []byte) {
-	text := ""
+	var text []byte
 	plain := true
 	each(content, func(p []byte) {
 		var s string
@@ -176,15 +176,12 @@ func resultContent(content []byte) (string, []byte) {
 			plain = false
 			return
 		}
-		if text != "" {
-			text += "\n"
-		}
-		text += s
+		text = joinTo(text, "\n", s)
 	})
 	if plain {
-		return text, nil
+		return string(text), nil
 	}
-	return text, content
+	return string(text), content
 }
 
 // appendChatCall reads one Chat Completions tool call
@@ -219,22 +216,17 @@ func appendItem(parts []Part, item []byte, t *Turn) []Part {
 	case "function_call_output", "custom_tool_call_output":
 		return append(parts, toolResult(str(item, "call_id"), "", member(item, "output"), false))
 	case "reasoning":
-		text := ""
+		var text []byte
 		add := func(p []byte) {
-			s := str(p, "text")
-			if s == "" {
-				return
+			if s := str(p, "text"); s != "" {
+				text = joinTo(text, "\n\n", s)
 			}
-			if text != "" {
-				text += "\n\n"
-			}
-			text += s
 		}
 		each(member(item, "summary"), add)
-		if text == "" {
+		if len(text) == 0 {
 			each(member(item, "content"), add)
 		}
-		return append(parts, Part{Kind: Thinking, Text: text, Signature: str(item, "encrypted_content"), Raw: item})
+		return append(parts, Part{Kind: Thinking, Text: string(text), Signature: str(item, "encrypted_content"), Raw: item})
 	}
 	return append(parts, Part{Kind: Other, Raw: item})
 }
