@@ -215,6 +215,26 @@ test("applyChanges of a delta this copy already holds (delivered twice) moves no
   a.free(); b.free();
 });
 
+test("applyChanges of an every-row delta of this very tree moves no version, tells no listener and restarts no feed", () => {
+  const a = SessionTree.fromLinear([say(0), say(1)], 1);
+  const [first, second] = a.activePath();
+  a.branch(first, "side", 2);
+  a.label(second, "kept", 3);
+  const all = SessionTree.load(a.save()).takeChanges();
+  assert.ok(all.all);
+  a.takeChanges();
+  const events = [];
+  a.subscribe((e) => events.push(e));
+  const v = a.version;
+  a.applyChanges(all);
+  a.applyChanges(all, { follow: true });
+  assert.equal(a.version, v);
+  assert.deepEqual(events, []);
+  const next = a.takeChanges();
+  assert.ok(!next.all && next.nodes.length + next.branches.length === 0, "the store's feed starts over");
+  a.free();
+});
+
 test("applyChanges refuses a delta that does not fit, with a code, and changes nothing", () => {
   const a = SessionTree.fromLinear([say(0), say(1)], 1);
   const before = a.save();
