@@ -694,7 +694,9 @@ export class SessionTree implements Disposable {
    * never empties the tree. `changes` may also be a delta document
    * (JSON text or bytes) as the edge worker pushes to live clients:
    * `{"root","active","nodes":{id: node},"deleted_nodes":[…],"branches":{name:
-   * branch},"deleted_branches":[…]}`, records as in .tree.json.
+   * branch},"deleted_branches":[…]}`, records as in .tree.json. Rows this
+   * tree already holds (a delta delivered twice) change nothing: the version
+   * stays, no listener is told, no feed names them.
    */
   applyChanges(changes: RowChanges | string | Uint8Array, options?: { follow?: boolean }): void;
   /**
