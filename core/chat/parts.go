@@ -63,6 +63,10 @@ func appendPart(parts []Part, p []byte) []Part {
 		return append(parts, Part{Kind: Image, URL: u, Raw: p})
 	case "input_image": // Responses: {"image_url": "…"}
 		return append(parts, Part{Kind: Image, URL: str(p, "image_url"), Raw: p})
+	case "file": // the AI SDK: {"data","mediaType"}; an image's is an image
+		if mt := str(p, "mediaType"); hasPrefix(mt, "image/") {
+			return append(parts, Part{Kind: Image, URL: dataURL(str(p, "data"), mt), Raw: p})
+		}
 	}
 	return append(parts, Part{Kind: Other, Raw: p})
 }
@@ -127,11 +131,11 @@ func resultText(v []byte) string {
 
 // imageURL is the URL of an Anthropic image block ({"source":{"type":"base64",
 // "media_type","data"}} or {"source":{"type":"url","url"}}), a pi image
-// ({"data","mimeType"}) or an assistant-ui image ({"image": url}), "" when it
-// has none.
+// ({"data","mimeType"}), an assistant-ui image ({"image": url}) or an AI SDK
+// one ({"image": url or base64 data, "mediaType"}), "" when it has none.
 func imageURL(p []byte) string {
 	if u := str(p, "image"); u != "" {
-		return u
+		return dataURL(u, str(p, "mediaType"))
 	}
 	if src := member(p, "source"); isObject(src) {
 		switch str(src, "type") {
@@ -146,6 +150,15 @@ func imageURL(p []byte) string {
 		return "data:" + str(p, "mimeType") + ";base64," + d
 	}
 	return ""
+}
+
+// dataURL is s when it is a URL, else s as the base64 data of a data: URL
+// of type mediaType (when there is one). Base64 has no colon; a URL does.
+func dataURL(s, mediaType string) string {
+	if s == "" || mediaType == "" || indexOf(s, ":") >= 0 {
+		return s
+	}
+	return "data:" + mediaType + ";base64," + s
 }
 
 // toolResult is a result whose content is a string or an array of parts:

@@ -90,3 +90,19 @@ func TestReadAISDKModelMessages(t *testing.T) {
 			Turn{Role: Tool, Source: "tool", Parts: []Part{{Kind: ToolResult, CallID: "c1", Name: "f", Text: "sunny"}, {Kind: ToolResult, CallID: "c2", Name: "f", Text: `{"t":3}`, IsError: true}}}},
 	})
 }
+
+// The AI SDK's ModelMessage keeps an image as an image part of base64 data
+// or a URL ("image", "mediaType"), or as a file part of an image type
+// ("data", "mediaType": what convertToModelMessages makes of a UIMessage's
+// file). Before Dec 5 the file part was left Other (the image never reached
+// the model) and the base64 data was taken for a URL.
+func TestReadAISDKModelMessageImages(t *testing.T) {
+	runReadCases(t, []readCase{
+		{"base64 data of a known type is a data URL",
+			`{"role":"user","content":[{"type":"image","image":"iVBORw0K","mediaType":"image/png"},{"type":"image","image":"https://x/y.png"}]}`,
+			Turn{Role: User, Source: "user", Parts: []Part{{Kind: Image, URL: "data:image/png;base64,iVBORw0K"}, {Kind: Image, URL: "https://x/y.png"}}}},
+		{"an image file is an image; another file is kept as it was",
+			`{"role":"user","content":[{"type":"file","mediaType":"image/jpeg","data":"data:image/jpeg;base64,/9j/"},{"type":"file","mediaType":"image/png","data":"iVBORw0K","filename":"a.png"},{"type":"file","mediaType":"application/pdf","data":"JVBE"}]}`,
+			Turn{Role: User, Source: "user", Parts: []Part{{Kind: Image, URL: "data:image/jpeg;base64,/9j/"}, {Kind: Image, URL: "data:image/png;base64,iVBORw0K"}, {Kind: Other, Raw: []byte(`{"type":"file","mediaType":"application/pdf","data":"JVBE"}`)}}}},
+	})
+}
