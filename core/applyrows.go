@@ -23,7 +23,9 @@ import (
 // parent or leaf is in neither t nor the rows, is CodeConflict: the copies
 // diverged beyond what a delta can carry, and the caller merges instead. On
 // error t is unchanged. A node t has keeps the children only t knows of, and
-// the later of the two labels, so a delta never loses a local message.
+// the later of the two labels, so a delta never loses a local message. Only
+// what the rows change is told (Version, the feeds): rows t already holds,
+// a delta delivered twice, change nothing.
 func (t *Tree) ApplyRows(root, active string, follow bool, branches, nodes []Fragment) error {
 	var liveB, liveN []Fragment
 	for _, f := range branches {
@@ -128,6 +130,15 @@ func (t *Tree) ApplyRows(root, active string, follow bool, branches, nodes []Fra
 		}
 	}
 
+	version := t.version // what the rows change moves it; nothing else does
+	// A branch row is told of when the name's record differs after all the
+	// rows, not when it differs from the one it replaces: a row before it
+	// may have changed it already (moved its family's kept summaries here).
+	was := make([][]byte, len(branches))
+	for i, f := range branches {
+		was[i] = t.branchRecord(f.Key)
+	}
+
 	// Nodes: removals first (a pruned subtree goes whole), then additions, each
 	// linked under its parent in (created, id) order.
 	var dropped []*node
@@ -211,10 +222,14 @@ func (t *Tree) ApplyRows(root, active string, follow bool, branches, nodes []Fra
 		} else if wasHome {
 			delete(t.shelf, fam)
 		}
-		t.noteBranch(name)
+	}
+	for i, f := range branches {
+		if !bytes.Equal(t.branchRecord(f.Key), was[i]) { // a record is never empty
+			t.noteBranch(f.Key)
+		}
 	}
 	if len(branches) > 0 {
-		t.branchGen++
+		t.branchGen++ // the records are new ones, whatever they hold (edit.go's memo)
 	}
 	wasRoot, wasActive := t.root, t.active
 
@@ -237,13 +252,23 @@ func (t *Tree) ApplyRows(root, active string, follow bool, branches, nodes []Fra
 	if t.branches[t.active] == nil {
 		t.active = MainBranch // the other copy deleted this copy's branch and names none that stands
 	}
-	if len(nodes)+len(branches) > 0 || t.root != wasRoot || t.active != wasActive {
-		// A delta of nothing moves neither the version nor a feed (before
-		// Dec 5 it did: an empty delta from another copy made a sync client
-		// take its tree for edited, and every listener heard of it).
+	if t.version != version || t.root != wasRoot || t.active != wasActive {
+		// Rows that change nothing (a delta of nothing, or one delivered
+		// twice) move neither the version nor a feed: before Dec 5 they did,
+		// and a sync client took its tree for edited, and every listener
+		// heard of it.
 		t.noteMeta()
 	}
 	return nil
+}
+
+// branchRecord is the row of name (BranchJSON's), nil when t has no record of
+// it: live, deleted or hidden.
+func (t *Tree) branchRecord(name string) []byte {
+	if t.branches[name] == nil && t.tombs[name] == nil && t.hiddenRecord(name) == nil {
+		return nil
+	}
+	return t.appendBranchJSON(nil, name)
 }
 
 // orphans reports whether a node of dropped left a child behind (the checks

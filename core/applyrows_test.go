@@ -577,3 +577,142 @@ func TestTakeOverRefusesANodeThatDiffersUnderItsID(t *testing.T) {
 		}
 	}
 }
+
+// Rows that change nothing change nothing: a delta delivered twice, and a
+// copy's every row applied to that copy, move neither the version nor a feed,
+// while the first delivery moves both. Before Dec 5 each branch row was put in
+// whole and told of, and every delta of a row told of the root and active
+// branch too: a sync client that got a part of a delta twice took its tree
+// for edited, and every listener heard of a change.
+func TestRowsThatChangeNothingMoveNeitherTheVersionNorAFeed(t *testing.T) {
+	quiet := func(what string, tr *Tree, v uint64) {
+		t.Helper()
+		if tr.Version() != v {
+			t.Fatalf("%s: version %d, was %d", what, tr.Version(), v)
+		}
+		for _, c := range []Changes{tr.TakeChanges(), tr.TakeWatched(), tr.TakeSynced()} {
+			if len(c.Nodes)+len(c.Branches) > 0 || c.Meta || c.All {
+				t.Fatalf("%s: a feed after nothing changed: %+v", what, c)
+			}
+		}
+	}
+	for seed := int64(1); seed <= 6; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		src := New(counterIDs())
+		mustAppend(t, src, msg("user", "hello"), 1)
+		dst := src.Clone()
+		src.TakeChanges()
+		dst.TakeChanges()
+		dst.TakeWatched()
+		dst.TakeSynced()
+		for step := 0; step < 150; step++ {
+			randomStep(rng, src, step)
+			root, active, bs, ns := delta(src)
+			before := dst.Marshal()
+			v := dst.Version()
+			if err := dst.ApplyRows(root, active, true, bs, ns); err != nil {
+				t.Fatalf("seed %d step %d: %v", seed, step, err)
+			}
+			if c := dst.TakeChanges(); !bytes.Equal(before, dst.Marshal()) && (dst.Version() == v || len(c.Nodes)+len(c.Branches) == 0 && !c.Meta) {
+				t.Fatalf("seed %d step %d: the copy changed, and neither the version nor the feed says so", seed, step)
+			}
+			dst.TakeWatched()
+			dst.TakeSynced()
+			v = dst.Version()
+			if err := dst.ApplyRows(root, active, true, bs, ns); err != nil {
+				t.Fatalf("seed %d step %d, again: %v", seed, step, err)
+			}
+			quiet("seed "+strconv.FormatInt(seed, 10)+" step "+strconv.Itoa(step)+", the same delta again", dst, v)
+			if err := dst.ApplyDelta(deltaDoc(root, active, bs, ns), true); err != nil {
+				t.Fatal(err)
+			}
+			quiet("the same delta document again", dst, v)
+		}
+		all, nodes := dst.Rows()
+		v := dst.Version()
+		if err := dst.ApplyRows(dst.Root(), dst.ActiveBranch(), false, all, nodes); err != nil {
+			t.Fatal(err)
+		}
+		quiet("a copy's every row applied to it", dst, v)
+	}
+}
+
+// What ApplyRows tells the feed is exactly what it changed: the rows of the
+// copy that differ after the delta, no more (a row it already held) and no
+// fewer (a record an earlier row of the same delta changed, such as a
+// family's kept summaries moving to another of its names).
+func TestApplyRowsTellsTheRowsItChangedAndNoOthers(t *testing.T) {
+	rowsOf := func(fs []Fragment) map[string][]byte {
+		m := make(map[string][]byte, len(fs))
+		for _, f := range fs {
+			m[f.Key] = f.JSON
+		}
+		return m
+	}
+	differ := func(a, b map[string][]byte) []string {
+		var out []string
+		for k, v := range a {
+			if w, ok := b[k]; !ok || !bytes.Equal(v, w) {
+				out = append(out, k)
+			}
+		}
+		for k := range b {
+			if _, ok := a[k]; !ok {
+				out = append(out, k)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	for seed := int64(1); seed <= 8; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		src := New(counterIDs())
+		mustAppend(t, src, msg("user", "hello"), 1)
+		dst := src.Clone()
+		src.TakeChanges()
+		dst.TakeChanges()
+		for step := 0; step < 300; step++ {
+			randomStep(rng, src, step)
+			root, active, bs, ns := delta(src)
+			b0, n0 := dst.Rows()
+			if err := dst.ApplyRows(root, active, true, bs, ns); err != nil {
+				t.Fatalf("seed %d step %d: %v", seed, step, err)
+			}
+			b1, n1 := dst.Rows()
+			c := dst.TakeChanges()
+			if want := differ(rowsOf(b0), rowsOf(b1)); !slices.Equal(c.Branches, want) && len(c.Branches)+len(want) > 0 {
+				t.Fatalf("seed %d step %d: the feed names the branches %q, the rows that changed are %q", seed, step, c.Branches, want)
+			}
+			if want := differ(rowsOf(n0), rowsOf(n1)); !slices.Equal(c.Nodes, want) && len(c.Nodes)+len(want) > 0 {
+				t.Fatalf("seed %d step %d: the feed names the nodes %q, the rows that changed are %q", seed, step, c.Nodes, want)
+			}
+		}
+	}
+}
+
+// Equal says what Marshal's bytes say, without writing them: two copies that
+// a random run keeps equal, then parts, then brings together again.
+func TestEqualIsWhatMarshalSays(t *testing.T) {
+	for seed := int64(1); seed <= 6; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		src := New(counterIDs())
+		mustAppend(t, src, msg("user", "hello"), 1)
+		dst := src.Clone()
+		src.TakeChanges()
+		for step := 0; step < 200; step++ {
+			randomStep(rng, src, step)
+			if got, want := src.Equal(dst), bytes.Equal(src.Marshal(), dst.Marshal()); got != want || dst.Equal(src) != want {
+				t.Fatalf("seed %d step %d: Equal %v, the files equal %v", seed, step, got, want)
+			}
+			if step%3 != 0 {
+				root, active, bs, ns := delta(src)
+				if err := dst.ApplyRows(root, active, true, bs, ns); err != nil {
+					t.Fatal(err)
+				}
+				if !src.Equal(dst) || !dst.Equal(src) {
+					t.Fatalf("seed %d step %d: not Equal after the delta", seed, step)
+				}
+			}
+		}
+	}
+}

@@ -91,6 +91,19 @@ func (t *Tree) Succeed(old *Tree) {
 	}
 }
 
+// Equal reports whether t and u hold the same records (every node and branch
+// row alike), root and active branch: whether their Marshal is the same,
+// without writing it. A tree swapped in for an equal one (an every-row delta
+// delivered twice) changes nothing.
+func (t *Tree) Equal(u *Tree) bool {
+	if t.root != u.root || t.active != u.active || len(t.nodes) != len(u.nodes) {
+		return false
+	}
+	var c changes
+	t.noteApart(&c, u)
+	return len(c.nodes)+len(c.branches) == 0
+}
+
 // noteApart records in c every record that t and old hold apart: the nodes
 // the merge diff names and the nodes old had that t has not, and every branch
 // record whose row differs or that only one of them has.

@@ -45,7 +45,7 @@ func (m Message) Role() string {
 }
 
 // Text renders the message's readable content on one line: the content string or
-// its text parts, "[type]" for parts without text, and "[tool_call name(args)]"
+// its text parts, "[type]" for parts without text (and for reasoning), and "[tool_call name(args)]"
 // for each tool call. Newlines are written as the two characters `\n`, carriage
 // returns as `\r` (a line break to many readers).
 func (m Message) Text() string {
@@ -112,9 +112,13 @@ func appendContent(pieces []string, raw []byte) []string {
 			if part[0] != '{' {
 				return nil
 			}
-			if text, ok := rawjson.LookupString(part, "text"); ok {
+			typ, hasType := rawjson.LookupString(part, "type")
+			// A reasoning part (AI SDK, assistant-ui) keeps the model's
+			// thinking in "text": not what it said (a thinking block shows
+			// as its type too).
+			if text, ok := rawjson.LookupString(part, "text"); ok && typ != "reasoning" {
 				pieces = append(pieces, text)
-			} else if typ, ok := rawjson.LookupString(part, "type"); ok {
+			} else if hasType {
 				pieces = append(pieces, "["+typ+"]")
 			} else {
 				pieces = append(pieces, "[part]")

@@ -382,3 +382,26 @@ func TestSpliceGivesACorruptOffPathBranchTheUnreadableStubNeverACount(t *testing
 	_, err = tr.SpliceForLinearExport()
 	wantCode(t, err, CodeCorrupt)
 }
+
+// A model's reasoning is not what it said: an AI SDK (or assistant-ui)
+// reasoning part renders as its type, as an Anthropic thinking block does,
+// in a summarizer's input and in what Search finds. Before Dec 5 its "text"
+// was read as the reply's, so a summary retold the model's private reasoning
+// as the conversation, and a search found words the chat never showed.
+func TestRenderBranchTextLeavesReasoningOut(t *testing.T) {
+	tr := New(counterIDs())
+	mustAppend(t, tr, Message(`{"role":"user","parts":[{"type":"text","text":"hi"}]}`), 1)
+	mustAppend(t, tr, Message(`{"role":"assistant","parts":[{"type":"step-start"},{"type":"reasoning","text":"secret plan"},{"type":"text","text":"hello"}]}`), 2)
+	mustAppend(t, tr, Message(`{"role":"assistant","content":[{"type":"reasoning","text":"more secrets"},{"type":"thinking","thinking":"and more"},{"type":"text","text":"bye"}]}`), 3)
+	got, err := tr.RenderBranchText(MainBranch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "user: hi\nassistant: [step-start] [reasoning] hello\nassistant: [reasoning] [thinking] bye"
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	if hits := tr.Search("secret", 0); len(hits) > 0 {
+		t.Fatalf("search found reasoning: %+v", hits)
+	}
+}

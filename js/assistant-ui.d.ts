@@ -31,9 +31,10 @@ export function fromThreadMessage(m: ThreadMessage): Message;
 /**
  * The ThreadMessage of a node: a stored ThreadMessage as it was, with the
  * node's id and time; a `{ role, content: string }` message as one text part;
- * an AI SDK UIMessage's text, reasoning, tool (`tool-call` with its result)
- * and file parts; the text parts of any other shape (a tool message as the
- * assistant's).
+ * an AI SDK UIMessage's text and reasoning (with their `providerMetadata`),
+ * tool (`tool-call` with its result), file, `source-url` and `source-document`
+ * (`source`) and `data-NAME` (`data`) parts, its metadata as `metadata.custom`;
+ * the text parts of any other shape (a tool message as the assistant's).
  */
 export function toThreadMessage(node: TreeNode): ThreadMessage;
 
@@ -41,6 +42,11 @@ export function toThreadMessage(node: TreeNode): ThreadMessage;
  * The whole tree as assistant-ui's `ExportedMessageRepository`: every node,
  * parents first (depth first, children in `t.children` order), `headId` the
  * active leaf (`null` for an empty tree). What `MessageRepository.import` takes.
+ * Stored ThreadMessages, UIMessages and `{ role, content: string }` messages
+ * map in JS (`toThreadMessage`); a tree with other shapes (OpenAI tool calls,
+ * Anthropic blocks, another tool's records) goes through Go's `assistant-ui`
+ * export, a call with its result (needs `await initInterchange()` or the full
+ * module), the parts assistant-ui takes.
  */
 export function toRepository(t: SessionTree): ExportedMessageRepository & { headId: string | null };
 
@@ -103,7 +109,8 @@ export function toRepository(t: SessionTree): ExportedMessageRepository & { head
  *   `{ role, parts }`, as `toUIMessages` gives it: a `{ role, content }`
  *   text as a text part; a ThreadMessage's text and reasoning parts as
  *   theirs, an image or a file as a `file` part (a data URL's media type, or
- *   by the extension; base64 data as a data URL), in order; a user's or
+ *   by the extension; base64 data as a data URL), a `tool-call` as a tool
+ *   part (its result a text, JSON when not a string), in order; a user's or
  *   system message with none as one empty text part (`validateUIMessages`
  *   wants one). A stored UIMessage (`sessiontree/ai-sdk`'s shape) is given as
  *   it is, so the two entries share a tree.

@@ -37,18 +37,30 @@ const emptyMetadata = (role) => role === "assistant"
 
 // parts maps a stored message's content to ThreadMessage parts: its own
 // (a stored ThreadMessage), a text, an AI SDK UIMessage's parts, or the text
-// parts of another shape.
+// parts of another shape. A UIMessage part assistant-ui has a part for keeps
+// what that part holds (a reasoning's providerMetadata, Anthropic's
+// signature, a source, a data part): a runtime's update of the message (a
+// feedback) stores what it was given.
 function parts(msg) {
   const c = msg.content;
   if (typeof c === "string") return c === "" && msg.role === "assistant" ? [] : [{ type: "text", text: c }];
   if (Array.isArray(c)) return structuredClone(c.filter((p) => isObject(p) && typeof p.type === "string"));
   if (!Array.isArray(msg.parts)) return [];
   const out = [];
-  for (const p of msg.parts) {
+  for (const p of structuredClone(msg.parts)) {
     if (!isObject(p)) continue;
-    if (p.type === "text" || p.type === "reasoning") out.push({ type: p.type, text: String(p.text ?? "") });
-    else if (p.type === "file") {
-      out.push(String(p.mediaType).startsWith("image/") ? { type: "image", image: p.url } : { type: "file", data: p.url, mimeType: p.mediaType });
+    const meta = isObject(p.providerMetadata) ? { providerMetadata: p.providerMetadata } : {};
+    if (p.type === "text" || p.type === "reasoning") out.push({ type: p.type, text: String(p.text ?? ""), ...meta });
+    else if (p.type === "source-url" && msg.role === "assistant") {
+      out.push({ type: "source", sourceType: "url", id: String(p.sourceId ?? ""), url: String(p.url ?? ""), ...(typeof p.title === "string" ? { title: p.title } : {}), ...meta });
+    } else if (p.type === "source-document" && msg.role === "assistant") {
+      out.push({ type: "source", sourceType: "document", id: String(p.sourceId ?? ""), title: String(p.title ?? ""), mediaType: String(p.mediaType ?? ""), ...(typeof p.filename === "string" ? { filename: p.filename } : {}), ...meta });
+    } else if (String(p.type).startsWith("data-") && msg.role !== "system") {
+      out.push({ type: "data", name: p.type.slice(5), data: p.data ?? null, ...(typeof p.id === "string" ? { id: p.id } : {}) });
+    } else if (p.type === "file") {
+      const file = String(p.mediaType).startsWith("image/") ? { type: "image", image: p.url } : { type: "file", data: p.url, mimeType: p.mediaType };
+      if (typeof p.filename === "string") file.filename = p.filename;
+      out.push(file);
     } else if (p.type === "dynamic-tool" || String(p.type).startsWith("tool-")) {
       const args = isObject(p.input) ? p.input : {};
       const call = { type: "tool-call", toolCallId: p.toolCallId, toolName: p.type === "dynamic-tool" ? p.toolName : p.type.slice(5), args, argsText: JSON.stringify(args) };
@@ -67,6 +79,7 @@ export function toThreadMessage(node) {
   const out = { id: node.id, role, content: parts(msg), createdAt: new Date(node.createdAtMs), metadata: emptyMetadata(role) };
   if (role === "assistant") out.status = { type: "complete", reason: "unknown" };
   if (role === "user") out.attachments = [];
+  if (Array.isArray(msg.parts) && isObject(msg.metadata)) out.metadata.custom = structuredClone(msg.metadata); // a UIMessage's
   if (Array.isArray(msg.content)) {
     // A stored ThreadMessage: its own fields as they were.
     for (const k of Object.keys(msg)) if (k !== "role" && k !== "content") out[k] = structuredClone(msg[k]);
@@ -74,16 +87,43 @@ export function toThreadMessage(node) {
   return out;
 }
 
+// The part types of a ThreadMessage (@assistant-ui/core's types/message.ts).
+const AUI_PARTS = new Set(["text", "reasoning", "tool-call", "source", "file", "image", "data", "generative-ui", "audio"]);
+
+// ownShape: a message this module maps without Go: a stored ThreadMessage
+// (content of assistant-ui's parts), an AI SDK UIMessage, or a plain
+// {role, content} text message of one of the three roles. (Go's
+// assistantui.Own; Open WebUI's reasoning blocks in a reply's text are Go's.)
+function ownShape(msg) {
+  if (!ROLES.has(msg.role)) return false;
+  if (Array.isArray(msg.parts)) return !("content" in msg);
+  if (Array.isArray(msg.content)) return msg.content.every((p) => isObject(p) && AUI_PARTS.has(p.type) && (p.type !== "image" || typeof p.image === "string"));
+  return typeof msg.content === "string" && Object.keys(msg).length === 2 &&
+    !(msg.role === "assistant" && msg.content.includes('<details type="'));
+}
+
 /** The tree as assistant-ui's ExportedMessageRepository. See assistant-ui.d.ts. */
 export function toRepository(t) {
   if (!(t instanceof SessionTree)) fail(`"tree" must be a SessionTree`);
   if (t.stats().nodes === 0) return { headId: null, messages: [] };
   const path = t.activePath();
-  const messages = t.subtree(null).nodes.map(({ id }) => {
+  const messages = [];
+  for (const { id } of t.subtree(null).nodes) {
     const n = t.node(id);
-    return { message: toThreadMessage(n), parentId: n.parent };
-  });
+    if (!ownShape(n.message)) return converted(t);
+    messages.push({ message: toThreadMessage(n), parentId: n.parent });
+  }
   return { headId: path[path.length - 1], messages };
+}
+
+// converted is the Go conversion ("assistant-ui" export) of the tree: a
+// message of another shape (OpenAI tool calls and their results, Anthropic
+// blocks, another tool's records) as the ThreadMessage assistant-ui holds,
+// a call with its result.
+function converted(t) {
+  const file = JSON.parse(t.export("assistant-ui"));
+  const messages = file.messages.map(({ message: { sessiontree, ...message }, parentId }) => ({ message: { ...message, createdAt: new Date(message.createdAt) }, parentId }));
+  return { headId: file.headId, messages };
 }
 
 // What the adapters of one tree (or one conversation) know of its runtime's
@@ -262,7 +302,8 @@ function checkItem(item) {
 // uiMessageContent: what a format of the AI SDK's UIMessage is given to
 // decode for a node stored in another shape, as Go's "ai-sdk" export
 // (toUIMessages) gives it: a text as a text part; a ThreadMessage's text and
-// reasoning parts as theirs and an image or a file as a file part, in order.
+// reasoning parts as theirs, an image or a file as a file part and a tool
+// call as a tool part, in order.
 // A user's or system message with none has one empty text part, as
 // toUIMessages gives (validateUIMessages wants a part).
 function uiMessageContent(msg) {
@@ -285,9 +326,33 @@ function uiMessageContent(msg) {
 const IMAGE_TYPES = { png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", gif: "image/gif", webp: "image/webp" };
 const imageType = (url) => /^data:([^;,]+)/i.exec(url)?.[1] ?? IMAGE_TYPES[/\.([a-z]+)(?:[?#]|$)/i.exec(url)?.[1].toLowerCase()] ?? "image/*";
 
+// toolPart: the UIMessage tool part of a ThreadMessage's tool-call, as Go's
+// export writes it: its args as the input (else its argsText's JSON), its
+// result, when it has one, as the output or the error, a text (JSON when it
+// is not a string).
+function toolPart(p) {
+  let input = p.args;
+  if (!isObject(input)) {
+    const text = typeof p.argsText === "string" ? p.argsText : "";
+    try {
+      input = text.trim() === "" ? {} : JSON.parse(text);
+    } catch {
+      input = { input: text };
+    }
+  }
+  const name = typeof p.toolName === "string" ? p.toolName : "";
+  const part = name === "" ? { type: "dynamic-tool", toolName: "tool" } : { type: `tool-${name}` };
+  part.toolCallId = typeof p.toolCallId === "string" ? p.toolCallId : "";
+  if (p.result === undefined) return Object.assign(part, { state: "input-available", input: structuredClone(input) });
+  const text = p.result === null ? "" : typeof p.result === "string" ? p.result : JSON.stringify(p.result);
+  if (p.isError === true) return Object.assign(part, { state: "output-error", input: structuredClone(input), errorText: text });
+  return Object.assign(part, { state: "output-available", input: structuredClone(input), output: text });
+}
+
 // uiPart: the UIMessage part of a ThreadMessage part, null for one it has none for.
 function uiPart(p) {
   if ((p.type === "text" || p.type === "reasoning") && typeof p.text === "string") return { type: p.type, text: p.text };
+  if (p.type === "tool-call") return toolPart(p);
   let file = null;
   if (p.type === "image" && typeof p.image === "string") file = { type: "file", mediaType: imageType(p.image), url: p.image };
   else if (p.type === "file" && typeof p.data === "string") {

@@ -54,13 +54,17 @@ export declare function useActivePath(t: SessionTree | null, options?: { start?:
 export interface SiblingsResult {
   /** The node's alternatives (its parent's children), in order. */
   siblings: string[];
-  /** Its place among them; -1 without a node. */
+  /** Its place among them; -1 without a node (id null, or not in the tree). */
   index: number;
   /** Opens the i-th alternative (t.open: with its own continuation); returns the active branch's name. */
   select(i: number): string;
 }
 
-/** The alternatives at node id, for a ‹ n/m › switcher; re-renders only when they change. */
+/**
+ * The alternatives at node id, for a ‹ n/m › switcher; re-renders only when
+ * they change. An id the tree does not hold (a message useChat shows under its
+ * own id until syncChat stores it) has none: siblings [], index -1.
+ */
 export declare function useSiblings(t: SessionTree | null, id: string | null | undefined): SiblingsResult;
 
 /** Every branch and the active one's name; re-renders only when they change. null while t is null. */

@@ -40,6 +40,9 @@ export function useTree(store, id, options) {
     return () => {
       cancelled = true;
       conv?.close();
+      // Not this component's any more: a render before the next open (the
+      // effect run again under <Activity>, another store) is loading.
+      setState((s) => (s.id === id ? { conversation: null, error: null, id: null } : s));
     };
   }, [store, id]);
   const current = state.id === id ? state.conversation : null;
@@ -126,16 +129,28 @@ export function useActivePath(t, options = {}) {
   );
 }
 
+// siblingsOf: tree.siblings(id), none for an id the tree does not hold (a
+// message useChat shows before it is synced, under useChat's own id).
+function siblingsOf(tree, id) {
+  try {
+    return tree.siblings(id);
+  } catch (e) {
+    if (e?.code === "not_found") return { siblings: [], index: -1 };
+    throw e;
+  }
+}
+
 /**
  * The alternatives at node id for a ‹ n/m › switcher: { siblings, index,
  * select(i) } (select opens the i-th with t.open: it comes back with its own
- * continuation). Re-renders only when they change.
+ * continuation); none for an id the tree does not hold. Re-renders only when
+ * they change.
  */
 export function useSiblings(t, id) {
   const value = useTreeRead(
     t,
     id ?? "",
-    (tree) => (id ? tree.siblings(id) : { siblings: [], index: -1 }),
+    (tree) => (id ? siblingsOf(tree, id) : { siblings: [], index: -1 }),
     (a, b) => a.index === b.index && sameIds(a.siblings, b.siblings),
   );
   const select = useCallback((i) => {

@@ -694,7 +694,9 @@ export class SessionTree implements Disposable {
    * never empties the tree. `changes` may also be a delta document
    * (JSON text or bytes) as the edge worker pushes to live clients:
    * `{"root","active","nodes":{id: node},"deleted_nodes":[…],"branches":{name:
-   * branch},"deleted_branches":[…]}`, records as in .tree.json.
+   * branch},"deleted_branches":[…]}`, records as in .tree.json. Rows this
+   * tree already holds (a delta delivered twice) change nothing: the version
+   * stays, no listener is told, no feed names them.
    */
   applyChanges(changes: RowChanges | string | Uint8Array, options?: { follow?: boolean }): void;
   /**
@@ -792,7 +794,7 @@ export class SessionTree implements Disposable {
   summarizeBranchWith(branch: string, summarizer: Summarizer, atMs?: number, options?: SummarizeOptions): Promise<Summary>;
   /** The deterministic stub summary of a branch. */
   stubSummary(branch: string): Summary;
-  /** The branch as text, one turn per line ("role: text"): a summarizer's input. */
+  /** The branch as text, one turn per line ("role: text"): a summarizer's input. A part without text, and a reasoning or thinking part, shows as its type ("[reasoning]"). */
   renderBranchText(branch: string): string;
   /** The active messages and, for every other branch in name order, its summary or stub. */
   spliceForLinearExport(): Splice;

@@ -4,7 +4,8 @@
 // has). Read recognizes the message shapes sessiontree imports and stores
 // (OpenAI Chat Completions and Responses items, Anthropic content blocks, the
 // messages of Claude Code, pi, Codex, ChatGPT, Open WebUI and LibreChat
-// records, and plain {"role","content"}); the writers of each format
+// records, the AI SDK's UIMessages and ModelMessages, assistant-ui's
+// ThreadMessages, and plain {"role","content"}); the writers of each format
 // (core/formats/...) and each provider request (core/provider) write a Turn in
 // their own shape, so that a conversation imported from one tool is exported
 // to another in that tool's native form, never as placeholder text.
@@ -83,15 +84,11 @@ func Read(m core.Message) Turn {
 // Text returns the turn's text parts joined by a blank line: what a format
 // with only a text field shows.
 func (t Turn) Text() string {
-	out := ""
+	var out []byte
 	for _, p := range t.Parts {
-		if p.Kind != Text || p.Text == "" {
-			continue
+		if p.Kind == Text && p.Text != "" {
+			out = joinTo(out, "\n\n", p.Text)
 		}
-		if out != "" {
-			out += "\n\n"
-		}
-		out += p.Text
 	}
-	return out
+	return string(out)
 }

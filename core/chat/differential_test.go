@@ -149,7 +149,7 @@ func oracleText(obj map[string]any) (string, bool) {
 			case string:
 				pieces = append(pieces, p)
 			case map[string]any:
-				if s, ok := p["text"].(string); ok {
+				if s, ok := p["text"].(string); ok && p["type"] != "reasoning" {
 					pieces = append(pieces, s)
 				} else if s, ok := p["type"].(string); ok {
 					pieces = append(pieces, "["+s+"]")

@@ -15,6 +15,8 @@ func FuzzRead(f *testing.F) {
 		`{"role":"assistant","content":"<details type=\"tool_calls\" id=\"x\" arguments=\"&quot;\">\n</details>"}`,
 		`{"role":"tool","content":[1,{"type":"image"}],"chatgpt":{"message":{"content":{"content_type":"thoughts","thoughts":[{}]}}}}`,
 		`{"role":"assistant","output":[{"type":"reasoning","summary":[{"text":"s"}]}],"timestamp":"2025-01-01T00:00:00Z"}`,
+		`{"role":"tool","content":[{"type":"tool-result","toolCallId":"c","output":{"type":"content","value":[{"type":"media"}]}},"x"]}`,
+		`{"role":"assistant","content":[{"type":"tool-call","toolCallId":"c","toolName":"f","input":"free text"}]}`,
 	} {
 		f.Add([]byte(s))
 	}

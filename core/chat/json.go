@@ -57,6 +57,16 @@ func trimSpace(b []byte) []byte {
 	return b
 }
 
+// joinTo appends s to b, after sep when b holds something: the text of many
+// parts joined in one buffer. A string grown by += copied all of itself at
+// each part: a 420 KB tool result of 10,000 text parts took 3.6 s to read.
+func joinTo(b []byte, sep, s string) []byte {
+	if len(b) > 0 {
+		b = append(b, sep...)
+	}
+	return append(b, s...)
+}
+
 // unquote is the string a raw JSON string literal holds, "" for anything else.
 func unquote(v []byte) string {
 	if !isString(v) {

@@ -7,7 +7,8 @@ import "github.com/sessiontree/sessiontree/core/rawjson"
 // (input_text, output_text, input_image, refusal), Anthropic (text,
 // thinking, redacted_thinking, tool_use, tool_result, image), pi (text,
 // thinking, toolCall, image), assistant-ui's ThreadMessage (text, reasoning,
-// tool-call, image) and a bare string.
+// tool-call, image), the AI SDK's ModelMessage (the same, and tool-result)
+// and a bare string.
 func appendPart(parts []Part, p []byte) []Part {
 	if isString(p) {
 		if s := unquote(p); s != "" {
@@ -40,10 +41,12 @@ func appendPart(parts []Part, p []byte) []Part {
 		return append(parts, Part{Kind: ToolCall, CallID: str(p, "id"), Name: str(p, "name"), Args: args(jsonText(member(p, "input")))})
 	case "toolCall": // pi
 		return append(parts, Part{Kind: ToolCall, CallID: str(p, "id"), Name: str(p, "name"), Args: args(jsonText(member(p, "arguments")))})
-	case "reasoning": // assistant-ui
-		return append(parts, Part{Kind: Thinking, Text: str(p, "text")})
-	case "tool-call": // assistant-ui: the call and, once the tool ran, its result
+	case "reasoning": // assistant-ui: its providerMetadata as an AI SDK reasoning part's (Anthropic's signature)
+		return appendUIPart(parts, p)
+	case "tool-call": // assistant-ui: the call and, once the tool ran, its result; the AI SDK: the call
 		return appendAUIToolCall(parts, p)
+	case "tool-result": // the AI SDK, in a tool message
+		return append(parts, sdkToolResult(p))
 	case "tool_result": // Anthropic, in a user message
 		return append(parts, toolResult(str(p, "tool_use_id"), "", member(p, "content"), isTrue(p, "is_error")))
 	case "image":
@@ -60,6 +63,10 @@ func appendPart(parts []Part, p []byte) []Part {
 		return append(parts, Part{Kind: Image, URL: u, Raw: p})
 	case "input_image": // Responses: {"image_url": "…"}
 		return append(parts, Part{Kind: Image, URL: str(p, "image_url"), Raw: p})
+	case "file": // the AI SDK: {"data","mediaType"}; an image's is an image
+		if mt := str(p, "mediaType"); hasPrefix(mt, "image/") {
+			return append(parts, Part{Kind: Image, URL: dataURL(str(p, "data"), mt), Raw: p})
+		}
 	}
 	return append(parts, Part{Kind: Other, Raw: p})
 }
@@ -67,10 +74,14 @@ func appendPart(parts []Part, p []byte) []Part {
 // appendAUIToolCall reads assistant-ui's tool-call part ({"toolCallId",
 // "toolName", "args", "argsText", "result"?, "isError"?}): a ToolCall, then a
 // ToolResult when it holds a result (its text, or its JSON when not a string).
+// The AI SDK's has its arguments in "input" (since v5).
 func appendAUIToolCall(parts []Part, p []byte) []Part {
 	id, name := str(p, "toolCallId"), str(p, "toolName")
 	a := member(p, "args")
 	if !isObject(a) {
+		a = member(p, "input")
+	}
+	if a == nil {
 		a = []byte(args(str(p, "argsText")))
 	}
 	parts = append(parts, Part{Kind: ToolCall, CallID: id, Name: name, Args: args(jsonText(a))})
@@ -84,13 +95,47 @@ func appendAUIToolCall(parts []Part, p []byte) []Part {
 	return parts
 }
 
+// sdkToolResult reads the AI SDK's tool-result part: {"toolCallId","toolName",
+// "output":{"type","value"}} (text, json, error-text, error-json, content,
+// execution-denied), or "result" and "isError" before v5.
+func sdkToolResult(p []byte) Part {
+	r := Part{Kind: ToolResult, CallID: str(p, "toolCallId"), Name: str(p, "toolName"), IsError: isTrue(p, "isError")}
+	out := member(p, "output")
+	if !isObject(out) {
+		r.Text = resultText(member(p, "result"))
+		return r
+	}
+	switch typ := str(out, "type"); typ {
+	case "content":
+		r.Text, r.Raw = resultContent(member(out, "value"))
+	case "execution-denied":
+		r.Text, r.IsError = "The tool call was denied.", true
+		if why := str(out, "reason"); why != "" {
+			r.Text += " " + why
+		}
+	default:
+		r.Text = resultText(member(out, "value"))
+		r.IsError = r.IsError || hasPrefix(typ, "error-")
+	}
+	return r
+}
+
+// resultText is a result value's text: a string's, another value's JSON, ""
+// for none or null.
+func resultText(v []byte) string {
+	if len(v) == 0 || string(v) == "null" {
+		return ""
+	}
+	return jsonText(v)
+}
+
 // imageURL is the URL of an Anthropic image block ({"source":{"type":"base64",
 // "media_type","data"}} or {"source":{"type":"url","url"}}), a pi image
-// ({"data","mimeType"}) or an assistant-ui image ({"image": url}), "" when it
-// has none.
+// ({"data","mimeType"}), an assistant-ui image ({"image": url}) or an AI SDK
+// one ({"image": url or base64 data, "mediaType"}), "" when it has none.
 func imageURL(p []byte) string {
 	if u := str(p, "image"); u != "" {
-		return u
+		return dataURL(u, str(p, "mediaType"))
 	}
 	if src := member(p, "source"); isObject(src) {
 		switch str(src, "type") {
@@ -105,6 +150,15 @@ func imageURL(p []byte) string {
 		return "data:" + str(p, "mimeType") + ";base64," + d
 	}
 	return ""
+}
+
+// dataURL is s when it is a URL, else s as the base64 data of a data: URL
+// of type mediaType (when there is one). Base64 has no colon; a URL does.
+func dataURL(s, mediaType string) string {
+	if s == "" || mediaType == "" || indexOf(s, ":") >= 0 {
+		return s
+	}
+	return "data:" + mediaType + ";base64," + s
 }
 
 // toolResult is a result whose content is a string or an array of parts:
@@ -122,7 +176,7 @@ func toolResult(callID, name string, content []byte, isError bool) Part {
 // resultContent is the text of an array of parts (joined by newlines) and,
 // when any part is not text, the array itself.
 func resultContent(content []byte) (string, []byte) {
-	text := ""
+	var text []byte
 	plain := true
 	each(content, func(p []byte) {
 		var s string
@@ -135,15 +189,12 @@ func resultContent(content []byte) (string, []byte) {
 			plain = false
 			return
 		}
-		if text != "" {
-			text += "\n"
-		}
-		text += s
+		text = joinTo(text, "\n", s)
 	})
 	if plain {
-		return text, nil
+		return string(text), nil
 	}
-	return text, content
+	return string(text), content
 }
 
 // appendChatCall reads one Chat Completions tool call
@@ -178,22 +229,17 @@ func appendItem(parts []Part, item []byte, t *Turn) []Part {
 	case "function_call_output", "custom_tool_call_output":
 		return append(parts, toolResult(str(item, "call_id"), "", member(item, "output"), false))
 	case "reasoning":
-		text := ""
+		var text []byte
 		add := func(p []byte) {
-			s := str(p, "text")
-			if s == "" {
-				return
+			if s := str(p, "text"); s != "" {
+				text = joinTo(text, "\n\n", s)
 			}
-			if text != "" {
-				text += "\n\n"
-			}
-			text += s
 		}
 		each(member(item, "summary"), add)
-		if text == "" {
+		if len(text) == 0 {
 			each(member(item, "content"), add)
 		}
-		return append(parts, Part{Kind: Thinking, Text: text, Signature: str(item, "encrypted_content"), Raw: item})
+		return append(parts, Part{Kind: Thinking, Text: string(text), Signature: str(item, "encrypted_content"), Raw: item})
 	}
 	return append(parts, Part{Kind: Other, Raw: item})
 }

@@ -105,7 +105,7 @@ func read(m core.Message) Turn {
 			t.Parts = appendText(t.Parts, s, t.Role == Assistant && hasDetails(s))
 		}
 	case isArray(content):
-		if t.Role == Tool {
+		if t.Role == Tool && !hasPartOf(content, "tool-result") {
 			text, raw := resultContent(content)
 			t.Parts = append(t.Parts, Part{Kind: ToolResult, CallID: toolCallID(msg), Name: getStr("name"), Text: text, Raw: raw})
 		} else {
@@ -132,6 +132,14 @@ func read(m core.Message) Turn {
 		t.Hidden = true
 	}
 	return t
+}
+
+// hasPartOf reports whether the array content holds a part of type typ (an AI
+// SDK tool message's parts are results that each name their call).
+func hasPartOf(content []byte, typ string) bool {
+	found := false
+	each(content, func(p []byte) { found = found || isObject(p) && str(p, "type") == typ })
+	return found
 }
 
 // Open WebUI writes reasoning into the content string as <details

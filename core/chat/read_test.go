@@ -2,6 +2,8 @@ package chat
 
 import (
 	"reflect"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/sessiontree/sessiontree/core"
@@ -240,5 +242,38 @@ func TestTurnText(t *testing.T) {
 	tu := Turn{Parts: []Part{{Kind: Text, Text: "a"}, {Kind: Thinking, Text: "x"}, {Kind: Text, Text: "b"}}}
 	if got := tu.Text(); got != "a\n\nb" {
 		t.Fatalf("Text() = %q", got)
+	}
+}
+
+// A message of many parts reads in time and memory in proportion to its size:
+// the text of a tool result, of a turn, of a reasoning item and of a ChatGPT
+// message are joined in one buffer. Before Dec 5 each part's text was added
+// to a string that copied all of itself: a 420 KB tool result of 10,000 text
+// parts took 3.6 s to read, 3.4 MB 88 s (a hostile message, or a long log
+// cut into parts, held the tab or the worker).
+func TestAMessageOfManyPartsReadsInLinearTime(t *testing.T) {
+	const n = 4000
+	parts := strings.Repeat(`{"type":"text","text":"xxxxxxxxxxxxxxxx"},`, n)
+	parts = "[" + parts[:len(parts)-1] + "]"
+	strs := strings.Repeat(`"xxxxxxxxxxxxxxxx",`, n)
+	strs = "[" + strs[:len(strs)-1] + "]"
+	for _, m := range []string{
+		`{"role":"tool","tool_call_id":"c","content":` + parts + `}`,
+		`{"role":"assistant","content":` + parts + `}`,
+		`{"role":"assistant","type":"reasoning","summary":` + strings.ReplaceAll(parts, `"type":"text"`, `"type":"summary_text"`) + `}`,
+		`{"role":"user","content":"","chatgpt":{"message":{"author":{"role":"user"},"content":{"content_type":"text","parts":` + strs + `}}}}`,
+	} {
+		msg := mustMessage(t, m)
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		tu := Read(msg)
+		text := tu.Text()
+		runtime.ReadMemStats(&m1)
+		if got := len(text) + len(tu.Parts[0].Text); got < 16*n {
+			t.Fatalf("%.60s…: read %d bytes of text, want all of it", m, got)
+		}
+		if alloc := m1.TotalAlloc - m0.TotalAlloc; alloc > 64*uint64(len(m)) {
+			t.Errorf("%.60s…: allocated %d bytes to read %d: more than 64 times its size", m, alloc, len(m))
+		}
 	}
 }

@@ -85,35 +85,31 @@ func readChatGPT(t *Turn, rec, cm []byte) {
 // text), "result" (tether_browsing_display), or the user profile and
 // instructions of a user_editable_context.
 func chatGPTText(c []byte) string {
-	out := ""
+	var out []byte
 	add := func(s string) {
-		if s == "" {
-			return
+		if s != "" {
+			out = joinTo(out, "\n\n", s)
 		}
-		if out != "" {
-			out += "\n\n"
-		}
-		out += s
 	}
 	switch str(c, "content_type") {
 	case "tether_quote":
 		add(str(c, "title"))
 		add(str(c, "text"))
-		return out
+		return string(out)
 	case "user_editable_context":
 		add(str(c, "user_profile"))
 		add(str(c, "user_instructions"))
-		return out
+		return string(out)
 	case "model_editable_context":
 		add(str(c, "model_set_context"))
-		return out
+		return string(out)
 	case "multimodal_text":
 		return ""
 	}
 	each(member(c, "parts"), func(p []byte) { add(unquote(p)) })
 	add(str(c, "text"))
 	add(str(c, "result"))
-	return out
+	return string(out)
 }
 
 func isJSONObject(s string) bool {

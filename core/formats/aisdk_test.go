@@ -103,3 +103,65 @@ func FuzzImportAISDK(f *testing.F) {
 	f.Add([]byte(`{"messages":[{"id":"a","role":"system","parts":[]}]}`))
 	fuzzImport(f, formats.AISDK)
 }
+
+// A file part of another shape (assistant-ui's, Chat Completions', the
+// Responses API's, an Anthropic document) is exported as a file, in the
+// ai-sdk export a UIMessage file part and in the assistant-ui export
+// assistant-ui's (its own as it is); a file named by a provider's id alone
+// has no URL and is left out.
+func TestFilePartsOfEveryShapeAreExportedAsFiles(t *testing.T) {
+	pdf := "data:application/pdf;base64,JVBERi0="
+	for _, c := range []struct{ name, part, ui, aui string }{
+		{"assistant-ui, base64", `{"type":"file","data":"JVBERi0=","mimeType":"application/pdf","filename":"a.pdf"}`,
+			`{"type":"file","mediaType":"application/pdf","url":"` + pdf + `","filename":"a.pdf"}`,
+			`{"type":"file","data":"JVBERi0=","mimeType":"application/pdf","filename":"a.pdf"}`},
+		{"assistant-ui, a URL", `{"type":"file","data":"https://x/a.pdf","mimeType":"application/pdf"}`,
+			`{"type":"file","mediaType":"application/pdf","url":"https://x/a.pdf"}`,
+			`{"type":"file","data":"https://x/a.pdf","mimeType":"application/pdf"}`},
+		{"assistant-ui, an id", `{"type":"file","data":"file-1","mimeType":"application/pdf","sourceType":"id"}`, ``,
+			`{"type":"file","data":"file-1","mimeType":"application/pdf","sourceType":"id"}`},
+		{"Chat Completions", `{"type":"file","file":{"file_data":"` + pdf + `","filename":"b.pdf"}}`,
+			`{"type":"file","mediaType":"application/pdf","url":"` + pdf + `","filename":"b.pdf"}`,
+			`{"type":"file","data":"` + pdf + `","mimeType":"application/pdf","filename":"b.pdf"}`},
+		{"Chat Completions, an id", `{"type":"file","file":{"file_id":"file-1"}}`, ``, ``},
+		{"Responses", `{"type":"input_file","file_url":"https://x/c.pdf","filename":"c.pdf"}`,
+			`{"type":"file","mediaType":"application/octet-stream","url":"https://x/c.pdf","filename":"c.pdf"}`,
+			`{"type":"file","data":"https://x/c.pdf","mimeType":"application/octet-stream","filename":"c.pdf"}`},
+		{"Anthropic document", `{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0="}}`,
+			`{"type":"file","mediaType":"application/pdf","url":"` + pdf + `"}`,
+			`{"type":"file","data":"` + pdf + `","mimeType":"application/pdf"}`},
+		{"Anthropic text document", `{"type":"document","source":{"type":"text","media_type":"text/plain","data":"hi"}}`,
+			`{"type":"file","mediaType":"text/plain","url":"data:text/plain;base64,aGk="}`,
+			`{"type":"file","data":"data:text/plain;base64,aGk=","mimeType":"text/plain"}`},
+		{"a UIMessage's PDF", ``, ``,
+			`{"type":"file","data":"` + pdf + `","mimeType":"application/pdf","filename":"d.pdf"}`},
+	} {
+		tr := core.New(core.WithIDSource(func() string { return "m1" }))
+		msg := `{"role":"user","content":[{"type":"text","text":"read"},` + c.part + `]}`
+		if c.part == "" {
+			msg = `{"role":"user","parts":[{"type":"text","text":"read"},{"type":"file","mediaType":"application/pdf","filename":"d.pdf","url":"` + pdf + `"}]}`
+		}
+		if _, err := tr.Append(core.Message(msg), 0); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		text := `{"type":"text","text":"read"}`
+		if c.part != "" {
+			out, err := formats.Export(tr, formats.AISDK)
+			want := `[{"id":"m1","role":"user","parts":[` + text + `]}]`
+			if c.ui != "" {
+				want = `[{"id":"m1","role":"user","parts":[` + text + `,` + c.ui + `]}]`
+			}
+			if err != nil || string(out) != want {
+				t.Errorf("%s: ai-sdk export\n got %s %v\nwant %s", c.name, out, err, want)
+			}
+		}
+		out, err := formats.Export(tr, formats.AssistantUI)
+		want := `"content":[` + text + `]`
+		if c.aui != "" {
+			want = `"content":[` + text + `,` + c.aui + `]`
+		}
+		if err != nil || !bytes.Contains(out, []byte(want)) {
+			t.Errorf("%s: assistant-ui export\n got %s %v\nwant %s", c.name, out, err, want)
+		}
+	}
+}

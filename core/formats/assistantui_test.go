@@ -1,9 +1,11 @@
 package formats_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/formats"
 )
 
@@ -70,4 +72,30 @@ func TestAssistantUIImportReportsWhatItCannotRead(t *testing.T) {
 func FuzzImportAssistantUI(f *testing.F) {
 	f.Add([]byte(`{"headId":"b","messages":[{"message":{"id":"a","role":"user","content":[{"type":"text","text":"hi"}],"createdAt":"2026-01-01T00:00:00.000Z"},"parentId":null},{"message":{"id":"b","role":"assistant","content":[]},"parentId":"a"}]}`))
 	fuzzImport(f, formats.AssistantUI, "assistant-ui/edits.json")
+}
+
+// An AI SDK UIMessage's sources and data parts are written as assistant-ui's
+// source and data parts (a source only in an assistant's message, a data
+// part in a user's too), as sessiontree/assistant-ui's toThreadMessage does.
+func TestAssistantUIExportWritesAUIMessagesSourcesAndDataParts(t *testing.T) {
+	n := 0
+	tr := core.New(core.WithIDSource(func() string { n++; return "m" + strconv.Itoa(n) }))
+	if _, err := tr.Append(core.Message(`{"role":"user","parts":[{"type":"text","text":"q"},{"type":"data-ctx","data":{"page":2}},{"type":"source-url","sourceId":"x","url":"https://e.org"}]}`), 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Append(core.Message(`{"role":"assistant","parts":[{"type":"source-url","sourceId":"s1","url":"https://e.org","title":"E"},{"type":"source-document","sourceId":"s2","mediaType":"application/pdf","title":"D","filename":"d.pdf"},{"type":"data-weather","id":"w","data":{"t":3}},{"type":"text","text":"see E"}]}`), 0); err != nil {
+		t.Fatal(err)
+	}
+	out, err := formats.Export(tr, formats.AssistantUI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`"content":[{"type":"text","text":"q"},{"type":"data","name":"ctx","data":{"page":2}}]`,
+		`"content":[{"type":"source","sourceType":"url","id":"s1","url":"https://e.org","title":"E"},{"type":"source","sourceType":"document","id":"s2","title":"D","mediaType":"application/pdf","filename":"d.pdf"},{"type":"data","name":"weather","data":{"t":3},"id":"w"},{"type":"text","text":"see E"}]`,
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the export has no %s:\n%s", want, out)
+		}
+	}
 }

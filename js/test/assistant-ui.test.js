@@ -129,6 +129,74 @@ test("an AI SDK UIMessage and a plain message load as ThreadMessages assistant-u
   t.free();
 });
 
+test("a 👍 on an AI SDK reply (a UIMessage on the tree) keeps what the reply held on the active path: its reasoning's signature (sent to Anthropic again), sources, data parts and metadata", async () => {
+  const t = new SessionTree();
+  t.append({ role: "user", parts: [{ type: "text", text: "sources?" }, { type: "data-ctx", data: { page: 2 } }] }, 1);
+  t.append({ role: "assistant", metadata: { model: "m" }, parts: [
+    { type: "step-start" },
+    { type: "reasoning", text: "think", providerMetadata: { anthropic: { signature: "SIG" } } },
+    { type: "source-url", sourceId: "s1", url: "https://example.org/e", title: "E" },
+    { type: "source-document", sourceId: "s2", mediaType: "application/pdf", title: "D", filename: "d.pdf" },
+    { type: "data-weather", id: "w", data: { t: 3 } },
+    { type: "text", text: "see E" },
+  ] }, 2);
+  const { loaded } = await judge(t);
+  const [u, a] = loaded.messages.map((i) => i.message);
+  assert.deepEqual(u.content, [{ type: "text", text: "sources?" }, { type: "data", name: "ctx", data: { page: 2 } }]);
+  assert.deepEqual(a.content, [
+    { type: "reasoning", text: "think", providerMetadata: { anthropic: { signature: "SIG" } } },
+    { type: "source", sourceType: "url", id: "s1", url: "https://example.org/e", title: "E" },
+    { type: "source", sourceType: "document", id: "s2", title: "D", mediaType: "application/pdf", filename: "d.pdf" },
+    { type: "data", name: "weather", data: { t: 3 }, id: "w" },
+    { type: "text", text: "see E" },
+  ]);
+  assert.deepEqual(a.metadata.custom, { model: "m" });
+  for (const m of [u, a]) assert.deepEqual(fromThreadMessageLike(m, m.id, { type: "complete", reason: "unknown" }).content, m.content);
+  // Go's assistant-ui export writes the sources and data parts alike.
+  const [gu, ga] = JSON.parse(t.export("assistant-ui")).messages.map((i) => i.message);
+  const kept = (m) => m.content.filter((p) => p.type === "source" || p.type === "data");
+  assert.deepEqual(gu.content, u.content);
+  assert.deepEqual(kept(ga), kept(a));
+  // The runtime's update with the feedback: the newer version on the active path holds it all.
+  await historyAdapter(t).update({ parentId: u.id, message: { ...a, metadata: { ...a.metadata, submittedFeedback: { type: "positive" } } } });
+  const now = t.node(t.activePath().at(-1)).message;
+  assert.ok(t.activePath().at(-1) !== a.id, "a newer version");
+  assert.deepEqual(now.content, plain(a.content));
+  assert.deepEqual(now.metadata.custom, { model: "m" });
+  t.append({ role: "user", content: "more" }, 3);
+  assert.ok(JSON.stringify(t.projectFor("anthropic").request).includes('"signature":"SIG"'), "the thinking's signature is not sent to Anthropic again");
+  t.free();
+});
+
+test("a tree of other shapes (OpenAI tool calls, Anthropic blocks) loads through Go's assistant-ui export: parts assistant-ui takes, a call with its result; a 👍 on a call keeps it on the active path and in the next request", async () => {
+  const t = SessionTree.fromLinear([
+    { role: "user", content: "weather?" },
+    { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "get", arguments: '{"city":"Oslo"}' } }] },
+    { role: "tool", tool_call_id: "c1", content: "3C" },
+    { role: "assistant", content: [{ type: "thinking", thinking: "hm", signature: "S" }, { type: "tool_use", id: "c2", name: "more", input: {} }] },
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "c2", content: "done" }] },
+    { role: "assistant", content: "It is 3C." },
+  ], 1);
+  const { loaded } = await judge(t);
+  const content = loaded.messages.map((i) => i.message.content);
+  assert.deepEqual(content[1], [{ type: "tool-call", toolCallId: "c1", toolName: "get", args: { city: "Oslo" }, argsText: '{"city":"Oslo"}' }]);
+  assert.deepEqual(content[3], [{ type: "reasoning", text: "hm" }, { type: "tool-call", toolCallId: "c2", toolName: "more", args: {}, argsText: "{}" }]);
+  for (const { message } of loaded.messages) {
+    assert.ok(message.createdAt instanceof Date);
+    fromThreadMessageLike(message, message.id, { type: "complete", reason: "unknown" }); // throws on a part it does not take
+  }
+  const call = loaded.messages[1].message;
+  await historyAdapter(t).update({ parentId: loaded.messages[0].message.id, message: { ...call, metadata: { ...call.metadata, submittedFeedback: { type: "negative" } } } });
+  const request = t.projectFor("openai-chat").request.messages;
+  assert.deepEqual(request.slice(0, 3), [
+    { role: "user", content: "weather?" },
+    { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "get", arguments: '{"city":"Oslo"}' } }] },
+    { role: "tool", tool_call_id: "c1", content: "3C" },
+  ]);
+  assert.equal(t.node(t.activePath()[1]).message.metadata.submittedFeedback.type, "negative");
+  t.free();
+});
+
 // shown: a ThreadMessage's text (a part without one by its type) and its feedback.
 const shown = (m) => m.content.map((p) => p.text ?? p.type).join("") + (m.metadata?.submittedFeedback ? ` [${m.metadata.submittedFeedback.type}]` : "");
 
@@ -496,6 +564,52 @@ test("withFormat (ai-sdk/v6): a message with no text loads as parts validateUIMe
     [],
     [{ type: "file", mediaType: "application/pdf", url: "data:application/pdf;base64,JVBERi0=", filename: "a.pdf" }, { type: "file", mediaType: "application/pdf", url: "https://example.org/b.pdf" }],
   ]);
+  assert.deepEqual(await load(), toUIMessages(t), "Go's ai-sdk export keeps the files too");
+  t.free();
+});
+
+test("withFormat (ai-sdk/v6): a ThreadMessage's tool calls load as tool parts, with their results, as toUIMessages gives them, and validate", async () => {
+  const t = new SessionTree();
+  const history = historyAdapter(t);
+  const meta = { unstable_state: null, unstable_annotations: [], unstable_data: [], steps: [], custom: {} };
+  await history.append({ parentId: null, message: { id: "u1", role: "user", content: [{ type: "text", text: "weather?" }], createdAt: new Date(1), attachments: [], metadata: { custom: {} } } });
+  await history.append({ parentId: "u1", message: { id: "a1", role: "assistant", createdAt: new Date(2), status: { type: "complete", reason: "stop" }, metadata: meta, content: [
+    { type: "tool-call", toolCallId: "c1", toolName: "weather", args: { city: "Oslo" }, argsText: '{"city":"Oslo"}', result: { t: 3 } },
+    { type: "tool-call", toolCallId: "c2", toolName: "search", args: { q: "x" }, argsText: '{"q":"x"}', result: "down", isError: true },
+    { type: "tool-call", toolCallId: "c3", toolName: "", args: {}, argsText: "{}", result: "ok" },
+    { type: "tool-call", toolCallId: "c4", toolName: "ask", args: null, argsText: "not json" },
+    { type: "text", text: "3 °C" },
+  ] } });
+  const loaded = await history.withFormat(aiSDKFormat).load();
+  const messages = loaded.messages.map((i) => i.message);
+  await validateUIMessages({ messages });
+  assert.deepEqual(messages, toUIMessages(t), "the adapter's mapping and Go's ai-sdk export agree");
+  assert.deepEqual(messages[1].parts, [
+    { type: "tool-weather", toolCallId: "c1", state: "output-available", input: { city: "Oslo" }, output: '{"t":3}' },
+    { type: "tool-search", toolCallId: "c2", state: "output-error", input: { q: "x" }, errorText: "down" },
+    { type: "dynamic-tool", toolName: "tool", toolCallId: "c3", state: "output-available", input: {}, output: "ok" },
+    { type: "tool-ask", toolCallId: "c4", state: "input-available", input: { input: "not json" } },
+    { type: "text", text: "3 °C" },
+  ]);
+  t.free();
+});
+
+test("a UIMessage's file that is not an image (a PDF) loads as assistant-ui's file part with its filename, from load() and Go's assistant-ui export alike, and assistant-ui takes it", async () => {
+  const t = new SessionTree();
+  const pdf = { type: "file", mediaType: "application/pdf", filename: "a.pdf", url: "data:application/pdf;base64,JVBERi0=" };
+  t.append({ role: "user", parts: [{ type: "text", text: "read" }, pdf] }, 1);
+  t.append({ role: "assistant", parts: [{ type: "text", text: "ok" }, { ...pdf, filename: undefined, url: "https://example.org/b.pdf" }] }, 2);
+  const { loaded } = await judge(t);
+  const want = [
+    [{ type: "text", text: "read" }, { type: "file", data: pdf.url, mimeType: "application/pdf", filename: "a.pdf" }],
+    [{ type: "text", text: "ok" }, { type: "file", data: "https://example.org/b.pdf", mimeType: "application/pdf" }],
+  ];
+  assert.deepEqual(loaded.messages.map((i) => i.message.content), want);
+  const data = JSON.parse(t.export("assistant-ui"));
+  assert.deepEqual(data.messages.map((i) => i.message.content), want);
+  const repo = new MessageRepository();
+  repo.import(data);
+  for (const m of repo.getMessages()) assert.equal(fromThreadMessageLike(m, m.id, { type: "complete", reason: "unknown" }).content.at(-1).type, "file");
   t.free();
 });
 

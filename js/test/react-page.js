@@ -1,7 +1,7 @@
 // The page js/test/react.mjs bundles with Vite (React 19 and react-dom from
 // .tools, sessiontree.js and idb.js left as the served modules): components
 // built on sessiontree/react, each counting its renders.
-import { createElement as h, StrictMode, useEffect, useLayoutEffect, useState } from "react";
+import { Activity, createElement as h, StrictMode, useEffect, useLayoutEffect, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { useChat } from "@ai-sdk/react";
 import { init, SessionTree } from "/sessiontree.js";
@@ -187,6 +187,30 @@ window.startNested = async () => {
   window.nStop = () => { root.unmount(); el.remove(); t.free(); };
 };
 
+// useTree under <Activity>: hidden, its effects are cleaned up (the
+// conversation closes); shown again, they run again (it opens again). Each
+// render's { loading, closed } is kept.
+function ActivityProbe({ store, id }) {
+  const { conversation, tree, loading } = useTree(store, id);
+  window.activityLog.push({ loading, conversation: conversation !== null, closed: conversation?.closed ?? null, tree: tree !== null });
+  if (conversation) window.activityConv = conversation;
+  return h("p", { id: "activity" }, tree ? `${tree.pathLength()} messages` : loading ? "opening" : "none");
+}
+
+window.startActivity = async () => {
+  const conv = await window.store.create(SessionTree.fromLinear([{ role: "user", content: "a" }, { role: "assistant", content: "b" }], 1), { title: "activity" });
+  const { id } = conv;
+  await conv.close();
+  const el = document.createElement("div");
+  document.body.append(el);
+  const root = createRoot(el);
+  window.activityLog = [];
+  const render = (mode) => root.render(h(StrictMode, null, h(Activity, { mode }, h(ActivityProbe, { store: window.store, id }))));
+  window.activityMode = render;
+  render("visible");
+  window.activityStop = () => { root.unmount(); el.remove(); };
+};
+
 // useChat on a tree as sessiontree/ai-sdk documents it from an effect:
 // syncChat once a response is over, setMessages only when the tree changed.
 // Its transport answers in the page ("re: " and the last message's text).
@@ -199,6 +223,13 @@ const echo = {
   async reconnectToStream() { return null; },
 };
 
+// AISwitch: the ‹ n/m › switcher at each message useChat shows, its own id
+// while the reply streams (not yet in the tree).
+function AISwitch({ tree, id }) {
+  const s = useSiblings(tree, id);
+  return h("span", { className: "switch" }, `${s.index + 1}/${s.siblings.length}`);
+}
+
 function AIChat({ tree }) {
   const { messages, setMessages, sendMessage, status } = useChat({ messages: toUIMessages(tree), transport: echo });
   window.aiRenders++;
@@ -208,7 +239,7 @@ function AIChat({ tree }) {
     const r = syncChat(tree, messages);
     if (r.changed) setMessages(r.messages);
   }, [status, messages, setMessages, tree]);
-  return h("ol", { id: "aichat", "data-status": status }, messages.map((m) => h("li", { key: m.id, "data-id": m.id }, m.parts.map((p) => p.text ?? "").join(""))));
+  return h("ol", { id: "aichat", "data-status": status }, messages.map((m) => h("li", { key: m.id, "data-id": m.id }, m.parts.map((p) => p.text ?? "").join(""), h(AISwitch, { tree, id: m.id }))));
 }
 
 window.startAIChat = async () => {

@@ -177,7 +177,20 @@ try {
     assert.deepEqual(await labels(), ["", "", "pinned too"], "the window shows the leaf without the label the listener gave it");
     await page.evaluate(() => window.nStop());
   });
-  await step("useChat (@ai-sdk/react) kept in the tree from an effect on status \"ready\" as sessiontree/ai-sdk documents it (setMessages when r.changed): the reply is stored, useChat's ids become the tree's, nothing renders in a loop", async () => {
+  await step("useTree under <Activity>: hidden, the conversation closes; shown again, it is loading until it is open again, never a closed conversation", async () => {
+    await page.evaluate(() => window.startActivity());
+    await page.waitForFunction(() => document.querySelector("#activity")?.textContent.endsWith("messages"));
+    await page.evaluate(() => window.activityMode("hidden"));
+    await page.waitForFunction(() => window.activityConv.closed);
+    await settle();
+    await page.evaluate(() => { window.activityLog.length = 0; window.activityMode("visible"); });
+    await page.waitForFunction(() => document.querySelector("#activity")?.textContent.endsWith("messages"));
+    const log = await page.evaluate(() => window.activityLog);
+    assert.ok(log.every((r) => r.closed !== true), `a render was given a closed conversation: ${JSON.stringify(log)}`);
+    assert.ok(log.every((r) => r.tree || r.loading), `a render had no tree and was not loading: ${JSON.stringify(log)}`);
+    await page.evaluate(() => window.activityStop());
+  });
+  await step("useChat (@ai-sdk/react) kept in the tree from an effect on status \"ready\" as sessiontree/ai-sdk documents it (setMessages when r.changed): the reply is stored, useChat's ids become the tree's, nothing renders in a loop; a switcher (useSiblings) at each message, useChat's own ids too", async () => {
     await page.evaluate(() => window.startAIChat());
     await page.waitForSelector("#aichat li", { state: "attached" });
     const idle = async () => {
@@ -189,11 +202,14 @@ try {
     };
     await idle();
     await page.evaluate(() => window.aiSend("hi"));
-    await page.waitForFunction(() => document.querySelector("#aichat li:last-child")?.textContent === "re: hi" && document.querySelector("#aichat").dataset.status === "ready");
+    await page.waitForFunction(() => document.querySelector("#aichat li:last-child")?.firstChild?.textContent === "re: hi" && document.querySelector("#aichat").dataset.status === "ready");
     await idle();
     const { shown, path: treePath } = await page.evaluate(() => ({ shown: [...document.querySelectorAll("#aichat li")].map((li) => li.dataset.id), path: window.aiTree.activePath() }));
     assert.deepEqual(shown, treePath);
     assert.equal(treePath.length, 4);
+    // A switcher at each message (useSiblings): none while useChat's own ids
+    // were shown, ‹ 1/1 › once they are the tree's.
+    assert.deepEqual(await page.$$eval("#aichat .switch", (els) => els.map((e) => e.textContent)), ["1/1", "1/1", "1/1", "1/1"]);
     await page.evaluate(() => window.aiStop());
   });
   // Seeded random runs: appends, edits, regenerates, rewinds, opens, labels,

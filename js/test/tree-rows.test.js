@@ -194,6 +194,47 @@ test("applyChanges keeps this copy's branch and its own messages, and records wh
   a.free(); b.free();
 });
 
+test("applyChanges of a delta this copy already holds (delivered twice) moves no version and tells no listener", () => {
+  const a = SessionTree.fromLinear([say(0), say(1)], 1);
+  const b = SessionTree.load(a.save());
+  a.takeChanges();
+  a.branch(a.activePath()[0], "side", 2);
+  a.append(say(2), 3);
+  const c = a.takeChanges();
+  b.applyChanges(c, { follow: true });
+  const events = [];
+  b.subscribe((e) => events.push(e));
+  b.takeChanges();
+  const v = b.version;
+  b.applyChanges(c, { follow: true });
+  b.applyChanges(c);
+  assert.equal(b.version, v);
+  assert.deepEqual(events, []);
+  const again = b.takeChanges();
+  assert.equal(again.nodes.length + again.branches.length, 0, "the store's feed names rows again");
+  a.free(); b.free();
+});
+
+test("applyChanges of an every-row delta of this very tree moves no version, tells no listener and restarts no feed", () => {
+  const a = SessionTree.fromLinear([say(0), say(1)], 1);
+  const [first, second] = a.activePath();
+  a.branch(first, "side", 2);
+  a.label(second, "kept", 3);
+  const all = SessionTree.load(a.save()).takeChanges();
+  assert.ok(all.all);
+  a.takeChanges();
+  const events = [];
+  a.subscribe((e) => events.push(e));
+  const v = a.version;
+  a.applyChanges(all);
+  a.applyChanges(all, { follow: true });
+  assert.equal(a.version, v);
+  assert.deepEqual(events, []);
+  const next = a.takeChanges();
+  assert.ok(!next.all && next.nodes.length + next.branches.length === 0, "the store's feed starts over");
+  a.free();
+});
+
 test("applyChanges refuses a delta that does not fit, with a code, and changes nothing", () => {
   const a = SessionTree.fromLinear([say(0), say(1)], 1);
   const before = a.save();

@@ -6,7 +6,8 @@
 // writes the active path: a stored UIMessage comes back as it was; any other
 // message is converted through core/chat (text, reasoning, a tool call as a
 // "tool-NAME" part, its result, wherever it was stored, as that part's output,
-// an image as a file part). A message that only carries results of calls
+// an image or another file, as assistant-ui and the providers hold one, as a
+// file part). A message that only carries results of calls
 // made before (a tool message) gives no UIMessage of its own: the UIMessage
 // format has no tool role. Parts no UIMessage part holds are left out.
 // Times, labels and other branches are not carried: the format has no place
@@ -172,6 +173,14 @@ func (w *Writer) Add(id string, m core.Message) {
 		case chat.Image:
 			if p.URL != "" {
 				um.parts = append(um.parts, &uiPart{raw: convert.NewObject(nil).String("type", "file").String("mediaType", mediaType(p.URL)).String("url", p.URL).Bytes()})
+			}
+		case chat.Other:
+			if f, ok := convert.FilePart(p.Raw); ok {
+				o := convert.NewObject(nil).String("type", "file").String("mediaType", f.MediaType).String("url", f.URL)
+				if f.Filename != "" {
+					o.String("filename", f.Filename)
+				}
+				um.parts = append(um.parts, &uiPart{raw: o.Bytes()})
 			}
 		}
 	}

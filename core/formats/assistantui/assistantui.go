@@ -10,7 +10,7 @@
 // it was}, and core/chat reads its parts. Export writes every node, parents
 // first: a stored ThreadMessage as it was; any other message converted
 // through core/chat (text, reasoning, a tool call with its result when the
-// same message holds it, an image), with the defaults assistant-ui gives a
+// same message holds it, an image, another file), with the defaults assistant-ui gives a
 // message (metadata, an assistant's status, a user's attachments), and the
 // message itself in the record's "sessiontree" member, so an import gives it
 // back. The head is the active branch's leaf; the branches, their names and
@@ -171,7 +171,8 @@ func Own(m core.Message) bool {
 // an object, argsText), source, file, image, data and generative-ui parts; a
 // user's text, image, audio, file and data parts; a system message exactly
 // one text part. An image is a data:image/ or an https: or blob: URL (any
-// other is dropped by the runtime).
+// other is dropped by the runtime); a file has its data and mimeType (Chat
+// Completions' file part, {"file":{…}}, is not one).
 func validParts(role string, content []byte) bool {
 	if len(content) == 0 || content[0] != '[' {
 		return false
@@ -213,6 +214,12 @@ func validParts(role string, content []byte) bool {
 		case "image":
 			if !imageURL(convert.Str(ps, "image")) {
 				return false
+			}
+		case "file":
+			for _, k := range []string{"data", "mimeType"} {
+				if v, ok := convert.Get(ps, k); !ok || len(v) == 0 || v[0] != '"' {
+					return false
+				}
 			}
 		case "tool-call":
 			args, _ := convert.Get(ps, "args")
@@ -361,6 +368,16 @@ func record(t *core.Tree, n core.Node) []byte {
 			if imageURL(p.URL) {
 				parts = append(parts, convert.NewObject(nil).String("type", "image").String("image", p.URL).Bytes())
 			}
+		case p.Kind == chat.Other:
+			if f, ok := convert.FilePart(p.Raw); ok {
+				o := convert.NewObject(nil).String("type", "file").String("data", f.URL).String("mimeType", f.MediaType)
+				if f.Filename != "" {
+					o.String("filename", f.Filename)
+				}
+				parts = append(parts, o.Bytes())
+			} else if part := uiPart(role, p.Raw); part != nil {
+				parts = append(parts, part)
+			}
 		case role == "user" && (p.Kind == chat.ToolCall || p.Kind == chat.ToolResult):
 			// A user message holds no tool-call part: a data part.
 			parts = append(parts, dataPart(p))
@@ -391,6 +408,39 @@ func record(t *core.Tree, n core.Node) []byte {
 		o.Raw("metadata", []byte(`{"custom":{}}`))
 	}
 	return o.Bytes()
+}
+
+// uiPart writes an AI SDK UIMessage's source-url and source-document parts
+// (an assistant's) as source parts and its data-NAME parts as data parts, as
+// sessiontree/assistant-ui's toThreadMessage does; nil for another part.
+func uiPart(role string, raw []byte) []byte {
+	ms, err := convert.Members(raw)
+	if err != nil {
+		return nil
+	}
+	typ := convert.Str(ms, "type")
+	optional := func(o *convert.Object, key string) *convert.Object {
+		if v, ok := convert.Get(ms, key); ok && len(v) > 0 && v[0] == '"' {
+			o.Raw(key, v)
+		}
+		return o
+	}
+	switch {
+	case typ == "source-url" && role == "assistant":
+		o := convert.NewObject(nil).String("type", "source").String("sourceType", "url").String("id", convert.Str(ms, "sourceId")).String("url", convert.Str(ms, "url"))
+		return optional(o, "title").Bytes()
+	case typ == "source-document" && role == "assistant":
+		o := convert.NewObject(nil).String("type", "source").String("sourceType", "document").String("id", convert.Str(ms, "sourceId")).
+			String("title", convert.Str(ms, "title")).String("mediaType", convert.Str(ms, "mediaType"))
+		return optional(o, "filename").Bytes()
+	case strings.HasPrefix(typ, "data-") && role != "system":
+		data, ok := convert.Get(ms, "data")
+		if !ok {
+			data = []byte("null")
+		}
+		return optional(convert.NewObject(nil).String("type", "data").String("name", typ[len("data-"):]).Raw("data", data), "id").Bytes()
+	}
+	return nil
 }
 
 // dataPart writes a tool call or result a user message holds as a data part

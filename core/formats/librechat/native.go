@@ -85,21 +85,21 @@ func plain(t chat.Turn) string {
 	if s := t.Text(); s != "" {
 		return s
 	}
-	out := ""
+	var out []byte // one buffer: a string grown by += copied itself at each result
 	for _, p := range t.Parts {
 		if p.Kind != chat.ToolResult {
 			continue
 		}
-		if out != "" {
-			out += "\n\n"
+		if len(out) > 0 {
+			out = append(out, "\n\n"...)
 		}
 		if p.Text != "" {
-			out += p.Text
+			out = append(out, p.Text...)
 		} else {
-			out += string(p.Raw)
+			out = append(out, p.Raw...)
 		}
 	}
-	return out
+	return string(out)
 }
 
 func contentParts(t chat.Turn) []byte {

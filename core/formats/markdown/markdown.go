@@ -27,12 +27,14 @@ func Export(t *core.Tree) ([]byte, error) {
 		text := strings.TrimSpace(convert.ContentText(m))
 		if calls, ok := rawjson.Lookup(m, "tool_calls"); ok {
 			list, _ := convert.Elements(calls)
+			out := []byte(text) // one buffer: a string grown by += copied itself at each call
 			for _, c := range list {
 				fn, _ := rawjson.Lookup(c, "function")
 				name, _ := rawjson.LookupString(fn, "name")
 				args, _ := rawjson.LookupString(fn, "arguments")
-				text += "\n\n`" + name + "(" + args + ")`"
+				out = append(append(append(append(append(out, "\n\n`"...), name...), '('), args...), ")`"...)
 			}
+			text = string(out)
 		}
 		if text == "" {
 			text = "_(no text)_"

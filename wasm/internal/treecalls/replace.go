@@ -35,6 +35,9 @@ func replace(r *Request) ([]byte, error) {
 			}
 			return nil, err
 		}
+		if t.Equal(e.tree) {
+			return nil, nil // rows it holds already (a delta delivered twice): nothing changes
+		}
 	}
 	e.slots = remapSlots(&e.slots, e.tree, t)
 	t.Succeed(e.tree) // its version goes on; listeners hear that anything changed
