@@ -4,8 +4,16 @@ import type { MergeReport, SessionTree } from "./sessiontree.js";
 export interface SyncOptions {
   /** The worker's base URL, e.g. "https://sessiontree.example.workers.dev". */
   url: string;
-  /** A bearer token the operator issued for the tenant. */
-  token: string;
+  /**
+   * A bearer token the operator issued for the tenant, or a function that
+   * gives one (or a Promise of one). A function is asked before each request
+   * and each live socket, so a page renews a token that expires (the worker
+   * takes one for a day at most) without restarting live(): a socket closed
+   * for an expired token (4001) opens again at once with the function's
+   * next token. A function that gives no string fails that round with
+   * `invalid_input`.
+   */
+  token: string | (() => string | Promise<string>);
   /** The tree's id on the worker (from POST /v1/trees). */
   id: string;
   /** The fetch to use (default: globalThis.fetch). */

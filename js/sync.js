@@ -126,13 +126,13 @@ async function syncTree(tree, options, partsFrom, saved = () => {}) {
   if (!(tree instanceof SessionTree)) fail(`"tree" must be a SessionTree`);
   const { url, token, id, fetch: fetchFn = globalThis.fetch, attempts = 10 } = options ?? {};
   if (typeof url !== "string" || url === "") fail(`"url" must be the worker's base URL`);
-  if (typeof token !== "string" || token === "") fail(`"token" must be a non-empty bearer token`);
+  const bearer = bearerOf(token);
   if (typeof id !== "string" || id === "") fail(`"id" must be the tree's id on the worker`);
   if (!Number.isSafeInteger(attempts) || attempts < 1) fail(`"attempts" must be a positive integer`);
   const base = `${url.replace(/\/+$/, "")}/v1/trees/${encodeURIComponent(id)}`;
-  const auth = { authorization: `Bearer ${token}` };
   await initInterchange(); // a no-op once loaded, or when the main module is full
   for (let attempt = 1; attempt <= attempts; attempt++) {
+    const auth = { authorization: `Bearer ${await bearer()}` };
     const got = await fetchFn(base, { headers: auth });
     if (!got.ok) throw await httpError(got, `pulling tree ${JSON.stringify(id)}`);
     const etag = got.headers.get("etag");
@@ -163,6 +163,26 @@ async function syncTree(tree, options, partsFrom, saved = () => {}) {
     return { etag: body.etag, pulled, pushed: body.report, attempts: attempt };
   }
   throw new SessionTreeError("conflict", `tree ${JSON.stringify(id)} kept changing during ${attempts} sync attempts; nothing is lost, sync again`);
+}
+
+// bearerOf checks sync()'s and live()'s token and returns what gives it: a
+// string, or a function that gives one (or a Promise of one), asked before
+// each request and each live socket, so that a page renews a token that
+// expires (the worker's last at most a day) without restarting live().
+// Before, live() took a string alone and, once it expired, failed every round
+// with unauthorized until closed and started again.
+function bearerOf(token) {
+  if (typeof token === "function") {
+    return async () => {
+      const t = await token();
+      if (typeof t !== "string" || t === "") {
+        throw new SessionTreeError("invalid_input", `the "token" function gave ${t === "" ? "an empty string" : typeof t}, not a bearer token`);
+      }
+      return t;
+    };
+  }
+  if (typeof token !== "string" || token === "") fail(`"token" must be a non-empty bearer token, or a function that gives one`);
+  return () => token;
 }
 
 // postWhole posts a whole tree, body: null when the request failed on the
@@ -242,7 +262,7 @@ export function live(tree, options) {
     WebSocket: WS = globalThis.WebSocket,
   } = options ?? {};
   if (typeof url !== "string" || url === "") fail(`"url" must be the worker's base URL`);
-  if (typeof token !== "string" || token === "") fail(`"token" must be a non-empty bearer token`);
+  const bearer = bearerOf(token), refreshes = typeof token === "function";
   if (typeof id !== "string" || id === "") fail(`"id" must be the tree's id on the worker`);
   if (!Number.isSafeInteger(pollMs) || pollMs < 50) fail(`"pollMs" must be an integer of at least 50`);
   if (!Number.isSafeInteger(ackTimeoutMs) || ackTimeoutMs < 50) fail(`"ackTimeoutMs" must be an integer of at least 50`);
@@ -303,7 +323,7 @@ export function live(tree, options) {
   // another client needs when this one has nothing new.
   async function pull() {
     await initInterchange();
-    const got = await fetchFn(base, { headers: { authorization: `Bearer ${token}` } });
+    const got = await fetchFn(base, { headers: { authorization: `Bearer ${await bearer()}` } });
     if (!got.ok) throw await httpError(got, `pulling tree ${JSON.stringify(id)}`);
     const tag = got.headers.get("etag");
     const text = await got.text();
@@ -369,7 +389,7 @@ export function live(tree, options) {
     }
     const put = await fetchFn(`${base}/delta`, {
       method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "if-match": etag, "idempotency-key": key },
+      headers: { authorization: `Bearer ${await bearer()}`, "content-type": "application/json", "if-match": etag, "idempotency-key": key },
       body,
     });
     if (put.status === 412) return null;
@@ -414,7 +434,7 @@ export function live(tree, options) {
     }
     const put = await postWhole(fetchFn, `${base}/merge`, {
       method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "if-match": etag, "idempotency-key": key },
+      headers: { authorization: `Bearer ${await bearer()}`, "content-type": "application/json", "if-match": etag, "idempotency-key": key },
       body,
     });
     if (put === null) return TOO_LARGE; // cut off on the way (see postWhole)
@@ -652,6 +672,21 @@ export function live(tree, options) {
     connectTimer = null;
     if (closed) return;
     if (typeof WS !== "function") return poll();
+    if (!refreshes) return open(token);
+    Promise.resolve().then(bearer).then(open, (e) => {
+      // No token to connect with (the token function failed): poll, whose
+      // rounds ask for it again, and try the socket again later.
+      if (closed) return;
+      tell(onError, e);
+      poll();
+      const wait = Math.max(retry, REFUSED_RETRY_MS);
+      retry = Math.min(2 * wait, Math.max(wait, 30_000));
+      connectTimer = setTimeout(connect, wait);
+    });
+  }
+
+  function open(token) {
+    if (closed) return;
     const wsURL = `${base.replace(/^http/, "ws")}/live?client=${client}&batch=1&access_token=${encodeURIComponent(token)}`;
     let ws;
     try {
@@ -705,9 +740,10 @@ export function live(tree, options) {
       if (closed) return;
       mode = "poll";
       let wait = retry;
-      if (ev?.code === 4029 || ev?.code === 4001) {
+      if (ev?.code === 4029 || (ev?.code === 4001 && !refreshes)) {
         // Refused: connecting again at once is refused again. The polls
-        // go on meanwhile.
+        // go on meanwhile. An expired token that a token function renews
+        // is asked for again at the next connect, after the usual wait.
         wait = Math.max(retry, REFUSED_RETRY_MS);
         tell(onError, refusedError(ev.code, ev.reason, wait));
       }

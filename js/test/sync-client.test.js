@@ -33,7 +33,8 @@ function settles(p, ms = 4000) {
 // ({status, etag, body}); fetch is the HTTP side; Socket the live socket's
 // class, whose server side opened(ws) and written(ws, msg, text) script
 // (by default: welcome, an open and a hello; serve, each write stored and
-// acked under its id).
+// acked under its id). w.valid, when set, is the set of tokens it takes: a
+// request with another is 401, a socket with another is closed with 4001.
 function fakeWorker(initial, { opened = (ws) => ws.welcome(), written = (ws, m) => ws.serve(m) } = {}) {
   const w = { tree: initial.clone(), version: 1, keys: new Map(), down: false, gets: 0, posts: [], sockets: [] };
   w.etag = () => `"${w.version}-f"`;
@@ -50,6 +51,8 @@ function fakeWorker(initial, { opened = (ws) => ws.welcome(), written = (ws, m) 
     await sleep(1);
     if (w.down) throw new TypeError("fetch failed");
     w.requests = (w.requests ?? 0) + 1;
+    const token = init.headers?.authorization?.replace(/^Bearer /, "");
+    if (w.valid && !w.valid.has(token)) return new Response(JSON.stringify({ error: { code: "unauthorized", message: "the token expired" } }), { status: 401 });
     if (init.body?.length > w.cutOver) throw new TypeError("fetch failed", { cause: new Error("write ECONNRESET") });
     if (w.deleted) return new Response(JSON.stringify({ error: { code: "not_found", message: "no tree \"t1\"" } }), { status: 404 });
     if (!init.method) {
@@ -61,12 +64,14 @@ function fakeWorker(initial, { opened = (ws) => ws.welcome(), written = (ws, m) 
     return new Response(JSON.stringify(a.body), { status: a.status, headers: { etag: a.etag } });
   };
   w.Socket = class {
-    constructor() {
+    constructor(url) {
       this.readyState = 0;
       this.closers = [];
       this.sent = [];
+      this.token = new URL(url).searchParams.get("access_token");
       w.sockets.push(this);
-      setTimeout(() => opened(this), 1);
+      if (w.valid && !w.valid.has(this.token)) setTimeout(() => { this.readyState = 1; this.onopen?.({}); this.end(4001, "the token expired"); }, 1);
+      else setTimeout(() => opened(this), 1);
     }
     addEventListener(type, fn) { if (type === "close") this.closers.push(fn); }
     welcome() {
@@ -338,4 +343,53 @@ test("a whole push cut off on the way (a connection reset, not a 413) goes in pa
   } finally {
     await s.close();
   }
+});
+
+// A token lasts a day at most on the worker: a page renews it, and live()
+// asks a token function before each request and each socket. Before, live()
+// took a string alone and, once it expired, failed every round until it was
+// closed and started again.
+test("a token function is asked before each request and socket: an expired token it renews keeps live() going", async () => {
+  const w = fakeWorker(startTree());
+  let current = "token-1";
+  w.valid = new Set([current]);
+  const { t, s, errors } = start(w, startTree(), { token: () => Promise.resolve(current) });
+  try {
+    await until(() => s.mode === "live" && s.etag === w.etag(), "live() never went live and synced");
+    assert.equal(w.sockets.at(-1).token, "token-1");
+    current = "token-2";
+    w.valid = new Set([current]);
+    w.sockets.at(-1).end(4001, "the token expired");
+    await until(() => s.mode === "live" && w.sockets.at(-1).token === "token-2", "live() never opened a socket with the renewed token");
+    // A request under way as the token expired may have failed with it; none after.
+    assert.deepEqual(errors.filter((e) => e.code !== "unauthorized").map((e) => e.message), []);
+    const before = errors.length;
+    t.append(user("after the renewal"), 7);
+    await s.push();
+    await until(() => holds(w.tree, "after the renewal"), "the push after the renewal never went in");
+    assert.deepEqual(errors.slice(before).map((e) => e.message), []);
+
+    const r = await sync(t, { url: "https://w", token: async () => current, id: "t1", fetch: w.fetch });
+    assert.equal(r.pushed !== undefined, true);
+  } finally {
+    await s.close();
+  }
+});
+
+test("a token function that gives no token fails the round with invalid_input and live() goes on", async () => {
+  const w = fakeWorker(startTree());
+  let current = "";
+  const { t, s, errors } = start(w, startTree(), { token: () => current, WebSocket: null });
+  try {
+    await until(() => errors.length > 0, "no error was reported");
+    assert.equal(errors[0].code, "invalid_input");
+    assert.ok(/"token" function gave an empty string/.test(errors[0].message), errors[0].message);
+    current = "fine";
+    t.append(user("once there is a token"), 7);
+    await s.push();
+    await until(() => holds(w.tree, "once there is a token"), "live() never pushed once the token came");
+  } finally {
+    await s.close();
+  }
+  await assert.rejects(sync(startTree(), { url: "https://w", token: 42, id: "t1", fetch: w.fetch }), "invalid_input");
 });
