@@ -116,7 +116,7 @@ type listCounter struct {
 	rows int
 }
 
-func (s *listCounter) List(ctx context.Context, tenant, after string, limit int) ([]Meta, error) {
+func (s *listCounter) List(ctx context.Context, tenant string, after Cursor, limit int) ([]Meta, error) {
 	metas, err := s.MemStore.List(ctx, tenant, after, limit)
 	s.rows += len(metas)
 	return metas, err

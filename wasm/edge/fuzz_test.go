@@ -51,7 +51,7 @@ func fuzzTreeReadsBack(t *testing.T, c *client, id string) {
 	// The size the Handler counted write by write is the rows' as stored.
 	if h, ok := c.h.(*Handler); ok {
 		if ms, ok := h.store.(*MemStore); ok {
-			metas, _ := ms.List(context.Background(), "alice", "", maxListPage)
+			metas, _ := ms.List(context.Background(), "alice", Cursor{}, maxListPage)
 			for _, m := range metas {
 				if m.ID == id && m.Bytes != storedBytes(ms, id) {
 					t.Fatalf("the tree was counted at %d bytes; its rows take %d", m.Bytes, storedBytes(ms, id))
@@ -252,7 +252,8 @@ func FuzzSocketFrame(f *testing.F) {
 // query a client sends: a 200 or a coded error, never a 500 or a panic.
 func FuzzQuery(f *testing.F) {
 	for _, s := range []string{"limit=2&after=x", "tail=3&skip=1", "since=0", "since=-1", "tail=99999999999999999999",
-		"format=auto", "format=chatgpt&x=%zz", "limit=&limit=1", "skip=1e3", "budget=12&api=openai-chat"} {
+		"format=auto", "format=chatgpt&x=%zz", "limit=&limit=1", "skip=1e3", "budget=12&api=openai-chat",
+		"limit=1&after=1733400000000.0123456789abcdef0123456789abcdef", "after=-01.0123456789abcdef0123456789abcdef", "after=9007199254740992.x"} {
 		f.Add(uint8(0), s)
 	}
 	f.Fuzz(func(t *testing.T, route uint8, query string) {

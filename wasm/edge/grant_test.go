@@ -73,7 +73,7 @@ func TestATenantsTreesGrowOnlyWithinItsQuotaOfBytes(t *testing.T) {
 	}
 	t.Logf("%d appends went in, %d were refused; the trees take %d bytes of %d", made, refused, tenantBytes(store, "alice"), quota)
 	// Each tree's size, as the Handler counted it write by write, is exact.
-	metas, _ := store.List(context.Background(), "alice", "", maxListPage)
+	metas, _ := store.List(context.Background(), "alice", Cursor{}, maxListPage)
 	for _, m := range metas {
 		if got := storedBytes(store, m.ID); m.Bytes != got {
 			t.Errorf("tree %s: counted %d bytes, its rows take %d", m.ID, m.Bytes, got)

@@ -202,29 +202,32 @@ func (t *memTree) logDelta(v int64, d []byte, budget int64) {
 }
 
 // List implements Store.
-func (s *MemStore) List(_ context.Context, tenant, after string, limit int) ([]Meta, error) {
+func (s *MemStore) List(_ context.Context, tenant string, after Cursor, limit int) ([]Meta, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if after.ByID {
+		t, err := s.get(tenant, after.ID)
+		if err != nil {
+			return nil, err
+		}
+		after.CreatedMs = t.meta.CreatedMs
+	}
 	var out []Meta
 	for _, t := range s.trees {
-		if t.meta.Tenant == tenant {
+		if t.meta.Tenant == tenant && (after.ID == "" || listOrder(cursorAfter(t.meta), after) > 0) {
 			out = append(out, t.meta)
 		}
 	}
-	slices.SortFunc(out, func(a, b Meta) int {
-		if a.CreatedMs != b.CreatedMs {
-			return cmp.Compare(a.CreatedMs, b.CreatedMs)
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	if after != "" {
-		i := slices.IndexFunc(out, func(m Meta) bool { return m.ID == after })
-		if i < 0 {
-			return nil, ErrNoTree
-		}
-		out = out[i+1:]
-	}
+	slices.SortFunc(out, func(a, b Meta) int { return listOrder(cursorAfter(a), cursorAfter(b)) })
 	return out[:min(len(out), limit)], nil
+}
+
+// listOrder compares two places in the list: by creation time, then id.
+func listOrder(a, b Cursor) int {
+	if a.CreatedMs != b.CreatedMs {
+		return cmp.Compare(a.CreatedMs, b.CreatedMs)
+	}
+	return strings.Compare(a.ID, b.ID)
 }
 
 // Delete implements Store.

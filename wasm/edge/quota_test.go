@@ -17,7 +17,7 @@ import (
 // admits lets every create of the moment through.
 type slowStore struct{ *MemStore }
 
-func (s slowStore) List(ctx context.Context, tenant, after string, limit int) ([]Meta, error) {
+func (s slowStore) List(ctx context.Context, tenant string, after Cursor, limit int) ([]Meta, error) {
 	time.Sleep(2 * time.Millisecond)
 	return s.MemStore.List(ctx, tenant, after, limit)
 }
@@ -60,7 +60,7 @@ func TestFiftyCreatesAtOnceMakeExactlyTheQuotaOfTrees(t *testing.T) {
 	if made, refused := createAtOnce(t, c, 50, ""); made != 5 || refused != 45 {
 		t.Fatalf("50 creates at once under a quota of 5 trees: %d made, %d refused", made, refused)
 	}
-	if got, _ := store.List(context.Background(), "alice", "", maxListPage); len(got) != 5 {
+	if got, _ := store.List(context.Background(), "alice", Cursor{}, maxListPage); len(got) != 5 {
 		t.Fatalf("the tenant holds %d trees, want 5", len(got))
 	}
 	// A create that fails gives its place back.

@@ -136,10 +136,13 @@ func (h *Handler) list(q *request) *apiError {
 		}
 		limit = n
 	}
-	after := query.Get("after")
+	after, ae := parseAfter(query.Get("after"))
+	if ae != nil {
+		return ae
+	}
 	metas, err := h.store.List(q.ctx, q.tenant, after, limit+1) // one more: is there a next page?
-	if errors.Is(err, ErrNoTree) && after != "" {
-		return errInput(`"after" must be the id of a listed tree (the "next" of the page before)`)
+	if errors.Is(err, ErrNoTree) && after.ByID {
+		return errAfter(after.ID)
 	}
 	if err != nil {
 		return storeError("", err)
@@ -147,7 +150,7 @@ func (h *Handler) list(q *request) *apiError {
 	next := ""
 	if len(metas) > limit {
 		metas = metas[:limit]
-		next = metas[limit-1].ID
+		next = cursorAfter(metas[limit-1]).String()
 	}
 	buf := []byte(`{"trees":[`)
 	for i, m := range metas {

@@ -127,11 +127,12 @@ type Store interface {
 	// fails with ErrStale (writing nothing) otherwise.
 	Commit(ctx context.Context, prev int64, w Write) error
 	// List returns at most limit rows of tenant's trees, oldest first (by
-	// creation time, then id): those after the tree after, or from the
-	// first if after is "". It is ErrNoTree if after is none of the
-	// tenant's trees. One page is read, not the list: read whole for each
-	// page, a page of one tree took 457 ms in the worker at 4,000 trees.
-	List(ctx context.Context, tenant, after string, limit int) ([]Meta, error)
+	// creation time, then id): those after the place after names (from the
+	// first if it is the zero Cursor). It is ErrNoTree only for a Cursor
+	// ByID whose tree is none of the tenant's. One page is read, not the
+	// list: read whole for each page, a page of one tree took 457 ms in the
+	// worker at 4,000 trees.
+	List(ctx context.Context, tenant string, after Cursor, limit int) ([]Meta, error)
 	// Delete removes tree id and its rows, if its stored version is still
 	// ifVersion (any version if 0; ErrStale otherwise), keeping idem (if not
 	// nil) in the same transaction.

@@ -41,13 +41,18 @@ const chunkBytes = 900 << 10
 
 const (
 	sqlMeta = `SELECT id, tenant, version, etag, root, active, created_ms, updated_ms FROM trees WHERE id = ?1 AND tenant = ?2`
-	// A page of the list: the trees after tree ?2 (all if ''), at most ?3,
-	// read along the index trees_by_tenant; sqlListed says whether ?2 is one.
-	sqlList = `SELECT id, tenant, version, etag, root, active, created_ms, updated_ms, title, nodes, bytes FROM trees
-  WHERE tenant = ?1 AND version > 0
-    AND (?2 = '' OR (created_ms, id) > (SELECT created_ms, id FROM trees WHERE id = ?2 AND tenant = ?1 AND version > 0))
-  ORDER BY created_ms, id LIMIT ?3`
-	sqlListed = `SELECT 1 AS x FROM trees WHERE id = ?1 AND tenant = ?2 AND version > 0`
+	// A page of the list, at most ?2 trees read along the index
+	// trees_by_tenant from where the page starts: the first tree
+	// (sqlListFirst), the place (created_ms ?3, id ?4) of a cursor, whether
+	// or not its tree lives (sqlListAt), or the place of tree ?3
+	// (sqlListAfterTree; sqlListed says whether ?3 is one). Each is a range
+	// of the index: an OR of the three would read every row of the tenant
+	// before the page (EXPLAIN QUERY PLAN: SEARCH … (tenant=?) only).
+	sqlListColumns   = `SELECT id, tenant, version, etag, root, active, created_ms, updated_ms, title, nodes, bytes FROM trees WHERE tenant = ?1 AND version > 0`
+	sqlListFirst     = sqlListColumns + ` ORDER BY created_ms, id LIMIT ?2`
+	sqlListAt        = sqlListColumns + ` AND (created_ms, id) > (?3, ?4) ORDER BY created_ms, id LIMIT ?2`
+	sqlListAfterTree = sqlListColumns + ` AND (created_ms, id) > (SELECT created_ms, id FROM trees WHERE id = ?3 AND tenant = ?1 AND version > 0) ORDER BY created_ms, id LIMIT ?2`
+	sqlListed        = `SELECT 1 AS x FROM trees WHERE id = ?1 AND tenant = ?2 AND version > 0`
 
 	sqlLoadNodes    = `SELECT id AS k, json FROM nodes WHERE tree = ?1 AND EXISTS (SELECT 1 FROM trees WHERE id = ?1 AND tenant = ?2) ORDER BY id`
 	sqlLoadBranches = `SELECT name AS k, json FROM branches WHERE tree = ?1 AND EXISTS (SELECT 1 FROM trees WHERE id = ?1 AND tenant = ?2) ORDER BY name`
@@ -267,16 +272,21 @@ func (s *d1Store) Load(_ context.Context, tenant, id string) (edge.Meta, []core.
 	return ms[0], nodes, branches, nil
 }
 
-func (s *d1Store) List(_ context.Context, tenant, after string, limit int) ([]edge.Meta, error) {
-	stmts := []stmt{{sqlList, []any{tenant, after, limit}}}
-	if after != "" {
-		stmts = append(stmts, stmt{sqlListed, []any{after, tenant}})
+func (s *d1Store) List(_ context.Context, tenant string, after edge.Cursor, limit int) ([]edge.Meta, error) {
+	var stmts []stmt
+	switch {
+	case after.ByID:
+		stmts = []stmt{{sqlListAfterTree, []any{tenant, limit, after.ID}}, {sqlListed, []any{after.ID, tenant}}}
+	case after.ID != "":
+		stmts = []stmt{{sqlListAt, []any{tenant, limit, after.CreatedMs, after.ID}}}
+	default:
+		stmts = []stmt{{sqlListFirst, []any{tenant, limit}}}
 	}
 	res, err := s.batch(stmts)
 	if err != nil {
 		return nil, err
 	}
-	if after != "" {
+	if after.ByID {
 		listed, err := rows(res[1])
 		if err != nil {
 			return nil, err

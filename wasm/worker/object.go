@@ -645,7 +645,7 @@ func (s *objectStore) Replay(_ context.Context, tenant, key string) (edge.Idem, 
 	return idemOf(rs[0], key)
 }
 
-func (s *objectStore) List(context.Context, string, string, int) ([]edge.Meta, error) {
+func (s *objectStore) List(context.Context, string, edge.Cursor, int) ([]edge.Meta, error) {
 	return nil, errors.New("a tree's object does not list trees")
 }
 
@@ -1124,7 +1124,7 @@ func (noStore) Load(context.Context, string, string) (edge.Meta, []core.Fragment
 }
 func (noStore) Create(context.Context, edge.Write) error        { return errNoStorage }
 func (noStore) Commit(context.Context, int64, edge.Write) error { return errNoStorage }
-func (noStore) List(context.Context, string, string, int) ([]edge.Meta, error) {
+func (noStore) List(context.Context, string, edge.Cursor, int) ([]edge.Meta, error) {
 	return nil, errNoStorage
 }
 func (noStore) Delete(context.Context, string, string, int64, *edge.Idem) error { return errNoStorage }

@@ -123,10 +123,19 @@ func TestChangesSearchStatsImportAndPagesThroughTheWorker(t *testing.T) {
 	if len(rest["trees"].([]any)) != 1 || rest["next"] != nil {
 		t.Fatalf("second page: %v", rest)
 	}
-	// A page is read from D1 by itself (after the tree "after" names, which
-	// must be one of the tenant's).
+	// A page is read from D1 by itself, after the place "after" names: a
+	// cursor ("next"), or a tree id, which must be one of the tenant's.
+	// Another tenant's cursor is only a place in its own list.
+	first := page["trees"].([]any)[0].(map[string]any)["id"].(string)
+	if byID := c.do("GET", "/v1/trees?limit=1&after="+first, "").object(t); len(byID["trees"].([]any)) != 1 {
+		t.Fatalf("the page after the first tree's id: %v", byID)
+	}
 	wantError(t, c.do("GET", "/v1/trees?limit=1&after="+strings.Repeat("0", 32), ""), 400, "invalid_input")
-	wantError(t, (&client{t: t, token: token(t, "pages-other")}).do("GET", "/v1/trees?after="+page["next"].(string), ""), 400, "invalid_input")
+	other := &client{t: t, token: token(t, "pages-other")}
+	wantError(t, other.do("GET", "/v1/trees?after="+first, ""), 400, "invalid_input")
+	if theirs := other.do("GET", "/v1/trees?after="+page["next"].(string), "").object(t); len(theirs["trees"].([]any)) != 0 {
+		t.Fatalf("the other tenant's page after this tenant's cursor: %v", theirs)
+	}
 }
 
 // A body of 1 MiB or more goes from the router to its tree's object as a
