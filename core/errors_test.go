@@ -64,3 +64,58 @@ func TestEveryOperationOfAnUnknownNodeOrBranchFailsWithItsCodeNamingIt(t *testin
 		t.Fatalf("a failed call changed the tree:\n%s\n%s", before, after)
 	}
 }
+
+// SPEC §2: ids are non-empty strings of at most 256 bytes without control
+// characters, and the id source is injectable. What an injected source
+// returns is held to the same rule (an id it makes must load back from the
+// file it is saved in), and ids it returns that are in use are skipped: an
+// append, an edit or a batch fails cleanly rather than store a bad id or
+// overwrite a node, and adds nothing.
+func TestAnIDSourceIsHeldToTheIDRulesAndItsUsedIDsAreSkipped(t *testing.T) {
+	for _, bad := range []string{"", strings.Repeat("x", 257), "a\nb", "a\x00", "\u0085", "\xff"} {
+		next := "q"
+		tr := New(WithIDSource(func() string { return next }))
+		q := mustAppend(t, tr, msg("user", "q"), 1)
+		next = bad
+		before := tr.Marshal()
+		_, err := tr.Append(msg("user", "x"), 2)
+		wantCode(t, err, CodeInvalidInput)
+		_, err = tr.Edit(q, msg("user", "x"), 2)
+		wantCode(t, err, CodeInvalidInput)
+		_, err = tr.Apply([]Op{{Op: "append", Message: msg("user", "x")}}, 2)
+		wantCode(t, err, CodeInvalidInput)
+		if after := tr.Marshal(); string(after) != string(before) {
+			t.Fatalf("id %q: a refused id changed the tree:\n%s", bad, after)
+		}
+		// The same tree takes a good id afterwards.
+		next = strings.Repeat("y", 256)
+		if id, err := tr.Append(msg("user", "x"), 3); err != nil || id != next {
+			t.Fatalf("id %q: then a good id: %q %v", bad, id, err)
+		}
+	}
+
+	// Used ids are skipped; a source that returns nothing else fails with
+	// conflict instead of looping for ever or replacing a node.
+	src := []string{"a", "a", "b", "a", "b", "c"}
+	tr := New(WithIDSource(func() string {
+		if len(src) == 0 {
+			return "c"
+		}
+		id := src[0]
+		src = src[1:]
+		return id
+	}))
+	var got []string
+	for range 3 {
+		got = append(got, mustAppend(t, tr, msg("user", "x"), 1))
+	}
+	if strings.Join(got, ",") != "a,b,c" {
+		t.Fatalf("ids %v, want a,b,c (each used id skipped)", got)
+	}
+	before := tr.Marshal()
+	_, err := tr.Append(msg("user", "x"), 2)
+	wantCode(t, err, CodeConflict)
+	if after := tr.Marshal(); string(after) != string(before) || tr.Len() != 3 {
+		t.Fatalf("a source of used ids changed the tree:\n%s", after)
+	}
+}
