@@ -472,3 +472,58 @@ test("an edit's and a regenerate's two arguments cross whole: short, long, non-A
   assert.equal(t.siblings(a).siblings.length, 4);
   assert.throws(() => t.regenerate("no-such-node", short), "not_found", /no-such-node/);
 });
+
+// SPEC §2 and §5: a JS caller may leave out any time argument, and the time
+// recorded is then Date.now(). Each method's recorded time is read back where
+// the API shows it: a node's, a branch's or a summary's createdAtMs.
+test("an omitted time is Date.now() for every method that records one", async () => {
+  const now = (what, call, read) => {
+    const lo = Date.now();
+    const out = call();
+    const hi = Date.now();
+    const at = read(out);
+    assert.ok(Number.isSafeInteger(at) && at >= lo && at <= hi, `${what}: recorded ${at}, not a time from ${lo} to ${hi}`);
+    return out;
+  };
+  const made = (t, name) => t.branches().find((b) => b.name === name).createdAtMs;
+  const f = now("fromLinear", () => SessionTree.fromLinear([user("q"), bot("a")]), (t) => t.node(t.activePath()[1]).createdAtMs);
+  f.free();
+  const t = new SessionTree();
+  const q = now("append", () => t.append(user("q")), (id) => t.node(id).createdAtMs);
+  const a = t.append(bot("a"), 5);
+  now("rewind", () => t.rewind(q), (kept) => made(t, kept));
+  now("branch", () => t.branch(q), (name) => made(t, name));
+  const e = now("edit", () => t.edit(q, user("q2")), (id) => t.node(id).createdAtMs);
+  assert.equal(made(t, t.activeBranch), t.node(e).createdAtMs, "the edit's branch is made at the edit's time");
+  const r = now("regenerate", () => t.regenerate(a, bot("a2")), (id) => t.node(id).createdAtMs);
+  t.switchBranch("main");
+  t.append(bot("a3"), 6);
+  t.deleteBranch(t.branches().find((b) => b.leaf === r).name);
+  // r is on no branch now: checkout moves main to it and keeps main's old leaf.
+  const names = new Set(t.branches().map((b) => b.name));
+  now("checkout (the old leaf kept)", () => t.checkout(r), () => made(t, t.branches().find((b) => !names.has(b.name)).name));
+  assert.equal(t.activePath().at(-1), r);
+  now("summarizeBranch", () => t.summarizeBranch("main", "s"), () => t.branches().find((b) => b.name === "main").summary.createdAtMs);
+  await (async () => {
+    const lo = Date.now();
+    const s = await t.summarizeBranchWith("main", async () => "about it");
+    const hi = Date.now();
+    assert.ok(s.createdAtMs >= lo && s.createdAtMs <= hi, `summarizeBranchWith: recorded ${s.createdAtMs}`);
+    assert.equal(t.branches().find((b) => b.name === "main").summary.createdAtMs, s.createdAtMs);
+  })();
+  now("apply without a time", () => t.apply([{ op: "append", message: user("x") }, { op: "branch", from: q }]),
+    ([id, name]) => Math.min(t.node(id).createdAtMs, made(t, name)));
+  t.free();
+});
+
+// SPEC §5: node(id) is the node's plain object, or null for an id that names
+// no node (a lookup, not an error); the reads that need the node throw
+// not_found naming it.
+test("node() of an unknown id is null, and children(), siblings() of one throw not_found naming it", () => {
+  const t = SessionTree.fromLinear([user("q")], 1);
+  assert.equal(t.node("no such node"), null);
+  assert.throws(() => t.children("no such node"), "not_found", /"no such node"/);
+  assert.throws(() => t.siblings("no such node"), "not_found", /"no such node"/);
+  assert.throws(() => t.node(""), "invalid_input", /"node" must be a non-empty string/);
+  t.free();
+});
