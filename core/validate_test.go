@@ -222,3 +222,32 @@ func TestAHundredMegabyteMessageIsKeptWhole(t *testing.T) {
 		t.Fatalf("message is %d bytes, want %d", len(msgs[0]), len(big))
 	}
 }
+
+// SPEC §3: Repair "reports each change". For every corrupt file of the corpus
+// that loads, Repair's report names each problem Validate found: its kind (at
+// the branch Validate named), or a change to its node that fixed it too (a
+// root with a missing parent is no longer a bad root once it loses the
+// parent), so a caller can tell the user what was fixed and where.
+func TestRepairReportsAChangeForEveryProblemValidateFound(t *testing.T) {
+	entries, _ := os.ReadDir(filepath.Join("testdata", "corrupt"))
+	files := map[string][]byte{"unknownActive": []byte(unknownActive)}
+	for _, e := range entries {
+		b, _ := loadCorpus(t, e.Name())
+		files[e.Name()] = b
+	}
+	for name, b := range files {
+		tr, err := Unmarshal(b)
+		if err != nil {
+			continue
+		}
+		found := tr.Validate()
+		fixed := tr.Repair()
+		for _, p := range found {
+			if !slices.ContainsFunc(fixed, func(c Problem) bool {
+				return (c.Kind == p.Kind && (p.Branch == "" || c.Branch == p.Branch)) || (p.Node != "" && c.Node == p.Node)
+			}) {
+				t.Errorf("%s: Validate found %+v; Repair reported no such change: %+v", name, p, fixed)
+			}
+		}
+	}
+}
