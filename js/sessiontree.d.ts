@@ -120,6 +120,8 @@ export interface Stats { nodes: number; branches: number; roots: number; leaves:
 /**
  * One operation of apply(), named after the method it calls, with that method's
  * argument names. `at` is the time to record (default: apply's atMs, then Date.now()).
+ * An optional `name` or `modelId` is left out (or null) for none; an empty string is
+ * refused (`invalid_input`), as the methods refuse it.
  */
 export type Op =
   | { op: "append"; message: Message; at?: number }

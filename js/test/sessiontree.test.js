@@ -139,6 +139,14 @@ test("arguments are checked with precise sentences, never coerced", () => {
   assert.throws(() => t.append({ role: "user", n: 10n }), "invalid_input", /JSON/);
   assert.throws(() => t.apply("nope"), "invalid_input", /"ops"/);
   assert.throws(() => t.apply([{ op: "fly" }]), "invalid_input", /fly/);
+  // An op's arguments are checked as its method's: "" is no name nor model.
+  const q = t.append(user("q"));
+  assert.throws(() => t.branch(q, ""), "invalid_input", /"name" must be a non-empty string/);
+  assert.throws(() => t.apply([{ op: "branch", from: q, name: "" }]), "invalid_input", /"name" must be a non-empty string/);
+  assert.throws(() => t.summarizeBranch("main", "s", ""), "invalid_input", /"modelId" must be a non-empty string/);
+  assert.throws(() => t.apply([{ op: "summarize", branch: "main", summary: "s", modelId: "" }]), "invalid_input", /"modelId" must be a non-empty string/);
+  assert.deepEqual(t.apply([{ op: "branch", from: q, name: null }, { op: "summarize", branch: "main", summary: "s", modelId: null }]), ["branch-1", undefined]);
+  assert.equal(t.branch(q, null), "branch-2");
   assert.throws(() => t.search("x", -1), "invalid_input", /"limit"/);
   assert.throws(() => SessionTree.load(42), "invalid_input", /"json"/);
   assert.throws(() => SessionTree.fromLinear("x"), "invalid_input", /"messages"/);
