@@ -1043,7 +1043,8 @@ export class SessionTree {
     else if (!file.isWellFormed()) fail(`"json" contains a lone surrogate (an unpaired UTF-16 code unit)`);
     const args = [arg];
     if (options !== undefined) {
-      if (options === null || typeof options !== "object") fail(`"options" must be an object`);
+      if (options === null || typeof options !== "object" || Array.isArray(options)) fail(`"options" must be an object`);
+      for (const key of Object.keys(options)) if (key !== "keepDuplicateKeys") fail(`load has no option ${JSON.stringify(key)} (it takes keepDuplicateKeys)`);
       const keep = options.keepDuplicateKeys;
       if (keep !== undefined && typeof keep !== "boolean") fail(`"options.keepDuplicateKeys" must be true or false`);
       if (keep) args.push("keep");

@@ -149,6 +149,11 @@ test("arguments are checked with precise sentences, never coerced", () => {
   assert.equal(t.branch(q, null), "branch-2");
   assert.throws(() => t.search("x", -1), "invalid_input", /"limit"/);
   assert.throws(() => SessionTree.load(42), "invalid_input", /"json"/);
+  // A misspelt option is refused, as merge's and loadFrom's are, not ignored.
+  const file = new SessionTree().save();
+  assert.throws(() => SessionTree.load(file, { keepDupKeys: true }), "invalid_input", /load has no option "keepDupKeys" \(it takes keepDuplicateKeys\)/);
+  assert.throws(() => SessionTree.load(file, [true]), "invalid_input", /"options" must be an object/);
+  assert.equal(SessionTree.load(file, { keepDuplicateKeys: false }).save(), file);
   assert.throws(() => SessionTree.fromLinear("x"), "invalid_input", /"messages"/);
 });
 
