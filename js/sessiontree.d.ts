@@ -321,7 +321,7 @@ export interface ProjectionReport {
   unsummarized: number;
 }
 
-/** Options of summarizeBranchWith. */
+/** Options of summarizeBranchWith; any other key is refused (`invalid_input`). */
 export interface SummarizeOptions {
   /** How long to wait for the summarizer before using the stub. Default 30000. */
   timeoutMs?: number;

@@ -1925,6 +1925,11 @@ export class SessionTree {
     str("branch", branch);
     if (typeof summarizer !== "function") fail(`"summarizer" must be a function (text) => Promise<string>`);
     if (atMs !== undefined && atMs !== null) time(atMs);
+    if (options !== undefined && options !== null) {
+      if (typeof options !== "object" || Array.isArray(options)) fail(`"options" must be an object like { timeoutMs: 30000, modelId: "small-model" }`);
+      for (const key of Object.keys(options)) if (key !== "timeoutMs" && key !== "modelId") fail(`summarizeBranchWith has no option ${JSON.stringify(key)} (it takes timeoutMs and modelId)`);
+      optStr("modelId", options.modelId);
+    }
     const timeoutMs = options?.timeoutMs ?? 30000;
     if (!(typeof timeoutMs === "number" && timeoutMs >= 0)) fail(`"timeoutMs" must be a number of milliseconds ≥ 0`);
     const input = JSON.parse(this.#call(M.summaryInput, 0, [branch]));

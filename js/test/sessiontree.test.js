@@ -540,3 +540,34 @@ test("node() of an unknown id is null, and children(), siblings() of one throw n
   assert.throws(() => t.node(""), "invalid_input", /"node" must be a non-empty string/);
   t.free();
 });
+
+// SPEC §5: failures throw with a code, arguments are checked and never coerced.
+// summarizeBranchWith's options are { timeoutMs, modelId }: a misspelt one
+// (which left the 30 s default in place), a modelId that is not a string (which
+// made every answer of the summarizer give way to the stub) or options that are
+// not an object reject with invalid_input before the summarizer is called.
+test("summarizeBranchWith refuses options it does not have and a modelId that is not a string", async () => {
+  const t = SessionTree.fromLinear([user("q"), bot("a")], 1);
+  let calls = 0;
+  const fn = async () => { calls++; return "about it"; };
+  const refused = async (options, pattern) => {
+    try {
+      await t.summarizeBranchWith("main", fn, undefined, options);
+    } catch (e) {
+      assert.ok(e instanceof SessionTreeError && e.code === "invalid_input" && pattern.test(e.message), `${JSON.stringify(options)}: ${e.code} ${e.message}`);
+      return;
+    }
+    assert.ok(false, `${JSON.stringify(options)} was taken`);
+  };
+  await refused({ timeout: 5 }, /summarizeBranchWith has no option "timeout" \(it takes timeoutMs and modelId\)/);
+  await refused({ modelId: 5 }, /"modelId" must be a non-empty string/);
+  await refused({ modelId: "" }, /"modelId" must be a non-empty string/);
+  await refused(5, /"options" must be an object/);
+  await refused([], /"options" must be an object/);
+  assert.equal(calls, 0, "the summarizer was called for refused options");
+  assert.equal(t.branches()[0].summary, null);
+  const s = await t.summarizeBranchWith("main", fn, 7, { modelId: "small", timeoutMs: 1000 });
+  assert.deepEqual([s.summary, s.modelId, s.createdAtMs], ["about it", "small", 7]);
+  assert.equal((await t.summarizeBranchWith("main", fn, 8, { modelId: null, timeoutMs: undefined })).modelId, null);
+  t.free();
+});
