@@ -251,3 +251,30 @@ func TestRepairReportsAChangeForEveryProblemValidateFound(t *testing.T) {
 		}
 	}
 }
+
+// SPEC §2: children are ordered by (created_at_ms, id), so two copies holding
+// the same nodes list them the same way. A file that lists them in another
+// order (each child there, with the right parent) is a problem Validate
+// reports at the parent, and Repair puts the list in order, reporting it.
+func TestChildrenListedOutOfOrderAreReportedAndRepairedIntoOrder(t *testing.T) {
+	file := `{"format":"sessiontree","version":1,"root":"a","active_branch":"main","branches":{"main":{"name":"main","leaf":"b","created_at_ms":0}},"nodes":{` +
+		`"a":{"id":"a","children":["c","b","d"],"message":{"role":"user"},"created_at_ms":1},` +
+		`"b":{"id":"b","parent":"a","children":[],"message":{"role":"user"},"created_at_ms":2},` +
+		`"c":{"id":"c","parent":"a","children":[],"message":{"role":"user"},"created_at_ms":3},` +
+		`"d":{"id":"d","parent":"a","children":[],"message":{"role":"user"},"created_at_ms":3}}}`
+	tr, err := Unmarshal([]byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems := tr.Validate()
+	if len(problems) != 1 || problems[0].Kind != ProblemChildren || problems[0].Node != "a" {
+		t.Fatalf("Validate: %+v, want the children of a out of order", problems)
+	}
+	fixed := tr.Repair()
+	if len(fixed) != 1 || fixed[0].Kind != ProblemChildren || fixed[0].Node != "a" {
+		t.Fatalf("Repair: %+v", fixed)
+	}
+	if kids, _ := tr.Children("a"); !slices.Equal(kids, []string{"b", "c", "d"}) || len(tr.Validate()) != 0 {
+		t.Fatalf("children %v, problems %+v", kids, tr.Validate())
+	}
+}
