@@ -998,8 +998,12 @@ export class SessionTree {
   #requestModule = null; // the module instance that numbered them
   #requestHeld = ""; // their serials as runs ("a-b,c,0"), what the module is told
 
-  constructor() {
+  constructor(...args) {
     need();
+    // A saved tree or messages passed here would be dropped for an empty tree.
+    if (adopt === 0 && args.some((a) => a !== undefined)) {
+      fail("new SessionTree() takes no arguments: SessionTree.load(json) opens a saved tree, SessionTree.fromLinear(messages) makes one of messages");
+    }
     const h = adopt || Number(invoke(M.new, 0, 0, NO_ARGS));
     adopt = 0;
     this.#h = h;

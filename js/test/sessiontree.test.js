@@ -149,6 +149,9 @@ test("arguments are checked with precise sentences, never coerced", () => {
   assert.equal(t.branch(q, null), "branch-2");
   assert.throws(() => t.search("x", -1), "invalid_input", /"limit"/);
   assert.throws(() => SessionTree.load(42), "invalid_input", /"json"/);
+  // new SessionTree(saved) would be an empty tree, the saved one silently lost.
+  assert.throws(() => new SessionTree(new SessionTree().save()), "invalid_input", /takes no arguments.*SessionTree\.load/);
+  assert.throws(() => new SessionTree([user("x")]), "invalid_input", /SessionTree\.fromLinear/);
   // A misspelt option is refused, as merge's and loadFrom's are, not ignored.
   const file = new SessionTree().save();
   assert.throws(() => SessionTree.load(file, { keepDupKeys: true }), "invalid_input", /load has no option "keepDupKeys" \(it takes keepDuplicateKeys\)/);
