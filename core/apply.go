@@ -259,19 +259,26 @@ func parseOp(d *rawjson.Decoder, i int) (Op, error) {
 			str(&op.Node)
 		case "from":
 			str(&op.From)
-		case "name":
-			str(&op.Name)
+		case "name", "modelId":
+			// Optional: left out or null for none, as the methods take
+			// undefined or null; "" is no name (nor model) and is refused,
+			// as the methods refuse it, rather than read as none.
+			if d.Null() {
+				return nil
+			}
+			dst := &op.Name
+			if key == "modelId" {
+				dst = &op.ModelID
+			}
+			if str(dst); err == nil && *dst == "" {
+				err = bad(quote(key) + " must be a non-empty string (leave it out for none)")
+			}
 		case "branch":
 			str(&op.Branch)
 		case "label":
 			str(&op.Label)
 		case "summary":
 			str(&op.Summary)
-		case "modelId":
-			if d.Null() {
-				return nil
-			}
-			str(&op.ModelID)
 		case "at":
 			if d.Null() {
 				return nil

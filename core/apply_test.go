@@ -132,6 +132,46 @@ func TestParseOpsNamesTheOpAndFieldAtFault(t *testing.T) {
 	}
 }
 
+// SPEC §5: ops take the methods' arguments, and the methods check them
+// without coercing. An optional argument (a branch's "name", a summary's
+// "modelId") is left out or null for none, as the methods take undefined or
+// null; an empty string is not a name or a model (SPEC §2: names are
+// non-empty) and fails with invalid_input, as t.branch(id, "") does. Before
+// Dec 5 an op's empty name made a fresh branch-N and an empty modelId was
+// taken for none, while its null name was refused.
+func TestAnOpsOptionalArgumentIsAbsentNullOrANonEmptyStringAsInItsMethod(t *testing.T) {
+	for _, in := range []string{
+		`[{"op":"branch","from":"n1","name":""}]`,
+		`[{"op":"summarize","branch":"main","summary":"s","modelId":""}]`,
+	} {
+		_, err := ParseOps([]byte(in))
+		wantCode(t, err, CodeInvalidInput)
+		if !strings.Contains(err.Error(), "must be a non-empty string") {
+			t.Errorf("%s: %v", in, err)
+		}
+	}
+	tr := New(counterIDs())
+	mustAppend(t, tr, msg("user", "q"), 1)
+	ops, err := ParseOps([]byte(`[
+		{"op":"branch","from":"n1","name":null},
+		{"op":"branch","from":"n1"},
+		{"op":"summarize","branch":"main","summary":"s","modelId":null},
+		{"op":"summarize","branch":"branch-1","summary":"s"}
+	]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := tr.Apply(ops, 2)
+	if err != nil || res[0] != "branch-1" || res[1] != "branch-2" {
+		t.Fatalf("%q %v", res, err)
+	}
+	for _, name := range []string{MainBranch, "branch-1"} {
+		if b, _ := tr.LookupBranch(name); b.Summary == nil || b.Summary.ModelID != "" {
+			t.Fatalf("%s: summary %+v, want one without a model", name, b.Summary)
+		}
+	}
+}
+
 // After a failed batch that made and used a branch, appends go to the branch
 // that is active again (the memo of the active branch does not outlive it).
 func TestApplyOfAFailingBatchLeavesAppendsOnTheActiveBranch(t *testing.T) {

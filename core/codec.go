@@ -1146,8 +1146,11 @@ func (l *loader) learnDepths() {
 	})
 }
 
+// canonBranch returns name as the string the branch stored under it holds,
+// so the tree keeps one copy of it; when that branch says it has another
+// name (a corrupt file, which Validate reports), name itself.
 func canonBranch(t *Tree, name string) string {
-	if b := t.branches[name]; b != nil {
+	if b := t.branches[name]; b != nil && b.name == name {
 		return b.name
 	}
 	return name

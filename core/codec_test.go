@@ -2,6 +2,7 @@ package core
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -62,6 +63,30 @@ func TestMessagesAreCompactedWhenTheyComeIn(t *testing.T) {
 	m, err := ParseMessage([]byte(" {\n \"role\" : \"user\", \"content\": \"a  b\" }\n"))
 	if err != nil || string(m) != `{"role":"user","content":"a  b"}` {
 		t.Fatalf("%s %v", m, err)
+	}
+}
+
+// SPEC §2: canonical JSON is one compact line, messages compacted. A file
+// written by hand or by a pretty-printer (indented, members on lines of their
+// own, spaces inside messages) loads, and its save is what Marshal writes of
+// the same tree: one line, every message compacted, each value the same.
+func TestAnIndentedFileSavesAsTheCanonicalLine(t *testing.T) {
+	tr, ids := chain(t, "q", "a")
+	mustAppend(t, tr, Message(`{"role":"user","content":[{"type":"text","text":"x  y"}],"n":1.50,"e":"\u00e9"}`), 3)
+	tr.Label(ids[0], "start")
+	tr.SummarizeBranch(MainBranch, "s", "m", 4)
+	want := tr.Marshal()
+	var indented bytes.Buffer
+	if err := json.Indent(&indented, want, "", "\t"); err != nil {
+		t.Fatal(err)
+	}
+	spaced := strings.ReplaceAll(indented.String(), ":", " : ")
+	back, err := Unmarshal([]byte(spaced))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, spaced)
+	}
+	if got := back.Marshal(); !bytes.Equal(got, want) {
+		t.Fatalf("an indented file saved as\n%s\nwant\n%s", got, want)
 	}
 }
 

@@ -82,3 +82,39 @@ func TestFromLinearOfNoMessagesSavesExactlyWhatNewSaves(t *testing.T) {
 		}
 	}
 }
+
+// A loader reports a corrupt file and never fixes it silently (STYLE, "Errors
+// and bad input"): a file whose branch stored under "side", the active one,
+// says its name is "other" loads with "side" active, as the file says, and
+// saves back byte for byte; Validate reports the mismatch, and Repair renames
+// the branch after its key and leaves the user on it. Before Dec 5 the load
+// made "other" active (a name no branch is stored under): the branch's path
+// failed closed as corrupt, a save wrote "other", and Repair, finding the
+// active branch unknown, moved the user to main.
+func TestALoadKeepsTheFilesActiveBranchWhenItsRecordNamesAnother(t *testing.T) {
+	file := `{"format":"sessiontree","version":1,"root":"a","active_branch":"side",` +
+		`"branches":{"main":{"name":"main","leaf":"a","created_at_ms":0},"side":{"name":"other","leaf":"b","created_at_ms":0}},` +
+		`"nodes":{"a":{"id":"a","children":["b"],"message":{"role":"user","content":"a"},"created_at_ms":1},` +
+		`"b":{"id":"b","parent":"a","children":[],"message":{"role":"assistant","content":"b"},"created_at_ms":2}}}`
+	tr, err := Unmarshal([]byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.ActiveBranch() != "side" {
+		t.Fatalf("active branch %q after the load, the file says \"side\"", tr.ActiveBranch())
+	}
+	if got := tr.Marshal(); string(got) != string(file) {
+		t.Fatalf("save(load(b)) changed the file:\n%s\nwant\n%s", got, file)
+	}
+	if p, err := tr.ActivePath(); err != nil || len(p) != 2 {
+		t.Fatalf("the active path: %v %v", p, err)
+	}
+	problems := tr.Validate()
+	if len(problems) != 1 || problems[0].Kind != ProblemBranchName {
+		t.Fatalf("Validate: %+v, want the name mismatch alone", problems)
+	}
+	tr.Repair()
+	if tr.ActiveBranch() != "side" || len(tr.Validate()) != 0 {
+		t.Fatalf("after Repair: active %q, problems %+v", tr.ActiveBranch(), tr.Validate())
+	}
+}

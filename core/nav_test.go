@@ -167,6 +167,46 @@ func TestCheckoutOfANodeOnNoBranchMovesToItsNewestLeafKeepingTheOldLeaf(t *testi
 	}
 }
 
+// SPEC §3: a checkout of a node on no branch moves the active branch to the
+// newest leaf below it: the greatest (created_at_ms, id), the order children
+// are listed in, at any depth, whatever order the leaves were added in. Open
+// puts the same leaf on a branch of its own.
+func TestCheckoutOfANodeOnNoBranchPicksTheNewestLeafBelowIt(t *testing.T) {
+	for _, open := range []bool{false, true} {
+		tr, ids := chain(t, "q", "a")
+		// Below x, on no branch: leaves at times 9 ("old", added last), 15
+		// and 20 ("k" below x, "n" deeper down: the same time, n wins by id).
+		steps := []struct {
+			id, parent string
+			at         int64
+		}{
+			{"x", ids[0], 3}, {"k", "x", 20}, {"y", "x", 4}, {"z", "y", 5},
+			{"n", "z", 20}, {"deep", "z", 15}, {"old", "x", 9},
+		}
+		for _, s := range steps {
+			if err := tr.InsertNode(s.id, s.parent, msg("assistant", s.id), "", s.at); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var name string
+		var err error
+		if open {
+			name, err = tr.Open("x", 30)
+		} else {
+			name, err = tr.Checkout("x", 30)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, _ := tr.ActivePath(); !slices.Equal(p, []string{ids[0], "x", "y", "z", "n"}) {
+			t.Fatalf("open %v: active path %v on %q, want it to end at n (time 20, the greater id)", open, p, name)
+		}
+		if !open && name != MainBranch {
+			t.Fatalf("checkout moved %q, not the active branch", name)
+		}
+	}
+}
+
 func TestDeleteBranchRemovesTheNameButKeepsTheNodes(t *testing.T) {
 	tr, ids := chain(t, "q", "a")
 	tr.Branch(ids[0], "side", 3)
@@ -218,10 +258,13 @@ func TestStatsCountNodesDepthBranchesAndBytes(t *testing.T) {
 	tr, ids := chain(t, "q", "a", "b")
 	tr.Regenerate(ids[1], msg("assistant", "z"), 5)
 	s := tr.Stats()
-	want := Stats{Nodes: 4, Branches: 2, Roots: 1, Leaves: 2, Depth: 3}
-	got := s
-	got.MessageBytes = 0
-	if got != want || s.MessageBytes == 0 {
-		t.Fatalf("%+v", s)
+	// Bytes are the messages' compact JSON, as saved: q, a, b and z.
+	bytes := 0
+	for _, m := range []Message{msg("user", "q"), msg("assistant", "a"), msg("user", "b"), msg("assistant", "z")} {
+		bytes += len(m)
+	}
+	want := Stats{Nodes: 4, Branches: 2, Roots: 1, Leaves: 2, Depth: 3, MessageBytes: bytes}
+	if s != want {
+		t.Fatalf("%+v, want %+v", s, want)
 	}
 }

@@ -222,3 +222,59 @@ func TestAHundredMegabyteMessageIsKeptWhole(t *testing.T) {
 		t.Fatalf("message is %d bytes, want %d", len(msgs[0]), len(big))
 	}
 }
+
+// SPEC §3: Repair "reports each change". For every corrupt file of the corpus
+// that loads, Repair's report names each problem Validate found: its kind (at
+// the branch Validate named), or a change to its node that fixed it too (a
+// root with a missing parent is no longer a bad root once it loses the
+// parent), so a caller can tell the user what was fixed and where.
+func TestRepairReportsAChangeForEveryProblemValidateFound(t *testing.T) {
+	entries, _ := os.ReadDir(filepath.Join("testdata", "corrupt"))
+	files := map[string][]byte{"unknownActive": []byte(unknownActive)}
+	for _, e := range entries {
+		b, _ := loadCorpus(t, e.Name())
+		files[e.Name()] = b
+	}
+	for name, b := range files {
+		tr, err := Unmarshal(b)
+		if err != nil {
+			continue
+		}
+		found := tr.Validate()
+		fixed := tr.Repair()
+		for _, p := range found {
+			if !slices.ContainsFunc(fixed, func(c Problem) bool {
+				return (c.Kind == p.Kind && (p.Branch == "" || c.Branch == p.Branch)) || (p.Node != "" && c.Node == p.Node)
+			}) {
+				t.Errorf("%s: Validate found %+v; Repair reported no such change: %+v", name, p, fixed)
+			}
+		}
+	}
+}
+
+// SPEC §2: children are ordered by (created_at_ms, id), so two copies holding
+// the same nodes list them the same way. A file that lists them in another
+// order (each child there, with the right parent) is a problem Validate
+// reports at the parent, and Repair puts the list in order, reporting it.
+func TestChildrenListedOutOfOrderAreReportedAndRepairedIntoOrder(t *testing.T) {
+	file := `{"format":"sessiontree","version":1,"root":"a","active_branch":"main","branches":{"main":{"name":"main","leaf":"b","created_at_ms":0}},"nodes":{` +
+		`"a":{"id":"a","children":["c","b","d"],"message":{"role":"user"},"created_at_ms":1},` +
+		`"b":{"id":"b","parent":"a","children":[],"message":{"role":"user"},"created_at_ms":2},` +
+		`"c":{"id":"c","parent":"a","children":[],"message":{"role":"user"},"created_at_ms":3},` +
+		`"d":{"id":"d","parent":"a","children":[],"message":{"role":"user"},"created_at_ms":3}}}`
+	tr, err := Unmarshal([]byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems := tr.Validate()
+	if len(problems) != 1 || problems[0].Kind != ProblemChildren || problems[0].Node != "a" {
+		t.Fatalf("Validate: %+v, want the children of a out of order", problems)
+	}
+	fixed := tr.Repair()
+	if len(fixed) != 1 || fixed[0].Kind != ProblemChildren || fixed[0].Node != "a" {
+		t.Fatalf("Repair: %+v", fixed)
+	}
+	if kids, _ := tr.Children("a"); !slices.Equal(kids, []string{"b", "c", "d"}) || len(tr.Validate()) != 0 {
+		t.Fatalf("children %v, problems %+v", kids, tr.Validate())
+	}
+}

@@ -120,6 +120,8 @@ export interface Stats { nodes: number; branches: number; roots: number; leaves:
 /**
  * One operation of apply(), named after the method it calls, with that method's
  * argument names. `at` is the time to record (default: apply's atMs, then Date.now()).
+ * An optional `name` or `modelId` is left out (or null) for none; an empty string is
+ * refused (`invalid_input`), as the methods refuse it.
  */
 export type Op =
   | { op: "append"; message: Message; at?: number }
@@ -319,7 +321,7 @@ export interface ProjectionReport {
   unsummarized: number;
 }
 
-/** Options of summarizeBranchWith. */
+/** Options of summarizeBranchWith; any other key is refused (`invalid_input`). */
 export interface SummarizeOptions {
   /** How long to wait for the summarizer before using the stub. Default 30000. */
   timeoutMs?: number;

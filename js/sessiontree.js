@@ -998,8 +998,12 @@ export class SessionTree {
   #requestModule = null; // the module instance that numbered them
   #requestHeld = ""; // their serials as runs ("a-b,c,0"), what the module is told
 
-  constructor() {
+  constructor(...args) {
     need();
+    // A saved tree or messages passed here would be dropped for an empty tree.
+    if (adopt === 0 && args.some((a) => a !== undefined)) {
+      fail("new SessionTree() takes no arguments: SessionTree.load(json) opens a saved tree, SessionTree.fromLinear(messages) makes one of messages");
+    }
     const h = adopt || Number(invoke(M.new, 0, 0, NO_ARGS));
     adopt = 0;
     this.#h = h;
@@ -1043,7 +1047,8 @@ export class SessionTree {
     else if (!file.isWellFormed()) fail(`"json" contains a lone surrogate (an unpaired UTF-16 code unit)`);
     const args = [arg];
     if (options !== undefined) {
-      if (options === null || typeof options !== "object") fail(`"options" must be an object`);
+      if (options === null || typeof options !== "object" || Array.isArray(options)) fail(`"options" must be an object`);
+      for (const key of Object.keys(options)) if (key !== "keepDuplicateKeys") fail(`load has no option ${JSON.stringify(key)} (it takes keepDuplicateKeys)`);
       const keep = options.keepDuplicateKeys;
       if (keep !== undefined && typeof keep !== "boolean") fail(`"options.keepDuplicateKeys" must be true or false`);
       if (keep) args.push("keep");
@@ -1924,6 +1929,11 @@ export class SessionTree {
     str("branch", branch);
     if (typeof summarizer !== "function") fail(`"summarizer" must be a function (text) => Promise<string>`);
     if (atMs !== undefined && atMs !== null) time(atMs);
+    if (options !== undefined && options !== null) {
+      if (typeof options !== "object" || Array.isArray(options)) fail(`"options" must be an object like { timeoutMs: 30000, modelId: "small-model" }`);
+      for (const key of Object.keys(options)) if (key !== "timeoutMs" && key !== "modelId") fail(`summarizeBranchWith has no option ${JSON.stringify(key)} (it takes timeoutMs and modelId)`);
+      optStr("modelId", options.modelId);
+    }
     const timeoutMs = options?.timeoutMs ?? 30000;
     if (!(typeof timeoutMs === "number" && timeoutMs >= 0)) fail(`"timeoutMs" must be a number of milliseconds ≥ 0`);
     const input = JSON.parse(this.#call(M.summaryInput, 0, [branch]));

@@ -139,8 +139,24 @@ test("arguments are checked with precise sentences, never coerced", () => {
   assert.throws(() => t.append({ role: "user", n: 10n }), "invalid_input", /JSON/);
   assert.throws(() => t.apply("nope"), "invalid_input", /"ops"/);
   assert.throws(() => t.apply([{ op: "fly" }]), "invalid_input", /fly/);
+  // An op's arguments are checked as its method's: "" is no name nor model.
+  const q = t.append(user("q"));
+  assert.throws(() => t.branch(q, ""), "invalid_input", /"name" must be a non-empty string/);
+  assert.throws(() => t.apply([{ op: "branch", from: q, name: "" }]), "invalid_input", /"name" must be a non-empty string/);
+  assert.throws(() => t.summarizeBranch("main", "s", ""), "invalid_input", /"modelId" must be a non-empty string/);
+  assert.throws(() => t.apply([{ op: "summarize", branch: "main", summary: "s", modelId: "" }]), "invalid_input", /"modelId" must be a non-empty string/);
+  assert.deepEqual(t.apply([{ op: "branch", from: q, name: null }, { op: "summarize", branch: "main", summary: "s", modelId: null }]), ["branch-1", undefined]);
+  assert.equal(t.branch(q, null), "branch-2");
   assert.throws(() => t.search("x", -1), "invalid_input", /"limit"/);
   assert.throws(() => SessionTree.load(42), "invalid_input", /"json"/);
+  // new SessionTree(saved) would be an empty tree, the saved one silently lost.
+  assert.throws(() => new SessionTree(new SessionTree().save()), "invalid_input", /takes no arguments.*SessionTree\.load/);
+  assert.throws(() => new SessionTree([user("x")]), "invalid_input", /SessionTree\.fromLinear/);
+  // A misspelt option is refused, as merge's and loadFrom's are, not ignored.
+  const file = new SessionTree().save();
+  assert.throws(() => SessionTree.load(file, { keepDupKeys: true }), "invalid_input", /load has no option "keepDupKeys" \(it takes keepDuplicateKeys\)/);
+  assert.throws(() => SessionTree.load(file, [true]), "invalid_input", /"options" must be an object/);
+  assert.equal(SessionTree.load(file, { keepDuplicateKeys: false }).save(), file);
   assert.throws(() => SessionTree.fromLinear("x"), "invalid_input", /"messages"/);
 });
 
@@ -471,4 +487,90 @@ test("an edit's and a regenerate's two arguments cross whole: short, long, non-A
   assert.deepEqual(t.siblings(r3).siblings, t.siblings(a).siblings);
   assert.equal(t.siblings(a).siblings.length, 4);
   assert.throws(() => t.regenerate("no-such-node", short), "not_found", /no-such-node/);
+});
+
+// SPEC §2 and §5: a JS caller may leave out any time argument, and the time
+// recorded is then Date.now(). Each method's recorded time is read back where
+// the API shows it: a node's, a branch's or a summary's createdAtMs.
+test("an omitted time is Date.now() for every method that records one", async () => {
+  const now = (what, call, read) => {
+    const lo = Date.now();
+    const out = call();
+    const hi = Date.now();
+    const at = read(out);
+    assert.ok(Number.isSafeInteger(at) && at >= lo && at <= hi, `${what}: recorded ${at}, not a time from ${lo} to ${hi}`);
+    return out;
+  };
+  const made = (t, name) => t.branches().find((b) => b.name === name).createdAtMs;
+  const f = now("fromLinear", () => SessionTree.fromLinear([user("q"), bot("a")]), (t) => t.node(t.activePath()[1]).createdAtMs);
+  f.free();
+  const t = new SessionTree();
+  const q = now("append", () => t.append(user("q")), (id) => t.node(id).createdAtMs);
+  const a = t.append(bot("a"), 5);
+  now("rewind", () => t.rewind(q), (kept) => made(t, kept));
+  now("branch", () => t.branch(q), (name) => made(t, name));
+  const e = now("edit", () => t.edit(q, user("q2")), (id) => t.node(id).createdAtMs);
+  assert.equal(made(t, t.activeBranch), t.node(e).createdAtMs, "the edit's branch is made at the edit's time");
+  const r = now("regenerate", () => t.regenerate(a, bot("a2")), (id) => t.node(id).createdAtMs);
+  t.switchBranch("main");
+  t.append(bot("a3"), 6);
+  t.deleteBranch(t.branches().find((b) => b.leaf === r).name);
+  // r is on no branch now: checkout moves main to it and keeps main's old leaf.
+  const names = new Set(t.branches().map((b) => b.name));
+  now("checkout (the old leaf kept)", () => t.checkout(r), () => made(t, t.branches().find((b) => !names.has(b.name)).name));
+  assert.equal(t.activePath().at(-1), r);
+  now("summarizeBranch", () => t.summarizeBranch("main", "s"), () => t.branches().find((b) => b.name === "main").summary.createdAtMs);
+  await (async () => {
+    const lo = Date.now();
+    const s = await t.summarizeBranchWith("main", async () => "about it");
+    const hi = Date.now();
+    assert.ok(s.createdAtMs >= lo && s.createdAtMs <= hi, `summarizeBranchWith: recorded ${s.createdAtMs}`);
+    assert.equal(t.branches().find((b) => b.name === "main").summary.createdAtMs, s.createdAtMs);
+  })();
+  now("apply without a time", () => t.apply([{ op: "append", message: user("x") }, { op: "branch", from: q }]),
+    ([id, name]) => Math.min(t.node(id).createdAtMs, made(t, name)));
+  t.free();
+});
+
+// SPEC §5: node(id) is the node's plain object, or null for an id that names
+// no node (a lookup, not an error); the reads that need the node throw
+// not_found naming it.
+test("node() of an unknown id is null, and children(), siblings() of one throw not_found naming it", () => {
+  const t = SessionTree.fromLinear([user("q")], 1);
+  assert.equal(t.node("no such node"), null);
+  assert.throws(() => t.children("no such node"), "not_found", /"no such node"/);
+  assert.throws(() => t.siblings("no such node"), "not_found", /"no such node"/);
+  assert.throws(() => t.node(""), "invalid_input", /"node" must be a non-empty string/);
+  t.free();
+});
+
+// SPEC §5: failures throw with a code, arguments are checked and never coerced.
+// summarizeBranchWith's options are { timeoutMs, modelId }: a misspelt one
+// (which left the 30 s default in place), a modelId that is not a string (which
+// made every answer of the summarizer give way to the stub) or options that are
+// not an object reject with invalid_input before the summarizer is called.
+test("summarizeBranchWith refuses options it does not have and a modelId that is not a string", async () => {
+  const t = SessionTree.fromLinear([user("q"), bot("a")], 1);
+  let calls = 0;
+  const fn = async () => { calls++; return "about it"; };
+  const refused = async (options, pattern) => {
+    try {
+      await t.summarizeBranchWith("main", fn, undefined, options);
+    } catch (e) {
+      assert.ok(e instanceof SessionTreeError && e.code === "invalid_input" && pattern.test(e.message), `${JSON.stringify(options)}: ${e.code} ${e.message}`);
+      return;
+    }
+    assert.ok(false, `${JSON.stringify(options)} was taken`);
+  };
+  await refused({ timeout: 5 }, /summarizeBranchWith has no option "timeout" \(it takes timeoutMs and modelId\)/);
+  await refused({ modelId: 5 }, /"modelId" must be a non-empty string/);
+  await refused({ modelId: "" }, /"modelId" must be a non-empty string/);
+  await refused(5, /"options" must be an object/);
+  await refused([], /"options" must be an object/);
+  assert.equal(calls, 0, "the summarizer was called for refused options");
+  assert.equal(t.branches()[0].summary, null);
+  const s = await t.summarizeBranchWith("main", fn, 7, { modelId: "small", timeoutMs: 1000 });
+  assert.deepEqual([s.summary, s.modelId, s.createdAtMs], ["about it", "small", 7]);
+  assert.equal((await t.summarizeBranchWith("main", fn, 8, { modelId: null, timeoutMs: undefined })).modelId, null);
+  t.free();
 });

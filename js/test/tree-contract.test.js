@@ -38,3 +38,15 @@ test("fromLinear([]) saves exactly what new SessionTree() saves, whatever atMs",
     t.free();
   }
 });
+
+test("a file whose active branch's record names another branch loads with the file's active branch, saves back unchanged, and repair() keeps it", () => {
+  const file = unknownActive.replace('"active_branch":"gone"', '"active_branch":"side"').replace('"side":{"name":"side"', '"side":{"name":"other"');
+  const t = SessionTree.load(file);
+  assert.equal(t.activeBranch, "side");
+  assert.equal(t.save(), file);
+  assert.deepEqual(t.validate().map((p) => p.kind), ["branch_name_mismatch"]);
+  assert.ok(t.repair().length > 0);
+  assert.equal(t.activeBranch, "side");
+  assert.deepEqual(t.linearProjection().map((m) => m.content), ["a"]);
+  t.free();
+});
