@@ -847,10 +847,16 @@ function fromRowsError(e, rows) {
 // sliceOption reads loadFrom's { sliceMs }: how long one slice of the load may
 // run before the event loop gets the thread back (default 25 ms; 0: a slice
 // at every one of the module's yield points, a few hundred nodes).
+// knownOptions refuses an option method does not take: a misspelt one would
+// otherwise be ignored without a word.
+function knownOptions(method, options, ...known) {
+  for (const key of Object.keys(options)) if (!known.includes(key)) fail(`${method} has no option ${JSON.stringify(key)} (it takes ${known.join(" and ")})`);
+}
+
 function sliceOption(options) {
   if (options === undefined || options === null) return 25;
   if (typeof options !== "object" || Array.isArray(options)) fail(`loadFrom's options must be an object like { sliceMs: 25 }`);
-  for (const key of Object.keys(options)) if (key !== "sliceMs") fail(`loadFrom has no option ${JSON.stringify(key)} (it takes sliceMs)`);
+  knownOptions("loadFrom", options, "sliceMs");
   const ms = options.sliceMs ?? 25;
   if (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0 || ms > 60000) fail(`"sliceMs" must be a number of milliseconds from 0 to 60000`);
   return Math.round(ms);
@@ -974,9 +980,9 @@ const dispose = Symbol.dispose ?? Symbol.for("Symbol.dispose");
 function mergeOptions(options) {
   if (options === undefined || options === null) return "";
   if (typeof options !== "object" || Array.isArray(options)) fail(`"options" must be an object like { freshNames: true, keepPlace: true }`);
+  knownOptions("merge", options, "freshNames", "keepPlace");
   const on = [];
   for (const [key, value] of Object.entries(options)) {
-    if (key !== "freshNames" && key !== "keepPlace") fail(`merge has no option ${JSON.stringify(key)} (it takes freshNames and keepPlace)`);
     if (value !== undefined && typeof value !== "boolean") fail(`"options.${key}" must be a boolean`);
     if (value) on.push(key);
   }
@@ -1048,7 +1054,7 @@ export class SessionTree {
     const args = [arg];
     if (options !== undefined) {
       if (options === null || typeof options !== "object" || Array.isArray(options)) fail(`"options" must be an object`);
-      for (const key of Object.keys(options)) if (key !== "keepDuplicateKeys") fail(`load has no option ${JSON.stringify(key)} (it takes keepDuplicateKeys)`);
+      knownOptions("load", options, "keepDuplicateKeys");
       const keep = options.keepDuplicateKeys;
       if (keep !== undefined && typeof keep !== "boolean") fail(`"options.keepDuplicateKeys" must be true or false`);
       if (keep) args.push("keep");
@@ -1931,7 +1937,7 @@ export class SessionTree {
     if (atMs !== undefined && atMs !== null) time(atMs);
     if (options !== undefined && options !== null) {
       if (typeof options !== "object" || Array.isArray(options)) fail(`"options" must be an object like { timeoutMs: 30000, modelId: "small-model" }`);
-      for (const key of Object.keys(options)) if (key !== "timeoutMs" && key !== "modelId") fail(`summarizeBranchWith has no option ${JSON.stringify(key)} (it takes timeoutMs and modelId)`);
+      knownOptions("summarizeBranchWith", options, "timeoutMs", "modelId");
       optStr("modelId", options.modelId);
     }
     const timeoutMs = options?.timeoutMs ?? 30000;
