@@ -66,6 +66,7 @@ func (t *Tree) Apply(ops []Op, nowMs int64) ([]string, error) {
 		}
 		results[i] = res
 	}
+	t.journal.went, t.journal.after = true, t.version
 	return results, nil
 }
 

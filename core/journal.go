@@ -18,6 +18,11 @@ type journal struct {
 	version uint64
 	notes   []string // node ids, then branch names after a "\x00" entry each
 	meta    bool
+	// went: the journal is of the last Apply, which went in, and after is
+	// the version it left; Undo may take it back while the version is still
+	// after (no change since).
+	went  bool
+	after uint64
 }
 
 // undo is one recorded change: a plain value, so recording allocates nothing
@@ -159,6 +164,7 @@ func (t *Tree) openJournal() {
 	j.undo = j.undo[:0]
 	j.leafOf, j.touched = nil, nil
 	j.version, j.notes, j.meta = t.version, j.notes[:0], false
+	j.went = false
 	t.journal = j
 }
 
@@ -181,6 +187,49 @@ func (t *Tree) record(u undo) {
 //
 //go:noinline
 func (j *journal) push(u undo) { j.undo = append(j.undo, u) }
+
+// Undo takes back the last Apply, which went in, when nothing changed the
+// tree since it returned, and reports whether it did; otherwise it changes
+// nothing. It is for a store that refuses a batch only once it has seen what
+// the batch changes (wasm/edge: a tree over its size limit or its tenant's
+// quota), which would otherwise read its tree again whole. The tree is then
+// as it was before the batch, except its version, which moves on (it never
+// goes back); the feeds (TakeChanges, the watch, a sync client's) are told
+// again of every node and branch the batch touched, which are as they were.
+func (t *Tree) Undo() bool {
+	j := t.spare
+	if j == nil || t.journal != nil || !j.went || t.version != j.after {
+		return false
+	}
+	after, done := t.version, j.undo
+	t.journal = j
+	t.rollback()
+	t.journal, j.went = nil, false
+	t.nodeGen++
+	for i := range done {
+		u := &done[i]
+		switch u.kind {
+		case undoAddNode:
+			t.noteNode(u.n.id)
+			t.noteNode(u.n.parent)
+			t.noteMeta()
+		case undoLeaf, undoTouch, undoSummary:
+			t.noteBranch(u.b.name)
+		case undoAddBranch, undoRemoveBranch:
+			t.noteBranch(u.b.name)
+			t.noteMeta()
+		case undoActive:
+			t.noteMeta()
+		case undoLabel:
+			t.noteNode(u.n.id)
+		case undoTomb:
+			t.noteBranch(u.name)
+		}
+	}
+	clear(done) // the journal is kept for the next batch: not its nodes and branches
+	t.version = max(t.version, after) + 1
+	return true
+}
 
 // rollback undoes everything recorded, newest first.
 func (t *Tree) rollback() {

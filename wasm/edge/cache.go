@@ -36,6 +36,19 @@ type entry struct {
 	used  int64
 }
 
+// takeBack takes a refused write back out of the cached tree (core's Undo of
+// the batch that went in, and its rows out of the feed), or drops the tree to
+// be read again where the write was not such a batch (a merge, a delta). A
+// tenant at its quota whose writes are refused once applied no longer costs a
+// read of its whole tree each (1.2–1.7 s on a 21 MB tree over wrangler dev).
+func (e *entry) takeBack() {
+	if e.tree != nil && e.tree.Undo() {
+		e.tree.TakeChanges()
+		return
+	}
+	e.tree = nil
+}
+
 // maxSizes bounds an entry's sizes: past it, they start again from the last
 // write's (a write of more rows, a create of many nodes, notes its branches').
 const maxSizes = 1024

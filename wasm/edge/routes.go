@@ -561,7 +561,7 @@ func (h *Handler) commit(q *request, id string, e *entry, fresh bool, created []
 	w, changed, ae := h.writeOf(e.tree, e.meta)
 	w.Created = created
 	if ae != nil {
-		e.tree = nil // the cached copy holds the refused change: read it again
+		e.takeBack()
 		return Meta{}, nil, ae, false
 	}
 	if !changed {
@@ -571,9 +571,13 @@ func (h *Handler) commit(q *request, id string, e *entry, fresh bool, created []
 		return e.meta, answer(e.meta.ETag), nil, false // nothing to store: the ETag stays
 	}
 	rows, exact, ae := h.sizeAfter(q, e, w)
-	if ae != nil || rows < 0 {
-		e.tree = nil // the cached copy holds the refused change: read it again
-		return Meta{}, nil, ae, ae == nil
+	if ae != nil {
+		e.takeBack()
+		return Meta{}, nil, ae, false
+	}
+	if rows < 0 {
+		e.tree = nil // the size is not known exactly: read the tree again and retry
+		return Meta{}, nil, nil, true
 	}
 	w.Meta.Bytes = rows
 	buf := answer(w.Meta.ETag)
