@@ -844,15 +844,15 @@ function fromRowsError(e, rows) {
   return new SessionTreeError(e.code, `${found.name}'s row: ${e.message.replace(at[0], where)}`);
 }
 
-// sliceOption reads loadFrom's { sliceMs }: how long one slice of the load may
-// run before the event loop gets the thread back (default 25 ms; 0: a slice
-// at every one of the module's yield points, a few hundred nodes).
 // knownOptions refuses an option method does not take: a misspelt one would
 // otherwise be ignored without a word.
 function knownOptions(method, options, ...known) {
-  for (const key of Object.keys(options)) if (!known.includes(key)) fail(`${method} has no option ${JSON.stringify(key)} (it takes ${known.join(" and ")})`);
+  for (const key of Object.keys(options)) if (!known.includes(key)) fail(`${method} has no option ${JSON.stringify(key)} (it takes ${known.length > 1 ? known.slice(0, -1).join(", ") + " and " + known.at(-1) : known[0]})`);
 }
 
+// sliceOption reads loadFrom's { sliceMs }: how long one slice of the load may
+// run before the event loop gets the thread back (default 25 ms; 0: a slice
+// at every one of the module's yield points, a few hundred nodes).
 function sliceOption(options) {
   if (options === undefined || options === null) return 25;
   if (typeof options !== "object" || Array.isArray(options)) fail(`loadFrom's options must be an object like { sliceMs: 25 }`);
@@ -1167,6 +1167,7 @@ export class SessionTree {
   /** The tree in another format (see sessiontree.d.ts), as text. Needs the full module or `await initInterchange()` first. */
   export(format, options) {
     if (options !== undefined && (options === null || typeof options !== "object")) fail(`"options" must be an object ({ report: true })`);
+    if (options !== undefined) knownOptions("export", options, "report");
     const withReport = options?.report === true;
     if (options?.report !== undefined && typeof options.report !== "boolean") fail(`"options.report" must be true or false`);
     let res;
@@ -1194,6 +1195,7 @@ export class SessionTree {
       fail(`"api" must be "openai-chat", "openai-responses" or "anthropic"`);
     }
     if (options === null || typeof options !== "object") fail(`"options" must be an object`);
+    knownOptions("projectFor", options, "branch", "budget", "thinking", "upTo");
     const branch = optStr("branch", options.branch);
     let budget = "";
     if (options.budget !== undefined && options.budget !== null) {
@@ -1698,6 +1700,10 @@ export class SessionTree {
     // One field per line (wasm/internal/treecalls rows.go): all|changes (and
     // " more" while a feed in parts goes on), root, active branch, the number
     // of branch rows, then name/row and id/row pairs.
+    if (options !== undefined && options !== null) {
+      if (typeof options !== "object") fail(`"options" must be an object ({ stored, limit, feed })`);
+      knownOptions("takeChanges", options, "stored", "limit", "feed");
+    }
     const limit = options?.limit;
     if (limit !== undefined && limit !== null && limit !== Infinity && !(Number.isInteger(limit) && limit > 0)) fail(`"limit" must be a whole number above 0`);
     const feed = options?.feed ?? "store";
@@ -1752,6 +1758,10 @@ export class SessionTree {
    * live clients (core's ApplyDelta).
    */
   applyChanges(changes, options = {}) {
+    if (options !== undefined && options !== null) {
+      if (typeof options !== "object") fail(`"options" must be an object ({ follow })`);
+      knownOptions("applyChanges", options, "follow");
+    }
     if (typeof changes === "string" || ArrayBuffer.isView(changes) || changes instanceof ArrayBuffer) {
       this.#call(M.applyChanges, 0, [options?.follow ? "follow" : "keep", changes instanceof ArrayBuffer ? new Uint8Array(changes) : changes]);
       return;
@@ -1820,6 +1830,7 @@ export class SessionTree {
   subtree(id, options = {}) {
     const top = id === undefined || id === null ? "" : str("id", id);
     if (typeof options !== "object" || options === null) fail(`"options" must be an object ({ depth, limit, runs })`);
+    knownOptions("subtree", options, "depth", "limit", "runs");
     const { depth, limit, runs } = options;
     const count = (name, v, least) => {
       if (v === undefined || v === null || v === Infinity) return "";
@@ -1840,6 +1851,7 @@ export class SessionTree {
   subtreeAround(id, options = {}) {
     const near = str("id", id);
     if (typeof options !== "object" || options === null) fail(`"options" must be an object ({ limit })`);
+    knownOptions("subtreeAround", options, "limit");
     const { limit } = options;
     if (limit !== undefined && limit !== null && limit !== Infinity && (!Number.isSafeInteger(limit) || limit < 1)) fail(`"limit" must be an integer ≥ 1 or undefined, got ${shown(limit)}`);
     const l = limit === undefined || limit === null || limit === Infinity ? "0" : String(Math.min(limit, 2 ** 27 - 1));

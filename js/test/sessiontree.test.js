@@ -157,6 +157,25 @@ test("arguments are checked with precise sentences, never coerced", () => {
   assert.throws(() => SessionTree.load(file, { keepDupKeys: true }), "invalid_input", /load has no option "keepDupKeys" \(it takes keepDuplicateKeys\)/);
   assert.throws(() => SessionTree.load(file, [true]), "invalid_input", /"options" must be an object/);
   assert.equal(SessionTree.load(file, { keepDuplicateKeys: false }).save(), file);
+  // So are the other methods' (they were ignored until Dec 5, evening).
+  const o = SessionTree.fromLinear([user("q"), { role: "assistant", content: "a" }]);
+  const leaf = o.activePath().at(-1);
+  for (const [call, re] of [
+    [() => o.subtree(null, { depht: 1 }), /subtree has no option "depht" \(it takes depth, limit and runs\)/],
+    [() => o.subtreeAround(leaf, { limt: 5 }), /subtreeAround has no option "limt" \(it takes limit\)/],
+    [() => o.takeChanges({ limits: 5 }), /takeChanges has no option "limits" \(it takes stored, limit and feed\)/],
+    [() => o.takeChanges(5), /"options" must be an object/],
+    [() => o.applyChanges(o.takeChanges(), { folow: true }), /applyChanges has no option "folow" \(it takes follow\)/],
+    [() => o.export("openai", { reports: true }), /export has no option "reports" \(it takes report\)/],
+    [() => o.projectFor("anthropic", { budjet: 10 }), /projectFor has no option "budjet" \(it takes branch, budget, thinking and upTo\)/],
+  ]) {
+    const v = o.version, saved = o.save();
+    assert.throws(call, "invalid_input", re);
+    assert.equal(o.version, v);
+    assert.equal(o.save(), saved);
+  }
+  assert.equal(o.subtree(null, { depth: 5, limit: 5, runs: false }).nodes.length, 2);
+  assert.deepEqual(o.subtreeAround(leaf, { limit: 5 }), o.subtreeAround(leaf));
   assert.throws(() => SessionTree.fromLinear("x"), "invalid_input", /"messages"/);
 });
 
