@@ -52,6 +52,9 @@ func (m Message) Text() string {
 	var pieces []string
 	if raw, ok := rawjson.Lookup(m, "content"); ok {
 		pieces = appendContent(pieces, raw)
+		if raw[0] == '"' && len(pieces) == 1 && hasDetails(pieces[0]) && m.Role() == "assistant" {
+			pieces = appendDetails(pieces[:0], pieces[0])
+		}
 	} else if raw, ok := rawjson.Lookup(m, "parts"); ok && len(raw) > 0 && raw[0] == '[' {
 		pieces = appendContent(pieces, raw) // an AI SDK UIMessage: its parts
 	}
@@ -67,6 +70,70 @@ func (m Message) Text() string {
 		})
 	}
 	return oneLine(pieces)
+}
+
+// hasDetails reports whether s holds a block of Open WebUI's.
+func hasDetails(s string) bool {
+	for i := range s {
+		if hasAt(s, i, detailsOpen) {
+			return true
+		}
+	}
+	return false
+}
+
+// detailsOpen starts the blocks Open WebUI writes into an assistant's
+// content string for its reasoning and its tool calls.
+const detailsOpen = `<details type="`
+
+// appendDetails appends s's pieces with each of Open WebUI's <details
+// type="reasoning"> blocks as "[reasoning]" and each <details
+// type="tool_calls"> as "[tool_calls]", as Text shows a reasoning part
+// (core/chat reads them as parts): the model's thinking is not what it said,
+// to a summarizer, a search or a preview. A block of another type, or one
+// not closed yet (a reply still streaming), and what follows it stay as they
+// are. One loop over the bytes: each function costs the module kilobytes.
+func appendDetails(pieces []string, s string) []string {
+	from, open := 0, -1 // where the text after the last block starts; the open block's start
+	for i := 0; i < len(s); i++ {
+		if open < 0 && hasAt(s, i, detailsOpen) {
+			typ := s[i+len(detailsOpen):]
+			if !hasAt(typ, 0, `reasoning"`) && !hasAt(typ, 0, `tool_calls"`) {
+				break
+			}
+			open = i
+		} else if open >= 0 && hasAt(s, i, "</details>") {
+			pieces = appendTrimmed(pieces, s[from:open])
+			if s[open+len(detailsOpen)] == 'r' {
+				pieces = append(pieces, "[reasoning]")
+			} else {
+				pieces = append(pieces, "[tool_calls]")
+			}
+			i += len("</details>") - 1
+			from, open = i+1, -1
+		}
+	}
+	return appendTrimmed(pieces, s[from:])
+}
+
+// appendTrimmed appends s without its leading and trailing newlines, if
+// anything is left.
+func appendTrimmed(pieces []string, s string) []string {
+	for len(s) > 0 && s[0] == '\n' {
+		s = s[1:]
+	}
+	for len(s) > 0 && s[len(s)-1] == '\n' {
+		s = s[:len(s)-1]
+	}
+	if s == "" {
+		return pieces
+	}
+	return append(pieces, s)
+}
+
+// hasAt reports whether s holds sub at i.
+func hasAt(s string, i int, sub string) bool {
+	return len(s)-i >= len(sub) && s[i:i+len(sub)] == sub
 }
 
 // oneLine joins pieces with spaces, writing each newline as the two characters

@@ -3,6 +3,7 @@ package core
 import (
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -403,5 +404,39 @@ func TestRenderBranchTextLeavesReasoningOut(t *testing.T) {
 	}
 	if hits := tr.Search("secret", 0); len(hits) > 0 {
 		t.Fatalf("search found reasoning: %+v", hits)
+	}
+}
+
+// Open WebUI writes an assistant's reasoning and tool calls into its content
+// string, as <details type="reasoning"> and <details type="tool_calls">
+// blocks (core/chat reads them as parts): a summarizer's input, a search and
+// a tree view's preview show them as "[reasoning]" and "[tool_calls]", not
+// the thinking as the reply's words. A user's text, a block of another type and one not closed
+// yet stay as they are.
+func TestRenderBranchTextLeavesOpenWebUIsReasoningOut(t *testing.T) {
+	tr := New(counterIDs())
+	user := `<details type="reasoning">mine</details> as I typed it`
+	mustAppend(t, tr, Message(`{"role":"user","content":`+strconv.Quote(user)+`}`), 1)
+	reply := "<details type=\"reasoning\" done=\"true\" duration=\"3\">\n<summary>Thought for 3 seconds</summary>\n&gt; a secret plan\n</details>\n" +
+		"Let me look.\n<details type=\"tool_calls\" done=\"true\" id=\"c1\" name=\"get_weather\" arguments=\"&quot;{}&quot;\" result=\"&quot;sunny&quot;\">\n<summary>Tool Executed</summary>\n</details>\nIt is sunny."
+	mustAppend(t, tr, Message(`{"role":"assistant","content":`+strconv.Quote(reply)+`}`), 2)
+	mustAppend(t, tr, Message(`{"role":"assistant","content":"<details type=\"code_interpreter\">x</details> then <details type=\"reasoning\">y</details>"}`), 3)
+	mustAppend(t, tr, Message(`{"role":"assistant","content":"ok <details type=\"reasoning\">still thinking"}`), 4)
+	got, err := tr.RenderBranchText(MainBranch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "user: " + user + "\n" +
+		"assistant: [reasoning] Let me look. [tool_calls] It is sunny.\n" +
+		`assistant: <details type="code_interpreter">x</details> then <details type="reasoning">y</details>` + "\n" +
+		`assistant: ok <details type="reasoning">still thinking`
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	if hits := tr.Search("secret", 0); len(hits) > 0 {
+		t.Fatalf("search found reasoning: %+v", hits)
+	}
+	if hits := tr.Search("sunny", 0); len(hits) != 1 {
+		t.Fatalf("search for the reply's words: %+v", hits)
 	}
 }

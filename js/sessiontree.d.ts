@@ -796,7 +796,7 @@ export class SessionTree implements Disposable {
   summarizeBranchWith(branch: string, summarizer: Summarizer, atMs?: number, options?: SummarizeOptions): Promise<Summary>;
   /** The deterministic stub summary of a branch. */
   stubSummary(branch: string): Summary;
-  /** The branch as text, one turn per line ("role: text"): a summarizer's input. A part without text, and a reasoning or thinking part, shows as its type ("[reasoning]"). */
+  /** The branch as text, one turn per line ("role: text"): a summarizer's input. A part without text, and a reasoning or thinking part, shows as its type ("[reasoning]"); so do Open WebUI's `<details type="reasoning">` blocks in an assistant's content string. */
   renderBranchText(branch: string): string;
   /** The active messages and, for every other branch in name order, its summary or stub. */
   spliceForLinearExport(): Splice;
