@@ -380,10 +380,17 @@ function formatted(place, format) {
       const t = place.loaded();
       if (t.stats().nodes === 0) return { headId: null, messages: [] };
       const path = t.activePath();
-      const messages = t.subtree(null).nodes.map(({ id }) => {
-        const n = t.node(id);
-        const content = aiSDK ? uiMessageContent(n.message) : structuredClone(n.message);
-        return format.decode({ id, parent_id: n.parent, format: format.format, content });
+      const nodes = t.subtree(null).nodes.map(({ id }) => t.node(id));
+      // A node of another shape (OpenAI tool calls and their results,
+      // Anthropic blocks, Open WebUI's reasoning in a reply's text) is Go's
+      // conversion of it, as toRepository gives it: a node each, a tool call
+      // and a result as tool parts.
+      const own = (m) => Array.isArray(m.parts) || ownShape(m);
+      const other = aiSDK && !nodes.every((n) => own(n.message)) ? new Map(converted(t).messages.map(({ message }) => [message.id, message])) : null;
+      const messages = nodes.map((n) => {
+        const m = other !== null && !own(n.message) ? other.get(n.id) : null;
+        const content = !aiSDK ? structuredClone(n.message) : m ? uiMessageContent({ role: m.role, content: m.content }) : uiMessageContent(n.message);
+        return format.decode({ id: n.id, parent_id: n.parent, format: format.format, content });
       });
       return { headId: path[path.length - 1], messages };
     },

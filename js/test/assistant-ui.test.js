@@ -594,6 +594,43 @@ test("withFormat (ai-sdk/v6): a ThreadMessage's tool calls load as tool parts, w
   t.free();
 });
 
+test("withFormat (ai-sdk/v6) on a tree of OpenAI's or Anthropic's messages (an import): a node each, as toRepository gives it, its tool call and its result as tool parts; a 👍 keeps the call", async () => {
+  const openai = SessionTree.fromLinear([
+    { role: "system", content: "be brief" },
+    { role: "user", content: "weather?" },
+    { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "weather", arguments: '{"city":"Oslo"}' } }] },
+    { role: "tool", tool_call_id: "c1", content: "3 °C" },
+    { role: "assistant", content: "3 °C in Oslo" },
+  ]);
+  const anthropic = SessionTree.fromLinear([
+    { role: "user", content: [{ type: "text", text: "weather?" }] },
+    { role: "assistant", content: [{ type: "thinking", thinking: "look it up", signature: "s" }, { type: "tool_use", id: "c1", name: "weather", input: { city: "Oslo" } }] },
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "c1", content: "3 °C" }] },
+    { role: "assistant", content: [{ type: "text", text: "3 °C in Oslo" }] },
+  ]);
+  for (const [name, t] of [["openai", openai], ["anthropic", anthropic]]) {
+    const h = historyAdapter(t).withFormat(aiSDKFormat);
+    const loaded = await h.load();
+    const messages = loaded.messages.map((i) => i.message);
+    await validateUIMessages({ messages });
+    const path = t.activePath();
+    assert.equal(loaded.headId, path.at(-1), name);
+    assert.deepEqual(loaded.messages.map((i) => [i.message.id, i.parentId]), path.map((id, k) => [id, k === 0 ? null : path[k - 1]]), `${name}: a message a node`);
+    const parts = messages.flatMap((m) => m.parts).filter((p) => p.type === "tool-weather");
+    assert.deepEqual(parts.map((p) => [p.toolCallId, p.state, p.output ?? null]), [["c1", "input-available", null], ["c1", "output-available", "3 °C"]], `${name}: the call and its result, as tool parts (before: the call left out, the result an assistant's text)`);
+    assert.deepEqual(parts[0].input, { city: "Oslo" }, name);
+    // A 👍 on the call stores the runtime's message as its newer version:
+    // the call is in it (before, a message without parts went in).
+    const k = messages.findIndex((m) => m.parts.includes(parts[0]));
+    await h.update({ parentId: loaded.messages[k].parentId, message: { ...messages[k], metadata: { feedback: "positive" } } });
+    const again = (await h.load()).messages.map((i) => i.message);
+    await validateUIMessages({ messages: again });
+    const call = again.find((m) => m.metadata?.feedback === "positive");
+    assert.deepEqual(call.parts.find((p) => p.type === "tool-weather")?.input, { city: "Oslo" }, `${name}: the 👍 kept the call`);
+    t.free();
+  }
+});
+
 test("a UIMessage's file that is not an image (a PDF) loads as assistant-ui's file part with its filename, from load() and Go's assistant-ui export alike, and assistant-ui takes it", async () => {
   const t = new SessionTree();
   const pdf = { type: "file", mediaType: "application/pdf", filename: "a.pdf", url: "data:application/pdf;base64,JVBERi0=" };
