@@ -3,6 +3,7 @@ package core
 import (
 	"bytes"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 )
 
@@ -131,4 +132,81 @@ func (s *tombstone) list() []deletion {
 		return nil
 	}
 	return s.deleted
+}
+
+// prunedSyncedReplicas is syncedReplicas (with deletions) where a copy also
+// prunes now and then after its edits, before it syncs: a deletion's path
+// then grows over several prunes and travels in merges.
+func prunedSyncedReplicas(seed uint64, n, rounds, steps int) []*Tree {
+	g := &opGen{r: rand.New(rand.NewPCG(seed, 17)), deletes: true}
+	base := New(WithIDSource(prefixIDs("base")))
+	for range 10 + g.r.IntN(20) {
+		base.Apply([]Op{g.op(base)}, 1)
+	}
+	out := make([]*Tree, n)
+	for i := range out {
+		out[i] = base.Clone()
+		out[i].newID = prefixIDs("r" + strconv.Itoa(i) + "-")
+	}
+	for range rounds {
+		for _, c := range out {
+			for range steps {
+				c.Apply([]Op{g.op(c)}, int64(g.r.IntN(1000)))
+			}
+			if g.r.IntN(2) == 0 {
+				if _, err := c.Prune(); err != nil {
+					panic(err)
+				}
+			}
+		}
+		for range g.r.IntN(n + 1) {
+			i, j := g.r.IntN(n), g.r.IntN(n)
+			if i == j {
+				continue
+			}
+			m, err := Merge(out[i], out[j])
+			if err != nil {
+				panic(err)
+			}
+			ids := [2]func() string{out[i].newID, out[j].newID}
+			if out[i], err = Unmarshal(m.Marshal()); err != nil {
+				panic(err)
+			}
+			out[j] = out[i].Clone()
+			out[i].newID, out[j].newID = ids[0], ids[1]
+		}
+	}
+	return out
+}
+
+// Copies that prune between their syncs still merge as a join: any order and
+// grouping gives the same bytes, and merging the result with itself or with
+// an input changes nothing.
+func TestPropertyMergeOfCopiesThatPruneBetweenSyncsGivesTheSameBytes(t *testing.T) {
+	seeds, paths := mergeSeeds(t, 300, 4), 0
+	runMergeProperty(t, seeds, func(seed uint64) []*Tree {
+		trees := prunedSyncedReplicas(seed, 4, 3, 12)
+		if withPaths(trees) {
+			paths++
+		}
+		return trees
+	}, true, true)
+	t.Logf("of %d seeds, %d kept the path of a pruned deletion", seeds, paths)
+	if paths < seeds/10 {
+		t.Fatalf("of %d seeds, %d kept the path of a pruned deletion (want a tenth)", seeds, paths)
+	}
+}
+
+// withPaths reports whether a tree holds a deletion whose leaf a prune removed.
+func withPaths(trees []*Tree) bool {
+	for _, tr := range trees {
+		for _, s := range tr.tombs {
+			for _, d := range s.deleted {
+				if len(d.above) > 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
