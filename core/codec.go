@@ -641,8 +641,10 @@ func (l *loader) branches() error {
 // deleted reads into the tombstone of the branch name key the value of its
 // "deleted_at_ms" (whole, a deletion of the whole name) or its
 // "deleted_instances": a non-empty list of [created_at_ms, deleted_at_ms,
-// leaf] triples, or [created_at_ms, deleted_at_ms] pairs for a whole
-// instance, strictly by creation time and leaf (a pair first).
+// leaf, above…] lists (above: the ids over a leaf that a prune removed, and
+// the first it kept; none in files written before Dec 5, evening), or
+// [created_at_ms, deleted_at_ms] pairs for a whole instance, strictly by
+// creation time and leaf (a pair first).
 func (l *loader) deleted(key, where string, whole bool) error {
 	s := l.t.tombs[key]
 	if s == nil {
@@ -654,7 +656,7 @@ func (l *loader) deleted(key, where string, whole bool) error {
 	}
 	if whole {
 		at, err := l.int(where)
-		s.add(deletion{wholeName, at, ""})
+		s.add(deletion{created: wholeName, at: at})
 		return err
 	}
 	n := 0
@@ -668,8 +670,13 @@ func (l *loader) deleted(key, where string, whole bool) error {
 				d.created, err = l.int(where)
 			case 1:
 				d.at, err = l.int(where)
-			default:
+			case 2:
 				d.leaf, err = l.id(where)
+			default:
+				var a string
+				if a, err = l.id(where); err == nil {
+					d.above = append(d.above, a)
+				}
 			}
 			k++
 			return err
@@ -678,8 +685,8 @@ func (l *loader) deleted(key, where string, whole bool) error {
 		if len(s.deleted) > 0 {
 			last = s.deleted[len(s.deleted)-1]
 		}
-		if err == nil && (k < 2 || k > 3 || d.created == wholeName || !d.after(last)) {
-			err = l.corrupt(where, "expected [created_at_ms, deleted_at_ms, leaf] triples or [created_at_ms, deleted_at_ms] pairs, in order of creation and leaf, each once")
+		if err == nil && (k < 2 || d.created == wholeName || !d.after(last)) {
+			err = l.corrupt(where, "expected [created_at_ms, deleted_at_ms, leaf, above…] lists or [created_at_ms, deleted_at_ms] pairs, in order of creation and leaf, each once")
 		}
 		s.add(d)
 		n++

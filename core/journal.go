@@ -409,7 +409,7 @@ func (t *Tree) setTomb(name string, created, atMs int64, leaf string) {
 	if old != nil {
 		s.deleted = append(s.deleted, old.deleted...)
 	}
-	s.add(deletion{created, atMs, leaf})
+	s.add(deletion{created: created, at: atMs, leaf: leaf})
 	if t.tombs == nil {
 		t.tombs = make(map[string]*tombstone)
 	}

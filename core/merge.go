@@ -51,7 +51,7 @@ import (
 // Known limits. Copies that minted the same id (SPEC §2 forbids it) merge
 // commutatively and idempotently, but which content keeps the id can depend on
 // grouping. Two branches made under one name in the same millisecond are one
-// instance: deleting either deletes both.
+// instance: deleting either deletes both (at or above the leaf it saw).
 
 // MergeReport says what a merge changed in the tree merged into.
 type MergeReport struct {

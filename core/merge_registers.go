@@ -25,8 +25,9 @@ import "strings"
 //
 // Both hold in every larger state: the tombstone only grows, w stays, and
 // "at or above" holds for good once it holds, since a node's parent never
-// changes and nodes are only added (a leaf that Prune removes turns its
-// deletions into deletions of the whole instance, see forgetRemovedLeaves).
+// changes and nodes are only added (a deletion whose leaf Prune removes keeps
+// the ids above it that Prune removed, so the answer does not change where no
+// copy has the leaf any more: deletion.saw, Tree.keepDeletedPaths).
 // And a dropped value never drops another one that no kept value drops: if w
 // supersedes v and w is superseded by w2, then w2 (of the same instance, newer
 // still, further below) supersedes v; if w is dead by e, then v, of the same

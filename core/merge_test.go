@@ -57,7 +57,7 @@ func replicasDeleting(seed uint64, n, steps int, deletes, clash bool) ([]*Tree, 
 		c.Apply([]Op{op}, at)
 		if op.Op == "deleteBranch" && before != nil && c.branches[op.Branch] == nil {
 			d := instance{op.Branch, was.created}
-			deleted[d] = append(deleted[d], deletion{was.created, max(at, was.moved), was.leaf})
+			deleted[d] = append(deleted[d], deletion{created: was.created, at: max(at, was.moved), leaf: was.leaf})
 		}
 	}
 	base := New(WithIDSource(prefixIDs("base")))

@@ -137,10 +137,12 @@ func TestDeleteBranchDeletesTheHiddenInstancesOfTheNameToo(t *testing.T) {
 
 // Tombstones of instances save and load byte for byte, as a deleted name, a
 // live name deleted before and a hidden record, beside a whole-name deletion
-// of a file written before instances were recorded.
+// of a file written before instances were recorded; a deletion's leaf may be
+// followed by the ids above it that a prune removed (here "c", no node of the
+// file, under "b").
 func TestTombstonesOfInstancesSaveAndLoadByteForByte(t *testing.T) {
 	file := `{"format":"sessiontree","version":1,"root":"a","active_branch":"main","branches":{` +
-		`"gone":{"name":"gone","deleted_at_ms":4,"deleted_instances":[[1,9],[1,8,"a"],[3,7,"b"]]},` +
+		`"gone":{"name":"gone","deleted_at_ms":4,"deleted_instances":[[1,9],[1,8,"a"],[3,7,"b"],[4,7,"c","b","a"]]},` +
 		`"main":{"name":"main","leaf":"b","created_at_ms":0,"used":2},` +
 		`"old":{"name":"old","deleted_at_ms":6},` +
 		`"x":{"name":"x","leaf":"a","created_at_ms":5,"used":1,"deleted_instances":[[2,4]]},` +
@@ -173,13 +175,14 @@ func TestTombstonesOfInstancesSaveAndLoadByteForByte(t *testing.T) {
 		`"deleted_instances":[[1,9,"b"],[1,8,"a"]]`,
 		`"deleted_instances":[[1,9,"a"],[1,8,"a"]]`,
 		`"deleted_instances":[[1,9,"a"],[1,8]]`,
-		`"deleted_instances":[[1,9,"a","b"]]`,
+		`"deleted_instances":[[1,9,"a","b",2]]`,
+		`"deleted_instances":[[1,9,"a",""]]`,
 		`"deleted_instances":[[-9223372036854775808,9]]`,
 		`"deleted_instances":[{"created_at_ms":1,"deleted_at_ms":9}]`,
 		`"deleted_instances":[[1,"9"]]`,
 		`"deleted_instances":{"1":9}`,
 	} {
-		f := strings.Replace(file, `"deleted_instances":[[1,9],[1,8,"a"],[3,7,"b"]]`, bad, 1)
+		f := strings.Replace(file, `"deleted_instances":[[1,9],[1,8,"a"],[3,7,"b"],[4,7,"c","b","a"]]`, bad, 1)
 		_, err := Unmarshal([]byte(f))
 		wantCode(t, err, CodeCorrupt)
 	}
@@ -328,10 +331,12 @@ func TestMergeOfADeletionKeepsAnAppendTheDeletingCopyDidNotSee(t *testing.T) {
 	}
 }
 
-// A prune that removes the leaf a deletion saw makes it a deletion of the
-// whole instance: a stale copy that held the branch above that leaf does not
-// bring it back.
-func TestPruneOfADeletedLeafMakesItsDeletionTakeTheWholeInstance(t *testing.T) {
+// A prune that removes the leaf a deletion saw keeps the leaf and the path
+// above it as far as the first node it keeps: a stale copy that held the
+// branch above that leaf does not bring it back. (Before Dec 5, evening, the
+// deletion forgot its leaf and took the whole instance, appends of other
+// copies below the leaf too: TestMergeOfADeletionPrunedBeforeItSyncsKeeps….)
+func TestPruneOfADeletedLeafKeepsThePathItsDeletionSaw(t *testing.T) {
 	base, ids := chain(t, "q", "a")
 	if _, err := base.Branch(ids[0], "x", 3); err != nil {
 		t.Fatal(err)
@@ -351,7 +356,7 @@ func TestPruneOfADeletedLeafMakesItsDeletionTakeTheWholeInstance(t *testing.T) {
 	if removed, err := a.Prune(); err != nil || !slices.Equal(removed, []string{leaf}) {
 		t.Fatalf("prune removed %v (%v), want %s", removed, err, leaf)
 	}
-	if row, _ := a.BranchJSON("x"); string(row) != `{"name":"x","deleted_instances":[[3,20]]}` {
+	if row, _ := a.BranchJSON("x"); string(row) != `{"name":"x","deleted_instances":[[3,20,"`+leaf+`","`+ids[0]+`"]]}` {
 		t.Fatalf("the deletion's row after the prune is %s", row)
 	}
 	if x, ok := mustMerge(t, a, stale).LookupBranch("x"); ok {

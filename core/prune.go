@@ -14,6 +14,7 @@ func (t *Tree) Prune() ([]string, error) {
 		}
 	}
 	var removed []string
+	t.keepDeletedPaths(kept)
 	for _, id := range t.orderedIDs() {
 		if !kept[id] {
 			removed = append(removed, id)
@@ -33,25 +34,44 @@ func (t *Tree) Prune() ([]string, error) {
 				t.noteBranch(name)
 			}
 		}
-		t.forgetRemovedLeaves()
 	}
 	return removed, nil
 }
 
-// forgetRemovedLeaves makes every deletion whose leaf is no longer a node a
-// deletion of its whole instance: a merge could no longer tell what is at or
-// above that leaf, and a copy that held the branch there must not bring it
-// back.
-func (t *Tree) forgetRemovedLeaves() {
+// keepDeletedPaths makes every deletion whose leaf (or the last id above it)
+// the prune removes, kept being what it keeps, remember the ids above that
+// leaf it removes, up to the first one it keeps or a root: a merge can then
+// still tell what is at or above the leaf (see deletion.saw). Before (Dec 5),
+// such a deletion forgot its leaf and took the whole instance, so an append
+// that another copy made below the leaf, apart, ended on no branch.
+func (t *Tree) keepDeletedPaths(kept map[string]bool) {
 	for name, s := range t.tombs {
-		c := &tombstone{}
-		for _, d := range s.deleted {
-			if t.nodes[d.leaf] == nil {
-				d.leaf = ""
+		var c *tombstone
+		for i, d := range s.deleted {
+			last := d.leaf
+			if k := len(d.above); k > 0 {
+				last = d.above[k-1]
 			}
-			c.add(d)
+			n := t.nodes[last]
+			if last == "" || n == nil || kept[last] {
+				continue
+			}
+			above := append(make([]string, 0, len(d.above)+4), d.above...)
+			for p := n.up; p != nil; p = p.up {
+				above = append(above, p.id)
+				if kept[p.id] || len(above) > len(t.nodes) {
+					break
+				}
+			}
+			if len(above) == len(d.above) {
+				continue // a removed root: nothing above it
+			}
+			if c == nil {
+				c = &tombstone{deleted: append([]deletion(nil), s.deleted...)}
+			}
+			c.deleted[i].above = above
 		}
-		if !c.equal(s) {
+		if c != nil {
 			t.tombs[name] = c
 			t.noteBranch(name)
 		}

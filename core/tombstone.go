@@ -1,6 +1,10 @@
 package core
 
-import "github.com/sessiontree/sessiontree/core/rawjson"
+import (
+	"slices"
+
+	"github.com/sessiontree/sessiontree/core/rawjson"
+)
 
 // tombstone is what a tree knows of the deletions of one branch name, for
 // Merge: which instances of the name were deleted, and when. An instance is
@@ -13,7 +17,11 @@ import "github.com/sessiontree/sessiontree/core/rawjson"
 // the leaf the branch had when deleted or above it, moved no later. A value
 // another copy moved below that leaf apart (an append racing the deletion)
 // survives. A deletion that knows no leaf (a file written before leaves were
-// recorded, or a leaf that Prune removed) takes the whole instance.
+// recorded, or a leaf that Prune removed before Dec 5, evening) takes the
+// whole instance. When Prune removes the leaf, the deletion keeps it and the
+// ids of its ancestors that Prune removed with it, up to the first one kept
+// (see Tree.keepDeletedPaths), so that what is at or above the leaf is still
+// known where no copy has the leaf any more.
 //
 // A tombstone is never changed once a tree holds it, only replaced, so
 // copies of a tree share them.
@@ -26,10 +34,59 @@ type tombstone struct {
 }
 
 // deletion is one deletion of an instance of a name: made at created, deleted
-// at at, when its branch was at leaf ("": the whole instance).
+// at at, when its branch was at leaf ("": the whole instance). above lists
+// leaf's ancestors, nearest first, as far as a prune that removed leaf
+// removed them, and then the first one it kept (or up to a root): with it a
+// merge still tells what is at or above leaf when leaf is no node of it.
 type deletion struct {
 	created, at int64
 	leaf        string
+	above       []string
+}
+
+// saw reports whether a value at node id is at d's leaf or above it in r: id
+// is the leaf or one of the ids of above, or the first of them that is a node
+// of r reaches it (every node above that one is a node of r, and so is id's
+// every ancestor: a node in r that is below the leaf has the leaf in r too).
+// The answer is the same in every tree that holds id, so a merge that asks it
+// stays a join.
+func (d *deletion) saw(id string, r *Tree) bool {
+	if id == "" || id == d.leaf {
+		return true
+	}
+	if r.nodes[d.leaf] != nil {
+		return r.reaches(d.leaf, id)
+	}
+	for _, a := range d.above {
+		if a == id {
+			return true
+		}
+		if r.nodes[a] != nil {
+			return r.reaches(a, id)
+		}
+	}
+	return false
+}
+
+// longerPath returns the longer of two paths above one leaf (one is the other's
+// start), or of two that differ (copies that minted one id apart) the larger:
+// an order, so the join of tombstones stays commutative and associative.
+func longerPath(x, y []string) []string {
+	if len(x) != len(y) {
+		if len(x) > len(y) {
+			return x
+		}
+		return y
+	}
+	for i := range x {
+		if x[i] != y[i] {
+			if x[i] > y[i] {
+				return x
+			}
+			return y
+		}
+	}
+	return x
 }
 
 // wholeName is the instance of a deletion that names none ("deleted_at_ms"
@@ -39,14 +96,14 @@ const wholeName = -1 << 63
 
 // kills reports whether the value of the name made at created, moved at moved
 // to leaf is deleted in r: its instance, or the whole name, was deleted no
-// earlier than the move, at leaf or below it (r.reaches, as a superseding
-// value is found), or with no leaf known.
+// earlier than the move, at leaf or below it (deletion.saw, which walks up
+// as a superseding value is found), or with no leaf known.
 func (s *tombstone) kills(created, moved int64, leaf string, r *Tree) bool {
 	if s == nil {
 		return false
 	}
 	for _, d := range s.deleted {
-		if (d.created == created || d.created == wholeName) && moved <= d.at && (d.leaf == "" || r.reaches(d.leaf, leaf)) {
+		if (d.created == created || d.created == wholeName) && moved <= d.at && (d.leaf == "" || d.saw(leaf, r)) {
 			return true
 		}
 	}
@@ -79,6 +136,7 @@ func (s *tombstone) add(d deletion) {
 	}
 	if i < len(s.deleted) && s.deleted[i].created == d.created && s.deleted[i].leaf == d.leaf {
 		s.deleted[i].at = max(s.deleted[i].at, d.at)
+		s.deleted[i].above = longerPath(s.deleted[i].above, d.above)
 		return
 	}
 	s.deleted = append(s.deleted, d)
@@ -100,7 +158,7 @@ func (s *tombstone) equal(o *tombstone) bool {
 		return false
 	}
 	for i, d := range s.deleted {
-		if o.deleted[i] != d {
+		if e := o.deleted[i]; e.created != d.created || e.at != d.at || e.leaf != d.leaf || !slices.Equal(e.above, d.above) {
 			return false
 		}
 	}
@@ -109,8 +167,8 @@ func (s *tombstone) equal(o *tombstone) bool {
 
 // appendJSON adds the tombstone's fields to the object that ends buf:
 // "deleted_at_ms" for a whole-name deletion and "deleted_instances":
-// [[created_at_ms, deleted_at_ms, leaf]…] for the rest ([created_at_ms,
-// deleted_at_ms] for a deletion of a whole instance).
+// [[created_at_ms, deleted_at_ms, leaf, above…]…] for the rest
+// ([created_at_ms, deleted_at_ms] for a deletion of a whole instance).
 func (s *tombstone) appendJSON(buf []byte) []byte {
 	buf = buf[:len(buf)-1]
 	open, end := `,"deleted_instances":[[`, "}"
@@ -122,6 +180,9 @@ func (s *tombstone) appendJSON(buf []byte) []byte {
 		buf = appendNumber(appendNumber(buf, open, d.created), ",", d.at)
 		if d.leaf != "" {
 			buf = rawjson.AppendString(append(buf, ','), d.leaf)
+		}
+		for _, a := range d.above {
+			buf = rawjson.AppendString(append(buf, ','), a)
 		}
 		open, end = "],[", "]]}"
 	}

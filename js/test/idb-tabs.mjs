@@ -35,11 +35,12 @@ const TRACE = PRUNE || process.env.IDB_TABS_TRACE === "1";
 // branch while the other appends to it, and the merge took the append's name
 // too: fixed in core (a tombstone records the leaf the deletion saw, and an
 // append below it keeps the name). Seeds 1-8 pass with it (3 runs, Dec 5), so
-// it is on, but with prunes (IDB_TABS_PRUNE=1): a copy that prunes a deleted
-// leaf before it syncs forgets which leaf its deletion saw, and its deletion
-// takes a racing append's name again (core/prune.go, forgetRemovedLeaves).
-// IDB_TABS_NAMED=0 turns it off.
-const NAMED = (process.env.IDB_TABS_NAMED ?? (PRUNE ? "0" : "1")) === "1";
+// it is on; with prunes (IDB_TABS_PRUNE=1) too since Dec 5, evening: before,
+// a copy that pruned a deleted leaf before it synced forgot which leaf its
+// deletion saw, and its deletion took a racing append's name again (now the
+// deletion keeps the leaf and the path above it, core/prune.go,
+// keepDeletedPaths). IDB_TABS_NAMED=0 turns it off.
+const NAMED = (process.env.IDB_TABS_NAMED ?? "1") === "1";
 const { server, base } = await serveJS();
 const chrome = await launch("idb-tabs");
 const errors = [];
