@@ -231,14 +231,7 @@ func (t *Tree) sortedNodes() []keyedNode {
 	prefix := make([]uint64, len(list))
 	for i, kn := range list {
 		order[i] = int32(i)
-		var p uint64
-		for j := 0; j < 8; j++ {
-			p <<= 8
-			if j < len(kn.key) {
-				p |= uint64(kn.key[j])
-			}
-		}
-		prefix[i] = p
+		prefix[i] = keyPrefix(kn.key)
 	}
 	sortFunc(order, func(a, b int32) int {
 		if pa, pb := prefix[a], prefix[b]; pa != pb {

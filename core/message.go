@@ -131,7 +131,10 @@ func appendTrimmed(pieces []string, s string) []string {
 	return append(pieces, s)
 }
 
-// hasAt reports whether s holds sub at i.
+// hasAt reports whether s holds sub at i. Not inlined: each copy costs the
+// module more than the call.
+//
+//go:noinline
 func hasAt(s string, i int, sub string) bool {
 	return len(s)-i >= len(sub) && s[i:i+len(sub)] == sub
 }

@@ -368,6 +368,22 @@ type runSplit struct {
 	leaf *node
 }
 
+// byOff returns s sorted by off: through an order of indexes, since sortFunc
+// costs the module ~1.5 KB per element type (slices.SortFunc's pdqsort
+// family ~22 KB), and int32 is one already.
+func byOff(s []runSplit) []runSplit {
+	order := make([]int32, len(s))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	sortFunc(order, func(a, b int32) int { return s[a].off - s[b].off })
+	out := make([]runSplit, len(s))
+	for i, j := range order {
+		out[i] = s[j]
+	}
+	return out
+}
+
 // runRead is one read of the tree in runs: where branches end (leafOf, by
 // leaf id) and the runs they split (by head, ordered by offset).
 type runRead struct {
@@ -400,9 +416,10 @@ func (t *Tree) newRunRead() (*runRead, bool) {
 		}
 		r.splits[h] = append(r.splits[h], runSplit{off, l})
 	}
-	for _, s := range r.splits {
-		// sortFunc, not slices.SortFunc: its pdqsort family is ~22 KB of WebAssembly per type.
-		sortFunc(s, func(a, b runSplit) int { return a.off - b.off })
+	for h, s := range r.splits {
+		if len(s) > 1 {
+			r.splits[h] = byOff(s)
+		}
 	}
 	return r, true
 }
