@@ -1,7 +1,6 @@
 package core
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/sessiontree/sessiontree/core/rawjson"
@@ -37,7 +36,9 @@ func (t *Tree) Apply(ops []Op, nowMs int64) ([]string, error) {
 	t.openJournal()
 	// Most ops record one change (a batch's repeated leaf moves and touches of
 	// one branch are recorded once): size the journal once.
-	t.journal.undo = slices.Grow(t.journal.undo, len(ops)+4)
+	if n := len(ops) + 4; cap(t.journal.undo) < n {
+		t.journal.undo = make([]undo, 0, n) // empty: openJournal emptied it
+	}
 	t.reserve(ops)
 	defer func() {
 		t.slab = nil

@@ -86,12 +86,33 @@ func TestAppendChainsToTheActiveLeafAndSetsRootOnlyOnce(t *testing.T) {
 
 func TestAppendRejectsAMessageThatIsNotAnObjectWithAStringRole(t *testing.T) {
 	tr := New()
-	for _, bad := range []string{`[]`, `"x"`, `{"role":1}`, `{"content":"x"}`, `{"role":"u"`, ``, `{"role":"\ud800"}`, "{\"role\":\"\xff\"}"} {
+	for _, bad := range []string{`[]`, `"x"`, `{"role":1}`, `{"content":"x"}`, `{"role":"u"`, ``, `{"role":"\ud800"}`, "{\"role\":\"\xff\"}",
+		// The role first, as JSON.stringify writes it: still every check.
+		`{"role":"u","role":"v"}`, `{"role":"u","x":1,"x":2}`, `{"role":"u"}x`, `{"role":"u",}`, `{"role":"u\x"}`} {
 		_, err := tr.Append(Message(bad), 1)
 		wantCode(t, err, CodeInvalidInput)
 	}
 	if tr.Len() != 0 {
 		t.Fatal("a rejected append added a node")
+	}
+}
+
+func TestAppendTakesAStringRoleWhereverItIs(t *testing.T) {
+	tr := New()
+	for good, stored := range map[string]string{
+		`{"role":"user","content":"x"}`:   `{"role":"user","content":"x"}`,
+		`{"content":"x","role":"user"}`:   `{"content":"x","role":"user"}`,
+		`{"r\u006fle":"user"}`:            `{"r\u006fle":"user"}`,
+		` { "role" : "user" , "a" : 1 } `: `{"role":"user","a":1}`,
+		`{"role":""}`:                     `{"role":""}`,
+	} {
+		id, err := tr.Append(Message(good), 1)
+		if err != nil {
+			t.Fatalf("Append(%s): %v", good, err)
+		}
+		if n, _ := tr.Node(id); string(n.Message) != stored {
+			t.Errorf("Append(%s) stored %s, want %s", good, n.Message, stored)
+		}
 	}
 }
 

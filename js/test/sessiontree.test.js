@@ -423,6 +423,38 @@ test("apply writes every op's bytes exactly, whatever their UTF-8 size, and its 
   assert.deepEqual(t.linearProjection().map((m) => m.content), [texts[0], texts[0], "after"], "on the new branch");
 });
 
+test("apply with ops whose toJSON calls into trees, a batch of short then long texts, a failed batch", () => {
+  const t = new SessionTree();
+  const other = new SessionTree();
+  // Each op's toJSON appends to another tree (and batches into it): those
+  // calls use the module's input buffer while this batch's texts are made.
+  const sneaky = (i) => ({ role: "user", content: `s${i}`, extra: { toJSON() { other.append(user(`o${i}`)); other.apply([{ op: "append", message: user(`p${i}`) }]); return i; } } });
+  const ops = [];
+  for (let i = 0; i < 300; i++) ops.push({ op: "append", message: i % 3 ? user(`m${i}`) : sneaky(i) });
+  const res = t.apply(ops, 5);
+  assert.equal(res.length, 300);
+  assert.deepEqual(t.linearProjection().map((m) => m.content), ops.map((o) => o.message.content));
+  assert.equal(t.linearProjection()[0].extra, 0, "toJSON's value stored");
+  assert.deepEqual(other.linearProjection().map((m) => m.content), Array.from({ length: 100 }, (_, k) => [`o${3 * k}`, `p${3 * k}`]).flat());
+  // Short ops first, then long ones (a writer that sized its buffer from the
+  // first ones must grow it, keeping what it wrote).
+  const grow = [];
+  for (let i = 0; i < 50; i++) grow.push({ op: "append", message: user(`${i}`) });
+  for (let i = 0; i < 50; i++) grow.push({ op: "append", message: user("漢".repeat(5000 + i)), at: i });
+  const big = new SessionTree();
+  assert.deepEqual(big.activePath(), []);
+  const ids = big.apply(grow, 1);
+  assert.deepEqual(big.activePath(), ids);
+  assert.deepEqual(big.linearProjection(), grow.map((o) => o.message));
+  assert.equal(big.node(ids[99]).createdAtMs, 49);
+  // A batch whose op cannot be written leaves the tree as it was, and the next works.
+  const before = big.save();
+  assert.throws(() => big.apply([{ op: "append", message: user("x") }, { op: "append", message: { role: "user", bad: { toJSON() { throw new Error("no"); } } } }]), "invalid_input", /cannot be written as JSON/);
+  assert.equal(big.save(), before);
+  assert.equal(big.apply([{ op: "append", message: user("y") }]).length, 1);
+  for (const x of [t, other, big]) x.free();
+});
+
 test("a projection is the path's messages, whatever the message cache holds (append, apply, edit, clone, prune, load, repair)", () => {
   // The reference: each node's own message, read by id without the cache.
   const expect = (t, branch) => (branch ? t.pathOf(branch) : t.activePath()).map((id) => t.node(id).message);

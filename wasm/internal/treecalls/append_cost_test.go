@@ -142,3 +142,70 @@ func newHandle(t testing.TB) uint32 {
 	}
 	return uint32(h)
 }
+
+// The three steps of make bench-peers's issue-26 lines, as the module sees
+// them (go test -bench Steps -benchmem, GOOS=js GOARCH=wasm for wasm's
+// prices): 10k appends to a new tree, one call each; the same 10k as one
+// applyOps call; 1,000 regenerates of one reply at depth 1,000. Reported per
+// message.
+func BenchmarkStepsAppend(b *testing.B)     { benchSteps(b, "append") }
+func BenchmarkStepsApply(b *testing.B)      { benchSteps(b, "apply") }
+func BenchmarkStepsRegenerate(b *testing.B) { benchSteps(b, "regenerate") }
+
+func benchSteps(b *testing.B, step string) {
+	const n = 10000
+	batch := &caller{}
+	for i := range served {
+		if served[i].Name == "applyOps" {
+			batch.method = uint32(i + 1)
+		}
+	}
+	appends := make([]*caller, n)
+	regens := make([]*caller, 1000)
+	for i := range appends {
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		m := `{"role":"` + role + `","content":"message ` + strconv.Itoa(i) + `: ` + strings.Repeat("a sentence of an ordinary chat reply, ", 6) + `"}`
+		appends[i] = callerOf(b, "append", 0, m)
+		if i < len(regens) {
+			regens[i] = callerOf(b, "regenerate", 0, "0123456789abcdef", m)
+		}
+		batch.in = binary.LittleEndian.AppendUint32(batch.in, uint32(1+len(m)))
+		batch.in = append(append(batch.in, 'a'), m...)
+	}
+	b.ReportAllocs()
+	ops := 0
+	for b.Loop() {
+		h := newHandle(b)
+		switch step {
+		case "append":
+			for i, c := range appends {
+				c.handle = h
+				c.call(b, float64(1+i))
+			}
+			ops += n
+		case "apply":
+			batch.handle = h
+			batch.call(b, 1)
+			ops += n
+		case "regenerate":
+			b.StopTimer()
+			var id string
+			for i, c := range appends[:1000] {
+				c.handle = h
+				id = c.call(b, float64(1+i))
+			}
+			b.StartTimer()
+			for i, c := range regens {
+				c.handle = h
+				copy(c.in[4:], id) // the node: every id is 16 bytes
+				c.call(b, float64(2000+i))
+			}
+			ops += len(regens)
+		}
+		callerOf(b, "free", h).call(b, 0)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(ops), "ns/msg")
+}
