@@ -92,24 +92,7 @@ func TestPropertyMergeOfCopiesThatPrunedMakesALeafUnreachableOnlyWhenACopyDelete
 			}
 		}
 		m := randomMerge(t, r, copies)
-		off := make(map[string]bool)
-		for _, id := range unreachable(m) {
-			off[id] = true
-		}
-		for i, in := range trees {
-			for name, b := range in.branches {
-				if !off[b.leaf] {
-					continue
-				}
-				saw := false
-				for _, d := range deleted[instance{name, b.created}] {
-					saw = saw || whole.reaches(d.leaf, b.leaf)
-				}
-				if !saw {
-					t.Fatalf("seed %d: copy %d's branch %q (made at %d, moved at %d) ends at %s, which the merge of the pruned copies left on no branch; no copy deleted that branch at or below it (deletions %+v)", seed, i, name, b.created, b.moved, b.leaf, deleted[instance{name, b.created}])
-				}
-			}
-		}
+		checkOffBranchLeavesWereDeleted(t, seed, m, whole, trees, deleted)
 		for name, b := range m.branches {
 			reg := registerOf(name, b.leaf)
 			for _, in := range trees {

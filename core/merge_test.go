@@ -298,24 +298,7 @@ func TestPropertyMergeMakesALeafUnreachableOnlyWhenACopyDeletedItsBranch(t *test
 			if k == 0 && deletedAbove(m, trees, deleted) {
 				raced++
 			}
-			on := make(map[string]bool)
-			for _, id := range unreachable(m) {
-				on[id] = true
-			}
-			for i, in := range trees {
-				for name, b := range in.branches {
-					if !on[b.leaf] {
-						continue
-					}
-					saw := false
-					for _, d := range deleted[instance{name, b.created}] {
-						saw = saw || m.reaches(d.leaf, b.leaf)
-					}
-					if !saw {
-						t.Fatalf("seed %d: copy %d's branch %q (made at %d, moved at %d) ends at %s, which the merge left on no branch; no copy deleted that branch at or below it (deletions %+v)", seed, i, name, b.created, b.moved, b.leaf, deleted[instance{name, b.created}])
-					}
-				}
-			}
+			checkOffBranchLeavesWereDeleted(t, seed, m, m, trees, deleted)
 		}
 	}
 	t.Logf("of %d seeds, %d deleted a name another copy holds apart, %d raced an append", seeds, apart, raced)
@@ -326,6 +309,31 @@ func TestPropertyMergeMakesALeafUnreachableOnlyWhenACopyDeletedItsBranch(t *test
 
 // deletedApart reports whether a copy holds a branch under a name that a
 // deletion removed as another instance.
+// checkOffBranchLeavesWereDeleted fails unless each copy's branch whose leaf
+// the merge m left on no branch was deleted by some copy at or below that
+// leaf (read in whole's parent links).
+func checkOffBranchLeavesWereDeleted(t *testing.T, seed uint64, m, whole *Tree, trees []*Tree, deleted map[instance][]deletion) {
+	t.Helper()
+	off := make(map[string]bool)
+	for _, id := range unreachable(m) {
+		off[id] = true
+	}
+	for i, in := range trees {
+		for name, b := range in.branches {
+			if !off[b.leaf] {
+				continue
+			}
+			saw := false
+			for _, d := range deleted[instance{name, b.created}] {
+				saw = saw || whole.reaches(d.leaf, b.leaf)
+			}
+			if !saw {
+				t.Fatalf("seed %d: copy %d's branch %q (made at %d, moved at %d) ends at %s, which the merge left on no branch; no copy deleted that branch at or below it (deletions %+v)", seed, i, name, b.created, b.moved, b.leaf, deleted[instance{name, b.created}])
+			}
+		}
+	}
+}
+
 func deletedApart(trees []*Tree, deleted map[instance][]deletion) bool {
 	for d := range deleted {
 		for _, in := range trees {
