@@ -3,7 +3,6 @@ package core
 import (
 	"bytes"
 	"math/rand/v2"
-	"strconv"
 	"testing"
 )
 
@@ -117,49 +116,11 @@ func (s *tombstone) list() []deletion {
 	return s.deleted
 }
 
-// prunedSyncedReplicas is syncedReplicas (with deletions) where a copy also
-// prunes now and then after its edits, before it syncs: a deletion's path
-// then grows over several prunes and travels in merges.
+// prunedSyncedReplicas is syncedReplicas (with deletions, reloaded) where a
+// copy also prunes now and then after its edits, before it syncs: a
+// deletion's path then grows over several prunes and travels in merges.
 func prunedSyncedReplicas(seed uint64, n, rounds, steps int) []*Tree {
-	g := &opGen{r: rand.New(rand.NewPCG(seed, 17)), deletes: true}
-	base := New(WithIDSource(prefixIDs("base")))
-	for range 10 + g.r.IntN(20) {
-		base.Apply([]Op{g.op(base)}, 1)
-	}
-	out := make([]*Tree, n)
-	for i := range out {
-		out[i] = base.Clone()
-		out[i].newID = prefixIDs("r" + strconv.Itoa(i) + "-")
-	}
-	for range rounds {
-		for _, c := range out {
-			for range steps {
-				c.Apply([]Op{g.op(c)}, int64(g.r.IntN(1000)))
-			}
-			if g.r.IntN(2) == 0 {
-				if _, err := c.Prune(); err != nil {
-					panic(err)
-				}
-			}
-		}
-		for range g.r.IntN(n + 1) {
-			i, j := g.r.IntN(n), g.r.IntN(n)
-			if i == j {
-				continue
-			}
-			m, err := Merge(out[i], out[j])
-			if err != nil {
-				panic(err)
-			}
-			ids := [2]func() string{out[i].newID, out[j].newID}
-			if out[i], err = Unmarshal(m.Marshal()); err != nil {
-				panic(err)
-			}
-			out[j] = out[i].Clone()
-			out[i].newID, out[j].newID = ids[0], ids[1]
-		}
-	}
-	return out
+	return syncedReplicasOf(seed, 17, n, rounds, steps, true, true, true)
 }
 
 // Copies that prune between their syncs still merge as a join: any order and

@@ -88,7 +88,13 @@ func replicasDeleting(seed uint64, n, steps int, deletes, clash bool) ([]*Tree, 
 // it held before. With reload, a synced copy is saved and loaded again (as a
 // tab or device does), so the file must carry all of the merge state.
 func syncedReplicas(seed uint64, n, rounds, steps int, deletes, reload bool) []*Tree {
-	g := &opGen{r: rand.New(rand.NewPCG(seed, 13)), deletes: deletes}
+	return syncedReplicasOf(seed, 13, n, rounds, steps, deletes, reload, false)
+}
+
+// syncedReplicasOf is syncedReplicas on its own random stream, where with
+// prune a copy also prunes now and then after its edits, before it syncs.
+func syncedReplicasOf(seed, stream uint64, n, rounds, steps int, deletes, reload, prune bool) []*Tree {
+	g := &opGen{r: rand.New(rand.NewPCG(seed, stream)), deletes: deletes}
 	base := New(WithIDSource(prefixIDs("base")))
 	for range 10 + g.r.IntN(20) {
 		base.Apply([]Op{g.op(base)}, 1)
@@ -106,6 +112,11 @@ func syncedReplicas(seed uint64, n, rounds, steps int, deletes, reload bool) []*
 					op = Op{Op: "summarize", Branch: g.branch(c), Summary: "s" + strconv.Itoa(g.r.IntN(9)), At: int64(g.r.IntN(1000)), HasAt: true}
 				}
 				c.Apply([]Op{op}, int64(g.r.IntN(1000)))
+			}
+			if prune && g.r.IntN(2) == 0 {
+				if _, err := c.Prune(); err != nil {
+					panic(err)
+				}
 			}
 		}
 		for range g.r.IntN(n + 1) {
