@@ -94,9 +94,7 @@ func (t *Tree) noteNode(id string) {
 	t.nodeGen++
 	t.version++
 	if t.journal != nil {
-		if t.feeding() {
-			t.journal.notes = append(t.journal.notes, id)
-		}
+		t.journal.notes = append(t.journal.notes, id)
 		return
 	}
 	t.changed.node(id)
@@ -108,9 +106,7 @@ func (t *Tree) noteBranch(name string) {
 	t.branchLog.add(name)
 	t.version++
 	if t.journal != nil {
-		if t.feeding() {
-			t.journal.notes = append(t.journal.notes, "\x00", name)
-		}
+		t.journal.notes = append(t.journal.notes, "\x00", name)
 		return
 	}
 	t.changed.branch(name)
@@ -128,10 +124,6 @@ func (t *Tree) noteMeta() {
 	t.watched.setMeta()
 	t.synced.setMeta()
 }
-
-// feeding reports whether a feed records changes (TakeChanges, TakeWatched or
-// TakeSynced was called): a batch keeps no notes for the feeds otherwise.
-func (t *Tree) feeding() bool { return t.changed != nil || t.watched != nil || t.synced != nil }
 
 // tell gives the feeds what a batch that went in noted (see journal.notes).
 func (t *Tree) tell(j *journal) {
