@@ -83,7 +83,7 @@ func (m Message) Text() string {
 // hasDetails reports whether s holds a block of Open WebUI's.
 func hasDetails(s string) bool {
 	for i := range s {
-		if hasAt(s, i, detailsOpen) {
+		if s[i] == '<' && hasAt(s, i, detailsOpen) {
 			return true
 		}
 	}
@@ -104,6 +104,9 @@ const detailsOpen = `<details type="`
 func appendDetails(pieces []string, s string) []string {
 	from, open := 0, -1 // where the text after the last block starts; the open block's start
 	for i := 0; i < len(s); i++ {
+		if s[i] != '<' {
+			continue
+		}
 		if open < 0 && hasAt(s, i, detailsOpen) {
 			typ := s[i+len(detailsOpen):]
 			if !hasAt(typ, 0, `reasoning"`) && !hasAt(typ, 0, `tool_calls"`) {
