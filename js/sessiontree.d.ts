@@ -615,9 +615,18 @@ export class SessionTree implements Disposable {
    */
   apply(ops: Op[], atMs?: number): (string | null | undefined)[];
 
-  /** The active branch's messages, root first. Messages are frozen and shared between calls. */
+  /**
+   * The active branch's messages, root first. Messages are frozen and shared
+   * between calls. The list is a new array of the caller's own each call, lazy:
+   * a message is read from the module and parsed when first read (a list of
+   * 100k messages is handed out without parsing them). It is an Array (a
+   * Proxy of one) to every read, write, Array method and JSON.stringify; like
+   * any Proxy it cannot cross structuredClone or postMessage: send a copy
+   * (`list.slice()`, `Array.from(list)`). It stays readable after the tree
+   * changes, is pruned or is freed.
+   */
   linearProjection(): readonly Readonly<Message>[];
-  /** A branch's messages, root first (frozen). Fails closed (corrupt) on a broken path. */
+  /** A branch's messages, root first (frozen; lazy, as linearProjection's). Fails closed (corrupt) on a broken path. */
   linearProjectionOf(branch: string): readonly Readonly<Message>[];
   /** The active branch's node ids, root first. */
   activePath(): string[];

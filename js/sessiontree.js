@@ -719,6 +719,26 @@ function newTexts(u8, p, count, cache) {
   return end;
 }
 
+// newPlaces reads count (address, length) pairs at p, as newTexts does, copies
+// them into places at the new slots' pairs (places: [address, length] per
+// slot; grown and returned), and makes the slots in cache, empty: a lazy list
+// (lazyList) reads the bytes there when its message is first read. They stay
+// there as long as the module's slot table holds the message: until the tree
+// is pruned or freed, each of which first turns the places a live list may
+// still read into texts (#retire). It returns places and where the pairs end.
+function newPlaces(u8, p, count, cache, places) {
+  const base = cache.length;
+  if (2 * (base + count) > places.length) {
+    const grown = new Uint32Array(Math.max(2 * (base + count), 2 * places.length, 64));
+    grown.set(places);
+    places = grown;
+  }
+  const at = u8.byteOffset + p;
+  places.set((at & 3) === 0 ? new Uint32Array(u8.buffer, at, 2 * count) : new Uint32Array(u8.slice(p, p + 8 * count).buffer), 2 * base);
+  for (let i = 0; i < count; i++) cache.push(undefined);
+  return [places, p + 8 * count];
+}
+
 function deepFreeze(root) {
   const stack = [root];
   while (stack.length) {
@@ -730,6 +750,130 @@ function deepFreeze(root) {
     }
   }
   return root;
+}
+
+// lazyList is a projection's list: an Array (a Proxy of one) whose messages
+// are read and parsed when first read, so that a list of 100k messages is
+// handed out in the time of copying its slots, and a caller that reads the
+// last few pays for those. A message is read from the cache (slot → its
+// parsed message, its text, or nothing, and then its bytes are in the module's
+// memory where places says) and put back in it parsed, so every list
+// hands out the same frozen object for a message. Reads, writes, iteration,
+// JSON.stringify, Array methods and Array.isArray see an ordinary array, which
+// the caller may change as its own; what a Proxy cannot do is cross
+// structuredClone or postMessage: a copy (list.slice(), Array.from) can. The
+// list holds owner, its tree, so that a tree dropped without free() is not
+// freed while one of its lists may still read the module's memory.
+function lazyList(slots, cache, places, w, owner) {
+  const n = slots.length;
+  const items = []; // every index present (a read of one unread is the trap's)
+  let raw = null; // 1 where items holds no message yet
+  for (let i = 0; i < n; i++) {
+    const m = cache[slots[i]];
+    if (typeof m === "object" && m !== null) items.push(m);
+    else {
+      items.push(undefined); // (not null: Node's inspect takes a Proxy whose target's [0] is null for a revoked one)
+      (raw ??= new Uint8Array(n))[i] = 1;
+    }
+  }
+  if (raw === null) return items; // nothing to read later: a plain array
+  const parse = (i) => {
+    raw[i] = 0;
+    const s = slots[i];
+    let m = cache[s];
+    if (typeof m !== "object" || m === null) {
+      if (m === undefined) {
+        // (Never: a tree's lists hold it, and its prune or free first turns these into texts.)
+        if (owner === null || places[2 * s + 1] === 0) throw new SessionTreeError("corrupt", "a list's message is gone from the module's memory (a bug in sessiontree)");
+        m = decodeAround(i);
+      }
+      m = cache[s] = deepFreeze(JSON.parse(m));
+    }
+    items[i] = m;
+  };
+  // decodeAround puts the texts of the unread messages near i in the cache,
+  // in one TextDecoder call where it can (as newTexts does: a call costs
+  // ~1–3 µs, a message's parse about as much), and returns i's.
+  const decodeAround = (i) => {
+    const from = Math.max(0, i - (DECODE_RUN >> 1)), to = Math.min(n, from + DECODE_RUN);
+    let lo = Infinity, hi = 0, bytes = 0, count = 0;
+    for (let j = from; j < to; j++) {
+      const s = slots[j];
+      if (cache[s] !== undefined || places[2 * s + 1] === 0) continue;
+      const at = places[2 * s], size = places[2 * s + 1];
+      if (at < lo) lo = at;
+      if (at + size > hi) hi = at + size;
+      bytes += size;
+      count++;
+    }
+    const u8 = view(w);
+    let all = null;
+    if (count > 1 && hi - lo <= 2 * bytes + 4096) {
+      all = decoder.decode(u8.subarray(lo, hi));
+      if (all.length !== hi - lo) all = null; // not every byte one unit: one at a time
+    }
+    for (let j = from; j < to; j++) {
+      const s = slots[j];
+      if (cache[s] !== undefined || places[2 * s + 1] === 0) continue;
+      const at = places[2 * s], size = places[2 * s + 1];
+      cache[s] = all === null ? decoder.decode(u8.subarray(at, at + size)) : all.slice(at - lo, at - lo + size);
+    }
+    return cache[slots[i]];
+  };
+  // index is the index a property key names while its message is unread, or -1.
+  const index = (k) => {
+    if (typeof k !== "string") return -1;
+    const c = k.charCodeAt(0);
+    if (c < 48 || c > 57) return -1;
+    const i = +k;
+    return i < n && raw[i] === 1 && String(i) === k ? i : -1;
+  };
+  const shorten = (len) => {
+    if (typeof len === "number" && len < n) raw.fill(0, Math.max(0, Math.floor(len)) || 0);
+  };
+  const list = new Proxy(items, {
+    get(t, k, receiver) {
+      const i = index(k);
+      if (i >= 0) parse(i);
+      return Reflect.get(t, k, receiver);
+    },
+    getOwnPropertyDescriptor(t, k) {
+      const i = index(k);
+      if (i >= 0) parse(i);
+      return Reflect.getOwnPropertyDescriptor(t, k);
+    },
+    set(t, k, v, receiver) {
+      const i = index(k);
+      if (i >= 0) raw[i] = 0;
+      else if (k === "length") shorten(v);
+      return Reflect.set(t, k, v, receiver);
+    },
+    defineProperty(t, k, d) {
+      const i = index(k);
+      if (i >= 0) raw[i] = 0;
+      else if (k === "length") shorten(d.value);
+      return Reflect.defineProperty(t, k, d);
+    },
+    deleteProperty(t, k) {
+      const i = index(k);
+      if (i >= 0) raw[i] = 0;
+      return Reflect.deleteProperty(t, k);
+    },
+  });
+  // Node's console.log shows a Proxy's target, not what its reads give.
+  Object.defineProperty(items, INSPECT, { value: inspectList });
+  proxies.add(list);
+  return list;
+}
+
+// The lazy lists handed out, to tell them from plain arrays.
+const proxies = new WeakSet();
+const isProxy = (list) => proxies.has(list);
+
+const INSPECT = Symbol.for("nodejs.util.inspect.custom");
+const DECODE_RUN = 256; // the messages around a first read whose texts are decoded with it
+function inspectList(depth, options, inspect) {
+  return inspect(Array.from(this), options);
 }
 
 // The kinds of applyOps's arguments (wasm/internal/treecalls/applyops.go): "a", "T", "J".
@@ -997,8 +1141,17 @@ export class SessionTree {
   #h;
   // Messages are immutable in the tree, so each is parsed once and handed out
   // frozen. The module numbers the messages this object holds (wasm/internal/treecalls
-  // slots.go): slot i → the JSON text (not parsed yet) or the frozen object.
+  // slots.go): slot i → the frozen object, its JSON text (not parsed yet), or
+  // undefined: its bytes are in the module's memory (#places says where, once
+  // known; JS let an appended message's text go).
   #cache = [];
+  // Where the bytes of an empty cache entry are in the module's memory, when
+  // known: [address, length] per slot, 0 length unknown (newPlaces).
+  #places = new Uint32Array(0);
+  // WeakRefs of the lazy lists handed out (#project), and how many were alive
+  // when last counted: a prune or a free first keeps what they may read (#retire).
+  #lists = [];
+  #listsKept = 0;
   #copy = 0; // the handle of the helper's copy (t.projectFor in the lean flavour), or 0
   #requestMessages = null; // t.projectFor's last messages in order (Anthropic: content blocks; frozen, shared with the caller)
   #requestModule = null; // the module instance that numbered them
@@ -1524,7 +1677,7 @@ export class SessionTree {
     // The message cache stays right: the module keeps the slot of every message
     // the merged tree still has under the same id and bytes, and empties the
     // others (wasm/internal/treecalls replace.go).
-    if (res.length > 4 + n) invoke(M.replace, h, 0, [res.subarray(4 + n)]);
+    if (res.length > 4 + n) this.#replace([res.subarray(4 + n)]);
     if (this.#listeners !== null) this.#changed();
     return report;
   }
@@ -1604,16 +1757,17 @@ export class SessionTree {
     return this.#project(str("branch", branch));
   }
 
-  // The list the last projection handed out (the caller got a copy), which
-  // the module's answer to the next one builds on (wasm/internal/treecalls
-  // project.go listMemo): unchanged, or the same plus the messages appended
-  // since, it is not read again. null while none is held.
+  // The slots of the list the last projection handed out, which the module's
+  // answer to the next one builds on (wasm/internal/treecalls project.go
+  // listMemo): unchanged, or the same plus the messages appended since, it is
+  // not read again. null while none is held.
   #list = null;
 
-  // #project reads the slots of a path (see wasm/internal/treecalls/project.go) and maps
-  // them to cached messages; the module sends the bytes of those not cached.
-  // It tells the module how long a list it holds: when the path still starts
-  // with that list, the module sends only what follows it.
+  // #project reads the slots of a path (see wasm/internal/treecalls/project.go)
+  // and hands out a lazy list of their messages (lazyList): each one is parsed
+  // when first read, and kept parsed for every list after it. It tells the
+  // module how long a list it holds: when the path still starts with that
+  // list, the module sends only the slots that follow it.
   #project(branch) {
     need();
     if (this.#h === 0) throw new SessionTreeError("invalid_input", "this SessionTree was freed; make or load a new one");
@@ -1623,18 +1777,101 @@ export class SessionTree {
     const len = send(M.project, this.#h, 0, [branch, held === null ? "" : String(held.length)]);
     const end = w.out + len;
     const u8 = view(w);
-    const [out, p, missing] = this.#slotted(u8, w.out);
+    const [slots, p] = this.#slots(u8, w.out);
     if (p + 4 !== end) throw new SessionTreeError("corrupt", "the module's projection did not match the message cache (a bug in sessiontree)");
     const kept = (u8[p] | (u8[p + 1] << 8) | (u8[p + 2] << 16) | (u8[p + 3] << 24)) >>> 0;
-    if (missing !== null) this.#takeBack(missing, out);
-    let list = out;
+    let list = slots;
     if (kept !== 0) {
       if (held === null || kept !== held.length) throw new SessionTreeError("corrupt", "the module's projection did not match the list it built on (a bug in sessiontree)");
       list = held;
-      for (let i = 0; i < out.length; i++) list.push(out[i]);
+      for (let i = 0; i < slots.length; i++) list.push(slots[i]);
     }
+    const cache = this.#cache;
+    let missing = null;
+    const places = this.#places;
+    for (let i = 0; i < slots.length; i++) {
+      const s = slots[i];
+      if (cache[s] === undefined && (2 * s + 1 >= places.length || places[2 * s + 1] === 0)) (missing ??= []).push(s);
+    }
+    if (missing !== null) this.#placesBack(missing);
     this.#list = list;
-    return list.slice();
+    const lazy = lazyList(list, cache, this.#places, w, this);
+    if (!isProxy(lazy)) return lazy; // every message parsed already: a plain array
+    const lists = this.#lists;
+    if (lists.length >= 16 && lists.length >= 2 * this.#listsKept) {
+      this.#lists = lists.filter((r) => r.deref() !== undefined);
+      this.#listsKept = this.#lists.length;
+    }
+    this.#lists.push(new WeakRef(lazy));
+    return lazy;
+  }
+
+  // #slots reads a list of message slots at p (wasm/internal/treecalls
+  // project.go slotted), puts the texts of the new ones in the cache, and
+  // returns the slots and where the list ends.
+  #slots(u8, p) {
+    const n = u8[p] | (u8[p + 1] << 8) | (u8[p + 2] << 16) | (u8[p + 3] << 24);
+    p += 4;
+    const at = (p & 3) === 0 ? new Uint32Array(u8.buffer, p, n) : new Uint32Array(u8.slice(p, p + 4 * n).buffer);
+    p += 4 * n;
+    const cache = this.#cache;
+    const slots = new Array(n);
+    let fresh = 0;
+    for (let i = 0; i < n; i++) {
+      const s = at[i];
+      slots[i] = s;
+      if (s + 1 - cache.length > fresh) fresh = s + 1 - cache.length;
+    }
+    if (fresh > 0) [this.#places, p] = newPlaces(u8, p, fresh, cache, this.#places);
+    return [slots, p];
+  }
+
+  // #placesBack puts where the bytes of slots whose texts JS let go (append)
+  // are in the module's memory back in the cache (wasm/internal/treecalls
+  // slotBytes), as newPlaces does.
+  #placesBack(slots) {
+    const w = wasm;
+    send(M.slotBytes, this.#live(), 0, [slots.join(",")]);
+    const u8 = view(w);
+    let places = this.#places;
+    if (2 * this.#cache.length > places.length) {
+      const grown = new Uint32Array(Math.max(2 * this.#cache.length, 2 * places.length, 64));
+      grown.set(places);
+      places = this.#places = grown;
+    }
+    for (let i = 0, q = w.out; i < slots.length; i++, q += 8) {
+      places[2 * slots[i]] = (u8[q] | (u8[q + 1] << 8) | (u8[q + 2] << 16) | (u8[q + 3] << 24)) >>> 0;
+      places[2 * slots[i] + 1] = (u8[q + 4] | (u8[q + 5] << 8) | (u8[q + 6] << 16) | (u8[q + 7] << 24)) >>> 0;
+    }
+  }
+
+  // #replace swaps the tree behind the handle (wasm/internal/treecalls
+  // replace.go): the slots stay, but hold the new tree's bytes, elsewhere in
+  // the module's memory, and the old ones may be freed. What a live list may
+  // still read becomes text first, and every place is asked for again.
+  #replace(args) {
+    const h = this.#live();
+    this.#retire();
+    this.#places = new Uint32Array(0);
+    this.#list = null;
+    invoke(M.replace, h, 0, args);
+  }
+
+  // #retire turns every message a lazy list of this tree may still read from
+  // the module's memory into its text, before a prune or a free lets the
+  // module drop those bytes. Nothing to do when no list is alive.
+  #retire() {
+    const lists = this.#lists;
+    this.#lists = [];
+    this.#listsKept = 0;
+    if (!wasm || !lists.some((r) => r.deref() !== undefined)) return;
+    const cache = this.#cache, places = this.#places;
+    const u8 = view(wasm);
+    for (let s = 0; s < cache.length && 2 * s + 1 < places.length; s++) {
+      if (cache[s] !== undefined || places[2 * s + 1] === 0) continue;
+      const at = places[2 * s];
+      cache[s] = decoder.decode(u8.subarray(at, at + places[2 * s + 1]));
+    }
   }
 
   // #slotted reads a list of message slots at p (wasm/internal/treecalls
@@ -1774,7 +2011,7 @@ export class SessionTree {
     if (changes.all) {
       // Refused (corrupt, nothing changed) unless the rows make a sound tree:
       // see wasm/internal/treecalls/replace.go.
-      invoke(M.replace, h, 0, [rowsFile(changes), "rows", follow ? "" : this.activeBranch]);
+      this.#replace([rowsFile(changes), "rows", follow ? "" : this.activeBranch]);
       if (this.#listeners !== null) this.#changed();
       return;
     }
@@ -2007,10 +2244,14 @@ export class SessionTree {
   }
 
   prune() {
+    this.#live();
+    this.#retire();
     const removed = JSON.parse(invoke(M.prune, this.#live(), 0, NO_ARGS));
     // The module forgot every slot: so does the cache, before a listener
     // reads a message (its slots are numbered from 0 again).
     this.#cache = [];
+    this.#places = new Uint32Array(0);
+    this.#list = null; // its slots are numbered from 0 again too
     if (this.#listeners !== null) this.#changed();
     return removed;
   }
@@ -2027,6 +2268,7 @@ export class SessionTree {
   clone() {
     const c = SessionTree.#adopt(this.#call(M.clone, 0, NO_ARGS));
     c.#cache = this.#cache.slice(); // the module copied the slots
+    c.#places = this.#places.slice();
     return c;
   }
 
@@ -2055,9 +2297,11 @@ export class SessionTree {
     if (this.#h === 0) return;
     this.#dropCopy();
     freed.unregister(this);
+    this.#retire();
     if (wasm) invoke(M.free, this.#h, 0, NO_ARGS);
     this.#h = 0;
     this.#cache = [];
+    this.#places = new Uint32Array(0);
     this.#list = null;
     this.#listeners = null;
   }

@@ -22,7 +22,8 @@
 //
 // Every contender offers the same steps, run in this order on one fresh
 // process or page: open (the file's bytes → the last 50 messages as JS
-// objects), full (the whole request list as objects), deep (the list from a
+// objects), full (the whole request list as objects), read (every message of
+// that list read: its role, or LibreChat's sender), deep (the list from a
 // leaf DEEP messages down, REPEAT times), save, regenerate (REGEN replies to
 // the node at depth REGEN_AT, one after the other), build (BUILD messages,
 // one append each, in a new conversation). A step a tool has no code for
@@ -107,7 +108,7 @@ function timed(fn) {
 
 function steps(s) {
   return {
-    open: timed(s.open), full: timed(s.full), deep: timed(s.deep ?? null), save: timed(s.save ?? null),
+    open: timed(s.open), full: timed(s.full), read: timed(s.read), deep: timed(s.deep ?? null), save: timed(s.save ?? null),
     regenerate: timed(s.regenerate ?? null), build: timed(s.build ?? null), keep: () => s.kept(),
   };
 }
@@ -123,6 +124,11 @@ function sessiontree(env) {
     full() {
       list = t.linearProjection();
       check("sessiontree: the list", list.length, env.n);
+    },
+    read() {
+      let n = 0;
+      for (const m of list) n += m.role.length;
+      check("sessiontree: every message read", n > 0, true);
     },
     deep: [() => t.pathWindow(DEEP - 1, DEEP).ids[0], (id) => {
       const home = t.activeBranch;
@@ -157,6 +163,11 @@ function piReal(env) {
     full() {
       list = sm.buildSessionContext().messages;
       check("pi: the list", list.length, env.n);
+    },
+    read() {
+      let n = 0;
+      for (const m of list) n += m.role.length;
+      check("pi: every message read", n > 0, true);
     },
     deep: [() => sm.getBranch()[DEEP - 1].id, (id) => {
       const home = sm.getLeafId();
@@ -218,6 +229,11 @@ function piWalk(env) {
       list = walk(leaf, up, of);
       check("pi walk: the list", list.length, env.n);
     },
+    read() {
+      let n = 0;
+      for (const m of list) n += m.role.length;
+      check("pi walk: every message read", n > 0, true);
+    },
     deep: [() => walk(leaf, up, (e) => e)[DEEP - 1], (at) => {
       for (let i = 0; i < REPEAT; i++) check("pi walk: the deep list", walk(at, up, of).length, DEEP);
     }],
@@ -244,6 +260,11 @@ function librechat(env) {
       list = walk(leaf, up, of);
       check("librechat: the list", list.length, env.n);
     },
+    read() {
+      let n = 0;
+      for (const m of list) n += m.sender.length;
+      check("librechat: every message read", n > 0, true);
+    },
     deep: [() => walk(leaf, up, of)[DEEP - 1], (at) => {
       for (let i = 0; i < REPEAT; i++) check("librechat: the deep list", walk(at, up, of).length, DEEP);
     }],
@@ -268,6 +289,11 @@ function chatgpt(env) {
     full() {
       list = walk(leaf, up, of);
       check("chatgpt: the list", list.length, env.n);
+    },
+    read() {
+      let n = 0;
+      for (const m of list) n += m.author.role.length;
+      check("chatgpt: every message read", n > 0, true);
     },
     deep: [() => walk(leaf, up, (n) => (n.message ? n : null))[DEEP - 1], (at) => {
       for (let i = 0; i < REPEAT; i++) check("chatgpt: the deep list", walk(at, up, of).length, DEEP);
@@ -295,6 +321,11 @@ function floor(env) {
     full() {
       list = walk(leaf, up, of);
       check("floor: the list", list.length, env.n);
+    },
+    read() {
+      let n = 0;
+      for (const m of list) n += m.role.length;
+      check("floor: every message read", n > 0, true);
     },
     deep: [() => walk(leaf, up, (n) => n)[DEEP - 1], (at) => {
       for (let i = 0; i < REPEAT; i++) check("floor: the deep list", walk(at, up, of).length, DEEP);

@@ -3,12 +3,13 @@
 // wasm/internal/treecalls/project.go listMemo). It must never be stale: after
 // any change it equals the list of a fresh tree loaded from the same file.
 // Runs under `node --test` and, unchanged, in headless Chromium (browser.mjs).
-import { test, assert, mainSource } from "./harness.js";
+import { test, assert, isNode, mainSource } from "./harness.js";
 import { init, initInterchange, SessionTree } from "../sessiontree.js";
 
 await Promise.all([init(mainSource), initInterchange()]);
 
 const say = (i) => ({ role: i % 2 ? "assistant" : "user", content: `m${i}` });
+const util = isNode ? await import("node:util") : null;
 
 // fresh is the active path's list as a tree with no list held builds it.
 function fresh(t) {
@@ -158,4 +159,149 @@ test("a loaded file's list is its messages exactly, whatever the bytes between a
       u.free();
     }
   }
+});
+
+// A list's messages are read when first read (lazyList in sessiontree.js):
+// until then they are bytes in the module's memory, which the module may free
+// and reuse once the tree is pruned, merged, replaced by rows or freed. Each
+// of those must first keep what a list still alive may read: whatever happens
+// to the tree and the memory after, a list reads as the path it was.
+const wide = (i) => ({ role: i % 2 ? "assistant" : "user", content: i % 5 ? `message ${i} ${"x".repeat(i % 40)}` : `é ${i} 漢字 😀 ${"y".repeat(i % 30)}` });
+
+let other = null; // a file of 4,000 other messages, ~3 MB
+function churn() {
+  // Trees of other messages made, read and freed, some as long as the list's,
+  // so that freed bytes are used again; the large loads make the module's
+  // collector run (wasm/internal/bridge memory.go).
+  if (other === null) {
+    const o = new SessionTree();
+    o.apply(Array.from({ length: 4000 }, (_, i) => ({ op: "append", message: { role: "user", content: `OTHER ${i} ${"z".repeat(i % 40)} ${"w".repeat(700)}` } })), 1);
+    other = o.save();
+    o.free();
+  }
+  for (let r = 0; r < 6; r++) {
+    const o = SessionTree.load(other);
+    o.linearProjection().forEach((m) => m.role);
+    o.apply(Array.from({ length: 3000 }, (_, i) => ({ op: "append", message: { role: "user", content: `OTHER ${r} ${i} ${"z".repeat(i % 90)}` } })), 1);
+    o.free();
+  }
+}
+
+const ways = {
+  prune(t) {
+    t.deleteBranch("side");
+    t.prune();
+  },
+  merge(t) {
+    const c = SessionTree.load(t.save());
+    c.append({ role: "user", content: "theirs" }, 9000);
+    t.merge(c);
+    c.free();
+  },
+  "applyChanges (every row)"(t) {
+    const c = SessionTree.load(t.save());
+    c.append({ role: "user", content: "theirs" }, 9000);
+    t.applyChanges(c.takeChanges(), { follow: true });
+    c.free();
+  },
+  free(t) {
+    t.free();
+  },
+  nothing() {},
+};
+
+test("a list not read yet reads as the path it was after its tree is pruned, merged, replaced by rows or freed, and the memory used again", () => {
+  for (const [way, change] of Object.entries(ways)) {
+    const s = new SessionTree();
+    for (let i = 0; i < 300; i++) s.append(wide(i), i + 1);
+    const t = SessionTree.load(s.save()); // the loaded file's bytes
+    s.free();
+    for (let i = 300; i < 400; i++) t.append(wide(i), i + 1); // texts JS let go
+    t.branch(t.activePath()[10], "side", 400); // bytes of their own, which a prune frees
+    t.switchBranch("side");
+    for (let i = 0; i < 60; i++) t.append({ role: "user", content: `on the side ${i} ${"s".repeat(i)}` }, 401 + i);
+    t.switchBranch("main");
+    const want = JSON.stringify(Array.from({ length: 400 }, (_, i) => wide(i)));
+    const whole = t.linearProjection();
+    const tail = t.linearProjection(); // the same messages
+    const side = t.linearProjectionOf("side"); // messages a prune removes
+    const read = whole[7]; // one read before
+    change(t);
+    churn();
+    assert.equal(JSON.stringify(whole), want, `${way}: the list`);
+    assert.equal(tail[7], read, `${way}: a message read in one list is the same object in another`);
+    assert.equal(JSON.stringify(tail), want, `${way}: the second list`);
+    const sideWant = [...Array.from({ length: 11 }, (_, i) => wide(i)), ...Array.from({ length: 60 }, (_, i) => ({ role: "user", content: `on the side ${i} ${"s".repeat(i)}` }))];
+    assert.equal(JSON.stringify(side), JSON.stringify(sideWant), `${way}: the list of a branch deleted and pruned`);
+    if (way !== "free") {
+      assert.equal(JSON.stringify(t.linearProjection()), JSON.stringify(fresh(t)), `${way}: the tree's list after`);
+      t.free();
+    }
+  }
+});
+
+test("a list is an ordinary array to its caller: reads, writes, Array methods, JSON, copies", () => {
+  const s = SessionTree.fromLinear([say(0)], 1);
+  for (let i = 1; i < 10; i++) s.append(say(i), i + 1);
+  const t = SessionTree.load(s.save()); // no message read yet: lazy lists
+  s.free();
+  const want = Array.from({ length: 10 }, (_, i) => say(i));
+  const a = t.linearProjection();
+  const b = t.linearProjection();
+  const m6 = b[6]; // read in b first: b and a have to agree
+  assert.equal(a[6], m6, "the same frozen object in every list");
+  assert.equal(util?.inspect(a), util?.inspect(want), "console.log shows the messages");
+  assert.ok(Array.isArray(a) && a instanceof Array && a.length === 10);
+  assert.equal(JSON.stringify(a), JSON.stringify(want));
+  assert.deepEqual([...a], want);
+  assert.deepEqual(Array.from(a), want);
+  assert.deepEqual(Object.keys(a), want.map((_, i) => String(i)));
+  assert.deepEqual(a.map((m) => m.content), want.map((m) => m.content));
+  assert.equal(a.indexOf(a[4]), 4);
+  assert.ok(a.includes(a[9]) && Object.isFrozen(a[9]) && Object.isFrozen(a[0]));
+  assert.equal(a.at(-1).content, "m9");
+  const copy = a.slice();
+  assert.ok(!Array.isArray(copy) || Object.getPrototypeOf(copy) === Array.prototype);
+  assert.deepEqual(structuredClone(copy), want, "a copy crosses structuredClone");
+  // Changed as the caller's own: nothing held changes.
+  a.push("mine");
+  a[0] = null;
+  a.splice(1, 2);
+  delete a[2];
+  assert.equal(a.length, 9);
+  assert.equal(a[0], null);
+  assert.equal(a[1].content, "m3");
+  assert.equal(a[2], undefined);
+  assert.equal(a[8], "mine");
+  b.reverse();
+  assert.equal(b[0].content, "m9");
+  b.sort((x, y) => x.content.localeCompare(y.content));
+  assert.equal(b[0].content, "m0");
+  b.length = 3;
+  assert.equal(b[5], undefined);
+  assert.equal(JSON.stringify(b), JSON.stringify(want.slice(0, 3)));
+  const c = t.linearProjection();
+  Object.freeze(c);
+  assert.deepEqual(c, want);
+  assert.deepEqual(t.linearProjection(), want);
+  assert.deepEqual(Object.entries(t.linearProjection())[3], ["3", say(3)]);
+  t.free();
+});
+
+test("a list of a tree dropped without free() stays readable after a collection", { skip: !isNode }, async () => {
+  const v8 = await import("node:v8");
+  const vm = await import("node:vm");
+  v8.setFlagsFromString("--expose-gc");
+  const gc = vm.runInNewContext("gc");
+  let list = (() => {
+    const t = SessionTree.load(SessionTree.fromLinear(Array.from({ length: 500 }, (_, i) => wide(i)), 1).save());
+    return t.linearProjection(); // t is dropped here
+  })();
+  for (let r = 0; r < 3; r++) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 10)); // finalizers run
+    churn();
+  }
+  assert.equal(JSON.stringify(list), JSON.stringify(Array.from({ length: 500 }, (_, i) => wide(i))));
+  list = null;
 });
