@@ -735,7 +735,7 @@ function newPlaces(u8, p, count, cache, places) {
   }
   const at = u8.byteOffset + p;
   places.set((at & 3) === 0 ? new Uint32Array(u8.buffer, at, 2 * count) : new Uint32Array(u8.slice(p, p + 8 * count).buffer), 2 * base);
-  for (let i = 0; i < count; i++) cache.push(undefined);
+  cache.length = base + count; // empty slots (one allocation, where pushes would grow it step by step)
   return [places, p + 8 * count];
 }
 
@@ -766,13 +766,13 @@ function deepFreeze(root) {
 // freed while one of its lists may still read the module's memory.
 function lazyList(slots, cache, places, w, owner) {
   const n = slots.length;
-  const items = []; // every index present (a read of one unread is the trap's)
+  const items = new Array(n); // every index written (a read of one unread is the trap's)
   let raw = null; // 1 where items holds no message yet
   for (let i = 0; i < n; i++) {
     const m = cache[slots[i]];
-    if (typeof m === "object" && m !== null) items.push(m);
+    if (typeof m === "object" && m !== null) items[i] = m;
     else {
-      items.push(undefined); // (not null: Node's inspect takes a Proxy whose target's [0] is null for a revoked one)
+      items[i] = undefined; // (not null: Node's inspect takes a Proxy whose target's [0] is null for a revoked one)
       (raw ??= new Uint8Array(n))[i] = 1;
     }
   }
@@ -1760,7 +1760,8 @@ export class SessionTree {
   // The slots of the list the last projection handed out, which the module's
   // answer to the next one builds on (wasm/internal/treecalls project.go
   // listMemo): unchanged, or the same plus the messages appended since, it is
-  // not read again. null while none is held.
+  // not read again: { buf: a Uint32Array, n: how many of it are the list's }.
+  // null while none is held.
   #list = null;
 
   // #project reads the slots of a path (see wasm/internal/treecalls/project.go)
@@ -1774,18 +1775,29 @@ export class SessionTree {
     const held = this.#list;
     this.#list = null; // held again only if this call succeeds
     const w = wasm;
-    const len = send(M.project, this.#h, 0, [branch, held === null ? "" : String(held.length)]);
+    const len = send(M.project, this.#h, 0, [branch, held === null ? "" : String(held.n)]);
     const end = w.out + len;
     const u8 = view(w);
     const [slots, p] = this.#slots(u8, w.out);
     if (p + 4 !== end) throw new SessionTreeError("corrupt", "the module's projection did not match the message cache (a bug in sessiontree)");
     const kept = (u8[p] | (u8[p + 1] << 8) | (u8[p + 2] << 16) | (u8[p + 3] << 24)) >>> 0;
-    let list = slots;
+    // The list's slots: the held ones and the new ones after them. A list
+    // handed out reads a view of them, which later calls never write (they
+    // add after it, or start a new buffer).
+    let memo = { buf: slots, n: slots.length };
     if (kept !== 0) {
-      if (held === null || kept !== held.length) throw new SessionTreeError("corrupt", "the module's projection did not match the list it built on (a bug in sessiontree)");
-      list = held;
-      for (let i = 0; i < slots.length; i++) list.push(slots[i]);
+      if (held === null || kept !== held.n) throw new SessionTreeError("corrupt", "the module's projection did not match the list it built on (a bug in sessiontree)");
+      memo = held;
+      const n = held.n + slots.length;
+      if (n > held.buf.length) {
+        const grown = new Uint32Array(Math.max(n, 2 * held.buf.length));
+        grown.set(held.buf.subarray(0, held.n));
+        held.buf = grown;
+      }
+      held.buf.set(slots, held.n);
+      held.n = n;
     }
+    const list = memo.buf.subarray(0, memo.n);
     const cache = this.#cache;
     let missing = null;
     const places = this.#places;
@@ -1794,7 +1806,7 @@ export class SessionTree {
       if (cache[s] === undefined && (2 * s + 1 >= places.length || places[2 * s + 1] === 0)) (missing ??= []).push(s);
     }
     if (missing !== null) this.#placesBack(missing);
-    this.#list = list;
+    this.#list = memo;
     const lazy = lazyList(list, cache, this.#places, w, this);
     if (!isProxy(lazy)) return lazy; // every message parsed already: a plain array
     const lists = this.#lists;
@@ -1815,14 +1827,10 @@ export class SessionTree {
     const at = (p & 3) === 0 ? new Uint32Array(u8.buffer, p, n) : new Uint32Array(u8.slice(p, p + 4 * n).buffer);
     p += 4 * n;
     const cache = this.#cache;
-    const slots = new Array(n);
-    let fresh = 0;
-    for (let i = 0; i < n; i++) {
-      const s = at[i];
-      slots[i] = s;
-      if (s + 1 - cache.length > fresh) fresh = s + 1 - cache.length;
-    }
-    if (fresh > 0) [this.#places, p] = newPlaces(u8, p, fresh, cache, this.#places);
+    const slots = at.slice(); // a copy: the module's buffer is reused
+    let top = -1;
+    for (let i = 0; i < n; i++) if (slots[i] > top) top = slots[i];
+    if (top >= cache.length) [this.#places, p] = newPlaces(u8, p, top + 1 - cache.length, cache, this.#places);
     return [slots, p];
   }
 
