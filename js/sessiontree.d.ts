@@ -620,7 +620,8 @@ export class SessionTree implements Disposable {
    * between calls. The list is a new array of the caller's own each call, lazy:
    * a message is read from the module and parsed when first read (a list of
    * 100k messages is handed out without parsing them). It is an Array (a
-   * Proxy of one) to every read, write, Array method and JSON.stringify; like
+   * Proxy of one while a message of it is unread, else a plain one) to every
+   * read, write, Array method and JSON.stringify; like
    * any Proxy it cannot cross structuredClone or postMessage: send a copy
    * (`list.slice()`, `Array.from(list)`). It stays readable after the tree
    * changes, is pruned or is freed.
