@@ -719,6 +719,16 @@ function newTexts(u8, p, count, cache) {
   return end;
 }
 
+// slotList reads a little-endian uint32 count at p and that many uint32 slots
+// after it (wasm/internal/treecalls project.go slotted): a view of them in the
+// module's memory (a copy when not aligned), and where they end.
+function slotList(u8, p) {
+  const n = u8[p] | (u8[p + 1] << 8) | (u8[p + 2] << 16) | (u8[p + 3] << 24);
+  p += 4;
+  const slots = (p & 3) === 0 ? new Uint32Array(u8.buffer, p, n) : new Uint32Array(u8.slice(p, p + 4 * n).buffer);
+  return [slots, p + 4 * n];
+}
+
 // newPlaces reads count (address, length) pairs at p, as newTexts does, copies
 // them into places at the new slots' pairs (places: [address, length] per
 // slot; grown and returned), and makes the slots in cache, empty: a lazy list
@@ -1819,17 +1829,15 @@ export class SessionTree {
   }
 
   // #slots reads a list of message slots at p (wasm/internal/treecalls
-  // project.go slotted), puts the texts of the new ones in the cache, and
-  // returns the slots and where the list ends.
+  // project.go slotted), puts where the new ones' bytes are in the cache's
+  // places (newPlaces), and returns the slots and where the list ends.
   #slots(u8, p) {
-    const n = u8[p] | (u8[p + 1] << 8) | (u8[p + 2] << 16) | (u8[p + 3] << 24);
-    p += 4;
-    const at = (p & 3) === 0 ? new Uint32Array(u8.buffer, p, n) : new Uint32Array(u8.slice(p, p + 4 * n).buffer);
-    p += 4 * n;
+    let at;
+    [at, p] = slotList(u8, p);
     const cache = this.#cache;
     const slots = at.slice(); // a copy: the module's buffer is reused
     let top = -1;
-    for (let i = 0; i < n; i++) if (slots[i] > top) top = slots[i];
+    for (let i = 0; i < slots.length; i++) if (slots[i] > top) top = slots[i];
     if (top >= cache.length) [this.#places, p] = newPlaces(u8, p, top + 1 - cache.length, cache, this.#places);
     return [slots, p];
   }
@@ -1886,10 +1894,9 @@ export class SessionTree {
   // project.go slotted) and returns the messages, cached or parsed once (a new
   // one from its bytes where the module keeps them), and where the list ends.
   #slotted(u8, p) {
-    const n = u8[p] | (u8[p + 1] << 8) | (u8[p + 2] << 16) | (u8[p + 3] << 24);
-    p += 4;
-    const slots = (p & 3) === 0 ? new Uint32Array(u8.buffer, p, n) : new Uint32Array(u8.slice(p, p + 4 * n).buffer);
-    p += 4 * n;
+    let slots;
+    [slots, p] = slotList(u8, p);
+    const n = slots.length;
     const cache = this.#cache;
     // The new slots are cache.length, cache.length + 1, …: where each one's
     // bytes are follows, in slot order. Their texts go into the cache first.
