@@ -5,6 +5,7 @@
 // Runs under `node --test` and, unchanged, in headless Chromium (browser.mjs).
 import { test, assert, isNode, mainSource } from "./harness.js";
 import { init, initInterchange, SessionTree } from "../sessiontree.js";
+import { rng } from "./rng.js";
 
 await Promise.all([init(mainSource), initInterchange()]);
 
@@ -304,4 +305,47 @@ test("a list of a tree dropped without free() stays readable after a collection"
   }
   assert.equal(JSON.stringify(list), JSON.stringify(Array.from({ length: 500 }, (_, i) => wide(i))));
   list = null;
+});
+
+test("random Array operations on a lazy list and on a plain copy of it end alike (seeds in failures)", () => {
+  const s = SessionTree.fromLinear(Array.from({ length: 40 }, (_, i) => wide(i)), 1);
+  const file = s.save();
+  s.free();
+  for (let seed = 1; seed <= 300; seed++) {
+    const next = rng(seed * 7919);
+    const rand = (n) => Math.floor(next() * n);
+    const t = SessionTree.load(file); // nothing read: every list starts lazy
+    const lazy = t.linearProjection();
+    const plain = Array.from({ length: 40 }, (_, i) => wide(i));
+    const done = [];
+    for (let step = 0; step < 8; step++) {
+      const i = rand(45), j = rand(45);
+      const ops = [
+        ["read", (a) => JSON.stringify(a[i])],
+        ["set", (a) => { a[i] = { role: "user", content: `set ${step}` }; }],
+        ["delete", (a) => { delete a[i]; }],
+        ["push", (a) => a.push({ role: "user", content: `pushed ${step}` })],
+        ["pop", (a) => JSON.stringify(a.pop())],
+        ["shift", (a) => JSON.stringify(a.shift())],
+        ["unshift", (a) => a.unshift({ role: "user", content: `unshifted ${step}` })],
+        ["splice", (a) => JSON.stringify(a.splice(i % 10, j % 4, { role: "user", content: `spliced ${step}` }))],
+        ["reverse", (a) => { a.reverse(); }],
+        ["sort", (a) => { a.sort((x, y) => String(x?.content).localeCompare(String(y?.content))); }],
+        ["length", (a) => { a.length = Math.min(a.length, 30 + (i % 15)); }],
+        ["copyWithin", (a) => { a.copyWithin(i % 20, j % 20, (j % 20) + 3); }],
+        ["fill", (a) => { a.fill({ role: "user", content: "filled" }, 35, 38); }],
+        ["slice", (a) => JSON.stringify(a.slice(i % 20, j))],
+        ["find", (a) => a.findIndex((m) => m?.content === `message ${i} ${"x".repeat(i % 40)}`)],
+        ["keys", (a) => Object.keys(a).join(",")],
+        ["in", (a) => `${i in a} ${a.hasOwnProperty(j)}`],
+      ];
+      const [name, op] = ops[rand(ops.length)];
+      done.push(name);
+      const got = op(lazy), want = op(plain);
+      assert.equal(got, want, `seed ${seed} step ${step}: ${done.join(", ")}: the answer`);
+      assert.equal(lazy.length, plain.length, `seed ${seed} step ${step}: ${done.join(", ")}: the length`);
+    }
+    assert.equal(JSON.stringify(lazy), JSON.stringify(plain), `seed ${seed}: ${done.join(", ")}`);
+    t.free();
+  }
 });
