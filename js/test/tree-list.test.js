@@ -307,6 +307,47 @@ test("a list of a tree dropped without free() stays readable after a collection"
   list = null;
 });
 
+// free() of a tree whose lazy list is alive and unread keeps the tree's bytes
+// in the module until that list is collected (no decoding of every message on
+// the free), then frees it: loads of the same file after, each freed the same
+// way, reuse that memory.
+test("a tree freed while a lazy list of it is alive is freed in the module once the list is collected", { skip: !isNode }, async () => {
+  const v8 = await import("node:v8");
+  const vm = await import("node:vm");
+  v8.setFlagsFromString("--expose-gc");
+  const gc = vm.runInNewContext("gc");
+  const { memoryUsage } = await import("../sessiontree.js");
+  const s = SessionTree.fromLinear(Array.from({ length: 60000 }, (_, i) => wide(i)), 1);
+  const bytes = new TextEncoder().encode(s.save()); // ~12 MB
+  s.free();
+  const round = () => {
+    const t = SessionTree.load(bytes);
+    let list = t.linearProjection();
+    const first = list[0].content;
+    t.free(); // fast: the list may still read
+    assert.equal(list[59999].content, wide(59999).content, "the list reads after the free");
+    list = null;
+    return first;
+  };
+  const settle = async () => {
+    for (let i = 0; i < 3; i++) {
+      gc();
+      await new Promise((resolve) => setTimeout(resolve, 20)); // finalizers run
+    }
+  };
+  round();
+  await settle();
+  round();
+  await settle();
+  const before = memoryUsage().main;
+  for (let r = 0; r < 8; r++) {
+    round();
+    await settle();
+  }
+  const grown = memoryUsage().main - before;
+  assert.ok(grown < 4 * bytes.length, `the module grew by ${(grown / 1e6).toFixed(1)} MB over 8 loads of a ${(bytes.length / 1e6).toFixed(1)} MB file, each freed with its list then dropped`);
+});
+
 test("random Array operations on a lazy list and on a plain copy of it end alike (seeds in failures)", () => {
   const s = SessionTree.fromLinear(Array.from({ length: 40 }, (_, i) => wide(i)), 1);
   const file = s.save();
