@@ -733,9 +733,10 @@ function slotList(u8, p) {
 // them into places at the new slots' pairs (places: [address, length] per
 // slot; grown and returned), and makes the slots in cache, empty: a lazy list
 // (lazyList) reads the bytes there when its message is first read. They stay
-// there as long as the module's slot table holds the message: until the tree
-// is pruned or freed, each of which first turns the places a live list may
-// still read into texts (#retire). It returns places and where the pairs end.
+// there as long as the module's slot table holds the message: a prune or a
+// swapped tree first turns the places a live list may still read into texts
+// (#retire), and a free leaves the tree in the module while such a list lives
+// (listsGone). It returns places and where the pairs end.
 function newPlaces(u8, p, count, cache, places) {
   const base = cache.length;
   if (2 * (base + count) > places.length) {
@@ -793,7 +794,7 @@ function lazyList(slots, cache, places, w, owner) {
     let m = cache[s];
     if (typeof m !== "object" || m === null) {
       if (m === undefined) {
-        // (Never: a tree's lists hold it, and its prune or free first turns these into texts.)
+        // (Never: a tree's lists hold it; a prune or a swap first turns these into texts, a free waits for the lists.)
         if (owner === null || places[2 * s + 1] === 0) throw new SessionTreeError("corrupt", "a list's message is gone from the module's memory (a bug in sessiontree)");
         m = decodeAround(i);
       }
@@ -1172,7 +1173,8 @@ export class SessionTree {
   // known: [address, length] per slot, 0 length unknown (newPlaces).
   #places = new Uint32Array(0);
   // WeakRefs of the lazy lists handed out (#project), and how many were alive
-  // when last counted: a prune or a free first keeps what they may read (#retire).
+  // when last counted: a prune or a swap first keeps what they may read (#retire),
+  // a free leaves the tree in the module until they are collected.
   #lists = [];
   #listsKept = 0;
   #copy = 0; // the handle of the helper's copy (t.projectFor in the lean flavour), or 0
@@ -1898,8 +1900,8 @@ export class SessionTree {
   }
 
   // #retire turns every message a lazy list of this tree may still read from
-  // the module's memory into its text, before a prune or a free lets the
-  // module drop those bytes. Nothing to do when no list is alive.
+  // the module's memory into its text, before a prune or a swapped tree lets
+  // the module drop those bytes. Nothing to do when no list is alive.
   #retire() {
     const alive = this.#alive();
     this.#lists = [];
