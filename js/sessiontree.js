@@ -817,8 +817,10 @@ function lazyList(slots, cache, places, w, owner) {
     const i = +k;
     return i < n && raw[i] === 1 && String(i) === k ? i : -1;
   };
-  const shorten = (len) => {
-    if (typeof len === "number" && len < n) raw.fill(0, Math.max(0, Math.floor(len)) || 0);
+  // shorten clears what a write of the length cut off (after it: the array
+  // itself says what the length became, however the value was spelt).
+  const shorten = (t) => {
+    if (t.length < n) raw.fill(0, t.length);
   };
   const list = new Proxy(items, {
     get(t, k, receiver) {
@@ -834,14 +836,16 @@ function lazyList(slots, cache, places, w, owner) {
     set(t, k, v, receiver) {
       const i = index(k);
       if (i >= 0) raw[i] = 0;
-      else if (k === "length") shorten(v);
-      return Reflect.set(t, k, v, receiver);
+      const done = Reflect.set(t, k, v, receiver);
+      if (k === "length") shorten(t);
+      return done;
     },
     defineProperty(t, k, d) {
       const i = index(k);
       if (i >= 0) raw[i] = 0;
-      else if (k === "length") shorten(d.value);
-      return Reflect.defineProperty(t, k, d);
+      const done = Reflect.defineProperty(t, k, d);
+      if (k === "length") shorten(t);
+      return done;
     },
     deleteProperty(t, k) {
       const i = index(k);

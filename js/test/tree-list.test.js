@@ -244,7 +244,8 @@ test("a list not read yet reads as the path it was after its tree is pruned, mer
 test("a list is an ordinary array to its caller: reads, writes, Array methods, JSON, copies", () => {
   const s = SessionTree.fromLinear([say(0)], 1);
   for (let i = 1; i < 10; i++) s.append(say(i), i + 1);
-  const t = SessionTree.load(s.save()); // no message read yet: lazy lists
+  const s2 = s.save();
+  const t = SessionTree.load(s2); // no message read yet: lazy lists
   s.free();
   const want = Array.from({ length: 10 }, (_, i) => say(i));
   const a = t.linearProjection();
@@ -287,6 +288,22 @@ test("a list is an ordinary array to its caller: reads, writes, Array methods, J
   assert.deepEqual(t.linearProjection(), want);
   assert.deepEqual(Object.entries(t.linearProjection())[3], ["3", say(3)]);
   t.free();
+  // A length written however it is spelt cuts the list as an array's would,
+  // and a length refused changes nothing.
+  const u = SessionTree.load(s2);
+  const d = u.linearProjection();
+  let refused = null;
+  try { d.length = -1; } catch (e) { refused = e; }
+  assert.ok(refused instanceof RangeError, "an invalid length is refused");
+  assert.deepEqual(d, want, "and the list is as it was");
+  d.length = "2";
+  d.length = 4;
+  assert.equal(JSON.stringify(d), JSON.stringify([say(0), say(1), null, null]), "cut by a length spelt as a string: no message comes back");
+  const e = u.linearProjection();
+  Object.defineProperty(e, "length", { value: 1 });
+  e.length = 2;
+  assert.equal(JSON.stringify(e), JSON.stringify([say(0), null]), "cut by defineProperty");
+  u.free();
 });
 
 test("a list of a tree dropped without free() stays readable after a collection", { skip: !isNode }, async () => {
