@@ -729,6 +729,15 @@ function slotList(u8, p) {
   return [slots, p + 4 * n];
 }
 
+// roomFor returns places, or a copy grown (at least doubled), with room for
+// the pairs of n slots.
+function roomFor(places, n) {
+  if (2 * n <= places.length) return places;
+  const grown = new Uint32Array(Math.max(2 * n, 2 * places.length, 64));
+  grown.set(places);
+  return grown;
+}
+
 // newPlaces reads count (address, length) pairs at p, as newTexts does, copies
 // them into places at the new slots' pairs (places: [address, length] per
 // slot; grown and returned), and makes the slots in cache, empty: a lazy list
@@ -739,11 +748,7 @@ function slotList(u8, p) {
 // (listsGone). It returns places and where the pairs end.
 function newPlaces(u8, p, count, cache, places) {
   const base = cache.length;
-  if (2 * (base + count) > places.length) {
-    const grown = new Uint32Array(Math.max(2 * (base + count), 2 * places.length, 64));
-    grown.set(places);
-    places = grown;
-  }
+  places = roomFor(places, base + count);
   const at = u8.byteOffset + p;
   places.set((at & 3) === 0 ? new Uint32Array(u8.buffer, at, 2 * count) : new Uint32Array(u8.slice(p, p + 8 * count).buffer), 2 * base);
   cache.length = base + count; // empty slots (one allocation, where pushes would grow it step by step)
@@ -763,7 +768,8 @@ function deepFreeze(root) {
   return root;
 }
 
-// lazyList is a projection's list: an Array (a Proxy of one) whose messages
+// lazyList is a projection's list, and whether it is lazy: an Array (a Proxy
+// of one, while a message of it is unread) whose messages
 // are read and parsed when first read, so that a list of 100k messages is
 // handed out in the time of copying its slots, and a caller that reads the
 // last few pays for those. A message is read from the cache (slot → its
@@ -787,7 +793,7 @@ function lazyList(slots, cache, places, w, owner) {
       (raw ??= new Uint8Array(n))[i] = 1;
     }
   }
-  if (raw === null) return items; // nothing to read later: a plain array
+  if (raw === null) return [items, false]; // nothing to read later: a plain array
   const parse = (i) => {
     raw[i] = 0;
     const s = slots[i];
@@ -835,10 +841,8 @@ function lazyList(slots, cache, places, w, owner) {
     },
     set(t, k, v, receiver) {
       const i = index(k);
-      if (i >= 0) raw[i] = 0;
-      const done = Reflect.set(t, k, v, receiver);
-      if (k === "length") shorten(t);
-      return done;
+      if (i >= 0) raw[i] = 0; // (no parse of what is overwritten)
+      return Reflect.set(t, k, v, receiver); // a length: through defineProperty below
     },
     defineProperty(t, k, d) {
       const i = index(k);
@@ -855,15 +859,13 @@ function lazyList(slots, cache, places, w, owner) {
   });
   // Node's console.log shows a Proxy's target, not what its reads give.
   Object.defineProperty(items, INSPECT, { value: inspectList });
-  proxies.add(list);
-  return list;
+  return [list, true];
 }
 
-// The lazy lists handed out, to tell them from plain arrays.
-const proxies = new WeakSet();
-const isProxy = (list) => proxies.has(list);
-
 const INSPECT = Symbol.for("nodejs.util.inspect.custom");
+function inspectList(depth, options, inspect) {
+  return inspect(Array.from(this), options);
+}
 const DECODE_RUN = 256; // the messages around a first read whose texts are decoded with it
 
 // decodeTexts puts in the cache the texts of the slots from…to-1 of a list
@@ -892,9 +894,6 @@ function decodeTexts(u8, cache, places, slots, from, to) {
     const at = places[2 * s], size = places[2 * s + 1];
     cache[s] = all === null ? decoder.decode(u8.subarray(at, at + size)) : all.slice(at - lo, at - lo + size);
   }
-}
-function inspectList(depth, options, inspect) {
-  return inspect(Array.from(this), options);
 }
 
 // The kinds of applyOps's arguments (wasm/internal/treecalls/applyops.go): "a", "T", "J".
@@ -1836,8 +1835,8 @@ export class SessionTree {
     }
     if (missing !== null) this.#placesBack(missing);
     this.#list = memo;
-    const lazy = lazyList(list, cache, this.#places, w, this);
-    if (!isProxy(lazy)) return lazy; // every message parsed already: a plain array
+    const [lazy, unread] = lazyList(list, cache, this.#places, w, this);
+    if (!unread) return lazy; // every message parsed already: a plain array
     const lists = this.#lists;
     if (lists.length >= 16 && lists.length >= 2 * this.#listsKept) {
       this.#lists = lists.filter((r) => r.deref() !== undefined);
@@ -1868,12 +1867,7 @@ export class SessionTree {
     const w = wasm;
     send(M.slotBytes, this.#live(), 0, [slots.join(",")]);
     const u8 = view(w);
-    let places = this.#places;
-    if (2 * this.#cache.length > places.length) {
-      const grown = new Uint32Array(Math.max(2 * this.#cache.length, 2 * places.length, 64));
-      grown.set(places);
-      places = this.#places = grown;
-    }
+    const places = (this.#places = roomFor(this.#places, this.#cache.length));
     for (let i = 0, q = w.out; i < slots.length; i++, q += 8) {
       places[2 * slots[i]] = (u8[q] | (u8[q + 1] << 8) | (u8[q + 2] << 16) | (u8[q + 3] << 24)) >>> 0;
       places[2 * slots[i] + 1] = (u8[q + 4] | (u8[q + 5] << 8) | (u8[q + 6] << 16) | (u8[q + 7] << 24)) >>> 0;
