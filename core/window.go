@@ -85,3 +85,47 @@ func (t *Tree) AppendHeadOf(ids []string, msgs []Message, branch string, count i
 	slices.Reverse(msgs[m0:])
 	return ids, msgs, nil
 }
+
+// SharedDepth returns how many nodes, from the root down, the path up from
+// node id and the path of branch have in common: the depth of the deepest node
+// on both (0 when their roots differ or branch is empty). ok is false when id
+// is not a node, branch is not a branch, or either path is broken. A list
+// built for one path is then the start of the other for that many messages,
+// so a regenerate, an edit or a switch near the end of a long path costs a
+// projection what its new messages cost. O(log depth): two nodes at one depth
+// have jump pointers (depth.go) of one depth, so both paths jump alike.
+func (t *Tree) SharedDepth(id, branch string) (int, bool) {
+	a, b := t.nodes[id], t.branches[branch]
+	if a == nil || b == nil {
+		return 0, false
+	}
+	if b.leaf == "" {
+		return 0, true
+	}
+	c := t.nodes[b.leaf]
+	da, dc := t.depth(a), t.depth(c)
+	if da == 0 || dc == 0 {
+		return 0, false
+	}
+	d := min(da, dc)
+	a, c = ancestorAtDepth(a, d), ancestorAtDepth(c, d)
+	for a != c {
+		if a.parent == "" {
+			return 0, true // two roots
+		}
+		if a.jump != c.jump {
+			a, c = a.jump, c.jump
+		} else {
+			a, c = a.up, c.up
+		}
+	}
+	return int(a.depth), true
+}
+
+// LeafOf returns the leaf of branch ("" when it is empty or not a branch).
+func (t *Tree) LeafOf(branch string) string {
+	if b := t.branches[branch]; b != nil {
+		return b.leaf
+	}
+	return ""
+}

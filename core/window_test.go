@@ -3,6 +3,7 @@ package core
 import (
 	"math/rand"
 	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -167,5 +168,58 @@ func TestAppendHeadOfIsTheStartOfThePath(t *testing.T) {
 	}
 	if _, _, err := tr.AppendHeadOf(nil, nil, "nope", 3); err == nil {
 		t.Fatal("a missing branch gave a head")
+	}
+}
+
+// SharedDepth is the length of the common start of two paths, for any two
+// nodes of a deep tree, and fails for what is not a node or a branch.
+func TestSharedDepthIsTheCommonStartOfTwoPaths(t *testing.T) {
+	tr := New()
+	var spine []string
+	for i := range 3000 {
+		spine = append(spine, mustAppend(t, tr, msg("user", "s"+strconv.Itoa(i)), int64(i)))
+	}
+	rng := rand.New(rand.NewSource(35))
+	var leaves []string
+	for f := range 20 { // forks off the spine, each some messages long
+		at := spine[rng.Intn(len(spine))]
+		name, err := tr.Checkout(at, int64(5000+f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range 1 + rng.Intn(400) {
+			mustAppend(t, tr, msg("user", "f"+strconv.Itoa(f)+"."+strconv.Itoa(j)), int64(5000+f))
+		}
+		leaves = append(leaves, name)
+	}
+	paths := map[string][]string{}
+	for _, b := range append(leaves, "main") {
+		p, err := tr.PathOf(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths[b] = p
+	}
+	for range 300 {
+		from := paths[leaves[rng.Intn(len(leaves))]]
+		up := from[:1+rng.Intn(len(from))] // the path up from id
+		id := up[len(up)-1]
+		b := leaves[rng.Intn(len(leaves))]
+		want := 0
+		for want < len(paths[b]) && want < len(up) && paths[b][want] == up[want] {
+			want++
+		}
+		if got, ok := tr.SharedDepth(id, b); !ok || got != want {
+			t.Fatalf("SharedDepth(%s, %s) = %d, %v; want %d", id, b, got, ok, want)
+		}
+	}
+	if _, ok := tr.SharedDepth("nope", "main"); ok {
+		t.Fatal("an unknown node must not be ok")
+	}
+	if _, ok := tr.SharedDepth(spine[0], "nope"); ok {
+		t.Fatal("an unknown branch must not be ok")
+	}
+	if got, ok := tr.SharedDepth(spine[0], leaves[0]); !ok || got != 1 {
+		t.Fatalf("the root and a branch: %d, %v; want 1", got, ok)
 	}
 }

@@ -1787,20 +1787,21 @@ export class SessionTree {
 
   // The slots of the list the last projection handed out, which the module's
   // answer to the next one builds on (wasm/internal/treecalls project.go
-  // listMemo): unchanged, or the same plus the messages appended since, it is
-  // not read again: { buf: a Uint32Array, n: how many of it are the list's }.
+  // listMemo): the part of it the path still starts with (all of it, when
+  // only appends came since) is not read again: { buf: a Uint32Array, n: how
+  // many of it are the list's }.
   // null while none is held.
   #list = null;
 
   // #project reads the slots of a path (see wasm/internal/treecalls/project.go)
   // and hands out a lazy list of their messages (lazyList): each one is parsed
   // when first read, and kept parsed for every list after it. It tells the
-  // module how long a list it holds: when the path still starts with that
-  // list, the module sends only the slots that follow it.
+  // module how long a list it holds: when the path still starts with some of
+  // that list, the module sends only the slots that follow that part.
   #project(branch) {
     need();
     if (this.#h === 0) throw new SessionTreeError("invalid_input", "this SessionTree was freed; make or load a new one");
-    const held = this.#list;
+    let held = this.#list;
     this.#list = null; // held again only if this call succeeds
     const w = wasm;
     const len = send(M.project, this.#h, 0, [branch, held === null ? "" : String(held.n)]);
@@ -1814,7 +1815,15 @@ export class SessionTree {
     // add after it, or start a new buffer).
     let memo = { buf: slots, n: slots.length };
     if (kept !== 0) {
-      if (held === null || kept !== held.n) throw new SessionTreeError("corrupt", "the module's projection did not match the list it built on (a bug in sessiontree)");
+      if (held === null || kept > held.n) throw new SessionTreeError("corrupt", "the module's projection did not match the list it built on (a bug in sessiontree)");
+      if (kept < held.n) {
+        // The path left the held list after its first kept messages (a
+        // regenerate, an edit, a switch): lists handed out still read the
+        // rest of it, so the new one starts a buffer of its own.
+        const buf = new Uint32Array(Math.max(kept + slots.length, held.buf.length));
+        buf.set(held.buf.subarray(0, kept));
+        held = { buf, n: kept };
+      }
       memo = held;
       const n = held.n + slots.length;
       if (n > held.buf.length) {

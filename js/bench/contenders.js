@@ -24,13 +24,15 @@
 // process or page: open (the file's bytes → the last 50 messages as JS
 // objects), full (the whole request list as objects), read (every message of
 // that list read: its role, or LibreChat's sender), deep (the list from a
-// leaf DEEP messages down, REPEAT times), save, regenerate (REGEN replies to
+// leaf DEEP messages down, REPEAT times), retry (the last reply regenerated
+// and the full list built again, RETRY times: a chat's "try again" before the
+// request goes out), save, regenerate (REGEN replies to
 // the node at depth REGEN_AT, one after the other), build (BUILD messages,
 // one append each, in a new conversation). A step a tool has no code for
 // answers null. Each step returns its time in ms and checks its answer.
 
 /** The workloads' sizes. */
-export const DEEP = 10000, REPEAT = 50, REGEN_AT = 1000, REGEN = 1000, BUILD = 10000;
+export const DEEP = 10000, REPEAT = 50, RETRY = 20, REGEN_AT = 1000, REGEN = 1000, BUILD = 10000;
 
 const say = (i) => ({ role: i % 2 ? "assistant" : "user", content: `message ${i}: ` + "a sentence of an ordinary chat reply, ".repeat(6) });
 const piSay = (i) => ({ role: i % 2 ? "assistant" : "user", content: [{ type: "text", text: `message ${i}: ` + "a sentence of an ordinary chat reply, ".repeat(6) }], timestamp: i });
@@ -108,7 +110,7 @@ function timed(fn) {
 
 function steps(s) {
   return {
-    open: timed(s.open), full: timed(s.full), read: timed(s.read), deep: timed(s.deep ?? null), save: timed(s.save ?? null),
+    open: timed(s.open), full: timed(s.full), read: timed(s.read), deep: timed(s.deep ?? null), retry: timed(s.retry ?? null), save: timed(s.save ?? null),
     regenerate: timed(s.regenerate ?? null), build: timed(s.build ?? null), keep: () => s.kept(),
   };
 }
@@ -135,6 +137,12 @@ function sessiontree(env) {
       t.branch(id);
       for (let i = 0; i < REPEAT; i++) check("sessiontree: the deep list", t.linearProjection().length, DEEP);
       t.switchBranch(home);
+    }],
+    retry: [() => t.pathWindow(-1).ids[0], (last) => {
+      for (let i = 0; i < RETRY; i++) {
+        last = t.regenerate(last, say(i));
+        check("sessiontree: the list after a retry", t.linearProjection().length, env.n);
+      }
     }],
     save() {
       env.write(t.save());
@@ -174,6 +182,16 @@ function piReal(env) {
       sm.branch(id);
       for (let i = 0; i < REPEAT; i++) check("pi: the deep list", sm.buildSessionContext().messages.length, DEEP);
       sm.branch(home);
+    }],
+    retry: [() => sm.getBranch().at(-1).parentId, (parent) => {
+      const persist = sm.persist;
+      sm.persist = false; // in memory, as SessionManager.inMemory keeps a session (the file is the bench's)
+      for (let i = 0; i < RETRY; i++) {
+        sm.branch(parent);
+        sm.appendMessage(piSay(i));
+        check("pi: the list after a retry", sm.buildSessionContext().messages.length, env.n);
+      }
+      sm.persist = persist; // the save step rewrites the file whole
     }],
     save() {
       // pi rewrites its session file whole (after a migration, a fork); here into env.write's sink.
@@ -237,6 +255,15 @@ function piWalk(env) {
     deep: [() => walk(leaf, up, (e) => e)[DEEP - 1], (at) => {
       for (let i = 0; i < REPEAT; i++) check("pi walk: the deep list", walk(at, up, of).length, DEEP);
     }],
+    retry() {
+      for (let i = 0; i < RETRY; i++) {
+        const e = { type: "message", id: `retry-${i}`, parentId: leaf.parentId, timestamp: new Date(i).toISOString(), message: piSay(i) };
+        entries.push(e);
+        index.set(e.id, e);
+        leaf = e;
+        check("pi walk: the list after a retry", walk(leaf, up, of).length, env.n);
+      }
+    },
     save() {
       env.write(entries.map((e) => JSON.stringify(e)).join("\n") + "\n");
     },
@@ -268,6 +295,15 @@ function librechat(env) {
     deep: [() => walk(leaf, up, of)[DEEP - 1], (at) => {
       for (let i = 0; i < REPEAT; i++) check("librechat: the deep list", walk(at, up, of).length, DEEP);
     }],
+    retry() {
+      for (let i = 0; i < RETRY; i++) {
+        const m = { messageId: `retry-${i}`, parentMessageId: leaf.parentMessageId, conversationId: leaf.conversationId, sender: "assistant", isCreatedByUser: false, createdAt: new Date(i).toISOString(), text: say(i).content };
+        data.messages.push(m);
+        index.set(m.messageId, m);
+        leaf = m;
+        check("librechat: the list after a retry", walk(leaf, up, of).length, env.n);
+      }
+    },
     save() {
       env.write(JSON.stringify(data));
     },
@@ -298,6 +334,16 @@ function chatgpt(env) {
     deep: [() => walk(leaf, up, (n) => (n.message ? n : null))[DEEP - 1], (at) => {
       for (let i = 0; i < REPEAT; i++) check("chatgpt: the deep list", walk(at, up, of).length, DEEP);
     }],
+    retry() {
+      for (let i = 0; i < RETRY; i++) {
+        const id = `retry-${i}`;
+        mapping[id] = { id, parent: leaf.parent, children: [], message: { id, author: { role: "assistant" }, create_time: i, content: { content_type: "text", parts: [say(i).content] } } };
+        mapping[leaf.parent].children.push(id);
+        all[0].current_node = id;
+        leaf = mapping[id];
+        check("chatgpt: the list after a retry", walk(leaf, up, of).length, env.n);
+      }
+    },
     save() {
       env.write(JSON.stringify(all));
     },
@@ -330,6 +376,15 @@ function floor(env) {
     deep: [() => walk(leaf, up, (n) => n)[DEEP - 1], (at) => {
       for (let i = 0; i < REPEAT; i++) check("floor: the deep list", walk(at, up, of).length, DEEP);
     }],
+    retry() {
+      for (let i = 0; i < RETRY; i++) {
+        const id = `retry-${i}`;
+        nodes[id] = { id, parent: leaf.parent, children: [], message: say(i), created_at_ms: i };
+        nodes[leaf.parent].children.push(id);
+        leaf = nodes[id];
+        check("floor: the list after a retry", walk(leaf, up, of).length, env.n);
+      }
+    },
     save() {
       env.write(JSON.stringify(file));
     },

@@ -16,7 +16,8 @@
 // request list as objects, memory per message (the list kept), every message
 // of that list read (its role: sessiontree's list parses a message when it is
 // first read, so this is where its parses are), memory per message again, the
-// list from a leaf 10k deep 50 times, save (into /dev/null in Node), 1,000 regenerates
+// list from a leaf 10k deep 50 times, the last reply regenerated and the full
+// list built again 20 times, save (into /dev/null in Node), 1,000 regenerates
 // at depth 1,000, and 10k appends into a new conversation. Memory is the JS
 // heap and the WebAssembly memory grown since before the open, after a
 // collection, per message on the path. In Node each process also counts the
@@ -41,7 +42,7 @@ const N = Number(process.env.PEERS_N ?? 100000);
 const ABANDONED = Math.min(2000, Math.floor(N / 50));
 const ROUNDS = Number(process.env.PEERS_ROUNDS ?? 9);
 const WARMUP = Number(process.env.PEERS_WARMUP ?? 2);
-const STEPS = ["open", "mem1", "full", "mem2", "read", "mem3", "deep", "save", "regenerate", "build", "newOpen", "newFull", "newSave"];
+const STEPS = ["open", "mem1", "full", "mem2", "read", "mem3", "deep", "retry", "save", "regenerate", "build", "newOpen", "newFull", "newSave"];
 // PEERS_WHO=sessiontree,pi runs those contenders alone (sessiontree always first).
 const WHO = process.env.PEERS_WHO ? ["sessiontree", ...process.env.PEERS_WHO.split(",").filter((w) => w !== "sessiontree")] : null;
 const pick = (all) => (WHO ? all.filter((w) => WHO.includes(w)) : all);
@@ -86,6 +87,7 @@ if (mode === "run") {
   r.read = c.read();
   r.mem3 = (memory() - base) / N;
   r.deep = c.deep();
+  r.retry = c.retry();
   [r.save, r.newSave] = touched("save");
   for (const s of ["regenerate", "build"]) r[s] = c[s]();
   console.log(JSON.stringify(r));
@@ -146,7 +148,7 @@ if (mode === "run") {
     const st = rows[0], peers = rows.filter((r) => r.who !== "sessiontree" && r.who !== "floor");
     const fl = rows.find((r) => r.who === "floor");
     const ms = (x) => (x.med >= 100 ? x.med.toFixed(0) : x.med.toFixed(1)) + ` (${x.max >= 100 ? x.max.toFixed(0) : x.max.toFixed(1)})`;
-    const label = { open: "open: the last 50 messages as objects", full: "the full request list as objects", deep: `the list from a 10k-deep leaf, 50 times`, save: "save", regenerate: "1,000 regenerates at depth 1,000", build: "10k messages, one append each", mem1: "memory per message after the open", mem2: "… after the full list", read: "every message of the full list read (its role)", mem3: "… after every message was read", newOpen: "new memory the open touched (page faults, MB)", newFull: "… the full list", newSave: "… the save" };
+    const label = { open: "open: the last 50 messages as objects", full: "the full request list as objects", deep: `the list from a 10k-deep leaf, 50 times`, retry: "the last reply regenerated, then the full list, 20 times", save: "save", regenerate: "1,000 regenerates at depth 1,000", build: "10k messages, one append each", mem1: "memory per message after the open", mem2: "… after the full list", read: "every message of the full list read (its role)", mem3: "… after every message was read", newOpen: "new memory the open touched (page faults, MB)", newFull: "… the full list", newSave: "… the save" };
     console.log(`\n== ${N.toLocaleString("en")} messages on the path + ${ABANDONED.toLocaleString("en")} abandoned replies; ${where}; medians of ${ROUNDS} rounds after ${WARMUP} thrown away (the slowest in brackets); ratio = sessiontree ÷ the fastest peer, and ÷ the floor`);
     console.log(`| workload | ${rows.map((r) => `${r.who} (${r.mb.toFixed(1)} MB)`).join(" | ")} | ÷ fastest peer | ÷ floor |`);
     console.log(`|---|${rows.map(() => "---:").join("|")}|---:|---:|`);
@@ -276,7 +278,7 @@ window.ready = true;
         r.mem2 = ((await memory()) - base) / N;
         r.read = await step("read");
         r.mem3 = ((await memory()) - base) / N;
-        for (const s of ["deep", "save", "regenerate", "build"]) r[s] = await step(s);
+        for (const s of ["deep", "retry", "save", "regenerate", "build"]) r[s] = await step(s);
         return r;
       } finally {
         await ctx.close();

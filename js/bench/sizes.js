@@ -27,9 +27,12 @@ export const TARGET = 1.3;
  * instances (a merge no longer takes another copy's branch of the same name)
  * added 3.5 KB gzipped and took the module to 1.502×; 1.52× since the fixes
  * of the third reading (a failed apply moves no feed, a no-op delta or merge
- * no version: 1.512×). Lower it as the module shrinks; TARGET once met.
+ * no version: 1.512×); 1.525× since Dec 6, when a projection after a
+ * regenerate, an edit or a switch kept the part of the list the path still
+ * starts with (+1.4 KB gzipped, 1.522×: 32 → 7 ms for the list of a 100k path
+ * after a regenerate). Lower it as the module shrinks; TARGET once met.
  */
-export const CEILING = 1.52;
+export const CEILING = 1.525;
 
 /**
  * Builds the bare program into a temporary folder and returns { lean, full,

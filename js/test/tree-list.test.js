@@ -1,5 +1,6 @@
 // The list linearProjection hands back is built on the previous one (the same
-// list when nothing changed, plus the appended messages after appends: see
+// list when nothing changed; the part the path still starts with, plus the
+// messages after it, after appends, regenerates, edits and switches: see
 // wasm/internal/treecalls/project.go listMemo). It must never be stale: after
 // any change it equals the list of a fresh tree loaded from the same file.
 // Runs under `node --test` and, unchanged, in headless Chromium (browser.mjs).
@@ -12,11 +13,12 @@ await Promise.all([init(mainSource), initInterchange()]);
 const say = (i) => ({ role: i % 2 ? "assistant" : "user", content: `m${i}` });
 const util = isNode ? await import("node:util") : null;
 
-// fresh is the active path's list as a tree with no list held builds it.
-function fresh(t) {
+// fresh is the list of the active path (or of branch) as a tree with no list
+// held builds it.
+function fresh(t, branch) {
   const c = SessionTree.load(t.save());
   try {
-    return c.linearProjection();
+    return (branch === undefined ? c.linearProjection() : c.linearProjectionOf(branch)).slice();
   } finally {
     c.free();
   }
@@ -66,6 +68,30 @@ test("the list of another branch, then the active one again, are each right", ()
   assert.deepEqual(t.linearProjectionOf("main"), [say(0), say(1), say(2), say(3)]);
   t.free();
   assert.throws(() => t.linearProjection(), "invalid_input", /freed/);
+});
+
+test("lists handed out before regenerates, edits and switches still read as the paths they were", () => {
+  const t = SessionTree.fromLinear(Array.from({ length: 300 }, (_, i) => say(i)), 1);
+  const lists = [];
+  let k = 1000;
+  for (let step = 0; step < 40; step++) {
+    const path = t.activePath();
+    const node = path[path.length - 1 - (step % 5)];
+    switch (step % 4) {
+      case 0: t.regenerate(node, say(k++), step + 2); break;
+      case 1: t.edit(node, say(k++), step + 2); break;
+      case 2: t.append(say(k++), step + 2); break;
+      default: {
+        const names = t.branches().map((b) => b.name);
+        t.switchBranch(names[step % names.length]);
+      }
+    }
+    const list = step % 5 === 4 ? t.linearProjectionOf("main") : t.linearProjection();
+    lists.push([list, fresh(t, step % 5 === 4 ? "main" : undefined), step]);
+    if (step % 3 === 0) for (const m of list) void m.role; // some lists read at once, some never before the end
+  }
+  for (const [list, want, step] of lists) assert.deepEqual(list, want, `the list of step ${step}`);
+  t.free();
 });
 
 test("random changes: the list after each equals a fresh tree's (seeds in failures)", () => {

@@ -18,7 +18,7 @@ func appendMessage(r *Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.entry.list.noteAppend(r.tree, before, branch)
+	r.entry.list.noteKept(r.tree, before, branch, true)
 	r.sent(msg)
 	return text(id), nil
 }
@@ -28,7 +28,9 @@ func rewind(r *Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	before := r.tree.Version()
 	name, err := r.tree.Rewind(id, r.at)
+	r.keptSince(before, err)
 	return text(name), err
 }
 
@@ -41,7 +43,9 @@ func branch(r *Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	before := r.tree.Version()
 	name, err = r.tree.Branch(from, name, r.at)
+	r.keptSince(before, err)
 	return []byte(name), err
 }
 
@@ -50,7 +54,10 @@ func switchBranch(r *Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nil, r.tree.SwitchBranch(name)
+	before := r.tree.Version()
+	err = r.tree.SwitchBranch(name)
+	r.keptSince(before, err)
+	return nil, err
 }
 
 func label(r *Request) ([]byte, error) {
@@ -62,7 +69,10 @@ func label(r *Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nil, r.tree.LabelAt(id, text, r.at)
+	before := r.tree.Version()
+	err = r.tree.LabelAt(id, text, r.at)
+	r.keptSince(before, err)
+	return nil, err
 }
 
 func clearLabel(r *Request) ([]byte, error) {
@@ -70,7 +80,10 @@ func clearLabel(r *Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nil, r.tree.ClearLabelAt(id, r.at)
+	before := r.tree.Version()
+	err = r.tree.ClearLabelAt(id, r.at)
+	r.keptSince(before, err)
+	return nil, err
 }
 
 func checkout(r *Request) ([]byte, error) {
@@ -78,7 +91,9 @@ func checkout(r *Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	before := r.tree.Version()
 	name, err := r.tree.Checkout(id, r.at)
+	r.keptSince(before, err)
 	return []byte(name), err
 }
 
@@ -87,7 +102,9 @@ func open(r *Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	before := r.tree.Version()
 	name, err := r.tree.Open(id, r.at)
+	r.keptSince(before, err)
 	return []byte(name), err
 }
 
@@ -108,12 +125,22 @@ func sibling(r *Request, op func(*core.Tree, string, core.Message, int64) (strin
 	if err != nil {
 		return nil, err
 	}
+	before := r.tree.Version()
 	newID, err := op(r.tree, id, msg, r.at)
 	if err != nil {
 		return nil, err
 	}
+	r.keptSince(before, nil)
 	r.sent(msg)
 	return text(newID), nil
+}
+
+// keptSince tells the tree's list memo of a call that succeeded (err nil) and
+// left every stored message as it was, made at version before (listMemo).
+func (r *Request) keptSince(before uint64, err error) {
+	if err == nil {
+		r.entry.list.noteKept(r.tree, before, "", false)
+	}
 }
 
 func deleteBranch(r *Request) ([]byte, error) {

@@ -25,11 +25,12 @@ var (
 // 32 bits of one.)
 //
 // With argument 1, JS says how long the list it holds from the previous call
-// with one is (decimal; "" or "0" when it holds none): when that list is still
-// the start of the path (nothing changed since, or only appends to that
-// branch: see listMemo), the answer is the messages after it, followed by a
-// uint32 of how many of the list stay; otherwise the whole path, followed by
-// 0. JS asks so for linearProjection, and hands back a copy of its list.
+// with one is (decimal; "" or "0" when it holds none): when the path still
+// starts with some of that list (nothing changed since but appends,
+// regenerates, edits, switches and the like, which leave every stored message
+// as it was: see listMemo), the answer is the messages after those, followed
+// by a uint32 of how many of the list stay; otherwise the whole path, followed
+// by 0. JS asks so for linearProjection, and hands back a copy of its list.
 func project(r *Request) ([]byte, error) {
 	branch := r.tree.ActiveBranch()
 	if len(r.args) > 0 && len(r.args[0]) > 0 {
@@ -47,7 +48,7 @@ func project(r *Request) ([]byte, error) {
 			return nil, err
 		}
 	}
-	if kept, ok := memo.kept(r.tree, branch); ok && held > 0 && kept == held {
+	if kept, ok := memo.kept(r.tree, branch); ok && held > 0 && held == memo.n && kept > 0 {
 		n, err := r.tree.PathLen(branch)
 		if err == nil && n >= kept {
 			ids, msgs, err := r.tree.AppendTailOf(windowIDs[:0], path[:0], branch, 0, n-kept)
@@ -55,7 +56,7 @@ func project(r *Request) ([]byte, error) {
 			defer clear(msgs)
 			defer clear(ids)
 			if err == nil {
-				*memo = listMemo{valid: true, version: r.tree.Version(), branch: branch, n: n}
+				*memo = listMemo{valid: true, version: r.tree.Version(), branch: branch, n: n, leaf: r.tree.LeafOf(branch)}
 				return appendUint32(slotted(r.slots, msgs, 4), uint32(kept)), nil
 			}
 		}
@@ -65,7 +66,7 @@ func project(r *Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	*memo = listMemo{valid: true, version: r.tree.Version(), branch: branch, n: int(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24)}
+	*memo = listMemo{valid: true, version: r.tree.Version(), branch: branch, leaf: r.tree.LeafOf(branch), n: int(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24)}
 	return appendUint32(b, 0), nil
 }
 
@@ -82,33 +83,41 @@ func projectAll(r *Request, branch string, extra int) ([]byte, error) {
 }
 
 // listMemo is what the last project call of a tree with a held length handed
-// JavaScript:
-// the path of branch, n messages long, at the tree's version. An append to
-// that branch while the memo holds moves the memo's version along with the
-// tree's (noteAppend): the list JS holds is then still the start of the path,
-// which goes on by the appended messages. Any other change leaves the version
-// behind, and the next call sends the whole path.
+// JavaScript: the path of branch up from leaf, n messages long, at the tree's
+// version. A call that leaves every stored message as it was (an append, a
+// regenerate, an edit, a switch: noteKept) moves the memo's version along
+// with the tree's, and marks that the path may have moved off the list: its
+// next projection keeps the part of the list the new path still starts with
+// (core's SharedDepth). Any other change leaves the version behind, and the
+// next call sends the whole path.
 type listMemo struct {
 	valid   bool
+	moved   bool // since the list: a change that may have moved branch's path off it
 	version uint64
 	branch  string
+	leaf    string // the list's last node
 	n       int
 }
 
 // kept returns how many messages of the list JS holds are still the start of
 // branch's path.
 func (m *listMemo) kept(t *core.Tree, branch string) (int, bool) {
-	if !m.valid || m.version != t.Version() || m.branch != branch {
+	if !m.valid || m.version != t.Version() {
 		return 0, false
 	}
-	return m.n, true
+	if m.branch == branch && !m.moved {
+		return m.n, true
+	}
+	return t.SharedDepth(m.leaf, branch)
 }
 
-// noteAppend is told of an append to the active branch, which was at version
-// before it: the memo holds on when it held then.
-func (m *listMemo) noteAppend(t *core.Tree, before uint64, branch string) {
-	if m.valid && m.version == before && m.branch == branch {
+// noteKept is told of a change that left every stored message as it was (and
+// removed none), made when the tree was at version before: the memo holds on
+// when it held then. append says the change only appended to branch.
+func (m *listMemo) noteKept(t *core.Tree, before uint64, branch string, append bool) {
+	if m.valid && m.version == before {
 		m.version = t.Version()
+		m.moved = m.moved || !append || m.branch != branch
 	}
 }
 

@@ -2,6 +2,10 @@ package treecalls
 
 import (
 	"encoding/binary"
+	"encoding/json"
+	"math/rand/v2"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -79,7 +83,7 @@ func held(t *testing.T, res string) (slots []uint32, kept uint32) {
 	return slots, kept
 }
 
-func TestAProjectionBuildsOnTheListJSHoldsOnlyWhileOnlyAppendsFollowed(t *testing.T) {
+func TestAProjectionBuildsOnThePartOfTheListJSHoldsThePathStillStartsWith(t *testing.T) {
 	h := handleOf(t, must(t, "fromLinear", 0, `[{"role":"user","content":"a"},{"role":"assistant","content":"b"}]`))
 	if slots, kept := held(t, must(t, "project", h, "", "")); len(slots) != 2 || kept != 0 {
 		t.Fatalf("first: slots %v, kept %d; want the path, 0", slots, kept)
@@ -95,18 +99,133 @@ func TestAProjectionBuildsOnTheListJSHoldsOnlyWhileOnlyAppendsFollowed(t *testin
 	if slots, kept := held(t, must(t, "project", h, "", "3")); len(slots) != 4 || kept != 0 {
 		t.Fatalf("JS holds another length: slots %v, kept %d; want the path, 0", slots, kept)
 	}
-	first := strings.Split(must(t, "pathOf", h), "\n")[1]
-	must(t, "rewind", h, first) // any other change: the whole path again
+	// A regenerate of the last message: the list keeps all but it.
+	path := strings.Split(must(t, "pathOf", h), "\n")
+	must(t, "regenerate", h, path[3], `{"role":"assistant","content":"d2"}`)
+	if slots, kept := held(t, must(t, "project", h, "", "4")); len(slots) != 1 || slots[0] != 4 || kept != 3 {
+		t.Fatalf("after a regenerate of the last: slots %v, kept %d; want slot 4, 3", slots, kept)
+	}
+	// A rewind to the second and three appends: the list keeps two.
+	must(t, "rewind", h, path[1])
 	must(t, "append", h, `{"role":"user","content":"e"}`)
 	must(t, "append", h, `{"role":"assistant","content":"f"}`)
 	must(t, "append", h, `{"role":"user","content":"g"}`)
-	if slots, kept := held(t, must(t, "project", h, "", "4")); len(slots) != 5 || kept != 0 {
-		t.Fatalf("after a rewind and three appends: slots %v, kept %d; want the 5-message path, 0", slots, kept)
+	if slots, kept := held(t, must(t, "project", h, "", "4")); len(slots) != 3 || kept != 2 {
+		t.Fatalf("after a rewind and three appends: slots %v, kept %d; want 3 new, 2", slots, kept)
 	}
 	if slots, kept := held(t, must(t, "project", h, "", "5")); len(slots) != 0 || kept != 5 {
 		t.Fatalf("unchanged again: slots %v, kept %d; want none, 5", slots, kept)
 	}
-	if slots, kept := held(t, must(t, "project", h, "branch-1", "5")); len(slots) != 4 || kept != 0 {
-		t.Fatalf("another branch: slots %v, kept %d; want its 4-message path, 0", slots, kept)
+	// Another branch's list, from the one held: the part both paths share.
+	if slots, kept := held(t, must(t, "project", h, "main", "5")); len(slots) != 2 || kept != 2 {
+		t.Fatalf("another branch: slots %v, kept %d; want its last 2, 2", slots, kept)
 	}
+	// A change that may drop or change stored messages: the whole path.
+	gone := strings.TrimSpace(must(t, "activeBranch", h))
+	must(t, "switchBranch", h, "main")
+	must(t, "deleteBranch", h, gone)
+	if slots, kept := held(t, must(t, "project", h, "main", "4")); kept != 0 || len(slots) == 0 {
+		t.Fatalf("after a deletion: slots %v, kept %d; want the path, 0", slots, kept)
+	}
+}
+
+// A list JS builds from what project keeps of the list it held and the slots
+// it sends is always the path's list, whatever came between two projections;
+// and after calls that leave every stored message as it was, only the part the
+// paths do not share is sent.
+func TestAHeldListPlusWhatProjectSendsIsThePath(t *testing.T) {
+	for seed := range uint64(40) {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		h := handleOf(t, must(t, "fromLinear", 0, `[{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"}]`))
+		var list []uint32
+		var ids []string // the node of each message of list
+		keeps := true    // only calls that keep every stored message since list
+		branch := ""
+		for step := range 60 {
+			path := strings.Split(strings.TrimSpace(must(t, "pathOf", h)), "\n")
+			node := path[rng.IntN(len(path))]
+			msg := `{"role":"user","content":"m` + strconv.Itoa(step) + `"}`
+			switch rng.IntN(10) {
+			case 0, 1:
+				must(t, "append", h, msg)
+			case 2:
+				must(t, "regenerate", h, node, msg)
+			case 3:
+				must(t, "edit", h, node, msg)
+			case 4:
+				must(t, "rewind", h, node)
+			case 5:
+				must(t, "label", h, node, "l"+strconv.Itoa(step))
+			case 6:
+				must(t, "checkout", h, node)
+			case 7:
+				names := branchNames(t, h)
+				must(t, "switchBranch", h, names[rng.IntN(len(names))])
+			case 8:
+				names := branchNames(t, h)
+				if len(names) > 1 {
+					if b := names[rng.IntN(len(names))]; b != "main" && b != strings.TrimSpace(must(t, "activeBranch", h)) {
+						must(t, "deleteBranch", h, b)
+						keeps = false
+						if branch == b {
+							branch = ""
+						}
+					}
+				}
+			case 9:
+				if rng.IntN(2) == 0 {
+					branch = ""
+				} else {
+					names := branchNames(t, h)
+					branch = names[rng.IntN(len(names))]
+				}
+			}
+			if rng.IntN(3) == 0 {
+				continue // two calls or more between projections
+			}
+			slots, kept := held(t, must(t, "project", h, branch, strconv.Itoa(len(list))))
+			if int(kept) > len(list) {
+				t.Fatalf("seed %d step %d: kept %d of a list of %d", seed, step, kept, len(list))
+			}
+			got := append(list[:kept:kept], slots...)
+			c := handleOf(t, must(t, "clone", h)) // the same slots; its own list memo
+			want, _ := projection(t, must(t, "project", c, branch))
+			must(t, "free", c)
+			if !slices.Equal(got, want) {
+				t.Fatalf("seed %d step %d: the held list's first %d plus %v is %v; the path is %v", seed, step, kept, slots, got, want)
+			}
+			var now []string
+			if branch == "" {
+				now = strings.Split(strings.TrimSpace(must(t, "pathOf", h)), "\n")
+			} else {
+				now = strings.Split(strings.TrimSpace(must(t, "pathOf", h, branch)), "\n")
+			}
+			if shared := sharedPrefix(ids, now); keeps && len(list) > 0 && int(kept) != shared {
+				t.Fatalf("seed %d step %d: kept %d; the paths share %d", seed, step, kept, shared)
+			}
+			list, ids, keeps = got, now, true
+		}
+		must(t, "free", h)
+	}
+}
+
+func branchNames(t *testing.T, h uint32) []string {
+	t.Helper()
+	var bs []struct{ Name string }
+	if err := json.Unmarshal([]byte(must(t, "branches", h)), &bs); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, b := range bs {
+		names = append(names, b.Name)
+	}
+	return names
+}
+
+func sharedPrefix(a, b []string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }
