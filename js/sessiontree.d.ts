@@ -460,6 +460,17 @@ export class SessionTree implements Disposable {
    */
   static load(json: string | ArrayBuffer | ArrayBufferView, options?: { keepDuplicateKeys?: boolean }): SessionTree;
   /**
+   * Loads a .tree.json of `size` bytes that `fill(bytes)` writes straight into
+   * the module's memory: `bytes` is a Uint8Array of exactly `size` bytes
+   * there, valid only while `fill` runs, which must write all of them,
+   * synchronously, and call nothing of sessiontree's (such a call throws
+   * `invalid_input`, and so does the load). In Node, `sessiontree/node`'s
+   * `loadFile` reads a file into it with `fs.readSync`: the file is never
+   * whole in JavaScript memory. Options as `load`'s; an error thrown by
+   * `fill` is thrown, with nothing loaded.
+   */
+  static loadWith(size: number, fill: (bytes: Uint8Array) => void, options?: { keepDuplicateKeys?: boolean }): SessionTree;
+  /**
    * Loads a .tree.json from bytes, a Blob (a File), a ReadableStream of
    * Uint8Array chunks or a fetch Response, without making it a string, and in
    * slices: the chunks are read, copied into a buffer of the module's memory

@@ -516,8 +516,16 @@ export async function settled() {
   return { steps: (a?.steps ?? 0) + (b?.steps ?? 0) };
 }
 
+// filling is 1 while loadWith's fill writes into the input buffer, 2 once a
+// call made meanwhile wrote over it.
+let filling = 0;
+
 // finish runs the call whose n argument bytes are in the input buffer.
 function finish(w, method, handle, n, at) {
+  if (filling !== 0) {
+    filling = 2;
+    fail(`no call into sessiontree may run inside loadWith's fill`);
+  }
   const r = w.exports.st_call(method, handle, n, at);
   if (w.cap > BIG_INPUT) w.cap = 0; // the module may have released or kept (TakeInput) a big buffer (settle)
   const len = r < 0 ? -r - 1 : r;
@@ -1014,6 +1022,16 @@ function knownOptions(method, options, ...known) {
   for (const key of Object.keys(options)) if (!known.includes(key)) fail(`${method} has no option ${JSON.stringify(key)} (it takes ${known.length > 1 ? known.slice(0, -1).join(", ") + " and " + known.at(-1) : known[0]})`);
 }
 
+// keepKeys reads load's options ({ keepDuplicateKeys }) for method.
+function keepKeys(method, options) {
+  if (options === undefined) return false;
+  if (options === null || typeof options !== "object" || Array.isArray(options)) fail(`"options" must be an object`);
+  knownOptions(method, options, "keepDuplicateKeys");
+  const keep = options.keepDuplicateKeys;
+  if (keep !== undefined && typeof keep !== "boolean") fail(`"options.keepDuplicateKeys" must be true or false`);
+  return keep === true;
+}
+
 // sliceOption reads loadFrom's { sliceMs }: how long one slice of the load may
 // run before the event loop gets the thread back (default 25 ms; 0: a slice
 // at every one of the module's yield points, a few hundred nodes).
@@ -1232,15 +1250,49 @@ export class SessionTree {
     else if (ArrayBuffer.isView(file)) arg = new Uint8Array(file.buffer, file.byteOffset, file.byteLength);
     else if (typeof file !== "string") fail(`"json" must be a string or bytes holding a .tree.json file`);
     else if (!file.isWellFormed()) fail(`"json" contains a lone surrogate (an unpaired UTF-16 code unit)`);
-    const args = [arg];
-    if (options !== undefined) {
-      if (options === null || typeof options !== "object" || Array.isArray(options)) fail(`"options" must be an object`);
-      knownOptions("load", options, "keepDuplicateKeys");
-      const keep = options.keepDuplicateKeys;
-      if (keep !== undefined && typeof keep !== "boolean") fail(`"options.keepDuplicateKeys" must be true or false`);
-      if (keep) args.push("keep");
+    return SessionTree.#adopt(invoke(M.load, 0, 0, keepKeys("load", options) ? [arg, "keep"] : [arg]));
+  }
+
+  /**
+   * Loads a .tree.json of `size` bytes that `fill(bytes)` writes straight into
+   * the module's memory: `bytes` is a Uint8Array of exactly `size` bytes
+   * there, valid only while `fill` runs, which must write all of them,
+   * synchronously, and call nothing of sessiontree's. In Node,
+   * `sessiontree/node`'s `loadFile` reads a file into it with `fs.readSync`:
+   * the file is never whole in JavaScript memory, and the load touches about
+   * half the new memory a `load(readFileSync(…))` does. Options as `load`'s;
+   * an error thrown by `fill` is thrown, with nothing loaded.
+   */
+  static loadWith(size, fill, options) {
+    need();
+    if (!Number.isSafeInteger(size) || size < 0) fail(`"size" must be a whole number of bytes`);
+    if (typeof fill !== "function") fail(`"fill" must be a function (bytes) => void that writes the file's bytes into bytes`);
+    const keep = keepKeys("loadWith", options);
+    const room = 4 + size + (keep ? 8 : 0);
+    if (room > MAX_INPUT) throw new SessionTreeError("too_large", `the file is ${size} bytes; the limit is ${MAX_INPUT - 12}`);
+    const w = wasm;
+    if (room > w.cap) {
+      w.ptr = reserve(w, room);
+      w.cap = room;
     }
-    return SessionTree.#adopt(invoke(M.load, 0, 0, args));
+    const p = w.ptr;
+    filling = 1;
+    try {
+      fill(view(w).subarray(p + 4, p + 4 + size));
+    } finally {
+      const spoiled = filling === 2;
+      filling = 0;
+      if (spoiled) fail(`loadWith's fill called sessiontree, which wrote over the bytes it was filling; nothing was loaded`);
+    }
+    const u8 = view(w);
+    u8[p] = size; u8[p + 1] = size >>> 8; u8[p + 2] = size >>> 16; u8[p + 3] = size >>> 24;
+    if (keep) {
+      const q = p + 4 + size;
+      u8[q] = 4; u8[q + 1] = 0; u8[q + 2] = 0; u8[q + 3] = 0;
+      encoder.encodeInto("keep", u8.subarray(q + 4, q + 8));
+    }
+    const len = finish(w, M.load, 0, room, 0);
+    return SessionTree.#adopt(decode(view(w), w.out, len));
   }
 
   /**

@@ -46,10 +46,10 @@ const now = () => performance.now();
 
 /**
  * The contender who, ready to run its steps: env is { st (the sessiontree
- * module, init done), pi (pi's module, in Node), file (pi's file path, in
- * Node), dir (a folder pi may keep its sessions in), bytes (the file's bytes),
- * write(text) (where a save goes: /dev/null in Node), n (messages on the
- * active path) }.
+ * module, init done), loadFile (sessiontree/node's, in Node), pi (pi's
+ * module, in Node), file (the contender's file path, in Node), dir (a folder
+ * pi may keep its sessions in), bytes (the file's bytes), write(text) (where
+ * a save goes: /dev/null in Node), n (messages on the active path) }.
  */
 export function contender(who, env) {
   const make = { sessiontree, pi: piReal, "pi walk": piWalk, librechat, chatgpt, floor }[who];
@@ -120,7 +120,8 @@ function sessiontree(env) {
   let t, list;
   return steps({
     open() {
-      t = SessionTree.load(env.bytes());
+      // In Node from the file, read straight into the module (sessiontree/node's loadFile).
+      t = env.loadFile ? env.loadFile(env.file) : SessionTree.load(env.bytes());
       check("sessiontree: the last 50", t.pathWindow(-50).messages.length, 50);
     },
     full() {

@@ -12,7 +12,9 @@
 // alike; times are medians (the slowest beside them), the load average is
 // printed before and after. Steps, in this order in each process: open (the
 // file → the last 50 messages as JS objects; in Node from the file on disk,
-// in Chromium from its bytes in memory), memory per message, the full
+// each tool reading it its own way: sessiontree with sessiontree/node's
+// loadFile, pi with its SessionManager, the walks with readFileSync; in
+// Chromium from its bytes in memory), memory per message, the full
 // request list as objects, memory per message (the list kept), every message
 // of that list read (its role: sessiontree's list parses a message when it is
 // first read, so this is where its parses are), memory per message again, the
@@ -57,6 +59,7 @@ if (mode === "run") {
   if (who === "sessiontree") {
     env.st = await import("../sessiontree.js");
     await env.st.init();
+    env.loadFile = (await import("../node.js")).loadFile;
   }
   if (who === "pi") {
     // pi's SessionManager, as its package builds it (its index would load the whole agent).

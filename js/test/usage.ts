@@ -1,5 +1,6 @@
 // Type-checks the declarations as a user would write against them (tsc --noEmit).
 import { init, initInterchange, memoryUsage, settled, SessionTree, SessionTreeError, type Branch, type Op, type Summary, type TreeNode } from "../sessiontree.js";
+import { loadFile } from "../node.js";
 
 export async function usage(): Promise<string> {
   await init();
@@ -29,6 +30,11 @@ export async function usage(): Promise<string> {
   const results = t.apply(ops);
   const copy = SessionTree.load(t.save());
   const fromBytes = SessionTree.load(new TextEncoder().encode(copy.save()));
+  const saved = new TextEncoder().encode(copy.save());
+  const filled: SessionTree = SessionTree.loadWith(saved.length, (bytes: Uint8Array) => bytes.set(saved), { keepDuplicateKeys: false });
+  filled.free();
+  const fromFile: SessionTree = loadFile("chat.tree.json");
+  fromFile.free();
   const imported: { tree: SessionTree; report: { nodes: number } } = SessionTree.import(t.export("openai"), "openai");
   const md: string = imported.tree.export("markdown");
   const linear = SessionTree.fromLinear([{ role: "user", content: "a" }], 1);
