@@ -1986,13 +1986,19 @@ export class SessionTree {
     for (let i = 0; i < n; i++) fresh = Math.max(fresh, slots[i] + 1 - cache.length);
     if (fresh > 0) p = newTexts(u8, p, fresh, cache);
     const out = new Array(n);
-    let missing = null; // indexes into out of slots whose text JS let go (append)
+    const places = this.#places;
+    let missing = null; // indexes into out of slots whose text JS let go (append) and whose place it does not know
     for (let i = 0; i < n; i++) {
       const s = slots[i];
       let m = cache[s];
       if (m === undefined) {
-        (missing ??= []).push(i);
-        continue;
+        if (2 * s + 1 >= places.length || places[2 * s + 1] === 0) {
+          (missing ??= []).push(i);
+          continue;
+        }
+        // A lazy list's message not read yet: its bytes are where its place says.
+        const at = places[2 * s];
+        m = decoder.decode(u8.subarray(at, at + places[2 * s + 1]));
       }
       if (typeof m !== "object") {
         m = deepFreeze(JSON.parse(m));

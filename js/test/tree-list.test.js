@@ -188,6 +188,30 @@ test("a loaded file's list is its messages exactly, whatever the bytes between a
   }
 });
 
+// A window (pathWindow) of messages a lazy list has not read yet reads them
+// from where the list's places say they are, without asking the module again;
+// messages whose texts JS let go (appends) it asks for.
+test("a window after a list not read yet reads the same messages, and appended ones", () => {
+  for (const text of [(i) => `message ${i} ${"x".repeat(i % 30)}`, (i) => `é ${i} 漢字 😀 ${"y".repeat(i % 20)}`]) {
+    const want = Array.from({ length: 400 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: text(i) }));
+    const t = SessionTree.fromLinear(want, 1);
+    const u = SessionTree.load(t.save());
+    t.free();
+    const list = u.linearProjection(); // not read
+    assert.deepEqual(u.pathWindow(-60).messages, want.slice(-60));
+    assert.deepEqual(u.pathWindow(100, 160).messages, want.slice(100, 160));
+    for (let i = 0; i < 5; i++) {
+      const m = { role: "user", content: text(1000 + i) };
+      u.append(m, 2);
+      want.push(m);
+    }
+    assert.deepEqual(u.linearProjection().slice(-8), want.slice(-8));
+    assert.deepEqual(u.pathWindow(-10).messages, want.slice(-10));
+    assert.deepEqual(list, want.slice(0, 400), "the list itself");
+    u.free();
+  }
+});
+
 // A list's messages are read when first read (lazyList in sessiontree.js):
 // until then they are bytes in the module's memory, which the module may free
 // and reuse once the tree is pruned, merged, replaced by rows or freed. Each
