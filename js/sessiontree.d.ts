@@ -464,7 +464,8 @@ export class SessionTree implements Disposable {
    * the module's memory: `bytes` is a Uint8Array of exactly `size` bytes
    * there, valid only while `fill` runs, which must write all of them,
    * synchronously, and call nothing of sessiontree's (such a call throws
-   * `invalid_input`, and so does the load). In Node, `sessiontree/node`'s
+   * `invalid_input`, and so does the load; so does a `fill` that returns a
+   * promise: use `loadFrom` for a stream). In Node, `sessiontree/node`'s
    * `loadFile` reads a file into it with `fs.readSync`: the file is never
    * whole in JavaScript memory. Options as `load`'s; an error thrown by
    * `fill` is thrown, with nothing loaded.

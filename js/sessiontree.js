@@ -1277,13 +1277,15 @@ export class SessionTree {
     }
     const p = w.ptr;
     filling = 1;
+    let filled;
     try {
-      fill(view(w).subarray(p + 4, p + 4 + size));
+      filled = fill(view(w).subarray(p + 4, p + 4 + size));
     } finally {
       const spoiled = filling === 2;
       filling = 0;
       if (spoiled) fail(`loadWith's fill called sessiontree, which wrote over the bytes it was filling; nothing was loaded`);
     }
+    if (typeof filled?.then === "function") fail(`loadWith's fill returned a promise: it must write the bytes before it returns (for a stream or a Blob, use loadFrom); nothing was loaded`);
     const u8 = view(w);
     u8[p] = size; u8[p + 1] = size >>> 8; u8[p + 2] = size >>> 16; u8[p + 3] = size >>> 24;
     if (keep) {

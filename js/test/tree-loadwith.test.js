@@ -91,6 +91,7 @@ test("a fill that throws, or calls sessiontree, loads nothing and leaves the mod
   }), "invalid_input", /fill called sessiontree/);
   assert.equal(inner?.code, "invalid_input", "the call inside fill is refused");
   assert.equal(t.save(), before, "the tree the fill called is unchanged");
+  assert.throws(() => SessionTree.loadWith(b.length, async (bytes) => bytes.set(b)), "invalid_input", /promise/);
   t.append(say(2), 9);
   assert.equal(SessionTree.loadWith(b.length, filler(b)).save(), before, "the next load is sound");
   t.free();
