@@ -1269,7 +1269,7 @@ export class SessionTree {
     if (typeof fill !== "function") fail(`"fill" must be a function (bytes) => void that writes the file's bytes into bytes`);
     const keep = keepKeys("loadWith", options);
     const room = 4 + size + (keep ? 8 : 0);
-    if (room > MAX_INPUT) throw new SessionTreeError("too_large", `the file is ${size} bytes; the limit is ${MAX_INPUT - 12}`);
+    if (room > MAX_INPUT) throw new SessionTreeError("too_large", `the file is ${size} bytes; the limit is ${MAX_INPUT - (room - size)}`);
     const w = wasm;
     if (room > w.cap) {
       w.ptr = reserve(w, room);
