@@ -301,6 +301,14 @@ func (s *MemStore) Reserve(_ context.Context, tenant, id string, bytes int64, q 
 	if q.over(u) {
 		return u, false, nil
 	}
+	// At most what the quota leaves, as the glue's RESERVE takes it in D1:
+	// reservations together never pass the quota, so a create that lost
+	// the race for the last of it cannot hold room another create's grant
+	// needs (50 creates at once under 4.5 trees' bytes made 3 of the 4
+	// that fit, now and then, when the fifth held a whole tree's place).
+	if q.Bytes > 0 {
+		bytes = min(bytes, q.Bytes-u.Bytes)
+	}
 	s.reserved[id] = memReservation{tenant: tenant, bytes: bytes}
 	return u, true, nil
 }

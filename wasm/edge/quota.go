@@ -36,6 +36,12 @@ type QuotaStore interface {
 	Release(ctx context.Context, tenant, id string) error
 }
 
+// createSlack is what a create's place is reserved at beyond its body's size
+// (the glue's CREATE_SLACK, glue/isolate.mjs): a tree's rows take a little
+// more than its body (each node's id, links and time), and a place that
+// covers them needs no second step that a racing create could fail.
+const createSlack = 16 << 10
+
 // errQuota is the 429 of a create over q with u already held.
 func errQuota(q Quota, u Usage) *apiError {
 	if q.Trees > 0 && u.Trees >= q.Trees {

@@ -240,10 +240,10 @@ func (h *Handler) create(q *request) *apiError {
 			return ae
 		}
 	}
-	// A place first, at the body's size (the count of trees, and a tenant
-	// at its quota of bytes already: refused before the body is parsed);
-	// the tree's bytes once it is built (reserveRows).
-	release, ae := h.reserve(q, id, int64(len(body)))
+	// A place first, at the body's size and createSlack (the count of
+	// trees, and a tenant at its quota of bytes already: refused before the
+	// body is parsed); the tree's bytes once it is built (reserveRows).
+	release, ae := h.reserve(q, id, int64(len(body))+createSlack)
 	if ae != nil {
 		return ae
 	}
