@@ -25,3 +25,16 @@ func (t *Tree) AppendProjectionOf(dst []Message, branch string) ([]Message, erro
 	slices.Reverse(dst[start:])
 	return dst, nil
 }
+
+// EachUpOf calls visit with the message of each node of branch's path, leaf
+// first, up to the root: a projection that turns each message into something
+// else as it goes (the wasm build's slots) without a buffer of the path's
+// messages. It fails closed like LinearProjectionOf; when it fails, visit has
+// seen the messages below the fault.
+func (t *Tree) EachUpOf(branch string, visit func(Message)) error {
+	b := t.branches[branch]
+	if b == nil {
+		return t.errNoBranch(branch)
+	}
+	return t.walkUp(b.leaf, branch, func(_ string, n *node) bool { visit(n.msg); return true })
+}

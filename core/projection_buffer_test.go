@@ -96,3 +96,37 @@ func TestAppendProjectionOfAllocatesThePathOnceAtItsLength(t *testing.T) {
 		}
 	}
 }
+
+// EachUpOf visits the messages LinearProjectionOf gives, leaf first, and
+// fails closed as it does.
+func TestEachUpOfVisitsTheProjectionLeafFirst(t *testing.T) {
+	tr := New(counterIDs())
+	a := mustAppend(t, tr, msg("user", "a"), 1)
+	mustAppend(t, tr, msg("assistant", "b"), 2)
+	if _, err := tr.Rewind(a, 3); err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, tr, msg("assistant", "c"), 4)
+	mustAppend(t, tr, msg("user", "d"), 5)
+	for _, branch := range []string{MainBranch, "branch-1"} {
+		want, err := tr.LinearProjectionOf(branch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []Message
+		if err := tr.EachUpOf(branch, func(m Message) { got = append(got, m) }); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s: %q, want %q reversed", branch, got, want)
+		}
+		for i := range want {
+			if !bytes.Equal(got[len(got)-1-i], want[i]) {
+				t.Fatalf("%s: message %d from the leaf = %s, want %s", branch, len(got)-1-i, got[len(got)-1-i], want[i])
+			}
+		}
+	}
+	wantCode(t, tr.EachUpOf("nope", func(Message) { t.Fatal("visited a message of no branch") }), CodeBranchNotFound)
+	tr.branches[MainBranch].leaf = "ghost"
+	wantCode(t, tr.EachUpOf(MainBranch, func(Message) { t.Fatal("visited a message of a dangling leaf") }), CodeCorrupt)
+}

@@ -7,8 +7,8 @@ import (
 	"github.com/sessiontree/sessiontree/core"
 )
 
-// path and slotBuf are the reusable buffers of project: the path's messages and
-// their slots.
+// path and slotBuf are the reusable buffers of project: the messages of a
+// path's tail and their slots.
 var (
 	path    []core.Message
 	slotBuf []uint32
@@ -71,15 +71,37 @@ func project(r *Request) ([]byte, error) {
 }
 
 // projectAll writes the messages of the branch's path as slots (see project),
-// with room for extra more bytes after them.
+// with room for extra more bytes after them. It walks the path from the leaf
+// up, turning each message into its slot as it goes: a buffer of the path's
+// messages would be 24 bytes a message of new memory at a first projection.
 func projectAll(r *Request, branch string, extra int) ([]byte, error) {
-	msgs, err := r.tree.AppendProjectionOf(path[:0], branch)
-	path = msgs
-	defer clear(msgs) // the buffer must not keep a freed tree's messages alive
+	s := r.slots
+	known := s.len()
+	s.catchUp()
+	n, _ := r.tree.PathLen(branch) // room; EachUpOf reports a fault
+	slots := slices.Grow(slotBuf[:0], n)
+	err := r.tree.EachUpOf(branch, func(m core.Message) {
+		slot, ok := s.find(m)
+		if !ok {
+			slot = s.add(m)
+		}
+		slots = append(slots, slot)
+	})
+	slotBuf = slots
 	if err != nil {
+		s.truncate(known) // JS gets none of them
 		return nil, err
 	}
-	return slotted(r.slots, msgs, extra), nil
+	slices.Reverse(slots)
+	if last := s.len() - 1; last > known {
+		s.reverseFrom(known) // numbered root first
+		for i, slot := range slots {
+			if int(slot) >= known {
+				slots[i] = uint32(known + last - int(slot))
+			}
+		}
+	}
+	return encodeSlots(s, slots, known, extra), nil
 }
 
 // listMemo is what the last project call of a tree with a held length handed
@@ -125,19 +147,26 @@ func (m *listMemo) noteKept(t *core.Tree, before uint64, branch string, append b
 // after them.
 func slotted(s *slotTable, msgs []core.Message, extra int) []byte {
 	known := s.len()
+	s.catchUp()
 	slots := slices.Grow(slotBuf[:0], len(msgs))
-	size := 4 + 4*len(msgs) + extra
 	for _, m := range msgs {
-		slot, ok := s.lookup(m)
+		slot, ok := s.find(m)
 		if !ok {
 			slot = s.add(m)
-			size += 8
 		}
 		slots = append(slots, slot)
 	}
 	slotBuf = slots
-	b := grow(size)
-	b = appendUint32(b, uint32(len(msgs)))
+	return encodeSlots(s, slots, known, extra)
+}
+
+// encodeSlots writes slots, then where the bytes of the slots from known on
+// are (see project), with room for extra more bytes after them. It indexes
+// those slots first, at once (see slotTable.find).
+func encodeSlots(s *slotTable, slots []uint32, known, extra int) []byte {
+	s.catchUp()
+	b := grow(4 + 4*len(slots) + 8*(s.len()-known) + extra)
+	b = appendUint32(b, uint32(len(slots)))
 	for _, slot := range slots {
 		b = appendUint32(b, slot)
 	}

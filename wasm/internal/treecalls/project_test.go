@@ -229,3 +229,30 @@ func sharedPrefix(a, b []string) int {
 	}
 	return n
 }
+
+// A projection that fails partway up its path (a message that names a key
+// twice, kept by the load) hands JS no slot, so the next projection numbers
+// its new messages from where the slots stood; the slots a walk makes, leaf
+// first, are numbered root first.
+func TestAProjectionThatFailsPartwayMakesNoSlot(t *testing.T) {
+	ids := make([]string, 2500) // past two chunks of the slot table
+	contents := make([]string, len(ids))
+	for i := range ids {
+		ids[i], contents[i] = "n"+strconv.Itoa(i), "m"+strconv.Itoa(i)
+	}
+	file := strings.Replace(fileOf(ids, contents), `"content":"m3"`, `"content":"m3","content":"twice"`, 1)
+	h := handleOf(t, must(t, "load", 0, file, "keep"))
+	sound := must(t, "branch", h, "n2", "sound") // a branch whose path is sound
+	for range 2 {
+		if res, ok := do(t, "project", h, "main"); ok || code(t, res) != "corrupt" {
+			t.Fatalf("the path through a key named twice: %s", res)
+		}
+		if e := trees[h]; e.slots.len() != 0 {
+			t.Fatalf("a failed projection left %d slots", e.slots.len())
+		}
+	}
+	slots, sent := projection(t, must(t, "project", h, sound))
+	if len(slots) != 3 || slots[0] != 0 || slots[1] != 1 || slots[2] != 2 || len(sent) != 3 || sent[0] != `{"role":"user","content":"m0"}` {
+		t.Fatalf("after failed projections: slots %v, sent %q", slots, sent)
+	}
+}

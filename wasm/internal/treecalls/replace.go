@@ -65,7 +65,7 @@ func remapSlots(s *slotTable, old, next *core.Tree) slotTable {
 		return out
 	}
 	for _, ch := range s.chunks {
-		out.chunks = append(out.chunks, make([]core.Message, len(ch), cap(ch)))
+		out.chunks = append(out.chunks, make([]slotMsg, len(ch), cap(ch)))
 	}
 	// Walk next from its roots (the root's siblings), breadth first: every node
 	// of a structurally sound tree, once. The walk stops after next.Len() steps,
@@ -93,8 +93,8 @@ func remapSlots(s *slotTable, old, next *core.Tree) slotTable {
 			continue
 		}
 		c := &out.chunks[slot/chunkSize][slot%chunkSize]
-		if *c == nil {
-			*c = n.Message
+		if c.p == nil {
+			*c = slotMsgOf(n.Message)
 		}
 	}
 	return out

@@ -31,7 +31,8 @@ import (
 // index is built lazily, by the first lookup after slots were added: a burst of
 // appends pays for no hashing, and a projection indexes what it needs once.
 //
-// The messages are kept in chunks of chunkSize (the first grows to that size),
+// The messages are kept (as slotMsgs: where they start and their length) in chunks
+// of chunkSize (the first grows to that size),
 // so that the table grows without copying what it holds (copying a slice of
 // pointers costs a write barrier per element while the collector runs, which
 // in wasm is most of the time during a burst of calls).
@@ -39,12 +40,21 @@ type slotTable struct {
 	index   []uint64 // len a power of two, at most half full; nil when empty
 	used    int      // the words in use
 	indexed int      // slots 0…indexed-1 are in the index
-	chunks  [][]core.Message
+	chunks  [][]slotMsg
 	n       int // the number of slots
 }
 
 // chunkSize is the number of messages in one chunk of a slotTable.
 const chunkSize = 1024
+
+// slotMsg is one slot's message: its first byte (which keeps the bytes alive)
+// and its length, 16 bytes where a core.Message (a slice) is 24.
+type slotMsg struct {
+	p *byte
+	n uint32
+}
+
+func slotMsgOf(m core.Message) slotMsg { return slotMsg{unsafe.SliceData(m), uint32(len(m))} }
 
 func keyOf(m core.Message) uint32 { return uint32(uintptr(unsafe.Pointer(unsafe.SliceData(m)))) }
 
@@ -59,14 +69,14 @@ func home(key uint32, n int) int {
 func (s *slotTable) add(m core.Message) uint32 {
 	slot := uint32(s.n)
 	if s.n%chunkSize == 0 {
-		var c []core.Message // the first grows as a slice: small trees stay small
+		var c []slotMsg // the first grows as a slice: small trees stay small
 		if s.n > 0 {
-			c = make([]core.Message, 0, chunkSize)
+			c = make([]slotMsg, 0, chunkSize)
 		}
 		s.chunks = append(s.chunks, c)
 	}
 	last := &s.chunks[len(s.chunks)-1]
-	*last = append(*last, m)
+	*last = append(*last, slotMsgOf(m))
 	s.n++
 	return slot
 }
@@ -120,11 +130,23 @@ func (s *slotTable) rehash(n int) {
 func (s *slotTable) len() int { return s.n }
 
 // at returns the message of slot i < s.len().
-func (s *slotTable) at(i int) core.Message { return s.chunks[i/chunkSize][i%chunkSize] }
+func (s *slotTable) at(i int) core.Message {
+	h := s.chunks[i/chunkSize][i%chunkSize]
+	return unsafe.Slice(h.p, h.n)
+}
 
 // lookup returns the slot of m, or false.
 func (s *slotTable) lookup(m core.Message) (uint32, bool) {
 	s.catchUp()
+	return s.find(m)
+}
+
+// find returns the slot of m among those indexed (catchUp), or false: a run
+// of finds and adds indexes what it added at the next lookup, at once, into
+// an index grown once (a projection of a path JS has not seen adds a slot per
+// message, and indexing each as it came grew the index step by step). A
+// message twice in such a run gets two slots, which JS parses apart.
+func (s *slotTable) find(m core.Message) (uint32, bool) {
 	if len(s.index) == 0 || len(m) == 0 {
 		return 0, false
 	}
@@ -141,6 +163,37 @@ func (s *slotTable) lookup(m core.Message) (uint32, bool) {
 	}
 }
 
+// reverseFrom reverses the order of the slots from k on (none of them
+// indexed yet): a walk from a leaf up adds a path's new messages leaf first,
+// and JS gets them numbered root first, as a list reads.
+func (s *slotTable) reverseFrom(k int) {
+	for i, j := k, s.n-1; i < j; i, j = i+1, j-1 {
+		a, b := &s.chunks[i/chunkSize][i%chunkSize], &s.chunks[j/chunkSize][j%chunkSize]
+		*a, *b = *b, *a
+	}
+}
+
+// truncate forgets the slots from n on, made in a call that then failed, so
+// that JS, which got none of them, holds exactly the slots below s.len(). They
+// are not indexed yet when a call fails (it finds, and indexes nothing);
+// otherwise the index is rebuilt at the next lookup.
+func (s *slotTable) truncate(n int) {
+	if s.indexed > n {
+		s.index, s.used, s.indexed = nil, 0, 0
+	}
+	for s.n > n {
+		last := &s.chunks[len(s.chunks)-1]
+		cut := max(0, len(*last)-(s.n-n))
+		clear((*last)[cut:])
+		s.n -= len(*last) - cut
+		*last = (*last)[:cut]
+		if cut == 0 {
+			s.chunks[len(s.chunks)-1] = nil
+			s.chunks = s.chunks[:len(s.chunks)-1]
+		}
+	}
+}
+
 // reset forgets every slot (JS drops its cache in the same call), so that the
 // messages of pruned nodes are not kept alive by the table.
 func (s *slotTable) reset() { *s = slotTable{} }
@@ -149,7 +202,7 @@ func (s *slotTable) reset() { *s = slotTable{} }
 func (s *slotTable) clone() slotTable {
 	c := slotTable{index: append([]uint64(nil), s.index...), used: s.used, indexed: s.indexed, n: s.n}
 	for _, ch := range s.chunks {
-		c.chunks = append(c.chunks, append(make([]core.Message, 0, chunkSize), ch...))
+		c.chunks = append(c.chunks, append(make([]slotMsg, 0, chunkSize), ch...))
 	}
 	return c
 }

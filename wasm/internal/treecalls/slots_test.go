@@ -38,6 +38,18 @@ func TestEachMessageJSHoldsHasTheSlotItWasGivenThroughGrowthCloneAndReset(t *tes
 	if slot, _ := c.lookup(msgs[7]); slot != 7 || c.len() != 5000 {
 		t.Fatalf("the clone changed: slot %d, %d messages", slot, c.len())
 	}
+	// Slots forgotten from 3000 on (across chunks): the rest stay, the next
+	// slot is 3000, and the forgotten messages are not held.
+	s.truncate(3000)
+	if s.len() != 3000 || string(s.at(2999)) != string(msgs[2999]) || s.add(msgs[4500]) != 3000 {
+		t.Fatalf("after truncate: %d slots", s.len())
+	}
+	if slot, ok := s.lookup(msgs[4000]); ok || func() bool { slot, ok := s.lookup(msgs[4500]); return !ok || slot != 3000 }() {
+		t.Fatalf("after truncate, a forgotten message has slot %d", slot)
+	}
+	if slot, ok := s.lookup(msgs[12]); !ok || slot != 12 {
+		t.Fatalf("after truncate, lookup #12 = %d, %v", slot, ok)
+	}
 	s.reset()
 	if _, ok := s.lookup(msgs[0]); ok || s.len() != 0 {
 		t.Fatal("reset kept a slot")
