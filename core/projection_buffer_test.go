@@ -9,13 +9,7 @@ import (
 
 // AppendProjectionOf is LinearProjectionOf into a reused buffer.
 func TestAppendProjectionOfGivesTheLinearProjectionAfterWhatTheBufferHeld(t *testing.T) {
-	tr := New(counterIDs())
-	a := mustAppend(t, tr, msg("user", "a"), 1)
-	mustAppend(t, tr, msg("assistant", "b"), 2)
-	if _, err := tr.Rewind(a, 3); err != nil {
-		t.Fatal(err)
-	}
-	mustAppend(t, tr, msg("assistant", "c"), 4)
+	tr := forkedTree(t)
 	for _, branch := range []string{MainBranch, "branch-1"} {
 		want, err := tr.LinearProjectionOf(branch)
 		if err != nil {
@@ -35,6 +29,20 @@ func TestAppendProjectionOfGivesTheLinearProjectionAfterWhatTheBufferHeld(t *tes
 			}
 		}
 	}
+}
+
+// forkedTree is a two-message chat whose reply was rewound and answered again:
+// main and branch-1.
+func forkedTree(t *testing.T) *Tree {
+	t.Helper()
+	tr := New(counterIDs())
+	a := mustAppend(t, tr, msg("user", "a"), 1)
+	mustAppend(t, tr, msg("assistant", "b"), 2)
+	if _, err := tr.Rewind(a, 3); err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, tr, msg("assistant", "c"), 4)
+	return tr
 }
 
 // A projection that fails leaves the buffer as it was and says why.
@@ -100,13 +108,7 @@ func TestAppendProjectionOfAllocatesThePathOnceAtItsLength(t *testing.T) {
 // EachUpOf visits the messages LinearProjectionOf gives, leaf first, and
 // fails closed as it does.
 func TestEachUpOfVisitsTheProjectionLeafFirst(t *testing.T) {
-	tr := New(counterIDs())
-	a := mustAppend(t, tr, msg("user", "a"), 1)
-	mustAppend(t, tr, msg("assistant", "b"), 2)
-	if _, err := tr.Rewind(a, 3); err != nil {
-		t.Fatal(err)
-	}
-	mustAppend(t, tr, msg("assistant", "c"), 4)
+	tr := forkedTree(t)
 	mustAppend(t, tr, msg("user", "d"), 5)
 	for _, branch := range []string{MainBranch, "branch-1"} {
 		want, err := tr.LinearProjectionOf(branch)
