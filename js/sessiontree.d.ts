@@ -837,6 +837,17 @@ export class SessionTree implements Disposable {
   clone(): SessionTree;
   /** The canonical .tree.json text; load(save()) saves the same bytes. */
   save(): string;
+  /**
+   * Writes what `save()` returns, as UTF-8 bytes, by handing `write` views of
+   * the module's memory in order; returns how many bytes there were. Each
+   * view is valid only while that call of `write` runs, which must use it
+   * synchronously (write it out, or copy it) and call nothing of
+   * sessiontree's (such a call, or a promise returned, fails the save with
+   * `invalid_input`). No string of the file is made: in Node,
+   * `sessiontree/node`'s `saveFile` writes a file so; in a worker, an OPFS
+   * sync access handle's `write` takes the views as they come.
+   */
+  saveWith(write: (bytes: Uint8Array) => void): number;
   /** Releases the tree in the module. Later calls throw. Calling it twice is harmless. */
   free(): void;
   /** free(), for `using t = new SessionTree()`. */

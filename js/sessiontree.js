@@ -516,15 +516,33 @@ export async function settled() {
   return { steps: (a?.steps ?? 0) + (b?.steps ?? 0) };
 }
 
-// filling is 1 while loadWith's fill writes into the input buffer, 2 once a
-// call made meanwhile wrote over it.
-let filling = 0;
+// lending names the callback that holds a view of the module's memory while
+// it runs (loadWith's fill, saveWith's write), or is null; spoiled says that a
+// call made meanwhile wrote over that memory.
+let lending = null;
+let spoiled = false;
+
+// lend runs f(view) with calls into sessiontree refused while it runs (they
+// would write over the memory it was lent), and fails with why when one was
+// made or f returned a promise (the view is gone by the time it settles).
+function lend(name, f, view, lost) {
+  lending = name;
+  spoiled = false;
+  let r;
+  try {
+    r = f(view);
+  } finally {
+    lending = null;
+    if (spoiled) fail(`${name} called sessiontree, which wrote over the bytes it was lent; ${lost}`);
+  }
+  if (typeof r?.then === "function") fail(`${name} returned a promise: it must use the bytes before it returns (the view is not theirs after); ${lost}`);
+}
 
 // finish runs the call whose n argument bytes are in the input buffer.
 function finish(w, method, handle, n, at) {
-  if (filling !== 0) {
-    filling = 2;
-    fail(`no call into sessiontree may run inside loadWith's fill`);
+  if (lending !== null) {
+    spoiled = true;
+    fail(`no call into sessiontree may run inside ${lending}`);
   }
   const r = w.exports.st_call(method, handle, n, at);
   if (w.cap > BIG_INPUT) w.cap = 0; // the module may have released or kept (TakeInput) a big buffer (settle)
@@ -601,6 +619,8 @@ function writeShort(u8, off, s) {
   }
   return s.length;
 }
+
+const CLOSE_BRACE = new Uint8Array([0x7d]); // the "}" after a file's nodes (saveWith)
 
 function decode(u8, p, len) {
   if (len <= 16) {
@@ -1276,16 +1296,7 @@ export class SessionTree {
       w.cap = room;
     }
     const p = w.ptr;
-    filling = 1;
-    let filled;
-    try {
-      filled = fill(view(w).subarray(p + 4, p + 4 + size));
-    } finally {
-      const spoiled = filling === 2;
-      filling = 0;
-      if (spoiled) fail(`loadWith's fill called sessiontree, which wrote over the bytes it was filling; nothing was loaded`);
-    }
-    if (typeof filled?.then === "function") fail(`loadWith's fill returned a promise: it must write the bytes before it returns (for a stream or a Blob, use loadFrom); nothing was loaded`);
+    lend("loadWith's fill", fill, view(w).subarray(p + 4, p + 4 + size), "nothing was loaded (for a stream or a Blob, use loadFrom)");
     const u8 = view(w);
     u8[p] = size; u8[p + 1] = size >>> 8; u8[p + 2] = size >>> 16; u8[p + 3] = size >>> 24;
     if (keep) {
@@ -2396,6 +2407,35 @@ export class SessionTree {
       if (e instanceof RangeError) throw new SessionTreeError("too_large", `the file is more than a JavaScript string can hold; nothing was changed`);
       throw e;
     }
+  }
+
+  /**
+   * Writes what `save()` returns, as UTF-8 bytes, by handing `write` views of
+   * the module's memory in order; returns how many bytes there were. Each view
+   * is valid only while that call of `write` runs, which must use it
+   * synchronously (write it out, or copy it) and call nothing of
+   * sessiontree's. No string of the file is made: in Node, `sessiontree/node`'s
+   * `saveFile` writes a file so with `fs.writeSync`; in a worker, an OPFS
+   * sync access handle's `write` takes the views as they come.
+   */
+  saveWith(write) {
+    if (typeof write !== "function") fail(`"write" must be a function (bytes) => void that writes or copies bytes`);
+    const len = send(M.save, this.#live(), SAVE_IN_PARTS, NO_ARGS);
+    const w = wasm;
+    const u8 = view(w);
+    const p = w.out;
+    const lost = "what was written before is not the file";
+    if (len === 0) return 0;
+    if (u8[p] !== 0) {
+      lend("saveWith's write", write, u8.subarray(p, p + len), lost);
+      return len;
+    }
+    const at = (u8[p + 4] | u8[p + 5] << 8 | u8[p + 6] << 16 | u8[p + 7] << 24) >>> 0;
+    const n = (u8[p + 8] | u8[p + 9] << 8 | u8[p + 10] << 16 | u8[p + 11] << 24) >>> 0;
+    lend("saveWith's write", write, u8.subarray(p + 12, p + len), lost);
+    lend("saveWith's write", write, u8.subarray(at, at + n), lost);
+    lend("saveWith's write", write, CLOSE_BRACE.slice(), lost);
+    return len - 12 + n + 1;
   }
 
   free() {

@@ -146,7 +146,9 @@ function sessiontree(env) {
       }
     }],
     save() {
-      env.write(t.save());
+      // In Node into the sink straight from the module (sessiontree/node's saveFile).
+      if (env.saveFile) env.saveFile(t, env.sink);
+      else env.write(t.save());
     },
     regenerate: [() => t.pathWindow(REGEN_AT - 1, REGEN_AT).ids[0], (id) => {
       for (let i = 0; i < REGEN; i++) t.regenerate(id, say(i));

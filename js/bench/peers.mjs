@@ -19,7 +19,9 @@
 // of that list read (its role: sessiontree's list parses a message when it is
 // first read, so this is where its parses are), memory per message again, the
 // list from a leaf 10k deep 50 times, the last reply regenerated and the full
-// list built again 20 times, save (into /dev/null in Node), 1,000 regenerates
+// list built again 20 times, save (into /dev/null in Node: sessiontree with
+// sessiontree/node's saveFile, the bytes written from the module's memory, the
+// others a string of their file with writeFileSync), 1,000 regenerates
 // at depth 1,000, and 10k appends into a new conversation. Memory is the JS
 // heap and the WebAssembly memory grown since before the open, after a
 // collection, per message on the path. In Node each process also counts the
@@ -59,7 +61,7 @@ if (mode === "run") {
   if (who === "sessiontree") {
     env.st = await import("../sessiontree.js");
     await env.st.init();
-    env.loadFile = (await import("../node.js")).loadFile;
+    ({ loadFile: env.loadFile, saveFile: env.saveFile } = await import("../node.js"));
   }
   if (who === "pi") {
     // pi's SessionManager, as its package builds it (its index would load the whole agent).

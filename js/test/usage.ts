@@ -1,6 +1,6 @@
 // Type-checks the declarations as a user would write against them (tsc --noEmit).
 import { init, initInterchange, memoryUsage, settled, SessionTree, SessionTreeError, type Branch, type Op, type Summary, type TreeNode } from "../sessiontree.js";
-import { loadFile } from "../node.js";
+import { loadFile, saveFile } from "../node.js";
 
 export async function usage(): Promise<string> {
   await init();
@@ -34,6 +34,7 @@ export async function usage(): Promise<string> {
   const filled: SessionTree = SessionTree.loadWith(saved.length, (bytes: Uint8Array) => bytes.set(saved), { keepDuplicateKeys: false });
   filled.free();
   const fromFile: SessionTree = loadFile("chat.tree.json");
+  const written: number = saveFile(fromFile, "chat.tree.json") + fromFile.saveWith((bytes: Uint8Array) => void bytes.length);
   fromFile.free();
   const imported: { tree: SessionTree; report: { nodes: number } } = SessionTree.import(t.export("openai"), "openai");
   const md: string = imported.tree.export("markdown");

@@ -1,0 +1,118 @@
+// SessionTree.saveWith hands its callback views of the module's memory that
+// together are the UTF-8 of save() (sessiontree/node's saveFile writes a file
+// from them with fs.writeSync): whether the tree answers in parts (a loaded
+// file unchanged) or whole, and whatever the callback does, the module stays
+// sound. Node and Chromium, both flavours (saveFile: Node only).
+import { test, assert, isNode, mainSource } from "./harness.js";
+import { init, SessionTree } from "../sessiontree.js";
+
+await init(mainSource);
+
+const say = (i) => ({ role: i % 2 ? "assistant" : "user", content: `message ${i} ` + "é🙂 ".repeat(i % 7) });
+const encoder = new TextEncoder();
+
+// thrown returns what fn throws (failing when it throws nothing).
+function thrown(fn) {
+  try {
+    fn();
+  } catch (e) {
+    return e;
+  }
+  throw new Error("expected an error, nothing was thrown");
+}
+
+function sample(n) {
+  const t = SessionTree.fromLinear(Array.from({ length: n }, (_, i) => say(i)), 1);
+  const ids = t.activePath();
+  t.regenerate(ids[Math.floor(n / 2)], say(9999), 2);
+  t.label(ids[ids.length - 1], "start", 3);
+  return t;
+}
+
+// written returns the bytes saveWith hands over, copied, and how many views.
+function written(t) {
+  const parts = [];
+  const n = t.saveWith((bytes) => {
+    assert.ok(bytes instanceof Uint8Array, "a Uint8Array");
+    parts.push(bytes.slice());
+  });
+  const all = new Uint8Array(parts.reduce((k, p) => k + p.length, 0));
+  let at = 0;
+  for (const p of parts) all.set(p, (at += p.length) - p.length);
+  assert.equal(n, all.length, "saveWith returns the bytes it wrote");
+  return [all, parts.length];
+}
+
+test("saveWith writes the bytes of save(), whole or in the parts of a loaded file", () => {
+  for (const n of [0, 1, 40, 60000]) {
+    const t = n === 0 ? new SessionTree() : sample(n);
+    const [b] = written(t);
+    assert.deepEqual(b, encoder.encode(t.save()), `${n} messages`);
+    if (n > 0) {
+      // A loaded file, unchanged: its nodes are handed over where the load keeps them.
+      const u = SessionTree.load(b);
+      const [c, views] = written(u);
+      assert.deepEqual(c, b, `${n} messages, loaded`);
+      assert.equal(views, 3, "the head, the loaded nodes, the end");
+      u.append(say(7), 9); // changed: whole again
+      const [d, whole] = written(u);
+      assert.deepEqual(d, encoder.encode(u.save()), `${n} messages, loaded then changed`);
+      assert.equal(whole, 1);
+      u.free();
+    }
+    t.free();
+  }
+});
+
+test("a write that throws, returns a promise or calls sessiontree fails the save and leaves the module sound", () => {
+  const t = sample(20);
+  const before = t.save();
+  const e = thrown(() => t.saveWith(() => { throw new RangeError("disk gone"); }));
+  assert.ok(e instanceof RangeError && e.message === "disk gone", `write's own error is thrown, got ${e}`);
+  let inner = null;
+  assert.throws(() => t.saveWith(() => {
+    try { t.append(say(1)); } catch (e) { inner = e; }
+  }), "invalid_input", /write called sessiontree/);
+  assert.equal(inner?.code, "invalid_input", "the call inside write is refused");
+  assert.throws(() => t.saveWith(async () => {}), "invalid_input", /promise/);
+  assert.throws(() => t.saveWith("write"), "invalid_input");
+  assert.equal(t.save(), before, "the tree is unchanged");
+  t.append(say(2), 9);
+  assert.deepEqual(written(t)[0], encoder.encode(t.save()), "the next save is sound");
+  t.free();
+  assert.throws(() => t.saveWith(() => {}), "invalid_input", /freed/);
+});
+
+test("sessiontree/node saveFile writes a file loadFile reads back, and replaces a file whole or not at all", { skip: !isNode }, async () => {
+  const [{ loadFile, saveFile }, fs, os, path] = await Promise.all([import("../node.js"), import("node:fs"), import("node:os"), import("node:path")]);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sessiontree-savefile-"));
+  try {
+    const file = path.join(dir, "chat.tree.json");
+    for (const n of [2, 30000]) {
+      const t = sample(n);
+      assert.equal(saveFile(t, file), encoder.encode(t.save()).length, `${n} messages: the bytes written`);
+      assert.equal(fs.readFileSync(file, "utf8"), t.save(), `${n} messages`);
+      const u = loadFile(file);
+      assert.equal(u.save(), t.save());
+      saveFile(u, file); // in parts: its nodes are the file's own bytes
+      assert.equal(fs.readFileSync(file, "utf8"), t.save(), `${n} messages, saved again from the loaded tree`);
+      t.free(); u.free();
+    }
+    // A save that fails leaves the old file as it was, and nothing beside it.
+    const old = fs.readFileSync(file);
+    const t = sample(3);
+    t.free();
+    assert.throws(() => saveFile(t, file), "invalid_input", /freed/);
+    const spoilt = sample(3);
+    const cut = thrown(() => saveFile({ saveWith: (w) => { spoilt.saveWith(w); throw new RangeError("cut short"); } }, file));
+    assert.ok(cut instanceof RangeError && cut.message === "cut short", `the error is thrown as it was, got ${cut}`);
+    spoilt.free();
+    assert.deepEqual(fs.readFileSync(file), old, "the old file is untouched");
+    assert.deepEqual(fs.readdirSync(dir), ["chat.tree.json"], "no file left beside it");
+    assert.equal(thrown(() => saveFile(sample(2), path.join(dir, "missing", "x.tree.json"))).code, "ENOENT");
+    assert.equal(thrown(() => saveFile(sample(2), dir)).code, "EISDIR", "a folder is not a file");
+    assert.deepEqual(fs.readdirSync(dir), ["chat.tree.json"]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
