@@ -72,17 +72,74 @@ func (t *Tree) appendMarshal(buf []byte, head bool) []byte {
 		buf = append(buf, nodes...)
 		return append(buf, '}')
 	}
-	buf = append(buf, '{')
-	for i, kn := range t.sortedNodes() {
+	c := MarshalCursor{t: t, version: t.version, nodes: t.sortedNodes(), started: true}
+	buf, _ = c.appendNodes(buf, -1)
+	return buf
+}
+
+// A MarshalCursor writes Marshal's bytes in pieces (Tree.MarshalInPieces), so
+// that a caller that hands each piece on (a file written as it comes) never
+// holds the whole file.
+type MarshalCursor struct {
+	t       *Tree
+	version uint64      // the tree's when the cursor began
+	nodes   []keyedNode // sorted, once the head is written
+	next    int         // the next node to write
+	started bool        // the head is written
+}
+
+// MarshalInPieces returns a cursor over Marshal's bytes.
+func (t *Tree) MarshalInPieces() *MarshalCursor { return &MarshalCursor{t: t, version: t.version} }
+
+// Next appends the next piece of Marshal's bytes to buf: at least one node,
+// and nodes until buf holds size bytes or more; the first piece starts with
+// what comes before the nodes, the last ends the file. more is false once
+// the last piece was written. A tree changed since the cursor began fails
+// with CodeInvalidInput, as the pieces would not make one file.
+func (c *MarshalCursor) Next(buf []byte, size int) (out []byte, more bool, err error) {
+	t := c.t
+	if c.version != t.version {
+		return buf, false, newError(CodeInvalidInput, "the tree changed while it was being saved in pieces; save it again")
+	}
+	if !c.started {
+		c.started = true
+		buf = t.appendMarshal(buf, true)
+		if nodes := t.canonicalNodes(); nodes != nil {
+			c.next = -1
+			return append(append(buf, nodes...), '}'), false, nil
+		}
+		c.nodes = t.sortedNodes()
+	}
+	if c.next < 0 || c.next > len(c.nodes) {
+		return buf, false, nil
+	}
+	buf, more = c.appendNodes(buf, size)
+	return buf, more, nil
+}
+
+// appendNodes writes the nodes object from the next node on, until buf holds
+// limit bytes or more (-1: to the end) after one node at least, and the file's
+// end after the last node; more says whether nodes are left.
+func (c *MarshalCursor) appendNodes(buf []byte, limit int) ([]byte, bool) {
+	if c.next == 0 {
+		buf = append(buf, '{')
+	}
+	for c.next < len(c.nodes) {
 		tick()
-		if i > 0 {
+		kn := c.nodes[c.next]
+		if c.next > 0 {
 			buf = append(buf, ',')
 		}
 		buf = rawjson.AppendString(buf, kn.key)
 		buf = append(buf, ':')
 		buf = kn.n.appendJSON(buf)
+		c.next++
+		if limit >= 0 && len(buf) >= limit && c.next < len(c.nodes) {
+			return buf, true
+		}
 	}
-	return append(buf, "}}"...)
+	c.next++ // past the end: a further Next writes nothing
+	return append(buf, "}}"...), false
 }
 
 // MarshalSize is a close upper bound of the size of Marshal's output, in one

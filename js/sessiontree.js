@@ -604,8 +604,10 @@ function invokeTwo(method, handle, at, a, b) {
   return len === 0 ? "" : decode(view(w), w.out, len);
 }
 
-// SAVE_IN_PARTS asks save to answer a loaded tree's unchanged nodes in place.
-const SAVE_IN_PARTS = 1;
+// SAVE_IN_PARTS asks save to answer a loaded tree's unchanged nodes in place;
+// SAVE_IN_PIECES too, and otherwise the file in pieces of ~1 MB, the next one
+// at SAVE_NEXT_PIECE (wasm/internal/treecalls SaveInPieces).
+const SAVE_IN_PARTS = 1, SAVE_IN_PIECES = 2, SAVE_NEXT_PIECE = 3;
 
 // Ids, names and numbers are short: a loop writes and reads their UTF-8 faster
 // than TextEncoder and TextDecoder, which cost a call into the runtime each.
@@ -2420,12 +2422,25 @@ export class SessionTree {
    */
   saveWith(write) {
     if (typeof write !== "function") fail(`"write" must be a function (bytes) => void that writes or copies bytes`);
-    const len = send(M.save, this.#live(), SAVE_IN_PARTS, NO_ARGS);
+    const h = this.#live();
+    let len = send(M.save, h, SAVE_IN_PIECES, NO_ARGS);
     const w = wasm;
-    const u8 = view(w);
-    const p = w.out;
+    let u8 = view(w);
+    let p = w.out;
     const lost = "what was written before is not the file";
     if (len === 0) return 0;
+    if (u8[p] === 1) {
+      // Pieces: [1, 0, 0, 0][more: u32][bytes].
+      for (let total = 0; ;) {
+        const more = u8[p + 4] !== 0;
+        lend("saveWith's write", write, u8.subarray(p + 8, p + len), lost);
+        total += len - 8;
+        if (!more) return total;
+        len = send(M.save, h, SAVE_NEXT_PIECE, NO_ARGS);
+        u8 = view(w);
+        p = w.out;
+      }
+    }
     if (u8[p] !== 0) {
       lend("saveWith's write", write, u8.subarray(p, p + len), lost);
       return len;

@@ -92,7 +92,11 @@ func (m *Method) call(c *bridge.Call, whole bool) ([]byte, error) {
 		for _, a := range c.Args {
 			e.size += len(a)
 		}
-		if whole {
+		pieces := m.Name == "save" && (c.At == SaveInPieces || c.At == SaveNextPiece)
+		if !pieces {
+			e.saving = nil // a save in pieces ends with any other call
+		}
+		if whole && !pieces { // (pieces need ~1 MB, not the file's size)
 			if err := bridge.Room(2 * e.size); err != nil {
 				return nil, err
 			}

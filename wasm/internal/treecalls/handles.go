@@ -17,6 +17,10 @@ type entry struct {
 	helper helperCopy
 	// list: the path JS holds from its last project "since" call.
 	list listMemo
+	// saving: a save in pieces under way (SaveInPieces), until its last piece
+	// or the next save.
+	saving *core.MarshalCursor
+	saved  int // the bytes of its pieces so far
 	// broken: the method that panicked on this tree, after which the tree
 	// takes no call but save and validate (see Method.call).
 	broken string

@@ -111,6 +111,20 @@ func clone(r *Request) ([]byte, error) {
 // other at, the answer is the file (its first byte a '{').
 const SaveInParts = 1
 
+// SaveInPieces is the at of a save whose answer JavaScript hands on as it
+// comes (saveWith): in parts, as SaveInParts, where it can; otherwise the
+// first piece of the file (core's MarshalInPieces, ~pieceSize bytes), after a
+// 1 byte, three more and a uint32 that is 1 when more pieces follow (0 for
+// the last). A save at SaveNextPiece answers the next piece so, until the
+// last; any other save forgets the pieces left. So a changed 100k-message tree
+// is written out through a result buffer of ~1 MB, not one of the file's size
+// (42 MB of new memory that WebAssembly never gives back).
+const (
+	SaveInPieces  = 2
+	SaveNextPiece = 3
+	pieceSize     = 1 << 20
+)
+
 // save writes the tree into the reusable result buffer: a page that saves after
 // every change makes no garbage of the file's size each time. A loaded tree
 // whose nodes did not change since is answered in parts, if asked: its nodes
@@ -118,7 +132,15 @@ const SaveInParts = 1
 // a second copy (a first save of a 100k-message file grew the memory by the
 // file's size, and the collection that followed marked the whole tree).
 func save(r *Request) ([]byte, error) {
-	if r.at == SaveInParts {
+	c := r.entry.saving
+	r.entry.saving = nil
+	if r.at == SaveNextPiece {
+		if c == nil {
+			return nil, &core.Error{Code: core.CodeInvalidInput, Message: "no save in pieces is under way on this tree"}
+		}
+		return nextPiece(r, c)
+	}
+	if r.at == SaveInParts || r.at == SaveInPieces {
 		head := grow(4096)[:12]
 		if head, nodes, ok := r.tree.MarshalParts(head); ok {
 			// WebAssembly is little-endian, and the result buffer is 8-byte aligned.
@@ -128,11 +150,35 @@ func save(r *Request) ([]byte, error) {
 			return head, nil
 		}
 	}
+	if r.at == SaveInPieces {
+		r.entry.saved = 0
+		return nextPiece(r, r.tree.MarshalInPieces())
+	}
 	b := r.tree.AppendMarshal(grow(r.tree.MarshalSize()))
 	// Marshal sorts the nodes in buffers of ~64 bytes a node that are garbage
 	// now: counted, so that a page saving after every change collects them
 	// before its next large call rather than growing the memory.
 	bridge.Owe(64 * r.tree.Len())
 	r.entry.size = len(b)
+	return b, nil
+}
+
+// nextPiece answers the next piece of a save in pieces (SaveInPieces).
+func nextPiece(r *Request, c *core.MarshalCursor) ([]byte, error) {
+	b, more, err := c.Next(grow(pieceSize + pieceSize/8)[:8], pieceSize)
+	if err != nil {
+		return nil, err
+	}
+	r.entry.saved += len(b) - 8
+	b[0], b[1], b[2], b[3] = 1, 0, 0, 0
+	b[4], b[5], b[6], b[7] = 0, 0, 0, 0
+	if more {
+		b[4] = 1
+		r.entry.saving = c
+	} else {
+		r.entry.size = r.entry.saved
+		bridge.Owe(64 * r.tree.Len()) // the sort's buffers (see save)
+	}
+	bridge.KeepOut(b)
 	return b, nil
 }
