@@ -811,11 +811,26 @@ function deepFreeze(root) {
 // structuredClone or postMessage: a copy (list.slice(), Array.from) can. The
 // list holds owner, its tree, so that a tree dropped without free() is not
 // freed while one of its lists may still read the module's memory.
-function lazyList(slots, cache, places, w, owner) {
+//
+// base, when not null, is the made of the last such list (see below), whose
+// first kept messages this one starts with: its array and its unread marks
+// are copied (two memory copies) rather than built again from the cache, so
+// that a list after an append costs about its new messages, not a pass over
+// 100k. It returns, third, that made for the next list: { items, raw,
+// written }, written set by the first write of the list's caller (a list
+// written to is no base), or null for a plain array (its caller writes it
+// unseen).
+function lazyList(slots, cache, places, w, owner, base, kept) {
   const n = slots.length;
-  const items = new Array(n); // every index written (a read of one unread is the trap's)
-  let raw = null; // 1 where items holds no message yet
-  for (let i = 0; i < n; i++) {
+  let items, raw = null, from = 0; // raw: 1 where items holds no message yet
+  if (base !== null && !base.written && kept <= base.raw.length) {
+    items = base.items.slice(0, kept);
+    items.length = n;
+    raw = new Uint8Array(n);
+    raw.set(base.raw.subarray(0, kept));
+    from = kept;
+  } else items = new Array(n); // every index written (a read of one unread is the trap's)
+  for (let i = from; i < n; i++) {
     const m = cache[slots[i]];
     if (typeof m === "object" && m !== null) items[i] = m;
     else {
@@ -823,7 +838,8 @@ function lazyList(slots, cache, places, w, owner) {
       (raw ??= new Uint8Array(n))[i] = 1;
     }
   }
-  if (raw === null) return [items, false]; // nothing to read later: a plain array
+  if (raw === null) return [items, false, null]; // nothing to read later: a plain array
+  const made = { items, raw, written: false };
   const parse = (i) => {
     raw[i] = 0;
     const s = slots[i];
@@ -870,11 +886,13 @@ function lazyList(slots, cache, places, w, owner) {
       return Reflect.getOwnPropertyDescriptor(t, k);
     },
     set(t, k, v, receiver) {
+      made.written = true;
       const i = index(k);
       if (i >= 0) raw[i] = 0; // (no parse of what is overwritten)
       return Reflect.set(t, k, v, receiver); // a length: through defineProperty below
     },
     defineProperty(t, k, d) {
+      made.written = true;
       const i = index(k);
       if (i >= 0) raw[i] = 0;
       const done = Reflect.defineProperty(t, k, d);
@@ -882,6 +900,7 @@ function lazyList(slots, cache, places, w, owner) {
       return done;
     },
     deleteProperty(t, k) {
+      made.written = true;
       const i = index(k);
       if (i >= 0) raw[i] = 0;
       return Reflect.deleteProperty(t, k);
@@ -889,7 +908,7 @@ function lazyList(slots, cache, places, w, owner) {
   });
   // Node's console.log shows a Proxy's target, not what its reads give.
   Object.defineProperty(items, INSPECT, { value: inspectList });
-  return [list, true];
+  return [list, true, made];
 }
 
 const INSPECT = Symbol.for("nodejs.util.inspect.custom");
@@ -1869,6 +1888,7 @@ export class SessionTree {
     need();
     if (this.#h === 0) throw new SessionTreeError("invalid_input", "this SessionTree was freed; make or load a new one");
     let held = this.#list;
+    const base = held?.made ?? null; // the last list's array (lazyList)
     this.#list = null; // held again only if this call succeeds
     const w = wasm;
     const len = send(M.project, this.#h, 0, [branch, held === null ? "" : String(held.n)]);
@@ -1911,7 +1931,8 @@ export class SessionTree {
     }
     if (missing !== null) this.#placesBack(missing);
     this.#list = memo;
-    const [lazy, unread] = lazyList(list, cache, this.#places, w, this);
+    const [lazy, unread, made] = lazyList(list, cache, this.#places, w, this, kept !== 0 ? base : null, kept);
+    memo.made = made;
     if (!unread) return lazy; // every message parsed already: a plain array
     const lists = this.#lists;
     if (lists.length >= 16 && lists.length >= 2 * this.#listsKept) {

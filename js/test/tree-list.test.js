@@ -47,6 +47,41 @@ test("after appends the list is the previous one and the appended messages", () 
   t.free();
 });
 
+test("a list after appends copies the last list's array, unless its caller wrote to it", () => {
+  const t = SessionTree.load(SessionTree.fromLinear(Array.from({ length: 50 }, (_, i) => say(i)), 1).save());
+  const path = (n) => Array.from({ length: n }, (_, i) => say(i));
+  const a = t.linearProjection(); // lazy: nothing read yet
+  const third = a[3];
+  t.append(say(50), 2);
+  const b = t.linearProjection();
+  assert.equal(b[3], third, "a message read through the last list is the same object");
+  assert.deepEqual(b, path(51));
+  // Written to: the next list is the path all the same.
+  b[0] = "mine";
+  b.push("more");
+  b.length = 10;
+  t.append(say(51), 3);
+  const c = t.linearProjection();
+  assert.deepEqual(c, path(52), "a list after one its caller wrote to");
+  assert.deepEqual(b, [..."x".repeat(10)].map((_, i) => (i === 0 ? "mine" : say(i))), "the written list keeps its writes");
+  // Unwritten: the next list is a copy, and writes to either stay in it.
+  t.append(say(52), 4);
+  const d = t.linearProjection();
+  c[5] = "c's";
+  d[6] = "d's";
+  assert.deepEqual(c, path(52).map((m, i) => (i === 5 ? "c's" : m)));
+  assert.deepEqual(d, path(53).map((m, i) => (i === 6 ? "d's" : m)));
+  // After a regenerate, the part kept comes from the last list's array too.
+  const e = t.linearProjection();
+  const last = t.pathWindow(-1).ids[0];
+  t.regenerate(last, say(99), 5);
+  const f = t.linearProjection();
+  assert.deepEqual(f, [...path(52), say(99)]);
+  assert.deepEqual(e, path(53), "the list before the regenerate");
+  assert.deepEqual(t.linearProjection(), f);
+  t.free();
+});
+
 test("after a rewind and more appends than it took away, the list is the new path", () => {
   const t = SessionTree.fromLinear([say(0), say(1), say(2), say(3)], 1);
   const ids = t.activePath();
