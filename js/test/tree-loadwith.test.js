@@ -5,30 +5,12 @@
 // Node only).
 import { test, assert, isNode, mainSource } from "./harness.js";
 import { init, SessionTree } from "../sessiontree.js";
+import { say, sample, thrown } from "./filetrees.js";
 
 await init(mainSource);
 
-const say = (i) => ({ role: i % 2 ? "assistant" : "user", content: `message ${i} ` + "é🙂 ".repeat(i % 7) });
 const bytesOf = (t) => new TextEncoder().encode(t.save());
 const filler = (b) => (bytes) => bytes.set(b);
-
-// thrown returns what fn throws (failing when it throws nothing).
-function thrown(fn) {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  throw new Error("expected an error, nothing was thrown");
-}
-
-function sample(n) {
-  const t = SessionTree.fromLinear(Array.from({ length: n }, (_, i) => say(i)), 1);
-  const ids = t.activePath();
-  t.regenerate(ids[Math.floor(n / 2)], say(9999), 2);
-  t.label(ids[ids.length - 1], "start", 3);
-  return t;
-}
 
 test("loadWith loads what load loads, byte for byte, small and past the module's big-input size", () => {
   for (const n of [1, 40, 60000]) {
