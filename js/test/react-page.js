@@ -360,8 +360,17 @@ window.rRun = async (seed, steps, other) => {
       const t = other.tree;
       const x = r();
       if (x < 0.08 && bulks++ < 2) {
+        const reloads = window.sStore.stats.reloads;
         t.apply(Array.from({ length: 2100 }, () => ({ op: "append", message: msg() })));
         log.push(`${i}:other bulk`);
+        await other.saved();
+        // This tab reloads the conversation at its first quiet moment (a change
+        // of its own before that merges the rows instead): the run gives it one,
+        // so that every run over a store takes a reload, whatever the machine's
+        // timing (a CI run under load merged both bulks of both seeds).
+        for (const end = performance.now() + 5000; window.sStore.stats.reloads === reloads && performance.now() < end;) {
+          await new Promise((res) => setTimeout(res, 20));
+        }
       } else {
         const ops = [plain(), plain()].slice(0, 1 + Math.floor(r() * 2)).filter((op) => op !== "prune");
         for (const op of ops) change(op, t);
