@@ -20,6 +20,7 @@ type Lift<R> = R extends SessionTree ? AsyncSessionTree
  * A SessionTree held by the worker. `summarizeBranchWith` cannot cross (its
  * summarizer is a function): get the text with `await t.renderBranchText(branch)`,
  * call your model on the page, then `await t.summarizeBranch(branch, summary, modelId)`.
+ * Nor can `saveWith` (its views are of the worker's memory): `await t.save()`.
  * `free()` releases it at once; otherwise it is freed when the proxy is
  * collected. A message (append, edit, regenerate, apply, fromLinear) crosses as
  * its JSON, so it is stored as on the page; before, it crossed by structured
@@ -31,7 +32,7 @@ type Lift<R> = R extends SessionTree ? AsyncSessionTree
  * once the worker watches the tree; each change's event is heard before the
  * call that made it resolves (it failed before: a function cannot be cloned).
  */
-export type AsyncSessionTree = Async<Omit<SessionTree, "summarizeBranchWith" | typeof Symbol.dispose>>;
+export type AsyncSessionTree = Async<Omit<SessionTree, "summarizeBranchWith" | "saveWith" | typeof Symbol.dispose>>;
 
 /** The static side: SessionTree.load, loadFrom (a Blob or File is read in the worker), fromLinear, fromRows, fileFromRows (refused by the worker before), import, importAll, mergeJSON, deltaParts. */
 export interface AsyncSessionTreeStatics {
