@@ -2414,32 +2414,11 @@ export class SessionTree {
   save() {
     // A loaded tree whose nodes did not change since may answer in parts
     // (wasm/internal/treecalls SaveInParts): the file before its nodes, and
-    // where the loaded file's nodes are in the module's memory; any other
-    // in pieces (SaveInPieces).
-    const h = this.#live();
-    let len = send(M.save, h, SAVE_IN_PIECES, NO_ARGS);
+    // where the loaded file's nodes are in the module's memory.
+    const len = send(M.save, this.#live(), SAVE_IN_PARTS, NO_ARGS);
     const w = wasm;
-    let u8 = view(w);
-    let p = w.out;
-    if (len > 0 && u8[p] === 1) {
-      // In pieces of ~1 MB (see saveWith), joined: the module's result buffer
-      // stays small, where one of the file's size would stay for good (a page's
-      // WebAssembly memory never shrinks).
-      const pieces = [];
-      for (;;) {
-        pieces.push(decode(u8, p + 8, len - 8));
-        if (u8[p + 4] === 0) break;
-        len = send(M.save, h, SAVE_NEXT_PIECE, NO_ARGS);
-        u8 = view(w);
-        p = w.out;
-      }
-      try {
-        return pieces.length === 1 ? pieces[0] : pieces.join("");
-      } catch (e) {
-        if (e instanceof RangeError) throw new SessionTreeError("too_large", `the file is more than a JavaScript string can hold; nothing was changed`);
-        throw e;
-      }
-    }
+    const u8 = view(w);
+    const p = w.out;
     if (len === 0 || u8[p] !== 0) return len === 0 ? "" : decode(u8, p, len);
     const at = (u8[p + 4] | u8[p + 5] << 8 | u8[p + 6] << 16 | u8[p + 7] << 24) >>> 0;
     const n = (u8[p + 8] | u8[p + 9] << 8 | u8[p + 10] << 16 | u8[p + 11] << 24) >>> 0;

@@ -36,7 +36,7 @@ test("saveWith writes the bytes of save(), whole or in the parts of a loaded fil
       const [c, views] = written(u);
       assert.deepEqual(c, b, `${n} messages, loaded`);
       assert.equal(views.length, 3, "the head, the loaded nodes, the end");
-      assert.equal(u.save(), t.save(), "save() in parts (loaded, unchanged) is save() in pieces (made here)");
+      assert.equal(u.save(), t.save(), "save() in parts (loaded, unchanged) is save() whole (made here)");
       u.append(say(7), 9); // changed: written in pieces of ~1 MiB (a node more at most)
       const [d, pieces] = written(u);
       assert.deepEqual(d, encoder.encode(u.save()), `${n} messages, loaded then changed`);
