@@ -96,7 +96,16 @@ func (t *Tree) Succeed(old *Tree) {
 // without writing it. A tree swapped in for an equal one (an every-row delta
 // delivered twice) changes nothing.
 func (t *Tree) Equal(u *Tree) bool {
-	if t.root != u.root || t.active != u.active || len(t.nodes) != len(u.nodes) {
+	return t.active == u.active && t.SameRecords(u)
+}
+
+// SameRecords is Equal without the active branch, which is each copy's own:
+// whether t and u hold the same nodes and branch records and root. What a
+// merge answers a copy that sent its tree: when the merged tree is not the
+// one sent, the copy takes it back (a merge may hide or show a kept value of
+// a branch that the copy's own calls left as they were).
+func (t *Tree) SameRecords(u *Tree) bool {
+	if t.root != u.root || len(t.nodes) != len(u.nodes) {
 		return false
 	}
 	var c changes

@@ -633,6 +633,7 @@ type mergeDiff struct {
 func (t *Tree) diff(r *Tree) mergeDiff {
 	var d mergeDiff
 	for id, n := range r.nodes {
+		tick()
 		old := t.nodes[id]
 		switch {
 		case old == nil:

@@ -37,6 +37,15 @@ export interface SyncResult {
    * the worker's body limit, 8 MiB by default): how many parts it went in.
    */
   parts?: number;
+  /**
+   * True when the worker's merge stored another tree than the one pushed
+   * (its answer's `"differs"`) and the stored tree could not be read back
+   * right after: sync again to hold what the worker holds. A merge may hide
+   * or show a branch that keeps another copy's leaf (`name~leaf`) where this
+   * tree's own calls left it as it was; when the read back works, `sync()`
+   * merges it in and `etag` is the read's.
+   */
+  differs?: boolean;
 }
 
 /**
@@ -151,6 +160,12 @@ export interface LiveResult {
    * merges instead, which keeps both sides.
    */
   applied?: boolean;
+  /**
+   * True when the worker's merge of this round's whole push stored another
+   * tree than the one pushed (see `SyncResult.differs`): a pull follows at
+   * once, before any other push.
+   */
+  differs?: boolean;
   /**
    * How a push went: "socket" when it was sent on the live socket (a write
    * message, acked there), "http" when over POST /merge or /delta: no live

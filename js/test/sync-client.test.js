@@ -29,6 +29,14 @@ function settles(p, ms = 4000) {
   return Promise.race([p.then(() => "resolved", (e) => `rejected: ${e?.message}`), late]).finally(() => clearTimeout(timer));
 }
 
+// records is a tree's file without its active branch, each copy's own: what
+// the worker compares to answer a merge's "differs".
+function records(text) {
+  const f = JSON.parse(text);
+  delete f.active_branch;
+  return JSON.stringify(f);
+}
+
 // fakeWorker holds the stored tree. write answers a POST to /merge or /delta
 // ({status, etag, body}); fetch is the HTTP side; Socket the live socket's
 // class, whose server side opened(ws) and written(ws, msg, text) script
@@ -44,6 +52,7 @@ function fakeWorker(initial, { opened = (ws) => ws.welcome(), written = (ws, m) 
     const report = route === "delta" ? (w.tree.applyChanges(body), undefined) : w.tree.merge(body);
     w.version++;
     const a = { status: 200, etag: w.etag(), body: { etag: w.etag(), report } };
+    if (route === "merge") a.body.differs = records(w.tree.save()) !== records(body);
     if (key) w.keys.set(key, a);
     return a;
   };
@@ -217,6 +226,35 @@ test("another device's change never overwrites a local edit that was not pushed 
     assert.ok(onBranch(t), "the local message is on no branch");
     await s.push();
     assert.ok(onBranch(w.tree), "the worker's copy has the local message on no branch");
+    assert.deepEqual(errors, []);
+  } finally {
+    await s.close();
+  }
+});
+
+test("a whole push the worker's merge stores otherwise (\"differs\") is pulled back at once", async () => {
+  // A kept value of main (main~<leaf>) that this copy's own branch() leaves
+  // shown, where a merge hides it: the worker's merge stores another tree
+  // than the one pushed. Before, live() kept its own under the worker's ETag,
+  // and two devices ended apart (js/test/live-random.mjs, seed 2).
+  const base = startTree();
+  const mine = base.clone(), other = base.clone();
+  const leaf = mine.append(user("from A"), 100);
+  other.append(user("from B"), 200);
+  const kept = mine.merge(other).conflicts.find((c) => c.kind === "branch")?.keptAs;
+  assert.equal(kept, `main~${leaf}`);
+  const w = fakeWorker(mine);
+  const { t, s, errors } = start(w, mine, { pollMs: 3_600_000, deltas: false }); // pushes go whole, to the merge
+  try {
+    await until(() => s.mode === "live" && s.etag === w.etag(), "live() never went live");
+    await sleep(20);
+    t.branch(leaf, "y", 300);
+    assert.ok(t.branches().some((b) => b.name === kept), "the copy hides the kept value itself: the test proves nothing");
+    const gets = w.gets;
+    await s.push();
+    await until(() => records(t.save()) === records(w.tree.save()), "the copy never took back the tree the worker stored");
+    assert.ok(!w.tree.branches().some((b) => b.name === kept), "the worker's merge shows the kept value: the test proves nothing");
+    assert.ok(w.gets > gets, "no pull followed");
     assert.deepEqual(errors, []);
   } finally {
     await s.close();

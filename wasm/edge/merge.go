@@ -1,6 +1,8 @@
 package edge
 
 import (
+	"strconv"
+
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/rawjson"
 )
@@ -47,12 +49,15 @@ func (h *Handler) answerWrite(q *request, m Meta, buf []byte) *apiError {
 	return nil
 }
 
-// mergeAnswer is the body of a /merge answer.
-func mergeAnswer(rep core.MergeReport, etag string) []byte {
+// mergeAnswer is the body of a /merge answer: with "differs":true when the
+// tree stored is not the one the sender sent, which then pulls it.
+func mergeAnswer(rep core.MergeReport, etag string, differs bool) []byte {
 	buf := []byte(`{"etag":`)
 	buf = rawjson.AppendString(buf, etag)
 	buf = append(buf, `,"report":`...)
 	buf = rep.AppendJSON(buf)
+	buf = append(buf, `,"differs":`...)
+	buf = strconv.AppendBool(buf, differs)
 	return append(buf, "}\n"...)
 }
 
@@ -81,5 +86,10 @@ func (h *Handler) tryMerge(q *request, id string, body []byte, incoming *core.Tr
 		}
 		return Meta{}, nil, fromCore(err), false
 	}
-	return h.commit(q, id, e, fresh, nil, func(etag string) []byte { return mergeAnswer(rep, etag) })
+	// Whether the sender holds what is stored now (its active branch aside):
+	// a merge may hide or show a kept value of a branch that the sender's own
+	// calls left as it was, and a sender that does not learn it holds another
+	// tree under the same ETag for good (live sync, found by live-random.mjs).
+	differs := !e.tree.SameRecords(incoming)
+	return h.commit(q, id, e, fresh, nil, func(etag string) []byte { return mergeAnswer(rep, etag, differs) })
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sessiontree/sessiontree/core"
 )
@@ -106,4 +107,65 @@ func TestMergeRouteAnswers412OnAStaleIfMatchAndMergesOtherwise(t *testing.T) {
 	}
 	other := newClient(t, h, "bob")
 	wantError(t, other.do("POST", "/v1/trees/"+id+"/merge", string(local.Marshal())), 404, "not_found")
+}
+
+// A merge may store another tree than the one a copy sent, though the copy
+// held everything stored: the copy's own calls leave a kept value of a branch
+// visible where a merge hides it (here: a branch made at the value's leaf).
+// The answer says so ("differs"), so that the copy pulls it; before, a live
+// client kept its own tree under the stored tree's ETag for good, and two
+// devices ended apart (js/test/live-random.mjs, seed 2).
+func TestAMergeAnswerSaysWhetherTheStoredTreeDiffersFromTheOneSent(t *testing.T) {
+	h := newTestHandler(NewMemStore())
+	c := newClient(t, h, "alice")
+	id := c.create(`{"messages":[{"role":"user","content":"start"}]}`)
+	pull := func() (*core.Tree, string) {
+		t.Helper()
+		r := c.do("GET", "/v1/trees/"+id, "")
+		tr, err := core.Unmarshal(r.body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr, r.header.Get("ETag")
+	}
+	push := func(local *core.Tree, etag string) bool {
+		t.Helper()
+		p := c.do("POST", "/v1/trees/"+id+"/merge", string(local.Marshal()), "If-Match", etag)
+		if p.status != 200 {
+			t.Fatalf("push: %d %s", p.status, p.body)
+		}
+		differs, ok := p.json(t)["differs"].(bool)
+		if !ok {
+			t.Fatalf("the answer has no \"differs\": %s", p.body)
+		}
+		return differs
+	}
+	a, etag := pull()
+	b := a.Clone()
+	now := time.Now().UnixMilli()
+	leafA, _ := a.Append(core.Message(`{"role":"user","content":"from a"}`), now+10)
+	b.Append(core.Message(`{"role":"user","content":"from b"}`), now+20)
+	if push(b, etag) {
+		t.Fatal("a push of the stored tree and an append: the answer says the stored tree differs")
+	}
+	stored, etag := pull()
+	a.Merge(stored) // main goes to b's leaf; a's is kept as main~<leafA>
+	if push(a, etag) {
+		t.Fatal("a push of a merged copy: the answer says the stored tree differs")
+	}
+	_, etag = pull()
+	if _, err := a.Branch(leafA, "y", now+30); err != nil {
+		t.Fatal(err)
+	}
+	if !push(a, etag) {
+		t.Fatal("the merge hid main~<leafA>, and the answer does not say the stored tree differs")
+	}
+	stored, _ = pull()
+	if stored.SameRecords(a) {
+		t.Fatal("the stored tree is the one sent: the test proves nothing")
+	}
+	a.Merge(stored)
+	if !stored.SameRecords(a) {
+		t.Fatal("a copy that pulled after the answer does not hold the stored tree")
+	}
 }
