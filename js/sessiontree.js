@@ -2414,18 +2414,17 @@ export class SessionTree {
   save() {
     // A loaded tree whose nodes did not change since may answer in parts
     // (wasm/internal/treecalls SaveInParts): the file before its nodes, and
-    // where the loaded file's nodes are in the module's memory.
-    const len = send(M.save, this.#live(), SAVE_IN_PARTS, NO_ARGS);
-    const w = wasm;
-    const u8 = view(w);
-    const p = w.out;
-    if (len === 0 || u8[p] !== 0) return len === 0 ? "" : decode(u8, p, len);
-    const at = (u8[p + 4] | u8[p + 5] << 8 | u8[p + 6] << 16 | u8[p + 7] << 24) >>> 0;
-    const n = (u8[p + 8] | u8[p + 9] << 8 | u8[p + 10] << 16 | u8[p + 11] << 24) >>> 0;
-    const head = decode(u8, p + 12, len - 12);
-    const nodes = decode(u8, at, n);
+    // where the loaded file's nodes are in the module's memory. A file past
+    // 8 MiB comes in pieces of that size (bigPiece there), joined here: the
+    // module's result buffer of the file's size stayed in a page's memory for
+    // good (47 MB at 100k messages), and asking room for it collected first.
+    // The parts are joined with +, as a JavaScript engine joins strings
+    // anyway: the whole string is laid out once, when first read (a join()
+    // wrote it out here, ~20 ms of 42 MB, and its reader then copied it again).
+    let text = "";
     try {
-      return head + nodes + "}";
+      this.#parts(SAVE_IN_PARTS, (u8, from, to) => { text += decode(u8, from, to - from); });
+      return text;
     } catch (e) {
       if (e instanceof RangeError) throw new SessionTreeError("too_large", `the file is more than a JavaScript string can hold; nothing was changed`);
       throw e;
@@ -2443,18 +2442,27 @@ export class SessionTree {
    */
   saveWith(write) {
     if (typeof write !== "function") fail(`"write" must be a function (bytes) => void that writes or copies bytes`);
+    const lost = "what was written before is not the file";
+    return this.#parts(SAVE_IN_PIECES, (u8, from, to) => lend("saveWith's write", write, u8.subarray(from, to), lost));
+  }
+
+  // #parts saves the tree at `at` (SAVE_IN_PARTS or SAVE_IN_PIECES) and hands
+  // part(u8, from, to) its bytes in order: the whole file; or the head, the
+  // loaded file's nodes where the load keeps them, and the closing brace; or
+  // pieces ([1, 0, 0, 0][more: u32][bytes], each ending between two nodes),
+  // the next asked for after each. u8 is valid only during that call of part.
+  // Returns the file's length in bytes.
+  #parts(at, part) {
     const h = this.#live();
-    let len = send(M.save, h, SAVE_IN_PIECES, NO_ARGS);
+    let len = send(M.save, h, at, NO_ARGS);
     const w = wasm;
     let u8 = view(w);
     let p = w.out;
-    const lost = "what was written before is not the file";
     if (len === 0) return 0;
     if (u8[p] === 1) {
-      // Pieces: [1, 0, 0, 0][more: u32][bytes].
       for (let total = 0; ;) {
         const more = u8[p + 4] !== 0;
-        lend("saveWith's write", write, u8.subarray(p + 8, p + len), lost);
+        part(u8, p + 8, p + len);
         total += len - 8;
         if (!more) return total;
         len = send(M.save, h, SAVE_NEXT_PIECE, NO_ARGS);
@@ -2463,14 +2471,14 @@ export class SessionTree {
       }
     }
     if (u8[p] !== 0) {
-      lend("saveWith's write", write, u8.subarray(p, p + len), lost);
+      part(u8, p, p + len);
       return len;
     }
-    const at = (u8[p + 4] | u8[p + 5] << 8 | u8[p + 6] << 16 | u8[p + 7] << 24) >>> 0;
+    const nodesAt = (u8[p + 4] | u8[p + 5] << 8 | u8[p + 6] << 16 | u8[p + 7] << 24) >>> 0;
     const n = (u8[p + 8] | u8[p + 9] << 8 | u8[p + 10] << 16 | u8[p + 11] << 24) >>> 0;
-    lend("saveWith's write", write, u8.subarray(p + 12, p + len), lost);
-    lend("saveWith's write", write, u8.subarray(at, at + n), lost);
-    lend("saveWith's write", write, CLOSE_BRACE.slice(), lost);
+    part(u8, p + 12, p + len);
+    part(u8, nodesAt, nodesAt + n);
+    part(CLOSE_BRACE.slice(), 0, 1);
     return len - 12 + n + 1;
   }
 

@@ -48,6 +48,22 @@ test("saveWith writes the bytes of save(), whole or in the parts of a loaded fil
   }
 });
 
+test("save() of a changed file past 8 MiB, joined from its pieces, is the bytes saveWith writes and loads back", () => {
+  // save() takes a file past 8 MiB from the module in pieces of that size
+  // (treecalls' bigPiece), each decoded, and joins them; saveWith's pieces
+  // are of 1 MiB, so the two cut the file apart in different places.
+  const t = sample(60000);
+  const text = t.save();
+  const [b] = written(t);
+  assert.ok(b.length > 9 * 2 ** 20, `the file is ${b.length} bytes: the test proves nothing`);
+  assert.deepEqual(encoder.encode(text), b);
+  const u = SessionTree.load(text);
+  assert.equal(u.save(), text, "loaded back, the same file");
+  assert.deepEqual(u.linearProjection().at(-1), t.linearProjection().at(-1));
+  u.free();
+  t.free();
+});
+
 test("a write that throws, returns a promise or calls sessiontree fails the save and leaves the module sound", () => {
   const t = sample(20);
   const before = t.save();

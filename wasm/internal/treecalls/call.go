@@ -92,12 +92,16 @@ func (m *Method) call(c *bridge.Call, whole bool) ([]byte, error) {
 		for _, a := range c.Args {
 			e.size += len(a)
 		}
-		pieces := m.Name == "save" && (c.At == SaveInPieces || c.At == SaveNextPiece)
-		if !pieces {
+		piece := savePiece(m.Name, c.At, e)
+		if piece == 0 {
 			e.saving = nil // a save in pieces ends with any other call
 		}
-		if whole && !pieces { // (pieces need ~1 MB, not the file's size)
-			if err := bridge.Room(2 * e.size); err != nil {
+		if whole {
+			need := 2 * e.size
+			if piece > 0 {
+				need = piece + piece/8 // a piece's buffer, not the file's size
+			}
+			if err := bridge.Room(need); err != nil {
 				return nil, err
 			}
 		}

@@ -21,6 +21,7 @@ type entry struct {
 	// or the next save.
 	saving *core.MarshalCursor
 	saved  int // the bytes of its pieces so far
+	piece  int // the size of its pieces (pieceSize, or bigPiece for save())
 	// broken: the method that panicked on this tree, after which the tree
 	// takes no call but save and validate (see Method.call).
 	broken string

@@ -77,3 +77,42 @@ func TestASaveInPiecesIsTheSaveThroughASmallBuffer(t *testing.T) {
 		t.Fatalf("a loaded tree unchanged: %.40q, want its parts", res)
 	}
 }
+
+// save() (SaveInParts) of a tree whose file passes bigPiece comes in pieces of
+// that size, which JavaScript joins, not in one result buffer of the file's
+// size; a smaller file comes whole.
+func TestASaveOfAFilePastBigPieceComesInPieces(t *testing.T) {
+	msgs := make([]string, 0, 40000)
+	for i := 0; len(msgs) < cap(msgs); i++ {
+		msgs = append(msgs, `{"role":"user","content":"message `+strconv.Itoa(i)+` ✨ `+strings.Repeat("a sentence of an ordinary chat reply, ", 6)+`"}`)
+	}
+	h := handleOf(t, must(t, "fromLinear", 0, "["+strings.Join(msgs, ",")+"]"))
+	must(t, "append", h, `{"role":"assistant","content":"changed since"}`)
+	want := must(t, "save", h) // at 0: whole
+	if len(want) <= bigPiece+bigPiece/4 {
+		t.Fatalf("the file is %d bytes: the test proves nothing", len(want))
+	}
+	var all strings.Builder
+	res, ok := saveAt(t, h, SaveInParts)
+	n := 1
+	for ; ; n++ {
+		if !ok || len(res) < 8 || res[0] != 1 {
+			t.Fatalf("piece %d: %.80q", n, res)
+		}
+		if len(res)-8 > bigPiece+4096 {
+			t.Fatalf("piece %d has %d bytes", n, len(res)-8)
+		}
+		all.WriteString(res[8:])
+		if binary.LittleEndian.Uint32([]byte(res[4:8])) == 0 {
+			break
+		}
+		res, ok = saveAt(t, h, SaveNextPiece)
+	}
+	if all.String() != want || n != len(want)/bigPiece+1 {
+		t.Fatalf("%d pieces of %d bytes, want the save's %d bytes", n, all.Len(), len(want))
+	}
+	small := handleOf(t, must(t, "fromLinear", 0, `[{"role":"user","content":"hi"}]`))
+	if res, ok := saveAt(t, small, SaveInParts); !ok || res[0] != '{' {
+		t.Fatalf("a small tree: %.40q, want the file whole", res)
+	}
+}
