@@ -336,10 +336,16 @@ func (t *Tree) firstRoot() string {
 }
 
 // setLeaf points b at leaf, recording atMs as the time of the move (what Merge
-// compares when two copies moved the same branch).
+// compares when two copies moved the same branch), or just after the move it
+// replaces when atMs is not later. A copy moves a branch from the value it
+// holds, so its move comes after that value: dated by a clock behind the one
+// that made the value (another device's), an append lost to the value it
+// was appended to in the next merge, which kept the new message off the
+// branch, on "name~leaf", and moved the branch back (DeleteBranchAt dates a
+// deletion so too).
 func (t *Tree) setLeaf(b *branch, leaf string, atMs int64) {
 	old, oldMoved := b.leaf, b.moved
-	b.leaf, b.moved = leaf, atMs
+	b.leaf, b.moved = leaf, max(atMs, oldMoved+1)
 	t.noteBranch(b.name)
 	if j := t.journal; j != nil && j.leafOf != b {
 		j.leafOf = b

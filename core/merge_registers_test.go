@@ -3,6 +3,7 @@ package core
 import (
 	"bytes"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -145,5 +146,34 @@ func TestMergeOfCopiesThatAppendedInTurnKeepsNoRecordOfOlderLeaves(t *testing.T)
 	}
 	if !bytes.Equal(m.Marshal(), a.Marshal()) {
 		t.Fatalf("merging an older copy changed the tree:\n%s", treeDiff(m.Marshal(), a.Marshal()))
+	}
+}
+
+// A copy's move of a branch comes after the value it moved from, whatever its
+// clock says: an append dated before the branch's last move (here another
+// device's, whose clock runs ahead) still takes the branch in a merge with a
+// copy that holds the value it was appended to. Before, the merge kept the
+// older leaf on the branch and the new message on "main~leaf" off it, and a
+// device whose clock was behind saw each message it sent leave the chat it
+// was in. Moves in one millisecond stay ordered so too.
+func TestAMoveDatedBeforeTheValueItMovedFromStillSupersedesIt(t *testing.T) {
+	a := New(WithIDSource(prefixIDs("a")))
+	a.Append(Message(`{"role":"user","content":"start"}`), 1000)
+	a.Append(Message(`{"role":"assistant","content":"from the fast clock"}`), 5000)
+	for _, at := range []int64{4000, 5000} {
+		b := a.Clone()
+		b.newID = prefixIDs("b" + strconv.FormatInt(at, 10) + "-")
+		leaf, err := b.Append(Message(`{"role":"user","content":"from the slow clock"}`), at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range []*Tree{mustMerge(t, a, b), mustMerge(t, b, a)} {
+			if got := m.branches[MainBranch].leaf; got != leaf || len(m.branches) != 1 {
+				t.Fatalf("an append at %d: main is at %s with branches %v, want it at the append %s alone", at, got, branchNames(m), leaf)
+			}
+		}
+		if again := mustMerge(t, b, b); !bytes.Equal(again.Marshal(), b.Marshal()) {
+			t.Fatalf("an append at %d: the copy merged with itself changed:\n%s", at, treeDiff(again.Marshal(), b.Marshal()))
+		}
 	}
 }

@@ -224,6 +224,9 @@ func FromLinear(msgs []Message, atMs int64, opts ...Option) (*Tree, error) {
 			return nil, newError(CodeInvalidInput, "message "+itoa(i)+": "+err.(*Error).Message)
 		}
 	}
+	// One move, at atMs: the appends dated each move just after the last
+	// (setLeaf), which would put main's move len(msgs) ms after atMs.
+	t.branches[MainBranch].moved = atMs
 	return t, nil
 }
 
