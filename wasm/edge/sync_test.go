@@ -119,15 +119,7 @@ func TestAMergeAnswerSaysWhetherTheStoredTreeDiffersFromTheOneSent(t *testing.T)
 	h := newTestHandler(NewMemStore())
 	c := newClient(t, h, "alice")
 	id := c.create(`{"messages":[{"role":"user","content":"start"}]}`)
-	pull := func() (*core.Tree, string) {
-		t.Helper()
-		r := c.do("GET", "/v1/trees/"+id, "")
-		tr, err := core.Unmarshal(r.body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tr, r.header.Get("ETag")
-	}
+	pull := func() (*core.Tree, string) { return treeOf(t, c, id) }
 	push := func(local *core.Tree, etag string) bool {
 		t.Helper()
 		p := c.do("POST", "/v1/trees/"+id+"/merge", string(local.Marshal()), "If-Match", etag)
