@@ -138,7 +138,8 @@ async function syncTree(tree, options, partsFrom, saved = () => {}) {
     const etag = got.headers.get("etag");
     const pulled = tree.merge(await got.text());
     const whole = tree.save();
-    saved(tree.version);
+    const version = tree.version;
+    saved(version);
     let put = null;
     if (partsFrom <= 0 || whole.length < partsFrom) {
       put = await postWhole(fetchFn, `${base}/merge`, {
@@ -166,7 +167,10 @@ async function syncTree(tree, options, partsFrom, saved = () => {}) {
       const back = await fetchFn(base, { headers: auth });
       if (back.ok) {
         const tag = back.headers.get("etag");
-        tree.merge(await back.text());
+        const text = await back.text();
+        const clean = tree.version === version; // no local edit since the push's save
+        tree.merge(text);
+        if (clean) saved(tree.version); // it holds the stored tree, and nothing else
         return { etag: tag, pulled, pushed: body.report, attempts: attempt };
       }
     }

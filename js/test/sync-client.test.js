@@ -261,6 +261,42 @@ test("a whole push the worker's merge stores otherwise (\"differs\") is pulled b
   }
 });
 
+test("sync() reads back a tree the worker's merge stored otherwise (\"differs\"), or says differs when it cannot", async () => {
+  // A worker whose merge stores more than it was sent (here a label of its
+  // own, as a merge's hide rule would change a flag): sync() merges what it
+  // stored back in, and its ETag is the read's.
+  const w = fakeWorker(startTree());
+  const write = w.write;
+  w.write = (route, ...rest) => {
+    const a = write(route, ...rest);
+    if (route === "merge" && a.status === 200) {
+      w.tree.label(w.tree.activePath()[0], "stored by the worker", 5);
+      w.version++;
+      a.body.differs = true;
+    }
+    return a;
+  };
+  const t = startTree();
+  t.append(user("mine"), 10);
+  const r = await sync(t, { url: "https://w", token: "secret", id: "t1", fetch: w.fetch });
+  assert.equal(t.node(t.activePath()[0]).label, "stored by the worker", "the stored tree was not read back");
+  assert.equal(records(t.save()), records(w.tree.save()));
+  assert.equal(r.etag, w.etag(), "the ETag is not the read's");
+  assert.equal(r.differs, undefined);
+  // The read back fails: the result says so, and the next sync brings it.
+  const u = startTree();
+  u.append(user("again"), 20);
+  const posts = w.posts.length;
+  let failed = false;
+  const fetchOnce = async (url, init = {}) => {
+    if (init.method || w.posts.length === posts || failed) return w.fetch(url, init);
+    failed = true; // the read after the merge
+    return new Response("", { status: 503 });
+  };
+  const r2 = await sync(u, { url: "https://w", token: "secret", id: "t1", fetch: fetchOnce });
+  assert.equal(r2.differs, true, "a failed read back is not said");
+});
+
 // catching collects what live() reports instead of throwing: unhandled
 // rejections, and errors handed to reportError (or console.error).
 function catching() {
