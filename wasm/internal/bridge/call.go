@@ -3,7 +3,6 @@ package bridge
 import (
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/rawjson"
@@ -34,11 +33,14 @@ func Serve(methods []Method) {
 
 // listMethods returns the method names, one per line, in call-number order.
 func listMethods(*Call) ([]byte, error) {
-	names := make([]string, len(table))
+	var b []byte
 	for i, m := range table {
-		names[i] = m.Name
+		if i > 0 {
+			b = append(b, '\n')
+		}
+		b = append(b, m.Name...)
 	}
-	return []byte(strings.Join(names, "\n")), nil
+	return b, nil
 }
 
 // current is the call under way; its argument list is reused by every call.

@@ -1,6 +1,8 @@
 package treecalls
 
 import (
+	"strings"
+
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/rawjson"
 )
@@ -108,4 +110,19 @@ func appendLines(b []byte, ids []string) []byte {
 		b = append(b, id...)
 	}
 	return b
+}
+
+// lines splits a line list (appendLines's form) into strings, which share one
+// copy of b and so outlive the input buffer (strings.Split would link its
+// generic splitter, ~1 KB gzipped).
+func lines(b []byte) []string {
+	s := string(b)
+	var out []string
+	for {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			return append(out, s)
+		}
+		out, s = append(out, s[:i]), s[i+1:]
+	}
 }

@@ -78,21 +78,26 @@ func projectAll(r *Request, branch string, extra int) ([]byte, error) {
 	s := r.slots
 	known := s.len()
 	s.catchUp()
-	n, _ := r.tree.PathLen(branch) // room; EachUpOf reports a fault
-	slots := slices.Grow(slotBuf[:0], n)
+	n, _ := r.tree.PathLen(branch) // EachUpOf reports a fault
+	slots := slices.Grow(slotBuf[:0], n)[:n]
+	slotBuf = slots
+	i := n // the walk fills slots from the end: they read root first
 	err := r.tree.EachUpOf(branch, func(m core.Message) {
 		slot, ok := s.find(m)
 		if !ok {
 			slot = s.add(m)
 		}
-		slots = append(slots, slot)
+		if i--; i >= 0 {
+			slots[i] = slot
+		}
 	})
-	slotBuf = slots
+	if err == nil && i != 0 {
+		err = &core.Error{Code: core.CodeCorrupt, Message: "the path of branch " + branch + " is not as long as its depth says"}
+	}
 	if err != nil {
 		s.truncate(known) // JS gets none of them
 		return nil, err
 	}
-	slices.Reverse(slots)
 	if last := s.len() - 1; last > known {
 		s.reverseFrom(known) // numbered root first
 		for i, slot := range slots {

@@ -2,7 +2,6 @@ package treecalls
 
 import (
 	"bytes"
-	"strings"
 
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/rawjson"
@@ -55,7 +54,7 @@ func switchers(r *Request) ([]byte, error) {
 	}
 	b := []byte{'['}
 	if len(arg) > 0 {
-		for i, id := range strings.Split(string(arg), "\n") {
+		for i, id := range lines(arg) {
 			if i > 0 {
 				b = append(b, ',')
 			}

@@ -2,7 +2,6 @@ package treecalls
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/rawjson"
@@ -109,7 +108,7 @@ func applyChanges(r *Request) ([]byte, error) {
 	if len(r.args) == 2 {
 		return nil, r.tree.ApplyDelta(r.args[1], string(b) == "follow")
 	}
-	f := strings.Split(string(b), "\n") // copies: the strings outlive the input buffer
+	f := lines(b)
 	bad := invalid("applyChanges: the changes are not in takeChanges's form")
 	if len(f) < 4 || (f[0] != "follow" && f[0] != "keep") {
 		return nil, bad

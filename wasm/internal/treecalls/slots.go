@@ -48,6 +48,7 @@ type slotTable struct {
 	used    int      // the words in use
 	indexed int      // slots 0…indexed-1 are in the index or in runs
 	runs    []slotRun
+	lo, hi  uint32 // every key indexed lies in lo…hi (none when hi is 0)
 	chunks  [][]slotMsg
 	n       int // the number of slots
 }
@@ -119,6 +120,8 @@ func (s *slotTable) catchUp() {
 		if b-a >= runMin && len(s.runs) < maxRuns {
 			s.runs = append(s.runs, slotRun{uint32(a), uint32(b), uint32(a)})
 			hashed -= b - a
+			s.bound(s.keyAt(a))
+			s.bound(s.keyAt(b - 1))
 		}
 		a = b
 	}
@@ -131,8 +134,17 @@ func (s *slotTable) catchUp() {
 			next++
 		} else if k := s.keyAt(s.indexed); k != 0 {
 			s.put(k, uint32(s.indexed))
+			s.bound(k)
 		}
 	}
+}
+
+// bound widens lo…hi to hold key.
+func (s *slotTable) bound(key uint32) {
+	if s.hi == 0 {
+		s.lo, s.hi = key, key
+	}
+	s.lo, s.hi = min(s.lo, key), max(s.hi, key)
 }
 
 // keyAt returns the key of slot i's message (0 for a slot left empty).
@@ -189,12 +201,14 @@ func (s *slotTable) lookup(m core.Message) (uint32, bool) {
 // an index grown once (a projection of a path JS has not seen adds a slot per
 // message, and indexing each as it came grew the index step by step). A
 // message twice in such a run gets two slots, which JS parses apart. Of the
-// hash's slot and the runs', the newest is m's.
+// hash's slot and the runs', the newest is m's. A key outside lo…hi is none
+// at once (the first list after a window: the path's messages lie before
+// the window's in the file).
 func (s *slotTable) find(m core.Message) (uint32, bool) {
-	if len(m) == 0 {
+	key := keyOf(m)
+	if len(m) == 0 || key < s.lo || key > s.hi {
 		return 0, false
 	}
-	key := keyOf(m)
 	slot, ok := uint32(0), false
 	if len(s.index) > 0 {
 		mask := len(s.index) - 1
@@ -261,7 +275,7 @@ func (s *slotTable) reverseFrom(k int) {
 // otherwise the index is rebuilt at the next lookup.
 func (s *slotTable) truncate(n int) {
 	if s.indexed > n {
-		s.index, s.used, s.indexed, s.runs = nil, 0, 0, nil
+		s.index, s.used, s.indexed, s.runs, s.lo, s.hi = nil, 0, 0, nil, 0, 0
 	}
 	for s.n > n {
 		last := &s.chunks[len(s.chunks)-1]
@@ -282,7 +296,7 @@ func (s *slotTable) reset() { *s = slotTable{} }
 
 // clone copies the table for a cloned tree, which shares the messages.
 func (s *slotTable) clone() slotTable {
-	c := slotTable{index: append([]uint64(nil), s.index...), used: s.used, indexed: s.indexed, runs: append([]slotRun(nil), s.runs...), n: s.n}
+	c := slotTable{index: append([]uint64(nil), s.index...), used: s.used, indexed: s.indexed, runs: append([]slotRun(nil), s.runs...), lo: s.lo, hi: s.hi, n: s.n}
 	for _, ch := range s.chunks {
 		c.chunks = append(c.chunks, append(make([]slotMsg, 0, chunkSize), ch...))
 	}

@@ -1,8 +1,6 @@
 package treecalls
 
 import (
-	"strings"
-
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/rawjson"
 )
@@ -117,7 +115,7 @@ func onPath(r *Request) ([]byte, error) {
 	}
 	var ids []string
 	if len(arg) > 0 {
-		ids = strings.Split(string(arg), "\n")
+		ids = lines(arg)
 	}
 	on, err := r.tree.OnPath(ids)
 	if err != nil {
