@@ -820,25 +820,36 @@ function deepFreeze(root) {
 // written }, written set by the first write of the list's caller (a list
 // written to is no base), or null for a plain array (its caller writes it
 // unseen).
-function lazyList(slots, cache, places, w, owner, base, kept) {
+function lazyList(slots, cache, places, w, owner, base, kept, old) {
   const n = slots.length;
-  let items, raw = null, from = 0; // raw: 1 where items holds no message yet
+  let items, from = 0;
+  const raw = new Uint8Array(n); // 1 where items holds no message yet
   if (base !== null && !base.written && kept <= base.raw.length) {
     items = base.items.slice(0, kept);
     items.length = n;
-    raw = new Uint8Array(n);
     raw.set(base.raw.subarray(0, kept));
     from = kept;
-  } else items = new Array(n); // every index written (a read of one unread is the trap's)
-  for (let i = from; i < n; i++) {
+  } else items = new Array(n);
+  // Every index is written (a read of one unread is the trap's), undefined
+  // while unread (not null: Node's inspect takes a Proxy whose target's [0]
+  // is null for a revoked one). Only slots the cache held before the call may
+  // hold a parsed message: those of the list's first kept (the held list's;
+  // the module's answer follows them) and those at the positions old gives in
+  // that answer.
+  items.fill(undefined, from);
+  raw.fill(1, from);
+  let unread = n; // (a list built on another's first kept stays lazy: they count)
+  const look = (i) => {
     const m = cache[slots[i]];
-    if (typeof m === "object" && m !== null) items[i] = m;
-    else {
-      items[i] = undefined; // (not null: Node's inspect takes a Proxy whose target's [0] is null for a revoked one)
-      (raw ??= new Uint8Array(n))[i] = 1;
+    if (typeof m === "object" && m !== null) {
+      items[i] = m;
+      raw[i] = 0;
+      unread--;
     }
-  }
-  if (raw === null) return [items, false, null]; // nothing to read later: a plain array
+  };
+  for (let i = from; i < kept; i++) look(i);
+  for (let j = 0; j < old.length; j++) if (kept + old[j] >= from) look(kept + old[j]);
+  if (unread === 0) return [items, false, null]; // nothing to read later: a plain array
   const made = { items, raw, written: false };
   const parse = (i) => {
     raw[i] = 0;
@@ -1894,8 +1905,7 @@ export class SessionTree {
     const len = send(M.project, this.#h, 0, [branch, held === null ? "" : String(held.n)]);
     const end = w.out + len;
     const u8 = view(w);
-    const [slots, p] = this.#slots(u8, w.out);
-    if (p + 4 !== end) throw new SessionTreeError("corrupt", "the module's projection did not match the message cache (a bug in sessiontree)");
+    const [slots, old, p] = this.#slots(u8, w.out, end - 4);
     const kept = (u8[p] | (u8[p + 1] << 8) | (u8[p + 2] << 16) | (u8[p + 3] << 24)) >>> 0;
     // The list's slots: the held ones and the new ones after them. A list
     // handed out reads a view of them, which later calls never write (they
@@ -1925,13 +1935,13 @@ export class SessionTree {
     const cache = this.#cache;
     let missing = null;
     const places = this.#places;
-    for (let i = 0; i < slots.length; i++) {
-      const s = slots[i];
+    for (let j = 0; j < old.length; j++) {
+      const s = slots[old[j]];
       if (cache[s] === undefined && (2 * s + 1 >= places.length || places[2 * s + 1] === 0)) (missing ??= []).push(s);
     }
     if (missing !== null) this.#placesBack(missing);
     this.#list = memo;
-    const [lazy, unread, made] = lazyList(list, cache, this.#places, w, this, kept !== 0 ? base : null, kept);
+    const [lazy, unread, made] = lazyList(list, cache, this.#places, w, this, kept !== 0 ? base : null, kept, old);
     memo.made = made;
     if (!unread) return lazy; // every message parsed already: a plain array
     const lists = this.#lists;
@@ -1944,17 +1954,20 @@ export class SessionTree {
   }
 
   // #slots reads a list of message slots at p (wasm/internal/treecalls
-  // project.go slotted), puts where the new ones' bytes are in the cache's
-  // places (newPlaces), and returns the slots and where the list ends.
-  #slots(u8, p) {
-    let at;
+  // project.go project), then the positions of those the cache held before
+  // (copied: a call for places back writes over the module's buffer), puts
+  // where the new ones' bytes are, up to end, in the cache's places
+  // (newPlaces), and returns the slots, those positions and where it ended.
+  #slots(u8, p, end) {
+    let at, old;
     [at, p] = slotList(u8, p);
-    const cache = this.#cache;
     const slots = at.slice(); // a copy: the module's buffer is reused
-    let top = -1;
-    for (let i = 0; i < slots.length; i++) if (slots[i] > top) top = slots[i];
-    if (top >= cache.length) [this.#places, p] = newPlaces(u8, p, top + 1 - cache.length, cache, this.#places);
-    return [slots, p];
+    [old, p] = slotList(u8, p);
+    old = old.slice();
+    const count = (end - p) / 8;
+    if (!Number.isInteger(count) || count < 0) throw new SessionTreeError("corrupt", "the module's projection did not match the message cache (a bug in sessiontree)");
+    if (count > 0) [this.#places, p] = newPlaces(u8, p, count, this.#cache, this.#places);
+    return [slots, old, p];
   }
 
   // #placesBack puts where the bytes of slots whose texts JS let go (append)

@@ -492,3 +492,26 @@ test("random Array operations on a lazy list and on a plain copy of it end alike
     t.free();
   }
 });
+
+test("a list whose every message the cache holds parsed is a plain array: it crosses structuredClone", () => {
+  const t = SessionTree.load(SessionTree.fromLinear([say(0), say(1), say(2), say(3)], 1).save());
+  const first = t.linearProjection(); // a loaded file's: none parsed yet
+  const clones = (list) => {
+    try {
+      structuredClone(list);
+      return true;
+    } catch {
+      return false; // a Proxy (a lazy list) does not cross
+    }
+  };
+  assert.equal(clones(first), false, "a list not read yet is lazy");
+  first.forEach((m) => m.role);
+  t.branch(t.pathWindow(-1).ids[0], "side", 2);
+  t.switchBranch("main");
+  t.deleteBranch("side"); // not a change the list builds on: the next one is sent whole
+  const again = t.linearProjection();
+  assert.ok(clones(again), "every message parsed: a plain array");
+  assert.deepEqual(again, [say(0), say(1), say(2), say(3)]);
+  assert.equal(again[2], first[2], "the same message objects");
+  t.free();
+});

@@ -31,6 +31,10 @@ var (
 // as it was: see listMemo), the answer is the messages after those, followed
 // by a uint32 of how many of the list stay; otherwise the whole path, followed
 // by 0. JS asks so for linearProjection, and hands back a copy of its list.
+// In that form the slots are followed, before the places of the new ones, by
+// a uint32 count and the positions in the slots of those JS held before the
+// call (old): JS looks those up in its cache and knows the rest to be new,
+// without a pass over 100k slots in code that is not warm yet.
 func project(r *Request) ([]byte, error) {
 	branch := r.tree.ActiveBranch()
 	if len(r.args) > 0 && len(r.args[0]) > 0 {
@@ -39,7 +43,7 @@ func project(r *Request) ([]byte, error) {
 	memo := &r.entry.list
 	if len(r.args) < 2 {
 		*memo = listMemo{}
-		return projectAll(r, branch, 0)
+		return projectAll(r, branch, 0, false)
 	}
 	held := 0
 	if len(r.args[1]) > 0 {
@@ -57,12 +61,12 @@ func project(r *Request) ([]byte, error) {
 			defer clear(ids)
 			if err == nil {
 				*memo = listMemo{valid: true, version: r.tree.Version(), branch: branch, n: n, leaf: r.tree.LeafOf(branch)}
-				return appendUint32(slotted(r.slots, msgs, 4), uint32(kept)), nil
+				return appendUint32(slotted(r.slots, msgs, 4, true), uint32(kept)), nil
 			}
 		}
 	}
 	*memo = listMemo{}
-	b, err := projectAll(r, branch, 4)
+	b, err := projectAll(r, branch, 4, true)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +78,7 @@ func project(r *Request) ([]byte, error) {
 // with room for extra more bytes after them. It walks the path from the leaf
 // up, turning each message into its slot as it goes: a buffer of the path's
 // messages would be 24 bytes a message of new memory at a first projection.
-func projectAll(r *Request, branch string, extra int) ([]byte, error) {
+func projectAll(r *Request, branch string, extra int, old bool) ([]byte, error) {
 	s := r.slots
 	known := s.len()
 	s.catchUp()
@@ -106,7 +110,7 @@ func projectAll(r *Request, branch string, extra int) ([]byte, error) {
 			}
 		}
 	}
-	return encodeSlots(s, slots, known, extra), nil
+	return encodeSlots(s, slots, known, extra, old), nil
 }
 
 // listMemo is what the last project call of a tree with a held length handed
@@ -150,7 +154,7 @@ func (m *listMemo) noteKept(t *core.Tree, before uint64, branch string, append b
 
 // slotted writes msgs as slots (see project), with room for extra more bytes
 // after them.
-func slotted(s *slotTable, msgs []core.Message, extra int) []byte {
+func slotted(s *slotTable, msgs []core.Message, extra int, old bool) []byte {
 	known := s.len()
 	s.catchUp()
 	slots := slices.Grow(slotBuf[:0], len(msgs))
@@ -162,18 +166,37 @@ func slotted(s *slotTable, msgs []core.Message, extra int) []byte {
 		slots = append(slots, slot)
 	}
 	slotBuf = slots
-	return encodeSlots(s, slots, known, extra)
+	return encodeSlots(s, slots, known, extra, old)
 }
 
-// encodeSlots writes slots, then where the bytes of the slots from known on
-// are (see project), with room for extra more bytes after them. It indexes
-// those slots first, at once (see slotTable.find).
-func encodeSlots(s *slotTable, slots []uint32, known, extra int) []byte {
+// encodeSlots writes slots, then (old) the positions of those below known,
+// then where the bytes of the slots from known on are (see project), with room
+// for extra more bytes after them. It indexes those slots first, at once (see
+// slotTable.find).
+func encodeSlots(s *slotTable, slots []uint32, known, extra int, old bool) []byte {
 	s.catchUp()
-	b := grow(4 + 4*len(slots) + 8*(s.len()-known) + extra)
+	size := 4 + 4*len(slots) + 8*(s.len()-known) + extra
+	m := 0
+	if old {
+		for _, slot := range slots {
+			if int(slot) < known {
+				m++
+			}
+		}
+		size += 4 + 4*m
+	}
+	b := grow(size)
 	b = appendUint32(b, uint32(len(slots)))
 	for _, slot := range slots {
 		b = appendUint32(b, slot)
+	}
+	if old {
+		b = appendUint32(b, uint32(m))
+		for i, slot := range slots {
+			if int(slot) < known {
+				b = appendUint32(b, uint32(i))
+			}
+		}
 	}
 	for i := known; i < s.len(); i++ {
 		m := s.at(i)
@@ -225,7 +248,7 @@ func window(r *Request) ([]byte, error) {
 	for _, id := range ids {
 		size += len(id) + 1
 	}
-	return appendLines(slotted(r.slots, msgs, size), ids), nil
+	return appendLines(slotted(r.slots, msgs, size, false), ids), nil
 }
 
 // pathLength returns the number of nodes on argument 0's branch ("" or none:

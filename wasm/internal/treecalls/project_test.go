@@ -75,11 +75,35 @@ func TestAProjectionSendsEachMessageItsSlotOnceAndOnlyUnseenBytes(t *testing.T) 
 }
 
 // held splits a project result asked with a held length into the slots sent
-// and how many messages of the held list stay.
+// and how many messages of the held list stay. It checks the positions the
+// result lists after the slots: exactly those of slots JS held before (below
+// the new ones, whose places follow).
 func held(t *testing.T, res string) (slots []uint32, kept uint32) {
 	t.Helper()
-	kept = binary.LittleEndian.Uint32([]byte(res[len(res)-4:]))
-	slots, _ = projection(t, res[:len(res)-4])
+	b := []byte(res)
+	kept = binary.LittleEndian.Uint32(b[len(b)-4:])
+	n := int(binary.LittleEndian.Uint32(b))
+	at := 4 + 4*n
+	m := int(binary.LittleEndian.Uint32(b[at:]))
+	var old []int
+	for i := range m {
+		old = append(old, int(binary.LittleEndian.Uint32(b[at+4+4*i:])))
+	}
+	slots, sent := projection(t, string(slices.Concat(b[:at], b[at+4+4*m:len(b)-4])))
+	known := uint32(0) // the first new slot
+	for _, s := range slots {
+		known = max(known, s+1)
+	}
+	known -= uint32(len(sent))
+	var want []int
+	for i, s := range slots {
+		if s < known {
+			want = append(want, i)
+		}
+	}
+	if !slices.Equal(old, want) {
+		t.Fatalf("the result lists %v as the positions of held slots in %v (%d new); they are %v", old, slots, len(sent), want)
+	}
 	return slots, kept
 }
 
@@ -137,6 +161,11 @@ func TestAHeldListPlusWhatProjectSendsIsThePath(t *testing.T) {
 	for seed := range uint64(40) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		h := handleOf(t, must(t, "fromLinear", 0, `[{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"}]`))
+		if seed%2 == 1 { // a loaded file: JS holds none of its messages yet
+			saved := must(t, "save", h)
+			must(t, "free", h)
+			h = handleOf(t, must(t, "load", 0, saved))
+		}
 		var list []uint32
 		var ids []string // the node of each message of list
 		keeps := true    // only calls that keep every stored message since list
@@ -146,8 +175,11 @@ func TestAHeldListPlusWhatProjectSendsIsThePath(t *testing.T) {
 			node := path[rng.IntN(len(path))]
 			msg := `{"role":"user","content":"m` + strconv.Itoa(step) + `"}`
 			switch rng.IntN(10) {
-			case 0, 1:
+			case 0:
 				must(t, "append", h, msg)
+			case 1: // JS gets no slot for it: the next list sends it (and the list starts over)
+				must(t, "apply", h, `[{"op":"append","message":`+msg+`}]`)
+				keeps = false
 			case 2:
 				must(t, "regenerate", h, node, msg)
 			case 3:
