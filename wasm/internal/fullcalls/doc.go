@@ -20,12 +20,12 @@ func Full() []treecalls.Method {
 		treecalls.Method{Name: "export", Run: exportFile},
 		treecalls.Method{Name: "merge", Run: mergeFiles},
 		// intree.go: on live trees
-		treecalls.Method{Name: "mergeTree", NeedTree: true, Run: mergeTree},
+		treecalls.Method{Name: "mergeTree", Need: treecalls.WholeTree, Run: mergeTree},
 		treecalls.Method{Name: "importTree", Run: importTree},
-		treecalls.Method{Name: "exportTree", NeedTree: true, Run: exportTree},
+		treecalls.Method{Name: "exportTree", Need: treecalls.WholeTree, Run: exportTree},
 		// providers.go: request bodies for model APIs (core/provider)
 		treecalls.Method{Name: "projectFile", Run: projectFile},
-		treecalls.Method{Name: "projectTree", NeedTree: true, Run: projectTree},
+		treecalls.Method{Name: "projectTree", Need: treecalls.Tree, Run: projectTree},
 		// importall.go: several conversations of one file
 		treecalls.Method{Name: "importAll", Run: importAllFiles},
 		treecalls.Method{Name: "importAllTrees", Run: importAllTrees},

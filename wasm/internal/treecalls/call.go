@@ -24,10 +24,24 @@ type Request struct {
 // runs on the tree behind the call's handle, and what it does. It returns the
 // result bytes.
 type Method struct {
-	Name     string
-	NeedTree bool
-	Run      func(r *Request) ([]byte, error)
+	Name string
+	Need Need
+	Run  func(r *Request) ([]byte, error)
 }
+
+// Need is what a method needs before it runs.
+type Need uint8
+
+const (
+	NoTree Need = iota // nothing: the handle is not looked up
+	Tree               // the tree behind the handle
+	// WholeTree: the tree, and room for twice its estimated size in memory:
+	// the method writes, copies or walks all of it into a result.
+	WholeTree
+	// Save: as WholeTree, or room for one piece when the call is part of a
+	// save in pieces (savePiece), which then stays under way.
+	Save
+)
 
 // served is the table handed to the bridge by the last Serve.
 var served []Method
@@ -38,8 +52,8 @@ func Serve(methods []Method) {
 	served = methods
 	table := make([]bridge.Method, len(methods))
 	for i := range methods {
-		m, whole := &methods[i], wholeTree(methods[i].Name)
-		table[i] = bridge.Method{Name: m.Name, Run: func(c *bridge.Call) ([]byte, error) { return m.call(c, whole) }}
+		m := &methods[i]
+		table[i] = bridge.Method{Name: m.Name, Run: m.call}
 	}
 	bridge.Serve(table)
 }
@@ -48,27 +62,13 @@ func Serve(methods []Method) {
 // request serves every call.
 var current Request
 
-// wholeTree reports whether the memory a method needs grows with the whole
-// tree (it writes, copies or walks all of it into a result): before such a
-// method runs, the bridge checks that the memory can take twice the tree's
-// estimated size. (A switch: a map literal costs ~1 KB more of module.)
-func wholeTree(name string) bool {
-	switch name {
-	case "save", "clone", "project", "messages", "search", "renderBranchText", "summaryInput",
-		"spliceForLinearExport", "validate", "repair", "prune", "replace", "mergeTree", "exportTree",
-		"takeChanges":
-		return true
-	}
-	return false
-}
-
-// call looks up the tree behind the handle, when the method needs one, and
-// runs the method; whole says it is one of wholeTree.
-func (m *Method) call(c *bridge.Call, whole bool) ([]byte, error) {
+// call looks up the tree behind the handle, when the method needs one, asks
+// the memory it needs (Need), and runs the method.
+func (m *Method) call(c *bridge.Call) ([]byte, error) {
 	r := &current
 	*r = Request{method: m.Name, args: c.Args, at: c.At, handle: c.Handle}
 	defer func() { *r = Request{} }() // keep no tree alive between calls
-	if m.NeedTree {
+	if m.Need != NoTree {
 		e := trees[c.Handle]
 		if e == nil {
 			return nil, invalid("this SessionTree was freed (handle " +
@@ -92,11 +92,14 @@ func (m *Method) call(c *bridge.Call, whole bool) ([]byte, error) {
 		for _, a := range c.Args {
 			e.size += len(a)
 		}
-		piece := savePiece(m.Name, c.At, e)
+		piece := 0
+		if m.Need == Save {
+			piece = savePiece(c.At, e)
+		}
 		if piece == 0 {
 			e.saving = nil // a save in pieces ends with any other call
 		}
-		if whole {
+		if m.Need >= WholeTree {
 			need := 2 * e.size
 			if piece > 0 {
 				need = piece + piece/8 // a piece's buffer, not the file's size

@@ -213,7 +213,7 @@ func TestNoInputStopsTheModule(t *testing.T) {
 }
 
 func TestAPanicBecomesAnError(t *testing.T) {
-	Serve(append(Lean(), Method{"boom", false, func(*Request) ([]byte, error) { panic("kaboom") }}))
+	Serve(append(Lean(), Method{"boom", NoTree, func(*Request) ([]byte, error) { panic("kaboom") }}))
 	defer Serve(Lean())
 	res, ok := do(t, "boom", 0)
 	if ok || code(t, res) != "corrupt" || !strings.Contains(res, "kaboom") {
@@ -226,7 +226,7 @@ func TestAPanicBecomesAnError(t *testing.T) {
 // holds), so a change feed never stores the half-done change and no call
 // builds on it; other trees go on.
 func TestATreeACallPanickedOnFailsClosed(t *testing.T) {
-	Serve(append(Lean(), Method{"halfway", true, func(r *Request) ([]byte, error) {
+	Serve(append(Lean(), Method{"halfway", Tree, func(r *Request) ([]byte, error) {
 		if _, err := r.tree.Append(core.Message(`{"role":"user","content":"half"}`), 1); err != nil {
 			return nil, err
 		}
@@ -272,5 +272,31 @@ func TestTheLeanTableHasNoMergeImportOrExport(t *testing.T) {
 		case "merge", "mergeTree", "import", "importTree", "export", "exportTree":
 			t.Errorf("the lean table has %q", m.Name)
 		}
+	}
+}
+
+// A method whose memory grows with the whole tree (Need WholeTree or Save)
+// asks room for twice the tree's estimated size before it runs, and is
+// refused with too_large, the tree as it was, when the module cannot take it;
+// a method that works on a part of the tree asks none.
+func TestAMethodThatWorksOnTheWholeTreeAsksRoomForItFirst(t *testing.T) {
+	h := handleOf(t, must(t, "fromLinear", 0, `[{"role":"user","content":"a"},{"role":"assistant","content":"b"}]`))
+	defer must(t, "free", h)
+	e := trees[h]
+	size := e.size
+	for _, m := range Lean() {
+		if m.Need == NoTree || m.Name == "free" {
+			continue
+		}
+		e.size = 3 << 30 // as if it were 3 GiB: twice that does not fit in 4 GiB
+		res, ok := do(t, m.Name, h)
+		e.size = size
+		tooLarge := !ok && code(t, res) == "too_large"
+		if tooLarge != (m.Need >= WholeTree) {
+			t.Errorf("%s (need %d) on a tree estimated at 3 GiB: %s", m.Name, m.Need, res)
+		}
+	}
+	if got := must(t, "pathLength", h); got != "2" {
+		t.Fatalf("the tree changed: %s messages", got)
 	}
 }

@@ -133,14 +133,12 @@ const (
 // it collected first (Chromium's save of the 100k file: 222 → ~100 ms, Dec 6).
 const bigPiece = 8 << 20
 
-// savePiece is the size of the pieces a call writes when it is a save in
+// savePiece is the size of the pieces a save call writes when it is a save in
 // pieces or its next piece (a saveWith, or the save() of a tree estimated
 // past bigPiece), else 0: such a call needs room for one piece, and keeps the
 // save under way.
-func savePiece(name string, at int64, e *entry) int {
+func savePiece(at int64, e *entry) int {
 	switch {
-	case name != "save":
-		return 0
 	case at == SaveInPieces:
 		return pieceSize
 	case at == SaveNextPiece && e.saving != nil:
