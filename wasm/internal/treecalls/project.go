@@ -3,6 +3,7 @@ package treecalls
 import (
 	"slices"
 	"strconv"
+	"unsafe"
 
 	"github.com/sessiontree/sessiontree/core"
 )
@@ -187,9 +188,9 @@ func encodeSlots(s *slotTable, slots []uint32, known, extra int, old bool) []byt
 	}
 	b := grow(size)
 	b = appendUint32(b, uint32(len(slots)))
-	for _, slot := range slots {
-		b = appendUint32(b, slot)
-	}
+	// The slots as they lie in memory: little-endian uint32s (WebAssembly,
+	// and every target the tests run on, is little-endian).
+	b = append(b, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(slots))), 4*len(slots))...)
 	if old {
 		b = appendUint32(b, uint32(m))
 		for i, slot := range slots {
@@ -198,12 +199,21 @@ func encodeSlots(s *slotTable, slots []uint32, known, extra int, old bool) []byt
 			}
 		}
 	}
-	for i := known; i < s.len(); i++ {
-		m := s.at(i)
-		b = appendUint32(b, keyOf(m))
-		b = appendUint32(b, uint32(len(m)))
+	at := len(b)
+	b = b[:at+8*(s.len()-known)]
+	for i := known; i < s.len(); i, at = i+1, at+8 {
+		h := &s.chunks[i/chunkSize][i%chunkSize]
+		put32(b[at:], uint32(uintptr(unsafe.Pointer(h.p))))
+		put32(b[at+4:], h.n)
 	}
 	return b
+}
+
+// put32 writes v little-endian at the start of b (one store: the compiler
+// combines the bytes).
+func put32(b []byte, v uint32) {
+	_ = b[3]
+	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
 }
 
 // appendUint32 appends v little-endian (encoding/binary would pull reflect into
