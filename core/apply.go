@@ -41,7 +41,6 @@ func (t *Tree) Apply(ops []Op, nowMs int64) ([]string, error) {
 	}
 	t.reserve(ops)
 	defer func() {
-		t.slab = nil
 		if r := recover(); r != nil {
 			t.rollback()
 			t.closeJournal()
