@@ -93,6 +93,8 @@ func (c *slicedCall) wait() any {
 		if !c.held {
 			c.held = true
 			collector.Hold()
+		} else {
+			collector.Tick()
 		}
 		// The answer is the paused call's number, a JavaScript number: an
 		// object ({pending: n}, as it was) cost a js.Value, whose finalizer

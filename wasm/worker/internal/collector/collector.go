@@ -11,10 +11,10 @@
 // from a few MB to a 100,000-node tree is collected at each doubling. While
 // a long call (one that yielded) runs, Hold turns GOGC off and sets a memory
 // limit instead: the larger of Cap and twice the heap the last cycle left
-// (where GOGC=100 would have collected anyway). When the last hold ends,
-// the next cycle comes when the heap has doubled (a limit of twice the heap
-// in use, again at least Cap), and after it the settings Hold found come
-// back: the cycles a large call would have run are one, after it.
+// (where GOGC=100 would have collected anyway), raised between slices
+// (Tick) when a cycle finds more live than that. When the last hold ends,
+// the next cycle comes at that limit, and after it the settings Hold found
+// come back: the cycles a large call would have run are one, after it.
 package collector
 
 import (
@@ -39,6 +39,7 @@ var (
 	holding   int
 	restoring bool     // a release's cycle has not run yet: found stays
 	found     settings // what the first hold found
+	ticked    uint64   // the cycles completed at the hold's start or its last Tick
 	// Percent and Limit are the GOGC and memory limit set last (tests read them).
 	Percent, Limit int64
 )
@@ -55,32 +56,56 @@ func Hold() {
 	if holding++; holding > 1 {
 		return
 	}
-	limit := max(Cap, 2*liveHeap()+overhead())
+	limit := goal()
 	p := debug.SetGCPercent(-1)
 	l := debug.SetMemoryLimit(limit)
 	if !restoring {
 		found = settings{int64(p), l}
 	}
 	Percent, Limit = -1, limit
+	ticked = cycles()
 }
 
-// Release ends a hold. After the last, the next cycle comes at twice the
-// heap in use (at least Cap) and the settings the hold found come back after it.
+// Tick is called between the slices of a held call. When a cycle has run
+// since the hold began (or since the last Tick) and the heap it left live
+// needs more than the limit, the limit rises to twice that heap, as GOGC=100
+// would have it: a hold must not turn a call whose tree outgrows Cap (a
+// 100,000-message create after a run that left Go's own structures large)
+// into cycles back to back, each freeing nothing, which held a create for
+// over a minute and every other tenant with it (issue 25). It never lowers
+// the limit during a hold.
+func Tick() {
+	mu.Lock()
+	defer mu.Unlock()
+	if Cap <= 0 || holding == 0 {
+		return
+	}
+	if n := cycles(); n != ticked {
+		ticked = n
+		if limit := goal(); limit > Limit {
+			debug.SetMemoryLimit(limit)
+			Limit = limit
+		}
+	}
+}
+
+// Release ends a hold. After the last, the limit stays where the holds left
+// it (the next cycle comes there, not at once as GOGC=100 would after a large
+// call) and the settings the first hold found come back after that cycle.
+//
+// It once set a limit of twice the heap in use instead. In use counts the
+// held calls' garbage, and under a steady load (make bench-worker's load
+// part: a last release every few calls) each such limit let the heap grow to
+// it before the next: 123 MB rose to 644 MB in one run, Go's memory grew to
+// 480 MB, past the 128 MB a deployed isolate has, and a create that followed
+// ran cycle after cycle under the limit a hold then set (issue 25).
 func Release() {
 	mu.Lock()
 	defer mu.Unlock()
 	if Cap <= 0 || holding == 0 {
 		return
 	}
-	if holding--; holding > 0 {
-		return
-	}
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	limit := max(Cap, int64(min(2*m.HeapAlloc+m.Sys-min(m.HeapSys, m.Sys), math.MaxInt64/4)))
-	debug.SetMemoryLimit(limit)
-	Limit = limit
-	if restoring {
+	if holding--; holding > 0 || restoring {
 		return
 	}
 	restoring = true
@@ -103,6 +128,20 @@ func restore() {
 }
 
 type sentinel struct{ _ *int }
+
+// goal is the limit of a hold: the larger of Cap and twice the heap the last
+// cycle left live, with the memory Go holds beside the heap.
+func goal() int64 { return max(Cap, 2*liveHeap()+overhead()) }
+
+// cycles is the number of cycles completed so far.
+func cycles() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
 
 // liveHeap is the heap the last cycle marked live.
 func liveHeap() int64 {

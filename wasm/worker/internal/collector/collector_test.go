@@ -12,9 +12,9 @@ var sink [][]byte
 
 // A long call's allocations (64 MB of a tree being built, under a cap of
 // 96 MB) run no cycle while it holds the collector, where GOGC=100 would have
-// run several; after the last of two nested holds, the next cycle's goal is
-// about twice the heap, and after that cycle the GOGC and limit the first
-// hold found are back.
+// run several; after the last of two nested holds, the next cycle comes at
+// the hold's limit, and after that cycle the GOGC and limit the first hold
+// found are back.
 func TestAHoldRunsNoCycleUntilItsCapAndTheSettingsComeBack(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(1 << 40))
@@ -36,10 +36,12 @@ func TestAHoldRunsNoCycleUntilItsCapAndTheSettingsComeBack(t *testing.T) {
 	if Percent != -1 {
 		t.Fatalf("one of two holds ended: GOGC %d, want still off", Percent)
 	}
+	held := Limit
 	Release()
 	runtime.ReadMemStats(&after)
-	if Percent != -1 || uint64(Limit) < after.HeapAlloc*3/2 {
-		t.Fatalf("after the holds: GOGC %d, limit %d MB with %d MB in use: the next cycle would come at once", Percent, Limit>>20, after.HeapAlloc>>20)
+	if Percent != -1 || Limit != held || Limit < Cap || after.NumGC != before.NumGC {
+		t.Fatalf("after the holds: GOGC %d, limit %d MB (the hold's %d MB, cap %d MB), %d cycles: the next cycle should come at the hold's limit",
+			Percent, Limit>>20, held>>20, Cap>>20, after.NumGC-before.NumGC)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	read := func() (int64, int64) {
@@ -142,5 +144,60 @@ func TestRoomGrowsTheHeapOnceBeforeALargeCall(t *testing.T) {
 	Room(1 << 40)
 	if f, got := heapFree(); got > Cap+8<<20 || f < free+56<<20 {
 		t.Fatalf("Room(1 TiB) under a cap of %d MB: %d MB taken (was %d), %d MB free (was %d)", Cap>>20, got>>20, total>>20, f>>20, free>>20)
+	}
+}
+
+// A held call whose live heap outgrows the cap (a tree of 4× the cap built
+// in 1 MB pieces, Tick between pieces as between slices) gets a limit that
+// grows with it, as GOGC=100 would: a few cycles, not one at every piece
+// past the cap. Without Tick the limit stayed at the cap and every
+// allocation past it ran a cycle that freed nothing (a create held for over
+// a minute in make bench-worker, issue 25).
+func TestAHeldCallThatOutgrowsTheCapRunsFewCycles(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	defer func(c int64) { Cap = c }(Cap)
+	defer debug.FreeOSMemory()
+	Cap = 32 << 20
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	Hold()
+	live := make([][]byte, 0, 128)
+	for range 128 {
+		live = append(live, make([]byte, 1<<20))
+		Tick()
+	}
+	runtime.ReadMemStats(&after)
+	Release()
+	if n := after.NumGC - before.NumGC; n > 8 {
+		t.Fatalf("%d cycles while a held call grew its live heap to 128 MB under a cap of 32 MB (limit now %d MB); GOGC=100 runs 2 or 3", n, Limit>>20)
+	}
+	runtime.KeepAlive(live)
+}
+
+// Busy holds that end and begin again, each call leaving garbage (a steady
+// load of writes), keep the limit near the cap: the heap a run of them may
+// take does not rise with each last release.
+func TestHoldsOneAfterAnotherKeepTheLimitNearTheCap(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	defer func(c int64) { Cap = c }(Cap)
+	defer debug.FreeOSMemory()
+	Cap = 32 << 20
+	runtime.GC()
+	peak := int64(0)
+	for range 40 {
+		Hold()
+		for range 24 { // 24 MB of garbage a call
+			sink = append(sink[:0], make([]byte, 1<<20))
+			Tick()
+		}
+		Release()
+		peak = max(peak, Limit)
+	}
+	sink = nil
+	if peak > Cap+Cap/2+overhead() {
+		t.Fatalf("the limit reached %d MB over 40 busy holds under a cap of %d MB", peak>>20, Cap>>20)
 	}
 }
