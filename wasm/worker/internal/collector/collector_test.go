@@ -110,16 +110,8 @@ func TestNoCapNoHold(t *testing.T) {
 // collection), and does nothing more when the room is there: a second Room
 // runs no cycle. It never asks past Cap in all.
 func TestRoomGrowsTheHeapOnceBeforeALargeCall(t *testing.T) {
-	// GOGC=100 and no memory limit, whatever a hold before left pending: a
-	// limit under what Room grows would start cycles of its own.
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
-	defer func(c int64) { Cap = c }(Cap)
-	// What it grew stays taken until the scavenger gives it back, and a
-	// memory limit counts it: given back now for the tests after (-count).
-	defer debug.FreeOSMemory()
-	Cap = 1 << 30
-	runtime.GC()
+	// No memory limit: one under what Room grows would start cycles of its own.
+	underCap(t, 1<<30)
 	free, _ := heapFree()
 	n := free + 128<<20
 	var before, after runtime.MemStats
@@ -154,12 +146,7 @@ func TestRoomGrowsTheHeapOnceBeforeALargeCall(t *testing.T) {
 // allocation past it ran a cycle that freed nothing (a create held for over
 // a minute in make bench-worker, issue 25).
 func TestAHeldCallThatOutgrowsTheCapRunsFewCycles(t *testing.T) {
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
-	defer func(c int64) { Cap = c }(Cap)
-	defer debug.FreeOSMemory()
-	Cap = 32 << 20
-	runtime.GC()
+	underCap(t, 32<<20)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	Hold()
@@ -180,12 +167,7 @@ func TestAHeldCallThatOutgrowsTheCapRunsFewCycles(t *testing.T) {
 // load of writes), keep the limit near the cap: the heap a run of them may
 // take does not rise with each last release.
 func TestHoldsOneAfterAnotherKeepTheLimitNearTheCap(t *testing.T) {
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
-	defer func(c int64) { Cap = c }(Cap)
-	defer debug.FreeOSMemory()
-	Cap = 32 << 20
-	runtime.GC()
+	underCap(t, 32<<20)
 	peak := int64(0)
 	for range 40 {
 		Hold()
@@ -200,4 +182,22 @@ func TestHoldsOneAfterAnotherKeepTheLimitNearTheCap(t *testing.T) {
 	if peak > Cap+Cap/2+overhead() {
 		t.Fatalf("the limit reached %d MB over 40 busy holds under a cap of %d MB", peak>>20, Cap>>20)
 	}
+}
+
+// underCap sets Cap to c for one test, with GOGC=100 and no memory limit
+// whatever a hold before left pending, and puts them back after it. What the
+// test grew stays taken until the scavenger gives it back, and a memory limit
+// counts it: it is given back then, for the tests after (-count).
+func underCap(t *testing.T, c int64) {
+	p := debug.SetGCPercent(100)
+	l := debug.SetMemoryLimit(math.MaxInt64)
+	old := Cap
+	Cap = c
+	t.Cleanup(func() {
+		debug.FreeOSMemory()
+		Cap = old
+		debug.SetMemoryLimit(l)
+		debug.SetGCPercent(p)
+	})
+	runtime.GC()
 }
