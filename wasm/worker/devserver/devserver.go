@@ -417,6 +417,36 @@ func (s *Server) CPU() map[string]int64 {
 	return out
 }
 
+// WorkerMemory is the resident memory of the workerd that runs the worker,
+// now and at its peak (VmRSS and VmHWM of /proc/PID/status, in bytes), or
+// zeros when it cannot be read.
+func (s *Server) WorkerMemory() (now, peak int64) {
+	s.each(func(pid, role string, _ Stat) {
+		if role != "worker" {
+			return
+		}
+		b, err := os.ReadFile("/proc/" + pid + "/status")
+		if err != nil {
+			return
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			k, v, ok := strings.Cut(line, ":")
+			if !ok {
+				continue
+			}
+			var kb int64
+			fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(v), " kB"), &kb)
+			switch k {
+			case "VmRSS":
+				now += kb << 10
+			case "VmHWM":
+				peak += kb << 10
+			}
+		}
+	})
+	return now, peak
+}
+
 // each calls fn with each process of the server's group: its pid, its role
 // (see CPU) and its stat.
 func (s *Server) each(fn func(pid, role string, st Stat)) {

@@ -706,6 +706,12 @@ func main() {
 	if want("stalls") {
 		stalls(iso, key, *dur, *stallParts)
 	}
+	// The worker's memory over the run: until Dec 6 a steady load grew its
+	// objects' Go memory to 480 MB (workerd 1.05 GB), and the create after it
+	// never finished (docs/edge.md, "Long calls run in slices").
+	if now, peak := servers[0].WorkerMemory(); peak > 0 {
+		fmt.Printf("\nthe worker's workerd: resident memory %d MB at the end, %d MB at its peak (a deployed isolate has 128 MB of JavaScript and WebAssembly heap; workerd's own memory comes on top)\n", now>>20, peak>>20)
+	}
 	for _, s := range servers {
 		// (Logged at wrangler's info level only: -log-level info to see it.
 		// Each server serves a copy of the build, so a build meanwhile
