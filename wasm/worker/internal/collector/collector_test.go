@@ -33,27 +33,22 @@ func TestAHoldRunsNoCycleUntilItsCapAndTheSettingsComeBack(t *testing.T) {
 		t.Fatalf("%d cycles while held", after.NumGC-before.NumGC)
 	}
 	Release()
-	if Percent != -1 {
-		t.Fatalf("one of two holds ended: GOGC %d, want still off", Percent)
+	p, held := current()
+	if p != -1 {
+		t.Fatalf("one of two holds ended: GOGC %d, want still off", p)
 	}
-	held := Limit
 	Release()
 	runtime.ReadMemStats(&after)
-	if Percent != -1 || Limit != held || Limit < Cap || after.NumGC != before.NumGC {
+	if p, l := current(); p != -1 || l != held || l < Cap || after.NumGC != before.NumGC {
 		t.Fatalf("after the holds: GOGC %d, limit %d MB (the hold's %d MB, cap %d MB), %d cycles: the next cycle should come at the hold's limit",
-			Percent, Limit>>20, held>>20, Cap>>20, after.NumGC-before.NumGC)
+			p, l>>20, held>>20, Cap>>20, after.NumGC-before.NumGC)
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	read := func() (int64, int64) {
-		mu.Lock()
-		defer mu.Unlock()
-		return Percent, Limit
-	}
-	for p, _ := read(); p != 100 && time.Now().Before(deadline); p, _ = read() {
+	for p, _ := current(); p != 100 && time.Now().Before(deadline); p, _ = current() {
 		runtime.GC()
 		time.Sleep(10 * time.Millisecond)
 	}
-	p, l := read()
+	p, l := current()
 	if p != 100 || l != 1<<40 {
 		t.Fatalf("GOGC %d, limit %d after the next cycles, want the 100 and 1 TiB the hold found", p, l)
 	}
@@ -158,7 +153,8 @@ func TestAHeldCallThatOutgrowsTheCapRunsFewCycles(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	Release()
 	if n := after.NumGC - before.NumGC; n > 8 {
-		t.Fatalf("%d cycles while a held call grew its live heap to 128 MB under a cap of 32 MB (limit now %d MB); GOGC=100 runs 2 or 3", n, Limit>>20)
+		_, l := current()
+		t.Fatalf("%d cycles while a held call grew its live heap to 128 MB under a cap of 32 MB (limit now %d MB); GOGC=100 runs 2 or 3", n, l>>20)
 	}
 	runtime.KeepAlive(live)
 }
@@ -176,7 +172,8 @@ func TestHoldsOneAfterAnotherKeepTheLimitNearTheCap(t *testing.T) {
 			Tick()
 		}
 		Release()
-		peak = max(peak, Limit)
+		_, l := current()
+		peak = max(peak, l)
 	}
 	sink = nil
 	if peak > Cap+Cap/2+overhead() {
@@ -200,4 +197,12 @@ func underCap(t *testing.T, c int64) {
 		debug.SetGCPercent(p)
 	})
 	runtime.GC()
+}
+
+// current reads Percent and Limit as the collector's lock holds them: a
+// release's restore sets them from the finalizer goroutine.
+func current() (percent, limit int64) {
+	mu.Lock()
+	defer mu.Unlock()
+	return Percent, Limit
 }
