@@ -39,7 +39,7 @@ var (
 	holding   int
 	restoring bool     // a release's cycle has not run yet: found stays
 	found     settings // what the first hold found
-	ticked    uint64   // the cycles completed at the hold's start or its last Tick
+	ticked    int64    // the cycles completed at the hold's start or its last Tick
 	// Percent and Limit are the GOGC and memory limit set last (tests read them).
 	Percent, Limit int64
 )
@@ -134,23 +134,19 @@ type sentinel struct{ _ *int }
 func goal() int64 { return max(Cap, 2*liveHeap()+overhead()) }
 
 // cycles is the number of cycles completed so far.
-func cycles() uint64 {
-	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return s[0].Value.Uint64()
-}
+func cycles() int64 { return metric("/gc/cycles/total:gc-cycles") }
 
 // liveHeap is the heap the last cycle marked live.
-func liveHeap() int64 {
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+func liveHeap() int64 { return metric("/gc/heap/live:bytes") }
+
+// metric reads one of the runtime's counters (bytesOf).
+func metric(name string) int64 {
+	s := []metrics.Sample{{Name: name}}
 	metrics.Read(s)
 	return bytesOf(s[0])
 }
 
-// bytesOf is a metric's value in bytes, 0 where the runtime has no such metric.
+// bytesOf is a counter's value (bytes, cycles), 0 where the runtime has no such metric.
 func bytesOf(s metrics.Sample) int64 {
 	if s.Value.Kind() != metrics.KindUint64 {
 		return 0
