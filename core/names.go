@@ -132,22 +132,35 @@ func randomIDs() func() string {
 	src := rand.NewChaCha8(seed)
 	const alphabet = "0123456789abcdefghjkmnpqrstvwxyz" // Crockford base32, in ASCII order
 	hi, lo := src.Uint64()&0xffff, src.Uint64()         // the 80 bits: hi's 16 above lo's 64
+	// The ids are written idBlock at a time into one string, and each is a
+	// piece of it: one allocation per idBlock appends, not one each.
+	var block string
 	return func() string {
-		next := lo + src.Uint64()>>32 + 1
-		if next < lo {
-			hi = (hi + 1) & 0xffff
+		if len(block) == 0 {
+			var out [idBlock * 16]byte
+			for k := 0; k < idBlock; k++ {
+				next := lo + src.Uint64()>>32 + 1
+				if next < lo {
+					hi = (hi + 1) & 0xffff
+				}
+				lo = next
+				h, l := hi, lo
+				for i := 15; i >= 0; i-- {
+					out[16*k+i] = alphabet[l&31]
+					l = l>>5 | h<<59
+					h >>= 5
+				}
+			}
+			block = string(out[:])
 		}
-		lo = next
-		var out [16]byte
-		h, l := hi, lo
-		for i := 15; i >= 0; i-- {
-			out[i] = alphabet[l&31]
-			l = l>>5 | h<<59
-			h >>= 5
-		}
-		return string(out[:])
+		id := block[:16]
+		block = block[16:]
+		return id
 	}
 }
+
+// idBlock is how many ids a randomIDs source writes at a time.
+const idBlock = 32
 
 // idSource returns the id source a copy of t (a clone, a merge) takes: a
 // randomIDs of its own when t has one (a source keeps state, and copies are

@@ -49,6 +49,7 @@ type Tree struct {
 	rest        *Changes // the part of a feed TakeChangesUpTo has yet to hand out, or nil
 	slab        []node   // nodes set aside for appends: a block at a time, or a whole Apply batch
 	branchSlab  []branch // branches set aside for new ones, a block at a time (newBranch)
+	childSlab   []string // room for first children, a block at a time (firstChild)
 	act         *branch  // memo of branches[active], valid while actGen == branchGen
 	actGen      uint64
 	// branchGen counts adds and removals of branches on this tree (journal.go),
@@ -436,6 +437,9 @@ func (t *Tree) siblingList(parent string) *[]string {
 func (t *Tree) insertOrdered(list *[]string, id string, created int64) {
 	l := *list
 	if n := len(l); n == 0 || t.sortsBefore(l[n-1], created, id) != 0 {
+		if cap(l) == 0 {
+			l = t.firstChild()
+		}
 		*list = append(l, id) // the usual case: the newest child
 		return
 	}
@@ -445,6 +449,21 @@ func (t *Tree) insertOrdered(list *[]string, id string, created int64) {
 	l[i] = id
 	*list = l
 }
+
+// firstChild returns an empty list with room for one child, from a block of
+// childBlock: most nodes of a chat have one child, and an append then
+// allocates nothing for its parent's list (a second child moves the list out).
+func (t *Tree) firstChild() []string {
+	if len(t.childSlab) == 0 {
+		t.childSlab = make([]string, childBlock)
+	}
+	l := t.childSlab[:0:1]
+	t.childSlab = t.childSlab[1:]
+	return l
+}
+
+// childBlock is how many one-child lists firstChild allocates at a time.
+const childBlock = 64
 
 // sortsBefore reports 1 when sibling sorts before (created, id), -1 when it
 // sorts after, and 2 when it is not a node.
