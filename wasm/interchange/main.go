@@ -22,9 +22,8 @@ import (
 )
 
 func main() {
-	// This module links runtime/debug anyway: its sliced loads hold the
-	// collector, so that an open's slices and its first calls do not mark
-	// the whole heap.
+	// A large load holds the collector, so that an open's slices, a large
+	// call and the first calls after them do not mark the whole heap.
 	gcpace.Install()
 	treecalls.Serve(fullcalls.Full())
 	// The exports stay callable only while the program runs: never return.

@@ -21,6 +21,9 @@ var (
 	outBuf []byte // the reusable result buffer handed out by Out; 8-byte aligned
 	taken  bool   // the call took the input buffer (TakeInput)
 	outAsk = -1   // the most this call asked of Out; -1: it did not
+	// bigHeld: a buffer of bigCall bytes or more was reserved for the next
+	// call, and the collector is held until that call ends (settle).
+	bigHeld bool
 )
 
 // bigBuffer is the size above which a buffer that a call used less than a
@@ -49,6 +52,12 @@ func Reserve(n int) []byte {
 	}
 	if n < 256 {
 		n = 256
+	}
+	if n >= bigCall && !bigHeld {
+		// A call given this much (a file to load, a large import) allocates
+		// mostly what stays live: the collector waits until it ends (settle).
+		bigHeld = true
+		HoldCollector()
 	}
 	if cap(input) > bigBuffer && n <= bigBuffer {
 		// JavaScript keeps the address of a buffer it asked no more than
@@ -125,6 +134,10 @@ func KeepOut(b []byte) {
 // taken input buffer, and a large input or result buffer that this call used
 // less than a quarter of (a call that did not use Out leaves that one be).
 func settle(n int) {
+	if bigHeld {
+		bigHeld = false
+		ReleaseCollector()
+	}
 	if taken {
 		taken, input = false, nil
 	} else if cap(input) > bigBuffer && n < cap(input)/4 {
