@@ -1222,6 +1222,9 @@ func canonBranch(t *Tree, name string) string {
 // Fewer than 1<<15 blocks of fewer than 1<<32 nodes each, ids of at most
 // maxStoredName bytes.
 func linkByID(blocks [][]node, n int) {
+	if linkNear(blocks) {
+		return
+	}
 	size := 1
 	for size <= n+n/4 { // at least one empty entry ends every probe
 		size <<= 1
@@ -1249,7 +1252,7 @@ func linkByID(blocks [][]node, n int) {
 			tick()
 			nd := &block[i]
 			p := nd.parent
-			if p == "" {
+			if p == "" || nd.up != nil {
 				continue
 			}
 			w0, w1 := idWords(p)
@@ -1268,6 +1271,45 @@ func linkByID(blocks [][]node, n int) {
 		}
 	}
 }
+
+// linkNear links each node whose parent is one of the nearNodes nodes
+// listed just before it, and reports whether that linked every node that
+// has a parent. A saved tree lists its nodes by id, and the ids one tree
+// makes sort in the order it made them, so a chat's parent is the node
+// before (or, after a regenerate, a few before): 100k nodes linked without a
+// table of their ids, ~15% of a 42 MB open in Node. In a file listed in
+// another order it gives up after its first thousand nodes when most of
+// them missed, and the table links the rest.
+func linkNear(blocks [][]node) bool {
+	var near [nearNodes]*node // the nodes just before, as a ring; near[at] the last
+	at, tries, missed := 0, 0, 0
+	for _, block := range blocks {
+		for i := range block {
+			tick()
+			nd := &block[i]
+			if p := nd.parent; p != "" {
+				tries++
+				for k := range nearNodes {
+					if r := near[(at-k)&(nearNodes-1)]; r != nil && r.id == p {
+						nd.up = r
+						break
+					}
+				}
+				if nd.up == nil {
+					if missed++; tries == 1024 && missed > tries/2 {
+						return false
+					}
+				}
+			}
+			at = (at + 1) & (nearNodes - 1)
+			near[at] = nd
+		}
+	}
+	return missed == 0
+}
+
+// nearNodes is how many nodes before a node linkNear looks at: a power of 2.
+const nearNodes = 8
 
 // idWords packs the first 16 bytes of id into two words, zero-padded.
 func idWords(id string) (w0, w1 uint64) {

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 )
@@ -134,4 +135,59 @@ func FuzzFastLoad(f *testing.F) {
 	f.Add(tr.Marshal())
 	f.Add(New().Marshal())
 	f.Fuzz(func(t *testing.T, data []byte) { sameLoad(t, "input", data) })
+}
+
+// A saved chat lists each node at most a few after its parent (a tree's ids
+// sort in the order it made them; a regenerated reply's sibling comes after
+// it), so linkNear links every node without the table of ids. A file listed
+// in another order makes it give up, and linkByID's table links the rest:
+// each node to the node its parent names, as the map would.
+func TestLinkNearLinksASavedChatAndTheTableTheRest(t *testing.T) {
+	tr := New()
+	for i := range 3000 {
+		id := mustAppend(t, tr, msg("user", "turn "+strconv.Itoa(i)), int64(i))
+		if i%10 == 9 {
+			if _, err := tr.Regenerate(id, msg("assistant", "again"), int64(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ids := make([]string, 0, len(tr.nodes))
+	for id := range tr.nodes {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids) // the file's order
+	blocksOf := func(order []string) ([][]node, []*node) {
+		block := make([]node, len(order))
+		for i, id := range order {
+			n := tr.nodes[id]
+			block[i] = node{id: n.id, parent: n.parent}
+		}
+		ptrs := make([]*node, len(block))
+		for i := range block {
+			ptrs[i] = &block[i]
+		}
+		return [][]node{block}, ptrs
+	}
+	linked := func(what string, ns []*node) {
+		t.Helper()
+		for _, n := range ns {
+			if (n.parent == "") != (n.up == nil) || (n.up != nil && n.up.id != n.parent) {
+				t.Fatalf("%s: node %s (parent %q) linked to %q", what, n.id, n.parent, upID(n))
+			}
+		}
+	}
+	blocks, ns := blocksOf(ids)
+	if !linkNear(blocks) {
+		t.Fatal("linkNear left nodes of a saved chat for the table")
+	}
+	linked("in file order", ns)
+
+	rand.New(rand.NewPCG(1, 2)).Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+	blocks, ns = blocksOf(ids)
+	if linkNear(blocks) {
+		t.Fatal("linkNear linked every node of a shuffled file")
+	}
+	linkByID(blocks, len(ns))
+	linked("shuffled", ns)
 }
