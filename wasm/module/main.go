@@ -7,9 +7,15 @@
 // boundary is wasm/internal/bridge's.
 package main
 
-import "github.com/sessiontree/sessiontree/wasm/internal/treecalls"
+import (
+	"github.com/sessiontree/sessiontree/wasm/internal/gcpace"
+	"github.com/sessiontree/sessiontree/wasm/internal/treecalls"
+)
 
 func main() {
+	// A large load holds the collector, so that an open's slices, a large
+	// call and the first calls after them do not mark the whole heap.
+	gcpace.Install()
 	treecalls.Serve(treecalls.Lean())
 	// The exports stay callable only while the program runs: never return.
 	select {}

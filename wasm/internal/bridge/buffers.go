@@ -138,6 +138,7 @@ func settle(n int) {
 		bigHeld = false
 		ReleaseCollector()
 	}
+	Settled()
 	if taken {
 		taken, input = false, nil
 	} else if cap(input) > bigBuffer && n < cap(input)/4 {

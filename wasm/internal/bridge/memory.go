@@ -97,53 +97,20 @@ func collect() {
 	liveSeen = memStats.HeapAlloc
 }
 
-// A large load ends the collection it started (issue 26). A load allocates
-// mostly what stays live (the file, the tree over it), and GOGC's goal was
-// set from the heap before it: a load of a few times that heap crosses the
-// trigger near its end. In WebAssembly the collector's workers run only when
-// a goroutine yields, which a call never does, so that cycle is advanced by
-// the assists of later allocations alone: it went on over the calls after
-// the load (the full list, the save, regenerates) for hundreds of
-// milliseconds, with write barriers on and the heap growing, as none of the
-// garbage could be reused until it ended. A 20k-message load's next 1,000
-// regenerates cost 1.6× what they do once it has ended. So a large load that
-// ends with a cycle under way finishes it there (a full collection: the mark
-// of a heap that is mostly the file's bytes, which hold no pointers). A load
-// during which a cycle ended leaves the pacing alone: its goal already counts
-// most of the load (at 100k messages that is the usual case).
-
-// loadCycles is the number of cycles that had ended when the large load
-// under way began (LoadBegins).
-var loadCycles uint32
-
-// LoadBegins is called as a load of n bytes begins, LoadEnds as it ends.
-func LoadBegins(n int) {
-	if n >= bigCall {
-		look()
-		loadCycles = memStats.NumGC
-	}
-}
-
-// LoadEnds finishes, with a full collection, the cycle a load of n bytes
-// started when it is still under way.
-func LoadEnds(n int) {
-	if n < bigCall {
-		return
-	}
-	look()
-	if cycleUnderway(loadCycles, &memStats) {
-		collect()
-	}
-}
-
-// cycleUnderway reports whether a cycle may be under way that began after
-// ended cycles had ended: none ended since, and the heap in use is past the
-// lowest trigger the runtime sets (70% of the way from the heap marked to the
-// goal, so at least 70% of the goal). A heap past it with no cycle under way
-// is about to start one: finishing that now costs the same.
-func cycleUnderway(ended uint32, m *runtime.MemStats) bool {
-	return m.NumGC == ended && m.HeapAlloc >= m.NextGC/10*7
-}
+// A large load starts no collection (issue 26). A load allocates mostly
+// what stays live (the file, the tree over it), and GOGC's goal was set from
+// the heap before it: a load of a few times that heap crosses the trigger,
+// and in WebAssembly the collector's workers run only when a goroutine
+// yields, which a call never does, so that cycle was advanced by the assists
+// of later allocations alone: it went on over the calls after the load (the
+// full list, the save, regenerates) for hundreds of milliseconds, with write
+// barriers on and the heap growing. A 20k-message load's next 1,000
+// regenerates cost 1.6× what they do once it has ended. Since Dec 6 the call
+// that takes a large buffer holds the collector (Reserve, settle, with
+// wasm/internal/gcpace installed, as both modules do): no cycle starts in it,
+// and the next comes where GOGC would put it from the heap after the load.
+// (Before, the load finished such a cycle with a full collection before it
+// returned.)
 
 // look reads the runtime's memory statistics and restarts the count of
 // needs granted since.
@@ -168,9 +135,13 @@ func free(sys, idle uint64) uint64 {
 func mib(n uint64) string { return strconv.FormatUint((n+(1<<20)-1)>>20, 10) }
 
 // HoldCollector and ReleaseCollector are called as a sliced load begins and
-// as it ends (whole, failed or given up): no-ops, unless a module installs
+// as it ends (whole, failed or given up), and around a call given a large
+// buffer (Reserve, settle): no-ops, unless a module installs
 // wasm/internal/gcpace, which holds the collector while loads run.
 var (
 	HoldCollector    = func() {}
 	ReleaseCollector = func() {}
+	// Settled is called as each call ends (gcpace puts the collector's
+	// settings back there).
+	Settled = func() {}
 )

@@ -17,91 +17,126 @@
 //
 // It sets GOGC and the memory limit through the runtime's own setters, which
 // runtime/debug calls: runtime/debug links the os package (22 KB of the
-// interchange module gzipped). The lean module does without it all the same
-// (its loads collect as GOGC does): the finalizer that puts the settings back
-// links the runtime's finalizers, ~10 KB, for ~7% of a 100k-message open in
-// Node (Dec 6).
+// interchange module gzipped), and both modules install it. It is not safe
+// for concurrent use: a module serves one call at a time.
 package gcpace
 
 import (
 	"math"
 	"runtime"
-	"sync/atomic"
 	_ "unsafe" // go:linkname
 
 	"github.com/sessiontree/sessiontree/wasm/internal/bridge"
 )
 
-// Install makes sliced loads hold the collector.
+// Install makes large loads hold the collector.
 func Install() {
-	bridge.HoldCollector, bridge.ReleaseCollector = hold, release
+	bridge.HoldCollector, bridge.ReleaseCollector, bridge.Settled = hold, release, settled
 }
 
 var (
-	holding   atomic.Int32
-	restoring atomic.Bool
+	holding   int
+	restoring bool
 	// Percent is the GOGC set last: -1 while loads hold the collector or
 	// until the cycle after them, then the one they found (tests read it).
-	Percent atomic.Int64
+	Percent int64
 	// Limit is the memory limit set last (tests read it).
-	Limit atomic.Int64
+	Limit int64
 	// found: the GOGC and memory limit in force before the first load held
 	// the collector, put back after it (a load while they are being put back
 	// finds the loads' own settings: found stays).
-	foundPercent atomic.Int64
-	foundLimit   atomic.Int64
+	foundPercent int64
+	foundLimit   int64
 )
 
 func hold() {
-	if holding.Add(1) == 1 {
+	if holding++; holding == 1 {
 		p := int(setGCPercent(-1))
 		l := setMemoryLimit(math.MaxInt64)
-		if !restoring.Load() {
-			foundPercent.Store(int64(p))
-			foundLimit.Store(l)
+		if !restoring {
+			foundPercent = int64(p)
+			foundLimit = l
 		}
-		Percent.Store(-1)
-		Limit.Store(math.MaxInt64)
+		Percent = -1
+		Limit = math.MaxInt64
 	}
 }
 
 // release sets the next cycle where the GOGC the first hold found would set
 // it from the heap in use now (three times it at the page's GOGC=200; twice
 // when that GOGC was off): a memory limit with GOGC off, as GOGC's own goal
-// would be counted from the heap marked before the load. After that cycle,
-// the GOGC and limit the first hold found.
+// would be counted from the heap marked before the load. The GOGC and limit
+// the first hold found come back after that cycle (settled).
 func release() {
-	if n := holding.Add(-1); n > 0 {
+	if holding--; holding > 0 {
 		return
-	} else if n < 0 {
-		holding.Store(0)
+	} else if holding < 0 {
+		holding = 0
 		return
 	}
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	grow := uint64(100)
-	if p := foundPercent.Load(); p > 0 {
+	if p := foundPercent; p > 0 {
 		grow = uint64(p)
 	}
 	limit := int64(min(m.HeapAlloc+m.HeapAlloc/100*grow+(m.Sys-m.HeapSys), 3<<30))
 	setMemoryLimit(limit)
-	Limit.Store(limit)
-	if !restoring.Swap(true) {
-		s := &sentinel{}
-		runtime.SetFinalizer(s, func(*sentinel) {
-			restoring.Store(false)
-			if holding.Load() == 0 {
-				p, l := foundPercent.Load(), foundLimit.Load()
-				setGCPercent(int32(p))
-				setMemoryLimit(l)
-				Percent.Store(p)
-				Limit.Store(l)
-			}
-		})
+	Limit = limit
+	if !restoring {
+		restoring, cyclesAtRelease, calls = true, m.NumGC, 0
 	}
 }
 
-type sentinel struct{ _ *int }
+var (
+	cyclesAtRelease uint32 // the cycles that had ended when the last hold was released
+	calls           int    // calls ended since, while restoring
+)
+
+// settled runs as each call ends. While the settings a hold found are to
+// come back, every checkEvery calls it looks whether a cycle has ended since
+// the release, and puts them back if one has. (A finalizer on an object made
+// at the release would say so at once, but links the runtime's finalizers:
+// ~10 KB of the lean module gzipped. Until they are back, the collector runs
+// at the release's limit: when the heap in use nears it, more often, never
+// past it.)
+func settled() {
+	if !restoring {
+		return
+	}
+	if calls++; calls < checkEvery {
+		return
+	}
+	calls = 0
+	if cycles() == cyclesAtRelease {
+		return
+	}
+	restoring = false
+	if holding == 0 {
+		p, l := foundPercent, foundLimit
+		setGCPercent(int32(p))
+		setMemoryLimit(l)
+		Percent = p
+		Limit = l
+	}
+}
+
+// checkEvery is how many calls settled lets pass between two looks at the
+// collector's cycles.
+const checkEvery = 64
+
+// cycles returns the number of cycles that have ended, as runtime/debug's
+// ReadGCStats learns it: without runtime.ReadMemStats, which stops the world
+// and flushes every span cached for allocation (each of 10k appends after
+// an open then allocated slower: 48 → 51–64 ms in Node).
+func cycles() uint32 {
+	readGCStats(&gcStats)
+	return uint32(gcStats[len(gcStats)-2])
+}
+
+// gcStats is readGCStats's buffer: the last 256 pauses and their ends, then
+// the last cycle's time, the count of cycles and the total pause.
+var gcStats = make([]uint64, 0, 2*256+3)
 
 // setGCPercent and setMemoryLimit are what runtime/debug's SetGCPercent and
 // SetMemoryLimit call: the runtime defines them for it (mgcpacer.go). A
@@ -112,3 +147,6 @@ func setGCPercent(int32) int32
 
 //go:linkname setMemoryLimit runtime/debug.setMemoryLimit
 func setMemoryLimit(int64) int64
+
+//go:linkname readGCStats runtime/debug.readGCStats
+func readGCStats(*[]uint64)

@@ -5,15 +5,16 @@ import (
 	"runtime"
 	"runtime/debug"
 	"testing"
-	"time"
 
 	"github.com/sessiontree/sessiontree/wasm/internal/bridge"
 )
 
 // A load holds the collector (no cycle while it runs), its end sets the next
-// goal where the GOGC it found sets it (three times the heap then at 200), and the GOGC and memory limit it found
-// (the module's own: the page starts it with GOGC=200) are back after that
-// cycle. Two loads at once hold it until both end.
+// goal where the GOGC it found sets it (three times the heap then at 200),
+// and the GOGC and memory limit it found (the module's own: the page starts
+// it with GOGC=200) are back after that cycle, looked for every checkEvery
+// calls (no finalizer: the lean module does without the runtime's
+// finalizers). Two loads at once hold it until both end.
 func TestLoadsHoldTheCollectorAndGOGCComesBack(t *testing.T) {
 	Install()
 	defer debug.SetGCPercent(debug.SetGCPercent(200))
@@ -31,25 +32,29 @@ func TestLoadsHoldTheCollectorAndGOGCComesBack(t *testing.T) {
 		t.Fatalf("%d collections while loads held the collector", after.NumGC-before.NumGC)
 	}
 	bridge.ReleaseCollector()
-	if Percent.Load() != -1 {
-		t.Fatalf("one of two loads ended: GOGC %d, want still held (-1)", Percent.Load())
+	if Percent != -1 {
+		t.Fatalf("one of two loads ended: GOGC %d, want still held (-1)", Percent)
 	}
 	bridge.ReleaseCollector()
 	runtime.ReadMemStats(&after)
-	if l := uint64(Limit.Load()); Percent.Load() != -1 || l < after.HeapAlloc*5/2 || l > after.HeapAlloc*4 {
-		t.Fatalf("after the loads: GOGC %d, limit %d MB with %d MB in use, want off and about three times (GOGC=200's goal)", Percent.Load(), l>>20, after.HeapAlloc>>20)
+	if l := uint64(Limit); Percent != -1 || l < after.HeapAlloc*5/2 || l > after.HeapAlloc*4 {
+		t.Fatalf("after the loads: GOGC %d, limit %d MB with %d MB in use, want off and about three times (GOGC=200's goal)", Percent, l>>20, after.HeapAlloc>>20)
 	}
 	if after.NextGC < after.HeapAlloc*5/4 {
 		t.Fatalf("the next cycle's goal is %d MB with %d MB in use: it would come at once", after.NextGC>>20, after.HeapAlloc>>20)
 	}
-	runtime.GC()
-	deadline := time.Now().Add(5 * time.Second)
-	for Percent.Load() != 200 && time.Now().Before(deadline) {
-		runtime.GC()
-		time.Sleep(10 * time.Millisecond)
+	for range checkEvery {
+		settle()
 	}
-	if Percent.Load() != 200 || Limit.Load() != 3<<30 {
-		t.Fatalf("GOGC %d, limit %d after the next cycles, want the 200 and 3 GiB the loads found", Percent.Load(), Limit.Load())
+	if Percent != -1 {
+		t.Fatalf("GOGC %d after %d calls and no cycle, want still off until the next cycle", Percent, checkEvery)
+	}
+	runtime.GC()
+	for range checkEvery {
+		settle()
+	}
+	if Percent != 200 || Limit != 3<<30 {
+		t.Fatalf("GOGC %d, limit %d %d calls after the next cycle, want the 200 and 3 GiB the loads found", Percent, Limit, checkEvery)
 	}
 	if p := debug.SetGCPercent(200); p != 200 {
 		t.Fatalf("the runtime's GOGC is %d, want 200", p)
@@ -57,10 +62,13 @@ func TestLoadsHoldTheCollectorAndGOGCComesBack(t *testing.T) {
 	runtime.KeepAlive(live)
 	// A release without a hold changes nothing.
 	bridge.ReleaseCollector()
-	if Percent.Load() != 200 {
-		t.Fatalf("a stray release set GOGC %d", Percent.Load())
+	if Percent != 200 {
+		t.Fatalf("a stray release set GOGC %d", Percent)
 	}
 }
+
+// settle ends a call as the bridge ends each: an unknown method's.
+func settle() { bridge.Do(math.MaxUint32, 0, nil, 0) }
 
 // A call given a large buffer (a file loaded in one call, a large import)
 // holds the collector from the buffer's reserve until the call ends: what it
@@ -71,15 +79,14 @@ func TestALargeCallHoldsTheCollectorUntilItEnds(t *testing.T) {
 	Install()
 	defer debug.SetGCPercent(debug.SetGCPercent(200))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(3 << 30))
-	settle := func() { bridge.Do(math.MaxUint32, 0, nil, 0) } // an unknown method: the call ends all the same
 	bridge.Reserve(1 << 20)
-	if Percent.Load() == -1 {
+	if Percent == -1 {
 		t.Fatal("a 1 MB call held the collector")
 	}
 	settle()
 	bridge.Reserve(8 << 20)
-	if Percent.Load() != -1 || Limit.Load() != math.MaxInt64 {
-		t.Fatalf("an 8 MB call: GOGC %d, limit %d, want the collector held", Percent.Load(), Limit.Load())
+	if Percent != -1 || Limit != math.MaxInt64 {
+		t.Fatalf("an 8 MB call: GOGC %d, limit %d, want the collector held", Percent, Limit)
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -92,7 +99,7 @@ func TestALargeCallHoldsTheCollectorUntilItEnds(t *testing.T) {
 		t.Fatalf("%d collections while a large call held the collector", after.NumGC-before.NumGC)
 	}
 	settle()
-	if Limit.Load() == math.MaxInt64 {
+	if Limit == math.MaxInt64 {
 		t.Fatal("the call ended and the collector is still held")
 	}
 	runtime.KeepAlive(live)

@@ -57,8 +57,8 @@ func fromLinear(r *Request) ([]byte, error) {
 // instead of a copy, so a load's peak is the file once plus the tree's
 // structure; a small one is copied (Unmarshal). An argument 1 of "keep"
 // keeps messages that name a key twice (core.KeepDuplicateKeys). A large load
-// that ends with a collection under way, started by its own allocations,
-// finishes it before it returns (bridge.LoadEnds).
+// starts no collection: the call that takes a large buffer holds the
+// collector (bridge.Reserve, with wasm/internal/gcpace).
 func load(r *Request) ([]byte, error) {
 	b, err := r.arg(0, "json")
 	if err != nil {
@@ -69,8 +69,6 @@ func load(r *Request) ([]byte, error) {
 		opts = append(opts, core.KeepDuplicateKeys())
 	}
 	var t *core.Tree
-	bridge.LoadBegins(len(b))
-	defer bridge.LoadEnds(len(b))
 	if bridge.TakeInput() {
 		t, err = core.UnmarshalOwned(b, opts...)
 	} else {
