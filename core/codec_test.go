@@ -120,6 +120,7 @@ func TestLoaderIsStrictAboutSyntaxTypesAndUnknownFields(t *testing.T) {
 		"unknown top field": strings.Replace(good, `"nodes":{}`, `"nodes":{},"extra":1`, 1),
 		"duplicate field":   strings.Replace(good, `"nodes":{}`, `"nodes":{},"nodes":{}`, 1),
 		"bad branch field":  strings.Replace(good, `"name":"main"`, `"name":"main","x":1`, 1),
+		"twice in a branch": strings.Replace(good, `"name":"main"`, `"name":"main","name":"main"`, 1),
 		"bad time":          strings.Replace(good, `"created_at_ms":0`, `"created_at_ms":1.5`, 1),
 		"empty id":          `{"format":"sessiontree","version":1,"active_branch":"main","branches":{},"nodes":{"":{"id":"","children":[],"message":{"role":"u"},"created_at_ms":1}}}`,
 		"control in name":   `{"format":"sessiontree","version":1,"active_branch":"ma\u0001in","branches":{},"nodes":{}}`,
@@ -129,6 +130,17 @@ func TestLoaderIsStrictAboutSyntaxTypesAndUnknownFields(t *testing.T) {
 			t.Errorf("%s: loaded", name)
 		} else {
 			wantCode(t, err, CodeCorrupt)
+		}
+	}
+	// An error names where in the file it is, as the load's path spelled it.
+	for in, want := range map[string]string{
+		strings.Replace(good, `"name":"main"`, `"name":"main","name":"main"`, 1): "branches.main.name: duplicate field",
+		strings.Replace(good, `"created_at_ms":0`, `"created_at_ms":"0"`, 1):     "branches.main.created_at_ms: expected an integer",
+		strings.Replace(good, `"name":"main"`, `"name":"main","leaf":7`, 1):      "branches.main.leaf: expected a string id",
+		strings.Replace(good, `"active_branch":"main"`, `"active_branch":7`, 1):  "active_branch: expected a string branch name",
+	} {
+		if _, err := Unmarshal([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", in, err, want)
 		}
 	}
 }
