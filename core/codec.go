@@ -525,13 +525,13 @@ func (l *loader) top() error {
 					"; this build reads versions up to "+itoa(FormatVersion)+", upgrade sessiontree to read it")
 			}
 		case "root":
-			id, err := l.id(at{in: "root"})
+			id, err := l.id("root")
 			if err != nil {
 				return err
 			}
 			l.t.root = id
 		case "active_branch":
-			name, err := l.name(at{in: "active_branch"})
+			name, err := l.name("active_branch")
 			if err != nil {
 				return err
 			}
@@ -557,46 +557,36 @@ func (l *loader) top() error {
 }
 
 // id reads a string that must be a valid id.
-func (l *loader) id(w at) (string, error) {
+func (l *loader) id(where string) (string, error) { return l.nodeID(where, "") }
+
+// nodeID reads an id found at nodes.<key>.<field>; the location is only spelled
+// out on error, keeping the hot path free of allocations.
+func (l *loader) nodeID(key, field string) (string, error) {
 	s, err := l.d.StringView()
 	if err == nil {
 		err = checkStoredName("id", s)
 	}
 	if err != nil {
+		where := key
+		if field != "" {
+			where = "nodes." + key + "." + field
+		}
 		msg := "expected a string id"
 		if e, ok := err.(*Error); ok {
 			msg = e.Message
 		}
-		return "", l.corrupt(w.String(), msg)
+		return "", l.corrupt(where, msg)
 	}
 	return s, nil
 }
 
-// at is where in the file a value lies, spelled out only for an error: in,
-// key and field joined by dots (the empty ones left out), as "branches",
-// "b1", "leaf" for branches.b1.leaf. A load names no place on its way.
-type at struct{ in, key, field string }
-
-func (w at) String() string {
-	s := w.in
-	for _, part := range [...]string{w.key, w.field} {
-		if part != "" {
-			s += "." + part
-		}
-	}
-	return s
-}
-
-// nodeID reads an id found at nodes.<key>.<field>.
-func (l *loader) nodeID(key, field string) (string, error) { return l.id(at{"nodes", key, field}) }
-
-func (l *loader) name(w at) (string, error) {
+func (l *loader) name(where string) (string, error) {
 	s, err := l.d.String()
 	if err != nil {
-		return "", l.corrupt(w.String(), "expected a string branch name")
+		return "", l.corrupt(where, "expected a string branch name")
 	}
 	if err := checkStoredName("branch name", s); err != nil {
-		return "", l.corrupt(w.String(), err.(*Error).Message)
+		return "", l.corrupt(where, err.(*Error).Message)
 	}
 	return s, nil
 }
@@ -613,33 +603,32 @@ func (l *loader) text(where string) (string, error) {
 func (l *loader) branches() error {
 	return l.d.Object(func(key string) error {
 		tick()
-		w := at{in: "branches", key: key}
+		where := "branches." + key
 		if err := checkStoredName("branch name", key); err != nil {
 			return l.corrupt("branches", err.(*Error).Message)
 		}
 		if l.t.branches[key] != nil {
-			return l.corrupt(w.String(), "duplicate branch name")
+			return l.corrupt(where, "duplicate branch name")
 		}
-		where := w.String // spelled out only where a branch has more than its usual fields, or an error
 		b := &branch{}
-		fields, err := l.object(w, func(f string) error {
+		fields, err := l.object(where, func(f string) error {
 			var err error
 			switch f {
 			case "name":
-				b.name, err = l.name(at{"branches", key, f})
+				b.name, err = l.name(where + ".name")
 			case "leaf":
-				b.leaf, err = l.id(at{"branches", key, f})
+				b.leaf, err = l.id(where + ".leaf")
 			case "summary":
-				b.summary, err = l.summary(where() + ".summary")
+				b.summary, err = l.summary(where + ".summary")
 			case "created_at_ms":
-				b.created, err = l.int(at{"branches", key, f})
+				b.created, err = l.int(where + ".created_at_ms")
 			case "used":
-				b.used, err = l.int(at{"branches", key, f})
+				b.used, err = l.int(where + ".used")
 			case "moved_at_ms":
-				b.moved, err = l.int(at{"branches", key, f})
+				b.moved, err = l.int(where + ".moved_at_ms")
 			case "kept_summaries":
 				err = l.d.Array(func() error {
-					s, err := l.summary(where() + ".kept_summaries")
+					s, err := l.summary(where + ".kept_summaries")
 					if err == nil {
 						l.t.shelve(family(key), *s)
 					}
@@ -647,44 +636,44 @@ func (l *loader) branches() error {
 				})
 			case "hidden":
 				if v, e := l.d.Raw(); e != nil || string(v) != "true" {
-					err = l.corrupt(where()+".hidden", "expected true")
+					err = l.corrupt(where+".hidden", "expected true")
 				}
 			case "deleted_at_ms", "deleted_instances":
-				err = l.deleted(key, where()+"."+f, f == "deleted_at_ms")
+				err = l.deleted(key, where+"."+f, f == "deleted_at_ms")
 			default:
-				err = l.corrupt(where()+"."+f, "unknown field")
+				err = l.corrupt(where+"."+f, "unknown field")
 			}
 			return err
 		})
 		if err != nil {
 			return err
 		}
-		other := fields.n
-		if fields.has("kept_summaries") {
+		other := len(fields)
+		if fields["kept_summaries"] {
 			other--
 		}
 		dead := false
 		for _, f := range [...]string{"deleted_at_ms", "deleted_instances"} {
-			if fields.has(f) {
+			if fields[f] {
 				dead = true
 				other--
 			}
 		}
-		if dead && other == 1 && fields.has("name") {
+		if dead && other == 1 && fields["name"] {
 			if b.name != key {
-				return l.corrupt(where(), "a deleted branch's name differs from its key")
+				return l.corrupt(where, "a deleted branch's name differs from its key")
 			}
 			return nil // the tombstone of a deleted name
 		}
-		if !fields.has("name") || !fields.has("created_at_ms") {
-			return l.corrupt(where(), `a branch needs "name" and "created_at_ms"`)
+		if !fields["name"] || !fields["created_at_ms"] {
+			return l.corrupt(where, `a branch needs "name" and "created_at_ms"`)
 		}
-		if !fields.has("moved_at_ms") {
+		if !fields["moved_at_ms"] {
 			l.moved = append(l.moved, b)
 		}
-		if fields.has("hidden") {
+		if fields["hidden"] {
 			if b.name != key || b.leaf == "" || b.summary != nil {
-				return l.corrupt(where(), "a hidden branch needs its own name and a leaf, and has no summary")
+				return l.corrupt(where, "a hidden branch needs its own name and a leaf, and has no summary")
 			}
 			if l.t.hidden == nil {
 				l.t.hidden = make(map[string]*branch)
@@ -716,8 +705,8 @@ func (l *loader) deleted(key, where string, whole bool) error {
 		l.t.tombs[key] = s
 	}
 	if whole {
-		t, err := l.int(at{in: where})
-		s.add(deletion{created: wholeName, at: t})
+		at, err := l.int(where)
+		s.add(deletion{created: wholeName, at: at})
 		return err
 	}
 	n := 0
@@ -728,14 +717,14 @@ func (l *loader) deleted(key, where string, whole bool) error {
 			var err error
 			switch k {
 			case 0:
-				d.created, err = l.int(at{in: where})
+				d.created, err = l.int(where)
 			case 1:
-				d.at, err = l.int(at{in: where})
+				d.at, err = l.int(where)
 			case 2:
-				d.leaf, err = l.id(at{in: where})
+				d.leaf, err = l.id(where)
 			default:
 				var a string
-				if a, err = l.id(at{in: where}); err == nil {
+				if a, err = l.id(where); err == nil {
 					d.above = append(d.above, a)
 				}
 			}
@@ -761,53 +750,33 @@ func (l *loader) deleted(key, where string, whole bool) error {
 
 // object walks the object that is next, refusing a field that appears twice,
 // and returns the set of fields it saw; fn reads each field's value.
-func (l *loader) object(w at, fn func(field string) error) (fieldSet, error) {
-	var fields fieldSet
+func (l *loader) object(where string, fn func(field string) error) (map[string]bool, error) {
+	fields := map[string]bool{}
 	err := l.d.Object(func(f string) error {
-		if fields.has(f) {
-			return l.corrupt(w.String()+"."+f, "duplicate field")
+		if fields[f] {
+			return l.corrupt(where+"."+f, "duplicate field")
 		}
-		if fields.n == len(fields.f) {
-			return l.corrupt(w.String()+"."+f, "unknown field")
-		}
-		fields.f[fields.n] = f
-		fields.n++
+		fields[f] = true
 		return fn(f)
 	})
 	return fields, err
 }
 
-// fieldSet is the fields an object had (object): a few, looked through in
-// order, with no map to make for each branch of a file.
-type fieldSet struct {
-	n int
-	f [12]string // more than any object of the format has
-}
-
-func (s *fieldSet) has(f string) bool {
-	for _, g := range s.f[:s.n] {
-		if g == f {
-			return true
-		}
-	}
-	return false
-}
-
 func (l *loader) summary(where string) (*Summary, error) {
 	s := &Summary{}
-	fields, err := l.object(at{in: where}, func(f string) error {
+	fields, err := l.object(where, func(f string) error {
 		var err error
 		switch f {
 		case "summary":
 			s.Summary, err = l.text(where + ".summary")
 		case "node_id":
-			s.NodeID, err = l.id(at{in: where, field: f})
+			s.NodeID, err = l.id(where + ".node_id")
 		case "branch":
-			s.Branch, err = l.name(at{in: where, field: f})
+			s.Branch, err = l.name(where + ".branch")
 		case "model_id":
 			s.ModelID, err = l.text(where + ".model_id")
 		case "created_at_ms":
-			s.CreatedAtMs, err = l.int(at{in: where, field: f})
+			s.CreatedAtMs, err = l.int(where + ".created_at_ms")
 		default:
 			err = l.corrupt(where+"."+f, "unknown field")
 		}
@@ -816,16 +785,16 @@ func (l *loader) summary(where string) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !fields.has("summary") || !fields.has("node_id") || !fields.has("branch") || !fields.has("created_at_ms") {
+	if !fields["summary"] || !fields["node_id"] || !fields["branch"] || !fields["created_at_ms"] {
 		return nil, l.corrupt(where, `a summary needs "summary", "node_id", "branch" and "created_at_ms"`)
 	}
 	return s, nil
 }
 
-func (l *loader) int(w at) (int64, error) {
+func (l *loader) int(where string) (int64, error) {
 	v, err := l.d.Int64()
 	if err != nil {
-		return 0, l.corrupt(w.String(), "expected an integer (milliseconds)")
+		return 0, l.corrupt(where, "expected an integer (milliseconds)")
 	}
 	return v, nil
 }
