@@ -21,16 +21,8 @@ func TestLoadsHoldTheCollectorAndGOGCComesBack(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(3 << 30))
 	bridge.HoldCollector()
 	bridge.HoldCollector()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	live := make([][]byte, 0, 64)
-	for range 64 {
-		live = append(live, make([]byte, 1<<20)) // a load's tree: 64 MB
-	}
-	runtime.ReadMemStats(&after)
-	if after.NumGC != before.NumGC {
-		t.Fatalf("%d collections while loads held the collector", after.NumGC-before.NumGC)
-	}
+	live := growsHeld(t, "loads")
+	var after runtime.MemStats
 	bridge.ReleaseCollector()
 	if Percent != -1 {
 		t.Fatalf("one of two loads ended: GOGC %d, want still held (-1)", Percent)
@@ -88,6 +80,18 @@ func TestALargeCallHoldsTheCollectorUntilItEnds(t *testing.T) {
 	if Percent != -1 || Limit != math.MaxInt64 {
 		t.Fatalf("an 8 MB call: GOGC %d, limit %d, want the collector held", Percent, Limit)
 	}
+	live := growsHeld(t, "a large call")
+	settle()
+	if Limit == math.MaxInt64 {
+		t.Fatal("the call ended and the collector is still held")
+	}
+	runtime.KeepAlive(live)
+}
+
+// growsHeld allocates what a load's tree would (64 MB) while who holds the
+// collector, fails if a cycle ran meanwhile, and returns it to keep alive.
+func growsHeld(t *testing.T, who string) [][]byte {
+	t.Helper()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	live := make([][]byte, 0, 64)
@@ -96,11 +100,7 @@ func TestALargeCallHoldsTheCollectorUntilItEnds(t *testing.T) {
 	}
 	runtime.ReadMemStats(&after)
 	if after.NumGC != before.NumGC {
-		t.Fatalf("%d collections while a large call held the collector", after.NumGC-before.NumGC)
+		t.Fatalf("%d collections while %s held the collector", after.NumGC-before.NumGC, who)
 	}
-	settle()
-	if Limit == math.MaxInt64 {
-		t.Fatal("the call ended and the collector is still held")
-	}
-	runtime.KeepAlive(live)
+	return live
 }
