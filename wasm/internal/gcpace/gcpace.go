@@ -83,9 +83,10 @@ func release() {
 	limit := int64(min(m.HeapAlloc+m.HeapAlloc/100*grow+(m.Sys-m.HeapSys), 3<<30))
 	setMemoryLimit(limit)
 	Limit = limit
-	if !restoring {
-		restoring, cyclesAtRelease, calls = true, m.NumGC, 0
-	}
+	// The cycle to wait for is the next one from here, even when an earlier
+	// release still waits for its own (a collection during this hold, as
+	// Room runs before a large call, is not it).
+	restoring, cyclesAtRelease, calls = true, m.NumGC, 0
 }
 
 var (

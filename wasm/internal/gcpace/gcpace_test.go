@@ -104,3 +104,34 @@ func growsHeld(t *testing.T, who string) [][]byte {
 	}
 	return live
 }
+
+// A release waits for a cycle after itself, even while an earlier release
+// still waits for its own: a collection during the second hold (Room runs
+// one before a large call when there is garbage) is not the cycle after it,
+// and GOGC put back then would set the next goal from a heap marked before
+// the load ended.
+func TestAReleaseWaitsForACycleAfterItself(t *testing.T) {
+	Install()
+	defer debug.SetGCPercent(debug.SetGCPercent(200))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(3 << 30))
+	bridge.HoldCollector()
+	live := growsHeld(t, "a load") // the next goal far off: no cycle comes of the calls below
+	bridge.ReleaseCollector()      // waits for the next cycle
+	bridge.HoldCollector()
+	runtime.GC()
+	bridge.ReleaseCollector()
+	for range checkEvery {
+		settle()
+	}
+	runtime.KeepAlive(live)
+	if Percent != -1 {
+		t.Fatalf("GOGC %d after a collection during the second hold, want still off until a cycle after its release", Percent)
+	}
+	runtime.GC()
+	for range checkEvery {
+		settle()
+	}
+	if Percent != 200 {
+		t.Fatalf("GOGC %d after the cycle, want the 200 the holds found", Percent)
+	}
+}
