@@ -848,7 +848,11 @@ export class SessionTree implements Disposable {
    * sync access handle's `write` takes the views as they come.
    */
   saveWith(write: (bytes: Uint8Array) => void): number;
-  /** Releases the tree in the module. Later calls throw. Calling it twice is harmless. */
+  /**
+   * Releases the tree in the module at once. Later calls throw. Calling it twice is harmless.
+   * Lists it handed out stay readable: the bytes of messages they have not read yet are
+   * copied out of the module first (JavaScript memory, given back when the lists are).
+   */
   free(): void;
   /** free(), for `using t = new SessionTree()`. */
   [Symbol.dispose](): void;

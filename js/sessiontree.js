@@ -774,8 +774,8 @@ function roomFor(places, n) {
 // (lazyList) reads the bytes there when its message is first read. They stay
 // there as long as the module's slot table holds the message: a prune or a
 // swapped tree first turns the places a live list may still read into texts
-// (#retire), and a free leaves the tree in the module while such a list lives
-// (listsGone). It returns places and where the pairs end.
+// (#retire), and a free first copies their bytes out of the module
+// (keepUnread). It returns places and where the pairs end.
 function newPlaces(u8, p, count, cache, places) {
   const base = cache.length;
   places = roomFor(places, base + count);
@@ -856,9 +856,9 @@ function lazyList(slots, cache, places, w, owner, base, kept, old) {
     const s = slots[i];
     let m = cache[s];
     if (typeof m !== "object" || m === null) {
-      if (m === undefined) {
-        // (Never: a tree's lists hold it; a prune or a swap first turns these into texts, a free waits for the lists.)
-        if (owner === null || places[2 * s + 1] === 0) throw new SessionTreeError("corrupt", "a list's message is gone from the module's memory (a bug in sessiontree)");
+      if (typeof m !== "string") {
+        // (Never: a tree's lists hold it; a prune or a swap first turns these into texts, a free copies their bytes.)
+        if (m === undefined && (owner === null || places[2 * s + 1] === 0)) throw new SessionTreeError("corrupt", "a list's message is gone from the module's memory (a bug in sessiontree)");
         m = decodeAround(i);
       }
       m = cache[s] = deepFreeze(JSON.parse(m));
@@ -866,10 +866,11 @@ function lazyList(slots, cache, places, w, owner, base, kept, old) {
     items[i] = m;
   };
   // decodeAround puts the texts of the unread messages near i in the cache
-  // (decodeTexts) and returns i's.
+  // (decodeTexts) and returns i's: from the module's memory, or from the copy
+  // a free made (keepUnread).
   const decodeAround = (i) => {
     const from = Math.max(0, i - (DECODE_RUN >> 1));
-    decodeTexts(view(w), cache, places, slots, from, Math.min(n, from + DECODE_RUN));
+    decodeTexts(cache.kept ?? view(w), cache, places, slots, from, Math.min(n, from + DECODE_RUN));
     return cache[slots[i]];
   };
   // index is the index a property key names while its message is unread, or -1.
@@ -931,13 +932,16 @@ const DECODE_RUN = 256; // the messages around a first read whose texts are deco
 // decodeTexts puts in the cache the texts of the slots from…to-1 of a list
 // (slots; null: the slots from…to-1 themselves) that are not in it and whose
 // places are known, in one TextDecoder call where it can, as newTexts does (a
-// call costs ~1–3 µs, about as much as a message's parse).
+// call costs ~1–3 µs, about as much as a message's parse). u8 is the module's
+// memory, where places says a message is; or, for the cache of a freed tree,
+// the copy keepUnread made, where the cache itself holds the offset.
 function decodeTexts(u8, cache, places, slots, from, to) {
   let lo = Infinity, hi = 0, bytes = 0, count = 0;
   for (let j = from; j < to; j++) {
     const s = slots === null ? j : slots[j];
-    if (cache[s] !== undefined || places[2 * s + 1] === 0) continue;
-    const at = places[2 * s], size = places[2 * s + 1];
+    const at = unreadAt(cache, places, s);
+    if (at < 0) continue;
+    const size = places[2 * s + 1];
     if (at < lo) lo = at;
     if (at + size > hi) hi = at + size;
     bytes += size;
@@ -950,10 +954,58 @@ function decodeTexts(u8, cache, places, slots, from, to) {
   }
   for (let j = from; j < to; j++) {
     const s = slots === null ? j : slots[j];
-    if (cache[s] !== undefined || places[2 * s + 1] === 0) continue;
-    const at = places[2 * s], size = places[2 * s + 1];
+    const at = unreadAt(cache, places, s);
+    if (at < 0) continue;
+    const size = places[2 * s + 1];
     cache[s] = all === null ? decoder.decode(u8.subarray(at, at + size)) : all.slice(at - lo, at - lo + size);
   }
+}
+
+// unreadAt returns where slot s's bytes are when the cache has neither its
+// text nor its message: its place in the module's memory, or the offset in
+// the copy of a freed tree's bytes (keepUnread); -1 when there is nothing to read.
+function unreadAt(cache, places, s) {
+  const c = cache[s];
+  if (c === undefined) return places[2 * s + 1] === 0 ? -1 : places[2 * s];
+  return typeof c === "number" ? c : -1;
+}
+
+// keepUnread copies out of the module's memory the bytes of every message of
+// a tree about to be freed that its cache has neither parsed nor as text, so
+// that the lazy lists still alive can read them after the module has let the
+// tree go: into one buffer, cache.kept, with each slot's offset there in the
+// cache. Messages next to each other in memory (a loaded file's) are copied
+// in runs, with the few bytes between them: about one copy of the file's
+// bytes, ~10 ms for 100k messages here, where decoding every text would take
+// 0.2–0.7 s. The copy is JavaScript's memory, which V8 counts and gives back
+// once the lists are collected; the module's memory is reused at once. (Until
+// Dec 6 the free waited for the lists instead, and a loop of load, list and
+// free grew the module by a tree a round.)
+function keepUnread(u8, cache, places) {
+  const n = Math.min(cache.length, places.length >> 1);
+  const runs = []; // (start, end, offset in the copy) of each run
+  let open = false, lo = 0, hi = 0, off = 0;
+  for (let s = 0; s < n; s++) {
+    if (cache[s] !== undefined) continue;
+    const size = places[2 * s + 1];
+    if (size === 0) continue;
+    const at = places[2 * s];
+    if (!open || at < hi || at - hi > size + 64) {
+      if (open) {
+        runs.push(lo, hi, off);
+        off += hi - lo;
+      }
+      open = true;
+      lo = at;
+    }
+    hi = Math.max(hi, at + size);
+    cache[s] = off + (at - lo);
+  }
+  if (!open) return;
+  runs.push(lo, hi, off);
+  const kept = new Uint8Array(off + (hi - lo));
+  for (let r = 0; r < runs.length; r += 3) kept.set(u8.subarray(runs[r], runs[r + 1]), runs[r + 2]);
+  cache.kept = kept;
 }
 
 // The kinds of applyOps's arguments (wasm/internal/treecalls/applyops.go): "a", "T", "J".
@@ -1202,13 +1254,6 @@ const freed = new FinalizationRegistry((handle) => {
     try { invoke(M.free, handle, 0, NO_ARGS); } catch { /* the module stays usable */ }
   }
 });
-// Trees freed while lazy lists of them were alive: { handle, left }, freed in
-// the module when the last of those lists is collected (SessionTree.free).
-const listsGone = new FinalizationRegistry((last) => {
-  if (--last.left === 0 && wasm) {
-    try { invoke(M.free, last.handle, 0, NO_ARGS); } catch { /* the module stays usable */ }
-  }
-});
 // The helper's copies of trees the page dropped without free().
 const copies = new FinalizationRegistry((handle) => {
   if (inter) {
@@ -1247,7 +1292,7 @@ export class SessionTree {
   #places = new Uint32Array(0);
   // WeakRefs of the lazy lists handed out (#project), and how many were alive
   // when last counted: a prune or a swap first keeps what they may read (#retire),
-  // a free leaves the tree in the module until they are collected.
+  // a free copies it out of the module (keepUnread).
   #lists = [];
   #listsKept = 0;
   #copy = 0; // the handle of the helper's copy (t.projectFor in the lean flavour), or 0
@@ -2496,23 +2541,21 @@ export class SessionTree {
   }
 
   free() {
-    if (this.#h === 0) return;
+    const h = this.#h;
+    if (h === 0) return;
     this.#dropCopy();
     freed.unregister(this);
-    // A lazy list still alive may read the tree's bytes: the module frees it
-    // once the last such list is collected, rather than now after decoding
-    // every text a list has not read (~0.2–0.7 s for 100k here).
-    const alive = wasm ? this.#alive() : [];
-    if (alive.length > 0) {
-      const last = { handle: this.#h, left: alive.length };
-      for (const list of alive) listsGone.register(list, last);
-    } else if (wasm) invoke(M.free, this.#h, 0, NO_ARGS);
+    // A lazy list still alive may read the tree's bytes: they are copied out
+    // of the module first, which then frees the tree at once, so that its
+    // memory is counted as garbage for the next large call (keepUnread).
+    if (wasm && this.#alive().length > 0) keepUnread(view(wasm), this.#cache, this.#places);
     this.#lists = [];
     this.#h = 0;
     this.#cache = [];
     this.#places = new Uint32Array(0);
     this.#list = null;
     this.#listeners = null;
+    if (wasm) invoke(M.free, h, 0, NO_ARGS);
   }
 
   [dispose]() {
