@@ -7,19 +7,26 @@ func (t *Tree) Prune() ([]string, error) {
 	if problems := t.Validate(); len(problems) > 0 {
 		return nil, newError(CodeCorrupt, "the tree has "+itoa(len(problems))+" structural problems (first: "+problems[0].Message+"); repair it before pruning")
 	}
-	kept := make(map[string]bool, len(t.nodes))
+	// Mark every node on a branch's path (node.mark), from each leaf up to
+	// the first node marked already; the tree is valid, so up links parents.
+	// (Until Dec 6 this was a map of every id, and every id sorted by age:
+	// 600 ms of a 100k-message chat's prune in WebAssembly.)
 	for _, b := range t.branches {
-		for id := b.leaf; id != "" && !kept[id]; id = t.nodes[id].parent {
-			kept[id] = true
+		for n := t.nodes[b.leaf]; n != nil && n.mark == 0; n = n.up {
+			tick()
+			n.mark = 1
 		}
 	}
+	t.keepDeletedPaths()
 	var removed []string
-	t.keepDeletedPaths(kept)
-	for _, id := range t.orderedIDs() {
-		if !kept[id] {
+	for id, n := range t.nodes {
+		tick()
+		if n.mark == 0 {
 			removed = append(removed, id)
 		}
+		n.mark = 0
 	}
+	sortFunc(removed, t.byAge)
 	// An unreachable node's whole subtree is unreachable, so the order of removal
 	// does not matter.
 	for _, id := range removed {
@@ -39,12 +46,12 @@ func (t *Tree) Prune() ([]string, error) {
 }
 
 // keepDeletedPaths makes every deletion whose leaf (or the last id above it)
-// the prune removes, kept being what it keeps, remember the ids above that
+// the prune removes (what it keeps is marked, node.mark), remember the ids above that
 // leaf it removes, up to the first one it keeps or a root: a merge can then
 // still tell what is at or above the leaf (see deletion.saw). Before (Dec 5),
 // such a deletion forgot its leaf and took the whole instance, so an append
 // that another copy made below the leaf, apart, ended on no branch.
-func (t *Tree) keepDeletedPaths(kept map[string]bool) {
+func (t *Tree) keepDeletedPaths() {
 	for name, s := range t.tombs {
 		var c *tombstone
 		for i, d := range s.deleted {
@@ -53,13 +60,13 @@ func (t *Tree) keepDeletedPaths(kept map[string]bool) {
 				last = d.above[k-1]
 			}
 			n := t.nodes[last]
-			if last == "" || n == nil || kept[last] {
+			if last == "" || n == nil || n.mark != 0 {
 				continue
 			}
 			above := append(make([]string, 0, len(d.above)+4), d.above...)
 			for p := n.up; p != nil; p = p.up {
 				above = append(above, p.id)
-				if kept[p.id] || len(above) > len(t.nodes) {
+				if p.mark != 0 || len(above) > len(t.nodes) {
 					break
 				}
 			}
