@@ -40,42 +40,71 @@ func (p *problems) add(kind, node, branch, msg string) {
 // Validate lists every structural problem of the tree, in a deterministic order.
 // A tree built only through this package's operations has none; a loaded file may.
 func (t *Tree) Validate() []Problem {
+	// The checks read each node through a list of the nodes rather than the
+	// map (a map read is a cache miss in a large tree: Validate made about
+	// twelve a node, now about three). Only a report needs the list in key
+	// order: a tree whose file gave that order has it for free, and another
+	// is checked in the map's order first and sorted only when it has
+	// problems (a 100k-node tree: 80 → 30 ms natively, Dec 6).
+	if list := t.nodesInOrder(); list != nil {
+		return t.problemsOf(list)
+	}
+	list := make([]keyedNode, 0, len(t.nodes))
+	for k, n := range t.nodes {
+		tick()
+		list = append(list, keyedNode{k, n})
+	}
+	if out := t.problemsOf(list); len(out) == 0 {
+		return nil
+	}
+	return t.problemsOf(t.sortedNodes())
+}
+
+// problemsOf is Validate over list, every node of the tree, in its order.
+func (t *Tree) problemsOf(list []keyedNode) []Problem {
 	var out problems
 	add := out.add
 	for _, d := range t.dups {
 		add(ProblemDuplicateID, d.id, "", "node id "+quote(d.id)+" appears more than once")
 	}
-	keys := t.sortedKeys()
-	for _, k := range keys {
-		if w := t.keyDups[k]; w != "" {
-			add(ProblemDuplicateKey, k, "", "node "+quote(k)+": "+w)
+	if len(t.keyDups) > 0 {
+		for _, kn := range list {
+			if w := t.keyDups[kn.key]; w != "" {
+				add(ProblemDuplicateKey, kn.key, "", "node "+quote(kn.key)+": "+w)
+			}
 		}
 	}
-	for _, k := range keys {
-		n := t.nodes[k]
+	parented := 0
+	for _, kn := range list {
+		tick()
+		k, n := kn.key, kn.n
 		if n.id != k {
 			add(ProblemIDMismatch, k, "", "node stored under "+quote(k)+" says its id is "+quote(n.id))
 		}
-		if n.parent != "" && t.nodes[n.parent] == nil {
-			add(ProblemDanglingParent, k, "", "node "+quote(k)+" has parent "+quote(n.parent)+", which is not a node")
+		if n.parent != "" {
+			if t.nodes[n.parent] == nil {
+				add(ProblemDanglingParent, k, "", "node "+quote(k)+" has parent "+quote(n.parent)+", which is not a node")
+			} else {
+				parented++
+			}
 		}
 	}
-	for _, k := range t.cycleEntries(keys) {
+	cycles := t.cycleEntriesOf(list)
+	for _, kn := range list {
+		kn.n.mark = 0
+	}
+	for _, k := range cycles {
 		add(ProblemCycle, k, "", "the parent links through node "+quote(k)+" form a cycle")
 	}
 	if !t.childrenAgree(t.roots, "") {
 		add(ProblemChildren, "", "", "the list of root nodes disagrees with the nodes' parents")
 	}
-	parented := 0
 	listed := 0
-	for _, k := range keys {
-		n := t.nodes[k]
-		if n.parent != "" && t.nodes[n.parent] != nil {
-			parented++
-		}
-		listed += len(n.children)
-		if !t.childrenAgree(n.children, k) {
-			add(ProblemChildren, k, "", "children of node "+quote(k)+" disagree with the nodes' parents")
+	for _, kn := range list {
+		tick()
+		listed += len(kn.n.children)
+		if !t.childrenAgree(kn.n.children, kn.key) {
+			add(ProblemChildren, kn.key, "", "children of node "+quote(kn.key)+" disagree with the nodes' parents")
 		}
 	}
 	if listed != parented {
@@ -229,11 +258,13 @@ func keyPrefix(k string) uint64 {
 // each once, in (created, id) order. Together with a count of parented nodes it
 // proves every children list exact without building them anew.
 func (t *Tree) childrenAgree(list []string, parent string) bool {
+	var prev *node
 	for i, c := range list {
 		n := t.nodes[c]
-		if n == nil || n.parent != parent || (i > 0 && t.byAge(list[i-1], c) >= 0) {
+		if n == nil || n.parent != parent || (i > 0 && !before(prev.created, list[i-1], n.created, c)) {
 			return false
 		}
+		prev = n
 	}
 	return true
 }
@@ -258,35 +289,48 @@ func (t *Tree) expectedChildren(keys []string) map[string][]string {
 // cycleEntries returns, for each parent-link cycle, its smallest node key. It
 // colours nodes as it walks up from each one, so every node is visited once.
 func (t *Tree) cycleEntries(keys []string) []string {
+	list := make([]keyedNode, len(keys))
+	for i, k := range keys {
+		list[i] = keyedNode{k, t.nodes[k]}
+	}
+	defer func() {
+		for _, n := range t.nodes {
+			n.mark = 0
+		}
+	}()
+	return t.cycleEntriesOf(list)
+}
+
+// cycleEntriesOf is cycleEntries from the nodes of list (n nil: not a node).
+// It leaves the nodes it walked marked: the caller clears every node's mark.
+func (t *Tree) cycleEntriesOf(list []keyedNode) []string {
 	const (
 		unvisited = iota
 		onWalk
 		done
 	)
-	defer func() {
-		for _, n := range t.nodes {
-			n.mark = unvisited
-		}
-	}()
 	var cycles []string
 	var walk []string
-	for _, k := range keys {
-		walk = walk[:0]
-		id := k
-		for n := t.nodes[id]; n != nil && n.mark == unvisited; n = t.nodes[id] {
+	var walked []*node
+	for _, kn := range list {
+		walk, walked = walk[:0], walked[:0]
+		id, n := kn.key, kn.n
+		for n != nil && n.mark == unvisited {
+			tick()
 			n.mark = onWalk
-			walk = append(walk, id)
+			walk, walked = append(walk, id), append(walked, n)
 			if id = n.parent; id == "" {
 				break
 			}
+			n = t.nodes[id]
 		}
-		if n := t.nodes[id]; id != "" && n != nil && n.mark == onWalk {
+		if id != "" && n != nil && n.mark == onWalk {
 			// The walk closed on itself: the cycle is the part from id onwards.
 			i := slices.Index(walk, id)
 			cycles = append(cycles, slices.Min(walk[i:]))
 		}
-		for _, w := range walk {
-			t.nodes[w].mark = done
+		for _, w := range walked {
+			w.mark = done
 		}
 	}
 	sortStrings(cycles)

@@ -278,3 +278,36 @@ func TestChildrenListedOutOfOrderAreReportedAndRepairedIntoOrder(t *testing.T) {
 		t.Fatalf("children %v, problems %+v", kids, tr.Validate())
 	}
 }
+
+// Validate checks a tree not read from a file in the map's order and sorts
+// only when it finds a problem: its report must still list the problems in
+// key order, the same every time, and name every one.
+func TestValidateReportsInKeyOrderWhateverTheMapsOrder(t *testing.T) {
+	tr, ids := chain(t, "a", "b", "c", "d", "e", "f", "g", "h")
+	if tr.nodesInOrder() != nil {
+		t.Fatal("a built tree has its nodes in key order: this test needs one that has not")
+	}
+	broken := []string{ids[6], ids[2], ids[4]}
+	for _, id := range broken {
+		tr.nodes[id].parent = "gone-" + id
+	}
+	want := slices.Clone(broken)
+	slices.Sort(want)
+	for round := 0; round < 20; round++ {
+		var dangling []string
+		for _, p := range tr.Validate() {
+			if p.Kind == ProblemDanglingParent {
+				dangling = append(dangling, p.Node)
+			}
+		}
+		if !slices.Equal(dangling, want) {
+			t.Fatalf("round %d: dangling parents reported as %v, want %v", round, dangling, want)
+		}
+	}
+	for _, id := range broken {
+		tr.nodes[id].parent = ids[slices.Index(ids, id)-1]
+	}
+	if p := tr.Validate(); p != nil {
+		t.Fatalf("the mended tree has problems %v", p)
+	}
+}

@@ -41,3 +41,27 @@ func BenchmarkPrune(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkValidate: Validate of a 100k-message chat with a fork every 100
+// messages (benchTree), as built by appends and as loaded from its file (a
+// prune, an export and the worker's create each validate first).
+func BenchmarkValidate(b *testing.B) {
+	built, _ := benchTree(b, 100000)
+	loaded, err := Unmarshal(built.Marshal())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		tr   *Tree
+	}{{"built", built}, {"loaded", loaded}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if p := c.tr.Validate(); len(p) != 0 {
+					b.Fatal(p)
+				}
+			}
+		})
+	}
+}
