@@ -772,10 +772,10 @@ function roomFor(places, n) {
 // them into places at the new slots' pairs (places: [address, length] per
 // slot; grown and returned), and makes the slots in cache, empty: a lazy list
 // (lazyList) reads the bytes there when its message is first read. They stay
-// there as long as the module's slot table holds the message: a prune or a
-// swapped tree first turns the places a live list may still read into texts
-// (#retire), and a free first copies their bytes out of the module
-// (keepUnread). It returns places and where the pairs end.
+// there as long as the module's slot table holds the message: a swapped tree
+// first turns the places a live list may still read into texts (#retire), and
+// a prune or a free first copies their bytes out of the module (keepUnread).
+// It returns places and where the pairs end.
 function newPlaces(u8, p, count, cache, places) {
   const base = cache.length;
   places = roomFor(places, base + count);
@@ -857,7 +857,7 @@ function lazyList(slots, cache, places, w, owner, base, kept, old) {
     let m = cache[s];
     if (typeof m !== "object" || m === null) {
       if (typeof m !== "string") {
-        // (Never: a tree's lists hold it; a prune or a swap first turns these into texts, a free copies their bytes.)
+        // (Never: a tree's lists hold it; a swap first turns these into texts, a prune or a free copies their bytes.)
         if (m === undefined && (owner === null || places[2 * s + 1] === 0)) throw new SessionTreeError("corrupt", "a list's message is gone from the module's memory (a bug in sessiontree)");
         m = decodeAround(i);
       }
@@ -1298,8 +1298,8 @@ export class SessionTree {
   // known: [address, length] per slot, 0 length unknown (newPlaces).
   #places = new Uint32Array(0);
   // WeakRefs of the lazy lists handed out (#project), and how many were alive
-  // when last counted: a prune or a swap first keeps what they may read (#retire),
-  // a free copies it out of the module (keepUnread).
+  // when last counted: a swap first keeps what they may read (#retire), a
+  // prune or a free copies it out of the module (keepUnread).
   #lists = [];
   #listsKept = 0;
   #copy = 0; // the handle of the helper's copy (t.projectFor in the lean flavour), or 0
@@ -2062,17 +2062,17 @@ export class SessionTree {
   // #keepForLists copies out of the module the bytes a lazy list of this tree
   // may still read (keepUnread), before a free or a prune drops the cache and
   // lets the module drop those bytes, and says whether there was such a list.
+  // The lists stay counted until the caller has dropped the cache: a prune
+  // the module refuses leaves them reading the module's memory (unkeep).
   #keepForLists() {
     const alive = this.#alive();
-    this.#lists = [];
-    this.#listsKept = 0;
     if (!wasm || alive.length === 0) return false;
     keepUnread(view(wasm), this.#cache, this.#places);
     return true;
   }
 
   // #retire turns every message a lazy list of this tree may still read from
-  // the module's memory into its text, before a prune or a swapped tree lets
+  // the module's memory into its text, before a swapped tree lets
   // the module drop those bytes. Nothing to do when no list is alive.
   #retire() {
     const alive = this.#alive();
@@ -2462,8 +2462,7 @@ export class SessionTree {
   prune() {
     this.#live();
     // What a live list may still read is copied out first, as free() does:
-    // the cache is dropped below. (A prune of a 100k-message tree with the
-    // list alive: 0.6 s decoding every text before Dec 6.)
+    // the cache is dropped below.
     const kept = this.#keepForLists();
     let removed;
     try {
@@ -2474,6 +2473,8 @@ export class SessionTree {
     }
     // The module forgot every slot: so does the cache, before a listener
     // reads a message (its slots are numbered from 0 again).
+    this.#lists = [];
+    this.#listsKept = 0;
     this.#cache = [];
     this.#places = new Uint32Array(0);
     this.#list = null; // its slots are numbered from 0 again too
@@ -2577,6 +2578,8 @@ export class SessionTree {
     // of the module first, which then frees the tree at once, so that its
     // memory is counted as garbage for the next large call (keepUnread).
     this.#keepForLists();
+    this.#lists = [];
+    this.#listsKept = 0;
     this.#h = 0;
     this.#cache = [];
     this.#places = new Uint32Array(0);

@@ -326,6 +326,29 @@ test("a list not read yet reads as the path it was after its tree is pruned, mer
   }
 });
 
+test("a prune the module refuses (a corrupt tree) leaves a list alive reading as it was, also after a free", () => {
+  // A prune copies what a live list may read out of the module first
+  // (keepUnread); refused, it must give the list back the module's memory and
+  // keep counting it, so that the free after it copies it again.
+  const s = new SessionTree();
+  for (let i = 0; i < 300; i++) s.append(wide(i), i + 1);
+  const at = s.activePath()[10];
+  s.branch(at, "side", 400);
+  const sideId = s.append({ role: "user", content: "on the side" }, 401);
+  s.switchBranch("main");
+  const file = JSON.parse(s.save());
+  s.free();
+  file.nodes[sideId].parent = "nowhere"; // off the main path: main's list is sound
+  const t = SessionTree.load(JSON.stringify(file)); // the loaded file's bytes
+  for (let i = 300; i < 400; i++) t.append(wide(i), i + 1); // texts JS let go
+  const list = t.linearProjection(); // nothing read yet
+  assert.throws(() => t.prune(), "corrupt", /repair/);
+  assert.deepEqual(list[5], wide(5), "read after the refused prune");
+  t.free();
+  churn();
+  assert.equal(JSON.stringify(list), JSON.stringify(Array.from({ length: 400 }, (_, i) => wide(i))), "the list after the free");
+});
+
 test("a list is an ordinary array to its caller: reads, writes, Array methods, JSON, copies", () => {
   const s = SessionTree.fromLinear([say(0)], 1);
   for (let i = 1; i < 10; i++) s.append(say(i), i + 1);
