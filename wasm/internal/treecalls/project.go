@@ -201,10 +201,18 @@ func encodeSlots(s *slotTable, slots []uint32, known, extra int, old bool) []byt
 	}
 	at := len(b)
 	b = b[:at+8*(s.len()-known)]
-	for i := known; i < s.len(); i, at = i+1, at+8 {
-		h := &s.chunks[i/chunkSize][i%chunkSize]
-		put32(b[at:], uint32(uintptr(unsafe.Pointer(h.p))))
-		put32(b[at+4:], h.n)
+	// Chunk by chunk: (address, length) pairs, one bounds check a chunk.
+	for c := known / chunkSize; c < len(s.chunks) && at < len(b); c++ {
+		chunk := s.chunks[c]
+		if c == known/chunkSize {
+			chunk = chunk[known%chunkSize:]
+		}
+		out := b[at : at+8*len(chunk)]
+		for j := range chunk {
+			put32(out[8*j:], uint32(uintptr(unsafe.Pointer(chunk[j].p))))
+			put32(out[8*j+4:], chunk[j].n)
+		}
+		at += 8 * len(chunk)
 	}
 	return b
 }

@@ -114,8 +114,12 @@ func (s *slotTable) catchUp() {
 	r0, hashed := len(s.runs), s.n-s.indexed
 	for a := s.indexed; a < s.n; {
 		b := a + 1
-		for k := s.keyAt(a); k != 0 && b < s.n && s.keyAt(b) > k; b++ {
-			k = s.keyAt(b)
+		for k := s.keyAt(a); k != 0 && b < s.n; b++ {
+			next := s.keyAt(b)
+			if next <= k {
+				break
+			}
+			k = next
 		}
 		if b-a >= runMin && len(s.runs) < maxRuns {
 			s.runs = append(s.runs, slotRun{uint32(a), uint32(b), uint32(a)})
