@@ -40,28 +40,11 @@ func (p *problems) add(kind, node, branch, msg string) {
 // Validate lists every structural problem of the tree, in a deterministic order.
 // A tree built only through this package's operations has none; a loaded file may.
 func (t *Tree) Validate() []Problem {
-	// The checks read each node through a list of the nodes rather than the
-	// map (a map read is a cache miss in a large tree: Validate made about
-	// twelve a node, now about three). Only a report needs the list in key
-	// order: a tree whose file gave that order has it for free, and another
-	// is checked in the map's order first and sorted only when it has
-	// problems (a 100k-node tree: 80 → 30 ms natively, Dec 6).
-	if list := t.nodesInOrder(); list != nil {
-		return t.problemsOf(list)
-	}
-	list := make([]keyedNode, 0, len(t.nodes))
-	for k, n := range t.nodes {
-		tick()
-		list = append(list, keyedNode{k, n})
-	}
-	if out := t.problemsOf(list); len(out) == 0 {
-		return nil
-	}
-	return t.problemsOf(t.sortedNodes())
-}
-
-// problemsOf is Validate over list, every node of the tree, in its order.
-func (t *Tree) problemsOf(list []keyedNode) []Problem {
+	// The checks read each node through a list of the nodes by key rather
+	// than the map (a map read is a cache miss in a large tree: Validate made
+	// about twelve a node, now about three). A loaded tree has that list from
+	// its file's order (sortedNodes).
+	list := t.sortedNodes()
 	var out problems
 	add := out.add
 	for _, d := range t.dups {
@@ -76,7 +59,6 @@ func (t *Tree) problemsOf(list []keyedNode) []Problem {
 	}
 	parented := 0
 	for _, kn := range list {
-		tick()
 		k, n := kn.key, kn.n
 		if n.id != k {
 			add(ProblemIDMismatch, k, "", "node stored under "+quote(k)+" says its id is "+quote(n.id))
@@ -89,11 +71,7 @@ func (t *Tree) problemsOf(list []keyedNode) []Problem {
 			}
 		}
 	}
-	cycles := t.cycleEntriesOf(list)
-	for _, kn := range list {
-		kn.n.mark = 0
-	}
-	for _, k := range cycles {
+	for _, k := range t.cycleEntriesOf(list) {
 		add(ProblemCycle, k, "", "the parent links through node "+quote(k)+" form a cycle")
 	}
 	if !t.childrenAgree(t.roots, "") {
@@ -101,7 +79,6 @@ func (t *Tree) problemsOf(list []keyedNode) []Problem {
 	}
 	listed := 0
 	for _, kn := range list {
-		tick()
 		listed += len(kn.n.children)
 		if !t.childrenAgree(kn.n.children, kn.key) {
 			add(ProblemChildren, kn.key, "", "children of node "+quote(kn.key)+" disagree with the nodes' parents")
@@ -295,14 +272,16 @@ func (t *Tree) cycleEntries(keys []string) []string {
 	}
 	defer func() {
 		for _, n := range t.nodes {
-			n.mark = 0
+			n.mark = 0 // the walks' marks above keys too
 		}
 	}()
 	return t.cycleEntriesOf(list)
 }
 
 // cycleEntriesOf is cycleEntries from the nodes of list (n nil: not a node).
-// It leaves the nodes it walked marked: the caller clears every node's mark.
+// At the end it clears the marks of the nodes in list: every node marked,
+// when list holds every node of the tree (Validate); cycleEntries clears the
+// rest, for a walk from its keys may mark nodes above them.
 func (t *Tree) cycleEntriesOf(list []keyedNode) []string {
 	const (
 		unvisited = iota
@@ -316,7 +295,6 @@ func (t *Tree) cycleEntriesOf(list []keyedNode) []string {
 		walk, walked = walk[:0], walked[:0]
 		id, n := kn.key, kn.n
 		for n != nil && n.mark == unvisited {
-			tick()
 			n.mark = onWalk
 			walk, walked = append(walk, id), append(walked, n)
 			if id = n.parent; id == "" {
@@ -331,6 +309,11 @@ func (t *Tree) cycleEntriesOf(list []keyedNode) []string {
 		}
 		for _, w := range walked {
 			w.mark = done
+		}
+	}
+	for _, kn := range list {
+		if kn.n != nil {
+			kn.n.mark = unvisited
 		}
 	}
 	sortStrings(cycles)

@@ -279,9 +279,10 @@ func TestChildrenListedOutOfOrderAreReportedAndRepairedIntoOrder(t *testing.T) {
 	}
 }
 
-// Validate checks a tree not read from a file in the map's order and sorts
-// only when it finds a problem: its report must still list the problems in
-// key order, the same every time, and name every one.
+// Validate reads the nodes through a list of them by key, not the map: for a
+// tree not read from a file (no file order to take it from), its report must
+// still list the problems in key order, the same every time, and name every
+// one.
 func TestValidateReportsInKeyOrderWhateverTheMapsOrder(t *testing.T) {
 	tr, ids := chain(t, "a", "b", "c", "d", "e", "f", "g", "h")
 	if tr.nodesInOrder() != nil {
