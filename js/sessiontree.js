@@ -1003,9 +1003,9 @@ function keepUnread(u8, cache, places) {
         off += hi - lo;
       }
       open = true;
-      lo = at;
+      lo = at; // a new run: [at, at + size) so far
     }
-    hi = Math.max(hi, at + size);
+    hi = at + size; // (at ≥ the run's end unless it starts here)
     cache[s] = off + (at - lo);
   }
   if (!open) return;
@@ -2592,3 +2592,7 @@ export class SessionTree {
     this.free();
   }
 }
+
+// For the tests only (js/test/tree-list.test.js): the helpers whose cases no
+// tree call can set up at will (where the module puts a message's bytes).
+Object.defineProperty(SessionTree, Symbol.for("sessiontree.internals"), { value: Object.freeze({ keepUnread, decodeTexts }) });
