@@ -51,7 +51,7 @@ var (
 
 func hold() {
 	if holding++; holding == 1 {
-		p := int(setGCPercent(-1))
+		p := setGCPercent(-1)
 		l := setMemoryLimit(math.MaxInt64)
 		if !restoring {
 			foundPercent = int64(p)
