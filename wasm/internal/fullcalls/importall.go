@@ -12,7 +12,13 @@ import (
 // count, then for each conversation three uint32-length-prefixed fields: its
 // title, its report as JSON (as import's) and its canonical .tree.json bytes.
 func importAllFiles(c *treecalls.Request) ([]byte, error) {
-	return importAll(c, func(cv formats.Conversation) []byte { return cv.Tree.Marshal() })
+	return importAll(c, func(cv formats.Conversation) []byte {
+		b := cv.Tree.Marshal()
+		// The tree, this file (copied into the result) and about as much of
+		// the input's copy are garbage once the call ends.
+		scratch(cv.Tree, 2*len(b))
+		return b
+	})
 }
 
 // importAllTrees is importAllFiles into new live trees: each third field is

@@ -26,6 +26,7 @@ func importFile(c *treecalls.Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer scratch(t, 0) // (its bytes are the input buffer's)
 	// Written into the module's reusable result buffer (an import makes a
 	// file's size of output once, not again on each import).
 	b := sealReport(appendReport(append(bridge.Out(0), 0, 0, 0, 0), rep))
@@ -33,6 +34,11 @@ func importFile(c *treecalls.Request) ([]byte, error) {
 	bridge.KeepOut(b)
 	return b, nil
 }
+
+// scratch counts a tree that a call made and lets go, with the bytes of its
+// file it holds, as garbage for the next large call to collect first
+// (bridge.Owe), as a freed tree is counted (treecalls' free).
+func scratch(t *core.Tree, file int) { bridge.Owe(file + 64*t.Len()) }
 
 // sealReport writes the length of the report that follows the 4 bytes at the
 // start of b into them, little-endian: the framing of import and merge results.
@@ -56,6 +62,7 @@ func exportFile(c *treecalls.Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer scratch(t, len(data))
 	if c.NArgs() > 2 { // "report": see exportReported
 		return exportReported(t, format)
 	}

@@ -40,6 +40,7 @@ func mergeTree(r *treecalls.Request) ([]byte, error) {
 		if other, err = core.Unmarshal(arg); err != nil { // copies arg
 			return nil, err
 		}
+		defer scratch(other, len(arg))
 	default:
 		return nil, bridge.Invalid("mergeTree: unknown kind " + string(rawjson.AppendString(nil, kind)))
 	}

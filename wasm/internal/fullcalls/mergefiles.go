@@ -37,6 +37,8 @@ func mergeFiles(c *treecalls.Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer scratch(theirs, len(b))
+	defer scratch(ours, len(a))
 	rep, err := ours.MergeWith(theirs, opts)
 	if err != nil {
 		return nil, err

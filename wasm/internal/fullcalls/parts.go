@@ -30,6 +30,7 @@ func deltaParts(c *treecalls.Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer scratch(t, len(data))
 	parts := t.DeltaParts(n)
 	size := 0
 	for _, p := range parts {

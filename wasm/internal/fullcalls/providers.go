@@ -34,6 +34,7 @@ func projectFile(r *treecalls.Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer scratch(t, len(data))
 	return projectFor(t, r, 0, 5)
 }
 
