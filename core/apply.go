@@ -256,10 +256,19 @@ func parseOp(d *rawjson.Decoder, i int) (Op, error) {
 			}
 			op.Message = Message(raw)
 			op.parsed = true
-		case "node":
-			str(&op.Node)
-		case "from":
-			str(&op.From)
+		case "node", "from", "branch":
+			// A node or a branch is named by a non-empty string, as the
+			// methods refuse "" before they look it up (invalid_input, not
+			// not_found).
+			dst := &op.Node
+			if key == "from" {
+				dst = &op.From
+			} else if key == "branch" {
+				dst = &op.Branch
+			}
+			if str(dst); err == nil && *dst == "" {
+				err = bad(quote(key) + " must be a non-empty string")
+			}
 		case "name", "modelId":
 			// Optional: left out or null for none, as the methods take
 			// undefined or null; "" is no name (nor model) and is refused,
@@ -274,8 +283,6 @@ func parseOp(d *rawjson.Decoder, i int) (Op, error) {
 			if str(dst); err == nil && *dst == "" {
 				err = bad(quote(key) + " must be a non-empty string (leave it out for none)")
 			}
-		case "branch":
-			str(&op.Branch)
 		case "label":
 			str(&op.Label)
 		case "summary":

@@ -172,6 +172,32 @@ func TestAnOpsOptionalArgumentIsAbsentNullOrANonEmptyStringAsInItsMethod(t *test
 	}
 }
 
+// A node or a branch an op names is a non-empty string: "" is invalid_input,
+// as the JS methods and the Go API's callers refuse it, not a look-up that
+// finds nothing (not_found, branch_not_found), which it was until Dec 6 (a
+// random run of the JS API found t.switchBranch("") and
+// t.apply([{op:"switch",branch:""}]) answering different codes).
+func TestAnOpNamingNoNodeOrBranchIsInvalidInputAsItsMethodIs(t *testing.T) {
+	for _, in := range []string{
+		`[{"op":"rewind","node":""}]`,
+		`[{"op":"branch","from":""}]`,
+		`[{"op":"switch","branch":""}]`,
+		`[{"op":"label","node":"","label":"x"}]`,
+		`[{"op":"clearLabel","node":""}]`,
+		`[{"op":"checkout","node":""}]`,
+		`[{"op":"edit","node":"","message":{"role":"user"}}]`,
+		`[{"op":"regenerate","node":"","message":{"role":"user"}}]`,
+		`[{"op":"summarize","branch":"","summary":"s"}]`,
+		`[{"op":"deleteBranch","branch":""}]`,
+	} {
+		_, err := ParseOps([]byte(in))
+		wantCode(t, err, CodeInvalidInput)
+		if err == nil || !strings.Contains(err.Error(), `must be a non-empty string`) {
+			t.Errorf("%s: %v", in, err)
+		}
+	}
+}
+
 // After a failed batch that made and used a branch, appends go to the branch
 // that is active again (the memo of the active branch does not outlive it).
 func TestApplyOfAFailingBatchLeavesAppendsOnTheActiveBranch(t *testing.T) {
