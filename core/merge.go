@@ -64,6 +64,12 @@ type MergeReport struct {
 	Conflicts        []MergeConflict // what was kept under a new id or name
 	ActiveBranch     string          // the active branch after the merge
 	ActiveChanged    bool            // whether that differs from before
+	// more: the merge changed the file in what the lists above do not name
+	// (a label's or a move's time, a hidden value, a deletion's record, kept
+	// summaries, the root), which later merges read: Changed counts it. (Not
+	// a branch's use clock alone: each copy's own, and a merge that keeps a
+	// tab in its place moves it.)
+	more bool
 }
 
 // MergeConflict is one thing both copies changed apart that the merge kept
@@ -77,10 +83,11 @@ type MergeConflict struct {
 	Message string
 }
 
-// Changed reports whether the merge changed anything.
+// Changed reports whether the merge changed anything: whether the tree saves
+// other bytes than before it.
 func (r MergeReport) Changed() bool {
 	return len(r.NodesAdded)+len(r.LabelsChanged)+len(r.BranchesAdded)+len(r.BranchesMoved)+
-		len(r.BranchesDeleted)+len(r.SummariesChanged)+len(r.Conflicts) > 0 || r.ActiveChanged
+		len(r.BranchesDeleted)+len(r.SummariesChanged)+len(r.Conflicts) > 0 || r.ActiveChanged || r.more
 }
 
 // Merge returns the merge of a and b, a new tree; neither is changed. Both must
@@ -168,7 +175,8 @@ func (t *Tree) MergeWith(other *Tree, opts MergeOptions) (MergeReport, error) {
 	// The change feeds and the watch go on (a feed handed out in parts too),
 	// and the version counts on.
 	changed, rest, watched, synced, version := t.changed, t.rest, t.watched, t.synced, t.version
-	moved := rep.Changed() || len(rep.touchedNodes)+len(rep.touchedBranches) > 0 || r.root != t.root
+	rep.more = rep.more || r.root != t.root
+	moved := rep.Changed() || len(rep.touchedBranches) > 0
 	gen := max(t.shapeGen, r.shapeGen)
 	*t = *r
 	// Every node may have moved: what was derived from t or r is stale.
@@ -231,6 +239,9 @@ func (r *Tree) keepPlace(t *Tree) {
 		return
 	}
 	pick := func(b *branch) {
+		if r.active == b.name && b.used == r.clock {
+			return // where the user is already, and used last: a touch would only move the clock
+		}
 		if r.active != b.name {
 			r.setActive(b.name)
 		}
@@ -643,6 +654,7 @@ func (t *Tree) diff(r *Tree) mergeDiff {
 			d.touchedNodes = append(d.touchedNodes, id)
 		case old.labelTime() != n.labelTime() || !sameContent(old, n) || !slices.Equal(old.children, n.children):
 			d.touchedNodes = append(d.touchedNodes, id)
+			d.more = true
 		}
 	}
 	for name, b := range r.branches {
@@ -656,6 +668,9 @@ func (t *Tree) diff(r *Tree) mergeDiff {
 		}
 		if (old.summary == nil) != (b.summary == nil) || (b.summary != nil && *old.summary != *b.summary) {
 			d.SummariesChanged = append(d.SummariesChanged, name)
+		}
+		if old.moved != b.moved || old.created != b.created {
+			d.more = true
 		}
 		if old.leaf != b.leaf || old.moved != b.moved || old.created != b.created || old.used != b.used ||
 			(old.summary == nil) != (b.summary == nil) || (b.summary != nil && *old.summary != *b.summary) {
@@ -672,12 +687,14 @@ func (t *Tree) diff(r *Tree) mergeDiff {
 			x, y := t.hiddenRecord(name), r.hiddenRecord(name)
 			if (x == nil) != (y == nil) || (x != nil && *x != *y) {
 				d.touchedBranches = append(d.touchedBranches, name)
+				d.more = d.more || x == nil || y == nil || x.leaf != y.leaf || x.moved != y.moved || x.created != y.created
 			}
 		}
 	}
 	for name, s := range r.tombs {
 		if !s.equal(t.tombs[name]) {
 			d.touchedBranches = append(d.touchedBranches, name)
+			d.more = true
 		}
 	}
 	// The entry that carries a family's kept summaries is rewritten when they
@@ -690,6 +707,7 @@ func (t *Tree) diff(r *Tree) mergeDiff {
 						d.touchedBranches = append(d.touchedBranches, home)
 					}
 				}
+				d.more = true
 			}
 		}
 	}

@@ -231,3 +231,60 @@ func branchLeaves(t *Tree) map[string]string {
 	}
 	return m
 }
+
+// A merge's report says it changed the tree whenever the tree saves other
+// bytes after it, also when what changed is named in none of its lists: a
+// value kept hidden, a label's time. Until Dec 6 such a merge reported
+// changed false (a random run of the JS API found it), while its save
+// differed. A merge that keeps a tab in its place moves that branch's use
+// clock and nothing else: that is not a change (tabs that merge each other
+// settle, TestPropertyTabsMergingWithFreshNamesLoseNothingAndSettle), and
+// when the branch is active and used last already it moves nothing, not
+// even the version (it did: a sync client then took its tree for edited).
+func TestAMergeReportsAChangeWheneverTheSaveDiffers(t *testing.T) {
+	tr := New(counterIDs())
+	a := mustAppend(t, tr, msg("user", "A"), 1001)
+	mustAppend(t, tr, msg("assistant", "B"), 1002)
+	stale := tr.Clone() // main at B
+	if _, err := tr.Rewind(a, 1003); err != nil {
+		t.Fatal(err)
+	}
+	before := tr.Marshal()
+	rep, err := tr.MergeWith(stale, MergeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(tr.Marshal()) == string(before) || !rep.Changed() {
+		t.Fatalf("the merge kept main's older value hidden (main~…): saves differ %v, reported changed %v", string(tr.Marshal()) != string(before), rep.Changed())
+	}
+	// A label cleared in one copy after the other saw it: the clear's time
+	// comes over, no label changes.
+	x := New(counterIDs())
+	n := mustAppend(t, x, msg("user", "q"), 1)
+	y := x.Clone()
+	if err := y.LabelAt(n, "tmp", 5); err != nil {
+		t.Fatal(err)
+	}
+	if err := y.ClearLabelAt(n, 6); err != nil {
+		t.Fatal(err)
+	}
+	before = x.Marshal()
+	rep, err = x.MergeWith(y, MergeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(x.Marshal()) == string(before) || !rep.Changed() || len(rep.LabelsChanged) != 0 {
+		t.Fatalf("a label's clearing time came over: saves differ %v, reported changed %v, labels %v", string(x.Marshal()) != string(before), rep.Changed(), rep.LabelsChanged)
+	}
+	// Merged again, nothing changes, and the report says so.
+	for _, opts := range []MergeOptions{{}, {FreshNames: true, KeepPlace: true}} {
+		before, version := x.Marshal(), x.Version()
+		rep, err = x.MergeWith(y, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Changed() || x.Version() != version {
+			t.Fatalf("%+v: the merge again reported a change (%v) or moved the version (%d → %d); saves differ: %v", opts, rep.Changed(), version, x.Version(), string(x.Marshal()) != string(before))
+		}
+	}
+}
