@@ -158,7 +158,7 @@ export interface MergeReport {
   /** The active branch after the merge: the one used last in either copy. */
   activeBranch: string;
   activeChanged: boolean;
-  /** Whether anything changed. */
+  /** Whether anything changed: whether the tree now saves other bytes, also for what the lists do not name (a value kept hidden, a label's or a move's time, a deletion's record), a branch's use clock aside. */
   changed: boolean;
 }
 
