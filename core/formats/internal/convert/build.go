@@ -32,6 +32,15 @@ type Builder struct {
 	localWait  map[string][]*waiting
 	localQueue []*waiting
 	added      int // records added
+	// tildes holds, for each id a record duplicated, the next "id~N" to try
+	// (unused), and freshK the first "branch-N" freshName tries: every name
+	// below them was taken when last looked at, and ids and branches are only
+	// ever added while a file is read. Without them each duplicate and each
+	// unnamed leaf counted from 2 (from 1) again: a 65 KB SillyTavern file of
+	// 50 messages × 250 swipes took 145 s in the worker.
+	tildes map[string]int
+	freshK int
+	probes int // names looked at by unused and freshName (tests)
 }
 
 type waiting struct {
@@ -186,15 +195,28 @@ func (b *Builder) EndConversation() {
 	b.local, b.localWait, b.localQueue = nil, nil, nil
 }
 
+// unused returns id when it is free, else the first free "base~N" from N = 2
+// on, base being id up to its last "~" (id itself without one).
 func (b *Builder) unused(id string) string {
-	for n := 2; b.Has(id); n++ {
-		base := id
-		if i := lastTilde(id); i >= 0 {
-			base = id[:i]
-		}
-		id = base + "~" + strconv.Itoa(n)
+	b.probes++
+	if !b.Has(id) {
+		return id
 	}
-	return id
+	base := id
+	if i := lastTilde(id); i >= 0 {
+		base = id[:i]
+	}
+	n := max(2, b.tildes[base])
+	for ; ; n++ {
+		b.probes++
+		if cand := base + "~" + strconv.Itoa(n); !b.Has(cand) {
+			if b.tildes == nil {
+				b.tildes = make(map[string]int)
+			}
+			b.tildes[base] = n + 1 // (Add takes cand)
+			return cand
+		}
+	}
 }
 
 func lastTilde(s string) int {
@@ -394,9 +416,11 @@ func (b *Builder) nameLeaves(leaves []string) {
 
 // freshName returns the first "branch-N" not taken.
 func (b *Builder) freshName() string {
-	for k := 1; ; k++ {
+	for k := max(1, b.freshK); ; k++ {
+		b.probes++
 		name := "branch-" + strconv.Itoa(k)
 		if _, taken := b.Tree.LookupBranch(name); !taken {
+			b.freshK = k // (taken once its caller sets it; looked at again if not)
 			return name
 		}
 	}
