@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/chat"
 )
 
@@ -56,6 +57,7 @@ type block struct {
 func flatten(turns []chat.Turn, cont []bool, keepThinking bool, rep *Report) []item {
 	var out []item
 	for i, t := range turns {
+		core.Tick()
 		if t.Meta {
 			rep.Dropped++
 			continue

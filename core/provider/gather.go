@@ -93,6 +93,7 @@ func gather(t *core.Tree, ids []string, msgs []core.Message, next string) gather
 	// elsewhere.
 	turns := make([]chat.Turn, len(ids))
 	for i := range ids {
+		core.TickBytes(len(msgs[i])) // (a long path's conversion runs in the worker's slices)
 		turns[i] = chat.Read(msgs[i])
 		for _, p := range turns[i].Parts {
 			if p.Kind == chat.ToolResult {

@@ -226,6 +226,7 @@ func Project(msgs []core.Message, api API, opts Options) (Request, error) {
 	}
 	turns := make([]chat.Turn, len(msgs))
 	for i, m := range msgs {
+		core.TickBytes(len(m))
 		turns[i] = chat.Read(m)
 	}
 	return project(turns, nil, nil, api, opts)

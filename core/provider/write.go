@@ -2,6 +2,7 @@ package provider
 
 import (
 	"cmp"
+	"github.com/sessiontree/sessiontree/core"
 	"slices"
 	"sort"
 	"strconv"
@@ -170,6 +171,7 @@ func writeMessages(spans []span, api API, rep *Report, held *places, one func(bl
 	for _, p := range spans {
 		if p.seg == nil {
 			for _, b := range p.blocks {
+				core.Tick()
 				w.block(b.wrote(api, one))
 			}
 			continue
@@ -181,6 +183,7 @@ func writeMessages(spans []span, api API, rep *Report, held *places, one func(bl
 		}
 		outs := slices.Grow(sc.outs[:0], len(s.blocks)-from)[:len(s.blocks)-from]
 		for i, b := range s.blocks[from:] {
+			core.Tick()
 			outs[i] = b.wrote(api, one)
 			w.block(outs[i])
 		}

@@ -110,6 +110,7 @@ func Export(t *core.Tree) ([]byte, error) {
 	var w Writer
 	for _, id := range path {
 		n, _ := t.Node(id)
+		core.TickBytes(len(n.Message))
 		w.Add(id, n.Message)
 	}
 	return w.Bytes(), nil
@@ -194,6 +195,7 @@ func (w *Writer) Add(id string, m core.Message) {
 func (w *Writer) Bytes() []byte {
 	out := []byte{'['}
 	for i, m := range w.msgs {
+		core.Tick()
 		if i > 0 {
 			out = append(out, ',')
 		}
@@ -206,6 +208,7 @@ func (w *Writer) Bytes() []byte {
 func (w *Writer) Messages() [][]byte {
 	out := make([][]byte, len(w.msgs))
 	for i, m := range w.msgs {
+		core.Tick()
 		out[i] = m.append(nil)
 	}
 	return out

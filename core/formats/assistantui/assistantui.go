@@ -130,6 +130,7 @@ func Export(t *core.Tree) ([]byte, error) {
 	first := true
 	for _, g := range convert.Groups(t, nil) {
 		for _, n := range g.Nodes {
+			core.TickBytes(len(n.Message))
 			if !first {
 				out = append(out, ',')
 			}

@@ -255,6 +255,7 @@ func Export(t *core.Tree) ([]byte, error) {
 	for _, g := range groups {
 		var h []byte
 		for _, n := range g.Nodes {
+			core.TickBytes(len(n.Message))
 			if v, ok := rawjson.Lookup(n.Message, ConversationKey); ok {
 				h = v
 				break
@@ -311,6 +312,7 @@ func Export(t *core.Tree) ([]byte, error) {
 			scaffoldRoot = sEntries[0].Key
 		}
 		for i, n := range c.nodes {
+			core.TickBytes(len(n.Message))
 			rec := record(t, n, header, i == 0, scaffoldRoot)
 			p := convert.Str(mustMembers(rec), "parent")
 			if p != "" {
@@ -327,6 +329,7 @@ func Export(t *core.Tree) ([]byte, error) {
 		}
 		mapping := convert.NewObject(nil)
 		for i, rec := range recs {
+			core.TickBytes(len(rec))
 			e := rec[:len(rec)-1]
 			e = append(e[:len(e):len(e)], `,"children":`...)
 			e = rawjson.AppendStrings(e, nonNil(kids[ids[i]]))

@@ -34,6 +34,7 @@ func Export(t *core.Tree) ([]byte, error) {
 		list = list[:len(list)-1]
 		prev := ""
 		for i, n := range c.Nodes {
+			core.TickBytes(len(n.Message))
 			if len(list) > 1 {
 				list = append(list, ',')
 			}

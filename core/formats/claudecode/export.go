@@ -26,6 +26,7 @@ func Export(t *core.Tree) ([]byte, error) {
 	var entries []*entry
 	for _, g := range convert.Groups(t, convert.ActiveSet(t)) {
 		for _, n := range g.Nodes {
+			core.TickBytes(len(n.Message))
 			e := newEntry(n, session)
 			if len(entries) > 0 && len(e.before) > 0 {
 				e.keptInExt = true // lines before a node only come back in place before the first
@@ -252,6 +253,7 @@ func textBlocks(v []byte) []byte {
 func sessionOf(t *core.Tree) string {
 	for _, g := range convert.Groups(t, nil) {
 		for _, n := range g.Nodes {
+			core.TickBytes(len(n.Message))
 			if rec, ok := rawjson.Lookup(n.Message, Key); ok {
 				if s, ok := rawjson.LookupString(rec, "sessionId"); ok && s != "" {
 					return s
@@ -269,6 +271,7 @@ func placeParents(entries []*entry) {
 	turns := make([]turn, len(entries))
 	via := make(map[string]string)
 	for k, e := range entries {
+		core.TickBytes(len(e.line))
 		f := scan(e.line)
 		turns[k] = turn{id: e.n.ID, parent: unquote(f.parent), hasParent: f.hasParent}
 		if f.Message != nil {

@@ -252,6 +252,7 @@ func Export(t *core.Tree) ([]byte, error) {
 	}
 	out := []byte{'['}
 	for i, n := range nodes {
+		core.TickBytes(len(n.Message))
 		if i > 0 {
 			out = append(out, ',')
 		}

@@ -229,6 +229,7 @@ func Export(t *core.Tree) ([]byte, error) {
 		}
 		entries := convert.NewObject(nil)
 		for i, n := range c.Nodes {
+			core.TickBytes(len(n.Message))
 			entries.Raw(n.ID, record(t, n, kids[n.ID], header, i == 0))
 		}
 		hist := convert.NewObject(nil).Raw("messages", entries.Bytes())

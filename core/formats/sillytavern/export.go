@@ -24,6 +24,7 @@ func Export(t *core.Tree) ([]byte, error) {
 	var lines [][]byte
 	for i, id := range path {
 		n, _ := t.Node(id)
+		core.TickBytes(len(n.Message))
 		sibs := []string{id}
 		if n.Parent != "" {
 			p, _ := t.Node(n.Parent)
@@ -45,6 +46,7 @@ func Export(t *core.Tree) ([]byte, error) {
 	var hiddenNodes [][]byte
 	for _, g := range convert.Groups(t, nil) {
 		for _, n := range g.Nodes {
+			core.Tick()
 			if shown[n.ID] {
 				continue
 			}

@@ -88,6 +88,7 @@ func AppendTreeExtLine(out []byte, t *core.Tree) []byte {
 // AppendLines appends each of lines, as a JSONL line, to out.
 func AppendLines(out []byte, lines [][]byte) []byte {
 	for _, l := range lines {
+		core.TickBytes(len(l))
 		out = append(append(out, l...), '\n')
 	}
 	return out

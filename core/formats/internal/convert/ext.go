@@ -134,6 +134,7 @@ func TreeExt(t *core.Tree) []byte {
 	buf = rawjson.AppendString(buf, t.ActiveBranch())
 	buf = append(buf, `,"branches":[`...)
 	for i, b := range t.Branches() {
+		core.Tick()
 		if i > 0 {
 			buf = append(buf, ',')
 		}
@@ -174,6 +175,7 @@ func unnamedLeaves(t *core.Tree) []string {
 		if !ok {
 			continue
 		}
+		core.Tick()
 		if len(n.Children) == 0 && !named[id] {
 			out = append(out, id)
 		}

@@ -216,6 +216,7 @@ func (s *Session) Finish(active string, ext []byte) (*core.Tree, *Report) {
 func RawArray(items [][]byte) []byte {
 	out := []byte{'['}
 	for i, it := range items {
+		core.TickBytes(len(it))
 		if i > 0 {
 			out = append(out, ',')
 		}

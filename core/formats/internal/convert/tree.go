@@ -38,6 +38,7 @@ func Groups(t *core.Tree, onPath map[string]bool) []Group {
 			if !ok {
 				continue
 			}
+			core.Tick() // (an exporter's walk: see core.Tick)
 			g.Nodes = append(g.Nodes, n)
 			kids := lastOnPath(n.Children, onPath)
 			for i := len(kids) - 1; i >= 0; i-- {
@@ -98,6 +99,7 @@ func Conversations(t *core.Tree, headerKey string) []*Conversation {
 	for _, g := range Groups(t, active) {
 		var h []byte
 		for _, n := range g.Nodes {
+			core.TickBytes(len(n.Message))
 			if v, ok := rawjson.Lookup(n.Message, headerKey); ok {
 				h = v
 				break
