@@ -45,8 +45,10 @@ const createSlack = 16 << 10
 // errQuota is the 429 of a create over q with u already held.
 func errQuota(q Quota, u Usage) *apiError {
 	if q.Trees > 0 && u.Trees >= q.Trees {
-		return errf(statusTooManyRequests, "quota_exceeded", "this tenant holds "+strconv.FormatInt(u.Trees, 10)+
-			" trees, its quota; delete one before creating another")
+		// (Its count has the creates under way: each holds its place from
+		// the start, so racing creates never pass the quota.)
+		return errf(statusTooManyRequests, "quota_exceeded", "this tenant holds or is creating "+strconv.FormatInt(u.Trees, 10)+
+			" trees, its quota of "+strconv.FormatInt(q.Trees, 10)+"; delete one before creating another")
 	}
 	return errf(statusTooManyRequests, "quota_exceeded", "this tenant's trees take "+strconv.FormatInt(u.Bytes, 10)+
 		" bytes, over its quota of "+strconv.FormatInt(q.Bytes, 10)+"; delete trees before creating another")

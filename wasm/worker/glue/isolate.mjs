@@ -162,6 +162,25 @@ async function buffered(request) {
   return [request, chunks, Math.min(size, BODY_CAP)];
 }
 
+// frameText is a binary WebSocket frame's UTF-8 text, or null.
+function frameText(data) {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(data);
+  } catch {
+    return null;
+  }
+}
+
+// drain reads a body to its end and drops it.
+async function drain(body) {
+  try {
+    const reader = body.getReader();
+    while (!(await reader.read()).done);
+  } catch {
+    // (the client went away)
+  }
+}
+
 // joined is chunks of size bytes in one array, made a turn of the event loop
 // at a time for a large body (each turn copies BUFFER_TURN bytes).
 async function joined(chunks, size) {
@@ -260,6 +279,29 @@ function responseOf(res) {
 
 export default {
   async fetch(request, env, ctx) {
+    // Go routes synchronously, in the objects' instance (no I/O there), from
+    // the method, the URL and the headers; only the tree list (null: it
+    // reads D1) waits for the router's instance.
+    if (objectStarted === null || objectGo.exited) objectStarted = startObjects(env);
+    await objectStarted;
+    const text = (v) => (typeof v === "string" ? v : "");
+    // A program without the objects' role (the benchmark's trivial worker)
+    // has no router of its own: its one instance serves everything.
+    const routed = typeof globalThis.sessiontreeRoute !== "function" ? null
+      : unpacked(globalThis.sessiontreeRoute(text(env.SESSIONTREE_SIGNING_KEY), text(env.SESSIONTREE_CORS_ORIGINS),
+        text(env.SESSIONTREE_RATE_LIMIT), request.method, request.url, packed(request.headers)));
+    // The router names the tree's object: the request goes there, with the
+    // router's x-sessiontree- headers and none of the client's.
+    const object = routed?.headers.find(([k]) => k.toLowerCase() === PREFIX + "object");
+    if (routed !== null && object === undefined) {
+      // The router's own answer (401, 429, 404, a preflight) needs no body:
+      // it goes at once, and the body is read and dropped after it (left
+      // unread it breaks the next request on the connection under wrangler
+      // dev), never kept. Before, every body was read whole first: 40
+      // uploads with no token held 8 MB each until their last byte came.
+      if (request.body !== null) ctx.waitUntil(drain(request.body));
+      return responseOf(routed);
+    }
     const [req, chunks, size] = await buffered(request);
     // The body in one array, for Go's router instance and for a small call
     // of an object; a large one goes to its object as a stream (streamOf).
@@ -267,22 +309,8 @@ export default {
       const body = chunks === null ? null : await joined(chunks, size);
       return [body === null ? req : new Request(req, { body }), body];
     };
-    // Go routes synchronously, in the objects' instance (no I/O there);
-    // only the tree list (null: it reads D1) waits for the router's instance.
-    if (objectStarted === null || objectGo.exited) objectStarted = startObjects(env);
-    await objectStarted;
-    // A program without the objects' role (the benchmark's trivial worker)
-    // has no router of its own: its one instance serves everything.
-    if (typeof globalThis.sessiontreeRoute !== "function") return inGo(...(await whole()), env, ctx);
-    const text = (v) => (typeof v === "string" ? v : "");
-    const routed = unpacked(globalThis.sessiontreeRoute(text(env.SESSIONTREE_SIGNING_KEY), text(env.SESSIONTREE_CORS_ORIGINS),
-      text(env.SESSIONTREE_RATE_LIMIT), request.method, request.url, packed(request.headers)));
     if (routed === null) return inGo(...(await whole()), env, ctx);
     const body = chunks === null || size >= STREAM_MIN ? null : await joined(chunks, size);
-    // The router names the tree's object: the request goes there, with the
-    // router's x-sessiontree- headers and none of the client's.
-    const object = routed.headers.find(([k]) => k.toLowerCase() === PREFIX + "object");
-    if (object === undefined) return responseOf(routed);
     const headers = new Headers(request.headers);
     for (const k of [...headers.keys()]) if (k.startsWith(PREFIX)) headers.delete(k);
     for (const [k, v] of routed.headers) {
@@ -1273,7 +1301,19 @@ export class TreeObject extends DurableObject {
   // message on a socket whose token expired closes it, unanswered.
   async webSocketMessage(ws, msg) {
     if (expired(ws)) return;
-    if (typeof msg !== "string" || !msg.includes('"write"')) return;
+    // A frame is a write; one sent as binary is read as its UTF-8 text. Any
+    // other frame is answered with a 400 ack: it was dropped with no answer,
+    // and its client waited for one for good (issue 25's hostile pass).
+    if (typeof msg !== "string") msg = frameText(msg);
+    if (msg === null || !msg.includes('"write"')) {
+      try {
+        ws.send(JSON.stringify({ type: "ack", status: 400, body: { error: { code: "invalid_input",
+          message: 'a frame on this socket is a write, {"type":"write","id":…,"route":…,"body":…} as UTF-8 text; this one was not: nothing was done' } } }));
+      } catch {
+        // the client went away
+      }
+      return;
+    }
     const { tree, tenant, client } = ws.deserializeAttachment() ?? {};
     if (!tree || !tenant) {
       ws.send(JSON.stringify({ type: "ack", status: 400, body: { error: { code: "invalid_input",

@@ -225,3 +225,29 @@ func TestConcurrentWritesEachGetTheirOwnAnswerAndAllAreStored(t *testing.T) {
 	}
 	t.Logf("%d changes reached the listener, %d of its messages held several", writers*each, batches)
 }
+
+// A frame that is not a write is answered with a 400 ack on the socket, not
+// dropped: its client waited for an answer for good (issue 25's hostile
+// pass), and the socket goes on taking writes.
+func TestAFrameThatIsNotAWriteIsAnsweredWithA400Ack(t *testing.T) {
+	c := &client{t: t, token: token(t, "frames")}
+	id, _ := c.create(`{"messages":[{"role":"user","content":"hi"}]}`)
+	ws := liveSocket(t, c, id, "framer")
+	defer ws.Close()
+	for _, frame := range []string{"hello", "[]", `{"type":"ping"}`} {
+		if err := ws.Send([]byte(frame)); err != nil {
+			t.Fatal(err)
+		}
+		raw, err := ws.Read(20 * time.Second)
+		if err != nil {
+			t.Fatalf("no answer to the frame %q: %v", frame, err)
+		}
+		var a ack
+		if err := json.Unmarshal(raw, &a); err != nil || a.Type != "ack" || a.Status != 400 || a.Body.Error.Code != "invalid_input" {
+			t.Fatalf("the frame %q was answered %s, want a 400 ack, invalid_input", frame, raw)
+		}
+	}
+	if a := writeOn(t, ws, "w1", "", "", `{"ops":[{"op":"append","message":{"role":"user","content":"after"}}]}`); a.Status != 200 {
+		t.Fatalf("a write after them: %+v", a)
+	}
+}
