@@ -317,6 +317,10 @@ export default {
       const name = k.toLowerCase();
       if (name.startsWith(PREFIX) && name !== PREFIX + "object") headers.set(name, v);
     }
+    // Whether the client takes gzip, as it said: the fetch to the object
+    // says it takes gzip whatever the client sent (workerd's own fetch), and
+    // a large read answered a client that never asked (curl) in gzip.
+    if (/\bgzip\b/i.test(request.headers.get("accept-encoding") ?? "")) headers.set(PREFIX + "gzip", "1");
     // A create takes its place under the tenant's quota first (reserve);
     // a place whose create did not go in is given back.
     let reservation = null;
@@ -828,7 +832,7 @@ export class TreeObject extends DurableObject {
   async serveRequest(request, body, tenant, headers) {
     const url = new URL(request.url);
     const readKey = request.method === "GET" && KEPT_READ.test(url.pathname) && !request.headers.has("upgrade") &&
-      /\bgzip\b/i.test(request.headers.get("accept-encoding") ?? "") ? url.pathname + url.search : null;
+      request.headers.get(PREFIX + "gzip") === "1" ? url.pathname + url.search : null;
     const kept = readKey === null ? undefined : this.reads.get(readKey);
     const asked = kept !== undefined && !request.headers.has("if-none-match");
     const rate = envLimit(this.env.SESSIONTREE_EGRESS_RATE, EGRESS_RATE);
