@@ -83,7 +83,10 @@ func TestAHoldCollectsAtItsCap(t *testing.T) {
 	if after.NumGC == before.NumGC {
 		t.Fatalf("no cycle in 256 MB of garbage under a cap of 32 MB")
 	}
-	if peak > 48<<20 {
+	// Twice the cap: a cycle runs concurrently with the allocations, and on a
+	// busy machine under -race it fell behind them to 54 MB (a clean-clone
+	// run, Dec 6); with no cycle at the cap the heap would reach 256 MB.
+	if peak > 64<<20 {
 		t.Fatalf("the heap reached %d MB under a cap of 32 MB", peak>>20)
 	}
 }
