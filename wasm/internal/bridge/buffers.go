@@ -80,12 +80,6 @@ func Reserve(n int) []byte {
 			return nil
 		}
 		input = make([]byte, n)
-	} else if n >= bigCall && Room(n) != nil {
-		// The buffer is reused, but the call still needs about n more
-		// bytes: Room collects the garbage counted first when it is worth it
-		// (the helper module merged two files a round into one reused buffer
-		// and grew 15 MB a round, its collector held through every merge).
-		return nil
 	}
 	input = input[:cap(input)]
 	return input

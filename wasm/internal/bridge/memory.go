@@ -39,6 +39,25 @@ func owe(n int) { debt += uint64(n) }
 // tree's size.
 func Owe(n int) { owe(n) }
 
+// Scratch is Owe for a call that made n bytes of garbage on its own (trees it
+// loaded to read and let go: a merge of two files, an export of one), and
+// collects them at once when they outweigh what else the heap holds: then a
+// cycle marks little. The lean module's interchange helper, given nothing but
+// such calls back to back, each holding the collector, grew ~15 MB a merge of
+// two 3.1 MB files; a page's own module, whose live tree outweighs such
+// garbage, does not collect here (a collection in a page's large call is a
+// long task on its main thread).
+func Scratch(n int) {
+	owe(n)
+	if debt < bigCall {
+		return
+	}
+	look()
+	if h := memStats.HeapAlloc; debt >= h-min(h, debt) {
+		collect()
+	}
+}
+
 // Room makes sure the module's memory can take need more bytes: when the
 // garbage counted since the last collection is worth it, a large call first
 // collects it (so the call reuses that memory rather than growing the

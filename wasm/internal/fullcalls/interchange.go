@@ -36,9 +36,9 @@ func importFile(c *treecalls.Request) ([]byte, error) {
 }
 
 // scratch counts a tree that a call made and lets go, with the bytes of its
-// file it holds, as garbage for the next large call to collect first
-// (bridge.Owe), as a freed tree is counted (treecalls' free).
-func scratch(t *core.Tree, file int) { bridge.Owe(file + 64*t.Len()) }
+// file it holds, as garbage (bridge.Scratch), as a freed tree is counted
+// (treecalls' free).
+func scratch(t *core.Tree, file int) { bridge.Scratch(file + 64*t.Len()) }
 
 // sealReport writes the length of the report that follows the 4 bytes at the
 // start of b into them, little-endian: the framing of import and merge results.
