@@ -42,8 +42,18 @@ const (
 	maxAtAheadMs = 60 * 60 * 1000
 )
 
-// maxNameLen bounds ids and branch names in ops (core's own limit).
-const maxNameLen = 256
+// maxNameLen bounds the names an op gives to something new (a branch's
+// "name") and a summary's "modelId" (core's own limit for new names).
+// maxStoredNameLen bounds the names an op looks up ("node", "from",
+// "branch"): a tree may hold longer ones than an op can make (a merge keeps a
+// second leaf of a branch as name~leaf, a second content of an id as id~hash;
+// a file brings its own), up to core's limit for stored names, and an op must
+// reach every one of them (before Dec 7 such a branch could not be switched
+// to or deleted over /ops).
+const (
+	maxNameLen       = 256
+	maxStoredNameLen = 64 << 10
+)
 
 // checkOp refuses, before anything is applied or stored, an op whose fields
 // are over their limits (413) or whose time is outside the window (400).
@@ -57,11 +67,18 @@ func (h *Handler) checkOp(i int, op core.Op, now int64) *apiError {
 		return errTooLarge("the label of " + where + " is " + itoa(len(op.Label)) +
 			" bytes; a label may have at most " + itoa(h.limits.Label))
 	}
-	for _, f := range [...]struct{ name, v string }{{"node", op.Node}, {"from", op.From},
-		{"name", op.Name}, {"branch", op.Branch}, {"modelId", op.ModelID}} {
-		if len(f.v) > maxNameLen {
+	for _, f := range [...]struct {
+		name, v string
+		max     int
+	}{{"node", op.Node, maxStoredNameLen}, {"from", op.From, maxStoredNameLen}, {"branch", op.Branch, maxStoredNameLen},
+		{"name", op.Name, maxNameLen}, {"modelId", op.ModelID, maxNameLen}} {
+		if len(f.v) > f.max {
+			what := "a new branch name or model id"
+			if f.max == maxStoredNameLen {
+				what = "a name looked up (a node id or a branch name)"
+			}
 			return errTooLarge(`"` + f.name + `" of ` + where + " is " + itoa(len(f.v)) +
-				" bytes; ids and branch names may have at most " + itoa(maxNameLen))
+				" bytes; " + what + " may have at most " + itoa(f.max))
 		}
 	}
 	if op.HasAt && (op.At < minAtMs || op.At > now+maxAtAheadMs) {

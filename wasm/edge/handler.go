@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"io"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -264,6 +265,9 @@ func (h *Handler) serve(w ResponseWriter, r *Request) *apiError {
 	if len(parts) > 0 && !validTreeID(parts[0]) {
 		return errTreeNotFound(parts[0])
 	}
+	if e := checkQuery(r.URL.RawQuery); e != nil {
+		return e
+	}
 	if h.limiter != nil {
 		if wait := h.limiter.take(tenant, h.now()); wait > 0 {
 			w.Header().Set("Retry-After", strconv.FormatInt((wait+999)/1000, 10))
@@ -275,6 +279,20 @@ func (h *Handler) serve(w ResponseWriter, r *Request) *apiError {
 		return h.forward(w, r, tenant, exp, parts)
 	}
 	return run(&request{ctx: r.Context(), tenant: tenant, w: w, r: r})
+}
+
+// checkQuery refuses a query string url.Query would read only in part: a
+// malformed %-escape or a ';' separator makes it drop that pair without a
+// word, and a request would then run without a parameter its client sent
+// (a ?branch= or ?since= taken as absent).
+func checkQuery(raw string) *apiError {
+	if raw == "" {
+		return nil
+	}
+	if _, err := url.ParseQuery(raw); err != nil {
+		return errf(statusBadRequest, "invalid_input", "the query string cannot be read: "+err.Error())
+	}
+	return nil
 }
 
 func methodNotAllowed(w ResponseWriter, allow string) *apiError {

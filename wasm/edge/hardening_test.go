@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sessiontree/sessiontree/core"
 )
 
 // Every field of an op has a limit checked before anything is stored: a
@@ -219,5 +221,64 @@ func TestAWriteStoredBeforeACrashIsAnsweredOnRetry(t *testing.T) {
 	}
 	if _, ok, _ := s.Replay(context.Background(), "alice", "crash"); !ok {
 		t.Fatal("the key was not stored with the write")
+	}
+}
+
+// A query string with a malformed %-escape or a ';' separator is refused, 400
+// naming what is wrong: url.Query drops such a pair without a word, and the
+// request would run without a parameter its client sent.
+func TestAQueryThatCannotBeReadWholeIsRefused(t *testing.T) {
+	c := newClient(t, newTestHandler(NewMemStore()), "alice")
+	id := c.create(`{"messages":[{"role":"user","content":"hi"}]}`)
+	for _, q := range []string{"since=%zz", "since=0;x=1", "branch=ma%2", "%=1"} {
+		r := c.do("GET", "/v1/trees/"+id+"/changes?"+q, "")
+		wantError(t, r, 400, "invalid_input")
+		if !strings.Contains(string(r.body), "query") {
+			t.Errorf("?%s: the 400 does not say the query is at fault: %s", q, r.body)
+		}
+	}
+	if r := c.do("GET", "/v1/trees/"+id+"/stats?x=%41&y=", ""); r.status != 200 {
+		t.Fatalf("a well-formed query: %d %s", r.status, r.body)
+	}
+}
+
+// A tree may hold names longer than an op can make (a merge keeps a second
+// leaf of a branch as name~leaf, a file brings its own ids), and every op
+// that looks a name up reaches them: a switch, a label, a rewind, a delete.
+// A new branch name stays at 256 bytes (413 naming the field).
+func TestOpsReachEveryNameATreeHolds(t *testing.T) {
+	c := newClient(t, newTestHandler(NewMemStore()), "alice")
+	long := strings.Repeat("b", 300)
+	node := strings.Repeat("n", 400)
+	file := `{"format":"sessiontree","version":1,"root":"` + node + `","active_branch":"main","branches":{"main":{"name":"main","leaf":"` + node + `","created_at_ms":1},"` + long + `":{"name":"` + long + `","leaf":"` + node + `","created_at_ms":2}},"nodes":{"` + node + `":{"id":"` + node + `","children":[],"message":{"role":"user","content":"hi"},"created_at_ms":1}}}`
+	r := c.do("POST", "/v1/trees", file)
+	if r.status != 201 {
+		t.Fatalf("create from a file with long names: %d %s", r.status, r.body)
+	}
+	id, _ := r.json(t)["id"].(string)
+	for _, op := range []string{
+		`{"op":"switch","branch":"` + long + `"}`,
+		`{"op":"label","node":"` + node + `","label":"kept"}`,
+		`{"op":"rewind","node":"` + node + `"}`,
+		`{"op":"switch","branch":"main"}`,
+		`{"op":"deleteBranch","branch":"` + long + `"}`,
+	} {
+		if r := c.do("POST", "/v1/trees/"+id+"/ops", `{"ops":[`+op+`]}`); r.status != 200 {
+			t.Fatalf("%.60s…: %d %s", op, r.status, r.body)
+		}
+	}
+	tr, err := core.Unmarshal(c.do("GET", "/v1/trees/"+id, "").body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range tr.Branches() {
+		if b.Name == long {
+			t.Fatal("the long-named branch was not deleted")
+		}
+	}
+	r = c.do("POST", "/v1/trees/"+id+"/ops", `{"ops":[{"op":"branch","from":"`+node+`","name":"`+long+`"}]}`)
+	wantError(t, r, 413, "too_large")
+	if !strings.Contains(string(r.body), `\"name\" of op 0`) {
+		t.Fatalf("the 413 does not name the field: %s", r.body)
 	}
 }
