@@ -252,6 +252,10 @@ export interface Conversation {
    * Resolves once every write of this conversation (an import's parts too) is
    * done; a change whose autosave is still waiting for the next task is
    * written now, so `conv.tree.append(m); await conv.saved()` finds m stored.
+   * Rejects with the error of its last write when storage refused it (a full
+   * disk: QuotaExceededError) and no write has stored the change since; the
+   * change stays in the tree and the next write (or the close's journal)
+   * takes it.
    */
   saved(): Promise<void>;
   /**
@@ -344,7 +348,12 @@ export interface ConversationStore {
   journal(): void;
   /** What the tab sync did so far (replayed: journals applied at an open). */
   readonly stats: { merges: number; reloads: number; posted: number; applied: number; replayed: number };
-  /** Closes every open conversation (writing what is pending), the worker, the channel and the database. */
+  /**
+   * Closes every open conversation (writing what is pending), the worker, the
+   * channel and the database. From the call on, an open() or create() still
+   * under way, and every later call, is refused (invalid_input); a second
+   * close() returns the first one's promise.
+   */
   close(): Promise<void>;
 }
 

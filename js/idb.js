@@ -452,6 +452,16 @@ function keepPlace(tree, before) {
   return true;
 }
 
+// checkId and checkOptions refuse what IndexedDB or a property read would
+// throw on as its own error (a DataError, a TypeError), with a sentence.
+function checkId(id) {
+  if (typeof id !== "string" || id === "") fail(`"id" must be a non-empty string`);
+}
+
+function checkOptions(options, method, like) {
+  if (typeof options !== "object" || options === null || Array.isArray(options)) fail(`${method}'s options must be an object like ${like}`);
+}
+
 function checkMeta(meta) {
   if (meta === undefined) return {};
   if (typeof meta !== "object" || meta === null || Array.isArray(meta)) fail(`"meta" must be an object like { title: "A chat" }`);
@@ -486,6 +496,11 @@ class ConversationStore {
   #onHide = null;
   #held = new Set(); // the conversations open in this tab, until freed (what a page going away journals)
   #closed = false;
+  // #shutting: close() began. What starts after it (an open, a create) is
+  // refused, as after the close: close() closes only the conversations open
+  // when it began, and one opened later would write to a closed database.
+  #shutting = false;
+  #closeDone = null;
   /** This tab's own name among the store's (its journals' keys). */
   _tab = newId();
   /** What the tab sync did: merges, reloads, deltas posted and applied. */
@@ -526,6 +541,7 @@ class ConversationStore {
   get conversations() { return this.#conversations; }
 
   subscribe(listener) {
+    this.#live();
     if (typeof listener !== "function") fail(`"listener" must be a function (conversations) => void`);
     this.#listeners.add(listener);
     return () => void this.#listeners.delete(listener);
@@ -558,7 +574,7 @@ class ConversationStore {
   }
 
   #live() {
-    if (this.#closed) fail(`the store ${JSON.stringify(this.name)} was closed`);
+    if (this.#closed || this.#shutting) fail(`the store ${JSON.stringify(this.name)} was closed`);
   }
 
   async list() {
@@ -570,16 +586,19 @@ class ConversationStore {
 
   meta(id) {
     this.#live();
+    checkId(id);
     return this.#records.meta(id);
   }
 
   rows(id) {
     this.#live();
+    checkId(id);
     return this.#records.rows(id);
   }
 
   tail(id, count = 50) {
     this.#live();
+    checkId(id);
     if (!Number.isInteger(count) || count < 1) fail(`"count" must be a whole number above 0`);
     return this.#records.tail(id, count);
   }
@@ -587,6 +606,7 @@ class ConversationStore {
   async search(query, options = {}) {
     this.#live();
     if (typeof query !== "string" || query === "") fail(`"query" must be a non-empty string`);
+    checkOptions(options, "search", "{ limit: 30 }");
     const limit = options.limit ?? 30;
     if (!Number.isInteger(limit) || limit < 1) fail(`"limit" must be a whole number above 0`);
     const metas = (await this.#records.list()).filter((m) => !m.importing);
@@ -603,7 +623,7 @@ class ConversationStore {
   /** Resolves once every write queued so far is done (an open conversation's change waiting for its autosave is written now). */
   saved() {
     for (const conv of this.#held) conv._flush();
-    return this.#writes;
+    return this.#writes.then(() => {});
   }
 
   _records() { return this.#records; }
@@ -613,6 +633,7 @@ class ConversationStore {
     this.#live();
     if (tree === undefined || tree === null) tree = new SessionTree();
     if (!(tree instanceof SessionTree)) fail(`"tree" must be a SessionTree (or undefined for an empty one)`);
+    checkOptions(options, "create", "{ autosave: false }");
     // The object given is the conversation's meta (conv.meta), filled in.
     const m = meta === undefined ? {} : checkMeta(meta);
     const now = Date.now();
@@ -623,6 +644,10 @@ class ConversationStore {
     delete m.rev;
     delete m.importing;
     if (this.#open.has(m.id) || (await this.#records.meta(m.id))) fail(`a conversation ${JSON.stringify(m.id)} is stored already`);
+    // Looked again after the wait: the store may have begun to close, or
+    // another create of the same id got in first (both read no record).
+    this.#live();
+    if (this.#open.has(m.id)) fail(`a conversation ${JSON.stringify(m.id)} is stored already`);
     const conv = new Conversation(this, m, tree, 0, options.autosave !== false);
     this.#open.set(m.id, Promise.resolve(conv));
     if (options.inParts) {
@@ -708,6 +733,7 @@ class ConversationStore {
     if (typeof id !== "string" || id === "") fail(`"id" must be a non-empty string`);
     if (typeof options !== "object" || options === null) fail(`open's options must be an object like { sliceMs: 20 }`);
     await this.#closing.get(id); // a close of the same conversation writes first
+    this.#live(); // the store began to close meanwhile: it would not close this one
     const had = this.#open.get(id);
     if (had) {
       const conv = await had;
@@ -830,6 +856,7 @@ class ConversationStore {
 
   update(id, fields) {
     this.#live();
+    checkId(id);
     if (typeof fields !== "object" || fields === null) fail(`"fields" must be an object like { title: "A chat" }`);
     const clean = { ...fields };
     for (const k of OWN_META) delete clean[k];
@@ -850,6 +877,7 @@ class ConversationStore {
 
   async delete(id) {
     this.#live();
+    checkId(id);
     const opening = this.#open.get(id);
     const conv = opening ? await opening.catch(() => null) : null;
     conv?._deleted();
@@ -872,6 +900,7 @@ class ConversationStore {
 
   async removeInterrupted(options = {}) {
     this.#live();
+    checkOptions(options, "removeInterrupted", "{ olderThanMs: 60000 }");
     const olderThan = options.olderThanMs ?? INTERRUPTED_MS;
     const all = await this.#records.list();
     const gone = all.filter((m) => m.importing && Date.now() - m.importing > olderThan && !this.#open.has(m.id));
@@ -887,8 +916,12 @@ class ConversationStore {
     done.finally(() => this.#closing.get(id) === done && this.#closing.delete(id));
   }
 
-  async close() {
-    if (this.#closed) return;
+  close() {
+    return (this.#closeDone ??= this.#close());
+  }
+
+  async #close() {
+    this.#shutting = true;
     const open = await Promise.all([...this.#open.values()].map((p) => p.catch(() => null)));
     await Promise.all(open.map((c) => c?._close()));
     await Promise.all(this.#closing.values());
@@ -980,6 +1013,7 @@ class Conversation {
   #autosave;
   #taken = 0; // the tree's version when its changes were last taken (or stored)
   #writing = 0;
+  #failed = null; // the error of the last write, until a write succeeds (saved() rejects with it)
   #holds = 0;
   #saveTimer = 0;
   #catchUp = 0;
@@ -1067,12 +1101,21 @@ class Conversation {
     clearTimeout(this.#saveTimer);
     this.#saveTimer = 0;
     this.#writing++;
-    return this.#store._queue(() => this.#write()).finally(() => { this.#writing--; });
+    return this.#store._queue(() => this.#write()).then(
+      (r) => { this.#failed = null; return r; },
+      (e) => { this.#failed = e; throw e; },
+    ).finally(() => { this.#writing--; });
   }
 
   saved() {
     this._flush();
-    return Promise.all([this.#feeding, this.#store.saved()]).then(() => {});
+    // Rejects with the error of this conversation's last write when it
+    // failed and none has stored its changes since: before Dec 7 it resolved
+    // all the same (a full disk, a database closed under it), and a caller
+    // took changes that were only journaled, or not even that, for stored.
+    return Promise.all([this.#feeding, this.#store.saved()]).then(() => {
+      if (this.#failed !== null) throw this.#failed;
+    });
   }
 
   // _flush writes now a change whose autosave waits on its timer (the next

@@ -248,6 +248,7 @@ func appendItem(parts []Part, item []byte, t *Turn) []Part {
 // <details type="reasoning"> and <details type="tool_calls"> blocks become
 // Thinking, ToolCall and ToolResult parts in their place.
 func appendText(parts []Part, s string, details bool) []Part {
+	split := false // a block was taken out: the newlines around it were its
 	for details {
 		i := indexOf(s, "<details type=\"")
 		if i < 0 {
@@ -284,8 +285,17 @@ func appendText(parts []Part, s string, details bool) []Part {
 			}
 		}
 		s = s[i+end+len("</details>"):]
+		split = true
 	}
-	if s = trimNewlines(s); s != "" || !details {
+	// Only the text beside a block taken out loses the newlines and spaces
+	// that set the block apart; any other text is kept exactly (until Dec 7
+	// every text was trimmed, and a message a JS mapping handed out as it was
+	// came back from the Go one changed: ai-sdk's syncChat then forked it).
+	if split {
+		if s = trimNewlines(s); s != "" {
+			parts = append(parts, Part{Kind: Text, Text: s})
+		}
+	} else if s != "" || !details {
 		parts = append(parts, Part{Kind: Text, Text: s})
 	}
 	return parts

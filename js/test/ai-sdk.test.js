@@ -225,6 +225,27 @@ test("the JS mapping and Go's ai-sdk export agree, and an import of the export g
   t.free();
 });
 
+test("a text's spaces and newlines at its ends are kept, whichever mapping a path takes", () => {
+  // A path of plain messages maps in JS; one message of another shape (an
+  // OpenAI tool call) sends the whole path through Go's export, which trimmed
+  // every text until Dec 7: syncChat then took the copy useChat held for a
+  // changed message and forked it.
+  const t = new SessionTree();
+  const texts = ["  two spaces both ends  \n", "\n\nindented\n  code\n\n", " "];
+  for (const [i, text] of texts.entries()) t.append({ role: i % 2 ? "assistant" : "user", content: text }, i + 1);
+  const held = toUIMessages(t);
+  assert.deepEqual(held.map((m) => m.parts[0].text), texts);
+  t.append({ role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] }, 9);
+  const now = toUIMessages(t);
+  assert.deepEqual(now.slice(0, 3).map((m) => m.parts[0].text), texts);
+  const nodes = t.stats().nodes;
+  const r = syncChat(t, [...held, ...now.slice(3)], { atMs: 10 });
+  assert.equal(r.changed, false, "a message held as it was handed out was taken for a change");
+  assert.equal(t.stats().nodes, nodes);
+  assert.deepEqual(t.branches().map((b) => b.name), ["main"]);
+  t.free();
+});
+
 test("bad input is refused with a sentence before anything changes", () => {
   const t = new SessionTree();
   assert.throws(() => fromUIMessage({ id: "x", role: "tool", parts: [] }), "invalid_input", /"role" of UIMessage "x" must be "system", "user" or "assistant"/);

@@ -918,6 +918,87 @@ try {
     ]);
   });
 
+  await step("every method's bad arguments are invalid_input, never IndexedDB's DataError or a TypeError (Dec 7); a closed store refuses subscribe", async () => {
+    const r = await page.evaluate(async () => {
+      const store = await window.idb.openStore({ name: "args-idb" });
+      const out = [];
+      const calls = {
+        "meta(null)": () => store.meta(null), "meta({})": () => store.meta({}), "rows()": () => store.rows(), "tail(null)": () => store.tail(null),
+        "delete()": () => store.delete(), "delete({})": () => store.delete({}), "update(null)": () => store.update(null, { title: "x" }),
+        "search options null": () => store.search("x", null), "removeInterrupted(null)": () => store.removeInterrupted(null),
+        "create options null": () => store.create(undefined, {}, null),
+      };
+      for (const [name, f] of Object.entries(calls)) {
+        try { await f(); out.push(`${name}: no error`); } catch (e) { out.push(`${name}: ${e?.name} ${e?.code}`); }
+      }
+      await store.close();
+      try { store.subscribe(() => {}); out.push("subscribe after close: taken"); } catch (e) { out.push(`subscribe after close: ${e?.code}`); }
+      return out;
+    });
+    assert.deepEqual(r.filter((x) => !x.endsWith("SessionTreeError invalid_input") && !x.endsWith(": invalid_input")), []);
+  });
+
+  await step("an open or a create that ends after the store began to close is refused, and two creates of one id at once make one conversation (Dec 7)", async () => {
+    const r = await page.evaluate(async () => {
+      const store = await window.idb.openStore({ name: "closing-race" });
+      const c = await store.create(undefined, { title: "r" });
+      c.tree.append({ role: "user", content: "m1" });
+      await c.close();
+      const opening = store.open(c.id); // waits for the conversation's close, then the store is closing
+      const closing = store.close();
+      const out = {};
+      out.open = await opening.then((conv) => (conv ? `a conversation, closed: ${conv.closed}` : "null"), (e) => e.code);
+      await closing;
+      const again = await window.idb.openStore({ name: "closing-race" });
+      const both = await Promise.allSettled([again.create(undefined, { id: "dup", title: "A" }), again.create(undefined, { id: "dup", title: "B" })]);
+      out.creates = both.map((x) => (x.status === "fulfilled" ? "made" : x.reason.code));
+      const made = both.find((x) => x.status === "fulfilled").value;
+      await made.saved();
+      out.title = (await again.meta("dup")).title;
+      await again.close();
+      return out;
+    });
+    assert.equal(r.open, "invalid_input", "an open during the store's close handed out a conversation of a closed store");
+    assert.deepEqual(r.creates, ["made", "invalid_input"]);
+    assert.equal(r.title, "A");
+  });
+
+  await step("saved() rejects with the error of a write storage refused, and resolves once a later write stored the change (Dec 7: it resolved, and the change was taken for stored)", async () => {
+    const r = await page.evaluate(async () => {
+      const store = await window.idb.openStore({ name: "refused-write" });
+      const conv = await store.create(undefined, { title: "q" });
+      await conv.saved();
+      const real = IDBDatabase.prototype.transaction;
+      IDBDatabase.prototype.transaction = function (names, mode, ...rest) {
+        if (mode === "readwrite") throw new DOMException("the disk is full (a test)", "QuotaExceededError");
+        return real.call(this, names, mode, ...rest);
+      };
+      const out = {};
+      const errors = [];
+      conv.subscribe((e) => e.kind === "error" && errors.push(e.error?.name));
+      try {
+        conv.tree.append({ role: "user", content: "kept all the same" });
+        out.refused = await conv.saved().then(() => "resolved", (e) => e.name);
+      } finally {
+        IDBDatabase.prototype.transaction = real;
+      }
+      out.events = errors;
+      out.later = await conv.saved().then(() => "resolved", (e) => e.name);
+      await conv.save();
+      out.after = await conv.saved().then(() => "resolved", (e) => e.name);
+      const id = conv.id;
+      await conv.close();
+      const c = await store.open(id);
+      out.stored = c.tree.pathWindow(-1).messages[0].content;
+      await store.close();
+      return out;
+    });
+    assert.equal(r.refused, "QuotaExceededError");
+    assert.equal(r.later, "QuotaExceededError", "saved() took the failed write for done before any write stored it");
+    assert.equal(r.after, "resolved");
+    assert.equal(r.stored, "kept all the same");
+  });
+
   await step("a meta IndexedDB cannot store (a URL): refused with invalid_input at the call (import, create, update), nothing stored, the store's worker stops when idle, and the close is clean", async () => {
     const r = await page.evaluate(async () => {
       // The workers the page starts, and whether each was stopped.
