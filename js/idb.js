@@ -1110,7 +1110,7 @@ class Conversation {
   saved() {
     this._flush();
     // Rejects with the error of this conversation's last write when it
-    // failed and none has stored its changes since: before Dec 7 it resolved
+    // failed and none has stored its changes since: before Dec 6 (night) it resolved
     // all the same (a full disk, a database closed under it), and a caller
     // took changes that were only journaled, or not even that, for stored.
     return Promise.all([this.#feeding, this.#store.saved()]).then(() => {

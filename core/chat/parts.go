@@ -288,7 +288,7 @@ func appendText(parts []Part, s string, details bool) []Part {
 		split = true
 	}
 	// Only the text beside a block taken out loses the newlines and spaces
-	// that set the block apart; any other text is kept exactly (until Dec 7
+	// that set the block apart; any other text is kept exactly (until Dec 6 (night)
 	// every text was trimmed, and a message a JS mapping handed out as it was
 	// came back from the Go one changed: ai-sdk's syncChat then forked it).
 	if split {

@@ -228,7 +228,7 @@ test("the JS mapping and Go's ai-sdk export agree, and an import of the export g
 test("a text's spaces and newlines at its ends are kept, whichever mapping a path takes", () => {
   // A path of plain messages maps in JS; one message of another shape (an
   // OpenAI tool call) sends the whole path through Go's export, which trimmed
-  // every text until Dec 7: syncChat then took the copy useChat held for a
+  // every text until Dec 6 (night): syncChat then took the copy useChat held for a
   // changed message and forked it.
   const t = new SessionTree();
   const texts = ["  two spaces both ends  \n", "\n\nindented\n  code\n\n", " "];

@@ -650,7 +650,7 @@ test("a UIMessage's file that is not an image (a PDF) loads as assistant-ui's fi
   t.free();
 });
 
-test("a text's spaces and newlines at its ends are kept where a tree of other shapes goes through Go's export (they were trimmed until Dec 7)", () => {
+test("a text's spaces and newlines at its ends are kept where a tree of other shapes goes through Go's export (they were trimmed until Dec 6 (night))", () => {
   const t = new SessionTree();
   t.append({ role: "user", content: "  two spaces both ends  \n" }, 1);
   t.append({ role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] }, 2);

@@ -918,7 +918,7 @@ try {
     ]);
   });
 
-  await step("every method's bad arguments are invalid_input, never IndexedDB's DataError or a TypeError (Dec 7); a closed store refuses subscribe", async () => {
+  await step("every method's bad arguments are invalid_input, never IndexedDB's DataError or a TypeError (Dec 6 (night)); a closed store refuses subscribe", async () => {
     const r = await page.evaluate(async () => {
       const store = await window.idb.openStore({ name: "args-idb" });
       const out = [];
@@ -938,7 +938,7 @@ try {
     assert.deepEqual(r.filter((x) => !x.endsWith("SessionTreeError invalid_input") && !x.endsWith(": invalid_input")), []);
   });
 
-  await step("an open or a create that ends after the store began to close is refused, and two creates of one id at once make one conversation (Dec 7)", async () => {
+  await step("an open or a create that ends after the store began to close is refused, and two creates of one id at once make one conversation (Dec 6 (night))", async () => {
     const r = await page.evaluate(async () => {
       const store = await window.idb.openStore({ name: "closing-race" });
       const c = await store.create(undefined, { title: "r" });
@@ -963,7 +963,7 @@ try {
     assert.equal(r.title, "A");
   });
 
-  await step("saved() rejects with the error of a write storage refused, and resolves once a later write stored the change (Dec 7: it resolved, and the change was taken for stored)", async () => {
+  await step("saved() rejects with the error of a write storage refused, and resolves once a later write stored the change (Dec 6 (night): it resolved, and the change was taken for stored)", async () => {
     const r = await page.evaluate(async () => {
       const store = await window.idb.openStore({ name: "refused-write" });
       const conv = await store.create(undefined, { title: "q" });

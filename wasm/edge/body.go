@@ -48,7 +48,7 @@ const (
 // "branch"): a tree may hold longer ones than an op can make (a merge keeps a
 // second leaf of a branch as name~leaf, a second content of an id as id~hash;
 // a file brings its own), up to core's limit for stored names, and an op must
-// reach every one of them (before Dec 7 such a branch could not be switched
+// reach every one of them (before Dec 6 (night) such a branch could not be switched
 // to or deleted over /ops).
 const (
 	maxNameLen       = 256
