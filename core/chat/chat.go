@@ -51,6 +51,10 @@ type Part struct {
 	Signature string // Thinking: an opaque signature a provider needs to accept it back
 	URL       string // Image
 	Raw       []byte // Other (and Image or ToolResult content that is not plain): the part's JSON, compact
+	// Output is a UIMessage tool part's output as it was (a JSON value: 3,
+	// an object), for the formats whose result is any value (assistant-ui's
+	// "result"); Text holds it as text for the rest.
+	Output []byte
 }
 
 // Turn is one message in neutral form.

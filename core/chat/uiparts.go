@@ -46,7 +46,7 @@ func appendUIPart(parts []Part, p []byte) []Part {
 			if len(out) == 0 || string(out) == "null" {
 				text = ""
 			}
-			parts = append(parts, Part{Kind: ToolResult, CallID: id, Name: name, Text: text})
+			parts = append(parts, Part{Kind: ToolResult, CallID: id, Name: name, Text: text, Output: out})
 		case "output-error":
 			parts = append(parts, Part{Kind: ToolResult, CallID: id, Name: name, Text: str(p, "errorText"), IsError: true})
 		case "output-denied":

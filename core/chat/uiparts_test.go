@@ -17,7 +17,7 @@ func TestReadAISDKUIMessageParts(t *testing.T) {
 			Turn{Role: Assistant, Source: "assistant", Parts: []Part{{Kind: Thinking, Text: "hmm", Signature: "EqSIG"}, {Kind: Thinking, Signature: "EqRED", Raw: []byte(`{"type":"redacted_thinking","data":"EqRED"}`)}}}},
 		{"a tool part with its output is a call and its result",
 			`{"role":"assistant","parts":[{"type":"tool-weather","toolCallId":"c1","state":"output-available","input":{"city":"Oslo"},"output":{"t":3}}]}`,
-			Turn{Role: Assistant, Source: "assistant", Parts: []Part{{Kind: ToolCall, CallID: "c1", Name: "weather", Args: `{"city":"Oslo"}`}, {Kind: ToolResult, CallID: "c1", Name: "weather", Text: `{"t":3}`}}}},
+			Turn{Role: Assistant, Source: "assistant", Parts: []Part{{Kind: ToolCall, CallID: "c1", Name: "weather", Args: `{"city":"Oslo"}`}, {Kind: ToolResult, CallID: "c1", Name: "weather", Text: `{"t":3}`, Output: []byte(`{"t":3}`)}}}},
 		{"a dynamic tool names its tool; an error is an error result",
 			`{"role":"assistant","parts":[{"type":"dynamic-tool","toolName":"f","toolCallId":"c2","state":"output-error","input":{},"errorText":"boom"}]}`,
 			Turn{Role: Assistant, Source: "assistant", Parts: []Part{{Kind: ToolCall, CallID: "c2", Name: "f", Args: `{}`}, {Kind: ToolResult, CallID: "c2", Name: "f", Text: "boom", IsError: true}}}},

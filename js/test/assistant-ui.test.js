@@ -5,7 +5,7 @@
 import { test, assert, mainSource, isNode } from "./harness.js";
 import { init, initInterchange, SessionTree } from "../sessiontree.js";
 import { historyAdapter, toRepository, fromThreadMessage } from "../assistant-ui.js";
-import { toUIMessages } from "../ai-sdk.js";
+import { toUIMessages, syncChat } from "../ai-sdk.js";
 import { MessageRepository, fromThreadMessageLike, validateUIMessages } from "./judges.js";
 
 await init(mainSource);
@@ -656,6 +656,24 @@ test("a text's spaces and newlines at its ends are kept where a tree of other sh
   t.append({ role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] }, 2);
   const { messages } = toRepository(t);
   assert.deepEqual(messages[0].message.content, [{ type: "text", text: "  two spaces both ends  \n" }]);
+  t.free();
+});
+
+test("a UIMessage's tool output is the call's result as it was (a number, an object), whichever mapping a path takes (Go's gave its JSON text until Dec 6, night)", () => {
+  const t = new SessionTree();
+  syncChat(t, [{ id: "u", role: "user", parts: [{ type: "text", text: "q" }] }, {
+    id: "a", role: "assistant", parts: [
+      { type: "tool-n", toolCallId: "c1", state: "output-available", input: {}, output: 3 },
+      { type: "tool-o", toolCallId: "c2", state: "output-available", input: { city: "Oslo" }, output: { t: 3, s: "x" } },
+      { type: "tool-s", toolCallId: "c3", state: "output-available", input: {}, output: "text" },
+      { type: "tool-e", toolCallId: "c4", state: "output-error", input: {}, errorText: "down" },
+    ],
+  }], { atMs: 1 });
+  const js = toRepository(t).messages[1].message.content;
+  assert.deepEqual(js.map((p) => p.result), [3, { t: 3, s: "x" }, "text", "down"]);
+  t.append({ role: "assistant", content: null, tool_calls: [{ id: "c9", type: "function", function: { name: "f", arguments: "{}" } }] }, 2);
+  const go = toRepository(t).messages[1].message.content;
+  assert.deepEqual(go.map((p) => p.result), js.map((p) => p.result));
   t.free();
 });
 

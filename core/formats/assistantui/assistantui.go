@@ -452,6 +452,8 @@ func dataPart(p chat.Part) []byte {
 	if p.Kind == chat.ToolCall {
 		name = "tool-call"
 		d.String("argsText", p.Args)
+	} else if p.Output != nil && !p.IsError {
+		d.Raw("result", p.Output)
 	} else {
 		d.String("result", p.Text)
 		if p.IsError {
@@ -471,7 +473,11 @@ func toolCall(id, name, args string, result *chat.Part) []byte {
 	}
 	o := convert.NewObject(nil).String("type", "tool-call").String("toolCallId", id).String("toolName", name).Raw("args", argsObj).String("argsText", args)
 	if result != nil {
-		o.String("result", result.Text)
+		if result.Output != nil && !result.IsError {
+			o.Raw("result", result.Output) // a UIMessage's output as it was, as JS's mapping gives it
+		} else {
+			o.String("result", result.Text)
+		}
 		if result.IsError {
 			o.Raw("isError", []byte("true"))
 		}
