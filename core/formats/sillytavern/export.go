@@ -146,6 +146,10 @@ func group(t *core.Tree, sibs []string, id string, n int, header []byte, first b
 	alts, _, _ := alternatives(ms, n)
 	exts := make([][]byte, len(sibs))
 	needed := false
+	l, err := convert.NewLine(line)
+	if err != nil {
+		return line // the line was just written from its members
+	}
 	for j, s := range sibs {
 		sn, _ := t.Node(s)
 		want := alternative{}
@@ -159,10 +163,9 @@ func group(t *core.Tree, sibs []string, id string, n int, header []byte, first b
 		if j >= len(alts) {
 			d = func([]byte) (core.Message, string, int64, error) { return nil, "", 0, convert.Invalid("no such swipe") }
 		}
-		rec := convert.Faithful(line, sn, d)
-		e := []byte("{}")
-		if v, ok := rawjson.Lookup(rec, convert.ExtKey); ok && len(rec) != len(line) {
-			e = v
+		e := l.Ext(sn, d)
+		if e == nil {
+			e = []byte("{}")
 		}
 		if want.id != s {
 			e = convert.AppendMember(e, "id", convert.Quote(s))

@@ -145,6 +145,7 @@ func derive(obj []byte, n int) (alts []alternative, active int, substituted stri
 	ext, _ := convert.Get(ms, convert.ExtKey)
 	nodes, _ := rawjson.Lookup(ext, "nodes")
 	exts, _ := convert.Elements(nodes)
+	shared := convert.NewBase(base) // one line: its swipes' entries refer to the same bytes
 	for j := range alts {
 		if j >= len(exts) {
 			break
@@ -153,8 +154,8 @@ func derive(obj []byte, n int) (alts []alternative, active int, substituted stri
 		if id, ok := rawjson.LookupString(exts[j], "id"); ok {
 			alts[j].id = id
 		}
-		alts[j].hasExtMessage = convert.HasExtMessage(one)
-		alts[j].msg, alts[j].label, alts[j].at, _ = convert.WithNodeExt(one, alts[j].msg, alts[j].at)
+		alts[j].hasExtMessage = convert.HasExtMessageOn(one, shared)
+		alts[j].msg, alts[j].label, alts[j].at, _ = convert.WithNodeExtOn(one, alts[j].msg, alts[j].at, shared)
 	}
 	return alts, active, substituted, nil
 }

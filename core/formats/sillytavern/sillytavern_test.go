@@ -3,6 +3,8 @@ package sillytavern_test
 import (
 	"bytes"
 	"encoding/json"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -260,5 +262,59 @@ func TestAHeaderWithoutChatMetadataComesBackWithout(t *testing.T) {
 	back, _, _ := sillytavern.Import(out)
 	if !bytes.Equal(back.Marshal(), tr.Marshal()) {
 		t.Errorf("the tree changed:\n%s\n%s", tr.Marshal(), back.Marshal())
+	}
+}
+
+// A message regenerated N times is one line of N swipes, and each swipe's
+// "sessiontree" entry refers to that line: the export and the import work
+// out the line's bytes, checksum and strings once, not once a swipe (an
+// outside pass, Dec 6: the export was O(N²), 22 s at 10,000 replies). Counted
+// as the bytes allocated: four times the swipes may cost at most about four
+// times as much, where the quadratic work cost sixteen.
+func TestAMessageOfManySwipesExportsAndImportsInLinearWork(t *testing.T) {
+	star := func(n int) *core.Tree {
+		tr := core.New()
+		tr.Append(core.Message(`{"role":"user","content":"tell me a joke about a long afternoon"}`), 1700000000000)
+		// Content as parts: the line's swipes hold their texts, so each
+		// swipe's entry refers to the line for them (elided).
+		reply := func(i int) core.Message {
+			return core.Message(`{"role":"assistant","content":[{"type":"text","text":"joke number ` + strconv.Itoa(i) + `, which runs long enough to be elided"}]}`)
+		}
+		r, _ := tr.Append(reply(0), 1700000000001)
+		for i := 1; i < n; i++ {
+			r, _ = tr.Regenerate(r, reply(i), 1700000000001+int64(i))
+		}
+		return tr
+	}
+	allocated := func(f func()) uint64 {
+		var a, b runtime.MemStats
+		runtime.ReadMemStats(&a)
+		f()
+		runtime.ReadMemStats(&b)
+		return b.TotalAlloc - a.TotalAlloc
+	}
+	var out [2][]byte
+	var cost [2][2]uint64
+	for k, n := range []int{500, 2000} {
+		tr := star(n)
+		cost[k][0] = allocated(func() { out[k], _ = sillytavern.Export(tr) })
+		var back *core.Tree
+		cost[k][1] = allocated(func() { back, _, _ = sillytavern.Import(out[k]) })
+		if back == nil || back.Len() != tr.Len() {
+			t.Fatalf("%d swipes: the import gave %v back", n, back)
+		}
+		q, _ := tr.Node(tr.Root())
+		for _, id := range append([]string{q.ID}, q.Children...) {
+			a, _ := tr.Node(id)
+			b, ok := back.Node(id)
+			if !ok || !bytes.Equal(a.Message, b.Message) || a.CreatedAtMs != b.CreatedAtMs {
+				t.Fatalf("%d swipes: node %s came back as %+v, want %+v", n, id, b, a)
+			}
+		}
+	}
+	for i, what := range []string{"export", "import"} {
+		if r := float64(cost[1][i]) / float64(cost[0][i]); r > 6 {
+			t.Errorf("the %s of 2,000 swipes allocated %.1f× what 500 did (%d and %d bytes): more than linear", what, r, cost[1][i], cost[0][i])
+		}
 	}
 }

@@ -10,8 +10,13 @@ import (
 // WithNodeExt ends a format's derive: msg, no label and at, overridden by what
 // the record's "sessiontree" member (among ms) carries.
 func WithNodeExt(ms []Member, msg core.Message, at int64) (core.Message, string, int64, error) {
+	return WithNodeExtOn(ms, msg, at, nil)
+}
+
+// WithNodeExtOn is WithNodeExt with the record's base given (see Base).
+func WithNodeExtOn(ms []Member, msg core.Message, at int64, base *Base) (core.Message, string, int64, error) {
 	label := ""
-	if e, ok := ReadNodeExt(ms); ok {
+	if e, ok := ReadNodeExtOn(ms, base); ok {
 		if e.Message != nil && e.Same {
 			e.Message = fillSame(e.Message, msg)
 		}
@@ -22,8 +27,11 @@ func WithNodeExt(ms []Member, msg core.Message, at int64) (core.Message, string,
 
 // HasExtMessage reports whether a record's members carry a node message in
 // their "sessiontree" member.
-func HasExtMessage(ms []Member) bool {
-	e, ok := ReadNodeExt(ms)
+func HasExtMessage(ms []Member) bool { return HasExtMessageOn(ms, nil) }
+
+// HasExtMessageOn is HasExtMessage with the record's base given (see Base).
+func HasExtMessageOn(ms []Member, base *Base) bool {
+	e, ok := ReadNodeExtOn(ms, base)
 	return ok && e.Message != nil
 }
 

@@ -35,12 +35,34 @@ const minElided = 20
 // replaced any. A message that holds the reference key itself is returned as
 // it is.
 func Elide(msg, base []byte) ([]byte, bool) {
-	if len(base) == 0 || bytes.Contains(msg, []byte(refKey)) {
+	if len(base) == 0 {
+		return msg, false
+	}
+	var texts []decoded // base's long strings, decoded, when a string is not in base as it is
+	return elide(msg, func(inner []byte) []int {
+		if at := bytes.Index(base, inner); at >= 0 {
+			return []int{at, len(inner)}
+		}
+		if texts == nil {
+			texts = decodedStrings(base)
+		}
+		for _, d := range texts {
+			if k := bytes.Index(d.text, inner); k >= 0 {
+				return []int{d.at, k, len(inner)}
+			}
+		}
+		return nil
+	})
+}
+
+// elide is Elide with find saying where base holds a string's bytes (a
+// reference's numbers), or nil.
+func elide(msg []byte, find func(inner []byte) []int) ([]byte, bool) {
+	if bytes.Contains(msg, []byte(refKey)) {
 		return msg, false
 	}
 	var out []byte
 	from, any := 0, false
-	var texts []decoded // base's long strings, decoded, when a string is not in base as it is
 	for i := 0; i < len(msg); {
 		if msg[i] != '"' {
 			i++
@@ -54,19 +76,7 @@ func Elide(msg, base []byte) ([]byte, bool) {
 		k := skipWS(msg, end)
 		isKey := k < len(msg) && msg[k] == ':'
 		if !isKey && len(inner) >= minElided {
-			ref := []int{bytes.Index(base, inner), len(inner)}
-			if ref[0] < 0 {
-				if texts == nil {
-					texts = decodedStrings(base)
-				}
-				for _, d := range texts {
-					if k := bytes.Index(d.text, inner); k >= 0 {
-						ref = []int{d.at, k, len(inner)}
-						break
-					}
-				}
-			}
-			if ref[0] >= 0 {
+			if ref := find(inner); ref != nil {
 				if out == nil {
 					out = make([]byte, 0, len(msg)/4)
 				}
@@ -90,10 +100,57 @@ func Elide(msg, base []byte) ([]byte, bool) {
 	return append(out, msg[from:]...), true
 }
 
+// index is a record's long string literals by their bytes (between the
+// quotes, as written) and by their decoded text (those with escapes), each at
+// its first offset: what a Line's elision looks a string up in, in the time
+// of the string rather than of the record.
+type index struct {
+	lits    map[string]int
+	decoded map[string]int
+}
+
+func newIndex(base []byte) *index {
+	x := &index{lits: map[string]int{}, decoded: map[string]int{}}
+	for i := 0; i < len(base); {
+		if base[i] != '"' {
+			i++
+			continue
+		}
+		end := skipString(base, i)
+		if end < 0 {
+			break
+		}
+		if inner := base[i+1 : end-1]; len(inner) >= minElided {
+			if _, ok := x.lits[string(inner)]; !ok {
+				x.lits[string(inner)] = i + 1
+			}
+			if end-i >= 2*minElided && bytes.IndexByte(inner, '\\') >= 0 {
+				if t := rawjson.Unquote(base[i:end]); len(t) > 0 {
+					if _, ok := x.decoded[t]; !ok {
+						x.decoded[t] = i
+					}
+				}
+			}
+		}
+		i = end
+	}
+	return x
+}
+
+func (x *index) find(inner []byte) []int {
+	if at, ok := x.lits[string(inner)]; ok {
+		return []int{at, len(inner)}
+	}
+	if at, ok := x.decoded[string(inner)]; ok {
+		return []int{at, 0, len(inner)}
+	}
+	return nil
+}
+
 // Resolve puts back the strings Elide replaced, reading them from base. It
 // reports false when a reference does not fit base.
 func Resolve(msg, base []byte) ([]byte, bool) {
-	out := make([]byte, 0, len(msg)+len(base))
+	out := make([]byte, 0, len(msg)+256) // grown as strings come back: a base shared by many records is not copied for each
 	from := 0
 	for i := 0; i < len(msg); {
 		switch msg[i] {

@@ -24,8 +24,34 @@ type NodeExt struct {
 	HasAt    bool
 }
 
+// A Base is what the "elided" references of a record's "sessiontree" member
+// point into: the record's bytes without that member, and their checksum,
+// made at the first reference. Records that are one line (SillyTavern's
+// swipes) share one: made once a swipe, a line of N swipes cost O(N²).
+type Base struct {
+	ms   []Member
+	b    []byte
+	sum  string
+	made bool
+}
+
+// NewBase is the base of a record whose members, without "sessiontree", are ms.
+func NewBase(ms []Member) *Base { return &Base{ms: ms} }
+
+func (b *Base) get() ([]byte, string) {
+	if !b.made {
+		b.b = NewObject(nil).Members(b.ms).Bytes()
+		b.sum = strconv.FormatUint(uint64(Checksum(b.b)), 10)
+		b.made = true
+	}
+	return b.b, b.sum
+}
+
 // ReadNodeExt reads the "sessiontree" member of a record's members, if any.
-func ReadNodeExt(ms []Member) (NodeExt, bool) {
+func ReadNodeExt(ms []Member) (NodeExt, bool) { return ReadNodeExtOn(ms, nil) }
+
+// ReadNodeExtOn is ReadNodeExt with the record's base given (nil: made from ms).
+func ReadNodeExtOn(ms []Member, shared *Base) (NodeExt, bool) {
 	raw, ok := Get(ms, ExtKey)
 	if !ok {
 		return NodeExt{}, false
@@ -37,8 +63,11 @@ func ReadNodeExt(ms []Member) (NodeExt, bool) {
 	}
 	if m, ok := Get(inner, "message"); ok {
 		if sum, elided := Get(inner, "elided"); elided {
-			base := NewObject(nil).Members(Without(ms, ExtKey)).Bytes()
-			if strconv.FormatUint(uint64(Checksum(base)), 10) != string(sum) {
+			if shared == nil {
+				shared = NewBase(Without(ms, ExtKey))
+			}
+			base, want := shared.get()
+			if want != string(sum) {
 				m = nil // the record changed since the export: its own fields give the message
 			} else if m, ok = Resolve(m, base); !ok {
 				m = nil
@@ -85,10 +114,7 @@ type Derive func(rec []byte) (msg core.Message, label string, at int64, err erro
 // import of an export gives every node back as it was.
 func Faithful(rec []byte, n core.Node, derive Derive) []byte {
 	msg, label, at, derr := derive(rec)
-	sameMsg := derr == nil && bytes.Equal(msg, n.Message)
-	sameLabel := derr == nil && label == n.Label
-	sameAt := derr == nil && at == n.CreatedAtMs
-	if sameMsg && sameLabel && sameAt {
+	if derr == nil && bytes.Equal(msg, n.Message) && label == n.Label && at == n.CreatedAtMs {
 		return rec
 	}
 	ms, err := Members(rec)
@@ -96,20 +122,92 @@ func Faithful(rec []byte, n core.Node, derive Derive) []byte {
 		return rec
 	}
 	ms = Without(ms, ExtKey)
+	l := &Line{ms: ms}
+	var base []byte
+	if derr != nil || !bytes.Equal(msg, n.Message) {
+		base = NewObject(nil).Members(ms).Bytes()
+		l.base, l.sum = base, Checksum(base)
+		var texts []decoded
+		l.find = func(inner []byte) []int {
+			if at := bytes.Index(base, inner); at >= 0 {
+				return []int{at, len(inner)}
+			}
+			if texts == nil {
+				texts = decodedStrings(base)
+			}
+			for _, d := range texts {
+				if k := bytes.Index(d.text, inner); k >= 0 {
+					return []int{d.at, k, len(inner)}
+				}
+			}
+			return nil
+		}
+	}
+	return NewObject(nil).Members(ms).Raw(ExtKey, l.ext(n, msg, label, at, derr)).Bytes()
+}
+
+// A Line is a record whose "sessiontree" member speaks for many nodes (a
+// SillyTavern line holds every swipe of a message): what Faithful works out
+// of the record (its members, its bytes and their checksum, where its long
+// strings lie) is worked out once, not once a node: a line of N swipes was
+// O(N) a swipe, O(N²) in all (a message regenerated 10,000 times: 22 s).
+type Line struct {
+	ms   []Member // without "sessiontree"
+	base []byte
+	sum  uint32
+	find func(inner []byte) []int
+}
+
+// NewLine prepares rec for Ext.
+func NewLine(rec []byte) (*Line, error) {
+	ms, err := Members(rec)
+	if err != nil {
+		return nil, err
+	}
+	ms = Without(ms, ExtKey)
+	base := NewObject(nil).Members(ms).Bytes()
+	l := &Line{ms: ms, base: base, sum: Checksum(base)}
+	var x *index
+	l.find = func(inner []byte) []int {
+		if x == nil {
+			x = newIndex(base)
+		}
+		return x.find(inner)
+	}
+	return l, nil
+}
+
+// Ext returns what Faithful would put under "sessiontree" in the line for n
+// (derive reads the line as n's record), or nil when the line gives n back
+// as it is.
+func (l *Line) Ext(n core.Node, derive Derive) []byte {
+	msg, label, at, derr := derive(l.base)
+	if derr == nil && bytes.Equal(msg, n.Message) && label == n.Label && at == n.CreatedAtMs {
+		return nil
+	}
+	return l.ext(n, msg, label, at, derr)
+}
+
+// ext is the "sessiontree" member for n, given what deriving the record
+// gave (msg, label, at, derr).
+func (l *Line) ext(n core.Node, msg core.Message, label string, at int64, derr error) []byte {
+	sameMsg := derr == nil && bytes.Equal(msg, n.Message)
+	sameLabel := derr == nil && label == n.Label
+	sameAt := derr == nil && at == n.CreatedAtMs
 	o := NewObject(nil)
 	elided := false
-	var base []byte
 	if !sameMsg {
 		// The message, without a second copy of the strings the record
 		// holds already (see Elide).
-		base = NewObject(nil).Members(ms).Bytes()
 		m, same := []byte(n.Message), false
 		if derr == nil && !bytes.Contains(m, []byte(`{"~":`)) {
 			// Role and content the record gives back as they are: a
 			// reference to the derived message's own.
 			m, same = markSame(m, msg)
 		}
-		m, elided = Elide(m, base)
+		if len(l.base) > 0 {
+			m, elided = elide(m, l.find)
+		}
 		o.Raw("message", m)
 		if same {
 			o.Raw("same", []byte("true"))
@@ -122,9 +220,9 @@ func Faithful(rec []byte, n core.Node, derive Derive) []byte {
 		o.Int("created_at_ms", n.CreatedAtMs)
 	}
 	if elided {
-		o.Raw("elided", strconv.AppendUint(nil, uint64(Checksum(base)), 10))
+		o.Raw("elided", strconv.AppendUint(nil, uint64(l.sum), 10))
 	}
-	return NewObject(nil).Members(ms).Raw(ExtKey, o.Bytes()).Bytes()
+	return o.Bytes()
 }
 
 // TreeExt writes the tree-level extension: the active branch and every branch
