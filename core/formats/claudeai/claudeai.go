@@ -53,6 +53,7 @@ func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error
 	}
 	b := convert.NewBuilder("claudeai", opts)
 	var active string
+	messages := 0 // added: placed now, or at Finish (a message whose parent is missing, or in a loop)
 	var named []convert.NamedLeaf
 	var ext []byte
 	for ci, c := range convs {
@@ -64,7 +65,8 @@ func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error
 		if ci == 0 {
 			ext, _ = convert.Get(ms, convert.ExtKey)
 		}
-		cur := importConversation(b, ci, ms)
+		cur, n := importConversation(b, ci, ms)
+		messages += n
 		if ci == 0 {
 			active = cur
 		} else if cur != "" {
@@ -75,7 +77,7 @@ func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error
 			named = append(named, convert.NamedLeaf{Name: name, Leaf: cur})
 		}
 	}
-	if len(b.IDs()) == 0 {
+	if messages == 0 {
 		return nil, *b.Report, convert.Invalid("claudeai: no conversation with chat_messages holding a message")
 	}
 	t, rep := b.Finish(active, named, ext)
@@ -94,14 +96,15 @@ type entry struct {
 }
 
 // importConversation adds one conversation's messages and returns its
-// current leaf: the one current_leaf_message_uuid names, else the newest.
-func importConversation(b *convert.Builder, ci int, ms []convert.Member) string {
+// current leaf (the one current_leaf_message_uuid names, else the newest)
+// and how many it added.
+func importConversation(b *convert.Builder, ci int, ms []convert.Member) (string, int) {
 	where := "conversation " + strconv.Itoa(ci+1)
 	list, ok := convert.Get(ms, "chat_messages")
 	items, err := convert.Elements(list)
 	if !ok || err != nil {
 		b.Report.Problemf(0, convert.Str(ms, "uuid"), where+" has no chat_messages list: nothing imported from it")
-		return ""
+		return "", 0
 	}
 	var entries []entry
 	var bad [][]byte
@@ -129,7 +132,7 @@ func importConversation(b *convert.Builder, ci int, ms []convert.Member) string 
 	}
 	if len(entries) == 0 {
 		b.Report.Problemf(0, convert.Str(ms, "uuid"), where+" has no message: nothing imported from it")
-		return ""
+		return "", 0
 	}
 	// The header: every field but the messages, which it keeps only when
 	// they are not messages (in their place, so an export keeps the order),
@@ -156,12 +159,12 @@ func importConversation(b *convert.Builder, ci int, ms []convert.Member) string 
 	if cur := convert.Str(ms, "current_leaf_message_uuid"); cur != "" {
 		for _, id := range ids {
 			if id == b.Local(cur) {
-				return id
+				return id, len(entries)
 			}
 		}
 		b.Report.Problemf(0, cur, "current_leaf_message_uuid of "+where+" is not one of its messages: main ends at its newest leaf")
 	}
-	return newestLeaf(entries, ids)
+	return newestLeaf(entries, ids), len(entries)
 }
 
 // newestLeaf is the leaf created last (the later in the file on a tie): the

@@ -153,3 +153,32 @@ func TestInputThatIsNoExportIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// A conversation whose messages all wait for a parent (the first one's parent
+// is not in the file, or they form a loop) is kept, each such message a root,
+// and reported, alone in its file as beside others: until Dec 6 (night) a
+// lone one was refused ("no conversation … holding a message") and
+// formats.ImportAll handed it back empty (an outside pass).
+func TestAConversationOfMessagesAwaitingAParentIsKept(t *testing.T) {
+	msg := func(id, parent, text string) string {
+		return `{"uuid":"` + id + `","sender":"human","text":"` + text + `","content":[{"type":"text","text":"` + text + `"}],"created_at":"2024-01-01T00:00:00Z","parent_message_uuid":"` + parent + `"}`
+	}
+	for name, msgs := range map[string]string{
+		"a missing parent": msg("a", "missing-parent", "first") + `,` + msg("b", "a", "second"),
+		"a loop":           msg("a", "b", "first") + `,` + msg("b", "a", "second"),
+	} {
+		file := `[{"uuid":"c1","name":"n","created_at":"2024-01-01T00:00:00Z","updated_at":"2024-01-01T00:00:00Z","chat_messages":[` + msgs + `]}]`
+		tr, rep, err := claudeai.Import([]byte(file))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if tr.Len() != 2 || len(rep.Problems) == 0 {
+			t.Errorf("%s: %d nodes, problems %v; want both messages kept and the parent reported", name, tr.Len(), rep.Problems)
+		}
+		for _, id := range []string{"a", "b"} {
+			if _, ok := tr.Node(id); !ok {
+				t.Errorf("%s: message %s was not kept", name, id)
+			}
+		}
+	}
+}
