@@ -56,9 +56,9 @@
 //     Elide). So import(export(t)) gives t back for chatgpt,
 //     openwebui, librechat, claudecode, pi, claudeai and sillytavern (whose
 //     chat is one chain of swipes: the nodes below a swipe off the path ride
-//     in its header). A message that came from another
-//     format is written in the target's own form (through core/chat), so it
-//     comes back in that form, not as a second copy of the original.
+//     in its header). A message that came from another format is written in
+//     the target's own form (through core/chat), and the original rides in
+//     the record's "sessiontree" member, so it comes back as it was.
 //     codex, openai and markdown are
 //     linear: they carry the active path (codex and markdown add the other
 //     branches' summaries).

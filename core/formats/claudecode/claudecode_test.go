@@ -3,6 +3,7 @@ package claudecode_test
 import (
 	"bytes"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -466,5 +467,62 @@ func TestAssistantLinesHaveTheStopsAndUsageClaudeCodeLogRequires(t *testing.T) {
 	bad := `{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"","sessionId":"s","version":"","type":"assistant","uuid":"a","timestamp":"t","message":{"id":"a","type":"message","role":"assistant","model":"","content":[]}}`
 	if ok, _ := claudecode.Accepted([]byte(bad)); ok {
 		t.Fatal("a message without stop_reason and stop_sequence is accepted")
+	}
+}
+
+// A message of another format's shape (OpenAI tool calls and their result,
+// with fields of their own) is written in Claude Code's form and comes back
+// as it was: its original rides in the line's "sessiontree" member, without
+// a second copy of the strings the line holds (until Dec 6, night, it came
+// back in Claude Code's form, its other fields lost). A label on an imported
+// line adds the label alone, not its message again, and a second export is
+// the first.
+func TestAnotherFormatsMessageComesBackAsItWasAndALabelAddsOnlyItself(t *testing.T) {
+	long := strings.Repeat("the weather in Oslo is mild today, ", 4)
+	k := 0
+	tr := core.New(core.WithIDSource(func() string { k++; return "n" + strconv.Itoa(k) }))
+	u, _ := tr.Append(core.Message(`{"role":"user","content":"weather in Oslo?"}`), 1000)
+	a, _ := tr.Append(core.Message(`{"role":"assistant","content":"let me check","tool_calls":[{"id":"c1","type":"function","function":{"name":"weather","arguments":"{\"city\":\"Oslo\"}"}}],"x_private_note":"keep me","refusal":null}`), 2000)
+	r, _ := tr.Append(core.Message(`{"role":"tool","tool_call_id":"c1","name":"weather","content":"`+long+`","x_meta":{"ms":12}}`), 3000)
+	_, _ = u, a
+	out, err := claudecode.Export(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(out, []byte(long)); n != 1 {
+		t.Errorf("the tool result's text is written %d times, want once (the kept original refers to the line's)", n)
+	}
+	back, _, err := claudecode.Import(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{u, a, r} {
+		x, _ := tr.Node(id)
+		y, ok := back.Node(id)
+		if !ok || !bytes.Equal(x.Message, y.Message) {
+			t.Errorf("%s came back as %s, want %s", id, y.Message, x.Message)
+		}
+	}
+	if again, _ := claudecode.Export(back); used.ReplaceAllString(string(again), "") != used.ReplaceAllString(string(out), "") {
+		t.Errorf("a second export differs from the first:\n%s\n%s", out, again)
+	}
+	// An imported session: a label adds itself, and a time, no more.
+	sess := user("u1", "", "q") + assistant("a2", "u1", "m1", long)
+	imp, _, err := claudecode.Import([]byte(sess))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, _ := claudecode.Export(imp)
+	imp.Label("a2", "L")
+	labelled, _ := claudecode.Export(imp)
+	if grew := len(labelled) - len(plain); grew > 80 {
+		t.Errorf("a label made the export %d bytes longer: it carries more than the label and a time:\n%s", grew, labelled)
+	}
+	back, _, _ = claudecode.Import(labelled)
+	if n, _ := back.Node("a2"); n.Label != "L" {
+		t.Errorf("the label came back as %q", n.Label)
+	}
+	if again, _ := claudecode.Export(back); used.ReplaceAllString(string(again), "") != used.ReplaceAllString(string(labelled), "") {
+		t.Errorf("a second export of the labelled session differs from the first")
 	}
 }

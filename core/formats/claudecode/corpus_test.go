@@ -312,11 +312,15 @@ func sameStructure(a, b *core.Tree) string {
 }
 
 // The readers accept every line of a claudecode export of every file of
-// both corpora, whatever its format (which keeps the tree's structure), and an export of another format's tree
-// is at most 1.35 times the size of its export in its own format (messages are
-// written in Claude Code's form, not carried twice; the 0.05 over 1.3 is the
-// stop_reason and stop_sequence of every assistant message, which
-// claude-code-log a641071 requires, on the smallest files).
+// both corpora, whatever its format, and the export gives every node back as
+// it was: its message (a message of another format, written in Claude Code's
+// form, rides in the line's "sessiontree" member, its strings the line holds
+// as references; until Dec 6, night, it came back in Claude Code's form, and
+// 28 of 39 files lost fields), label and time. Its size against the export
+// in the file's own format: at most 1.5 times for files of 100 KB or more
+// (what the other cross-format exports take: pi's 1.4 MB session is 1.40),
+// 3.5 times for the small ones (a few short messages, each line carrying
+// Claude Code's session fields, stop_reason and usage).
 func TestCorpusEveryFormatExportsToLinesReadersAccept(t *testing.T) {
 	files := corpusFiles(t, "interop/*", "interop-new/*", "testdata/*")
 	accepted, total := 0, 0
@@ -340,7 +344,11 @@ func TestCorpusEveryFormatExportsToLinesReadersAccept(t *testing.T) {
 			continue
 		}
 		if format := filepath.Base(filepath.Dir(f)); format != "claudecode" {
-			if own, err := formats.Export(tr, format); err == nil && float64(len(out)) > 1.35*float64(len(own)) {
+			line := 3.5
+			if len(data) >= 100<<10 {
+				line = 1.5
+			}
+			if own, err := formats.Export(tr, format); err == nil && float64(len(out)) > line*float64(len(own)) {
 				t.Errorf("%s: claudecode export %d bytes, %.2f times its own format's", filepath.Base(f), len(out), float64(len(out))/float64(len(own)))
 			}
 		}
@@ -351,6 +359,9 @@ func TestCorpusEveryFormatExportsToLinesReadersAccept(t *testing.T) {
 		}
 		if why := sameStructure(tr, back); why != "" {
 			t.Errorf("%s: the export does not keep the tree: %s", filepath.Base(f), why)
+		}
+		if why := sameNodes(tr, back); why != "" {
+			t.Errorf("%s: the export does not give every node back: %s", filepath.Base(f), why)
 		}
 		ok := true
 		for i, l := range bytes.Split(bytes.TrimSpace(out), []byte("\n")) {
@@ -365,4 +376,16 @@ func TestCorpusEveryFormatExportsToLinesReadersAccept(t *testing.T) {
 		}
 	}
 	t.Logf("claudecode exports accepted: %d / %d files", accepted, total)
+}
+
+// sameNodes says which node of a b does not hold with its message as it was,
+// or "" (sameStructure checks the rest).
+func sameNodes(a, b *core.Tree) string {
+	for _, id := range allIDs(a) {
+		x, _ := a.Node(id)
+		if y, ok := b.Node(id); !ok || !bytes.Equal(x.Message, y.Message) {
+			return "node " + id + ": message " + string(y.Message) + ", want " + string(x.Message)
+		}
+	}
+	return ""
 }

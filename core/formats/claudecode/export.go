@@ -2,6 +2,7 @@ package claudecode
 
 import (
 	"bytes"
+	"strconv"
 
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/formats/internal/convert"
@@ -298,9 +299,12 @@ func (e *entry) appendTo(out []byte) []byte {
 	if !e.keptInExt {
 		out = convert.AppendLines(out, e.before)
 	}
-	line := e.withExt(false)
-	if !e.faithful(line) {
-		line = e.withExt(true)
+	line := e.withExt(false, false)
+	if msgOK, restOK := e.faithful(line); !msgOK || !restOK {
+		// Only what the line does not give back: a label alone is not a
+		// reason to carry the message (until Dec 6, night, every labelled
+		// line of an imported session carried its whole message again).
+		line = e.withExt(!msgOK, true)
 	}
 	out = append(append(out, line...), '\n')
 	if !e.keptInExt {
@@ -309,24 +313,40 @@ func (e *entry) appendTo(out []byte) []byte {
 	return out
 }
 
-// faithful reports whether importing line gives the entry's node back.
-func (e *entry) faithful(line []byte) bool {
+// faithful reports whether importing line gives the entry's message back,
+// and its label and time.
+func (e *entry) faithful(line []byte) (msgOK, restOK bool) {
 	msg, label, at, err := derive(line)
-	if err != nil || label != e.n.Label || at != e.n.CreatedAtMs {
-		return false
+	if err != nil {
+		return false, false
 	}
-	return e.converted || bytes.Equal(convert.Reattach(msg, BeforeKey, e.before, AfterKey, e.after), e.n.Message)
+	return bytes.Equal(convert.Reattach(msg, BeforeKey, e.before, AfterKey, e.after), e.n.Message), label == e.n.Label && at == e.n.CreatedAtMs
 }
 
-// withExt is the line with its "sessiontree" member, if it needs one; whole
-// adds the node's message (when the line does not give it back), label and
-// time.
-func (e *entry) withExt(whole bool) []byte {
+// withExt is the line with its "sessiontree" member, if it needs one; msg
+// adds the node's message (the line does not give it back), whole its label
+// and time. A message put in Claude Code's form (converted) is kept so too,
+// its strings the line holds as references to them (convert.Elide): until
+// Dec 6, night, such a message came back in Claude Code's form, and what that
+// form has no place for (another tool's fields, a tool call's type, pi's
+// session fields) was lost.
+func (e *entry) withExt(msg, whole bool) []byte {
 	o := convert.NewObject(nil)
-	if whole {
-		if !e.converted {
-			o.Raw("message", e.msg)
+	if msg {
+		m, elided := []byte(e.msg), false
+		var base []byte
+		if e.converted {
+			if ms, err := convert.Members(e.line); err == nil {
+				base = convert.NewObject(nil).Members(ms).Bytes() // what the import reads references in
+				m, elided = convert.Elide(m, base)
+			}
 		}
+		o.Raw("message", m)
+		if elided {
+			o.Raw("elided", strconv.AppendUint(nil, uint64(convert.Checksum(base)), 10))
+		}
+	}
+	if whole {
 		if e.n.Label != "" {
 			o.String("label", e.n.Label)
 		}

@@ -14,8 +14,10 @@ import (
 // extension so an import gives the message back byte for byte. Any other
 // message, and any message that keeps another format's record, is written in
 // Claude Code's form from its neutral turn (chat.Read): text, thinking,
-// tool_use and tool_result blocks; an import then gives that form back (as
-// for any Claude Code line), not a second copy of the original.
+// tool_use and tool_result blocks, what Claude Code and its readers show;
+// the export keeps the original in the line's "sessiontree" member (its
+// strings the line holds as references: entry.withExt), and an import gives
+// it back.
 func nativeLine(n core.Node, msg core.Message, session string) ([]byte, lineExt, bool) {
 	t := chat.Read(msg)
 	role := msg.Role()
