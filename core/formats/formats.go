@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"bufio"
 	"bytes"
 	"io"
 
@@ -68,6 +69,7 @@ var exporters = map[string]func(*core.Tree) ([]byte, error){
 // invalid_input for an unknown format or a file that cannot be read at all.
 // A file read in part gives a tree and a Report listing what was not read.
 func Import(format string, data []byte, opts ...core.Option) (*core.Tree, Report, error) {
+	data, bom := dropBOM(data)
 	if format == Auto || format == "" {
 		format = Detect(data)
 		if format == "" {
@@ -88,12 +90,35 @@ func Import(format string, data []byte, opts ...core.Option) (*core.Tree, Report
 	t, rep, err := imp(data, opts...)
 	rep.Format = format
 	rep.Problems = append(keys.Problems, rep.Problems...)
+	if bom && err == nil {
+		rep.Note("the file starts with a UTF-8 byte order mark (as Windows editors save): read without it")
+	}
 	return t, rep, err
+}
+
+// bom is the UTF-8 byte order mark some editors put before a file's text.
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// dropBOM returns data without a leading byte order mark, and whether it had
+// one. No format's file starts with one, but a file saved by a Windows editor
+// may: until Dec 6, night, "auto" could not tell its format, the JSON formats
+// refused it (byte 0) and the JSONL ones dropped its first line (pi's session
+// header, Claude Code's first message).
+func dropBOM(data []byte) ([]byte, bool) {
+	if bytes.HasPrefix(data, bom) {
+		return data[len(bom):], true
+	}
+	return data, false
 }
 
 // ImportReader reads a JSONL format (claudecode, pi, codex, sillytavern) line by line from
 // r, holding the tree but not the file; other formats are read whole.
 func ImportReader(format string, r io.Reader, opts ...core.Option) (*core.Tree, Report, error) {
+	br := bufio.NewReader(r)
+	if head, _ := br.Peek(len(bom)); bytes.Equal(head, bom) {
+		br.Discard(len(bom))
+	}
+	r = br
 	switch format {
 	case ClaudeCode:
 		return claudecode.ImportReader(r, opts...)
@@ -155,6 +180,7 @@ func quote(s string) string { return string(rawjson.AppendString(nil, s)) }
 
 // Detect names the format of data by its content, or "" when it cannot tell.
 func Detect(data []byte) string {
+	data, _ = dropBOM(data)
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
 		return ""

@@ -26,6 +26,7 @@ type Conversation struct {
 // all); a conversation with nothing to import is an empty tree whose report
 // says why.
 func ImportAll(data []byte, format string, opts ...core.Option) ([]Conversation, error) {
+	data, _ = dropBOM(data) // Import notes it for a file read as one conversation
 	if format == Auto || format == "" {
 		format = Detect(data)
 		if format == "" {

@@ -31,7 +31,7 @@ func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error
 	rep := convert.Report{Format: "ai-sdk"}
 	data = bytes.Clone(bytes.TrimSpace(data))
 	if !rawjson.Valid(data) {
-		return nil, rep, convert.Invalid("ai-sdk: not valid JSON")
+		return nil, rep, convert.NotJSON("ai-sdk", data)
 	}
 	if len(data) > 0 && data[0] == '{' {
 		m, ok := rawjson.Lookup(data, "messages")

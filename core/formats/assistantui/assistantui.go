@@ -35,7 +35,10 @@ import (
 func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error) {
 	rep := convert.Report{Format: "assistant-ui"}
 	data = bytes.Clone(bytes.TrimSpace(data))
-	if !rawjson.Valid(data) || len(data) == 0 || data[0] != '{' {
+	if len(data) > 0 && !rawjson.Valid(data) {
+		return nil, rep, convert.NotJSON("assistant-ui", data)
+	}
+	if len(data) == 0 || data[0] != '{' {
 		return nil, rep, convert.Invalid(`assistant-ui: expected an object {"headId","messages":[{"message","parentId"}]}`)
 	}
 	top, err := convert.Members(data)

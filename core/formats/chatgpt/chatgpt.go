@@ -35,8 +35,7 @@ func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error
 	// reuse its buffer.
 	data = bytes.Clone(bytes.TrimSpace(data))
 	if !rawjson.Valid(data) {
-		_, err := rawjson.ScanValue(data, 0)
-		return nil, convert.Report{}, convert.Invalid("chatgpt: not valid JSON: " + errText(err))
+		return nil, convert.Report{}, convert.NotJSON("chatgpt", data)
 	}
 	// One compact copy of the document (none when it is compact already), so
 	// every value below is a compact slice of it and is walked without being
@@ -81,13 +80,6 @@ func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error
 		rep.Note(strconv.Itoa(len(convs)) + " conversations: one root each; the first one's current_node is main, the others' are branches named after their ids")
 	}
 	return t, *rep, nil
-}
-
-func errText(err error) string {
-	if err == nil {
-		return "trailing data"
-	}
-	return err.Error()
 }
 
 type entry struct {

@@ -44,7 +44,7 @@ func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error
 	// reuse its buffer.
 	data = bytes.Clone(bytes.TrimSpace(data))
 	if !rawjson.Valid(data) {
-		return nil, convert.Report{}, convert.Invalid("claudeai: not valid JSON")
+		return nil, convert.Report{}, convert.NotJSON("claudeai", data)
 	}
 	data, _ = rawjson.Compact(nil, data)
 	convs, err := convert.SplitConversations("claudeai", data)

@@ -21,7 +21,7 @@ func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error
 	// reuse its buffer.
 	data = bytes.Clone(bytes.TrimSpace(data))
 	if !rawjson.Valid(data) {
-		return nil, rep, convert.Invalid("openai: not valid JSON")
+		return nil, rep, convert.NotJSON("openai", data)
 	}
 	if len(data) > 0 && data[0] == '{' {
 		m, ok := rawjson.Lookup(data, "messages")

@@ -27,7 +27,7 @@ func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error
 	// reuse its buffer.
 	data = bytes.Clone(bytes.TrimSpace(data))
 	if !rawjson.Valid(data) {
-		return nil, convert.Report{}, convert.Invalid("openwebui: not valid JSON")
+		return nil, convert.Report{}, convert.NotJSON("openwebui", data)
 	}
 	var chats [][]byte
 	switch data[0] {

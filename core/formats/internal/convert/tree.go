@@ -1,6 +1,8 @@
 package convert
 
 import (
+	"strconv"
+
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/rawjson"
 )
@@ -82,6 +84,17 @@ func Corrupt(t *core.Tree) error {
 
 // Invalid is an invalid_input error.
 func Invalid(msg string) error { return &core.Error{Code: core.CodeInvalidInput, Message: msg} }
+
+// NotJSON is the invalid_input of a file of format that is not one JSON
+// value: what is wrong and at which byte, as the scan found it.
+func NotJSON(format string, data []byte) error {
+	end, err := rawjson.ScanValue(data, 0)
+	why := "more after the value, at byte " + strconv.Itoa(end)
+	if err != nil {
+		why = err.Error()
+	}
+	return Invalid(format + ": not valid JSON: " + why)
+}
 
 // Conversation is one conversation of a multi-conversation file: the roots
 // that follow a root carrying a header (found under headerKey in any of its
