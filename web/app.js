@@ -60,6 +60,7 @@ export const state = {
   win: { start: 0, end: 0, follow: true }, // the chat view's window of path indexes
   settings: loadSettings(),
   writes: Promise.resolve(),
+  unsaved: null, // the error of the last write, until one succeeds (storage full): leaving asks first
   pending: 0,
   treeView: null,
   treeSeen: null, // what the tree view was laid out from, and what changed since (treepanel.js)

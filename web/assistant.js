@@ -197,10 +197,34 @@ export function requestBody(settings, request, system, stream = true) {
 function detailOf(text) {
   try {
     const j = JSON.parse(text);
-    return j?.error?.message ?? j?.message ?? text.slice(0, 300);
+    return j?.error?.message ?? j?.message ?? plainOf(text);
   } catch {
-    return text.slice(0, 300);
+    return plainOf(text);
   }
+}
+
+/**
+ * A body that is not JSON, as a few words for a message: an HTML page (a
+ * proxy's or a server's error page) by its title or first heading, never
+ * its markup (until Dec 6, night, 300 characters of it went into the banner
+ * and each retry's toast); other text cut at 160 characters.
+ */
+function plainOf(text) {
+  const t = text.trim();
+  if (/^<(!doctype|html|head|body|\?xml|[a-z][a-z0-9]*[\s>])/i.test(t)) {
+    const title = /<title[^>]*>([^<]*)</i.exec(t)?.[1] ?? /<h1[^>]*>([^<]*)</i.exec(t)?.[1] ?? "";
+    const words = title.replace(/\s+/g, " ").trim();
+    return words ? `an HTML page, \u201c${words.slice(0, 120)}\u201d` : "an HTML page";
+  }
+  return t.length > 160 ? `${t.slice(0, 157)}\u2026` : t;
+}
+
+// leaving: the page is going away (a reload, a closed tab). A stream it cuts
+// is kept marked "interrupted", not "error" (it was not the endpoint's fault).
+let leaving = false;
+if (typeof addEventListener === "function") {
+  addEventListener("pagehide", () => { leaving = true; });
+  addEventListener("pageshow", () => { leaving = false; }); // back from the page cache
 }
 
 /** Reads SSE events ({ event, data }) from a fetch body. */
@@ -298,22 +322,35 @@ async function once(settings, body, { signal, onText, timeoutMs }) {
       try {
         data = JSON.parse(raw);
       } catch {
-        throw new EndpointError(`${url} answered something that is neither JSON nor an event stream: ${raw.slice(0, 120)}`);
+        throw new EndpointError(`${url} answered something that is neither JSON nor an event stream: ${plainOf(raw)}`);
       }
       text = wholeText(settings.api, data);
       if (typeof data.model === "string" && data.model) model = data.model;
       onText?.(text);
       return end(endOf(settings.api === "anthropic" ? data.stop_reason : data.choices[0].finish_reason));
     }
+    // A data line that is not JSON: kept to say what came when nothing else
+    // did (an SSE comment starts with ":" and never gets here).
+    let unread = null;
+    // No text at all, and no reason the model gave: not a reply. Before Dec 6
+    // (night) it was stored as an empty reply, "(no text)", with no word of
+    // what went wrong.
+    const nothing = () => new EndpointError(unread === null
+      ? `${url} ended its stream without any text`
+      : `${url} sent an event stream that is not ${settings.api === "anthropic" ? "Anthropic's" : "OpenAI's"}: \u201c${unread.slice(0, 80)}\u201d`, true);
     try {
       for await (const { event, data } of sse(res.body, both)) {
         arm();
-        if (data === "[DONE]") return end(endOf(finish));
+        if (data === "[DONE]") {
+          if (!text && !finish) throw nothing();
+          return end(endOf(finish));
+        }
         let j;
         try {
           j = JSON.parse(data);
         } catch {
-          continue; // a comment or keep-alive
+          unread ??= data;
+          continue;
         }
         if (typeof j.model === "string" && j.model) model = j.model;
         if (j.type === "error" || event === "error" || (j.error && !j.choices)) {
@@ -336,6 +373,7 @@ async function once(settings, body, { signal, onText, timeoutMs }) {
     } catch (e) {
       if (e instanceof EndpointError) throw e;
       if (!both.aborted) {
+        if (text && leaving) return end("interrupted");
         if (text) return { ...end("error"), error: `the stream broke (${e.message})` };
         throw new EndpointError(`${url}: the stream broke (${e.message})`, true);
       }
@@ -352,7 +390,8 @@ async function once(settings, body, { signal, onText, timeoutMs }) {
     // is kept, marked, unless the model had said how it ended (a server that
     // sends no [DONE] after its finish_reason).
     if (finish) return end(endOf(finish));
-    return text ? end("cut") : end("done");
+    if (!text) throw nothing();
+    return end(leaving ? "interrupted" : "cut");
   } finally {
     clearTimeout(timer);
   }

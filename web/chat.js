@@ -6,7 +6,7 @@ import { $, el, syncChildren } from "./dom.js";
 import { DEMO_MODEL, usesEndpoint, messageText } from "./assistant.js";
 import { renderMarkdown, renderMessage, copyText } from "./markdown.js";
 import { state } from "./app.js";
-import { queuedOf, queueSend, showQueued } from "./conversations.js";
+import { queuedOf, queueSend, showQueued, waitingForReply } from "./conversations.js";
 import { send, replyTo } from "./reply.js";
 import { regenerate, saveEdit, editableText, branchHere, labelNode, rewind, checkout } from "./actions.js";
 import { slug, download } from "./importexport.js";
@@ -352,7 +352,8 @@ export function wireChat() {
   $("composer").addEventListener("submit", (e) => {
     e.preventDefault();
     const text = $("input").value.trim();
-    if (text === "" || state.busy) return;
+    if (text === "") return;
+    if (waitingForReply()) return; // says so: the text stays in the box
     const cur = state.cur;
     if (cur && !cur.tree && cur.loading) {
       if (!cur.previewed || cur.queued) return;

@@ -3,7 +3,7 @@
 // create one, "+ New chat", close one, the save after every change, a send
 // made while the tree is still loading, and another tab's changes arriving.
 import { SessionTree } from "./sessiontree.js";
-import { $, toast, showError, describe } from "./dom.js";
+import { $, toast, showError, describe, openForm } from "./dom.js";
 import { messageText } from "./assistant.js";
 import { state, renderAll, renderHeader, prepareRequestFor } from "./app.js";
 import { WINDOW, renderPreview, messageView, renderComposer } from "./chat.js";
@@ -72,14 +72,54 @@ export function write(job) {
   state.pending++;
   renderSaveState();
   state.writes = state.writes.then(job).then(
-    () => { state.pending--; renderSaveState(); },
+    () => { state.pending--; state.unsaved = null; renderSaveState(); },
     (e) => {
       state.pending--;
+      state.unsaved = e;
       renderSaveState("failed");
-      showError(`Could not save to this browser's storage: ${describe(e)}. Export the conversation to keep a copy.`);
+      showError(sentence(`Could not save to this browser's storage: ${describe(e)}`) + " Export the conversation to keep a copy.");
     },
   );
   return state.writes;
+}
+
+/** text as a sentence: a full stop added unless it ends in one already (an error's own words may). */
+export function sentence(text) {
+  return /[.!?…]$/.test(text) ? text : `${text}.`;
+}
+
+/**
+ * Keeps a small setting in localStorage; a full storage refuses it, and that
+ * must not stop what the user asked for (until Dec 6, night, the refusal was
+ * thrown halfway through opening a chat: the page stuck on the old one, and a
+ * "+ New chat" dropped the old one's unsaved messages).
+ */
+export function remember(key, value) {
+  try {
+    localStorage.setItem(key, value);
+  } catch {
+    // full: the next visit opens the newest chat instead
+  }
+}
+
+/**
+ * Whether the open conversation may be left: yes, unless its last write
+ * failed (storage full) and a write now still fails; then the user is asked,
+ * since closing it keeps its unsaved messages only where the browser can
+ * still journal them. Resolves to the user's answer.
+ */
+export async function mayLeave() {
+  if (!state.unsaved || !state.cur?.conv) return true;
+  flush();
+  await write(() => state.cur.conv.save()).catch(() => {});
+  if (!state.unsaved) return true;
+  const v = await openForm({
+    title: "This chat is not saved",
+    fields: [{ type: "note", text: sentence(`The browser's storage refused its last changes (${describe(state.unsaved)})`) + " If you leave it now, they are kept only if the browser can still journal them. Export the conversation first (Export in the menu), or free some space, then try again." }],
+    ok: "Leave anyway",
+    danger: true,
+  });
+  return v !== null;
 }
 
 export function renderSaveState(failed) {
@@ -139,9 +179,10 @@ async function showOpened(cur) {
 export async function openConversation(id) {
   const meta = state.convs.find((c) => c.id === id);
   if (!meta || waitingForReply()) return;
+  if (state.unsaved && !(await mayLeave())) return; // asked only then: an open begins in the click's task
   $("app").classList.remove("sidebar-open");
   const cur = beginOpening({ meta, conv: null, tree: null, error: null, raw: null, loading: true });
-  localStorage.setItem(CURRENT_KEY, id);
+  remember(CURRENT_KEY, id);
   cur.opening = readInto(cur, id, meta);
   await cur.opening;
 }
@@ -289,7 +330,7 @@ const ORPHAN_MS = 60_000;
  */
 export function queueSend(cur, text) {
   const q = { text, at: Date.now() };
-  localStorage.setItem(QUEUED_KEY + cur.meta.id, JSON.stringify(q));
+  remember(QUEUED_KEY + cur.meta.id, JSON.stringify(q));
   cur.queued = q;
   showQueued(q);
   state.timings.queuedShown = performance.now();
@@ -323,7 +364,7 @@ function sendQueued(cur) {
 export const LOAD_SLICE_MS = 20;
 
 export async function createConversation(tree, title, { open = true } = {}) {
-  if (open && waitingForReply()) {
+  if (open && (waitingForReply() || (state.unsaved && !(await mayLeave())))) {
     tree.free();
     return;
   }
@@ -398,7 +439,7 @@ export async function importDone(cur, conv) {
   }
   cur.meta = meta;
   adopt(cur, conv);
-  localStorage.setItem(CURRENT_KEY, meta.id);
+  remember(CURRENT_KEY, meta.id);
   cur.opened();
   await showOpened(cur);
 }
@@ -430,7 +471,7 @@ export function openCreated(meta, conv, listed = false, { sliced = false } = {})
   adopt(cur, conv);
   state.win = { start: 0, end: 0, follow: true };
   forgetTree();
-  localStorage.setItem(CURRENT_KEY, meta.id);
+  remember(CURRENT_KEY, meta.id);
   clearSearch();
   if (sliced) paintSliced(cur);
   else renderAll();

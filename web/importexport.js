@@ -4,7 +4,7 @@
 import { SessionTree } from "./sessiontree.js";
 import { $, el, openForm, toast, showError, clearError, describe } from "./dom.js";
 import { hasFormats, state, loadInterchange } from "./app.js";
-import { write, LOAD_SLICE_MS, createConversation, openCreated, previewImport, importDone, importFailed, heldForTests } from "./conversations.js";
+import { write, mayLeave, LOAD_SLICE_MS, createConversation, openCreated, previewImport, importDone, importFailed, heldForTests } from "./conversations.js";
 import { WINDOW } from "./chat.js";
 import { renderConversations } from "./sidebar.js";
 import { warmMarkdown } from "./markdown.js";
@@ -34,6 +34,7 @@ function looksLikeTreeFile(bytes) {
 const LISTED = ": it is in the list, not opened while the reply is on its way.";
 
 async function importFile(file, format = "auto") {
+  if (state.unsaved && !(await mayLeave())) return; // an import opens what it reads in place of the open chat
   const t0 = performance.now();
   let got = []; // [{ title, tree, note }]
   try {
@@ -120,6 +121,12 @@ async function importFile(file, format = "auto") {
     }
   } catch (e) {
     for (const g of got) g.tree.free();
+    // A file no format could be: said as it is, not offered as one to pick.
+    const nothing = file.size === 0 ? "the file is empty" : /\.md$/i.test(file.name) ? "Markdown is a format to export to (readable, other branches as summaries), not one to import" : null;
+    if (nothing) {
+      showError(`Could not import \u201c${file.name}\u201d: ${nothing}. Nothing was changed.`);
+      return;
+    }
     if (format === "auto" && hasFormats && !looksLikeTreeFile(new Uint8Array(await file.slice(0, 64).arrayBuffer()))) {
       // Detection failed or the file did not read as what it looked like: ask which format it is.
       const v = await openForm({

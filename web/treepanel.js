@@ -160,7 +160,11 @@ function pickFromTree(id) {
 export function wireTree() {
   $("btn-tree").onclick = () => {
     state.treeOpen = !state.treeOpen;
-    localStorage.setItem(TREE_OPEN_KEY, state.treeOpen ? "1" : "0");
+    try {
+      localStorage.setItem(TREE_OPEN_KEY, state.treeOpen ? "1" : "0");
+    } catch {
+      // storage full: the panel opens as it was next time
+    }
     renderHeader();
     renderTree();
   };

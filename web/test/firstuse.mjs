@@ -417,6 +417,46 @@ try {
     await page.unroute("**/sessiontree.wasm");
   });
 
+  await step("storage full (IndexedDB and localStorage refuse every write): \u201cNot saved\u201d, and leaving the chat asks first; once there is room the messages are stored and leaving is plain (Dec 6, night: + New chat lost them, and opening another chat stuck the page)", async () => {
+    await page.waitForSelector("body[data-ready='1']");
+    await send("Before the disk filled up");
+    const title = await page.textContent("#conv-title");
+    await demo(() => {
+      window.__full = true;
+      const tx = IDBDatabase.prototype.transaction;
+      IDBDatabase.prototype.transaction = function (names, mode, ...rest) {
+        if (window.__full && mode === "readwrite") throw new DOMException("the disk is full (a test)", "QuotaExceededError");
+        return tx.call(this, names, mode, ...rest);
+      };
+      const set = Storage.prototype.setItem;
+      Storage.prototype.setItem = function (k, v) {
+        if (window.__full) throw new DOMException("the disk is full (a test)", "QuotaExceededError");
+        return set.call(this, k, v);
+      };
+    });
+    await send("Typed while the disk was full");
+    await page.waitForSelector("#save-state[data-state='failed']");
+    for (const leave of [() => page.click("#btn-new"), () => page.locator("#conv-list li").nth(1).locator(".conv-open").click()]) {
+      await leave();
+      await page.waitForSelector("#dialog[open] >> text=This chat is not saved");
+      await page.click("#dialog button.ghost"); // Cancel: stay
+      await page.waitForSelector("#dialog:not([open])", { state: "attached" });
+      assert.equal(await page.textContent("#conv-title"), title, "the chat was left");
+      assert.equal(await page.locator("#messages article.msg.user", { hasText: "Typed while the disk was full" }).count(), 1);
+    }
+    await demo(() => { window.__full = false; });
+    await page.click("#btn-new"); // a write now goes in: no question
+    await page.waitForFunction(() => window.sessiontreeDemo.tree?.pathLength() === 0);
+    assert.equal(await page.isVisible("#dialog[open]"), false);
+    await page.locator("#conv-list li", { hasText: title }).first().locator(".conv-open").click();
+    await page.waitForFunction(() => window.sessiontreeDemo.tree?.pathLength() > 0);
+    await page.reload();
+    await page.waitForSelector("body[data-ready='1']");
+    await page.locator("#conv-list li", { hasText: title }).first().locator(".conv-open").click();
+    await page.waitForFunction((t) => [...document.querySelectorAll("#messages article.msg.user .msg-body")].some((b) => b.textContent === t), "Typed while the disk was full");
+    await page.click("#banner .banner-close").catch(() => {});
+  });
+
   assert.deepEqual(errors, [], "errors on the page");
   console.log("web first use: all passed");
 } catch (e) {

@@ -57,6 +57,13 @@ export async function startMock() {
       return res.writeHead(429, { ...cors, "retry-after": "1", "content-type": "application/json" }).end(JSON.stringify({ error: { message: "rate limited" } }));
     }
     if (mode === "hang") return; // never answers
+    if (mode === "html500") return res.writeHead(500, { ...cors, "content-type": "text/html" }).end("<!doctype html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1><script>alert(1)</script>" + "x".repeat(400) + "</body></html>");
+    if (mode === "garbage" || mode === "empty") {
+      // An event stream that is not the API's (data lines that are not JSON), or one with no text at all.
+      res.writeHead(200, { ...cors, "content-type": "text/event-stream" });
+      if (mode === "garbage") res.write("data: {not json\n\ndata: hello there\n\n");
+      return res.end("data: [DONE]\n\n");
+    }
     const text = mode === "summary" ? "A mocked summary." : REPLY;
     const model = `${api}-mock`;
     if (!body.stream) {

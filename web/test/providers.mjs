@@ -178,6 +178,35 @@ try {
     allowNetworkErrors = false;
   });
 
+  await step("an HTML error page, a stream that is not the API's and one with no text: a short error with the page's title, never its markup, and no empty reply stored; Stop before the first token is a notice, not an error (Dec 6, night)", async () => {
+    allowNetworkErrors = true;
+    const nodes = async () => page.evaluate(() => window.sessiontreeDemo.tree.stats().nodes);
+    for (const [text, want] of [
+      ["A proxy in the way [html500]", /HTTP 500: an HTML page, \u201c502 Bad Gateway\u201d\. Your message is kept\.$/],
+      ["Speak nonsense [garbage]", /sent an event stream that is not OpenAI's: \u201c\{not json\u201d\. Your message is kept\.$/],
+      ["Say nothing [empty]", /ended its stream without any text\. Your message is kept\.$/],
+    ]) {
+      const before = await nodes();
+      await page.fill("#input", text);
+      await page.press("#input", "Enter");
+      const banner = await page.waitForSelector("#banner:not([hidden]) .banner-text");
+      const said = await banner.textContent();
+      assert.match(said, want);
+      assert.doesNotMatch(said, /<|alert/, "markup in the banner");
+      assert.equal(await nodes(), before + 1, "a reply was stored");
+      assert.equal(await lastBody().textContent(), text);
+      await page.click("#banner .banner-close");
+    }
+    await page.evaluate(() => document.querySelectorAll(".toast").forEach((t) => t.remove()));
+    await page.fill("#input", "Wait for it [hang]");
+    await page.press("#input", "Enter");
+    await page.waitForSelector("#stop:not([hidden])");
+    await page.click("#stop");
+    await page.waitForSelector(".toast >> text=/Stopped before a reply came/");
+    assert.equal(await page.isVisible("#banner .banner-text"), false, "an error banner for the user's own stop");
+    allowNetworkErrors = false;
+  });
+
   await step("HTTP 429 with Retry-After: a short wait is waited, a long one is not retried by itself and the error says when", async () => {
     allowNetworkErrors = true;
     let before = requests.length;
