@@ -132,6 +132,20 @@ func (m *pathMemo) depends(s *segment) int {
 	return dep
 }
 
+// preambleOnly reports whether the segments held cover the path from its
+// start up to from with its preamble alone (system messages: no unit).
+func (m *pathMemo) preambleOnly(from int) bool {
+	if len(m.segs) == 0 || m.segs[0].start != 0 || m.segs[len(m.segs)-1].end != from {
+		return false
+	}
+	for _, s := range m.segs {
+		if !s.atRoot || len(s.units) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // push appends s, after the segments it does not depend on.
 func (m *pathMemo) push(s *segment) {
 	i := len(m.segs)
@@ -278,7 +292,7 @@ func (m *pathMemo) pathSegments(t *core.Tree, branch string, skip, n int, below 
 		if end < n {
 			next = at(end)
 		}
-		s := convert(t, from, tail[at0:at0+end-from], msgs[at0:at0+end-from], next, keepThinking)
+		s := convert(t, from, tail[at0:at0+end-from], msgs[at0:at0+end-from], next, keepThinking, from == 0 || m.preambleOnly(from))
 		s.end = end
 		if dep := m.depends(s); dep >= 0 {
 			start := m.segs[dep].start

@@ -15,7 +15,7 @@ func project(turns []chat.Turn, cont []bool, own *noteInput, api API, opts Optio
 	if opts.Budget < 0 {
 		return Request{}, errNegativeBudget
 	}
-	s := &segment{}
+	s := &segment{atRoot: true} // a list of messages: it starts its path
 	s.read(turns, cont, api == Anthropic && !opts.DropThinking)
 	req, _, err := write([]*segment{s}, own, api, opts, nil, nil, nil, nil)
 	return req, err

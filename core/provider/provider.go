@@ -426,7 +426,7 @@ func headOf(t *core.Tree, m *pathMemo, branch string, n, base int, keepThinking 
 		if len(ids) != j+1 {
 			return nil, &core.Error{Code: core.CodeCorrupt, Message: "branch " + quote(branch) + ": its path is shorter than it was counted"}
 		}
-		s := convert(t, 0, ids[:j], msgs[:j], ids[j], keepThinking)
+		s := convert(t, 0, ids[:j], msgs[:j], ids[j], keepThinking, true)
 		if len(s.units) > 0 {
 			from := s.units[0].from
 			h := &head{blocks: s.blocks[:from], tok: s.sysTok, firstPos: int(s.pos[s.blocks[from].turn])}

@@ -21,12 +21,18 @@ type segment struct {
 	// grown is a node added below last since, when next is "": the path may
 	// go on into it (any other child added below a segment's nodes sends the
 	// segment back to conversion).
-	grown   string
-	turns   int    // turns gathered in it
-	rep     Report // what reading, pairing and renaming its turns reported
-	blocks  []block
-	tok     []int // tokens of each block
-	sys     []int // indices of the path's preamble blocks it holds (see units)
+	grown  string
+	turns  int    // turns gathered in it
+	rep    Report // what reading, pairing and renaming its turns reported
+	blocks []block
+	tok    []int // tokens of each block
+	sys    []int // indices of the path's preamble blocks it holds (see units)
+	// atRoot: the segment starts the path or follows only its preamble (a
+	// request made while the path was all system messages, or one up to a
+	// node of the preamble, left a segment of them alone: the next one's
+	// leading system messages were taken for droppable turns until Dec 6,
+	// night, and a budget dropped them)
+	atRoot  bool
 	sysTok  int
 	total   int
 	units   []unit
@@ -60,9 +66,13 @@ type segment struct {
 
 // convert reads and converts the path nodes ids (with their messages; next
 // is the path node after them) into a segment.
-func convert(t *core.Tree, start int, ids []string, msgs []core.Message, next string, keepThinking bool) *segment {
+//
+// atRoot: the stretch starts the path, or follows nothing but the path's
+// preamble (its system messages), so its own leading system messages are
+// preamble too (see units).
+func convert(t *core.Tree, start int, ids []string, msgs []core.Message, next string, keepThinking, atRoot bool) *segment {
 	g := gather(t, ids, msgs, next)
-	s := &segment{start: start, last: ids[len(ids)-1], next: next, ids: g.ids, pendingEnd: g.pendingEnd, names: g.names, looks: g.looks, results: g.results}
+	s := &segment{start: start, atRoot: atRoot, last: ids[len(ids)-1], next: next, ids: g.ids, pendingEnd: g.pendingEnd, names: g.names, looks: g.looks, results: g.results}
 	// Each turn's place: the stretch's path nodes gathered before it (an
 	// adopted node follows the path node it hangs from).
 	s.pos = make([]int32, len(g.ids))
@@ -90,7 +100,7 @@ func (s *segment) unfold(t *core.Tree, ids []string, msgs []core.Message, keepTh
 	if len(ids) != s.end-s.start || ids[len(ids)-1] != s.last {
 		return &core.Error{Code: core.CodeCorrupt, Message: "the path changed under a request (a bug in sessiontree)"}
 	}
-	again := convert(t, s.start, ids, msgs, s.next, keepThinking)
+	again := convert(t, s.start, ids, msgs, s.next, keepThinking, s.atRoot)
 	if len(again.blocks) != len(s.blocks) {
 		return &core.Error{Code: core.CodeCorrupt, Message: "a stretch of the path converted differently twice (a bug in sessiontree)"}
 	}
@@ -124,7 +134,7 @@ func (s *segment) setBlocks(blocks []block) {
 		blocks[i].out = &outs[i]
 	}
 	s.tok = make([]int, len(blocks))
-	s.units = units(blocks, s.start == 0)
+	s.units = units(blocks, s.atRoot)
 	lead := len(blocks)
 	if len(s.units) > 0 {
 		lead = s.units[0].from
@@ -133,7 +143,7 @@ func (s *segment) setBlocks(blocks []block) {
 		s.tok[i] = tokens(b)
 		b.out.tok = s.tok[i]
 		s.total += s.tok[i]
-		if s.start == 0 && i < lead {
+		if s.atRoot && i < lead {
 			s.sys = append(s.sys, i) // the path's preamble (see units)
 			s.sysTok += s.tok[i]
 		}

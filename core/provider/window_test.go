@@ -745,3 +745,44 @@ func chatTurnsJoin(t *testing.T, seed int64) {
 	}
 	t.Logf("at most %d segments", most)
 }
+
+// The path's preamble (the system messages it starts with) stays under any
+// budget whatever requests came before: a request made while the path was
+// all preamble, or one up to a preamble node, left the memo a segment of
+// system messages alone, and the next segment's leading system messages were
+// taken for droppable turns (until Dec 6, night: an outside pass; a ChatGPT
+// export's custom instructions went so after a request at its root). Each
+// request equals a fresh load's.
+func TestThePreambleStaysWhateverRequestsCameBefore(t *testing.T) {
+	chat := func(tr *core.Tree) {
+		for i := 0; i < 10; i++ {
+			tr.Append(core.Message(`{"role":"user","content":"question `+strconv.Itoa(i)+`"}`), 1)
+			tr.Append(core.Message(`{"role":"assistant","content":"answer"}`), 1)
+		}
+	}
+	for _, api := range APIs {
+		a := core.New()
+		a.Append(core.Message(`{"role":"system","content":"SYS0 you are helpful"}`), 1)
+		ProjectTree(a, "", api, Options{})
+		a.Append(core.Message(`{"role":"developer","content":"SYS1 answer in French"}`), 1)
+		chat(a)
+		b := core.New()
+		first, _ := b.Append(core.Message(`{"role":"system","content":"SYS0 you are helpful"}`), 1)
+		b.Append(core.Message(`{"role":"developer","content":"SYS1 answer in French"}`), 1)
+		chat(b)
+		ProjectTree(b, "", api, Options{UpTo: first, Budget: 500})
+		for name, tr := range map[string]*core.Tree{"a request after the first system message": a, "a request up to the root": b} {
+			for _, budget := range []int{20, 60, 0} {
+				got, err := ProjectTree(tr, "", api, Options{Budget: budget})
+				if err != nil {
+					t.Fatal(err)
+				}
+				fresh, _ := core.Unmarshal(tr.Marshal())
+				want, _ := ProjectTree(fresh, "", api, Options{Budget: budget})
+				if !bytes.Contains(got.Body(), []byte("SYS1")) || !bytes.Equal(got.Body(), want.Body()) {
+					t.Errorf("%s, %s, budget %d: the request\n%s\nwant (a fresh load's)\n%s", api, name, budget, got.Body(), want.Body())
+				}
+			}
+		}
+	}
+}
