@@ -12,6 +12,10 @@ type gathered struct {
 	turns   []chat.Turn
 	ids     []string // the node of each turn
 	adopted int
+	// adoptedBelowLast: results were adopted below the stretch's last node,
+	// the path's leaf (a reply's last line so far): whether they still are
+	// depends on the path's next node, once there is one.
+	adoptedBelowLast bool
 	// pendingEnd: results were waiting for the reply to end when the
 	// stretch ended (they follow it here; on a longer path they would
 	// follow the reply's next line if it came next).
@@ -105,8 +109,10 @@ func gather(t *core.Tree, ids []string, msgs []core.Message, next string) gather
 	outIDs := make([]string, 0, len(ids))
 	var pending []chat.Turn
 	var pendingIDs []string
-	// visit walks the off-path nodes below id depth first, with a stack.
-	visit := func(id string) {
+	// visit walks the off-path nodes below id depth first, with a stack;
+	// results are adopted only where the path goes on with the same exchange
+	// (results says so: see below).
+	visit := func(id string, results, last bool) {
 		stack := []string{id}
 		for len(stack) > 0 {
 			top := stack[len(stack)-1]
@@ -122,8 +128,11 @@ func gather(t *core.Tree, ids []string, msgs []core.Message, next string) gather
 				switch {
 				case tu.Role == chat.Assistant && !tu.Meta && sameReply(n.Message, replies):
 					out, outIDs = append(out, tu), append(outIDs, k)
-				case answersOpen(tu, open):
+				case results && answersOpen(tu, open):
 					pending, pendingIDs = append(pending, tu), append(pendingIDs, k)
+					if last {
+						g.adoptedBelowLast = true
+					}
 				default:
 					look(tu, n.Message)
 					continue
@@ -138,6 +147,19 @@ func gather(t *core.Tree, ids []string, msgs []core.Message, next string) gather
 			}
 		}
 	}
+	// A result hanging beside the path is adopted only where the path goes
+	// on with the same exchange after the node it hangs from (another line
+	// of the reply, a result: Claude Code's parallel calls) or ends there (a
+	// reply's last line so far), never where a person's turn comes next: the
+	// user went on without it, say rewound to the call and wrote "no, stop"
+	// (until Dec 6, night, such a result from the abandoned branch was sent;
+	// an outside pass).
+	var after chat.Turn
+	if next != "" {
+		if n, ok := t.Node(next); ok {
+			after = chat.Read(n.Message)
+		}
+	}
 	for i, id := range ids {
 		if len(pending) > 0 && turns[i].Role != chat.Assistant {
 			out, outIDs = append(out, pending...), append(outIDs, pendingIDs...)
@@ -145,11 +167,36 @@ func gather(t *core.Tree, ids []string, msgs []core.Message, next string) gather
 		}
 		out, outIDs = append(out, turns[i]), append(outIDs, id)
 		take(turns[i], msgs[i])
-		visit(id)
+		goesOn := true // the path's leaf
+		switch {
+		case i+1 < len(ids):
+			goesOn = sameExchange(turns[i+1])
+		case next != "":
+			goesOn = sameExchange(after)
+		}
+		visit(id, goesOn, i == len(ids)-1 && next == "")
 	}
 	g.pendingEnd = len(pending) > 0
 	g.turns, g.ids = append(out, pending...), append(outIDs, pendingIDs...)
 	return g
+}
+
+// sameExchange reports whether a path turn goes on with the exchange before
+// it: an assistant's, results only, or a tool's own note; not a person's
+// turn.
+func sameExchange(tu chat.Turn) bool {
+	if tu.Meta || tu.Role == chat.Assistant {
+		return true
+	}
+	if len(tu.Parts) == 0 {
+		return false
+	}
+	for _, p := range tu.Parts {
+		if p.Kind != chat.ToolResult {
+			return false
+		}
+	}
+	return true
 }
 
 // sameReply reports whether msg has the message id of a reply taken.

@@ -263,7 +263,7 @@ func (m *pathMemo) pathSegments(t *core.Tree, branch string, skip, n int, below 
 		}
 		switch {
 		case s.next == next && s.grown == "":
-		case s.next == "" && next != "" && s.grown == next:
+		case s.next == "" && next != "" && s.grown == next && !s.adoptedBelowLast:
 			s.next, s.grown = next, "" // the path goes on into the node added below its end
 		default:
 			continue // the path leaves it for another child

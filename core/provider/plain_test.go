@@ -233,8 +233,10 @@ func gatherPlain(t *core.Tree, ids []string) ([]chat.Turn, []string, int) {
 	var out, pending []chat.Turn
 	var outIDs, pendingIDs []string
 	adopted := 0
-	// visit walks the off-path nodes below id depth first, with a stack.
-	visit := func(id string) {
+	// visit walks the off-path nodes below id depth first, with a stack;
+	// results only where the path goes on with the same exchange after id, or
+	// ends at it.
+	visit := func(id string, results bool) {
 		stack := []string{id}
 		for len(stack) > 0 {
 			top := stack[len(stack)-1]
@@ -250,7 +252,7 @@ func gatherPlain(t *core.Tree, ids []string) ([]chat.Turn, []string, int) {
 				switch {
 				case tu.Role == chat.Assistant && !tu.Meta && sameReply(n.Message, replies):
 					out, outIDs = append(out, tu), append(outIDs, k)
-				case answersOpen(tu, open):
+				case results && answersOpen(tu, open):
 					pending, pendingIDs = append(pending, tu), append(pendingIDs, k)
 				default:
 					continue
@@ -272,7 +274,7 @@ func gatherPlain(t *core.Tree, ids []string) ([]chat.Turn, []string, int) {
 		}
 		out, outIDs = append(out, turns[i]), append(outIDs, id)
 		take(turns[i], msgs[i])
-		visit(id)
+		visit(id, i+1 == len(ids) || sameExchange(turns[i+1]))
 	}
 	return append(out, pending...), append(outIDs, pendingIDs...), adopted
 }

@@ -32,11 +32,14 @@ type segment struct {
 	// node of the preamble, left a segment of them alone: the next one's
 	// leading system messages were taken for droppable turns until Dec 6,
 	// night, and a budget dropped them)
-	atRoot  bool
-	sysTok  int
-	total   int
-	units   []unit
-	unitTok []int
+	atRoot bool
+	// adoptedBelowLast: see gathered; such a segment is converted again when
+	// the path goes on below it (its next node decides what it adopts).
+	adoptedBelowLast bool
+	sysTok           int
+	total            int
+	units            []unit
+	unitTok          []int
 	// tokSuf[i] and unitSuf[k]: the tokens of blocks from i on and of units
 	// from k on (one more than blocks and units, the last 0): fit and write
 	// sum what a request keeps of a segment without reading it block by
@@ -72,7 +75,7 @@ type segment struct {
 // preamble too (see units).
 func convert(t *core.Tree, start int, ids []string, msgs []core.Message, next string, keepThinking, atRoot bool) *segment {
 	g := gather(t, ids, msgs, next)
-	s := &segment{start: start, atRoot: atRoot, last: ids[len(ids)-1], next: next, ids: g.ids, pendingEnd: g.pendingEnd, names: g.names, looks: g.looks, results: g.results}
+	s := &segment{start: start, atRoot: atRoot, last: ids[len(ids)-1], next: next, ids: g.ids, pendingEnd: g.pendingEnd, adoptedBelowLast: g.adoptedBelowLast, names: g.names, looks: g.looks, results: g.results}
 	// Each turn's place: the stretch's path nodes gathered before it (an
 	// adopted node follows the path node it hangs from).
 	s.pos = make([]int32, len(g.ids))

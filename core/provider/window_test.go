@@ -786,3 +786,29 @@ func TestThePreambleStaysWhateverRequestsCameBefore(t *testing.T) {
 		}
 	}
 }
+
+// A result hanging beside the path is taken into it only where the path goes
+// on with the same exchange (Claude Code's parallel calls) or ends at the
+// call (a reply's last line so far), never where the user's turn comes next:
+// the user rewound to the call and went on without its result (until Dec 6,
+// night, the abandoned branch's result was sent; an outside pass). Checked
+// against the plain conversion before and after the user's turn, with the
+// memo of the request before.
+func TestAResultTheUserWentOnWithoutIsNotSent(t *testing.T) {
+	for _, api := range APIs {
+		g := &chatGen{r: rand.New(rand.NewSource(1)), t: core.New(core.WithIDSource(seqIDs()))}
+		g.append(t, `{"role":"user","content":"delete the temp files"}`)
+		call := g.append(t, `{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"rm","arguments":"{}"}}]}`)
+		g.beside(t, call, `{"role":"tool","tool_call_id":"call_1","content":"SECRET-FROM-ABANDONED-BRANCH"}`)
+		checkSame(t, g.t, "", api, Options{}, "the call the path ends at")
+		g.append(t, `{"role":"user","content":"no, stop"}`)
+		checkSame(t, g.t, "", api, Options{}, "the user went on from the call")
+		req, err := ProjectTree(g.t, "", api, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(req.Body(), []byte("SECRET")) || req.Report.Adopted != 0 {
+			t.Errorf("%s: the result the user went on without is sent: %s", api, req.Body())
+		}
+	}
+}
