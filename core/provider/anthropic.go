@@ -3,6 +3,7 @@ package provider
 import (
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/sessiontree/sessiontree/core/chat"
 	"github.com/sessiontree/sessiontree/core/rawjson"
@@ -129,7 +130,7 @@ func anthropicOf(b block) *anthropicPiece {
 // place in what the caller holds (Options.Held), and the serial of each
 // content block, message after message.
 func writeAnthropic(blocks []block, rep *Report, held *places) (system, messages, tools []byte, nums []uint64) {
-	sys := ""
+	var sys strings.Builder // (joinText)
 	var msgs []*anthropicMessage
 	var toolNames []string
 	seenTool := map[string]bool{}
@@ -138,10 +139,10 @@ func writeAnthropic(blocks []block, rep *Report, held *places) (system, messages
 		rep.Parts += p.parts
 		if p.isSystem {
 			if p.system != "" {
-				if sys != "" {
-					sys += "\n\n"
+				if sys.Len() > 0 {
+					sys.WriteString("\n\n")
 				}
-				sys += p.system
+				sys.WriteString(p.system)
 			}
 			continue
 		}
@@ -196,8 +197,8 @@ func writeAnthropic(blocks []block, rep *Report, held *places) (system, messages
 		out[i] = newObj().str("role", r).raw("content", list(m.blocks)).done()
 	}
 	rep.Sent = len(out)
-	if sys != "" {
-		system = rawjson.AppendString(nil, sys)
+	if sys.Len() > 0 {
+		system = rawjson.AppendString(nil, sys.String())
 	}
 	if len(toolNames) > 0 {
 		defs := make([][]byte, len(toolNames))
@@ -270,7 +271,7 @@ func anthropicImage(p chat.Part) []byte {
 		return newObj().str("type", "url").str("url", u).done()
 	}
 	for _, mt := range [...]string{"image/jpeg", "image/png", "image/gif", "image/webp"} {
-		if pre := "data:" + mt + ";base64,"; hasPrefix(u, pre) && len(u) > len(pre) {
+		if pre := "data:" + mt + ";base64,"; hasPrefix(u, pre) && len(u) > len(pre) && isBase64(u[len(pre):]) {
 			return newObj().str("type", "base64").str("media_type", mt).str("data", u[len(pre):]).done()
 		}
 	}

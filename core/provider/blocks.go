@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"strings"
+
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/chat"
 )
@@ -118,6 +120,7 @@ func pair(items []item, rep *Report) []item {
 	paired := make([]bool, len(items))
 	matches := int32(0)
 	joined := make([]bool, len(items))
+	var grown map[int]*strings.Builder // results continued, by item
 	for i, it := range items {
 		switch {
 		case it.part.Kind == chat.ToolCall:
@@ -134,14 +137,28 @@ func pair(items []item, rep *Report) []item {
 				resultOf[it.part.CallID] = i
 				delete(open, it.part.CallID)
 			} else if r, ok := resultOf[it.part.CallID]; ok && it.cont {
-				first := &items[r].part
 				if it.part.Raw != nil {
 					rep.Parts++
 				}
-				first.Text += "\n\n" + it.part.Text
+				// Joined in a builder, set once: += copied the result so far
+				// at each continuation (a ChatGPT chain of n: O(n²)).
+				b := grown[r]
+				if b == nil {
+					if grown == nil {
+						grown = map[int]*strings.Builder{}
+					}
+					b = &strings.Builder{}
+					b.WriteString(items[r].part.Text)
+					grown[r] = b
+				}
+				b.WriteString("\n\n")
+				b.WriteString(it.part.Text)
 				joined[i] = true
 			}
 		}
+	}
+	for r, b := range grown {
+		items[r].part.Text = b.String()
 	}
 	for i := range items {
 		it := &items[i]

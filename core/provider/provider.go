@@ -58,6 +58,7 @@ package provider
 
 import (
 	"slices"
+	"strconv"
 
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/chat"
@@ -227,6 +228,16 @@ func Project(msgs []core.Message, api API, opts Options) (Request, error) {
 	turns := make([]chat.Turn, len(msgs))
 	for i, m := range msgs {
 		core.TickBytes(len(m))
+		// Checked as a tree checks what it takes (until Dec 6, night, a
+		// message naming a key twice was sent in one reading, one cut short
+		// in part, and text that is not JSON dropped without a word).
+		if _, err := core.ParseMessage(m); err != nil {
+			msg := err.Error()
+			if e, ok := err.(*core.Error); ok {
+				msg = e.Message
+			}
+			return Request{}, &core.Error{Code: core.CodeInvalidInput, Message: "message " + strconv.Itoa(i) + ": " + msg}
+		}
 		turns[i] = chat.Read(m)
 	}
 	return project(turns, nil, nil, api, opts)
