@@ -827,7 +827,9 @@ func TestEveryPathShapeProjectsInLinearWork(t *testing.T) {
 		"calls without results": func(i int) string {
 			return `{"role":"assistant","content":"x","tool_calls":[{"id":"c` + strconv.Itoa(i) + `","type":"function","function":{"name":"f","arguments":"{}"}}]}`
 		},
-		"system messages": func(i int) string { return `{"role":"system","content":"a rule of some words ` + strconv.Itoa(i) + `"}` },
+		"system messages": func(i int) string {
+			return `{"role":"system","content":"a rule of some words ` + strconv.Itoa(i) + `"}`
+		},
 	}
 	for name, msg := range shapes {
 		for _, api := range APIs {
