@@ -38,8 +38,14 @@ func Elide(msg, base []byte) ([]byte, bool) {
 	if len(base) == 0 {
 		return msg, false
 	}
+	return elide(msg, finder(base))
+}
+
+// finder finds a string's bytes in base by a search of its bytes (for one
+// message; a record many messages refer to has an index: Line).
+func finder(base []byte) func(inner []byte) []int {
 	var texts []decoded // base's long strings, decoded, when a string is not in base as it is
-	return elide(msg, func(inner []byte) []int {
+	return func(inner []byte) []int {
 		if at := bytes.Index(base, inner); at >= 0 {
 			return []int{at, len(inner)}
 		}
@@ -52,7 +58,7 @@ func Elide(msg, base []byte) ([]byte, bool) {
 			}
 		}
 		return nil
-	})
+	}
 }
 
 // elide is Elide with find saying where base holds a string's bytes (a

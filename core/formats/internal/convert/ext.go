@@ -126,22 +126,7 @@ func Faithful(rec []byte, n core.Node, derive Derive) []byte {
 	var base []byte
 	if derr != nil || !bytes.Equal(msg, n.Message) {
 		base = NewObject(nil).Members(ms).Bytes()
-		l.base, l.sum = base, Checksum(base)
-		var texts []decoded
-		l.find = func(inner []byte) []int {
-			if at := bytes.Index(base, inner); at >= 0 {
-				return []int{at, len(inner)}
-			}
-			if texts == nil {
-				texts = decodedStrings(base)
-			}
-			for _, d := range texts {
-				if k := bytes.Index(d.text, inner); k >= 0 {
-					return []int{d.at, k, len(inner)}
-				}
-			}
-			return nil
-		}
+		l.base, l.sum, l.find = base, Checksum(base), finder(base)
 	}
 	return NewObject(nil).Members(ms).Raw(ExtKey, l.ext(n, msg, label, at, derr)).Bytes()
 }
