@@ -69,41 +69,52 @@ func elide(msg []byte, find func(inner []byte) []int) ([]byte, bool) {
 	}
 	var out []byte
 	from, any := 0, false
-	for i := 0; i < len(msg); {
-		if msg[i] != '"' {
-			i++
-			continue
-		}
-		end := skipString(msg, i)
-		if end < 0 {
-			return msg, false
-		}
+	whole := eachString(msg, func(i, end int) {
 		inner := msg[i+1 : end-1]
 		k := skipWS(msg, end)
-		isKey := k < len(msg) && msg[k] == ':'
-		if !isKey && len(inner) >= minElided {
-			if ref := find(inner); ref != nil {
-				if out == nil {
-					out = make([]byte, 0, len(msg)/4)
-				}
-				out = append(out, msg[from:i]...)
-				out = append(out, refKey...)
-				for j, v := range ref {
-					if j > 0 {
-						out = append(out, ',')
-					}
-					out = strconv.AppendInt(out, int64(v), 10)
-				}
-				out = append(out, "]}"...)
-				from, any = end, true
-			}
+		if isKey := k < len(msg) && msg[k] == ':'; isKey || len(inner) < minElided {
+			return
 		}
-		i = end
-	}
-	if !any {
+		ref := find(inner)
+		if ref == nil {
+			return
+		}
+		if out == nil {
+			out = make([]byte, 0, len(msg)/4)
+		}
+		out = append(out, msg[from:i]...)
+		out = append(out, refKey...)
+		for j, v := range ref {
+			if j > 0 {
+				out = append(out, ',')
+			}
+			out = strconv.AppendInt(out, int64(v), 10)
+		}
+		out = append(out, "]}"...)
+		from, any = end, true
+	})
+	if !whole || !any {
 		return msg, false
 	}
 	return append(out, msg[from:]...), true
+}
+
+// eachString calls fn with the start and end of each string literal of b,
+// in order; it reports false at a literal that does not end.
+func eachString(b []byte, fn func(i, end int)) bool {
+	for i := 0; i < len(b); {
+		if b[i] != '"' {
+			i++
+			continue
+		}
+		end := skipString(b, i)
+		if end < 0 {
+			return false
+		}
+		fn(i, end)
+		i = end
+	}
+	return true
 }
 
 // index is a record's long string literals by their bytes (between the
@@ -117,15 +128,7 @@ type index struct {
 
 func newIndex(base []byte) *index {
 	x := &index{lits: map[string]int{}, decoded: map[string]int{}}
-	for i := 0; i < len(base); {
-		if base[i] != '"' {
-			i++
-			continue
-		}
-		end := skipString(base, i)
-		if end < 0 {
-			break
-		}
+	eachString(base, func(i, end int) {
 		if inner := base[i+1 : end-1]; len(inner) >= minElided {
 			if _, ok := x.lits[string(inner)]; !ok {
 				x.lits[string(inner)] = i + 1
@@ -138,8 +141,7 @@ func newIndex(base []byte) *index {
 				}
 			}
 		}
-		i = end
-	}
+	})
 	return x
 }
 
@@ -218,20 +220,11 @@ type decoded struct {
 // bytes that hold escapes, decoded: JSON text written into a string.
 func decodedStrings(base []byte) []decoded {
 	out := []decoded{}
-	for i := 0; i < len(base); {
-		if base[i] != '"' {
-			i++
-			continue
-		}
-		end := skipString(base, i)
-		if end < 0 {
-			return out
-		}
+	eachString(base, func(i, end int) {
 		if end-i >= 2*minElided && bytes.IndexByte(base[i:end], '\\') >= 0 {
 			out = append(out, decoded{at: i, text: []byte(rawjson.Unquote(base[i:end]))})
 		}
-		i = end
-	}
+	})
 	return out
 }
 
