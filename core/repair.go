@@ -78,6 +78,11 @@ func (t *Tree) Repair() []Problem {
 		t.root = t.firstRoot()
 		did(ProblemBadRoot, t.root, "", "root is now "+quote(t.root)+" (was "+quote(old)+")")
 	}
+	// The up links as the parents now are, before a summary is checked
+	// against a path: they still described a cycle broken above, and a
+	// summary as of a node the break took off its branch's path was kept
+	// (until Dec 6, night: Validate reported it after Repair; an outside pass).
+	t.linkUp()
 	for _, name := range t.branchNames() {
 		b := t.branches[name]
 		if b.name != name {
@@ -100,7 +105,6 @@ func (t *Tree) Repair() []Problem {
 			did(ProblemBadSummary, b.leaf, name, "the summary of branch "+quote(name)+" is now as of its leaf "+quote(b.leaf))
 		}
 	}
-	t.linkUp()
 	if t.branches[MainBranch] == nil {
 		t.addBranch(&branch{name: MainBranch})
 		did(ProblemMissingMain, "", MainBranch, `added an empty branch "main"`)

@@ -312,3 +312,28 @@ func TestValidateReportsInKeyOrderWhateverTheMapsOrder(t *testing.T) {
 		t.Fatalf("the mended tree has problems %v", p)
 	}
 }
+
+// Repair checks a summary against the path as its own fixes leave it: a cycle
+// a→c→b→a broken at a takes c (main's summary is as of c) off main's path
+// a, b, and the summary is then moved to the leaf. Until Dec 6, night, the
+// check walked the cycle's old links and kept it, and Validate reported it
+// after Repair (an outside pass).
+func TestRepairChecksSummariesOnThePathsItLeaves(t *testing.T) {
+	file := `{"format":"sessiontree","version":1,"root":"a","active_branch":"main",` +
+		`"branches":{"main":{"name":"main","leaf":"b","summary":{"summary":"s","node_id":"c","branch":"main","created_at_ms":1},"created_at_ms":0}},` +
+		`"nodes":{` +
+		`"a":{"id":"a","parent":"c","children":["b"],"message":{"role":"user"},"created_at_ms":1},` +
+		`"b":{"id":"b","parent":"a","children":["c"],"message":{"role":"user"},"created_at_ms":2},` +
+		`"c":{"id":"c","parent":"b","children":["a"],"message":{"role":"user"},"created_at_ms":3}}}`
+	tr, err := Unmarshal([]byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Repair()
+	if p := tr.Validate(); len(p) > 0 {
+		t.Fatalf("Validate after Repair: %+v", p)
+	}
+	if _, err := tr.Prune(); err != nil {
+		t.Fatalf("Prune after Repair: %v", err)
+	}
+}
