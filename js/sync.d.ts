@@ -85,6 +85,12 @@ export interface LiveOptions extends SyncOptions {
    */
   ackTimeoutMs?: number;
   /**
+   * The deadline of each HTTP request, in ms (default 120000, at least 50):
+   * a request the network never answers fails then, and the round is tried
+   * again, rather than holding every later round.
+   */
+  requestTimeoutMs?: number;
+  /**
    * Called after each sync, with what it did. What it throws is reported
    * (`reportError` where the platform has it, else `console.error`), never
    * thrown into the sync, which goes on.

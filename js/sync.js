@@ -53,7 +53,10 @@ function report(err) {
 // pass its size limit ({"error":{"code":"too_large","limit":"tree"}}): no
 // other form of the same write (the whole tree) can go in either.
 function treeFull(error, what) {
-  return error?.limit === "tree" ? new SessionTreeError("too_large", `${what}: ${error.message}`) : null;
+  // A message over the worker's limit ("limit":"message") is refused in any
+  // form too: until Dec 6, night, it sent the whole tree and its parts again
+  // every round, for good (an outside pass).
+  return error?.limit === "tree" || error?.limit === "message" ? new SessionTreeError("too_large", `${what}: ${error.message}`) : null;
 }
 
 async function httpError(res, what) {
@@ -272,7 +275,7 @@ function deltaText(rows) {
 export function live(tree, options) {
   if (!(tree instanceof SessionTree)) fail(`"tree" must be a SessionTree`);
   const {
-    url, token, id, pollMs = 5000, ackTimeoutMs = 30_000, onSync = () => {}, onError = () => {},
+    url, token, id, pollMs = 5000, ackTimeoutMs = 30_000, requestTimeoutMs = 120_000, onSync = () => {}, onError = () => {},
     WebSocket: WS = globalThis.WebSocket,
   } = options ?? {};
   if (typeof url !== "string" || url === "") fail(`"url" must be the worker's base URL`);
@@ -280,6 +283,7 @@ export function live(tree, options) {
   if (typeof id !== "string" || id === "") fail(`"id" must be the tree's id on the worker`);
   if (!Number.isSafeInteger(pollMs) || pollMs < 50) fail(`"pollMs" must be an integer of at least 50`);
   if (!Number.isSafeInteger(ackTimeoutMs) || ackTimeoutMs < 50) fail(`"ackTimeoutMs" must be an integer of at least 50`);
+  if (!Number.isSafeInteger(requestTimeoutMs) || requestTimeoutMs < 50) fail(`"requestTimeoutMs" must be an integer of at least 50`);
   const base = `${url.replace(/\/+$/, "")}/v1/trees/${encodeURIComponent(id)}`;
   // This client's name: its socket is tagged with it and its writes carry it,
   // so the object pushes its changes to every other client only.
@@ -287,9 +291,12 @@ export function live(tree, options) {
   const plainFetch = options.fetch ?? globalThis.fetch;
   // After close() nothing more is sent: a round under way fails here (and
   // tells no one), so a write waiting for its ack is not sent again over HTTP.
+  // Each request has a deadline (requestTimeoutMs): a request a network
+  // never answered held the round, and every round after it, until the
+  // platform gave up (Node: 300 s; until Dec 6, night: an outside pass).
   const fetchFn = (u, init = {}) => closed
     ? Promise.reject(new SessionTreeError("conflict", `live() of tree ${JSON.stringify(id)} was closed`))
-    : plainFetch(u, { ...init, headers: { ...init.headers, "sessiontree-client": client } });
+    : plainFetch(u, { signal: AbortSignal.timeout(requestTimeoutMs), ...init, headers: { ...init.headers, "sessiontree-client": client } });
   const syncOptions = { ...options, fetch: fetchFn };
   let etag = null, closed = false, socket = null, timer = null, connectTimer = null, retry = 250;
   let running = null, again = false, mode = "poll", dirty = true;
@@ -728,6 +735,17 @@ export function live(tree, options) {
       return poll();
     }
     socket = ws;
+    // A socket that neither says hello nor closes (a handshake never
+    // answered) is given up after the request deadline.
+    const helloTimer = setTimeout(() => {
+      if (socket !== ws || mode === "live") return;
+      try {
+        ws.close();
+      } catch {
+        // closing a socket that never opened
+      }
+      down({ code: 1006 });
+    }, Math.min(requestTimeoutMs, 30_000));
     // The socket is live once the worker's hello came: only then does the
     // poll stop and the reconnect's backoff start again. A socket the worker
     // refuses opens and closes at once (close code 4029), with no hello.
@@ -745,6 +763,7 @@ export function live(tree, options) {
       }
       if (msg.type === "ack") return settleAck(ws, msg);
       if (msg.type === "hello") {
+        clearTimeout(helloTimer);
         mode = "live";
         retry = 250;
         stopPolling();
@@ -765,7 +784,8 @@ export function live(tree, options) {
         return;
       }
     };
-    ws.onclose = (ev) => {
+    const down = (ev) => {
+      clearTimeout(helloTimer);
       dropAcks(ws);
       if (socket !== ws) return;
       socket = null;
@@ -783,7 +803,14 @@ export function live(tree, options) {
       poll();
       connectTimer = setTimeout(connect, wait);
     };
-    ws.onerror = () => {}; // onclose follows
+    ws.onclose = down;
+    // A socket that fails to connect gets "close" after its "error" where the
+    // platform follows the spec; Node 20's WebSocket fires "error" alone, and
+    // the client never connected again (until Dec 6, night: an outside pass).
+    // down runs once either way (socket is null after the first).
+    ws.onerror = () => {
+      if (ws.readyState !== 1) setTimeout(() => down({ code: 1006 }), 0);
+    };
   }
 
   function close() {

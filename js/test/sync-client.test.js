@@ -467,3 +467,73 @@ test("a token function that gives no token fails the round with invalid_input an
   }
   await assert.rejects(sync(startTree(), { url: "https://w", token: 42, id: "t1", fetch: w.fetch }), "invalid_input");
 });
+
+test("a socket that fails with \"error\" alone (Node 20's WebSocket on a refused connection) is opened again, and one that never says hello is given up (Dec 6, night)", async () => {
+  const base = startTree();
+  let refusals = 2;
+  const w = fakeWorker(base, {
+    opened: (ws) => {
+      if (refusals-- > 0) {
+        ws.readyState = 3;
+        ws.onerror?.({}); // no close follows
+        return;
+      }
+      ws.welcome();
+    },
+  });
+  const { s } = start(w, base);
+  try {
+    await until(() => s.mode === "live", "live() never opened its socket again after a connection failed with error alone");
+    assert.equal(w.sockets.length, 3);
+  } finally {
+    await s.close();
+  }
+  // A handshake never answered: no hello, no close; given up after the request deadline.
+  const w2 = fakeWorker(base, { opened: (ws) => { if (w2.sockets.length > 1) ws.welcome(); } });
+  const b = start(w2, base, { requestTimeoutMs: 200 });
+  try {
+    await until(() => b.s.mode === "live", "a socket that never said hello held live() for good");
+  } finally {
+    await b.s.close();
+  }
+});
+
+test("a request the network never answers fails at requestTimeoutMs and the next round goes on (Dec 6, night: it held every round)", async () => {
+  const base = startTree();
+  const w = fakeWorker(base);
+  let hang = true;
+  const fetch = (url, init) => hang
+    ? new Promise((_, reject) => init.signal?.addEventListener("abort", () => reject(init.signal.reason)))
+    : w.fetch(url, init);
+  const { t, s, errors } = start(w, base, { fetch, WebSocket: undefined, requestTimeoutMs: 100 });
+  try {
+    t.append(user("sent once the network answers"), 5);
+    const pushed = s.push();
+    await until(() => errors.length > 0, "the hung request never failed");
+    hang = false;
+    await until(() => holds(w.tree, "sent once the network answers"), "the edit never went in after the network came back");
+    assert.equal(await settles(pushed), "resolved");
+  } finally {
+    await s.close();
+  }
+});
+
+test("a message over the worker's limit (413 \"limit\":\"message\") fails the round at once with too_large: not sent again whole and in parts in every round (Dec 6, night)", async () => {
+  const base = startTree();
+  const w = fakeWorker(base);
+  const refused = new Response(JSON.stringify({ error: { code: "too_large", message: "the message of node \"x\" is 1200028 bytes; one message may have at most 1048576", limit: "message" } }), { status: 413 });
+  let posts = 0;
+  const fetch = (url, init = {}) => (init.method ? (posts++, Promise.resolve(refused.clone())) : w.fetch(url, init));
+  const { t, s, errors } = start(w, base, { fetch, WebSocket: undefined });
+  try {
+    t.append(user("x".repeat(2000)), 5);
+    await until(() => errors.some((e) => e.code === "too_large"), "the refusal was never reported as too_large");
+    await sleep(300);
+    // Each round sends the write once and stops at the refusal (it is tried
+    // again later, as every failed round is: the user may shorten the message).
+    const refusals = errors.filter((e) => e.code === "too_large").length;
+    assert.equal(posts, refusals, `${posts} writes sent for ${refusals} refusals: the whole tree or its parts went too`);
+  } finally {
+    await s.close();
+  }
+});

@@ -284,8 +284,10 @@ func heldLabel(held *core.Tree, key, label string) bool {
 }
 
 func (h *Handler) messageTooLarge(where string, n int) *apiError {
-	return errTooLarge(where + " is " + itoa(n) + " bytes; one message may have at most " +
+	e := errTooLarge(where + " is " + itoa(n) + " bytes; one message may have at most " +
 		itoa(h.limits.Message))
+	e.limit = "message" // no other form of the write (the whole tree, in parts) goes in: js/sync.js stops there
+	return e
 }
 
 // treeFromBody reads the body of POST /v1/trees: empty (or {}) for a new tree,

@@ -18,7 +18,7 @@ const (
 
 // apiError is an error response: a status and the {"error":{"code","message"}} body,
 // with "limit" too when a limit that no retry of the same write passes refused it
-// ("tree": Limits.Tree).
+// ("tree": Limits.Tree; "message": Limits.Message).
 type apiError struct {
 	status  int
 	code    string

@@ -282,3 +282,21 @@ func TestOpsReachEveryNameATreeHolds(t *testing.T) {
 		t.Fatalf("the 413 does not name the field: %s", r.body)
 	}
 }
+
+// A message over the limit is 413 with "limit":"message": no other form of
+// the same write (the whole tree, its parts) goes in, and js/sync.js stops
+// there rather than send it so every round (an outside pass, Dec 6, night).
+func TestAMessageOverTheLimitSaysWhichLimit(t *testing.T) {
+	c := newClient(t, newTestHandler(NewMemStore()), "alice")
+	id := c.create(`{"messages":[{"role":"user","content":"hi"}]}`)
+	big := `{"role":"user","content":"` + strings.Repeat("m", 1<<20) + `"}`
+	for _, r := range []reply{
+		c.do("POST", "/v1/trees/"+id+"/ops", `{"ops":[{"op":"append","message":`+big+`}]}`),
+		c.do("POST", "/v1/trees", `{"messages":[`+big+`]}`),
+	} {
+		wantError(t, r, 413, "too_large")
+		if !strings.Contains(string(r.body), `"limit":"message"`) {
+			t.Errorf("the 413 does not say which limit: %.200s", r.body)
+		}
+	}
+}
