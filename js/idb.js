@@ -48,7 +48,7 @@ const newId = () => `c${Date.now().toString(36)}${Math.random().toString(36).sli
  * IndexedDB: open { memory: true } then.
  */
 export async function openStore(options = {}) {
-  if (typeof options !== "object" || options === null) fail(`openStore's options must be an object like { name: "chats" }`);
+  checkOptions(options, "openStore", `{ name: "chats" }`);
   const known = new Set(["name", "memory", "worker", "sync", "mergeOptions", "loadMerge"]);
   for (const k of Object.keys(options)) if (!known.has(k)) fail(`openStore has no option ${JSON.stringify(k)}`);
   const name = options.name ?? "sessiontree";
@@ -663,7 +663,7 @@ class ConversationStore {
 
   async importFile(file, options = {}) {
     this.#live();
-    if (typeof options !== "object" || options === null) fail(`importFile's options must be an object like { format: "auto" }`);
+    checkOptions(options, "importFile", `{ format: "auto" }`);
     const isBlob = typeof Blob === "function" && file instanceof Blob;
     if (!isBlob && !(file instanceof Uint8Array)) fail(`"file" must be a File, Blob or Uint8Array`);
     const format = options.format ?? "auto";
@@ -730,8 +730,8 @@ class ConversationStore {
 
   async open(id, options = {}) {
     this.#live();
-    if (typeof id !== "string" || id === "") fail(`"id" must be a non-empty string`);
-    if (typeof options !== "object" || options === null) fail(`open's options must be an object like { sliceMs: 20 }`);
+    checkId(id);
+    checkOptions(options, "open", "{ sliceMs: 20 }");
     await this.#closing.get(id); // a close of the same conversation writes first
     this.#live(); // the store began to close meanwhile: it would not close this one
     const had = this.#open.get(id);

@@ -3,7 +3,7 @@
 // create one, "+ New chat", close one, the save after every change, a send
 // made while the tree is still loading, and another tab's changes arriving.
 import { SessionTree } from "./sessiontree.js";
-import { $, toast, showError, describe, openForm } from "./dom.js";
+import { $, toast, showError, describe, openForm, sentence, remember } from "./dom.js";
 import { messageText } from "./assistant.js";
 import { state, renderAll, renderHeader, prepareRequestFor } from "./app.js";
 import { WINDOW, renderPreview, messageView, renderComposer } from "./chat.js";
@@ -81,25 +81,6 @@ export function write(job) {
     },
   );
   return state.writes;
-}
-
-/** text as a sentence: a full stop added unless it ends in one already (an error's own words may). */
-export function sentence(text) {
-  return /[.!?…]$/.test(text) ? text : `${text}.`;
-}
-
-/**
- * Keeps a small setting in localStorage; a full storage refuses it, and that
- * must not stop what the user asked for (until Dec 6, night, the refusal was
- * thrown halfway through opening a chat: the page stuck on the old one, and a
- * "+ New chat" dropped the old one's unsaved messages).
- */
-export function remember(key, value) {
-  try {
-    localStorage.setItem(key, value);
-  } catch {
-    // full: the next visit opens the newest chat instead
-  }
 }
 
 /**

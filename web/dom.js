@@ -192,6 +192,25 @@ export function clearError() {
   b.replaceChildren();
 }
 
+/** text as a sentence: a full stop added unless it ends in one already (an error's own words may). */
+export function sentence(text) {
+  return /[.!?…]$/.test(text) ? text : `${text}.`;
+}
+
+/**
+ * Keeps a small setting in localStorage; a full storage refuses it, and that
+ * must not stop what the user asked for (until Dec 6, night, the refusal was
+ * thrown halfway through opening a chat: the page stuck on the old one, and a
+ * "+ New chat" dropped the old one's unsaved messages).
+ */
+export function remember(key, value) {
+  try {
+    localStorage.setItem(key, value);
+  } catch {
+    // full: the next visit opens the newest chat instead
+  }
+}
+
 /** The text of a SessionTreeError or any other error, for a message. */
 export function describe(e) {
   if (e && typeof e === "object" && typeof e.code === "string") return `${e.message} (${e.code})`;

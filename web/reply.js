@@ -1,11 +1,11 @@
 // A send and its reply: the request for the configured endpoint (t.projectFor,
 // with the budget) or the demo assistant's turn, the reply streamed into the
 // chat view once a frame, Retry, and where the reply is stored.
-import { $, toast, showError, clearError, describe } from "./dom.js";
+import { $, toast, showError, clearError, describe, sentence } from "./dom.js";
 import { usesEndpoint, messageText, demoReply, endpointReply, requestBody } from "./assistant.js";
 import { renderMarkdown } from "./markdown.js";
 import { state, loadInterchange, renderAll } from "./app.js";
-import { waitingForReply, keepDeleted, sentence } from "./conversations.js";
+import { waitingForReply, keepDeleted } from "./conversations.js";
 import { roleName, renderChat, renderComposer } from "./chat.js";
 import { change, focusPlace } from "./actions.js";
 
@@ -154,6 +154,7 @@ function waitForReply() {
   const controller = new AbortController();
   state.busy = controller;
   state.stream = "";
+  state.streamNext = 0; // the last reply's paint cost is not this one's
   state.replyUpTo = undefined; // a send's: set by reply() once its message is there
   return controller;
 }

@@ -9,7 +9,7 @@
 // it touched: an append at the leaf grows its box, a new label rewrites one
 // box, a switch inside the laid-out boxes only moves the highlight; anything
 // else reads the window again. No render reads every branch.
-import { $ } from "./dom.js";
+import { $, remember } from "./dom.js";
 import { TreeView, MAX_BOXES } from "./treeview.js";
 import { TREE_OPEN_KEY, state, renderHeader } from "./app.js";
 import { reveal } from "./chat.js";
@@ -160,11 +160,7 @@ function pickFromTree(id) {
 export function wireTree() {
   $("btn-tree").onclick = () => {
     state.treeOpen = !state.treeOpen;
-    try {
-      localStorage.setItem(TREE_OPEN_KEY, state.treeOpen ? "1" : "0");
-    } catch {
-      // storage full: the panel opens as it was next time
-    }
+    remember(TREE_OPEN_KEY, state.treeOpen ? "1" : "0");
     renderHeader();
     renderTree();
   };
