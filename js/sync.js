@@ -533,12 +533,12 @@ export function live(tree, options) {
   }
 
   // syncWhole pulls, merges and pushes the whole tree (sync()): it carries
-  // every unpushed row.
+  // every unpushed row, always over HTTP (/merge, or /delta in parts).
   async function syncWhole() {
     const result = await syncTree(tree, syncOptions, wholeRefused, (v) => { captured = v; });
     if (result.tooLarge > 0) wholeRefused = wholeRefused > 0 ? Math.min(wholeRefused, result.tooLarge) : result.tooLarge;
     unpushed = null;
-    return result;
+    return { ...result, via: "http" };
   }
 
   // failed keeps the rounds off after e, the error of a round: until the

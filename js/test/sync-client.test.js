@@ -537,3 +537,24 @@ test("a message over the worker's limit (413 \"limit\":\"message\") fails the ro
     await s.close();
   }
 });
+
+// LiveResult.via is absent only when a round pushed nothing; a whole push
+// made by a sync (live()'s first round, a round after a 412) goes over HTTP
+// too, and said nothing until an outside pass (Dec 7).
+test("a whole push over HTTP says via: \"http\", as a delta's does", async () => {
+  const w = fakeWorker(startTree());
+  const synced = [];
+  const { t, s, errors } = start(w, startTree(), { WebSocket: null, onSync: (r) => synced.push(r) });
+  try {
+    await until(() => synced.length > 0, "live() never synced");
+    assert.ok(synced[0].pushed, "the first round pushed nothing");
+    assert.equal(synced[0].via, "http");
+    t.append(user("a delta"), 6);
+    const delta = await s.push();
+    assert.equal(delta?.delta, true);
+    assert.equal(delta.via, "http");
+    assert.deepEqual(errors, []);
+  } finally {
+    await s.close();
+  }
+});
