@@ -28,12 +28,22 @@ func main() {
 			os.Exit(1)
 		}
 	}
-	tok, err := edge.IssueToken([]byte(key), *tenant, time.Now().Add(*ttl).Unix())
+	tok, err := issue([]byte(key), *tenant, *ttl, time.Now())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "token:", err)
 		os.Exit(2)
 	}
 	fmt.Println(tok)
+}
+
+// issue is the token for tenant valid for ttl from now. A ttl the worker
+// would refuse (none, or over edge.MaxTokenLifetime) is an error: such a token
+// was printed, and every request with it was 401.
+func issue(key []byte, tenant string, ttl time.Duration, now time.Time) (string, error) {
+	if ttl <= 0 || ttl > edge.MaxTokenLifetime*time.Second {
+		return "", fmt.Errorf("-ttl must be above 0 and at most 24h (the worker refuses a token valid for longer), not %v", ttl)
+	}
+	return edge.IssueToken(key, tenant, now.Add(ttl).Unix())
 }
 
 func readVar(path, name string) (string, error) {
