@@ -631,7 +631,10 @@ class ConversationStore {
 
   async create(tree, meta, options = {}) {
     this.#live();
-    if (tree === undefined || tree === null) tree = new SessionTree();
+    if (tree === undefined || tree === null) {
+      await init(); // as open and importFile: the page need not have called it
+      tree = new SessionTree();
+    }
     if (!(tree instanceof SessionTree)) fail(`"tree" must be a SessionTree (or undefined for an empty one)`);
     checkOptions(options, "create", "{ autosave: false }");
     // The object given is the conversation's meta (conv.meta), filled in.

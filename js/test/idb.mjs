@@ -320,6 +320,35 @@ try {
     await p.close();
   });
 
+  // The README and js-api.md say sessiontree/idb calls init() itself: open
+  // and importFile did, but a first create() on a page that never called it
+  // threw "sessiontree is not initialized" (an outside pass, Dec 7).
+  await step("a store on a page that never called init(): create, append, open", async () => {
+    const fresh = await chrome.browser.newPage();
+    fresh.on("pageerror", (e) => errors.push(`page error: ${e.message}`));
+    await fresh.goto(`${base}/test/blank.html`);
+    const r = await fresh.evaluate(async () => {
+      const { openStore } = await import("/idb.js");
+      const out = [];
+      for (const memory of [false, true]) {
+        const store = await openStore({ name: "no-init", memory });
+        try {
+          const c = await store.create(undefined, { title: "first" });
+          c.tree.append({ role: "user", content: "hi" });
+          await c.saved();
+          await c.close();
+          out.push((await store.open(c.id)).tree.pathLength());
+        } catch (e) {
+          out.push(`${e.code}: ${e.message}`);
+        }
+        await store.close();
+      }
+      return out;
+    });
+    await fresh.close();
+    assert.deepEqual(r, [1, 1]);
+  });
+
   await step("a store in memory: the same API, nothing in IndexedDB", async () => {
     const r = await page.evaluate(async () => {
       const store = await window.idb.openStore({ name: "mem", memory: true });
