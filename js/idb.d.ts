@@ -325,7 +325,9 @@ export interface ConversationStore {
   update(id: string, fields: Partial<ConversationMeta>): Promise<void>;
   /**
    * Removes a conversation and its journals; an open one, in this tab or
-   * another, is written no more (event "deleted" there: close it).
+   * another, is written no more (its saves resolve writing nothing). Another
+   * tab's listeners hear an event "deleted" (close it there); this tab's hear
+   * none: the caller of delete() closes it here.
    */
   delete(id: string): Promise<void>;
   /**
