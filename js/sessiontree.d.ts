@@ -23,11 +23,24 @@ export type ErrorCode =
   | "not_found" | "branch_not_found" | "branch_exists" | "empty_branch" | "invalid_input"
   | "corrupt" | "unsupported_version" | "too_large" | "conflict";
 
+/**
+ * The edge worker's own codes, beside ErrorCode, which only the errors of
+ * `sessiontree/sync` carry (sync(), live()'s onError: the code of the
+ * worker's answer): `unauthorized` (401, or a live socket closed 4001),
+ * `rate_limited` (429, or a socket closed 4029), `quota_exceeded` (429),
+ * `busy` (503), `precondition_failed`, `precondition_required`, `gone`,
+ * `method_not_allowed`, `upgrade_required`, `not_implemented`, `internal`.
+ */
+export type WorkerErrorCode =
+  | "unauthorized" | "rate_limited" | "quota_exceeded" | "busy" | "precondition_failed"
+  | "precondition_required" | "gone" | "method_not_allowed" | "upgrade_required"
+  | "not_implemented" | "internal";
+
 /** What every failure throws. The message names the id or branch at fault. */
 export class SessionTreeError extends Error {
   readonly name: "SessionTreeError";
-  /** The machine-readable kind of failure. */
-  readonly code: ErrorCode;
+  /** The machine-readable kind of failure (a WorkerErrorCode only from `sessiontree/sync`). */
+  readonly code: ErrorCode | WorkerErrorCode;
   /**
    * Only on the errors of `sessiontree/sync` (sync(), live()'s onError) for a
    * worker's 429 or 503: how long it asked to wait (its Retry-After, in ms;

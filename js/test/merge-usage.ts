@@ -1,5 +1,5 @@
 // Type-checks merge() and sync() as a user would write them (tsc --noEmit).
-import { initInterchange, SessionTree, type MergeReport, type MergeConflict } from "../sessiontree.js";
+import { initInterchange, SessionTree, SessionTreeError, type MergeReport, type MergeConflict } from "../sessiontree.js";
 import { live, sync, type LiveResult, type LiveSync, type SyncResult } from "../sync.js";
 
 export async function mergeUsage(a: SessionTree, b: SessionTree): Promise<string[]> {
@@ -25,4 +25,20 @@ export async function liveUsage(t: SessionTree): Promise<string | null> {
   const mode: "live" | "poll" | "closed" = s.mode;
   await s.close();
   return r ? r.etag + mode : s.etag;
+}
+
+// The codes sync.d.ts names for sync()'s errors and live()'s onError (the
+// worker's own, beside ErrorCode): a check of one failed to compile until an
+// outside pass (Dec 7), since SessionTreeError.code listed ErrorCode alone.
+export async function syncErrorUsage(t: SessionTree): Promise<string> {
+  try {
+    await sync(t, { url: "http://127.0.0.1:8787", token: "t", id: "x" });
+  } catch (e) {
+    if (e instanceof SessionTreeError) {
+      if (e.code === "unauthorized") return "log in again";
+      if (e.code === "quota_exceeded" || e.code === "rate_limited" || e.code === "busy") return `wait ${e.retryAfterMs} ms`;
+      if (e.code === "not_found" || e.code === "precondition_failed") return e.code;
+    }
+  }
+  return "";
 }
