@@ -47,6 +47,12 @@ export class SessionTreeError extends Error {
    * 0 when it named no time).
    */
   retryAfterMs?: number;
+  /**
+   * Only on the errors of `sessiontree/idb`'s open() for a conversation that
+   * does not load: the stored .tree.json text, for the user to keep (null
+   * when not even that could be made).
+   */
+  file?: string | null;
 }
 
 /** One entry of `subtree()`: a node (or, read in runs, a chain of nodes) without its message. */

@@ -1,5 +1,5 @@
 // tsc --noEmit: sessiontree/idb and sessiontree/react used as an app would (types only).
-import { init, SessionTree } from "../sessiontree.js";
+import { init, SessionTree, SessionTreeError } from "../sessiontree.js";
 import { openStore, PACK_ROWS, type Conversation, type ConversationMeta } from "../idb.js";
 
 export async function usage(file: File): Promise<number> {
@@ -44,4 +44,16 @@ export function hooks(store: ConversationStore, id: string | null): string {
   const b = useBranches(tree);
   if (s.siblings.length > 1) s.select(0);
   return `${list.length} ${loading} ${error?.message} ${w?.length} ${w?.messages[0]?.role} ${b?.active} ${b?.branches.length}`;
+}
+
+// open() rejects with a SessionTreeError whose `file` is the stored
+// .tree.json text (idb.d.ts), for the user to keep: reading it failed to
+// compile until an outside pass (Dec 7), the type had no `file`.
+export async function keepWhatWasStored(id: string, download: (text: string) => void): Promise<void> {
+  const store = await openStore({ name: "my-chats" });
+  try {
+    await store.open(id);
+  } catch (e) {
+    if (e instanceof SessionTreeError && e.file) download(e.file);
+  }
 }
