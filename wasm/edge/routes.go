@@ -754,10 +754,11 @@ func (h *Handler) writeOf(t *core.Tree, prev Meta) (Write, bool, *apiError) {
 
 // contentTypes of the export formats that are not plain JSON.
 var contentTypes = map[string]string{
-	formats.Markdown:   "text/markdown; charset=utf-8",
-	formats.ClaudeCode: "application/x-ndjson; charset=utf-8",
-	formats.Pi:         "application/x-ndjson; charset=utf-8",
-	formats.Codex:      "application/x-ndjson; charset=utf-8",
+	formats.Markdown:    "text/markdown; charset=utf-8",
+	formats.ClaudeCode:  "application/x-ndjson; charset=utf-8",
+	formats.Pi:          "application/x-ndjson; charset=utf-8",
+	formats.Codex:       "application/x-ndjson; charset=utf-8",
+	formats.SillyTavern: "application/x-ndjson; charset=utf-8",
 }
 
 // export writes the tree in a format of SPEC §7 (core/formats), or as its
