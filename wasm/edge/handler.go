@@ -328,15 +328,17 @@ func (h *Handler) authenticate(r *Request) (string, int64, *apiError) {
 // readBody reads the request body within the body limit.
 func (h *Handler) readBody(q *request) ([]byte, *apiError) {
 	max := h.limits.Body
-	if q.r.ContentLength > max {
-		return nil, errTooLarge("the body is " + strconv.FormatInt(q.r.ContentLength, 10) +
-			" bytes; the limit is " + strconv.FormatInt(max, 10))
-	}
 	if q.r.raw != nil {
+		// The worker reads a body up to one byte past the limit and hands
+		// over that much: its length says only that the body is over it.
 		if int64(len(q.r.raw)) > max {
 			return nil, errTooLarge("the body is over the limit of " + strconv.FormatInt(max, 10) + " bytes")
 		}
 		return q.r.raw, nil // the whole body, handed over by the worker: no copy of megabytes
+	}
+	if q.r.ContentLength > max {
+		return nil, errTooLarge("the body is " + strconv.FormatInt(q.r.ContentLength, 10) +
+			" bytes; the limit is " + strconv.FormatInt(max, 10))
 	}
 	if q.r.Body == nil {
 		return nil, nil // the Workers runtime gives no body for a request without one

@@ -80,3 +80,24 @@ func TestABodyHandedOverWholeKeepsTheBodyLimit(t *testing.T) {
 		}
 	}
 }
+
+// The worker hands over a body cut one byte past the limit (its glue reads no
+// more), so its length is no measure of what the client sent: a 9 MB body was
+// refused as "the body is 8388609 bytes" (an outside pass, Dec 7).
+func TestABodyCutAtTheLimitIsRefusedWithoutAMadeUpSize(t *testing.T) {
+	key := []byte("0123456789abcdef0123")
+	lim := DefaultLimits
+	lim.Body = 1000
+	h := New(Config{Store: NewMemStore(), SigningKey: key, Limits: lim})
+	tok, _ := IssueToken(key, "alice", time.Now().Unix()+3600)
+	r, err := NewRequest(http.MethodPost, "/v1/trees", []byte(strings.Repeat(" ", 1001)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Header.Set("Authorization", "Bearer "+tok)
+	w := NewRecorder()
+	h.Serve(w, r)
+	if w.Status() != http.StatusRequestEntityTooLarge || strings.Contains(string(w.Bytes()), "1001") {
+		t.Errorf("a body cut at 1,001 bytes under a limit of 1,000: %d %s", w.Status(), w.Bytes())
+	}
+}
