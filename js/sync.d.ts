@@ -1,6 +1,6 @@
 import type { MergeReport, SessionTree } from "./sessiontree.js";
 
-/** Where and how to sync. */
+/** Where and how to sync. Any other key is refused (`invalid_input`, naming it). */
 export interface SyncOptions {
   /** The worker's base URL, e.g. "https://sessiontree.example.workers.dev". */
   url: string;
@@ -70,7 +70,7 @@ export interface SyncResult {
  */
 export function sync(tree: SessionTree, options: SyncOptions): Promise<SyncResult>;
 
-/** Options of live(): those of sync(), and how to listen. */
+/** Options of live(): those of sync(), and how to listen; any other key is refused (`invalid_input`). */
 export interface LiveOptions extends SyncOptions {
   /**
    * How often to poll while no WebSocket is live, in ms (default 5000, at

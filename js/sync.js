@@ -106,7 +106,25 @@ function withWait(e, status, retryAfter) {
 
 /** Syncs tree with the worker's copy of conversation `id`. See sync.d.ts. */
 export function sync(tree, options) {
+  try {
+    checkKeys(options, "sync", SYNC_KEYS);
+  } catch (e) {
+    return Promise.reject(e);
+  }
   return syncTree(tree, options, 0);
+}
+
+const SYNC_KEYS = ["url", "token", "id", "fetch", "attempts"];
+const LIVE_KEYS = [...SYNC_KEYS, "pollMs", "ackTimeoutMs", "requestTimeoutMs", "onSync", "onError", "WebSocket", "deltas"];
+
+// checkKeys refuses an option that what does not take, as the tree's own
+// methods do: a misspelt one ({ pollMS: 500 }, { delta: false }) was ignored
+// without a word (an outside pass, Dec 7).
+function checkKeys(options, what, keys) {
+  if (options === null || typeof options !== "object") return; // url, token and id say what is missing
+  for (const k of Object.keys(options)) {
+    if (!keys.includes(k)) fail(`${what}() has no option ${JSON.stringify(k)} (it takes ${keys.join(", ")})`);
+  }
 }
 
 // TOO_LARGE is what a push answers when the worker refused its body as too
@@ -274,6 +292,7 @@ function deltaText(rows) {
  */
 export function live(tree, options) {
   if (!(tree instanceof SessionTree)) fail(`"tree" must be a SessionTree`);
+  checkKeys(options, "live", LIVE_KEYS);
   const {
     url, token, id, pollMs = 5000, ackTimeoutMs = 30_000, requestTimeoutMs = 120_000, onSync = () => {}, onError = () => {},
     WebSocket: WS = globalThis.WebSocket,

@@ -558,3 +558,17 @@ test("a whole push over HTTP says via: \"http\", as a delta's does", async () =>
     await s.close();
   }
 });
+
+// A misspelt option was ignored without a word: { pollMS: 500 } polled every
+// 5 s, { delta: false } pushed deltas (an outside pass, Dec 7).
+test("sync() and live() refuse an option they do not take, naming it", async () => {
+  const w = fakeWorker(startTree());
+  const t = startTree();
+  const opts = { url: "https://w", token: "secret", id: "t1", fetch: w.fetch };
+  for (const [bad, re] of [[{ pollMS: 500 }, /"pollMS"/], [{ delta: false }, /"delta"/]]) {
+    assert.throws(() => void live(startTree(), { ...opts, WebSocket: null, ...bad }).close(), "invalid_input", re);
+  }
+  await assert.rejects(sync(t, { ...opts, pollMs: 500 }), "invalid_input", /"pollMs"/);
+  const r = await sync(t, { ...opts, attempts: 2 });
+  assert.equal(r.attempts, 1);
+});
