@@ -77,3 +77,20 @@ func TestAProjectionForAModelAPIAnswers304ToTheCurrentETag(t *testing.T) {
 		t.Fatalf("If-None-Match of an older ETag: %d %s", r.status, r.body)
 	}
 }
+
+// A parameter of the other kind of projection was dropped without a word: a
+// budget without "for" answered every stored message, a "skip" without "tail"
+// the whole path, a "tail" with "for" an unwindowed request (an outside pass,
+// Dec 7).
+func TestAProjectionRefusesAParameterItWouldIgnore(t *testing.T) {
+	c := newClient(t, newTestHandler(NewMemStore()), "alice")
+	id := c.create(`{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]}`)
+	for _, query := range []string{"budget=10", "thinking=false", "skip=1", "for=anthropic&tail=1", "for=openai-chat&skip=1"} {
+		wantError(t, c.do("GET", "/v1/trees/"+id+"/projection?"+query, ""), 400, "invalid_input")
+	}
+	for _, query := range []string{"", "tail=1", "tail=1&skip=1", "for=anthropic&budget=10", "for=anthropic&thinking=false", "branch=main"} {
+		if r := c.do("GET", "/v1/trees/"+id+"/projection?"+query, ""); r.status != 200 {
+			t.Errorf("%q: %d %s", query, r.status, r.body)
+		}
+	}
+}

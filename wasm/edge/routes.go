@@ -371,10 +371,25 @@ const maxWindow = 10_000
 // N messages that ends M messages above the leaf, walking only that window,
 // with "length" (the whole path's) and "start" (the window's first index).
 func (h *Handler) projection(q *request, id string) *apiError {
-	if api := q.r.URL.Query().Get("for"); api != "" {
+	query := q.r.URL.Query()
+	// A parameter of the other kind of answer is refused, not dropped: a
+	// budget sent without "for" was answered with every message, unbudgeted.
+	if api := query.Get("for"); api != "" {
+		for _, k := range []string{"tail", "skip"} {
+			if query.Has(k) {
+				return errInput(quote(k) + ` is a window of the stored messages; a request for a model API ("for") is bounded by "budget"`)
+			}
+		}
 		return h.modelProjection(q, id, api)
 	}
-	query := q.r.URL.Query()
+	for _, k := range []string{"budget", "thinking"} {
+		if query.Has(k) {
+			return errInput(quote(k) + ` needs "for" (openai-chat, openai-responses or anthropic); without it the stored messages are answered as they are`)
+		}
+	}
+	if query.Has("skip") && !query.Has("tail") {
+		return errInput(`"skip" needs "tail": the window is tail messages ending skip above the leaf`)
+	}
 	tail, skip := -1, 0
 	if v := query.Get("tail"); v != "" {
 		n, err := strconv.Atoi(v)
