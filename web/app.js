@@ -30,7 +30,7 @@ import { loadSettings, usesEndpoint } from "./assistant.js";
 import { openSettings } from "./settings.js";
 import { CURRENT_KEY, flush, renderSaveState, openConversation, createConversation, orphanedSends } from "./conversations.js";
 import { renderChat, renderComposer, wireChat } from "./chat.js";
-import { renderConversations, renderBranches, wireSidebar } from "./sidebar.js";
+import { renderConversations, renderBranches, wireSidebar, setDrawer, drawerOpen } from "./sidebar.js";
 import { wireImportExport } from "./importexport.js";
 import { renderTree, wireTree } from "./treepanel.js";
 
@@ -136,8 +136,8 @@ function wire() {
   wireSidebar();
   wireImportExport();
   wireTree();
-  // Keyboard: Ctrl+Shift+O new chat, Shift+Esc or "/" the composer, Esc stops a
-  // reply, ArrowUp in an empty composer edits the last message, Alt+←/→ on a
+  // Keyboard: Ctrl+Shift+O new chat, Shift+Esc or "/" the composer, Esc closes
+  // the sidebar's drawer (back to its button) or stops a reply, ArrowUp in an empty composer edits the last message, Alt+←/→ on a
   // focused message switches its alternatives.
   document.addEventListener("keydown", (e) => {
     if ($("dialog").open) return;
@@ -149,6 +149,10 @@ function wire() {
     } else if ((e.key === "Escape" && e.shiftKey) || (e.key === "/" && !typing)) {
       e.preventDefault();
       $("input").focus();
+    } else if (e.key === "Escape" && drawerOpen()) {
+      e.preventDefault();
+      setDrawer(false);
+      $("menu").focus();
     } else if (e.key === "Escape" && state.busy) {
       e.preventDefault();
       state.busy.abort();

@@ -9,7 +9,7 @@ import { state, renderAll, renderHeader, prepareRequestFor } from "./app.js";
 import { WINDOW, renderPreview, messageView, renderComposer } from "./chat.js";
 import { reply, priorTo, appendAfter, replyTo } from "./reply.js";
 import { change } from "./actions.js";
-import { renderConversations, renderBranches, clearSearch } from "./sidebar.js";
+import { renderConversations, renderBranches, clearSearch, setDrawer } from "./sidebar.js";
 import { forgetTree, renderTree } from "./treepanel.js";
 
 export const CURRENT_KEY = "sessiontree-demo.current";
@@ -161,7 +161,7 @@ export async function openConversation(id) {
   const meta = state.convs.find((c) => c.id === id);
   if (!meta || waitingForReply()) return;
   if (state.unsaved && !(await mayLeave())) return; // asked only then: an open begins in the click's task
-  $("app").classList.remove("sidebar-open");
+  setDrawer(false);
   const cur = beginOpening({ meta, conv: null, tree: null, error: null, raw: null, loading: true });
   remember(CURRENT_KEY, id);
   cur.opening = readInto(cur, id, meta);

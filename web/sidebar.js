@@ -191,7 +191,7 @@ function runSearch() {
         checkout(h.nodeId, "searchCheckout");
         reveal(h.nodeId);
         state.timings.searchClick = performance.now() - t1;
-        if (window.matchMedia("(max-width: 860px)").matches) $("app").classList.remove("sidebar-open");
+        if (window.matchMedia("(max-width: 860px)").matches) setDrawer(false);
       },
     }, el("span.hit-role", null, h.role), el("span.hit-snippet", null, highlighted(clean(h.snippet), q)))),
   );
@@ -247,14 +247,30 @@ export function clearSearch() {
   runSearch();
 }
 
+/**
+ * Opens or closes the sidebar's drawer (a narrow screen): the menu button says
+ * which (aria-expanded); opened from it, the focus goes to the drawer's first
+ * control. Closed, the drawer is hidden (app.css), out of the Tab order.
+ */
+export function setDrawer(open, focus = false) {
+  $("app").classList.toggle("sidebar-open", open);
+  $("menu").setAttribute("aria-expanded", String(open));
+  if (open && focus) $("btn-new").focus();
+}
+
+/** Whether the sidebar is a drawer (a narrow screen) and open. */
+export function drawerOpen() {
+  return $("app").classList.contains("sidebar-open") && window.matchMedia("(max-width: 860px)").matches;
+}
+
 /** "+ New chat", the sidebar's toggle on a narrow screen, and search as the user types. */
 export function wireSidebar() {
   $("btn-new").onclick = async () => {
     await newChat();
-    $("app").classList.remove("sidebar-open");
+    setDrawer(false);
     $("input").focus();
   };
-  $("menu").onclick = () => $("app").classList.toggle("sidebar-open");
+  $("menu").onclick = () => setDrawer(!drawerOpen(), true);
   $("search").addEventListener("input", () => {
     clearTimeout(searchTimer);
     searchTimer = setTimeout(runSearch, 120);

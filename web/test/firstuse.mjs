@@ -5,7 +5,7 @@
 // WebUI reasoning and terminal colours shown for what they are (the stored
 // message unchanged), "Branch here" at a user message, deleting a branch with
 // its own messages (and only those, in storage too), and Export clicked while
-// a chat re-opens. Each step fails without its fix. Screenshots go to
+// a chat re-opens, and the sidebar's drawer on a phone by keyboard. Each step fails without its fix. Screenshots go to
 // web/test/screenshots.   node web/test/firstuse.mjs   (after make web-dist)
 import fs from "node:fs/promises";
 import path from "node:path";
@@ -95,6 +95,27 @@ try {
     await chip.click();
     await page.waitForSelector("#dialog[open]");
     await page.keyboard.press("Escape");
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  await step("the sidebar's drawer on a phone, by keyboard: closed, its controls are out of the Tab order; the menu says whether it is open, opens it with the focus inside, Escape closes it back to the menu", async () => {
+    await page.setViewportSize({ width: 375, height: 740 });
+    const inSidebar = () => demo(() => !!document.activeElement?.closest("#sidebar"));
+    // The drawer slides away for 0.2 s after the resize; then it is hidden.
+    const hidden = await page.waitForFunction(() => getComputedStyle(document.getElementById("sidebar")).visibility === "hidden", null, { timeout: 2000 }).then(() => true, () => false);
+    assert.ok(hidden, "the closed drawer is hidden, not only moved off-screen");
+    await page.focus("#btn-settings");
+    await page.keyboard.press("Tab"); // past the top bar: the chat, not the hidden drawer's "+ New chat"
+    assert.equal(await inSidebar(), false, "Tab went into the closed drawer");
+    assert.equal(await page.getAttribute("#menu", "aria-expanded"), "false");
+    await page.focus("#menu");
+    await page.keyboard.press("Enter");
+    assert.equal(await page.getAttribute("#menu", "aria-expanded"), "true");
+    assert.equal(await inSidebar(), true, "the focus is in the drawer once opened");
+    await page.keyboard.press("Escape");
+    await page.waitForFunction(() => !document.getElementById("app").classList.contains("sidebar-open"));
+    assert.equal(await page.getAttribute("#menu", "aria-expanded"), "false");
+    assert.equal(await demo(() => document.activeElement?.id), "menu", "the focus is back on the menu");
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
