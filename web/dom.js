@@ -188,6 +188,8 @@ export function showError(text, action) {
 
 export function clearError() {
   const b = document.getElementById("banner");
+  // Its Retry or × had the focus: it goes to the composer, not to the page's body.
+  if (b.contains(document.activeElement)) document.getElementById("input").focus({ preventScroll: true });
   b.hidden = true;
   b.replaceChildren();
 }

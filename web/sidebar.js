@@ -13,15 +13,39 @@ import { change, checkout } from "./actions.js";
 
 export function renderConversations() {
   const list = $("conv-list");
-  list.replaceChildren(...state.convs.map((c) => el(
+  keepingFocus(list, () => list.replaceChildren(...state.convs.map((c) => el(
     `li.conv${state.cur?.meta === c ? ".current" : ""}`,
     { "data-id": c.id },
-    el("button.conv-open", { type: "button", onclick: () => openConversation(c.id), title: c.title },
+    el("button.conv-open", { type: "button", "data-action": "open", onclick: () => openConversation(c.id), title: c.title },
       el("span.conv-name", null, c.title),
       el("span.conv-time", null, new Date(c.updatedAt).toLocaleString([], { dateStyle: "short", timeStyle: "short" }))),
-    el("button.icon.small", { type: "button", title: "Rename", "aria-label": `Rename ${c.title}`, onclick: () => renameConversation(c) }, "\u270e"),
-    el("button.icon.small", { type: "button", title: "Delete", "aria-label": `Delete ${c.title}`, onclick: () => deleteConversation(c) }, "\u00d7"),
-  )));
+    el("button.icon.small", { type: "button", "data-action": "rename", title: "Rename", "aria-label": `Rename ${c.title}`, onclick: () => renameConversation(c) }, "\u270e"),
+    el("button.icon.small", { type: "button", "data-action": "delete", title: "Delete", "aria-label": `Delete ${c.title}`, onclick: () => deleteConversation(c) }, "\u00d7"),
+  ))));
+}
+
+/**
+ * Runs render, which rebuilds rows of list, and puts the keyboard focus back
+ * where it was when it took it away: the same control of the same row (a
+ * conversation's id, a branch's name), else that row's first button, else
+ * the current row's (a deleted branch). On a narrow screen whose drawer has
+ * closed (a conversation opened), the composer.
+ */
+function keepingFocus(list, render) {
+  const a = document.activeElement;
+  const row = a?.closest?.("li[data-id], li[data-branch]");
+  const place = row && list.contains(row) ? { key: row.dataset.id ?? row.dataset.branch, action: a.dataset.action } : null;
+  render();
+  if (!place || a.isConnected) return;
+  if (window.matchMedia("(max-width: 860px)").matches && !$("app").classList.contains("sidebar-open")) {
+    $("input").focus({ preventScroll: true });
+    return;
+  }
+  const rows = [...list.children];
+  const same = rows.find((li) => (li.dataset.id ?? li.dataset.branch) === place.key);
+  const ctl = same?.querySelector(`[data-action="${place.action}"]:not(:disabled)`)
+    ?? (same ?? list.querySelector("li.current, li.active") ?? rows[0])?.querySelector("button:not(:disabled)");
+  ctl?.focus({ preventScroll: true });
 }
 
 async function renameConversation(meta) {
@@ -96,7 +120,7 @@ export function renderBranches() {
     branchRows.more.textContent = `\u2026 and ${count - ROWS} more: use search or the tree view`;
     items.push(branchRows.more);
   }
-  syncChildren(list, items);
+  keepingFocus(list, () => syncChildren(list, items));
 }
 
 function branchRow(t, b, active) {
@@ -105,7 +129,7 @@ function branchRow(t, b, active) {
   const isActive = b.name === active;
   const canDelete = b.name !== "main" && !isActive;
   return el(`li.branch${isActive ? ".active" : ""}`, { "data-branch": b.name },
-    el("button.branch-open", { type: "button", onclick: () => change("switch", (t) => t.switchBranch(b.name)), title: `Switch to ${b.name}` },
+    el("button.branch-open", { type: "button", "data-action": "switch", onclick: () => change("switch", (t) => t.switchBranch(b.name)), title: `Switch to ${b.name}` },
       el("span.branch-name", null, b.name),
       el("span.branch-preview", null, preview)),
     b.summary ? el("p.branch-summary", null, b.summary.summary, el("small", null, b.summary.modelId ? ` \u2014 ${b.summary.modelId}` : " \u2014 stub")) : null,

@@ -478,6 +478,51 @@ try {
     await page.click("#banner .banner-close").catch(() => {});
   });
 
+  await step("by keyboard, the focus stays on the control that acted when the sidebar redraws (a branch switched, summarized, a chat renamed or opened) and goes to the composer when the banner's Retry or \u00d7 goes (it went to the page's body)", async () => {
+    const focused = () => demo(() => {
+      const a = document.activeElement;
+      const row = a?.closest("li[data-branch], li[data-id]");
+      return a === document.body ? "body" : `${row ? (row.dataset.branch ?? "conv") + " " : ""}${a.dataset.action ?? a.id}`;
+    });
+    await settings({ url: `${mock.url}/openai/v1`, model: "openai-model-a", timeout: "5" }, { api: "openai-chat" });
+    await page.click("#btn-new");
+    await send("Keep my focus");
+    await act(1, "regenerate");
+    await settled();
+    const other = await page.locator("#branch-list li:not(.active)").first().getAttribute("data-branch");
+    await page.focus(`#branch-list li[data-branch="${other}"] .branch-open`);
+    await page.keyboard.press("Enter");
+    await page.waitForSelector(`#branch-list li.active[data-branch="${other}"]`);
+    assert.equal(await focused(), `${other} switch`, "after a switch from the sidebar");
+    await page.keyboard.press("Tab");
+    assert.equal(await focused(), `${other} summarize`);
+    await page.keyboard.press("Enter");
+    await page.waitForSelector(`#branch-list li[data-branch="${other}"] .branch-summary`);
+    assert.equal(await focused(), `${other} summarize`, "after Summarize");
+    await page.focus("#conv-list li.current [data-action=rename]");
+    await page.keyboard.press("Enter");
+    await page.waitForSelector("#dialog[open]");
+    await page.keyboard.type("Kept focus");
+    await page.keyboard.press("Enter");
+    await page.waitForSelector("#conv-list li.current >> text=Kept focus");
+    assert.equal(await focused(), "conv rename", "after a rename");
+    allowNetworkErrors = true;
+    await page.fill("#input", "Fails [fail500]");
+    await page.press("#input", "Enter");
+    for (const control of ["#banner [data-action=banner-action]", "#banner .banner-close"]) { // Retry (it fails again), then ×
+      await page.waitForSelector("#banner:not([hidden])", { timeout: 15000 });
+      await settled();
+      await page.focus(control);
+      await page.keyboard.press("Enter");
+      assert.equal(await focused(), "input", `after ${control}`);
+    }
+    allowNetworkErrors = false;
+    await page.focus("#conv-list li:not(.current) .conv-open");
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => window.sessiontreeDemo.tree && document.activeElement?.closest("#conv-list li.current"), null, { timeout: 5000 }).catch(() => {});
+    assert.equal(await focused(), "conv open", "after opening a conversation");
+  });
+
   assert.deepEqual(errors, [], "errors on the page");
   console.log("web first use: all passed");
 } catch (e) {
