@@ -257,9 +257,10 @@ export function messageView(id, node, sib, isLeaf) {
   const act = (label, action, fn, title) => el("button.act", { type: "button", "data-action": action, title: title ?? label, onclick: fn }, label);
   const actions = [];
   if (sib.siblings.length > 1) {
-    actions.push(el("span.switcher", { "aria-label": `Alternative ${sib.index + 1} of ${sib.siblings.length}` },
+    // A group, so that its name ("Alternative 2 of 3") is read: a plain span's aria-label is not.
+    actions.push(el("span.switcher", { role: "group", "aria-label": `Alternative ${sib.index + 1} of ${sib.siblings.length}` },
       el("button.act", { type: "button", "data-action": "prev", "data-edge": sib.index === 0 ? "1" : "0", "aria-label": "Previous alternative", onclick: () => checkout(sib.siblings[sib.index - 1], "switchSibling") }, "\u2039"),
-      el("span.count", null, `${sib.index + 1}/${sib.siblings.length}`),
+      el("span.count", { "aria-hidden": "true" }, `${sib.index + 1}/${sib.siblings.length}`),
       el("button.act", { type: "button", "data-action": "next", "data-edge": sib.index === sib.siblings.length - 1 ? "1" : "0", "aria-label": "Next alternative", onclick: () => checkout(sib.siblings[sib.index + 1], "switchSibling") }, "\u203a")));
   }
   const view = el(`article.msg.${m.role === "user" ? "user" : m.role === "assistant" ? "assistant" : "other"}${m.incomplete ? ".incomplete" : ""}`, { "data-id": id, tabIndex: -1 });

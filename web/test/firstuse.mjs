@@ -517,6 +517,13 @@ try {
       assert.equal(await focused(), "input", `after ${control}`);
     }
     allowNetworkErrors = false;
+    // A conversation's Rename and Delete (shown on hover) are seen when the keyboard is on them.
+    await page.focus("#conv-list li:not(.current) [data-action=rename]");
+    assert.equal(await page.$eval("#conv-list li:not(.current) [data-action=rename]", (b) => getComputedStyle(b).opacity), "1", "a focused Rename is seen");
+    // The ‹ 2/2 › switcher is a group a screen reader names by its position.
+    const sw = page.getByRole("group", { name: /^Alternative [12] of 2$/ });
+    assert.equal(await sw.count(), 1, "the switcher is a group named by its position");
+    assert.equal(await sw.getByRole("button", { name: "Previous alternative" }).count(), 1);
     await page.focus("#conv-list li:not(.current) .conv-open");
     await page.keyboard.press("Enter");
     await page.waitForFunction(() => window.sessiontreeDemo.tree && document.activeElement?.closest("#conv-list li.current"), null, { timeout: 5000 }).catch(() => {});
