@@ -245,6 +245,7 @@ MARKDOWN_IT  := $(TOOLS)/node_modules/markdown-it/dist/browser/markdown-it.esm.m
 DOMPURIFY    := $(TOOLS)/node_modules/dompurify/dist/purify.es.mjs
 HIGHLIGHT    := $(TOOLS)/node_modules/@highlightjs/cdn-assets/es/highlight.min.js
 HIGHLIGHT_CSS := $(TOOLS)/node_modules/@highlightjs/cdn-assets/styles/github.min.css
+HIGHLIGHT_DARK_CSS := $(TOOLS)/node_modules/@highlightjs/cdn-assets/styles/github-dark.min.css
 
 demo: web-dist $(WEB_SERVE)
 	@echo "== demo: Ctrl-C to stop"
@@ -258,6 +259,7 @@ web-dist: build $(D3_HIERARCHY) $(MARKDOWN_IT) $(DOMPURIFY) $(HIGHLIGHT)
 	@cp $(DOMPURIFY) web/dist.tmp/vendor/purify.mjs
 	@cp $(HIGHLIGHT) web/dist.tmp/vendor/highlight.mjs
 	@cp $(HIGHLIGHT_CSS) web/dist.tmp/vendor/highlight.css
+	@cp $(HIGHLIGHT_DARK_CSS) web/dist.tmp/vendor/highlight-dark.css
 	@rm -rf web/dist && mv web/dist.tmp web/dist
 
 $(D3_HIERARCHY) $(MARKDOWN_IT) $(DOMPURIFY) $(HIGHLIGHT):

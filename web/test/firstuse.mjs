@@ -530,6 +530,54 @@ try {
     assert.equal(await focused(), "conv open", "after opening a conversation");
   });
 
+  await step("text is legible (4.5:1, light and dark): muted text on the active branch's row, a message's actions, a code block's head and its highlighted words, the error banner, a danger button (axe-core found each under it)", async () => {
+    // The contrast of each element's text with the background under it (its
+    // ancestors' opacity blended in), as WCAG 2 computes it.
+    const lowest = () => demo(() => {
+      const rgb = (c) => {
+        const n = c.match(/[\d.]+/g).map(Number);
+        return c.startsWith("color(") ? { r: n[0] * 255, g: n[1] * 255, b: n[2] * 255, a: n[3] ?? 1 } : { r: n[0], g: n[1], b: n[2], a: n[3] ?? 1 };
+      };
+      const lum = ({ r, g, b }) => [r, g, b].map((v) => v / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)).reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+      const out = {};
+      for (const sel of ["#branch-list li.active .branch-preview", "#messages article.msg.user time", "#messages article.msg .act[data-action=copy]", ".code-block .code-lang", ".code-block .hljs-built_in", "#banner .banner-text", "#dialog button.danger"]) {
+        const e = document.querySelector(sel);
+        if (!e) { out[sel] = "missing"; continue; }
+        let fg = rgb(getComputedStyle(e).color);
+        let alpha = fg.a;
+        let bg = null;
+        for (let p = e; p && !bg; p = p.parentElement) {
+          alpha *= Number(getComputedStyle(p).opacity);
+          const c = rgb(getComputedStyle(p).backgroundColor);
+          if (c.a > 0.9) bg = c;
+        }
+        bg ??= { r: 255, g: 255, b: 255 };
+        fg = { r: fg.r * alpha + bg.r * (1 - alpha), g: fg.g * alpha + bg.g * (1 - alpha), b: fg.b * alpha + bg.b * (1 - alpha) };
+        const [hi, lo] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+        out[sel] = Math.round(((hi + 0.05) / (lo + 0.05)) * 100) / 100;
+      }
+      return out;
+    });
+    await send("Some code, please"); // the mock's reply has a Python block
+    allowNetworkErrors = true;
+    await page.fill("#input", "Still down [fail500]");
+    await page.press("#input", "Enter");
+    await page.waitForSelector("#banner:not([hidden])", { timeout: 15000 });
+    await settled();
+    allowNetworkErrors = false;
+    await page.click("#conv-list li.current [data-action=delete]");
+    await page.waitForSelector("#dialog[open]");
+    for (const colorScheme of ["light", "dark"]) {
+      await page.emulateMedia({ colorScheme });
+      const got = await lowest();
+      const low = Object.entries(got).filter(([, v]) => !(v >= 4.5));
+      assert.deepEqual(low, [], `${colorScheme}: ${JSON.stringify(got)}`);
+    }
+    await page.emulateMedia({ colorScheme: "light" });
+    await page.keyboard.press("Escape");
+    await page.click("#banner .banner-close");
+  });
+
   assert.deepEqual(errors, [], "errors on the page");
   console.log("web first use: all passed");
 } catch (e) {
