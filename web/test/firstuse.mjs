@@ -119,6 +119,32 @@ try {
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
+  await step("prefers-reduced-motion: no flash of a revealed message, no pulsing dots, no sliding drawer", async () => {
+    const motion = () => demo(() => {
+      const flash = document.createElement("article");
+      flash.className = "msg flash";
+      const typing = document.createElement("div");
+      typing.className = "msg typing";
+      typing.innerHTML = '<div class="dots"><span></span></div>';
+      document.getElementById("messages").append(flash, typing);
+      const ms = (s) => Math.max(...s.split(",").map((v) => parseFloat(v) * (v.trim().endsWith("ms") ? 1 : 1000)));
+      const dot = getComputedStyle(typing.querySelector(".dots span"));
+      const out = {
+        flash: ms(getComputedStyle(flash).animationDuration),
+        dots: dot.animationIterationCount === "infinite" ? Infinity : ms(dot.animationDuration),
+        drawer: ms(getComputedStyle(document.getElementById("sidebar")).transitionDuration),
+      };
+      flash.remove();
+      typing.remove();
+      return out;
+    });
+    await page.emulateMedia({ reducedMotion: "reduce" });
+    const got = await motion();
+    assert.ok(got.flash < 10 && got.dots < 10 && got.drawer < 10, `animations with reduced motion: ${JSON.stringify(got)} ms`);
+    await page.emulateMedia({ reducedMotion: "no-preference" });
+    assert.ok((await motion()).flash > 100, "the flash stays for everyone else");
+  });
+
   await step("the error banner has Retry: quick failures are retried twice by themselves, then Retry gets the reply", async () => {
     allowNetworkErrors = true;
     const before = mock.requests.length;
