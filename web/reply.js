@@ -3,7 +3,7 @@
 // chat view once a frame, Retry, and where the reply is stored.
 import { $, toast, showError, clearError, describe, sentence } from "./dom.js";
 import { usesEndpoint, messageText, demoReply, endpointReply, requestBody } from "./assistant.js";
-import { renderMarkdown } from "./markdown.js";
+import { renderMarkdown, plainText } from "./markdown.js";
 import { state, loadInterchange, renderAll } from "./app.js";
 import { waitingForReply, keepDeleted } from "./conversations.js";
 import { roleName, renderChat, renderComposer } from "./chat.js";
@@ -111,7 +111,7 @@ export async function reply({ prior, upTo, again, controller }, commit) {
       const last = $("messages").querySelector("article.msg:last-of-type");
       (last?.querySelector(`[data-action="${acted.action}"]`) ?? last)?.focus({ preventScroll: true });
     }
-    announce(`${roleName(message)}: ${messageText(message)}`);
+    announce(`${roleName(message)}: ${plainText(messageText(message))}`); // the words, not the Markdown's marks
     if (message.incomplete) {
       const why = {
         stopped: "you stopped it", timeout: "the endpoint went quiet (timeout)", error: "the stream broke", cut: "the stream ended early", interrupted: "the page was left",

@@ -604,6 +604,12 @@ try {
     await page.click("#banner .banner-close");
   });
 
+  await step("a new reply is announced once, as words: not its Markdown's marks (“# Plan … **bold** … [link](https://…) | a | b |”)", async () => {
+    await send("Say it plainly");
+    const said = await page.textContent("#announce");
+    assert.match(said, /^Assistant · [\w-]+: Plan Here is bold text, a link and a list: one two a b 1 2 print\("hi"\) Text after the fence\.$/, said);
+  });
+
   assert.deepEqual(errors, [], "errors on the page");
   console.log("web first use: all passed");
 } catch (e) {
