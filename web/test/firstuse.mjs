@@ -605,7 +605,21 @@ try {
   });
 
   await step("a new reply is announced once, as words: not its Markdown's marks (“# Plan … **bold** … [link](https://…) | a | b |”)", async () => {
+    // What the live regions say meanwhile: the reply, not "Saving…", "Saved" at every change (a failed save is the error banner, an alert).
+    await demo(() => {
+      window.__said = new Set();
+      window.__watch = new MutationObserver((ms) => {
+        for (const m of ms) {
+          if (m.type === "childList" && m.addedNodes.length === 0) continue; // a toast going: nothing said
+          const live = (m.target.nodeType === 1 ? m.target : m.target.parentElement)?.closest("[aria-live]");
+          if (live) window.__said.add(live.id);
+        }
+      });
+      window.__watch.observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
     await send("Say it plainly");
+    await page.waitForTimeout(300); // the save after the reply
+    assert.deepEqual(await demo(() => { window.__watch.disconnect(); return [...window.__said]; }), ["announce"], "the live regions that spoke during a send");
     const said = await page.textContent("#announce");
     assert.match(said, /^Assistant · [\w-]+: Plan Here is bold text, a link and a list: one two a b 1 2 print\("hi"\) Text after the fence\.$/, said);
   });
