@@ -157,7 +157,8 @@ export function openForm({ title, fields, ok = "OK", danger = false, check }) {
     };
     d.showModal();
     const first = form.querySelector("input:not([type=radio]), textarea");
-    (first ?? submit).focus();
+    // A question that deletes opens on Cancel: an Enter pressed once too often does not delete.
+    (first ?? (danger ? cancel : submit)).focus();
     if (first?.tagName === "INPUT") first.select();
     else first?.setSelectionRange(first.value.length, first.value.length); // a message to change: the caret at its end
   });

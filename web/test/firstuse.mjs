@@ -556,7 +556,7 @@ try {
     assert.equal(await focused(), "conv open", "after opening a conversation");
   });
 
-  await step("text is legible (4.5:1, light and dark): muted text on the active branch's row, a message's actions, a code block's head and its highlighted words, the error banner, a danger button (axe-core found each under it)", async () => {
+  await step("text is legible (4.5:1, light and dark): muted text on the active branch's row, a message's actions, a code block's head and its highlighted words, the error banner, a danger button (axe-core found each under it); a question that deletes opens on Cancel", async () => {
     // The contrast of each element's text with the background under it (its
     // ancestors' opacity blended in), as WCAG 2 computes it.
     const lowest = () => demo(() => {
@@ -593,6 +593,7 @@ try {
     allowNetworkErrors = false;
     await page.click("#conv-list li.current [data-action=delete]");
     await page.waitForSelector("#dialog[open]");
+    assert.equal(await demo(() => document.activeElement?.textContent), "Cancel", "a question that deletes opens on Cancel, not on Delete");
     for (const colorScheme of ["light", "dark"]) {
       await page.emulateMedia({ colorScheme });
       const got = await lowest();
