@@ -100,6 +100,8 @@ try {
 
   await step("the sidebar's drawer on a phone, by keyboard: closed, its controls are out of the Tab order; the menu says whether it is open, opens it with the focus inside, Escape closes it back to the menu", async () => {
     await page.setViewportSize({ width: 375, height: 740 });
+    // The page's title as a heading for a screen reader's list of headings (at every width: the brand is not shown on a phone).
+    assert.equal(await page.getByRole("heading", { level: 1, name: "sessiontree demo" }).count(), 1, "the page has its h1");
     const inSidebar = () => demo(() => !!document.activeElement?.closest("#sidebar"));
     // The drawer slides away for 0.2 s after the resize; then it is hidden.
     const hidden = await page.waitForFunction(() => getComputedStyle(document.getElementById("sidebar")).visibility === "hidden", null, { timeout: 2000 }).then(() => true, () => false);
