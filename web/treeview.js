@@ -7,6 +7,7 @@
 // 10,000 nodes pan and zoom smoothly, a 200k-message chat without forks is
 // one box, and one forking every 50 messages (8,000 boxes) lays out 500.
 import { hierarchy, tree as tidyTree } from "./vendor/d3-hierarchy.mjs";
+import { plainText } from "./markdown.js";
 
 const W = 176; // box width
 const H = 42; // box height
@@ -369,7 +370,8 @@ export class TreeView {
         this.hovered = next;
         if (!this.#visible(next)) this.centerOn(next);
         this.redraw();
-        c.setAttribute("aria-label", `Tree: ${next.role} message, ${next.text}${next.label ? ` (label ${next.label})` : ""}. Enter opens it; arrows move; Shift+arrows pan.`);
+        // The box's words, not its Markdown's marks ("# Plan … **bold**"), for a screen reader.
+        c.setAttribute("aria-label", `Tree: ${next.role} message, ${plainText(next.text)}${next.label ? ` (label ${next.label})` : ""}. Enter opens it; arrows move; Shift+arrows pan.`);
         e.preventDefault();
       } else if ((e.key === "Enter" || e.key === " ") && this.hovered) {
         this.onPick(this.hovered.last);

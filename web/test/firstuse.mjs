@@ -607,6 +607,20 @@ try {
     await page.click("#banner .banner-close");
   });
 
+  await step("the tree view read by keyboard: the box under its cursor is said as words, not Markdown marks", async () => {
+    await page.click("#btn-new");
+    await send("Tree words");
+    await page.click("#btn-tree");
+    await page.uncheck("#tree-compact"); // a box per message
+    await page.focus("#treepane canvas");
+    await page.keyboard.press("ArrowUp"); // from the leaf (the mock's reply, "# Plan … **bold** …") to its parent
+    await page.keyboard.press("ArrowDown");
+    const label = await page.getAttribute("#treepane canvas", "aria-label");
+    assert.match(label, /^Tree: assistant message, Plan Here is bold text/, label);
+    await page.check("#tree-compact");
+    await page.click("#btn-tree");
+  });
+
   await step("a new reply is announced once, as words: not its Markdown's marks (“# Plan … **bold** … [link](https://…) | a | b |”)", async () => {
     // What the live regions say meanwhile: the reply, not "Saving…", "Saved" at every change (a failed save is the error banner, an alert).
     await demo(() => {
