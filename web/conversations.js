@@ -344,7 +344,7 @@ function sendQueued(cur) {
 // under the 50 ms of a long task, a slice ending at the module's next yield point.
 export const LOAD_SLICE_MS = 20;
 
-export async function createConversation(tree, title, { open = true } = {}) {
+export async function createConversation(tree, title, { open = true, list = true } = {}) {
   if (open && (waitingForReply() || (state.unsaved && !(await mayLeave())))) {
     tree.free();
     return;
@@ -358,7 +358,7 @@ export async function createConversation(tree, title, { open = true } = {}) {
   state.convs.unshift(meta);
   if (!open) {
     conv.close();
-    renderConversations();
+    if (list) renderConversations(); // else the caller lists them once (an import of many)
     return;
   }
   openCreated(meta, conv, true);

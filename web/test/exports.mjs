@@ -1,0 +1,74 @@
+// A user's whole data export (one claude.ai conversations.json of many chats:
+// an empty one, retries, unicode titles) imported through the page
+// in headless Chromium: every chat listed once, the sidebar drawn once rather
+// than once per chat. Each step fails without its fix.
+//   node web/test/exports.mjs   (after make web-dist)
+import assert from "node:assert/strict";
+import { serveDist, launchChromium, openPage, step } from "./start.mjs";
+
+const N = 120;
+
+/** A claude.ai export of N chats: chat 5 empty, every 10th with a retried reply. */
+function claudeExport() {
+  const convs = [];
+  let messages = 0;
+  let branches = 0;
+  for (let c = 0; c < N; c++) {
+    const msgs = [];
+    let parent = "00000000-0000-4000-8000-000000000000";
+    const n = c === 5 ? 0 : 2 + (c % 7);
+    for (let k = 0; k < n; k++) {
+      const uuid = `m-${c}-${k}`;
+      const text = `${k % 2 ? "Answer" : "Question"} ${k} of chat ${c}`;
+      msgs.push({ uuid, text, content: [{ type: "text", text }], sender: k % 2 ? "assistant" : "human", created_at: `2026-05-02T09:${String(k).padStart(2, "0")}:00.000000Z`, parent_message_uuid: parent });
+      parent = uuid;
+    }
+    if (c % 10 === 1) msgs.push({ uuid: `m-${c}-retry`, text: "A retry", content: [{ type: "text", text: "A retry" }], sender: "assistant", created_at: "2026-05-02T10:00:00.000000Z", parent_message_uuid: msgs[0].uuid });
+    convs.push({ uuid: `c-${c}`, name: `Chat ${c} \u2014 caf\u00e9 \u{1f9ea}`, created_at: "2026-05-02T09:00:00.000000Z", updated_at: "2026-05-02T10:00:00.000000Z", chat_messages: msgs, current_leaf_message_uuid: parent });
+    messages += msgs.length;
+    branches += msgs.length ? (c % 10 === 1 ? 2 : 1) : 0;
+  }
+  return { text: JSON.stringify(convs), messages, branches };
+}
+
+const { server, base } = await serveDist();
+const chrome = await launchChromium("exports", { viewport: { width: 1280, height: 900 } });
+const errors = [];
+let failed = false;
+try {
+  const page = await openPage(chrome.browser, base, errors, 60000);
+  const file = claudeExport();
+  let toastText = "";
+
+  await step(`a claude.ai export of ${N} chats: each listed once, the sidebar drawn once (rows added counted, not N\u00b2/2)`, async () => {
+    await page.evaluate(() => {
+      window.__rows = 0;
+      new MutationObserver((ms) => { for (const m of ms) window.__rows += m.addedNodes.length; }).observe(document.getElementById("conv-list"), { childList: true });
+    });
+    await page.setInputFiles("#file", { name: "conversations.json", mimeType: "application/json", buffer: Buffer.from(file.text) });
+    await page.waitForSelector(".toast >> text=/^Imported/", { timeout: 60000 });
+    toastText = await page.locator(".toast", { hasText: "Imported" }).first().textContent();
+    await page.evaluate(() => window.sessiontreeDemo.saved());
+    assert.equal(await page.locator("#conv-list li.conv").count(), N + 1, "every chat and the blank one the page started with");
+    const rows = await page.evaluate(() => window.__rows);
+    // Before: the list was drawn again for each chat stored (7,381 rows for 120 chats).
+    assert.ok(rows <= 3 * (N + 1), `rows added to the sidebar during the import: ${rows}`);
+    assert.equal(await page.textContent("#conv-title"), `Chat 0 \u2014 caf\u00e9 \u{1f9ea}`);
+  });
+
+  await step("after a reload every chat is still listed", async () => {
+    await page.reload();
+    await page.waitForSelector("body[data-ready='1']");
+    assert.equal(await page.locator("#conv-list li.conv").count(), N + 1);
+  });
+
+  assert.deepEqual(errors, [], "errors on the page");
+  console.log("web exports: all passed");
+} catch (e) {
+  failed = true;
+  console.error("FAIL", e?.stack ?? e, errors);
+} finally {
+  await chrome.close();
+  server.kill();
+}
+process.exit(failed ? 1 : 0);
