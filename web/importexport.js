@@ -116,7 +116,7 @@ async function importFile(file, format = "auto") {
         let note = ` Read as ${r.format}: ${r.nodes} message${r.nodes === 1 ? "" : "s"}, ${r.branches} branch${r.branches === 1 ? "" : "es"}.`;
         if (r.notCarried.length) note += ` Not carried: ${r.notCarried.join("; ")}.`;
         if (r.problems.length) note += ` ${r.problems.length} problem${r.problems.length === 1 ? "" : "s"}: ${r.problems.slice(0, 2).map((p) => p.message).join("; ")}.`;
-        got.push({ title: c.title, tree: c.tree, note });
+        got.push({ title: c.title, tree: c.tree, note, report: r });
       }
     }
   } catch (e) {
@@ -152,8 +152,22 @@ async function importFile(file, format = "auto") {
   for (let i = got.length - 1; i >= 1; i--) await createConversation(got[i].tree, name(got[i]), { open: false, list: false });
   await createConversation(got[0].tree, name(got[0]), { open });
   state.timings.import = performance.now() - t0;
-  const note = got.length > 1 ? ` ${got.length} conversations.${got[0].note}` : got[0].note;
+  const note = got.length > 1 ? manyNote(got, name) : got[0].note;
   toast(`Imported \u201c${file.name}\u201d${open ? "." : LISTED}${note}`, note.includes("problem") ? "warn" : "info");
+}
+
+/** What an import of several conversations read, over all of them (each one's note said only the first's counts). */
+function manyNote(got, name) {
+  const sum = (k) => got.reduce((n, g) => n + g.report[k], 0);
+  const plural = (n, one, many) => `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
+  let note = ` ${plural(got.length, "conversation", "conversations")}, read as ${got[0].report.format}: ${plural(sum("nodes"), "message", "messages")}, ${plural(sum("branches"), "branch", "branches")}.`;
+  const empty = got.filter((g) => g.report.nodes === 0).length;
+  if (empty) note += ` ${plural(empty, "conversation has", "conversations have")} no message (listed, empty).`;
+  const notCarried = [...new Set(got.flatMap((g) => g.report.notCarried))];
+  if (notCarried.length) note += ` Not carried: ${notCarried.join("; ")}.`;
+  const problems = got.flatMap((g) => g.report.problems.map((p) => `\u201c${name(g).slice(0, 60)}\u201d: ${p.message}`));
+  if (problems.length) note += ` ${plural(problems.length, "problem", "problems")}: ${problems.slice(0, 2).join("; ")}${problems.length > 2 ? "; \u2026" : ""}.`;
+  return note;
 }
 
 async function exportConversation() {

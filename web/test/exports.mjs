@@ -1,7 +1,8 @@
 // A user's whole data export (one claude.ai conversations.json of many chats:
 // an empty one, retries, unicode titles) imported through the page
 // in headless Chromium: every chat listed once, the sidebar drawn once rather
-// than once per chat. Each step fails without its fix.
+// than once per chat, and the import's toast counting every conversation's
+// messages and problems, not the first's. Each step fails without its fix.
 //   node web/test/exports.mjs   (after make web-dist)
 import assert from "node:assert/strict";
 import { serveDist, launchChromium, openPage, step } from "./start.mjs";
@@ -54,6 +55,13 @@ try {
     // Before: the list was drawn again for each chat stored (7,381 rows for 120 chats).
     assert.ok(rows <= 3 * (N + 1), `rows added to the sidebar during the import: ${rows}`);
     assert.equal(await page.textContent("#conv-title"), `Chat 0 \u2014 caf\u00e9 \u{1f9ea}`);
+  });
+
+  await step("the toast counts every conversation's messages and branches and names the empty one", async () => {
+    // Before: "120 conversations. Read as claudeai: 2 messages, 1 branch." (the first chat's).
+    assert.ok(toastText.includes(`${N} conversations, read as claudeai: ${file.messages} messages, ${file.branches} branches.`), toastText);
+    assert.ok(toastText.includes("1 conversation has no message (listed, empty)."), toastText);
+    assert.ok(toastText.includes("1 problem: \u201cChat 5 \u2014 caf\u00e9 \u{1f9ea}\u201d: conversation 6 of 120: "), toastText);
   });
 
   await step("after a reload every chat is still listed", async () => {
