@@ -74,7 +74,13 @@ func compact(dst, data []byte, kt *keyTracker) ([]byte, error) {
 }
 
 // appendCompact copies a valid JSON value, dropping whitespace outside strings.
+// dst is grown once to hold all of v: appended to piece by piece, a large
+// value's copy grew a quarter at a time and left four times itself as garbage
+// (a 47 MB spaced ChatGPT conversation: 477 MB allocated compacting it).
 func appendCompact(dst, v []byte) []byte {
+	if cap(dst)-len(dst) < len(v) {
+		dst = append(make([]byte, 0, len(dst)+len(v)), dst...)
+	}
 	inString := false
 	from := 0
 	for i := 0; i < len(v); i++ {

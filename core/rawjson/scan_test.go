@@ -2,6 +2,8 @@ package rawjson
 
 import (
 	"encoding/json"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -140,5 +142,33 @@ func TestPlain8SaysPlainExactlyForPlainWords(t *testing.T) {
 		if got := plain8(load8(w[:], 0)); got != plain {
 			t.Fatalf("plain8(%q) = %v, want %v", w, got, plain)
 		}
+	}
+}
+
+// Compacting a large spaced value allocates its copy once: appended to piece
+// by piece it grew a quarter at a time, 5 times the value in all (a 47 MB
+// spaced ChatGPT conversation: 477 MB allocated compacting it).
+func TestCompactOfALargeSpacedValueAllocatesItsCopyOnce(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("[")
+	for i := 0; i < 100000; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(`{"id": "m`)
+		b.WriteString(strconv.Itoa(i))
+		b.WriteString(`", "text": "a message of some words"}`)
+	}
+	b.WriteString("]")
+	data := []byte(b.String())
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	out, err := Compact(nil, data)
+	runtime.ReadMemStats(&after)
+	if err != nil || len(out) >= len(data) {
+		t.Fatalf("%d bytes from %d: %v", len(out), len(data), err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > uint64(len(data))*3/2 {
+		t.Fatalf("compacting %d bytes allocated %d (%.1f times)", len(data), got, float64(got)/float64(len(data)))
 	}
 }
