@@ -26,32 +26,59 @@ type Conversation struct {
 // all); a conversation with nothing to import is an empty tree whose report
 // says why.
 func ImportAll(data []byte, format string, opts ...core.Option) ([]Conversation, error) {
+	var out []Conversation
+	err := ImportEach(data, format, func(cv Conversation, _ int) {
+		out = append(out, cv)
+	}, opts...)
+	return out, err
+}
+
+// ImportEach is ImportAll handing each conversation to fn as it is read, with
+// the length of the file's bytes it came from, so that a caller that does not
+// keep the trees (the interchange module writes each one out) never holds
+// them all: the trees of a 345 MB ChatGPT export together outgrew wasm32's
+// 4 GiB. A failure is returned before fn is called.
+func ImportEach(data []byte, format string, fn func(cv Conversation, size int), opts ...core.Option) error {
 	data, _ = dropBOM(data) // Import notes it for a file read as one conversation
 	if format == Auto || format == "" {
 		format = Detect(data)
 		if format == "" {
-			return nil, unknownInput()
+			return unknownInput()
 		}
 	}
-	var items [][]byte
+	// A list of conversations is counted first, then read one at a time: a
+	// spaced file's conversations are copies without the spaces, and all of
+	// them at once were as large as the file.
+	var list []byte
+	count := 0
 	if format == ChatGPT || format == OpenWebUI || format == ClaudeAI {
 		trimmed := trimSpace(data)
 		if len(trimmed) > 0 && trimmed[0] == '[' && rawjson.Valid(trimmed) {
-			items, _ = convert.Elements(trimmed)
+			d := rawjson.NewDecoder(trimmed)
+			if d.Array(func() error { count++; return d.Skip() }) == nil && count > 0 {
+				list = trimmed
+			}
 		}
 	}
-	if items == nil {
+	if list == nil {
 		t, rep, err := Import(format, data, opts...)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		return []Conversation{{Title: titleOf(format, parsed(data)), Tree: t, Report: rep}}, nil
+		fn(Conversation{Title: titleOf(format, parsed(data)), Tree: t, Report: rep}, len(data))
+		return nil
 	}
-	out := make([]Conversation, 0, len(items))
-	for i, it := range items {
+	d := rawjson.NewDecoder(list)
+	i := 0
+	return d.Array(func() error {
+		it, err := d.Raw()
+		if err != nil {
+			return err
+		}
+		size := len(it)
 		// The branches a previous export kept on the first conversation name
 		// leaves of every conversation: one conversation alone names its own.
-		if i == 0 && len(items) > 1 {
+		if i == 0 && count > 1 {
 			if ms, err := convert.Members(it); err == nil {
 				it = convert.NewObject(nil).Members(convert.Without(ms, convert.ExtKey)).Bytes()
 			}
@@ -61,11 +88,12 @@ func ImportAll(data []byte, format string, opts ...core.Option) ([]Conversation,
 			// A conversation with nothing to import (ChatGPT writes some
 			// without a mapping) is an empty tree that says why.
 			t, rep = core.New(opts...), Report{Format: format, Records: 1}
-			rep.Problems = append(rep.Problems, Problem{Message: "conversation " + strconv.Itoa(i+1) + " of " + strconv.Itoa(len(items)) + ": " + message(err)})
+			rep.Problems = append(rep.Problems, Problem{Message: "conversation " + strconv.Itoa(i+1) + " of " + strconv.Itoa(count) + ": " + message(err)})
 		}
-		out = append(out, Conversation{Title: titleOf(format, parsed(it)), Tree: t, Report: rep})
-	}
-	return out, nil
+		fn(Conversation{Title: titleOf(format, parsed(it)), Tree: t, Report: rep}, size)
+		i++
+		return nil
+	})
 }
 
 // titleOf is a conversation's title as its format writes it, or "".

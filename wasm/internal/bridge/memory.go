@@ -58,6 +58,11 @@ func Scratch(n int) {
 	}
 }
 
+// Collect runs a full collection now: for a call that holds the collector
+// and knows it leaves more garbage than Scratch's rule would let pile up
+// (importAll, a conversation at a time).
+func Collect() { collect() }
+
 // Room makes sure the module's memory can take need more bytes: when the
 // garbage counted since the last collection is worth it, a large call first
 // collects it (so the call reuses that memory rather than growing the
