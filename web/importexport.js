@@ -3,6 +3,7 @@
 // in parts) and export to each format.
 import { SessionTree } from "./sessiontree.js";
 import { $, el, openForm, toast, showError, clearError, describe } from "./dom.js";
+import { connect } from "./worker.js";
 import { hasFormats, state, loadInterchange } from "./app.js";
 import { write, mayLeave, LOAD_SLICE_MS, createConversation, openCreated, previewImport, importDone, importFailed, heldForTests } from "./conversations.js";
 import { WINDOW } from "./chat.js";
@@ -36,7 +37,8 @@ const LISTED = ": it is in the list, not opened while the reply is on its way.";
 async function importFile(file, format = "auto") {
   if (state.unsaved && !(await mayLeave())) return; // an import opens what it reads in place of the open chat
   const t0 = performance.now();
-  let got = []; // [{ title, tree, note }]
+  let got = []; // [{ title, tree, note }], or { title, remote, note, report }: a tree in reader, the worker that read the file
+  let reader = null;
   try {
     const head = new Uint8Array(await file.slice(0, 64).arrayBuffer());
     const isTree = (format === "auto" && looksLikeTreeFile(head)) || format === "sessiontree" || !hasFormats;
@@ -108,19 +110,25 @@ async function importFile(file, format = "auto") {
       }
       got.push({ title: "", tree, note });
     } else {
-      await loadInterchange();
+      // Read in a worker of its own (sessiontree/worker), stopped once every
+      // conversation has come across: on the page, importAll was one task as
+      // long as the file (3.2 s for a 34 MB claude.ai export, ~35 s for a
+      // 345 MB ChatGPT one), the page frozen throughout.
       const bytes = new Uint8Array(await file.arrayBuffer());
+      reader = await connect(new URL("./sessiontree.wasm", import.meta.url));
+      await reader.initInterchange(new URL("./sessiontree-interchange.wasm", import.meta.url));
       // One conversation per chat of the file (a ChatGPT conversations.json holds many), each with its title.
-      for (const c of SessionTree.importAll(bytes, format)) {
+      for (const c of await reader.SessionTree.importAll(bytes, format)) {
         const r = c.report;
         let note = ` Read as ${r.format}: ${r.nodes} message${r.nodes === 1 ? "" : "s"}, ${r.branches} branch${r.branches === 1 ? "" : "es"}.`;
         if (r.notCarried.length) note += ` Not carried: ${r.notCarried.join("; ")}.`;
         if (r.problems.length) note += ` ${r.problems.length} problem${r.problems.length === 1 ? "" : "s"}: ${r.problems.slice(0, 2).map((p) => p.message).join("; ")}.`;
-        got.push({ title: c.title, tree: c.tree, note, report: r });
+        got.push({ title: c.title, remote: c.tree, note, report: r });
       }
     }
   } catch (e) {
-    for (const g of got) g.tree.free();
+    reader?.close();
+    for (const g of got) g.tree?.free();
     // A file no format could be: said as it is, not offered as one to pick.
     const nothing = file.size === 0 ? "the file is empty" : /\.md$/i.test(file.name) ? "Markdown is a format to export to (readable, other branches as summaries), not one to import" : null;
     if (nothing) {
@@ -148,9 +156,21 @@ async function importFile(file, format = "auto") {
   // The file's first conversation ends on top and open (only listed while a reply
   // is on its way: the chat stays on it); the others are listed.
   const open = !state.busy;
-  // Listed once, with the first (a list redrawn for each of 1,000 chats drew 500,500 rows).
-  for (let i = got.length - 1; i >= 1; i--) await createConversation(got[i].tree, name(got[i]), { open: false, list: false });
-  await createConversation(got[0].tree, name(got[0]), { open });
+  // A tree the worker read comes across as its .tree.json when its turn comes
+  // (the page holds one at a time), and is freed there.
+  const treeOf = async (g) => {
+    if (!g.remote) return g.tree;
+    const t = SessionTree.load(await g.remote.save());
+    await g.remote.free(); // done before the worker is closed: a call pending then is refused (an unhandled rejection)
+    return t;
+  };
+  try {
+    // Listed once, with the first (a list redrawn for each of 1,000 chats drew 500,500 rows).
+    for (let i = got.length - 1; i >= 1; i--) await createConversation(await treeOf(got[i]), name(got[i]), { open: false, list: false });
+    await createConversation(await treeOf(got[0]), name(got[0]), { open });
+  } finally {
+    reader?.close();
+  }
   state.timings.import = performance.now() - t0;
   const note = got.length > 1 ? manyNote(got, name) : got[0].note;
   toast(`Imported \u201c${file.name}\u201d${open ? "." : LISTED}${note}`, note.includes("problem") ? "warn" : "info");

@@ -1,8 +1,9 @@
 // A user's whole data export (one claude.ai conversations.json of many chats:
 // an empty one, retries, unicode titles) imported through the page
 // in headless Chromium: every chat listed once, the sidebar drawn once rather
-// than once per chat, and the import's toast counting every conversation's
-// messages and problems, not the first's. Each step fails without its fix.
+// than once per chat, the import's toast counting every conversation's
+// messages and problems, not the first's, the file read in a worker. Each step
+// fails without its fix.
 //   node web/test/exports.mjs   (after make web-dist)
 import assert from "node:assert/strict";
 import { serveDist, launchChromium, openPage, step } from "./start.mjs";
@@ -62,6 +63,11 @@ try {
     assert.ok(toastText.includes(`${N} conversations, read as claudeai: ${file.messages} messages, ${file.branches} branches.`), toastText);
     assert.ok(toastText.includes("1 conversation has no message (listed, empty)."), toastText);
     assert.ok(toastText.includes("1 problem: \u201cChat 5 \u2014 caf\u00e9 \u{1f9ea}\u201d: conversation 6 of 120: "), toastText);
+  });
+
+  await step("the file is read in a worker, not on the page: the page's module never ran importAll (its interchange module is not loaded)", async () => {
+    // Before: importAll ran on the page, one task as long as the file (3.2 s for 34 MB).
+    assert.equal(await page.evaluate(async () => (await import("./sessiontree.js")).memoryUsage().interchange), 0);
   });
 
   await step("after a reload every chat is still listed", async () => {
