@@ -158,10 +158,17 @@ async function importFile(file, format = "auto") {
   const open = !state.busy;
   // A tree the worker read comes across as its .tree.json when its turn comes
   // (the page holds one at a time), and is freed there.
+  // A conversation whose first message one already listed has (the same
+  // export imported twice) is imported again, and the toast says so.
+  const known = new Set(state.convs.map((c) => c.root).filter(Boolean));
+  let again = 0;
   const treeOf = async (g) => {
-    if (!g.remote) return g.tree;
-    const t = SessionTree.load(await g.remote.save());
-    await g.remote.free(); // done before the worker is closed: a call pending then is refused (an unhandled rejection)
+    let t = g.tree;
+    if (g.remote) {
+      t = SessionTree.load(await g.remote.save());
+      await g.remote.free(); // done before the worker is closed: a call pending then is refused (an unhandled rejection)
+    }
+    if (t.pathLength() && known.has(t.pathWindow(0, 1).ids[0])) again++;
     return t;
   };
   try {
@@ -172,8 +179,9 @@ async function importFile(file, format = "auto") {
     reader?.close();
   }
   state.timings.import = performance.now() - t0;
-  const note = got.length > 1 ? manyNote(got, name) : got[0].note;
-  toast(`Imported \u201c${file.name}\u201d${open ? "." : LISTED}${note}`, note.includes("problem") ? "warn" : "info");
+  let note = got.length > 1 ? manyNote(got, name) : got[0].note;
+  if (again) note += got.length > 1 ? ` ${again.toLocaleString("en-US")} of them ${again === 1 ? "was" : "were"} already here (the same first message): now listed twice.` : " It was already here (the same first message): now listed twice.";
+  toast(`Imported \u201c${file.name}\u201d${open ? "." : LISTED}${note}`, note.includes("problem") || again ? "warn" : "info");
 }
 
 /** What an import of several conversations read, over all of them (each one's note said only the first's counts). */

@@ -2,8 +2,8 @@
 // an empty one, retries, unicode titles) imported through the page
 // in headless Chromium: every chat listed once, the sidebar drawn once rather
 // than once per chat, the import's toast counting every conversation's
-// messages and problems, not the first's, the file read in a worker. Each step
-// fails without its fix.
+// messages and problems, not the first's, the file read in a worker, and a
+// second import of it said to be one. Each step fails without its fix.
 //   node web/test/exports.mjs   (after make web-dist)
 import assert from "node:assert/strict";
 import { serveDist, launchChromium, openPage, step } from "./start.mjs";
@@ -74,6 +74,15 @@ try {
     await page.reload();
     await page.waitForSelector("body[data-ready='1']");
     assert.equal(await page.locator("#conv-list li.conv").count(), N + 1);
+  });
+
+  await step("the same export imported again: the toast says how many were already here (each listed twice)", async () => {
+    // Before: the same toast as the first time, 240 chats listed and nothing said.
+    await page.setInputFiles("#file", { name: "conversations.json", mimeType: "application/json", buffer: Buffer.from(file.text) });
+    await page.waitForFunction(() => [...document.querySelectorAll(".toast")].some((t) => t.textContent.includes("already here")), null, { timeout: 60000 });
+    const text = await page.locator(".toast", { hasText: "already here" }).first().textContent();
+    assert.ok(text.includes(`${N - 1} of them were already here (the same first message): now listed twice.`), text);
+    assert.equal(await page.locator("#conv-list li.conv").count(), 2 * N + 1);
   });
 
   assert.deepEqual(errors, [], "errors on the page");
