@@ -278,7 +278,7 @@ test-web: tools web-dist $(WEB_SERVE)
 	@node web/test/tabsync.mjs
 	@echo "== web: the demo used at random in two tabs (seeded clicks, dialogs, sends, reloads): the chat shows the tree, both tabs end with every message"
 	@node web/test/monkey.mjs
-	@echo "== web: a claude.ai export of 120 chats imported (listed once, the sidebar drawn once, the toast counting all of them), headless Chromium"
+	@echo "== web: a claude.ai export of 120 chats imported (listed once, the sidebar drawn once and then only its changed rows, the toast counting all of them), headless Chromium"
 	@node web/test/exports.mjs
 	@echo "== web: a 20,000-message chat (send, switch, reload, two tabs), headless Chromium"
 	@node web/test/huge.mjs

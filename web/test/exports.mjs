@@ -2,8 +2,9 @@
 // an empty one, retries, unicode titles) imported through the page
 // in headless Chromium: every chat listed once, the sidebar drawn once rather
 // than once per chat, the import's toast counting every conversation's
-// messages and problems, not the first's, the file read in a worker, and a
-// second import of it said to be one. Each step fails without its fix.
+// messages and problems, not the first's, the file read in a worker, an open
+// rebuilding only the rows that changed, and a second import of it said to be
+// one. Each step fails without its fix.
 //   node web/test/exports.mjs   (after make web-dist)
 import assert from "node:assert/strict";
 import { serveDist, launchChromium, openPage, step } from "./start.mjs";
@@ -74,6 +75,23 @@ try {
     await page.reload();
     await page.waitForSelector("body[data-ready='1']");
     assert.equal(await page.locator("#conv-list li.conv").count(), N + 1);
+  });
+
+  await step(`opening another of the ${N + 1} chats rebuilds the two rows that changed, not the whole list (rows added counted)`, async () => {
+    const rows = await page.evaluate(async () => {
+      let added = 0;
+      const list = document.getElementById("conv-list");
+      const seen = new MutationObserver((ms) => { for (const m of ms) added += m.addedNodes.length; });
+      seen.observe(list, { childList: true });
+      const target = list.querySelectorAll("li.conv")[3];
+      target.querySelector(".conv-open").click();
+      while (!list.querySelector(`li.conv.current[data-id="${target.dataset.id}"]`) || !window.sessiontreeDemo.tree) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+      seen.disconnect();
+      return added;
+    });
+    // Before: every row built again at each render, 242 rows for this open.
+    assert.ok(rows <= 4, `rows added to the sidebar by an open: ${rows}`);
   });
 
   await step("the same export imported again: the toast says how many were already here (each listed twice)", async () => {
