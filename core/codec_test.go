@@ -244,3 +244,50 @@ func TestAnEmptyFileIsCorruptSayingItIsEmpty(t *testing.T) {
 		t.Errorf("[]: %v", err)
 	}
 }
+
+// SPEC §2: Unmarshal reads what Marshal writes and refuses, as CodeCorrupt
+// naming the field, what it never writes: a node or branch member named
+// twice, a node without its time, an empty label or summary text, a summary
+// that is as of no node, a message whose "role" is not a string. Each file
+// is tried as Marshal lays it out (the fast path) and indented (the path
+// that reads any layout), so neither path accepts what the other refuses.
+func TestLoaderRefusesWhatMarshalNeverWrites(t *testing.T) {
+	head := `{"format":"sessiontree","version":1,"root":"a","active_branch":"main","branches":{`
+	main := `"main":{"name":"main","leaf":"a","created_at_ms":0}`
+	node := func(fields string) string {
+		return `},"nodes":{"a":{"id":"a","children":[],"message":{"role":"user"},` + fields + `}}}`
+	}
+	good := head + main + node(`"created_at_ms":1`)
+	if _, err := Unmarshal([]byte(good)); err != nil {
+		t.Fatalf("the base file does not load: %v", err)
+	}
+	for name, c := range map[string]struct{ file, where string }{
+		"node time twice":    {head + main + node(`"created_at_ms":1,"created_at_ms":2`), "nodes.a.created_at_ms: duplicate field"},
+		"node label twice":   {head + main + node(`"label":"x","label":"y","created_at_ms":1`), "nodes.a.label: duplicate field"},
+		"node without time":  {head + main + `},"nodes":{"a":{"id":"a","children":[],"message":{"role":"user"}}}}`, `nodes.a: a node needs`},
+		"empty label":        {head + main + node(`"label":"","created_at_ms":1`), "nodes.a.label: expected a non-empty string"},
+		"role not a string":  {head + main + `},"nodes":{"a":{"id":"a","children":[],"message":{"role":1},"created_at_ms":1}}}`, "nodes.a.message"},
+		"role an object":     {head + main + `},"nodes":{"a":{"id":"a","children":[],"message":{"content":"x","role":{"x":"y"}},"created_at_ms":1}}}`, "nodes.a.message"},
+		"branch named twice": {head + main + `,` + main + node(`"created_at_ms":1`), "branches.main: duplicate branch name"},
+		"empty summary text": {head + `"main":{"name":"main","leaf":"a","summary":{"summary":"","node_id":"a","branch":"main","created_at_ms":1},"created_at_ms":0}` + node(`"created_at_ms":1`), "branches.main.summary.summary: expected a non-empty string"},
+		"empty model id":     {head + `"main":{"name":"main","leaf":"a","summary":{"summary":"s","node_id":"a","branch":"main","model_id":"","created_at_ms":1},"created_at_ms":0}` + node(`"created_at_ms":1`), "branches.main.summary.model_id: expected a non-empty string"},
+		"summary of no node": {head + `"main":{"name":"main","leaf":"a","summary":{"summary":"s","branch":"main","created_at_ms":1},"created_at_ms":0}` + node(`"created_at_ms":1`), `branches.main.summary: a summary needs`},
+		"control in a name":  {head + main + `,"x\u007f":{"name":"x\u007f","created_at_ms":0}` + node(`"created_at_ms":1`), "branches: branch name"},
+	} {
+		var indented bytes.Buffer
+		if err := json.Indent(&indented, []byte(c.file), "", " "); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, in := range []string{c.file, indented.String()} {
+			_, err := Unmarshal([]byte(in))
+			if err == nil {
+				t.Errorf("%s: loaded\n%s", name, in)
+				continue
+			}
+			wantCode(t, err, CodeCorrupt)
+			if !strings.Contains(err.Error(), c.where) {
+				t.Errorf("%s: %v, want it to name %q", name, err, c.where)
+			}
+		}
+	}
+}
