@@ -47,9 +47,12 @@ func TestSummarizeBranchWithUsesTheSummarizersAnswer(t *testing.T) {
 func TestSummarizeBranchWithFallsBackToTheStubOnErrorTimeoutOrPanic(t *testing.T) {
 	for name, f := range map[string]*fakeSummarizer{
 		"error": {err: errors.New("provider down"), model: "m"},
-		"empty": {summary: "", model: "m"},
-		"hang":  {hang: true},
-		"panic": {panics: true},
+		// A summarizer that fails part way may hand back what it had: an
+		// error is a failure whatever came with it (SPEC §3).
+		"error with text": {summary: "half a summ", err: errors.New("stream cut"), model: "m"},
+		"empty":           {summary: "", model: "m"},
+		"hang":            {hang: true},
+		"panic":           {panics: true},
 	} {
 		t.Run(name, func(t *testing.T) {
 			tr, _ := chain(t, "a", "b", "c")

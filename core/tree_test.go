@@ -461,3 +461,53 @@ func TestRenderBranchTextLeavesOpenWebUIsReasoningOut(t *testing.T) {
 		t.Fatalf("search for the reply's words: %+v", hits)
 	}
 }
+
+// SPEC §3: fresh names are "branch-N" with the smallest N ≥ 1 not taken. A
+// branch the user named "branch-01" or "branch-1x" takes no number: the
+// next fresh name is still "branch-1".
+func TestFreshNamesAreTheSmallestBranchNNotTakenByThatExactName(t *testing.T) {
+	tr, ids := chain(t, "q", "a")
+	for _, name := range []string{"branch-01", "branch-1x", "branch-", "branch--1"} {
+		if _, err := tr.Branch(ids[1], name, 5); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr.SwitchBranch(MainBranch)
+	if kept, err := tr.Rewind(ids[0], 6); err != nil || kept != "branch-1" {
+		t.Fatalf("rewind kept the old leaf as %q (%v), want branch-1", kept, err)
+	}
+}
+
+// SPEC §2: a branch name has no control characters, DEL (U+007F) and the C1
+// controls included.
+func TestABranchNameWithAControlCharacterIsInvalidInput(t *testing.T) {
+	tr, ids := chain(t, "q")
+	for _, name := range []string{"a\x7fb", "a\u0085b", "a\tb", "\x00"} {
+		_, err := tr.Branch(ids[0], name, 2)
+		wantCode(t, err, CodeInvalidInput)
+	}
+	if len(tr.Branches()) != 1 {
+		t.Fatalf("branches %+v", tr.Branches())
+	}
+}
+
+// SPEC §3: a stub never makes up a count. An off-path branch with no
+// messages (a loaded file may hold one) is "[0 turns, unsummarized]",
+// not one turn.
+func TestSpliceGivesALeaflessOffPathBranchZeroTurns(t *testing.T) {
+	file := `{"format":"sessiontree","version":1,"root":"a","active_branch":"main","branches":{` +
+		`"empty":{"name":"empty","created_at_ms":0},` +
+		`"main":{"name":"main","leaf":"a","created_at_ms":0}},"nodes":{` +
+		`"a":{"id":"a","children":[],"message":{"role":"user"},"created_at_ms":1}}}`
+	tr, err := Unmarshal([]byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := tr.SpliceForLinearExport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sp.Summaries) != 1 || sp.Summaries[0].Summary != "[0 turns, unsummarized]" || sp.Summaries[0].NodeID != "" {
+		t.Fatalf("%+v", sp.Summaries)
+	}
+}
