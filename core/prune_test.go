@@ -37,3 +37,26 @@ func TestPruneReportsByAgeAndLeavesNoMark(t *testing.T) {
 		t.Fatalf("%d nodes left, problems %v", tr.Len(), tr.Validate())
 	}
 }
+
+// SPEC §3 (prune removes exactly the nodes reachable from no branch): a
+// broken link makes a message look unreachable when it is not. Here b's
+// parent names a node that is gone, so a is on no branch's path as the links
+// say; Prune must refuse (CodeCorrupt) and remove nothing, not delete a.
+func TestPruneRefusesATreeWithAProblemAndRemovesNothing(t *testing.T) {
+	file := `{"format":"sessiontree","version":1,"root":"a","active_branch":"main","branches":{` +
+		`"main":{"name":"main","leaf":"b","created_at_ms":0}},"nodes":{` +
+		`"a":{"id":"a","children":[],"message":{"role":"user","content":"first"},"created_at_ms":1},` +
+		`"b":{"id":"b","parent":"gone","children":[],"message":{"role":"assistant","content":"second"},"created_at_ms":2}}}`
+	tr, err := Unmarshal([]byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	removed, err := tr.Prune()
+	wantCode(t, err, CodeCorrupt)
+	if len(removed) != 0 || tr.Len() != 2 {
+		t.Fatalf("removed %v, %d nodes left", removed, tr.Len())
+	}
+	if _, ok := tr.Node("a"); !ok {
+		t.Fatal("prune deleted a message of a tree it should have refused")
+	}
+}

@@ -337,3 +337,26 @@ func TestRepairChecksSummariesOnThePathsItLeaves(t *testing.T) {
 		t.Fatalf("Prune after Repair: %v", err)
 	}
 }
+
+// SPEC §3 (Validate lists a bad summary pointer): a summary whose node is a
+// node, but not one on its branch's path (here below the branch's leaf), is
+// reported, and Repair re-points it at the leaf.
+func TestValidateReportsASummaryAsOfANodeOffItsBranch(t *testing.T) {
+	file := `{"format":"sessiontree","version":1,"root":"a","active_branch":"main","branches":{` +
+		`"main":{"name":"main","leaf":"b","created_at_ms":0},` +
+		`"x":{"name":"x","leaf":"a","summary":{"summary":"s","node_id":"b","branch":"x","created_at_ms":3},"created_at_ms":0}},"nodes":{` +
+		`"a":{"id":"a","children":["b"],"message":{"role":"user"},"created_at_ms":1},` +
+		`"b":{"id":"b","parent":"a","children":[],"message":{"role":"assistant"},"created_at_ms":2}}}`
+	tr, err := Unmarshal([]byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := tr.Validate()
+	if len(ps) != 1 || ps[0].Kind != ProblemBadSummary || ps[0].Branch != "x" {
+		t.Fatalf("problems %+v", ps)
+	}
+	tr.Repair()
+	if b, _ := tr.LookupBranch("x"); b.Summary == nil || b.Summary.NodeID != "a" || len(tr.Validate()) != 0 {
+		t.Fatalf("after repair %+v, problems %+v", b.Summary, tr.Validate())
+	}
+}
