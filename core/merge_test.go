@@ -848,3 +848,24 @@ func TestMergeOfNamesAndIdsAtTheLimitSavesAFileThatLoadsBack(t *testing.T) {
 		t.Fatalf("%d nodes kept as id~hash, want 1", conflicts)
 	}
 }
+
+// Root() is the first node the tree ever got (docs/go-api.md): a merge of two
+// copies that began apart keeps the older root, in either order.
+func TestMergeKeepsTheOlderRootInEitherOrder(t *testing.T) {
+	ids := func(p string) Option {
+		n := 0
+		return WithIDSource(func() string { n++; return p + itoa(n) })
+	}
+	a, b := New(ids("a")), New(ids("b"))
+	mustAppend(t, a, msg("user", "later"), 50)
+	mustAppend(t, b, msg("user", "earlier"), 10)
+	for _, pair := range [][2]*Tree{{a, b}, {b, a}} {
+		m, err := Merge(pair[0], pair[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Root() != "b1" {
+			t.Fatalf("root %q, want the older root b1", m.Root())
+		}
+	}
+}

@@ -511,3 +511,34 @@ func TestSpliceGivesALeaflessOffPathBranchZeroTurns(t *testing.T) {
 		t.Fatalf("%+v", sp.Summaries)
 	}
 }
+
+// SPEC §3 (no corrupt tree is made worse): an append to a branch whose leaf
+// is not a node fails closed and adds nothing, rather than a node whose
+// parent dangles.
+func TestAppendToABranchWhoseLeafIsNotANodeFailsClosed(t *testing.T) {
+	file := `{"format":"sessiontree","version":1,"root":"a","active_branch":"main","branches":{` +
+		`"main":{"name":"main","leaf":"gone","created_at_ms":0}},"nodes":{` +
+		`"a":{"id":"a","children":[],"message":{"role":"user"},"created_at_ms":1}}}`
+	tr, err := Unmarshal([]byte(file), counterIDs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tr.Append(msg("user", "more"), 2)
+	wantCode(t, err, CodeCorrupt)
+	if !strings.Contains(err.Error(), `"gone"`) || tr.Len() != 1 {
+		t.Fatalf("%v; %d nodes", err, tr.Len())
+	}
+}
+
+// A label may be 4096 bytes long, not one more (CodeTooLarge, as its
+// message says).
+func TestALabelOfTheLimitIsKeptAndOneByteMoreIsTooLarge(t *testing.T) {
+	tr, ids := chain(t, "q")
+	if err := tr.Label(ids[0], strings.Repeat("x", 4096)); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, tr.Label(ids[0], strings.Repeat("x", 4097)), CodeTooLarge)
+	if n, _ := tr.Node(ids[0]); len(n.Label) != 4096 {
+		t.Fatalf("label of %d bytes", len(n.Label))
+	}
+}

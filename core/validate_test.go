@@ -360,3 +360,45 @@ func TestValidateReportsASummaryAsOfANodeOffItsBranch(t *testing.T) {
 		t.Fatalf("after repair %+v, problems %+v", b.Summary, tr.Validate())
 	}
 }
+
+// Repair breaks a cycle by making its oldest node a root (its doc), so the
+// conversation reads from where it began.
+func TestRepairBreaksACycleAtItsOldestNode(t *testing.T) {
+	file := `{"format":"sessiontree","version":1,"root":"b","active_branch":"main","branches":{` +
+		`"main":{"name":"main","leaf":"c","created_at_ms":0}},"nodes":{` +
+		`"a":{"id":"a","parent":"c","children":["b"],"message":{"role":"user","content":"1"},"created_at_ms":1},` +
+		`"b":{"id":"b","parent":"a","children":["c"],"message":{"role":"assistant","content":"2"},"created_at_ms":2},` +
+		`"c":{"id":"c","parent":"b","children":["a"],"message":{"role":"user","content":"3"},"created_at_ms":3}}}`
+	tr, err := Unmarshal([]byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Repair()
+	if p := mustPath(t, tr, MainBranch); !slices.Equal(p, []string{"a", "b", "c"}) || tr.Root() != "a" {
+		t.Fatalf("path %v, root %q; problems %+v", p, tr.Root(), tr.Validate())
+	}
+}
+
+// SPEC §3 (Repair never drops a message): of two nodes with one id, only an
+// exact copy is dropped. Two with the same parent, time and label whose
+// messages differ by one byte are both kept, their texts intact.
+func TestRepairKeepsADuplicateIDWhoseMessageDiffersByOneByte(t *testing.T) {
+	file := `{"format":"sessiontree","version":1,"root":"a","active_branch":"main","branches":{` +
+		`"main":{"name":"main","leaf":"a","created_at_ms":0}},"nodes":{` +
+		`"a":{"id":"a","children":[],"message":{"role":"user","content":"yes"},"created_at_ms":1},` +
+		`"a":{"id":"a","children":[],"message":{"role":"user","content":"yet"},"created_at_ms":1}}}`
+	tr, err := Unmarshal([]byte(file), counterIDs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Repair()
+	var texts []string
+	for _, h := range tr.Search("ye", 0) {
+		n, _ := tr.Node(h.NodeID)
+		texts = append(texts, n.Message.Text())
+	}
+	slices.Sort(texts)
+	if tr.Len() != 2 || !slices.Equal(texts, []string{"yes", "yet"}) || len(tr.Validate()) != 0 {
+		t.Fatalf("%d nodes, texts %v, problems %+v", tr.Len(), texts, tr.Validate())
+	}
+}
