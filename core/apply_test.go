@@ -112,14 +112,16 @@ func TestApplyOfAFailingBatchMovesNeitherTheVersionNorAFeed(t *testing.T) {
 
 func TestParseOpsNamesTheOpAndFieldAtFault(t *testing.T) {
 	for in, want := range map[string]string{
-		`{}`:                                    "array",
-		`[1]`:                                   "op 0",
-		`[{"op":"fly"}]`:                        `unknown op "fly"`,
-		`[{"op":"append"}]`:                     `needs "message"`,
-		`[{"op":"append","message":{}}]`:        `"role"`,
-		`[{"op":"rewind","node":1}]`:            `"node" must be a string`,
-		`[{"op":"rewind","node":"a","x":1}]`:    `unknown field "x"`,
-		`[{"op":"rewind","node":"a","at":1.5}]`: `"at"`,
+		`{}`:                                     "array",
+		`[1]`:                                    "op 0",
+		`[{"op":"fly"}]`:                         `unknown op "fly"`,
+		`[{"op":"append"}]`:                      `needs "message"`,
+		`[{"op":"append","message":{}}]`:         `"role"`,
+		`[{"op":"append","message":{"role":1}}]`: `"role"`,
+		`[{"op":"edit","node":"a","message":{"content":"x","role":["user"]}}]`: `"role"`,
+		`[{"op":"rewind","node":1}]`:                  `"node" must be a string`,
+		`[{"op":"rewind","node":"a","x":1}]`:          `unknown field "x"`,
+		`[{"op":"rewind","node":"a","at":1.5}]`:       `"at"`,
 		`[{"op":"switch","branch":"a","node":"b"}]`:   `takes no field "node"`,
 		`[{"op":"switch","branch":"a","branch":"b"}]`: "duplicate",
 		`[{"op":"switch","branch":"a"}] x`:            "after",
@@ -234,5 +236,24 @@ func TestApplyOfAFailingBatchLeavesAppendsOnTheActiveBranch(t *testing.T) {
 	id = mustAppend(t, tr, msg("user", "on the new y"), 10)
 	if p := mustPath(t, tr, "y"); len(p) != 3 || p[2] != id {
 		t.Fatalf("y is %v", p)
+	}
+}
+
+// SPEC §3: every operation that records a time takes it as an argument; in
+// a batch, an op's own "at" is its time and nowMs is only for ops without.
+func TestAnOpsOwnTimeIsTheTimeItRecords(t *testing.T) {
+	tr := New(counterIDs())
+	ops, err := ParseOps([]byte(`[{"op":"append","message":{"role":"user"},"at":5},{"op":"append","message":{"role":"assistant"}}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := tr.Apply(ops, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _ := tr.Node(ids[0])
+	second, _ := tr.Node(ids[1])
+	if first.CreatedAtMs != 5 || second.CreatedAtMs != 100 {
+		t.Fatalf("times %d and %d, want 5 and 100", first.CreatedAtMs, second.CreatedAtMs)
 	}
 }

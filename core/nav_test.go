@@ -268,3 +268,44 @@ func TestStatsCountNodesDepthBranchesAndBytes(t *testing.T) {
 		t.Fatalf("%+v, want %+v", s, want)
 	}
 }
+
+// SPEC §3 (Checkout switches to the most recently used branch containing
+// the node): the lines a rewind keeps remember when they were last in use.
+// Here a is on two kept lines, x1's (used first) and x2's (used last), and
+// not on the active path: Checkout(a) brings back x2, the line the user
+// saw last, not x1 because "branch-1" sorts first.
+func TestCheckoutBringsBackTheKeptLineUsedLast(t *testing.T) {
+	tr, ids := chain(t, "q", "a", "x1")
+	if kept, _ := tr.Rewind(ids[1], 4); kept != "branch-1" {
+		t.Fatalf("kept %q", kept)
+	}
+	x2 := mustAppend(t, tr, msg("user", "x2"), 5)
+	if kept, _ := tr.Rewind(ids[0], 6); kept != "branch-2" {
+		t.Fatalf("kept %q", kept)
+	}
+	name, err := tr.Checkout(ids[1], 7)
+	if err != nil || name != "branch-2" {
+		t.Fatalf("checkout a → %q (%v), want branch-2", name, err)
+	}
+	if p, _ := tr.ActivePath(); !slices.Equal(p, []string{ids[0], ids[1], x2}) {
+		t.Fatalf("active path %v", p)
+	}
+}
+
+// Checkout of a node already on the active path stays on the active branch
+// when no branch was used later (a file written without "used" records).
+func TestCheckoutOfANodeOnTheActivePathStaysWhenNoBranchWasUsedLater(t *testing.T) {
+	file := `{"format":"sessiontree","version":1,"root":"a","active_branch":"main","branches":{` +
+		`"a-side":{"name":"a-side","leaf":"c","created_at_ms":0},` +
+		`"main":{"name":"main","leaf":"b","created_at_ms":0}},"nodes":{` +
+		`"a":{"id":"a","children":["b","c"],"message":{"role":"user"},"created_at_ms":1},` +
+		`"b":{"id":"b","parent":"a","children":[],"message":{"role":"assistant"},"created_at_ms":2},` +
+		`"c":{"id":"c","parent":"a","children":[],"message":{"role":"assistant"},"created_at_ms":3}}}`
+	tr, err := Unmarshal([]byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name, err := tr.Checkout("a", 9); err != nil || name != MainBranch || tr.ActiveBranch() != MainBranch {
+		t.Fatalf("checkout a → %q (%v), active %q", name, err, tr.ActiveBranch())
+	}
+}

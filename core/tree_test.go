@@ -542,3 +542,43 @@ func TestALabelOfTheLimitIsKeptAndOneByteMoreIsTooLarge(t *testing.T) {
 		t.Fatalf("label of %d bytes", len(n.Label))
 	}
 }
+
+// SPEC §3 (summaries never point at a node that does not exist): summarizing
+// a branch whose leaf is not a node fails closed and records nothing.
+func TestSummarizeABranchWhoseLeafIsNotANodeFailsClosed(t *testing.T) {
+	file := `{"format":"sessiontree","version":1,"root":"a","active_branch":"main","branches":{` +
+		`"main":{"name":"main","leaf":"a","created_at_ms":0},` +
+		`"x":{"name":"x","leaf":"gone","created_at_ms":0}},"nodes":{` +
+		`"a":{"id":"a","children":[],"message":{"role":"user"},"created_at_ms":1}}}`
+	tr, err := Unmarshal([]byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, tr.SummarizeBranch("x", "s", "", 2), CodeCorrupt)
+	if b, _ := tr.LookupBranch("x"); b.Summary != nil {
+		t.Fatalf("recorded %+v", b.Summary)
+	}
+}
+
+// Node returns a read-only view: changing the children it returns changes
+// nothing in the tree.
+func TestNodeReturnsACopyOfTheChildren(t *testing.T) {
+	tr, ids := chain(t, "q", "a")
+	n, _ := tr.Node(ids[0])
+	n.Children[0] = "changed"
+	if again, _ := tr.Node(ids[0]); again.Children[0] != ids[1] {
+		t.Fatalf("children %v", again.Children)
+	}
+}
+
+// SPEC §3: FromLinear stamps the tree with atMs and no other time: main's
+// move is atMs too, so the file records no move of its own.
+func TestFromLinearRecordsNoTimeButItsOwn(t *testing.T) {
+	tr, err := FromLinear([]Message{msg("user", "a"), msg("assistant", "b"), msg("user", "c")}, 1000, counterIDs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(tr.Marshal()); strings.Contains(s, "moved_at_ms") || strings.Contains(s, "1001") || strings.Contains(s, "1002") {
+		t.Fatalf("a time other than 1000: %s", s)
+	}
+}
