@@ -582,3 +582,24 @@ func TestFromLinearRecordsNoTimeButItsOwn(t *testing.T) {
 		t.Fatalf("a time other than 1000: %s", s)
 	}
 }
+
+// Edit (and Regenerate) of a node whose parent is not a node fails closed and
+// adds nothing: its sibling would have a dangling parent too.
+func TestEditOfANodeWhoseParentIsNotANodeFailsClosed(t *testing.T) {
+	file := `{"format":"sessiontree","version":1,"root":"a","active_branch":"main","branches":{` +
+		`"main":{"name":"main","leaf":"a","created_at_ms":0},` +
+		`"x":{"name":"x","leaf":"c","created_at_ms":0}},"nodes":{` +
+		`"a":{"id":"a","children":[],"message":{"role":"user"},"created_at_ms":1},` +
+		`"c":{"id":"c","parent":"gone","children":[],"message":{"role":"user"},"created_at_ms":1}}}`
+	tr, err := Unmarshal([]byte(file), counterIDs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range []func(string, Message, int64) (string, error){tr.Edit, tr.Regenerate} {
+		_, err := op("c", msg("user", "again"), 2)
+		wantCode(t, err, CodeCorrupt)
+	}
+	if tr.Len() != 2 || len(tr.Branches()) != 2 || tr.ActiveBranch() != MainBranch {
+		t.Fatalf("%d nodes, branches %+v, active %q", tr.Len(), tr.Branches(), tr.ActiveBranch())
+	}
+}
