@@ -5,9 +5,10 @@ import { SessionTree } from "./sessiontree.js";
 import { $, el, openForm, toast, showError, clearError, describe } from "./dom.js";
 import { connect } from "./worker.js";
 import { hasFormats, state, loadInterchange } from "./app.js";
-import { write, mayLeave, LOAD_SLICE_MS, createConversation, openCreated, previewImport, importDone, importFailed, heldForTests } from "./conversations.js";
+import { write, mayLeave, LOAD_SLICE_MS, createConversation, openConversation, openCreated, previewImport, importDone, importFailed, heldForTests } from "./conversations.js";
 import { WINDOW } from "./chat.js";
 import { renderConversations } from "./sidebar.js";
+import { change } from "./actions.js";
 import { warmMarkdown } from "./markdown.js";
 
 const FORMATS = [
@@ -158,30 +159,96 @@ async function importFile(file, format = "auto") {
   const open = !state.busy;
   // A tree the worker read comes across as its .tree.json when its turn comes
   // (the page holds one at a time), and is freed there.
-  // A conversation whose first message one already listed has (the same
-  // export imported twice) is imported again, and the toast says so.
-  const known = new Set(state.convs.map((c) => c.root).filter(Boolean));
-  let again = 0;
   const treeOf = async (g) => {
-    let t = g.tree;
-    if (g.remote) {
-      t = SessionTree.load(await g.remote.save());
-      await g.remote.free(); // done before the worker is closed: a call pending then is refused (an unhandled rejection)
-    }
-    if (t.pathLength() && known.has(t.pathWindow(0, 1).ids[0])) again++;
+    if (!g.remote) return g.tree;
+    const t = SessionTree.load(await g.remote.save());
+    await g.remote.free(); // done before the worker is closed: a call pending then is refused (an unhandled rejection)
     return t;
+  };
+  // A conversation already listed (its first message is a listed one's: the
+  // same export imported again, or a newer export of it) is merged into that
+  // one rather than listed twice: a newer export's messages join it, what was
+  // written here since stays (a move made on both sides keeps both), and the
+  // same export imported again changes nothing.
+  const byRoot = new Map();
+  for (const c of state.convs) if (c.root && !byRoot.has(c.root)) byRoot.set(c.root, c);
+  const again = { found: 0, grew: 0, messages: 0 };
+  let first = null; // the listed conversation the file's first one went into
+  const place = async (g, options) => {
+    if (got.length > 1 && g.report.nodes === 0) {
+      // A chat of the export with no message (claude.ai lists some) is said, not listed.
+      await g.remote?.free();
+      return;
+    }
+    const t = await treeOf(g);
+    const meta = t.pathLength() ? byRoot.get(t.pathWindow(0, 1).ids[0]) : undefined;
+    if (!meta) return createConversation(t, name(g), options);
+    again.found++;
+    try {
+      const r = await mergeInto(meta, t);
+      if (r && changed(r)) {
+        again.grew++;
+        again.messages += r.nodesAdded.length;
+      }
+    } finally {
+      t.free();
+    }
+    if (g === got[0]) first = meta;
   };
   try {
     // Listed once, with the first (a list redrawn for each of 1,000 chats drew 500,500 rows).
-    for (let i = got.length - 1; i >= 1; i--) await createConversation(await treeOf(got[i]), name(got[i]), { open: false, list: false });
-    await createConversation(await treeOf(got[0]), name(got[0]), { open });
+    for (let i = got.length - 1; i >= 1; i--) await place(got[i], { open: false, list: false });
+    await place(got[0], { open });
   } finally {
     reader?.close();
   }
+  renderConversations();
+  if (first && open && state.cur?.meta !== first) await openConversation(first.id);
   state.timings.import = performance.now() - t0;
   let note = got.length > 1 ? manyNote(got, name) : got[0].note;
-  if (again) note += got.length > 1 ? ` ${again.toLocaleString("en-US")} of them ${again === 1 ? "was" : "were"} already here (the same first message): now listed twice.` : " It was already here (the same first message): now listed twice.";
-  toast(`Imported \u201c${file.name}\u201d${open ? "." : LISTED}${note}`, note.includes("problem") || again ? "warn" : "info");
+  if (again.found) note += againNote(again, got.length);
+  toast(`Imported \u201c${file.name}\u201d${open ? "." : LISTED}${note}`, note.includes("problem") ? "warn" : "info");
+}
+
+/** Whether a merge changed anything of the tree merged into. */
+function changed(r) {
+  return r.nodesAdded.length + r.labelsChanged.length + r.branchesAdded.length + r.branchesMoved.length + r.branchesDeleted.length + r.summariesChanged.length > 0;
+}
+
+/**
+ * Merges tree t into the listed conversation meta: the open one through
+ * change() (drawn and saved as any change), another opened from the store,
+ * merged, saved and closed. The merge's report, or null when the
+ * conversation went meanwhile (deleted in another tab).
+ */
+async function mergeInto(meta, t) {
+  await loadInterchange("merge", { quiet: true }); // merge() is the interchange module's
+  const cur = state.cur;
+  if (cur?.meta === meta && cur.tree) return change("Import", (tree) => tree.merge(t)) ?? null;
+  const conv = await state.store.open(meta.id);
+  if (!conv) return null;
+  try {
+    const r = conv.tree.merge(t);
+    if (changed(r)) {
+      meta.updatedAt = Date.now();
+      await Promise.all([conv.saved(), state.store.update(meta.id, { updatedAt: meta.updatedAt })]);
+    }
+    return r;
+  } finally {
+    await conv.close();
+  }
+}
+
+/** What the toast says of an import's conversations that were already listed. */
+function againNote({ found, grew, messages }, total) {
+  const n = (k) => k.toLocaleString("en-US");
+  const news = `${n(messages)} new message${messages === 1 ? "" : "s"}`;
+  if (total === 1) {
+    if (!grew) return " It was already here, as it is: nothing changed.";
+    return messages ? ` It was already here: merged into it, ${news}.` : " It was already here: merged into it (no new message: its branches or labels moved).";
+  }
+  const head = ` ${n(found)} of them ${found === 1 ? "was" : "were"} already here: merged`;
+  return grew ? `${head}, ${news} in ${n(grew)} of them.` : `${head}, nothing changed.`;
 }
 
 /** What an import of several conversations read, over all of them (each one's note said only the first's counts). */
@@ -190,7 +257,7 @@ function manyNote(got, name) {
   const plural = (n, one, many) => `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
   let note = ` ${plural(got.length, "conversation", "conversations")}, read as ${got[0].report.format}: ${plural(sum("nodes"), "message", "messages")}, ${plural(sum("branches"), "branch", "branches")}.`;
   const empty = got.filter((g) => g.report.nodes === 0).length;
-  if (empty) note += ` ${plural(empty, "conversation has", "conversations have")} no message (listed, empty).`;
+  if (empty) note += ` ${plural(empty, "conversation has", "conversations have")} no message: not listed.`;
   const notCarried = [...new Set(got.flatMap((g) => g.report.notCarried))];
   if (notCarried.length) note += ` Not carried: ${notCarried.join("; ")}.`;
   const problems = got.flatMap((g) => g.report.problems.map((p) => `\u201c${name(g).slice(0, 60)}\u201d: ${p.message}`));

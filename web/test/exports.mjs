@@ -3,8 +3,8 @@
 // in headless Chromium: every chat listed once, the sidebar drawn once rather
 // than once per chat, the import's toast counting every conversation's
 // messages and problems, not the first's, the file read in a worker, an open
-// rebuilding only the rows that changed, and a second import of it said to be
-// one. Each step fails without its fix.
+// rebuilding only the rows that changed, and a second import of it (or of a
+// newer export) merged into the chats already listed. Each step fails without its fix.
 //   node web/test/exports.mjs   (after make web-dist)
 import assert from "node:assert/strict";
 import { serveDist, launchChromium, openPage, step } from "./start.mjs";
@@ -12,7 +12,7 @@ import { serveDist, launchChromium, openPage, step } from "./start.mjs";
 const N = 120;
 
 /** A claude.ai export of N chats: chat 5 empty, every 10th with a retried reply. */
-function claudeExport() {
+function claudeExport({ newer = false } = {}) {
   const convs = [];
   let messages = 0;
   let branches = 0;
@@ -25,6 +25,11 @@ function claudeExport() {
       const text = `${k % 2 ? "Answer" : "Question"} ${k} of chat ${c}`;
       msgs.push({ uuid, text, content: [{ type: "text", text }], sender: k % 2 ? "assistant" : "human", created_at: `2026-05-02T09:${String(k).padStart(2, "0")}:00.000000Z`, parent_message_uuid: parent });
       parent = uuid;
+    }
+    if (newer && c === 7) {
+      // The newer export: chat 7 went on by one reply.
+      msgs.push({ uuid: "m-7-later", text: "A later answer", content: [{ type: "text", text: "A later answer" }], sender: "assistant", created_at: "2026-05-03T09:00:00.000000Z", parent_message_uuid: parent });
+      parent = "m-7-later";
     }
     if (c % 10 === 1) msgs.push({ uuid: `m-${c}-retry`, text: "A retry", content: [{ type: "text", text: "A retry" }], sender: "assistant", created_at: "2026-05-02T10:00:00.000000Z", parent_message_uuid: msgs[0].uuid });
     convs.push({ uuid: `c-${c}`, name: `Chat ${c} \u2014 caf\u00e9 \u{1f9ea}`, created_at: "2026-05-02T09:00:00.000000Z", updated_at: "2026-05-02T10:00:00.000000Z", chat_messages: msgs, current_leaf_message_uuid: parent });
@@ -52,17 +57,17 @@ try {
     await page.waitForSelector(".toast >> text=/^Imported/", { timeout: 60000 });
     toastText = await page.locator(".toast", { hasText: "Imported" }).first().textContent();
     await page.evaluate(() => window.sessiontreeDemo.saved());
-    assert.equal(await page.locator("#conv-list li.conv").count(), N + 1, "every chat and the blank one the page started with");
+    assert.equal(await page.locator("#conv-list li.conv").count(), N, "every chat with a message and the blank one the page started with");
     const rows = await page.evaluate(() => window.__rows);
     // Before: the list was drawn again for each chat stored (7,381 rows for 120 chats).
-    assert.ok(rows <= 3 * (N + 1), `rows added to the sidebar during the import: ${rows}`);
+    assert.ok(rows <= 3 * N, `rows added to the sidebar during the import: ${rows}`);
     assert.equal(await page.textContent("#conv-title"), `Chat 0 \u2014 caf\u00e9 \u{1f9ea}`);
   });
 
-  await step("the toast counts every conversation's messages and branches and names the empty one", async () => {
+  await step("the toast counts every conversation's messages and branches and says the empty one is not listed", async () => {
     // Before: "120 conversations. Read as claudeai: 2 messages, 1 branch." (the first chat's).
     assert.ok(toastText.includes(`${N} conversations, read as claudeai: ${file.messages} messages, ${file.branches} branches.`), toastText);
-    assert.ok(toastText.includes("1 conversation has no message (listed, empty)."), toastText);
+    assert.ok(toastText.includes("1 conversation has no message: not listed."), toastText);
     assert.ok(toastText.includes("1 problem: \u201cChat 5 \u2014 caf\u00e9 \u{1f9ea}\u201d: conversation 6 of 120: "), toastText);
   });
 
@@ -74,10 +79,10 @@ try {
   await step("after a reload every chat is still listed", async () => {
     await page.reload();
     await page.waitForSelector("body[data-ready='1']");
-    assert.equal(await page.locator("#conv-list li.conv").count(), N + 1);
+    assert.equal(await page.locator("#conv-list li.conv").count(), N);
   });
 
-  await step(`opening another of the ${N + 1} chats rebuilds the two rows that changed, not the whole list (rows added counted)`, async () => {
+  await step(`opening another of the ${N} chats rebuilds the two rows that changed, not the whole list (rows added counted)`, async () => {
     const rows = await page.evaluate(async () => {
       let added = 0;
       const list = document.getElementById("conv-list");
@@ -94,13 +99,30 @@ try {
     assert.ok(rows <= 4, `rows added to the sidebar by an open: ${rows}`);
   });
 
-  await step("the same export imported again: the toast says how many were already here (each listed twice)", async () => {
-    // Before: the same toast as the first time, 240 chats listed and nothing said.
+  await step("the same export imported again: merged into the chats already listed, none listed twice, nothing changed", async () => {
+    // Before: listed twice (240 chats), said by the toast or not at all.
     await page.setInputFiles("#file", { name: "conversations.json", mimeType: "application/json", buffer: Buffer.from(file.text) });
     await page.waitForFunction(() => [...document.querySelectorAll(".toast")].some((t) => t.textContent.includes("already here")), null, { timeout: 60000 });
     const text = await page.locator(".toast", { hasText: "already here" }).first().textContent();
-    assert.ok(text.includes(`${N - 1} of them were already here (the same first message): now listed twice.`), text);
-    assert.equal(await page.locator("#conv-list li.conv").count(), 2 * N + 1);
+    assert.ok(text.includes(`${N - 1} of them were already here: merged, nothing changed.`), text);
+    await page.evaluate(() => window.sessiontreeDemo.saved());
+    assert.equal(await page.locator("#conv-list li.conv").count(), N);
+    await page.evaluate(() => { for (const t of document.querySelectorAll(".toast")) t.remove(); });
+  });
+
+  await step("a newer export: a chat's new reply joins that chat, nothing is listed twice, and it stays after a reload", async () => {
+    const newer = claudeExport({ newer: true });
+    await page.setInputFiles("#file", { name: "conversations.json", mimeType: "application/json", buffer: Buffer.from(newer.text) });
+    await page.waitForFunction(() => [...document.querySelectorAll(".toast")].some((t) => t.textContent.includes("already here")), null, { timeout: 60000 });
+    const text = await page.locator(".toast", { hasText: "already here" }).first().textContent();
+    assert.ok(text.includes(`${N - 1} of them were already here: merged, 1 new message in 1 of them.`), text);
+    await page.evaluate(() => window.sessiontreeDemo.saved());
+    await page.reload();
+    await page.waitForSelector("body[data-ready='1']");
+    assert.equal(await page.locator("#conv-list li.conv").count(), N);
+    await page.locator("#conv-list li.conv", { hasText: "Chat 7 \u2014" }).locator(".conv-open").click();
+    await page.waitForFunction(() => document.getElementById("conv-title")?.textContent.startsWith("Chat 7 \u2014") && window.sessiontreeDemo.tree);
+    await page.waitForFunction(() => document.getElementById("messages").textContent.includes("A later answer"), null, { timeout: 10000 });
   });
 
   assert.deepEqual(errors, [], "errors on the page");
