@@ -1,3 +1,5 @@
+//go:build !js || stock
+
 package edge
 
 import (
