@@ -92,6 +92,10 @@ func (h *Handler) changes(q *request, id string) *apiError {
 		if err != nil {
 			return storeError(id, err)
 		}
+		if !kept && since == 0 {
+			// A tree's create is no change of it: a client that holds nothing reads the tree.
+			return errf(statusGone, "gone", "version 0 is before the tree was made, and its create is not kept as a change; read the tree instead")
+		}
 		if !kept {
 			return errf(statusGone, "gone", "the changes since version "+strconv.FormatInt(since, 10)+
 				" are no longer all kept (the last "+itoa(KeepChanges)+" are, within as many bytes as the tree takes); read the tree instead")
