@@ -179,7 +179,11 @@ func TestHoldsOneAfterAnotherKeepTheLimitNearTheCap(t *testing.T) {
 		peak = max(peak, l)
 	}
 	sink = nil
-	if peak > Cap+Cap/2+overhead() {
+	// Twice the cap: a cycle that marks while the loop allocates counts what
+	// it allocates meanwhile as live (on a busy machine under -race, 53 MB
+	// once under a cap of 32), where the fault this guards against rose
+	// with every release, past five times the cap.
+	if peak > 2*Cap+overhead() {
 		t.Fatalf("the limit reached %d MB over 40 busy holds under a cap of %d MB", peak>>20, Cap>>20)
 	}
 }
