@@ -167,11 +167,23 @@ export function openForm({ title, fields, ok = "OK", danger = false, check }) {
 /** A short notice at the bottom of the page. */
 export function toast(text, kind = "info") {
   const box = document.getElementById("toasts");
-  const t = el(`div.toast.${kind}`, { role: "status" }, text);
+  // Up for as long as it takes to read (an import's report of many chats went
+  // after 2.8 s, kept nowhere): ~55 ms a character, 2.8 to 20 s; a long one has
+  // a × to go sooner, and waits while the pointer or the focus is on it.
+  const long = text.length > 120;
+  const close = long ? el("button.ghost.toast-close", { type: "button", "aria-label": "Dismiss", onclick: () => t.remove() }, "\u00d7") : null;
+  const t = el(`div.toast.${kind}${long ? ".long" : ""}`, { role: "status" }, ...[el("span", null, text), close].filter(Boolean));
   box.append(t);
   while (box.children.length > 3) box.firstElementChild.remove();
-  setTimeout(() => t.classList.add("out"), 2800);
-  setTimeout(() => t.remove(), 3300);
+  let left = Math.min(20000, Math.max(2800, text.length * 55));
+  const tick = () => {
+    if (!t.isConnected) return;
+    if (t.matches(":hover, :focus-within")) return setTimeout(tick, 500);
+    if ((left -= 500) > 0) return setTimeout(tick, 500);
+    t.classList.add("out");
+    setTimeout(() => t.remove(), 500);
+  };
+  setTimeout(tick, 500);
 }
 
 /**

@@ -182,7 +182,8 @@ async function importFile(file, format = "auto") {
     }
     const t = await treeOf(g);
     const meta = t.pathLength() ? byRoot.get(t.pathWindow(0, 1).ids[0]) : undefined;
-    if (!meta) return createConversation(t, name(g), options);
+    // The open one while a reply streams into it is not merged into: listed on its own.
+    if (!meta || (state.busy && state.cur?.meta === meta)) return createConversation(t, name(g), options);
     again.found++;
     try {
       const r = await mergeInto(meta, t);

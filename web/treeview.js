@@ -16,7 +16,7 @@ const GAP_Y = 40; // room for branch names under a box
 const MIN_K = 0.002;
 const MAX_K = 2.5;
 
-const ROLE = { user: "You", assistant: "AI", system: "System", tool: "Tool" };
+const ROLE = { user: "You", assistant: "Assistant", system: "System", tool: "Tool" };
 
 /** The most boxes one layout reads (t.subtree's limit); a bigger tree shows its first ones and says so. */
 export const MAX_BOXES = 50000;
@@ -50,7 +50,8 @@ function buildBoxes(entries) {
 
 /** What a box says of entry e: its role, text, label and the branches ending there. */
 function boxWords(e) {
-  return { role: e.role || "?", text: e.preview === "" ? "(no text)" : e.preview, label: e.label, names: e.branches.length ? e.branches : undefined };
+  // As words, not Markdown: a box and its tooltip showed "# Plan … **bold**".
+  return { role: e.role || "?", text: (e.preview && plainText(e.preview)) || "(no text)", label: e.label, names: e.branches.length ? e.branches : undefined };
 }
 
 /**
@@ -371,7 +372,7 @@ export class TreeView {
         if (!this.#visible(next)) this.centerOn(next);
         this.redraw();
         // The box's words, not its Markdown's marks ("# Plan … **bold**"), for a screen reader.
-        c.setAttribute("aria-label", `Tree: ${next.role} message, ${plainText(next.text)}${next.label ? ` (label ${next.label})` : ""}. Enter opens it; arrows move; Shift+arrows pan.`);
+        c.setAttribute("aria-label", `Tree: ${next.role} message, ${next.text}${next.label ? ` (label ${next.label})` : ""}. Enter opens it; arrows move; Shift+arrows pan.`);
         e.preventDefault();
       } else if ((e.key === "Enter" || e.key === " ") && this.hovered) {
         this.onPick(this.hovered.last);

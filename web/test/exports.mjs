@@ -71,6 +71,15 @@ try {
     assert.ok(toastText.includes("1 problem: \u201cChat 5 \u2014 caf\u00e9 \u{1f9ea}\u201d: conversation 6 of 120: "), toastText);
   });
 
+  await step("the report stays up while it is read (a long one past 2.8 s, until its \u00d7)", async () => {
+    // Before: every toast went after 2.8 s, an import's report of 120 chats too, kept nowhere.
+    const report = page.locator(".toast", { hasText: "120 conversations" });
+    await page.waitForTimeout(4000);
+    assert.equal(await report.count(), 1, "the report 4 s after the import");
+    await report.getByRole("button", { name: "Dismiss" }).click();
+    assert.equal(await report.count(), 0, "the report after its \u00d7");
+  });
+
   await step("the file is read in a worker, not on the page: the page's module never ran importAll (its interchange module is not loaded)", async () => {
     // Before: importAll ran on the page, one task as long as the file (3.2 s for 34 MB).
     assert.equal(await page.evaluate(async () => (await import("./sessiontree.js")).memoryUsage().interchange), 0);

@@ -617,6 +617,12 @@ try {
     await page.keyboard.press("ArrowDown");
     const label = await page.getAttribute("#treepane canvas", "aria-label");
     assert.match(label, /^Tree: assistant message, Plan Here is bold text/, label);
+    // The box's tooltip too (it showed "AI: # Plan Here is **bold** text").
+    const leaf = await demo(() => { const t = window.sessiontreeDemo.tree; return t.pathWindow(t.pathLength() - 1, t.pathLength()).ids[0]; });
+    const p = await demo((id) => window.sessiontreeDemo.treeView.pointOf(id), leaf);
+    await page.mouse.move(p.x + 30, p.y);
+    const tip = await page.textContent("#treepane .tree-tip");
+    assert.match(tip, /^Assistant: Plan Here is bold text/, tip);
     await page.check("#tree-compact");
     await page.click("#btn-tree");
   });
