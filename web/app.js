@@ -137,7 +137,7 @@ function wire() {
   wireImportExport();
   wireTree();
   // Keyboard: Ctrl+Shift+O new chat, Shift+Esc or "/" the composer, Esc closes
-  // the sidebar's drawer (back to its button) or stops a reply, ArrowUp in an empty composer edits the last message, Alt+←/→ on a
+  // the tree view or the sidebar's drawer (back to its button) or stops a reply, ArrowUp in an empty composer edits the last message, Alt+←/→ on a
   // focused message switches its alternatives.
   document.addEventListener("keydown", (e) => {
     if ($("dialog").open) return;
@@ -149,6 +149,11 @@ function wire() {
     } else if ((e.key === "Escape" && e.shiftKey) || (e.key === "/" && !typing)) {
       e.preventDefault();
       $("input").focus();
+    } else if (e.key === "Escape" && state.treeOpen && e.target.closest?.("#treepane")) {
+      // Esc in the tree view closes it, back to its button (as the drawer).
+      e.preventDefault();
+      $("btn-tree").click();
+      $("btn-tree").focus();
     } else if (e.key === "Escape" && drawerOpen()) {
       e.preventDefault();
       setDrawer(false);

@@ -181,6 +181,8 @@ function markdown(text) {
   const frag = DOMPurify.sanitize(md.render(text), PURIFY);
   // The newlines between blocks are not text of the message.
   for (const n of [...frag.childNodes]) if (n.nodeType === Node.TEXT_NODE && n.textContent.trim() === "") n.remove();
+  // A heading with no words ("# ", as a reply streams one) is no heading to a screen reader's list.
+  for (const h of frag.querySelectorAll("h1, h2, h3, h4, h5, h6")) if (h.textContent.trim() === "") h.remove();
   for (const pre of frag.querySelectorAll("pre")) {
     const code = pre.querySelector("code");
     const lang = (code?.className.match(/language-([\w+#.-]+)/) ?? [])[1] ?? "";

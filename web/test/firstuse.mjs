@@ -624,7 +624,13 @@ try {
     const tip = await page.textContent("#treepane .tree-tip");
     assert.match(tip, /^Assistant: Plan Here is bold text/, tip);
     await page.check("#tree-compact");
-    await page.click("#btn-tree");
+    // Esc in the tree view closes it, back to its button (it stayed open).
+    await page.focus("#treepane canvas");
+    await page.keyboard.press("Escape");
+    assert.equal(await page.isVisible("#treepane canvas"), false, "the tree view after Esc");
+    assert.equal(await demo(() => document.activeElement?.id), "btn-tree");
+    // A heading with no words yet (a reply streaming "# ") is not drawn as an empty heading.
+    assert.equal(await demo(async () => { const { renderMarkdown } = await import("./markdown.js"); const f = renderMarkdown("# \n\nText"); return f.querySelectorAll("h1").length; }), 0);
   });
 
   await step("a new reply is announced once, as words: not its Markdown's marks (“# Plan … **bold** … [link](https://…) | a | b |”)", async () => {
