@@ -187,7 +187,7 @@ async function importFile(file, format = "auto") {
     again.found++;
     try {
       const r = await mergeInto(meta, t);
-      if (r && changed(r)) {
+      if (r) {
         again.grew++;
         again.messages += r.nodesAdded.length;
       }
@@ -211,29 +211,29 @@ async function importFile(file, format = "auto") {
   toast(`Imported \u201c${file.name}\u201d${open ? "." : LISTED}${note}`, note.includes("problem") ? "warn" : "info");
 }
 
-/** Whether a merge changed anything of the tree merged into. */
-function changed(r) {
-  return r.nodesAdded.length + r.labelsChanged.length + r.branchesAdded.length + r.branchesMoved.length + r.branchesDeleted.length + r.summariesChanged.length > 0;
-}
-
 /**
  * Merges tree t into the listed conversation meta: the open one through
  * change() (drawn and saved as any change), another opened from the store,
- * merged, saved and closed. The merge's report, or null when the
- * conversation went meanwhile (deleted in another tab).
+ * merged, saved and closed. The merge's report when it changed the tree (its
+ * version moved), else null (nothing new, or the conversation went meanwhile:
+ * deleted in another tab).
  */
 async function mergeInto(meta, t) {
   await loadInterchange("merge", { quiet: true }); // merge() is the interchange module's
   const cur = state.cur;
-  if (cur?.meta === meta && cur.tree) return change("Import", (tree) => tree.merge(t)) ?? null;
+  if (cur?.meta === meta && cur.tree) {
+    const v = cur.tree.version;
+    const r = change("Import", (tree) => tree.merge(t));
+    return r && cur.tree.version !== v ? r : null;
+  }
   const conv = await state.store.open(meta.id);
   if (!conv) return null;
   try {
+    const v = conv.tree.version;
     const r = conv.tree.merge(t);
-    if (changed(r)) {
-      meta.updatedAt = Date.now();
-      await Promise.all([conv.saved(), state.store.update(meta.id, { updatedAt: meta.updatedAt })]);
-    }
+    if (conv.tree.version === v) return null;
+    meta.updatedAt = Date.now();
+    await Promise.all([conv.saved(), state.store.update(meta.id, { updatedAt: meta.updatedAt })]);
     return r;
   } finally {
     await conv.close();
