@@ -362,7 +362,7 @@ export interface InitOptions { full?: boolean; }
  * - Lean (the default): with no argument it finds `sessiontree.wasm` next to
  *   this module (fetch in browsers and workers, the file system in Node).
  *   Every tree method but merge, import, export and projectFor (and the
- *   statics importAll, mergeJSON and deltaParts), which need
+ *   statics importAll, importEach, mergeJSON and deltaParts), which need
  *   `initInterchange()` (a second, stateless module loaded on first use).
  * - Full: `init({ full: true })` finds `sessiontree-interchange.wasm` there
  *   instead. Every tree method, and `t.merge` (in place), `SessionTree.import`,
@@ -385,7 +385,7 @@ export function init(source?: string | URL | ArrayBuffer | ArrayBufferView | Res
  * Loads and starts the interchange module, `sessiontree-interchange.wasm`: the
  * converters of other tools' chat files (import, export), merge and
  * projectFor, kept out of the main module so that it stays small and starts
- * fast. Call it once before `SessionTree.import`, `importAll`, `mergeJSON`,
+ * fast. Call it once before `SessionTree.import`, `importAll`, `importEach`, `mergeJSON`,
  * `deltaParts`, `t.export`, `t.merge` or `t.projectFor` (before, they throw a
  * SessionTreeError `invalid_input` saying so); a second call is a no-op. It takes the same sources as init, and with no argument
  * finds the file next to this module (the `workerd` entry passes the bundled
@@ -537,6 +537,17 @@ export class SessionTree implements Disposable {
    * `await initInterchange()` once before.
    */
   static importAll(text: string | ArrayBuffer | ArrayBufferView, format?: string): ImportedConversation[];
+  /**
+   * `importAll` a conversation at a time: the file is read as the iterator is
+   * asked for its next conversation, so that the module holds the file and
+   * one conversation, never the trees of them all (what a whole data export
+   * needs: a 345 MB ChatGPT export holds 2,001). Each tree is the caller's
+   * to keep or free. Its arguments are checked at the call; the file is read
+   * at the first `next()`, which throws what `importAll` would (a file no
+   * format reads). Stopping early (`break`, `return()`) gives the rest up.
+   * Needs the full module or `await initInterchange()` once before.
+   */
+  static importEach(text: string | ArrayBuffer | ArrayBufferView, format?: string): Generator<ImportedConversation, void, undefined>;
   /** The tree in another format (chatgpt, openwebui, librechat, claudecode, pi, codex, claudeai, sillytavern, openai, ai-sdk, assistant-ui or markdown; `save()` writes the .tree.json), as text. Needs the full module or `await initInterchange()` once before. */
   export(format: string): string;
   /**

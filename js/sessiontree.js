@@ -252,6 +252,7 @@ async function startInterchange(source) {
     throw new SessionTreeError("invalid_input", "initInterchange: this module is not sessiontree-interchange.wasm (no import/export/merge); pass that file, or build it with make build");
   }
   f.importAll = names.indexOf("importAll");
+  for (const key of ["importBegin", "importNext", "importEnd"]) f[key] = names.indexOf(key);
   f.deltaParts = names.indexOf("deltaParts");
   // The helper's copies of the lean module's trees, which t.projectFor keeps
   // up to date with the rows helperRows gives (wasm/internal/treecalls rows.go).
@@ -338,7 +339,7 @@ const M = {
 // (in place), importTree and exportTree (on live trees), projectTree (a live
 // tree as a model API request, core/provider), importAllTrees (the
 // conversations of one file as live trees).
-const F = { merge: -1, mergeTree: -1, importTree: -1, exportTree: -1, projectTree: -1, importAllTrees: -1, deltaParts: -1 };
+const F = { merge: -1, mergeTree: -1, importTree: -1, exportTree: -1, projectTree: -1, importAllTrees: -1, deltaParts: -1, importBegin: -1, importNext: -1, importEnd: -1 };
 
 const NO_ARGS = [];
 const encoder = new TextEncoder();
@@ -1267,6 +1268,17 @@ const copies = new FinalizationRegistry((handle) => {
     try { interCall(inter, inter.free, NO_ARGS, handle); } catch { /* the helper stays usable */ }
   }
 });
+// An importEach given up (its iterator's return(), or dropped half-way): the
+// module's import ended, its buffer let go.
+function giveUp(full, f, num) {
+  try {
+    if (!full) interCall(f, f.importEnd, [num]);
+    else if (wasm === full) mainBytes(F.importEnd, 0, [num]);
+  } catch { /* the module stays usable */ }
+}
+const ends = new FinalizationRegistry(({ full, f, state }) => {
+  if (state.num) giveUp(full, f, state.num);
+});
 const dispose = Symbol.dispose ?? Symbol.for("Symbol.dispose");
 // mergeOptions checks merge's options and spells them as the module reads them
 // (wasm/internal/fullcalls mergeOptions): the names of the flags set, by commas.
@@ -1492,6 +1504,69 @@ export class SessionTree {
       out.push({ title, tree: full ? SessionTree.#adopt(decoder.decode(t)) : SessionTree.load(t), report });
     }
     return out;
+  }
+
+  /**
+   * importAll a conversation at a time: an iterator of `{ title, tree, report }`
+   * that reads the next conversation of the file only when asked for it, so
+   * that the module holds the file and one conversation, not the trees of
+   * them all (a 345 MB ChatGPT export's 2,001, read by importAll, took GBs).
+   * Each tree is the caller's to keep or free. Stopping early (`break`, or
+   * `return()`) gives the rest up; an error is thrown where it is met (a file
+   * no format reads: at the first). Needs the full module or
+   * `await initInterchange()` first.
+   */
+  static importEach(text, format = "auto") {
+    need();
+    const full = fullModule();
+    const f = full ? null : needInterchange("SessionTree.importEach");
+    if (!full && f.importBegin < 0) {
+      throw new SessionTreeError("invalid_input", "SessionTree.importEach: this interchange module has no importEach; rebuild it with make build");
+    }
+    str("format", format);
+    let bytes = importText(text);
+    if (typeof bytes === "string") bytes = encoder.encode(bytes);
+    if (bytes.length > MAX_INPUT) throw new SessionTreeError("too_large", `the input is ${bytes.length} bytes; the limit is ${MAX_INPUT}`);
+    // importBegin's buffer, the file copied there once; then importNext's
+    // answers, each a conversation framed as importAll frames one, and
+    // nothing at the end (wasm/internal/fullcalls importeach.go).
+    const call = full
+      ? (name, args) => mainBytes(F[name], 0, args)
+      : (name, args) => interCall(f, f[name], args);
+    const memory = () => (full ? view(wasm) : new Uint8Array(f.memory.buffer));
+    const state = { num: "" };
+    function* conversations() {
+      const [num, at] = decoder.decode(call("importBegin", [format, String(bytes.length), full ? "trees" : "files"])).split(" ");
+      state.num = num;
+      try {
+        memory().set(bytes, Number(at));
+        bytes = null; // the module has them
+        for (;;) {
+          const res = call("importNext", [num]);
+          if (res.length === 0) {
+            state.num = "";
+            return;
+          }
+          const u32 = (i) => res[i] | (res[i + 1] << 8) | (res[i + 2] << 16) | (res[i + 3] << 24);
+          let off = 0;
+          const field = () => {
+            const n = u32(off);
+            const b = res.subarray(off + 4, off + 4 + n);
+            off += 4 + n;
+            return b;
+          };
+          const title = decoder.decode(field());
+          const report = JSON.parse(decoder.decode(field()));
+          const t = field();
+          yield { title, tree: full ? SessionTree.#adopt(decoder.decode(t)) : SessionTree.load(t), report };
+        }
+      } finally {
+        if (state.num) giveUp(full, f, state.num); // given up, or failed (an import importNext ended is already over: a no-op)
+      }
+    }
+    const it = conversations();
+    ends.register(it, { full, f, state }, it);
+    return it;
   }
 
   /** The tree in another format (see sessiontree.d.ts), as text. Needs the full module or `await initInterchange()` first. */

@@ -6,6 +6,7 @@ import { init, initInterchange, memoryUsage, SessionTree, SessionTreeError } fro
 
 const trees = new Map(); // number → SessionTree
 const watching = new Map(); // number → the function that stops posting its change events
+const importing = new Map(); // number → an importEach's iterator, between its steps
 let next = 0;
 
 // The static methods of SessionTree, every one (a list of some once left
@@ -93,6 +94,36 @@ async function run({ kind, name, handle, args: list, trees: marked }) {
     }
     case "new":
       return out(new SessionTree());
+    // SessionTree.importEach a step a request (js/worker.js): a Blob or File
+    // is read here, so the page never holds the file's bytes.
+    case "importEach": {
+      const [source, format] = list;
+      const bytes = typeof Blob === "function" && source instanceof Blob ? new Uint8Array(await source.arrayBuffer()) : source;
+      const it = SessionTree.importEach(bytes, format);
+      next++;
+      importing.set(next, it);
+      return { value: next };
+    }
+    case "importNext": {
+      const it = importing.get(list[0]);
+      if (!it) throw new SessionTreeError("invalid_input", "this importEach is over");
+      let step;
+      try {
+        step = it.next();
+      } catch (e) {
+        importing.delete(list[0]);
+        throw e;
+      }
+      if (step.done) {
+        importing.delete(list[0]);
+        return { value: null };
+      }
+      return out(step.value);
+    }
+    case "importEnd":
+      importing.get(list[0])?.return();
+      importing.delete(list[0]);
+      return {};
   }
   throw new SessionTreeError("invalid_input", `unknown request ${kind}`);
 }

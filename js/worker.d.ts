@@ -34,7 +34,7 @@ type Lift<R> = R extends SessionTree ? AsyncSessionTree
  */
 export type AsyncSessionTree = Async<Omit<SessionTree, "summarizeBranchWith" | "saveWith" | typeof Symbol.dispose>>;
 
-/** The static side: SessionTree.load, loadFrom (a Blob or File is read in the worker), fromLinear, fromRows, fileFromRows (refused by the worker before), import, importAll, mergeJSON, deltaParts. */
+/** The static side: SessionTree.load, loadFrom (a Blob or File is read in the worker), fromLinear, fromRows, fileFromRows (refused by the worker before), import, importAll, importEach, mergeJSON, deltaParts. */
 export interface AsyncSessionTreeStatics {
   /** `options.keepDuplicateKeys` as for SessionTree.load. */
   load(json: string | ArrayBuffer | ArrayBufferView, options?: Parameters<typeof SessionTree.load>[1]): Promise<AsyncSessionTree>;
@@ -46,6 +46,14 @@ export interface AsyncSessionTreeStatics {
   import(text: string | ArrayBuffer | ArrayBufferView, format?: string): Promise<{ tree: AsyncSessionTree; report: ReturnType<typeof SessionTree.import>["report"] }>;
   /** One entry per conversation of the file, its tree held by the worker. */
   importAll(text: string | ArrayBuffer | ArrayBufferView, format?: string): Promise<{ title: string; tree: AsyncSessionTree; report: ImportReport }[]>;
+  /**
+   * SessionTree.importEach in the worker: `for await (const c of st.SessionTree.importEach(file))`.
+   * A Blob or File is read in the worker (the page never holds its bytes);
+   * each step is a request, so the worker holds the file and the conversation
+   * asked for (free each tree once done with it). Errors, its arguments'
+   * too, come at the first step; `break` gives the rest up.
+   */
+  importEach(source: string | ArrayBuffer | ArrayBufferView | Blob, format?: string): AsyncGenerator<{ title: string; tree: AsyncSessionTree; report: ImportReport }, void, undefined>;
   mergeJSON(ours: string | ArrayBuffer | ArrayBufferView, theirs: string | ArrayBuffer | ArrayBufferView): ReturnType<typeof SessionTree.mergeJSON> extends infer R ? Promise<R> : never;
   deltaParts(file: string | ArrayBuffer | ArrayBufferView, bytes: number): Promise<string[]>;
 }

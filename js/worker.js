@@ -169,6 +169,32 @@ export async function connect(source, options = {}) {
     return call({ kind: "static", name: "loadFrom" }, [source, ...rest], moved);
   };
 
+  // importEach's iterator cannot cross: its steps do, a request each, so the
+  // worker holds one conversation at a time (and a Blob or File is read
+  // there). Asked for no more (break), the rest is given up.
+  SessionTree.importEach = async function* importEach(source, format = "auto") {
+    const n = await request({ kind: "importEach", args: [source, format] });
+    let over = false;
+    try {
+      for (;;) {
+        let c;
+        try {
+          c = await request({ kind: "importNext", args: [n] });
+        } catch (e) {
+          over = true; // the worker ended it
+          throw e;
+        }
+        if (c === null) {
+          over = true;
+          return;
+        }
+        yield c;
+      }
+    } finally {
+      if (!over && !closed) request({ kind: "importEnd", args: [n] }).catch(() => {});
+    }
+  };
+
   try {
     await request({ kind: "init", args: [where(source)] });
   } catch (e) {

@@ -344,12 +344,14 @@ function sendQueued(cur) {
 // under the 50 ms of a long task, a slice ending at the module's next yield point.
 export const LOAD_SLICE_MS = 20;
 
-export async function createConversation(tree, title, { open = true, list = true } = {}) {
+/** Stores tree as a new conversation and lists it (and opens it, unless open is false); its meta, or undefined when it was not made (a reply on its way, or the open chat's changes kept). */
+export async function createConversation(tree, title, { open = true, list = true, at = Date.now() } = {}) {
   if (open && (waitingForReply() || (state.unsaved && !(await mayLeave())))) {
     tree.free();
     return;
   }
-  const meta = { id: newId(), title: title ?? titleFrom(tree), autoTitle: title === undefined, createdAt: Date.now(), updatedAt: Date.now() };
+  // at: its time in the list (newest first; an import of many gives each its place in the file)
+  const meta = { id: newId(), title: title ?? titleFrom(tree), autoTitle: title === undefined, createdAt: at, updatedAt: at };
   meta.root = tree.pathLength() ? tree.pathWindow(0, 1).ids[0] : null;
   const t1 = performance.now();
   // Written in the background ("Saving…"): the conversation shows at once.
@@ -359,9 +361,10 @@ export async function createConversation(tree, title, { open = true, list = true
   if (!open) {
     conv.close();
     if (list) renderConversations(); // else the caller lists them once (an import of many)
-    return;
+    return meta;
   }
   openCreated(meta, conv, true);
+  return meta;
 }
 
 /** Whether a conversation has no message and no system prompt of its own: a "+ New chat" reuses it. */

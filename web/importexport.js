@@ -38,8 +38,10 @@ const LISTED = ": it is in the list, not opened while the reply is on its way.";
 async function importFile(file, format = "auto") {
   if (state.unsaved && !(await mayLeave())) return; // an import opens what it reads in place of the open chat
   const t0 = performance.now();
-  let got = []; // [{ title, tree, note }], or { title, remote, note, report }: a tree in reader, the worker that read the file
-  let reader = null;
+  let got = []; // [{ title, tree, note }]: a .tree.json read on the page
+  let reader = null; // the worker that reads another tool's file
+  let each = null; // its conversations, a step each (importEach)
+  let ahead = []; // the first two: whether the file holds more than one decides their names
   try {
     const head = new Uint8Array(await file.slice(0, 64).arrayBuffer());
     const isTree = (format === "auto" && looksLikeTreeFile(head)) || format === "sessiontree" || !hasFormats;
@@ -114,20 +116,22 @@ async function importFile(file, format = "auto") {
       // Read in a worker of its own (sessiontree/worker), stopped once every
       // conversation has come across: on the page, importAll was one task as
       // long as the file (3.2 s for a 34 MB claude.ai export, ~35 s for a
-      // 345 MB ChatGPT one), the page frozen throughout.
-      const bytes = new Uint8Array(await file.arrayBuffer());
+      // 345 MB ChatGPT one), the page frozen throughout. The worker is
+      // handed the File, not its bytes, and reads one conversation (a chat of
+      // a ChatGPT conversations.json) each time the page asks for the next:
+      // importAll held every one at once, in the worker and then on the page
+      // (+5.7 GB for the browser with a 345 MB export).
       reader = await connect(new URL("./sessiontree.wasm", import.meta.url));
       await reader.initInterchange(new URL("./sessiontree-interchange.wasm", import.meta.url));
-      // One conversation per chat of the file (a ChatGPT conversations.json holds many), each with its title.
-      for (const c of await reader.SessionTree.importAll(bytes, format)) {
-        const r = c.report;
-        let note = ` Read as ${r.format}: ${r.nodes} message${r.nodes === 1 ? "" : "s"}, ${r.branches} branch${r.branches === 1 ? "" : "es"}.`;
-        if (r.notCarried.length) note += ` Not carried: ${r.notCarried.join("; ")}.`;
-        if (r.problems.length) note += ` ${r.problems.length} problem${r.problems.length === 1 ? "" : "s"}: ${r.problems.slice(0, 2).map((p) => p.message).join("; ")}.`;
-        got.push({ title: c.title, remote: c.tree, note, report: r });
+      each = reader.SessionTree.importEach(file, format);
+      for (let i = 0; i < 2; i++) {
+        const step = await each.next(); // the first: a file no format reads fails here
+        if (step.done) break;
+        ahead.push(step.value);
       }
     }
   } catch (e) {
+    for (const c of ahead) c.tree.free().catch(() => {});
     reader?.close();
     for (const g of got) g.tree?.free();
     // A file no format could be: said as it is, not offered as one to pick.
@@ -153,18 +157,11 @@ async function importFile(file, format = "auto") {
   }
   clearError();
   const base = file.name.replace(/\.(tree\.json|jsonl|json|md)$/i, "") || "Imported";
-  const name = (g) => (g.title.trim() !== "" && got.length > 1 ? g.title.trim() : base);
+  const many = got.length > 1 || ahead.length > 1;
+  const name = (g) => (g.title.trim() !== "" && many ? g.title.trim() : base);
   // The file's first conversation ends on top and open (only listed while a reply
-  // is on its way: the chat stays on it); the others are listed.
+  // is on its way: the chat stays on it); the others are listed, in the file's order.
   const open = !state.busy;
-  // A tree the worker read comes across as its .tree.json when its turn comes
-  // (the page holds one at a time), and is freed there.
-  const treeOf = async (g) => {
-    if (!g.remote) return g.tree;
-    const t = SessionTree.load(await g.remote.save());
-    await g.remote.free(); // done before the worker is closed: a call pending then is refused (an unhandled rejection)
-    return t;
-  };
   // A conversation already listed (its first message is a listed one's: the
   // same export imported again, or a newer export of it) is merged into that
   // one rather than listed twice: a newer export's messages join it, what was
@@ -173,17 +170,24 @@ async function importFile(file, format = "auto") {
   const byRoot = new Map();
   for (const c of state.convs) if (c.root && !byRoot.has(c.root)) byRoot.set(c.root, c);
   const again = { found: 0, grew: 0, messages: 0 };
-  let first = null; // the listed conversation the file's first one went into
-  const place = async (g, options) => {
-    if (got.length > 1 && g.report.nodes === 0) {
+  let first = null; // the listed conversation the file's first one went into (merged, or made)
+  const at = Date.now(); // the i-th conversation's place in the list: at - i
+  let read = 0;
+  let failure = null;
+  const place = async (t, g, i) => {
+    if (many && g.report.nodes === 0) {
       // A chat of the export with no message (claude.ai lists some) is said, not listed.
-      await g.remote?.free();
+      t.free();
       return;
     }
-    const t = await treeOf(g);
     const meta = t.pathLength() ? byRoot.get(t.pathWindow(0, 1).ids[0]) : undefined;
     // The open one while a reply streams into it is not merged into: listed on its own.
-    if (!meta || (state.busy && state.cur?.meta === meta)) return createConversation(t, name(g), options);
+    if (!meta || (state.busy && state.cur?.meta === meta)) {
+      // One conversation is opened as it is made; of many, the first once every one is in.
+      const made = await createConversation(t, name(g), many ? { open: false, list: false, at: at - i } : { open });
+      if (i === 0 && many) first = made;
+      return;
+    }
     again.found++;
     try {
       const r = await mergeInto(meta, t);
@@ -194,21 +198,61 @@ async function importFile(file, format = "auto") {
     } finally {
       t.free();
     }
-    if (g === got[0]) first = meta;
+    if (i === 0) first = meta;
   };
   try {
-    // Listed once, with the first (a list redrawn for each of 1,000 chats drew 500,500 rows).
-    for (let i = got.length - 1; i >= 1; i--) await place(got[i], { open: false, list: false });
-    await place(got[0], { open });
+    if (!each) {
+      const g = got[0];
+      await place(g.tree, g, 0);
+    } else {
+      // A tree the worker read comes across as its .tree.json when its turn
+      // comes and is freed there: the page and the worker each hold one.
+      for (let i = 0; ; i++) {
+        let c = ahead.shift();
+        if (!c) {
+          let step;
+          try {
+            step = await each.next();
+          } catch (e) {
+            failure = e; // what was read before it stays
+            break;
+          }
+          if (step.done) break;
+          c = step.value;
+        }
+        const t = SessionTree.load(await c.tree.save());
+        await c.tree.free(); // done before the worker is closed: a call pending then is refused (an unhandled rejection)
+        const g = { title: c.title, report: c.report, note: noteOf(c.report) };
+        got.push(g);
+        read++;
+        await place(t, g, i);
+      }
+    }
   } finally {
+    for (const c of ahead) c.tree.free().catch(() => {});
     reader?.close();
   }
+  // Listed once, in the file's order (a list redrawn for each of 1,000 chats drew 500,500 rows).
+  if (many) state.convs.sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0));
   renderConversations();
   if (first && open && state.cur?.meta !== first) await openConversation(first.id);
   state.timings.import = performance.now() - t0;
-  let note = got.length > 1 ? manyNote(got, name) : got[0].note;
+  if (got.length === 0) {
+    showError(`Could not import \u201c${file.name}\u201d: ${describe(failure)}. Nothing was changed.`);
+    return;
+  }
+  let note = many ? manyNote(got, name) : got[0].note;
   if (again.found) note += againNote(again, got.length);
-  toast(`Imported \u201c${file.name}\u201d${open ? "." : LISTED}${note}`, note.includes("problem") ? "warn" : "info");
+  if (failure) note += ` Reading the file stopped after ${read.toLocaleString("en-US")} conversation${read === 1 ? "" : "s"}, which are kept: ${describe(failure)}.`;
+  toast(`Imported \u201c${file.name}\u201d${open ? "." : LISTED}${note}`, note.includes("problem") || failure ? "warn" : "info");
+}
+
+/** What the toast says of one conversation's import. */
+function noteOf(r) {
+  let note = ` Read as ${r.format}: ${r.nodes} message${r.nodes === 1 ? "" : "s"}, ${r.branches} branch${r.branches === 1 ? "" : "es"}.`;
+  if (r.notCarried.length) note += ` Not carried: ${r.notCarried.join("; ")}.`;
+  if (r.problems.length) note += ` ${r.problems.length} problem${r.problems.length === 1 ? "" : "s"}: ${r.problems.slice(0, 2).map((p) => p.message).join("; ")}.`;
+  return note;
 }
 
 /**

@@ -55,3 +55,45 @@ test("importAll of a file of no known format throws invalid_input naming the for
   assert.equal(err.code, "invalid_input");
   assert.ok(/cannot tell the format.*chatgpt, openwebui, librechat/.test(err.message), err.message);
 });
+
+// importEach: the same conversations as importAll, read one at a time as the
+// iterator is asked for them; stopped early, the rest is given up.
+test("importEach gives importAll's conversations one at a time, each tree the caller's", () => {
+  const convs = [];
+  for (let i = 0; i < 5; i++) convs.push(conversation(`c${i}`, `Chat ${i}`, [["user", `q${i}`], ["assistant", `a${i}`]]));
+  const file = JSON.stringify(convs);
+  const all = SessionTree.importAll(file);
+  const it = SessionTree.importEach(new TextEncoder().encode(file), "chatgpt");
+  let n = 0;
+  for (const c of it) {
+    try {
+      assert.equal(c.title, all[n].title);
+      assert.deepEqual(c.report, all[n].report);
+      assert.equal(c.tree.save(), all[n].tree.save());
+    } finally {
+      c.tree.free();
+    }
+    n++;
+  }
+  assert.equal(n, 5);
+  for (const c of all) c.tree.free();
+  // Stopped after two: the rest is given up, and the next import starts afresh.
+  const seen = [];
+  for (const c of SessionTree.importEach(file)) {
+    seen.push(c.title);
+    c.tree.free();
+    if (seen.length === 2) break;
+  }
+  assert.deepEqual(seen, ["Chat 0", "Chat 1"]);
+  assert.deepEqual([...SessionTree.importEach(file)].map((c) => (c.tree.free(), c.title)), convs.map((c) => c.title));
+});
+
+test("importEach checks its arguments at the call and reads the file at the first step", () => {
+  assert.throws(() => SessionTree.importEach(42), "invalid_input", /"text" must be a string or bytes/);
+  assert.throws(() => SessionTree.importEach("[]", ""), "invalid_input", /"format" must be/);
+  const it = SessionTree.importEach(JSON.stringify({ version: 4, history: [], folders: [], prompts: [] }));
+  let err;
+  try { it.next(); } catch (e) { err = e; }
+  assert.ok(err instanceof SessionTreeError && err.code === "invalid_input" && /cannot tell the format/.test(err.message), String(err));
+  assert.deepEqual(it.next(), { value: undefined, done: true });
+});

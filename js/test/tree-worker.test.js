@@ -97,6 +97,33 @@ if (!isNode) {
     for (const x of [kept, t, tree]) await x.free();
   });
 
+  // A whole data export is read in the worker a conversation a step: the page
+  // hands it the File, never its bytes, and the worker holds one at a time.
+  test("worker: importEach reads a Blob in the worker, a conversation a step, and break gives the rest up", async () => {
+    await st.initInterchange();
+    const conv = (i) => ({
+      id: `c${i}`, title: `Chat ${i}`, current_node: `m${i}`,
+      mapping: { [`m${i}`]: { id: `m${i}`, parent: null, children: [], message: { id: `m${i}`, author: { role: "user" }, content: { content_type: "text", parts: [`hi ${i}`] } } } },
+    });
+    const file = new Blob([JSON.stringify([0, 1, 2, 3].map(conv))]);
+    const titles = [];
+    for await (const c of st.SessionTree.importEach(file)) {
+      titles.push(c.title);
+      assert.equal((await c.tree.linearProjection())[0].content, `hi ${titles.length - 1}`);
+      assert.equal(c.report.format, "chatgpt");
+      await c.tree.free();
+    }
+    assert.deepEqual(titles, ["Chat 0", "Chat 1", "Chat 2", "Chat 3"]);
+    for await (const c of st.SessionTree.importEach(file, "chatgpt")) {
+      await c.tree.free();
+      break;
+    }
+    const it = st.SessionTree.importEach(new Blob(["{\"version\":4}"]));
+    await assert.rejects(it.next(), "invalid_input", /cannot tell the format/);
+    assert.deepEqual(await it.next(), { value: undefined, done: true });
+    await assert.rejects(st.SessionTree.importEach(42).next(), "invalid_input", /"text" must be/);
+  });
+
   // Every name once became a remote call: `version` was a function, not a
   // Promise of the number; JSON.stringify's probe of toJSON rejected with no
   // handler ("toJSON is not a SessionTree method"); new st.SessionTree() made

@@ -4,7 +4,8 @@
 // than once per chat, the import's toast counting every conversation's
 // messages and problems, not the first's, the file read in a worker, an open
 // rebuilding only the rows that changed, and a second import of it (or of a
-// newer export) merged into the chats already listed. Each step fails without its fix.
+// newer export) merged into the chats already listed, in the file's order.
+// Each step fails without its fix.
 //   node web/test/exports.mjs   (after make web-dist)
 import assert from "node:assert/strict";
 import { serveDist, launchChromium, openPage, step } from "./start.mjs";
@@ -62,6 +63,8 @@ try {
     // Before: the list was drawn again for each chat stored (7,381 rows for 120 chats).
     assert.ok(rows <= 3 * N, `rows added to the sidebar during the import: ${rows}`);
     assert.equal(await page.textContent("#conv-title"), `Chat 0 \u2014 caf\u00e9 \u{1f9ea}`);
+    const titles = await page.locator("#conv-list li.conv .conv-open").allTextContents();
+    assert.deepEqual(titles.slice(0, 4).map((t) => t.match(/Chat \d+/)?.[0]), ["Chat 0", "Chat 1", "Chat 2", "Chat 3"], "listed in the file's order, its first on top");
   });
 
   await step("the toast counts every conversation's messages and branches and says the empty one is not listed", async () => {
@@ -89,6 +92,8 @@ try {
     await page.reload();
     await page.waitForSelector("body[data-ready='1']");
     assert.equal(await page.locator("#conv-list li.conv").count(), N);
+    const titles = await page.locator("#conv-list li.conv .conv-open").allTextContents();
+    assert.deepEqual(titles.slice(0, 4).map((t) => t.match(/Chat \d+/)?.[0]), ["Chat 0", "Chat 1", "Chat 2", "Chat 3"], "the file's order after a reload");
   });
 
   await step(`opening another of the ${N} chats rebuilds the two rows that changed, not the whole list (rows added counted)`, async () => {

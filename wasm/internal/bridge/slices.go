@@ -67,6 +67,18 @@ func yieldSlice() {
 	s.until = nanotime() + s.budget
 }
 
+// Give parks the running sliced call at once, whatever is left of its slice,
+// as a yield parks it when the slice is used up: Sliced or Resume answers
+// pending, and the call goes on from here at the next Resume. A call that
+// hands out its results one at a time (fullcalls' importNext: a
+// conversation each) gives after each.
+func Give() {
+	if s := running; s != nil {
+		s.until = 0
+		yieldSlice()
+	}
+}
+
 // Sliced runs fn in slices of budget nanoseconds: it returns fn's result when fn ends
 // within the first slice, or pending, a number for Resume and Cancel, when fn
 // yielded. fn runs in a goroutine of its own; a panic in it is the error a

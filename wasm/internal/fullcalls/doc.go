@@ -29,6 +29,10 @@ func Full() []treecalls.Method {
 		// importall.go: several conversations of one file
 		treecalls.Method{Name: "importAll", Run: importAllFiles},
 		treecalls.Method{Name: "importAllTrees", Run: importAllTrees},
+		// importeach.go: a conversation a call
+		treecalls.Method{Name: "importBegin", Run: importBegin},
+		treecalls.Method{Name: "importNext", Run: importNext},
+		treecalls.Method{Name: "importEnd", Run: importEnd},
 		// parts.go: a tree too large for one request, as deltas (js/sync.js)
 		treecalls.Method{Name: "deltaParts", Run: deltaParts},
 	)

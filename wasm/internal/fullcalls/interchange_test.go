@@ -109,7 +109,7 @@ func TestTheFullTableIsTheLeanTableThenMergeImportExportAndProjections(t *testin
 	res, ok := do("methods")
 	names := strings.Split(string(res), "\n")
 	lean := treecalls.Lean()
-	if !ok || len(names) != 1+len(lean)+11 || names[0] != "methods" {
+	if !ok || len(names) != 1+len(lean)+14 || names[0] != "methods" {
 		t.Fatalf("methods = %q", res)
 	}
 	for i, m := range lean {
@@ -117,7 +117,7 @@ func TestTheFullTableIsTheLeanTableThenMergeImportExportAndProjections(t *testin
 			t.Fatalf("call %d is %q in the full table, %q in the lean one", 1+i, names[1+i], m.Name)
 		}
 	}
-	if got := strings.Join(names[1+len(lean):], " "); got != "import export merge mergeTree importTree exportTree projectFile projectTree importAll importAllTrees deltaParts" {
+	if got := strings.Join(names[1+len(lean):], " "); got != "import export merge mergeTree importTree exportTree projectFile projectTree importAll importAllTrees importBegin importNext importEnd deltaParts" {
 		t.Fatalf("after the lean table: %s", got)
 	}
 }
