@@ -31,8 +31,9 @@ export interface StoreOptions {
   name?: string;
   /**
    * Keep the store in memory instead (no IndexedDB, no worker, no tab sync):
-   * nothing survives a reload. What to open when openStore rejects because the
-   * browser has no IndexedDB.
+   * nothing survives a reload. What to open when openStore rejects with
+   * `not_found` because the browser has no IndexedDB or refuses it (a private
+   * window, a sandboxed frame, storage blocked).
    */
   memory?: boolean;
   /**
@@ -360,7 +361,8 @@ export interface ConversationStore {
 }
 
 /**
- * Opens the store called options.name. Rejects when the browser has no
- * IndexedDB (open `{ memory: true }` then) or the database cannot be opened.
+ * Opens the store called options.name. Rejects with a SessionTreeError
+ * `not_found` when the browser has no IndexedDB or the database cannot be
+ * opened (a private window, a sandboxed frame): open `{ memory: true }` then.
  */
 export declare function openStore(options?: StoreOptions): Promise<ConversationStore>;

@@ -44,8 +44,8 @@ const newId = () => `c${Date.now().toString(36)}${Math.random().toString(36).sli
 
 /**
  * Opens the store called options.name (an IndexedDB database of that name; a
- * store in memory with { memory: true }). Rejects when the browser has no
- * IndexedDB: open { memory: true } then.
+ * store in memory with { memory: true }). Rejects with not_found when the
+ * browser has no IndexedDB or refuses it here: open { memory: true } then.
  */
 export async function openStore(options = {}) {
   checkOptions(options, "openStore", `{ name: "chats" }`);
@@ -54,7 +54,7 @@ export async function openStore(options = {}) {
   const name = options.name ?? "sessiontree";
   if (typeof name !== "string" || name === "") fail(`"name" must be a non-empty string`);
   if (options.loadMerge !== undefined && typeof options.loadMerge !== "function") fail(`"loadMerge" must be a function that loads the interchange module`);
-  const records = options.memory ? new MemoryRecords() : new IDBRecords(name, await openDatabase(name));
+  const records = options.memory ? new MemoryRecords() : new IDBRecords(name, await database(name));
   const store = new ConversationStore(records, {
     name,
     worker: !options.memory && options.worker !== false && typeof Worker === "function",
@@ -64,6 +64,19 @@ export async function openStore(options = {}) {
   });
   await store.list();
   return store;
+}
+
+// database opens the IndexedDB database, or rejects with not_found: a browser
+// without IndexedDB, or one that refuses it here (a private window, a
+// sandboxed frame, storage blocked) rejected with a plain Error or a
+// DOMException, no code to tell it from a bug by.
+async function database(name) {
+  try {
+    return await openDatabase(name);
+  } catch (e) {
+    const why = typeof indexedDB === "undefined" ? "this browser has no IndexedDB" : `IndexedDB cannot be opened here (${e?.name ?? "Error"}: ${e?.message ?? e})`;
+    throw new SessionTreeError("not_found", `openStore: ${why}; open { memory: true } to keep the conversations in memory for this page`);
+  }
 }
 
 // ---- records: IndexedDB, or memory -----------------------------------------------

@@ -210,7 +210,9 @@ async function start() {
     state.store = await openStore(storeOptions);
   } catch (e) {
     state.store = await openStore({ ...storeOptions, memory: true });
-    showError(`This browser's storage (IndexedDB) is not available: ${describe(e)}. Conversations will not survive a reload; export them to keep them.`);
+    // not_found: no IndexedDB here, or refused (a private window); anything else said as it is.
+    const why = e?.code === "not_found" ? "" : `: ${describe(e)}`;
+    showError(`This browser's storage (IndexedDB) is not available here${why}. Conversations will not survive a reload; export them to keep them.`);
   }
   try {
     // An import whose tab was closed before its records were all written:

@@ -367,6 +367,37 @@ try {
     assert.deepEqual(r, { persistent: false, nodes: 1, hits: 1, again: 1, dbs: false });
   });
 
+  // Before: a plain Error ("this browser has no IndexedDB") or the browser's
+  // DOMException, with no code to tell them from a bug and fall back by.
+  await step("without IndexedDB, or with it refused, openStore rejects with not_found and says to open { memory: true }", async () => {
+    const r = await page.evaluate(async () => {
+      const got = [];
+      const real = Object.getOwnPropertyDescriptor(globalThis, "indexedDB");
+      const attempt = async () => {
+        try {
+          await window.idb.openStore({ name: "none" });
+          got.push("opened");
+        } catch (e) {
+          got.push(`${e.name} ${e.code}: ${e.message}`);
+        }
+      };
+      try {
+        Object.defineProperty(globalThis, "indexedDB", { value: undefined, configurable: true });
+        await attempt();
+        // A private window's refusal: the open request fails.
+        const refusing = { open() { const r = {}; setTimeout(() => { r.error = new DOMException("The user denied permission", "InvalidStateError"); r.onerror?.({ target: r }); }, 0); return r; } };
+        Object.defineProperty(globalThis, "indexedDB", { value: refusing, configurable: true });
+        await attempt();
+      } finally {
+        Object.defineProperty(globalThis, "indexedDB", real);
+      }
+      return got;
+    });
+    assert.equal(r.length, 2, String(r));
+    assert.match(r[0], /^SessionTreeError not_found: openStore: this browser has no IndexedDB; open \{ memory: true \}/);
+    assert.match(r[1], /^SessionTreeError not_found: openStore: IndexedDB cannot be opened here \(InvalidStateError: The user denied permission\); open \{ memory: true \}/);
+  });
+
   await step("closed right after another tab's change was applied: nothing reads the freed tree (its save timer is cancelled)", async () => {
     const r = await page.evaluate(async () => {
       const uncaught = [];

@@ -653,6 +653,23 @@ try {
     assert.match(said, /^Assistant · [\w-]+: Plan Here is bold text, a link and a list: one two a b 1 2 print\("hi"\) Text after the fence\.$/, said);
   });
 
+  // Before: the banner said "…not available: invalid_input: this browser has no
+  // IndexedDB." (openStore's plain Error); then it would have told a user to
+  // "open { memory: true }".
+  await step("a private window without IndexedDB: the page works in memory and says so in a user's words", async () => {
+    const other = await chrome.browser.newPage();
+    await other.addInitScript(() => Object.defineProperty(globalThis, "indexedDB", { value: undefined, configurable: true }));
+    await other.goto(base);
+    await other.waitForSelector("body[data-ready='1']");
+    const banner = await other.textContent("#banner");
+    assert.match(banner, /This browser's storage \(IndexedDB\) is not available here\. Conversations will not survive a reload; export them to keep them\./, banner);
+    assert.doesNotMatch(banner, /memory: true|openStore|not_found/, banner);
+    await other.fill("#input", "still works");
+    await other.press("#input", "Enter");
+    await other.waitForSelector(".msg.user >> text=still works");
+    await other.close();
+  });
+
   assert.deepEqual(errors, [], "errors on the page");
   console.log("web first use: all passed");
 } catch (e) {
