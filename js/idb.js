@@ -1157,10 +1157,11 @@ class Conversation {
     this.meta.activeBranch = changes.activeBranch;
     const meta = { ...this.meta };
     delete meta.rev;
-    if (!changes.all && changes.nodes.length === 0 && changes.branches.length === 0 && records.persistent && JSON.stringify(meta) === this.#stored) {
+    if (!changes.all && changes.nodes.length === 0 && changes.branches.length === 0 && JSON.stringify(meta) === this.#stored) {
       // Nothing to write (the saves a merge's changes queued, a save() with
       // nothing new): a write would bump the rev and send every other tab a
       // delta to apply, or a reload of the whole tree to one busy writing.
+      // In memory too: its rev moved with nothing new.
       this.#storedUntold(told);
       return { rev: this._rev, rows: 0, takeMs };
     }

@@ -358,13 +358,17 @@ try {
       await c.saved();
       const rows = await store.rows(c.id);
       const hits = await store.search("memory");
+      // A save with nothing new writes nothing: the rev stays (it moved before).
+      const rev = c.rev;
+      const empty = await c.save();
+      const revAfter = c.rev;
       await c.close();
       const again = await store.open(c.id);
-      const out = { persistent: store.persistent, nodes: rows.nodes.length, hits: hits.length, again: again.tree.pathLength(), dbs: (await indexedDB.databases()).map((d) => d.name).includes("mem") };
+      const out = { persistent: store.persistent, nodes: rows.nodes.length, hits: hits.length, again: again.tree.pathLength(), dbs: (await indexedDB.databases()).map((d) => d.name).includes("mem"), revKept: rev === revAfter && empty.rows === 0 && (await store.rows(c.id)).rev === rev };
       await store.close();
       return out;
     });
-    assert.deepEqual(r, { persistent: false, nodes: 1, hits: 1, again: 1, dbs: false });
+    assert.deepEqual(r, { persistent: false, nodes: 1, hits: 1, again: 1, dbs: false, revKept: true });
   });
 
   // Before: a plain Error ("this browser has no IndexedDB") or the browser's
