@@ -139,6 +139,9 @@ func (t *Tree) SwitchBranch(name string) error {
 	if b == nil {
 		return errBranchNotFound(name)
 	}
+	if name == t.active && b.used == t.clock {
+		return nil // active and the most recently used already: nothing changes
+	}
 	t.setActive(name)
 	t.touch(b)
 	return nil

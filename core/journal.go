@@ -398,6 +398,9 @@ func (t *Tree) touch(b *branch) {
 // setLabel sets or clears (label "") n's label as of atMs; the label's time
 // never goes back, so a later local change also wins a later Merge.
 func (t *Tree) setLabel(n *node, label string, atMs int64) {
+	if n.labelText() == label && n.labelTime() >= atMs {
+		return // set again, no later: nothing changes (no version, no row)
+	}
 	old := n.lab
 	t.runs.relabel(t, n, label != "")
 	n.lab = newLabel(label, max(n.labelTime(), atMs))
@@ -426,6 +429,9 @@ func (t *Tree) setTomb(name string, created, atMs int64, leaf string) {
 
 func (t *Tree) setSummary(b *branch, s *Summary) {
 	old := b.summary
+	if old != nil && s != nil && *old == *s {
+		return // the same summary again: nothing changes
+	}
 	b.summary = s
 	t.noteBranch(b.name)
 	t.record(undo{kind: undoSummary, b: b, sum: old})

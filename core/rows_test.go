@@ -85,7 +85,15 @@ func TestRowsWrittenFromTakeChangesMatchMarshal(t *testing.T) {
 	rng := rand.New(rand.NewSource(seed))
 	tr := New(counterIDs())
 	s := &rowStore{branches: map[string][]byte{}, nodes: map[string][]byte{}}
-	s.write(tr)
+	s.write(tr) // starts the recording; the store then holds the tree as it is
+	bs, ns := tr.Rows()
+	for _, f := range bs {
+		s.branches[f.Key] = f.JSON
+	}
+	for _, f := range ns {
+		s.nodes[f.Key] = f.JSON
+	}
+	s.root, s.active = tr.Root(), tr.ActiveBranch()
 	for step := 0; step < 400; step++ {
 		randomStep(rng, tr, step) // failures leave the tree as it was; rows must still match
 		s.write(tr)

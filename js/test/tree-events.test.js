@@ -22,6 +22,29 @@ test("version grows with every change and stands while the tree is only read", (
   t.free();
 });
 
+// Before: each of these moved the version and told a change, so a React
+// store drew again and sessiontree/idb wrote a row and sent the other tabs a
+// delta for nothing.
+test("a call that changes nothing tells nothing: the same label, the same summary, a switch to the active branch", () => {
+  const t = SessionTree.fromLinear([say(0), say(1)], 1);
+  const [a] = t.activePath();
+  t.label(a, "start", 5);
+  t.summarizeBranch("main", "a summary", "m", 6);
+  const events = [];
+  const off = t.subscribe((e) => events.push(e));
+  const v = t.version;
+  t.label(a, "start", 5);
+  t.summarizeBranch("main", "a summary", "m", 6);
+  t.switchBranch("main");
+  assert.equal(t.version, v, "the version moved");
+  assert.deepEqual(events, []);
+  t.label(a, "start", 7); // later: a change (it wins a later merge)
+  assert.ok(t.version > v);
+  assert.equal(events.length, 1);
+  off();
+  t.free();
+});
+
 test("subscribe tells each change with what it touched; unsubscribe stops it", () => {
   const t = SessionTree.fromLinear([say(0), say(1)], 1);
   const events = [];
