@@ -547,7 +547,9 @@ export class SessionTree implements Disposable {
    * format reads). Stopping early (`break`, `return()`) gives the rest up.
    * Needs the full module or `await initInterchange()` once before.
    */
-  static importEach(text: string | ArrayBuffer | ArrayBufferView, format?: string): Generator<ImportedConversation, void, undefined>;
+  static importEach(text: string | ArrayBuffer | ArrayBufferView, format?: string, options?: { files?: false }): Generator<ImportedConversation, void, undefined>;
+  /** `{ files: true }`: each conversation as its .tree.json bytes, loaded by no module (what a store writes, or a worker hands a page to load). */
+  static importEach(text: string | ArrayBuffer | ArrayBufferView, format: string, options: { files: true }): Generator<{ title: string; file: Uint8Array; report: ImportReport }, void, undefined>;
   /** The tree in another format (chatgpt, openwebui, librechat, claudecode, pi, codex, claudeai, sillytavern, openai, ai-sdk, assistant-ui or markdown; `save()` writes the .tree.json), as text. Needs the full module or `await initInterchange()` once before. */
   export(format: string): string;
   /**

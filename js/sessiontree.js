@@ -1511,12 +1511,13 @@ export class SessionTree {
    * that reads the next conversation of the file only when asked for it, so
    * that the module holds the file and one conversation, not the trees of
    * them all (a 345 MB ChatGPT export's 2,001, read by importAll, took GBs).
-   * Each tree is the caller's to keep or free. Stopping early (`break`, or
+   * Each tree is the caller's to keep or free; with `{ files: true }` each
+   * comes as `{ title, file, report }`, its .tree.json bytes. Stopping early (`break`, or
    * `return()`) gives the rest up; an error is thrown where it is met (a file
    * no format reads: at the first). Needs the full module or
    * `await initInterchange()` first.
    */
-  static importEach(text, format = "auto") {
+  static importEach(text, format = "auto", options) {
     need();
     const full = fullModule();
     const f = full ? null : needInterchange("SessionTree.importEach");
@@ -1524,6 +1525,12 @@ export class SessionTree {
       throw new SessionTreeError("invalid_input", "SessionTree.importEach: this interchange module has no importEach; rebuild it with make build");
     }
     str("format", format);
+    if (options !== undefined && (options === null || typeof options !== "object" || Array.isArray(options))) fail(`"options" must be an object ({ files: true })`);
+    if (options !== undefined) knownOptions("importEach", options, "files");
+    if (options?.files !== undefined && typeof options.files !== "boolean") fail(`"options.files" must be true or false`);
+    // files: each conversation as its .tree.json bytes, loaded by no module
+    // here (what a store writes, or a worker hands a page).
+    const files = options?.files === true;
     let bytes = importText(text);
     if (typeof bytes === "string") bytes = encoder.encode(bytes);
     if (bytes.length > MAX_INPUT) throw new SessionTreeError("too_large", `the input is ${bytes.length} bytes; the limit is ${MAX_INPUT}`);
@@ -1536,7 +1543,7 @@ export class SessionTree {
     const memory = () => (full ? view(wasm) : new Uint8Array(f.memory.buffer));
     const state = { num: "" };
     function* conversations() {
-      const [num, at] = decoder.decode(call("importBegin", [format, String(bytes.length), full ? "trees" : "files"])).split(" ");
+      const [num, at] = decoder.decode(call("importBegin", [format, String(bytes.length), full && !files ? "trees" : "files"])).split(" ");
       state.num = num;
       try {
         memory().set(bytes, Number(at));
@@ -1558,7 +1565,8 @@ export class SessionTree {
           const title = decoder.decode(field());
           const report = JSON.parse(decoder.decode(field()));
           const t = field();
-          yield { title, tree: full ? SessionTree.#adopt(decoder.decode(t)) : SessionTree.load(t), report };
+          if (files) yield { title, file: t.slice(), report };
+          else yield { title, tree: full ? SessionTree.#adopt(decoder.decode(t)) : SessionTree.load(t), report };
         }
       } finally {
         if (state.num) giveUp(full, f, state.num); // given up, or failed (an import importNext ended is already over: a no-op)

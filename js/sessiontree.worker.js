@@ -97,9 +97,9 @@ async function run({ kind, name, handle, args: list, trees: marked }) {
     // SessionTree.importEach a step a request (js/worker.js): a Blob or File
     // is read here, so the page never holds the file's bytes.
     case "importEach": {
-      const [source, format] = list;
+      const [source, format, options] = list;
       const bytes = typeof Blob === "function" && source instanceof Blob ? new Uint8Array(await source.arrayBuffer()) : source;
-      const it = SessionTree.importEach(bytes, format);
+      const it = SessionTree.importEach(bytes, format, options);
       next++;
       importing.set(next, it);
       return { value: next };
@@ -118,7 +118,8 @@ async function run({ kind, name, handle, args: list, trees: marked }) {
         importing.delete(list[0]);
         return { value: null };
       }
-      return out(step.value);
+      // { files: true }: the file's bytes move to the page, not copied.
+      return step.value.file ? { value: step.value, trees: [], transfer: [step.value.file.buffer] } : out(step.value);
     }
     case "importEnd":
       importing.get(list[0])?.return();
@@ -131,7 +132,7 @@ async function run({ kind, name, handle, args: list, trees: marked }) {
 self.onmessage = async ({ data }) => {
   try {
     const answer = await run(data);
-    self.postMessage({ id: data.id, ok: true, value: answer.value, trees: answer.trees });
+    self.postMessage({ id: data.id, ok: true, value: answer.value, trees: answer.trees }, answer.transfer ?? []);
   } catch (e) {
     self.postMessage({ id: data.id, ok: false, code: e?.code ?? "invalid_input", message: String(e?.message ?? e) });
   }

@@ -53,7 +53,9 @@ export interface AsyncSessionTreeStatics {
    * asked for (free each tree once done with it). Errors, its arguments'
    * too, come at the first step; `break` gives the rest up.
    */
-  importEach(source: string | ArrayBuffer | ArrayBufferView | Blob, format?: string): AsyncGenerator<{ title: string; tree: AsyncSessionTree; report: ImportReport }, void, undefined>;
+  importEach(source: string | ArrayBuffer | ArrayBufferView | Blob, format?: string, options?: { files?: false }): AsyncGenerator<{ title: string; tree: AsyncSessionTree; report: ImportReport }, void, undefined>;
+  /** `{ files: true }`: each conversation's .tree.json bytes move to the page (no tree in the worker, one message a conversation): `SessionTree.load(file)` there. */
+  importEach(source: string | ArrayBuffer | ArrayBufferView | Blob, format: string, options: { files: true }): AsyncGenerator<{ title: string; file: Uint8Array; report: ImportReport }, void, undefined>;
   mergeJSON(ours: string | ArrayBuffer | ArrayBufferView, theirs: string | ArrayBuffer | ArrayBufferView): ReturnType<typeof SessionTree.mergeJSON> extends infer R ? Promise<R> : never;
   deltaParts(file: string | ArrayBuffer | ArrayBufferView, bytes: number): Promise<string[]>;
 }

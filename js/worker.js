@@ -172,8 +172,8 @@ export async function connect(source, options = {}) {
   // importEach's iterator cannot cross: its steps do, a request each, so the
   // worker holds one conversation at a time (and a Blob or File is read
   // there). Asked for no more (break), the rest is given up.
-  SessionTree.importEach = async function* importEach(source, format = "auto") {
-    const n = await request({ kind: "importEach", args: [source, format] });
+  SessionTree.importEach = async function* importEach(source, format = "auto", options) {
+    const n = await request({ kind: "importEach", args: options === undefined ? [source, format] : [source, format, options] });
     let over = false;
     try {
       for (;;) {

@@ -32,6 +32,12 @@ function looksLikeTreeFile(bytes) {
   return /^\s*\{\s*"format"\s*:\s*"sessiontree"/.test(head);
 }
 
+// IMPORT_WRITES is how many conversations of an import may wait for their
+// writes before the next is read.
+const IMPORT_WRITES = 16;
+// BIG_FILE is the size of a conversation's file from which the page loads it in slices.
+const BIG_FILE = 4 << 20;
+
 // What an import made while a reply streams adds to its toast.
 const LISTED = ": it is in the list, not opened while the reply is on its way.";
 
@@ -123,7 +129,7 @@ async function importFile(file, format = "auto") {
       // (+5.7 GB for the browser with a 345 MB export).
       reader = await connect(new URL("./sessiontree.wasm", import.meta.url));
       await reader.initInterchange(new URL("./sessiontree-interchange.wasm", import.meta.url));
-      each = reader.SessionTree.importEach(file, format);
+      each = reader.SessionTree.importEach(file, format, { files: true }); // each conversation's .tree.json moves here
       for (let i = 0; i < 2; i++) {
         const step = await each.next(); // the first: a file no format reads fails here
         if (step.done) break;
@@ -131,7 +137,6 @@ async function importFile(file, format = "auto") {
       }
     }
   } catch (e) {
-    for (const c of ahead) c.tree.free().catch(() => {});
     reader?.close();
     for (const g of got) g.tree?.free();
     // A file no format could be: said as it is, not offered as one to pick.
@@ -174,7 +179,7 @@ async function importFile(file, format = "auto") {
   const at = Date.now(); // the i-th conversation's place in the list: at - i
   let read = 0;
   let failure = null;
-  const place = async (t, g, i) => {
+  const place = async (t, g, i, big = false) => {
     if (many && g.report.nodes === 0) {
       // A chat of the export with no message (claude.ai lists some) is said, not listed.
       t.free();
@@ -184,7 +189,7 @@ async function importFile(file, format = "auto") {
     // The open one while a reply streams into it is not merged into: listed on its own.
     if (!meta || (state.busy && state.cur?.meta === meta)) {
       // One conversation is opened as it is made; of many, the first once every one is in.
-      const made = await createConversation(t, name(g), many ? { open: false, list: false, at: at - i } : { open });
+      const made = await createConversation(t, name(g), many ? { open: false, list: false, at: at - i, inParts: big } : { open, inParts: big });
       if (i === 0 && many) first = made;
       return;
     }
@@ -205,31 +210,54 @@ async function importFile(file, format = "auto") {
       const g = got[0];
       await place(g.tree, g, 0);
     } else {
-      // A tree the worker read comes across as its .tree.json when its turn
-      // comes and is freed there: the page and the worker each hold one.
+      // A conversation the worker read comes across as its .tree.json, and
+      // the worker then reads the next one while the page stores this one
+      // (one after the other, the 345 MB export took 73 s: the worker waited
+      // for the page, and the page for the worker; each came as a tree there,
+      // saved and freed: three calls a conversation).
+      const take = () => {
+        const p = each.next();
+        p.catch(() => {}); // said where it is awaited
+        return p;
+      };
+      const queue = ahead.map((value) => ({ done: false, value }));
+      ahead = [];
+      let upcoming = queue.shift() ?? take();
+      const spent = (state.timings.importSteps = { wait: 0, load: 0, place: 0, store: 0 }); // ms, over the conversations
       for (let i = 0; ; i++) {
-        let c = ahead.shift();
-        if (!c) {
-          let step;
-          try {
-            step = await each.next();
-          } catch (e) {
-            failure = e; // what was read before it stays
-            break;
-          }
-          if (step.done) break;
-          c = step.value;
+        let step;
+        let at = performance.now();
+        try {
+          step = await upcoming;
+        } catch (e) {
+          failure = e; // what was read before it stays
+          break;
         }
-        const t = SessionTree.load(await c.tree.save());
-        await c.tree.free(); // done before the worker is closed: a call pending then is refused (an unhandled rejection)
+        if (step.done) break;
+        const c = step.value;
+        spent.wait += performance.now() - at;
+        upcoming = queue.shift() ?? take();
+        at = performance.now();
+        // A large one in slices (a 47 MB chat of 53k messages was a task of ~1 s).
+        const t = c.file.length >= BIG_FILE ? await SessionTree.loadFrom(c.file, { sliceMs: LOAD_SLICE_MS }) : SessionTree.load(c.file);
         const g = { title: c.title, report: c.report, note: noteOf(c.report) };
         got.push(g);
         read++;
-        await place(t, g, i);
+        spent.load += performance.now() - at;
+        at = performance.now();
+        await place(t, g, i, c.file.length >= BIG_FILE);
+        spent.place += performance.now() - at;
+        // Stored before many more are read: each tree stays in the page's
+        // module until its rows are in IndexedDB, which writes slower than
+        // the worker reads (a 34 MB export: all read at 4.6 s, stored at 7.5).
+        if (state.pending >= IMPORT_WRITES) {
+          at = performance.now();
+          await state.writes.catch(() => {}); // a failure is shown by write()
+          spent.store += performance.now() - at;
+        }
       }
     }
   } finally {
-    for (const c of ahead) c.tree.free().catch(() => {});
     reader?.close();
   }
   // Listed once, in the file's order (a list redrawn for each of 1,000 chats drew 500,500 rows).

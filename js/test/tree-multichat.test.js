@@ -88,6 +88,21 @@ test("importEach gives importAll's conversations one at a time, each tree the ca
   assert.deepEqual([...SessionTree.importEach(file)].map((c) => (c.tree.free(), c.title)), convs.map((c) => c.title));
 });
 
+test("importEach with { files: true } gives each conversation's .tree.json bytes, as its tree saves", () => {
+  const file = JSON.stringify([conversation("c1", "One", [["user", "a"], ["assistant", "b"]]), conversation("c2", "Two", [["user", "c"]])]);
+  const all = SessionTree.importAll(file);
+  const got = [...SessionTree.importEach(file, "auto", { files: true })];
+  assert.deepEqual(got.map((c) => c.title), ["One", "Two"]);
+  got.forEach((c, i) => {
+    assert.ok(c.file instanceof Uint8Array && c.tree === undefined);
+    assert.equal(new TextDecoder().decode(c.file), all[i].tree.save());
+    assert.deepEqual(c.report, all[i].report);
+  });
+  for (const c of all) c.tree.free();
+  assert.throws(() => SessionTree.importEach(file, "auto", { file: true }), "invalid_input", /importEach has no option "file"/);
+  assert.throws(() => SessionTree.importEach(file, "auto", { files: 1 }), "invalid_input", /"options.files" must be true or false/);
+});
+
 test("importEach checks its arguments at the call and reads the file at the first step", () => {
   assert.throws(() => SessionTree.importEach(42), "invalid_input", /"text" must be a string or bytes/);
   assert.throws(() => SessionTree.importEach("[]", ""), "invalid_input", /"format" must be/);

@@ -118,6 +118,12 @@ if (!isNode) {
       await c.tree.free();
       break;
     }
+    // { files: true }: the bytes move to the page, one message a conversation.
+    const files = [];
+    for await (const c of st.SessionTree.importEach(file, "auto", { files: true })) files.push(c);
+    assert.deepEqual(files.map((c) => c.title), titles);
+    assert.ok(files.every((c) => c.file instanceof Uint8Array && c.tree === undefined));
+    assert.ok(new TextDecoder().decode(files[2].file).includes(`"hi 2"`));
     const it = st.SessionTree.importEach(new Blob(["{\"version\":4}"]));
     await assert.rejects(it.next(), "invalid_input", /cannot tell the format/);
     assert.deepEqual(await it.next(), { value: undefined, done: true });
