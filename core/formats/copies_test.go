@@ -97,3 +97,15 @@ func TestCopiedConversationsKeepTheirOwnParents(t *testing.T) {
 		}
 	}
 }
+
+// Detect reads a list's first element, not every one: it copied each element
+// of a spaced conversations.json without its spaces (and validated by a
+// compacted copy), twice the file allocated before a conversation was read.
+func TestDetectOfASpacedListCopiesAtMostItsFirstElement(t *testing.T) {
+	conv := `{"id": "c", "title": "T", "mapping": {"m": {"id": "m", "message": null, "parent": null, "children": []}}}`
+	doc := []byte("[\n  " + strings.Repeat(conv+",\n  ", 3000) + conv + "\n]")
+	var got string
+	if n := testing.AllocsPerRun(5, func() { got = formats.Detect(doc) }); n > 3 || got != formats.ChatGPT {
+		t.Fatalf("Detect of a %d KB spaced list: %q, %.0f allocations (a copy of its first element at most)", len(doc)>>10, got, n)
+	}
+}

@@ -3,6 +3,7 @@ package formats
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 
 	"github.com/sessiontree/sessiontree/core"
@@ -178,6 +179,9 @@ func joined() string {
 
 func quote(s string) string { return string(rawjson.AppendString(nil, s)) }
 
+// errFirst stops a walk of a list at its first element (Detect).
+var errFirst = errors.New("first")
+
 // Detect names the format of data by its content, or "" when it cannot tell.
 func Detect(data []byte) string {
 	data, _ = dropBOM(data)
@@ -215,11 +219,20 @@ func Detect(data []byte) string {
 	}
 	item := data
 	if data[0] == '[' {
-		list, _ := convert.Elements(data)
-		if len(list) == 0 {
+		// The first element alone (every element, each copied without its
+		// spaces, was as large as the file).
+		item = nil
+		d := rawjson.NewDecoder(data)
+		_ = d.Array(func() error {
+			v, err := d.Raw()
+			if err == nil {
+				item = v
+			}
+			return errFirst
+		})
+		if item == nil {
 			return OpenAI
 		}
-		item = list[0]
 	}
 	switch {
 	case has(item, "mapping"):

@@ -172,3 +172,16 @@ func TestCompactOfALargeSpacedValueAllocatesItsCopyOnce(t *testing.T) {
 		t.Fatalf("compacting %d bytes allocated %d (%.1f times)", len(data), got, float64(got)/float64(len(data)))
 	}
 }
+
+// Valid only scans: it compacted the document to throw the copy away, and a
+// 345 MB spaced export was copied twice (once by formats.Detect) before its
+// first conversation was read.
+func TestValidOfASpacedDocumentAllocatesNothing(t *testing.T) {
+	doc := []byte("[\n" + strings.Repeat("  {\"a\": [1, 2, {\"b\": \"c d\"}]},\n", 2000) + "  null\n]\n")
+	if !Valid(doc) || Valid(doc[:len(doc)-3]) || Valid(append([]byte("  1 "), '2')) || Valid([]byte("  ")) {
+		t.Fatal("Valid changed its answers")
+	}
+	if n := testing.AllocsPerRun(10, func() { Valid(doc) }); n != 0 {
+		t.Fatalf("Valid of a spaced %d KB document allocated %.0f times", len(doc)>>10, n)
+	}
+}

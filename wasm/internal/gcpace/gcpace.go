@@ -146,6 +146,11 @@ var gcStats = make([]uint64, 0, 2*256+3)
 //go:linkname setGCPercent runtime/debug.setGCPercent
 func setGCPercent(int32) int32
 
+// SetGCPercent is debug.SetGCPercent without the package (runtime/debug
+// added 23 KB to the full module gzipped): fullcalls' importNext paces the
+// collector while it reads a conversation.
+func SetGCPercent(percent int32) int32 { return setGCPercent(percent) }
+
 //go:linkname setMemoryLimit runtime/debug.setMemoryLimit
 func setMemoryLimit(int64) int64
 
