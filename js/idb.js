@@ -735,19 +735,30 @@ class ConversationStore {
     }
     await this.#options.loadMerge();
     const bytes = isBlob ? new Uint8Array(await file.arrayBuffer()) : file;
-    const got = SessionTree.importAll(bytes, format);
+    // A conversation at a time (importEach): the module holds the file and
+    // the one being made, not importAll's result beside every tree. The
+    // first two are read ahead: whether the file holds more than one decides
+    // their titles.
+    const it = SessionTree.importEach(bytes, format);
+    const steps = [it.next()];
+    if (!steps[0].done) steps.push(it.next());
+    const many = steps.length === 2 && !steps[1].done;
+    const at0 = Date.now();
     const out = [];
     try {
-      // The file's first conversation is the newest: the others are created first.
-      for (let i = got.length - 1; i >= 0; i--) {
-        const c = got[i];
-        const title = got.length > 1 && c.title?.trim() ? c.title.trim() : meta.title;
-        const at = Date.now() - i; // the file's order, newest first
-        out.unshift({ conversation: await this.create(c.tree, { ...meta, title, createdAt: at, updatedAt: at }, { autosave }), report: c.report });
-        got[i] = null;
+      for (let i = 0; ; i++) {
+        const step = steps.length ? steps[0] : it.next();
+        if (step.done) break;
+        const c = step.value;
+        if (!steps.length) steps.push(step); // freed below if create fails
+        const title = many && c.title?.trim() ? c.title.trim() : meta.title;
+        const at = at0 - i; // the file's order, its first the newest
+        out.push({ conversation: await this.create(c.tree, { ...meta, title, createdAt: at, updatedAt: at }, { autosave }), report: c.report });
+        steps.shift();
       }
     } finally {
-      for (const c of got) c?.tree.free();
+      for (const step of steps) step.value?.tree.free();
+      it.return();
     }
     return { conversations: out, problems: [], repairs: [], timings: {} };
   }

@@ -161,6 +161,34 @@ try {
     assert.equal(r.listedAfter, "kept,oa,old");
   });
 
+  // Read a conversation at a time since Dec 7 (importEach): the same
+  // conversations, titles and order as when importAll held them all.
+  await step("importFile of a conversations.json of three chats: three conversations, titled, in the file's order, listed first to last", async () => {
+    const r = await page.evaluate(async () => {
+      await window.st.initInterchange();
+      const store = await window.idb.openStore({ name: "multi", loadMerge: () => window.st.initInterchange() });
+      const conv = (i) => ({
+        id: `c${i}`, title: `Chat ${i}`, current_node: `m${i}`,
+        mapping: { [`m${i}`]: { id: `m${i}`, parent: null, children: [], message: { id: `m${i}`, author: { role: "user" }, content: { content_type: "text", parts: [`hi ${i}`] } } } },
+      });
+      const got = await store.importFile(new Blob([JSON.stringify([0, 1, 2].map(conv))]), { format: "auto" });
+      await Promise.all(got.conversations.map((c) => c.conversation.saved()));
+      const out = {
+        made: got.conversations.map((c) => [c.conversation.meta.title, c.conversation.tree.pathWindow(0).messages[0].content, c.report.format]),
+        listed: (await store.list()).map((m) => m.title),
+      };
+      for (const c of got.conversations) await c.conversation.close();
+      const one = await store.importFile(new Blob([JSON.stringify([conv(7)])]), { title: "single" });
+      out.single = one.conversations.map((c) => c.conversation.meta.title);
+      for (const c of one.conversations) await c.conversation.close();
+      await store.close();
+      return out;
+    });
+    assert.deepEqual(r.made, [["Chat 0", "hi 0", "chatgpt"], ["Chat 1", "hi 1", "chatgpt"], ["Chat 2", "hi 2", "chatgpt"]]);
+    assert.deepEqual(r.listed, ["Chat 0", "Chat 1", "Chat 2"]);
+    assert.deepEqual(r.single, ["single"], "one conversation takes the file's title, not its own");
+  });
+
   await step("removeInterrupted: an import whose tab closed midway goes, one under way elsewhere stays; neither is listed", async () => {
     const r = await page.evaluate(async () => {
       const { openStore } = window.idb;
