@@ -1275,6 +1275,20 @@ const copies = new FinalizationRegistry((handle) => {
     try { interCall(inter, inter.free, NO_ARGS, handle); } catch { /* the helper stays usable */ }
   }
 });
+// u32 reads the little-endian 32-bit number at res[i].
+const u32 = (res, i) => res[i] | (res[i + 1] << 8) | (res[i + 2] << 16) | (res[i + 3] << 24);
+
+// fields reads res from off as fields, each after its u32 length: each call
+// gives the next (importAll's and importNext's answers: wasm/internal/fullcalls).
+function fields(res, off) {
+  return () => {
+    const n = u32(res, off);
+    const b = res.subarray(off + 4, off + 4 + n);
+    off += 4 + n;
+    return b;
+  };
+}
+
 // An importEach given up (its iterator's return(), or dropped half-way): the
 // module's import ended, its buffer let go.
 function giveUp(full, f, num) {
@@ -1495,16 +1509,9 @@ export class SessionTree {
     // handle in the full module, its .tree.json from the helper), each after a
     // u32 length (wasm/internal/fullcalls importall.go).
     const res = (full ? mainBytes(F.importAllTrees, 0, [str("format", format), arg]) : interCall(f, f.importAll, [str("format", format), arg])).slice();
-    const u32 = (i) => res[i] | (res[i + 1] << 8) | (res[i + 2] << 16) | (res[i + 3] << 24);
-    let off = 4;
-    const field = () => {
-      const n = u32(off);
-      const b = res.subarray(off + 4, off + 4 + n);
-      off += 4 + n;
-      return b;
-    };
+    const field = fields(res, 4);
     const out = [];
-    for (let i = u32(0); i > 0; i--) {
+    for (let i = u32(res, 0); i > 0; i--) {
       const title = decoder.decode(field());
       const report = JSON.parse(decoder.decode(field()));
       const t = field();
@@ -1561,14 +1568,7 @@ export class SessionTree {
             state.num = "";
             return;
           }
-          const u32 = (i) => res[i] | (res[i + 1] << 8) | (res[i + 2] << 16) | (res[i + 3] << 24);
-          let off = 0;
-          const field = () => {
-            const n = u32(off);
-            const b = res.subarray(off + 4, off + 4 + n);
-            off += 4 + n;
-            return b;
-          };
+          const field = fields(res, 0);
           const title = decoder.decode(field());
           const report = JSON.parse(decoder.decode(field()));
           const t = field();
