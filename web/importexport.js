@@ -226,7 +226,7 @@ async function importFile(file, format = "auto") {
       const spent = (state.timings.importSteps = { wait: 0, load: 0, place: 0, store: 0 }); // ms, over the conversations
       for (let i = 0; ; i++) {
         let step;
-        let at = performance.now();
+        let t1 = performance.now();
         try {
           step = await upcoming;
         } catch (e) {
@@ -235,25 +235,25 @@ async function importFile(file, format = "auto") {
         }
         if (step.done) break;
         const c = step.value;
-        spent.wait += performance.now() - at;
+        spent.wait += performance.now() - t1;
         upcoming = queue.shift() ?? take();
-        at = performance.now();
+        t1 = performance.now();
         // A large one in slices (a 47 MB chat of 53k messages was a task of ~1 s).
         const t = c.file.length >= BIG_FILE ? await SessionTree.loadFrom(c.file, { sliceMs: LOAD_SLICE_MS }) : SessionTree.load(c.file);
         const g = { title: c.title, report: c.report, note: noteOf(c.report) };
         got.push(g);
         read++;
-        spent.load += performance.now() - at;
-        at = performance.now();
+        spent.load += performance.now() - t1;
+        t1 = performance.now();
         await place(t, g, i, c.file.length >= BIG_FILE);
-        spent.place += performance.now() - at;
+        spent.place += performance.now() - t1;
         // Stored before many more are read: each tree stays in the page's
         // module until its rows are in IndexedDB, which writes slower than
         // the worker reads (a 34 MB export: all read at 4.6 s, stored at 7.5).
         if (state.pending >= IMPORT_WRITES) {
-          at = performance.now();
+          t1 = performance.now();
           await state.writes.catch(() => {}); // a failure is shown by write()
-          spent.store += performance.now() - at;
+          spent.store += performance.now() - t1;
         }
       }
     }
@@ -266,7 +266,7 @@ async function importFile(file, format = "auto") {
   if (first && open && state.cur?.meta !== first) await openConversation(first.id);
   state.timings.import = performance.now() - t0;
   if (got.length === 0) {
-    showError(`Could not import \u201c${file.name}\u201d: ${describe(failure)}. Nothing was changed.`);
+    showError(`Could not import \u201c${file.name}\u201d: ${failure ? describe(failure) : "it holds no conversation"}. Nothing was changed.`);
     return;
   }
   let note = many ? manyNote(got, name) : got[0].note;
