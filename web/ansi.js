@@ -69,5 +69,5 @@ export function renderANSI(text) {
     if (m[2] === "m") apply(style, m[1]);
   }
   run(text.slice(at));
-  return el("pre.terminal", null, code);
+  return el("pre.terminal", { tabIndex: 0 }, code); // scrolls sideways: reached by Tab (markdown.js)
 }

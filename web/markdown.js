@@ -190,6 +190,9 @@ function markdown(text) {
     const copy = el("button.code-copy", { type: "button", "aria-label": `Copy the ${lang || "code"} block` }, "Copy");
     copy.onclick = () => copyText(copy, code?.textContent ?? pre.textContent);
     const wrap = el("div.code-block", null, el("div.code-head", null, el("span.code-lang", null, lang || "text"), copy));
+    // A wide block scrolls sideways: reached by Tab, then the arrow keys (only
+    // Chromium made a scroller focusable by itself; GitHub's blocks do the same).
+    pre.tabIndex = 0;
     pre.replaceWith(wrap);
     wrap.append(pre);
   }

@@ -368,6 +368,10 @@ try {
     await settled();
     assert.equal(await asked.locator("details").count(), 0);
     assert.match(await asked.locator("pre code").textContent(), /<details type="reasoning">/);
+    // Wide blocks scroll sideways, so a keyboard reaches them (Firefox and
+    // Safari make no scroller focusable by themselves; before, neither was).
+    assert.equal(await asked.locator("pre").getAttribute("tabindex"), "0");
+    assert.equal(await term.first().getAttribute("tabindex"), "0");
     // On a phone (the drawer closed, the toasts gone).
     await page.setViewportSize({ width: 390, height: 844 });
     await demo(() => { document.getElementById("app").classList.remove("sidebar-open"); document.getElementById("toasts").replaceChildren(); });
