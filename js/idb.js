@@ -740,24 +740,26 @@ class ConversationStore {
     // first two are read ahead: whether the file holds more than one decides
     // their titles.
     const it = SessionTree.importEach(bytes, format);
-    const steps = [it.next()];
-    if (!steps[0].done) steps.push(it.next());
-    const many = steps.length === 2 && !steps[1].done;
+    const ahead = [it.next()];
+    if (!ahead[0].done) ahead.push(it.next());
+    const many = ahead.length === 2 && !ahead[1].done;
     const at0 = Date.now();
     const out = [];
+    let held = null; // a tree read that create() has not taken (it failed)
     try {
       for (let i = 0; ; i++) {
-        const step = steps.length ? steps[0] : it.next();
+        const step = ahead.shift() ?? it.next();
         if (step.done) break;
         const c = step.value;
-        if (!steps.length) steps.push(step); // freed below if create fails
+        held = c.tree;
         const title = many && c.title?.trim() ? c.title.trim() : meta.title;
         const at = at0 - i; // the file's order, its first the newest
         out.push({ conversation: await this.create(c.tree, { ...meta, title, createdAt: at, updatedAt: at }, { autosave }), report: c.report });
-        steps.shift();
+        held = null;
       }
     } finally {
-      for (const step of steps) step.value?.tree.free();
+      held?.free();
+      for (const step of ahead) step.value?.tree.free();
       it.return();
     }
     return { conversations: out, problems: [], repairs: [], timings: {} };

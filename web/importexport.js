@@ -239,13 +239,14 @@ async function importFile(file, format = "auto") {
         upcoming = queue.shift() ?? take();
         t1 = performance.now();
         // A large one in slices (a 47 MB chat of 53k messages was a task of ~1 s).
-        const t = c.file.length >= BIG_FILE ? await SessionTree.loadFrom(c.file, { sliceMs: LOAD_SLICE_MS }) : SessionTree.load(c.file);
+        const big = c.file.length >= BIG_FILE;
+        const t = big ? await SessionTree.loadFrom(c.file, { sliceMs: LOAD_SLICE_MS }) : SessionTree.load(c.file);
         const g = { title: c.title, report: c.report, note: noteOf(c.report) };
         got.push(g);
         read++;
         spent.load += performance.now() - t1;
         t1 = performance.now();
-        await place(t, g, i, c.file.length >= BIG_FILE);
+        await place(t, g, i, big);
         spent.place += performance.now() - t1;
         // Stored before many more are read: each tree stays in the page's
         // module until its rows are in IndexedDB, which writes slower than

@@ -53,9 +53,6 @@ const forever = 1 << 62
 // importGOGC is the collector's pace while importNext reads a conversation.
 const importGOGC = 25
 
-// maxImport is the largest file an import takes (js/sessiontree.js MAX_INPUT).
-const maxImport = 1 << 30
-
 func importBegin(r *treecalls.Request) ([]byte, error) {
 	format, err := r.Str(0, "format")
 	if err != nil {
@@ -66,8 +63,8 @@ func importBegin(r *treecalls.Request) ([]byte, error) {
 		return nil, err
 	}
 	n, ok := rawjson.Atoi(s)
-	if !ok || n < 0 || n > maxImport {
-		return nil, bridge.Invalid("importBegin: the size must be a number of bytes up to " + strconv.Itoa(maxImport))
+	if !ok || n < 0 || n > treecalls.MaxLoad {
+		return nil, bridge.Invalid("importBegin: the size must be a number of bytes up to " + strconv.Itoa(treecalls.MaxLoad))
 	}
 	kind, err := r.Str(2, "kind")
 	if err != nil {
@@ -85,6 +82,7 @@ func importBegin(r *treecalls.Request) ([]byte, error) {
 		nextImport++
 	}
 	imports[nextImport] = im
+	// "number address", as treecalls' loadBegin answers
 	b := strconv.AppendUint(nil, uint64(nextImport), 10)
 	b = append(b, ' ')
 	return strconv.AppendUint(b, uint64(uintptr(unsafe.Pointer(unsafe.SliceData(im.buf[:cap(im.buf)])))), 10), nil

@@ -136,7 +136,7 @@ func TestImportEndAndFailures(t *testing.T) {
 	for _, args := range [][][]byte{
 		{[]byte("auto"), []byte("-1"), []byte("files")},
 		{[]byte("auto"), []byte("12"), []byte("both")},
-		{[]byte("auto"), []byte(strconv.Itoa(maxImport + 1)), []byte("files")},
+		{[]byte("auto"), []byte(strconv.Itoa(treecalls.MaxLoad + 1)), []byte("files")},
 	} {
 		if res, ok := do("importBegin", args...); ok {
 			t.Fatalf("importBegin %q: %s", args, res)
