@@ -620,6 +620,9 @@ function pace(key, n, rate) {
 const SOCKETS_PER_TREE = 128;
 const SOCKETS_PER_TENANT = 1024;
 const socketCounts = new Map(); // object id → {tenant, n}: its live sockets
+// writesInFlight: a live socket → the promise of its last write's ack being
+// sent, while that write is served (webSocketMessage).
+const writesInFlight = new WeakMap();
 const upgradingOf = new Map(); // tenant → its live sockets being opened, over every object
 
 // socketsOfTenant counts tenant's live sockets over the objects of this
@@ -1307,9 +1310,13 @@ export class TreeObject extends DurableObject {
     if (expired(ws)) return;
     // A frame is a write; one sent as binary is read as its UTF-8 text. Any
     // other frame is answered with a 400 ack: it was dropped with no answer,
-    // and its client waited for one for good (issue 25's hostile pass).
+    // and its client waited for one for good (issue 25's hostile pass). Acks
+    // go out in the order of their frames, so that answer waits for the acks
+    // of the socket's writes still in flight.
     if (typeof msg !== "string") msg = frameText(msg);
     if (msg === null || !msg.includes('"write"')) {
+      const ahead = writesInFlight.get(ws);
+      if (ahead) await ahead;
       try {
         ws.send(JSON.stringify({ type: "ack", status: 400, body: { error: { code: "invalid_input",
           message: 'a frame on this socket is a write, {"type":"write","id":…,"route":…,"body":…} as UTF-8 text; this one was not: nothing was done' } } }));
@@ -1324,20 +1331,27 @@ export class TreeObject extends DurableObject {
         message: "this socket was opened before writes went over sockets; open it again to write on it" } } }));
       return;
     }
-    if (objectStarted === null || objectGo.exited) objectStarted = startObjects(this.env);
-    await objectStarted;
-    const headers = [[PREFIX + "tenant", tenant]];
-    if (client) headers.push(["sessiontree-client", client]);
-    let res;
+    let res, acked;
+    const ack = new Promise((resolve) => (acked = resolve));
+    writesInFlight.set(ws, ack);
     try {
-      res = await this.serve(SOCKET, tree, headers, new TextEncoder().encode(msg), client ?? "", ws);
-    } catch (e) {
-      res = { ack: JSON.stringify({ type: "ack", status: 500, body: { error: { code: "internal", message: `the tree's object: ${e.message}` } } }), push: [], index: [], headers: [] };
-    }
-    try {
-      if (res.ack !== undefined) ws.send(res.ack);
-    } catch {
-      // the writer went away; its write stands (its Idempotency-Key answers a retry)
+      if (objectStarted === null || objectGo.exited) objectStarted = startObjects(this.env);
+      await objectStarted;
+      const headers = [[PREFIX + "tenant", tenant]];
+      if (client) headers.push(["sessiontree-client", client]);
+      try {
+        res = await this.serve(SOCKET, tree, headers, new TextEncoder().encode(msg), client ?? "", ws);
+      } catch (e) {
+        res = { ack: JSON.stringify({ type: "ack", status: 500, body: { error: { code: "internal", message: `the tree's object: ${e.message}` } } }), push: [], index: [], headers: [] };
+      }
+      try {
+        if (res.ack !== undefined) ws.send(res.ack);
+      } catch {
+        // the writer went away; its write stands (its Idempotency-Key answers a retry)
+      }
+    } finally {
+      acked();
+      if (writesInFlight.get(ws) === ack) writesInFlight.delete(ws);
     }
     await this.finish(res, ws);
   }

@@ -251,3 +251,46 @@ func TestAFrameThatIsNotAWriteIsAnsweredWithA400Ack(t *testing.T) {
 		t.Fatalf("a write after them: %+v", a)
 	}
 }
+
+// Acks come in the order of their frames: a frame that is not a write, sent
+// while a write of the same socket is in flight, is answered after that
+// write's ack, not ahead of it (its 400 needs no call into the tree's
+// object, and was sent at once).
+func TestAFrameThatIsNotAWriteIsAnsweredAfterTheWritesBeforeIt(t *testing.T) {
+	c := &client{t: t, token: token(t, "frames-order")}
+	id, _ := c.create(`{"messages":[{"role":"user","content":"hi"}]}`)
+	ws := liveSocket(t, c, id, "framer")
+	defer ws.Close()
+	var ops []string
+	for i := range 400 {
+		ops = append(ops, `{"op":"append","message":{"role":"user","content":"a message long enough to take the object a moment `+strconv.Itoa(i)+` `+strings.Repeat("x", 1500)+`"}}`)
+	}
+	for round := range 3 {
+		w := "w" + strconv.Itoa(round)
+		msg, _ := json.Marshal(map[string]any{"type": "write", "id": w, "route": "ops", "body": json.RawMessage(`{"ops":[` + strings.Join(ops, ",") + `]}`)})
+		if err := ws.Send(msg); err != nil {
+			t.Fatal(err)
+		}
+		if err := ws.Send([]byte(`{"type":"ping"}`)); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for len(got) < 2 {
+			raw, err := ws.Read(20 * time.Second)
+			if err != nil {
+				t.Fatalf("round %d: acks so far %v: %v", round, got, err)
+			}
+			var a ack
+			if err := json.Unmarshal(raw, &a); err != nil {
+				t.Fatalf("%v: %s", err, raw)
+			}
+			if a.Type != "ack" {
+				continue
+			}
+			got = append(got, a.ID+" "+strconv.Itoa(a.Status))
+		}
+		if want := []string{w + " 200", " 400"}; got[0] != want[0] || got[1] != want[1] {
+			t.Fatalf("round %d: acks in the order %q, want %q (the write's first, as it was sent first)", round, got, want)
+		}
+	}
+}
