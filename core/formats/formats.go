@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"strconv"
 
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/formats/aisdk"
@@ -74,7 +75,7 @@ func Import(format string, data []byte, opts ...core.Option) (*core.Tree, Report
 	if format == Auto || format == "" {
 		format = Detect(data)
 		if format == "" {
-			return nil, Report{}, unknownInput()
+			return nil, Report{}, unknownInput(data)
 		}
 	}
 	imp := importers[format]
@@ -147,7 +148,33 @@ func Export(t *core.Tree, format string) ([]byte, error) {
 }
 
 // unknownInput is the error of "auto" on input of no format it knows.
-func unknownInput() error {
+// unknownInput is the error of data whose format Detect could not tell (BOM
+// dropped). Input with nothing but whitespace, and a JSON document that is
+// not whole (an export cut short by its download, say), are said as such:
+// naming a format would not help the caller of either.
+func unknownInput(data []byte) error {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return convert.Invalid("the input is empty: it holds nothing but whitespace")
+	}
+	first := data
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		first = bytes.TrimSpace(data[:i])
+	}
+	// A JSON document (not JSON lines, whose first line is whole by itself)
+	// that does not read as JSON.
+	if (data[0] == '[' || data[0] == '{') && !rawjson.Valid(data) && (len(first) == len(data) || !rawjson.Valid(first)) {
+		end, err := rawjson.ScanValue(data, 0)
+		why := "more after the value, at byte " + strconv.Itoa(end)
+		if err != nil {
+			why = err.Error()
+		}
+		// The scan stopped at its end: the rest of it is missing.
+		if err != nil && end >= len(data) {
+			why += " (it ends there: the file is cut short; download or copy it again)"
+		}
+		return convert.Invalid("the input is not valid JSON: " + why)
+	}
 	return convert.Invalid("cannot tell the format of the input: it reads as none of the formats that import (" + importable() + "); name the format if it is one of them")
 }
 

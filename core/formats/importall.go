@@ -43,7 +43,7 @@ func ImportEach(data []byte, format string, fn func(cv Conversation, size int), 
 	if format == Auto || format == "" {
 		format = Detect(data)
 		if format == "" {
-			return unknownInput()
+			return unknownInput(data)
 		}
 	}
 	// A list of conversations is counted first, then read one at a time: a

@@ -65,3 +65,33 @@ func TestAutoRefusesAFileOfNoKnownFormatWithTheFormatsItReads(t *testing.T) {
 		}
 	}
 }
+
+// A file no format reads because it is not whole JSON (an export cut short)
+// says so, with where it ends, instead of naming formats to pick from; so
+// does a file of nothing but whitespace. JSON lines of no known tool, whose
+// lines are whole, are still "cannot tell the format".
+func TestAutoSaysAFileCutShortOrBlankIsNotJSONNotAnUnknownFormat(t *testing.T) {
+	export := `[{"title":"a","mapping":{"1":{"id":"1","message":null,"parent":null,"children":[]}},"current_node":"1"}]`
+	for _, c := range []struct{ in, want string }{
+		{export[:len(export)-20], "the input is not valid JSON: expected a string key at byte 84 (it ends there: the file is cut short"},
+		{export[:len(export)-30], "the file is cut short"},
+		{`{"a":"b`, "the file is cut short"},
+		{`{"a":1,}  `, "the input is not valid JSON: expected a string key at byte 7"},
+		{`[1] [2]`, "the input is not valid JSON: more after the value"},
+		{" \n\t \n", "the input is empty: it holds nothing but whitespace"},
+		{"\ufeff  ", "the input is empty"},
+		{"{\"x\":1}\n{\"y\":2}\n", "cannot tell the format"},
+		{"hello", "cannot tell the format"},
+	} {
+		for name, read := range map[string]func() error{
+			"Import":     func() error { _, _, err := formats.Import(formats.Auto, []byte(c.in)); return err },
+			"ImportEach": func() error { return formats.ImportEach([]byte(c.in), formats.Auto, func(formats.Conversation, int) {}) },
+		} {
+			err := read()
+			var e *core.Error
+			if !errors.As(err, &e) || e.Code != core.CodeInvalidInput || !strings.Contains(e.Message, c.want) {
+				t.Errorf("%s(%q): %v, want invalid_input saying %q", name, c.in, err, c.want)
+			}
+		}
+	}
+}
