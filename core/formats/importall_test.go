@@ -84,8 +84,10 @@ func TestAutoSaysAFileCutShortOrBlankIsNotJSONNotAnUnknownFormat(t *testing.T) {
 		{"hello", "cannot tell the format"},
 	} {
 		for name, read := range map[string]func() error{
-			"Import":     func() error { _, _, err := formats.Import(formats.Auto, []byte(c.in)); return err },
-			"ImportEach": func() error { return formats.ImportEach([]byte(c.in), formats.Auto, func(formats.Conversation, int) {}) },
+			"Import": func() error { _, _, err := formats.Import(formats.Auto, []byte(c.in)); return err },
+			"ImportEach": func() error {
+				return formats.ImportEach([]byte(c.in), formats.Auto, func(formats.Conversation, int) {})
+			},
 		} {
 			err := read()
 			var e *core.Error
