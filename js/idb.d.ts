@@ -142,7 +142,10 @@ export interface ImportOptions {
   format?: string;
   /** The conversation's title (default: the file's name without its extension, else "Imported"). */
   title?: string;
-  /** More fields of the new conversations' records. */
+  /**
+   * More fields of the new conversations' records. An `id` there is the
+   * first conversation's; the others of a multi-chat export get ids of their own.
+   */
   meta?: Record<string, unknown>;
   /**
    * Check a .tree.json (validate) in a worker of its own, stopped once it
@@ -316,6 +319,8 @@ export interface ConversationStore {
    * Imports a file: a .tree.json checked in a worker of its own, loaded in
    * slices and written in parts (create's inParts); another tool's export
    * through the interchange module (loadMerge loads it), one conversation per chat.
+   * A failure part-way (a write refused: storage full) rejects; the
+   * conversations stored before it stay stored and listed, closed.
    */
   importFile(file: Blob | Uint8Array, options?: ImportOptions): Promise<ImportResult>;
   /**

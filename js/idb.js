@@ -746,6 +746,9 @@ class ConversationStore {
     const at0 = Date.now();
     const out = [];
     let held = null; // a tree read that create() has not taken (it failed)
+    // meta's id is the first conversation's: given to each, it stored the
+    // first and refused the second as stored already.
+    const { id, ...others } = meta;
     try {
       for (let i = 0; ; i++) {
         const step = ahead.shift() ?? it.next();
@@ -754,9 +757,14 @@ class ConversationStore {
         held = c.tree;
         const title = many && c.title?.trim() ? c.title.trim() : meta.title;
         const at = at0 - i; // the file's order, its first the newest
-        out.push({ conversation: await this.create(c.tree, { ...meta, title, createdAt: at, updatedAt: at }, { autosave }), report: c.report });
+        const fields = { ...others, ...(i === 0 && id !== undefined ? { id } : {}), title, createdAt: at, updatedAt: at };
+        out.push({ conversation: await this.create(c.tree, fields, { autosave }), report: c.report });
         held = null;
       }
+    } catch (e) {
+      // Those stored stay stored and listed; the caller never gets them to close.
+      await Promise.all(out.map(({ conversation }) => conversation.close().catch(() => {})));
+      throw e;
     } finally {
       held?.free();
       for (const step of ahead) step.value?.tree.free();

@@ -98,7 +98,15 @@ async function run({ kind, name, handle, args: list, trees: marked }) {
     // is read here, so the page never holds the file's bytes.
     case "importEach": {
       const [source, format, options] = list;
-      const bytes = typeof Blob === "function" && source instanceof Blob ? new Uint8Array(await source.arrayBuffer()) : source;
+      let bytes = source;
+      if (typeof Blob === "function" && source instanceof Blob) {
+        try {
+          bytes = new Uint8Array(await source.arrayBuffer());
+        } catch (e) {
+          // A File changed or gone since it was picked (a DOMException, whose code is a number).
+          throw new SessionTreeError("invalid_input", `importEach: reading the file failed: ${e?.message ?? e}`);
+        }
+      }
       const it = SessionTree.importEach(bytes, format, options);
       next++;
       importing.set(next, it);
@@ -134,6 +142,6 @@ self.onmessage = async ({ data }) => {
     const answer = await run(data);
     self.postMessage({ id: data.id, ok: true, value: answer.value, trees: answer.trees }, answer.transfer ?? []);
   } catch (e) {
-    self.postMessage({ id: data.id, ok: false, code: e?.code ?? "invalid_input", message: String(e?.message ?? e) });
+    self.postMessage({ id: data.id, ok: false, code: typeof e?.code === "string" ? e.code : "invalid_input", message: String(e?.message ?? e) });
   }
 };

@@ -171,28 +171,39 @@ export async function connect(source, options = {}) {
 
   // importEach's iterator cannot cross: its steps do, a request each, so the
   // worker holds one conversation at a time (and a Blob or File is read
-  // there). Asked for no more (break), the rest is given up.
-  SessionTree.importEach = async function* importEach(source, format = "auto", options) {
-    const n = await request({ kind: "importEach", args: options === undefined ? [source, format] : [source, format, options] });
-    let over = false;
-    try {
-      for (;;) {
-        let c;
-        try {
-          c = await request({ kind: "importNext", args: [n] });
-        } catch (e) {
-          over = true; // the worker ended it
-          throw e;
+  // there). Asked for no more (break), or dropped half-way (collected), the
+  // rest is given up: the worker lets the file go.
+  const dropped = new FinalizationRegistry((state) => {
+    if (state.n !== null && !state.over && !closed) request({ kind: "importEnd", args: [state.n] }).catch(() => {});
+  });
+  SessionTree.importEach = function importEach(source, format = "auto", options) {
+    const state = { n: null, over: false };
+    async function* conversations() {
+      state.n = await request({ kind: "importEach", args: options === undefined ? [source, format] : [source, format, options] });
+      source = null; // the worker has it
+      try {
+        for (;;) {
+          let c;
+          try {
+            c = await request({ kind: "importNext", args: [state.n] });
+          } catch (e) {
+            state.over = true; // the worker ended it
+            throw e;
+          }
+          if (c === null) {
+            state.over = true;
+            return;
+          }
+          yield c;
         }
-        if (c === null) {
-          over = true;
-          return;
-        }
-        yield c;
+      } finally {
+        if (!state.over && !closed) request({ kind: "importEnd", args: [state.n] }).catch(() => {});
+        state.over = true;
       }
-    } finally {
-      if (!over && !closed) request({ kind: "importEnd", args: [n] }).catch(() => {});
     }
+    const it = conversations();
+    dropped.register(it, state);
+    return it;
   };
 
   try {

@@ -181,12 +181,28 @@ try {
       const one = await store.importFile(new Blob([JSON.stringify([conv(7)])]), { title: "single" });
       out.single = one.conversations.map((c) => c.conversation.meta.title);
       for (const c of one.conversations) await c.conversation.close();
+      // meta.id is the first conversation's alone (given to each, the second
+      // was refused as stored already, and the rest never read).
+      const fixed = await store.importFile(new Blob([JSON.stringify([3, 4, 5].map(conv))]), { meta: { id: "fixed", source: "x" } });
+      out.fixed = fixed.conversations.map((c) => [c.conversation.meta.id === "fixed", c.conversation.meta.source, c.conversation.meta.title]);
+      for (const c of fixed.conversations) await c.conversation.close();
+      // Failing part-way (the id is stored already): rejects, the one it stored before stays listed.
+      try {
+        await store.importFile(new Blob([JSON.stringify([8, 9].map(conv))]), { meta: { id: "fixed" } });
+        out.again = "resolved";
+      } catch (e) {
+        out.again = e.code;
+      }
+      out.listedAfter = (await store.list()).map((m) => m.title).filter((t) => /Chat [3-9]/.test(t)).sort();
       await store.close();
       return out;
     });
     assert.deepEqual(r.made, [["Chat 0", "hi 0", "chatgpt"], ["Chat 1", "hi 1", "chatgpt"], ["Chat 2", "hi 2", "chatgpt"]]);
     assert.deepEqual(r.listed, ["Chat 0", "Chat 1", "Chat 2"]);
     assert.deepEqual(r.single, ["single"], "one conversation takes the file's title, not its own");
+    assert.deepEqual(r.fixed, [[true, "x", "Chat 3"], [false, "x", "Chat 4"], [false, "x", "Chat 5"]]);
+    assert.equal(r.again, "invalid_input");
+    assert.deepEqual(r.listedAfter, ["Chat 3", "Chat 4", "Chat 5"]);
   });
 
   await step("removeInterrupted: an import whose tab closed midway goes, one under way elsewhere stays; neither is listed", async () => {
