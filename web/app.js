@@ -28,10 +28,10 @@ import { openStore } from "./idb.js";
 import { $, el, toast, showError, describe } from "./dom.js";
 import { loadSettings, usesEndpoint } from "./assistant.js";
 import { openSettings } from "./settings.js";
-import { CURRENT_KEY, flush, renderSaveState, openConversation, createConversation, orphanedSends } from "./conversations.js";
+import { CURRENT_KEY, flush, renderSaveState, openConversation, createConversation, orphanedSends, followStore } from "./conversations.js";
 import { renderChat, renderComposer, wireChat } from "./chat.js";
 import { renderConversations, renderBranches, wireSidebar, setDrawer, drawerOpen } from "./sidebar.js";
-import { wireImportExport } from "./importexport.js";
+import { wireImportExport, INTERRUPTED_KEY } from "./importexport.js";
 import { renderTree, wireTree } from "./treepanel.js";
 
 // ---- the shared state ------------------------------------------------------------
@@ -48,6 +48,7 @@ let busyRelease = null;
 export const state = {
   store: null,
   convs: [], // metadata, newest first
+  importing: null, // { read }: an import of another tool's export under way (importexport.js)
   cur: null, // { meta, tree: SessionTree | null, error: string | null, raw: string | null }
   // AbortController of the reply being fetched; while one is, the open
   // conversation takes no other tab's rows (conv.hold()).
@@ -221,6 +222,13 @@ async function start() {
     if (interrupted.length) toast(`An import that was interrupted before it was stored was removed: \u201c${interrupted[0].title}\u201d${interrupted.length > 1 ? ` and ${interrupted.length - 1} more` : ""}.`, "warn");
     // The page's own copies: it changes a conversation's record (title, system prompt) in place.
     state.convs = (await state.store.list()).map((m) => ({ ...m }));
+    followStore(); // another tab's conversations listed here too
+    // An import this tab was running when it reloaded: what it stored is listed.
+    const cut = sessionStorage.getItem(INTERRUPTED_KEY);
+    if (cut !== null) {
+      sessionStorage.removeItem(INTERRUPTED_KEY);
+      toast(`The import of \u201c${cut}\u201d stopped when the page was reloaded: the conversations it had stored are listed. Import the file again for the rest; those already here are merged, not listed twice.`, "warn");
+    }
   } catch (e) {
     showError(`Could not read the saved conversations: ${describe(e)}. They are left untouched.`);
     state.convs = [];

@@ -278,10 +278,25 @@ export function messageView(id, node, sib, isLeaf) {
       el("span.role", null, roleName(m)),
       node.label ? el("span.label-chip", { title: "Label" }, node.label) : null,
       m.incomplete ? el("span.msg-status", { title: "The reply was cut short; regenerate to try again" }, `incomplete (${m.stop_reason ?? "stopped"})`) : null,
-      el("time", { dateTime: new Date(node.createdAtMs).toISOString() }, new Date(node.createdAtMs).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }))),
+      node.createdAtMs ? el("time", { dateTime: new Date(node.createdAtMs).toISOString(), title: new Date(node.createdAtMs).toLocaleString([], { dateStyle: "full", timeStyle: "short" }) }, stamp(node.createdAtMs)) : null),
     body,
     el("div.msg-actions", null, ...actions));
   return view;
+}
+
+/**
+ * A message's time as its head shows it: the time of day for today's, with
+ * the day before it for an earlier one, and the year for another year's (an
+ * imported chat's messages showed "09:00 AM" for a day of 2024). A time of 0
+ * is a format's "no time" (ids and times generated): nothing is shown.
+ */
+function stamp(ms) {
+  const at = new Date(ms);
+  const now = new Date();
+  const time = at.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  if (at.toDateString() === now.toDateString()) return time;
+  const day = at.toLocaleDateString([], at.getFullYear() === now.getFullYear() ? { month: "short", day: "numeric" } : { year: "numeric", month: "short", day: "numeric" });
+  return `${day}, ${time}`;
 }
 
 /** Opens the editor of a message's new element with what its old element's editor held. */

@@ -104,8 +104,9 @@ export function renderSaveState(failed) {
   if (failed) s.textContent = "Not saved";
   else if (state.cur?.deleted) s.textContent = "Not stored (deleted in another tab)";
   else if (!state.store.persistent) s.textContent = "Not stored (no IndexedDB)";
+  else if (state.importing) s.textContent = `Importing\u2026 ${state.importing.read.toLocaleString("en-US")} read`;
   else s.textContent = state.pending ? "Saving\u2026" : "Saved";
-  s.dataset.state = failed ? "failed" : state.pending ? "saving" : "saved";
+  s.dataset.state = failed ? "failed" : state.pending || state.importing ? "saving" : "saved";
 }
 
 /** Whether a reply is on its way (then the conversation stays open): tells the user so. */
@@ -355,7 +356,7 @@ export async function createConversation(tree, title, { open = true, list = true
   // inParts: a large tree's rows written a part at a time (one write of 53k rows was a task of 1.3 s).
   const conv = await state.store.create(tree, meta, { autosave: false, inParts });
   write(() => conv.saved()).then(() => { state.timings.createWrite = performance.now() - t1; });
-  state.convs.unshift(meta);
+  listFirst(meta);
   if (!open) {
     conv.close();
     if (list) renderConversations(); // else the caller lists them once (an import of many)
@@ -363,6 +364,67 @@ export async function createConversation(tree, title, { open = true, list = true
   }
   openCreated(meta, conv, true);
   return meta;
+}
+
+/**
+ * Puts meta first in the page's list, in place of the copy of it the store's
+ * list may have brought in already (takeStoreList).
+ */
+export function listFirst(meta) {
+  const at = state.convs.findIndex((c) => c.id === meta.id);
+  if (at >= 0) state.convs.splice(at, 1);
+  state.convs.unshift(meta);
+}
+
+// The page's list follows the store's (store.subscribe): conversations made,
+// imported, renamed or deleted in another tab show here too. Before, a tab
+// listed what it read at its start and what it made itself: another tab's
+// import stayed unlisted until a reload, and imported here again it was
+// listed twice. The page keeps its own copies of the records (it edits a
+// title in place), so the store's list comes in as: an id not listed here
+// is added; a record written since, its fields taken (not into the open
+// conversation's, which takes them itself); an id the store listed and lists
+// no more, removed (not the open conversation: it says so itself). Drawn at
+// most every LIST_MS: an import in another tab lists hundreds a second.
+const LIST_MS = 250;
+let storeListed = new Set(); // the ids of the store's list last taken
+let listTimer = null;
+
+/** Has the page's list follow the store's from now (app.js, once the list is read). */
+export function followStore() {
+  storeListed = new Set(state.store.conversations.map((m) => m.id));
+  state.store.subscribe(() => {
+    listTimer ??= setTimeout(takeStoreList, LIST_MS);
+  });
+}
+
+/** Takes the store's list into the page's now (and draws it, unless an import here lists its own at its end). */
+export function takeStoreList() {
+  clearTimeout(listTimer);
+  listTimer = null;
+  const list = state.store.conversations;
+  const ids = new Set(list.map((m) => m.id));
+  const mine = new Map(state.convs.map((c) => [c.id, c]));
+  let changed = false;
+  for (const m of list) {
+    const c = mine.get(m.id);
+    if (!c) {
+      state.convs.push({ ...m });
+      changed = true;
+    } else if (c !== state.cur?.meta && (m.updatedAt ?? 0) > (c.updatedAt ?? 0)) {
+      Object.assign(c, m);
+      changed = true;
+    }
+  }
+  const gone = new Set(state.convs.filter((c) => storeListed.has(c.id) && !ids.has(c.id) && c !== state.cur?.meta));
+  if (gone.size) {
+    state.convs = state.convs.filter((c) => !gone.has(c));
+    changed = true;
+  }
+  storeListed = ids;
+  if (!changed) return;
+  state.convs.sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0));
+  if (!state.importing) renderConversations();
 }
 
 /** Whether a conversation has no message and no system prompt of its own: a "+ New chat" reuses it. */
@@ -412,7 +474,7 @@ export function previewImport(meta, tail) {
  */
 export async function importDone(cur, conv) {
   const meta = conv.meta;
-  state.convs.unshift(meta);
+  listFirst(meta);
   if (state.cur !== cur) {
     cur.opened();
     conv.close();
@@ -446,7 +508,7 @@ export async function importFailed(cur) {
 
 /** Opens a conversation just made (listed first), conv (sessiontree/idb); listed says whether it is in the list already. */
 export function openCreated(meta, conv, listed = false, { sliced = false } = {}) {
-  if (!listed) state.convs.unshift(meta);
+  if (!listed) listFirst(meta);
   flush();
   release(state.cur);
   const cur = state.cur = { meta, conv: null, tree: null, error: null, raw: null };

@@ -5,7 +5,7 @@ import { SessionTree } from "./sessiontree.js";
 import { $, el, openForm, toast, showError, clearError, describe } from "./dom.js";
 import { connect } from "./worker.js";
 import { hasFormats, state, loadInterchange } from "./app.js";
-import { write, mayLeave, LOAD_SLICE_MS, createConversation, openConversation, openCreated, previewImport, importDone, importFailed, heldForTests } from "./conversations.js";
+import { write, mayLeave, LOAD_SLICE_MS, createConversation, openConversation, openCreated, previewImport, importDone, importFailed, heldForTests, listFirst, takeStoreList, renderSaveState } from "./conversations.js";
 import { WINDOW } from "./chat.js";
 import { renderConversations } from "./sidebar.js";
 import { change } from "./actions.js";
@@ -40,9 +40,59 @@ const BIG_FILE = 4 << 20;
 
 // What an import made while a reply streams adds to its toast.
 const LISTED = ": it is in the list, not opened while the reply is on its way.";
+// … and one that ended after the user went on in their chat.
+const LISTED_LATER = ": the conversations are in the list, the first on top (not opened: you went on in this chat meanwhile).";
 
-async function importFile(file, format = "auto") {
+// Imports run one at a time, in every tab of the demo (a Web Lock where the
+// browser has them): one started while another still stored its
+// conversations did not see them, and listed the same chats twice (and two
+// files' chats interleaved). Each starts from the store's list as it is then.
+const IMPORT_LOCK = "sessiontree-demo-import";
+let imports = Promise.resolve();
+let importsWaiting = 0;
+
+// INTERRUPTED_KEY (sessionStorage: this tab, kept over a reload) names the
+// file of an import of another tool's export while it is under way: a reload
+// midway keeps the conversations stored by then, and the next start says so.
+export const INTERRUPTED_KEY = "sessiontree-demo.importing";
+
+/** Imports file (in turn: after an import under way here or in another tab). */
+export function importFile(file, format = "auto") {
+  if (state.importing || importsWaiting > 0) toast(`\u201c${file.name}\u201d is imported once the import under way is stored.`);
+  importsWaiting++;
+  const run = async () => {
+    importsWaiting--;
+    try {
+      await state.store.list(); // what another tab stored meanwhile
+      takeStoreList();
+    } catch {
+      // the list as this tab has it
+    }
+    try {
+      await importNow(file, format);
+    } finally {
+      await state.writes.catch(() => {}); // stored before the next import reads the list
+    }
+  };
+  const locked = async () => {
+    if (!navigator.locks?.request) return run();
+    // Held by another tab: said, then waited for.
+    const now = await navigator.locks.request(IMPORT_LOCK, { ifAvailable: true }, async (lock) => (lock ? (await run(), true) : false));
+    if (now) return;
+    toast(`\u201c${file.name}\u201d is imported once the import under way in another tab is stored.`);
+    await navigator.locks.request(IMPORT_LOCK, run);
+  };
+  const p = imports.then(locked);
+  imports = p.catch(() => {});
+  return p;
+}
+
+async function importNow(file, format = "auto") {
   if (state.unsaved && !(await mayLeave())) return; // an import opens what it reads in place of the open chat
+  // Where the user is: an import that ends after they moved on (another
+  // chat, a message sent, a draft typed) lists what it read, not opens it.
+  const where = { cur: state.cur, version: state.cur?.tree?.version, draft: $("input").value };
+  const stayed = () => state.cur === where.cur && state.cur?.tree?.version === where.version && $("input").value === where.draft;
   const t0 = performance.now();
   let got = []; // [{ title, tree, note }]: a .tree.json read on the page
   let reader = null; // the worker that reads another tool's file
@@ -95,7 +145,7 @@ async function importFile(file, format = "auto") {
       let listed = false;
       if (early) await importDone(early, conv);
       else if (state.busy) {
-        state.convs.unshift(conv.meta); // stored, listed, not opened under the reply
+        listFirst(conv.meta); // stored, listed, not opened under the reply
         conv.close();
         renderConversations();
         listed = true;
@@ -127,6 +177,9 @@ async function importFile(file, format = "auto") {
       // a ChatGPT conversations.json) each time the page asks for the next:
       // importAll held every one at once, in the worker and then on the page
       // (+5.7 GB for the browser with a 345 MB export).
+      state.importing = { read: 0 };
+      sessionStorage.setItem(INTERRUPTED_KEY, file.name);
+      renderSaveState();
       reader = await connect(new URL("./sessiontree.wasm", import.meta.url));
       await reader.initInterchange(new URL("./sessiontree-interchange.wasm", import.meta.url));
       each = reader.SessionTree.importEach(file, format, { files: true }); // each conversation's .tree.json moves here
@@ -138,6 +191,9 @@ async function importFile(file, format = "auto") {
     }
   } catch (e) {
     reader?.close();
+    state.importing = null;
+    sessionStorage.removeItem(INTERRUPTED_KEY);
+    renderSaveState();
     for (const g of got) g.tree?.free();
     // A file no format could be: said as it is, not offered as one to pick.
     const nothing = file.size === 0 ? "the file is empty" : /\.md$/i.test(file.name) ? "Markdown is a format to export to (readable, other branches as summaries), not one to import" : null;
@@ -145,7 +201,9 @@ async function importFile(file, format = "auto") {
       showError(`Could not import \u201c${file.name}\u201d: ${nothing}. Nothing was changed.`);
       return;
     }
-    if (format === "auto" && hasFormats && !looksLikeTreeFile(new Uint8Array(await file.slice(0, 64).arrayBuffer()))) {
+    // Not JSON, or nothing but whitespace: said as it is (no format reads it).
+    const unreadable = e?.code === "invalid_input" && /^the input (is not valid JSON|is empty)/.test(e.message ?? "");
+    if (format === "auto" && hasFormats && !unreadable && !looksLikeTreeFile(new Uint8Array(await file.slice(0, 64).arrayBuffer()))) {
       // Detection failed or the file did not read as what it looked like: ask which format it is.
       const v = await openForm({
         title: `Which format is \u201c${file.name}\u201d?`,
@@ -155,7 +213,7 @@ async function importFile(file, format = "auto") {
         ],
         ok: "Import",
       });
-      if (v) return importFile(file, v.format);
+      if (v) return importNow(file, v.format);
     }
     showError(`Could not import \u201c${file.name}\u201d: ${describe(e)}. Nothing was changed.`);
     return;
@@ -166,7 +224,7 @@ async function importFile(file, format = "auto") {
   const name = (g) => (g.title.trim() !== "" && many ? g.title.trim() : base);
   // The file's first conversation ends on top and open (only listed while a reply
   // is on its way: the chat stays on it); the others are listed, in the file's order.
-  const open = !state.busy;
+  let open = !state.busy;
   // A conversation already listed (its first message is a listed one's: the
   // same export imported again, or a newer export of it) is merged into that
   // one rather than listed twice: a newer export's messages join it, what was
@@ -178,13 +236,16 @@ async function importFile(file, format = "auto") {
   let first = null; // the listed conversation the file's first one went into (merged, or made)
   const at = Date.now(); // the i-th conversation's place in the list: at - i
   let read = 0;
+  let placed = 0; // conversations listed or merged into
   let failure = null;
   const place = async (t, g, i, big = false) => {
-    if (many && g.report.nodes === 0) {
-      // A chat of the export with no message (claude.ai lists some) is said, not listed.
+    if (g.report?.nodes === 0) {
+      // A chat of the export with no message (claude.ai lists some), or an
+      // export with none ([]): said, not listed.
       t.free();
       return;
     }
+    placed++;
     const meta = t.pathLength() ? byRoot.get(t.pathWindow(0, 1).ids[0]) : undefined;
     // The open one while a reply streams into it is not merged into: listed on its own.
     if (!meta || (state.busy && state.cur?.meta === meta)) {
@@ -244,6 +305,7 @@ async function importFile(file, format = "auto") {
         const g = { title: c.title, report: c.report, note: noteOf(c.report) };
         got.push(g);
         read++;
+        progress(read);
         spent.load += performance.now() - t1;
         t1 = performance.now();
         await place(t, g, i, big);
@@ -260,20 +322,52 @@ async function importFile(file, format = "auto") {
     }
   } finally {
     reader?.close();
+    state.importing = null;
+    sessionStorage.removeItem(INTERRUPTED_KEY);
+    renderSaveState();
   }
-  // Listed once, in the file's order (a list redrawn for each of 1,000 chats drew 500,500 rows).
+  // Listed in the file's order (drawn every LIST_EVERY_MS meanwhile: a list
+  // redrawn for each of 1,000 chats drew 500,500 rows).
   if (many) state.convs.sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0));
   renderConversations();
+  // The first one opened, unless the user moved on meanwhile (it would take
+  // their chat away under a draft).
+  if (many && !stayed()) open = false;
   if (first && open && state.cur?.meta !== first) await openConversation(first.id);
   state.timings.import = performance.now() - t0;
-  if (got.length === 0) {
-    showError(`Could not import \u201c${file.name}\u201d: ${failure ? describe(failure) : "it holds no conversation"}. Nothing was changed.`);
+  if (placed === 0) {
+    const why = failure ? describe(failure)
+      : got.length > 1 ? `none of its ${got.length.toLocaleString("en-US")} conversations has a message${problemsOf(got)}`
+      : got.length === 1 && got[0].report ? `it holds no message${problemsOf(got)}`
+      : "it holds no conversation";
+    showError(`Could not import \u201c${file.name}\u201d: ${why}. Nothing was changed.`);
     return;
   }
   let note = many ? manyNote(got, name) : got[0].note;
   if (again.found) note += againNote(again, got.length);
   if (failure) note += ` Reading the file stopped after ${read.toLocaleString("en-US")} conversation${read === 1 ? "" : "s"}, which are kept: ${describe(failure)}.`;
-  toast(`Imported \u201c${file.name}\u201d${open ? "." : LISTED}${note}`, note.includes("problem") || failure ? "warn" : "info");
+  toast(`Imported \u201c${file.name}\u201d${open ? "." : state.busy ? LISTED : LISTED_LATER}${note}`, note.includes("problem") || failure ? "warn" : "info");
+}
+
+/** The first problems an import's reports name, for a sentence that says why nothing was imported. */
+function problemsOf(got) {
+  const problems = got.flatMap((g) => g.report?.problems ?? []).map((p) => p.message);
+  return problems.length ? ` (${problems.slice(0, 2).join("; ")}${problems.length > 2 ? "; \u2026" : ""})` : "";
+}
+
+// While an import reads many conversations, the page lists them and says how
+// many it has read, at most every LIST_EVERY_MS (it said nothing for the
+// whole of a 45 s import).
+const LIST_EVERY_MS = 500;
+let listedAt = 0;
+function progress(read) {
+  state.importing.read = read;
+  const now = performance.now();
+  if (now - listedAt < LIST_EVERY_MS) return;
+  listedAt = now;
+  state.convs.sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0));
+  renderConversations();
+  renderSaveState();
 }
 
 /** What the toast says of one conversation's import. */

@@ -12,17 +12,20 @@ import { serveDist, launchChromium, openPage, step } from "./start.mjs";
 
 const N = 120;
 
-/** A claude.ai export of N chats: chat 5 empty, every 10th with a retried reply. */
-function claudeExport({ newer = false } = {}) {
+/**
+ * A claude.ai export of n chats: chat 5 empty, every 10th with a retried
+ * reply; another prefix makes other chats ("B Chat 0", its uuids B…).
+ */
+function claudeExport({ newer = false, prefix = "", n: count = N } = {}) {
   const convs = [];
   let messages = 0;
   let branches = 0;
-  for (let c = 0; c < N; c++) {
+  for (let c = 0; c < count; c++) {
     const msgs = [];
     let parent = "00000000-0000-4000-8000-000000000000";
     const n = c === 5 ? 0 : 2 + (c % 7);
     for (let k = 0; k < n; k++) {
-      const uuid = `m-${c}-${k}`;
+      const uuid = `${prefix}m-${c}-${k}`;
       const text = `${k % 2 ? "Answer" : "Question"} ${k} of chat ${c}`;
       msgs.push({ uuid, text, content: [{ type: "text", text }], sender: k % 2 ? "assistant" : "human", created_at: `2026-05-02T09:${String(k).padStart(2, "0")}:00.000000Z`, parent_message_uuid: parent });
       parent = uuid;
@@ -32,8 +35,8 @@ function claudeExport({ newer = false } = {}) {
       msgs.push({ uuid: "m-7-later", text: "A later answer", content: [{ type: "text", text: "A later answer" }], sender: "assistant", created_at: "2026-05-03T09:00:00.000000Z", parent_message_uuid: parent });
       parent = "m-7-later";
     }
-    if (c % 10 === 1) msgs.push({ uuid: `m-${c}-retry`, text: "A retry", content: [{ type: "text", text: "A retry" }], sender: "assistant", created_at: "2026-05-02T10:00:00.000000Z", parent_message_uuid: msgs[0].uuid });
-    convs.push({ uuid: `c-${c}`, name: `Chat ${c} \u2014 caf\u00e9 \u{1f9ea}`, created_at: "2026-05-02T09:00:00.000000Z", updated_at: "2026-05-02T10:00:00.000000Z", chat_messages: msgs, current_leaf_message_uuid: parent });
+    if (c % 10 === 1) msgs.push({ uuid: `${prefix}m-${c}-retry`, text: "A retry", content: [{ type: "text", text: "A retry" }], sender: "assistant", created_at: "2026-05-02T10:00:00.000000Z", parent_message_uuid: msgs[0].uuid });
+    convs.push({ uuid: `${prefix}c-${c}`, name: `${prefix ? `${prefix} ` : ""}Chat ${c} \u2014 caf\u00e9 \u{1f9ea}`, created_at: "2026-05-02T09:00:00.000000Z", updated_at: "2026-05-02T10:00:00.000000Z", chat_messages: msgs, current_leaf_message_uuid: parent });
     messages += msgs.length;
     branches += msgs.length ? (c % 10 === 1 ? 2 : 1) : 0;
   }
@@ -137,6 +140,105 @@ try {
     await page.locator("#conv-list li.conv", { hasText: "Chat 7 \u2014" }).locator(".conv-open").click();
     await page.waitForFunction(() => document.getElementById("conv-title")?.textContent.startsWith("Chat 7 \u2014") && window.sessiontreeDemo.tree);
     await page.waitForFunction(() => document.getElementById("messages").textContent.includes("A later answer"), null, { timeout: 10000 });
+    // A message of another day shows its day, of another year its year
+    // (before: "09:00 AM" alone, for a message of May 2).
+    const stamps = await page.locator("#messages .msg time").allTextContents();
+    const may2 = new Date("2026-05-02T09:00:00Z");
+    const day = may2.toLocaleDateString("en-US", new Date().getFullYear() === 2026 ? { month: "short", day: "numeric" } : { year: "numeric", month: "short", day: "numeric" });
+    assert.ok(stamps.length > 0 && stamps.every((t) => t.startsWith(day.slice(0, 3))), JSON.stringify(stamps));
+  });
+
+  const listed = () => page.locator("#conv-list li.conv").count();
+  const clearToasts = (p = page) => p.evaluate(() => { for (const t of document.querySelectorAll(".toast")) t.remove(); });
+  const importText = (p, name, text) => p.setInputFiles("#file", { name, mimeType: "application/json", buffer: Buffer.from(text) });
+  const toastSaying = (p, re) => p.waitForFunction((src) => [...document.querySelectorAll(".toast")].some((t) => new RegExp(src).test(t.textContent)), re.source, { timeout: 60000 });
+
+  await step("an export picked twice in a row, the second while the first is stored: the second waits for it and merges; none listed twice", async () => {
+    // Before: both read the list as it was, and 113 of 119 chats were listed twice.
+    await clearToasts();
+    const before = await listed();
+    const b = claudeExport({ prefix: "B" });
+    await importText(page, "b.json", b.text);
+    await importText(page, "b.json", b.text);
+    await toastSaying(page, /is imported once the import under way is stored/);
+    await toastSaying(page, /already here: merged, nothing changed/);
+    await page.evaluate(() => window.sessiontreeDemo.saved());
+    assert.equal(await listed(), before + N - 1);
+  });
+
+  await step("a second tab lists what the first imports, without a reload, and importing it there merges", async () => {
+    // Before: the other tab listed what it read at its start until a reload,
+    // and its own import of the same file listed every chat twice.
+    await clearToasts();
+    const other = await page.context().newPage();
+    other.on("pageerror", (e) => errors.push(`page error (second tab): ${e.message}`));
+    await other.goto(base);
+    await other.waitForSelector("body[data-ready='1']");
+    const before = await other.locator("#conv-list li.conv").count();
+    const c = claudeExport({ prefix: "C", n: 30 });
+    await importText(page, "c.json", c.text);
+    await toastSaying(page, /^Imported/);
+    await page.evaluate(() => window.sessiontreeDemo.saved());
+    await other.waitForFunction((want) => document.querySelectorAll("#conv-list li.conv").length === want, before + 29, { timeout: 10000 });
+    await importText(other, "c.json", c.text);
+    await toastSaying(other, /29 of them were already here: merged, nothing changed/);
+    await other.evaluate(() => window.sessiontreeDemo.saved());
+    assert.equal(await other.locator("#conv-list li.conv").count(), before + 29);
+    await other.close();
+  });
+
+  await step("an export with no conversation, or none with a message, is refused in words; nothing is made", async () => {
+    // Before: [] made and opened an empty chat, "Imported".
+    const before = await listed();
+    const title = await page.textContent("#conv-title");
+    for (const [name, text, re] of [
+      ["empty-list.json", "[]", /it holds no message/],
+      ["all-empty.json", JSON.stringify([{ uuid: "e1", name: "x", chat_messages: [] }, { uuid: "e2", name: "y", chat_messages: [] }]), /none of its 2 conversations has a message/],
+    ]) {
+      await importText(page, name, text);
+      await page.waitForFunction((src) => new RegExp(src).test(document.getElementById("banner").textContent), re.source, { timeout: 20000 });
+      assert.match(await page.textContent("#banner"), /Nothing was changed\./);
+      assert.equal(await listed(), before, name);
+      assert.equal(await page.textContent("#conv-title"), title, name);
+    }
+  });
+
+  await step("a file cut short says so, and offers no format to pick", async () => {
+    // Before: "cannot tell the format of the input", and a form to pick one.
+    await importText(page, "cut.json", claudeExport({ prefix: "F", n: 5 }).text.slice(0, -40));
+    await page.waitForFunction(() => /not valid JSON/.test(document.getElementById("banner").textContent), null, { timeout: 20000 });
+    assert.match(await page.textContent("#banner"), /the file is cut short/);
+    assert.equal(await page.locator("dialog[open]").count(), 0, "no format picker");
+  });
+
+  await step("while an export is read the page says how many it has read and lists them; a reload midway says what it kept", async () => {
+    // Before: "Saving…" alone for the whole import, nothing listed until its
+    // end, and after a reload no word that it had stopped.
+    await clearToasts();
+    const d = claudeExport({ prefix: "D", n: 1500 });
+    await importText(page, "d.json", d.text);
+    await page.waitForFunction(() => /^Importing\u2026 \d+ read$/.test(document.getElementById("save-state").textContent) && document.querySelectorAll("#conv-list li.conv").length > 0 && [...document.querySelectorAll("#conv-list .conv-open")].some((b) => b.textContent.startsWith("D Chat")), null, { timeout: 60000 });
+    await page.reload();
+    await page.waitForSelector("body[data-ready='1']");
+    await toastSaying(page, /The import of \u201cd\.json\u201d stopped when the page was reloaded/);
+    await clearToasts();
+    await page.reload();
+    await page.waitForSelector("body[data-ready='1']");
+    await page.waitForTimeout(300);
+    assert.equal(await page.locator(".toast", { hasText: "stopped when the page was reloaded" }).count(), 0, "said once");
+  });
+
+  await step("an import that ends after the user went on in their chat lists what it read, and leaves them where they are", async () => {
+    // Before: the page opened the export's first chat, under the draft being typed.
+    await clearToasts();
+    const title = await page.textContent("#conv-title");
+    await importText(page, "g.json", claudeExport({ prefix: "G", n: 200 }).text);
+    await page.fill("#input", "a draft I am typing");
+    await toastSaying(page, /^Imported/);
+    assert.match(await page.locator(".toast", { hasText: "Imported" }).first().textContent(), /not opened: you went on in this chat meanwhile/);
+    assert.equal(await page.textContent("#conv-title"), title);
+    assert.equal(await page.inputValue("#input"), "a draft I am typing");
+    await page.fill("#input", "");
   });
 
   assert.deepEqual(errors, [], "errors on the page");
