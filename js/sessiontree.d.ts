@@ -544,7 +544,11 @@ export class SessionTree implements Disposable {
    * needs: a 345 MB ChatGPT export holds 2,001). Each tree is the caller's
    * to keep or free. Its arguments are checked at the call; the file is read
    * at the first `next()`, which throws what `importAll` would (a file no
-   * format reads). Stopping early (`break`, `return()`) gives the rest up.
+   * format reads). A list of conversations that stops being JSON part-way
+   * (an export whose download stopped midway) gives its whole conversations
+   * first, then throws `invalid_input` saying where it stops and, when its
+   * end cut it, that the file is cut short (`importAll` throws that alone).
+   * Stopping early (`break`, `return()`) gives the rest up.
    * Needs the full module or `await initInterchange()` once before.
    */
   static importEach(text: string | ArrayBuffer | ArrayBufferView, format?: string, options?: { files?: false }): Generator<ImportedConversation, void, undefined>;

@@ -241,7 +241,8 @@ func Detect(data []byte) string {
 			return Codex
 		}
 	}
-	if !rawjson.Valid(data) {
+	valid := rawjson.Valid(data)
+	if !valid && data[0] != '[' {
 		return ""
 	}
 	item := data
@@ -258,7 +259,24 @@ func Detect(data []byte) string {
 			return errFirst
 		})
 		if item == nil {
+			if !valid {
+				return ""
+			}
 			return OpenAI
+		}
+		if !valid {
+			// A list cut short (a download stopped midway) or broken past
+			// its first element: an export of conversations, told by its
+			// first, whose whole ones ImportEach reads.
+			switch {
+			case has(item, "mapping"):
+				return ChatGPT
+			case isClaudeAI(item):
+				return ClaudeAI
+			case isChat(item):
+				return OpenWebUI
+			}
+			return ""
 		}
 	}
 	switch {

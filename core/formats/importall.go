@@ -37,7 +37,10 @@ func ImportAll(data []byte, format string, opts ...core.Option) ([]Conversation,
 // the length of the file's bytes it came from, so that a caller that does not
 // keep the trees (the interchange module writes each one out) never holds
 // them all: the trees of a 345 MB ChatGPT export together outgrew wasm32's
-// 4 GiB. A failure is returned before fn is called.
+// 4 GiB. A file that cannot be read fails before fn is called, but for a
+// list of conversations that stops being JSON part-way (an export whose
+// download stopped midway): fn gets each whole conversation before the
+// break, and the error then says where the list stops.
 func ImportEach(data []byte, format string, fn func(cv Conversation, size int), opts ...core.Option) error {
 	data, _ = dropBOM(data) // Import notes it for a file read as one conversation
 	if format == Auto || format == "" {
@@ -50,7 +53,7 @@ func ImportEach(data []byte, format string, fn func(cv Conversation, size int), 
 	// spaced file's conversations are copies without the spaces, and all of
 	// them at once were as large as the file.
 	var list []byte
-	count := 0
+	count := 0 // the conversations in list; -1: not known, list is not whole JSON
 	if format == ChatGPT || format == OpenWebUI || format == ClaudeAI {
 		trimmed := trimSpace(data)
 		if len(trimmed) > 0 && trimmed[0] == '[' && rawjson.Valid(trimmed) {
@@ -58,6 +61,8 @@ func ImportEach(data []byte, format string, fn func(cv Conversation, size int), 
 			if d.Array(func() error { count++; return d.Skip() }) == nil && count > 0 {
 				list = trimmed
 			}
+		} else if len(trimmed) > 0 && trimmed[0] == '[' {
+			list, count = trimmed, -1
 		}
 	}
 	if list == nil {
@@ -70,15 +75,17 @@ func ImportEach(data []byte, format string, fn func(cv Conversation, size int), 
 	}
 	d := rawjson.NewDecoder(list)
 	i := 0
-	return d.Array(func() error {
+	whole := 0 // where the last whole conversation ends
+	err := d.Array(func() error {
 		it, err := d.Raw()
 		if err != nil {
 			return err
 		}
+		whole = d.Pos()
 		size := len(it)
 		// The branches a previous export kept on the first conversation name
 		// leaves of every conversation: one conversation alone names its own.
-		if i == 0 && count > 1 {
+		if i == 0 && count != 1 {
 			if ms, err := convert.Members(it); err == nil {
 				it = convert.NewObject(nil).Members(convert.Without(ms, convert.ExtKey)).Bytes()
 			}
@@ -88,12 +95,73 @@ func ImportEach(data []byte, format string, fn func(cv Conversation, size int), 
 			// A conversation with nothing to import (ChatGPT writes some
 			// without a mapping) is an empty tree that says why.
 			t, rep = core.New(opts...), Report{Format: format, Records: 1}
-			rep.Problems = append(rep.Problems, Problem{Message: "conversation " + strconv.Itoa(i+1) + " of " + strconv.Itoa(count) + ": " + message(err)})
+			of := ""
+			if count > 0 {
+				of = " of " + strconv.Itoa(count)
+			}
+			rep.Problems = append(rep.Problems, Problem{Message: "conversation " + strconv.Itoa(i+1) + of + ": " + message(err)})
 		}
 		fn(Conversation{Title: titleOf(format, parsed(it)), Tree: t, Report: rep}, size)
 		i++
 		return nil
 	})
+	if err == nil && count < 0 {
+		err = d.End()
+	}
+	if err == nil || count >= 0 {
+		return err
+	}
+	if i == 0 {
+		return convert.NotJSON(format, list)
+	}
+	why := err.Error()
+	if e, ok := err.(*core.Error); ok {
+		why = e.Message
+	}
+	cut := ""
+	if cutShort(list[whole:]) {
+		cut = ": the file is cut short (download or copy it again for the rest)"
+	}
+	return convert.Invalid(format + ": the list of conversations stops being valid JSON after its " + strconv.Itoa(i) +
+		" whole conversation" + plural(i) + " (" + why + ")" + cut)
+}
+
+// cutShort reports whether rest, what follows a list's last whole element,
+// is a beginning of more of it that the data's end cut: a comma, then a value
+// whose scan ran into the end, or nothing at all.
+func cutShort(rest []byte) bool {
+	rest = trimSpace(rest)
+	if len(rest) > 0 && rest[0] == ',' {
+		rest = trimSpace(rest[1:])
+	}
+	if len(rest) == 0 {
+		return true
+	}
+	end, err := rawjson.ScanValue(rest, 0)
+	if err == nil {
+		return false
+	}
+	if end >= len(rest) {
+		return true
+	}
+	// A literal cut ("nu", "tr"): its scan stops at its start.
+	var se *rawjson.SyntaxError
+	if errors.As(err, &se) && se.Offset < len(rest) {
+		tail := string(rest[se.Offset:])
+		for _, lit := range []string{"null", "true", "false"} {
+			if len(tail) < len(lit) && lit[:len(tail)] == tail {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // titleOf is a conversation's title as its format writes it, or "".

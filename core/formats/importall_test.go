@@ -2,6 +2,7 @@ package formats_test
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -95,5 +96,59 @@ func TestAutoSaysAFileCutShortOrBlankIsNotJSONNotAnUnknownFormat(t *testing.T) {
 				t.Errorf("%s(%q): %v, want invalid_input saying %q", name, c.in, err, c.want)
 			}
 		}
+	}
+}
+
+// An export whose list of conversations stops being JSON part-way (a
+// download cut short) gives each whole conversation before the break, then
+// fails saying where it stops and that the file is cut short; Detect tells
+// its format by its first conversation. Cut anywhere in its third
+// conversation, the first two come, whole and the same as from the whole file.
+func TestImportEachOfAnExportCutShortGivesItsWholeConversationsFirst(t *testing.T) {
+	conv := func(i int) string {
+		n := strconv.Itoa(i)
+		return `{"title":"Chat ` + n + `","mapping":{"a` + n + `":{"id":"a` + n + `","message":{"id":"a` + n + `","author":{"role":"user"},"content":{"content_type":"text","parts":["hi ` + n + `"]}},"parent":null,"children":[]}},"current_node":"a` + n + `"}`
+	}
+	whole := "[" + conv(0) + ", " + conv(1) + ",\n " + conv(2) + "]"
+	third := strings.Index(whole, conv(2))
+	var want []string
+	if err := formats.ImportEach([]byte(whole), formats.Auto, func(c formats.Conversation, _ int) { want = append(want, c.Title+" "+string(c.Tree.Marshal())) }); err != nil || len(want) != 3 {
+		t.Fatal(err, len(want))
+	}
+	for cut := third + 1; cut < len(whole)-1; cut++ {
+		data := []byte(whole[:cut])
+		if f := formats.Detect(data); f != formats.ChatGPT {
+			t.Fatalf("cut at %d: detected %q", cut, f)
+		}
+		var got []string
+		err := formats.ImportEach(data, formats.Auto, func(c formats.Conversation, _ int) { got = append(got, c.Title+" "+string(c.Tree.Marshal())) })
+		var e *core.Error
+		if !errors.As(err, &e) || e.Code != core.CodeInvalidInput || !strings.Contains(e.Message, "stops being valid JSON after its 2 whole conversations") || !strings.Contains(e.Message, "the file is cut short") {
+			t.Fatalf("cut at %d: %v", cut, err)
+		}
+		if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+			t.Fatalf("cut at %d: got %d conversations, want the first 2 whole", cut, len(got))
+		}
+	}
+	// Broken, not cut: the same conversations, and where it breaks, not "cut short".
+	broken := whole[:third] + "}" + whole[third:]
+	n := 0
+	err := formats.ImportEach([]byte(broken), formats.ChatGPT, func(formats.Conversation, int) { n++ })
+	if err == nil || n != 2 || !strings.Contains(err.Error(), "after its 2 whole conversations") || strings.Contains(err.Error(), "cut short") {
+		t.Fatalf("broken: %d, %v", n, err)
+	}
+	// More after the list's end.
+	n = 0
+	if err := formats.ImportEach([]byte(whole+` {"x":1}`), formats.ChatGPT, func(formats.Conversation, int) { n++ }); err == nil || n != 3 {
+		t.Fatalf("after the list: %d, %v", n, err)
+	}
+	// The first one cut: nothing comes, "not valid JSON", as before.
+	n = 0
+	if err := formats.ImportEach([]byte(whole[:40]), formats.ChatGPT, func(formats.Conversation, int) { n++ }); err == nil || n != 0 || !strings.Contains(err.Error(), "not valid JSON") {
+		t.Fatalf("first cut: %d, %v", n, err)
+	}
+	// ImportAll fails as a whole.
+	if _, err := formats.ImportAll([]byte(whole[:len(whole)-5]), formats.Auto); err == nil {
+		t.Fatal("ImportAll of a cut export: no error")
 	}
 }

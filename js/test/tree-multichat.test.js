@@ -112,3 +112,28 @@ test("importEach checks its arguments at the call and reads the file at the firs
   assert.ok(err instanceof SessionTreeError && err.code === "invalid_input" && /cannot tell the format/.test(err.message), String(err));
   assert.deepEqual(it.next(), { value: undefined, done: true });
 });
+
+// An export whose download stopped midway: its whole conversations come, then
+// an invalid_input that says it is cut short; the module is usable after.
+test("importEach of an export cut short gives its whole conversations, then says it is cut short", () => {
+  const convs = [];
+  for (let i = 0; i < 4; i++) convs.push(conversation(`c${i}`, `Chat ${i}`, [["user", `q${i}`], ["assistant", `a${i}`]]));
+  const file = JSON.stringify(convs);
+  const cut = file.slice(0, file.indexOf(`"Chat 3"`) + 3);
+  for (const files of [false, true]) {
+    const titles = [];
+    let err;
+    try {
+      for (const c of SessionTree.importEach(cut, "auto", { files })) {
+        titles.push(c.title);
+        c.tree?.free();
+      }
+    } catch (e) {
+      err = e;
+    }
+    assert.deepEqual(titles, ["Chat 0", "Chat 1", "Chat 2"]);
+    assert.ok(err instanceof SessionTreeError && err.code === "invalid_input" && /after its 3 whole conversations.*the file is cut short/.test(err.message), String(err));
+  }
+  assert.throws(() => SessionTree.importAll(cut), "invalid_input", /cut short/);
+  assert.deepEqual([...SessionTree.importEach(file)].map((c) => (c.tree.free(), c.title)), convs.map((c) => c.title));
+});

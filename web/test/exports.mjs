@@ -203,12 +203,21 @@ try {
     }
   });
 
-  await step("a file cut short says so, and offers no format to pick", async () => {
-    // Before: "cannot tell the format of the input", and a form to pick one.
+  await step("an export cut short keeps its whole chats and says it is cut short; a file cut short in its first says so, with no format to pick", async () => {
+    // Before: "cannot tell the format of the input", a form to pick one, and
+    // nothing of the file kept.
+    await clearToasts();
+    const before = await listed();
     await importText(page, "cut.json", claudeExport({ prefix: "F", n: 5 }).text.slice(0, -40));
+    await toastSaying(page, /Reading the file stopped after 4 conversations, which are kept/);
+    assert.match(await page.locator(".toast", { hasText: "stopped after" }).first().textContent(), /the file is cut short/);
+    await page.evaluate(() => window.sessiontreeDemo.saved());
+    assert.equal(await listed(), before + 4);
+    await importText(page, "cut-one.json", JSON.stringify({ title: "x", chat: { history: { currentId: "m", messages: {} } } }).slice(0, -10));
     await page.waitForFunction(() => /not valid JSON/.test(document.getElementById("banner").textContent), null, { timeout: 20000 });
     assert.match(await page.textContent("#banner"), /the file is cut short/);
     assert.equal(await page.locator("dialog[open]").count(), 0, "no format picker");
+    assert.equal(await listed(), before + 4);
   });
 
   await step("while an export is read the page says how many it has read and lists them; a reload midway says what it kept", async () => {
