@@ -342,14 +342,14 @@ function sendQueued(cur) {
 export const LOAD_SLICE_MS = 20;
 
 /** Stores tree as a new conversation and lists it (and opens it, unless open is false); its meta, or undefined when it was not made (a reply on its way, or the open chat's changes kept). */
-export async function createConversation(tree, title, { open = true, list = true, at = Date.now(), inParts = false } = {}) {
+export async function createConversation(tree, title, { open = true, list = true, at = Date.now(), updatedAt = at, inParts = false } = {}) {
   if (open && (waitingForReply() || (state.unsaved && !(await mayLeave())))) {
     tree.free();
     return;
   }
   // at: its time in the list (newest first; an import of many gives each its place in the file)
   // Its id is the store's to give (create() then takes it for new without reading the store).
-  const meta = { title: title ?? titleFrom(tree), autoTitle: title === undefined, createdAt: at, updatedAt: at };
+  const meta = { title: title ?? titleFrom(tree), autoTitle: title === undefined, createdAt: at, updatedAt };
   meta.root = tree.pathLength() ? tree.pathWindow(0, 1).ids[0] : null;
   const t1 = performance.now();
   // Written in the background ("Saving…"): the conversation shows at once.

@@ -250,7 +250,11 @@ async function importNow(file, format = "auto") {
     // The open one while a reply streams into it is not merged into: listed on its own.
     if (!meta || (state.busy && state.cur?.meta === meta)) {
       // One conversation is opened as it is made; of many, the first once every one is in.
-      const made = await createConversation(t, name(g), many ? { open: false, list: false, at: at - i, inParts: big } : { open, inParts: big });
+      // Its time in the list is its last message's (an export's chats all
+      // showed the time of the import), its place the file's.
+      const last = t.pathLength() ? t.node(t.pathWindow(-1).ids[0])?.createdAtMs ?? 0 : 0;
+      const updatedAt = last > 0 && last <= Date.now() ? last : undefined;
+      const made = await createConversation(t, name(g), many ? { open: false, list: false, at: at - i, updatedAt: updatedAt ?? at - i, inParts: big } : { open, updatedAt, inParts: big });
       if (i === 0 && many) first = made;
       return;
     }

@@ -68,6 +68,9 @@ try {
     assert.equal(await page.textContent("#conv-title"), `Chat 0 \u2014 caf\u00e9 \u{1f9ea}`);
     const titles = await page.locator("#conv-list li.conv .conv-open").allTextContents();
     assert.deepEqual(titles.slice(0, 4).map((t) => t.match(/Chat \d+/)?.[0]), ["Chat 0", "Chat 1", "Chat 2", "Chat 3"], "listed in the file's order, its first on top");
+    // Each shows its last message's time, not the import's (before: all the same minute of today).
+    const times = await page.locator("#conv-list li.conv .conv-time").allTextContents();
+    assert.ok(times.slice(0, 4).every((t) => t.startsWith("5/2/26")), JSON.stringify(times.slice(0, 4)));
   });
 
   await step("the toast counts every conversation's messages and branches and says the empty one is not listed", async () => {
