@@ -138,7 +138,15 @@ async function instantiate(source, imports, who) {
     const url = source instanceof URL ? source : new URL(source, isNode ? `file://${process.cwd()}/` : globalThis.location?.href);
     if (isNode && url.protocol === "file:") {
       const { readFile } = await import("node:fs/promises");
-      return (await WebAssembly.instantiate(await readFile(url), imports)).instance;
+      let bytes;
+      try {
+        bytes = await readFile(url);
+      } catch (e) {
+        if (e?.code !== "ENOENT") throw e;
+        // The package's .wasm modules are built, not committed: say how to make them.
+        throw new SessionTreeError("not_found", `${who}: there is no ${url.pathname}: the modules beside sessiontree.js are made by \`make build\` in sessiontree's repository (or give ${who}() the module's URL or bytes)`);
+      }
+      return (await WebAssembly.instantiate(bytes, imports)).instance;
     }
     const compiled = await compileInWorker(url);
     if (compiled) return WebAssembly.instantiate(compiled, imports);

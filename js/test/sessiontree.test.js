@@ -19,6 +19,17 @@ test("a call before init throws a sentence saying so", () => {
   assert.ok(/not initialized.*init\(\)/.test(beforeInit.message), beforeInit.message);
 });
 
+// In Node, a package whose modules were never built (make build) says so,
+// where it said "ENOENT: no such file or directory" (a fresh process: the
+// first module loaded stays).
+test("init of a module that is not there says to build it", { skip: !isNode }, async () => {
+  const { execFileSync } = await import("node:child_process");
+  const script = `import(${JSON.stringify(new URL("../sessiontree.js", import.meta.url).href)}).then((m) => m.init("/no/such/dir/sessiontree.wasm")).then(() => console.log("loaded"), (e) => console.log(JSON.stringify([e.code, e.message])))`;
+  const [code, message] = JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" }));
+  assert.equal(code, "not_found");
+  assert.ok(/there is no \/no\/such\/dir\/sessiontree\.wasm.*make build/.test(message), message);
+});
+
 test("a second init is a no-op", async () => {
   await init();
   await init(new Uint8Array([1, 2, 3])); // ignored: already initialized
