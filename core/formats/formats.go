@@ -245,6 +245,12 @@ func Detect(data []byte) string {
 	if !valid && data[0] != '[' {
 		return ""
 	}
+	if data[0] == '{' {
+		// A .tree.json whose keys were reordered (jq -S sorts them).
+		if f, _ := rawjson.LookupString(data, "format"); f == "sessiontree" {
+			return SessionTree
+		}
+	}
 	item := data
 	if data[0] == '[' {
 		// The first element alone (every element, each copied without its

@@ -548,3 +548,32 @@ func TestSillyTavernSwipesAreSiblingBranches(t *testing.T) {
 		}
 	}
 }
+
+// A .tree.json whose top-level keys were reordered (jq -S sorts them, and so
+// does encoding/json for a map) is told by its "format", not only by the
+// prefix sessiontree writes: it was "cannot tell the format of the input".
+func TestDetectTellsATreeFileWhoseKeysWereSorted(t *testing.T) {
+	tr := core.New()
+	if _, err := tr.Append(core.Message(`{"role":"user","content":"hi"}`), 1); err != nil {
+		t.Fatal(err)
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(tr.Marshal(), &top); err != nil {
+		t.Fatal(err)
+	}
+	sorted, _ := json.Marshal(top)
+	if strings.HasPrefix(string(sorted), `{"format"`) {
+		t.Fatalf("not reordered: %s", sorted)
+	}
+	if f := formats.Detect(sorted); f != formats.SessionTree {
+		t.Fatalf("detected %q", f)
+	}
+	got, _, err := formats.Import(formats.Auto, sorted)
+	if err != nil || string(got.Marshal()) != string(tr.Marshal()) {
+		t.Fatalf("%v: %s", err, got.Marshal())
+	}
+	// Another format's object with a "format" of its own is not taken for one.
+	if f := formats.Detect([]byte(`{"format":"other","messages":[{"role":"user","content":"hi"}]}`)); f == formats.SessionTree {
+		t.Fatal("a format of another name detected as sessiontree")
+	}
+}
