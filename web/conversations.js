@@ -387,12 +387,17 @@ export function listFirst(meta) {
 // no more, removed (not the open conversation: it says so itself). Drawn at
 // most every LIST_MS: an import in another tab lists hundreds a second.
 const LIST_MS = 250;
-let storeListed = new Set(); // the ids of the store's list last taken
+// The store's records as last taken, by id: what the list shows of each. A
+// record is taken into the page's copy when the store's changed since (a
+// rename there), never because the page's own copy differs (its change on
+// its way to the store).
+let storeSeen = new Map();
 let listTimer = null;
+const shown = (m) => JSON.stringify({ ...m, rev: 0, root: 0, activeBranch: 0 });
 
 /** Has the page's list follow the store's from now (app.js, once the list is read). */
 export function followStore() {
-  storeListed = new Set(state.store.conversations.map((m) => m.id));
+  storeSeen = new Map(state.store.conversations.map((m) => [m.id, shown(m)]));
   state.store.subscribe(() => {
     listTimer ??= setTimeout(takeStoreList, LIST_MS);
   });
@@ -403,7 +408,7 @@ export function takeStoreList() {
   clearTimeout(listTimer);
   listTimer = null;
   const list = state.store.conversations;
-  const ids = new Set(list.map((m) => m.id));
+  const seen = new Map(list.map((m) => [m.id, shown(m)]));
   const mine = new Map(state.convs.map((c) => [c.id, c]));
   let changed = false;
   for (const m of list) {
@@ -411,17 +416,17 @@ export function takeStoreList() {
     if (!c) {
       state.convs.push({ ...m });
       changed = true;
-    } else if (c !== state.cur?.meta && (m.updatedAt ?? 0) > (c.updatedAt ?? 0)) {
+    } else if (c !== state.cur?.meta && storeSeen.has(m.id) && storeSeen.get(m.id) !== seen.get(m.id)) {
       Object.assign(c, m);
       changed = true;
     }
   }
-  const gone = new Set(state.convs.filter((c) => storeListed.has(c.id) && !ids.has(c.id) && c !== state.cur?.meta));
+  const gone = new Set(state.convs.filter((c) => storeSeen.has(c.id) && !seen.has(c.id) && c !== state.cur?.meta));
   if (gone.size) {
     state.convs = state.convs.filter((c) => !gone.has(c));
     changed = true;
   }
-  storeListed = ids;
+  storeSeen = seen;
   if (!changed) return;
   state.convs.sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0));
   if (!state.importing) renderConversations();

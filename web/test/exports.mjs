@@ -253,6 +253,31 @@ try {
     await page.fill("#input", "");
   });
 
+  await step("a rename and a delete in one tab show in another's list, without a reload", async () => {
+    // Before: the other tab's list kept the old title and the deleted chat until a reload.
+    const other = await page.context().newPage();
+    other.on("pageerror", (e) => errors.push(`page error (second tab): ${e.message}`));
+    await other.goto(base);
+    await other.waitForSelector("body[data-ready='1']");
+    const row = (p, title) => p.locator("#conv-list li.conv", { hasText: title });
+    const form = async (values) => {
+      await page.waitForSelector("#dialog[open]");
+      for (const [name, value] of Object.entries(values)) await page.fill(`#dialog [name="${name}"]`, value);
+      await page.locator("#dialog button[type=submit]").click();
+      await page.waitForSelector("#dialog:not([open])", { state: "attached" });
+    };
+    await row(page, "C Chat 3 \u2014").locator('[data-action="rename"]').click();
+    await form({ title: "Renamed in the first tab" });
+    await row(page, "C Chat 4 \u2014").locator('[data-action="delete"]').click();
+    await form({});
+    await page.evaluate(() => window.sessiontreeDemo.saved());
+    await other.waitForFunction(() => {
+      const titles = [...document.querySelectorAll("#conv-list .conv-name")].map((e) => e.textContent);
+      return titles.includes("Renamed in the first tab") && !titles.some((t) => t.startsWith("C Chat 4 \u2014") || t.startsWith("C Chat 3 \u2014"));
+    }, null, { timeout: 10000 });
+    await other.close();
+  });
+
   assert.deepEqual(errors, [], "errors on the page");
   console.log("web exports: all passed");
 } catch (e) {
