@@ -274,24 +274,13 @@ func Detect(data []byte) string {
 			// A list cut short (a download stopped midway) or broken past
 			// its first element: an export of conversations, told by its
 			// first, whose whole ones ImportEach reads.
-			switch {
-			case has(item, "mapping"):
-				return ChatGPT
-			case isClaudeAI(item):
-				return ClaudeAI
-			case isChat(item):
-				return OpenWebUI
-			}
-			return ""
+			return exportOf(item)
 		}
 	}
+	if f := exportOf(item); f != "" {
+		return f
+	}
 	switch {
-	case has(item, "mapping"):
-		return ChatGPT
-	case isClaudeAI(item):
-		return ClaudeAI
-	case isChat(item):
-		return OpenWebUI
 	case uiMessage(item) && data[0] == '[':
 		return AISDK
 	case has(item, "role") && data[0] == '[':
@@ -309,6 +298,20 @@ func Detect(data []byte) string {
 			return AISDK
 		}
 		return OpenAI
+	}
+	return ""
+}
+
+// exportOf is the format of item when it is a conversation of a tool's
+// whole data export (a list of them), else "".
+func exportOf(item []byte) string {
+	switch {
+	case has(item, "mapping"):
+		return ChatGPT
+	case isClaudeAI(item):
+		return ClaudeAI
+	case isChat(item):
+		return OpenWebUI
 	}
 	return ""
 }
