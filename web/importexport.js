@@ -221,6 +221,8 @@ async function importNow(file, format = "auto") {
   clearError();
   const base = file.name.replace(/\.(tree\.json|jsonl|json|md)$/i, "") || "Imported";
   const many = got.length > 1 || ahead.length > 1;
+  // Said at once (the header's count is hidden on a phone's width).
+  if (many) toast(`Importing \u201c${file.name}\u201d: its conversations are listed as they are stored.`);
   const name = (g) => (g.title.trim() !== "" && many ? g.title.trim() : base);
   // The file's first conversation ends on top and open (only listed while a reply
   // is on its way: the chat stays on it); the others are listed, in the file's order.
