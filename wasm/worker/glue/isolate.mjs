@@ -620,9 +620,9 @@ function pace(key, n, rate) {
 const SOCKETS_PER_TREE = 128;
 const SOCKETS_PER_TENANT = 1024;
 const socketCounts = new Map(); // object id → {tenant, n}: its live sockets
-// writesInFlight: a live socket → the promise of its last write's ack being
-// sent, while that write is served (webSocketMessage).
-const writesInFlight = new WeakMap();
+// acksOf: a live socket → the promise that its last frame's ack was sent
+// (webSocketMessage sends each ack after the one before it).
+const acksOf = new WeakMap();
 const upgradingOf = new Map(); // tenant → its live sockets being opened, over every object
 
 // socketsOfTenant counts tenant's live sockets over the objects of this
@@ -1314,45 +1314,46 @@ export class TreeObject extends DurableObject {
     // go out in the order of their frames, so that answer waits for the acks
     // of the socket's writes still in flight.
     if (typeof msg !== "string") msg = frameText(msg);
-    if (msg === null || !msg.includes('"write"')) {
-      const ahead = writesInFlight.get(ws);
-      if (ahead) await ahead;
+    // This frame's ack goes out after the one of the frame before it on this
+    // socket: writes are served in groups and answered at once, so an ack
+    // sent when ready overtook, or fell behind, its neighbours.
+    const before = acksOf.get(ws);
+    let sent;
+    const mine = new Promise((resolve) => (sent = resolve));
+    acksOf.set(ws, mine);
+    const send = async (ack) => {
+      await before;
       try {
-        ws.send(JSON.stringify({ type: "ack", status: 400, body: { error: { code: "invalid_input",
-          message: 'a frame on this socket is a write, {"type":"write","id":…,"route":…,"body":…} as UTF-8 text; this one was not: nothing was done' } } }));
+        if (ack !== undefined) ws.send(ack);
       } catch {
-        // the client went away
+        // the client went away; a write's change stands (its Idempotency-Key answers a retry)
+      } finally {
+        sent();
+        if (acksOf.get(ws) === mine) acksOf.delete(ws);
       }
+    };
+    if (msg === null || !msg.includes('"write"')) {
+      await send(JSON.stringify({ type: "ack", status: 400, body: { error: { code: "invalid_input",
+        message: 'a frame on this socket is a write, {"type":"write","id":…,"route":…,"body":…} as UTF-8 text; this one was not: nothing was done' } } }));
       return;
     }
     const { tree, tenant, client } = ws.deserializeAttachment() ?? {};
     if (!tree || !tenant) {
-      ws.send(JSON.stringify({ type: "ack", status: 400, body: { error: { code: "invalid_input",
+      await send(JSON.stringify({ type: "ack", status: 400, body: { error: { code: "invalid_input",
         message: "this socket was opened before writes went over sockets; open it again to write on it" } } }));
       return;
     }
-    let res, acked;
-    const ack = new Promise((resolve) => (acked = resolve));
-    writesInFlight.set(ws, ack);
+    let res;
     try {
       if (objectStarted === null || objectGo.exited) objectStarted = startObjects(this.env);
       await objectStarted;
       const headers = [[PREFIX + "tenant", tenant]];
       if (client) headers.push(["sessiontree-client", client]);
-      try {
-        res = await this.serve(SOCKET, tree, headers, new TextEncoder().encode(msg), client ?? "", ws);
-      } catch (e) {
-        res = { ack: JSON.stringify({ type: "ack", status: 500, body: { error: { code: "internal", message: `the tree's object: ${e.message}` } } }), push: [], index: [], headers: [] };
-      }
-      try {
-        if (res.ack !== undefined) ws.send(res.ack);
-      } catch {
-        // the writer went away; its write stands (its Idempotency-Key answers a retry)
-      }
-    } finally {
-      acked();
-      if (writesInFlight.get(ws) === ack) writesInFlight.delete(ws);
+      res = await this.serve(SOCKET, tree, headers, new TextEncoder().encode(msg), client ?? "", ws);
+    } catch (e) {
+      res = { ack: JSON.stringify({ type: "ack", status: 500, body: { error: { code: "internal", message: `the tree's object: ${e.message}` } } }), push: [], index: [], headers: [] };
     }
+    await send(res.ack);
     await this.finish(res, ws);
   }
 
