@@ -623,6 +623,8 @@ const socketCounts = new Map(); // object id → {tenant, n}: its live sockets
 // acksOf: a live socket → the promise that its last frame's ack was sent
 // (webSocketMessage sends each ack after the one before it).
 const acksOf = new WeakMap();
+// turnOf: a live socket opened without ?client= → its place in the If-Match line.
+const turnOf = new WeakMap();
 const upgradingOf = new Map(); // tenant → its live sockets being opened, over every object
 
 // socketsOfTenant counts tenant's live sockets over the objects of this
@@ -1349,6 +1351,16 @@ export class TreeObject extends DurableObject {
       await objectStarted;
       const headers = [[PREFIX + "tenant", tenant]];
       if (client) headers.push(["sessiontree-client", client]);
+      else {
+        // A socket without a name is one writer in the If-Match line
+        // (wasm/edge/turns.go): its place, kept from its 412 to its next
+        // write. Each write took a new place, and the next one was held
+        // ~2 s behind the place its own 412 had made head (and a later
+        // write without If-Match went in first).
+        let place = turnOf.get(ws);
+        if (place === undefined) turnOf.set(ws, (place = `#socket-${crypto.randomUUID()}`));
+        headers.push([PREFIX + "turn", place]);
+      }
       res = await this.serve(SOCKET, tree, headers, new TextEncoder().encode(msg), client ?? "", ws);
     } catch (e) {
       res = { ack: JSON.stringify({ type: "ack", status: 500, body: { error: { code: "internal", message: `the tree's object: ${e.message}` } } }), push: [], index: [], headers: [] };

@@ -300,3 +300,64 @@ func TestAFrameThatIsNotAWriteIsAnsweredAfterTheWritesBeforeIt(t *testing.T) {
 		}
 	}
 }
+
+// A socket opened without ?client= is one writer in the If-Match line: after
+// its write's 412, its next write with the current ETag goes in at once, in
+// the order sent. Each of its writes took a new place: the next one was held
+// ~2 s behind the place its own 412 had made the head, then refused with a
+// 412, and a write sent after it without If-Match went in first.
+func TestAnUnnamedSocketKeepsItsPlaceInTheIfMatchLine(t *testing.T) {
+	c := &client{t: t, token: token(t, "unnamed-turns")}
+	id, etag := c.create(`{"messages":[{"role":"user","content":"hi"}]}`)
+	ws, _, err := wsclient.Dial(server.URL+"/v1/trees/"+id+"/live?access_token="+c.token, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if msg, err := ws.Read(10 * time.Second); err != nil || !strings.Contains(string(msg), `"hello"`) {
+		t.Fatalf("hello: %s %v", msg, err)
+	}
+	frame := func(w, ifMatch string) []byte {
+		m := map[string]any{"type": "write", "id": w, "route": "ops", "body": json.RawMessage(`{"ops":[{"op":"append","message":{"role":"user","content":"` + w + `"}}]}`)}
+		if ifMatch != "" {
+			m["if_match"] = ifMatch
+		}
+		msg, _ := json.Marshal(m)
+		return msg
+	}
+	stale := `"0-stale"`
+	for round := range 3 {
+		r := strconv.Itoa(round)
+		t0 := time.Now()
+		for _, f := range [][]byte{frame("w1-"+r, stale), frame("w2-"+r, etag), frame("w3-"+r, "")} {
+			if err := ws.Send(f); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var got []string
+		for len(got) < 3 {
+			raw, err := ws.Read(20 * time.Second)
+			if err != nil {
+				t.Fatalf("round %d: acks so far %v: %v", round, got, err)
+			}
+			var a ack
+			if err := json.Unmarshal(raw, &a); err != nil {
+				t.Fatalf("%v: %s", err, raw)
+			}
+			if a.Type != "ack" {
+				continue
+			}
+			got = append(got, a.ID+" "+strconv.Itoa(a.Status))
+			if a.Status == 200 {
+				etag = a.ETag
+			}
+		}
+		want := []string{"w1-" + r + " 412", "w2-" + r + " 200", "w3-" + r + " 200"}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Fatalf("round %d: acks %q, want %q", round, got, want)
+		}
+		if d := time.Since(t0); d > 1500*time.Millisecond {
+			t.Fatalf("round %d: the three writes took %v: a write of the head of the line was held", round, d)
+		}
+	}
+}
