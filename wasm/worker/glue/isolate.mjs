@@ -1334,8 +1334,19 @@ export class TreeObject extends DurableObject {
         if (acksOf.get(ws) === mine) acksOf.delete(ws);
       }
     };
-    if (msg === null || !msg.includes('"write"')) {
-      await send(JSON.stringify({ type: "ack", status: 400, body: { error: { code: "invalid_input",
+    // Most frames that are not writes are told by a look at the text; one
+    // whose "type" is spelled with escapes ("\u0077rite") is read first.
+    let frame = null;
+    if (msg !== null && !msg.includes('"write"')) {
+      try {
+        frame = JSON.parse(msg);
+      } catch {
+        // not JSON
+      }
+    }
+    if (msg === null || (!msg.includes('"write"') && frame?.type !== "write")) {
+      const id = typeof frame?.id === "string" && frame.id.length <= 64 ? frame.id : undefined; // its ack names it, as a write's does
+      await send(JSON.stringify({ type: "ack", id, status: 400, body: { error: { code: "invalid_input",
         message: 'a frame on this socket is a write, {"type":"write","id":…,"route":…,"body":…} as UTF-8 text; this one was not: nothing was done' } } }));
       return;
     }

@@ -250,6 +250,32 @@ func TestAFrameThatIsNotAWriteIsAnsweredWithA400Ack(t *testing.T) {
 	if a := writeOn(t, ws, "w1", "", "", `{"ops":[{"op":"append","message":{"role":"user","content":"after"}}]}`); a.Status != 200 {
 		t.Fatalf("a write after them: %+v", a)
 	}
+	// A frame that names its id is acked under it; a write whose "type" is
+	// spelled with escapes is a write (it was refused as not one, its ack
+	// with no id).
+	if err := ws.Send([]byte(`{"type":"ping","id":"p1"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if raw, err := ws.Read(20 * time.Second); err != nil || !strings.Contains(string(raw), `"id":"p1"`) || !strings.Contains(string(raw), `"status":400`) {
+		t.Fatalf("a ping with an id: %s %v", raw, err)
+	}
+	if err := ws.Send([]byte(`{"type":"write","id":"w2","route":"ops","body":{"ops":[{"op":"append","message":{"role":"user","content":"escaped"}}]}}`)); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		raw, err := ws.Read(20 * time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a ack
+		if err := json.Unmarshal(raw, &a); err != nil || a.Type != "ack" {
+			continue
+		}
+		if a.ID != "w2" || a.Status != 200 {
+			t.Fatalf("a write spelled with escapes: %s", raw)
+		}
+		break
+	}
 }
 
 // Acks come in the order of their frames: a frame that is not a write, sent
