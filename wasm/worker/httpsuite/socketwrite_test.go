@@ -306,21 +306,7 @@ func TestAFrameThatIsNotAWriteIsAnsweredAfterTheWritesBeforeIt(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		var got []string
-		for len(got) < len(want) {
-			raw, err := ws.Read(20 * time.Second)
-			if err != nil {
-				t.Fatalf("round %d: acks so far %v: %v", round, got, err)
-			}
-			var a ack
-			if err := json.Unmarshal(raw, &a); err != nil {
-				t.Fatalf("%v: %s", err, raw)
-			}
-			if a.Type != "ack" {
-				continue
-			}
-			got = append(got, a.ID+" "+strconv.Itoa(a.Status))
-		}
+		got := readAcks(t, ws, len(want), nil)
 		if strings.Join(got, ",") != strings.Join(want, ",") {
 			t.Fatalf("round %d: acks in the order %q, want %q, the order of their frames", round, got, want)
 		}
@@ -360,24 +346,11 @@ func TestAnUnnamedSocketKeepsItsPlaceInTheIfMatchLine(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		var got []string
-		for len(got) < 3 {
-			raw, err := ws.Read(20 * time.Second)
-			if err != nil {
-				t.Fatalf("round %d: acks so far %v: %v", round, got, err)
-			}
-			var a ack
-			if err := json.Unmarshal(raw, &a); err != nil {
-				t.Fatalf("%v: %s", err, raw)
-			}
-			if a.Type != "ack" {
-				continue
-			}
-			got = append(got, a.ID+" "+strconv.Itoa(a.Status))
+		got := readAcks(t, ws, 3, func(a ack) {
 			if a.Status == 200 {
 				etag = a.ETag
 			}
-		}
+		})
 		want := []string{"w1-" + r + " 412", "w2-" + r + " 200", "w3-" + r + " 200"}
 		if strings.Join(got, ",") != strings.Join(want, ",") {
 			t.Fatalf("round %d: acks %q, want %q", round, got, want)
@@ -386,4 +359,29 @@ func TestAnUnnamedSocketKeepsItsPlaceInTheIfMatchLine(t *testing.T) {
 			t.Fatalf("round %d: the three writes took %v: a write of the head of the line was held", round, d)
 		}
 	}
+}
+
+// readAcks reads the next n acks of ws (skipping pushed changes), each as
+// "id status", handing each to seen when it is not nil.
+func readAcks(t *testing.T, ws *wsclient.Conn, n int, seen func(ack)) []string {
+	t.Helper()
+	var got []string
+	for len(got) < n {
+		raw, err := ws.Read(20 * time.Second)
+		if err != nil {
+			t.Fatalf("acks so far %v: %v", got, err)
+		}
+		var a ack
+		if err := json.Unmarshal(raw, &a); err != nil {
+			t.Fatalf("%v: %s", err, raw)
+		}
+		if a.Type != "ack" {
+			continue
+		}
+		got = append(got, a.ID+" "+strconv.Itoa(a.Status))
+		if seen != nil {
+			seen(a)
+		}
+	}
+	return got
 }
