@@ -1312,9 +1312,7 @@ export class TreeObject extends DurableObject {
     if (expired(ws)) return;
     // A frame is a write; one sent as binary is read as its UTF-8 text. Any
     // other frame is answered with a 400 ack: it was dropped with no answer,
-    // and its client waited for one for good (issue 25's hostile pass). Acks
-    // go out in the order of their frames, so that answer waits for the acks
-    // of the socket's writes still in flight.
+    // and its client waited for one for good (issue 25's hostile pass).
     if (typeof msg !== "string") msg = frameText(msg);
     // This frame's ack goes out after the one of the frame before it on this
     // socket: writes are served in groups and answered at once, so an ack
@@ -1336,15 +1334,16 @@ export class TreeObject extends DurableObject {
     };
     // Most frames that are not writes are told by a look at the text; one
     // whose "type" is spelled with escapes ("\u0077rite") is read first.
+    const looksWrite = msg !== null && msg.includes('"write"');
     let frame = null;
-    if (msg !== null && !msg.includes('"write"')) {
+    if (msg !== null && !looksWrite) {
       try {
         frame = JSON.parse(msg);
       } catch {
         // not JSON
       }
     }
-    if (msg === null || (!msg.includes('"write"') && frame?.type !== "write")) {
+    if (!looksWrite && frame?.type !== "write") {
       const id = typeof frame?.id === "string" && frame.id.length <= 64 ? frame.id : undefined; // its ack names it, as a write's does
       await send(JSON.stringify({ type: "ack", id, status: 400, body: { error: { code: "invalid_input",
         message: 'a frame on this socket is a write, {"type":"write","id":…,"route":…,"body":…} as UTF-8 text; this one was not: nothing was done' } } }));
