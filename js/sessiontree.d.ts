@@ -539,9 +539,11 @@ export class SessionTree implements Disposable {
   static importAll(text: string | ArrayBuffer | ArrayBufferView, format?: string): ImportedConversation[];
   /**
    * `importAll` a conversation at a time: the file is read as the iterator is
-   * asked for its next conversation, so that the module holds the file and
-   * one conversation, never the trees of them all (what a whole data export
-   * needs: a 345 MB ChatGPT export holds 2,001). Each tree is the caller's
+   * asked for its next conversation, so that the module holds a piece of the
+   * file and one conversation, never the trees of them all nor the file (what
+   * a whole data export needs: a 345 MB ChatGPT export holds 2,001). In a Web
+   * Worker it also takes a `Blob` or `File`, read a piece at a time
+   * (`FileReaderSync`), so that the file is held nowhere. Each tree is the caller's
    * to keep or free. Its arguments are checked at the call; the file is read
    * at the first `next()`, which throws what `importAll` would (a file no
    * format reads). A list of conversations that stops being JSON part-way
@@ -551,9 +553,9 @@ export class SessionTree implements Disposable {
    * Stopping early (`break`, `return()`) gives the rest up.
    * Needs the full module or `await initInterchange()` once before.
    */
-  static importEach(text: string | ArrayBuffer | ArrayBufferView, format?: string, options?: { files?: false }): Generator<ImportedConversation, void, undefined>;
+  static importEach(text: string | ArrayBuffer | ArrayBufferView | Blob, format?: string, options?: { files?: false }): Generator<ImportedConversation, void, undefined>;
   /** `{ files: true }`: each conversation as its .tree.json bytes, loaded by no module (what a store writes, or a worker hands a page to load). */
-  static importEach(text: string | ArrayBuffer | ArrayBufferView, format: string, options: { files: true }): Generator<{ title: string; file: Uint8Array; report: ImportReport }, void, undefined>;
+  static importEach(text: string | ArrayBuffer | ArrayBufferView | Blob, format: string, options: { files: true }): Generator<{ title: string; file: Uint8Array; report: ImportReport }, void, undefined>;
   /** The tree in another format (chatgpt, openwebui, librechat, claudecode, pi, codex, claudeai, sillytavern, openai, ai-sdk, assistant-ui or markdown; `save()` writes the .tree.json), as text. Needs the full module or `await initInterchange()` once before. */
   export(format: string): string;
   /**

@@ -1297,6 +1297,19 @@ function fields(res, off) {
   };
 }
 
+// readPiece is n bytes of an import's source from at: bytes, or a Blob read
+// at once (FileReaderSync, in a worker). n is 0 past the end.
+function readPiece(source, at, n) {
+  if (n <= 0) return new Uint8Array(0);
+  if (source instanceof Uint8Array) return source.subarray(at, at + n);
+  try {
+    return new Uint8Array(new FileReaderSync().readAsArrayBuffer(source.slice(at, at + n)));
+  } catch (e) {
+    // A File changed or gone since it was picked (a DOMException, whose code is a number).
+    throw new SessionTreeError("invalid_input", `importEach: reading the file failed: ${e?.message ?? e}`);
+  }
+}
+
 // An importEach given up (its iterator's return(), or dropped half-way): the
 // module's import ended, its buffer let go.
 function giveUp(full, f, num) {
@@ -1553,28 +1566,42 @@ export class SessionTree {
     // files: each conversation as its .tree.json bytes, loaded by no module
     // here (what a store writes, or a worker hands a page).
     const files = options?.files === true;
-    let bytes = importText(text);
-    if (typeof bytes === "string") bytes = encoder.encode(bytes);
-    if (bytes.length > MAX_INPUT) throw new SessionTreeError("too_large", `the input is ${bytes.length} bytes; the limit is ${MAX_INPUT}`);
-    // importBegin's buffer, the file copied there once; then importNext's
-    // answers, each a conversation framed as importAll frames one, and
-    // nothing at the end (wasm/internal/fullcalls importeach.go).
+    // The file, read a piece at a time as the module asks (importBegin's
+    // buffer holds one piece): a Blob where it can be read at once (a
+    // worker's FileReaderSync), else bytes.
+    let source = typeof FileReaderSync === "function" && typeof Blob === "function" && text instanceof Blob ? text : importText(text);
+    if (typeof source === "string") source = encoder.encode(source);
+    const size = source instanceof Uint8Array ? source.length : source.size;
+    if (size > MAX_INPUT) throw new SessionTreeError("too_large", `the input is ${size} bytes; the limit is ${MAX_INPUT}`);
+    // importBegin's buffer, a piece of the file written there each time
+    // importNext answers "more"; then importNext's answers, each a
+    // conversation framed as importAll frames one, and nothing at the end
+    // (wasm/internal/fullcalls importeach.go).
     const call = full
       ? (name, args) => mainBytes(F[name], 0, args)
       : (name, args) => interCall(f, f[name], args);
     const memory = () => (full ? view(wasm) : new Uint8Array(f.memory.buffer));
     const state = { num: "" };
     function* conversations() {
-      const [num, at] = decoder.decode(call("importBegin", [format, String(bytes.length), full && !files ? "trees" : "files"])).split(" ");
+      const [num, at, room] = decoder.decode(call("importBegin", [format, String(size), full && !files ? "trees" : "files"])).split(" ");
       state.num = num;
       try {
-        memory().set(bytes, Number(at));
-        bytes = null; // the module has them
+        let read = 0;
+        let written = "0";
         for (;;) {
-          const res = call("importNext", [num]);
+          const res = call("importNext", [num, written]);
+          written = "0";
           if (res.length === 0) {
             state.num = "";
             return;
+          }
+          if (res.length === 8 && u32(res, 0) === 4 && decoder.decode(res.subarray(4)) === "more") {
+            const piece = readPiece(source, read, Math.min(Number(room), size - read));
+            memory().set(piece, Number(at));
+            read += piece.length;
+            written = String(piece.length);
+            if (read === size) source = null; // read whole: not kept for the rest
+            continue;
           }
           const field = fields(res, 0);
           const title = decoder.decode(field());

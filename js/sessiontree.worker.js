@@ -95,11 +95,13 @@ async function run({ kind, name, handle, args: list, trees: marked }) {
     case "new":
       return out(new SessionTree());
     // SessionTree.importEach a step a request (js/worker.js): a Blob or File
-    // is read here, so the page never holds the file's bytes.
+    // is read here, a piece at a time (FileReaderSync), so that neither the
+    // page nor this worker holds the file's bytes; read whole where a piece
+    // cannot be read at once.
     case "importEach": {
       const [source, format, options] = list;
       let bytes = source;
-      if (typeof Blob === "function" && source instanceof Blob) {
+      if (typeof Blob === "function" && source instanceof Blob && typeof FileReaderSync !== "function") {
         try {
           bytes = new Uint8Array(await source.arrayBuffer());
         } catch (e) {

@@ -82,26 +82,7 @@ func ImportEach(data []byte, format string, fn func(cv Conversation, size int), 
 			return err
 		}
 		whole = d.Pos()
-		size := len(it)
-		// The branches a previous export kept on the first conversation name
-		// leaves of every conversation: one conversation alone names its own.
-		if i == 0 && count != 1 {
-			if ms, err := convert.Members(it); err == nil {
-				it = convert.NewObject(nil).Members(convert.Without(ms, convert.ExtKey)).Bytes()
-			}
-		}
-		t, rep, err := Import(format, it, opts...)
-		if err != nil {
-			// A conversation with nothing to import (ChatGPT writes some
-			// without a mapping) is an empty tree that says why.
-			t, rep = core.New(opts...), Report{Format: format, Records: 1}
-			of := ""
-			if count > 0 {
-				of = " of " + strconv.Itoa(count)
-			}
-			rep.Problems = append(rep.Problems, Problem{Message: "conversation " + strconv.Itoa(i+1) + of + ": " + message(err)})
-		}
-		fn(Conversation{Title: titleOf(format, parsed(it)), Tree: t, Report: rep}, size)
+		importOne(format, it, i, count, fn, opts)
 		i++
 		return nil
 	})
@@ -114,16 +95,47 @@ func ImportEach(data []byte, format string, fn func(cv Conversation, size int), 
 	if i == 0 {
 		return convert.NotJSON(format, list)
 	}
+	return listStops(format, i, err, cutShort(list[whole:]))
+}
+
+// importOne imports a list's conversation it, the i-th from 0 of count
+// (-1: not known, or more than one), and hands it to fn.
+func importOne(format string, it []byte, i, count int, fn func(cv Conversation, size int), opts []core.Option) {
+	size := len(it)
+	// The branches a previous export kept on the first conversation name
+	// leaves of every conversation: one conversation alone names its own.
+	if i == 0 && count != 1 {
+		if ms, err := convert.Members(it); err == nil {
+			it = convert.NewObject(nil).Members(convert.Without(ms, convert.ExtKey)).Bytes()
+		}
+	}
+	t, rep, err := Import(format, it, opts...)
+	if err != nil {
+		// A conversation with nothing to import (ChatGPT writes some
+		// without a mapping) is an empty tree that says why.
+		t, rep = core.New(opts...), Report{Format: format, Records: 1}
+		of := ""
+		if count > 0 {
+			of = " of " + strconv.Itoa(count)
+		}
+		rep.Problems = append(rep.Problems, Problem{Message: "conversation " + strconv.Itoa(i+1) + of + ": " + message(err)})
+	}
+	fn(Conversation{Title: titleOf(format, parsed(it)), Tree: t, Report: rep}, size)
+}
+
+// listStops is the error of a list of conversations that stops being JSON
+// after its i whole ones (err: where and why), cut when the file's end cut it.
+func listStops(format string, i int, err error, cut bool) error {
 	why := err.Error()
 	if e, ok := err.(*core.Error); ok {
 		why = e.Message
 	}
-	cut := ""
-	if cutShort(list[whole:]) {
-		cut = ": the file is cut short (download or copy it again for the rest)"
+	tail := ""
+	if cut {
+		tail = ": the file is cut short (download or copy it again for the rest)"
 	}
 	return convert.Invalid(format + ": the list of conversations stops being valid JSON after its " + strconv.Itoa(i) +
-		" whole conversation" + plural(i) + " (" + why + ")" + cut)
+		" whole conversation" + plural(i) + " (" + why + ")" + tail)
 }
 
 // cutShort reports whether rest, what follows a list's last whole element,

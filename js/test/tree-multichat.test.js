@@ -1,7 +1,7 @@
 // SessionTree.importAll: a file of several conversations as one tree each,
 // through the interchange module (or the full module: SESSIONTREE_FLAVOUR=full).
 import { test, assert, mainSource } from "./harness.js";
-import { init, initInterchange, SessionTree, SessionTreeError } from "../sessiontree.js";
+import { init, initInterchange, memoryUsage, SessionTree, SessionTreeError } from "../sessiontree.js";
 
 await init(mainSource);
 await initInterchange();
@@ -21,6 +21,41 @@ const conversation = (id, title, pairs) => {
   });
   return { id, title, current_node: parent, mapping };
 };
+
+// First, while the module is small: a file larger than the pieces the module
+// reads it in (4 MiB) and than what it reads whole (8 MiB) comes a
+// conversation at a time. The module's memory grows by a piece and a
+// conversation, not by the file (copied in whole, it grew by the file and
+// more), and the conversations are importAll's, cut short or whole.
+test("importEach of a 20 MB export: importAll's conversations, the module grown by less than half the file", () => {
+  const convs = [];
+  const text = "lorem ipsum dolor ".repeat(3000);
+  for (let i = 0; i < 400; i++) convs.push(conversation(`c${i}`, `Chat ${i}`, [["user", `q${i} ${text}`], ["assistant", `a${i}`]]));
+  const file = new TextEncoder().encode(JSON.stringify(convs, null, 1));
+  const mem = () => { const m = memoryUsage(); return m.interchange || m.main; };
+  const before = mem();
+  const got = [];
+  for (const c of SessionTree.importEach(file, "auto", { files: true })) got.push(c);
+  const grew = mem() - before;
+  assert.ok(grew < file.length / 2, `the module grew by ${grew} bytes for a file of ${file.length}`);
+  const all = SessionTree.importAll(file);
+  assert.equal(got.length, 400);
+  got.forEach((c, i) => {
+    assert.equal(c.title, all[i].title);
+    assert.deepEqual(c.report, all[i].report);
+    assert.equal(new TextDecoder().decode(c.file), all[i].tree.save());
+  });
+  for (const c of all) c.tree.free();
+  // Cut in its 301st conversation: the 300 before it, then "cut short".
+  const cut = file.subarray(0, new TextDecoder().decode(file).indexOf('"Chat 300"'));
+  let n = 0;
+  let err;
+  try {
+    for (const c of SessionTree.importEach(cut)) { n++; c.tree.free(); }
+  } catch (e) { err = e; }
+  assert.equal(n, 300);
+  assert.ok(err?.code === "invalid_input" && /after its 300 whole conversations.*the file is cut short/.test(err.message), String(err));
+});
 
 test("importAll gives each conversation of a conversations.json its own tree, title and report", () => {
   const file = JSON.stringify([

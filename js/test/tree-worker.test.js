@@ -130,6 +130,30 @@ if (!isNode) {
     await assert.rejects(st.SessionTree.importEach(42).next(), "invalid_input", /"text" must be/);
   });
 
+  // A Blob larger than what is read whole (2 MiB) is read a piece at a time
+  // in the worker (FileReaderSync): its module grows by a piece and a
+  // conversation, not by the file, and a cut one keeps its whole chats.
+  test("worker: importEach of an 18 MB Blob reads it a piece at a time", async () => {
+    await st.initInterchange();
+    const text = "lorem ipsum dolor ".repeat(1000);
+    const convs = [];
+    for (let i = 0; i < 1000; i++) {
+      convs.push({ id: `c${i}`, title: `Chat ${i}`, current_node: `m${i}`, mapping: { [`m${i}`]: { id: `m${i}`, parent: null, children: [], message: { id: `m${i}`, author: { role: "user" }, content: { content_type: "text", parts: [`${text}${i}`] } } } } });
+    }
+    const json = JSON.stringify(convs);
+    const mem = async () => { const m = await st.memoryUsage(); return m.interchange || m.main; };
+    const before = await mem();
+    const titles = [];
+    for await (const c of st.SessionTree.importEach(new Blob([json]), "auto", { files: true })) titles.push(c.title);
+    assert.deepEqual(titles, convs.map((c) => c.title));
+    const grew = (await mem()) - before;
+    assert.ok(grew < json.length / 2, `the worker's module grew by ${grew} bytes for a file of ${json.length}`);
+    const cut = new Blob([json.slice(0, json.indexOf('"Chat 999"'))]);
+    let n = 0;
+    await assert.rejects((async () => { for await (const c of st.SessionTree.importEach(cut, "auto", { files: true })) n++; })(), "invalid_input", /after its 999 whole conversations.*cut short/);
+    assert.equal(n, 999);
+  });
+
   // Every name once became a remote call: `version` was a function, not a
   // Promise of the number; JSON.stringify's probe of toJSON rejected with no
   // handler ("toJSON is not a SessionTree method"); new st.SessionTree() made

@@ -12,32 +12,42 @@ import (
 )
 
 // A file of many conversations read one conversation a call
-// (SessionTree.importEach in js/sessiontree.js), so that the module holds the
-// file and one conversation, never the trees of them all: importAll's
-// result, and the trees JavaScript loaded from it, held a 345 MB ChatGPT
-// export's 2,001 conversations at once, and the page's import grew the
-// browser by 5.7 GB.
+// (SessionTree.importEach in js/sessiontree.js), so that the module holds
+// one conversation and a piece of the file, never the trees of them all
+// (importAll's result, and the trees JavaScript loaded from it, held a 345
+// MB ChatGPT export's 2,001 conversations at once, and the page's import
+// grew the browser by 5.7 GB), nor the file (copied here whole, it took the
+// module to 0.93 GB, which it never gives back):
 //
-//   - importBegin(format, size, kind) makes a buffer of size bytes that
-//     belongs to this import alone and answers "number address": JavaScript
-//     copies the file there (a piece at a time, if it likes: other calls use
-//     the shared input buffer, never this one). kind is "files" or "trees".
-//   - importNext(number) reads the next conversation and answers its three
-//     fields as importAll frames one (title, report, then its .tree.json, or
-//     for "trees" the handle of a new live tree), or nothing once every
-//     conversation has been read: the import is then over, as it is after an
-//     error, which it answers.
+//   - importBegin(format, size, kind) makes a buffer for a piece of the file
+//     that belongs to this import alone (other calls use the shared input
+//     buffer, never this one) and answers "number address length": the
+//     import's number, and where JavaScript writes each piece, of at most
+//     length bytes. size is the file's. kind is "files" or "trees".
+//   - importNext(number, written) reads on, and answers the next
+//     conversation's three fields as importAll frames one (title, report,
+//     then its .tree.json, or for "trees" the handle of a new live tree);
+//     or "more", one field of those four letters, when it needs the file's
+//     next piece: JavaScript writes it into the buffer and calls again with
+//     its length as written (0: the file's end; "0" too on any other call);
+//     or nothing once every conversation has been read: the import is then
+//     over, as it is after an error, which it answers.
 //   - importEnd(number) gives an import up.
 //
-// formats.ImportEach runs in a goroutine of its own (bridge.Sliced), parked
-// after each conversation (bridge.Give) until the next importNext.
+// formats.ImportEachFrom runs in a goroutine of its own (bridge.Sliced),
+// parked (bridge.Give) after each conversation until the next importNext,
+// and where it asks for a piece.
 type eachImport struct {
-	buf     []byte
+	buf     []byte // where JavaScript writes a piece of the file
+	size    int    // the file's
 	format  string
 	trees   bool
 	call    uint32 // the parked goroutine's number; 0 before the first importNext
+	want    bool   // parked for a piece of the file
+	written int    // the length of the piece JavaScript wrote
 	cur     *formats.Conversation
-	size    int // the length of the file's bytes cur came from
+	curSize int // the length of the file's bytes cur came from
+	given   int // conversations answered
 	garbage int // counted as importAll counts it
 }
 
@@ -52,6 +62,12 @@ const forever = 1 << 62
 
 // importGOGC is the collector's pace while importNext reads a conversation.
 const importGOGC = 25
+
+// importPiece is the most of the file JavaScript writes at a time.
+const importPiece = 1 << 20
+
+// more is importNext's answer when it needs the file's next piece.
+var more = appendField(nil, []byte("more"))
 
 func importBegin(r *treecalls.Request) ([]byte, error) {
 	format, err := r.Str(0, "format")
@@ -73,19 +89,22 @@ func importBegin(r *treecalls.Request) ([]byte, error) {
 	if kind != "files" && kind != "trees" {
 		return nil, bridge.Invalid(`importBegin: the kind must be "files" or "trees"`)
 	}
-	if err := bridge.Room(n); err != nil {
+	piece := min(n, importPiece)
+	if err := bridge.Room(piece); err != nil {
 		return nil, err
 	}
-	im := &eachImport{buf: make([]byte, n, max(n, 8)), format: format, trees: kind == "trees"}
+	im := &eachImport{buf: make([]byte, piece, max(piece, 8)), size: n, format: format, trees: kind == "trees"}
 	nextImport++
 	for nextImport == 0 || imports[nextImport] != nil {
 		nextImport++
 	}
 	imports[nextImport] = im
-	// "number address", as treecalls' loadBegin answers
+	// "number address length", as treecalls' loadBegin answers, and the piece's length
 	b := strconv.AppendUint(nil, uint64(nextImport), 10)
 	b = append(b, ' ')
-	return strconv.AppendUint(b, uint64(uintptr(unsafe.Pointer(unsafe.SliceData(im.buf[:cap(im.buf)])))), 10), nil
+	b = strconv.AppendUint(b, uint64(uintptr(unsafe.Pointer(unsafe.SliceData(im.buf[:cap(im.buf)])))), 10)
+	b = append(b, ' ')
+	return strconv.AppendUint(b, uint64(len(im.buf)), 10), nil
 }
 
 // importNumber reads argument 0, an import's number, and finds it.
@@ -106,19 +125,36 @@ func importNext(r *treecalls.Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A conversation's import makes some 17 times its size of garbage over a
-	// heap that holds the whole file: at the module's GOGC of 200
-	// (js/sessiontree.js) the heap grew to three times the file before a
-	// collection, and a 345 MB export's module reached 1.4 GB, which it
-	// never gives back. The file's bytes hold no pointers: a collection marks
-	// little of the heap.
+	written := 0
+	if im.want && r.NArgs() < 2 {
+		return nil, bridge.Invalid("importNext: the length of the piece asked for is missing (written)")
+	}
+	if r.NArgs() > 1 {
+		s, err := r.Str(1, "written")
+		if err != nil {
+			return nil, err
+		}
+		var ok bool
+		if written, ok = rawjson.Atoi(s); !ok || written < 0 || written > len(im.buf) || written > 0 && !im.want {
+			return nil, bridge.Invalid("importNext: written must be the length of the piece asked for, up to " + strconv.Itoa(len(im.buf)))
+		}
+	}
+	im.written = written
+	// A conversation's import makes some 17 times its size of garbage: at the
+	// module's GOGC of 200 (js/sessiontree.js) the heap, which then held the
+	// whole file, grew to three times it before a collection, and a 345 MB
+	// export's module reached 1.4 GB, which it never gives back.
 	defer gcpace.SetGCPercent(gcpace.SetGCPercent(importGOGC))
 	var pending uint32
-	first := im.call == 0
-	if first {
+	if im.call == 0 {
 		_, pending, err = bridge.Sliced(forever, func() ([]byte, error) {
-			return nil, formats.ImportEach(im.buf, im.format, func(cv formats.Conversation, size int) {
-				im.cur, im.size = &cv, size
+			return nil, formats.ImportEachFrom(im.size, func() []byte {
+				im.want = true
+				bridge.Give()
+				im.want = false
+				return im.buf[:im.written]
+			}, im.format, func(cv formats.Conversation, size int) {
+				im.cur, im.curSize = &cv, size
 				bridge.Give()
 			})
 		})
@@ -130,8 +166,13 @@ func importNext(r *treecalls.Request) ([]byte, error) {
 		return nil, err
 	}
 	im.call = pending
+	if im.want {
+		return more, nil
+	}
 	cv := im.cur
 	im.cur = nil
+	first := im.given == 0
+	im.given++
 	var tree []byte
 	if im.trees {
 		tree = strconv.AppendUint(nil, uint64(treecalls.Keep(cv.Tree, cv.Tree.MarshalSize())), 10)
@@ -142,10 +183,10 @@ func importNext(r *treecalls.Request) ([]byte, error) {
 	out = appendField(out, appendReport(nil, cv.Report))
 	out = appendField(out, tree)
 	// The conversation's garbage, collected as importAll collects it, and
-	// after the first, whose step also looked over the whole file (detected
-	// its format, counted its conversations: ~4 times the file, measured): the
-	// file, live throughout, is bytes a collection does not mark.
-	if im.garbage += importGarbage * im.size; im.garbage >= importCollect || first {
+	// after the first, whose step also read the file's first pieces and
+	// detected its format, or read a file of a single conversation whole and
+	// counted a list's conversations (~4 times the file, measured).
+	if im.garbage += importGarbage * im.curSize; im.garbage >= importCollect || first {
 		bridge.Collect()
 		im.garbage = 0
 	}

@@ -1,0 +1,145 @@
+package formats_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sessiontree/sessiontree/core/formats"
+)
+
+// ofCount is what a conversation's problem says of the count, which
+// ImportEachFrom does not know when it reads a list a conversation at a time.
+var ofCount = regexp.MustCompile(`^(conversation [0-9]+) of [0-9]+: `)
+
+// eachOf is what formats.ImportEach or ImportEachFrom hands over for data,
+// one line a conversation, then the error.
+func eachOf(t *testing.T, data []byte, piece int, format string) string {
+	t.Helper()
+	var b strings.Builder
+	fn := func(cv formats.Conversation, size int) {
+		rep := cv.Report
+		for i, p := range rep.Problems {
+			rep.Problems[i].Message = ofCount.ReplaceAllString(p.Message, "$1: ")
+		}
+		fmt.Fprintf(&b, "%q %d %s %+v\n", cv.Title, size, cv.Tree.Marshal(), rep)
+	}
+	var err error
+	if piece == 0 {
+		err = formats.ImportEach(data, format, fn)
+	} else {
+		rest := data
+		err = formats.ImportEachFrom(len(data), func() []byte {
+			n := min(piece, len(rest))
+			p := append([]byte(nil), rest[:n]...) // what the caller writes over next time
+			rest = rest[n:]
+			return p
+		}, format, fn)
+	}
+	fmt.Fprintf(&b, "error: %v", err)
+	return b.String()
+}
+
+// A list of conversations read a piece at a time gives what ImportEach gives
+// of the whole file: the same conversations, reports, sizes and errors, for a
+// file cut at any byte, broken, spaced, with a byte-order mark, one
+// conversation alone, or of another format (read whole), in pieces of any
+// size. Only a problem's "of N" goes: the count is not known before the end.
+func TestImportEachFromGivesWhatImportEachGivesOfTheWholeFile(t *testing.T) {
+	defer formats.SetWholeUnder(0)()
+	conv := func(i int) string {
+		n := strconv.Itoa(i)
+		return `{"title":"Chat ` + n + `","mapping":{"a` + n + `":{"id":"a` + n + `","message":{"id":"a` + n + `","author":{"role":"user"},"content":{"content_type":"text","parts":["hi ` + n + ` \u00e9"]}},"parent":null,"children":[]}},"current_node":"a` + n + `"}`
+	}
+	list := "[" + conv(0) + ", " + conv(1) + ",\n " + conv(2) + "]"
+	inputs := map[string]string{
+		"list":                  list,
+		"spaced":                "\ufeff \n" + strings.ReplaceAll(list, `":`, `": `) + "\n\n",
+		"one":                   "[" + conv(7) + "]",
+		"one then more":         "[" + conv(7) + "] x",
+		"no comma":              "[" + conv(0) + " " + conv(1) + "]",
+		"after the list":        list + ` {"x":1}`,
+		"a number":              "[" + conv(0) + ", 12345678, " + conv(1) + "]",
+		"not a chat":            "[" + conv(0) + `, {"title":"t"}, null]`,
+		"empty":                 "[]",
+		"a literal cut":         "[" + conv(0) + ", nul",
+		"a broken string":       "[" + conv(0) + `, {"title":"a` + "\x01" + `"}]`,
+		"with a branch key":     "[" + strings.Replace(conv(0), `{"title"`, `{"sessiontree":{"branches":{}},"title"`, 1) + "," + conv(1) + "]",
+		"one with a branch key": "[" + strings.Replace(conv(0), `{"title"`, `{"sessiontree":{"branches":{}},"title"`, 1) + "] ",
+	}
+	for cut := len(conv(0)) + 1; cut < len(list); cut += 7 {
+		inputs["cut at "+strconv.Itoa(cut)] = list[:cut]
+	}
+	for _, dir := range []string{"chatgpt", "claudeai", "openwebui", "pi", "claudecode", "librechat"} {
+		files, _ := filepath.Glob(filepath.Join("testdata", dir, "*"))
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			inputs[f] = string(data)
+		}
+	}
+	for name, in := range inputs {
+		data := []byte(in)
+		for _, format := range []string{formats.Auto, formats.ChatGPT} {
+			want := eachOf(t, data, 0, format)
+			for _, piece := range []int{1, 2, 3, 7, 64, 1000, len(data) + 1} {
+				if got := eachOf(t, data, piece, format); got != want {
+					t.Fatalf("%s (%s) in pieces of %d:\n got %s\nwant %s", name, format, piece, got, want)
+				}
+			}
+		}
+	}
+}
+
+// A large list read a piece at a time holds the conversation at hand and
+// the pieces past it, never the file: measured as the live heap after a
+// collection at each conversation, against the file's size.
+func TestImportEachFromHoldsAConversationNotTheFile(t *testing.T) {
+	defer formats.SetWholeUnder(1 << 20)()
+	var b strings.Builder
+	b.WriteString("[")
+	text := strings.Repeat("lorem ipsum ", 4000) // ~48 KB a conversation
+	for i := range 200 {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		n := strconv.Itoa(i)
+		b.WriteString(`{"title":"Chat ` + n + `","mapping":{"a":{"id":"a","message":{"id":"a","author":{"role":"user"},"content":{"content_type":"text","parts":["` + text + n + `"]}},"parent":null,"children":[]}},"current_node":"a"}`)
+	}
+	b.WriteString("]")
+	data := []byte(b.String())
+	live := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	base := live()
+	var most uint64
+	rest := data
+	n := 0
+	err := formats.ImportEachFrom(len(data), func() []byte {
+		k := min(256<<10, len(rest))
+		p := rest[:k:k]
+		rest = rest[k:]
+		return p
+	}, formats.Auto, func(cv formats.Conversation, _ int) {
+		if n++; n%10 == 0 {
+			most = max(most, live()-min(base, live()))
+		}
+	})
+	if err != nil || n != 200 {
+		t.Fatal(n, err)
+	}
+	if most > uint64(len(data))/4 {
+		t.Fatalf("the import held %d bytes at most beside the caller's file of %d: more than a quarter of it", most, len(data))
+	}
+	t.Logf("held %d bytes at most, for a file of %d", most, len(data))
+}
