@@ -30,6 +30,7 @@ import { loadSettings, usesEndpoint } from "./assistant.js";
 import { openSettings } from "./settings.js";
 import { CURRENT_KEY, flush, renderSaveState, openConversation, createConversation, orphanedSends, followStore } from "./conversations.js";
 import { renderChat, renderComposer, wireChat } from "./chat.js";
+import { keepPartial } from "./reply.js";
 import { renderConversations, renderBranches, wireSidebar, setDrawer, drawerOpen } from "./sidebar.js";
 import { wireImportExport, INTERRUPTED_KEY } from "./importexport.js";
 import { renderTree, wireTree } from "./treepanel.js";
@@ -59,6 +60,7 @@ export const state = {
     busyRelease = c ? state.cur?.conv?.hold() ?? null : null;
   },
   win: { start: 0, end: 0, follow: true }, // the chat view's window of path indexes
+  streaming: null, // the endpoint's reply on its way: { conv, upTo, model } (reply.js keepPartial)
   settings: loadSettings(),
   writes: Promise.resolve(),
   unsaved: null, // the error of the last write, until one succeeds (storage full): leaving asks first
@@ -159,7 +161,8 @@ function wire() {
       e.preventDefault();
       setDrawer(false);
       $("menu").focus();
-    } else if (e.key === "Escape" && state.busy) {
+    } else if (e.key === "Escape" && state.busy && (!typing || e.target === $("input"))) {
+      // Not in the message editor or the search box: Esc there is theirs.
       e.preventDefault();
       state.busy.abort();
     } else if (e.key === "ArrowUp" && e.target === $("input") && $("input").value === "" && !state.busy) {
@@ -185,7 +188,10 @@ function wire() {
 async function start() {
   wire();
   // Leaving the page: write what is pending now.
-  window.addEventListener("pagehide", () => flush());
+  window.addEventListener("pagehide", () => {
+    keepPartial();
+    flush();
+  });
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "hidden") flush();
   });

@@ -325,6 +325,9 @@ function editInPlace(view, body, id, node) {
     e.preventDefault();
     const text = area.value.trim();
     if (text === "") return;
+    // An editor opened before a reply began stays open (keepEditing): its
+    // save would start a second reply beside it, which Stop cannot reach.
+    if (waitingForReply()) return; // says so: the text stays in the editor
     saveEdit(id, node, text);
   };
   area.onkeydown = (e) => {

@@ -7,7 +7,7 @@ import { $, toast, showError, describe, openForm, sentence, remember } from "./d
 import { messageText } from "./assistant.js";
 import { state, renderAll, renderHeader, prepareRequestFor } from "./app.js";
 import { WINDOW, renderPreview, messageView, renderComposer } from "./chat.js";
-import { reply, priorTo, appendAfter, replyTo } from "./reply.js";
+import { reply, priorTo, appendAfter, replyTo, restorePartial } from "./reply.js";
 import { change } from "./actions.js";
 import { renderConversations, renderBranches, clearSearch, setDrawer } from "./sidebar.js";
 import { forgetTree, renderTree } from "./treepanel.js";
@@ -151,6 +151,7 @@ async function showOpened(cur) {
   clearSearch();
   renderAll();
   performance.mark("open: rendered");
+  restorePartial(cur);
   sendQueued(cur);
 }
 

@@ -1,7 +1,7 @@
 // A send and its reply: the request for the configured endpoint (t.projectFor,
 // with the budget) or the demo assistant's turn, the reply streamed into the
 // chat view once a frame, Retry, and where the reply is stored.
-import { $, toast, showError, clearError, describe, sentence } from "./dom.js";
+import { $, toast, showError, clearError, describe, sentence, remember } from "./dom.js";
 import { usesEndpoint, messageText, demoReply, endpointReply, requestBody } from "./assistant.js";
 import { renderMarkdown, plainText } from "./markdown.js";
 import { state, loadInterchange, renderAll } from "./app.js";
@@ -10,6 +10,53 @@ import { roleName, renderChat, renderComposer } from "./chat.js";
 import { change, focusPlace } from "./actions.js";
 
 const CONTEXT = 50; // messages before a turn handed to the demo assistant (the endpoint gets projectFor)
+
+// A reply streaming when the tab was closed: kept in localStorage at pagehide
+// (keepPartial), added to its conversation at its next open (restorePartial).
+// A reload kept it (the stream's end commits it while the page goes), but a
+// closed tab is torn down before that write: the painted words were lost,
+// and the chat ended on an unanswered turn.
+const PARTIAL_KEY = "sessiontree-demo.partial.";
+
+/** At pagehide: the reply streaming now, as far as it came, kept for the conversation's next open. */
+export function keepPartial() {
+  const s = state.streaming;
+  if (!state.busy || !s || !state.stream) return;
+  remember(PARTIAL_KEY + s.conv, JSON.stringify({ upTo: s.upTo, content: state.stream, model: s.model, at: Date.now() }));
+}
+
+/**
+ * The reply cur's tab was closed during (keepPartial), added after its
+ * user's turn, marked incomplete ("interrupted"), unless the tree has it
+ * already (a reload's stream committed it, or it went on and ended); the
+ * user stays on their branch.
+ */
+export function restorePartial(cur) {
+  const key = PARTIAL_KEY + cur.meta.id;
+  let p;
+  try {
+    p = JSON.parse(localStorage.getItem(key) ?? "null");
+  } catch {
+    p = null;
+  }
+  if (p === null) return;
+  localStorage.removeItem(key);
+  const t = cur.tree;
+  if (typeof p?.upTo !== "string" || typeof p.content !== "string" || !t?.node(p.upTo)) return;
+  const kept = t.children(p.upTo).some((id) => {
+    const m = t.node(id)?.message;
+    return m?.role === "assistant" && typeof m.content === "string" && m.content.startsWith(p.content);
+  });
+  if (kept) return;
+  const message = { role: "assistant", content: p.content, incomplete: true, stop_reason: "interrupted" };
+  if (typeof p.model === "string" && p.model) message.model = p.model;
+  change("reply", (t) => {
+    const here = t.activeBranch;
+    appendAfter(t, p.upTo, message);
+    if (t.activeBranch !== here) t.switchBranch(here);
+  });
+  toast("The reply that was coming when this chat's tab was closed is kept as far as it came, marked incomplete. Regenerate to try again.", "warn");
+}
 
 /**
  * The request body for the configured endpoint: the path up to node upTo (the
@@ -76,6 +123,7 @@ export async function reply({ prior, upTo, again, controller }, commit) {
   try {
     let message;
     if (usesEndpoint(state.settings)) {
+      state.streaming = { conv: state.cur.meta.id, upTo, model: state.settings.model.trim() };
       // The user's turn is painted in its own task; the request is built and
       // sent in the next one (two tasks of ~30 ms at 200k messages, not one of 60).
       await nextTask();
@@ -94,6 +142,7 @@ export async function reply({ prior, upTo, again, controller }, commit) {
       message = demoReply(prior, prior.variant ?? 0);
     }
     state.busy = null;
+    state.streaming = null;
     clearError();
     const acted = focusPlace() ?? state.replyFocus;
     // The user may have gone to another branch while the reply came: it lands
@@ -123,6 +172,7 @@ export async function reply({ prior, upTo, again, controller }, commit) {
     }
   } catch (e) {
     state.busy = null;
+    state.streaming = null;
     if (controller.signal.aborted) {
       // Stopped before the first word: the user's own doing, not a failure.
       toast("Stopped before a reply came; your message is kept. Use \u201cGet a reply\u201d to ask again.");

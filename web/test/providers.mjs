@@ -427,6 +427,63 @@ try {
     assert.equal(await page.getAttribute("#announce", "aria-live"), "polite");
   });
 
+  await step("while a reply streams, an editor opened before it starts no second reply, and Esc in the editor or the search box leaves the reply alone (Dec 7)", async () => {
+    await page.keyboard.press("Control+Shift+O"); // a chat of its own
+    await settings({ url: `${mock}/openai/v1` }, { mode: "endpoint", api: "openai-chat" });
+    await sendWatching("First, quickly [stream]");
+    await settled();
+    const first = msgs.first();
+    await first.hover();
+    await first.locator('[data-action="edit"]').click(); // left open while the next reply streams
+    await page.fill("#messages .editor", "First, edited [stream]");
+    const before = requests.length;
+    await sendWatching("Second, slowly [slow]");
+    await page.waitForFunction(() => (document.querySelector(".typing .msg-body")?.textContent.length ?? 0) > 5);
+    await page.click('[data-action="save-edit"]');
+    await page.waitForFunction(() => [...document.querySelectorAll(".toast")].some((t) => t.textContent.includes("A reply is on its way")));
+    assert.equal(requests.length, before + 1, "a second request went out while the first reply streamed");
+    assert.equal(await page.inputValue("#messages .editor"), "First, edited [stream]", "the edit's text stays in the editor");
+    await page.focus("#messages .editor");
+    await page.keyboard.press("Escape");
+    await page.waitForFunction(() => !document.querySelector("#messages .editor"));
+    await page.fill("#search", "nothing");
+    await page.focus("#search");
+    await page.keyboard.press("Escape");
+    await page.waitForTimeout(300);
+    assert.ok(await page.locator(".typing").count(), "Esc in the editor or the search box stopped the reply");
+    assert.equal(await page.inputValue("#search"), "", "Esc in the search box clears it");
+    await settled();
+    const last = await page.evaluate(() => window.sessiontreeDemo.tree.pathWindow(-1).messages[0]);
+    assert.equal(last.incomplete, undefined, `the reply was cut: ${last.stop_reason}`);
+    assert.equal(requests.length, before + 1);
+  });
+
+  await step("a reply streaming when its tab is closed is kept as far as it came, marked incomplete, at the chat's next open (Dec 7)", async () => {
+    const other = await openPage(browser, base, errors, 20000, () => allowNetworkErrors); // the same chat, in a second tab
+    await other.waitForFunction(() => document.querySelector("#conv-title").textContent.startsWith("First"));
+    await other.fill("#input", "Close me midway [slow]");
+    await other.press("#input", "Enter");
+    await other.waitForFunction(() => (document.querySelector(".typing .msg-body")?.textContent.length ?? 0) > 10);
+    const painted = await other.evaluate(() => document.querySelector(".typing .msg-body").textContent);
+    allowNetworkErrors = true; // the stream the closed tab cut
+    await other.close({ runBeforeUnload: true });
+    const again = await openPage(browser, base, errors, 20000, () => allowNetworkErrors);
+    await again.waitForFunction(() => window.sessiontreeDemo.tree?.pathWindow(-1).messages[0]?.role === "assistant");
+    const kept = await again.evaluate(() => window.sessiontreeDemo.tree.pathWindow(-2).messages);
+    assert.equal(kept[0].content, "Close me midway [slow]");
+    assert.equal(kept[1].incomplete, true);
+    assert.equal(kept[1].stop_reason, "interrupted");
+    assert.ok(kept[1].content.length >= painted.trim().length && REPLY.startsWith(kept[1].content.trim()), `kept ${JSON.stringify(kept[1].content)}, painted ${JSON.stringify(painted)}`);
+    // Opened again: it is not added twice.
+    await again.reload();
+    await again.waitForFunction(() => window.sessiontreeDemo.tree?.pathLength() > 0);
+    await again.waitForTimeout(500);
+    const n = await again.evaluate(() => window.sessiontreeDemo.tree.children(window.sessiontreeDemo.tree.pathWindow(-2).ids[0]).length);
+    assert.equal(n, 1, "the kept reply was added twice");
+    await again.close();
+    allowNetworkErrors = false;
+  });
+
   await step("every request body is accepted by its API's published request types (tsc over the openai and @anthropic-ai/sdk types)", async () => {
     const t0 = performance.now();
     const all = [...requests, ...shown];
