@@ -81,6 +81,11 @@ export function plainText(text) {
  * whose body is Markdown too. Only what is shown changes, never the message.
  */
 export function renderMarkdown(text) {
+  return text.length > FOLD_AT ? folded(text) : renderWhole(text);
+}
+
+/** renderMarkdown without the fold. */
+function renderWhole(text) {
   if (text.trim() === "") {
     const frag = document.createDocumentFragment();
     frag.append(el("p.empty", null, "(no text)"));
@@ -160,6 +165,27 @@ export function renderMessage(m) {
   flush();
   for (const c of calls) frag.append(toolBlock(`Tool call: ${c?.function?.name ?? "?"}`, indented(c?.function?.arguments ?? "")));
   return frag.childNodes.length ? frag : renderMarkdown("");
+}
+
+// A message longer than this shows its first part and a button for the rest:
+// a 1 MB reply (a pasted log, a model writing out base64) held the page 3.6 s
+// to draw, one unbroken word of it 8.5 s (the chat's wrapping rules lay it
+// out ~15 times slower than a bare block), on arrival and at every open.
+const FOLD_AT = 64 * 1024;
+
+/** text's first FOLD_AT characters (to a line's end when one is near), then what is left out and a button that shows it all. */
+function folded(text) {
+  let cut = text.lastIndexOf("\n", FOLD_AT);
+  if (cut < FOLD_AT / 2) cut = FOLD_AT;
+  const box = el("div.folded");
+  const kb = (n) => `${Math.round(n / 1024).toLocaleString()} KB`;
+  const all = el("button.ghost.show-all", { type: "button" }, `Show all ${kb(text.length)}`);
+  all.onclick = () => box.replaceChildren(renderWhole(text));
+  box.append(renderWhole(text.slice(0, cut)),
+    el("p.fold-note", null, `\u2026 ${kb(text.length - cut)} more not shown, to keep the page quick. `, all));
+  const frag = document.createDocumentFragment();
+  frag.append(box);
+  return frag;
 }
 
 let warmed = false;

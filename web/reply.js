@@ -160,7 +160,7 @@ export async function reply({ prior, upTo, again, controller }, commit) {
       const last = $("messages").querySelector("article.msg:last-of-type");
       (last?.querySelector(`[data-action="${acted.action}"]`) ?? last)?.focus({ preventScroll: true });
     }
-    announce(`${roleName(message)}: ${plainText(messageText(message))}`); // the words, not the Markdown's marks
+    announce(`${roleName(message)}: ${plainText(messageText(message).slice(0, 4000))}`); // the words, not the Markdown's marks (a screen reader reads no more)
     if (message.incomplete) {
       const why = {
         stopped: "you stopped it", timeout: "the endpoint went quiet (timeout)", error: "the stream broke", cut: "the stream ended early", interrupted: "the page was left",
