@@ -734,11 +734,13 @@ class ConversationStore {
       return { conversations: [{ conversation, report: null }], problems, repairs, timings };
     }
     await this.#options.loadMerge();
-    const bytes = isBlob ? new Uint8Array(await file.arrayBuffer()) : file;
-    // A conversation at a time (importEach): the module holds the file and
-    // the one being made, not importAll's result beside every tree. The
-    // first two are read ahead: whether the file holds more than one decides
-    // their titles.
+    // In a worker, importEach reads a Blob a piece at a time itself
+    // (FileReaderSync); on a page it is read here first.
+    const bytes = isBlob && typeof FileReaderSync !== "function" ? new Uint8Array(await file.arrayBuffer()) : file;
+    // A conversation at a time (importEach): the module holds a piece of the
+    // file and the conversation being made, not importAll's result beside
+    // every tree. The first two are read ahead: whether the file holds more
+    // than one decides their titles.
     const it = SessionTree.importEach(bytes, format);
     const ahead = [it.next()];
     if (!ahead[0].done) ahead.push(it.next());
