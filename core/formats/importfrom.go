@@ -42,7 +42,7 @@ func ImportEachFrom(size int, next func() []byte, format string, fn func(cv Conv
 		return r.whole(size, format, fn, opts)
 	}
 	at, c := r.peek(start + 1)
-	if c == ']' || c == 0 {
+	if c == ']' || c < 0 {
 		return r.whole(size, format, fn, opts)
 	}
 	it, end, err := r.value(at)
@@ -62,11 +62,12 @@ func ImportEachFrom(size int, next func() []byte, format string, fn func(cv Conv
 // offset base on (0 until a list's conversations are read). Offsets below
 // are the file's.
 type pieces struct {
-	next func() []byte
-	b    []byte
-	base int
-	keep int // the first offset still needed: more lets go of what is before it
-	eof  bool
+	next    func() []byte
+	b       []byte
+	base    int
+	keep    int // the first offset still needed: more lets go of what is before it
+	eof     bool
+	listing bool // reading a list's conversations (list), not a file to read whole
 }
 
 // more reads the next piece after what is read; false at the file's end.
@@ -79,7 +80,12 @@ func (r *pieces) more() bool {
 	}
 	p := r.next()
 	if len(p) == 0 {
+		// The file's trailing spaces go, as ImportEach trims the file: an
+		// error at its end is then at the same offset.
 		r.eof = true
+		if r.listing {
+			r.b = bytes.TrimRight(r.b, " \n\r\t")
+		}
 		return false
 	}
 	if drop := r.keep - r.base; drop > 0 && drop >= len(r.b)/2 {
@@ -92,17 +98,17 @@ func (r *pieces) more() bool {
 }
 
 // peek skips spaces from at and returns where the next byte is and that
-// byte, reading more as needed; 0 at the file's end.
-func (r *pieces) peek(at int) (int, byte) {
+// byte, reading more as needed; -1 at the file's end (a NUL byte is data).
+func (r *pieces) peek(at int) (int, int) {
 	for {
 		for i := at - r.base; i < len(r.b); i++ {
 			if c := r.b[i]; c != ' ' && c != '\n' && c != '\r' && c != '\t' {
-				return r.base + i, c
+				return r.base + i, int(c)
 			}
 			at++
 		}
 		if !r.more() {
-			return at, 0
+			return min(at, r.base+len(r.b)), -1
 		}
 	}
 }
@@ -115,7 +121,7 @@ func (r *pieces) peek(at int) (int, byte) {
 // An error's offset is from at.
 func (r *pieces) value(at int) ([]byte, int, error) {
 	for {
-		win := r.b[at-r.base:]
+		win := r.b[min(at-r.base, len(r.b)):]
 		d := rawjson.NewDecoder(win)
 		v, err := d.Raw()
 		if err == nil && (d.Pos() < len(win) || r.eof) {
@@ -132,6 +138,10 @@ func (r *pieces) value(at int) ([]byte, int, error) {
 // list reads the list of conversations that starts at start, whose first,
 // it, ends at end, and hands each to fn, as ImportEach's list does.
 func (r *pieces) list(start int, it []byte, end int, format string, fn func(cv Conversation, size int), opts []core.Option) error {
+	r.listing = true
+	if r.eof { // the head's reads ran into the end
+		r.b = bytes.TrimRight(r.b, " \n\r\t")
+	}
 	var err error
 	for i := 0; ; i++ {
 		// Where the list's conversations are: the file from there.
@@ -139,7 +149,7 @@ func (r *pieces) list(start int, it []byte, end int, format string, fn func(cv C
 		count := -1
 		if i == 0 && c == ']' {
 			// One conversation alone, when nothing but spaces follows.
-			if _, after := r.peek(at + 1); after == 0 {
+			if _, after := r.peek(at + 1); after < 0 {
 				count = 1
 			}
 		}
@@ -155,7 +165,7 @@ func (r *pieces) list(start int, it []byte, end int, format string, fn func(cv C
 			}
 			err = shift(err, at+1-start)
 		case ']':
-			if after, c := r.peek(at + 1); c != 0 {
+			if after, c := r.peek(at + 1); c >= 0 {
 				err = &rawjson.SyntaxError{Offset: after - start, Msg: "unexpected data after the JSON value"}
 			} else {
 				return nil
@@ -164,8 +174,11 @@ func (r *pieces) list(start int, it []byte, end int, format string, fn func(cv C
 			err = &rawjson.SyntaxError{Offset: at - start, Msg: "expected ',' or ']' in an array"}
 		}
 		// What follows the last whole conversation, as far as it takes to
-		// tell whether the file's end cut it.
-		for mayGoOn(r.b[whole-r.base:]) && r.more() {
+		// tell whether the file's end cut it: read until it has doubled
+		// between two looks, as value reads.
+		for !r.eof && mayGoOn(r.b[whole-r.base:]) {
+			for n := len(r.b) - (whole - r.base); r.more() && len(r.b)-(whole-r.base) < 2*n; {
+			}
 		}
 		return listStops(format, i+1, err, cutShort(r.b[whole-r.base:]))
 	}
@@ -173,8 +186,9 @@ func (r *pieces) list(start int, it []byte, end int, format string, fn func(cv C
 
 // mayGoOn reports whether rest, bytes read so far, may read otherwise with
 // the bytes that follow: cutShort's beginning of more, or a scan that fails
-// near its end (an escape, a character or a literal the end cut), where
-// more bytes could mend it.
+// near its end (an escape or a pair of them, a character or a literal the
+// end cut: the scan says where the cut token starts), where more bytes
+// could mend it.
 func mayGoOn(rest []byte) bool {
 	if cutShort(rest) {
 		return true
@@ -187,7 +201,7 @@ func mayGoOn(rest []byte) bool {
 	if err == nil {
 		return end >= len(rest) // a number may go on
 	}
-	near := len(rest) - 8
+	near := len(rest) - 16 // an escape pair (\ud83d\ude00) is 12 bytes
 	var se *rawjson.SyntaxError
 	return end >= near || errors.As(err, &se) && se.Offset >= near
 }

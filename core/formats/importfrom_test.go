@@ -21,6 +21,14 @@ var ofCount = regexp.MustCompile(`^(conversation [0-9]+) of [0-9]+: `)
 // one line a conversation, then the error.
 func eachOf(t *testing.T, data []byte, piece int, format string) string {
 	t.Helper()
+	return eachIn(t, data, func(int) int { return piece }, format)
+}
+
+// eachIn is eachOf reading data in pieces of the lengths piece gives (0:
+// the whole file, by formats.ImportEach), the argument being what was
+// read before.
+func eachIn(t *testing.T, data []byte, piece func(read int) int, format string) string {
+	t.Helper()
 	var b strings.Builder
 	fn := func(cv formats.Conversation, size int) {
 		rep := cv.Report
@@ -30,12 +38,12 @@ func eachOf(t *testing.T, data []byte, piece int, format string) string {
 		fmt.Fprintf(&b, "%q %d %s %+v\n", cv.Title, size, cv.Tree.Marshal(), rep)
 	}
 	var err error
-	if piece == 0 {
+	if piece(0) == 0 {
 		err = formats.ImportEach(data, format, fn)
 	} else {
 		rest := data
 		err = formats.ImportEachFrom(len(data), func() []byte {
-			n := min(piece, len(rest))
+			n := min(piece(len(data)-len(rest)), len(rest))
 			p := append([]byte(nil), rest[:n]...) // what the caller writes over next time
 			rest = rest[n:]
 			return p
@@ -75,6 +83,34 @@ func TestImportEachFromGivesWhatImportEachGivesOfTheWholeFile(t *testing.T) {
 	for cut := len(conv(0)) + 1; cut < len(list); cut += 7 {
 		inputs["cut at "+strconv.Itoa(cut)] = list[:cut]
 	}
+	// An escape pair (what Python's json.dump writes for an emoji) cut by a
+	// piece: its scan fails 12 bytes before the piece's end.
+	emoji := strings.ReplaceAll(list, `\u00e9`, `\ud83d\ude00`)
+	inputs["emoji escapes"] = emoji
+	inputs["emoji escapes, cut"] = emoji[:len(emoji)-40]
+	// A pretty-printed file cut in its spaces: the offset of the error is
+	// where the file's last non-space byte ends, as ImportEach trims it.
+	inputs["cut in spaces"] = "[" + conv(0) + ",\n  {\n    "
+	inputs["cut in spaces after a comma"] = "[" + conv(0) + ",\n   \t\r\n"
+	// A NUL byte after the list is data, not the end.
+	inputs["one then a NUL"] = "[" + strings.Replace(conv(0), `{"title"`, `{"sessiontree":{"branches":{}},"title"`, 1) + "]\x00"
+	inputs["a list then a NUL"] = list + "\x00 "
+	// A piece that ends at every byte of the second conversation: each cut
+	// of an escape pair, a character, a literal or a number met once.
+	for _, in := range []string{emoji, "[" + conv(0) + `, null, true, 12.5e3, "\u00e9\ud83d\ude00 café", ` + conv(1) + "]"} {
+		data := []byte(in)
+		want := eachOf(t, data, 0, formats.Auto)
+		for k := len(conv(0)); k < len(data); k++ {
+			if got := eachIn(t, data, func(read int) int {
+				if read < k {
+					return k - read
+				}
+				return len(data)
+			}, formats.Auto); got != want {
+				t.Fatalf("a piece ending at %d (%q):\n got %s\nwant %s", k, data[max(0, k-16):k], got, want)
+			}
+		}
+	}
 	for _, dir := range []string{"chatgpt", "claudeai", "openwebui", "pi", "claudecode", "librechat"} {
 		files, _ := filepath.Glob(filepath.Join("testdata", dir, "*"))
 		for _, f := range files {
@@ -89,9 +125,10 @@ func TestImportEachFromGivesWhatImportEachGivesOfTheWholeFile(t *testing.T) {
 		data := []byte(in)
 		for _, format := range []string{formats.Auto, formats.ChatGPT} {
 			want := eachOf(t, data, 0, format)
-			for _, piece := range []int{1, 2, 3, 7, 64, 1000, len(data) + 1} {
+			for _, piece := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 19, 23, 29, 31, 64, 1000, len(data) + 1} {
 				if got := eachOf(t, data, piece, format); got != want {
-					t.Fatalf("%s (%s) in pieces of %d:\n got %s\nwant %s", name, format, piece, got, want)
+					t.Errorf("%s (%s) in pieces of %d:\n got %s\nwant %s", name, format, piece, got, want)
+					break
 				}
 			}
 		}

@@ -29,7 +29,8 @@ func (d *Decoder) Peek() byte {
 
 // End reports an error unless only whitespace remains.
 func (d *Decoder) End() error {
-	if d.Peek() != 0 {
+	// Not Peek: a NUL byte after the value is data too, not the end.
+	if d.pos = skipSpace(d.data, d.pos); d.pos < len(d.data) {
 		return errAt(d.pos, "unexpected data after the JSON value")
 	}
 	return nil

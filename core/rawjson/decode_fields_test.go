@@ -117,3 +117,18 @@ func FuzzSkipValidIsByByte(f *testing.F) {
 		}
 	})
 }
+
+// End takes spaces for the end, and nothing else: a NUL byte after a value
+// is data (Peek answers 0 for it, as it does at the end, and End once took
+// it for the end).
+func TestEndRefusesANULByteAfterTheValue(t *testing.T) {
+	for in, ok := range map[string]bool{`{} `: true, "[1]\n\t\r ": true, "{}\x00": false, "{} \x00 ": false, `{} x`: false} {
+		d := NewDecoder([]byte(in))
+		if err := d.Skip(); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.End(); (err == nil) != ok {
+			t.Errorf("%q: End said %v", in, err)
+		}
+	}
+}

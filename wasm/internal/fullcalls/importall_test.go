@@ -125,7 +125,7 @@ func TestImportAllOfAWholeExportCollectsAsItGoes(t *testing.T) {
 		t.Fatalf("importAll failed: %.200s", res)
 	}
 	// The garbage let pile up between two collections (importCollect, 64 MB) aside.
-	grew := (float64(after.HeapSys-before.HeapSys) - 64<<20) / float64(len(file))
+	grew := (float64(int64(after.HeapSys)-int64(before.HeapSys)) - 64<<20) / float64(len(file))
 	t.Logf("file %d MB: the heap grew %.1f times it beyond importCollect (%d collections)", len(file)>>20, grew, after.NumGC-before.NumGC)
 	if grew > 6 {
 		t.Fatalf("importing a %d MB export grew the heap %.1f times the file beyond importCollect (its input, its conversations' copies, the result: at most 6)", len(file)>>20, grew)

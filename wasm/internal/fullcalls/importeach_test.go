@@ -223,7 +223,7 @@ func TestImportNextHoldsAConversationNotTheFile(t *testing.T) {
 	if n != 600 {
 		t.Fatalf("%d conversations of 600", n)
 	}
-	grew := (float64(peak-before.HeapAlloc) - 64<<20) / float64(len(file))
+	grew := (float64(int64(peak)-int64(before.HeapAlloc)) - 64<<20) / float64(len(file))
 	t.Logf("file %d MB: the heap grew %.2f times it beyond importCollect", len(file)>>20, grew)
 	if grew > 0.5 {
 		t.Fatalf("a %d MB export read a conversation a call grew the heap %.1f times the file beyond importCollect (a piece, one conversation: at most 0.5)", len(file)>>20, grew)
