@@ -623,9 +623,9 @@ func (l *loader) branches() error {
 			case "created_at_ms":
 				b.created, err = l.int(where + ".created_at_ms")
 			case "used":
-				b.used, err = l.int(where + ".used")
+				b.used, err = l.clock(where + ".used")
 			case "moved_at_ms":
-				b.moved, err = l.int(where + ".moved_at_ms")
+				b.moved, err = l.clock(where + ".moved_at_ms")
 			case "kept_summaries":
 				err = l.d.Array(func() error {
 					s, err := l.summary(where + ".kept_summaries")
@@ -797,6 +797,16 @@ func (l *loader) int(where string) (int64, error) {
 		return 0, l.corrupt(where, "expected an integer (milliseconds)")
 	}
 	return v, nil
+}
+
+// clock reads a branch's move time or use clock: at most maxClock, which a
+// move or a switch after it can pass (after).
+func (l *loader) clock(where string) (int64, error) {
+	v, err := l.int(where)
+	if err == nil && v > maxClock {
+		err = l.corrupt(where, "past 2^53")
+	}
+	return v, err
 }
 
 func (l *loader) nodes() error {

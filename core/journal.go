@@ -335,6 +335,17 @@ func (t *Tree) firstRoot() string {
 	return ""
 }
 
+// maxClock is the latest a branch's move time or use clock gets: 2^53, what
+// a JavaScript number holds exactly (285,000 years of milliseconds). At the
+// top of int64 the move or switch after it wrapped to the bottom and became
+// the oldest (a merge then took the branch back); a file past it is refused.
+const maxClock = 1 << 53
+
+// after is n+1, at most maxClock.
+func after(n int64) int64 {
+	return min(n+1, maxClock)
+}
+
 // setLeaf points b at leaf, recording atMs as the time of the move (what Merge
 // compares when two copies moved the same branch), or just after the move it
 // replaces when atMs is not later. A copy moves a branch from the value it
@@ -345,7 +356,7 @@ func (t *Tree) firstRoot() string {
 // deletion so too).
 func (t *Tree) setLeaf(b *branch, leaf string, atMs int64) {
 	old, oldMoved := b.leaf, b.moved
-	b.leaf, b.moved = leaf, max(atMs, oldMoved+1)
+	b.leaf, b.moved = leaf, min(max(atMs, after(oldMoved)), maxClock)
 	t.noteBranch(b.name)
 	if j := t.journal; j != nil && j.leafOf != b {
 		j.leafOf = b
@@ -385,7 +396,7 @@ func (t *Tree) setActive(name string) {
 // touch marks b as the most recently used branch.
 func (t *Tree) touch(b *branch) {
 	oldUsed, oldClock := b.used, t.clock
-	t.clock++
+	t.clock = after(t.clock)
 	b.used = t.clock
 	t.recentTouch(b)
 	t.noteBranch(b.name)

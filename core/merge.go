@@ -84,7 +84,9 @@ type MergeConflict struct {
 }
 
 // Changed reports whether the merge changed anything: whether the tree saves
-// other bytes than before it.
+// other bytes than before it, but for the branches' use clocks ("used": which
+// branch was used last, each copy's own; a merge that took only the other
+// copy's clocks is not a change to store or send).
 func (r MergeReport) Changed() bool {
 	return len(r.NodesAdded)+len(r.LabelsChanged)+len(r.BranchesAdded)+len(r.BranchesMoved)+
 		len(r.BranchesDeleted)+len(r.SummariesChanged)+len(r.Conflicts) > 0 || r.ActiveChanged || r.more

@@ -110,18 +110,15 @@ func (rs registers) addTree(t *Tree) {
 
 // reaches reports whether a pointer at leaf reaches the node at anc: anc is
 // leaf or above it. Every leaf reaches the empty pointer of a leafless branch.
+// By the nodes' depths and jump pointers (onPathOf): O(log depth), where a
+// walk up from leaf made a merge of k values of one register on a path d long
+// O(k²·d) (2,000 "main~…" branches at depth 2,000: 26 s).
 func (r *Tree) reaches(leaf, anc string) bool {
 	if anc == "" || leaf == anc {
 		return true
 	}
-	n := r.nodes[leaf]
-	for steps := 0; n != nil && steps <= len(r.nodes); steps++ {
-		if n.id == anc {
-			return true
-		}
-		n = n.up
-	}
-	return false
+	on, _ := r.onPathOf(r.nodes[leaf], r.nodes[anc])
+	return on
 }
 
 // prune drops the dead and superseded values of every register and sorts the

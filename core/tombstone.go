@@ -130,9 +130,15 @@ func (s *tombstone) join(o *tombstone) *tombstone {
 //
 //go:noinline
 func (s *tombstone) add(d deletion) {
-	i := 0
-	for i < len(s.deleted) && d.after(s.deleted[i]) {
-		i++
+	// Where d goes, by a binary search: a file's list comes in order, and a
+	// scan from the start for each entry loaded 20,000 of them in 14 s.
+	i, hi := 0, len(s.deleted)
+	for i < hi {
+		if m := int(uint(i+hi) >> 1); d.after(s.deleted[m]) {
+			i = m + 1
+		} else {
+			hi = m
+		}
 	}
 	if i < len(s.deleted) && s.deleted[i].created == d.created && s.deleted[i].leaf == d.leaf {
 		s.deleted[i].at = max(s.deleted[i].at, d.at)

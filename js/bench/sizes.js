@@ -35,9 +35,13 @@ export const TARGET = 1.3;
  * of new memory, not 47 MB that WebAssembly never gives back); 1.535× since
  * Dec 6, evening, when the lean module installed wasm/internal/gcpace (a call
  * given 4 MB or more holds the collector: +1.1 KB gzipped, 1.531×; a 100k
- * open in Node ~9% faster). Lower it as the module shrinks; TARGET once met.
+ * open in Node ~9% faster); 1.536× since Dec 7, afternoon, for the fixes of
+ * an outside fuzz pass (a file's deletions loaded by a binary search, not in
+ * quadratic time; stub summaries without a list of the path; move times and
+ * use clocks capped at 2^53 instead of wrapping: +294 B gzipped, 1.5355×).
+ * Lower it as the module shrinks; TARGET once met.
  */
-export const CEILING = 1.535;
+export const CEILING = 1.536;
 
 /**
  * Builds the bare program into a temporary folder and returns { lean, full,
