@@ -49,13 +49,14 @@ func ImportEachFrom(size int, next func() []byte, format string, fn func(cv Conv
 	if err != nil {
 		return r.whole(size, format, fn, opts)
 	}
-	if format == Auto || format == "" {
-		format = Detect(r.b)
+	f := format
+	if f == Auto || f == "" {
+		f = Detect(r.b)
 	}
-	if format != ChatGPT && format != ClaudeAI && format != OpenWebUI {
-		return r.whole(size, format, fn, opts)
+	if f != ChatGPT && f != ClaudeAI && f != OpenWebUI {
+		return r.whole(size, format, fn, opts) // as given: ImportEach detects it on the whole file
 	}
-	return r.list(start, it, end, format, fn, opts)
+	return r.list(start, it, end, f, fn, opts)
 }
 
 // pieces is a file read a piece at a time: b holds its bytes from the
