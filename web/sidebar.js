@@ -168,7 +168,8 @@ function branchRow(t, b, active) {
 }
 
 async function summarize(branch) {
-  const t = state.cur.tree;
+  const cur = state.cur;
+  const t = cur.tree;
   const s = state.settings;
   try {
     if (usesEndpoint(s)) {
@@ -180,9 +181,15 @@ async function summarize(branch) {
       toast("Summarized with the stub (configure a model in Settings for real summaries).");
     }
   } catch (e) {
-    showError(`Summarize \u201c${branch}\u201d failed: ${describe(e)}`);
+    // The user went on while the model wrote: another chat opened (this
+    // one's tree closed with it), or the branch deleted. Said as that, not
+    // as the library's error ("this SessionTree was freed").
+    if (state.cur !== cur) toast(`The summary of \u201c${branch}\u201d came after \u201c${cur.meta.title}\u201d was left, and was not attached: summarize it again there.`, "warn");
+    else if (e?.code === "branch_not_found") toast(`\u201c${branch}\u201d was deleted while its summary was on its way; nothing was attached.`);
+    else showError(`Summarize \u201c${branch}\u201d failed: ${describe(e)}`);
     return;
   }
+  if (state.cur !== cur) return; // its tree kept the summary, and its store saves it
   persist();
   renderAll();
 }

@@ -484,6 +484,37 @@ try {
     allowNetworkErrors = false;
   });
 
+  await step("a summary that comes after its chat was left is attached nowhere, and said so in words (Dec 7)", async () => {
+    await page.keyboard.press("Control+Shift+O");
+    await settings({ url: `${mock}/openai/v1` }, { mode: "endpoint", api: "openai-chat" });
+    await sendWatching("Summarize me [stream]");
+    await settled();
+    const first = msgs.first();
+    await first.hover();
+    await first.locator('[data-action="edit"]').click();
+    await page.fill("#messages .editor", "Summarize me, another way [stream]");
+    await page.click('[data-action="save-edit"]');
+    await settled();
+    const title = await page.textContent("#conv-title");
+    const other = await page.evaluate(() => window.sessiontreeDemo.tree.branches().find((b) => b.name !== window.sessiontreeDemo.tree.activeBranch).name);
+    // The summary's request (not streamed) held 1.5 s: the user opens another chat meanwhile.
+    await page.route("**/openai/v1/chat/completions", async (route) => {
+      if (route.request().method() === "POST" && !JSON.parse(route.request().postData()).stream) await new Promise((r) => setTimeout(r, 1500));
+      await route.continue();
+    });
+    try {
+      await page.click(`#branch-list li[data-branch="${other}"] [data-action="summarize"]`);
+      await page.keyboard.press("Control+Shift+O");
+      await page.waitForFunction(() => [...document.querySelectorAll(".toast")].some((t) => t.textContent.includes("was not attached")), null, { timeout: 10000 });
+      assert.equal(await page.isVisible("#banner"), false, `an error banner: ${await page.textContent("#banner")}`);
+      assert.ok(!(await page.textContent("#conv-title")).startsWith(title.slice(0, 12)) || title === "New chat", "the page went back to the chat left");
+      const summaries = await page.evaluate(() => window.sessiontreeDemo.tree.branches().map((b) => b.summary));
+      assert.ok(summaries.every((x) => x === null), "the chat opened got the summary");
+    } finally {
+      await page.unroute("**/openai/v1/chat/completions");
+    }
+  });
+
   await step("every request body is accepted by its API's published request types (tsc over the openai and @anthropic-ai/sdk types)", async () => {
     const t0 = performance.now();
     const all = [...requests, ...shown];
