@@ -251,7 +251,7 @@ demo: web-dist $(WEB_SERVE)
 	@echo "== demo: Ctrl-C to stop"
 	@$(WEB_SERVE) -dir web/dist -addr 127.0.0.1:$(PORT)
 
-web-dist: build $(D3_HIERARCHY) $(MARKDOWN_IT) $(DOMPURIFY) $(HIGHLIGHT)
+web-dist: build $(WEB_SERVE) $(D3_HIERARCHY) $(MARKDOWN_IT) $(DOMPURIFY) $(HIGHLIGHT)
 	@rm -rf web/dist.tmp && mkdir -p web/dist.tmp/vendor
 	@cp $(WEB_FILES) js/sessiontree.js js/sessiontree.compile.js js/worker.js js/sessiontree.worker.js js/idb.js js/idb-records.js js/idb.worker.js js/sessiontree.wasm js/sessiontree-interchange.wasm js/wasm_exec.js web/dist.tmp/
 	@cp $(D3_HIERARCHY) web/dist.tmp/vendor/d3-hierarchy.mjs

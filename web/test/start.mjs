@@ -22,6 +22,7 @@ export async function serveDist(dir = path.join(repo, "web/dist")) {
       if (m) { clearTimeout(timer); resolve(m[1]); }
     });
     server.on("exit", (code) => reject(new Error(`web/serve exited with ${code}`)));
+    server.on("error", (e) => reject(new Error(`web/.bin/serve: ${e.message} (make web-dist builds it)`)));
   });
   return { server, base };
 }
