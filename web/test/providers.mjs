@@ -59,6 +59,15 @@ try {
     document.getElementById("composer").requestSubmit();
   }, text);
   const settled = () => page.waitForFunction(() => !document.querySelector(".typing"));
+  // Edits the chat's first message to text and waits for the reply to the new version.
+  const editFirst = async (text) => {
+    const first = msgs.first();
+    await first.hover();
+    await first.locator('[data-action="edit"]').click();
+    await page.fill("#messages .editor", text);
+    await page.click('[data-action="save-edit"]');
+    await settled();
+  };
   const lastBody = () => msgs.last().locator(".msg-body");
 
   await step("OpenAI-compatible, streamed: tokens painted as they arrive, Markdown and code rendered", async () => {
@@ -264,12 +273,7 @@ try {
   });
 
   await step("a streamed, Markdown-rendered reply in a branched chat (screenshot)", async () => {
-    const first = msgs.first();
-    await first.hover();
-    await first.locator('[data-action="edit"]').click();
-    await page.fill("#messages .editor", "Plan a small garden, with a table and some code [stream]");
-    await page.click('[data-action="save-edit"]');
-    await settled();
+    await editFirst("Plan a small garden, with a table and some code [stream]");
     assert.equal(await msgs.first().locator(".switcher .count").textContent(), "2/2");
     await page.evaluate(() => { document.getElementById("messages").scrollTop = 0; });
     await page.screenshot({ path: path.join(shots, "streamed-markdown-branched.png") });
@@ -489,12 +493,7 @@ try {
     await settings({ url: `${mock}/openai/v1` }, { mode: "endpoint", api: "openai-chat" });
     await sendWatching("Summarize me [stream]");
     await settled();
-    const first = msgs.first();
-    await first.hover();
-    await first.locator('[data-action="edit"]').click();
-    await page.fill("#messages .editor", "Summarize me, another way [stream]");
-    await page.click('[data-action="save-edit"]');
-    await settled();
+    await editFirst("Summarize me, another way [stream]");
     const title = await page.textContent("#conv-title");
     const other = await page.evaluate(() => window.sessiontreeDemo.tree.branches().find((b) => b.name !== window.sessiontreeDemo.tree.activeBranch).name);
     // The summary's request (not streamed) held 1.5 s: the user opens another chat meanwhile.
