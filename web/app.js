@@ -60,7 +60,6 @@ export const state = {
     busyRelease = c ? state.cur?.conv?.hold() ?? null : null;
   },
   win: { start: 0, end: 0, follow: true }, // the chat view's window of path indexes
-  streaming: null, // the endpoint's reply on its way: { conv, upTo, model } (reply.js keepPartial)
   settings: loadSettings(),
   writes: Promise.resolve(),
   unsaved: null, // the error of the last write, until one succeeds (storage full): leaving asks first

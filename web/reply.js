@@ -20,8 +20,8 @@ const PARTIAL_KEY = "sessiontree-demo.partial.";
 
 /** At pagehide: the reply streaming now, as far as it came, kept for the conversation's next open. */
 export function keepPartial() {
-  const s = state.streaming;
-  if (!state.busy || !s || !state.stream) return;
+  const s = state.busy?.streaming;
+  if (!s || !state.stream) return;
   remember(PARTIAL_KEY + s.conv, JSON.stringify({ upTo: s.upTo, content: state.stream, model: s.model, at: Date.now() }));
 }
 
@@ -123,7 +123,7 @@ export async function reply({ prior, upTo, again, controller }, commit) {
   try {
     let message;
     if (usesEndpoint(state.settings)) {
-      state.streaming = { conv: state.cur.meta.id, upTo, model: state.settings.model.trim() };
+      controller.streaming = { conv: state.cur.meta.id, upTo, model: state.settings.model.trim() }; // keepPartial's
       // The user's turn is painted in its own task; the request is built and
       // sent in the next one (two tasks of ~30 ms at 200k messages, not one of 60).
       await nextTask();
@@ -142,7 +142,6 @@ export async function reply({ prior, upTo, again, controller }, commit) {
       message = demoReply(prior, prior.variant ?? 0);
     }
     state.busy = null;
-    state.streaming = null;
     clearError();
     const acted = focusPlace() ?? state.replyFocus;
     // The user may have gone to another branch while the reply came: it lands
@@ -172,7 +171,6 @@ export async function reply({ prior, upTo, again, controller }, commit) {
     }
   } catch (e) {
     state.busy = null;
-    state.streaming = null;
     if (controller.signal.aborted) {
       // Stopped before the first word: the user's own doing, not a failure.
       toast("Stopped before a reply came; your message is kept. Use \u201cGet a reply\u201d to ask again.");

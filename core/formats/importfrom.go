@@ -81,11 +81,9 @@ func (r *pieces) more() bool {
 	}
 	p := r.next()
 	if len(p) == 0 {
-		// The file's trailing spaces go, as ImportEach trims the file: an
-		// error at its end is then at the same offset.
 		r.eof = true
 		if r.listing {
-			r.b = bytes.TrimRight(r.b, " \n\r\t")
+			r.trimEnd()
 		}
 		return false
 	}
@@ -96,6 +94,18 @@ func (r *pieces) more() bool {
 	}
 	r.b = append(r.b, p...)
 	return true
+}
+
+// trimEnd drops the file's trailing spaces, once its end is read, as
+// ImportEach trims the file: an error at its end is then at the same offset.
+func (r *pieces) trimEnd() { r.b = bytes.TrimRight(r.b, " \n\r\t") }
+
+// readOn reads until what is read past from has doubled (a piece at least),
+// or to the file's end: a scan from from that ran into the end of what was
+// read runs again on twice as much, so that each byte is scanned about twice.
+func (r *pieces) readOn(from int) {
+	for n := len(r.b) - (from - r.base); r.more() && len(r.b)-(from-r.base) < 2*n; {
+	}
 }
 
 // peek skips spaces from at and returns where the next byte is and that
@@ -131,8 +141,7 @@ func (r *pieces) value(at int) ([]byte, int, error) {
 		if err != nil && (r.eof || !mayGoOn(win)) {
 			return nil, 0, err
 		}
-		for n := len(win); r.more() && len(r.b)-(at-r.base) < 2*n; {
-		}
+		r.readOn(at)
 	}
 }
 
@@ -141,7 +150,7 @@ func (r *pieces) value(at int) ([]byte, int, error) {
 func (r *pieces) list(start int, it []byte, end int, format string, fn func(cv Conversation, size int), opts []core.Option) error {
 	r.listing = true
 	if r.eof { // the head's reads ran into the end
-		r.b = bytes.TrimRight(r.b, " \n\r\t")
+		r.trimEnd()
 	}
 	var err error
 	for i := 0; ; i++ {
@@ -155,8 +164,7 @@ func (r *pieces) list(start int, it []byte, end int, format string, fn func(cv C
 			}
 		}
 		importOne(format, it, i, count, fn, opts)
-		whole := end
-		r.keep = whole
+		r.keep = end // where the last whole conversation ends, until the next one is read
 		switch c {
 		case ',':
 			var rel int
@@ -175,13 +183,11 @@ func (r *pieces) list(start int, it []byte, end int, format string, fn func(cv C
 			err = &rawjson.SyntaxError{Offset: at - start, Msg: "expected ',' or ']' in an array"}
 		}
 		// What follows the last whole conversation, as far as it takes to
-		// tell whether the file's end cut it: read until it has doubled
-		// between two looks, as value reads.
-		for !r.eof && mayGoOn(r.b[whole-r.base:]) {
-			for n := len(r.b) - (whole - r.base); r.more() && len(r.b)-(whole-r.base) < 2*n; {
-			}
+		// tell whether the file's end cut it.
+		for !r.eof && mayGoOn(r.b[end-r.base:]) {
+			r.readOn(end)
 		}
-		return listStops(format, i+1, err, cutShort(r.b[whole-r.base:]))
+		return listStops(format, i+1, err, cutShort(r.b[end-r.base:]))
 	}
 }
 
