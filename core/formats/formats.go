@@ -306,7 +306,7 @@ func Detect(data []byte) string {
 // whole data export (a list of them), else "".
 func exportOf(item []byte) string {
 	switch {
-	case has(item, "mapping"):
+	case rawjson.HasKey(item, "mapping"): // item is valid: its mapping, most of it, not scanned
 		return ChatGPT
 	case isClaudeAI(item):
 		return ClaudeAI

@@ -70,7 +70,7 @@ func ImportEach(data []byte, format string, fn func(cv Conversation, size int), 
 		if err != nil {
 			return err
 		}
-		fn(Conversation{Title: titleOf(format, parsed(data)), Tree: t, Report: rep}, len(data))
+		fn(Conversation{Title: titleOf(format, parsed(data), rawjson.Lookup), Tree: t, Report: rep}, len(data))
 		return nil
 	}
 	d := rawjson.NewDecoder(list)
@@ -105,9 +105,7 @@ func importOne(format string, it []byte, i, count int, fn func(cv Conversation, 
 	// The branches a previous export kept on the first conversation name
 	// leaves of every conversation: one conversation alone names its own.
 	if i == 0 && count != 1 {
-		if ms, err := convert.Members(it); err == nil {
-			it = convert.NewObject(nil).Members(convert.Without(ms, convert.ExtKey)).Bytes()
-		}
+		it = convert.WithoutKey(it, convert.ExtKey)
 	}
 	t, rep, err := Import(format, it, opts...)
 	if err != nil {
@@ -120,7 +118,7 @@ func importOne(format string, it []byte, i, count int, fn func(cv Conversation, 
 		}
 		rep.Problems = append(rep.Problems, Problem{Message: "conversation " + strconv.Itoa(i+1) + of + ": " + message(err)})
 	}
-	fn(Conversation{Title: titleOf(format, parsed(it)), Tree: t, Report: rep}, size)
+	fn(Conversation{Title: titleOf(format, it, rawjson.LookupLast), Tree: t, Report: rep}, size)
 }
 
 // listStops is the error of a list of conversations that stops being JSON
@@ -176,22 +174,31 @@ func plural(n int) string {
 	return "s"
 }
 
-// titleOf is a conversation's title as its format writes it, or "".
-func titleOf(format string, item []byte) string {
+// titleOf is a conversation's title as its format writes it, or "": look
+// finds a member (rawjson.LookupLast reads a valid item as JSON.parse does,
+// the last of a key named twice, without parsed's copy and scan).
+func titleOf(format string, item []byte, look func(obj []byte, key string) ([]byte, bool)) string {
 	item = trimSpace(item)
 	if len(item) == 0 || item[0] != '{' {
 		return ""
 	}
-	if s, ok := rawjson.LookupString(item, "title"); ok {
+	str := func(obj []byte, key string) (string, bool) {
+		raw, ok := look(obj, key)
+		if !ok || len(raw) == 0 || raw[0] != '"' {
+			return "", false
+		}
+		return rawjson.Unquote(raw), true
+	}
+	if s, ok := str(item, "title"); ok {
 		return s
 	}
 	if format == ClaudeAI {
-		s, _ := rawjson.LookupString(item, "name")
+		s, _ := str(item, "name")
 		return s
 	}
 	if format == OpenWebUI {
-		if c, ok := rawjson.Lookup(item, "chat"); ok {
-			s, _ := rawjson.LookupString(c, "title")
+		if c, ok := look(item, "chat"); ok {
+			s, _ := str(c, "title")
 			return s
 		}
 	}

@@ -3,6 +3,7 @@ package formats
 import (
 	"bytes"
 	"errors"
+	"unsafe"
 
 	"github.com/sessiontree/sessiontree/core"
 	"github.com/sessiontree/sessiontree/core/rawjson"
@@ -51,7 +52,7 @@ func ImportEachFrom(size int, next func() []byte, format string, fn func(cv Conv
 	}
 	f := format
 	if f == Auto || f == "" {
-		f = Detect(r.b)
+		f = exportOf(it) // what Detect says of a list whose first element is it, without its scans of the whole
 	}
 	if f != ChatGPT && f != ClaudeAI && f != OpenWebUI {
 		return r.whole(size, format, fn, opts) // as given: ImportEach detects it on the whole file
@@ -88,12 +89,29 @@ func (r *pieces) more() bool {
 		return false
 	}
 	if drop := r.keep - r.base; drop > 0 && drop >= len(r.b)/2 {
-		b := make([]byte, len(r.b)-drop, len(r.b)-drop+len(p))
-		copy(b, r.b[drop:])
-		r.b, r.base = b, r.keep
+		r.letGo(len(p))
 	}
 	r.b = append(r.b, p...)
 	return true
+}
+
+// letGo copies what is kept of b, from keep on, to a new buffer with room
+// for n bytes more.
+func (r *pieces) letGo(n int) {
+	drop := r.keep - r.base
+	b := make([]byte, len(r.b)-drop, len(r.b)-drop+n)
+	copy(b, r.b[drop:])
+	r.b, r.base = b, r.keep
+}
+
+// holds reports whether v is a slice of b's array: a value read whole from
+// it, not a copy (a spaced value is compacted into one).
+func (r *pieces) holds(v []byte) bool {
+	if len(v) == 0 || cap(r.b) == 0 {
+		return false
+	}
+	p, lo := uintptr(unsafe.Pointer(unsafe.SliceData(v))), uintptr(unsafe.Pointer(unsafe.SliceData(r.b)))
+	return p >= lo && p < lo+uintptr(cap(r.b))
 }
 
 // trimEnd drops the file's trailing spaces, once its end is read, as
@@ -138,7 +156,7 @@ func (r *pieces) value(at int) ([]byte, int, error) {
 		if err == nil && (d.Pos() < len(win) || r.eof) {
 			return v, at + d.Pos(), nil
 		}
-		if err != nil && (r.eof || !mayGoOn(win)) {
+		if err != nil && (r.eof || !(ranOut(err, len(win)) || mayGoOn(win))) {
 			return nil, 0, err
 		}
 		r.readOn(at)
@@ -163,8 +181,14 @@ func (r *pieces) list(start int, it []byte, end int, format string, fn func(cv C
 				count = 1
 			}
 		}
-		importOne(format, it, i, count, fn, opts)
 		r.keep = end // where the last whole conversation ends, until the next one is read
+		if drop := r.keep - r.base; drop >= len(r.b)/2 && drop > 0 && !r.holds(it) {
+			// it is a copy, and most of b: b's bytes of it go before its
+			// import, not after (a spaced 47 MB conversation held them
+			// twice through it).
+			r.letGo(0)
+		}
+		importOne(format, it, i, count, fn, opts)
 		switch c {
 		case ',':
 			var rel int
@@ -211,6 +235,15 @@ func mayGoOn(rest []byte) bool {
 	near := len(rest) - 16 // an escape pair (\ud83d\ude00) is 12 bytes
 	var se *rawjson.SyntaxError
 	return end >= near || errors.As(err, &se) && se.Offset >= near
+}
+
+// ranOut reports whether err, a scan's of a window of n bytes, ran into
+// the window's end, where mayGoOn says that more bytes could mend it,
+// without mayGoOn's two scans again: most reads of a large conversation
+// end there.
+func ranOut(err error, n int) bool {
+	var se *rawjson.SyntaxError
+	return n >= 64 && errors.As(err, &se) && (se.Offset >= n-16 || se.Msg == rawjson.Unterminated)
 }
 
 // shift moves a scan error's offset by by: from where the scan started to

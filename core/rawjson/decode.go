@@ -259,6 +259,44 @@ func Lookup(obj []byte, key string) ([]byte, bool) {
 	return nil, false
 }
 
+// HasKey reports whether obj, a valid JSON object, has a member called key:
+// Lookup's answer without a scan of that member's value.
+func HasKey(obj []byte, key string) bool {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return false
+	}
+	i = skipSpace(obj, i+1)
+	for i < len(obj) && obj[i] == '"' {
+		kEnd := skipValid(obj, i)
+		if keyEquals(obj[i:kEnd], key) {
+			return true
+		}
+		i = skipSpace(obj, kEnd)
+		if i >= len(obj) || obj[i] != ':' {
+			return false
+		}
+		i = skipSpace(obj, skipValid(obj, skipSpace(obj, i+1)))
+		if i >= len(obj) || obj[i] != ',' {
+			return false
+		}
+		i = skipSpace(obj, i+1)
+	}
+	return false
+}
+
+// LookupLast is Lookup with the last member with that key winning, as
+// JSON.parse reads an object that names a key twice.
+func LookupLast(obj []byte, key string) ([]byte, bool) {
+	fs := Fields(obj, nil)
+	for i := len(fs) - 1; i >= 0; i-- {
+		if keyEquals(fs[i].Key, key) {
+			return fs[i].Value, len(fs[i].Value) > 0
+		}
+	}
+	return nil, false
+}
+
 // keyEquals compares a string literal with key.
 func keyEquals(lit []byte, key string) bool {
 	if len(lit) < 2 {

@@ -132,3 +132,33 @@ func TestEndRefusesANULByteAfterTheValue(t *testing.T) {
 		}
 	}
 }
+
+// HasKey is Lookup's answer and LookupLast is Lookup of what JSON.parse
+// reads (KeepLastKeys), for a valid object; neither panics on anything.
+func FuzzHasKeyAndLookupLastAreLookup(f *testing.F) {
+	for _, s := range []string{
+		`{"title":"a","mapping":{"x":{}},"title":"b"}`, `{"t\u0069tle":1,"title":[2]}`,
+		`{ "a" : 1 , "b":{"a":[true]}, "\u0061":2}`, `{"a":{"b":1,"b":2},"a":[{"d":1,"d":2}]}`, `{"a":}`, `{"a":1,`, `[1]`, `{}`,
+	} {
+		f.Add([]byte(s), "title")
+		f.Add([]byte(s), "a")
+	}
+	f.Fuzz(func(t *testing.T, obj []byte, key string) {
+		has := HasKey(obj, key)
+		last, lok := LookupLast(obj, key)
+		parsed, _, err := KeepLastKeys(obj) // a key named twice is valid here
+		if err != nil {
+			return
+		}
+		if _, ok := Lookup(obj, key); has != ok {
+			t.Fatalf("HasKey(%q, %q) = %v, Lookup says %v", obj, key, has, ok)
+		}
+		want, wok := Lookup(parsed, key)
+		if lok { // the keys named twice inside it are dropped from want
+			last, _, _ = KeepLastKeys(last)
+		}
+		if lok != wok || !bytes.Equal(last, want) {
+			t.Fatalf("LookupLast(%q, %q) = %q %v, Lookup of KeepLastKeys %q %v", obj, key, last, lok, want, wok)
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package rawjson
 
 import (
+	"bytes"
 	"encoding/json"
 	"runtime"
 	"strconv"
@@ -105,6 +106,10 @@ func FuzzCompact(f *testing.F) {
 		}
 		if !json.Valid(got) {
 			t.Fatalf("compacted output invalid: %q", got)
+		}
+		var want bytes.Buffer
+		if json.Compact(&want, data) == nil && want.String() != string(got) {
+			t.Fatalf("Compact(%q) = %q, encoding/json's %q", data, got, want.String())
 		}
 		again, err := Compact(nil, got)
 		if err != nil || string(again) != string(got) {

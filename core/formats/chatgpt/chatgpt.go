@@ -13,7 +13,6 @@
 package chatgpt
 
 import (
-	"bytes"
 	"strconv"
 	"strings"
 
@@ -31,16 +30,14 @@ const ConversationKey = "chatgpt_conversation"
 
 // Import reads a conversations.json (an array of conversations, or one).
 func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error) {
-	// A copy of our own: messages may be slices of it, and the caller may
-	// reuse its buffer.
-	data = bytes.Clone(bytes.TrimSpace(data))
-	if !rawjson.Valid(data) {
-		return nil, convert.Report{}, convert.NotJSON("chatgpt", data)
+	// One compact copy of our own (messages may be slices of it, and the
+	// caller may reuse its buffer), so every value below is a compact slice
+	// of it and is walked without being validated again; ids taken from it
+	// are cloned.
+	data, err := convert.OwnCompact("chatgpt", data)
+	if err != nil {
+		return nil, convert.Report{}, err
 	}
-	// One compact copy of the document (none when it is compact already), so
-	// every value below is a compact slice of it and is walked without being
-	// validated again; ids taken from it are cloned.
-	data, _ = rawjson.Compact(nil, data)
 	convs, err := convert.SplitConversations("chatgpt", data)
 	if err != nil {
 		return nil, convert.Report{}, err
@@ -200,7 +197,10 @@ func derive(rec []byte) (core.Message, string, int64, error) {
 	if err != nil {
 		return nil, "", 0, err
 	}
-	base := convert.Without(ms, convert.ExtKey)
+	base, kept := convert.Without(ms, convert.ExtKey), rec
+	if len(base) != len(ms) {
+		kept = convert.NewObject(nil).Members(base).Bytes()
+	}
 	m, _ := convert.Get(base, "message")
 	author, _ := rawjson.Lookup(m, "author")
 	role, ok := rawjson.LookupString(author, "role")
@@ -211,7 +211,7 @@ func derive(rec []byte) (core.Message, string, int64, error) {
 	if ct, ok := rawjson.Lookup(m, "create_time"); ok && !convert.IsNull(ct) {
 		at, _ = convert.ParseSeconds(ct)
 	}
-	msg := convert.Wrap(role, text(m), Key, convert.NewObject(nil).Members(base).Bytes())
+	msg := convert.Wrap(role, text(m), Key, kept)
 	return convert.WithNodeExt(ms, msg, at)
 }
 

@@ -19,7 +19,6 @@
 package claudeai
 
 import (
-	"bytes"
 	"strconv"
 	"strings"
 
@@ -40,13 +39,14 @@ const RootParent = "00000000-0000-4000-8000-000000000000"
 
 // Import reads a conversations.json (an array of conversations, or one).
 func Import(data []byte, opts ...core.Option) (*core.Tree, convert.Report, error) {
-	// A copy of our own: messages are slices of it, and the caller may
-	// reuse its buffer.
-	data = bytes.Clone(bytes.TrimSpace(data))
-	if !rawjson.Valid(data) {
-		return nil, convert.Report{}, convert.NotJSON("claudeai", data)
+	// One compact copy of our own (messages may be slices of it, and the
+	// caller may reuse its buffer), so every value below is a compact slice
+	// of it and is walked without being validated again; ids taken from it
+	// are cloned.
+	data, err := convert.OwnCompact("claudeai", data)
+	if err != nil {
+		return nil, convert.Report{}, err
 	}
-	data, _ = rawjson.Compact(nil, data)
 	convs, err := convert.SplitConversations("claudeai", data)
 	if err != nil {
 		return nil, convert.Report{}, err

@@ -1,6 +1,8 @@
 package convert
 
 import (
+	"slices"
+
 	"github.com/sessiontree/sessiontree/core/rawjson"
 )
 
@@ -69,8 +71,13 @@ func (o *Object) Int(k string, v int64) *Object {
 	return o
 }
 
-// Members adds every member of ms.
+// Members adds every member of ms, the buffer grown for them once.
 func (o *Object) Members(ms []Member) *Object {
+	need := 1 // the closing brace
+	for _, m := range ms {
+		need += len(m.Key) + len(m.Value) + 4
+	}
+	o.buf = slices.Grow(o.buf, need)
 	for _, m := range ms {
 		o.Raw(m.Key, m.Value)
 	}

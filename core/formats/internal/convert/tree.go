@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"bytes"
 	"strconv"
 
 	"github.com/sessiontree/sessiontree/core"
@@ -84,6 +85,19 @@ func Corrupt(t *core.Tree) error {
 
 // Invalid is an invalid_input error.
 func Invalid(msg string) error { return &core.Error{Code: core.CodeInvalidInput, Message: msg} }
+
+// OwnCompact is data, a file in format, validated and compacted into one
+// copy of the importer's own: one scan and one copy (a clone, a validation
+// and a compaction were three scans and, for a spaced file, two copies).
+// A file that is not one JSON value is NotJSON.
+func OwnCompact(format string, data []byte) ([]byte, error) {
+	data = bytes.TrimSpace(data)
+	own, err := rawjson.Compact(make([]byte, 0, len(data)), data)
+	if err != nil {
+		return nil, NotJSON(format, data)
+	}
+	return own, nil
+}
 
 // NotJSON is the invalid_input of a file of format that is not one JSON
 // value: what is wrong and at which byte, as the scan found it.
