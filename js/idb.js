@@ -32,6 +32,7 @@ const FEED_PART = 2000; // rows per part of an import's first feed (~1 MB of a c
 const WORKER_IDLE_MS = 5000; // the store's worker is stopped when idle this long
 const POLL_MS = 3000; // a visible tab compares the stored rev this often (a missed post)
 const TAIL_OWN = 100; // the path's last nodes an import also writes one record each (a tail of ≤ 99 reads only those)
+const OWN_FROM = 5 * PACK_ROWS; // ... when its path is longer: a shorter one's tail is in a pack or two, read as fast
 const INTERRUPTED_MS = 60000; // an import's meta still marked this long after its last part: its tab closed
 const DIVERGED = Symbol("another tab wrote first");
 const JOURNAL_ROWS = 20000; // rows a page going away journals at most (a few MB; more would stall the unload)
@@ -760,7 +761,9 @@ class ConversationStore {
         const title = many && c.title?.trim() ? c.title.trim() : meta.title;
         const at = at0 - i; // the file's order, its first the newest
         const fields = { ...others, ...(i === 0 && id !== undefined ? { id } : {}), title, createdAt: at, updatedAt: at };
-        out.push({ conversation: await this.create(c.tree, fields, { autosave }), report: c.report });
+        // In packs of rows (inParts), as a large tree: a record a message
+        // was most of a whole export's import (IndexedDB's own work).
+        out.push({ conversation: await this.create(c.tree, fields, { autosave, inParts: true }), report: c.report });
         held = null;
       }
     } catch (e) {
@@ -1327,7 +1330,9 @@ class Conversation {
         // The path's last nodes keep records of their own beside their packs:
         // an open reads them first (store.tail), a get each, where a pack of
         // 200 rows each would be read (at 200k messages 61 packs, ~0.4 s).
-        const own = new Set(this.#tree.pathWindow(-TAIL_OWN).ids);
+        // A short chat's are not: a record each cost IndexedDB more than the
+        // rest of the import (a 2,001-chat export: 184k records, not 3k).
+        const own = new Set(this.#tree.pathLength() > OWN_FROM ? this.#tree.pathWindow(-TAIL_OWN).ids : []);
         let stored = false;
         for (;;) {
           const c = this.#tree.takeChanges({ limit: FEED_PART });

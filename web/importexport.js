@@ -240,7 +240,7 @@ async function importNow(file, format = "auto") {
   let read = 0;
   let placed = 0; // conversations listed or merged into
   let failure = null;
-  const place = async (t, g, i, big = false) => {
+  const place = async (t, g, i, inParts = false) => {
     if (g.report?.nodes === 0) {
       // A chat of the export with no message (claude.ai lists some), or an
       // export with none ([]): said, not listed.
@@ -256,7 +256,7 @@ async function importNow(file, format = "auto") {
       // showed the time of the import), its place the file's.
       const last = t.pathLength() ? t.node(t.pathWindow(-1).ids[0])?.createdAtMs ?? 0 : 0;
       const updatedAt = last > 0 && last <= Date.now() ? last : undefined;
-      const made = await createConversation(t, name(g), many ? { open: false, list: false, at: at - i, updatedAt: updatedAt ?? at - i, inParts: big } : { open, updatedAt, inParts: big });
+      const made = await createConversation(t, name(g), many ? { open: false, list: false, at: at - i, updatedAt: updatedAt ?? at - i, inParts } : { open, updatedAt, inParts });
       if (i === 0 && many) first = made;
       return;
     }
@@ -314,7 +314,7 @@ async function importNow(file, format = "auto") {
         progress(read);
         spent.load += performance.now() - t1;
         t1 = performance.now();
-        await place(t, g, i, big);
+        await place(t, g, i, true); // stored in packs of rows (inParts), whatever its size: a record a message was most of the import
         spent.place += performance.now() - t1;
         // Stored before many more are read: each tree stays in the page's
         // module until its rows are in IndexedDB, which writes slower than

@@ -41,7 +41,7 @@ try {
       const { SessionTree } = window.st;
       const { openStore, PACK_ROWS } = window.idb;
       const store = await openStore({ name: "packs" });
-      const msgs = Array.from({ length: 2 * PACK_ROWS + 37 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `turn ${i} needle${i}` }));
+      const msgs = Array.from({ length: 5 * PACK_ROWS + 37 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `turn ${i} needle${i}` }));
       const t = SessionTree.fromLinear(msgs, 1);
       t.edit(t.activePath()[10], { role: "user", content: "another version" }, 2);
       t.switchBranch("main");
@@ -56,9 +56,19 @@ try {
       const keys = await new Promise((res) => { const q = db.transaction("rows").objectStore("rows").getAllKeys(IDBKeyRange.bound(["packed", "p"], ["packed", "p", []])); q.onsuccess = () => res(q.result); });
       const own = await new Promise((res) => { const q = db.transaction("rows").objectStore("rows").getAllKeys(IDBKeyRange.bound(["packed", "n"], ["packed", "n", []])); q.onsuccess = () => res(q.result); });
       const metaRec = await new Promise((res) => { const q = db.transaction("meta").objectStore("meta").get("packed"); q.onsuccess = () => res(q.result); });
-      db.close();
       out.packs = keys.length;
       out.own = own.length;
+      // A short chat's import: its tail read from its pack, no record of its own
+      // (a record a message was most of a whole export's import).
+      const short = await store.create(SessionTree.fromLinear(msgs.slice(0, 150), 1), { id: "short", title: "s", createdAt: 2 }, { inParts: true, autosave: false });
+      await short.saved();
+      const shortTail = await store.tail("short", 20);
+      out.shortTail = JSON.stringify(shortTail.nodes.map((n) => n.id)) === JSON.stringify(short.tree.activePath().slice(-20));
+      await short.close();
+      const count = (lo, hi) => new Promise((res) => { const q = db.transaction("rows").objectStore("rows").count(IDBKeyRange.bound(lo, hi)); q.onsuccess = () => res(q.result); });
+      out.shortRecords = [await count(["short", "p"], ["short", "p", []]), await count(["short", "n"], ["short", "n", []])];
+      await store.delete("short");
+      db.close();
       out.importingLeft = "importing" in metaRec;
       out.rev = metaRec.rev;
       const fileOf = async (id) => SessionTree.fileFromRows(await store.rows(id));
@@ -92,7 +102,10 @@ try {
     });
     assert.ok(r.listedWhileImporting, "the importing tab does not list its import");
     // Packed, but for the path's last 100 nodes, which also have records of their own (an open reads them first).
-    assert.ok(r.packs >= 2 && r.own === 100, `an import's rows were not packed, its tail not own records: ${r.packs} packs, ${r.own} own records`);
+    // (a path of more than 5 packs' rows; a shorter one's tail is read from its packs).
+    assert.ok(r.packs >= 5 && r.own === 100, `an import's rows were not packed, its tail not own records: ${r.packs} packs, ${r.own} own records`);
+    assert.deepEqual(r.shortRecords, [1, 0], "a 150-message import is not one pack and no record of its own");
+    assert.ok(r.shortTail, "the tail of a short import, read from its pack, is not its path's end");
     assert.equal(r.importingLeft, false, "the import's meta still says importing");
     assert.equal(r.rev, 1);
     assert.ok(r.sameAsPlain, "packed rows read back differently from one record a row");
@@ -177,6 +190,12 @@ try {
         made: got.conversations.map((c) => [c.conversation.meta.title, c.conversation.tree.pathWindow(0).messages[0].content, c.report.format]),
         listed: (await store.list()).map((m) => m.title),
       };
+      // Each stored in a pack of rows, not a record a message (those were most of a whole export's import).
+      const db = await new Promise((res) => { const o = indexedDB.open("multi"); o.onsuccess = () => res(o.result); });
+      const count = (lo, hi) => new Promise((res) => { const q = db.transaction("rows").objectStore("rows").count(IDBKeyRange.bound(lo, hi)); q.onsuccess = () => res(q.result); });
+      out.records = [];
+      for (const c of got.conversations) out.records.push([await count([c.conversation.id, "p"], [c.conversation.id, "p", []]), await count([c.conversation.id, "n"], [c.conversation.id, "n", []])]);
+      db.close();
       for (const c of got.conversations) await c.conversation.close();
       const one = await store.importFile(new Blob([JSON.stringify([conv(7)])]), { title: "single" });
       out.single = one.conversations.map((c) => c.conversation.meta.title);
@@ -199,6 +218,7 @@ try {
     });
     assert.deepEqual(r.made, [["Chat 0", "hi 0", "chatgpt"], ["Chat 1", "hi 1", "chatgpt"], ["Chat 2", "hi 2", "chatgpt"]]);
     assert.deepEqual(r.listed, ["Chat 0", "Chat 1", "Chat 2"]);
+    assert.deepEqual(r.records, [[1, 0], [1, 0], [1, 0]], "an export's chats are not stored a pack each");
     assert.deepEqual(r.single, ["single"], "one conversation takes the file's title, not its own");
     assert.deepEqual(r.fixed, [[true, "x", "Chat 3"], [false, "x", "Chat 4"], [false, "x", "Chat 5"]]);
     assert.equal(r.again, "invalid_input");

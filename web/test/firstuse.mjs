@@ -52,11 +52,11 @@ try {
     await page.waitForSelector("#dialog:not([open])", { state: "attached" });
   };
   // The stored record of node id of the open conversation, parsed (IndexedDB, as the page wrote it).
+  // A node's row as stored, from a record of its own or a pack of them (an
+  // export's chats are stored in packs), through the store.
   const storedNode = (id) => demo(async (id) => {
-    const conv = localStorage.getItem("sessiontree-demo.current");
-    const db = await new Promise((res, rej) => { const r = indexedDB.open("sessiontree-demo"); r.onsuccess = () => res(r.result); r.onerror = () => rej(r.error); });
-    const row = await new Promise((res, rej) => { const r = db.transaction("rows").objectStore("rows").get([conv, "n", id]); r.onsuccess = () => res(r.result); r.onerror = () => rej(r.error); });
-    db.close();
+    const rows = await window.sessiontreeDemo.store.rows(localStorage.getItem("sessiontree-demo.current"));
+    const row = rows?.nodes.find((n) => n.id === id)?.row;
     return row === undefined ? null : JSON.parse(row);
   }, id);
 
