@@ -1322,17 +1322,21 @@ class Conversation {
     const run = this.#store._queue(async () => {
       try {
         await new Promise((resolve) => setTimeout(resolve, 0)); // not in the task that made the tree
-        // After the collection of what the tree's load left (the module's
-        // tidy, in idle slices): begun beside the feed, its mark ran inside
-        // one of the feed's calls (140 ms at 200k messages).
-        await settled();
+        const long = this.#tree.pathLength() > OWN_FROM;
+        // A long chat's after the collection of what the tree's load left
+        // (the module's tidy, in idle slices): begun beside the feed, its
+        // mark ran inside one of the feed's calls (140 ms at 200k messages).
+        // A short one's at once: each of an export's 2,001 chats waited for
+        // the module to be quiet for a quarter of a second while the next
+        // ones were read and loaded (the import's page idle 22 s of 30).
+        if (long) await settled();
         let packed = true;
         // The path's last nodes keep records of their own beside their packs:
         // an open reads them first (store.tail), a get each, where a pack of
         // 200 rows each would be read (at 200k messages 61 packs, ~0.4 s).
         // A short chat's are not: a record each cost IndexedDB more than the
         // rest of the import (a 2,001-chat export: 184k records, not 3k).
-        const own = new Set(this.#tree.pathLength() > OWN_FROM ? this.#tree.pathWindow(-TAIL_OWN).ids : []);
+        const own = new Set(long ? this.#tree.pathWindow(-TAIL_OWN).ids : []);
         let stored = false;
         for (;;) {
           const c = this.#tree.takeChanges({ limit: FEED_PART });

@@ -99,14 +99,21 @@ export async function mayLeave() {
   return v !== null;
 }
 
+// Called for each write and each conversation an import reads: written only
+// when it changes, the count formatted by one formatter (toLocaleString made
+// one each call: 0.6 s of a 2,001-chat import's page).
+const COUNT = new Intl.NumberFormat("en-US");
 export function renderSaveState(failed) {
   const s = $("save-state");
-  if (failed) s.textContent = "Not saved";
-  else if (state.cur?.deleted) s.textContent = "Not stored (deleted in another tab)";
-  else if (!state.store.persistent) s.textContent = "Not stored (no IndexedDB)";
-  else if (state.importing) s.textContent = `Importing\u2026 ${state.importing.read.toLocaleString("en-US")} read`;
-  else s.textContent = state.pending ? "Saving\u2026" : "Saved";
-  s.dataset.state = failed ? "failed" : state.pending || state.importing ? "saving" : "saved";
+  let text;
+  if (failed) text = "Not saved";
+  else if (state.cur?.deleted) text = "Not stored (deleted in another tab)";
+  else if (!state.store.persistent) text = "Not stored (no IndexedDB)";
+  else if (state.importing) text = `Importing\u2026 ${COUNT.format(state.importing.read)} read`;
+  else text = state.pending ? "Saving\u2026" : "Saved";
+  const now = failed ? "failed" : state.pending || state.importing ? "saving" : "saved";
+  if (s.textContent !== text) s.textContent = text;
+  if (s.dataset.state !== now) s.dataset.state = now;
 }
 
 /** Whether a reply is on its way (then the conversation stays open): tells the user so. */

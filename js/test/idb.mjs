@@ -225,6 +225,29 @@ try {
     assert.deepEqual(r.listedAfter, ["Chat 3", "Chat 4", "Chat 5"]);
   });
 
+  await step("a short chat's import is stored without waiting for the module's tidy of a large load (an export's chats each waited for it)", async () => {
+    const r = await page.evaluate(async () => {
+      const { SessionTree, settled } = window.st;
+      const store = await window.idb.openStore({ name: "untidy" });
+      // A large load (40 MB into the module) begins a tidy, which waits until
+      // the module has been quiet for a quarter of a second, then runs in idle slices.
+      const big = SessionTree.fromLinear(Array.from({ length: 30000 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `${i} ` + "x".repeat(1300) })), 1);
+      const loaded = SessionTree.load(big.save());
+      big.free();
+      let settledAt = 0;
+      const tidy = settled().then(() => { settledAt = performance.now(); });
+      const short = await store.create(SessionTree.fromLinear([{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }], 1), { id: "short", title: "s" }, { inParts: true, autosave: false });
+      await short.saved();
+      const savedAt = performance.now();
+      await tidy;
+      loaded.free();
+      await short.close();
+      await store.close();
+      return { before: savedAt < settledAt };
+    });
+    assert.ok(r.before, "the short chat's rows waited for the module's tidy of another tree's load");
+  });
+
   await step("removeInterrupted: an import whose tab closed midway goes, one under way elsewhere stays; neither is listed", async () => {
     const r = await page.evaluate(async () => {
       const { openStore } = window.idb;
