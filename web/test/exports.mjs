@@ -253,6 +253,18 @@ try {
     await page.fill("#input", "");
   });
 
+  await step("the worker reads chats ahead of the page storing them (up to 32 MB), not one at a time", async () => {
+    // Before: one ahead, and the page and the worker waited for each other
+    // (a 345 MB export: the page waited 12 s of 31 for a worker whose whole part was 12 s).
+    await clearToasts();
+    await page.evaluate(() => localStorage.setItem("sessiontree-demo.test-hold-open-ms", "1500"));
+    await importText(page, "h.json", claudeExport({ prefix: "H", n: 40 }).text);
+    await toastSaying(page, /^Imported/);
+    await page.evaluate(() => localStorage.removeItem("sessiontree-demo.test-hold-open-ms"));
+    const ahead = await page.evaluate(() => window.sessiontreeDemo.timings.importSteps.ahead);
+    assert.ok(ahead >= 30, `the most chats read ahead of the page at once: ${ahead}`);
+  });
+
   await step("a rename and a delete in one tab show in another's list, without a reload", async () => {
     // Before: the other tab's list kept the old title and the deleted chat until a reload.
     const other = await page.context().newPage();
