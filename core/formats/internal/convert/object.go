@@ -1,8 +1,6 @@
 package convert
 
 import (
-	"slices"
-
 	"github.com/sessiontree/sessiontree/core/rawjson"
 )
 
@@ -77,7 +75,9 @@ func (o *Object) Members(ms []Member) *Object {
 	for _, m := range ms {
 		need += len(m.Key) + len(m.Value) + 4
 	}
-	o.buf = slices.Grow(o.buf, need)
+	if cap(o.buf)-len(o.buf) < need {
+		o.buf = append(make([]byte, 0, len(o.buf)+need), o.buf...)
+	}
 	for _, m := range ms {
 		o.Raw(m.Key, m.Value)
 	}
