@@ -283,7 +283,7 @@ async function importNow(file, format = "auto") {
       // of them ahead (one after the other, the 345 MB export took 73 s: the
       // worker waited for the page, and the page for the worker; one ahead,
       // 31 s, the page waiting 12 s for a worker whose whole part is 12 s).
-      // ms over the conversations, and the most read ahead of the page at once
+      // Timings: ms over the conversations, and the most read ahead at once.
       const spent = (state.timings.importSteps = { wait: 0, load: 0, place: 0, store: 0, ahead: 0 });
       const ready = ahead.map((value) => ({ step: { done: false, value } }));
       let readBytes = ahead.reduce((n, c) => n + c.file.length, 0); // of the conversations received, not yet taken
@@ -317,7 +317,7 @@ async function importNow(file, format = "auto") {
           await new Promise((resolve) => { wake = resolve; });
           wake = null;
         }
-        spent.ahead = Math.max(spent.ahead, ready.filter((r) => r.step && !r.step.done).length);
+        spent.ahead = Math.max(spent.ahead, ready.length - (finished ? 1 : 0)); // the end, when read, is last
         const r = ready.shift();
         if (r.error) throw r.error;
         if (!r.step.done) readBytes -= r.step.value.file.length;
