@@ -168,15 +168,32 @@ export interface ImportOptions {
   onTail?: (tail: StoredTail, meta: { id: string; title: string }) => void | Promise<void>;
   /** How many nodes onTail gets (default 60). */
   tailCount?: number;
+  /**
+   * false: each conversation made is closed once its rows are stored (its
+   * tree freed; the result has its meta and `conversation: null`),
+   * so that a whole export of thousands of chats is not held open on the page
+   * (default true: each is returned open).
+   */
+  open?: boolean;
+  /**
+   * Another tool's export of 4 MiB or more, on a page: read in a
+   * sessiontree/worker of its own (stopped at the end), a conversation at a
+   * time, so that the page holds neither the file nor a long task of its
+   * import; each conversation crosses as its .tree.json and is loaded here
+   * (in slices from 4 MiB). Falls back to the page when no worker starts.
+   * false reads it on the page (default true; a .tree.json is checked in a
+   * worker either way).
+   */
+  worker?: boolean;
 }
 
-export interface ImportResult {
+export interface ImportResult<C extends Conversation | null = Conversation> {
   /**
    * The conversations made, open (close each), the file's first first. A
    * .tree.json makes one, written in parts; a multi-chat export (ChatGPT's
    * conversations.json) one per chat, titled after it.
    */
-  conversations: { conversation: Conversation; report: ImportReport | null }[];
+  conversations: { conversation: C; meta: Readonly<ConversationMeta>; report: ImportReport | null }[];
   /** A .tree.json's structural problems (validate), repaired as `repairs` says. */
   problems: Problem[];
   repairs: Problem[];
@@ -322,6 +339,7 @@ export interface ConversationStore {
    * A failure part-way (a write refused: storage full) rejects; the
    * conversations stored before it stay stored and listed, closed.
    */
+  importFile(file: Blob | Uint8Array, options: ImportOptions & { open: false }): Promise<ImportResult<null>>;
   importFile(file: Blob | Uint8Array, options?: ImportOptions): Promise<ImportResult>;
   /**
    * Merges fields into a conversation's record (not its id, rev, root or

@@ -36,6 +36,10 @@ const OWN_FROM = 5 * PACK_ROWS; // ... when its path is longer: a shorter one's 
 const INTERRUPTED_MS = 60000; // an import's meta still marked this long after its last part: its tab closed
 const DIVERGED = Symbol("another tab wrote first");
 const JOURNAL_ROWS = 20000; // rows a page going away journals at most (a few MB; more would stall the unload)
+const IMPORT_IN_WORKER = 4 << 20; // an export of this size or more is read in a worker of its own (on a page)
+const READ_AHEAD = 32 << 20; // bytes of conversations that worker reads ahead of the page storing them
+const BIG_FILE = 4 << 20; // a conversation's file from which the page loads it in slices
+const IMPORT_WRITES = 16; // conversations of an import with { open: false } waiting for their writes at most
 
 const fail = (message) => {
   throw new SessionTreeError("invalid_input", message);
@@ -698,6 +702,9 @@ class ConversationStore {
     const base = options.title ?? (typeof file.name === "string" ? file.name.replace(/\.(tree\.json|jsonl|json|md)$/i, "") : "") ?? "";
     const meta = { ...checkMeta(options.meta), title: base || "Imported" };
     const autosave = options.autosave !== false;
+    if (options.open !== undefined && typeof options.open !== "boolean") fail(`"open" must be true or false`);
+    if (options.worker !== undefined && typeof options.worker !== "boolean") fail(`"worker" must be true or false`);
+    const keepOpen = options.open !== false;
     await init();
     if (isTree) {
       const sliceMs = options.sliceMs ?? 20;
@@ -732,29 +739,70 @@ class ConversationStore {
         throw e;
       }
       const conversation = await this.create(tree, meta, { inParts: true, autosave });
-      return { conversations: [{ conversation, report: null }], problems, repairs, timings };
+      if (!keepOpen) await conversation.saved().finally(() => conversation.close());
+      return { conversations: [{ conversation: keepOpen ? conversation : null, meta: conversation.meta, report: null }], problems, repairs, timings };
     }
-    await this.#options.loadMerge();
-    // In a worker, importEach reads a Blob a piece at a time itself
-    // (FileReaderSync); on a page it is read here first.
-    const bytes = isBlob && typeof FileReaderSync !== "function" ? new Uint8Array(await file.arrayBuffer()) : file;
-    // A conversation at a time (importEach): the module holds a piece of the
-    // file and the conversation being made, not importAll's result beside
-    // every tree. The first two are read ahead: whether the file holds more
-    // than one decides their titles.
-    const it = SessionTree.importEach(bytes, format);
-    const ahead = [it.next()];
-    if (!ahead[0].done) ahead.push(it.next());
-    const many = ahead.length === 2 && !ahead[1].done;
-    const at0 = Date.now();
+    // On a page, a file of IMPORT_IN_WORKER bytes or more is read in a
+    // sessiontree/worker of its own (stopped at the end), a conversation at a
+    // time, each coming across as its .tree.json: read on the page, the file was
+    // held whole and each conversation's import was one task (a 47 MB chat:
+    // ~3 s, the page frozen). null when no worker could start: read here then.
+    const size = isBlob ? file.size : file.length;
+    const reader = typeof FileReaderSync !== "function" && this.#options.worker && options.worker !== false && size >= IMPORT_IN_WORKER
+      ? await importReader()
+      : null;
+    let it;
+    if (reader) {
+      // A Uint8Array is put in a Blob (a copy) for the worker to read in pieces.
+      const steps = reader.st.SessionTree.importEach(isBlob ? file : new Blob([file]), format, { files: true });
+      const ahead = reader.readAhead(steps, { bytes: READ_AHEAD });
+      it = {
+        async next() {
+          const step = await ahead.next();
+          if (step.done) return step;
+          const c = step.value;
+          // A large one in slices: SessionTree.load of a 47 MB chat is a task of ~1 s.
+          const tree = c.file.length >= BIG_FILE ? await SessionTree.loadFrom(c.file, { sliceMs: options.sliceMs ?? 20 }) : SessionTree.load(c.file);
+          return { done: false, value: { title: c.title, tree, report: c.report } };
+        },
+        return: () => ahead.return().catch(() => {}).finally(() => reader.st.close()),
+      };
+    } else {
+      await this.#options.loadMerge();
+      // In a worker, importEach reads a Blob a piece at a time itself
+      // (FileReaderSync); on a page it is read here first.
+      const bytes = isBlob && typeof FileReaderSync !== "function" ? new Uint8Array(await file.arrayBuffer()) : file;
+      // A conversation at a time (importEach): the module holds a piece of the
+      // file and the conversation being made, not importAll's result beside
+      // every tree.
+      const each = SessionTree.importEach(bytes, format);
+      it = { next: async () => each.next(), return: async () => { each.return(); } };
+    }
     const out = [];
     let held = null; // a tree read that create() has not taken (it failed)
+    const ahead = [];
     // meta's id is the first conversation's: given to each, it stored the
     // first and refused the second as stored already.
     const { id, ...others } = meta;
+    // With { open: false } each is closed once stored, IMPORT_WRITES at most
+    // waiting for their writes, so that the page's module holds a few trees,
+    // not every chat of an export.
+    let closing = [];
+    const settle = async () => {
+      const waiting = closing;
+      closing = [];
+      const failed = (await Promise.allSettled(waiting)).find((r) => r.status === "rejected");
+      if (failed) throw failed.reason;
+    };
     try {
+      // The first two are read ahead: whether the file holds more than one
+      // decides their titles.
+      ahead.push(await it.next());
+      if (!ahead[0].done) ahead.push(await it.next());
+      const many = ahead.length === 2 && !ahead[1].done;
+      const at0 = Date.now();
       for (let i = 0; ; i++) {
-        const step = ahead.shift() ?? it.next();
+        const step = ahead.shift() ?? (await it.next());
         if (step.done) break;
         const c = step.value;
         held = c.tree;
@@ -763,17 +811,26 @@ class ConversationStore {
         const fields = { ...others, ...(i === 0 && id !== undefined ? { id } : {}), title, createdAt: at, updatedAt: at };
         // In packs of rows (inParts), as a large tree: a record a message
         // was most of a whole export's import (IndexedDB's own work).
-        out.push({ conversation: await this.create(c.tree, fields, { autosave, inParts: true }), report: c.report });
+        const conversation = await this.create(c.tree, fields, { autosave, inParts: true });
         held = null;
+        if (keepOpen) {
+          out.push({ conversation, meta: conversation.meta, report: c.report });
+          continue;
+        }
+        out.push({ conversation: null, meta: conversation.meta, report: c.report });
+        closing.push(conversation.saved().finally(() => conversation.close()));
+        if (closing.length >= IMPORT_WRITES) await settle();
       }
+      await settle();
     } catch (e) {
       // Those stored stay stored and listed; the caller never gets them to close.
-      await Promise.all(out.map(({ conversation }) => conversation.close().catch(() => {})));
+      await Promise.allSettled(closing);
+      await Promise.all(out.map(({ conversation }) => conversation?.close().catch(() => {})));
       throw e;
     } finally {
       held?.free();
       for (const step of ahead) step.value?.tree.free();
-      it.return();
+      await it.return();
     }
     return { conversations: out, problems: [], repairs: [], timings: {} };
   }
@@ -1588,6 +1645,25 @@ class Conversation {
 }
 
 // ---- an import's check, in a worker of its own --------------------------------------
+
+/**
+ * A sessiontree/worker with the interchange module, for an import read off the
+ * page ({ st, readAhead }); null when none could start (no worker, or a module
+ * not found where sessiontree.js is): the page reads the file itself then.
+ */
+async function importReader() {
+  if (typeof Worker !== "function") return null;
+  let st;
+  try {
+    const { connect, readAhead } = await import("./worker.js");
+    st = await connect();
+    await st.initInterchange();
+    return { st, readAhead };
+  } catch {
+    st?.close();
+    return null;
+  }
+}
 
 /**
  * The structural problems of a .tree.json file (validate), read and checked in

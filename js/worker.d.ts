@@ -83,3 +83,16 @@ export interface WorkerSessionTree {
  * before, it left it running.
  */
 export function connect(source?: string | URL | ArrayBuffer | ArrayBufferView | InitOptions, options?: { worker?: Worker }): Promise<WorkerSessionTree>;
+
+/**
+ * The steps of an importEach read ahead of their use, so that the worker reads
+ * on while the page stores what it has: up to `options.bytes` (default 32 MiB)
+ * of the conversations' files with `{ files: true }`; steps without a file are
+ * read one ahead. Errors come at the step where they were read. `most` is the
+ * most steps held read ahead at once; `return()` (a `break`) gives the rest up
+ * and frees a tree read ahead.
+ *
+ *   for await (const c of readAhead(st.SessionTree.importEach(file, "auto", { files: true })))
+ *     await store.create(SessionTree.load(c.file), { title: c.title });
+ */
+export function readAhead<T>(steps: AsyncIterator<T, void, undefined>, options?: { bytes?: number }): AsyncIterableIterator<T> & { readonly most: number };

@@ -232,3 +232,74 @@ export async function connect(source, options = {}) {
     },
   };
 }
+
+/**
+ * The steps of an importEach read ahead of their use: the worker reads on
+ * while the page stores what it has, up to options.bytes (default 32 MiB) of
+ * the conversations' files (`{ files: true }`; a step with no file counts as
+ * the whole limit: one read ahead). Asked one at a time, the page waited for
+ * the worker and the worker for the page (a 345 MB export: 73 s, against 31 s
+ * one ahead and 23 s with 32 MB ahead). `most` is the most steps it held read
+ * ahead at once; return() gives the rest up (a held tree is freed).
+ */
+export function readAhead(steps, options = {}) {
+  const limit = options.bytes ?? 32 << 20;
+  if (typeof limit !== "number" || !(limit >= 0)) throw new SessionTreeError("invalid_input", `readAhead: "bytes" must be a number ≥ 0`);
+  const size = (v) => (v?.file ? v.file.length : limit);
+  const drop = (v) => v?.tree?.free?.()?.catch?.(() => {});
+  const ready = []; // { step } or { error }, in the order read
+  let held = 0; // bytes of the steps in ready
+  let asking = false;
+  let finished = false; // the end, or an error, was read (or return() called)
+  let stopped = false;
+  let wake = null;
+  const ask = () => {
+    if (asking || finished || (held >= limit && ready.length > 0)) return; // one read ahead at least
+    asking = true;
+    Promise.resolve().then(() => steps.next()).then(
+      (step) => {
+        asking = false;
+        if (stopped) return drop(step.value);
+        if (step.done) finished = true;
+        else held += size(step.value);
+        ready.push({ step });
+        ask();
+        wake?.();
+      },
+      (error) => {
+        asking = false;
+        finished = true;
+        if (!stopped) ready.push({ error });
+        wake?.();
+      },
+    );
+  };
+  const it = {
+    most: 0,
+    async next() {
+      while (ready.length === 0) {
+        if (stopped || (finished && !asking)) return { done: true, value: undefined };
+        ask();
+        await new Promise((resolve) => { wake = resolve; });
+        wake = null;
+      }
+      it.most = Math.max(it.most, ready.length - (finished ? 1 : 0)); // the end, when read, is not a conversation
+      const r = ready.shift();
+      if (r.error) throw r.error;
+      if (!r.step.done) held -= size(r.step.value);
+      ask();
+      return r.step;
+    },
+    async return(value) {
+      stopped = finished = true;
+      for (const r of ready.splice(0)) drop(r.step?.value);
+      held = 0;
+      wake?.();
+      await steps.return?.();
+      return { done: true, value };
+    },
+    [Symbol.asyncIterator]() { return it; },
+  };
+  ask();
+  return it;
+}

@@ -3,7 +3,7 @@
 // in parts) and export to each format.
 import { SessionTree } from "./sessiontree.js";
 import { $, el, openForm, toast, showError, clearError, describe } from "./dom.js";
-import { connect } from "./worker.js";
+import { connect, readAhead } from "./worker.js";
 import { hasFormats, state, loadInterchange } from "./app.js";
 import { write, mayLeave, LOAD_SLICE_MS, createConversation, openConversation, openCreated, previewImport, importDone, importFailed, heldForTests, listFirst, takeStoreList, renderSaveState } from "./conversations.js";
 import { WINDOW } from "./chat.js";
@@ -183,7 +183,12 @@ async function importNow(file, format = "auto") {
       renderSaveState();
       reader = await connect(new URL("./sessiontree.wasm", import.meta.url));
       await reader.initInterchange(new URL("./sessiontree-interchange.wasm", import.meta.url));
-      each = reader.SessionTree.importEach(file, format, { files: true }); // each conversation's .tree.json moves here
+      // Each conversation's .tree.json moves here; the worker reads on while the
+      // page stores them, up to READ_AHEAD bytes of them ahead (one after the
+      // other, the 345 MB export took 73 s: the worker waited for the page, and
+      // the page for the worker; one ahead, 31 s, the page waiting 12 s for a
+      // worker whose whole part is 12 s).
+      each = readAhead(reader.SessionTree.importEach(file, format, { files: true }), { bytes: READ_AHEAD });
       for (let i = 0; i < 2; i++) {
         const step = await each.next(); // the first: a file no format reads fails here
         if (step.done) break;
@@ -278,53 +283,14 @@ async function importNow(file, format = "auto") {
       const g = got[0];
       await place(g.tree, g, 0);
     } else {
-      // A conversation the worker read comes across as its .tree.json, and
-      // the worker reads on while the page stores it, up to READ_AHEAD bytes
-      // of them ahead (one after the other, the 345 MB export took 73 s: the
-      // worker waited for the page, and the page for the worker; one ahead,
-      // 31 s, the page waiting 12 s for a worker whose whole part is 12 s).
       // Timings: ms over the conversations, and the most read ahead at once.
       const spent = (state.timings.importSteps = { wait: 0, load: 0, place: 0, store: 0, ahead: 0 });
-      const ready = ahead.map((value) => ({ step: { done: false, value } }));
-      let readBytes = ahead.reduce((n, c) => n + c.file.length, 0); // of the conversations received, not yet taken
-      ahead = [];
-      let asking = false;
-      let finished = false;
-      let wake = null;
-      const ask = () => {
-        if (asking || finished || readBytes >= READ_AHEAD) return;
-        asking = true;
-        each.next().then(
-          (step) => {
-            if (step.done) finished = true;
-            else readBytes += step.value.file.length;
-            ready.push({ step });
-            asking = false;
-            ask();
-            wake?.();
-          },
-          (error) => {
-            finished = true;
-            ready.push({ error });
-            asking = false;
-            wake?.();
-          },
-        );
-      };
       const next = async () => {
-        while (ready.length === 0) {
-          ask();
-          await new Promise((resolve) => { wake = resolve; });
-          wake = null;
-        }
-        spent.ahead = Math.max(spent.ahead, ready.length - (finished ? 1 : 0)); // the end, when read, is last
-        const r = ready.shift();
-        if (r.error) throw r.error;
-        if (!r.step.done) readBytes -= r.step.value.file.length;
-        ask();
-        return r.step;
+        if (ahead.length) return { done: false, value: ahead.shift() };
+        const step = await each.next();
+        spent.ahead = each.most;
+        return step;
       };
-      ask();
       await heldForTests(); // tests: the worker reads on meanwhile
       for (let i = 0; ; i++) {
         let step;

@@ -24,13 +24,16 @@ export async function usage(file: File): Promise<number> {
   await store.update(conv.id, { title: "Renamed" });
   const { conversations, problems } = await store.importFile(file, { format: "auto", tailCount: 60, onTail: (tail, meta) => void [tail.activeBranch, meta.id, meta.title] });
   for (const c of conversations) await c.conversation.close();
+  const closed = await store.importFile(file, { open: false, worker: true });
+  const titles: string[] = closed.conversations.map((c) => c.meta.title);
+  const none: null[] = closed.conversations.map((c) => c.conversation);
   const hits = await store.search("hi", { except: conv.id, limit: 5 });
   unsub();
   off();
   await conv.close();
   await store.delete(conv.id);
   await store.close();
-  return rev + rows + gone.length + problems.length + hits.length + PACK_ROWS + store.stats.merges;
+  return rev + rows + gone.length + titles.length + none.length + problems.length + hits.length + PACK_ROWS + store.stats.merges;
 }
 
 import { useConversations, useTree, useActivePath, useSiblings, useBranches } from "../react.js";

@@ -225,6 +225,80 @@ try {
     assert.deepEqual(r.listedAfter, ["Chat 3", "Chat 4", "Chat 5"]);
   });
 
+  // Dec 7 (evening): on a page, an export of 4 MiB or more was read whole into
+  // the page and each conversation imported there, one task each (a 47 MB
+  // chat: ~3 s frozen). It is read in a worker of its own now, each chat
+  // crossing as its .tree.json; { open: false } closes each once stored.
+  await step("importFile of a large export on a page: read in a worker (the page never loads the interchange), the same conversations as read on the page; open: false closes each", async () => {
+    const fresh = await tab(); // a page whose interchange module no step loaded
+    const r = await fresh.evaluate(async () => {
+      const { SessionTree, memoryUsage } = window.st;
+      // A ChatGPT conversations.json of 14 chats of 300 messages (~5.8 MB),
+      // each with an edited message (two branches) and a title.
+      const text = "a line of a long enough reply, with words in it. ".repeat(26);
+      const chat = (c) => {
+        const mapping = { root: { id: "root", parent: null, children: ["m0"], message: null } };
+        let parent = "root";
+        for (let i = 0; i < 300; i++) {
+          const id = `m${i}`;
+          mapping[id] = { id, parent, children: [], message: { id, author: { role: i % 2 ? "assistant" : "user" }, create_time: 1700000000 + c * 1000 + i, content: { content_type: "text", parts: [`chat ${c} turn ${i}: ${text}`] } } };
+          mapping[parent].children.push(id);
+          parent = id;
+        }
+        mapping.e = { id: "e", parent: "m9", children: [], message: { id: "e", author: { role: "user" }, create_time: 1700000000 + c * 1000 + 400, content: { content_type: "text", parts: [`chat ${c}: asked again`] } } };
+        mapping.m9.children.push("e");
+        return { id: `conv${c}`, title: `Chat ${c}`, create_time: 1700000000 + c, current_node: "m299", mapping };
+      };
+      const bytes = new TextEncoder().encode(JSON.stringify(Array.from({ length: 14 }, (_, c) => chat(c))));
+      const out = { size: bytes.length };
+      const store = await window.idb.openStore({ name: "export-in-worker" });
+      const stored = async (got) => {
+        const files = [];
+        for (const c of got.conversations) {
+          const conv = await store.open(c.meta.id);
+          files.push([c.meta.title, conv.tree.pathLength(), conv.tree.branches().length, conv.tree.save()]);
+          await conv.close();
+        }
+        return files;
+      };
+      const closed = await store.importFile(new File([bytes], "conversations.json"), { open: false });
+      out.interchangeOnPage = memoryUsage().interchange;
+      out.closed = closed.conversations.map((c) => c.conversation);
+      out.reports = closed.conversations.map((c) => c.report.format);
+      const fromWorker = await stored(closed);
+      // The same file as a Uint8Array, kept open (the default).
+      const open = await store.importFile(bytes);
+      out.open = open.conversations.map((c) => c.conversation.meta === c.meta && c.conversation.tree.pathLength());
+      out.interchangeStill = memoryUsage().interchange;
+      for (const c of open.conversations) await c.conversation.close();
+      // Read on the page ({ worker: false }): the interchange module loaded here.
+      const onPage = await stored(await store.importFile(new Blob([bytes]), { worker: false, open: false }));
+      out.interchangeThen = memoryUsage().interchange > 0;
+      // And importEach itself, on the page.
+      const direct = [];
+      for (const c of SessionTree.importEach(bytes)) {
+        direct.push([c.title, c.tree.pathLength(), c.tree.branches().length, c.tree.save()]);
+        c.tree.free();
+      }
+      out.sameAsPage = JSON.stringify(fromWorker) === JSON.stringify(onPage);
+      out.sameAsImportEach = JSON.stringify(fromWorker) === JSON.stringify(direct);
+      out.shape = fromWorker.map(([title, length, branches]) => [title, length, branches]);
+      await store.close();
+      return out;
+    });
+    await fresh.close();
+    assert.ok(r.size >= 4 << 20, `the export is ${r.size} bytes: under the worker's threshold`);
+    assert.equal(r.interchangeOnPage, 0, "the page loaded the interchange module: the export was read on the page");
+    assert.equal(r.interchangeStill, 0, "a Uint8Array was read on the page");
+    assert.ok(r.interchangeThen, "{ worker: false } read it on the page");
+    assert.deepEqual(r.closed, Array(14).fill(null), "open: false returned open conversations");
+    assert.deepEqual(r.reports, Array(14).fill("chatgpt"));
+    assert.deepEqual(r.open, Array(14).fill(300));
+    assert.deepEqual(r.shape, Array.from({ length: 14 }, (_, c) => [`Chat ${c}`, 300, 2]));
+    assert.ok(r.sameAsPage, "the conversations read in the worker differ from those read on the page");
+    assert.ok(r.sameAsImportEach, "the conversations stored differ from importEach's");
+  });
+
   await step("a short chat's import is stored without waiting for the module's tidy of a large load (an export's chats each waited for it)", async () => {
     const r = await page.evaluate(async () => {
       const { SessionTree, settled } = window.st;
