@@ -81,7 +81,7 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 		}
 	}
 	for ; moved > 0; moved-- {
-		sc.notes.Add("lines placed in their assistant message's one sequence of tool calls and results (parallel tool calls), as the model saw it; each keeps its parentUuid")
+		sc.notes.Add("line placed in its assistant message's one sequence of tool calls and results (parallel tool calls), as the model saw it; it keeps its parentUuid", "lines placed in their assistant message's one sequence of tool calls and results (parallel tool calls), as the model saw it; each keeps its parentUuid")
 	}
 	sc.notes.Flush(rep)
 	t, rep2 := sc.s.B.Finish(active, nil, sc.ext)
@@ -119,7 +119,7 @@ func (sc *scanner) line(n int, obj []byte) {
 	}
 	uuid := unquote(f.uuid)
 	if uuid == "" {
-		sc.notes.Add("lines without uuid (summaries, file history snapshots, …) kept with the node before them")
+		sc.notes.Add("line without uuid (a summary, a file history snapshot, …) kept with the node before it", "lines without uuid (summaries, file history snapshots, …) kept with the node before them")
 		s.Fold(obj, "", "")
 		return
 	}
@@ -131,7 +131,7 @@ func (sc *scanner) line(n int, obj []byte) {
 		if f.BadMsg {
 			rep.Problemf(n, uuid, "message is not an object with a string role: kept with the node before it")
 		} else {
-			sc.notes.Add("lines with a uuid that are not turns (progress, hook summaries, turn durations, …) kept with the node before them, their children hung on the nearest turn")
+			sc.notes.Add("line with a uuid that is not a turn (progress, a hook summary, a turn duration, …) kept with the node before it, its children hung on the nearest turn", "lines with a uuid that are not turns (progress, hook summaries, turn durations, …) kept with the node before them, their children hung on the nearest turn")
 		}
 		sc.via[uuid] = unquote(f.parent)
 		s.Fold(obj, "", "")
@@ -175,7 +175,7 @@ func (sc *scanner) line(n int, obj []byte) {
 		}
 	}
 	if string(f.subtype) == `"compact_boundary"` {
-		sc.notes.Add("compact_boundary lines kept as roots (logicalParentUuid stays in the line)")
+		sc.notes.Add("compact_boundary line kept as a root (logicalParentUuid stays in the line)", "compact_boundary lines kept as roots (logicalParentUuid stays in the line)")
 	}
 	t := turn{hasParent: f.hasParent}
 	if f.Message != nil {

@@ -103,7 +103,7 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 		if pending != nil {
 			role, _ := rawjson.LookupString(payload, "role")
 			if styp == "response_item" && ptype == "message" && role == pending.role && convert.ContentText(payload) == pending.text {
-				notes.Add("events repeated by a response_item kept with the node before them")
+				notes.Add("event repeated by a response_item kept with the node before it", "events repeated by a response_item kept with the node before them")
 				s.Fold(pending.obj, "", "")
 				pending = nil
 			} else {
@@ -118,7 +118,7 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 			}
 			text, _ := rawjson.LookupString(payload, "message")
 			if lastMsg != nil && role == lastMsg.Role() && text == convert.ContentText(lastMsg) {
-				notes.Add("events repeating the response_item before them kept with it")
+				notes.Add("event repeating the response_item before it kept with it", "events repeating the response_item before them kept with it")
 				s.Fold(obj, "", "")
 				return
 			}
@@ -128,7 +128,7 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 			s.Fold(obj, "", "")
 			turns, _ := strconv.Atoi(string(mustLookup(payload, "num_turns")))
 			path = rollBack(path, turns)
-			notes.Add("thread_rolled_back markers: the undone turns kept on a branch")
+			notes.Add("thread_rolled_back marker: the undone turns kept on a branch", "thread_rolled_back markers: the undone turns kept on a branch")
 			return
 		case styp == "response_item" && ptype == "message" && plain && payload[0] == '{':
 			if _, ok := rawjson.LookupString(payload, "role"); ok {
@@ -152,7 +152,7 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 				s.Fold(obj, "", "")
 				return
 			}
-			notes.Add("lines of the pre-2025 rollout format read as the current format's lines (export writes the current format)")
+			notes.Add("line of the pre-2025 rollout format read as the current format's lines (export writes the current format)", "lines of the pre-2025 rollout format read as the current format's lines (export writes the current format)")
 			obj = line
 		}
 		handle(n, obj)

@@ -72,7 +72,7 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 			ext = bytes.Clone(obj)
 			return
 		case "label":
-			notes.Add("label entries became node labels (their own ids are not kept)")
+			notes.Add("label entry became a node label (its own id is not kept)", "label entries became node labels (their own ids are not kept)")
 			s.Label(n, convert.Str(ms, "targetId"), convert.Str(ms, "label"))
 			s.Alias(id, parent)
 			lastEntry = id
@@ -95,7 +95,7 @@ func ImportReader(r io.Reader, opts ...core.Option) (*core.Tree, convert.Report,
 			s.Fold(obj, id, parent)
 			return
 		default:
-			notes.Add("entries of other types kept with the entry before them")
+			notes.Add("entry of another type kept with the entry before it", "entries of other types kept with the entry before them")
 			s.Fold(obj, id, parent)
 			lastEntry = id
 			return

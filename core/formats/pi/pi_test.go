@@ -30,7 +30,7 @@ func TestImport(t *testing.T) {
 			func(t *testing.T, tr *core.Tree, _, notes string) {
 				n, _ := tr.Node("e1")
 				path, _ := tr.ActivePath()
-				if n.Label != "start" || strings.Join(path, ",") != "e1,e2,e4" || !strings.Contains(notes, "label entries") {
+				if n.Label != "start" || strings.Join(path, ",") != "e1,e2,e4" || !strings.Contains(notes, "1 label entry became a node label (its own id is not kept)") {
 					t.Fatalf("label %q, path %v, notes %s", n.Label, path, notes)
 				}
 			}},

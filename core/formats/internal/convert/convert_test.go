@@ -166,3 +166,25 @@ func TestEachLineReportsTornAndMalformedLines(t *testing.T) {
 		t.Fatalf("lines %v, problems %v, records %d", got, ps, rep.Records)
 	}
 }
+
+// A count of one is said in the singular ("1 entries of other types" read as
+// a slip in the demo's toast), more in the plural, each once, in the order
+// first met.
+func TestCountedSaysOneInTheSingular(t *testing.T) {
+	var c Counted
+	c.Add("entry of another type", "entries of other types")
+	c.Add("label entry", "label entries")
+	c.Add("label entry", "label entries")
+	var r Report
+	c.Flush(&r)
+	want := []string{"1 entry of another type", "2 label entries"}
+	if len(r.NotCarried) != 2 || r.NotCarried[0] != want[0] || r.NotCarried[1] != want[1] {
+		t.Fatalf("notes %q, want %q", r.NotCarried, want)
+	}
+	c.Add("label entry", "label entries") // counts start again after a flush
+	var again Report
+	c.Flush(&again)
+	if len(again.NotCarried) != 1 || again.NotCarried[0] != "1 label entry" {
+		t.Fatalf("after a flush: %q", again.NotCarried)
+	}
+}

@@ -67,26 +67,35 @@ func (r *Report) Note(msg string) {
 // Counted records a count-bearing note: "N <what>" once the import is done.
 type Counted struct {
 	n    map[string]int
+	one  map[string]string // the note's words for a count of 1, by its words for more
 	keys []string
 }
 
-// Add counts one occurrence of what.
-func (c *Counted) Add(what string) {
+// Add counts one occurrence of a thing, said as one ("1 entry of another
+// type kept with the entry before it") or as many ("2 entries of other
+// types kept with the entry before them").
+func (c *Counted) Add(one, many string) {
 	if c.n == nil {
 		c.n = make(map[string]int)
+		c.one = make(map[string]string)
 	}
-	if c.n[what] == 0 {
-		c.keys = append(c.keys, what)
+	if c.n[many] == 0 {
+		c.keys = append(c.keys, many)
+		c.one[many] = one
 	}
-	c.n[what]++
+	c.n[many]++
 }
 
 // Flush writes every count into r as a note "N <what>".
 func (c *Counted) Flush(r *Report) {
 	for _, k := range c.keys {
+		if c.n[k] == 1 {
+			r.Note("1 " + c.one[k])
+			continue
+		}
 		r.Note(strconv.Itoa(c.n[k]) + " " + k)
 	}
-	c.n, c.keys = nil, nil
+	c.n, c.one, c.keys = nil, nil, nil
 }
 
 // maxKeyNotes bounds the duplicate-key problems one import lists one by one.
