@@ -177,12 +177,14 @@ export interface ImportOptions {
   open?: boolean;
   /**
    * Another tool's export of 4 MiB or more, on a page: read in a
-   * sessiontree/worker of its own (stopped at the end), a conversation at a
-   * time, so that the page holds neither the file nor a long task of its
-   * import; each conversation crosses as its .tree.json and is loaded here
-   * (in slices from 4 MiB). Falls back to the page when no worker starts.
-   * false reads it on the page (default true; a .tree.json is checked in a
-   * worker either way).
+   * sessiontree/worker of its own (stopped at the end, or by store.close()),
+   * a conversation at a time, so that the page holds neither the file nor a
+   * long task of its import; each conversation crosses as its .tree.json and
+   * is loaded here (in slices from 4 MiB). The worker loads sessiontree.wasm
+   * and sessiontree-interchange.wasm from beside sessiontree.js; when it
+   * cannot start (no Worker, the modules elsewhere) the page reads the file.
+   * false reads it on the page, as a store opened with `{ worker: false }`
+   * does (default true; a .tree.json is checked in a worker either way).
    */
   worker?: boolean;
 }
@@ -340,7 +342,9 @@ export interface ConversationStore {
    * conversations stored before it stay stored and listed, closed.
    */
   importFile(file: Blob | Uint8Array, options: ImportOptions & { open: false }): Promise<ImportResult<null>>;
-  importFile(file: Blob | Uint8Array, options?: ImportOptions): Promise<ImportResult>;
+  importFile(file: Blob | Uint8Array, options?: ImportOptions & { open?: true }): Promise<ImportResult>;
+  /** `open` not known until run time: each entry's conversation is open or null. */
+  importFile(file: Blob | Uint8Array, options: ImportOptions): Promise<ImportResult<Conversation | null>>;
   /**
    * Merges fields into a conversation's record (not its id, rev, root or
    * active branch); a tab that has it open takes them into conv.meta (event

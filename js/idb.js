@@ -70,6 +70,7 @@ export async function openStore(options = {}) {
   const store = new ConversationStore(records, {
     name,
     worker: !options.memory && options.worker !== false && typeof Worker === "function",
+    importWorker: options.worker !== false && typeof Worker === "function", // an export's reader: in memory too
     sync: !options.memory && options.sync !== false,
     mergeOptions: { freshNames: true, keepPlace: true, ...options.mergeOptions },
     loadMerge: options.loadMerge ?? (() => initInterchange()),
@@ -509,6 +510,7 @@ function storable(fields, what) {
 class ConversationStore {
   #records;
   #options;
+  #readers = new Set(); // the workers reading exports for importFile, stopped by close()
   #worker;
   #channel = null;
   #conversations = [];
@@ -739,7 +741,7 @@ class ConversationStore {
         throw e;
       }
       const conversation = await this.create(tree, meta, { inParts: true, autosave });
-      if (!keepOpen) await conversation.saved().finally(() => conversation.close());
+      if (!keepOpen) await this.#closeStored(conversation);
       return { conversations: [{ conversation: keepOpen ? conversation : null, meta: conversation.meta, report: null }], problems, repairs, timings };
     }
     // On a page, a file of IMPORT_IN_WORKER bytes or more is read in a
@@ -748,9 +750,11 @@ class ConversationStore {
     // held whole and each conversation's import was one task (a 47 MB chat:
     // ~3 s, the page frozen). null when no worker could start: read here then.
     const size = isBlob ? file.size : file.length;
-    const reader = typeof FileReaderSync !== "function" && this.#options.worker && options.worker !== false && size >= IMPORT_IN_WORKER
+    const reader = typeof FileReaderSync !== "function" && this.#options.importWorker && options.worker !== false && size >= IMPORT_IN_WORKER
       ? await importReader()
       : null;
+    // store.close() stops it: a request it never answered (the worker gone) would hold the import forever.
+    if (reader) this.#readers.add(reader);
     let it;
     if (reader) {
       // A Uint8Array is put in a Blob (a copy) for the worker to read in pieces.
@@ -765,7 +769,10 @@ class ConversationStore {
           const tree = c.file.length >= BIG_FILE ? await SessionTree.loadFrom(c.file, { sliceMs: options.sliceMs ?? 20 }) : SessionTree.load(c.file);
           return { done: false, value: { title: c.title, tree, report: c.report } };
         },
-        return: () => ahead.return().catch(() => {}).finally(() => reader.st.close()),
+        return: () => ahead.return().catch(() => {}).finally(() => {
+          reader.st.close();
+          this.#readers.delete(reader);
+        }),
       };
     } else {
       await this.#options.loadMerge();
@@ -818,7 +825,7 @@ class ConversationStore {
           continue;
         }
         out.push({ conversation: null, meta: conversation.meta, report: c.report });
-        closing.push(conversation.saved().finally(() => conversation.close()));
+        closing.push(this.#closeStored(conversation));
         if (closing.length >= IMPORT_WRITES) await settle();
       }
       await settle();
@@ -833,6 +840,29 @@ class ConversationStore {
       await it.return();
     }
     return { conversations: out, problems: [], repairs: [], timings: {} };
+  }
+
+  // #closeStored closes a conversation an import made once its rows are
+  // stored ({ open: false }). One storage refused is removed, its journal too
+  // (no open could read it: its meta was never stored, or says importing), and
+  // the error is thrown: before, it resolved, and the import listed chats no
+  // open could find.
+  async #closeStored(conversation) {
+    try {
+      await conversation.saved();
+    } catch (e) {
+      await conversation.close().catch(() => {});
+      // Storage may refuse the removal too: it leaves this tab's list and
+      // journals all the same (what was stored says importing, or nothing;
+      // removeInterrupted takes it out).
+      const id = conversation.id;
+      await this.delete(id).catch(() => {
+        this.#setList(this.#conversations.filter((c) => c.id !== id));
+        this.#forgetJournals(id);
+      });
+      throw e;
+    }
+    await conversation.close();
   }
 
   async open(id, options = {}) {
@@ -1029,6 +1059,8 @@ class ConversationStore {
 
   async #close() {
     this.#shutting = true;
+    for (const reader of this.#readers) reader.st.close(); // an import under way rejects
+    this.#readers.clear();
     const open = await Promise.all([...this.#open.values()].map((p) => p.catch(() => null)));
     await Promise.all(open.map((c) => c?._close()));
     await Promise.all(this.#closing.values());
@@ -1411,6 +1443,7 @@ class Conversation {
             // that write is the conversation's first.
             this.#untold.push(c);
             if (!stored) this._rev = this.meta.rev = 0;
+            this.#failed = e; // saved() rejects with it until a write stores the part (it resolved: an import with { open: false } took it for stored)
             throw e;
           }
           stored = true;

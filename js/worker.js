@@ -242,11 +242,19 @@ export async function connect(source, options = {}) {
  * one ahead and 23 s with 32 MB ahead). `most` is the most steps it held read
  * ahead at once; return() gives the rest up (a held tree is freed).
  */
-export function readAhead(steps, options = {}) {
-  const limit = options.bytes ?? 32 << 20;
+export function readAhead(steps, options) {
+  if (typeof steps?.next !== "function") throw new SessionTreeError("invalid_input", `readAhead: "steps" must be an iterator (an importEach's)`);
+  if (options !== undefined && (options === null || typeof options !== "object")) throw new SessionTreeError("invalid_input", `readAhead: the options must be an object like { bytes: 33554432 }`);
+  const limit = options?.bytes ?? 32 << 20;
   if (typeof limit !== "number" || !(limit >= 0)) throw new SessionTreeError("invalid_input", `readAhead: "bytes" must be a number ≥ 0`);
   const size = (v) => (v?.file ? v.file.length : limit);
-  const drop = (v) => v?.tree?.free?.()?.catch?.(() => {});
+  const drop = (v) => {
+    try {
+      v?.tree?.free?.()?.catch?.(() => {});
+    } catch {
+      // a tree already freed: nothing to give back
+    }
+  };
   const ready = []; // { step } or { error }, in the order read
   let held = 0; // bytes of the steps in ready
   let asking = false;
@@ -256,8 +264,15 @@ export function readAhead(steps, options = {}) {
   const ask = () => {
     if (asking || finished || (held >= limit && ready.length > 0)) return; // one read ahead at least
     asking = true;
+    const failed = (error) => {
+      asking = false;
+      finished = true;
+      if (!stopped) ready.push({ error });
+      wake?.();
+    };
     Promise.resolve().then(() => steps.next()).then(
       (step) => {
+        if (typeof step !== "object" || step === null) return failed(new SessionTreeError("invalid_input", "readAhead: a step of the iterator is not an object"));
         asking = false;
         if (stopped) return drop(step.value);
         if (step.done) finished = true;
@@ -266,29 +281,18 @@ export function readAhead(steps, options = {}) {
         ask();
         wake?.();
       },
-      (error) => {
-        asking = false;
-        finished = true;
-        if (!stopped) ready.push({ error });
-        wake?.();
-      },
+      failed,
     );
   };
+  // Calls of next() take their turns, as an async generator's do: two at once
+  // shared one wake-up, and the first waited forever.
+  let turn = Promise.resolve();
   const it = {
     most: 0,
-    async next() {
-      while (ready.length === 0) {
-        if (stopped || (finished && !asking)) return { done: true, value: undefined };
-        ask();
-        await new Promise((resolve) => { wake = resolve; });
-        wake = null;
-      }
-      it.most = Math.max(it.most, ready.length - (finished ? 1 : 0)); // the end, when read, is not a conversation
-      const r = ready.shift();
-      if (r.error) throw r.error;
-      if (!r.step.done) held -= size(r.step.value);
-      ask();
-      return r.step;
+    next() {
+      const step = turn.then(() => take());
+      turn = step.catch(() => {});
+      return step;
     },
     async return(value) {
       stopped = finished = true;
@@ -300,6 +304,20 @@ export function readAhead(steps, options = {}) {
     },
     [Symbol.asyncIterator]() { return it; },
   };
+  async function take() {
+    while (ready.length === 0) {
+      if (stopped || (finished && !asking)) return { done: true, value: undefined };
+      ask();
+      await new Promise((resolve) => { wake = resolve; });
+      wake = null;
+    }
+    it.most = Math.max(it.most, ready.length - (finished ? 1 : 0)); // the end, when read, is not a conversation
+    const r = ready.shift();
+    if (r.error) throw r.error;
+    if (!r.step.done) held -= size(r.step.value);
+    ask();
+    return r.step;
+  }
   ask();
   return it;
 }

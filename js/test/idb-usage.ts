@@ -27,6 +27,11 @@ export async function usage(file: File): Promise<number> {
   const closed = await store.importFile(file, { open: false, worker: true });
   const titles: string[] = closed.conversations.map((c) => c.meta.title);
   const none: null[] = closed.conversations.map((c) => c.conversation);
+  const keep = titles.length > 1;
+  const either = await store.importFile(file, { open: keep });
+  // @ts-expect-error: open is known at run time only, so a conversation may be null
+  await either.conversations[0].conversation.close();
+  await either.conversations[0].conversation?.close();
   const hits = await store.search("hi", { except: conv.id, limit: 5 });
   unsub();
   off();

@@ -299,6 +299,81 @@ try {
     assert.ok(r.sameAsImportEach, "the conversations stored differ from importEach's");
   });
 
+  // The outside pass over that change found: with { open: false } an import
+  // storage refused resolved and listed chats no open could find (a failed
+  // part of a feed never made saved() reject); an import whose worker stopped
+  // answering waited forever, store.close() too; a store in memory read every
+  // export on the page.
+  await step("importFile { open: false } that storage refuses rejects and lists nothing; store.close() ends an import read in a worker; a store in memory reads an export in a worker", async () => {
+    const fresh = await tab();
+    const r = await fresh.evaluate(async () => {
+      const { SessionTree, memoryUsage } = window.st;
+      const chat = (c, n) => {
+        const mapping = {};
+        let parent = null;
+        for (let i = 0; i < n; i++) {
+          const id = `m${i}`;
+          mapping[id] = { id, parent, children: [], message: { id, author: { role: i % 2 ? "assistant" : "user" }, content: { content_type: "text", parts: [`chat ${c} turn ${i} ` + "words of a reply ".repeat(80)] } } };
+          if (parent) mapping[parent].children.push(id);
+          parent = id;
+        }
+        return { id: `conv${c}`, title: `Chat ${c}`, current_node: parent, mapping };
+      };
+      const file = (chats, n) => new File([JSON.stringify(Array.from({ length: chats }, (_, c) => chat(c, n)))], "conversations.json");
+      const out = {};
+      // A store in memory: the export is read in a worker too (first: no import on the page yet).
+      const inMemory = await window.idb.openStore({ memory: true });
+      const got = await inMemory.importFile(file(60, 60), { open: false });
+      out.inMemory = got.conversations.length;
+      out.interchangeOnPage = memoryUsage().interchange;
+      await inMemory.close();
+      // Storage full: every write refused (on the page: the store's worker off).
+      const full = await window.idb.openStore({ name: "full-disk", worker: false });
+      const real = IDBDatabase.prototype.transaction;
+      IDBDatabase.prototype.transaction = function (names, mode, ...rest) {
+        if (mode === "readwrite") throw new DOMException("the disk is full (a test)", "QuotaExceededError");
+        return real.call(this, names, mode, ...rest);
+      };
+      try {
+        out.refused = await full.importFile(file(3, 20), { open: false }).then(() => "resolved", (e) => e.name);
+        out.listed = full.conversations.length;
+        out.journals = Object.keys(localStorage).filter((k) => k.includes("full-disk")).length;
+        const conv = await full.create(SessionTree.fromLinear([{ role: "user", content: "x" }], 1), { title: "p" }, { inParts: true, autosave: false });
+        out.savedAfterFailedFeed = await conv.saved().then(() => "resolved", (e) => e.name);
+        IDBDatabase.prototype.transaction = real;
+        await conv.save(); // the part goes in now
+        out.savedAfterAWrite = await conv.saved().then(() => "resolved", (e) => e.name);
+        out.stored = (await full.rows(conv.id))?.nodes.length;
+        await conv.close();
+      } finally {
+        IDBDatabase.prototype.transaction = real;
+      }
+      await full.close();
+      // store.close() while an export is read in a worker (60 chats of 60, ~6 MB).
+      const closing = await window.idb.openStore({ name: "closed-midway" });
+      let first;
+      const listed = new Promise((resolve) => { first = resolve; });
+      closing.subscribe((list) => list.length && first());
+      const importing = closing.importFile(file(60, 60), { open: false }).then(() => "resolved", (e) => e.code ?? e.name);
+      await listed;
+      await closing.close();
+      out.closedMidway = await importing;
+      return out;
+    });
+    const readers = fresh.workers().filter((w) => w.url().endsWith("sessiontree.worker.js")).length;
+    await fresh.close();
+    assert.equal(r.refused, "QuotaExceededError", "an import storage refused resolved");
+    assert.equal(r.listed, 0, "chats storage refused are listed");
+    assert.equal(r.journals, 0, "journals of chats that were removed are kept");
+    assert.equal(r.savedAfterFailedFeed, "QuotaExceededError", "saved() resolved after its feed's part was refused");
+    assert.equal(r.savedAfterAWrite, "resolved");
+    assert.equal(r.stored, 1);
+    assert.equal(r.closedMidway, "invalid_input", "store.close() did not end the import under way");
+    assert.equal(r.inMemory, 60);
+    assert.equal(r.interchangeOnPage, 0, "a store in memory read the export on the page");
+    assert.equal(readers, 0, "an import's worker is left running");
+  });
+
   await step("a short chat's import is stored without waiting for the module's tidy of a large load (an export's chats each waited for it)", async () => {
     const r = await page.evaluate(async () => {
       const { SessionTree, settled } = window.st;

@@ -112,3 +112,33 @@ test("bytes must be a number ≥ 0", () => {
     assert.throws(() => readAhead(source(1, 1).it, { bytes }), (e) => e.code === "invalid_input", String(bytes));
   }
 });
+
+// Found by the outside pass of Dec 7 (evening): two next() calls at once
+// shared one wake-up, and the first never settled.
+test("next() called twice at once: both settle, in order", async () => {
+  const s = source(3, 10);
+  const it = readAhead(s.it);
+  const [a, b] = await Promise.all([it.next(), it.next()]);
+  assert.equal(a.value.title, "c0");
+  assert.equal(b.value.title, "c1");
+  const all = await Promise.all([it.next(), it.next(), it.next()]);
+  assert.deepEqual(all.map((r) => r.done), [false, true, true]);
+});
+
+test("bad arguments and a bad step are refused with a code; a tree whose free throws does not stop return()", async () => {
+  for (const [steps, options] of [[source(1, 1).it, null], [{}, undefined], [null, undefined], [source(1, 1).it, 5]]) {
+    assert.throws(() => readAhead(steps, options), (e) => e.code === "invalid_input");
+  }
+  const odd = readAhead({ next: async () => 42 });
+  await assert.rejects(odd.next(), (e) => e.code === "invalid_input");
+  let returned = false;
+  const it = readAhead({
+    n: 0,
+    async next() { return this.n++ < 3 ? { done: false, value: { tree: { free() { throw new Error("freed already"); } } } } : { done: true }; },
+    async return() { returned = true; return { done: true }; },
+  }, { bytes: 0 });
+  await it.next();
+  await pause(20);
+  await it.return();
+  assert.equal(returned, true);
+});
