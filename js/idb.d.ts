@@ -191,7 +191,8 @@ export interface ImportOptions {
 
 export interface ImportResult<C extends Conversation | null = Conversation> {
   /**
-   * The conversations made, open (close each), the file's first first. A
+   * The conversations made, open (close each; null with `{ open: false }`,
+   * closed once stored), each with its record's meta, the file's first first. A
    * .tree.json makes one, written in parts; a multi-chat export (ChatGPT's
    * conversations.json) one per chat, titled after it.
    */
