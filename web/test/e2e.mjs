@@ -67,6 +67,18 @@ async function main() {
     errors.push(`console: ${m.text()} (${m.location().url})`);
   });
   page.on("pageerror", (e) => errors.push(`page error: ${e.message}`));
+  // Dates are formatted by formatters made once: Date's toLocale*String with
+  // options makes one each call (the sidebar's 2,000 rows: 194 ms, against 2.8).
+  await page.addInitScript(() => {
+    window.__dateFormatsMade = 0;
+    for (const name of ["toLocaleString", "toLocaleDateString", "toLocaleTimeString"]) {
+      const real = Date.prototype[name];
+      Date.prototype[name] = function (...args) {
+        window.__dateFormatsMade++;
+        return real.apply(this, args);
+      };
+    }
+  });
   page.on("dialog", (d) => {
     dialogs.push(d.message());
     d.dismiss().catch(() => {});
@@ -807,6 +819,9 @@ async function main() {
 
   assert.deepEqual(dialogs, [], "no dialog fired");
   assert.deepEqual(errors, [], "no console or page error");
+  // Counted since the last load of the page (a reload starts again), which
+  // drew the conversations' list and a chat's messages.
+  assert.equal(await page.evaluate(() => window.__dateFormatsMade), 0, "the page formatted dates with Date's toLocale*String (a formatter made each call)");
 }
 
 let failed = false;
