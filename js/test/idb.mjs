@@ -299,6 +299,50 @@ try {
     assert.ok(r.sameAsImportEach, "the conversations stored differ from importEach's");
   });
 
+  // Dec 7 (evening): a search read each conversation's records in one request
+  // (a 47 MB chat: one task of 81 ms on the page); it reads them a few at a
+  // time now. Every hit is still found, across those reads, and a node's own
+  // record still wins over its packed copy.
+  await step("search reads a conversation's records a few at a time and finds every hit, a node's own record over its pack", async () => {
+    const r = await page.evaluate(async () => {
+      const { SessionTree, PACK_ROWS } = { ...window.st, ...window.idb };
+      const store = await window.idb.openStore({ name: "search-chunks" });
+      // 12 packs (more than one read's 8), then edits: their own records.
+      const packed = SessionTree.fromLinear(Array.from({ length: 12 * PACK_ROWS }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `${i % 100 === 7 ? "needle " : ""}turn ${i}` })), 1);
+      // A side branch of two needles, packed too, removed after the import.
+      packed.branch(packed.activePath()[2000], "side");
+      const gone = [packed.append({ role: "user", content: "needle gone 1" }), packed.append({ role: "assistant", content: "needle gone 2" })];
+      packed.switchBranch("main");
+      const a = await store.create(packed, { id: "packed", title: "a" }, { inParts: true, autosave: false });
+      await a.saved();
+      // 1,300 node records (more than one read's 512), a needle in every 50th.
+      const plain = SessionTree.fromLinear(Array.from({ length: 1300 }, (_, i) => ({ role: "user", content: `${i % 50 === 3 ? "needle " : ""}row ${i}` })), 1);
+      const b = await store.create(plain, { id: "plain", title: "b" });
+      await b.saved();
+      // Removed nodes get own records (null), which win over their packed copies.
+      a.tree.deleteBranch("side");
+      const pruned = a.tree.prune();
+      await a.save();
+      const hits = await store.search("needle", { limit: 1000 });
+      const out = {
+        packed: hits.filter((h) => h.conversation === "packed").length,
+        plain: hits.filter((h) => h.conversation === "plain").length,
+        pruned: pruned.length === 2 && gone.every((id) => pruned.includes(id)),
+        goneFound: hits.some((h) => gone.includes(h.id)),
+        limited: (await store.search("needle", { limit: 5 })).length,
+      };
+      await a.close();
+      await b.close();
+      await store.close();
+      return out;
+    });
+    assert.equal(r.packed, 24, "hits in the packs");
+    assert.equal(r.plain, 26, "hits in the node records");
+    assert.ok(r.pruned);
+    assert.equal(r.goneFound, false, "a pack's copy of a removed node was found");
+    assert.equal(r.limited, 5);
+  });
+
   // The outside pass over that change found: with { open: false } an import
   // storage refused resolved and listed chats no open could find (a failed
   // part of a feed never made saved() reject); an import whose worker stopped
