@@ -81,7 +81,7 @@ fuzz:
 	done
 
 ## bench: benchmarks with ratio tables (numbers go in the README)
-bench: bench-core bench-nav bench-worker bench-js bench-formats bench-soak bench-peers bench-huge bench-project
+bench: bench-core bench-nav bench-worker bench-js bench-formats bench-soak bench-peers bench-huge bench-project bench-export
 
 ## bench-huge: the demo with a 200k-message (~100 MB) session against a 100-message
 ## chat in headless Chromium: import, open, send, switch, long tasks, memory
@@ -89,6 +89,13 @@ bench: bench-core bench-nav bench-worker bench-js bench-formats bench-soak bench
 .PHONY: bench-huge
 bench-huge: tools web-dist $(WEB_SERVE)
 	@node web/bench/huge.mjs
+
+## bench-export: a seeded ~345 MB ChatGPT export (2,000 chats, one of 53k messages) imported
+## in the demo and through sessiontree/idb on a page, then a search and a reload in the demo:
+## time, longest task, memory (EXPORT_CHATS=200 EXPORT_BIG=5000 for a quicker look)
+.PHONY: bench-export
+bench-export: tools web-dist $(WEB_SERVE)
+	@node web/bench/export.mjs
 
 ## bench-peers: a 100k-message conversation (+2,000 abandoned replies) against pi's own
 ## SessionManager (npm, pinned), LibreChat's and chatgpt-web-share's walks and the V8
