@@ -255,57 +255,87 @@ export async function searchRows(db, metas, query, except, limit) {
   const out = [];
   for (const m of metas) {
     if (m.id === except) continue;
-    const own = new Set();
-    const hit = (id, row) => {
-      if (out.length >= limit || !row.toLowerCase().includes(q)) return;
-      let node;
-      try {
-        node = JSON.parse(row);
-      } catch {
-        return; // a damaged record: the conversation says so when it is opened
-      }
-      if (JSON.stringify(node.message ?? {}).toLowerCase().includes(q)) out.push({ conversation: m.id, id, message: node.message });
-    };
-    // The node records (all read before the packs: a node's own record wins
-    // over its packed copy), then the packs, a few at a time: read at once, a
-    // 47 MB chat's 90 MB of records were one task of 81 ms on the page, only
-    // to be made into strings (IndexedDB's reading of a getAll's values).
-    for await (const [keys, vals] of chunks(db, m.id, "n", SEARCH_ROWS)) {
-      for (let i = 0; i < vals.length && out.length < limit; i++) {
-        own.add(keys[i][2]);
-        if (typeof vals[i] === "string") hit(keys[i][2], vals[i]); // else a removed node
-      }
-      if (out.length >= limit) break;
-    }
-    if (out.length >= limit) break;
-    for await (const [, vals] of chunks(db, m.id, "p", SEARCH_PACKS)) {
-      for (let i = 0; i < vals.length && out.length < limit; i++) {
-        if (typeof vals[i] === "string" && vals[i].toLowerCase().includes(q)) eachPacked(vals[i], (id, row) => own.has(id) || hit(id, row));
-      }
-      if (out.length >= limit) break;
-    }
+    // A conversation written between two of its reads is read again (what
+    // was found could be of a state it never had: a node removed in one
+    // write, another added); the third time in one request.
+    let found = null;
+    for (let attempt = 0; found === null; attempt++) found = await searchOne(db, m.id, q, limit - out.length, attempt >= 2);
+    out.push(...found);
     if (out.length >= limit) break;
   }
   return out;
 }
 
-// What a search reads in one request: node records (a row each, ~1 KB), or
-// packs (PACK_ROWS rows each, ~200 KB to 1 MB).
+/**
+ * The hits of conversation id (at most limit), or null when it was written
+ * between two of the reads (its rev moved). Its records are read a few at a
+ * time, in key order (a node's own record before the packs, and it wins over
+ * its packed copy): read at once, a 47 MB chat's 90 MB of records were one
+ * task of 81 ms on the page, only to be made into strings (IndexedDB's
+ * reading of a getAll's values). whole: in one request.
+ */
+async function searchOne(db, id, q, limit, whole) {
+  const found = [];
+  const own = new Set();
+  const hit = (nodeId, row) => {
+    if (found.length >= limit || !row.toLowerCase().includes(q)) return;
+    let node;
+    try {
+      node = JSON.parse(row);
+    } catch {
+      return; // a damaged record: the conversation says so when it is opened
+    }
+    if (JSON.stringify(node.message ?? {}).toLowerCase().includes(q)) found.push({ conversation: id, id: nodeId, message: node.message });
+  };
+  let first = true;
+  let rev;
+  for await (const read of recordsOf(db, id, whole)) {
+    if (first) [first, rev] = [false, read.rev];
+    else if (read.rev !== rev) return null;
+    const { keys, vals } = read;
+    for (let i = 0; i < vals.length && found.length < limit; i++) {
+      if (keys[i][1] === "n") {
+        own.add(keys[i][2]);
+        if (typeof vals[i] === "string") hit(keys[i][2], vals[i]); // else a removed node
+      } else if (typeof vals[i] === "string" && vals[i].toLowerCase().includes(q)) {
+        eachPacked(vals[i], (nodeId, row) => own.has(nodeId) || hit(nodeId, row));
+      }
+    }
+    if (found.length >= limit) break;
+  }
+  return found;
+}
+
+// What a search reads in one request: first SEARCH_FIRST records (with every
+// key: most chats of an export are a pack or a few, one request as before),
+// then node records (a row each, ~1 KB) SEARCH_ROWS at a time, or packs
+// (PACK_ROWS rows each, ~200 KB to 1 MB) SEARCH_PACKS at a time.
+const SEARCH_FIRST = 16;
 const SEARCH_ROWS = 512;
 const SEARCH_PACKS = 8;
 
-/** Conversation id's records of a kind ("n" or "p"), count at a time, in key order: [keys, values]. */
-async function* chunks(db, id, kind, count) {
-  let lower = [id, kind];
-  let after = false;
+/** Conversation id's node records and packs, in key order, a few at a time: { keys, vals, rev } each, rev the meta's as it was read. */
+async function* recordsOf(db, id, whole) {
+  const upper = [id, "p", []];
+  let plan = null; // every key, as the first read found them: how much to read next
+  let at = 0; // records read
+  let last = null; // the last key read
   for (;;) {
-    const rows = db.transaction("rows", "readonly").objectStore("rows");
-    const r = IDBKeyRange.bound(lower, [id, kind, []], after);
-    const [keys, vals] = await Promise.all([request(rows.getAllKeys(r, count)), request(rows.getAll(r, count))]);
-    if (keys.length) yield [keys, vals];
-    if (keys.length < count) return;
-    lower = keys[keys.length - 1];
-    after = true;
+    const tx = db.transaction(["rows", "meta"], "readonly");
+    const rows = tx.objectStore("rows");
+    const range = IDBKeyRange.bound(last ?? [id, "n"], upper, last !== null);
+    const count = whole ? undefined : plan === null ? SEARCH_FIRST : plan[at]?.[1] === "n" ? SEARCH_ROWS : SEARCH_PACKS;
+    const [meta, keys, vals] = await Promise.all([
+      request(tx.objectStore("meta").get(id)),
+      request(plan === null ? rows.getAllKeys(range) : rows.getAllKeys(range, count)),
+      request(rows.getAll(range, count)),
+    ]);
+    plan ??= keys;
+    const these = keys.length === vals.length ? keys : keys.slice(0, vals.length);
+    yield { keys: these, vals, rev: meta?.rev };
+    at += vals.length;
+    if (vals.length === 0 || vals.length < (count ?? Infinity) || at >= plan.length) return;
+    last = these[these.length - 1];
   }
 }
 

@@ -2,7 +2,7 @@
 // MAX in the page, moved as the user scrolls), each message with its ‹ 2/3 ›
 // switcher and its actions, the preview painted while a conversation opens,
 // and the composer.
-import { $, el, syncChildren } from "./dom.js";
+import { $, el, syncChildren, formatTime } from "./dom.js";
 import { DEMO_MODEL, usesEndpoint, messageText } from "./assistant.js";
 import { renderMarkdown, renderMessage, copyText } from "./markdown.js";
 import { state } from "./app.js";
@@ -278,7 +278,8 @@ export function messageView(id, node, sib, isLeaf) {
       el("span.role", null, roleName(m)),
       node.label ? el("span.label-chip", { title: "Label" }, node.label) : null,
       m.incomplete ? el("span.msg-status", { title: "The reply was cut short; regenerate to try again" }, `incomplete (${m.stop_reason ?? "stopped"})`) : null,
-      node.createdAtMs ? el("time", { dateTime: new Date(node.createdAtMs).toISOString(), title: fullTime.format(new Date(node.createdAtMs)) }, stamp(node.createdAtMs)) : null),
+      // A time Date cannot hold (a file's created_at_ms past ±8.64e15) is not shown: toISOString threw there.
+      node.createdAtMs && !Number.isNaN(new Date(node.createdAtMs).getTime()) ? el("time", { dateTime: new Date(node.createdAtMs).toISOString(), title: formatTime(fullTime, node.createdAtMs) }, stamp(node.createdAtMs)) : null),
     body,
     el("div.msg-actions", null, ...actions));
   return view;
@@ -293,9 +294,9 @@ export function messageView(id, node, sib, isLeaf) {
 function stamp(ms) {
   const at = new Date(ms);
   const now = new Date();
-  const time = timeOfDay.format(at);
+  const time = formatTime(timeOfDay, ms);
   if (at.toDateString() === now.toDateString()) return time;
-  const day = (at.getFullYear() === now.getFullYear() ? dayOfYear : dayAndYear).format(at);
+  const day = formatTime(at.getFullYear() === now.getFullYear() ? dayOfYear : dayAndYear, ms);
   return `${day}, ${time}`;
 }
 

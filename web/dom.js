@@ -9,6 +9,17 @@ export const $ = (id) => document.getElementById(id);
  * classes, properties (attributes for data-*, aria-*, role, for), and children
  * (strings become text nodes).
  */
+/**
+ * ms (a time in ms, or a date's text) as formatter says it, or "" when it is
+ * no date (a stored time out of range, or not a number): Intl's format throws
+ * there, where Date's toLocaleString said "Invalid Date", and a list row's
+ * throw stopped the page from starting.
+ */
+export function formatTime(formatter, ms) {
+  const at = new Date(ms);
+  return Number.isNaN(at.getTime()) ? "" : formatter.format(at);
+}
+
 export function el(spec, props, ...children) {
   const [tag, ...classes] = spec.split(".");
   const e = document.createElement(tag || "div");

@@ -2,7 +2,7 @@
 // open one (switch, summarize, delete the name, or the branch with the
 // messages only it holds), and search across every conversation.
 import { SessionTree } from "./sessiontree.js";
-import { $, el, highlighted, openForm, toast, showError, describe, syncChildren } from "./dom.js";
+import { $, el, highlighted, openForm, toast, showError, describe, syncChildren, formatTime } from "./dom.js";
 import { usesEndpoint, messageText, endpointSummarizer } from "./assistant.js";
 import { plainText } from "./markdown.js";
 import { confirmDeleteBranch, deleteBranchWithMessages, countMessages } from "./branching.js";
@@ -16,9 +16,9 @@ import { change, checkout } from "./actions.js";
 // the row or two that changed (every row was built again: 103-141 ms each time
 // with 1,000 conversations, the list's own long task).
 let convRows = new Map(); // id → { key, meta, element }
-// Rows to build are built ROWS_MS at a time (the open one whatever it
-// costs), the rest in the next task: a reload with 2,002 chats listed built
-// them in one task (50 ms of its 82). The top of the list comes first.
+// New rows are built ROWS_MS at a time (the open one whatever it costs), the
+// rest in the next task: a reload with 2,002 chats listed built them in one
+// task (50 ms of its 82). The top of the list comes first.
 const ROWS_MS = 16;
 let moreRows = 0; // the timer of the next task's rows
 
@@ -34,11 +34,13 @@ export function renderConversations() {
     const key = `${c.title}\u0000${c.updatedAt}\u0000${current}`;
     let row = convRows.get(c.id);
     if (!row || row.key !== key || row.meta !== c) {
-      if (!current && (moreRows || performance.now() - t0 > ROWS_MS)) {
+      // A row changed is built now (a few: a rename, the open one moved);
+      // a new row past the budget in a later task.
+      if (!row && !current && (moreRows || performance.now() - t0 > ROWS_MS)) {
         moreRows ||= setTimeout(renderConversations, 0);
-        if (!row) continue; // built in the next task
-        // else its old row stays until then (under its old key: rebuilt then)
-      } else row = { key, meta: c, element: convRow(c, current) };
+        continue;
+      }
+      row = { key, meta: c, element: convRow(c, current) };
     }
     rows.set(c.id, row);
     items.push(row.element);
@@ -57,7 +59,7 @@ function convRow(c, current) {
     { "data-id": c.id },
     el("button.conv-open", { type: "button", "data-action": "open", onclick: () => openConversation(c.id), title: c.title },
       el("span.conv-name", null, c.title),
-      el("span.conv-time", null, rowTime.format(new Date(c.updatedAt)))),
+      el("span.conv-time", null, formatTime(rowTime, c.updatedAt))),
     el("button.icon.small", { type: "button", "data-action": "rename", title: "Rename", "aria-label": `Rename ${c.title}`, onclick: () => renameConversation(c) }, "\u270e"),
     el("button.icon.small", { type: "button", "data-action": "delete", title: "Delete", "aria-label": `Delete ${c.title}`, onclick: () => deleteConversation(c) }, "\u00d7"),
   );

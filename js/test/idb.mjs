@@ -343,6 +343,53 @@ try {
     assert.equal(r.limited, 5);
   });
 
+  // The outside pass over those reads: a write between two of them gave a
+  // state the conversation never had (a node removed in it still found, the
+  // node it added found too). A conversation whose rev moved is read again.
+  await step("a search reads each conversation as one state: a write between two of its reads makes it read again", async () => {
+    const r = await page.evaluate(async () => {
+      const { SessionTree } = window.st;
+      const store = await window.idb.openStore({ name: "search-race" });
+      const t = SessionTree.fromLinear(Array.from({ length: 1300 }, (_, i) => ({ role: "user", content: `${i === 3 || i === 1200 ? "needle " : ""}row ${i}` })), 1);
+      const removed = t.activePath()[3];
+      const c = await store.create(t, { id: "plain", title: "plain" });
+      await c.saved();
+      await c.close();
+      const added = "zzzz-added"; // sorts after every record read first
+      const before = (await store.search("needle", { limit: 100 })).map((h) => h.id).sort();
+      // One write as the store makes them (rows and the meta's rev in one
+      // transaction), made as the search's second read is asked for: it
+      // commits before that read runs.
+      const realGetAll = IDBObjectStore.prototype.getAll;
+      let calls = 0;
+      IDBObjectStore.prototype.getAll = function (...args) {
+        const req = realGetAll.apply(this, args);
+        if (++calls === 2) {
+          const tx = this.transaction.db.transaction(["rows", "meta"], "readwrite");
+          tx.objectStore("rows").put(null, ["plain", "n", removed]);
+          tx.objectStore("rows").put(JSON.stringify({ id: added, children: [], message: { role: "user", content: "needle added" }, created_at_ms: 9 }), ["plain", "n", added]);
+          const metas = tx.objectStore("meta");
+          const m = metas.get("plain");
+          m.onsuccess = () => metas.put({ ...m.result, rev: m.result.rev + 1 });
+        }
+        return req;
+      };
+      let during;
+      try {
+        during = (await store.search("needle", { limit: 100 })).map((h) => h.id).sort();
+      } finally {
+        IDBObjectStore.prototype.getAll = realGetAll;
+      }
+      const after = (await store.search("needle", { limit: 100 })).map((h) => h.id).sort();
+      await store.close();
+      return { before, during, after, removed, added, reads: calls };
+    });
+    assert.equal(r.before.length, 2);
+    assert.ok(r.after.includes(r.added) && !r.after.includes(r.removed), JSON.stringify(r.after));
+    assert.ok(r.reads > 2, "the conversation was read in one request: the write came after the search");
+    assert.deepEqual(r.during, r.after, `a state the conversation never had: ${JSON.stringify(r)}`);
+  });
+
   // The outside pass over that change found: with { open: false } an import
   // storage refused resolved and listed chats no open could find (a failed
   // part of a feed never made saved() reject); an import whose worker stopped

@@ -290,6 +290,32 @@ try {
     await other.close();
   });
 
+  // Found by an outside pass (Dec 7, evening): a list row's time formatted
+  // by an Intl formatter made once threw on a stored time that is no date
+  // (Date's toLocaleString said "Invalid Date"), and the page never started.
+  // And content-visibility on the rows clipped a focused control's ring.
+  await step("a conversation whose stored time is no date is listed (its time blank) and the page starts; a focused row shows its whole ring", async () => {
+    const id = await page.evaluate(async () => {
+      const store = window.sessiontreeDemo.store;
+      const [first] = await store.list();
+      await store.update(first.id, { updatedAt: "not a date" });
+      return first.id;
+    });
+    await page.reload();
+    await page.waitForSelector("body[data-ready='1']");
+    const time = await page.evaluate((id) => document.querySelector(`#conv-list li.conv[data-id="${id}"] .conv-time`)?.textContent, id);
+    assert.equal(time, "", "the row of a time that is no date");
+    await page.evaluate(async (id) => window.sessiontreeDemo.store.update(id, { updatedAt: Date.now() }), id);
+    // A row's open button focused by keyboard: its ring is inside the row (the row clips what is outside it).
+    const ring = await page.evaluate(() => {
+      const b = document.querySelector("#conv-list li.conv:not(.current) .conv-open");
+      b.focus({ focusVisible: true });
+      const s = getComputedStyle(b);
+      return { offset: parseFloat(s.outlineOffset), width: parseFloat(s.outlineWidth), clips: getComputedStyle(b.closest("li")).contentVisibility };
+    });
+    assert.ok(ring.clips !== "auto" || ring.offset + ring.width <= 0, `the ring is drawn outside a row that clips it: ${JSON.stringify(ring)}`);
+  });
+
   assert.deepEqual(errors, [], "errors on the page");
   console.log("web exports: all passed");
 } catch (e) {
