@@ -1226,7 +1226,7 @@ async function loadInSlices(chunks, total, sliceMs) {
   const w = need();
   if (total + 4 > MAX_INPUT) throw new SessionTreeError("too_large", `the file is more than ${MAX_INPUT} bytes`);
   // The time spent in this task so far counts against its slice: the buffer's
-  // making (loadBegin clears it), the copy's pieces, then each step.
+  // making, the copy's pieces, then each step.
   let t0 = performance.now();
   const [num, at] = invoke(M.loadBegin, 0, 0, [String(total)]).split(" ");
   let over = false;
