@@ -287,10 +287,9 @@ async function searchOne(db, id, q, limit, whole) {
     }
     if (JSON.stringify(node.message ?? {}).toLowerCase().includes(q)) found.push({ conversation: id, id: nodeId, message: node.message });
   };
-  let first = true;
-  let rev;
+  let rev = UNREAD;
   for await (const read of recordsOf(db, id, whole)) {
-    if (first) [first, rev] = [false, read.rev];
+    if (rev === UNREAD) rev = read.rev;
     else if (read.rev !== rev) return null;
     const { keys, vals } = read;
     for (let i = 0; i < vals.length && found.length < limit; i++) {
@@ -311,6 +310,7 @@ async function searchOne(db, id, q, limit, whole) {
 // then node records (a row each, ~1 KB) SEARCH_ROWS at a time, or packs
 // (PACK_ROWS rows each, ~200 KB to 1 MB) SEARCH_PACKS at a time.
 const SEARCH_FIRST = 16;
+const UNREAD = Symbol("no read yet"); // a rev before the first read (a meta gone has none)
 const SEARCH_ROWS = 512;
 const SEARCH_PACKS = 8;
 

@@ -37,7 +37,6 @@ const INTERRUPTED_MS = 60000; // an import's meta still marked this long after i
 const DIVERGED = Symbol("another tab wrote first");
 const JOURNAL_ROWS = 20000; // rows a page going away journals at most (a few MB; more would stall the unload)
 const IMPORT_IN_WORKER = 4 << 20; // an export of this size or more is read in a worker of its own (on a page)
-const READ_AHEAD = 32 << 20; // bytes of conversations that worker reads ahead of the page storing them
 const BIG_FILE = 4 << 20; // a conversation's file from which the page loads it in slices
 const IMPORT_WRITES = 16; // conversations of an import with { open: false } waiting for their writes at most
 
@@ -759,7 +758,7 @@ class ConversationStore {
     if (reader) {
       // A Uint8Array is put in a Blob (a copy) for the worker to read in pieces.
       const steps = reader.st.SessionTree.importEach(isBlob ? file : new Blob([file]), format, { files: true });
-      const ahead = reader.readAhead(steps, { bytes: READ_AHEAD });
+      const ahead = reader.readAhead(steps); // up to 32 MB of conversations ahead of the page storing them
       it = {
         async next() {
           const step = await ahead.next();
@@ -855,11 +854,7 @@ class ConversationStore {
       // Storage may refuse the removal too: it leaves this tab's list and
       // journals all the same (what was stored says importing, or nothing;
       // removeInterrupted takes it out).
-      const id = conversation.id;
-      await this.delete(id).catch(() => {
-        this.#setList(this.#conversations.filter((c) => c.id !== id));
-        this.#forgetJournals(id);
-      });
+      await this.delete(conversation.id).catch(() => this.#forget(conversation.id));
       throw e;
     }
     await conversation.close();
@@ -1019,14 +1014,14 @@ class ConversationStore {
     const conv = opening ? await opening.catch(() => null) : null;
     conv?._deleted();
     await this._queue(() => this.#records.remove(id));
-    this.#setList(this.#conversations.filter((c) => c.id !== id));
-    this.#forgetJournals(id);
+    this.#forget(id);
     // A tab that has it open stops writing it (or its next write would store it again).
     this._post({ deleted: id });
   }
 
-  // The journals of a deleted conversation: no open replays them any more.
-  #forgetJournals(id) {
+  // A deleted conversation leaves the list, and its journals (no open replays them any more).
+  #forget(id) {
+    this.#setList(this.#conversations.filter((c) => c.id !== id));
     if (typeof localStorage === "undefined") return;
     try {
       for (const k of journalKeys(this.name, id)) localStorage.removeItem(k);

@@ -278,11 +278,20 @@ export function messageView(id, node, sib, isLeaf) {
       el("span.role", null, roleName(m)),
       node.label ? el("span.label-chip", { title: "Label" }, node.label) : null,
       m.incomplete ? el("span.msg-status", { title: "The reply was cut short; regenerate to try again" }, `incomplete (${m.stop_reason ?? "stopped"})`) : null,
-      // A time Date cannot hold (a file's created_at_ms past ±8.64e15) is not shown: toISOString threw there.
-      node.createdAtMs && !Number.isNaN(new Date(node.createdAtMs).getTime()) ? el("time", { dateTime: new Date(node.createdAtMs).toISOString(), title: formatTime(fullTime, node.createdAtMs) }, stamp(node.createdAtMs)) : null),
+      timeOf(node.createdAtMs)),
     body,
     el("div.msg-actions", null, ...actions));
   return view;
+}
+
+/**
+ * A message's time element; none for no time, or one Date cannot hold (a
+ * file's created_at_ms past ±8.64e15: toISOString threw there).
+ */
+function timeOf(ms) {
+  const at = ms ? new Date(ms) : null;
+  if (!at || Number.isNaN(at.getTime())) return null;
+  return el("time", { dateTime: at.toISOString(), title: formatTime(fullTime, ms) }, stamp(ms));
 }
 
 /**

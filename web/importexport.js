@@ -37,7 +37,6 @@ function looksLikeTreeFile(bytes) {
 const IMPORT_WRITES = 16;
 // BIG_FILE is the size of a conversation's file from which the page loads it in slices.
 const BIG_FILE = 4 << 20;
-const READ_AHEAD = 32 << 20; // bytes of conversations the import's worker reads ahead of the page storing them
 
 // What an import made while a reply streams adds to its toast.
 const LISTED = ": it is in the list, not opened while the reply is on its way.";
@@ -184,11 +183,11 @@ async function importNow(file, format = "auto") {
       reader = await connect(new URL("./sessiontree.wasm", import.meta.url));
       await reader.initInterchange(new URL("./sessiontree-interchange.wasm", import.meta.url));
       // Each conversation's .tree.json moves here; the worker reads on while the
-      // page stores them, up to READ_AHEAD bytes of them ahead (one after the
+      // page stores them, up to 32 MB of them ahead (readAhead's; one after the
       // other, the 345 MB export took 73 s: the worker waited for the page, and
       // the page for the worker; one ahead, 31 s, the page waiting 12 s for a
       // worker whose whole part is 12 s).
-      each = readAhead(reader.SessionTree.importEach(file, format, { files: true }), { bytes: READ_AHEAD });
+      each = readAhead(reader.SessionTree.importEach(file, format, { files: true }));
       for (let i = 0; i < 2; i++) {
         const step = await each.next(); // the first: a file no format reads fails here
         if (step.done) break;
