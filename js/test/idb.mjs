@@ -698,6 +698,46 @@ try {
     assert.deepEqual(r, { persistent: false, nodes: 1, hits: 1, again: 1, dbs: false, revKept: true });
   });
 
+  // Before Dec 7 (night) each new conversation sorted the whole list: an
+  // import of 8,000 chats spent 13 s of the page's time on it. The list is now
+  // kept by inserting; its order must be the one the sort gave.
+  await step("store.conversations stays newest first through creates (ties: the newer create first), renames and deletes, as the sort of every create gave it", async () => {
+    const r = await page.evaluate(async () => {
+      const store = await window.idb.openStore({ name: "listorder" });
+      let seed = 7;
+      const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+      let model = [];
+      const sorted = (list) => list.sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0));
+      const ids = () => store.conversations.map((c) => c.id).join(" ");
+      const bad = [];
+      for (let i = 0; i < 120; i++) {
+        const meta = { id: `c${i}`, title: `chat ${i}`, createdAt: Math.floor(random() * 20) };
+        if (i % 17 === 3) delete meta.createdAt; // stored as now: the newest
+        const c = await store.create(undefined, meta, { autosave: false });
+        model = sorted([{ id: c.id, createdAt: c.meta.createdAt }, ...model]);
+        if (i % 9 === 4) {
+          const gone = model[Math.floor(random() * model.length)].id;
+          await store.delete(gone);
+          model = model.filter((m) => m.id !== gone);
+        }
+        if (i % 7 === 5) await store.update(model[Math.floor(random() * model.length)].id, { title: `renamed ${i}` });
+        if (ids() !== model.map((m) => m.id).join(" ")) bad.push(i);
+        await c.close();
+      }
+      const titles = new Set(store.conversations.map((c) => c.title));
+      const fresh = await window.idb.openStore({ name: "listorder" });
+      const reread = fresh.conversations.map((c) => `${c.id}@${c.createdAt}`).join(" ");
+      const live = store.conversations.map((c) => `${c.id}@${c.createdAt}`);
+      await fresh.close();
+      await store.close();
+      return { bad, count: live.length, renamed: [...titles].filter((t) => t.startsWith("renamed")).length > 0, sameSet: [...live].sort().join(" ") === reread.split(" ").sort().join(" ") };
+    });
+    assert.deepEqual(r.bad, []);
+    assert.equal(r.sameSet, true);
+    assert.equal(r.renamed, true);
+    assert.ok(r.count > 90, `${r.count} listed`);
+  });
+
   // Before: a plain Error ("this browser has no IndexedDB") or the browser's
   // DOMException, with no code to tell them from a bug and fall back by.
   await step("without IndexedDB, or with it refused, openStore rejects with not_found and says to open { memory: true }", async () => {
