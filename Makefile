@@ -237,11 +237,13 @@ test-js: tools build $(HOOKS_WASM) $(JUDGES)
 bench-project: tools build
 	@node js/bench/project.mjs
 
-## bench-js: the JS API against a plain-JS peer, in Node and headless Chromium, and the
-## modules' size (gzip, brotli) and time to ready against a bare Go program built in the run
+## bench-js: the JS API against a plain-JS peer, in Node and headless Chromium, the
+## modules' size (gzip, brotli) and time to ready against a bare Go program built in the run,
+## and sessiontree/idb's list through 8,000 creates
 bench-js: tools build
 	@node js/bench/run.mjs
 	@node js/bench/livepush.mjs
+	@node js/bench/storelist.mjs
 
 ## demo: build the page into web/dist (a folder any static host can serve) and serve it
 ## on http://127.0.0.1:$(PORT) with application/wasm and gzip (web/serve)

@@ -9,7 +9,7 @@ import { state, renderAll, renderHeader, prepareRequestFor } from "./app.js";
 import { WINDOW, renderPreview, messageView, renderComposer } from "./chat.js";
 import { reply, priorTo, appendAfter, replyTo, restorePartial } from "./reply.js";
 import { change } from "./actions.js";
-import { renderConversations, renderBranches, clearSearch, setDrawer } from "./sidebar.js";
+import { renderConversations, renderBranches, clearSearch, searchAgain, setDrawer } from "./sidebar.js";
 import { forgetTree, renderTree } from "./treepanel.js";
 
 export const CURRENT_KEY = "sessiontree-demo.current";
@@ -136,6 +136,7 @@ export async function heldForTests() {
  * empty until its tree is there (never the conversation left's). Returns cur.
  */
 function beginOpening(cur) {
+  cur.searched = $("search").value; // cleared once it is open, unless the user typed another meanwhile
   flush();
   release(state.cur);
   state.cur = cur;
@@ -155,8 +156,11 @@ async function showOpened(cur) {
   cur.loading = false;
   await new Promise((resolve) => setTimeout(resolve, 0));
   if (state.cur !== cur) return; // its queued send, if any, waits for the next open
-  clearSearch();
+  // A chat picked from a search's results ends the search; a search typed
+  // while it opened (the page's first open) is the user's next step: kept.
+  if ($("search").value === cur.searched) clearSearch();
   renderAll();
+  if ($("search").value !== "") searchAgain(); // its results, now that there is a tree to search
   performance.mark("open: rendered");
   restorePartial(cur);
   sendQueued(cur);

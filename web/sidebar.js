@@ -68,14 +68,15 @@ function convRow(c, current) {
 /**
  * Runs render, which rebuilds rows of list, and puts the keyboard focus back
  * where it was when it took it away: the same control of the same row (a
- * conversation's id, a branch's name), else that row's first button, else
- * the current row's (a deleted branch). On a narrow screen whose drawer has
- * closed (a conversation opened), the composer.
+ * conversation's id, a branch's name), else that row's first button; a row
+ * gone (deleted), the first button of the row now in its place, or of the one
+ * before it, brought into sight. On a narrow screen whose drawer has closed
+ * (a conversation opened), the composer.
  */
 function keepingFocus(list, render) {
   const a = document.activeElement;
   const row = a?.closest?.("li[data-id], li[data-branch]");
-  const place = row && list.contains(row) ? { key: row.dataset.id ?? row.dataset.branch, action: a.dataset.action } : null;
+  const place = row && list.contains(row) ? { key: row.dataset.id ?? row.dataset.branch, action: a.dataset.action, at: [...list.children].indexOf(row) } : null;
   render();
   if (!place || a.isConnected) return;
   if (window.matchMedia("(max-width: 860px)").matches && !$("app").classList.contains("sidebar-open")) {
@@ -84,9 +85,12 @@ function keepingFocus(list, render) {
   }
   const rows = [...list.children];
   const same = rows.find((li) => (li.dataset.id ?? li.dataset.branch) === place.key);
-  const ctl = same?.querySelector(`[data-action="${place.action}"]:not(:disabled)`)
-    ?? (same ?? list.querySelector("li.current, li.active") ?? rows[0])?.querySelector("button:not(:disabled)");
-  ctl?.focus({ preventScroll: true });
+  if (same) {
+    (same.querySelector(`[data-action="${place.action}"]:not(:disabled)`) ?? same.querySelector("button:not(:disabled)"))?.focus({ preventScroll: true });
+    return;
+  }
+  // It went (the current row, where the focus went before, may be far off screen).
+  rows[Math.min(place.at, rows.length - 1)]?.querySelector("button:not(:disabled)")?.focus();
 }
 
 async function renameConversation(meta) {
@@ -314,6 +318,9 @@ async function searchOthers(q, box) {
   );
 }
 
+/** Runs the search typed again (the open conversation changed under it). */
+export const searchAgain = () => runSearch();
+
 export function clearSearch() {
   $("search").value = "";
   runSearch();
@@ -327,7 +334,30 @@ export function clearSearch() {
 export function setDrawer(open, focus = false) {
   $("app").classList.toggle("sidebar-open", open);
   $("menu").setAttribute("aria-expanded", String(open));
-  if (open && focus) $("btn-new").focus();
+  if (!open || !focus) return;
+  const to = drawerFocus();
+  to.focus({ preventScroll: inDrawer(to) });
+}
+
+/**
+ * What the drawer focuses as it opens, where the user left its scroll (a
+ * focus on + New chat scrolled a long list back to its top): the open chat's
+ * row, + New chat, or the first row, whichever is in sight first; else + New
+ * chat, scrolled to.
+ */
+function drawerFocus() {
+  const current = document.querySelector("#conv-list li.current .conv-open");
+  if (current && inDrawer(current)) return current;
+  if (inDrawer($("btn-new"))) return $("btn-new");
+  for (const b of document.querySelectorAll("#conv-list .conv-open")) if (inDrawer(b)) return b;
+  return $("btn-new");
+}
+
+/** Whether el is whole within the sidebar's visible height. */
+function inDrawer(el) {
+  const box = $("sidebar").getBoundingClientRect();
+  const r = el.getBoundingClientRect();
+  return r.height > 0 && r.top >= box.top && r.bottom <= box.bottom;
 }
 
 /** Whether the sidebar is a drawer (a narrow screen) and open. */

@@ -316,6 +316,57 @@ try {
     assert.ok(ring.clips !== "auto" || ring.offset + ring.width <= 0, `the ring is drawn outside a row that clips it: ${JSON.stringify(ring)}`);
   });
 
+  // Found by an outside pass (Dec 7, evening): on a phone, the drawer opened
+  // again came back at its top (the menu focused + New chat, and the focus
+  // scrolled to it), however far down the chat just opened was.
+  await step("on a phone, the drawer opens again where it was left, the focus on a control in sight (the open chat's row)", async () => {
+    await page.setViewportSize({ width: 390, height: 700 });
+    await page.click("#menu");
+    await page.waitForFunction(() => getComputedStyle(document.getElementById("sidebar")).visibility === "visible");
+    await page.evaluate(() => { document.getElementById("sidebar").scrollTop = 1200; });
+    const title = await page.evaluate(() => {
+      const box = document.getElementById("sidebar").getBoundingClientRect();
+      const b = [...document.querySelectorAll("#conv-list li.conv:not(.current) .conv-open")].find((x) => x.getBoundingClientRect().top > box.top + 200);
+      return b.querySelector(".conv-name").textContent;
+    });
+    await page.locator("#conv-list li.conv .conv-open", { hasText: title }).click();
+    await page.waitForFunction((t) => document.getElementById("conv-title").textContent === t && window.sessiontreeDemo.tree, title);
+    const left = await page.evaluate(() => document.getElementById("sidebar").scrollTop);
+    assert.ok(left > 600, `the list was scrolled down (${left})`);
+    await page.click("#menu");
+    await page.waitForFunction(() => getComputedStyle(document.getElementById("sidebar")).visibility === "visible");
+    const seen = await page.evaluate(() => {
+      const side = document.getElementById("sidebar");
+      const box = side.getBoundingClientRect();
+      const a = document.activeElement;
+      const r = a.getBoundingClientRect();
+      return { top: side.scrollTop, inside: side.contains(a), inSight: r.top >= box.top && r.bottom <= box.bottom, current: !!a.closest("li.current") };
+    });
+    assert.deepEqual(seen, { top: left, inside: true, inSight: true, current: true });
+    await page.keyboard.press("Escape");
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  // Found by an outside pass (Dec 7, evening): a chat deleted by keyboard
+  // near the list's end left the focus on the open chat's row, off screen.
+  await step("a chat deleted by keyboard at the list's end: the focus goes to the row now last, in sight, not to the open chat's far above", async () => {
+    await page.evaluate(() => { const s = document.getElementById("sidebar"); s.scrollTop = s.scrollHeight; });
+    const [last, before] = await page.evaluate(() => [...document.querySelectorAll("#conv-list li.conv")].slice(-2).reverse().map((li) => li.dataset.id));
+    await page.focus(`#conv-list li.conv[data-id="${last}"] [data-action=delete]`);
+    await page.keyboard.press("Enter");
+    await page.waitForSelector("#dialog[open]");
+    await page.keyboard.press("Tab"); // the question opens on Cancel
+    await page.keyboard.press("Enter");
+    await page.waitForFunction((id) => !document.querySelector(`#conv-list li.conv[data-id="${id}"]`), last);
+    const at = await page.evaluate(() => {
+      const a = document.activeElement;
+      const box = document.getElementById("sidebar").getBoundingClientRect();
+      const r = a.getBoundingClientRect();
+      return { row: a.closest("li.conv")?.dataset.id, inSight: r.top >= box.top && r.bottom <= box.bottom };
+    });
+    assert.deepEqual(at, { row: before, inSight: true });
+  });
+
   assert.deepEqual(errors, [], "errors on the page");
   console.log("web exports: all passed");
 } catch (e) {

@@ -225,6 +225,31 @@ try {
     assert.equal(await convCount(), before + 1);
   });
 
+  // Found by an outside pass (Dec 7, evening): a search typed while the
+  // page's first chat opened was cleared when it had opened.
+  await step("a search typed while the page's first chat opens is kept, with its results, once it is open; a chat picked from a search's results ends the search", async () => {
+    await page.locator("#conv-list li").nth(1).locator(".conv-open").click(); // the chat of the steps before, not the empty one
+    await page.waitForFunction(() => window.sessiontreeDemo.tree?.pathLength() > 0);
+    await demo(() => window.sessiontreeDemo.saved());
+    await demo(() => localStorage.setItem("sessiontree-demo.test-hold-open-ms", "1500"));
+    await page.reload();
+    await page.waitForFunction(() => !window.sessiontreeDemo.tree && document.querySelector("#messages article.msg"));
+    await page.fill("#search", "flaky3");
+    await page.waitForFunction(() => performance.getEntriesByName("open: rendered").length > 0, null, { timeout: 20000 });
+    await demo(() => localStorage.removeItem("sessiontree-demo.test-hold-open-ms"));
+    assert.equal(await page.inputValue("#search"), "flaky3");
+    await page.waitForSelector("#search-results:not([hidden]) .hit");
+    const first = await demo(() => localStorage.getItem("sessiontree-demo.current"));
+    await page.click("#btn-new"); // the empty chat of the step before
+    await page.waitForFunction(() => window.sessiontreeDemo.tree?.pathLength() === 0);
+    await page.fill("#search", "flaky3");
+    await page.locator("#search-results .hit[data-conv]").first().click();
+    await page.waitForFunction((id) => localStorage.getItem("sessiontree-demo.current") === id && window.sessiontreeDemo.tree?.pathLength() > 0, first);
+    await page.waitForFunction(() => document.getElementById("search").value === "" && document.getElementById("search-results").hidden);
+    await page.click("#btn-new"); // back to the empty chat, where the steps after send
+    await page.waitForFunction(() => window.sessiontreeDemo.tree?.pathLength() === 0);
+  });
+
   await step("while a conversation opens, its composer waits for its last messages (a send typed before them went nowhere, its text left in the box)", async () => {
     const start = await page.evaluate(() => localStorage.getItem("sessiontree-demo.current"));
     const opened = async (want) => page.evaluate((want) => {
