@@ -38,10 +38,13 @@ export const TARGET = 1.3;
  * open in Node ~9% faster); 1.536× since Dec 7, afternoon, for the fixes of
  * an outside fuzz pass (a file's deletions loaded by a binary search, not in
  * quadratic time; stub summaries without a list of the path; move times and
- * use clocks capped at 2^53 instead of wrapping: +294 B gzipped, 1.5355×).
+ * use clocks capped at 2^53 instead of wrapping: +294 B gzipped, 1.5355×);
+ * 1.537× since Dec 7, night, when a large call weighs garbage against the
+ * heap in use before any collection (wasm/internal/bridge liveNow: +69 B
+ * gzipped, 818,410 B, 1.5361×).
  * Lower it as the module shrinks; TARGET once met.
  */
-export const CEILING = 1.536;
+export const CEILING = 1.537;
 
 /**
  * Builds the bare program into a temporary folder and returns { lean, full,

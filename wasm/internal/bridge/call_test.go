@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math/rand"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -277,6 +278,33 @@ func TestAGrowthCollectsTheGarbageThatWouldCoverManyMore(t *testing.T) {
 	if got := Reserve(0); cap(got) == 0 {
 		t.Fatal("a reserve of nothing with no buffer yet got none")
 	}
+}
+
+// Before any collection of Room's (liveSeen 0) the heap in use is what the
+// heap holds past the garbage counted: a few MB of garbage beside a large live
+// heap (a load's, which no collection followed) waits, as it would after one.
+// It was collected at the first growth: the whole heap marked for 7 MB.
+func TestAGrowthBeforeAnyCollectionWeighsTheGarbageAgainstTheHeapInUse(t *testing.T) {
+	saved := liveSeen
+	defer func() { liveSeen = saved }()
+	collect()
+	live := make([]byte, 32*bigCall) // 128 MB in use, as a loaded tree's
+	for i := 0; i < len(live); i += 4096 {
+		live[i] = 1
+	}
+	liveSeen = 0
+	before := collected
+	owe(2 * bigCall)
+	Reserve(0)
+	if collected != before {
+		t.Fatalf("%d bytes of garbage beside a heap of %d in use were collected at a growth", 2*bigCall, len(live))
+	}
+	owe(14 * bigCall) // 64 MB of garbage now: half the heap in use
+	Reserve(0)
+	if collected != before+1 || debt != 0 {
+		t.Fatalf("garbage of half the heap in use was not collected at a growth: collections %d → %d, debt %d", before, collected, debt)
+	}
+	runtime.KeepAlive(live)
 }
 
 // A load after a free of the same size reuses the freed memory, however large
