@@ -69,6 +69,7 @@ export interface ConversationMeta {
   updatedAt: number;
   /** The tree's root node, null for an empty tree (as of its last write). */
   readonly root?: string | null;
+  /** The active branch (as of its last write); in `conversations`, as of the last change of another field. */
   readonly activeBranch?: string;
   /** The count of writes to the conversation (tab sync compares it); in `conversations`, as of the last change of another field. */
   readonly rev?: number;

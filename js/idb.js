@@ -506,8 +506,15 @@ function storable(fields, what) {
   return fields;
 }
 
-// What a list entry shows: a write that changes none of it leaves the list as it is.
-const shownOf = (meta) => JSON.stringify({ ...meta, rev: 0, root: 0, activeBranch: 0 });
+// What a list entry holds but for its rev and active branch, whatever the
+// order of its fields: a write that changes none of it leaves the list as it
+// is. (The rev, root and active branch set to 0 where they stood, a create's
+// meta, without them, and its first write's, with them, read as a change.
+// The root is kept now: a page finds a chat an import merges into by it.)
+function shownOf(meta) {
+  const { rev, activeBranch, ...shown } = meta;
+  return JSON.stringify(Object.keys(shown).sort().map((k) => [k, shown[k]]));
+}
 
 // newestFirst is where an entry made at createdAt goes in list (newest first):
 // before the first entry made at that time or earlier.
@@ -605,7 +612,7 @@ class ConversationStore {
   /**
    * Puts meta (a copy) in the list in place of its id's entry, or where its
    * createdAt sorts it (newest first, before others of its time); a write that
-   * changed only the rev, root or active branch leaves the list as it is (a
+   * changed only the rev or the active branch leaves the list as it is (a
    * list re-renders for what it shows). It costs a copy of the list, not a
    * search or a sort of it: an import of 8,000 chats sorted it once a chat
    * (13 s in all, 3 ms a chat at the end).

@@ -405,7 +405,10 @@ const LIST_MS = 250;
 // its way to the store).
 let storeSeen = new Map();
 let listTimer = null;
-const shown = (m) => JSON.stringify({ ...m, rev: 0, root: 0, activeBranch: 0 });
+// What a record shows, as sessiontree/idb's list compares them: but for its rev
+// and active branch, whatever the order of its fields (its root is how an
+// import finds the chat it merges into).
+const shown = ({ rev, activeBranch, ...m }) => JSON.stringify(Object.keys(m).sort().map((k) => [k, m[k]]));
 
 /** Has the page's list follow the store's from now (app.js, once the list is read). */
 export function followStore() {

@@ -738,6 +738,39 @@ try {
     assert.ok(r.count > 90, `${r.count} listed`);
   });
 
+  // Before Dec 7 (night) the list compared a meta with rev, root and active
+  // branch set to 0 where they stood in it: a root that changed was never
+  // heard (an empty chat's first message left the list's root null), and the
+  // order of the fields made changes of nothing.
+  await step("store.conversations follows a conversation's root (an empty chat's first message), not a write that moved only its rev or active branch", async () => {
+    const r = await page.evaluate(async () => {
+      const store = await window.idb.openStore({ name: "listroot", memory: true });
+      let heard = 0;
+      store.subscribe(() => heard++);
+      const c = await store.create(undefined, { title: "empty" }, { autosave: false });
+      await c.save();
+      const afterCreate = { heard, root: store.conversations[0].root ?? null };
+      const id = c.tree.append({ role: "user", content: "the first message" });
+      await c.save();
+      const afterFirst = { heard, root: store.conversations[0].root };
+      c.tree.append({ role: "assistant", content: "a reply" });
+      await c.save();
+      c.tree.branch(id, "other");
+      await c.save();
+      const afterMore = heard;
+      await store.update(c.id, { title: "renamed" });
+      const afterRename = heard;
+      await c.close();
+      await store.close();
+      return { afterCreate, afterFirst, root: id, afterMore, afterRename };
+    });
+    assert.equal(r.afterCreate.root, null);
+    assert.equal(r.afterFirst.root, r.root, "the list's root after the first message");
+    assert.equal(r.afterFirst.heard, r.afterCreate.heard + 1);
+    assert.equal(r.afterMore, r.afterFirst.heard, "a reply and a switch of branch moved only the rev and the active branch");
+    assert.equal(r.afterRename, r.afterMore + 1);
+  });
+
   // Before: a plain Error ("this browser has no IndexedDB") or the browser's
   // DOMException, with no code to tell them from a bug and fall back by.
   await step("without IndexedDB, or with it refused, openStore rejects with not_found and says to open { memory: true }", async () => {
