@@ -239,11 +239,12 @@ bench-project: tools build
 
 ## bench-js: the JS API against a plain-JS peer, in Node and headless Chromium, the
 ## modules' size (gzip, brotli) and time to ready against a bare Go program built in the run,
-## and sessiontree/idb's list through 8,000 creates
+## and sessiontree/idb's list through 8,000 creates and an import of 2,000 chats beside a second tab
 bench-js: tools build
 	@node js/bench/run.mjs
 	@node js/bench/livepush.mjs
 	@node js/bench/storelist.mjs
+	@node js/bench/storetabs.mjs
 
 ## demo: build the page into web/dist (a folder any static host can serve) and serve it
 ## on http://127.0.0.1:$(PORT) with application/wasm and gzip (web/serve)

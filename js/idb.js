@@ -1440,6 +1440,7 @@ class Conversation {
     this.#feeding = new Promise((resolve) => { done = resolve; });
     const feeding = this.#feeding;
     const run = this.#store._queue(async () => {
+      let stored = false;
       try {
         await new Promise((resolve) => setTimeout(resolve, 0)); // not in the task that made the tree
         const long = this.#tree.pathLength() > OWN_FROM;
@@ -1457,7 +1458,6 @@ class Conversation {
         // A short chat's are not: a record each cost IndexedDB more than the
         // rest of the import (a 2,001-chat export: 184k records, not 3k).
         const own = new Set(long ? this.#tree.pathWindow(-TAIL_OWN).ids : []);
-        let stored = false;
         for (;;) {
           const c = this.#tree.takeChanges({ limit: FEED_PART });
           this.#taken = this.#tree.version;
@@ -1486,7 +1486,10 @@ class Conversation {
         this.#feeding = null;
         done();
       }
-      this.#store._post({ list: true });
+      // Another tab lists it from its meta. It read every record of the list
+      // again for each chat (list: true), so a tab open beside an import of
+      // thousands of chats did work that grew with the square of their count.
+      this.#store._post(stored ? { id: this.id, rev: this.#base.rev, meta: { ...this.#base } } : { list: true });
     });
     run.catch((e) => this.#emit({ kind: "error", error: e }));
     return feeding;

@@ -329,8 +329,9 @@ try {
       const b = [...document.querySelectorAll("#conv-list li.conv:not(.current) .conv-open")].find((x) => x.getBoundingClientRect().top > box.top + 200);
       return b.querySelector(".conv-name").textContent;
     });
+    const marks = await page.evaluate(() => performance.getEntriesByName("open: rendered").length);
     await page.locator("#conv-list li.conv .conv-open", { hasText: title }).click();
-    await page.waitForFunction((t) => document.getElementById("conv-title").textContent === t && window.sessiontreeDemo.tree, title);
+    await page.waitForFunction(([t, n]) => document.getElementById("conv-title").textContent === t && performance.getEntriesByName("open: rendered").length > n, [title, marks]);
     const left = await page.evaluate(() => document.getElementById("sidebar").scrollTop);
     assert.ok(left > 600, `the list was scrolled down (${left})`);
     await page.click("#menu");
