@@ -151,8 +151,19 @@ class PackReader {
 /** Every conversation's meta record, the newest first. */
 export async function readList(db) {
   const all = await request(db.transaction("meta", "readonly").objectStore("meta").getAll());
-  return all.sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0));
+  return all.sort(newestFirst);
 }
+
+/**
+ * The list's order: newest first by createdAt, then by id, descending, so
+ * that conversations of one time are in the same order in every tab and
+ * after a reload (a generated id grows with time: the newer first).
+ */
+export function newestFirst(a, b) {
+  return when(b) - when(a) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+}
+
+const when = (meta) => +(meta.createdAt ?? 0) || 0;
 
 /** The meta record of conversation id, or null. */
 export async function readMeta(db, id) {

@@ -22,6 +22,11 @@ import type { SessionTree, Problem, ImportReport, MergeOptions, MergeReport } fr
  * rows, one IndexedDB write each).
  */
 export declare const PACK_ROWS: number;
+/**
+ * The order of `store.conversations` (for Array's sort): newest first by
+ * `createdAt`, then by id, descending; the same in every tab and after a reload.
+ */
+export declare function newestFirst(a: Readonly<ConversationMeta>, b: Readonly<ConversationMeta>): number;
 
 export interface StoreOptions {
   /**

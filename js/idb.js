@@ -21,10 +21,10 @@
 // tab that cannot apply a delta reloads the conversation once the burst is over.
 import { init, initInterchange, settled, SessionTree, SessionTreeError } from "./sessiontree.js";
 import {
-  PACK_ROWS, txError, openDatabase, readList, readMeta, readRows, readRowsIn, readTail, fileTail, readLegacy, searchRows, writePart, putRows, range,
+  PACK_ROWS, newestFirst, txError, openDatabase, readList, readMeta, readRows, readRowsIn, readTail, fileTail, readLegacy, searchRows, writePart, putRows, range,
 } from "./idb-records.js";
 
-export { PACK_ROWS };
+export { PACK_ROWS, newestFirst };
 
 const CATCH_UP_MS = 60; // a behind tab reloads once the other tab's burst is over
 const MAX_DELTA = 2000; // rows posted with a write; a bigger write is announced by its rev alone
@@ -212,7 +212,7 @@ class MemoryRecords {
   #meta = new Map();
   #rows = new Map(); // id → { branches: Map, nodes: Map }
 
-  async list() { return [...this.#meta.values()].map((m) => ({ ...m })).sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0)); }
+  async list() { return [...this.#meta.values()].map((m) => ({ ...m })).sort(newestFirst); }
   async meta(id) { const m = this.#meta.get(id); return m ? { ...m } : null; }
   async rows(id) {
     const meta = this.#meta.get(id);
@@ -516,14 +516,14 @@ function shownOf(meta) {
   return JSON.stringify(Object.keys(shown).sort().map((k) => [k, shown[k]]));
 }
 
-// newestFirst is where an entry made at createdAt goes in list (newest first):
-// before the first entry made at that time or earlier.
-function newestFirst(list, createdAt) {
+// placeOf is where meta goes in list, sorted by newestFirst: before the first
+// entry that sorts after it.
+function placeOf(list, meta) {
   let lo = 0;
   let hi = list.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if ((list[mid].createdAt ?? 0) > createdAt) lo = mid + 1;
+    if (newestFirst(list[mid], meta) <= 0) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -610,8 +610,8 @@ class ConversationStore {
   }
 
   /**
-   * Puts meta (a copy) in the list in place of its id's entry, or where its
-   * createdAt sorts it (newest first, before others of its time); a write that
+   * Puts meta (a copy) in the list in place of its id's entry, or where it
+   * sorts (newestFirst) when it is new or its createdAt changed; a write that
    * changed only the rev or the active branch leaves the list as it is (a
    * list re-renders for what it shows). It costs a copy of the list, not a
    * search or a sort of it: an import of 8,000 chats sorted it once a chat
@@ -624,8 +624,11 @@ class ConversationStore {
     if (old !== undefined && shownOf(old) === shownOf(m)) return;
     const at = old === undefined ? -1 : list.indexOf(old);
     const next = [...list]; // not list.slice(): on a frozen array, 40× slower in V8
-    if (at >= 0) next[at] = m;
-    else next.splice(newestFirst(list, m.createdAt ?? 0), 0, m);
+    if (at >= 0 && newestFirst(old, m) === 0) next[at] = m;
+    else {
+      if (at >= 0) next.splice(at, 1); // its createdAt changed: it moves
+      next.splice(placeOf(next, m), 0, m);
+    }
     this.#listed.set(m.id, m);
     this.#setList(next);
   }
@@ -1489,6 +1492,7 @@ class Conversation {
       // Another tab lists it from its meta. It read every record of the list
       // again for each chat (list: true), so a tab open beside an import of
       // thousands of chats did work that grew with the square of their count.
+      if (stored) this.#store._listed(this.#base); // its root, known once stored (Dec 7, night: listed null until a reload)
       this.#store._post(stored ? { id: this.id, rev: this.#base.rev, meta: { ...this.#base } } : { list: true });
     });
     run.catch((e) => this.#emit({ kind: "error", error: e }));

@@ -358,6 +358,14 @@ function editInPlace(view, body, id, node) {
   area.style.height = `${Math.min(300, area.scrollHeight + 4)}px`;
 }
 
+let composerFocusWanted = false;
+
+/** Focuses the composer, now or, while it is disabled (a chat opening), once it takes input. */
+export function focusComposer() {
+  composerFocusWanted = $("input").disabled;
+  $("input").focus({ preventScroll: true });
+}
+
 export function renderComposer() {
   const busy = !!state.busy;
   const cur = state.cur;
@@ -366,6 +374,12 @@ export function renderComposer() {
   // failed to open: a send there would go nowhere.
   const ready = !!cur?.tree || (!!cur?.previewed && !!cur.loading && !cur.queued);
   $("input").disabled = !ready;
+  // A focus asked of it while it could take none (a chat opened by keyboard
+  // from the phone's drawer: the focus was dropped on the page).
+  if (ready && composerFocusWanted) {
+    composerFocusWanted = false;
+    if (document.activeElement === document.body) $("input").focus({ preventScroll: true });
+  }
   $("input").placeholder = cur && !cur.tree && !cur.loading ? "This conversation could not be opened"
     : usesEndpoint(state.settings) ? `Message ${state.settings.model}\u2026` : "Message the demo assistant\u2026";
   // Send and Stop take each other's place: the focus on the one hidden goes to the composer.

@@ -3,6 +3,7 @@
 // create one, "+ New chat", close one, the save after every change, a send
 // made while the tree is still loading, and another tab's changes arriving.
 import { SessionTree } from "./sessiontree.js";
+import { newestFirst } from "./idb.js";
 import { $, toast, showError, describe, openForm, sentence, remember } from "./dom.js";
 import { messageText } from "./assistant.js";
 import { state, renderAll, renderHeader, prepareRequestFor } from "./app.js";
@@ -136,10 +137,10 @@ export async function heldForTests() {
  * empty until its tree is there (never the conversation left's). Returns cur.
  */
 function beginOpening(cur) {
-  cur.searched = $("search").value; // cleared once it is open, unless the user typed another meanwhile
   flush();
   release(state.cur);
   state.cur = cur;
+  if ($("search").value !== "") searchAgain(); // the chat left's results go (no tree to search until it is open)
   renderComposer();
   state.win = { start: 0, end: 0, follow: true };
   renderTree();
@@ -156,9 +157,10 @@ async function showOpened(cur) {
   cur.loading = false;
   await new Promise((resolve) => setTimeout(resolve, 0));
   if (state.cur !== cur) return; // its queued send, if any, waits for the next open
-  // A chat picked from a search's results ends the search; a search typed
-  // while it opened (the page's first open) is the user's next step: kept.
-  if ($("search").value === cur.searched) clearSearch();
+  // A chat the user picked (from a search's results or the list) ends the
+  // search; one typed while it opened, or typed before an open the page made
+  // (its first, after a delete), is the user's next step: kept.
+  if (cur.searched !== undefined && $("search").value === cur.searched) clearSearch();
   renderAll();
   if ($("search").value !== "") searchAgain(); // its results, now that there is a tree to search
   performance.mark("open: rendered");
@@ -166,12 +168,14 @@ async function showOpened(cur) {
   sendQueued(cur);
 }
 
-export async function openConversation(id) {
+/** Opens conversation id; picked says the user picked it (the search shown then ends once it is open). */
+export async function openConversation(id, { picked = false } = {}) {
   const meta = state.convs.find((c) => c.id === id);
   if (!meta || waitingForReply()) return;
   if (state.unsaved && !(await mayLeave())) return; // asked only then: an open begins in the click's task
   setDrawer(false);
-  const cur = beginOpening({ meta, conv: null, tree: null, error: null, raw: null, loading: true });
+  const searched = picked ? $("search").value : undefined;
+  const cur = beginOpening({ meta, conv: null, tree: null, error: null, raw: null, loading: true, searched });
   remember(CURRENT_KEY, id);
   cur.opening = readInto(cur, id, meta);
   await cur.opening;
@@ -451,7 +455,7 @@ export function takeStoreList() {
   }
   storeSeen = seen;
   if (!changed) return;
-  state.convs.sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0));
+  state.convs.sort(newestFirst);
   if (!state.importing) renderConversations();
 }
 

@@ -2,6 +2,7 @@
 // file as one conversation per chat, a .tree.json checked in a worker and stored
 // in parts) and export to each format.
 import { SessionTree } from "./sessiontree.js";
+import { newestFirst } from "./idb.js";
 import { $, el, openForm, toast, showError, clearError, describe } from "./dom.js";
 import { connect, readAhead } from "./worker.js";
 import { hasFormats, state, loadInterchange } from "./app.js";
@@ -333,7 +334,7 @@ async function importNow(file, format = "auto") {
   }
   // Listed in the file's order (drawn every LIST_EVERY_MS meanwhile: a list
   // redrawn for each of 1,000 chats drew 500,500 rows).
-  if (many) state.convs.sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0));
+  if (many) state.convs.sort(newestFirst);
   renderConversations();
   // The first one opened, unless the user moved on meanwhile (it would take
   // their chat away under a draft).
@@ -370,7 +371,7 @@ function progress(read) {
   const now = performance.now();
   if (now - listedAt < LIST_EVERY_MS) return;
   listedAt = now;
-  state.convs.sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0));
+  state.convs.sort(newestFirst);
   renderConversations();
   renderSaveState();
 }

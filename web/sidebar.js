@@ -8,7 +8,7 @@ import { plainText } from "./markdown.js";
 import { confirmDeleteBranch, deleteBranchWithMessages, countMessages } from "./branching.js";
 import { state, renderAll } from "./app.js";
 import { persist, write, waitingForReply, openConversation, createConversation, newChat, forgetQueued } from "./conversations.js";
-import { reveal } from "./chat.js";
+import { reveal, focusComposer } from "./chat.js";
 import { change, checkout } from "./actions.js";
 
 // The conversation list keeps each row while its conversation's title, time
@@ -57,7 +57,7 @@ function convRow(c, current) {
   return el(
     `li.conv${current ? ".current" : ""}`,
     { "data-id": c.id },
-    el("button.conv-open", { type: "button", "data-action": "open", onclick: () => openConversation(c.id), title: c.title },
+    el("button.conv-open", { type: "button", "data-action": "open", onclick: () => openConversation(c.id, { picked: true }), title: c.title },
       el("span.conv-name", null, c.title),
       el("span.conv-time", null, formatTime(rowTime, c.updatedAt))),
     el("button.icon.small", { type: "button", "data-action": "rename", title: "Rename", "aria-label": `Rename ${c.title}`, onclick: () => renameConversation(c) }, "\u270e"),
@@ -80,7 +80,7 @@ function keepingFocus(list, render) {
   render();
   if (!place || a.isConnected) return;
   if (window.matchMedia("(max-width: 860px)").matches && !$("app").classList.contains("sidebar-open")) {
-    $("input").focus({ preventScroll: true });
+    focusComposer();
     return;
   }
   const rows = [...list.children];
@@ -308,7 +308,7 @@ async function searchOthers(q, box) {
       return el("button.hit", {
         type: "button", "data-node": h.id, "data-conv": h.conv,
         onclick: async () => {
-          await openConversation(h.conv);
+          await openConversation(h.conv, { picked: true });
           if (state.cur?.meta.id !== h.conv || !state.cur.tree?.node(h.id)) return;
           checkout(h.id, "searchCheckout");
           reveal(h.id);
