@@ -4,23 +4,13 @@
 // run (part of make bench-js). Prints each import's time, and what the second
 // tab heard and listed, and its long tasks.
 //   node js/bench/storetabs.mjs
-import { serveJS, launch } from "../test/chromium.mjs";
+import { serveJS, launch, storeTab } from "../test/chromium.mjs";
 
 const N = Number(process.env.STORE_TAB_CHATS ?? 2000);
 const { server, base } = await serveJS();
 const chrome = await launch("storetabs");
 const errors = [];
-const tab = async () => {
-  const page = await chrome.browser.newPage();
-  page.on("pageerror", (e) => errors.push(e.message));
-  await page.goto(`${base}/test/blank.html`);
-  await page.evaluate(async () => {
-    window.st = await import("/sessiontree.js");
-    window.idb = await import("/idb.js");
-    await window.st.init();
-  });
-  return page;
-};
+const tab = () => storeTab(chrome.browser, base, errors);
 
 async function importIn(page, name) {
   return page.evaluate(async ([N, name]) => {

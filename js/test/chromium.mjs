@@ -56,3 +56,21 @@ export async function launch(name) {
     },
   };
 }
+
+/**
+ * Opens a tab of browser on base's blank page with sessiontree (window.st,
+ * started) and sessiontree/idb (window.idb) loaded; page errors and console
+ * errors are pushed to errors.
+ */
+export async function storeTab(browser, base, errors) {
+  const page = await browser.newPage();
+  page.on("pageerror", (e) => errors.push(`page error: ${e.message}`));
+  page.on("console", (m) => m.type() === "error" && errors.push(`console: ${m.text()}`));
+  await page.goto(`${base}/test/blank.html`);
+  await page.evaluate(async () => {
+    window.st = await import("/sessiontree.js");
+    window.idb = await import("/idb.js");
+    await window.st.init();
+  });
+  return page;
+}

@@ -7,24 +7,13 @@
 // diverged, and see each other's list.
 //   node js/test/idb.mjs   (after make build; IDB_STEP=text runs the steps whose name has it)
 import assert from "node:assert/strict";
-import { serveJS, launch } from "./chromium.mjs";
+import { serveJS, launch, storeTab } from "./chromium.mjs";
 
 const { server, base } = await serveJS();
 const chrome = await launch("idb");
 const errors = [];
 let failed = false;
-const tab = async () => {
-  const page = await chrome.browser.newPage();
-  page.on("pageerror", (e) => errors.push(`page error: ${e.message}`));
-  page.on("console", (m) => m.type() === "error" && errors.push(`console: ${m.text()}`));
-  await page.goto(`${base}/test/blank.html`);
-  await page.evaluate(async () => {
-    window.st = await import("/sessiontree.js");
-    window.idb = await import("/idb.js");
-    await window.st.init();
-  });
-  return page;
-};
+const tab = () => storeTab(chrome.browser, base, errors);
 const only = process.env.IDB_STEP; // runs only the steps whose name contains it
 const step = async (name, fn) => {
   if (only && !name.includes(only)) return;
