@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math/rand"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -280,31 +279,27 @@ func TestAGrowthCollectsTheGarbageThatWouldCoverManyMore(t *testing.T) {
 	}
 }
 
-// Before any collection of Room's (liveSeen 0) the heap in use is what the
-// heap holds past the garbage counted: a few MB of garbage beside a large live
-// heap (a load's, which no collection followed) waits, as it would after one.
-// It was collected at the first growth: the whole heap marked for 7 MB.
-func TestAGrowthBeforeAnyCollectionWeighsTheGarbageAgainstTheHeapInUse(t *testing.T) {
+// A tree a call kept (a load) counts as in use until a collection measures
+// the heap: a few MB of garbage beside it wait, as they would after one. The
+// heap in use was the last collection's alone (0 before the first), and a
+// growth after a load collected 7 MB by marking the whole loaded tree.
+func TestAGrowthWeighsTheGarbageAgainstTheTreesKeptSinceTheLastCollection(t *testing.T) {
 	saved := liveSeen
 	defer func() { liveSeen = saved }()
 	collect()
-	live := make([]byte, 32*bigCall) // 128 MB in use, as a loaded tree's
-	for i := 0; i < len(live); i += 4096 {
-		live[i] = 1
-	}
 	liveSeen = 0
+	Kept(32 * bigCall) // a 128 MB tree loaded and kept
 	before := collected
 	owe(2 * bigCall)
 	Reserve(0)
 	if collected != before {
-		t.Fatalf("%d bytes of garbage beside a heap of %d in use were collected at a growth", 2*bigCall, len(live))
+		t.Fatalf("%d bytes of garbage beside a kept tree of %d were collected at a growth", 2*bigCall, 32*bigCall)
 	}
 	owe(14 * bigCall) // 64 MB of garbage now: half the heap in use
 	Reserve(0)
 	if collected != before+1 || debt != 0 {
 		t.Fatalf("garbage of half the heap in use was not collected at a growth: collections %d → %d, debt %d", before, collected, debt)
 	}
-	runtime.KeepAlive(live)
 }
 
 // A load after a free of the same size reuses the freed memory, however large

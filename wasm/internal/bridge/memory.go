@@ -26,7 +26,7 @@ var (
 	sysSeen   uint64 // runtime's Sys (memory taken from the host) at the last look
 	spent     uint64 // needs granted since that look
 	debt      uint64 // bytes of large buffers and freed trees left as garbage since the last collection
-	liveSeen  uint64 // the heap in use after the last collection Room ran
+	liveSeen  uint64 // the heap in use after the last collection Room ran, and what calls kept since (Kept)
 	memStats  runtime.MemStats
 	collected int // collections Room ran (tests read it)
 )
@@ -38,6 +38,16 @@ func owe(n int) { debt += uint64(n) }
 // Owe tells the bridge that a call left n bytes of garbage, such as a freed
 // tree's size.
 func Owe(n int) { owe(n) }
+
+// Kept tells the bridge that a call left n more bytes in use, such as a tree
+// it loaded and kept: counted as part of the heap in use until the next
+// collection measures it. A load holds the collector, so none follows it, and
+// the heap in use was the last collection's alone (0 before the first): 4 MB
+// of garbage were then worth a collection. A save of a changed 100k-message
+// tree after its load (7 MB of the sort's buffers), then 10k appends, marked
+// the whole 66 MB heap at their first growth (65–96 ms in Node) to take back
+// 7 MB.
+func Kept(n int) { liveSeen += uint64(n) }
 
 // Scratch is Owe for a call that made n bytes of garbage on its own (trees it
 // loaded to read and let go: a merge of two files, an export of one), and
@@ -52,7 +62,8 @@ func Scratch(n int) {
 	if debt < bigCall {
 		return
 	}
-	if debt >= inUse() {
+	look()
+	if h := memStats.HeapAlloc; debt >= h-min(h, debt) {
 		collect()
 	}
 }
@@ -79,7 +90,7 @@ func Room(need int) error {
 	// use, or when it would cover the call's need by itself: then the call
 	// reuses that memory (a load after a free of the same size does not grow
 	// the module however large the other live trees are).
-	if n >= bigCall && debt >= bigCall && (debt >= n || debt >= liveNow()/2) {
+	if n >= bigCall && (debt >= max(bigCall, liveSeen/2) || debt >= n) {
 		collect()
 	}
 	if sysSeen+spent+n+headroom <= memoryLimit {
@@ -97,23 +108,6 @@ func Room(need int) error {
 	}
 	spent = n
 	return nil
-}
-
-// liveNow is the heap in use as best known: what the last collection Room
-// ran left (liveSeen), or more when the heap has grown since without one (a
-// load holds the collector; the tidy after it runs in a page's idle time,
-// which a script of calls one after another never has): what it holds past
-// the garbage counted. liveSeen alone was 0 until Room's first collection,
-// which made 4 MB of garbage worth one: a save of a changed 100k-message tree
-// after its load (7 MB of the sort's buffers), then 10k appends, marked the
-// whole 66 MB heap at their first growth (65–96 ms in Node) to take back 7 MB.
-func liveNow() uint64 { return max(liveSeen, inUse()) }
-
-// inUse is what the heap holds now past the garbage counted.
-func inUse() uint64 {
-	look()
-	h := memStats.HeapAlloc
-	return h - min(h, debt)
 }
 
 // growCollect is the garbage that a growth of the memory collects (Reserve(0)):

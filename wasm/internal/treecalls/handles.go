@@ -1,6 +1,9 @@
 package treecalls
 
-import "github.com/sessiontree/sessiontree/core"
+import (
+	"github.com/sessiontree/sessiontree/core"
+	"github.com/sessiontree/sessiontree/wasm/internal/bridge"
+)
 
 // entry is one live tree and the message slots JavaScript holds for it.
 type entry struct {
@@ -39,8 +42,10 @@ func keep(t *core.Tree, size int) uint32 {
 	return keepEntry(&entry{tree: t, size: size})
 }
 
-// keepEntry stores e and returns its new handle.
+// keepEntry stores e and returns its new handle. Its bytes and structure
+// count as in use (bridge.Kept) as free's count them as garbage.
 func keepEntry(e *entry) uint32 {
+	bridge.Kept(e.size + 64*e.tree.Len())
 	nextHandle++
 	for nextHandle == 0 || trees[nextHandle] != nil {
 		nextHandle++
