@@ -42,10 +42,14 @@ func keep(t *core.Tree, size int) uint32 {
 	return keepEntry(&entry{tree: t, size: size})
 }
 
-// keepEntry stores e and returns its new handle. Its bytes and structure
-// count as in use (bridge.Kept) as free's count them as garbage.
+// footprint is what e holds in the module's memory, about: its bytes and its
+// structure (the node records, maps and lists: some 64 bytes a node).
+func (e *entry) footprint() int { return e.size + 64*e.tree.Len() }
+
+// keepEntry stores e and returns its new handle. Its footprint counts as in
+// use (bridge.Kept), as free counts it as garbage.
 func keepEntry(e *entry) uint32 {
-	bridge.Kept(e.size + 64*e.tree.Len())
+	bridge.Kept(e.footprint())
 	nextHandle++
 	for nextHandle == 0 || trees[nextHandle] != nil {
 		nextHandle++

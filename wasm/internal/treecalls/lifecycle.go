@@ -85,10 +85,9 @@ func load(r *Request) ([]byte, error) {
 // call (bridge.Owe), so that a load after a free reuses it.
 func free(r *Request) ([]byte, error) {
 	if e := trees[r.handle]; e != nil {
-		// Its bytes and its structure (the node records, maps and lists:
-		// some 64 bytes a node), so that a load of the same file after this
-		// free finds its need covered and collects first (bridge.Room).
-		bridge.Owe(e.size + 64*e.tree.Len())
+		// Its footprint, so that a load of the same file after this free
+		// finds its need covered and collects first (bridge.Room).
+		bridge.Owe(e.footprint())
 		delete(trees, r.handle)
 	}
 	return nil, nil
