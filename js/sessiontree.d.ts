@@ -442,8 +442,10 @@ export interface MemoryUsage {
  * How much WebAssembly memory the modules hold, for a page that watches its
  * footprint. The module reuses its large buffers and collects what a freed
  * tree or a large call left before the next large call, so this stays near
- * the largest working set rather than growing with every call. A wasm32
- * module is limited to 4 GiB: a call that would need more fails with
+ * the largest working set rather than growing with every call. Past 64 MB,
+ * many calls in a row that each grow it a little have it grown ahead, up to
+ * 32 MiB, in pages untouched until used (each growth costs the page a full
+ * collection of its JavaScript heap). A wasm32 module is limited to 4 GiB: a call that would need more fails with
  * `too_large` before it changes anything, and the module keeps working.
  * Throws `invalid_input` before `init`.
  */

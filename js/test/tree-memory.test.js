@@ -32,6 +32,37 @@ test("appends after the save of a large tree reuse the memory the save left: the
   live.free();
 });
 
+test("a run of small growths of a large module grows it ahead, and every call works after it", () => {
+  // Past ~64 MB each growth of a WebAssembly memory costs V8 a full collection
+  // of the JavaScript heap, and the module's runtime grows 2 MiB at a time:
+  // appends in a row grow it step after step. sessiontree.js grows it ahead
+  // in such a run (4 MiB, then twice as much each time, up to 32 MiB), and
+  // renews the Go glue's view of the memory, which the runtime reads and
+  // writes on its own (its clock, its timers, a collection).
+  const say = (i) => ({ role: i % 2 ? "assistant" : "user", content: `message ${i}: ` + "an ordinary chat reply, ".repeat(8) });
+  const live = SessionTree.fromLinear(Array.from({ length: 100000 }, (_, i) => say(i)), 1);
+  const fresh = new SessionTree();
+  let size = memoryUsage().main, n = 0;
+  while (memoryUsage().main === size && n < 100000) fresh.append(say(n++)); // until the heap is at its end
+  size = memoryUsage().main;
+  assert.ok(size > 64 << 20, "the module holds more than 64 MB");
+  const steps = [];
+  while (steps.length < 4 && n < 400000) {
+    fresh.append(say(n++));
+    if (memoryUsage().main !== size) steps.push(memoryUsage().main - size), (size = memoryUsage().main);
+  }
+  assert.equal(steps.length, 4, `the module grew ${steps.length} times in ${n} appends`);
+  assert.ok(Math.max(...steps) >= 6 << 20, `steps of ${steps.map((s) => (s / 2 ** 20).toFixed(1)).join(", ")} MiB: none grown ahead`);
+  // The runtime reads its clock into the glue's view at every collection:
+  // one on a view of the memory before it grew would throw.
+  const copy = SessionTree.load(fresh.save());
+  copy.free();
+  assert.equal(fresh.pathLength(), n);
+  assert.equal(fresh.pathWindow(-1).messages[0].content, say(n - 1).content);
+  fresh.free();
+  live.free();
+});
+
 test("small calls after a large one keep their arguments: the module never releases the buffer they are written into", () => {
   // A call with more than 4 MiB of arguments (the module's large-buffer line)
   // that keeps no buffer, then small calls: the module used to hand the first
