@@ -145,9 +145,15 @@ func (h *Handler) takeBuilt(id string, body []byte) *builtCreate {
 // bytes if the tenant's other trees (each at the larger of its size and its
 // grant) and its reservations leave room for it, in one step, or reports ok
 // false and what the tenant would hold. Tree id may be a create's
-// reservation still (reserveRows). In the worker the object's glue
+// reservation still (reserveRows). A Handler grants a reservation the
+// tree's rows before its create stores it, whenever the quota has Bytes, so
+// a store may leave out of a reservation's grant the reservations made after
+// it and not granted yet (MemStore does): each is granted after it, counting
+// its grant. In the worker the object's glue
 // grants in D1 (glue/isolate.mjs, GRANT) and hands the grant to the object
-// with each write (HeaderGrant).
+// with each write (HeaderGrant); there a create whose tree fits its
+// reservation is stored without a second step, so RAISE counts every
+// reservation.
 type Grower interface {
 	Grant(ctx context.Context, tenant, id string, bytes int64, q Quota) (u Usage, ok bool, err error)
 }

@@ -126,6 +126,64 @@ func TestCreatesOfShortMessagesAtOnceStayWithinTheQuotaOfBytes(t *testing.T) {
 	}
 }
 
+// Creates in flight must not refuse each other for their estimates: four
+// reservations at a body's estimate, then their grants of a tree's rows one
+// after another, two trees' worth of room. Each grant counted the other
+// reservations at their estimates, so after the first, none fitted (one tree
+// made where two fit: the clean-clone run on Dec 8, with the machine busy).
+// A grant now counts the grants made and the reservations made before it.
+func TestGrantsOfCreatesInFlightMakeAsManyTreesAsFit(t *testing.T) {
+	s := NewMemStore()
+	ctx := context.Background()
+	const estimate, rows = 112 << 10, 942 << 10
+	q := Quota{Bytes: 2*rows + 100<<10}
+	ids := []string{"a", "b", "c", "d"}
+	for _, id := range ids {
+		if _, ok, err := s.Reserve(ctx, "alice", id, estimate, q); !ok || err != nil {
+			t.Fatalf("reserve %s: %v %v", id, ok, err)
+		}
+	}
+	var granted, refused []string
+	for _, id := range ids {
+		if _, ok, err := s.Grant(ctx, "alice", id, rows, q); err != nil {
+			t.Fatal(err)
+		} else if ok {
+			granted = append(granted, id)
+		} else {
+			refused = append(refused, id)
+		}
+	}
+	for _, id := range refused { // their requests end after the others' grants
+		s.Release(ctx, "alice", id)
+	}
+	if len(granted) != 2 {
+		t.Fatalf("granted %v: two trees' worth of room, want two", granted)
+	}
+	if u := s.usage("alice", ""); u.Bytes > q.Bytes {
+		t.Fatalf("the tenant holds %d bytes past its quota %d", u.Bytes, q.Bytes)
+	}
+	// Granted in the other order: the newest first, while the others are
+	// still estimates made before it, then the rest.
+	s = NewMemStore()
+	for _, id := range ids {
+		s.Reserve(ctx, "alice", id, estimate, q)
+	}
+	granted = granted[:0]
+	for i := len(ids) - 1; i >= 0; i-- {
+		if _, ok, _ := s.Grant(ctx, "alice", ids[i], rows, q); ok {
+			granted = append(granted, ids[i])
+		} else {
+			s.Release(ctx, "alice", ids[i])
+		}
+	}
+	if len(granted) != 2 {
+		t.Fatalf("granted %v, newest first: want two", granted)
+	}
+	if u := s.usage("alice", ""); u.Bytes > q.Bytes {
+		t.Fatalf("the tenant holds %d bytes past its quota %d", u.Bytes, q.Bytes)
+	}
+}
+
 // In the worker the router's glue reserves a create's place before its body
 // is read, at its body's size and a little more, and hands the reservation
 // to the tree's object (HeaderGrant). The object refuses a tree that takes
