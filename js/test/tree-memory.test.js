@@ -47,12 +47,11 @@ test("a run of small growths of a large module grows it ahead, and every call wo
   size = memoryUsage().main;
   assert.ok(size > 64 << 20, "the module holds more than 64 MB");
   const steps = [];
-  while (steps.length < 4 && n < 400000) {
+  while (steps.length < 4 && !(steps.at(-1) >= 6 << 20) && n < 400000) {
     fresh.append(say(n++));
     if (memoryUsage().main !== size) steps.push(memoryUsage().main - size), (size = memoryUsage().main);
   }
-  assert.equal(steps.length, 4, `the module grew ${steps.length} times in ${n} appends`);
-  assert.ok(Math.max(...steps) >= 6 << 20, `steps of ${steps.map((s) => (s / 2 ** 20).toFixed(1)).join(", ")} MiB: none grown ahead`);
+  assert.ok(steps.at(-1) >= 6 << 20, `steps of ${steps.map((s) => (s / 2 ** 20).toFixed(1)).join(", ")} MiB in ${n} appends: none grown ahead`);
   // The runtime reads its clock into the glue's view at every collection:
   // one on a view of the memory before it grew would throw.
   const copy = SessionTree.load(fresh.save());
