@@ -362,10 +362,11 @@ func (s *MemStore) Grant(_ context.Context, tenant, id string, bytes int64, q Qu
 			return Usage{}, false, err
 		}
 	}
-	u := s.usage(tenant, id)
+	seq := ^uint64(0) // a tree's own grant counts every reservation
 	if reserved {
-		u = s.usageBefore(tenant, id, r.seq)
+		seq = r.seq
 	}
+	u := s.usageBefore(tenant, id, seq)
 	if q.Bytes > 0 && u.Bytes+bytes > q.Bytes {
 		return u, false, nil
 	}
